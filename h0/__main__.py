@@ -1,0 +1,3 @@
+from h0.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""H0's settings: one pydantic model read once from the environment and `.env`.
+
+Names are the ones of ARCHITECTURE.md (and the spec where it has them); `.env.example`
+lists every one with a comment. Precedence: real environment, then `./.env`, then the
+`.env` beside the project, then the defaults here.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+BUNDLED_VAULT = PROJECT_ROOT / "vault"
+
+SmtpSecurity = Literal["starttls", "ssl", "none"]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=(PROJECT_ROOT / ".env", ".env"),
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+    )
+
+    vault_path: Path = Field(default=BUNDLED_VAULT, description="The Obsidian vault H0 works in.")
+
+    mail_backend: Literal["outbox", "gmail", "smtp"] = "outbox"
+    gmail_token_path: Path = Path("token.json")
+    gmail_credentials_path: Path = Path("credentials.json")
+    gmail_api_endpoint: str | None = None
+    gmail_token_uri: str | None = None
+    gmail_query: str = "is:unread in:inbox"
+    gmail_poll_seconds: float = Field(default=60.0, gt=0)
+    gmail_ingested_label: str = "H0/ingested"
+
+    smtp_host: str | None = None
+    smtp_port: int = 587
+    smtp_secure: SmtpSecurity = "starttls"
+    smtp_user: str | None = None
+    smtp_pass: SecretStr | None = None
+    smtp_from: str | None = None
+    smtp_timeout_seconds: float = Field(default=30.0, gt=0)
+
+    rate_limit_per_hour: int = Field(default=100, ge=0)
+    rate_limit_per_day: int = Field(default=500, ge=0)
+    max_retries: int = Field(default=3, ge=0)
+    retry_delay_ms: int = Field(default=2000, ge=0)
+    retry_backoff_multiplier: float = Field(default=2.0, ge=1.0)
+
+    sweep_interval_seconds: float = Field(default=30.0, gt=0)
+
+    llm_provider: str = "rules"
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_base_url: str | None = None
+
+    log_level: str = "INFO"
+
+    @field_validator("smtp_secure", mode="before")
+    @classmethod
+    def _smtp_secure_aliases(cls, value: object) -> object:
+        # The email contract spells it as a boolean: true = implicit TLS, false = STARTTLS.
+        text = str(value).strip().lower()
+        return {"true": "ssl", "1": "ssl", "tls": "ssl", "false": "starttls", "0": "starttls"}.get(text, text)
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: object) -> object:
+        return str(value).strip().upper()
+
+    @field_validator("vault_path", mode="after")
+    @classmethod
+    def _absolute_vault(cls, value: Path) -> Path:
+        return value.expanduser().absolute()
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once."""
+    return Settings()

@@ -1,0 +1,105 @@
+"""What both H0 MCP servers share: typed results, typed errors, never a traceback.
+
+A tool is a plain function returning a pydantic model. `H0Server.typed_tool` wraps it so
+that success becomes a `CallToolResult` with `structured_content` (and the same JSON as
+text, for clients that read only text), and any `H0Error` becomes
+`{"error", "message", "details"}` in the text content with `is_error=True` and no
+structured content — TypeScript-SDK clients such as Claude Code validate structured
+content against the output schema even on errors (typescript-sdk#1943).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import typing
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from loguru import logger
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ValidationError
+
+from h0.errors import H0Error, InternalError, InvalidRequest
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+
+def success(model: BaseModel) -> CallToolResult:
+    data = model.model_dump(mode="json", by_alias=True)
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+        structured_content=data,
+    )
+
+
+def failure(error: H0Error) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(error.to_dict(), ensure_ascii=False, default=str))],
+        is_error=True,
+    )
+
+
+def _validation_message(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]:
+    problems = [
+        {"field": ".".join(str(part) for part in err["loc"]) or "(arguments)", "problem": err["msg"]}
+        for err in exc.errors(include_url=False, include_input=False)
+    ]
+    summary = "; ".join(f"{p['field']}: {p['problem']}" for p in problems[:5])
+    return f"Invalid arguments — {summary}", problems
+
+
+class H0Server(MCPServer):
+    """An MCPServer whose every tool answers a typed result or a typed error."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:  # type: ignore[override]
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                message, problems = _validation_message(cause)
+                return failure(InvalidRequest(message, tool=name, problems=problems))
+            if str(exc).startswith("Unknown tool"):
+                return failure(InvalidRequest(f"Unknown tool {name!r}.", tool=name))
+            logger.opt(exception=cause or exc).error("tool {} failed unexpectedly", name)
+            return failure(InternalError(f"{name} failed unexpectedly; see the server log.", tool=name))
+
+    def typed_tool(
+        self,
+        output: type[ModelT],
+        *,
+        annotations: ToolAnnotations | None = None,
+        title: str | None = None,
+    ) -> Callable[[Callable[..., ModelT]], Callable[..., CallToolResult]]:
+        """Register a sync function returning `output` as a tool with an output schema."""
+
+        def decorate(fn: Callable[..., ModelT]) -> Callable[..., CallToolResult]:
+            @functools.wraps(fn)
+            def tool(*args: Any, **kwargs: Any) -> CallToolResult:
+                try:
+                    return success(fn(*args, **kwargs))
+                except H0Error as err:
+                    return failure(err)
+                except Exception:
+                    logger.exception("tool {} raised", fn.__name__)
+                    return failure(InternalError(f"{fn.__name__} failed unexpectedly; see the server log."))
+
+            # Resolve string annotations against the tool's own module, then publish the
+            # signature with `Annotated[CallToolResult, output]`: the SDK derives the
+            # output schema from it and passes our CallToolResult through unchanged.
+            hints = typing.get_type_hints(fn, include_extras=True)
+            returns = Annotated[CallToolResult, output]
+            signature = inspect.signature(fn)
+            params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in signature.parameters.values()]
+            tool.__signature__ = signature.replace(parameters=params, return_annotation=returns)  # type: ignore[attr-defined]
+            tool.__annotations__ = {**{p.name: p.annotation for p in params}, "return": returns}
+            self.add_tool(tool, name=fn.__name__, title=title, description=inspect.getdoc(fn), annotations=annotations)
+            return tool
+
+        return decorate

@@ -1,0 +1,179 @@
+"""The vault MCP server (`h0 mcp vault`): notes in an Obsidian vault as typed tools.
+
+Every tool adapts one `h0.vault.Vault` operation. The one policy kept here is the
+human-in-the-loop guard: no tool creates, edits or moves a note into `Approved/` —
+approval is the human's act alone — and each refusal leaves an audit line.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
+
+from h0 import __version__
+from h0.errors import PermissionDenied
+from h0.mcp.base import READ_ONLY, H0Server
+from h0.mcp.vault_models import HealthStatus, MoveResult, NoteContent, NoteList, NoteMatch, SkippedNote
+from h0.vault import AuditLog, Vault
+from h0.vault.layout import APPROVED, LOGS
+from h0.vault.note import Note
+from h0.vault.paths import folder_key
+from mcp_types import ToolAnnotations
+
+INSTRUCTIONS = """\
+H0's Obsidian vault. Paths are vault-relative ('Needs_Action/EMAIL_1.md').
+Folders: Needs_Action (incoming email notes), Drafts (reply drafts awaiting the human),
+Approved (drafts the human approved — only the human may put notes there), Done, Rejected,
+Logs. read_note returns a hash; pass it as if_match to write_note so you never overwrite an
+edit the human made in between."""
+
+MAX_LIST = 10_000
+_APPROVED_KEY = folder_key(APPROVED)
+
+
+def _content(note: Note) -> NoteContent:
+    return NoteContent(path=note.path, frontmatter=note.frontmatter, body=note.body, hash=note.hash)
+
+
+def build_vault_server(vault_root: Path) -> H0Server:
+    """Create the vault server for one vault root."""
+    vault = Vault(vault_root)
+    audit = AuditLog(vault.root / LOGS, "vault_mcp")
+    started = time.monotonic()
+    server = H0Server("h0-vault", title="H0 vault", version=__version__, instructions=INSTRUCTIONS)
+
+    def guard_approval(tool: str, rel: str, **fields: str) -> None:
+        parts = rel.split("/")
+        if len(parts) > 1 and folder_key(parts[0]) == _APPROVED_KEY:
+            audit.write("approval_guard_refused", "warning", tool=tool, path=rel, **fields)
+            raise PermissionDenied(
+                "Only the human approves: no tool may create, edit or move a note into Approved/. "
+                "Write the draft to Drafts/ and let the human move it.",
+                path=rel,
+            )
+
+    @server.typed_tool(NoteContent, annotations=READ_ONLY, title="Read a note")
+    def read_note(
+        path: Annotated[str, Field(description="Vault-relative path of the note, e.g. 'Drafts/reply.md'.")],
+    ) -> NoteContent:
+        """Read a note: its frontmatter (as JSON data), body, and a content hash for if_match."""
+        return _content(vault.read_note(path))
+
+    @server.typed_tool(
+        NoteContent,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False),
+        title="Write a note",
+    )
+    def write_note(
+        path: Annotated[str, Field(description="Vault-relative path; folders are created as needed.")],
+        frontmatter: Annotated[dict, Field(description="The complete frontmatter mapping to write.")],
+        body: Annotated[str, Field(description="The note body (Markdown).")],
+        if_match: Annotated[
+            str | None, Field(description="Hash from read_note; the write fails with 'conflict' if the note changed.")
+        ] = None,
+        create_only: Annotated[bool, Field(description="Fail with 'conflict' if the note already exists.")] = False,
+    ) -> NoteContent:
+        """Write a note atomically. Frontmatter keys you did not change keep their exact formatting."""
+        target = vault.resolve(path, write=True)
+        guard_approval("write_note", target.rel)
+        note = vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
+        audit.write("note_written", tool="write_note", path=note.path, hash=note.hash)
+        return _content(note)
+
+    @server.typed_tool(NoteList, annotations=READ_ONLY, title="List notes")
+    def list_notes(
+        directory: Annotated[str, Field(description="Vault-relative folder, e.g. 'Needs_Action'; '' for the root.")],
+        filter: Annotated[
+            str | None,
+            Field(description="Frontmatter filter 'field:value' (equality, or membership for lists), e.g. 'status:pending'."),
+        ] = None,
+        recursive: Annotated[bool, Field(description="Include notes in sub-folders.")] = False,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIST, description="Most notes to return.")] = 1000,
+    ) -> NoteList:
+        """List the Markdown notes of a folder, sorted by path, optionally filtered on frontmatter."""
+        listing = vault.list_notes(directory, filter, recursive=recursive, limit=limit)
+        return NoteList(
+            notes=[NoteMatch(path=item.path) for item in listing.notes],
+            total=listing.total,
+            truncated=listing.truncated,
+            skipped=[SkippedNote(**item) for item in listing.skipped],
+        )
+
+    @server.typed_tool(
+        MoveResult,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False),
+        title="Move a note",
+    )
+    def move_note(
+        source: Annotated[str, Field(description="Vault-relative path of the note to move.")],
+        destination: Annotated[
+            str, Field(description="New vault-relative path, or a folder ending in '/' to keep the file name.")
+        ],
+        overwrite: Annotated[bool, Field(description="Replace an existing note at the destination.")] = False,
+    ) -> MoveResult:
+        """Move (rename) a note atomically. Refuses to overwrite unless asked."""
+        src = vault.resolve(source, write=True)
+        dst = vault.destination_for(destination, src)
+        guard_approval("move_note", dst.rel, source=src.rel)
+        moved = vault.move_note(src.rel, dst.rel, overwrite=overwrite)
+        audit.write("note_moved", tool="move_note", source=moved.source, destination=moved.destination)
+        return MoveResult(moved=True, source=moved.source, destination=moved.destination)
+
+    @server.typed_tool(NoteList, annotations=READ_ONLY, title="Search notes")
+    def search_notes(
+        query: Annotated[str, Field(description="Literal text, matched case-insensitively.")],
+        directory: Annotated[str, Field(description="Limit the search to this folder; '' for the whole vault.")] = "",
+        limit: Annotated[int, Field(ge=1, le=500, description="Most notes to return.")] = 50,
+    ) -> NoteList:
+        """Search note bodies and frontmatter values for a literal phrase; returns path, line and snippet."""
+        hits, truncated = vault.search_notes(query, directory=directory, limit=limit)
+        return NoteList(
+            notes=[NoteMatch(path=h.path, snippet=h.snippet, line=h.line) for h in hits],
+            total=len(hits),
+            truncated=truncated,
+        )
+
+    @server.typed_tool(HealthStatus, annotations=READ_ONLY, title="Health check")
+    def health_check() -> HealthStatus:
+        """Report the vault root, whether it is writable, whether Obsidian uses it, and notes per folder."""
+        problems: list[str] = []
+        writable = _probe_writable(vault.root, problems)
+        if not vault.root.is_dir():
+            problems.append(f"the vault folder {vault.root} does not exist")
+        return HealthStatus(
+            status="ok" if writable and not problems else "degraded",
+            server="h0-vault",
+            version=__version__,
+            vault_root=str(vault.root),
+            writable=writable,
+            obsidian=(vault.root / ".obsidian").is_dir(),
+            folders=vault.counts(),
+            uptime_seconds=round(time.monotonic() - started, 3),
+            problems=problems,
+        )
+
+    server.vault = vault  # type: ignore[attr-defined]  # for in-process tests and benchmarks
+    return server
+
+
+def _probe_writable(root: Path, problems: list[str]) -> bool:
+    probe = root / f".h0-health-{secrets.token_hex(4)}.tmp"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, b"ok")
+        os.close(fd)
+        os.unlink(probe)
+        return True
+    except OSError as exc:
+        problems.append(f"cannot write in the vault: {exc.strerror or exc}")
+        return False
+
+
+def main(vault_root: Path) -> None:
+    """Serve over stdio until the client closes the pipe."""
+    build_vault_server(vault_root).run("stdio")

@@ -1,0 +1,111 @@
+"""The JSONL audit log: `Logs/<stream>_<date>.jsonl`, one JSON object per line.
+
+Every line has `timestamp` (UTC, ISO 8601, ms), `event`, `severity` and the event's
+fields. A line is written with a single `write()` on an `O_APPEND` descriptor under an
+exclusive `flock`, so concurrent writers — threads or processes — never interleave or
+tear lines. Dates in file names are UTC dates.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from h0.errors import InternalError
+
+SEVERITIES = ("debug", "info", "warning", "error", "critical")
+MAX_FIELD_CHARS = 4000
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def iso(ts: dt.datetime) -> str:
+    return ts.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _clip(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > MAX_FIELD_CHARS:
+        return value[:MAX_FIELD_CHARS] + f"… [{len(value) - MAX_FIELD_CHARS} more chars]"
+    return value
+
+
+class AuditLog:
+    """Appends audit records for one stream (e.g. `h0`, `gmail_mcp`, `vault_mcp`)."""
+
+    def __init__(self, logs_dir: Path, stream: str) -> None:
+        self.logs_dir = Path(logs_dir)
+        self.stream = stream
+
+    def path_for(self, day: dt.date) -> Path:
+        return self.logs_dir / f"{self.stream}_{day.isoformat()}.jsonl"
+
+    def write(self, event: str, severity: str = "info", **fields: Any) -> dict[str, Any]:
+        """Append one record and return it. Raises InternalError if it cannot be written:
+        callers about to do something irreversible must not go on without their record."""
+        if severity not in SEVERITIES:
+            raise ValueError(f"unknown severity {severity!r}")
+        now = utcnow()
+        record: dict[str, Any] = {"timestamp": iso(now), "event": event, "severity": severity}
+        for key, value in fields.items():
+            if value is not None:
+                record[key] = _clip(value)
+        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        path = self.path_for(now.date())
+        try:
+            self.logs_dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)  # closing releases the lock
+        except OSError as exc:
+            raise InternalError(f"Could not write the audit log {path}: {exc.strerror or exc}", path=str(path)) from exc
+        return record
+
+    def records(self, since: dt.datetime | None = None, *, event: str | None = None) -> Iterator[dict[str, Any]]:
+        """Read back this stream's records (oldest file first), skipping torn or foreign lines."""
+        first_day = since.astimezone(dt.UTC).date() if since else None
+        try:
+            names = sorted(p for p in self.logs_dir.glob(f"{self.stream}_*.jsonl"))
+        except OSError:
+            return
+        for path in names:
+            day_text = path.stem[len(self.stream) + 1 :]
+            try:
+                day = dt.date.fromisoformat(day_text)
+            except ValueError:
+                continue
+            if first_day and day < first_day:
+                continue
+            try:
+                handle = path.open("r", encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            with handle:
+                for line in handle:
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    if not isinstance(record, dict):
+                        continue
+                    if event is not None and record.get("event") != event:
+                        continue
+                    if since is not None:
+                        try:
+                            stamp = dt.datetime.fromisoformat(str(record.get("timestamp", "")).replace("Z", "+00:00"))
+                        except ValueError:
+                            continue
+                        if stamp < since:
+                            continue
+                    yield record

@@ -1,0 +1,34 @@
+"""The vault's folder skeleton and `h0 init`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+NEEDS_ACTION = "Needs_Action"
+DRAFTS = "Drafts"
+APPROVED = "Approved"
+REJECTED = "Rejected"
+DONE = "Done"
+LOGS = "Logs"
+FAILED = "Logs/failed"
+OUTBOX = "Outbox"
+
+FOLDERS = (NEEDS_ACTION, DRAFTS, APPROVED, REJECTED, DONE, LOGS, FAILED, OUTBOX)
+NOTE_FOLDERS = (NEEDS_ACTION, DRAFTS, APPROVED, REJECTED, DONE, FAILED)
+
+
+def init_vault(root: Path) -> list[str]:
+    """Create the missing H0 folders inside an existing vault; return those created.
+
+    Nothing that exists is touched. The vault folder itself must exist: creating it
+    silently would hide a typo in the path.
+    """
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root} is not a folder; create the vault (or open it in Obsidian) first.")
+    created: list[str] = []
+    for name in FOLDERS:
+        folder = root / name
+        if not folder.exists():
+            folder.mkdir(parents=True)
+            created.append(name)
+    return created

@@ -1,0 +1,59 @@
+"""A note as H0 sees it: frontmatter data, body, and the hash of the bytes it came from."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from h0.errors import InvalidRequest, ParseError
+from h0.vault import frontmatter
+
+MAX_NOTE_BYTES = 10 * 1024 * 1024
+
+
+def content_hash(data: bytes) -> str:
+    """The hash a reader passes back as `if_match` to guard against lost updates."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+@dataclass(slots=True)
+class Note:
+    """A parsed note. `frontmatter` holds plain JSON values (dates as ISO strings)."""
+
+    path: str
+    frontmatter: dict[str, Any]
+    body: str
+    hash: str
+    size: int
+    mtime_ns: int = 0
+    parts: frontmatter.Split | None = field(default=None, repr=False)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.frontmatter.get(key, default)
+
+
+def decode(data: bytes, path: str) -> str:
+    """Decode note bytes as UTF-8, or raise ParseError naming the first bad byte."""
+    if len(data) > MAX_NOTE_BYTES:
+        raise InvalidRequest(
+            f"The note is {len(data) / 1_048_576:.1f} MB; H0 handles notes up to {MAX_NOTE_BYTES // 1_048_576} MB.",
+            path=path,
+            size=len(data),
+            limit=MAX_NOTE_BYTES,
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"The note is not UTF-8 text (bad byte at offset {exc.start}).", path=path) from None
+
+
+def parse(data: bytes, path: str, mtime_ns: int = 0) -> Note:
+    """Parse note bytes into a Note; ParseError carries the path."""
+    text = decode(data, path)
+    try:
+        parts = frontmatter.split(text)
+        data_fm = frontmatter.load(parts.yaml)
+    except ParseError as exc:
+        raise ParseError(exc.message, path=path, **exc.details) from None
+    return Note(path, data_fm, parts.body, content_hash(data), len(data), mtime_ns, parts)

@@ -1,0 +1,453 @@
+"""The vault: read, write, list, move and count notes inside one confined root.
+
+This is the one implementation of vault operations: the vault MCP server adapts it,
+and H0's handlers call it directly as the fallback when the server is unavailable.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from h0.errors import Conflict, InternalError, InvalidRequest, NotFound, ParseError, PermissionDenied
+from h0.vault import frontmatter
+from h0.vault.fsio import atomic_write, fsync_dir, rename_noreplace
+from h0.vault.layout import NOTE_FOLDERS
+from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, decode, parse
+from h0.vault.paths import NOTE_SUFFIX, PathResolver, VaultPath
+from h0.vault.search import SearchHit, search_files
+
+FRONTMATTER_PROBE = 16 * 1024
+CACHE_LIMIT = 200_000
+
+
+@dataclass(slots=True)
+class Listed:
+    path: str
+    frontmatter: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class Listing:
+    notes: list[Listed]
+    total: int
+    truncated: bool
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Moved:
+    source: str
+    destination: str
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """`field:value` — scalar equality, or membership when the field is a list."""
+
+    field: str
+    value: str
+
+    @classmethod
+    def parse(cls, text: str | None) -> Filter | None:
+        if text is None or not text.strip():
+            return None
+        name, sep, value = text.partition(":")
+        if not sep or not name.strip():
+            raise InvalidRequest("A filter looks like 'field:value', e.g. 'status:pending'.", filter=text)
+        return cls(name.strip(), value.strip())
+
+    def matches(self, data: Mapping[str, Any]) -> bool:
+        if self.field not in data:
+            return False
+        value = data[self.field]
+        if isinstance(value, list):
+            return any(_scalar_text(item) == self.value for item in value)
+        return _scalar_text(value) == self.value
+
+
+def _scalar_text(value: Any) -> str | None:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    return None
+
+
+class Vault:
+    """One vault root. Thread-safe; every path goes through PathResolver first."""
+
+    def __init__(self, root: Path) -> None:
+        self.paths = PathResolver(Path(root))
+        self.root = self.paths.root
+        self._fm_cache: dict[str, tuple[int, int, dict[str, Any] | ParseError]] = {}
+        self._write_locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    # ------------------------------------------------------------------ resolve
+
+    def resolve(self, path: object, *, write: bool = False) -> VaultPath:
+        return self.paths.resolve(path, write=write, note=True)
+
+    def exists(self, path: str) -> bool:
+        try:
+            return self.resolve(path).abs.is_file()
+        except (InvalidRequest, PermissionDenied):
+            return False
+
+    # ------------------------------------------------------------------ read
+
+    def read_note(self, path: object) -> Note:
+        target = self.resolve(path)
+        data, mtime_ns = self._read_bytes(target)
+        return parse(data, target.rel, mtime_ns)
+
+    def _read_bytes(self, target: VaultPath) -> tuple[bytes, int]:
+        try:
+            fd = os.open(target.abs, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
+        except IsADirectoryError:
+            raise InvalidRequest(f"{target.rel} is a folder, not a note.", path=target.rel) from None
+        except PermissionError:
+            raise PermissionDenied(f"The operating system refuses to read {target.rel}.", path=target.rel) from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise InvalidRequest(f"{target.rel} is not a regular file.", path=target.rel)
+            if info.st_size > MAX_NOTE_BYTES:
+                raise InvalidRequest(
+                    f"The note is {info.st_size / 1_048_576:.1f} MB; H0 handles notes up to "
+                    f"{MAX_NOTE_BYTES // 1_048_576} MB.",
+                    path=target.rel,
+                    size=info.st_size,
+                    limit=MAX_NOTE_BYTES,
+                )
+            chunks = []
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            return b"".join(chunks), info.st_mtime_ns
+        finally:
+            os.close(fd)
+
+    # ------------------------------------------------------------------ write
+
+    def write_note(
+        self,
+        path: object,
+        frontmatter_data: Mapping[str, Any],
+        body: str,
+        *,
+        if_match: str | None = None,
+        create_only: bool = False,
+    ) -> Note:
+        """Write a note atomically, keeping untouched frontmatter keys byte for byte.
+
+        `if_match` is the hash a previous read returned: if the note changed since (or
+        vanished), nothing is written and Conflict is raised. `create_only` refuses to
+        replace an existing note.
+        """
+        target = self.resolve(path, write=True)
+        if not isinstance(body, str):
+            raise InvalidRequest("body must be a string.", path=target.rel)
+        if "\x00" in body:
+            raise InvalidRequest("The body contains a NUL byte.", path=target.rel)
+        frontmatter.check_representable(frontmatter_data)
+        with self._lock_for(target.rel):
+            old_parts: frontmatter.Split | None = None
+            current_hash: str | None = None
+            if target.abs.exists():
+                if create_only:
+                    raise Conflict(f"A note already exists at {target.rel}.", path=target.rel)
+                old_bytes, _ = self._read_bytes(target)
+                current_hash = content_hash(old_bytes)
+                try:
+                    old_parts = frontmatter.split(decode(old_bytes, target.rel))
+                except ParseError:
+                    old_parts = None  # replacing a corrupt note with a good one is allowed
+            if if_match is not None and if_match != current_hash:
+                raise Conflict(
+                    f"{target.rel} changed since it was read; re-read it and apply the change again.",
+                    path=target.rel,
+                    expected=if_match,
+                    actual=current_hash,
+                )
+            keep_block = bool(frontmatter_data) or (old_parts is not None and old_parts.yaml is not None)
+            yaml_text = (
+                frontmatter.render(old_parts.yaml if old_parts else None, frontmatter_data, old_parts.newline if old_parts else "\n")
+                if keep_block
+                else None
+            )
+            text = frontmatter.compose(old_parts, yaml_text, body)
+            data = text.encode("utf-8")
+            if len(data) > MAX_NOTE_BYTES:
+                raise InvalidRequest(
+                    f"The note would be {len(data) / 1_048_576:.1f} MB; H0 writes notes up to "
+                    f"{MAX_NOTE_BYTES // 1_048_576} MB.",
+                    path=target.rel,
+                    size=len(data),
+                    limit=MAX_NOTE_BYTES,
+                )
+            self._ensure_folder(target)
+            if if_match is not None:
+                # Re-check right before the rename: the window left is microseconds.
+                now = self._current_hash(target)
+                if now != if_match:
+                    raise Conflict(f"{target.rel} changed while it was being written.", path=target.rel)
+            try:
+                atomic_write(target.abs, data)
+            except OSError as exc:
+                raise InternalError(f"Could not write {target.rel}: {exc.strerror or exc}", path=target.rel) from exc
+            note = parse(data, target.rel)
+            return note
+
+    def update_frontmatter(
+        self,
+        path: object,
+        changes: Mapping[str, Any],
+        *,
+        remove: tuple[str, ...] = (),
+        if_match: str | None = None,
+    ) -> Note:
+        """Merge `changes` into a note's frontmatter (keys in `remove` dropped); body untouched."""
+        note = self.read_note(path)
+        if if_match is not None and note.hash != if_match:
+            raise Conflict(f"{note.path} changed since it was read.", path=note.path)
+        merged = {k: v for k, v in note.frontmatter.items() if k not in remove}
+        merged.update(changes)
+        return self.write_note(note.path, merged, note.body, if_match=note.hash)
+
+    def _current_hash(self, target: VaultPath) -> str | None:
+        try:
+            data, _ = self._read_bytes(target)
+        except NotFound:
+            return None
+        return content_hash(data)
+
+    def _ensure_folder(self, target: VaultPath) -> None:
+        folder = target.abs.parent
+        if folder.is_dir():
+            return
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise InvalidRequest(f"{target.rel}: a parent is a file, not a folder.", path=target.rel) from None
+        except OSError as exc:
+            raise InternalError(f"Could not create {folder}: {exc.strerror or exc}") from exc
+
+    def _lock_for(self, rel: str) -> threading.Lock:
+        with self._locks_guard:
+            lock = self._write_locks.get(rel)
+            if lock is None:
+                if len(self._write_locks) > 10_000:
+                    self._write_locks = {k: v for k, v in self._write_locks.items() if v.locked()}
+                lock = self._write_locks[rel] = threading.Lock()
+            return lock
+
+    # ------------------------------------------------------------------ move
+
+    def move_note(self, source: object, destination: object, *, overwrite: bool = False) -> Moved:
+        """Rename a note atomically; the destination may be a folder (ending in '/')."""
+        src = self.resolve(source, write=True)
+        if not src.abs.is_file():
+            raise NotFound(f"No note at {src.rel}.", path=src.rel)
+        dst = self.destination_for(destination, src)
+        if dst.abs == src.abs:
+            return Moved(src.rel, dst.rel)
+        self._ensure_folder(dst)
+        try:
+            if overwrite:
+                os.replace(src.abs, dst.abs)
+            else:
+                rename_noreplace(src.abs, dst.abs)
+        except FileExistsError:
+            raise Conflict(
+                f"A note already exists at {dst.rel}; pass overwrite to replace it.",
+                path=dst.rel,
+                source=src.rel,
+            ) from None
+        except FileNotFoundError:
+            raise NotFound(f"{src.rel} vanished before it could be moved.", path=src.rel) from None
+        except IsADirectoryError:
+            raise InvalidRequest(f"{dst.rel} is a folder.", path=dst.rel) from None
+        except OSError as exc:
+            raise InternalError(f"Could not move {src.rel}: {exc.strerror or exc}", path=src.rel) from exc
+        fsync_dir(dst.abs.parent)
+        if dst.abs.parent != src.abs.parent:
+            fsync_dir(src.abs.parent)
+        return Moved(src.rel, dst.rel)
+
+    def destination_for(self, destination: object, src: VaultPath) -> VaultPath:
+        if not isinstance(destination, str):
+            raise InvalidRequest("destination must be a string.")
+        as_folder = destination.endswith("/")
+        if not as_folder:
+            folder = self.paths.resolve(destination, write=True, allow_root=True)
+            as_folder = folder.abs.is_dir() or not folder.rel.lower().endswith(NOTE_SUFFIX)
+            if not as_folder:
+                return self.paths.resolve(destination, write=True, note=True)
+        folder = self.paths.resolve(destination, write=True, allow_root=True)
+        joined = f"{folder.rel}/{src.abs.name}" if folder.rel else src.abs.name
+        return self.paths.resolve(joined, write=True, note=True)
+
+    # ------------------------------------------------------------------ list
+
+    def list_notes(
+        self,
+        directory: object = "",
+        filter: str | None = None,
+        *,
+        recursive: bool = False,
+        limit: int | None = None,
+        with_frontmatter: bool = False,
+    ) -> Listing:
+        """List `.md` notes of a folder (sorted by path), optionally filtered on frontmatter.
+
+        Frontmatter is read from the head of each file only and cached by
+        (mtime_ns, size), so a warm filtered listing of 10,000 notes costs one stat each.
+        Notes whose frontmatter cannot be read are reported in `skipped`, not hidden.
+        """
+        folder = self.paths.resolve(directory, allow_root=True)
+        if not folder.abs.exists():
+            raise NotFound(f"No folder at {folder.rel or '/'}.", path=folder.rel)
+        if not folder.abs.is_dir():
+            raise InvalidRequest(f"{folder.rel} is a note, not a folder.", path=folder.rel)
+        flt = Filter.parse(filter)
+        if limit is not None and limit < 1:
+            raise InvalidRequest("limit must be at least 1.", limit=limit)
+        need_fm = flt is not None or with_frontmatter
+        notes: list[Listed] = []
+        skipped: list[dict[str, str]] = []
+        total = 0
+        for rel, abs_path, st in self._walk(folder, recursive):
+            data: dict[str, Any] | None = None
+            if need_fm:
+                cached = self._frontmatter(abs_path, rel, st)
+                if isinstance(cached, ParseError):
+                    skipped.append({"path": rel, "error": cached.code, "message": cached.message})
+                    continue
+                data = cached
+                if flt is not None and not flt.matches(data):
+                    continue
+            total += 1
+            if limit is None or len(notes) < limit:
+                notes.append(Listed(rel, data if with_frontmatter else None))
+        return Listing(notes, total, limit is not None and total > len(notes), skipped)
+
+    def _walk(self, folder: VaultPath, recursive: bool):
+        prefix = f"{folder.rel}/" if folder.rel else ""
+        try:
+            with os.scandir(folder.abs) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise PermissionDenied(f"Cannot list {folder.rel or '/'}: {exc.strerror}", path=folder.rel) from None
+        subfolders = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if recursive:
+                        subfolders.append(entry)
+                    continue
+                if not name.endswith(NOTE_SUFFIX) or not entry.is_file(follow_symlinks=False):
+                    continue
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            yield prefix + name, Path(entry.path), st
+        for entry in subfolders:
+            sub = VaultPath(prefix + entry.name, Path(entry.path))
+            yield from self._walk(sub, True)
+
+    def _frontmatter(self, abs_path: Path, rel: str, st: os.stat_result) -> dict[str, Any] | ParseError:
+        key = str(abs_path)
+        hit = self._fm_cache.get(key)
+        if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
+            return hit[2]
+        try:
+            value: dict[str, Any] | ParseError = self._read_frontmatter(abs_path, rel)
+        except ParseError as exc:
+            value = exc
+        except (InvalidRequest, OSError) as exc:
+            return ParseError(str(exc), path=rel)
+        if len(self._fm_cache) >= CACHE_LIMIT:
+            self._fm_cache.clear()
+        self._fm_cache[key] = (st.st_mtime_ns, st.st_size, value)
+        return value
+
+    @staticmethod
+    def _read_frontmatter(abs_path: Path, rel: str) -> dict[str, Any]:
+        """Parse only the frontmatter block, reading just the head of the file."""
+        with open(abs_path, "rb") as handle:
+            head = handle.read(FRONTMATTER_PROBE)
+            text_head = head.lstrip(b"\xef\xbb\xbf")
+            if not text_head.startswith(b"---"):
+                return {}
+            if not _has_close(text_head) and len(head) == FRONTMATTER_PROBE:
+                head += handle.read(MAX_NOTE_BYTES)
+        text = decode(head, rel) if len(head) < FRONTMATTER_PROBE else _decode_prefix(head, rel)
+        try:
+            parts = frontmatter.split(text)
+            return frontmatter.load(parts.yaml)
+        except ParseError as exc:
+            raise ParseError(exc.message, path=rel) from None
+
+    # ------------------------------------------------------------------ search
+
+    def search_notes(self, query: str, *, directory: object = "", limit: int = 50) -> tuple[list[SearchHit], bool]:
+        """Literal, case-insensitive search of bodies and frontmatter values."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidRequest("query must be a non-empty string.")
+        if "\n" in query or "\r" in query:
+            raise InvalidRequest("query must be one line of text.")
+        if limit < 1:
+            raise InvalidRequest("limit must be at least 1.", limit=limit)
+        folder = self.paths.resolve(directory, allow_root=True)
+        if not folder.abs.is_dir():
+            raise NotFound(f"No folder at {folder.rel or '/'}.", path=folder.rel)
+        files = ((rel, abs_path, st.st_size) for rel, abs_path, st in self._walk(folder, True))
+        return search_files(files, query, limit)
+
+    # ------------------------------------------------------------------ counts
+
+    def counts(self) -> dict[str, int]:
+        """Number of notes directly inside each H0 folder (missing folders count 0)."""
+        result: dict[str, int] = {}
+        for name in NOTE_FOLDERS:
+            folder = self.root / name
+            try:
+                with os.scandir(folder) as it:
+                    result[name] = sum(
+                        1 for e in it if e.name.endswith(NOTE_SUFFIX) and not e.name.startswith(".") and e.is_file()
+                    )
+            except OSError:
+                result[name] = 0
+        return result
+
+
+def _has_close(head: bytes) -> bool:
+    return b"\n---" in head[3:] or b"\n..." in head[3:]
+
+
+def _decode_prefix(head: bytes, rel: str) -> str:
+    # The probe may end inside a multi-byte character; only the frontmatter matters here.
+    try:
+        return head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 4:
+            return head[: exc.start].decode("utf-8")
+        raise ParseError(f"The note is not UTF-8 text (bad byte at offset {exc.start}).", path=rel) from None
