@@ -20,12 +20,12 @@ Command = Callable[[argparse.Namespace], int]
 
 
 def _settings(args: argparse.Namespace):
-    from h0.config import Settings
+    from h0.config import load_settings
 
     overrides = {}
     if getattr(args, "vault", None):
         overrides["vault_path"] = Path(args.vault)
-    return Settings(**overrides)
+    return load_settings(**overrides)
 
 
 def _setup_logging(settings) -> None:

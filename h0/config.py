@@ -1,12 +1,14 @@
 """H0's settings: one pydantic model read once from the environment and `.env`.
 
 Names are the ones of ARCHITECTURE.md (and the spec where it has them); `.env.example`
-lists every one with a comment. Precedence: real environment, then `./.env`, then the
-`.env` beside the project, then the defaults here.
+lists every one with a comment. Precedence: keyword overrides, the real environment,
+`./.env`, the `.env` beside the project, then the defaults here. `H0_ENV_FILE` names
+another .env file (an empty value reads none — the tests use that).
 """
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -80,7 +82,20 @@ class Settings(BaseSettings):
         return value.expanduser().absolute()
 
 
+def env_files() -> tuple[Path | str, ...] | None:
+    """The .env files to read: `H0_ENV_FILE` names one (empty: none), else the defaults."""
+    override = os.environ.get("H0_ENV_FILE")
+    if override is None:
+        return (PROJECT_ROOT / ".env", ".env")
+    return (override,) if override.strip() else None
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read settings now; keyword overrides win over environment and .env."""
+    return Settings(_env_file=env_files(), **overrides)  # type: ignore[call-arg]
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings, read once."""
-    return Settings()
+    return load_settings()

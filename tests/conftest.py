@@ -27,6 +27,7 @@ _H0_ENV = (
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in _H0_ENV:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("H0_ENV_FILE", "")
     # A .env in the working directory must not leak into tests either.
     monkeypatch.chdir(tmp_path)
 
@@ -47,5 +48,6 @@ def vault(vault_dir: Path) -> Vault:
 def subprocess_env(**overrides: str) -> dict[str, str]:
     """An environment for child processes: no H0 settings inherited, then the overrides."""
     env = {k: v for k, v in os.environ.items() if k not in _H0_ENV}
+    env["H0_ENV_FILE"] = ""
     env.update(overrides)
     return env
