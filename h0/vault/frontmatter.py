@@ -143,6 +143,7 @@ def load_full(yaml_text: str) -> dict[str, Any]:
 def _scan(text: str) -> dict[str, Any]:
     result: dict[str, Any] = {}
     list_key: str | None = None  # the key a following "- item" line belongs to
+    list_indent: str | None = None  # every item of one block list has the same indent
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -150,6 +151,10 @@ def _scan(text: str) -> dict[str, Any]:
         if line[0] in " \t-":
             item = _ITEM.match(line)
             if item is None or list_key is None or item.group(2) is None:
+                raise _Fallback
+            if list_indent is None:
+                list_indent = item.group(1)
+            elif item.group(1) != list_indent:
                 raise _Fallback
             if result[list_key] is None:
                 result[list_key] = []
@@ -161,7 +166,7 @@ def _scan(text: str) -> dict[str, Any]:
         key, raw = match.group(1), match.group(2)
         if key in result:
             raise _Fallback  # duplicate key: let the full loader report it
-        list_key = None
+        list_key = list_indent = None
         if raw is None:
             result[key] = None
             list_key = key
@@ -200,7 +205,7 @@ def _scalar(raw: str, *, flow: bool = False) -> Any:
         raise _Fallback
     if ": " in raw or raw.endswith(":") or " #" in raw or "\t#" in raw:
         raise _Fallback
-    if flow and any(ch in raw for ch in "[]{}"):
+    if flow and any(ch in raw for ch in "[]{}:"):
         raise _Fallback
     if raw[0] not in _MAYBE_TYPED_START and raw.lower() not in _TYPED_WORDS:
         return raw  # cannot resolve to anything but a string in YAML 1.2
@@ -399,17 +404,26 @@ def _render_key(key: str, value: Any, old_native: Any) -> str:
 
 
 def _coerce(value: Any, old_native: Any) -> Any:
-    """Keep a date a date: a JSON string edit of a date-valued key is written as a date."""
-    if not isinstance(value, str):
+    """Write ISO dates as YAML dates (Obsidian's Date property), when that reads back identically.
+
+    A JSON string edit of a date-valued key stays a date too. Anything that would not
+    come back as exactly the same string stays a string.
+    """
+    if not isinstance(value, str) or not value[:1].isdigit() or not 10 <= len(value) <= 35:
         return value
+    if isinstance(old_native, str):
+        return value  # the key held a string before: keep it a string
+    candidate: Any = None
     try:
-        if isinstance(old_native, dt.datetime):
-            return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        if isinstance(old_native, dt.date) and len(value) == 10:
-            return dt.date.fromisoformat(value)
+        if len(value) == 10:
+            candidate = dt.date.fromisoformat(value)
+        elif "T" in value or " " in value:
+            candidate = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        pass
-    return value
+        return value
+    if candidate is None or to_json(candidate) != value:
+        return value
+    return candidate
 
 
 def _quote_ambiguous(value: Any) -> Any:

@@ -1,0 +1,209 @@
+"""Triage's data: the email it sees, the decision it makes, and the outcome it reports.
+
+`TriageDecision` is also the *only* shape an LLM answer can take: five decisions and a few
+text fields. Nothing in it names a recipient, a tool or an action, so whatever a model is
+talked into saying, the most it can do is pick one of the five and write text a human reviews.
+"""
+
+from __future__ import annotations
+
+import re
+from email.utils import parseaddr
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Decision = Literal["draft_reply", "archive", "needs_info", "urgent", "delegate"]
+DECISIONS: tuple[str, ...] = ("draft_reply", "archive", "needs_info", "urgent", "delegate")
+DRAFTING_DECISIONS = frozenset({"draft_reply", "urgent"})  # these become a note in Drafts/
+
+MAX_REASONING_CHARS = 300
+MAX_REPLY_CHARS = 20_000
+MAX_DELEGATE_CHARS = 200
+
+_WHITESPACE_RUN = re.compile(r"\s+")
+# C0/C1 controls except tab and newline: they have no place in a draft a human edits in Obsidian.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def one_line(text: str, limit: int) -> str:
+    """Collapse whitespace (newlines included) and cut to `limit` characters with an ellipsis."""
+    flat = _WHITESPACE_RUN.sub(" ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+class TriageDecision(BaseModel):
+    """What to do with one email. `reply_body` is set exactly for draft_reply and urgent."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    decision: Decision
+    confidence: float = Field(ge=0.0, le=1.0)
+    reasoning: str = Field(min_length=1)
+    reply_body: str | None = None
+    delegate_to: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        decision = data.get("decision")
+        if isinstance(decision, str):
+            # Models write "Draft Reply" or "needs-info"; still only the five values get through.
+            decision = decision.strip().lower().replace("-", "_").replace(" ", "_")
+            data["decision"] = decision
+        # Stray fields are dropped rather than refused: they mean nothing for other decisions.
+        if decision not in DRAFTING_DECISIONS:
+            data["reply_body"] = None
+        if decision != "delegate":
+            data["delegate_to"] = None
+        return data
+
+    @field_validator("reasoning", mode="before")
+    @classmethod
+    def _one_line_reasoning(cls, value: Any) -> Any:
+        return one_line(value, MAX_REASONING_CHARS) if isinstance(value, str) else value
+
+    @field_validator("reply_body", mode="before")
+    @classmethod
+    def _clean_reply(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = _CONTROL.sub("", value.replace("\r\n", "\n")).strip()
+        if len(text) > MAX_REPLY_CHARS:
+            text = text[:MAX_REPLY_CHARS].rstrip() + "\n[… draft cut by H0]"
+        return text or None
+
+    @field_validator("delegate_to", mode="before")
+    @classmethod
+    def _one_line_delegate(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        return one_line(value, MAX_DELEGATE_CHARS) or None
+
+    @model_validator(mode="after")
+    def _fields_fit_decision(self) -> TriageDecision:
+        if self.decision in DRAFTING_DECISIONS and not self.reply_body:
+            raise ValueError(f"reply_body: a non-empty draft reply is required when decision is {self.decision}")
+        if self.decision == "delegate" and not self.delegate_to:
+            raise ValueError("delegate_to: say who should handle it when decision is delegate")
+        return self
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_text(v) for v in value if v is not None)
+    return str(value)
+
+
+def _text_list(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value if v is not None and str(v) != ""]
+    return [str(value)]
+
+
+class EmailInput(BaseModel):
+    """The email as triage sees it. Everything is optional; missing text is an empty string."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
+
+    sender: str = Field(default="", alias="from")
+    to: list[str] = Field(default_factory=list)
+    cc: list[str] = Field(default_factory=list)
+    subject: str = ""
+    body: str = ""
+    received: str | None = None
+    labels: list[str] = Field(default_factory=list)
+    has_attachments: bool = False
+    attachment_names: list[str] = Field(default_factory=list)
+    message_id: str | None = None
+
+    @field_validator("sender", "subject", "body", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> str:
+        return _text(value)
+
+    @field_validator("to", "cc", "labels", "attachment_names", mode="before")
+    @classmethod
+    def _as_list(cls, value: Any) -> list[str]:
+        return _text_list(value)
+
+    @field_validator("received", "message_id", mode="before")
+    @classmethod
+    def _optional_text(cls, value: Any) -> str | None:
+        return None if value is None or value == "" else str(value)
+
+    @field_validator("has_attachments", mode="before")
+    @classmethod
+    def _as_bool(cls, value: Any) -> bool:
+        if isinstance(value, str):
+            return value.strip().lower() in ("true", "yes", "1")
+        return bool(value)
+
+    @classmethod
+    def from_note(cls, frontmatter: dict[str, Any], body: str) -> EmailInput:
+        """Build from an email note's frontmatter (as ingest writes it) and its body.
+
+        Unknown keys are ignored and odd values (numbers, nulls, a string where a list
+        belongs) are coerced, because notes may be written by hand.
+        """
+        data = {key: frontmatter.get(key) for key in _NOTE_KEYS if key in frontmatter}
+        if not data.get("has_attachments") and data.get("attachment_names"):
+            data["has_attachments"] = True
+        return cls.model_validate({**data, "body": body})
+
+    @property
+    def sender_name(self) -> str:
+        return parseaddr(self.sender)[0].strip()
+
+    @property
+    def sender_address(self) -> str:
+        address = parseaddr(self.sender)[1].strip().lower()
+        return address if "@" in address else self.sender.strip().lower()
+
+    @property
+    def sender_domain(self) -> str:
+        address = self.sender_address
+        return address.rsplit("@", 1)[1].strip(" >") if "@" in address else ""
+
+
+_NOTE_KEYS = (
+    "from",
+    "to",
+    "cc",
+    "subject",
+    "received",
+    "labels",
+    "has_attachments",
+    "attachment_names",
+    "message_id",
+)
+
+
+class TriageOutcome(BaseModel):
+    """A decision plus how it was reached.
+
+    `provider`/`model` name the configured decider. When `fallback` is True the LLM did not
+    produce a usable answer and the rules engine decided instead; `fallback_reason` says why.
+    `attempts` counts requests to the LLM (1 for the rules engine). `rule` names the rule that
+    matched when the rules engine decided; `warnings` carries problems worth showing a human
+    (a broken rules file, a safety override).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    decision: TriageDecision
+    provider: str
+    model: str | None = None
+    latency_ms: float
+    fallback: bool = False
+    fallback_reason: str | None = None
+    attempts: int = 1
+    rule: str | None = None
+    warnings: list[str] = Field(default_factory=list)

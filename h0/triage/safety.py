@@ -1,0 +1,107 @@
+"""The hard safety rule: financial or legal-looking mail is never auto-archived.
+
+It applies after every decider (rules file or LLM) and nothing configurable can switch it
+off. An `archive` for such mail becomes `urgent` when the mail also looks urgent, else
+`needs_info`, and the reasoning says why. Detection is deliberately broad: a false alarm
+costs the human one glance, a missed invoice or subpoena costs far more.
+"""
+
+from __future__ import annotations
+
+import re
+
+from h0.triage.models import EmailInput, TriageDecision, one_line
+
+# Financial or legal mail says so up front (subject, first paragraphs, attachment names).
+# Scanning whole bodies would catch the addresses and legal boilerplate in every bulk-mail
+# footer ("1 Bank Street", "tax-deductible") and keep every newsletter out of the archive.
+BODY_SCAN_CHARS = 8_000
+
+_WORD_TERMS = (
+    # money
+    "invoice", "invoices", "invoiced", "invoicing", "payment", "payments", "wire transfer",
+    "bank transfer", "bank", "banking", "iban", "swift code", "routing number", "direct debit",
+    "remittance", "overdue", "past due", "amount due", "balance due", "outstanding balance",
+    "billing statement", "tax", "taxes", "vat", "irs", "hmrc", "refund", "refunds", "chargeback",
+    "payroll", "purchase order", "debt collection", "credit card",
+    # law and privacy
+    "contract", "contracts", "lawsuit", "litigation", "subpoena", "summons", "court", "attorney",
+    "lawyer", "solicitor", "legal notice", "legal action", "cease and desist", "nda",
+    "non-disclosure", "gdpr", "dsar", "data subject", "subject access request", "right to erasure",
+    "right to be forgotten", "ccpa", "dmca", "copyright infringement",
+    # a few common non-English words for the same things
+    "rechnung", "mahnung", "zahlung", "überweisung", "factura", "facture", "fattura",
+    "paiement", "pago", "abogado", "avocat", "anwalt",
+)
+# CJK has no spaces, so a word boundary would never match inside a sentence.
+_CJK_TERMS = ("請求書", "請求", "発票", "发票", "付款", "振込", "支払", "契約", "合同", "訴訟", "弁護士", "律师")
+
+_FINANCIAL_LEGAL = re.compile(
+    r"(?<![\w-])(?:" + "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in _WORD_TERMS) + r")(?![\w-])"
+    + "|" + "|".join(_CJK_TERMS),
+    re.IGNORECASE,
+)
+# A cheap prefilter: most mail contains none of these stems, and `in` on lowered text is
+# far faster than running the big alternation regex.
+_STEMS = tuple(sorted({t.split()[0] for t in _WORD_TERMS} | set(_CJK_TERMS)))
+
+_URGENT = re.compile(
+    r"\b(?:urgent|urgently|asap|a\.s\.a\.p\.|immediately|right away|time[- ]sensitive|"
+    r"deadline today|due today|by end of (?:the )?day|by eod|final notice|dringend|urgente)\b",
+    re.IGNORECASE,
+)
+
+URGENT_FALLBACK_REPLY = (
+    "[H0 draft — edit before approving]\n"
+    "Hi {first_name},\n\n"
+    "Thanks for your message. I have seen it and will look into it right away.\n\n"
+    "Best regards,"
+)
+
+
+def _scan_text(email: EmailInput) -> str:
+    return "\n".join(
+        (email.subject, email.sender, " ".join(email.attachment_names), email.body[:BODY_SCAN_CHARS])
+    )
+
+
+def financial_or_legal(email: EmailInput) -> str | None:
+    """The first financial/legal term found in the email, or None."""
+    text = _scan_text(email)
+    lowered = text.lower()
+    if not any(stem in lowered for stem in _STEMS):
+        return None
+    match = _FINANCIAL_LEGAL.search(text)
+    return one_line(match.group(0), 40) if match else None
+
+
+def looks_urgent(email: EmailInput) -> bool:
+    return _URGENT.search(email.subject) is not None or _URGENT.search(email.body[:BODY_SCAN_CHARS]) is not None
+
+
+def first_name(email: EmailInput) -> str:
+    """A greeting name: the display name's first word, else 'there'."""
+    name = email.sender_name.strip().strip("\"'")
+    if "," in name:  # "Rivera, Dana"
+        name = name.split(",", 1)[1].strip()
+    word = name.split()[0] if name.split() else ""
+    return word if word and "@" not in word else "there"
+
+
+def enforce(decision: TriageDecision, email: EmailInput) -> tuple[TriageDecision, str | None]:
+    """Apply the no-archive rule; return the (possibly changed) decision and a warning if changed."""
+    if decision.decision != "archive":
+        return decision, None
+    term = financial_or_legal(email)
+    if term is None:
+        return decision, None
+    urgent = looks_urgent(email)
+    new = "urgent" if urgent else "needs_info"
+    warning = f"'archive' overridden to '{new}': the mail looks financial or legal ('{term}') and is never auto-archived"
+    changed = TriageDecision(
+        decision=new,
+        confidence=max(decision.confidence, 0.9),
+        reasoning=f"Held for a human: looks financial/legal ('{term}'); was: {decision.reasoning}",
+        reply_body=URGENT_FALLBACK_REPLY.replace("{first_name}", first_name(email)) if urgent else None,
+    )
+    return changed, warning

@@ -1,0 +1,39 @@
+"""`h0 init`: create the folder skeleton in an existing vault without touching anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from h0.cli import main
+from h0.vault import FOLDERS
+
+
+def test_init_creates_missing_folders_and_prints_them(tmp_path: Path, capsys):
+    vault = tmp_path / "MyVault"
+    vault.mkdir()
+    (vault / "Drafts").mkdir()
+    (vault / "Drafts/mine.md").write_text("my own note")
+    (vault / ".obsidian").mkdir()
+    assert main(["init", str(vault)]) == 0
+    out = capsys.readouterr().out
+    assert "Needs_Action/" in out and "Drafts/" not in out
+    for name in FOLDERS:
+        assert (vault / name).is_dir()
+    assert (vault / "Drafts/mine.md").read_text() == "my own note"
+
+
+def test_init_twice_says_there_is_nothing_to_do(tmp_path: Path, capsys):
+    main(["init", str(tmp_path)])
+    capsys.readouterr()
+    assert main(["init", str(tmp_path)]) == 0
+    assert "nothing to do" in capsys.readouterr().out
+
+
+def test_init_of_a_missing_folder_fails_with_a_message(tmp_path: Path, capsys):
+    assert main(["init", str(tmp_path / "typo")]) == 1
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert main([]) == 2
+    assert "usage" in capsys.readouterr().out

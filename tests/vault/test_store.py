@@ -1,0 +1,331 @@
+"""The vault domain on a real temporary directory: read, write, move, list, search."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from h0.errors import Conflict, InvalidRequest, NotFound, ParseError, PermissionDenied
+from h0.vault import Vault
+from h0.vault.note import MAX_NOTE_BYTES
+
+NOTE = "---\nstatus: pending\nzip: '01234'\nwhen: 2026-11-21\ntags: [a, b]\n---\n# Hello\n\nBody text.\n"
+
+
+def put(vault_dir: Path, rel: str, text: str | bytes) -> Path:
+    path = vault_dir / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+# ---------------------------------------------------------------- read / write
+
+
+def test_write_then_read_returns_identical_frontmatter_and_body(vault: Vault):
+    fm = {"to": "bob@example.com", "subject": "Héllo", "cc": ["a@x.org"], "n": 3, "ok": True, "none": None}
+    body = "Line one\n\n- item\n---\nnot frontmatter\n"
+    written = vault.write_note("Drafts/reply.md", fm, body)
+    read = vault.read_note("Drafts/reply.md")
+    assert read.frontmatter == fm and read.body == body
+    assert read.hash == written.hash
+
+
+def test_rewriting_what_was_read_is_byte_identical(vault: Vault, vault_dir: Path):
+    raw = "\ufeff---\r\nstatus: pending   # keep me\r\nanswer: yes\r\nzip: 01234\r\n---\r\nCRLF body\r\n"
+    path = put(vault_dir, "Needs_Action/x.md", raw)
+    note = vault.read_note("Needs_Action/x.md")
+    vault.write_note(note.path, note.frontmatter, note.body)
+    assert path.read_bytes() == raw.encode()
+
+
+def test_editing_one_key_leaves_every_other_byte_alone(vault: Vault, vault_dir: Path):
+    path = put(vault_dir, "Needs_Action/x.md", NOTE)
+    note = vault.update_frontmatter("Needs_Action/x.md", {"status": "done"})
+    assert path.read_text() == NOTE.replace("status: pending", "status: done")
+    assert note.frontmatter["when"] == "2026-11-21"
+
+
+def test_a_note_without_frontmatter_reads_as_an_empty_mapping_and_stays_without(vault: Vault, vault_dir: Path):
+    path = put(vault_dir, "Done/plain.md", "Just text\n")
+    note = vault.read_note("Done/plain.md")
+    assert note.frontmatter == {} and note.body == "Just text\n"
+    vault.write_note(note.path, {}, "Just text, edited\n")
+    assert path.read_text() == "Just text, edited\n"
+
+
+def test_if_match_refuses_a_write_when_the_human_edited_the_note_in_between(vault: Vault, vault_dir: Path):
+    path = put(vault_dir, "Drafts/d.md", NOTE)
+    seen = vault.read_note("Drafts/d.md")
+    path.write_text(NOTE.replace("Body text.", "The human's edit."))  # Obsidian saves meanwhile
+    with pytest.raises(Conflict):
+        vault.write_note("Drafts/d.md", {"status": "done"}, seen.body, if_match=seen.hash)
+    assert "The human's edit." in path.read_text()
+
+
+def test_if_match_with_the_current_hash_writes(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Drafts/d.md", NOTE)
+    seen = vault.read_note("Drafts/d.md")
+    vault.write_note("Drafts/d.md", {**seen.frontmatter, "status": "done"}, seen.body, if_match=seen.hash)
+    assert vault.read_note("Drafts/d.md").frontmatter["status"] == "done"
+
+
+def test_create_only_refuses_to_replace(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Drafts/d.md", NOTE)
+    with pytest.raises(Conflict):
+        vault.write_note("Drafts/d.md", {}, "x", create_only=True)
+    assert (vault_dir / "Drafts/d.md").read_text() == NOTE
+
+
+def test_write_creates_missing_folders_and_leaves_no_temp_files(vault: Vault, vault_dir: Path):
+    vault.write_note("Projects/2026/plan.md", {"a": 1}, "x")
+    assert (vault_dir / "Projects/2026/plan.md").is_file()
+    assert [p.name for p in (vault_dir / "Projects/2026").iterdir()] == ["plan.md"]
+
+
+def test_write_keeps_the_files_permissions(vault: Vault, vault_dir: Path):
+    path = put(vault_dir, "Drafts/d.md", NOTE)
+    path.chmod(0o640)
+    vault.write_note("Drafts/d.md", {"a": 1}, "x")
+    assert path.stat().st_mode & 0o777 == 0o640
+
+
+def test_concurrent_writers_never_leave_a_partial_file(vault: Vault, vault_dir: Path):
+    bodies = [f"writer {i}\n" * 2000 for i in range(8)]
+    errors: list[Exception] = []
+
+    def writer(body: str) -> None:
+        try:
+            for _ in range(20):
+                vault.write_note("Drafts/race.md", {"w": body[:8]}, body)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(b,)) for b in bodies]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    note = vault.read_note("Drafts/race.md")
+    assert note.body in bodies
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_reading_a_missing_note_is_not_found(vault: Vault):
+    with pytest.raises(NotFound) as info:
+        vault.read_note("Needs_Action/nope.md")
+    assert info.value.details["path"] == "Needs_Action/nope.md"
+
+
+@pytest.mark.parametrize(
+    "frontmatter_text",
+    ["---\nstatus: pending\nno closing line\n", "---\nstatus: [unclosed\n---\nbody\n", "---\na: 1\na: 2\n---\n"],
+)
+def test_corrupt_frontmatter_is_a_parse_error_naming_the_path(vault: Vault, vault_dir: Path, frontmatter_text):
+    put(vault_dir, "Approved/bad.md", frontmatter_text)
+    with pytest.raises(ParseError) as info:
+        vault.read_note("Approved/bad.md")
+    assert info.value.details["path"] == "Approved/bad.md"
+
+
+def test_a_non_utf8_file_is_a_parse_error(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Done/latin1.md", "---\nname: Ren\xe9\n---\n".encode("latin-1"))
+    with pytest.raises(ParseError, match="not UTF-8"):
+        vault.read_note("Done/latin1.md")
+
+
+def test_a_50_mb_note_is_refused_without_reading_it_whole(vault: Vault, vault_dir: Path):
+    path = vault_dir / "Done/huge.md"
+    with open(path, "wb") as handle:
+        handle.truncate(50 * 1024 * 1024)
+    with pytest.raises(InvalidRequest, match="MB"):
+        vault.read_note("Done/huge.md")
+
+
+def test_writing_a_50_mb_body_is_refused_and_nothing_is_written(vault: Vault, vault_dir: Path):
+    with pytest.raises(InvalidRequest):
+        vault.write_note("Drafts/huge.md", {}, "x" * (MAX_NOTE_BYTES + 1))
+    assert not (vault_dir / "Drafts/huge.md").exists()
+
+
+def test_a_frontmatter_value_that_is_not_yaml_representable_changes_nothing(vault: Vault, vault_dir: Path):
+    path = put(vault_dir, "Drafts/d.md", NOTE)
+    with pytest.raises(InvalidRequest):
+        vault.write_note("Drafts/d.md", {"x": object()}, "body")
+    assert path.read_text() == NOTE
+
+
+def test_a_nul_byte_in_the_body_is_refused(vault: Vault):
+    with pytest.raises(InvalidRequest):
+        vault.write_note("Drafts/x.md", {}, "a\x00b")
+
+
+# ---------------------------------------------------------------- move
+
+
+def test_move_renames_atomically_and_the_source_is_gone(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Needs_Action/e.md", NOTE)
+    moved = vault.move_note("Needs_Action/e.md", "Done/e.md")
+    assert (moved.source, moved.destination) == ("Needs_Action/e.md", "Done/e.md")
+    assert not (vault_dir / "Needs_Action/e.md").exists()
+    assert (vault_dir / "Done/e.md").read_text() == NOTE
+
+
+def test_move_into_a_folder_keeps_the_name_and_creates_the_folder(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Needs_Action/e.md", NOTE)
+    assert vault.move_note("Needs_Action/e.md", "Archive/2026/").destination == "Archive/2026/e.md"
+    put(vault_dir, "Needs_Action/f.md", NOTE)
+    assert vault.move_note("Needs_Action/f.md", "Done").destination == "Done/f.md"
+
+
+def test_move_onto_an_existing_note_is_a_conflict_and_changes_nothing(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Needs_Action/e.md", "source\n")
+    put(vault_dir, "Done/e.md", "already here\n")
+    with pytest.raises(Conflict):
+        vault.move_note("Needs_Action/e.md", "Done/e.md")
+    assert (vault_dir / "Needs_Action/e.md").read_text() == "source\n"
+    assert (vault_dir / "Done/e.md").read_text() == "already here\n"
+
+
+def test_move_with_overwrite_replaces(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Needs_Action/e.md", "source\n")
+    put(vault_dir, "Done/e.md", "already here\n")
+    vault.move_note("Needs_Action/e.md", "Done/e.md", overwrite=True)
+    assert (vault_dir / "Done/e.md").read_text() == "source\n"
+
+
+def test_move_of_a_missing_note_is_not_found(vault: Vault):
+    with pytest.raises(NotFound):
+        vault.move_note("Needs_Action/nope.md", "Done/")
+
+
+# ---------------------------------------------------------------- list
+
+
+def test_list_is_sorted_skips_dotfiles_and_non_notes(vault: Vault, vault_dir: Path):
+    for name in ["b.md", "a.md", ".hidden.md", "c.txt", ".a.md.123.tmp"]:
+        put(vault_dir, f"Done/{name}", NOTE)
+    (vault_dir / "Done/sub").mkdir()
+    put(vault_dir, "Done/sub/deep.md", NOTE)
+    assert [n.path for n in vault.list_notes("Done").notes] == ["Done/a.md", "Done/b.md"]
+    assert [n.path for n in vault.list_notes("Done", recursive=True).notes] == [
+        "Done/a.md", "Done/b.md", "Done/sub/deep.md"
+    ]
+
+
+def test_filter_matches_scalars_and_list_membership(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Needs_Action/1.md", "---\nstatus: pending\ntags: [x, y]\n---\n")
+    put(vault_dir, "Needs_Action/2.md", "---\nstatus: done\ntags:\n  - y\n---\n")
+    put(vault_dir, "Needs_Action/3.md", "---\nflag: true\ncount: 3\n---\n")
+    put(vault_dir, "Needs_Action/4.md", "no frontmatter\n")
+    paths = lambda f: [n.path for n in vault.list_notes("Needs_Action", f).notes]  # noqa: E731
+    assert paths("status:pending") == ["Needs_Action/1.md"]
+    assert paths("tags:y") == ["Needs_Action/1.md", "Needs_Action/2.md"]
+    assert paths("tags:x") == ["Needs_Action/1.md"]
+    assert paths("flag:true") == ["Needs_Action/3.md"]
+    assert paths("count:3") == ["Needs_Action/3.md"]
+    assert paths(" status : done ") == ["Needs_Action/2.md"]
+
+
+def test_a_note_with_corrupt_frontmatter_is_reported_as_skipped_not_hidden(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Needs_Action/ok.md", "---\nstatus: pending\n---\n")
+    put(vault_dir, "Needs_Action/bad.md", "---\nstatus: [pending\n---\n")
+    listing = vault.list_notes("Needs_Action", "status:pending")
+    assert [n.path for n in listing.notes] == ["Needs_Action/ok.md"]
+    assert listing.skipped[0]["path"] == "Needs_Action/bad.md" and listing.skipped[0]["error"] == "parse_error"
+
+
+def test_the_frontmatter_cache_notices_a_changed_file(vault: Vault, vault_dir: Path):
+    path = put(vault_dir, "Needs_Action/1.md", "---\nstatus: pending\n---\n")
+    assert len(vault.list_notes("Needs_Action", "status:pending").notes) == 1
+    path.write_text("---\nstatus: done\n---\n")
+    os.utime(path, ns=(1, 1))  # even with an old mtime, the size changed
+    assert len(vault.list_notes("Needs_Action", "status:pending").notes) == 0
+
+
+def test_list_limit_reports_the_total_and_truncation(vault: Vault, vault_dir: Path):
+    for i in range(5):
+        put(vault_dir, f"Done/{i}.md", NOTE)
+    listing = vault.list_notes("Done", limit=2)
+    assert len(listing.notes) == 2 and listing.total == 5 and listing.truncated
+
+
+def test_list_of_a_missing_folder_is_not_found(vault: Vault):
+    with pytest.raises(NotFound):
+        vault.list_notes("Nowhere")
+
+
+@pytest.mark.parametrize("bad_filter", ["status", ":pending", "   "])
+def test_a_malformed_filter_is_invalid(vault: Vault, bad_filter):
+    if not bad_filter.strip():
+        assert vault.list_notes("Done", bad_filter).total == 0
+        return
+    with pytest.raises(InvalidRequest):
+        vault.list_notes("Done", bad_filter)
+
+
+# ---------------------------------------------------------------- search
+
+
+def test_search_is_literal_case_insensitive_with_line_and_snippet(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Done/a.md", "---\nsubject: Quarterly NUMBERS\n---\nfirst\nthe (numbers) are in.*\n")
+    put(vault_dir, "Done/b.md", "nothing here\n")
+    hits, truncated = vault.search_notes("numbers")
+    assert [(h.path, h.line, h.snippet) for h in hits] == [("Done/a.md", 2, "subject: Quarterly NUMBERS")]
+    hits, _ = vault.search_notes("(numbers) are in.*")
+    assert [(h.path, h.line) for h in hits] == [("Done/a.md", 5)] and not truncated
+
+
+def test_search_ignores_frontmatter_key_names(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Done/a.md", "---\nstatus: done\n---\nbody\n")
+    assert vault.search_notes("status")[0] == []
+    assert [h.path for h in vault.search_notes("done")[0]] == ["Done/a.md"]
+
+
+def test_search_handles_non_ascii_queries(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Done/a.md", "Réunion à ÉTÉ prochain\n")
+    assert [h.line for h in vault.search_notes("été")[0]] == [1]
+
+
+def test_search_caps_results_and_says_so(vault: Vault, vault_dir: Path):
+    for i in range(10):
+        put(vault_dir, f"Done/{i:02}.md", "needle\n")
+    hits, truncated = vault.search_notes("needle", limit=3)
+    assert [h.path for h in hits] == ["Done/00.md", "Done/01.md", "Done/02.md"] and truncated
+
+
+def test_search_snippet_of_a_long_line_is_trimmed_around_the_match(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Done/a.md", "x" * 5000 + " needle " + "y" * 5000 + "\n")
+    (hit,), _ = vault.search_notes("NEEDLE")
+    assert "needle" in hit.snippet and len(hit.snippet) <= 170
+
+
+def test_search_with_an_empty_query_is_invalid(vault: Vault):
+    with pytest.raises(InvalidRequest):
+        vault.search_notes("  ")
+
+
+def test_counts_per_folder(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Drafts/a.md", NOTE)
+    put(vault_dir, "Drafts/b.md", NOTE)
+    assert vault.counts()["Drafts"] == 2 and vault.counts()["Approved"] == 0
+
+
+def test_paths_outside_the_vault_are_refused_for_every_operation(vault: Vault, tmp_path: Path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret\n")
+    for call in (
+        lambda: vault.read_note(str(outside)),
+        lambda: vault.write_note("../outside.md", {}, "x"),
+        lambda: vault.move_note("../outside.md", "Done/"),
+        lambda: vault.list_notes("../"),
+    ):
+        with pytest.raises(PermissionDenied):
+            call()
+    assert outside.read_text() == "secret\n"
