@@ -51,10 +51,13 @@ _URGENT = re.compile(
     re.IGNORECASE,
 )
 
-URGENT_FALLBACK_REPLY = (
-    "[H0 draft — edit before approving]\n"
+DRAFT_MARKER = "[H0 draft — edit before approving]"
+# The reply used when a drafting decision has no template of its own (a rule without
+# `reply`, or the override below): marked so the human cannot mistake it for a finished one.
+DEFAULT_REPLY = (
+    DRAFT_MARKER + "\n"
     "Hi {first_name},\n\n"
-    "Thanks for your message. I have seen it and will look into it right away.\n\n"
+    "Thanks for your message. I have seen it and will get back to you shortly.\n\n"
     "Best regards,"
 )
 
@@ -102,6 +105,6 @@ def enforce(decision: TriageDecision, email: EmailInput) -> tuple[TriageDecision
         decision=new,
         confidence=max(decision.confidence, 0.9),
         reasoning=f"Held for a human: looks financial/legal ('{term}'); was: {decision.reasoning}",
-        reply_body=URGENT_FALLBACK_REPLY.replace("{first_name}", first_name(email)) if urgent else None,
+        reply_body=DEFAULT_REPLY.replace("{first_name}", first_name(email)) if urgent else None,
     )
     return changed, warning

@@ -1,0 +1,231 @@
+"""The rules engine: deterministic, offline triage driven by the vault's `H0_Rules.md`.
+
+The file is compiled once and recompiled only when its (mtime, size, inode) changes, so a
+decision costs a `stat` plus a few substring checks. The first matching rule decides; the
+safety rule (h0/triage/safety.py) then has the last word on archiving.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from loguru import logger
+
+from h0.triage import safety
+from h0.triage.models import DRAFTING_DECISIONS, EmailInput, TriageDecision, TriageOutcome
+from h0.triage.rulesfile import (
+    BODY_HEAD_CHARS,
+    BODY_TAIL_CHARS,
+    Matcher,
+    Rule,
+    RuleSet,
+    builtin_rules,
+    compile_text,
+    rules_path,
+)
+
+NO_MATCH_CONFIDENCE = 0.3
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_Signature = tuple[object, ...]
+
+
+def _body_window(body: str) -> str:
+    if len(body) <= BODY_HEAD_CHARS + BODY_TAIL_CHARS:
+        return body
+    return body[:BODY_HEAD_CHARS] + "\n…\n" + body[-BODY_TAIL_CHARS:]
+
+
+_FIELD_TEXT: dict[str, Callable[[EmailInput], str]] = {
+    "sender": lambda e: e.sender,
+    "sender_domain": lambda e: e.sender_domain,
+    "subject": lambda e: e.subject,
+    "body": lambda e: _body_window(e.body),
+    "text": lambda e: e.subject + "\n" + _body_window(e.body),
+    "recipients": lambda e: "\n".join(e.to + e.cc),
+    "label": lambda e: "\n".join(e.labels),
+    "attachment": lambda e: "\n".join(e.attachment_names),
+}
+
+
+class _View:
+    """One email's field texts, computed (and lowered) only when a rule first asks."""
+
+    __slots__ = ("email", "_raw", "_low")
+
+    def __init__(self, email: EmailInput) -> None:
+        self.email = email
+        self._raw: dict[str, str] = {}
+        self._low: dict[str, str] = {}
+
+    def raw(self, field: str) -> str:
+        text = self._raw.get(field)
+        if text is None:
+            text = self._raw[field] = _FIELD_TEXT[field](self.email)
+        return text
+
+    def low(self, field: str) -> str:
+        text = self._low.get(field)
+        if text is None:
+            text = self._low[field] = self.raw(field).lower()
+        return text
+
+
+def _find(matcher: Matcher, view: _View) -> str | None:
+    """The text a condition matched, or None."""
+    if matcher.needles:
+        lowered = view.low(matcher.field)
+        for needle in matcher.needles:
+            if needle in lowered:
+                return needle
+    if matcher.regexes:
+        text = view.raw(matcher.field)
+        for regex in matcher.regexes:
+            found = regex.search(text)
+            if found:
+                return found.group(0)
+    return None
+
+
+def _matches(rule: Rule, view: _View) -> str | None:
+    """What made `rule` match ("" for a rule without conditions), or None if it does not."""
+    matched: str | None = None
+    if not rule.when:
+        matched = ""
+    elif rule.match_all:
+        for matcher in rule.when:
+            hit = _find(matcher, view)
+            if hit is None:
+                return None
+            matched = hit if matched is None else matched
+    else:
+        for matcher in rule.when:
+            matched = _find(matcher, view)
+            if matched is not None:
+                break
+        else:
+            return None
+    if any(_find(matcher, view) is not None for matcher in rule.unless):
+        return None
+    return matched
+
+
+def render(template: str, email: EmailInput, rule: str, matched: str) -> str:
+    """Fill `{placeholders}`; unknown ones stay as written (no str.format: no attribute access)."""
+    values = {
+        "first_name": lambda: safety.first_name(email),
+        "sender_name": lambda: email.sender_name or email.sender_address,
+        "sender_address": lambda: email.sender_address or "unknown sender",
+        "sender_domain": lambda: email.sender_domain,
+        "subject": lambda: email.subject or "(no subject)",
+        "rule": lambda: rule,
+        "matched": lambda: " ".join(matched.split())[:60],
+    }
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)]() if m.group(1) in values else m.group(0), template)
+
+
+class RulesEngine:
+    """Triage by the first matching rule of a vault's rules file (thread-safe)."""
+
+    def __init__(self, path: Path | None) -> None:
+        """`path` is the rules note; None means the built-in defaults only."""
+        self.path = Path(path) if path is not None else None
+        self._lock = threading.Lock()
+        # (signature, ruleset) swapped as one object, so readers never see a torn pair.
+        self._state: tuple[_Signature | None, RuleSet] = (None, builtin_rules())
+
+    @classmethod
+    def for_vault(cls, vault_root: Path) -> RulesEngine:
+        return cls(rules_path(vault_root))
+
+    def ruleset(self) -> RuleSet:
+        """The current rules, recompiled if the file changed since the last look."""
+        if self.path is None:
+            return self._state[1]
+        signature = self._signature()
+        state = self._state
+        if state[0] == signature:
+            return state[1]
+        with self._lock:
+            if self._state[0] != signature:
+                self._state = (signature, self._load(signature))
+            return self._state[1]
+
+    def _signature(self) -> _Signature:
+        assert self.path is not None
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return ("missing",)
+        except OSError as exc:
+            return ("error", exc.strerror or str(exc))
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _load(self, signature: _Signature) -> RuleSet:
+        assert self.path is not None
+        try:
+            if signature[0] == "missing":
+                raise ValueError("the file does not exist")
+            if signature[0] == "error":
+                raise ValueError(f"the file cannot be read: {signature[1]}")
+            text = self.path.read_text(encoding="utf-8")
+            ruleset = compile_text(text, str(self.path))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            problems = tuple(f"{self.path.name}: {line}" for line in str(exc).splitlines() if line.strip())
+            logger.warning(
+                "Triage rules {} not usable, using the built-in defaults: {}", self.path, "; ".join(problems)
+            )
+            return RuleSet(builtin_rules().rules, "built-in defaults", problems)
+        logger.info("Triage rules loaded from {} ({} rules)", self.path, len(ruleset.rules))
+        return ruleset
+
+    def decide(self, email: EmailInput) -> tuple[TriageDecision, str | None, list[str]]:
+        """The decision, the name of the rule that made it (None if none matched), and warnings."""
+        ruleset = self.ruleset()
+        warnings = list(ruleset.problems)
+        view = _View(email)
+        for rule in ruleset.rules:
+            matched = _matches(rule, view)
+            if matched is not None:
+                decision = self._apply(rule, email, matched)
+                break
+        else:
+            rule = None
+            decision = TriageDecision(
+                decision="needs_info",
+                confidence=NO_MATCH_CONFIDENCE,
+                reasoning="No rule matched; a human should look at this",
+            )
+        decision, warning = safety.enforce(decision, email)
+        if warning:
+            warnings.append(warning)
+        return decision, (rule.name if rule else None), warnings
+
+    @staticmethod
+    def _apply(rule: Rule, email: EmailInput, matched: str) -> TriageDecision:
+        reply = None
+        if rule.decision in DRAFTING_DECISIONS:
+            reply = render(rule.reply or safety.DEFAULT_REPLY, email, rule.name, matched)
+        return TriageDecision(
+            decision=rule.decision,
+            confidence=rule.confidence,
+            reasoning=render(rule.reasoning, email, rule.name, matched).strip() or rule.name,
+            reply_body=reply,
+            delegate_to=rule.delegate_to,
+        )
+
+    def triage(self, email: EmailInput) -> TriageOutcome:
+        started = time.perf_counter()
+        decision, rule, warnings = self.decide(email)
+        return TriageOutcome(
+            decision=decision,
+            provider="rules",
+            model=None,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            rule=rule,
+            warnings=warnings,
+        )
