@@ -66,6 +66,117 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _daemon(settings, args: argparse.Namespace):
+    from h0.pipeline.daemon import Daemon
+
+    return Daemon(settings, workers=args.workers, triager=_triager(settings))
+
+
+def _triager(settings):
+    """The triage engine for LLM_PROVIDER, or None when triage is not available."""
+    try:
+        from h0.triage import Triager
+    except ImportError:
+        return None
+    return Triager.from_settings(settings, settings.vault_path)
+
+
+def _check_vault(settings) -> bool:
+    if not Path(settings.vault_path).is_dir():
+        print(
+            f"h0: the vault folder {settings.vault_path} does not exist. Set VAULT_PATH (or --vault) to your "
+            "Obsidian vault, then run `h0 init` to add H0's folders.",
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from loguru import logger
+
+    from h0.pipeline.lock import AlreadyRunning
+
+    settings = _settings(args)
+    _setup_logging(settings)
+    if not _check_vault(settings):
+        return EXIT_FAILED
+    daemon = _daemon(settings, args)
+    stop = threading.Event()
+
+    def request_stop(signum, _frame) -> None:
+        logger.info("{} received: finishing in-flight work, then stopping", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    try:
+        daemon.start()
+    except AlreadyRunning as exc:
+        print(f"h0 watch: {exc}. Stop it first, or use `h0 status` to see it.", file=sys.stderr)
+        return EXIT_LOCKED
+    _print_banner(settings, daemon)
+    try:
+        daemon.run(stop)
+    finally:
+        daemon.stop()
+    logger.info("stopped")
+    return EXIT_OK
+
+
+def _print_banner(settings, daemon) -> None:
+    from loguru import logger
+
+    backend = settings.mail_backend
+    if backend == "outbox":
+        backend += " (dry run: messages are written to Outbox/, nothing is really sent)"
+    triage = settings.llm_provider if daemon.triager is not None else "off"
+    logger.info("H0 watching {} — mail: {}; triage: {}", settings.vault_path, backend, triage)
+    logger.info("drag a draft from Drafts/ into Approved/ to send it; Ctrl-C to stop")
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from h0.pipeline.lock import AlreadyRunning
+
+    settings = _settings(args)
+    _setup_logging(settings)
+    if not _check_vault(settings):
+        return EXIT_FAILED
+    daemon = _daemon(settings, args)
+    try:
+        daemon.start()
+    except AlreadyRunning as exc:
+        print(f"h0 sweep: {exc}; it already does this work.", file=sys.stderr)
+        return EXIT_LOCKED
+    try:
+        finished = daemon.run_once(timeout=args.timeout)
+    finally:
+        daemon.stop()
+    if not finished:
+        print(f"h0 sweep: work was still running after {args.timeout:.0f}s; the next pass picks it up.", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from h0.status import collect_status, render_status
+
+    settings = _settings(args)
+    if not _check_vault(settings):
+        return EXIT_FAILED
+    status = collect_status(settings)
+    if args.json:
+        import json
+
+        print(json.dumps(status, indent=2, default=str))
+    else:
+        print(render_status(status))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -78,6 +189,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     init = add("init", cmd_init, "Create H0's folders inside an existing vault (touches nothing that exists).")
     init.add_argument("path", nargs="?", help="the vault folder (default: VAULT_PATH)")
+
+    watch = add("watch", cmd_watch, "Run H0 in the foreground: triage new mail, send approved drafts.")
+    watch.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    watch.add_argument("--workers", type=int, default=4, help="parallel handlers (default: 4)")
+
+    sweep = add("sweep", cmd_sweep, "One pass over the vault (send approved drafts, triage, archive), then exit.")
+    sweep.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    sweep.add_argument("--workers", type=int, default=4, help="parallel handlers (default: 4)")
+    sweep.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds")
+
+    status = add("status", cmd_status, "Notes per folder, drafts waiting, recent sends and errors, daemon state.")
+    status.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
 
     mcp = add("mcp", cmd_mcp, "Run an MCP server on stdio (for Claude Code and H0 itself).")
     mcp.add_argument("server", choices=["vault", "gmail"], help="vault: notes; gmail: mail (any MAIL_BACKEND)")
@@ -92,6 +216,8 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from pydantic import ValidationError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Command | None = getattr(args, "handler", None)
@@ -102,6 +228,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except KeyboardInterrupt:
         return 130
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors())
+        print(f"h0: invalid configuration — {problems}. See .env.example.", file=sys.stderr)
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

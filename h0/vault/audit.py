@@ -30,6 +30,11 @@ def iso(ts: dt.datetime) -> str:
     return ts.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def note_timestamp(ts: dt.datetime | None = None) -> str:
+    """A UTC timestamp for frontmatter, to the second, so it is written as a YAML timestamp."""
+    return (ts or utcnow()).astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
 def _clip(value: Any) -> Any:
     if isinstance(value, str) and len(value) > MAX_FIELD_CHARS:
         return value[:MAX_FIELD_CHARS] + f"… [{len(value) - MAX_FIELD_CHARS} more chars]"

@@ -1,0 +1,174 @@
+"""What every handler gets: note operations (MCP first, local vault as fallback), the mail
+tools, the audit log, and a little memory of what was already reported or retried.
+
+Handlers are plain functions of (vault-relative path, HandlerContext) returning an
+`Outcome`. They re-read the note and decide from what is on disk now, so a duplicate or
+stale trigger is harmless.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from loguru import logger
+
+from h0.errors import Conflict, H0Error
+from h0.mcp.client import ToolClient
+from h0.vault import AuditLog, Vault
+
+MAX_BACKOFF_SECONDS = 900.0
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a handler did. `retry_in` asks the pipeline to look again after that many seconds;
+    `data` carries the facts the pipeline announces (e.g. on its `email-sent` signal)."""
+
+    action: str
+    detail: str = ""
+    retry_in: float | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class NoteView:
+    path: str
+    frontmatter: dict[str, Any]
+    body: str
+    hash: str
+
+
+class NoteOps:
+    """Vault operations through the vault MCP server, with `h0.vault` as the fallback."""
+
+    def __init__(self, tools: ToolClient | None, vault: Vault) -> None:
+        self.tools = tools
+        self.vault = vault
+
+    def _call(self, tool: str, args: Mapping[str, Any], fallback):
+        if self.tools is None:
+            return fallback()
+        return self.tools.call_tool(tool, args, fallback=fallback)
+
+    def read(self, path: str) -> NoteView:
+        def local() -> dict[str, Any]:
+            note = self.vault.read_note(path)
+            return {"path": note.path, "frontmatter": note.frontmatter, "body": note.body, "hash": note.hash}
+
+        data = self._call("read_note", {"path": path}, local)
+        return NoteView(data["path"], data["frontmatter"], data["body"], data["hash"])
+
+    def write(
+        self, path: str, frontmatter: Mapping[str, Any], body: str, *, if_match: str | None = None,
+        create_only: bool = False,
+    ) -> NoteView:
+        args: dict[str, Any] = {"path": path, "frontmatter": dict(frontmatter), "body": body}
+        if if_match is not None:
+            args["if_match"] = if_match
+        if create_only:
+            args["create_only"] = True
+
+        def local() -> dict[str, Any]:
+            note = self.vault.write_note(path, frontmatter, body, if_match=if_match, create_only=create_only)
+            return {"path": note.path, "frontmatter": note.frontmatter, "body": note.body, "hash": note.hash}
+
+        data = self._call("write_note", args, local)
+        return NoteView(data["path"], data["frontmatter"], data["body"], data["hash"])
+
+    def update(self, path: str, changes: Mapping[str, Any], *, attempts: int = 3) -> NoteView:
+        """Merge `changes` into a note's frontmatter without losing a concurrent human edit."""
+        for _ in range(attempts):
+            note = self.read(path)
+            merged = {**note.frontmatter, **changes}
+            try:
+                return self.write(path, merged, note.body, if_match=note.hash)
+            except Conflict:
+                continue  # the human saved in between: re-read and apply again
+        raise Conflict(f"{path} kept changing; could not record {sorted(changes)}.", path=path)
+
+    def move(self, source: str, destination: str, *, overwrite: bool = False) -> str:
+        args = {"source": source, "destination": destination, "overwrite": overwrite}
+
+        def local() -> dict[str, Any]:
+            moved = self.vault.move_note(source, destination, overwrite=overwrite)
+            return {"moved": True, "source": moved.source, "destination": moved.destination}
+
+        return self._call("move_note", args, local)["destination"]
+
+    def move_to_folder(self, source: str, folder: str) -> str:
+        """Move into `folder`, keeping the name, or `name (2).md`… if that name is taken."""
+        name = source.rsplit("/", 1)[-1]
+        stem = name[:-3] if name.lower().endswith(".md") else name
+        for n in range(1, 1000):
+            candidate = f"{folder}/{name}" if n == 1 else f"{folder}/{stem} ({n}).md"
+            try:
+                return self.move(source, candidate)
+            except Conflict:
+                continue
+        raise Conflict(f"No free name for {name} in {folder}/.", path=source)
+
+
+@dataclass
+class HandlerState:
+    """In-memory bookkeeping shared by the handlers of one daemon."""
+
+    attempts: dict[str, int] = field(default_factory=dict)
+    reported: dict[tuple[str, str], str] = field(default_factory=dict)
+    sends_paused_until: float = 0.0
+    pause_reason: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def backoff(self, path: str, base: float, multiplier: float) -> float:
+        with self.lock:
+            n = self.attempts.get(path, 0)
+            self.attempts[path] = n + 1
+        return min(base * (multiplier**n), MAX_BACKOFF_SECONDS)
+
+    def succeeded(self, path: str) -> None:
+        with self.lock:
+            self.attempts.pop(path, None)
+            for key in [k for k in self.reported if k[0] == path]:
+                del self.reported[key]
+
+    def first_report(self, path: str, code: str, version: str) -> bool:
+        """True the first time (path, code) is seen for this version of the note."""
+        with self.lock:
+            if self.reported.get((path, code)) == version:
+                return False
+            self.reported[(path, code)] = version
+            return True
+
+    def pause_sends(self, seconds: float, reason: str) -> bool:
+        """Pause sending; True if sends were not already paused (log once)."""
+        with self.lock:
+            was_paused = self.sends_paused_until > time.monotonic()
+            self.sends_paused_until = time.monotonic() + seconds
+            self.pause_reason = reason
+            return not was_paused
+
+    def sends_paused_for(self) -> float:
+        return max(0.0, self.sends_paused_until - time.monotonic())
+
+
+@dataclass
+class HandlerContext:
+    settings: Any
+    notes: NoteOps
+    mail: ToolClient | None
+    audit: AuditLog
+    state: HandlerState = field(default_factory=HandlerState)
+    triager: Any = None
+
+    def report(self, path: str, code: str, version: str, message: str, severity: str = "error", **fields: Any) -> None:
+        """Log a problem with a note once per version of it (no log spam from retries)."""
+        if self.state.first_report(path, code, version):
+            self.audit.write(code, severity, path=path, message=message, **fields)
+            log = logger.error if severity == "error" else logger.warning
+            log("{}: {} — {}", path, code.replace("_", " "), message)
+
+    def error_fields(self, error: H0Error) -> dict[str, Any]:
+        return {"error": error.code, "message": error.message, "details": error.details or None}

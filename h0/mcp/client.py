@@ -1,0 +1,298 @@
+"""H0's MCP client: one persistent stdio session per server, reconnecting, callable from threads.
+
+Each `McpConnection` owns a private asyncio loop on a daemon thread. A supervisor task
+keeps one `mcp.Client` session open to the server process, pings it, and reopens it
+with backoff whenever a call finds it dead or hung. Worker threads call `call()`, which
+returns the tool's structured result or raises a typed `H0Error`:
+
+- the server answered with a typed error → that error (`NotFound`, `SendFailed`, …);
+- the server could not be reached, died, or timed out → `McpUnavailable`.
+
+`ToolClient.call_tool(..., fallback=...)` adds the fallback protocol of ADR-0007 on top:
+attempt → on `McpUnavailable` log `mcp_fallback` → run the fallback → if that fails too,
+log `mcp_escalation` and raise. Nothing is skipped silently (FR-016).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from loguru import logger
+
+from h0.errors import H0Error, InternalError, McpUnavailable, error_from_dict
+from h0.vault import AuditLog
+
+T = TypeVar("T")
+
+DEFAULT_CALL_TIMEOUT = 30.0
+PING_INTERVAL = 10.0
+_MAX_BACKOFF = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class ServerCommand:
+    """How to start one MCP server: a name for logs, argv, and extra environment."""
+
+    name: str
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+
+    @classmethod
+    def h0(cls, name: str, server: str, env: Mapping[str, str]) -> ServerCommand:
+        """`python -m h0 mcp <server>` with the current interpreter (no PATH lookup)."""
+        return cls(name, (sys.executable, "-m", "h0", "mcp", server), env)
+
+
+class McpConnection:
+    """A persistent, self-healing session to one MCP server over stdio."""
+
+    def __init__(self, command: ServerCommand, *, call_timeout: float = DEFAULT_CALL_TIMEOUT) -> None:
+        self.command = command
+        self.name = command.name
+        self.call_timeout = call_timeout
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run_loop, name=f"mcp-{self.name}", daemon=True)
+        self._client: Any = None
+        self._ready = threading.Event()
+        self._lost: asyncio.Event | None = None
+        self._closing = False
+        self._supervisor: asyncio.Future[None] | None = None
+        self.connects = 0
+        self.last_error: str | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> McpConnection:
+        self._thread.start()
+        self._supervisor = asyncio.run_coroutine_threadsafe(self._supervise(), self._loop)
+        return self
+
+    def wait_ready(self, timeout: float) -> bool:
+        return self._ready.wait(timeout)
+
+    @property
+    def connected(self) -> bool:
+        return self._ready.is_set()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Close the session (the SDK closes stdin, waits, then terminates the process)."""
+        if self._closing:
+            return
+        self._closing = True
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._signal_lost)
+            if self._supervisor is not None:
+                try:
+                    self._supervisor.result(timeout)
+                except Exception:  # noqa: BLE001 - shutting down; the log has the cause
+                    pass
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout)
+
+    def restart(self) -> None:
+        """Drop the current session; the supervisor opens a new one."""
+        self._loop.call_soon_threadsafe(self._signal_lost)
+
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.run_forever()
+
+    def _signal_lost(self) -> None:
+        if self._lost is not None:
+            self._lost.set()
+
+    async def _supervise(self) -> None:
+        from mcp import Client
+        from mcp.client.stdio import StdioServerParameters
+
+        params = StdioServerParameters(
+            command=self.command.argv[0], args=list(self.command.argv[1:]), env=dict(self.command.env)
+        )
+        backoff = 0.05
+        while not self._closing:
+            self._lost = asyncio.Event()
+            try:
+                async with Client(params, mode="legacy") as client:
+                    self._client = client
+                    self.connects += 1
+                    self._ready.set()
+                    backoff = 0.05
+                    if self.connects > 1:
+                        logger.info("mcp {}: reconnected", self.name)
+                    await self._watch(client)
+            except Exception as exc:  # noqa: BLE001 - any failure means "reconnect"
+                self.last_error = _describe(exc)
+                if not self._closing:
+                    logger.warning("mcp {}: session lost ({}); reconnecting", self.name, self.last_error)
+            finally:
+                self._client = None
+                self._ready.clear()
+            if self._closing:
+                break
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, _MAX_BACKOFF)
+
+    async def _watch(self, client: Any) -> None:
+        """Hold the session until a call reports it lost, or a ping fails."""
+        assert self._lost is not None
+        while not self._lost.is_set():
+            try:
+                await asyncio.wait_for(self._lost.wait(), PING_INTERVAL)
+            except TimeoutError:
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # ping is deprecated after 2026-07-28; we speak legacy
+                        await asyncio.wait_for(client.send_ping(), 5.0)
+                except Exception as exc:  # noqa: BLE001
+                    self.last_error = f"ping failed: {type(exc).__name__}: {exc}"
+                    return
+
+    # ------------------------------------------------------------------ calls
+
+    def call(self, tool: str, arguments: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        """Call a tool from any thread; see the module docstring for what it raises."""
+        if self._closing:
+            raise McpUnavailable(f"The {self.name} MCP session is closed.", server=self.name, tool=tool)
+        limit = self.call_timeout if timeout is None else timeout
+        future = asyncio.run_coroutine_threadsafe(self._call(tool, dict(arguments), limit), self._loop)
+        try:
+            return future.result(limit + 5.0)
+        except FutureTimeout:
+            future.cancel()
+            self.restart()
+            raise McpUnavailable(f"{self.name}.{tool} did not answer in {limit:.0f}s.", server=self.name, tool=tool) from None
+
+    async def _call(self, tool: str, arguments: dict[str, Any], timeout: float) -> dict[str, Any]:
+        client = self._client
+        if client is None:
+            try:
+                await asyncio.wait_for(self._wait_connected(), min(timeout, 5.0))
+            except TimeoutError:
+                raise McpUnavailable(
+                    f"The {self.name} MCP server is not connected ({self.last_error or 'starting'}).",
+                    server=self.name,
+                    tool=tool,
+                ) from None
+            client = self._client
+        try:
+            result = await asyncio.wait_for(client.call_tool(tool, arguments), timeout)
+        except TimeoutError:
+            self._signal_lost()  # a hung server is restarted
+            raise McpUnavailable(f"{self.name}.{tool} timed out after {timeout:.0f}s.", server=self.name, tool=tool) from None
+        except Exception as exc:  # noqa: BLE001 - transport failures of every kind
+            self.last_error = _describe(exc)
+            self._signal_lost()
+            raise McpUnavailable(
+                f"The {self.name} MCP server failed during {tool}: {self.last_error}", server=self.name, tool=tool
+            ) from None
+        return _unwrap(result, self.name, tool)
+
+    async def _wait_connected(self) -> None:
+        while self._client is None:
+            if self._closing:
+                raise McpUnavailable(f"The {self.name} MCP session is closed.", server=self.name)
+            await asyncio.sleep(0.01)
+
+
+def _describe(exc: BaseException) -> str:
+    """A one-line cause, looking inside the exception groups anyio wraps failures in."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _unwrap(result: Any, server: str, tool: str) -> dict[str, Any]:
+    text = next((block.text for block in result.content if getattr(block, "type", None) == "text"), "")
+    if result.is_error:
+        try:
+            body = json.loads(text)
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and "error" in body:
+            raise error_from_dict(body)
+        raise InternalError(f"{server}.{tool} failed: {text[:500]}", server=server, tool=tool)
+    if result.structured_content is not None:
+        return dict(result.structured_content)
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return {"text": text}
+    return body if isinstance(body, dict) else {"result": body}
+
+
+class ToolClient:
+    """The fallback protocol (ADR-0007) over one connection, with an audit trail."""
+
+    def __init__(self, connection: McpConnection, audit: AuditLog) -> None:
+        self.connection = connection
+        self.audit = audit
+
+    @property
+    def server(self) -> str:
+        return self.connection.name
+
+    def call_tool(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        fallback: Callable[[], T] | None = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any] | T:
+        """Attempt over MCP; on unavailability log and run `fallback`; escalate if both fail.
+
+        Typed errors the server returned (not_found, conflict, …) are answers, not outages:
+        they are raised as they are, without a fallback.
+        """
+        started = time.perf_counter()
+        try:
+            return self.connection.call(tool, arguments, timeout=timeout)
+        except McpUnavailable as outage:
+            if fallback is None:
+                raise
+            self.audit.write(
+                "mcp_fallback", "warning", server=self.server, tool=tool, error=outage.message,
+                elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
+            logger.warning("mcp {}: {} unavailable, using the local fallback ({})", self.server, tool, outage.message)
+            try:
+                return fallback()
+            except H0Error as err:
+                if err.code != "internal_error":
+                    raise  # the fallback gave a typed answer (e.g. not_found): that is not an outage
+                self._escalate(tool, outage, err)
+                raise McpUnavailable(f"{tool} failed over MCP and in the fallback: {err.message}", tool=tool) from err
+            except Exception as exc:
+                self._escalate(tool, outage, exc)
+                raise McpUnavailable(f"{tool} failed over MCP and in the fallback: {exc}", tool=tool) from exc
+
+    def _escalate(self, tool: str, outage: H0Error, exc: BaseException) -> None:
+        self.audit.write(
+            "mcp_escalation", "error", server=self.server, tool=tool, error=outage.message,
+            fallback_error=f"{type(exc).__name__}: {exc}",
+        )
+        logger.error("mcp {}: {} failed over MCP and in the fallback: {}", self.server, tool, exc)
+
+
+def settings_env(settings: Any) -> dict[str, str]:
+    """The daemon's settings as environment variables, so its servers see the same configuration."""
+    env = dict(os.environ)
+    for name, value in settings.model_dump().items():
+        if value is None:
+            env.pop(name.upper(), None)
+            continue
+        if hasattr(value, "get_secret_value"):
+            value = value.get_secret_value()
+        env[name.upper()] = str(value)
+    env["H0_ENV_FILE"] = ""
+    return env

@@ -1,0 +1,297 @@
+"""The daemon: lock the vault, open the MCP sessions, watch, sweep, and run handlers.
+
+    watchdog event ─┐
+    sweep ──────────┼─► WorkQueue (dedupe by path) ─► worker ─► trigger signal ─► handler
+    retry backoff ──┘                                              │
+                                                      Outcome ─► report signal + log line
+
+`Daemon.run()` is `h0 watch`; `Daemon.run_once()` is `h0 sweep` (one pass, then exit).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from h0.errors import H0Error, ParseError
+from h0.handlers.context import HandlerContext, HandlerState, NoteOps, Outcome
+from h0.mcp.client import McpConnection, ServerCommand, ToolClient, settings_env
+from h0.pipeline import signals
+from h0.pipeline.lock import VaultLock
+from h0.pipeline.sweep import needs_triage, reconcile
+from h0.pipeline.watcher import STABILITY_SECONDS, TRIGGER_FOLDERS, VaultWatcher
+from h0.pipeline.wiring import connect_handlers
+from h0.pipeline.workqueue import Job, WorkQueue
+from h0.vault import AuditLog, Vault
+from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, REJECTED
+from h0.vault.paths import folder_key
+
+TICK_SECONDS = 0.25
+CONNECT_WAIT_SECONDS = 10.0
+HANDLER_ERROR_RETRY = 30.0
+
+_ROUTES = {
+    folder_key(APPROVED): signals.note_approved,
+    folder_key(REJECTED): signals.note_rejected,
+    folder_key(DRAFTS): signals.note_rejected,
+    folder_key(NEEDS_ACTION): signals.note_needs_action,
+}
+
+
+class Daemon:
+    def __init__(
+        self,
+        settings: Any,
+        *,
+        workers: int = 4,
+        triager: Any = None,
+        connect_servers: bool = True,
+        sweep_interval: float | None = None,
+    ) -> None:
+        self.settings = settings
+        self.root = Path(settings.vault_path)
+        self.vault = Vault(self.root)
+        self.audit = AuditLog(self.root / LOGS, "h0")
+        self.queue = WorkQueue()
+        self.lock = VaultLock(self.root)
+        self.workers = workers
+        self.sweep_interval = sweep_interval if sweep_interval is not None else settings.sweep_interval_seconds
+        self.connect_servers = connect_servers
+        self.triager = triager
+        self.connections: dict[str, McpConnection] = {}
+        self.ctx: HandlerContext | None = None
+        self.watcher = VaultWatcher(self.root, self._on_event, self._on_overflow)
+        self._threads: list[threading.Thread] = []
+        self._stop = threading.Event()
+        self._overflowed = threading.Event()
+        self._next_sweep = 0.0
+        self._periodic: list[tuple[float, float, Callable[[], None]]] = []
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        self.lock.acquire()
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> None:
+        connect_handlers()
+        vault_tools = mail_tools = None
+        if self.connect_servers:
+            env = settings_env(self.settings)
+            self.connections = {
+                "vault": McpConnection(ServerCommand.h0("vault", "vault", env)).start(),
+                "mail": McpConnection(ServerCommand.h0("mail", "gmail", env)).start(),
+            }
+            deadline = time.monotonic() + CONNECT_WAIT_SECONDS
+            for name, connection in self.connections.items():
+                if not connection.wait_ready(max(0.0, deadline - time.monotonic())):
+                    logger.warning("mcp {}: not connected yet ({}); carrying on", name, connection.last_error or "starting")
+            vault_tools = ToolClient(self.connections["vault"], self.audit)
+            mail_tools = ToolClient(self.connections["mail"], self.audit)
+        self.ctx = HandlerContext(
+            settings=self.settings,
+            notes=NoteOps(vault_tools, self.vault),
+            mail=mail_tools,
+            audit=self.audit,
+            state=HandlerState(),
+            triager=self.triager,
+        )
+        for index in range(self.workers):
+            thread = threading.Thread(target=self._work, name=f"h0-worker-{index}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        self.watcher.start()
+        self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
+        self.sweep("start")
+
+    def add_periodic(self, interval: float, task: Callable[[], None], *, first_in: float = 0.0) -> None:
+        """Run `task` every `interval` seconds from the maintenance loop (e.g. mail ingest)."""
+        self._periodic.append((time.monotonic() + first_in, interval, task))
+
+    def run(self, stop: threading.Event | None = None) -> None:
+        """Maintenance loop until `stop` (or `self.stop()`) is set: sweeps, watcher health."""
+        stop = stop or self._stop
+        self._next_sweep = time.monotonic() + self.sweep_interval
+        while not stop.is_set() and not self._stop.is_set():
+            stop.wait(TICK_SECONDS)
+            self.maintain()
+
+    def maintain(self) -> None:
+        now = time.monotonic()
+        ok, reason = self.watcher.healthy()
+        if not ok:
+            self._restart_watcher(reason)
+        if self._overflowed.is_set():
+            self._overflowed.clear()
+            self.sweep("inotify queue overflow")
+        if now >= self._next_sweep:
+            self.sweep("interval")
+        for index, (due, interval, task) in enumerate(self._periodic):
+            if now >= due:
+                self._periodic[index] = (now + interval, interval, task)
+                try:
+                    task()
+                except Exception:  # noqa: BLE001 - a periodic task must not stop the daemon
+                    logger.exception("periodic task {} failed", getattr(task, "__name__", task))
+
+    def run_once(self, timeout: float = 600.0) -> bool:
+        """Process everything the sweep finds (and what that produces), then return."""
+        return self.queue.wait_idle(timeout)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Finish in-flight jobs (an in-flight send completes), close sessions, release the lock."""
+        self._stop.set()
+        self.watcher.stop()
+        self.queue.close()
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        for connection in self.connections.values():
+            connection.close()
+        try:
+            if self.ctx is not None:
+                self.audit.write("daemon_stopped", pid=os.getpid())
+        except H0Error:
+            pass
+        self.lock.release()
+
+    # ------------------------------------------------------------------ events and sweep
+
+    def _on_event(self, path: str, settled: bool, delay: float) -> None:
+        if not self.queue.put(path, delay=delay, settled=settled):
+            self._overflowed.set()  # our own queue is full: the sweep will catch up
+
+    def _on_overflow(self) -> None:
+        logger.warning("the inotify queue overflowed: events were lost; sweeping")
+        self._overflowed.set()
+
+    def sweep(self, reason: str) -> int:
+        self._next_sweep = time.monotonic() + self.sweep_interval
+        try:
+            paths = reconcile(self.vault, triage=self.triager is not None)
+        except Exception:  # noqa: BLE001 - a failed sweep is retried at the next interval
+            logger.exception("sweep failed")
+            return 0
+        for path in paths:
+            if not self.queue.put(path, settled=False):
+                break
+        if reason != "interval" or paths:
+            logger.debug("sweep ({}): {} note(s) queued", reason, len(paths))
+        signals.sweep_completed.send(self, queued=len(paths), reason=reason)
+        return len(paths)
+
+    def _restart_watcher(self, reason: str) -> None:
+        self.watcher.stop()
+        if self.watcher.current_identity() is None:
+            return  # the vault folder is gone; look again at the next tick
+        logger.warning("restarting the vault watcher: {}", reason)
+        if reason == "the vault folder was replaced":
+            try:
+                self.lock.reacquire()
+            except Exception as exc:  # noqa: BLE001
+                # Another daemon took the new folder: two daemons must never share a vault.
+                logger.error("the vault folder was replaced and {}; stopping", exc)
+                self._stop.set()
+                return
+        try:
+            self.watcher.start()
+        except OSError as exc:
+            logger.error("could not watch {}: {}", self.root, exc)
+            return
+        self.audit.write("watcher_restarted", "warning", reason=reason)
+        signals.watcher_restarted.send(self, reason=reason)
+        self.sweep(f"watcher restarted: {reason}")
+
+    # ------------------------------------------------------------------ workers
+
+    def _work(self) -> None:
+        while True:
+            job = self.queue.get(timeout=0.5)
+            if job is None:
+                if self._stop.is_set():
+                    return
+                continue
+            retry_in: float | None = None
+            try:
+                retry_in = self._dispatch(job)
+            except Exception as exc:  # noqa: BLE001 - one bad note must not stop the worker
+                retry_in = HANDLER_ERROR_RETRY
+                logger.opt(exception=exc).error("handler failed for {}", job.path)
+                try:
+                    self.audit.write(
+                        "handler_error", "error", path=job.path, error=f"{type(exc).__name__}: {exc}", retry_in=retry_in
+                    )
+                except H0Error:
+                    pass
+            finally:
+                self.queue.done(job, retry_in=retry_in)
+
+    def _dispatch(self, job: Job) -> float | None:
+        folder = job.path.split("/", 1)[0]
+        key = folder_key(folder)
+        signal = _ROUTES.get(key)
+        if signal is None:
+            return None
+        absolute = self.root / job.path
+        if not job.settled:
+            wait = self._unsettled_for(absolute)
+            if wait > 0:
+                return wait
+        if key == folder_key(DRAFTS) and not self._draft_rejected(job.path):
+            return None
+        if key == folder_key(NEEDS_ACTION) and (self.triager is None or not self._untriaged(job.path)):
+            return None
+        results = signal.send(self, path=job.path, ctx=self.ctx)
+        outcome = results[0][1] if results else None
+        if isinstance(outcome, Outcome):
+            self._announce(job.path, outcome)
+            return outcome.retry_in
+        return None
+
+    @staticmethod
+    def _unsettled_for(absolute: Path) -> float:
+        """Seconds until a file known only from a create/modify hint counts as complete."""
+        try:
+            age = time.time() - absolute.stat().st_mtime
+        except OSError:
+            return 0.0  # gone: let the handler see that
+        return max(0.0, STABILITY_SECONDS - age)
+
+    def _draft_rejected(self, path: str) -> bool:
+        try:
+            return str(self.vault.read_note(path).frontmatter.get("status", "")).strip().lower() == "rejected"
+        except H0Error:
+            return False
+
+    def _untriaged(self, path: str) -> bool:
+        try:
+            return needs_triage(self.vault.read_note(path).frontmatter)
+        except ParseError:
+            return True  # the handler reports read_error once
+        except H0Error:
+            return False
+
+    def _announce(self, path: str, outcome: Outcome) -> None:
+        report = {
+            "sent": signals.email_sent,
+            "failed": signals.send_failed,
+            "bounced": signals.send_failed,
+            "rejected": signals.note_archived,
+            "archived": signals.note_archived,
+            "triaged": signals.triage_decided,
+        }.get(outcome.action)
+        if report is not None:
+            report.send(self, path=path, **outcome.data)
+
+
+__all__ = ["TRIGGER_FOLDERS", "Daemon"]

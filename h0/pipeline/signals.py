@@ -1,0 +1,36 @@
+"""H0's event vocabulary: one private blinker namespace, one line per signal.
+
+Trigger signals (sent by the pipeline's workers; the handler connected in
+`h0.pipeline.wiring` answers with an `Outcome`), each with `path=` (vault-relative)
+and `ctx=` (the HandlerContext):
+
+- note-approved      a note is in Approved/: send it (or archive it if status: rejected)
+- note-rejected      a note is in Rejected/, or a draft in Drafts/ says status: rejected
+- note-needs-action  a note is in Needs_Action/: triage it
+
+Report signals (sent by handlers and the pipeline, for the console, tests and benchmarks):
+
+- email-sent         path=, done_path=, to=, message_id=, already_sent=, elapsed_ms=
+- send-failed        path=, error= (an H0Error), retry_in= (seconds or None)
+- note-archived      path=, done_path=, decision=
+- triage-decided     path=, decision=, confidence=, draft_path=
+- sweep-completed    queued= (how many paths), reason=
+- watcher-restarted  reason=
+"""
+
+from __future__ import annotations
+
+from blinker import Namespace
+
+_signals = Namespace()
+
+note_approved = _signals.signal("note-approved")
+note_rejected = _signals.signal("note-rejected")
+note_needs_action = _signals.signal("note-needs-action")
+
+email_sent = _signals.signal("email-sent")
+send_failed = _signals.signal("send-failed")
+note_archived = _signals.signal("note-archived")
+triage_decided = _signals.signal("triage-decided")
+sweep_completed = _signals.signal("sweep-completed")
+watcher_restarted = _signals.signal("watcher-restarted")

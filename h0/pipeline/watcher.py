@@ -1,0 +1,156 @@
+"""Watch the vault with one recursive watchdog observer and turn events into queued paths.
+
+One watch on the vault root, filtered here to the trigger folders — not one watch per
+folder: watchdog gives each watch its own inotify instance and holds an unpaired "moved
+from" for ~0.5 s waiting for its partner, which would delay every approval after the
+first (ARCHITECTURE.md: p50 380 ms vs 7 ms).
+
+A moved-in or close-after-write event means "complete and in place: look now". A bare
+create or modify is only a hint: the path is queued after a stability window, and the
+pipeline checks the file has settled before acting. The callback only enqueues and can
+never raise: an exception would kill the observer thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from loguru import logger
+from watchdog.events import (
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+from watchdog.observers import Observer
+
+from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION, REJECTED
+from h0.vault.paths import folder_key, nfc
+
+TRIGGER_FOLDERS = {folder_key(name): name for name in (APPROVED, NEEDS_ACTION, REJECTED, DRAFTS)}
+STABILITY_SECONDS = 0.5
+
+OnPath = Callable[[str, bool, float], None]  # (vault-relative path, settled, delay)
+
+
+def trigger_path(root: str, absolute: str) -> str | None:
+    """The canonical vault-relative path if `absolute` is a note directly in a trigger folder."""
+    if not absolute.startswith(root):
+        return None
+    rel = absolute[len(root) :].lstrip("/")
+    parts = rel.split("/")
+    if len(parts) != 2:
+        return None
+    folder, name = parts
+    if name.startswith(".") or not name.lower().endswith(".md"):
+        return None
+    canonical = TRIGGER_FOLDERS.get(folder_key(folder))
+    if canonical is None:
+        return None
+    return f"{canonical}/{nfc(name)}" if folder == canonical else f"{folder}/{nfc(name)}"
+
+
+class _Events(FileSystemEventHandler):
+    def __init__(self, root: str, on_path: OnPath) -> None:
+        self.root = root.rstrip("/") + "/"
+        self.on_path = on_path
+
+    def dispatch(self, event: FileSystemEvent) -> None:
+        try:
+            if event.is_directory:
+                return
+            if isinstance(event, FileMovedEvent):
+                candidates = [(event.dest_path, True)]
+            elif isinstance(event, FileClosedEvent):
+                candidates = [(event.src_path, True)]
+            elif isinstance(event, (FileCreatedEvent, FileModifiedEvent)):
+                candidates = [(event.src_path, False)]
+            else:
+                return
+            for raw, settled in candidates:
+                path = os.fsdecode(raw)
+                rel = trigger_path(self.root, path)
+                if rel is not None:
+                    self.on_path(rel, settled, 0.0 if settled else STABILITY_SECONDS)
+        except Exception:  # noqa: BLE001 - never let an exception reach watchdog's thread
+            logger.exception("watcher callback failed for {}", event)
+
+
+class _OverflowDetector(logging.Handler):
+    """watchdog only logs a warning when the kernel's inotify queue overflows: catch it."""
+
+    def __init__(self, callback: Callable[[], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.callback = callback
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            if "overflow" in record.getMessage().lower():
+                self.callback()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+_WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
+
+
+class VaultWatcher:
+    """The observer for one vault root, restartable when its thread dies or the root is replaced."""
+
+    def __init__(self, root: Path, on_path: OnPath, on_overflow: Callable[[], None]) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.on_path = on_path
+        self._detector = _OverflowDetector(on_overflow)
+        self._observer: Observer | None = None
+        self._identity: tuple[int, int] | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            for name in _WATCHDOG_LOGGERS:
+                logging.getLogger(name).addHandler(self._detector)
+            observer = Observer()
+            observer.schedule(_Events(str(self.root), self.on_path), str(self.root), recursive=True)
+            observer.daemon = True
+            observer.start()
+            self._observer = observer
+            self._identity = self.current_identity()
+
+    def stop(self) -> None:
+        with self._lock:
+            observer, self._observer = self._observer, None
+            for name in _WATCHDOG_LOGGERS:
+                logging.getLogger(name).removeHandler(self._detector)
+        if observer is not None:
+            try:
+                observer.stop()
+                observer.join(5)
+            except Exception:  # noqa: BLE001 - a dead observer may fail to stop cleanly
+                pass
+
+    def current_identity(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.root)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def healthy(self) -> tuple[bool, str]:
+        """(ok, reason): the observer thread is alive and still watches the same root folder."""
+        observer = self._observer
+        if observer is None:
+            return False, "not started"
+        if not observer.is_alive():
+            return False, "the observer thread died"
+        identity = self.current_identity()
+        if identity is None:
+            return False, "the vault folder is gone"
+        if identity != self._identity:
+            return False, "the vault folder was replaced"
+        return True, ""

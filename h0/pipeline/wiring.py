@@ -1,0 +1,43 @@
+"""Where signals meet handlers: every receiver connected in one visible place.
+
+Receivers are connected with `weak=False`: blinker holds receivers weakly by default, and
+a handler that silently vanished would mean approved drafts that are never sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.reject import archive_rejected
+from h0.handlers.send import send_approved_draft
+from h0.pipeline import signals
+
+_connected = False
+
+
+def _on_approved(sender: Any, *, path: str, ctx: HandlerContext) -> Outcome:
+    return send_approved_draft(path, ctx)
+
+
+def _on_rejected(sender: Any, *, path: str, ctx: HandlerContext) -> Outcome:
+    return archive_rejected(path, ctx)
+
+
+def _on_needs_action(sender: Any, *, path: str, ctx: HandlerContext) -> Outcome:
+    if ctx.triager is None:
+        return Outcome("skipped", "triage is off")
+    from h0.handlers.triage import triage_email
+
+    return triage_email(path, ctx)
+
+
+def connect_handlers() -> None:
+    """Connect the trigger signals to their handlers (idempotent)."""
+    global _connected
+    if _connected:
+        return
+    signals.note_approved.connect(_on_approved, weak=False)
+    signals.note_rejected.connect(_on_rejected, weak=False)
+    signals.note_needs_action.connect(_on_needs_action, weak=False)
+    _connected = True

@@ -1,0 +1,105 @@
+"""The persistent MCP client: typed errors, reconnect after the server dies, the fallback protocol."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from h0.errors import McpUnavailable, NotFound, PermissionDenied
+from h0.mcp.client import McpConnection, ServerCommand, ToolClient
+from h0.vault import AuditLog
+from tests.conftest import subprocess_env
+from tests.procs import kill_children
+
+
+@pytest.fixture
+def connection(vault_dir: Path):
+    env = subprocess_env(VAULT_PATH=str(vault_dir), LOG_LEVEL="ERROR")
+    conn = McpConnection(ServerCommand.h0("vault", "vault", env), call_timeout=10).start()
+    assert conn.wait_ready(20), conn.last_error
+    yield conn
+    conn.close()
+
+
+def wait_until(predicate, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_call_returns_the_structured_result(connection):
+    assert connection.call("health_check", {})["status"] == "ok"
+
+
+def test_a_typed_error_from_the_server_is_raised_as_that_error(connection):
+    with pytest.raises(NotFound):
+        connection.call("read_note", {"path": "Needs_Action/missing.md"})
+    with pytest.raises(PermissionDenied):
+        connection.call("read_note", {"path": "../../etc/passwd"})
+
+
+def test_when_the_server_dies_calls_fail_fast_then_the_session_comes_back(connection):
+    assert kill_children("mcp vault")
+    with pytest.raises(McpUnavailable):
+        for _ in range(50):  # the first call after the kill may still be in flight
+            connection.call("health_check", {})
+            time.sleep(0.02)
+    assert wait_until(lambda: _ok(connection)), connection.last_error
+    assert connection.connects >= 2
+
+
+def _ok(connection) -> bool:
+    try:
+        return connection.call("health_check", {}, timeout=2)["status"] == "ok"
+    except McpUnavailable:
+        return False
+
+
+def test_fallback_is_logged_then_used_when_the_server_is_down(connection, vault_dir: Path):
+    """US4-2: the vault MCP is unavailable → the local fallback runs and `mcp_fallback` is logged."""
+    audit = AuditLog(vault_dir / "Logs", "h0")
+    client = ToolClient(connection, audit)
+    connection.close()  # the server is gone for good
+    result = client.call_tool("health_check", {}, fallback=lambda: {"status": "local"})
+    assert result == {"status": "local"}
+    (record,) = list(audit.records(event="mcp_fallback"))
+    assert record["server"] == "vault" and record["tool"] == "health_check" and record["severity"] == "warning"
+
+
+def test_when_the_fallback_fails_too_it_escalates(connection, vault_dir: Path):
+    audit = AuditLog(vault_dir / "Logs", "h0")
+    client = ToolClient(connection, audit)
+    connection.close()
+
+    def broken():
+        raise OSError("disk on fire")
+
+    with pytest.raises(McpUnavailable):
+        client.call_tool("read_note", {"path": "Drafts/x.md"}, fallback=broken)
+    events = [r["event"] for r in audit.records()]
+    assert events == ["mcp_fallback", "mcp_escalation"]
+
+
+def test_a_typed_answer_is_not_an_outage_and_skips_the_fallback(connection, vault_dir: Path):
+    audit = AuditLog(vault_dir / "Logs", "h0")
+    client = ToolClient(connection, audit)
+    called = []
+    with pytest.raises(NotFound):
+        client.call_tool("read_note", {"path": "Drafts/none.md"}, fallback=lambda: called.append(1))
+    assert not called and list(audit.records()) == []
+
+
+def test_a_server_that_never_starts_is_unavailable_not_a_hang(tmp_path: Path):
+    conn = McpConnection(ServerCommand("broken", ("/bin/false",), {}), call_timeout=2).start()
+    try:
+        started = time.monotonic()
+        with pytest.raises(McpUnavailable):
+            conn.call("health_check", {})
+        assert time.monotonic() - started < 8
+    finally:
+        conn.close()
