@@ -1,12 +1,32 @@
-"""Triage: decide what H0 does with each email, by the vault's rules file."""
+"""Triage: decide what H0 does with each email — by the vault's rules file or an LLM.
+
+The triage handler builds one `Triager` per process and calls `triage()` from its worker
+threads:
+
+    triager = Triager.from_settings(settings, vault_root)
+    outcome = triager.triage(EmailInput.from_note(note.frontmatter, note.body))
+
+A Triager never raises for an email: a broken rules file, an unreachable model or a
+nonsensical answer all end in a decision (from the rules engine, `fallback=True`) plus the
+problem in `fallback_reason` / `warnings`. Only construction fails, with a ValueError a
+person can act on (an unknown LLM_PROVIDER, a missing key or model).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from h0.triage.default_rules import DEFAULT_RULES_TEXT, RULES_FILENAME
+from h0.triage.llm import DEFAULT_RETRY_AFTER_CAP, LLMTriage
 from h0.triage.models import DECISIONS, Decision, EmailInput, TriageDecision, TriageOutcome
+from h0.triage.providers import RULES, build_provider, canonical_name
 from h0.triage.rules import RulesEngine
 from h0.triage.rulesfile import ensure_rules_file, rules_path
 from h0.triage.safety import DRAFT_MARKER
+
+if TYPE_CHECKING:
+    from h0.config import Settings
 
 __all__ = [
     "DECISIONS",
@@ -18,6 +38,88 @@ __all__ = [
     "RulesEngine",
     "TriageDecision",
     "TriageOutcome",
+    "Triager",
     "ensure_rules_file",
     "rules_path",
 ]
+
+DEFAULT_TIMEOUT = 30.0  # seconds per LLM request; local models on a laptop can be slow
+
+
+class Triager:
+    """Decides what to do with an email. Thread-safe; build once, share across workers."""
+
+    def __init__(self, rules: RulesEngine, llm: LLMTriage | None = None) -> None:
+        self._rules = rules
+        self._llm = llm
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings | None = None,
+        vault_root: Path | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        invalid_retries: int = 2,
+        transient_retries: int = 2,
+        retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP,
+        backoff: float = 0.5,
+    ) -> Triager:
+        """Build from LLM_PROVIDER / LLM_MODEL / LLM_API_KEY / LLM_BASE_URL.
+
+        `vault_root` (default: settings.vault_path) holds `H0_Rules.md`, used by the rules
+        engine and as the LLM's fallback. Raises ValueError for an unknown provider (the
+        message lists the valid names) or settings that cannot work.
+        """
+        if settings is None:
+            from h0.config import load_settings
+
+            settings = load_settings()
+        name = canonical_name(settings.llm_provider)
+        rules = RulesEngine.for_vault(Path(vault_root) if vault_root is not None else settings.vault_path)
+        if name == RULES:
+            return cls(rules)
+        secret = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+        provider = build_provider(
+            name, model=settings.llm_model, api_key=secret, base_url=settings.llm_base_url, timeout=timeout
+        )
+        llm = LLMTriage(
+            provider,
+            rules,
+            secret=secret,
+            invalid_retries=invalid_retries,
+            transient_retries=transient_retries,
+            retry_after_cap=retry_after_cap,
+            backoff=backoff,
+        )
+        return cls(rules, llm)
+
+    @property
+    def provider_name(self) -> str:
+        """`rules`, or the canonical LLM provider name (`openai`, `anthropic`, `ollama`, …)."""
+        return self._llm.provider.name if self._llm else RULES
+
+    @property
+    def model_name(self) -> str | None:
+        return self._llm.provider.model if self._llm else None
+
+    @property
+    def rules(self) -> RulesEngine:
+        return self._rules
+
+    def triage(self, email: EmailInput) -> TriageOutcome:
+        """Decide; never raises for an email's content or a provider's failure."""
+        if self._llm is None:
+            return self._rules.triage(email)
+        return self._llm.triage(email)
+
+    def close(self) -> None:
+        """Release the LLM client's connections (no-op for rules)."""
+        if self._llm is not None:
+            self._llm.close()
+
+    def __enter__(self) -> Triager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

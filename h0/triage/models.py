@@ -124,6 +124,14 @@ class EmailInput(BaseModel):
     attachment_names: list[str] = Field(default_factory=list)
     message_id: str | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _named_attachments_exist(cls, data: Any) -> Any:
+        # A note that names attachments has them, whatever a hand-edited flag says.
+        if isinstance(data, dict) and data.get("attachment_names"):
+            data = {**data, "has_attachments": True}
+        return data
+
     @field_validator("sender", "subject", "body", mode="before")
     @classmethod
     def _as_text(cls, value: Any) -> str:
@@ -154,8 +162,6 @@ class EmailInput(BaseModel):
         belongs) are coerced, because notes may be written by hand.
         """
         data = {key: frontmatter.get(key) for key in _NOTE_KEYS if key in frontmatter}
-        if not data.get("has_attachments") and data.get("attachment_names"):
-            data["has_attachments"] = True
         return cls.model_validate({**data, "body": body})
 
     @property

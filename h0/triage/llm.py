@@ -1,0 +1,126 @@
+"""LLM triage: ask the model, validate its answer, retry within bounds, else fall back to rules.
+
+Two separate budgets: `invalid_retries` re-asks after an answer that fails validation
+(with the validation error in the conversation), `transient_retries` repeats a request
+that failed in transit (timeout, 429, 5xx). A refusal or a permanent error (401, 404, …)
+falls back at once: asking again would get the same answer. Whatever the model says,
+its decision passes the safety rule before anyone sees it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from loguru import logger
+
+from h0.triage import safety
+from h0.triage.models import EmailInput, TriageOutcome, one_line
+from h0.triage.prompt import SYSTEM_PROMPT, AnswerInvalid, correction_message, echo, email_message, new_nonce, parse_answer
+from h0.triage.providers import ChatProvider, ProviderError, Turn
+from h0.triage.rules import RulesEngine
+
+DEFAULT_INVALID_RETRIES = 2
+DEFAULT_TRANSIENT_RETRIES = 2
+DEFAULT_RETRY_AFTER_CAP = 5.0  # seconds; a server asking for longer is treated as unavailable
+DEFAULT_BACKOFF = 0.5  # seconds before the first transient retry; doubles each time
+
+
+class LLMTriage:
+    """Triage one email with a chat model; thread-safe (no per-call state is kept)."""
+
+    def __init__(
+        self,
+        provider: ChatProvider,
+        fallback: RulesEngine,
+        *,
+        secret: str | None = None,
+        invalid_retries: int = DEFAULT_INVALID_RETRIES,
+        transient_retries: int = DEFAULT_TRANSIENT_RETRIES,
+        retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP,
+        backoff: float = DEFAULT_BACKOFF,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.provider = provider
+        self.fallback = fallback
+        self._secret = secret or None
+        self.invalid_retries = invalid_retries
+        self.transient_retries = transient_retries
+        self.retry_after_cap = retry_after_cap
+        self.backoff = backoff
+        self._sleep = sleep
+
+    def triage(self, email: EmailInput) -> TriageOutcome:
+        started = time.perf_counter()
+        conversation: list[Turn] = [("user", email_message(email, new_nonce()))]
+        attempts = invalid = transient = 0
+        while True:
+            attempts += 1
+            try:
+                completion = self.provider.complete(SYSTEM_PROMPT, conversation)
+            except ProviderError as exc:
+                wait, reason = self._after_failure(exc, transient, attempts)
+                if wait is None:
+                    break
+                transient += 1
+                logger.info("Triage via {}: {}; retrying in {:.2f}s", self.provider.name, reason, wait)
+                self._sleep(wait)
+                continue
+            if completion.refusal:
+                reason = f"the model refused: {one_line(self._redact(completion.refusal), 160)}"
+                break
+            try:
+                decision = parse_answer(completion.text)
+            except AnswerInvalid as exc:
+                reason = f"invalid answer {invalid + 1} time(s): {one_line(self._redact(str(exc)), 240)}"
+                if invalid >= self.invalid_retries:
+                    break
+                invalid += 1
+                logger.info("Triage via {}: {}; asking again", self.provider.name, reason)
+                conversation += [("assistant", echo(completion.text)), ("user", correction_message(str(exc)))]
+                continue
+            decision, warning = safety.enforce(decision, email)
+            return TriageOutcome(
+                decision=decision,
+                provider=self.provider.name,
+                model=self.provider.model,
+                latency_ms=(time.perf_counter() - started) * 1000,
+                attempts=attempts,
+                warnings=[warning] if warning else [],
+            )
+        return self._fall_back(email, reason, attempts, started)
+
+    def _after_failure(self, exc: ProviderError, transient: int, attempts: int) -> tuple[float | None, str]:
+        """How long to wait before retrying (None: stop now) and the failure, in words."""
+        reason = one_line(self._redact(str(exc)), 240)
+        if not exc.transient:
+            return None, reason
+        if transient >= self.transient_retries:
+            return None, f"{reason} (gave up after {attempts} attempts)"
+        if exc.retry_after is not None:
+            if exc.retry_after > self.retry_after_cap:
+                return None, f"{reason} (asked to wait {exc.retry_after:.1f}s, over the {self.retry_after_cap:.1f}s cap)"
+            return exc.retry_after, reason
+        return min(self.backoff * (2**transient), self.retry_after_cap), reason
+
+    def _fall_back(self, email: EmailInput, reason: str, attempts: int, started: float) -> TriageOutcome:
+        logger.warning("Triage via {} fell back to the rules engine: {}", self.provider.name, reason)
+        decision, rule, warnings = self.fallback.decide(email)
+        return TriageOutcome(
+            decision=decision,
+            provider=self.provider.name,
+            model=self.provider.model,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            fallback=True,
+            fallback_reason=reason,
+            attempts=attempts,
+            rule=rule,
+            warnings=warnings,
+        )
+
+    def _redact(self, text: str) -> str:
+        # Some servers echo the key back in error messages ("Incorrect API key provided: sk-…").
+        return text.replace(self._secret, "***") if self._secret else text
+
+    def close(self) -> None:
+        self.provider.close()

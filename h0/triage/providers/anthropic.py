@@ -1,0 +1,42 @@
+"""Messages through the official `anthropic` SDK (base URL overridable, e.g. for a proxy)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from h0.triage.providers.base import NO_KEY, Completion, Turn, classify, import_sdk
+
+MAX_TOKENS = 2048  # the Messages API requires a cap; a triage answer with a draft fits easily
+
+
+class AnthropicProvider:
+    def __init__(self, *, name: str, model: str, base_url: str, api_key: str | None, timeout: float) -> None:
+        self._sdk = anthropic = import_sdk("anthropic", name)
+        self.name = name
+        self.model = model
+        # The SDK appends /v1/messages itself; accept a base URL written with /v1 too.
+        base = base_url.rstrip("/")
+        base = base[: -len("/v1")] if base.endswith("/v1") else base
+        # max_retries=0: the triage loop owns retries, so their number and timing are ours.
+        self._client = anthropic.Anthropic(api_key=api_key or NO_KEY, base_url=base, timeout=timeout, max_retries=0)
+
+    def complete(self, system: str, conversation: Sequence[Turn]) -> Completion:
+        try:
+            response = self._client.messages.create(
+                model=self.model,
+                max_tokens=MAX_TOKENS,
+                system=system,
+                messages=[{"role": role, "content": text} for role, text in conversation],
+            )
+        except Exception as exc:
+            raise classify(exc, self._sdk) from None
+        text = "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
+        if response.stop_reason == "refusal":
+            return Completion(text=text, refusal=text.strip() or "the model declined to answer")
+        return Completion(text=text)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __repr__(self) -> str:  # never the key
+        return f"AnthropicProvider(name={self.name!r}, model={self.model!r}, base_url={str(self._client.base_url)!r})"

@@ -1,0 +1,112 @@
+"""What every LLM provider gives the triage loop: one `complete` call and one error type.
+
+Both official SDKs (openai, anthropic) are generated from the same template, so their
+exceptions share a shape (APITimeoutError, APIConnectionError, APIStatusError with
+`status_code` and `response.headers`); `classify` maps either onto ProviderError, so the
+retry policy lives in one place (h0/triage/llm.py) and never sees an SDK type.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import importlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Literal, Protocol
+
+Role = Literal["user", "assistant"]
+Turn = tuple[Role, str]
+
+# Only a placeholder: local servers ignore the key, and the SDKs refuse to start without one.
+NO_KEY = "not-needed"
+
+# Statuses worth another try: timeouts, conflicts, rate limits, and the server's own failures.
+_TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """The model's answer text, or why it refused to give one."""
+
+    text: str
+    refusal: str | None = None
+
+
+class ProviderError(Exception):
+    """A failed request. `transient`: worth retrying; `retry_after`: seconds the server asked for."""
+
+    def __init__(
+        self, message: str, *, transient: bool, retry_after: float | None = None, status: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.transient = transient
+        self.retry_after = retry_after
+        self.status = status
+
+
+class ChatProvider(Protocol):
+    """A chat model behind an official SDK. Implementations must be safe to share across threads."""
+
+    name: str
+    model: str
+
+    def complete(self, system: str, conversation: Sequence[Turn]) -> Completion:
+        """Send the conversation; return the answer or raise ProviderError (never an SDK error)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def import_sdk(module: str, provider: str) -> ModuleType:
+    """Import an official SDK, or explain how to install it (the `llm` extra is optional)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ValueError(f"LLM_PROVIDER={provider} needs the {module} package: pip install 'h0[llm]'") from exc
+
+
+def classify(exc: Exception, sdk: ModuleType) -> ProviderError:
+    """Map an exception raised by `sdk` (the openai or anthropic module) onto ProviderError."""
+    if isinstance(exc, sdk.APITimeoutError):
+        return ProviderError("the request timed out", transient=True)
+    if isinstance(exc, sdk.APIConnectionError):
+        return ProviderError(f"could not connect: {exc}", transient=True)
+    if isinstance(exc, sdk.APIStatusError):
+        status = int(exc.status_code)
+        return ProviderError(
+            f"HTTP {status}: {_short(exc)}",
+            transient=status in _TRANSIENT_STATUSES or status >= 500,
+            retry_after=retry_after_seconds(exc.response.headers),
+            status=status,
+        )
+    return ProviderError(f"{type(exc).__name__}: {exc}", transient=False)
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """The wait a response asks for: `retry-after-ms`, or `retry-after` in seconds or as an HTTP date."""
+    try:
+        if headers.get("retry-after-ms"):
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value)
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=dt.UTC)
+            return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _short(exc: Exception) -> str:
+    # Prefer the API's own `error.message` over the SDK's "Error code: 429 - {whole body}".
+    body = getattr(exc, "body", None)
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    text = " ".join(str(message if isinstance(message, str) and message else exc).split())
+    return text if len(text) <= 300 else text[:299] + "…"
