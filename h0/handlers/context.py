@@ -163,12 +163,13 @@ class HandlerContext:
     state: HandlerState = field(default_factory=HandlerState)
     triager: Any = None
 
-    def report(self, path: str, code: str, version: str, message: str, severity: str = "error", **fields: Any) -> None:
+    def report(self, path: str, code: str, version: str, text: str, severity: str = "error", **fields: Any) -> None:
         """Log a problem with a note once per version of it (no log spam from retries)."""
         if self.state.first_report(path, code, version):
-            self.audit.write(code, severity, path=path, message=message, **fields)
+            fields.pop("message", None)
+            self.audit.write(code, severity, path=path, message=text, **fields)
             log = logger.error if severity == "error" else logger.warning
-            log("{}: {} — {}", path, code.replace("_", " "), message)
+            log("{}: {} — {}", path, code.replace("_", " "), text)
 
     def error_fields(self, error: H0Error) -> dict[str, Any]:
         return {"error": error.code, "message": error.message, "details": error.details or None}

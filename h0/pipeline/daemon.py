@@ -25,7 +25,8 @@ from h0.mcp.client import McpConnection, ServerCommand, ToolClient, settings_env
 from h0.pipeline import signals
 from h0.pipeline.lock import VaultLock
 from h0.pipeline.sweep import needs_triage, reconcile
-from h0.pipeline.watcher import STABILITY_SECONDS, TRIGGER_FOLDERS, VaultWatcher
+from h0.pipeline.settle import SettleTracker
+from h0.pipeline.watcher import TRIGGER_FOLDERS, VaultWatcher
 from h0.pipeline.wiring import connect_handlers
 from h0.pipeline.workqueue import Job, WorkQueue
 from h0.vault import AuditLog, Vault
@@ -66,6 +67,7 @@ class Daemon:
         self.triager = triager
         self.connections: dict[str, McpConnection] = {}
         self.ctx: HandlerContext | None = None
+        self.settle = SettleTracker()
         self.watcher = VaultWatcher(self.root, self._on_event, self._on_overflow)
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
@@ -136,6 +138,7 @@ class Daemon:
             self.sweep("inotify queue overflow")
         if now >= self._next_sweep:
             self.sweep("interval")
+            self.settle.forget_old()
         for index, (due, interval, task) in enumerate(self._periodic):
             if now >= due:
                 self._periodic[index] = (now + interval, interval, task)
@@ -168,6 +171,10 @@ class Daemon:
     # ------------------------------------------------------------------ events and sweep
 
     def _on_event(self, path: str, settled: bool, delay: float) -> None:
+        if settled:
+            self.settle.completed(path)
+        else:
+            self.settle.wrote(path)
         if not self.queue.put(path, delay=delay, settled=settled):
             self._overflowed.set()  # our own queue is full: the sweep will catch up
 
@@ -242,11 +249,9 @@ class Daemon:
         signal = _ROUTES.get(key)
         if signal is None:
             return None
-        absolute = self.root / job.path
-        if not job.settled:
-            wait = self._unsettled_for(absolute)
-            if wait > 0:
-                return wait
+        wait = self.settle.wait_for(job.path, self.root / job.path)
+        if wait > 0:
+            return wait  # still being written: look again shortly
         if key == folder_key(DRAFTS) and not self._draft_rejected(job.path):
             return None
         if key == folder_key(NEEDS_ACTION) and (self.triager is None or not self._untriaged(job.path)):
@@ -257,15 +262,6 @@ class Daemon:
             self._announce(job.path, outcome)
             return outcome.retry_in
         return None
-
-    @staticmethod
-    def _unsettled_for(absolute: Path) -> float:
-        """Seconds until a file known only from a create/modify hint counts as complete."""
-        try:
-            age = time.time() - absolute.stat().st_mtime
-        except OSError:
-            return 0.0  # gone: let the handler see that
-        return max(0.0, STABILITY_SECONDS - age)
 
     def _draft_rejected(self, path: str) -> bool:
         try:

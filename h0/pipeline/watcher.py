@@ -30,11 +30,11 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
+from h0.pipeline.settle import STABILITY_SECONDS
 from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key, nfc
 
 TRIGGER_FOLDERS = {folder_key(name): name for name in (APPROVED, NEEDS_ACTION, REJECTED, DRAFTS)}
-STABILITY_SECONDS = 0.5
 
 OnPath = Callable[[str, bool, float], None]  # (vault-relative path, settled, delay)
 

@@ -1,0 +1,157 @@
+"""Triage a `Needs_Action/` email note and apply the decision (ARCHITECTURE.md's state machine).
+
+    draft_reply → Drafts/REPLY_<name>.md (status: pending_approval); email: awaiting_approval
+    urgent      → the same, with priority: urgent
+    archive     → email to Done/ (status: done, decision: archive)
+    needs_info  → email stays, status: needs_info
+    delegate    → email stays, status: delegated, a delegation note appended to the body
+
+Only notes with `status: pending` (or none) are triaged, and every branch changes that
+status, so H0's own writes never trigger a second triage. The draft is written first and
+created only if absent: after a crash between "draft written" and "email updated", the
+next pass finds the draft and re-uses it instead of writing a second one (or overwriting
+the human's edits).
+"""
+
+from __future__ import annotations
+
+import re
+from email.utils import getaddresses, parseaddr
+from typing import Any
+
+from loguru import logger
+
+from h0.errors import Conflict, NotFound, ParseError
+from h0.handlers.context import HandlerContext, NoteView, Outcome
+from h0.handlers.drafts import CUTOFF
+from h0.vault.audit import note_timestamp
+from h0.vault.layout import DONE, DRAFTS
+
+TRIAGE_STATUSES = {"", "pending"}
+_RE_PREFIX = re.compile(r"^\s*((re|aw|sv|antw|r)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+
+
+def reply_subject(subject: str) -> str:
+    """'Re: ' + the subject, without doubling an existing Re:/AW:/SV: prefix."""
+    stripped = _RE_PREFIX.sub("", subject or "").strip()
+    return f"Re: {stripped}" if stripped else "Re: (no subject)"
+
+
+def reply_recipient(frontmatter: dict[str, Any]) -> str | None:
+    """Reply-To if the email had one, else From — the bare address."""
+    for field in ("reply_to", "from"):
+        value = frontmatter.get(field)
+        if isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        if isinstance(value, str) and value.strip():
+            addresses = [addr for _, addr in getaddresses([value]) if "@" in addr]
+            if addresses:
+                return addresses[0]
+            name, addr = parseaddr(value)
+            if "@" in addr:
+                return addr
+    return None
+
+
+def triage_email(path: str, ctx: HandlerContext) -> Outcome:
+    try:
+        note = ctx.notes.read(path)
+    except NotFound:
+        return Outcome("gone")
+    except ParseError as exc:
+        ctx.report(path, "read_error", "corrupt", exc.message, **ctx.error_fields(exc))
+        return Outcome("waiting", "corrupt frontmatter")
+    if str(note.frontmatter.get("status") or "").strip().lower() not in TRIAGE_STATUSES:
+        return Outcome("skipped", "already triaged")
+
+    from h0.triage import EmailInput
+
+    outcome = ctx.triager.triage(EmailInput.from_note(note.frontmatter, note.body))
+    decision = outcome.decision
+    record = {
+        "decision": decision.decision,
+        "confidence": round(float(decision.confidence), 3),
+        "reasoning": decision.reasoning,
+        "triaged_at": note_timestamp(),
+        "triaged_by": outcome.provider if not outcome.fallback else f"{outcome.provider} → rules (fallback)",
+    }
+    draft_path = None
+    done_path = None
+    if decision.decision in ("draft_reply", "urgent"):
+        draft_path = _write_draft(note, decision, ctx)
+        if draft_path is None:
+            ctx.notes.update(path, {**record, "status": "needs_info", "problem": "no address to reply to"})
+            record["decision"] = "needs_info"
+        else:
+            ctx.notes.update(path, {**record, "status": "awaiting_approval", "draft": draft_path})
+    elif decision.decision == "archive":
+        done_path = ctx.notes.move_to_folder(path, DONE)
+        ctx.notes.update(done_path, {**record, "status": "done"})
+    elif decision.decision == "delegate":
+        whom = decision.delegate_to or "someone else"
+        appended = note.body.rstrip("\n") + f"\n\n> [!note] H0: delegate to {whom}\n> {decision.reasoning}\n"
+        fresh = ctx.notes.read(path)
+        ctx.notes.write(
+            path, {**fresh.frontmatter, **record, "status": "delegated", "delegate_to": whom},
+            appended if fresh.hash == note.hash else fresh.body, if_match=fresh.hash,
+        )
+    else:
+        ctx.notes.update(path, {**record, "status": "needs_info"})
+
+    ctx.audit.write(
+        "triage_decision",
+        note=path,
+        decision=record["decision"],
+        confidence=record["confidence"],
+        reasoning=decision.reasoning,
+        provider=outcome.provider,
+        model=outcome.model,
+        latency_ms=round(outcome.latency_ms, 2),
+        fallback=outcome.fallback or None,
+        fallback_reason=outcome.fallback_reason,
+        rule=outcome.rule,
+        draft=draft_path,
+        warnings=outcome.warnings or None,
+    )
+    for warning in outcome.warnings:
+        logger.warning("{}: {}", path, warning)
+    where = f" → {draft_path}" if draft_path else (f" → {done_path}" if done_path else "")
+    logger.info("☐ triaged {}: {} ({:.0%}){}", path, record["decision"], record["confidence"], where)
+    data = {"decision": record["decision"], "confidence": record["confidence"], "draft_path": draft_path}
+    return Outcome("triaged", record["decision"], data=data)
+
+
+def _write_draft(note: NoteView, decision: Any, ctx: HandlerContext) -> str | None:
+    fm = note.frontmatter
+    to = reply_recipient(fm)
+    if to is None:
+        return None
+    name = note.path.rsplit("/", 1)[-1]
+    draft_path = f"{DRAFTS}/REPLY_{name}"
+    draft_fm: dict[str, Any] = {
+        "to": to,
+        "subject": reply_subject(str(fm.get("subject") or "")),
+        "status": "pending_approval",
+        "draft_id": f"REPLY_{name[:-3]}",
+        "source": note.path,
+    }
+    if fm.get("message_id"):
+        draft_fm["reply_to_message_id"] = str(fm["message_id"])
+    if fm.get("thread_id"):
+        draft_fm["thread_id"] = str(fm["thread_id"])
+    if decision.decision == "urgent":
+        draft_fm["priority"] = "urgent"
+    draft_fm["decision"] = decision.decision
+    draft_fm["confidence"] = round(float(decision.confidence), 3)
+    reply = (decision.reply_body or "").strip() or "[H0 draft — write your reply here before approving]"
+    link = name[:-3]  # by name: the link survives the email moving to Done/
+    body = (
+        f"{reply}\n\n{CUTOFF}\n"
+        f"Replying to [[{link}]] — H0's reasoning: {decision.reasoning}\n"
+        "Edit the text above, then move this note to Approved/ to send it, or to Rejected/ to drop it.\n"
+    )
+    try:
+        ctx.notes.write(draft_path, draft_fm, body, create_only=True)
+    except Conflict:
+        pass  # written by an earlier pass that crashed before updating the email: keep it
+    return draft_path

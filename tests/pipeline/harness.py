@@ -1,0 +1,72 @@
+"""Run the real pipeline in-process (real inotify, real MCP server processes) for tests."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from email import message_from_bytes, policy
+from pathlib import Path
+from typing import Any
+
+from h0.config import load_settings
+from h0.pipeline.daemon import Daemon
+from h0.vault import AuditLog, Vault
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = 20.0, interval: float = 0.02) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            return value
+        time.sleep(interval)
+
+
+def settings_for(vault_dir: Path, **overrides: Any):
+    base = {"vault_path": vault_dir, "mail_backend": "outbox", "retry_delay_ms": 200, "log_level": "WARNING"}
+    base.update(overrides)
+    return load_settings(**base)
+
+
+@contextmanager
+def running_daemon(vault_dir: Path, *, workers: int = 4, triager: Any = None, **overrides: Any) -> Iterator[Daemon]:
+    daemon = Daemon(settings_for(vault_dir, **overrides), workers=workers, triager=triager)
+    daemon.start()
+    stop = threading.Event()
+    loop = threading.Thread(target=daemon.run, args=(stop,), daemon=True)
+    loop.start()
+    try:
+        yield daemon
+    finally:
+        stop.set()
+        loop.join(5)
+        daemon.stop()
+
+
+def write_draft(vault_dir: Path, folder: str, name: str, *, to: str = "bob@example.com", subject: str = "Hello",
+                body: str = "Hi Bob,\n\nSee you soon.\n", **extra: Any) -> Path:
+    lines = ["---", f"to: {to}", f"subject: {subject!r}"] + [f"{k}: {v}" for k, v in extra.items()] + ["---", body]
+    path = vault_dir / folder / name
+    path.write_text("\n".join(lines))
+    return path
+
+
+def approve(vault_dir: Path, name: str) -> None:
+    """The human's act: move a draft from Drafts/ into Approved/ (an atomic rename, as Obsidian does)."""
+    (vault_dir / "Drafts" / name).rename(vault_dir / "Approved" / name)
+
+
+def outbox(vault_dir: Path) -> list[Any]:
+    return [message_from_bytes(p.read_bytes().replace(b"\r\n", b"\n"), policy=policy.default) for p in sorted((vault_dir / "Outbox").glob("*.eml"))]
+
+
+def events(vault_dir: Path, stream: str = "h0", event: str | None = None) -> list[dict[str, Any]]:
+    return list(AuditLog(vault_dir / "Logs", stream).records(event=event))
+
+
+def frontmatter(vault_dir: Path, rel: str) -> dict[str, Any]:
+    return Vault(vault_dir).read_note(rel).frontmatter

@@ -1,0 +1,193 @@
+"""The pipeline end to end on a real vault, real inotify and real MCP servers (outbox backend)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.pipeline.harness import (
+    approve,
+    events,
+    frontmatter,
+    outbox,
+    running_daemon,
+    wait_until,
+    write_draft,
+)
+from tests.procs import kill_children
+
+EMAIL = """---
+type: email
+status: awaiting_approval
+message_id: msg-1
+from: Dana <dana@example.com>
+subject: Review on Friday?
+---
+Can we move it?
+"""
+
+
+def test_given_an_approved_draft_then_it_is_sent_filed_and_logged(vault_dir: Path):
+    """US1-1/US1-2: the human moves a draft into Approved/ → sent, draft and source email in Done/."""
+    (vault_dir / "Needs_Action/EMAIL_msg-1.md").write_text(EMAIL)
+    write_draft(vault_dir, "Drafts", "reply.md", to="dana@example.com", subject="Re: Review on Friday?",
+                source="Needs_Action/EMAIL_msg-1.md", reply_to_message_id="msg-1", status="pending_approval")
+    with running_daemon(vault_dir):
+        approve(vault_dir, "reply.md")
+        assert wait_until(lambda: (vault_dir / "Done/reply.md").exists() and (vault_dir / "Done/EMAIL_msg-1.md").exists())
+    (message,) = outbox(vault_dir)
+    assert message["To"] == "dana@example.com" and message["Subject"] == "Re: Review on Friday?"
+    assert message.get_content().strip() == "Hi Bob,\n\nSee you soon."
+    done = frontmatter(vault_dir, "Done/reply.md")
+    assert done["status"] == "sent" and done["sent_at"] and done["gmail_message_id"]
+    assert message["Message-ID"] == done["rfc822_message_id"] == f"<h0.{done['idempotency_key']}@h0.local>"
+    assert frontmatter(vault_dir, "Done/EMAIL_msg-1.md")["status"] == "done"
+    assert not list((vault_dir / "Approved").glob("*.md"))
+    (sent,) = events(vault_dir, event="email_sent")
+    assert sent["path"] == "Approved/reply.md" and sent["to"] == ["dana@example.com"]
+    pre = events(vault_dir, "gmail_mcp", "pre_send_audit")
+    assert len(pre) == 1 and pre[0]["idempotency_key"] == done["idempotency_key"]
+
+
+def test_a_hand_written_note_with_just_to_subject_and_body_is_sent(vault_dir: Path):
+    with running_daemon(vault_dir):
+        (vault_dir / "Approved/mine.md").write_text("---\nto: amy@example.org\nsubject: Lunch\n---\nThursday?\n")
+        assert wait_until(lambda: (vault_dir / "Done/mine.md").exists())
+    assert [m["To"] for m in outbox(vault_dir)] == ["amy@example.org"]
+
+
+def test_what_follows_the_cutoff_line_is_not_sent(vault_dir: Path):
+    body = "The reply.\n\n%% h0: not sent below %%\nReplying to [[EMAIL_x]] — H0's private note.\n"
+    with running_daemon(vault_dir):
+        write_draft(vault_dir, "Approved", "c.md", body=body)
+        assert wait_until(lambda: (vault_dir / "Done/c.md").exists())
+    (message,) = outbox(vault_dir)
+    assert message.get_content().strip() == "The reply."
+
+
+@pytest.mark.parametrize("how", ["moved to Rejected/", "status: rejected in Drafts/", "status: rejected in Approved/"])
+def test_a_rejected_draft_is_filed_in_done_and_never_sent(vault_dir: Path, how: str):
+    """US1-4."""
+    with running_daemon(vault_dir):
+        if how == "moved to Rejected/":
+            write_draft(vault_dir, "Drafts", "r.md")
+            (vault_dir / "Drafts/r.md").rename(vault_dir / "Rejected/r.md")
+        elif how == "status: rejected in Drafts/":
+            write_draft(vault_dir, "Drafts", "r.md", status="pending_approval")
+            time.sleep(0.3)
+            write_draft(vault_dir, "Drafts", "r.md", status="rejected")
+        else:
+            write_draft(vault_dir, "Approved", "r.md", status="rejected")
+        assert wait_until(lambda: (vault_dir / "Done/r.md").exists())
+    fm = frontmatter(vault_dir, "Done/r.md")
+    assert fm["decision"] == "rejected" and fm["status"] == "rejected"
+    assert outbox(vault_dir) == [] and events(vault_dir, "gmail_mcp") == []
+    assert events(vault_dir, event="draft_rejected")
+
+
+def test_an_invalid_draft_stays_and_is_reported_once(vault_dir: Path):
+    with running_daemon(vault_dir, sweep_interval_seconds=0.3) as daemon:
+        (vault_dir / "Approved/bad.md").write_text("---\nsubject: no recipient\n---\nbody\n")
+        assert wait_until(lambda: events(vault_dir, event="invalid_draft"))
+        daemon.sweep("test")
+        time.sleep(1.0)  # several sweeps later
+    (record,) = events(vault_dir, event="invalid_draft")
+    assert "to" in record["message"] and record["path"] == "Approved/bad.md"
+    assert (vault_dir / "Approved/bad.md").exists() and outbox(vault_dir) == []
+
+
+def test_corrupt_frontmatter_in_approved_is_logged_once_and_does_not_stop_the_daemon(vault_dir: Path):
+    """Edge case: read_error logged, note left in place, no crash."""
+    with running_daemon(vault_dir, sweep_interval_seconds=0.3):
+        (vault_dir / "Approved/broken.md").write_text("---\nto: [unclosed\n---\nbody\n")
+        assert wait_until(lambda: events(vault_dir, event="read_error"))
+        time.sleep(0.8)
+        write_draft(vault_dir, "Approved", "fine.md")
+        assert wait_until(lambda: (vault_dir / "Done/fine.md").exists())
+    assert len(events(vault_dir, event="read_error")) == 1
+    assert (vault_dir / "Approved/broken.md").exists()
+
+
+def test_a_note_half_written_when_its_event_fires_is_sent_whole(vault_dir: Path):
+    full_body = "First half of the message.\n" + "Second half, written after a pause.\n"
+    with running_daemon(vault_dir):
+        with open(vault_dir / "Approved/slow.md", "w") as handle:
+            handle.write("---\nto: bob@example.com\nsubject: Slow writer\n---\nFirst half of the message.\n")
+            handle.flush()
+            time.sleep(1.5)  # longer than the stability window: only the missing close says "not done"
+            handle.write("Second half, written after a pause.\n")
+        assert wait_until(lambda: (vault_dir / "Done/slow.md").exists())
+    (message,) = outbox(vault_dir)
+    assert message.get_content() == full_body
+
+
+def test_a_duplicate_event_or_a_re_approved_sent_draft_never_sends_twice(vault_dir: Path):
+    with running_daemon(vault_dir) as daemon:
+        write_draft(vault_dir, "Approved", "once.md")
+        assert wait_until(lambda: (vault_dir / "Done/once.md").exists())
+        # The human drags the sent note back into Approved/: same content → same key → not resent.
+        shutil.copy(vault_dir / "Done/once.md", vault_dir / "Drafts/once.md")
+        text = (vault_dir / "Drafts/once.md").read_text()
+        (vault_dir / "Drafts/once.md").unlink()
+        write = vault_dir / "Approved/once.md"
+        write.write_text(text)
+        daemon.sweep("test")
+        assert wait_until(lambda: (vault_dir / "Done/once (2).md").exists())
+    assert len(outbox(vault_dir)) == 1
+    assert events(vault_dir, event="email_sent")[-1]["already_sent"] is True
+
+
+def test_when_the_mail_server_dies_sends_resume_after_it_is_restarted(vault_dir: Path):
+    """US4-3 / SC-003: the draft stays in Approved/, mcp_unavailable is logged, later sends succeed."""
+    with running_daemon(vault_dir, retry_delay_ms=100) as daemon:
+        write_draft(vault_dir, "Approved", "first.md")
+        assert wait_until(lambda: (vault_dir / "Done/first.md").exists())
+        assert kill_children("mcp gmail")
+        write_draft(vault_dir, "Approved", "second.md")
+        assert wait_until(lambda: (vault_dir / "Done/second.md").exists(), timeout=30)
+        assert daemon.connections["mail"].connects >= 2
+    assert len(outbox(vault_dir)) == 2
+
+
+def test_when_the_vault_server_dies_vault_work_falls_back_and_is_logged(vault_dir: Path):
+    """US4-2: mcp_fallback logged, processing continues."""
+    with running_daemon(vault_dir) as daemon:
+        daemon.connections["vault"].close()  # gone for good: every vault call needs the fallback
+        write_draft(vault_dir, "Approved", "fb.md")
+        assert wait_until(lambda: (vault_dir / "Done/fb.md").exists())
+    fallbacks = events(vault_dir, event="mcp_fallback")
+    assert fallbacks and {f["server"] for f in fallbacks} == {"vault"}
+    assert len(outbox(vault_dir)) == 1
+
+
+def test_the_vault_folder_deleted_and_recreated_under_a_running_daemon(vault_dir: Path, tmp_path: Path):
+    with running_daemon(vault_dir, sweep_interval_seconds=0.5):
+        shutil.rmtree(vault_dir)
+        time.sleep(0.6)
+        vault_dir.mkdir()
+        for name in ("Approved", "Drafts", "Done", "Logs", "Outbox"):
+            (vault_dir / name).mkdir()
+        write_draft(vault_dir, "Approved", "after.md")
+        assert wait_until(lambda: (vault_dir / "Done/after.md").exists(), timeout=30)
+    assert len(outbox(vault_dir)) == 1
+    assert events(vault_dir, event="watcher_restarted")
+
+
+def test_two_thousand_notes_moved_into_approved_at_once_none_lost(vault_dir: Path, tmp_path: Path):
+    """Another process moves 2,000 drafts in at once; every one is sent exactly once."""
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    for i in range(2000):
+        (staging / f"bulk-{i:04}.md").write_text(f"---\nto: user{i}@example.com\nsubject: Bulk {i}\n---\nMessage {i}\n")
+    with running_daemon(vault_dir, workers=4, sweep_interval_seconds=2, rate_limit_per_hour=5000,
+                        rate_limit_per_day=5000):
+        for path in staging.iterdir():
+            os.rename(path, vault_dir / "Approved" / path.name)
+        assert wait_until(lambda: len(list((vault_dir / "Done").glob("bulk-*.md"))) == 2000, timeout=240, interval=0.5)
+    assert len(list((vault_dir / "Outbox").glob("*.eml"))) == 2000
+    assert not list((vault_dir / "Approved").glob("*.md"))
+    assert len({e["idempotency_key"] for e in events(vault_dir, event="email_sent")}) == 2000
