@@ -13,12 +13,14 @@ again after a backoff. Only the mail server can send; it has no fallback.
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 
 from loguru import logger
 
 from h0.errors import (
     AuthRequired,
+    Conflict,
     H0Error,
     InvalidRequest,
     McpUnavailable,
@@ -98,30 +100,40 @@ def _domain(ctx: HandlerContext) -> str:
 
 def _file_sent_draft(path: str, note: NoteView, draft: DraftMessage, result: dict, ctx: HandlerContext) -> str:
     """Move the sent draft to Done/ with its send record; move its source email too."""
-    edited = False
-    try:
-        edited = ctx.notes.read(path).hash != note.hash
-    except (NotFound, ParseError):
-        pass
     done_path = ctx.notes.move_to_folder(path, DONE)
     record = {
         "status": "sent",
-        "sent_at": result.get("sent_at") or note_timestamp(),
+        "sent_at": _note_time(result.get("sent_at")),
         "gmail_message_id": result.get("message_id"),
         "thread_id": result.get("thread_id") or draft.thread_id,
         "rfc822_message_id": result.get("rfc822_message_id"),
         "idempotency_key": draft.key,
     }
-    if edited:
+    filed = ctx.notes.read(done_path)
+    if filed.hash != note.hash:
         # The human saved while the message was going out: what was sent is the version
         # read before the send; say so rather than pretend the note is what went out.
         record["edited_during_send"] = True
         record["sent_version_hash"] = note.hash
         ctx.audit.write("draft_edited_during_send", "warning", path=path, done_path=done_path, sent_version_hash=note.hash)
         logger.warning("{} was edited while being sent; the version read before sending went out", path)
-    ctx.notes.update(done_path, {k: v for k, v in record.items() if v is not None})
+    changes = {k: v for k, v in record.items() if v is not None}
+    try:
+        ctx.notes.write(done_path, {**filed.frontmatter, **changes}, filed.body, if_match=filed.hash)
+    except Conflict:
+        ctx.notes.update(done_path, changes)
     _file_source(note, done_path, ctx)
     return done_path
+
+
+def _note_time(value: object) -> str:
+    """The provider's send time, to the second (so it is a YAML timestamp), or now."""
+    if isinstance(value, str):
+        try:
+            return note_timestamp(dt.datetime.fromisoformat(value.replace("Z", "+00:00")))
+        except ValueError:
+            pass
+    return note_timestamp()
 
 
 def _file_source(note: NoteView, done_path: str, ctx: HandlerContext) -> None:
