@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from email.utils import parseaddr
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -164,13 +165,18 @@ class EmailInput(BaseModel):
         data = {key: frontmatter.get(key) for key in _NOTE_KEYS if key in frontmatter}
         return cls.model_validate({**data, "body": body})
 
+    @cached_property
+    def _parsed_sender(self) -> tuple[str, str]:
+        # parseaddr is slow next to the rules themselves; parse once per email.
+        return parseaddr(self.sender)
+
     @property
     def sender_name(self) -> str:
-        return parseaddr(self.sender)[0].strip()
+        return self._parsed_sender[0].strip()
 
     @property
     def sender_address(self) -> str:
-        address = parseaddr(self.sender)[1].strip().lower()
+        address = self._parsed_sender[1].strip().lower()
         return address if "@" in address else self.sender.strip().lower()
 
     @property

@@ -82,12 +82,12 @@ def _find(matcher: Matcher, view: _View) -> str | None:
         for needle in matcher.needles:
             if needle in lowered:
                 return needle
-    if matcher.regexes:
-        text = view.raw(matcher.field)
-        for regex in matcher.regexes:
-            found = regex.search(text)
-            if found:
-                return found.group(0)
+    if matcher.patterns:
+        raw, lowered = view.raw(matcher.field), view.low(matcher.field)
+        for pattern in matcher.patterns:
+            found = pattern.search(raw, lowered)
+            if found is not None:
+                return found
     return None
 
 

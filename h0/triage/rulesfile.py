@@ -20,13 +20,15 @@ from ruamel.yaml import YAML
 from h0.errors import ParseError
 from h0.triage.default_rules import DEFAULT_RULES_TEXT, RULES_FILENAME
 from h0.triage.models import Decision
+from h0.triage.textmatch import Pattern, compile_pattern
 from h0.vault import frontmatter
 from h0.vault.fsio import rename_noreplace
 
-# Bodies are scanned up to this many characters: the head holds what a person wrote, the
-# tail holds bulk-mail footers ("unsubscribe"). The middle of a huge body rarely decides.
-BODY_HEAD_CHARS = 48_000
-BODY_TAIL_CHARS = 16_000
+# Bodies are scanned up to this many characters: the head holds what a person wrote (a few
+# screens), the tail holds bulk-mail footers ("unsubscribe"). The middle of a huge body
+# (pasted logs, quoted threads) never decides, and scanning it would cost milliseconds.
+BODY_HEAD_CHARS = 16_000
+BODY_TAIL_CHARS = 4_000
 
 FIELDS = ("sender", "sender_domain", "subject", "body", "text", "recipients", "label", "attachment")
 Field_ = Literal["sender", "sender_domain", "subject", "body", "text", "recipients", "label", "attachment"]
@@ -62,7 +64,7 @@ class Matcher:
 
     field: str
     needles: tuple[str, ...]
-    regexes: tuple[re.Pattern[str], ...]
+    patterns: tuple[Pattern, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,19 +179,19 @@ def _compile(spec: RuleSpec) -> Rule:
 
 def _matcher(field: str, patterns: str | list[str]) -> Matcher:
     needles: list[str] = []
-    regexes: list[re.Pattern[str]] = []
+    regexes: list[Pattern] = []
     for pattern in [patterns] if isinstance(patterns, str) else patterns:
         if not isinstance(pattern, str) or not pattern:
             raise ValueError(f"{field}: patterns must be non-empty text, got {pattern!r}")
         if len(pattern) > 2 and pattern.startswith("/") and pattern.endswith("/"):
             try:
-                regexes.append(re.compile(pattern[1:-1], re.IGNORECASE))
+                regexes.append(compile_pattern(pattern[1:-1]))
             except re.error as exc:
                 raise ValueError(f"{field}: invalid regular expression {pattern!r}: {exc}") from None
         elif field == "sender_domain":
             # A domain also covers its subdomains, and never a mere substring ("ail.com").
             domain = pattern.strip().lstrip("@").lower()
-            regexes.append(re.compile(r"(?:^|(?<=\.))" + re.escape(domain) + r"\Z", re.IGNORECASE))
+            regexes.append(compile_pattern(r"(?:^|(?<=\.))" + re.escape(domain) + "$"))
         else:
             needles.append(pattern.lower())
     return Matcher(field, tuple(needles), tuple(regexes))

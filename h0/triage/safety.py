@@ -9,13 +9,14 @@ costs the human one glance, a missed invoice or subpoena costs far more.
 from __future__ import annotations
 
 import re
+import string
 
-from h0.triage.models import EmailInput, TriageDecision, one_line
+from h0.triage.models import EmailInput, TriageDecision
 
 # Financial or legal mail says so up front (subject, first paragraphs, attachment names).
 # Scanning whole bodies would catch the addresses and legal boilerplate in every bulk-mail
 # footer ("1 Bank Street", "tax-deductible") and keep every newsletter out of the archive.
-BODY_SCAN_CHARS = 8_000
+BODY_SCAN_CHARS = 4_000
 
 _WORD_TERMS = (
     # money
@@ -36,14 +37,15 @@ _WORD_TERMS = (
 # CJK has no spaces, so a word boundary would never match inside a sentence.
 _CJK_TERMS = ("請求書", "請求", "発票", "发票", "付款", "振込", "支払", "契約", "合同", "訴訟", "弁護士", "律师")
 
-_FINANCIAL_LEGAL = re.compile(
-    r"(?<![\w-])(?:" + "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in _WORD_TERMS) + r")(?![\w-])"
-    + "|" + "|".join(_CJK_TERMS),
-    re.IGNORECASE,
-)
-# A cheap prefilter: most mail contains none of these stems, and `in` on lowered text is
-# far faster than running the big alternation regex.
-_STEMS = tuple(sorted({t.split()[0] for t in _WORD_TERMS} | set(_CJK_TERMS)))
+
+# Word lookup, not one big regex: the terms start with most letters of the alphabet, so a
+# regex would try a match at nearly every position (~0.5 ms per 4 KB); splitting the lowered
+# text into a set of words and intersecting is ~4x cheaper. Hyphens split too, so
+# "e-invoice" still shows "invoice" and "non-disclosure" is the phrase "non disclosure".
+_SEPARATORS = str.maketrans({c: " " for c in string.punctuation + "“”‘’«»„‚–—…·•、。，：；！？（）【】「」"})
+_ORDERED = tuple(" ".join(t.replace("-", " ").split()) for t in _WORD_TERMS)
+_SINGLE_WORDS = frozenset(t for t in _ORDERED if " " not in t)
+_PHRASE_STARTS = frozenset(t.split()[0] for t in _ORDERED if " " in t)
 
 _URGENT = re.compile(
     r"\b(?:urgent|urgently|asap|a\.s\.a\.p\.|immediately|right away|time[- ]sensitive|"
@@ -62,20 +64,23 @@ DEFAULT_REPLY = (
 )
 
 
-def _scan_text(email: EmailInput) -> str:
-    return "\n".join(
-        (email.subject, email.sender, " ".join(email.attachment_names), email.body[:BODY_SCAN_CHARS])
-    )
-
-
 def financial_or_legal(email: EmailInput) -> str | None:
-    """The first financial/legal term found in the email, or None."""
-    text = _scan_text(email)
-    lowered = text.lower()
-    if not any(stem in lowered for stem in _STEMS):
-        return None
-    match = _FINANCIAL_LEGAL.search(text)
-    return one_line(match.group(0), 40) if match else None
+    """The first financial/legal term (in _WORD_TERMS order, so always the same one), or None."""
+    text = "\n".join(
+        (email.subject, email.sender, " ".join(email.attachment_names), email.body[:BODY_SCAN_CHARS])
+    ).lower()
+    words = text.translate(_SEPARATORS).split()
+    present = _SINGLE_WORDS.intersection(words)
+    phrases = None
+    if not _PHRASE_STARTS.isdisjoint(words):
+        phrases = f" {' '.join(words)} "
+    if present or phrases:
+        for term in _ORDERED:
+            if term in present or (phrases and " " in term and f" {term} " in phrases):
+                return term
+    if not text.isascii():  # O(1) in CPython: skip the CJK search for ASCII mail
+        return next((term for term in _CJK_TERMS if term in text), None)
+    return None
 
 
 def looks_urgent(email: EmailInput) -> bool:
