@@ -17,6 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loguru import logger
+
 from h0.triage.default_rules import DEFAULT_RULES_TEXT, RULES_FILENAME
 from h0.triage.llm import DEFAULT_RETRY_AFTER_CAP, LLMTriage
 from h0.triage.models import DECISIONS, Decision, EmailInput, TriageDecision, TriageOutcome
@@ -111,7 +113,21 @@ class Triager:
         """Decide; never raises for an email's content or a provider's failure."""
         if self._llm is None:
             return self._rules.triage(email)
-        return self._llm.triage(email)
+        try:
+            return self._llm.triage(email)
+        except Exception as exc:  # a bug must not stop a worker thread: rules still decide
+            logger.opt(exception=exc).error(
+                "Triage via {} failed unexpectedly; the rules engine decides", self.provider_name
+            )
+            outcome = self._rules.triage(email)
+            return outcome.model_copy(
+                update={
+                    "provider": self.provider_name,
+                    "model": self.model_name,
+                    "fallback": True,
+                    "fallback_reason": f"internal error: {type(exc).__name__}",
+                }
+            )
 
     def close(self) -> None:
         """Release the LLM client's connections (no-op for rules)."""

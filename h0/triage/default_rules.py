@@ -66,7 +66,8 @@ rules:
   - name: Automated senders
     when:
       sender:
-        - '/\b(no-?reply|do-?not-?reply|donotreply|mailer-daemon|postmaster|bounces?|notifications?|newsletters?|news|marketing|promotions?|updates?)@/'
+        - '/\b(no-?reply|do-?not-?reply|donotreply|mailer-daemon|postmaster|bounces?)@/'
+        - '/\b(notifications?|newsletters?|news|marketing|promotions?|updates?)@/'
       label: [CATEGORY_PROMOTIONS, CATEGORY_SOCIAL, CATEGORY_FORUMS]
     decision: archive
     confidence: 0.9

@@ -11,12 +11,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from loguru import logger
 
 from h0.triage import safety
-from h0.triage.models import EmailInput, TriageOutcome, one_line
-from h0.triage.prompt import SYSTEM_PROMPT, AnswerInvalid, correction_message, echo, email_message, new_nonce, parse_answer
+from h0.triage.models import EmailInput, TriageDecision, TriageOutcome, one_line
+from h0.triage.prompt import (
+    SYSTEM_PROMPT,
+    AnswerInvalid,
+    correction_message,
+    echo,
+    email_message,
+    new_nonce,
+    parse_answer,
+)
 from h0.triage.providers import ChatProvider, ProviderError, Turn
 from h0.triage.rules import RulesEngine
 
@@ -80,15 +89,22 @@ class LLMTriage:
                 conversation += [("assistant", echo(completion.text)), ("user", correction_message(str(exc)))]
                 continue
             decision, warning = safety.enforce(decision, email)
-            return TriageOutcome(
-                decision=decision,
-                provider=self.provider.name,
-                model=self.provider.model,
-                latency_ms=(time.perf_counter() - started) * 1000,
-                attempts=attempts,
-                warnings=[warning] if warning else [],
-            )
-        return self._fall_back(email, reason, attempts, started)
+            return self._outcome(decision, started, attempts, warnings=[warning] if warning else [])
+        logger.warning("Triage via {} fell back to the rules engine: {}", self.provider.name, reason)
+        decision, rule, warnings = self.fallback.decide(email)
+        return self._outcome(
+            decision, started, attempts, fallback=True, fallback_reason=reason, rule=rule, warnings=warnings
+        )
+
+    def _outcome(self, decision: TriageDecision, started: float, attempts: int, **details: Any) -> TriageOutcome:
+        return TriageOutcome(
+            decision=decision,
+            provider=self.provider.name,
+            model=self.provider.model,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            attempts=attempts,
+            **details,
+        )
 
     def _after_failure(self, exc: ProviderError, transient: int, attempts: int) -> tuple[float | None, str]:
         """How long to wait before retrying (None: stop now) and the failure, in words."""
@@ -99,24 +115,12 @@ class LLMTriage:
             return None, f"{reason} (gave up after {attempts} attempts)"
         if exc.retry_after is not None:
             if exc.retry_after > self.retry_after_cap:
-                return None, f"{reason} (asked to wait {exc.retry_after:.1f}s, over the {self.retry_after_cap:.1f}s cap)"
+                return (
+                    None,
+                    f"{reason} (asked to wait {exc.retry_after:.1f}s, over the {self.retry_after_cap:.1f}s cap)",
+                )
             return exc.retry_after, reason
         return min(self.backoff * (2**transient), self.retry_after_cap), reason
-
-    def _fall_back(self, email: EmailInput, reason: str, attempts: int, started: float) -> TriageOutcome:
-        logger.warning("Triage via {} fell back to the rules engine: {}", self.provider.name, reason)
-        decision, rule, warnings = self.fallback.decide(email)
-        return TriageOutcome(
-            decision=decision,
-            provider=self.provider.name,
-            model=self.provider.model,
-            latency_ms=(time.perf_counter() - started) * 1000,
-            fallback=True,
-            fallback_reason=reason,
-            attempts=attempts,
-            rule=rule,
-            warnings=warnings,
-        )
 
     def _redact(self, text: str) -> str:
         # Some servers echo the key back in error messages ("Incorrect API key provided: sk-…").

@@ -116,6 +116,8 @@ def _json_object(text: str) -> dict[str, Any]:
         candidate = fenced.group(1)
     try:
         data = json.loads(candidate)
+    except RecursionError:
+        raise AnswerInvalid("the answer nests too deeply; reply with one flat JSON object.") from None
     except json.JSONDecodeError:
         # Tolerate prose around one object ("Here is the JSON: {...}"), nothing more.
         start, end = candidate.find("{"), candidate.rfind("}")
@@ -123,6 +125,8 @@ def _json_object(text: str) -> dict[str, Any]:
             raise AnswerInvalid("the answer is not JSON; reply with one JSON object.") from None
         try:
             data = json.loads(candidate[start : end + 1])
+        except RecursionError:
+            raise AnswerInvalid("the answer nests too deeply; reply with one flat JSON object.") from None
         except json.JSONDecodeError as exc:
             raise AnswerInvalid(f"the answer is not valid JSON ({exc.msg} at char {exc.pos}).") from None
     if not isinstance(data, dict):
@@ -138,4 +142,3 @@ def _describe(err: dict[str, Any]) -> str:
     given = err.get("input")
     shown = "" if isinstance(given, dict) else f" (got {json.dumps(given, default=str)[:80]})"
     return f"{where}: {message}{shown}" if where else f"{message}{shown}"
-

@@ -18,6 +18,7 @@ from h0.triage.models import EmailInput, TriageDecision
 # footer ("1 Bank Street", "tax-deductible") and keep every newsletter out of the archive.
 BODY_SCAN_CHARS = 4_000
 
+# fmt: off
 _WORD_TERMS = (
     # money
     "invoice", "invoices", "invoiced", "invoicing", "payment", "payments", "wire transfer",
@@ -34,6 +35,7 @@ _WORD_TERMS = (
     "rechnung", "mahnung", "zahlung", "überweisung", "factura", "facture", "fattura",
     "paiement", "pago", "abogado", "avocat", "anwalt",
 )
+# fmt: on
 # CJK has no spaces, so a word boundary would never match inside a sentence.
 _CJK_TERMS = ("請求書", "請求", "発票", "发票", "付款", "振込", "支払", "契約", "合同", "訴訟", "弁護士", "律师")
 
@@ -105,7 +107,9 @@ def enforce(decision: TriageDecision, email: EmailInput) -> tuple[TriageDecision
         return decision, None
     urgent = looks_urgent(email)
     new = "urgent" if urgent else "needs_info"
-    warning = f"'archive' overridden to '{new}': the mail looks financial or legal ('{term}') and is never auto-archived"
+    warning = (
+        f"'archive' overridden to '{new}': the mail looks financial or legal ('{term}') and is never auto-archived"
+    )
     changed = TriageDecision(
         decision=new,
         confidence=max(decision.confidence, 0.9),

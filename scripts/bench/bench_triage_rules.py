@@ -61,8 +61,16 @@ def make_note(rng: random.Random, i: int) -> tuple[dict[str, Any], str]:
     )[0]
     person = rng.choice(["Dana Rivera", "Sam Lee", "Maria Chen", "Omar Haddad", "Kim Park"])
     address = person.lower().replace(" ", ".") + "@example.com"
-    fm: dict[str, Any] = {"type": "email", "status": "pending", "message_id": f"m{i}", "to": "you@example.com",
-                          "cc": [], "labels": ["INBOX", "UNREAD"], "has_attachments": False, "attachment_names": []}
+    fm: dict[str, Any] = {
+        "type": "email",
+        "status": "pending",
+        "message_id": f"m{i}",
+        "to": "you@example.com",
+        "cc": [],
+        "labels": ["INBOX", "UNREAD"],
+        "has_attachments": False,
+        "attachment_names": [],
+    }
     if kind == "question":
         fm.update({"from": f"{person} <{address}>", "subject": f"Quick question about the {rng.choice(WORDS)}"})
         body = f"Hi,\n\n{prose(rng, rng.randint(40, 300))}\n\nCould you take a look by Thursday?\n\nThanks,\n{person}"
@@ -73,25 +81,48 @@ def make_note(rng: random.Random, i: int) -> tuple[dict[str, Any], str]:
         fm.update({"from": f"{person} <{address}>", "subject": f"Need the {rng.choice(WORDS)} ASAP"})
         body = prose(rng, rng.randint(30, 150))
     elif kind == "notification":
-        fm.update({"from": rng.choice(["GitHub <notifications@github.com>", "Google <no-reply@accounts.google.com>",
-                                       "Jira <jira@corp.atlassian.net>"]),
-                   "subject": f"[{rng.choice(WORDS)}] {prose(rng, 8)}"})
+        fm.update(
+            {
+                "from": rng.choice(
+                    [
+                        "GitHub <notifications@github.com>",
+                        "Google <no-reply@accounts.google.com>",
+                        "Jira <jira@corp.atlassian.net>",
+                    ]
+                ),
+                "subject": f"[{rng.choice(WORDS)}] {prose(rng, 8)}",
+            }
+        )
         body = prose(rng, rng.randint(30, 120))
     elif kind == "newsletter":
-        fm.update({"from": f"The {rng.choice(WORDS).title()} Weekly <hello@news{rng.randint(1, 40)}.example>",
-                   "subject": f"Issue #{rng.randint(1, 400)}: {prose(rng, 6)}"})
+        fm.update(
+            {
+                "from": f"The {rng.choice(WORDS).title()} Weekly <hello@news{rng.randint(1, 40)}.example>",
+                "subject": f"Issue #{rng.randint(1, 400)}: {prose(rng, 6)}",
+            }
+        )
         paragraphs = "".join(f"<p>{prose(rng, rng.randint(60, 200))}</p>\n" for _ in range(rng.randint(5, 40)))
         body = f"<html><body>{paragraphs}{FOOTER}</body></html>"
     elif kind == "invoice":
-        fm.update({"from": "Acme Billing <no-reply@billing.acme.example>", "subject": f"Your invoice INV-{i}",
-                   "has_attachments": True, "attachment_names": [f"INV-{i}.pdf"]})
+        fm.update(
+            {
+                "from": "Acme Billing <no-reply@billing.acme.example>",
+                "subject": f"Your invoice INV-{i}",
+                "has_attachments": True,
+                "attachment_names": [f"INV-{i}.pdf"],
+            }
+        )
         body = f"Your invoice for {rng.choice(WORDS)} is attached.{FOOTER}"
     elif kind == "legal":
         fm.update({"from": "Privacy Desk <notifications@privacy.example>", "subject": "Data subject access request"})
         body = "A GDPR request was received for your organisation. " + prose(rng, 80)
     elif kind == "non_ascii":
-        fm.update({"from": "Jürgen Müller <juergen@beispiel.de>",
-                   "subject": rng.choice(["Frage zum Termin?", "Grüße aus München", "請求書の送付について"])})
+        fm.update(
+            {
+                "from": "Jürgen Müller <juergen@beispiel.de>",
+                "subject": rng.choice(["Frage zum Termin?", "Grüße aus München", "請求書の送付について"]),
+            }
+        )
         body = "Hallo, " + prose(rng, rng.randint(20, 200))
     else:  # huge
         fm.update({"from": f"{person} <{address}>", "subject": "Full logs attached"})
@@ -155,8 +186,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"p99 {run['p99_us']:7.1f} µs  max {run['max_us']:8.1f} µs"
             )
     median = statistics.median(r["triage_per_s"] for r in runs)
-    print(f"\n{args.emails:,} emails (mean body {mean_kb:.1f} KB), {platform.python_implementation()} "
-          f"{platform.python_version()}, one thread")
+    print(
+        f"\n{args.emails:,} emails (mean body {mean_kb:.1f} KB), {platform.python_implementation()} "
+        f"{platform.python_version()}, one thread"
+    )
     print(f"median: {median:,.0f} emails/s — decisions: {runs[-1]['decisions']}")
     if args.json:
         args.json.write_text(json.dumps({"runs": runs, "median_per_s": median, "mean_body_kb": mean_kb}, indent=2))

@@ -18,7 +18,7 @@ import pytest
 from loguru import logger
 
 from h0.config import load_settings
-from h0.triage import EmailInput, Triager, TriageDecision
+from h0.triage import EmailInput, TriageDecision, Triager
 from tests.triage.fake_llm import (
     ANTHROPIC_PATH,
     OPENAI_PATH,

@@ -28,7 +28,9 @@ def test_given_an_ingested_note_then_every_field_is_read() -> None:
 
     assert email.sender == "Dana Rivera <Dana.Rivera@Example.com>"
     assert (email.sender_name, email.sender_address, email.sender_domain) == (
-        "Dana Rivera", "dana.rivera@example.com", "example.com",
+        "Dana Rivera",
+        "dana.rivera@example.com",
+        "example.com",
     )
     assert email.to == ["you@example.com"] and email.cc == ["a@example.com", "b@example.com"]
     assert (email.subject, email.body, email.message_id) == ("Hi", "Body text", "18c2f")
@@ -37,8 +39,15 @@ def test_given_an_ingested_note_then_every_field_is_read() -> None:
 
 def test_given_a_hand_written_note_with_odd_values_then_they_are_coerced_not_refused() -> None:
     email = EmailInput.from_note(
-        {"subject": 2024, "cc": None, "labels": "INBOX", "has_attachments": "false", "attachment_names": ["a.pdf"],
-         "message_id": 123, "received": None},
+        {
+            "subject": 2024,
+            "cc": None,
+            "labels": "INBOX",
+            "has_attachments": "false",
+            "attachment_names": ["a.pdf"],
+            "message_id": 123,
+            "received": None,
+        },
         "",
     )
     assert email.subject == "2024" and email.cc == [] and email.labels == ["INBOX"]
@@ -49,8 +58,14 @@ def test_given_a_hand_written_note_with_odd_values_then_they_are_coerced_not_ref
 
 def test_given_model_style_decisions_then_they_normalise_to_the_five() -> None:
     decision = TriageDecision.model_validate(
-        {"decision": "Needs-Info", "confidence": "0.4", "reasoning": "line one\nline two\r\n  three",
-         "reply_body": "stray", "delegate_to": "stray", "unknown": "ignored"}
+        {
+            "decision": "Needs-Info",
+            "confidence": "0.4",
+            "reasoning": "line one\nline two\r\n  three",
+            "reply_body": "stray",
+            "delegate_to": "stray",
+            "unknown": "ignored",
+        }
     )
     assert decision.decision == "needs_info" and decision.confidence == 0.4
     assert decision.reasoning == "line one line two three"
@@ -78,7 +93,9 @@ def test_given_long_text_then_it_is_bounded() -> None:
         decision="draft_reply", confidence=1, reasoning="word " * 200, reply_body="x\x00y\x1b" + "z" * 30_000
     )
     assert len(decision.reasoning) <= 300 and decision.reasoning.endswith("…")
-    assert decision.reply_body is not None and decision.reply_body.startswith("xyz") and len(decision.reply_body) < 20_100
+    assert (
+        decision.reply_body is not None and decision.reply_body.startswith("xyz") and len(decision.reply_body) < 20_100
+    )
 
 
 @pytest.mark.parametrize(
@@ -95,7 +112,12 @@ def test_given_a_json_answer_in_common_wrappings_then_it_parses(text: str) -> No
 
 @pytest.mark.parametrize(
     ("text", "complaint"),
-    [("", "empty"), ("I would archive it.", "not JSON"), ('["archive"]', "JSON object"), ("{decision: x}", "not valid")],
+    [
+        ("", "empty"),
+        ("I would archive it.", "not JSON"),
+        ('["archive"]', "JSON object"),
+        ("{decision: x}", "not valid"),
+    ],
 )
 def test_given_a_non_answer_then_the_complaint_says_what_is_wrong(text: str, complaint: str) -> None:
     with pytest.raises(AnswerInvalid, match=complaint):

@@ -63,7 +63,11 @@ def problems() -> list[str]:
 def test_the_shipped_vault_file_is_exactly_the_built_in_defaults() -> None:
     assert (BUNDLED_VAULT / RULES_FILENAME).read_text(encoding="utf-8") == DEFAULT_RULES_TEXT
     assert [r.name for r in builtin_rules().rules] == [
-        "Automated senders", "Newsletters and marketing", "Urgent requests", "Direct questions", "Everything else",
+        "Automated senders",
+        "Newsletters and marketing",
+        "Urgent requests",
+        "Direct questions",
+        "Everything else",
     ]
 
 
@@ -138,7 +142,9 @@ def test_given_a_missing_file_then_defaults_apply_and_it_is_reported(vault_dir: 
     assert len(problems) == 1
 
 
-def test_given_a_broken_file_then_the_problem_is_logged_once_not_per_email(vault_dir: Path, problems: list[str]) -> None:
+def test_given_a_broken_file_then_the_problem_is_logged_once_not_per_email(
+    vault_dir: Path, problems: list[str]
+) -> None:
     write(vault_dir / RULES_FILENAME, rules_note("rules: [\n"))
     engine = RulesEngine.for_vault(vault_dir)
     for _ in range(50):
@@ -207,7 +213,9 @@ rules:
     assert rule_for(**{"from": "a@help.vendor.example", "subject": "[Ticket #12] down"}) == "Vendor"
     assert rule_for(**{"from": "a@notvendor.example", "subject": "[ticket #12] down"}) == "Fallback"
     assert rule_for(**{"from": "a@vendor.example", "subject": "Re: [ticket #12]"}) == "Fallback"
-    assert rule_for(**{"from": "a@vendor.example", "subject": "[ticket #1]", "body": "Do NOT auto-handle"}) == "Fallback"
+    assert (
+        rule_for(**{"from": "a@vendor.example", "subject": "[ticket #1]", "body": "Do NOT auto-handle"}) == "Fallback"
+    )
     reply = engine.triage(EmailInput.model_validate({"from": "Zoë <z@x.example>", "subject": "Plans"})).decision
     assert reply.reply_body == "Hello Zoë, re Plans / {nope}"  # unknown placeholders stay as written
 

@@ -58,9 +58,7 @@ def test_given_a_provider_alias_then_it_maps_to_its_wire_format_and_defaults(
     vault_dir: Path, provider: str, canonical: str, model: str, base_url: str
 ) -> None:
     needs_model = canonical in ("lmstudio", "vllm")
-    settings = load_settings(
-        llm_provider=provider, llm_api_key="sk-x", llm_model=model if needs_model else None
-    )
+    settings = load_settings(llm_provider=provider, llm_api_key="sk-x", llm_model=model if needs_model else None)
     with Triager.from_settings(settings, vault_dir) as triager:
         assert (triager.provider_name, triager.model_name) == (canonical, model)
         assert str(triager._llm.provider._client.base_url).rstrip("/") == base_url.rstrip("/")  # type: ignore[union-attr]
@@ -90,3 +88,17 @@ def test_given_the_key_in_settings_then_no_repr_shows_it(vault_dir: Path) -> Non
     with Triager.from_settings(settings, vault_dir) as triager:
         assert "sk-very-secret" not in repr(triager._llm.provider)  # type: ignore[union-attr]
         assert "sk-very-secret" not in repr(settings)
+
+
+def test_given_a_bug_inside_the_llm_path_then_the_rules_still_decide(vault_dir: Path) -> None:
+    """Worker threads must never die on an email: an unexpected error still yields a decision."""
+    settings = load_settings(llm_provider="openai", llm_api_key="k", llm_base_url="http://127.0.0.1:9/v1")
+    with Triager.from_settings(settings, vault_dir) as triager:
+
+        def broken(*args: object) -> None:
+            raise RuntimeError("boom")
+
+        triager._llm.provider.complete = broken  # type: ignore[union-attr, method-assign]
+        outcome = triager.triage(EMAIL)
+    assert outcome.fallback and outcome.fallback_reason == "internal error: RuntimeError"
+    assert outcome.decision.decision == "draft_reply" and outcome.provider == "openai"

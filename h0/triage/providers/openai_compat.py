@@ -57,4 +57,6 @@ class OpenAICompatProvider:
         self._client.close()
 
     def __repr__(self) -> str:  # never the key
-        return f"OpenAICompatProvider(name={self.name!r}, model={self.model!r}, base_url={str(self._client.base_url)!r})"
+        return (
+            f"OpenAICompatProvider(name={self.name!r}, model={self.model!r}, base_url={str(self._client.base_url)!r})"
+        )
