@@ -1,0 +1,158 @@
+"""Recipient addresses: parse, validate (email-validator, no DNS), and catch domain typos.
+
+`parse_recipients` is what send_email uses: it accepts a string (comma-separated allowed)
+or a list of strings, refuses header injection, and returns `headerregistry.Address`
+objects the MIME builder can encode (RFC 2047 for non-ASCII display names, punycode for
+internationalised domains).
+
+Suspected typos of the big providers' domains (`gmial.com`) are refused, not merely
+flagged: a hint returned after the mail went to a typo-squatter's domain protects nobody.
+The caller can pass `allow_typo_domains=True` when the odd-looking domain is really meant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from email.headerregistry import Address
+from email.utils import getaddresses
+
+from email_validator import EmailNotValidError, validate_email
+
+from h0.errors import InvalidRequest
+
+# Everything str.splitlines() splits on, plus NUL: the email package folds and parses
+# headers line by line, so any of these inside a value could start a new header.
+_LINE_BREAKS = frozenset("\r\n\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+# Domains people mean, and the misspellings seen most in practice. The table catches the
+# famous ones exactly; `_near_miss` catches other one-letter slips of the long names.
+POPULAR_DOMAINS = (
+    "gmail.com", "googlemail.com", "hotmail.com", "outlook.com", "yahoo.com",
+    "icloud.com", "protonmail.com", "proton.me", "live.com", "aol.com",
+)
+KNOWN_TYPOS = {
+    "gmial.com": "gmail.com", "gmai.com": "gmail.com", "gmal.com": "gmail.com", "gamil.com": "gmail.com",
+    "gnail.com": "gmail.com", "gmaill.com": "gmail.com", "gmail.co": "gmail.com", "gmail.con": "gmail.com",
+    "gmail.cm": "gmail.com", "gmail.om": "gmail.com", "gmail.cmo": "gmail.com", "gmaik.com": "gmail.com",
+    "hotmial.com": "hotmail.com", "hotmal.com": "hotmail.com", "hotmai.com": "hotmail.com",
+    "hotmail.co": "hotmail.com", "hotmail.con": "hotmail.com", "homail.com": "hotmail.com",
+    "outlok.com": "outlook.com", "outloo.com": "outlook.com", "outlook.co": "outlook.com",
+    "outlook.con": "outlook.com", "yaho.com": "yahoo.com", "yahooo.com": "yahoo.com", "yahoo.co": "yahoo.com",
+    "yahoo.con": "yahoo.com", "yhoo.com": "yahoo.com", "iclod.com": "icloud.com", "icloud.co": "icloud.com",
+    "icoud.com": "icloud.com", "protonmial.com": "protonmail.com",
+}
+_NEAR_MISS_MIN_LEN = 9  # one edit away from "aol.com" is too often a real domain
+
+
+def has_line_break(text: str) -> bool:
+    return any(ch in _LINE_BREAKS for ch in text)
+
+
+def refuse_line_breaks(field: str, value: str) -> None:
+    """Header injection guard: no CR, LF or other line separator in any header value."""
+    if has_line_break(value):
+        raise InvalidRequest(
+            f"The {field} contains a line break; header values must be one line (header injection refused).",
+            field=field,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """One validated address: `normalized` is the form to use, `suggestion` a typo fix."""
+
+    original: str
+    valid: bool
+    normalized: str | None = None
+    reason: str | None = None
+    suggestion: str | None = None
+
+
+def check_address(text: str) -> Checked:
+    """Validate one bare address (no display name) without DNS; suggest a fix for typos."""
+    candidate = text.strip()
+    if has_line_break(candidate):
+        return Checked(text, False, reason="The address contains a line break.")
+    try:
+        result = validate_email(candidate, check_deliverability=False, allow_smtputf8=True)
+    except EmailNotValidError as exc:
+        return Checked(text, False, reason=str(exc))
+    if result.ascii_email is None:
+        # A non-ASCII local part needs SMTPUTF8 end to end; Gmail's API and most relays
+        # would bounce it, so say so now rather than after the send.
+        return Checked(text, False, reason="Addresses with non-ASCII characters before the @ are not supported.")
+    normalized = result.ascii_email
+    fixed = suggest_domain(result.ascii_domain)
+    if fixed:
+        local = normalized.rsplit("@", 1)[0]
+        suggestion = f"{local}@{fixed}"
+        return Checked(
+            text, False, normalized=normalized, suggestion=suggestion,
+            reason=f"'{result.ascii_domain}' looks like a typo of '{fixed}' — did you mean {suggestion}?",
+        )
+    return Checked(text, True, normalized=normalized)
+
+
+def suggest_domain(domain: str) -> str | None:
+    """The popular domain `domain` is probably a misspelling of, or None."""
+    domain = domain.lower()
+    if domain in POPULAR_DOMAINS:
+        return None
+    if domain in KNOWN_TYPOS:
+        return KNOWN_TYPOS[domain]
+    if len(domain) >= _NEAR_MISS_MIN_LEN:
+        for popular in POPULAR_DOMAINS:
+            if len(popular) >= _NEAR_MISS_MIN_LEN and _one_edit_apart(domain, popular):
+                return popular
+    return None
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """True if one insertion, deletion, substitution or adjacent swap turns a into b."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diffs = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        if len(diffs) == 1:
+            return True
+        return len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]]
+    shorter, longer = (a, b) if len(a) < len(b) else (b, a)
+    for i in range(len(longer)):
+        if longer[:i] + longer[i + 1 :] == shorter:
+            return True
+    return False
+
+
+def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typo_domains: bool = False) -> list[Address]:
+    """Turn a To/Cc/Bcc argument into validated addresses, or raise InvalidRequest.
+
+    Accepts "a@x.com", "a@x.com, B <b@y.org>" or ["a@x.com", "B <b@y.org>"]. Every problem
+    is reported at once (details.problems), so a human fixes the draft in one go.
+    """
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else list(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise InvalidRequest(f"{field} must be a string or a list of strings.", field=field)
+        refuse_line_breaks(field, item)
+    addresses: list[Address] = []
+    problems: list[dict[str, str]] = []
+    for name, addr in getaddresses(items):
+        if not addr and not name:
+            continue
+        checked = check_address(addr or name)
+        if checked.normalized and (checked.valid or allow_typo_domains):
+            local, _, domain = checked.normalized.rpartition("@")
+            addresses.append(Address(display_name=name.strip(), username=local, domain=domain))
+            continue
+        problem = {"address": addr or name, "reason": checked.reason or "invalid address"}
+        if checked.suggestion:
+            problem["suggestion"] = checked.suggestion
+        problems.append(problem)
+    if problems:
+        first = problems[0]
+        hint = " Pass allow_typo_domains=true if the address is really meant." if "suggestion" in first else ""
+        raise InvalidRequest(f"{field}: {first['address']!r} — {first['reason']}{hint}", field=field, problems=problems)
+    return addresses

@@ -1,0 +1,140 @@
+"""The mail backend contract: the one seam between H0 and a mail provider.
+
+Modelled on httpx's transport: a backend takes a standard-library `EmailMessage` and
+returns plain values (ids, strings, the small dataclasses below). Nothing above this
+module ever sees a provider type — no Gmail resource dicts, no smtplib objects.
+Failures are raised as `h0.errors` types; a failure that may succeed if tried again sets
+`details["retryable"] = True`, and a send whose fate is unknown sets
+`details["outcome"] = "unknown"` (never retryable: the caller checks `find_sent` first).
+
+A backend that cannot do something raises `NotSupported` (the default for every optional
+method here). Backends hold connections: use them as context managers or call `close()`.
+A new backend is one module and one line in `BACKENDS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from typing import TYPE_CHECKING, ClassVar
+
+from h0.errors import NotSupported
+
+if TYPE_CHECKING:
+    from h0.config import Settings
+
+# name → "module:Class"; imported on demand so the outbox never loads the Google client.
+BACKENDS: dict[str, str] = {
+    "gmail": "h0.mail.gmail:GmailBackend",
+    "smtp": "h0.mail.smtp:SmtpBackend",
+    "outbox": "h0.mail.outbox:OutboxBackend",
+}
+
+TOKEN_STATES = ("valid", "expired_refreshable", "missing", "revoked", "n/a")
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What a provider says about a message it accepted."""
+
+    message_id: str  # the provider's id (Gmail id; the Message-ID for SMTP; the .eml name for the outbox)
+    thread_id: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentInfo:
+    filename: str
+    mime_type: str
+    size: int
+
+
+@dataclass(slots=True)
+class Fetched:
+    """A stored message as the provider returns it; `headers` is a header-only EmailMessage."""
+
+    id: str
+    thread_id: str | None
+    headers: EmailMessage
+    labels: list[str] = field(default_factory=list)
+    snippet: str = ""
+    internal_date_ms: int | None = None
+    text: str | None = None  # the text/plain body, decoded (full fetches only)
+    html: str | None = None  # the text/html body, decoded (full fetches only)
+    attachments: list[AttachmentInfo] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    id: str
+    name: str
+    created: bool = False
+
+
+class MailBackend:
+    """Base class; `send` is the only method every backend must implement."""
+
+    name: ClassVar[str] = "?"
+    can_read: ClassVar[bool] = False
+    notice: ClassVar[str | None] = None  # said loudly at start-up (the outbox: "nothing is sent")
+
+    def send(self, message: EmailMessage, *, thread_id: str | None = None) -> Sent:
+        """Hand `message` to the provider once. Never retries on its own."""
+        raise NotImplementedError
+
+    def find_sent(self, rfc822_message_id: str) -> Sent | None:
+        """The message with this Message-ID if the provider has sent it, else None.
+        Raises NotSupported when the provider cannot tell (SMTP)."""
+        raise NotSupported(f"The {self.name} backend cannot look up sent messages.")
+
+    def list_messages(self, query: str, max_results: int) -> list[Fetched]:
+        """Messages matching a Gmail-syntax query, newest first, headers and snippet only."""
+        raise NotSupported(f"The {self.name} backend cannot read mail.")
+
+    def get_message(self, message_id: str) -> Fetched:
+        """One message with its decoded bodies and attachment metadata (never attachment bytes)."""
+        raise NotSupported(f"The {self.name} backend cannot read mail.")
+
+    def ensure_label(self, name: str) -> Label:
+        """The label called `name` (case-insensitive), created if missing."""
+        raise NotSupported(f"The {self.name} backend has no labels.")
+
+    def modify_labels(self, message_id: str, add: list[str], remove: list[str]) -> list[str]:
+        """Add and remove label ids on a message; returns its label ids afterwards."""
+        raise NotSupported(f"The {self.name} backend has no labels.")
+
+    def find_bounce(self, rfc822_message_id: str) -> int | None:
+        """Epoch ms of a delivery-failure report for this Message-ID, or None if none is known."""
+        return None
+
+    def account(self, timeout: float) -> str | None:
+        """The sending address, asking the provider for at most `timeout` seconds."""
+        return None
+
+    def token_state(self) -> str:
+        """One of TOKEN_STATES, from local knowledge only (no network)."""
+        return "n/a"
+
+    def problems(self) -> list[str]:
+        """Configuration problems a person should fix (local checks only)."""
+        return []
+
+    def close(self) -> None:
+        """Release connections. Safe to call twice."""
+
+    def __enter__(self) -> MailBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_backend(settings: Settings) -> MailBackend:
+    """The backend MAIL_BACKEND names, built from settings (no network until first use)."""
+    target = BACKENDS.get(settings.mail_backend)
+    if target is None:
+        raise NotSupported(f"Unknown MAIL_BACKEND {settings.mail_backend!r}; choose one of {', '.join(BACKENDS)}.")
+    module_name, _, class_name = target.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    return cls(settings)

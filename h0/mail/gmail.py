@@ -1,0 +1,259 @@
+"""The Gmail backend: google-api-python-client over per-thread authorised httplib2.
+
+The API client is built once from the discovery document bundled with the library
+(`static_discovery=True`: no network). `GMAIL_API_ENDPOINT` replaces the base URL —
+the bundled document has `rootUrl` https://gmail.googleapis.com/ and an empty
+`servicePath`, and every method path starts with `gmail/v1/…`, so an endpoint of
+`http://127.0.0.1:PORT/` serves `http://127.0.0.1:PORT/gmail/v1/users/me/…`.
+Each call passes the calling thread's own Http to `execute()` (see gmail_http.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import io
+import stat
+import threading
+from email.message import EmailMessage
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+import google_auth_httplib2
+import httplib2
+from googleapiclient.discovery import build
+from googleapiclient.errors import HttpError
+from googleapiclient.http import MediaIoBaseUpload
+
+from h0.errors import AuthRequired, H0Error, InvalidRequest
+from h0.mail.auth import REAUTH_MESSAGE, TokenStore
+from h0.mail.backend import Fetched, Label, MailBackend, Sent
+from h0.mail.gmail_http import ThreadHttp
+from h0.mail.gmail_wire import fetched_from_resource, map_http_error, map_transport_error
+from h0.mail.mime import raw_bytes
+
+if TYPE_CHECKING:
+    from h0.config import Settings
+
+# Above this the message goes as a media upload: Gmail caps JSON request bodies well below
+# its 35 MB message limit, and base64url inside JSON adds another third.
+UPLOAD_THRESHOLD = 4 * 1024 * 1024
+REQUEST_TIMEOUT_S = 30.0
+LIST_HEADERS = ["Subject", "From", "To", "Cc", "Date", "Message-ID"]
+
+
+@functools.lru_cache(maxsize=4)
+def _gmail_api(api_endpoint: str | None) -> Any:
+    """The API client object; immutable once built, so shared (parsing the document takes ~50 ms)."""
+    options = {"api_endpoint": api_endpoint} if api_endpoint else None
+    # The Http given here is never used: every execute() gets the calling thread's own.
+    return build("gmail", "v1", http=httplib2.Http(), static_discovery=True, cache_discovery=False, client_options=options)
+
+
+def _bare(message_id: str) -> str:
+    return message_id.strip().strip("<>")
+
+
+class GmailBackend(MailBackend):
+    name = "gmail"
+    can_read = True
+
+    def __init__(self, settings: Settings, *, timeout: float = REQUEST_TIMEOUT_S) -> None:
+        self.tokens = TokenStore(settings.gmail_token_path, token_uri=settings.gmail_token_uri)
+        self.api_endpoint = settings.gmail_api_endpoint
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._service: Any = None
+        self._http: ThreadHttp | None = None
+        self._labels: dict[str, Label] = {}
+        self._account: str | None = None
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def _users(self) -> tuple[Any, ThreadHttp]:
+        creds = self.tokens.credentials()  # AuthRequired when token.json is missing or revoked
+        with self._lock:
+            if self._service is None:
+                self._service = _gmail_api(self.api_endpoint)
+            if self._http is None or self._http.credentials is not creds:
+                self._http = ThreadHttp(creds, timeout=self.timeout)
+            return self._service.users(), self._http
+
+    def _execute(self, build_request: Any, *, sending: bool = False) -> dict[str, Any]:
+        users, pool = self._users()
+        try:
+            return build_request(users).execute(http=pool.get(), num_retries=0)
+        except HttpError as exc:
+            raise map_http_error(exc, sending=sending) from None
+        except H0Error:
+            raise
+        except Exception as exc:
+            mapped = map_transport_error(exc, sending=sending)
+            if mapped is None:
+                raise
+            if isinstance(mapped, AuthRequired):
+                self._account = None
+            raise mapped from exc
+
+    @property
+    def http_count(self) -> int:
+        """How many per-thread connections exist (for tests of the thread model)."""
+        return self._http.count if self._http else 0
+
+    # -- sending -------------------------------------------------------------------------
+
+    def send(self, message: EmailMessage, *, thread_id: str | None = None) -> Sent:
+        raw = raw_bytes(message)
+        body: dict[str, Any] = {"threadId": thread_id} if thread_id else {}
+        if len(raw) > UPLOAD_THRESHOLD:
+            # The upload part is ASCII (RFC 2047 headers, quoted-printable and base64 bodies),
+            # which googleapiclient's multipart writer requires of message/rfc822 media.
+            media = MediaIoBaseUpload(io.BytesIO(raw), mimetype="message/rfc822", resumable=False)
+
+            def upload(users: Any) -> Any:
+                request = users.messages().send(userId="me", body=body or None, media_body=media)
+                request.uri = self._on_endpoint(request.uri)
+                return request
+
+            result = self._execute(upload, sending=True)
+        else:
+            body["raw"] = base64.urlsafe_b64encode(raw).decode("ascii")
+            result = self._execute(lambda u: u.messages().send(userId="me", body=body), sending=True)
+        return Sent(str(result["id"]), result.get("threadId"))
+
+    def _on_endpoint(self, uri: str) -> str:
+        """googleapiclient moves upload URLs to the overriding endpoint's host but keeps the
+        discovery document's https scheme; put them wholly on GMAIL_API_ENDPOINT."""
+        if not self.api_endpoint:
+            return uri
+        target, url = urlsplit(self.api_endpoint), urlsplit(uri)
+        return urlunsplit(url._replace(scheme=target.scheme, netloc=target.netloc))
+
+    def find_sent(self, rfc822_message_id: str) -> Sent | None:
+        query = f"rfc822msgid:{_bare(rfc822_message_id)} in:sent"
+        result = self._execute(lambda u: u.messages().list(userId="me", q=query, maxResults=1))
+        found = result.get("messages") or []
+        return Sent(str(found[0]["id"]), found[0].get("threadId")) if found else None
+
+    def find_bounce(self, rfc822_message_id: str) -> int | None:
+        # Gmail's delivery-failure reports come from mailer-daemon and quote the original
+        # headers, so a phrase search for the Message-ID finds them.
+        query = f'from:mailer-daemon "{_bare(rfc822_message_id)}"'
+        result = self._execute(lambda u: u.messages().list(userId="me", q=query, maxResults=1))
+        found = result.get("messages") or []
+        if not found:
+            return None
+        meta = self._get(str(found[0]["id"]), "metadata")
+        return int(meta.get("internalDate") or 0) or None
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _get(self, message_id: str, fmt: str) -> dict[str, Any]:
+        if not message_id.strip():
+            raise InvalidRequest("message_id is empty.", field="message_id")
+        extra = {"metadataHeaders": LIST_HEADERS} if fmt == "metadata" else {}
+        return self._execute(lambda u: u.messages().get(userId="me", id=message_id, format=fmt, **extra))
+
+    def list_messages(self, query: str, max_results: int) -> list[Fetched]:
+        result = self._execute(lambda u: u.messages().list(userId="me", q=query, maxResults=max_results))
+        return [fetched_from_resource(self._get(str(item["id"]), "metadata")) for item in result.get("messages") or []]
+
+    def get_message(self, message_id: str) -> Fetched:
+        return fetched_from_resource(self._get(message_id, "full"))
+
+    # -- labels --------------------------------------------------------------------------
+
+    def _load_labels(self) -> None:
+        result = self._execute(lambda u: u.labels().list(userId="me"))
+        labels = {str(item["id"]): Label(str(item["id"]), str(item.get("name", item["id"]))) for item in result.get("labels") or []}
+        with self._lock:
+            self._labels = labels
+
+    def _match_label(self, name: str) -> Label | None:
+        wanted = name.casefold()
+        with self._lock:
+            for label in self._labels.values():
+                if label.id == name or label.name.casefold() == wanted:
+                    return label
+        return None
+
+    def ensure_label(self, name: str) -> Label:
+        label = self._match_label(name)
+        if label is None:
+            self._load_labels()
+            label = self._match_label(name)
+        if label is not None:
+            return label
+        spec = {"name": name, "labelListVisibility": "labelShow", "messageListVisibility": "show"}
+        try:
+            created = self._execute(lambda u: u.labels().create(userId="me", body=spec))
+        except H0Error as err:
+            if err.code != "conflict":  # 409: created meanwhile by someone else — use theirs
+                raise
+            self._load_labels()
+            label = self._match_label(name)
+            if label is None:
+                raise
+            return label
+        label = Label(str(created["id"]), str(created.get("name", name)), created=True)
+        with self._lock:
+            self._labels[label.id] = Label(label.id, label.name)
+        return label
+
+    def modify_labels(self, message_id: str, add: list[str], remove: list[str]) -> list[str]:
+        body = {"addLabelIds": add, "removeLabelIds": remove}
+        result = self._execute(lambda u: u.messages().modify(userId="me", id=message_id, body=body))
+        return list(result.get("labelIds") or [])
+
+    # -- health --------------------------------------------------------------------------
+
+    def account(self, timeout: float) -> str | None:
+        """The Gmail address (users.getProfile), asked on a separate short-timeout connection."""
+        if self._account:
+            return self._account
+        try:
+            users, pool = self._users()
+        except H0Error:
+            return None
+        box: dict[str, Any] = {}
+
+        def probe() -> None:
+            authed = google_auth_httplib2.AuthorizedHttp(pool.credentials, http=httplib2.Http(timeout=timeout))
+            try:
+                box["profile"] = users.getProfile(userId="me").execute(http=authed, num_retries=0)
+            except Exception as exc:  # reported as "account unknown"; the tools report the details
+                box["error"] = exc
+            finally:
+                authed.close()
+
+        worker = threading.Thread(target=probe, name="gmail-health", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        address = (box.get("profile") or {}).get("emailAddress")
+        if address:
+            self._account = str(address)
+        return self._account
+
+    def token_state(self) -> str:
+        return self.tokens.state()
+
+    def problems(self) -> list[str]:
+        state = self.tokens.state()
+        path = self.tokens.path
+        if state == "missing":
+            return [f"no usable Gmail token at {path}: {REAUTH_MESSAGE}"]
+        if state == "revoked":
+            return [f"Google refused the refresh token (revoked, or a 7-day 'Testing' app token): {REAUTH_MESSAGE}"]
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except OSError:
+            return []
+        if mode & 0o077:
+            return [f"{path} is readable by other users (mode {mode:o}); run: chmod 600 {path}"]
+        return []
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._http = self._http, None
+        if pool is not None:
+            pool.close()

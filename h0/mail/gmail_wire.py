@@ -1,0 +1,155 @@
+"""Gmail's wire format, translated: HTTP failures → typed H0 errors, message resources →
+plain `Fetched` values. Everything Gmail-shaped stays in this module and gmail.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import email.utils
+import json
+import socket
+import time
+from collections.abc import Iterable
+from email import policy
+from email.message import EmailMessage
+from email.parser import HeaderParser
+from typing import Any
+
+import httplib2
+from google.auth.exceptions import RefreshError, TransportError
+from googleapiclient.errors import HttpError
+
+from h0.errors import AuthRequired, Conflict, H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied, RateLimited, SendFailed
+from h0.mail.auth import REAUTH_MESSAGE, refresh_failure
+from h0.mail.backend import AttachmentInfo, Fetched
+from h0.mail.gmail_http import OutcomeUnknown, RequestNotSent
+
+_RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded", "limitExceeded"}
+_RECIPIENT_HINTS = ("invalid to header", "invalid cc header", "invalid bcc header", "recipient address", "invalid recipient")
+DEFAULT_RETRY_AFTER_S = 1.0
+_CONTROL = str.maketrans({"\r": " ", "\n": " ", "\x00": ""})
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Retry-After as seconds: delta-seconds, or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_body(exc: HttpError) -> tuple[str, str | None]:
+    try:
+        payload = json.loads(exc.content.decode("utf-8", "replace"))
+        error = payload.get("error", {})
+        if isinstance(error, dict):
+            reasons = [e.get("reason") for e in error.get("errors", []) if isinstance(e, dict)]
+            return str(error.get("message") or exc.reason or ""), next((r for r in reasons if r), error.get("status"))
+        return str(payload.get("error_description") or error), None
+    except (ValueError, AttributeError):
+        return str(exc.reason or ""), None
+
+
+def map_http_error(exc: HttpError, *, sending: bool) -> H0Error:
+    """Gmail's answer as a typed error; `retryable` only where trying again can help."""
+    status = exc.resp.status
+    message, reason = _error_body(exc)
+    details: dict[str, Any] = {"status": status, "gmail_reason": reason}
+    if status == 429 or (status == 403 and reason in _RATE_REASONS):
+        wait = retry_after_seconds(exc.resp.get("retry-after"))
+        return RateLimited(f"Gmail is rate limiting H0: {message}", retry_after=wait if wait is not None else DEFAULT_RETRY_AFTER_S, **details)
+    if status == 401:
+        return AuthRequired(REAUTH_MESSAGE, reason=f"Gmail rejected the access token: {message}", **details)
+    if status == 403 and "scope" in message.lower():
+        return AuthRequired(REAUTH_MESSAGE, reason="the token lacks the gmail.modify scope", **details)
+    if status == 403:
+        return PermissionDenied(f"Gmail refused: {message}", **details)
+    if status == 404:
+        return NotFound(f"Gmail has no such item: {message}", **details)
+    if status == 409:
+        return Conflict(f"Gmail reports a conflict: {message}", **details)
+    if status >= 500:
+        if sending:
+            return SendFailed(f"Gmail answered {status} to the send: {message}", retryable=True, **details)
+        return InternalError(f"Gmail answered {status}: {message}", retryable=True, **details)
+    if sending and any(hint in message.lower() for hint in _RECIPIENT_HINTS):
+        return SendFailed(f"Gmail refused a recipient: {message}", retryable=False, bounce=True, **details)
+    if sending:
+        return SendFailed(f"Gmail refused the message: {message}", retryable=False, **details)
+    return InvalidRequest(f"Gmail refused the request: {message}", **details)
+
+
+def map_transport_error(exc: BaseException, *, sending: bool) -> H0Error | None:
+    """Connection-level failures; None if `exc` is not one (let it propagate)."""
+    if isinstance(exc, RefreshError):
+        return refresh_failure(exc)
+    if isinstance(exc, OutcomeUnknown) and sending:
+        return SendFailed(
+            "Gmail did not answer after the message was handed over, so it may or may not have been sent. "
+            "It was not re-sent. Check the Sent folder, or retry with the same idempotency_key: "
+            "H0 looks the Message-ID up before sending again.",
+            retryable=False, outcome="unknown", cause=str(exc),
+        )
+    if isinstance(exc, (RequestNotSent, httplib2.ServerNotFoundError, TransportError)) and sending:
+        return SendFailed(f"Could not reach Gmail; nothing was sent: {exc}", retryable=True, outcome="not_sent")
+    if isinstance(exc, (OSError, httplib2.HttpLib2Error, TransportError)):
+        if sending:  # a socket error past the write: the send may have happened
+            return SendFailed(f"The connection to Gmail failed mid-send: {exc}", retryable=False, outcome="unknown")
+        what = "timed out" if isinstance(exc, socket.timeout) else "failed"
+        return InternalError(f"The connection to Gmail {what}: {exc}", retryable=True)
+    return None
+
+
+def headers_message(pairs: Iterable[dict[str, Any]]) -> EmailMessage:
+    """A header-only EmailMessage, so RFC 2047 words and addresses decode the standard way."""
+    lines = []
+    for pair in pairs:
+        name, value = str(pair.get("name", "")), str(pair.get("value", ""))
+        if name and ":" not in name and name.isascii():
+            lines.append(f"{name}: {value.translate(_CONTROL)}\n")
+    return HeaderParser(policy=policy.default).parsestr("".join(lines) + "\n")  # type: ignore[return-value]
+
+
+def _decode_data(data: str | None, part_headers: EmailMessage) -> str:
+    raw = base64.urlsafe_b64decode((data or "") + "=" * (-len(data or "") % 4))
+    charset = part_headers.get_content_charset() or "utf-8"
+    try:
+        return raw.decode(charset, "replace")
+    except LookupError:
+        return raw.decode("utf-8", "replace")
+
+
+def fetched_from_resource(resource: dict[str, Any]) -> Fetched:
+    """A messages.get resource (format full or metadata) as a plain `Fetched`."""
+    payload = resource.get("payload") or {}
+    fetched = Fetched(
+        id=str(resource["id"]),
+        thread_id=resource.get("threadId"),
+        headers=headers_message(payload.get("headers") or []),
+        labels=list(resource.get("labelIds") or []),
+        snippet=str(resource.get("snippet") or ""),
+        internal_date_ms=int(resource["internalDate"]) if str(resource.get("internalDate", "")).isdigit() else None,
+    )
+    stack = [payload] if payload.get("mimeType") else []
+    while stack:
+        part = stack.pop(0)
+        part_headers = headers_message(part.get("headers") or [])
+        body = part.get("body") or {}
+        mime = str(part.get("mimeType") or "").lower()
+        disposition = str(part_headers.get("Content-Disposition", "")).lower()
+        if part.get("filename") or body.get("attachmentId") or disposition.startswith("attachment"):
+            name = part.get("filename") or part_headers.get_filename() or "(unnamed)"
+            fetched.attachments.append(AttachmentInfo(name, mime or "application/octet-stream", int(body.get("size") or 0)))
+        elif mime == "text/plain" and fetched.text is None and "data" in body:
+            fetched.text = _decode_data(body.get("data"), part_headers)
+        elif mime == "text/html" and fetched.html is None and "data" in body:
+            fetched.html = _decode_data(body.get("data"), part_headers)
+        stack[0:0] = list(part.get("parts") or [])
+    return fetched
