@@ -1,0 +1,111 @@
+"""The mail server's output models: the contract clients see as `outputSchema`.
+
+Field names follow the spec's data model (EmailSummary, EmailFull, SendEmailResult) plus
+the fields the H0 contract adds (rfc822_message_id, already_sent, hints, attachment
+metadata, …). Additions are optional to read; renames are breaking changes.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class SendEmailResult(BaseModel):
+    message_id: str = Field(description="The provider's id of the sent message (Gmail message id).")
+    thread_id: str | None = Field(description="The provider's thread id (Gmail threadId).")
+    sent_at: str = Field(description="When H0 recorded the send, ISO 8601 UTC.")
+    rfc822_message_id: str = Field(description="The Message-ID header the message carries, with angle brackets.")
+    backend: str = Field(description="gmail, smtp or outbox (outbox: nothing really left the machine).")
+    already_sent: bool = Field(description="True when this idempotency_key had already been sent: nothing new was sent.")
+    hints: list[str] = Field(default_factory=list, description="Warnings worth showing a human; the mail was sent.")
+
+
+class EmailSummary(BaseModel):
+    id: str
+    thread_id: str | None
+    subject: str
+    sender: str = Field(description="The From header, decoded.")
+    date: str | None = Field(description="ISO 8601 UTC (Gmail's internal date).")
+    snippet: str
+    labels: list[str]
+
+
+class EmailList(BaseModel):
+    emails: list[EmailSummary]
+
+
+class AttachmentMeta(BaseModel):
+    filename: str
+    mime_type: str
+    size: int = Field(description="Bytes, as the provider reports them.")
+
+
+class EmailFull(BaseModel):
+    id: str
+    thread_id: str | None
+    rfc822_message_id: str | None = Field(description="The Message-ID header; reply with it via reply_to_message_id=id.")
+    subject: str
+    sender: str
+    to: str
+    cc: str
+    date: str | None
+    body: str = Field(description="Plain text; HTML converted to readable text when there is no plain part.")
+    body_truncated: bool = Field(description="True when the body was cut at 100 000 characters.")
+    body_format: Literal["plain", "html", "none"] = Field(description="Which part the body came from.")
+    has_attachments: bool
+    attachment_names: list[str]
+    attachments: list[AttachmentMeta] = Field(description="Metadata only; attachment content is never downloaded.")
+    labels: list[str]
+
+
+class LabelResult(BaseModel):
+    message_id: str
+    label_id: str
+    label_name: str
+    created: bool = Field(description="True when the label did not exist and was created.")
+    labels: list[str] = Field(default_factory=list, description="The message's label ids afterwards.")
+
+
+class MoveResult(BaseModel):
+    message_id: str
+    destination_label: str
+    label_id: str
+    created: bool
+    labels: list[str] = Field(description="The message's label ids afterwards (INBOX removed unless moved to it).")
+
+
+class EmailValidation(BaseModel):
+    email: str
+    valid: bool
+    normalized: str | None = Field(default=None, description="The address as H0 would send to it.")
+    reason: str | None = None
+    suggestion: str | None = Field(default=None, description="A likely intended address when the domain looks mistyped.")
+
+
+class EmailStatus(BaseModel):
+    message_id: str
+    status: Literal["sent", "delivered", "bounced", "failed", "unknown"] = Field(
+        description="Gmail and SMTP give no delivery receipts: 'sent' is the best news available; "
+        "'bounced' when a delivery-failure report or a permanent refusal is known."
+    )
+    timestamp: str | None
+    rfc822_message_id: str | None = None
+    error: str | None = None
+
+
+class MailHealth(BaseModel):
+    status: Literal["ok", "degraded"]
+    server: str
+    version: str
+    backend: str
+    account: str | None = Field(description="The sending address, when known.")
+    token: Literal["valid", "expired_refreshable", "missing", "revoked", "n/a"]
+    sends_last_hour: int
+    sends_last_day: int
+    rate_limit_per_hour: int
+    rate_limit_per_day: int
+    problems: list[str]
+    notes: list[str] = Field(default_factory=list)
+    elapsed_ms: float

@@ -1,0 +1,151 @@
+"""The mail MCP server (`h0 mcp gmail`): read, label and send mail as typed tools.
+
+Each tool adapts one `h0.mail.MailService` call; the rules (validation, caps, audit,
+exactly-once) live there. The backend is whatever MAIL_BACKEND says — gmail, smtp or
+the outbox, which writes .eml files and is announced loudly on stderr at start-up.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+from loguru import logger
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from h0 import __version__
+from h0.config import Settings
+from h0.mail import MailService
+from h0.mcp.base import READ_ONLY, H0Server
+from h0.mcp.mail_models import (
+    EmailFull,
+    EmailList,
+    EmailStatus,
+    EmailSummary,
+    EmailValidation,
+    LabelResult,
+    MailHealth,
+    MoveResult,
+    SendEmailResult,
+)
+
+SERVER_NAME = "h0-gmail"
+INSTRUCTIONS = """\
+H0's mailbox. list_emails takes Gmail search syntax ('is:unread in:inbox'); ids from it go to
+get_email, add_label, move_email and send_email(reply_to_message_id=…). send_email really sends
+(unless the backend is 'outbox'): pass an idempotency_key so a retried call never sends twice."""
+
+Recipients = str | list[str] | None
+SENDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
+LABELS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+REMOTE_READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+
+
+def build_mail_server(settings: Settings, service: MailService | None = None) -> H0Server:
+    """Create the mail server for these settings (no network until a tool needs it)."""
+    mail = service or MailService(settings)
+    server = H0Server(SERVER_NAME, title="H0 mail", version=__version__, instructions=INSTRUCTIONS)
+
+    @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an email")
+    def send_email(
+        to: Annotated[str | list[str], Field(description="Recipient(s): 'a@x.com', 'A <a@x.com>, b@y.org' or a list.")],
+        subject: Annotated[str, Field(description="One line; no line breaks.")],
+        body: Annotated[str, Field(description="The plain-text body (required, non-empty).")],
+        cc: Annotated[Recipients, Field(description="Cc recipient(s).")] = None,
+        bcc: Annotated[Recipients, Field(description="Bcc recipient(s).")] = None,
+        html_body: Annotated[str | None, Field(description="An HTML alternative to the plain body.")] = None,
+        attachments: Annotated[
+            list[str] | None, Field(description="Vault-relative paths of files to attach (25 MB in total, no executables).")
+        ] = None,
+        reply_to_message_id: Annotated[
+            str | None, Field(description="Provider id of the message answered: sets In-Reply-To/References and the thread.")
+        ] = None,
+        thread_id: Annotated[str | None, Field(description="Provider thread id to file the message in.")] = None,
+        message_id: Annotated[
+            str | None, Field(description="The RFC 5322 Message-ID to use, e.g. '<h0.abc@h0.local>'.")
+        ] = None,
+        idempotency_key: Annotated[
+            str | None,
+            Field(description="Makes the send exactly-once: a repeated call with the same key returns the first result."),
+        ] = None,
+        allow_typo_domains: Annotated[
+            bool, Field(description="Send even if a domain looks like a typo of a popular one (gmial.com).")
+        ] = False,
+    ) -> SendEmailResult:
+        """Send an email. Refuses bad addresses, suspected domain typos, header injection, empty bodies,
+        and oversized or executable attachments — nothing is sent then. Every send is audited first."""
+        return SendEmailResult(**mail.send_email(
+            to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body, attachments=attachments,
+            reply_to_message_id=reply_to_message_id, thread_id=thread_id, message_id=message_id,
+            idempotency_key=idempotency_key, allow_typo_domains=allow_typo_domains,
+        ))
+
+    @server.typed_tool(EmailList, annotations=REMOTE_READ, title="List emails")
+    def list_emails(
+        query: Annotated[str, Field(description="Gmail search syntax, e.g. 'is:unread in:inbox', 'label:Clients'.")] = "is:unread",
+        max_results: Annotated[int, Field(ge=1, le=100, description="How many, newest first (1–100).")] = 10,
+    ) -> EmailList:
+        """List messages matching a Gmail query: id, thread, subject, sender, date, snippet, labels."""
+        found = mail.list_emails(query, max_results)
+        return EmailList(emails=[EmailSummary(**item) for item in found["emails"]])
+
+    @server.typed_tool(EmailFull, annotations=REMOTE_READ, title="Read an email")
+    def get_email(message_id: Annotated[str, Field(description="The provider's message id (from list_emails).")]) -> EmailFull:
+        """Read one message: headers, the body as plain text, attachment metadata (never their content)."""
+        return EmailFull(**mail.get_email(message_id))
+
+    @server.typed_tool(MoveResult, annotations=LABELS, title="Move an email")
+    def move_email(
+        message_id: Annotated[str, Field(description="The provider's message id.")],
+        destination_label: Annotated[str, Field(description="Label to move to, e.g. 'H0/Done' (created if missing) or 'INBOX'.")],
+    ) -> MoveResult:
+        """Move a message: add the destination label and remove INBOX (Gmail has labels, not folders)."""
+        return MoveResult(**mail.move_email(message_id, destination_label))
+
+    @server.typed_tool(LabelResult, annotations=LABELS, title="Label an email")
+    def add_label(
+        message_id: Annotated[str, Field(description="The provider's message id.")],
+        label_name: Annotated[str, Field(description="Label name, e.g. 'AI_PROCESSED'; created if missing.")],
+    ) -> LabelResult:
+        """Add a label to a message, creating the label first if it does not exist."""
+        return LabelResult(**mail.add_label(message_id, label_name))
+
+    @server.typed_tool(EmailValidation, annotations=READ_ONLY, title="Validate an address")
+    def validate_email(email: Annotated[str, Field(description="One address, e.g. 'bob@example.com'.")]) -> EmailValidation:
+        """Check an address's syntax (RFC 5322, no DNS look-up) and common domain typos (gmial.com)."""
+        return EmailValidation(**mail.validate_email(email))
+
+    @server.typed_tool(EmailStatus, annotations=REMOTE_READ, title="Status of a sent email")
+    def get_email_status(
+        message_id: Annotated[str, Field(description="Provider id from send_email, or the RFC 5322 Message-ID.")],
+    ) -> EmailStatus:
+        """What became of a message H0 sent: sent, bounced, failed or unknown."""
+        return EmailStatus(**mail.email_status(message_id))
+
+    @server.typed_tool(MailHealth, annotations=REMOTE_READ, title="Health check")
+    def health_check() -> MailHealth:
+        """Backend, account, token state, sends in the last hour/day and any problems (answers within 3 s)."""
+        return MailHealth(server=SERVER_NAME, version=__version__, **mail.health())
+
+    server.mail = mail  # type: ignore[attr-defined]  # for in-process tests and benchmarks
+    return server
+
+
+def announce(service: MailService) -> None:
+    """Say on stderr (never stdout: that is the protocol) what this server will do with mail."""
+    notice = service.backend.notice
+    if notice:
+        bar = "!" * 78
+        print(f"{bar}\n!! h0 mcp gmail: {notice}\n{bar}", file=sys.stderr, flush=True)
+    logger.info("mail server ready: backend={}, vault={}", service.backend.name, service.settings.vault_path)
+
+
+def main(settings: Settings) -> None:
+    """Serve over stdio until the client closes the pipe."""
+    service = MailService(settings)
+    announce(service)
+    try:
+        build_mail_server(settings, service).run("stdio")
+    finally:
+        service.close()
