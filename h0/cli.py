@@ -177,6 +177,28 @@ def cmd_status(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_auth(args: argparse.Namespace) -> int:
+    """`h0 auth gmail`: the one-time browser consent that writes token.json (0600)."""
+    from h0.errors import H0Error
+    from h0.mail.auth import GMAIL_SCOPES, TESTING_APP_NOTE, run_consent_flow
+
+    settings = _settings(args)
+    credentials = Path(args.credentials).expanduser() if args.credentials else settings.gmail_credentials_path
+    token = Path(args.token).expanduser() if args.token else settings.gmail_token_path
+    print(f"Asking Google for access to your Gmail (scope: {', '.join(GMAIL_SCOPES)}).")
+    try:
+        run_consent_flow(credentials, token, open_browser=not args.no_browser, port=args.port)
+    except H0Error as exc:
+        print(f"h0 auth gmail: {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as exc:  # oauthlib / the local redirect server: say what failed, not a traceback
+        print(f"h0 auth gmail: the consent did not complete: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"Saved {token} (readable by you only). H0's mail server will use and refresh it.")
+    print(TESTING_APP_NOTE)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -206,6 +228,13 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = add("mcp", cmd_mcp, "Run an MCP server on stdio (for Claude Code and H0 itself).")
     mcp.add_argument("server", choices=["vault", "gmail"], help="vault: notes; gmail: mail (any MAIL_BACKEND)")
     mcp.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+
+    auth = add("auth", cmd_auth, "Authorise H0 to use your Gmail (opens a browser once; writes token.json).")
+    auth.add_argument("provider", choices=["gmail"], help="the account to authorise")
+    auth.add_argument("--credentials", help="OAuth client JSON (default: GMAIL_CREDENTIALS_PATH)")
+    auth.add_argument("--token", help="where to write the token (default: GMAIL_TOKEN_PATH)")
+    auth.add_argument("--no-browser", action="store_true", help="print the URL instead of opening a browser")
+    auth.add_argument("--port", type=int, default=0, help="local port for Google's redirect (default: any free one)")
     return parser
 
 
