@@ -1,0 +1,1 @@
+"""Fakes at the process edge: real local servers speaking real wire formats."""

@@ -1,0 +1,367 @@
+"""A local fake Gmail: a real HTTP server speaking the Gmail v1 wire format, and its token endpoint.
+
+Point the real google-api-python-client at it with GMAIL_API_ENDPOINT=fake.api_endpoint
+and GMAIL_TOKEN_URI=fake.token_uri, and a token.json from `fake.write_token(path)`:
+
+    with FakeGmail() as gmail:
+        gmail.write_token(tmp_path / "token.json", expired=True)   # forces a refresh call
+        msg_id = gmail.add_message(sender="Ann <ann@example.com>", subject="Hi", body="Hello")
+        gmail.fail_next(429, count=2, retry_after=0.01, path_contains="messages/send")
+        ...                                   # drive H0
+        gmail.sent[-1].message["Subject"]     # what arrived, parsed by the email package
+
+Endpoints: POST /token (refresh_token grant; invalid_grant once revoked), users.getProfile,
+messages.list (q: is:unread/read/starred, in:X, label:X, -label:X, from:, to:, subject:,
+rfc822msgid:, has:attachment, words and "phrases"), messages.get (minimal, metadata, full,
+raw), messages.send (JSON raw, and media/multipart uploads), messages.modify, labels.list,
+labels.create. Every request needs a Bearer token the fake issued. Injected failures
+(`fail_next`) answer with Gmail's error JSON; `drop_next` processes a request and then
+closes the connection without answering (the "did it send?" case).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import secrets
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from email import policy
+from email.message import EmailMessage
+from email.utils import format_datetime, getaddresses, make_msgid
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.gmail_http import handler_for, split_related
+from tests.fakes.gmail_resources import (
+    SYSTEM_LABELS,
+    GmailError,
+    StoredMessage,
+    b64url_decode,
+    message_resource,
+    parse_raw,
+    search,
+)
+
+CLIENT_ID = "fake-client-id.apps.googleusercontent.com"
+CLIENT_SECRET = "fake-client-secret"
+REFRESH_TOKEN = "fake-refresh-token"
+_ROUTE = re.compile(r"^/(upload/)?gmail/v1/users/(?P<user>[^/]+)/(?P<rest>.*)$")
+
+
+@dataclass
+class _Injected:
+    status: int | None  # None: drop the connection after processing
+    remaining: int
+    retry_after: float | None
+    path_contains: str | None
+    message: str | None
+    reason: str | None
+
+
+class FakeGmail:
+    """One fake mailbox for one account. Thread-safe; start() binds a free loopback port."""
+
+    def __init__(self, address: str = "h0.tester@gmail.com") -> None:
+        self.address = address
+        self.messages: dict[str, StoredMessage] = {}
+        self.sent: list[StoredMessage] = []
+        self.labels: dict[str, dict[str, Any]] = {
+            name: {"id": name, "name": name, "type": "system"} for name in SYSTEM_LABELS
+        }
+        self.requests: list[tuple[str, str]] = []  # (method, path) of every request, in order
+        self.token_refreshes = 0
+        self.refresh_revoked = False
+        self._valid_tokens: set[str] = set()
+        self._injected: list[_Injected] = []
+        self._counter = 0
+        self._lock = threading.RLock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> FakeGmail:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-gmail", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeGmail:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start() the fake first"
+        return self._server.server_address[1]
+
+    @property
+    def api_endpoint(self) -> str:
+        """The value for GMAIL_API_ENDPOINT."""
+        return f"http://127.0.0.1:{self.port}/"
+
+    @property
+    def token_uri(self) -> str:
+        """The value for GMAIL_TOKEN_URI."""
+        return f"http://127.0.0.1:{self.port}/token"
+
+    # -- seeding and inspecting ----------------------------------------------------------
+
+    def _next_id(self) -> str:
+        with self._lock:
+            self._counter += 1
+            return f"{0x18F0A00000000000 + self._counter * 7919:x}"
+
+    def add_message(
+        self,
+        *,
+        sender: str = "Ann Example <ann@example.com>",
+        to: str | None = None,
+        subject: str = "Hello",
+        body: str | None = "Hello from the fake.",
+        html: str | None = None,
+        attachments: Iterable[tuple[str, bytes, str]] = (),
+        labels: Iterable[str] = ("INBOX", "UNREAD"),
+        thread_id: str | None = None,
+        message_id: str | None = None,
+        cc: str | None = None,
+        references: str | None = None,
+        in_reply_to: str | None = None,
+        date_ms: int | None = None,
+    ) -> str:
+        """Put a received message in the mailbox; attachments are (filename, bytes, mime type). Returns its id."""
+        msg = EmailMessage(policy=policy.SMTP)
+        msg["From"] = sender
+        msg["To"] = to or self.address
+        if cc:
+            msg["Cc"] = cc
+        msg["Subject"] = subject
+        stamp_ms = date_ms if date_ms is not None else int(time.time() * 1000) + self._counter
+        msg["Date"] = format_datetime(_utc(stamp_ms / 1000))
+        msg["Message-ID"] = message_id or make_msgid(domain="example.com")
+        if in_reply_to:
+            msg["In-Reply-To"] = in_reply_to
+        if references:
+            msg["References"] = references
+        if body is not None:
+            msg.set_content(body)
+        if html is not None:
+            if body is None:
+                msg.set_content(html, subtype="html")
+            else:
+                msg.add_alternative(html, subtype="html")
+        for filename, data, mime in attachments:
+            maintype, _, subtype = mime.partition("/")
+            msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
+        raw = msg.as_bytes()
+        new_id = self._next_id()
+        stored = StoredMessage(new_id, thread_id or new_id, raw, parse_raw(raw), list(labels), stamp_ms)
+        with self._lock:
+            for label in stored.labels:
+                self._ensure_label_exists(label)
+            self.messages[new_id] = stored
+        return new_id
+
+    def _ensure_label_exists(self, label: str) -> None:
+        if label not in self.labels:
+            self.labels[label] = {"id": label, "name": label, "type": "user"}
+
+    def message(self, message_id: str) -> StoredMessage:
+        return self.messages[message_id]
+
+    def label_named(self, name: str) -> dict[str, Any] | None:
+        return next((lab for lab in self.labels.values() if lab["name"].lower() == name.lower()), None)
+
+    def write_token(self, path: Path, *, expired: bool = False, scopes: list[str] | None = None) -> Path:
+        """Write a token.json for this fake. expired=True forces a refresh on first use."""
+        token = f"ya29.fake-{secrets.token_hex(8)}"
+        if not expired:
+            with self._lock:
+                self._valid_tokens.add(token)
+        expiry = _utc(time.time() + (-3600 if expired else 3600)).replace(tzinfo=None)
+        info = {
+            "token": token, "refresh_token": REFRESH_TOKEN, "token_uri": "https://oauth2.googleapis.com/token",
+            "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET,
+            "scopes": scopes or ["https://www.googleapis.com/auth/gmail.modify"],
+            "universe_domain": "googleapis.com", "account": "",
+            "expiry": expiry.isoformat(timespec="microseconds") + "Z",
+        }
+        path = Path(path)
+        path.write_text(json.dumps(info, indent=2), encoding="utf-8")
+        path.chmod(0o600)
+        return path
+
+    # -- failure injection ---------------------------------------------------------------
+
+    def fail_next(self, status: int, count: int = 1, retry_after: float | None = None, path_contains: str | None = None,
+                  message: str | None = None, reason: str | None = None) -> None:
+        """Answer the next `count` matching requests with `status` (Gmail's error JSON)."""
+        with self._lock:
+            self._injected.append(_Injected(status, count, retry_after, path_contains, message, reason))
+
+    def drop_next(self, path_contains: str | None = None, count: int = 1) -> None:
+        """Process the next matching request(s), then close the connection without answering."""
+        with self._lock:
+            self._injected.append(_Injected(None, count, None, path_contains, None, None))
+
+    def revoke_refresh_token(self) -> None:
+        """From now on the token endpoint answers invalid_grant (user revoked access, or 7-day expiry)."""
+        with self._lock:
+            self.refresh_revoked = True
+            self._valid_tokens.clear()
+
+    def expire_access_tokens(self) -> None:
+        """Every issued access token stops working: the next API call gets a 401."""
+        with self._lock:
+            self._valid_tokens.clear()
+
+    def _take_injected(self, path: str) -> _Injected | None:
+        with self._lock:
+            for item in self._injected:
+                if item.remaining > 0 and (item.path_contains is None or item.path_contains in path):
+                    item.remaining -= 1
+                    if item.remaining == 0:
+                        self._injected.remove(item)
+                    return item
+        return None
+
+    # -- the API -------------------------------------------------------------------------
+
+    def _refresh(self, form: dict[str, str]) -> dict[str, Any]:
+        with self._lock:
+            if form.get("grant_type") != "refresh_token" or form.get("client_id") != CLIENT_ID:
+                raise GmailError(400, "invalid_request")
+            if self.refresh_revoked or form.get("refresh_token") != REFRESH_TOKEN:
+                raise GmailError(400, "Token has been expired or revoked.", "invalid_grant")
+            self.token_refreshes += 1
+            token = f"ya29.fake-{secrets.token_hex(8)}"
+            self._valid_tokens.add(token)
+        return {"access_token": token, "expires_in": 3599, "token_type": "Bearer",
+                "scope": "https://www.googleapis.com/auth/gmail.modify"}
+
+    def _authorised(self, header: str | None) -> bool:
+        with self._lock:
+            return bool(header) and header.startswith("Bearer ") and header[7:] in self._valid_tokens
+
+    def _store_send(self, raw: bytes, meta: dict[str, Any], upload: str) -> dict[str, Any]:
+        parsed = parse_raw(raw)
+        recipients = getaddresses([str(parsed.get(h, "")) for h in ("To", "Cc", "Bcc")])
+        addresses = [addr for _, addr in recipients if addr]
+        if not addresses:
+            raise GmailError(400, "Recipient address required")
+        if any("@" not in addr or addr.startswith("@") or addr.endswith("@") for addr in addresses):
+            raise GmailError(400, "Invalid To header")
+        if "From" not in parsed:
+            parsed["From"] = self.address
+        new_id = self._next_id()
+        with self._lock:
+            thread = meta.get("threadId")
+            if thread and not any(m.thread_id == thread for m in self.messages.values()):
+                raise GmailError(404, "Requested entity was not found.")
+            stored = StoredMessage(new_id, thread or new_id, raw, parsed, ["SENT"], int(time.time() * 1000),
+                                   received_at=time.time(), metadata={**meta, "upload": upload})
+            self.messages[new_id] = stored
+            self.sent.append(stored)
+        return {"id": new_id, "threadId": stored.thread_id, "labelIds": ["SENT"]}
+
+    def _create_label(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = str(body.get("name") or "")
+        stripped = name.strip()
+        if (not stripped or len(name) > 225 or stripped.upper() in SYSTEM_LABELS or stripped.startswith("/")
+                or stripped.endswith("/") or "//" in stripped):
+            raise GmailError(400, "Invalid label name")
+        with self._lock:
+            if self.label_named(stripped):
+                raise GmailError(409, "Label name exists or conflicts")
+            label = {"id": f"Label_{len(self.labels) + 1}", "name": stripped, "type": "user",
+                     "labelListVisibility": body.get("labelListVisibility", "labelShow"),
+                     "messageListVisibility": body.get("messageListVisibility", "show")}
+            self.labels[label["id"]] = label
+        return label
+
+    def _modify(self, message_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            stored = self.messages.get(message_id)
+            if stored is None:
+                raise GmailError(404, "Requested entity was not found.")
+            add, remove = list(body.get("addLabelIds") or []), list(body.get("removeLabelIds") or [])
+            for label in add + remove:
+                if label not in self.labels:
+                    raise GmailError(400, f"Invalid label: {label}")
+            for label in ("SENT", "DRAFT", "CHAT"):
+                if label in add:
+                    raise GmailError(400, f"Invalid label: {label}")
+            stored.labels = [lab for lab in stored.labels if lab not in remove] + [lab for lab in add if lab not in stored.labels]
+            return {"id": stored.id, "threadId": stored.thread_id, "labelIds": list(stored.labels)}
+    def handle(self, method: str, path: str, query: dict[str, list[str]], body: bytes, content_type: str) -> Any:
+        """Route one API call; raises GmailError for Gmail's error answers."""
+        match = _ROUTE.match(path)
+        if match is None:
+            raise GmailError(404, f"No such endpoint: {path}")
+        if match["user"] not in ("me", self.address):
+            raise GmailError(403, "Delegation denied")
+        rest = match["rest"].rstrip("/")
+        one = lambda name, default=None: (query.get(name) or [default])[0]  # noqa: E731
+        if method == "GET" and rest == "profile":
+            return {"emailAddress": self.address, "messagesTotal": len(self.messages), "threadsTotal": len(self.messages),
+                    "historyId": "1234"}
+        if method == "GET" and rest == "labels":
+            with self._lock:
+                return {"labels": [dict(lab) for lab in self.labels.values()]}
+        if method == "POST" and rest == "labels":
+            return self._create_label(json.loads(body or b"{}"))
+        if method == "GET" and rest == "messages":
+            limit = max(1, min(500, int(one("maxResults", "100"))))
+            with self._lock:
+                names = {lid: lab["name"] for lid, lab in self.labels.items()}
+                found = search(list(self.messages.values()), one("q", "") or "", names, one("includeSpamTrash") == "true")
+            wanted_labels = set(query.get("labelIds") or [])
+            found = [m for m in found if wanted_labels <= set(m.labels)]
+            page = [{"id": m.id, "threadId": m.thread_id} for m in found[:limit]]
+            return {"messages": page, "resultSizeEstimate": len(found)} if page else {"resultSizeEstimate": 0}
+        if method == "POST" and rest == "messages/send":
+            return self._send(query, body, content_type, upload=bool(match.group(1)))
+        parts = rest.split("/")
+        if len(parts) == 2 and parts[0] == "messages" and method == "GET":
+            with self._lock:
+                stored = self.messages.get(parts[1])
+            if stored is None:
+                raise GmailError(404, "Requested entity was not found.")
+            return message_resource(stored, one("format", "full"), query.get("metadataHeaders") or [])
+        if len(parts) == 3 and parts[0] == "messages" and parts[2] == "modify" and method == "POST":
+            return self._modify(parts[1], json.loads(body or b"{}"))
+        raise GmailError(404, f"No such endpoint: {method} {path}")
+
+    def _send(self, query: dict[str, list[str]], body: bytes, content_type: str, *, upload: bool) -> dict[str, Any]:
+        kind = (query.get("uploadType") or [""])[0]
+        if not upload:
+            meta = json.loads(body or b"{}")
+            if not meta.get("raw"):
+                raise GmailError(400, "'raw' RFC822 payload message string or uploading message via /upload/* URL required")
+            return self._store_send(b64url_decode(meta.pop("raw")), meta, "json")
+        if kind == "media":
+            return self._store_send(body, {}, "media")
+        if kind == "multipart":
+            meta, raw = split_related(body, content_type)
+            return self._store_send(raw, meta, "multipart")
+        raise GmailError(400, f"Unsupported uploadType {kind!r}")
+
+
+def _utc(epoch: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC)
+
+
