@@ -1,0 +1,87 @@
+"""Fixtures for the mail tests: a running fake Gmail, a token for it, settings, a service."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from h0.config import Settings, load_settings
+from h0.mail import MailService
+from tests.fakes.fake_gmail import FakeGmail
+
+# Small delays keep the retry tests fast; the policy's shape is what they check.
+FAST_RETRIES = {"max_retries": 3, "retry_delay_ms": 1, "retry_backoff_multiplier": 2.0}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def gmail() -> Iterator[FakeGmail]:
+    with FakeGmail() as fake:
+        yield fake
+
+
+@pytest.fixture
+def token_path(gmail: FakeGmail, tmp_path: Path) -> Path:
+    folder = tmp_path / "secrets"
+    folder.mkdir()
+    return gmail.write_token(folder / "token.json")
+
+
+@pytest.fixture
+def gmail_settings(vault_dir: Path, gmail: FakeGmail, token_path: Path) -> Settings:
+    return gmail_settings_for(vault_dir, gmail, token_path)
+
+
+def gmail_settings_for(vault_dir: Path, gmail: FakeGmail, token_path: Path, **overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "vault_path": vault_dir, "mail_backend": "gmail", "gmail_token_path": token_path,
+        "gmail_api_endpoint": gmail.api_endpoint, "gmail_token_uri": gmail.token_uri, **FAST_RETRIES,
+    }
+    values.update(overrides)
+    return load_settings(**values)
+
+
+def gmail_env(vault_dir: Path, gmail: FakeGmail, token_path: Path, **overrides: str) -> dict[str, str]:
+    """Environment variables for an `h0 mcp gmail` child process against the fake."""
+    env = {
+        "VAULT_PATH": str(vault_dir), "MAIL_BACKEND": "gmail", "GMAIL_TOKEN_PATH": str(token_path),
+        "GMAIL_API_ENDPOINT": gmail.api_endpoint, "GMAIL_TOKEN_URI": gmail.token_uri, "MAX_RETRIES": "3",
+        "RETRY_DELAY_MS": "1", "LOG_LEVEL": "WARNING",
+    }
+    env.update(overrides)
+    return env
+
+
+@pytest.fixture
+def service(gmail_settings: Settings) -> Iterator[MailService]:
+    mail = MailService(gmail_settings)
+    yield mail
+    mail.close()
+
+
+def audit_records(vault_dir: Path, event: str | None = None) -> list[dict]:
+    records = []
+    for path in sorted((vault_dir / "Logs").glob("gmail_mcp_*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if event is None or record["event"] == event:
+                records.append(record)
+    return records
+
+
+def tool_error(result) -> dict:
+    """The typed error of a failed tool call, checked for the shape every client relies on."""
+    assert result.is_error, result
+    assert result.structured_content is None
+    text = result.content[0].text
+    assert "Traceback" not in text
+    body = json.loads(text)
+    assert set(body) >= {"error", "message", "details"}
+    return body

@@ -1,0 +1,83 @@
+"""Concurrent tool calls on one session: the SDK runs them in worker threads, httplib2 is not
+thread-safe, so each thread must get its own connection — and every answer its own call's."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from mcp import Client
+
+from h0.mcp.mail_server import build_mail_server
+from tests.mail.conftest import audit_records
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_given_concurrent_sends_and_reads_on_one_session_then_none_cross_and_each_thread_has_its_own_http(
+    gmail_settings, gmail, vault_dir
+):
+    incoming = {i: gmail.add_message(subject=f"incoming {i}", body=f"body {i}") for i in range(12)}
+    server = build_mail_server(gmail_settings)
+    read: dict[int, str] = {}
+    sent: dict[int, dict] = {}
+    async with Client(server) as client:
+
+        async def get(i: int) -> None:
+            result = await client.call_tool("get_email", {"message_id": incoming[i]})
+            assert not result.is_error, result.content[0].text
+            read[i] = result.structured_content["body"].strip()
+
+        async def send(i: int) -> None:
+            result = await client.call_tool("send_email", {"to": f"r{i}@example.com", "subject": f"out {i}", "body": f"b{i}",
+                                                           "idempotency_key": f"c-{i}"})
+            assert not result.is_error, result.content[0].text
+            sent[i] = result.structured_content
+
+        async with anyio.create_task_group() as group:
+            for i in range(12):
+                group.start_soon(get, i)
+                group.start_soon(send, i)
+
+    assert read == {i: f"body {i}" for i in range(12)}
+    by_id = {s.id: s for s in gmail.sent}
+    assert len(by_id) == 12
+    for i, result in sent.items():
+        assert by_id[result["message_id"]].header("To") == f"r{i}@example.com"
+        assert by_id[result["message_id"]].header("Message-ID") == result["rfc822_message_id"]
+    assert server.mail.backend.http_count > 1, "calls ran in several threads, each with its own Http"
+    assert len(audit_records(vault_dir, "pre_send_audit")) == len(audit_records(vault_dir, "email_sent")) == 12
+
+
+async def test_given_the_same_key_sent_concurrently_then_it_goes_out_once(gmail_settings, gmail):
+    async with Client(build_mail_server(gmail_settings)) as client:
+        results: list[dict] = []
+
+        async def send() -> None:
+            result = await client.call_tool("send_email", {"to": "bob@example.com", "subject": "once", "body": "b",
+                                                           "idempotency_key": "same"})
+            results.append(result.structured_content)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(6):
+                group.start_soon(send)
+    assert len(gmail.sent) == 1
+    assert sorted(r["already_sent"] for r in results) == [False] + [True] * 5
+    assert {r["message_id"] for r in results} == {gmail.sent[0].id}
+
+
+async def test_given_a_cap_and_concurrent_sends_then_the_cap_holds(vault_dir, gmail, token_path):
+    from tests.mail.conftest import gmail_settings_for
+
+    settings = gmail_settings_for(vault_dir, gmail, token_path, rate_limit_per_hour=3)
+    codes: list[str] = []
+    async with Client(build_mail_server(settings)) as client:
+
+        async def send(i: int) -> None:
+            result = await client.call_tool("send_email", {"to": "bob@example.com", "subject": f"s{i}", "body": "b"})
+            codes.append("ok" if not result.is_error else "rate_limited" if "rate_limited" in result.content[0].text else "?")
+
+        async with anyio.create_task_group() as group:
+            for i in range(8):
+                group.start_soon(send, i)
+    assert sorted(codes) == ["ok"] * 3 + ["rate_limited"] * 5
+    assert len(gmail.sent) == 3

@@ -1,0 +1,268 @@
+"""The Gmail backend through MailService, against the fake Gmail, with the real Google client."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from h0.errors import Conflict, InternalError, InvalidRequest, NotFound, RateLimited, SendFailed
+from h0.mail import MailService
+from tests.fakes.fake_gmail import FakeGmail
+from tests.mail.conftest import audit_records, gmail_settings_for
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_given_a_message_when_sent_then_gmail_receives_the_mime_and_the_audit_brackets_the_call(service, gmail, vault_dir):
+    result = service.send_email(to="Bob <bob@example.com>", cc="carol@example.com", bcc=["dan@example.com"],
+                                subject="Quarterly report", body="Numbers attached.\n", html_body="<p>Numbers</p>")
+    [sent] = gmail.sent
+    assert result["message_id"] == sent.id and result["thread_id"] == sent.thread_id and result["backend"] == "gmail"
+    assert result["already_sent"] is False and result["rfc822_message_id"] == sent.header("Message-ID")
+    assert sent.header("To") == "Bob <bob@example.com>" and sent.header("Cc") == "carol@example.com"
+    assert sent.header("Bcc") == "dan@example.com"  # Gmail reads Bcc from the raw message and strips it
+    assert sent.message.get_body(("html",)).get_content().strip() == "<p>Numbers</p>"
+    assert sent.metadata["upload"] == "json"
+    events = [r["event"] for r in audit_records(vault_dir)]
+    assert events == ["pre_send_audit", "email_sent"]
+    [pre] = audit_records(vault_dir, "pre_send_audit")
+    assert pre["to"] == "Bob <bob@example.com>" and pre["subject"] == "Quarterly report"
+    assert pre["body_preview"] == "Numbers attached.\n" and pre["rfc822_message_id"] == result["rfc822_message_id"]
+    assert "reply_to_message_id" not in pre  # None fields are left out of the line
+
+
+def test_given_the_audit_log_cannot_be_written_then_nothing_is_sent(service, gmail, vault_dir):
+    (vault_dir / "Logs").rename(vault_dir / "Logs.moved")
+    (vault_dir / "Logs").write_text("not a folder")
+    with pytest.raises(InternalError):
+        service.send_email(to="bob@example.com", subject="S", body="b")
+    assert gmail.sent == []
+
+
+def test_given_a_reply_then_it_threads_by_the_original_message_id_and_thread(service, gmail):
+    original = gmail.add_message(subject="Question", message_id="<q1@example.com>", references="<q0@example.com>",
+                                 thread_id="thread-77")
+    result = service.send_email(to="ann@example.com", subject="Re: Question", body="Answer.", reply_to_message_id=original)
+    sent = gmail.sent[-1]
+    assert sent.header("In-Reply-To") == "<q1@example.com>"
+    assert sent.header("References") == "<q0@example.com> <q1@example.com>"
+    assert result["thread_id"] == sent.thread_id == "thread-77" and sent.metadata["threadId"] == "thread-77"
+    assert result["hints"] == []
+
+
+def test_given_a_reply_to_an_unknown_message_then_not_found_unless_a_thread_id_is_given(service, gmail):
+    with pytest.raises(NotFound):
+        service.send_email(to="ann@example.com", subject="Re: x", body="b", reply_to_message_id="deadbeef")
+    assert gmail.sent == []
+    thread = gmail.message(gmail.add_message(subject="x", thread_id="t-1")).thread_id
+    result = service.send_email(to="ann@example.com", subject="Re: x", body="b", reply_to_message_id="deadbeef", thread_id=thread)
+    assert result["thread_id"] == "t-1" and "threaded by thread_id only" in result["hints"][0]
+
+
+@pytest.mark.parametrize("thread_id", [None, "t-big"])
+def test_given_a_large_attachment_then_it_goes_as_a_media_upload(service, gmail, vault_dir, thread_id):
+    if thread_id:
+        gmail.add_message(thread_id=thread_id)
+    data = bytes(range(256)) * (14 * 1024)  # 3.5 MB, 4.8 MB as base64 MIME: over the JSON-body threshold
+    (vault_dir / "Done" / "scan.bin").write_bytes(data)
+    service.send_email(to="bob@example.com", subject="Scan", body="see attached", attachments=["Done/scan.bin"], thread_id=thread_id)
+    sent = gmail.sent[-1]
+    assert sent.metadata["upload"] == ("multipart" if thread_id else "media")
+    assert sent.thread_id == (thread_id or sent.id)
+    [attachment] = sent.attachments
+    assert attachment.get_filename() == "scan.bin" and attachment.get_content() == data
+
+
+def test_given_a_mailbox_then_queries_select_like_gmail(service, gmail):
+    unread = gmail.add_message(subject="unread one", labels=["INBOX", "UNREAD"])
+    read = gmail.add_message(subject="read one", labels=["INBOX"])
+    client = gmail.add_message(subject="client mail", labels=["INBOX", "Clients"])
+    archived = gmail.add_message(subject="archived", labels=["Clients"])
+    service.send_email(to="bob@example.com", subject="sent by me", body="b")
+
+    def ids(query: str) -> set[str]:
+        return {e["id"] for e in service.list_emails(query, 50)["emails"]}
+
+    assert ids("is:unread") == {unread}
+    assert ids("in:inbox") == {unread, read, client}
+    assert ids("label:clients") == {client, archived}
+    assert ids("in:inbox -label:Clients") == {unread, read}
+    assert ids("in:sent") == {gmail.sent[-1].id}
+    listed = service.list_emails("in:inbox", 2)["emails"]
+    assert [e["subject"] for e in listed] == ["client mail", "read one"]  # newest first, capped
+    assert listed[0]["sender"] == "Ann Example <ann@example.com>" and listed[0]["date"].endswith("Z")
+    assert listed[0]["labels"] == ["INBOX", "Clients"]
+
+
+def test_given_rich_messages_then_get_email_decodes_them(service, gmail):
+    html_only = gmail.add_message(subject="Überweisung ✓", body=None, html="<p>Pay&nbsp;<b>now</b></p><p>Thanks</p>",
+                                  attachments=[("invoice.pdf", b"%PDF" * 100, "application/pdf")], cc="x@example.com")
+    email = service.get_email(html_only)
+    assert email["subject"] == "Überweisung ✓" and email["cc"] == "x@example.com"
+    assert email["body"] == "Pay now\n\nThanks" and email["body_format"] == "html"
+    assert email["has_attachments"] and email["attachment_names"] == ["invoice.pdf"]
+    assert email["attachments"] == [{"filename": "invoice.pdf", "mime_type": "application/pdf", "size": 400}]
+    long_one = gmail.add_message(subject="long", body="line\n" * 30_000)
+    email = service.get_email(long_one)
+    assert email["body_truncated"] and len(email["body"]) == 100_000 and "\r" not in email["body"]
+    with pytest.raises(NotFound):
+        service.get_email("0000000000000000")
+
+
+def test_given_labels_then_add_label_creates_once_and_move_takes_mail_out_of_the_inbox(service, gmail):
+    msg = gmail.add_message(labels=["INBOX", "UNREAD"])
+    first = service.add_label(msg, "H0/Processed")
+    again = service.add_label(msg, "h0/processed")
+    assert first["created"] and not again["created"] and first["label_id"] == again["label_id"]
+    moved = service.move_email(msg, "H0/Done")
+    assert "INBOX" not in moved["labels"] and moved["label_id"] in moved["labels"]
+    back = service.move_email(msg, "INBOX")
+    assert "INBOX" in back["labels"] and not back["created"]
+
+
+@pytest.mark.parametrize("name", ["Work//Clients", "/leading", "SENT"])
+def test_given_a_label_name_gmail_rejects_then_invalid_request_and_nothing_changes(service, gmail, name):
+    msg = gmail.add_message(labels=["INBOX"])
+    labels_before = dict(gmail.labels)
+    with pytest.raises(InvalidRequest):
+        service.add_label(msg, name)
+    assert gmail.labels == labels_before and gmail.message(msg).labels == ["INBOX"]
+
+
+def test_given_gmail_answers_429_five_times_then_rate_limited_with_retry_after_and_nothing_sent(service, gmail, vault_dir):
+    gmail.fail_next(429, count=5, retry_after=0.02, path_contains="messages/send")
+    with pytest.raises(RateLimited) as caught:
+        service.send_email(to="bob@example.com", subject="S", body="b")
+    assert caught.value.retry_after == 0.02 and caught.value.to_dict()["retry_after"] == 0.02
+    assert gmail.sent == []
+    sends = [p for m, p in gmail.requests if p.endswith("messages/send")]
+    assert len(sends) == 4  # the first try + MAX_RETRIES=3
+    [failed] = audit_records(vault_dir, "send_failed")
+    assert failed["error"] == "rate_limited" and failed["retryable"] is True
+    assert len(audit_records(vault_dir, "send_retry")) == 3
+
+
+def test_given_transient_429_and_5xx_then_reads_and_sends_succeed_after_retries(service, gmail):
+    msg = gmail.add_message(subject="eventually")
+    gmail.fail_next(503, count=2, path_contains="/messages/")
+    assert service.get_email(msg)["subject"] == "eventually"
+    gmail.fail_next(429, count=1, retry_after=0.01, path_contains="messages/send")
+    gmail.fail_next(500, count=1, path_contains="messages/send")
+    service.send_email(to="bob@example.com", subject="S", body="b")
+    assert len(gmail.sent) == 1
+    lookups = [p for m, p in gmail.requests if m == "GET" and p.endswith("/messages")]
+    assert lookups, "before re-sending, the Message-ID is looked up"
+
+
+def test_given_the_connection_drops_after_gmail_took_the_send_then_it_is_not_replayed(service, gmail, vault_dir):
+    gmail.drop_next(path_contains="messages/send")
+    with pytest.raises(SendFailed) as caught:
+        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-1")
+    assert caught.value.details["outcome"] == "unknown" and caught.value.details["retryable"] is False
+    assert "Sent folder" in caught.value.message
+    assert len(gmail.sent) == 1  # Gmail did send it — once
+    # The caller retries with the same key: H0 finds it by Message-ID instead of sending again.
+    again = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-1")
+    assert again["already_sent"] is True and again["message_id"] == gmail.sent[0].id
+    assert len(gmail.sent) == 1
+    [recovered] = audit_records(vault_dir, "email_sent")
+    assert recovered["recovered"] is True
+
+
+def test_given_gmail_refuses_a_recipient_then_send_failed_is_a_bounce(service, gmail):
+    gmail.fail_next(400, message="Invalid To header", path_contains="messages/send")
+    with pytest.raises(SendFailed) as caught:
+        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="k-bounce")
+    assert caught.value.details["bounce"] is True and caught.value.details["retryable"] is False
+    status = service.email_status(caught.value.details["rfc822_message_id"])
+    assert status["status"] == "bounced"
+
+
+def test_given_the_hourly_cap_is_reached_then_rate_limited_even_after_a_restart(vault_dir, gmail, token_path):
+    settings = gmail_settings_for(vault_dir, gmail, token_path, rate_limit_per_hour=2)
+    service = MailService(settings)
+    for i in range(2):
+        service.send_email(to="bob@example.com", subject=f"S{i}", body="b")
+    with pytest.raises(RateLimited) as caught:
+        service.send_email(to="bob@example.com", subject="S3", body="b")
+    assert 3500 < caught.value.retry_after <= 3600 and caught.value.details["window"] == "hourly"
+    restarted = MailService(settings)
+    with pytest.raises(RateLimited):
+        restarted.send_email(to="bob@example.com", subject="S3", body="b")
+    assert len(gmail.sent) == 2 and restarted.health()["sends_last_hour"] == 2
+
+
+def test_given_sent_mail_then_its_status_is_sent_until_a_bounce_report_arrives(service, gmail):
+    result = service.send_email(to="bob@example.com", subject="S", body="b")
+    assert service.email_status(result["message_id"])["status"] == "sent"
+    assert service.email_status(result["rfc822_message_id"])["status"] == "sent"
+    gmail.add_message(sender="Mail Delivery Subsystem <mailer-daemon@googlemail.com>",
+                      subject="Delivery Status Notification (Failure)",
+                      body=f"Address not found.\n\nMessage-ID: {result['rfc822_message_id']}\n")
+    assert service.email_status(result["message_id"])["status"] == "bounced"
+    assert service.email_status("ffffffffffffffff") == {"message_id": "ffffffffffffffff", "status": "unknown", "timestamp": None}
+
+
+def test_given_a_crash_after_gmail_sent_then_the_same_key_returns_already_sent(service, gmail, vault_dir):
+    """The pre-send record is on disk, the outcome never written (the process died mid-send)."""
+    service.audit.write("pre_send_audit", idempotency_key="draft-9", rfc822_message_id="<h0.crash@h0.local>", pid=dead_pid())
+    gmail.add_message(message_id="<h0.crash@h0.local>", labels=["SENT"], subject="S", thread_id="t-crash")
+    result = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-9",
+                                message_id="<h0.crash@h0.local>")
+    assert result["already_sent"] is True and result["thread_id"] == "t-crash"
+    assert gmail.sent == []
+
+
+def test_given_a_crash_before_gmail_got_it_then_the_same_key_sends_once(service, gmail):
+    service.audit.write("pre_send_audit", idempotency_key="draft-10", rfc822_message_id="<h0.lost@h0.local>", pid=dead_pid())
+    result = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-10",
+                                message_id="<h0.lost@h0.local>")
+    assert result["already_sent"] is False and len(gmail.sent) == 1
+    assert service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-10")["already_sent"]
+    assert len(gmail.sent) == 1
+
+
+def test_given_another_live_process_is_sending_the_same_key_then_conflict_and_nothing_sent(service, gmail):
+    service.audit.write("pre_send_audit", idempotency_key="draft-11", rfc822_message_id="<h0.busy@h0.local>", pid=os.getppid())
+    with pytest.raises(Conflict):
+        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-11")
+    assert gmail.sent == []
+
+
+def test_given_gmail_does_not_answer_then_health_check_still_answers_within_3_seconds(vault_dir, token_path, gmail):
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # accepts connections into the backlog, never answers
+    try:
+        endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}/"
+        service = MailService(gmail_settings_for(vault_dir, gmail, token_path, gmail_api_endpoint=endpoint))
+        started = time.monotonic()
+        health = service.health()
+        assert time.monotonic() - started < 3.0
+        assert health["status"] == "degraded" and health["account"] is None and health["token"] == "valid"
+    finally:
+        silent.close()
+
+
+def test_given_a_healthy_account_then_health_reports_it(service, gmail):
+    service.send_email(to="bob@example.com", subject="S", body="b")
+    health = service.health()
+    assert health == {**health, "status": "ok", "backend": "gmail", "account": gmail.address, "token": "valid",
+                      "sends_last_hour": 1, "sends_last_day": 1, "problems": []}
+
+
+def test_fake_gmail_is_usable_on_its_own(tmp_path: Path):
+    """The fake's public API, as other engineers will use it."""
+    with FakeGmail(address="me@example.com") as fake:
+        assert fake.api_endpoint.startswith("http://127.0.0.1:") and fake.token_uri.endswith("/token")
+        token = fake.write_token(tmp_path / "t.json", expired=True)
+        assert token.exists() and fake.label_named("inbox")["id"] == "INBOX"

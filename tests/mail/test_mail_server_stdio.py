@@ -1,0 +1,93 @@
+"""`h0 mcp gmail` as a real stdio process, driven by the mcp client, against the fake Gmail."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.conftest import H0_BIN, subprocess_env
+from tests.fakes.fake_gmail import FakeGmail
+from tests.mail.conftest import audit_records, gmail_env, tool_error
+
+pytestmark = pytest.mark.anyio
+
+
+def params(**env: str) -> StdioServerParameters:
+    return StdioServerParameters(command=H0_BIN, args=["mcp", "gmail"], env=subprocess_env(**env))
+
+
+async def test_given_a_spawned_server_then_health_check_answers_within_3_seconds(vault_dir: Path, gmail: FakeGmail, token_path: Path):
+    """SC-006, with the account confirmed by Gmail."""
+    started = time.monotonic()
+    async with Client(params(**gmail_env(vault_dir, gmail, token_path))) as client:
+        health = await client.call_tool("health_check", {})
+        elapsed = time.monotonic() - started
+    assert health.structured_content["account"] == gmail.address and health.structured_content["status"] == "ok"
+    assert elapsed < 3.0, f"health_check took {elapsed:.2f}s after spawn"
+
+
+async def test_given_an_expired_token_when_a_session_sends_then_the_child_refreshes_persists_and_audits(
+    vault_dir: Path, gmail: FakeGmail, tmp_path: Path
+):
+    token = gmail.write_token(tmp_path / "token.json", expired=True)
+    before = json.loads(token.read_text())["token"]
+    async with Client(params(**gmail_env(vault_dir, gmail, token))) as client:
+        for i in range(3):
+            result = await client.call_tool("send_email", {"to": "bob@example.com", "subject": f"S{i}", "body": "b",
+                                                           "idempotency_key": f"stdio-{i}"})
+            assert not result.is_error, result.content[0].text
+        again = await client.call_tool("send_email", {"to": "bob@example.com", "subject": "S0", "body": "b",
+                                                      "idempotency_key": "stdio-0"})
+        assert again.structured_content["already_sent"] is True
+        missing = await client.call_tool("get_email", {"message_id": "ffffffffffffffff"})
+        assert tool_error(missing)["error"] == "not_found"
+    assert [s.header("Subject") for s in gmail.sent] == ["S0", "S1", "S2"]
+    assert gmail.token_refreshes == 1 and json.loads(token.read_text())["token"] != before
+    assert len(audit_records(vault_dir, "pre_send_audit")) == 3 and len(audit_records(vault_dir, "email_sent")) == 3
+
+
+async def test_given_concurrent_calls_on_one_stdio_session_then_every_answer_matches_its_call(
+    vault_dir: Path, gmail: FakeGmail, token_path: Path
+):
+    ids = {i: gmail.add_message(subject=f"incoming {i}") for i in range(8)}
+    read: dict[int, str] = {}
+    sent: dict[int, str] = {}
+    async with Client(params(**gmail_env(vault_dir, gmail, token_path))) as client:
+
+        async def get(i: int) -> None:
+            result = await client.call_tool("get_email", {"message_id": ids[i]})
+            read[i] = result.structured_content["subject"]
+
+        async def send(i: int) -> None:
+            result = await client.call_tool("send_email", {"to": f"r{i}@example.com", "subject": f"out {i}", "body": "b"})
+            sent[i] = result.structured_content["message_id"]
+
+        async with anyio.create_task_group() as group:
+            for i in range(8):
+                group.start_soon(get, i)
+                group.start_soon(send, i)
+    assert read == {i: f"incoming {i}" for i in range(8)}
+    by_id = {s.id: s for s in gmail.sent}
+    assert {i: by_id[sent[i]].header("To") for i in range(8)} == {i: f"r{i}@example.com" for i in range(8)}
+
+
+async def test_given_no_token_then_the_server_still_starts_and_answers_auth_required(vault_dir: Path, gmail: FakeGmail, tmp_path: Path):
+    async with Client(params(**gmail_env(vault_dir, gmail, tmp_path / "missing.json"))) as client:
+        error = tool_error(await client.call_tool("send_email", {"to": "bob@example.com", "subject": "S", "body": "b"}))
+        health = await client.call_tool("health_check", {})
+    assert error["error"] == "auth_required" and error["message"] == "Run scripts/gmail_auth.py to re-authenticate"
+    assert health.structured_content["token"] == "missing"
+
+
+def test_given_the_outbox_backend_then_start_up_says_loudly_on_stderr_that_nothing_is_sent(vault_dir: Path):
+    done = subprocess.run([H0_BIN, "mcp", "gmail"], input="", capture_output=True, text=True, timeout=30,
+                          env=subprocess_env(VAULT_PATH=str(vault_dir)))
+    assert "NOTHING IS REALLY SENT" in done.stderr
+    assert done.stdout == ""  # stdout is the protocol's

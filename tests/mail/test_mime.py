@@ -1,0 +1,139 @@
+"""Building messages: alternatives, RFC 2047, UTF-8, attachments and their limits, threading headers."""
+
+from __future__ import annotations
+
+import os
+from email import policy
+from email.parser import BytesParser
+from pathlib import Path
+
+import pytest
+
+from h0.errors import InvalidRequest, NotFound, PermissionDenied
+from h0.mail.addresses import parse_recipients
+from h0.mail.htmltext import html_to_text
+from h0.mail.mime import (
+    MAX_ATTACHMENT_BYTES,
+    compose,
+    derive_message_id,
+    load_attachments,
+    normalize_message_id,
+    raw_bytes,
+    reply_headers,
+)
+from h0.vault.paths import PathResolver
+
+
+def roundtrip(msg):
+    return BytesParser(policy=policy.default).parsebytes(raw_bytes(msg))
+
+
+def test_given_non_ascii_names_subject_and_body_then_headers_are_rfc2047_and_the_body_utf8():
+    msg = compose(to=parse_recipients("to", "José Müller <jose@example.com>"), subject="Grüße — Résumé", body="Héllo wörld\n")
+    wire = raw_bytes(msg)
+    assert wire.isascii(), "headers encoded per RFC 2047, body quoted-printable: survives any relay"
+    assert b"=?utf-8?" in wire
+    parsed = roundtrip(msg)
+    assert str(parsed["Subject"]) == "Grüße — Résumé"
+    assert parsed["To"].addresses[0].display_name == "José Müller"
+    assert parsed.get_body(("plain",)).get_content() == "Héllo wörld\r\n"  # CRLF on the wire
+
+
+def test_given_an_html_body_then_plain_and_html_are_alternatives():
+    msg = roundtrip(compose(to=parse_recipients("to", "a@example.com"), subject="S", body="plain", html_body="<b>html</b>"))
+    assert msg.get_content_type() == "multipart/alternative"
+    assert msg.get_body(("plain",)).get_content().strip() == "plain"
+    assert msg.get_body(("html",)).get_content().strip() == "<b>html</b>"
+
+
+@pytest.mark.parametrize("subject", ["Hi\r\nBcc: evil@x.com", "Hi\nthere", "Hi\rthere"])
+def test_given_a_subject_with_a_line_break_then_it_is_refused(subject):
+    with pytest.raises(InvalidRequest):
+        compose(to=parse_recipients("to", "a@example.com"), subject=subject, body="b")
+
+
+@pytest.mark.parametrize("body", ["", "   \n\t "])
+def test_given_an_empty_body_then_nothing_is_built(body):
+    with pytest.raises(InvalidRequest):
+        compose(to=parse_recipients("to", "a@example.com"), subject="S", body=body)
+
+
+def test_given_a_message_id_with_or_without_brackets_then_it_is_normalised():
+    assert normalize_message_id("abc@h0.local") == "<abc@h0.local>"
+    assert normalize_message_id(" <abc@h0.local> ") == "<abc@h0.local>"
+    for bad in ("no-at-sign", "<a@b>\r\nBcc: x@y", "a b@c", "<a@b"):
+        with pytest.raises(InvalidRequest):
+            normalize_message_id(bad)
+    assert derive_message_id("key-1") == derive_message_id("key-1") != derive_message_id("key-2")
+
+
+def test_given_an_original_with_references_then_the_reply_chains_them():
+    assert reply_headers("<b@x>", "<a@x>") == ("<b@x>", "<a@x> <b@x>")
+    assert reply_headers("b@x", None) == ("<b@x>", "<b@x>")
+    assert reply_headers(None, None) == (None, None)
+
+
+def test_given_reply_headers_then_the_message_carries_them_with_angle_brackets():
+    in_reply_to, references = reply_headers("<orig@example.com>", None)
+    msg = roundtrip(compose(to=parse_recipients("to", "a@example.com"), subject="Re: S", body="b",
+                            message_id="mine@h0.local", in_reply_to=in_reply_to, references=references))
+    assert msg["In-Reply-To"] == "<orig@example.com>"
+    assert msg["References"] == "<orig@example.com>"
+    assert msg["Message-ID"] == "<mine@h0.local>"
+
+
+def test_given_vault_attachments_then_they_are_attached_with_their_type(vault_dir: Path):
+    (vault_dir / "Done" / "report.pdf").write_bytes(b"%PDF-1.4 fake")
+    (vault_dir / "Done" / "notes é.txt").write_text("hello", encoding="utf-8")
+    files = load_attachments(PathResolver(vault_dir), ["Done/report.pdf", "Done/notes é.txt"])
+    msg = roundtrip(compose(to=parse_recipients("to", "a@example.com"), subject="S", body="see attached", attachments=files))
+    parts = {p.get_filename(): p for p in msg.iter_attachments()}
+    assert parts["report.pdf"].get_content_type() == "application/pdf"
+    assert parts["report.pdf"].get_content() == b"%PDF-1.4 fake"
+    assert parts["notes é.txt"].get_content_type() == "text/plain"
+
+
+def test_given_30_mb_of_attachments_then_they_are_refused_before_being_read(vault_dir: Path):
+    big = vault_dir / "Done" / "video.mp4"
+    with big.open("wb") as handle:
+        handle.truncate(30 * 1024 * 1024)  # sparse: the limit is checked from the size, not by reading
+    with pytest.raises(InvalidRequest) as caught:
+        load_attachments(PathResolver(vault_dir), ["Done/video.mp4"])
+    assert caught.value.details["limit_bytes"] == MAX_ATTACHMENT_BYTES
+    assert "25 MB" in caught.value.message
+
+
+def test_given_attachments_outside_the_vault_or_hidden_then_they_are_refused(vault_dir: Path, tmp_path: Path):
+    (tmp_path / "secret.txt").write_text("x")
+    (vault_dir / ".obsidian").mkdir()
+    (vault_dir / ".obsidian" / "data.json").write_text("{}")
+    os.symlink(tmp_path / "secret.txt", vault_dir / "Done" / "link.txt")
+    resolver = PathResolver(vault_dir)
+    for path in ("../secret.txt", str(tmp_path / "secret.txt"), "Done/link.txt", ".obsidian/data.json"):
+        with pytest.raises(PermissionDenied):
+            load_attachments(resolver, [path])
+    with pytest.raises(NotFound):
+        load_attachments(resolver, ["Done/missing.pdf"])
+
+
+def test_given_an_executable_by_name_or_by_content_then_it_is_refused(vault_dir: Path):
+    (vault_dir / "Done" / "setup.exe").write_bytes(b"MZ\x90\x00")
+    (vault_dir / "Done" / "invoice.pdf").write_bytes(b"\x7fELF\x02\x01\x01")
+    resolver = PathResolver(vault_dir)
+    for path in ("Done/setup.exe", "Done/invoice.pdf"):
+        with pytest.raises(InvalidRequest):
+            load_attachments(resolver, [path])
+
+
+def test_given_html_only_mail_then_it_reads_as_text():
+    html = (
+        "<html><head><style>p{color:red}</style><title>t</title></head><body>"
+        "<h1>Invoice</h1><p>Dear&nbsp;Ann,<br>please pay &euro;10.</p>"
+        "<ul><li>one</li><li>two</li></ul><p>See <a href='https://x.example/pay'>the page</a>.</p>"
+        "<script>alert(1)</script></body></html>"
+    )
+    text = html_to_text(html)
+    assert "color:red" not in text and "alert" not in text
+    assert "Invoice" in text and "Dear Ann,\nplease pay €10." in text
+    assert "- one\n- two" in text
+    assert "the page (https://x.example/pay)" in text

@@ -1,0 +1,63 @@
+"""The outbox backend: .eml files in the vault, exactly once, and honest about sending nothing."""
+
+from __future__ import annotations
+
+from email import policy
+from email.parser import BytesParser
+from pathlib import Path
+
+import pytest
+
+from h0.config import load_settings
+from h0.errors import NotSupported
+from h0.mail import MailService
+
+
+@pytest.fixture
+def outbox(vault_dir: Path) -> MailService:
+    return MailService(load_settings(vault_path=vault_dir))  # MAIL_BACKEND defaults to outbox
+
+
+def emls(vault_dir: Path) -> list[Path]:
+    return sorted((vault_dir / "Outbox").glob("*.eml"))
+
+
+def test_given_a_fresh_checkout_when_mail_is_sent_then_it_lands_in_outbox_as_eml(outbox, vault_dir):
+    result = outbox.send_email(to="bob@example.com", subject="Hello there", body="Hi Bob,\n", idempotency_key="d1")
+    [eml] = emls(vault_dir)
+    assert result["backend"] == "outbox" and result["message_id"] == eml.stem
+    parsed = BytesParser(policy=policy.default).parsebytes(eml.read_bytes())
+    assert parsed["To"] == "bob@example.com" and parsed["From"] == "H0 outbox <outbox@h0.local>"
+    assert parsed["Message-ID"] == result["rfc822_message_id"]
+    assert "hello-there" in eml.name
+
+
+def test_given_the_same_key_even_after_a_restart_then_one_eml_only(outbox, vault_dir):
+    first = outbox.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d2")
+    again = MailService(outbox.settings).send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d2")
+    assert again["already_sent"] and again["message_id"] == first["message_id"]
+    assert len(emls(vault_dir)) == 1
+
+
+def test_given_a_crash_after_the_eml_was_written_then_the_key_is_recognised(outbox, vault_dir):
+    first = outbox.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d3")
+    # Lose the outcome line, as if the process died right after writing the file.
+    for log in (vault_dir / "Logs").glob("gmail_mcp_*.jsonl"):
+        log.write_text("".join(line for line in log.read_text().splitlines(keepends=True) if '"email_sent"' not in line))
+    again = MailService(outbox.settings).send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d3")
+    assert again["already_sent"] and again["message_id"] == first["message_id"]
+    assert len(emls(vault_dir)) == 1
+
+
+def test_given_the_outbox_then_reading_is_not_supported_and_health_says_nothing_is_sent(outbox):
+    with pytest.raises(NotSupported):
+        outbox.list_emails("is:unread", 10)
+    health = outbox.health()
+    assert health["status"] == "ok" and health["token"] == "n/a" and health["account"] is None
+    assert "NOTHING IS REALLY SENT" in health["notes"][0]
+
+
+def test_given_a_reply_on_the_outbox_then_it_is_written_without_in_reply_to_and_says_why(outbox):
+    result = outbox.send_email(to="bob@example.com", subject="Re: S", body="b", reply_to_message_id="18f0abc", thread_id="t1")
+    assert result["thread_id"] == "t1"
+    assert "cannot read the original" in result["hints"][0]
