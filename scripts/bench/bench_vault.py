@@ -45,12 +45,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_vault import ABSENT, CACHE, RARE_MULTI, Params, ensure_vault  # noqa: E402
 
 from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 NODE_DIR = CACHE / "node"
 FS_PACKAGE = "@modelcontextprotocol/server-filesystem"
 NPM_TIMEOUT = 300
+SERVER_LOG = CACHE / "servers.log"  # the servers' stderr (the reference server prints a banner there)
+
+# A bare MCP server with one tool, to show what the SDK alone costs to start.
+BARE_SERVER = """\
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("bare")
+@server.tool()
+def health_check() -> dict:
+    return {"status": "ok"}
+server.run("stdio")
+"""
 
 GOAL_FILTER_WARM_MS = 200.0
 GOAL_START_S = 1.0
@@ -133,16 +144,42 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def connect(params: StdioServerParameters, *, validate: bool = False, timeout: float = 120) -> Client:
+    """A client for a stdio server, exactly as `Client(params)` builds it, with the server's
+    stderr sent to SERVER_LOG. Unless `validate`, the client does not re-check structured
+    content against the output schema (see README: that check is a client cost, in Python's
+    jsonschema, proportional to the size of the result, and would dominate list timings)."""
+    SERVER_LOG.parent.mkdir(parents=True, exist_ok=True)
+    log = open(SERVER_LOG, "a")  # noqa: SIM115 - lives as long as the process it is handed to
+    client = Client(stdio_client(params, errlog=log), read_timeout_seconds=timeout)
+    client._bench_validate = validate  # type: ignore[attr-defined]
+    return client
+
+
+async def _maybe_validate(client: Client) -> None:
+    session = client.session
+    original = session.validate_tool_result
+
+    async def validate(name: str, result: Any) -> None:
+        if client._bench_validate:  # type: ignore[attr-defined]
+            await original(name, result)
+
+    session.validate_tool_result = validate  # type: ignore[method-assign]
+
+
 @asynccontextmanager
-async def session(params: StdioServerParameters):
-    """An initialized client session and the server's pid."""
+async def session(params: StdioServerParameters, *, validate: bool = False):
+    """An initialized client session whose tools are listed (as real clients do), and the server's pid."""
     before = set(_children())
-    async with Client(params, read_timeout_seconds=120) as client:
+    async with connect(params, validate=validate) as client:
         new = [pid for pid, cmd in _children().items() if pid not in before and params.args[0] in cmd]
+        await client.list_tools()
+        await _maybe_validate(client)
         yield client, (new[0] if new else None)
 
 
-async def call(client: Client, name: str, args: dict[str, Any]) -> tuple[float, Any]:
+async def call(client: Client, name: str, args: dict[str, Any], *, validate: bool = False) -> tuple[float, Any]:
+    client._bench_validate = validate  # type: ignore[attr-defined]
     start = time.perf_counter()
     result = await client.call_tool(name, args)
     elapsed = time.perf_counter() - start
@@ -180,15 +217,24 @@ async def one_run(h0: Path, fs_entry: Path, vault: Path, manifest: dict, args: a
     expected = manifest["rare_phrases"][RARE_MULTI]
 
     # (e) start to first answer.
-    starts = []
+    starts, bare = [], []
+    bare_script = CACHE / "bare_server.py"
+    bare_script.write_text(BARE_SERVER)
+    bare_params = StdioServerParameters(command=str(h0.with_name("python")), args=[str(bare_script)], env=server_env())
     for _ in range(args.starts):
         t0 = time.perf_counter()
-        async with Client(h0_params(h0, vault), read_timeout_seconds=60) as client:
+        async with connect(h0_params(h0, vault), timeout=60) as client:
             result = await client.call_tool("health_check", {})
             starts.append(time.perf_counter() - t0)
             if result.is_error or result.structured_content["status"] != "ok":
                 run.checks.append(f"health_check: {result.content[0].text[:200]}")
+        if h0.with_name("python").is_file():
+            t0 = time.perf_counter()
+            async with connect(bare_params, timeout=60) as client:
+                await client.call_tool("health_check", {})
+                bare.append(time.perf_counter() - t0)
     f["start_s"] = median(starts)
+    f["start_bare_s"] = median(bare) if bare else float("nan")
 
     # ripgrep, same phrase, same vault.
     rg = shutil.which("rg")
@@ -221,6 +267,9 @@ async def one_run(h0: Path, fs_entry: Path, vault: Path, manifest: dict, args: a
             run.checks.append(f"filter total {result.structured_content['total']} != {manifest['filter_matches']}")
         f["filter_cold_ms"] = ms(elapsed)
         f["filter_warm_ms"] = median([ms((await call(hc, "list_notes", flt))[0]) for _ in range(args.repeats * 2)])
+        f["filter_warm_val_ms"] = median(
+            [ms((await call(hc, "list_notes", flt, validate=True))[0]) for _ in range(args.repeats)]
+        )
 
         # (b) list the 2,500-note folder, alternating the two servers.
         big = manifest["big_folder"]
@@ -235,6 +284,11 @@ async def one_run(h0: Path, fs_entry: Path, vault: Path, manifest: dict, args: a
             if i == 0 and result.content[0].text.count("[FILE]") != manifest["big_folder_notes"]:
                 run.checks.append(f"list_directory {big} returned {result.content[0].text.count('[FILE]')} files")
         f["list_h0_ms"], f["list_fs_ms"] = median(h_list), median(f_list)
+        h_list, f_list = [], []
+        for i in range(args.repeats):
+            h_list.append(ms((await call(hc, "list_notes", {"directory": big, "limit": 10_000}, validate=True))[0]))
+            f_list.append(ms((await call(fc, "list_directory", {"path": str(vault / big)}, validate=True))[0]))
+        f["list_h0_val_ms"], f["list_fs_val_ms"] = median(h_list), median(f_list)
 
         # (a) reads: the same notes, alternating servers note by note (after a short warm-up).
         sample = manifest["sample_notes"][: args.reads]
@@ -261,6 +315,7 @@ async def one_run(h0: Path, fs_entry: Path, vault: Path, manifest: dict, args: a
         # (f) peak memory of both server processes after all of the above.
         f["rss_h0_mb"] = peak_rss_mb(h0_pid) if h0_pid else float("nan")
         f["rss_fs_mb"] = peak_rss_mb(fs_pid) if fs_pid else float("nan")
+        run.protocols = {"h0": str(hc.protocol_version), "fs": str(fc.protocol_version)}  # type: ignore[attr-defined]
     return run
 
 
@@ -274,13 +329,17 @@ ROWS: list[tuple[str, str, str]] = [
     ("    reference read_text_file p99", "read_fs_p99_ms", "ms"),
     ("(b) list_notes Done/ (2,500)", "list_h0_ms", "ms"),
     ("    reference list_directory Done/", "list_fs_ms", "ms"),
+    ("(b) same, client validates output", "list_h0_val_ms", "ms"),
+    ("    reference, client validates", "list_fs_val_ms", "ms"),
     ("(c) search_notes first call", "search_first_ms", "ms"),
     ("(c) search_notes warm median", "search_warm_ms", "ms"),
     ("    search_notes, phrase absent", "search_absent_ms", "ms"),
     ("    rg -i -F (whole process)", "rg_ms", "ms"),
     ("(d) list_notes status:pending cold", "filter_cold_ms", "ms"),
     ("(d) list_notes status:pending warm", "filter_warm_ms", "ms"),
+    ("(d) same, client validates output", "filter_warm_val_ms", "ms"),
     ("(e) start to first answer", "start_s", "s"),
+    ("    bare mcp SDK server, same", "start_bare_s", "s"),
     ("(f) peak RSS h0 server", "rss_h0_mb", "MB"),
     ("    peak RSS reference server", "rss_fs_mb", "MB"),
 ]
@@ -293,6 +352,7 @@ def goals(m: dict[str, float]) -> dict[str, tuple[str, bool | None]]:
         "read_h0_med_ms": (f"<= ref ({m['read_h0_med_ms'] / m['read_fs_med_ms']:.2f}x)", m["read_h0_med_ms"] <= m["read_fs_med_ms"]),
         "read_h0_p99_ms": (f"({m['read_h0_p99_ms'] / m['read_fs_p99_ms']:.2f}x ref)", None),
         "list_h0_ms": (f"({m['list_h0_ms'] / m['list_fs_ms']:.2f}x ref)", None),
+        "list_h0_val_ms": (f"({m['list_h0_val_ms'] / m['list_fs_val_ms']:.2f}x ref)", None),
         "search_first_ms": (f"<= 2x rg ({m['search_first_ms'] / m['rg_ms']:.2f}x)", m["search_first_ms"] <= rg2),
         "search_warm_ms": (f"<= 2x rg ({m['search_warm_ms'] / m['rg_ms']:.2f}x)", m["search_warm_ms"] <= rg2),
         "search_absent_ms": (f"({m['search_absent_ms'] / m['rg_ms']:.2f}x rg)", None),
@@ -334,6 +394,13 @@ def report(runs: list[Run], manifest: dict, vault: Path, fs_ver: str) -> tuple[s
     problems = [c for r in runs for c in r.checks]
     all_pass = all(ok for _, ok in verdicts.values() if ok is not None) and not problems
     lines.append("")
+    lines.append(
+        "Client-side output validation is off except in the rows saying so (the Python client's jsonschema "
+        "check grows with the result). 'cold' = fresh server process; the page cache is warm for all."
+    )
+    protocols = getattr(runs[0], "protocols", {})
+    if protocols:
+        lines.append(f"protocol versions negotiated: h0 {protocols.get('h0')}, reference {protocols.get('fs')}")
     lines.append("answer checks: " + ("all answers correct and complete" if not problems else "; ".join(problems)))
     return "\n".join(lines), med, all_pass
 
