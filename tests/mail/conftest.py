@@ -1,4 +1,4 @@
-"""Fixtures for the mail tests: a running fake Gmail, a token for it, settings, a service."""
+"""Fixtures and helpers for the mail tests: a running fake Gmail, a token for it, settings, a service."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
 
 from h0.config import Settings, load_settings
 from h0.mail import MailService
@@ -85,3 +87,34 @@ def tool_error(result) -> dict:
     body = json.loads(text)
     assert set(body) >= {"error", "message", "details"}
     return body
+
+
+async def drive_concurrently(client: Client, gmail, n: int) -> None:
+    """Given n received messages, when n get_email and n send_email calls run at once on one
+    session, then every answer belongs to its own call."""
+    incoming = {i: gmail.add_message(subject=f"incoming {i}", body=f"body {i}") for i in range(n)}
+    read: dict[int, str] = {}
+    sent: dict[int, dict] = {}
+
+    async def get(i: int) -> None:
+        result = await client.call_tool("get_email", {"message_id": incoming[i]})
+        assert not result.is_error, result.content[0].text
+        read[i] = result.structured_content["body"].strip()
+
+    async def send(i: int) -> None:
+        result = await client.call_tool("send_email", {"to": f"r{i}@example.com", "subject": f"out {i}", "body": f"b{i}",
+                                                       "idempotency_key": f"c-{i}"})
+        assert not result.is_error, result.content[0].text
+        sent[i] = result.structured_content
+
+    async with anyio.create_task_group() as group:
+        for i in range(n):
+            group.start_soon(get, i)
+            group.start_soon(send, i)
+
+    assert read == {i: f"body {i}" for i in range(n)}
+    by_id = {s.id: s for s in gmail.sent}
+    assert len(by_id) == n
+    for i, result in sent.items():
+        assert by_id[result["message_id"]].header("To") == f"r{i}@example.com"
+        assert by_id[result["message_id"]].header("Message-ID") == result["rfc822_message_id"]

@@ -8,7 +8,7 @@ import pytest
 from mcp import Client
 
 from h0.mcp.mail_server import build_mail_server
-from tests.mail.conftest import audit_records
+from tests.mail.conftest import audit_records, drive_concurrently
 
 pytestmark = pytest.mark.anyio
 
@@ -16,34 +16,9 @@ pytestmark = pytest.mark.anyio
 async def test_given_concurrent_sends_and_reads_on_one_session_then_none_cross_and_each_thread_has_its_own_http(
     gmail_settings, gmail, vault_dir
 ):
-    incoming = {i: gmail.add_message(subject=f"incoming {i}", body=f"body {i}") for i in range(12)}
     server = build_mail_server(gmail_settings)
-    read: dict[int, str] = {}
-    sent: dict[int, dict] = {}
     async with Client(server) as client:
-
-        async def get(i: int) -> None:
-            result = await client.call_tool("get_email", {"message_id": incoming[i]})
-            assert not result.is_error, result.content[0].text
-            read[i] = result.structured_content["body"].strip()
-
-        async def send(i: int) -> None:
-            result = await client.call_tool("send_email", {"to": f"r{i}@example.com", "subject": f"out {i}", "body": f"b{i}",
-                                                           "idempotency_key": f"c-{i}"})
-            assert not result.is_error, result.content[0].text
-            sent[i] = result.structured_content
-
-        async with anyio.create_task_group() as group:
-            for i in range(12):
-                group.start_soon(get, i)
-                group.start_soon(send, i)
-
-    assert read == {i: f"body {i}" for i in range(12)}
-    by_id = {s.id: s for s in gmail.sent}
-    assert len(by_id) == 12
-    for i, result in sent.items():
-        assert by_id[result["message_id"]].header("To") == f"r{i}@example.com"
-        assert by_id[result["message_id"]].header("Message-ID") == result["rfc822_message_id"]
+        await drive_concurrently(client, gmail, 12)
     assert server.mail.backend.http_count > 1, "calls ran in several threads, each with its own Http"
     assert len(audit_records(vault_dir, "pre_send_audit")) == len(audit_records(vault_dir, "email_sent")) == 12
 

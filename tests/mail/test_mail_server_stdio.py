@@ -7,14 +7,13 @@ import subprocess
 import time
 from pathlib import Path
 
-import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.conftest import H0_BIN, subprocess_env
 from tests.fakes.fake_gmail import FakeGmail
-from tests.mail.conftest import audit_records, gmail_env, tool_error
+from tests.mail.conftest import audit_records, drive_concurrently, gmail_env, tool_error
 
 pytestmark = pytest.mark.anyio
 
@@ -56,26 +55,8 @@ async def test_given_an_expired_token_when_a_session_sends_then_the_child_refres
 async def test_given_concurrent_calls_on_one_stdio_session_then_every_answer_matches_its_call(
     vault_dir: Path, gmail: FakeGmail, token_path: Path
 ):
-    ids = {i: gmail.add_message(subject=f"incoming {i}") for i in range(8)}
-    read: dict[int, str] = {}
-    sent: dict[int, str] = {}
     async with Client(params(**gmail_env(vault_dir, gmail, token_path))) as client:
-
-        async def get(i: int) -> None:
-            result = await client.call_tool("get_email", {"message_id": ids[i]})
-            read[i] = result.structured_content["subject"]
-
-        async def send(i: int) -> None:
-            result = await client.call_tool("send_email", {"to": f"r{i}@example.com", "subject": f"out {i}", "body": "b"})
-            sent[i] = result.structured_content["message_id"]
-
-        async with anyio.create_task_group() as group:
-            for i in range(8):
-                group.start_soon(get, i)
-                group.start_soon(send, i)
-    assert read == {i: f"incoming {i}" for i in range(8)}
-    by_id = {s.id: s for s in gmail.sent}
-    assert {i: by_id[sent[i]].header("To") for i in range(8)} == {i: f"r{i}@example.com" for i in range(8)}
+        await drive_concurrently(client, gmail, 8)
 
 
 async def test_given_no_token_then_the_server_still_starts_and_answers_auth_required(vault_dir: Path, gmail: FakeGmail, tmp_path: Path):
