@@ -43,12 +43,16 @@ def cmd_init(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         print(f"h0 init: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    from h0.triage import RULES_FILENAME, ensure_rules_file
+
+    if ensure_rules_file(root):
+        created.append(RULES_FILENAME)
     if created:
         print(f"Created in {root}:")
         for name in created:
-            print(f"  {name}/")
+            print(f"  {name}" if name.endswith(".md") else f"  {name}/")
     else:
-        print(f"{root} already has every H0 folder ({', '.join(FOLDERS)}); nothing to do.")
+        print(f"{root} already has every H0 folder ({', '.join(FOLDERS)}) and {RULES_FILENAME}; nothing to do.")
     return EXIT_OK
 
 

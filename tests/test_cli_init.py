@@ -16,7 +16,8 @@ def test_init_creates_missing_folders_and_prints_them(tmp_path: Path, capsys):
     (vault / ".obsidian").mkdir()
     assert main(["init", str(vault)]) == 0
     out = capsys.readouterr().out
-    assert "Needs_Action/" in out and "Drafts/" not in out
+    assert "Needs_Action/" in out and "Drafts/" not in out and "H0_Rules.md" in out
+    assert (vault / "H0_Rules.md").is_file()
     for name in FOLDERS:
         assert (vault / name).is_dir()
     assert (vault / "Drafts/mine.md").read_text() == "my own note"
