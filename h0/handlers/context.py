@@ -90,6 +90,13 @@ class NoteOps:
                 continue  # the human saved in between: re-read and apply again
         raise Conflict(f"{path} kept changing; could not record {sorted(changes)}.", path=path)
 
+    def patch(self, note: NoteView, changes: Mapping[str, Any]) -> NoteView:
+        """Merge `changes` into a note just read (one write); re-read and retry if it changed."""
+        try:
+            return self.write(note.path, {**note.frontmatter, **changes}, note.body, if_match=note.hash)
+        except Conflict:
+            return self.update(note.path, changes)
+
     def move(self, source: str, destination: str, *, overwrite: bool = False) -> str:
         args = {"source": source, "destination": destination, "overwrite": overwrite}
 

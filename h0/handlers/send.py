@@ -20,7 +20,6 @@ from loguru import logger
 
 from h0.errors import (
     AuthRequired,
-    Conflict,
     H0Error,
     InvalidRequest,
     McpUnavailable,
@@ -117,11 +116,7 @@ def _file_sent_draft(path: str, note: NoteView, draft: DraftMessage, result: dic
         record["sent_version_hash"] = note.hash
         ctx.audit.write("draft_edited_during_send", "warning", path=path, done_path=done_path, sent_version_hash=note.hash)
         logger.warning("{} was edited while being sent; the version read before sending went out", path)
-    changes = {k: v for k, v in record.items() if v is not None}
-    try:
-        ctx.notes.write(done_path, {**filed.frontmatter, **changes}, filed.body, if_match=filed.hash)
-    except Conflict:
-        ctx.notes.update(done_path, changes)
+    ctx.notes.patch(filed, {k: v for k, v in record.items() if v is not None})
     _file_source(note, done_path, ctx)
     return done_path
 

@@ -80,10 +80,10 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
     if decision.decision in ("draft_reply", "urgent"):
         draft_path = _write_draft(note, decision, ctx)
         if draft_path is None:
-            ctx.notes.update(path, {**record, "status": "needs_info", "problem": "no address to reply to"})
+            ctx.notes.patch(note, {**record, "status": "needs_info", "problem": "no address to reply to"})
             record["decision"] = "needs_info"
         else:
-            ctx.notes.update(path, {**record, "status": "awaiting_approval", "draft": draft_path})
+            ctx.notes.patch(note, {**record, "status": "awaiting_approval", "draft": draft_path})
     elif decision.decision == "archive":
         done_path = ctx.notes.move_to_folder(path, DONE)
         ctx.notes.update(done_path, {**record, "status": "done"})
@@ -96,7 +96,7 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
             appended if fresh.hash == note.hash else fresh.body, if_match=fresh.hash,
         )
     else:
-        ctx.notes.update(path, {**record, "status": "needs_info"})
+        ctx.notes.patch(note, {**record, "status": "needs_info"})
 
     ctx.audit.write(
         "triage_decision",
