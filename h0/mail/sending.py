@@ -24,7 +24,17 @@ from dataclasses import dataclass, field
 
 from loguru import logger
 
-from h0.errors import Conflict, H0Error, InternalError, InvalidRequest, NotFound, NotSupported, RateLimited, SendFailed
+from h0.errors import (
+    Conflict,
+    H0Error,
+    InternalError,
+    InvalidRequest,
+    McpUnavailable,
+    NotFound,
+    NotSupported,
+    RateLimited,
+    SendFailed,
+)
 from h0.mail.addresses import parse_recipients, refuse_line_breaks
 from h0.mail.backend import MailBackend, Sent
 from h0.mail.ledger import DAY, FAILED, HOUR, PRE_SEND, SENT, Attempt, SendLedger, record_epoch
@@ -86,8 +96,9 @@ class Sender:
         self.policy = policy
         self.caps = caps
         self.resolver = PathResolver(vault_root)
-        self._cap_lock = threading.Lock()
+        self._cap_lock = threading.Condition()
         self._in_flight = 0
+        self._stopping = False
         self._key_locks: dict[str, threading.Lock] = {}
         self._key_locks_guard = threading.Lock()
 
@@ -153,11 +164,14 @@ class Sender:
             )
             try:
                 sent = self._deliver(message, rfc, thread_id, idempotency_key)
+                hints.extend(sent.warnings)
+                return self._record_sent(sent, rfc, idempotency_key, hints)
             finally:
+                # Only once the outcome is on record: the caps count it from there on, and a
+                # shutdown waiting in drain() may then exit.
                 with self._cap_lock:
                     self._in_flight -= 1
-            hints.extend(sent.warnings)
-            return self._record_sent(sent, rfc, idempotency_key, hints)
+                    self._cap_lock.notify_all()
 
     # -- exactly once --------------------------------------------------------------------
 
@@ -238,6 +252,8 @@ class Sender:
     def _reserve(self, **pre_send: object) -> None:
         now = time.time()
         with self._cap_lock:
+            if self._stopping:
+                raise McpUnavailable("The mail server is shutting down; nothing was sent. Try again.", retryable=True)
             for window, cap, label in ((HOUR, self.caps.per_hour, "hourly"), (DAY, self.caps.per_day, "daily")):
                 recent = self.ledger.sends_within(window, now)
                 if len(recent) + self._in_flight >= cap:
@@ -251,6 +267,12 @@ class Sender:
                     )
             self.ledger.write(PRE_SEND, "info", **pre_send)  # raises if the log cannot be written
             self._in_flight += 1
+
+    def drain(self, timeout: float) -> bool:
+        """Refuse new sends and wait for those in flight; True if none is left."""
+        with self._cap_lock:
+            self._stopping = True
+            return self._cap_lock.wait_for(lambda: self._in_flight == 0, timeout)
 
     def _deliver(self, message, rfc: str, thread_id: str | None, key: str | None) -> Sent:
         def attempt(number: int) -> Sent:

@@ -68,6 +68,11 @@ class MailService:
     def close(self) -> None:
         self.backend.close()
 
+    def shutdown(self, timeout: float = 30.0) -> bool:
+        """Stop taking sends and wait up to `timeout` s for those in flight (the contract's
+        graceful shutdown); True if all finished and were recorded."""
+        return self.sender.drain(timeout)
+
     def _read(self, what: str, call: Callable[[int], T]) -> T:
         return self.policy.run(call, what=what)
 

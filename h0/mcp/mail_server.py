@@ -7,6 +7,8 @@ the outbox, which writes .eml files and is announced loudly on stderr at start-u
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from typing import Annotated
 
@@ -141,11 +143,26 @@ def announce(service: MailService) -> None:
     logger.info("mail server ready: backend={}, vault={}", service.backend.name, service.settings.vault_path)
 
 
+SHUTDOWN_GRACE_S = 30.0
+
+
 def main(settings: Settings) -> None:
-    """Serve over stdio until the client closes the pipe."""
+    """Serve over stdio until the client closes the pipe; on SIGTERM, finish the sends in
+    flight (up to 30 s), refuse new ones, and exit 0."""
     service = MailService(settings)
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        # Runs in the main thread, which is the event loop: blocking here stops new calls
+        # from being read while worker threads finish their sends and write their outcomes.
+        # Then leave at once — a normal exit would wait for the SDK's idle worker threads
+        # and the stdin reader, which only stdin's end would release.
+        logger.info("SIGTERM: finishing sends in flight")
+        finished = service.shutdown(SHUTDOWN_GRACE_S)
+        if not finished:
+            logger.error("SIGTERM: sends still in flight after {:.0f} s; the ledger will resolve them", SHUTDOWN_GRACE_S)
+        sys.stderr.flush()
+        os._exit(0 if finished else 1)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
     announce(service)
-    try:
-        build_mail_server(settings, service).run("stdio")
-    finally:
-        service.close()
+    build_mail_server(settings, service).run("stdio")

@@ -16,7 +16,8 @@ rfc822msgid:, has:attachment, words and "phrases"), messages.get (minimal, metad
 raw), messages.send (JSON raw, and media/multipart uploads), messages.modify, labels.list,
 labels.create. Every request needs a Bearer token the fake issued. Injected failures
 (`fail_next`) answer with Gmail's error JSON; `drop_next` processes a request and then
-closes the connection without answering (the "did it send?" case).
+closes the connection without answering (the "did it send?" case); `delay_next` answers late.
+Each send's arrival time is `sent[i].received_at` (time.time()).
 """
 
 from __future__ import annotations
@@ -55,12 +56,14 @@ _ROUTE = re.compile(r"^/(upload/)?gmail/v1/users/(?P<user>[^/]+)/(?P<rest>.*)$")
 
 @dataclass
 class _Injected:
-    status: int | None  # None: drop the connection after processing
+    kind: str  # "fail": answer `status`; "drop": process, then close without answering; "delay": answer late
     remaining: int
-    retry_after: float | None
     path_contains: str | None
-    message: str | None
-    reason: str | None
+    status: int = 0
+    retry_after: float | None = None
+    message: str | None = None
+    reason: str | None = None
+    seconds: float = 0.0
 
 
 class FakeGmail:
@@ -211,12 +214,17 @@ class FakeGmail:
                   message: str | None = None, reason: str | None = None) -> None:
         """Answer the next `count` matching requests with `status` (Gmail's error JSON)."""
         with self._lock:
-            self._injected.append(_Injected(status, count, retry_after, path_contains, message, reason))
+            self._injected.append(_Injected("fail", count, path_contains, status, retry_after, message, reason))
 
     def drop_next(self, path_contains: str | None = None, count: int = 1) -> None:
         """Process the next matching request(s), then close the connection without answering."""
         with self._lock:
-            self._injected.append(_Injected(None, count, None, path_contains, None, None))
+            self._injected.append(_Injected("drop", count, path_contains))
+
+    def delay_next(self, seconds: float, path_contains: str | None = None, count: int = 1) -> None:
+        """Hold the next matching request(s) for `seconds` before processing them (a slow Gmail)."""
+        with self._lock:
+            self._injected.append(_Injected("delay", count, path_contains, seconds=seconds))
 
     def revoke_refresh_token(self) -> None:
         """From now on the token endpoint answers invalid_grant (user revoked access, or 7-day expiry)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
@@ -78,7 +79,9 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
             with fake._lock:
                 fake.requests.append((method, url.path))
             injected = fake._take_injected(url.path)
-            if injected is not None and injected.status is not None:
+            if injected is not None and injected.kind == "delay":
+                time.sleep(injected.seconds)
+            if injected is not None and injected.kind == "fail":
                 headers = {"Retry-After": f"{injected.retry_after:g}"} if injected.retry_after is not None else None
                 message = injected.message or f"Injected failure {injected.status}"
                 self._error(injected.status, message, injected.reason, headers)
@@ -97,7 +100,7 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
                 else:
                     self._error(err.status, err.message, err.reason)
                 return
-            if injected is not None:  # drop: the work is done, the answer never comes
+            if injected is not None and injected.kind == "drop":  # the work is done, the answer never comes
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return

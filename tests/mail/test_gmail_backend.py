@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from h0.errors import Conflict, InternalError, InvalidRequest, NotFound, RateLimited, SendFailed
+from h0.errors import Conflict, InternalError, InvalidRequest, McpUnavailable, NotFound, RateLimited, SendFailed
 from h0.mail import MailService
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import audit_records, gmail_settings_for
@@ -266,3 +266,10 @@ def test_fake_gmail_is_usable_on_its_own(tmp_path: Path):
         assert fake.api_endpoint.startswith("http://127.0.0.1:") and fake.token_uri.endswith("/token")
         token = fake.write_token(tmp_path / "t.json", expired=True)
         assert token.exists() and fake.label_named("inbox")["id"] == "INBOX"
+
+
+def test_given_a_shutdown_then_new_sends_are_refused_as_unavailable_and_nothing_is_sent(service, gmail):
+    assert service.shutdown(timeout=1) is True
+    with pytest.raises(McpUnavailable) as caught:
+        service.send_email(to="bob@example.com", subject="S", body="b")
+    assert caught.value.details["retryable"] is True and gmail.sent == []

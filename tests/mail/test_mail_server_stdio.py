@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -72,3 +73,34 @@ def test_given_the_outbox_backend_then_start_up_says_loudly_on_stderr_that_nothi
                           env=subprocess_env(VAULT_PATH=str(vault_dir)))
     assert "NOTHING IS REALLY SENT" in done.stderr
     assert done.stdout == ""  # stdout is the protocol's
+
+
+async def test_given_sigterm_during_a_send_then_the_send_completes_is_audited_and_the_exit_is_0(
+    vault_dir: Path, gmail: FakeGmail, token_path: Path
+):
+    """Contract lifecycle: in-flight work completes, then a clean exit."""
+    gmail.delay_next(1.0, path_contains="messages/send")
+    env = subprocess_env(**gmail_env(vault_dir, gmail, token_path))
+    child = subprocess.Popen([H0_BIN, "mcp", "gmail"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, env=env)
+    try:
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+             "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "send_email", "arguments": {
+                "to": "bob@example.com", "subject": "in flight", "body": "b"}}},
+        ):
+            child.stdin.write((json.dumps(message) + "\n").encode())
+            child.stdin.flush()
+        deadline = time.monotonic() + 20
+        while not any(path.endswith("messages/send") for _, path in gmail.requests):  # the send is in Gmail's hands
+            assert time.monotonic() < deadline
+            await anyio.sleep(0.02)
+        child.terminate()
+        assert await anyio.to_thread.run_sync(lambda: child.wait(timeout=15)) == 0
+    finally:
+        child.kill()
+        child.wait()
+    assert [s.header("Subject") for s in gmail.sent] == ["in flight"]
+    assert [r["event"] for r in audit_records(vault_dir)] == ["pre_send_audit", "email_sent"]
