@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import socket
 import subprocess
@@ -260,12 +262,25 @@ def test_given_a_healthy_account_then_health_reports_it(service, gmail):
                       "sends_last_hour": 1, "sends_last_day": 1, "problems": []}
 
 
-def test_fake_gmail_is_usable_on_its_own(tmp_path: Path):
-    """The fake's public API, as other engineers will use it."""
+def test_fake_gmail_is_usable_on_its_own_with_the_plain_google_client(tmp_path: Path):
+    """The fake's public API, as other engineers will use it (here without H0 in between)."""
+    import google_auth_httplib2
+    from google.oauth2.credentials import Credentials
+    from googleapiclient.discovery import build
+
     with FakeGmail(address="me@example.com") as fake:
-        assert fake.api_endpoint.startswith("http://127.0.0.1:") and fake.token_uri.endswith("/token")
-        token = fake.write_token(tmp_path / "t.json", expired=True)
-        assert token.exists() and fake.label_named("inbox")["id"] == "INBOX"
+        token = json.loads(fake.write_token(tmp_path / "t.json", expired=True).read_text())
+        creds = Credentials(token["token"], refresh_token=token["refresh_token"], token_uri=fake.token_uri,
+                            client_id=token["client_id"], client_secret=token["client_secret"])
+        http = google_auth_httplib2.AuthorizedHttp(creds)
+        api = build("gmail", "v1", http=http, static_discovery=True, client_options={"api_endpoint": fake.api_endpoint})
+        msg_id = fake.add_message(subject="Raw test", body="raw body", labels=["INBOX"])
+        raw = api.users().messages().get(userId="me", id=msg_id, format="raw").execute()
+        assert base64.urlsafe_b64decode(raw["raw"]) == fake.message(msg_id).raw
+        minimal = api.users().messages().get(userId="me", id=msg_id, format="minimal").execute()
+        assert "payload" not in minimal and minimal["labelIds"] == ["INBOX"]
+        assert api.users().getProfile(userId="me").execute()["emailAddress"] == "me@example.com"
+        assert fake.token_refreshes == 1 and fake.label_named("inbox")["id"] == "INBOX"
 
 
 def test_given_a_shutdown_then_new_sends_are_refused_as_unavailable_and_nothing_is_sent(service, gmail):
