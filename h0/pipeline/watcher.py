@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -100,6 +101,17 @@ class _OverflowDetector(logging.Handler):
 _WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
 
 
+def _new_observer():
+    """On Linux, ask for "full" events: a note moved in from outside the vault then arrives
+    as a move (complete) rather than a bare create (which would wait for a close that never
+    comes)."""
+    if sys.platform.startswith("linux"):
+        from watchdog.observers.inotify import InotifyObserver
+
+        return InotifyObserver(generate_full_events=True)
+    return Observer()
+
+
 class VaultWatcher:
     """The observer for one vault root, restartable when its thread dies or the root is replaced."""
 
@@ -115,7 +127,7 @@ class VaultWatcher:
         with self._lock:
             for name in _WATCHDOG_LOGGERS:
                 logging.getLogger(name).addHandler(self._detector)
-            observer = Observer()
+            observer = _new_observer()
             observer.schedule(_Events(str(self.root), self.on_path), str(self.root), recursive=True)
             observer.daemon = True
             observer.start()

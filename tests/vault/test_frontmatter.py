@@ -160,7 +160,7 @@ def test_key_order_is_kept_and_new_keys_are_appended_in_the_callers_order():
     reordered = {"sent_at": "2026-11-21T11:00:00Z", **dict(reversed(list(data.items()))), "zz": 1}
     out = fm.render(EMAIL, reordered)
     assert out.startswith(EMAIL)
-    assert out[len(EMAIL) :] == "sent_at: 2026-11-21 11:00:00+00:00\nzz: 1\n"
+    assert out[len(EMAIL) :] == "sent_at: 2026-11-21T11:00:00Z\nzz: 1\n"
     assert fm.load(out)["sent_at"] == "2026-11-21T11:00:00Z"
 
 
@@ -231,3 +231,19 @@ def test_combinations_of_edit_and_keep_preserve_other_keys():
         kept_line = next(line for line in EMAIL.splitlines() if line.startswith(f"{b}:"))
         assert kept_line + "\n" in out
         assert fm.load(out)[a] == "changed"
+
+
+def test_the_fast_emitter_and_ruamel_write_values_that_read_back_the_same():
+    import datetime as dt
+
+    values = ["plain", "Alice <a@example.com>", "a, b", "What's up?", "50% off!", "x-y_z", "1.5", "0x1F", "null",
+              "2026-11-21", "yes", "Ünï", "a: b", "a #b", "-lead", "trail ", 0, -12, True, False, None,
+              dt.date(2026, 11, 21), dt.datetime(2026, 11, 21, 10, 15, tzinfo=dt.UTC), ["a", "b c"], [1, True], [],
+              ["needs: quoting"]]
+    for value in values:
+        fast = fm._fast_render("key", value)
+        if fast is None:
+            continue
+        stream = fm.io.StringIO()
+        fm._local.dumper.dump({"key": fm._quote_ambiguous(value)}, stream)
+        assert fm.load(fast) == fm.load(stream.getvalue()), (value, fast)

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""End-to-end triage throughput: 10,000 email notes dropped into Needs_Action/ at once.
+
+    .venv/bin/python scripts/bench/bench_triage.py                 # 10,000 notes, 3 runs
+    .venv/bin/python scripts/bench/bench_triage.py --notes 2000 --runs 5
+
+Each run: a fresh temporary vault with the default H0_Rules.md; a real `Daemon` (real
+inotify, real vault and mail MCP server processes, rules triage, outbox backend); another
+process's worth of notes prepared in a staging folder on the same filesystem and renamed
+into Needs_Action/ as fast as possible. Measured from the first rename until every note is
+decided; then checked that none was lost (every note carries a decision, in Needs_Action/ or
+Done/) and none was decided twice (one `triage_decision` audit line per note). Reports
+notes/s per run and the median. Goal: ≥ 300 notes/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from h0.config import load_settings  # noqa: E402
+from h0.pipeline import signals  # noqa: E402
+from h0.pipeline.daemon import Daemon  # noqa: E402
+from h0.triage import Triager, ensure_rules_file  # noqa: E402
+from h0.vault import AuditLog, Vault, init_vault  # noqa: E402
+
+KINDS = [
+    ("Dana Rivera <dana@example.com>", "Can we move Thursday's review?", "Could we move the review to Friday at 10?"),
+    ("Weekly Digest <newsletter@news.example.com>", "Top stories this week", "Read more. Unsubscribe any time."),
+    ("Billing <no-reply@vendor.example>", "Invoice #{n} is due", "Your invoice is attached. Payment due in 14 days."),
+    ("Boss <boss@example.com>", "URGENT: numbers needed asap", "I need the Q3 numbers by noon, please."),
+    ("GitHub <notifications@github.com>", "[repo] PR #{n} merged", "Merged into main."),
+    ("Priya <priya@example.org>", "Lunch", "Saw the photos from the trip, looks great."),
+]
+
+
+def make_notes(staging: Path, count: int, seed: int = 5) -> list[Path]:
+    rng = random.Random(seed)
+    words = "project review budget plan draft design team schedule update client launch report".split()
+    paths = []
+    for i in range(count):
+        sender, subject, body = KINDS[i % len(KINDS)]
+        filler = " ".join(rng.choice(words) for _ in range(rng.randint(40, 400)))
+        text = (
+            f"---\ntype: email\nstatus: pending\nmessage_id: m{i:05}\nthread_id: t{i:05}\n"
+            f"from: {sender!r}\nto: me@example.com\nsubject: {subject.format(n=i)!r}\n"
+            f"received: 2026-11-21T09:{i % 60:02}:00Z\nlabels: [INBOX, UNREAD]\nhas_attachments: false\n---\n"
+            f"{body}\n\n{filler}\n"
+        )
+        path = staging / f"EMAIL_m{i:05}.md"
+        path.write_text(text)
+        paths.append(path)
+    return paths
+
+
+def one_run(count: int, workers: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="h0-bench-triage-") as tmp:
+        vault_dir = Path(tmp) / "vault"
+        vault_dir.mkdir()
+        init_vault(vault_dir)
+        ensure_rules_file(vault_dir)
+        staging = Path(tmp) / "staging"
+        staging.mkdir()
+        notes = make_notes(staging, count)
+        settings = load_settings(vault_path=vault_dir, mail_backend="outbox", log_level="ERROR", sweep_interval_seconds=5)
+        daemon = Daemon(settings, workers=workers, triager=Triager.from_settings(settings, vault_dir))
+        decided = collections.Counter()
+        all_done = threading.Event()
+        lock = threading.Lock()
+
+        def on_decided(sender, path, **_):
+            with lock:
+                decided[path] += 1
+                if len(decided) >= count:
+                    all_done.set()
+
+        signals.triage_decided.connect(on_decided, weak=False)
+        daemon.start()
+        stop = threading.Event()
+        loop = threading.Thread(target=daemon.run, args=(stop,), daemon=True)
+        loop.start()
+        try:
+            started = time.perf_counter()
+            for path in notes:
+                os.rename(path, vault_dir / "Needs_Action" / path.name)
+            moved = time.perf_counter() - started
+            finished = all_done.wait(timeout=max(120.0, count / 20))
+            elapsed = time.perf_counter() - started
+        finally:
+            stop.set()
+            loop.join(5)
+            daemon.stop()
+            signals.triage_decided.disconnect(on_decided)
+        audit = collections.Counter(r["note"] for r in AuditLog(vault_dir / "Logs", "h0").records(event="triage_decision"))
+        vault = Vault(vault_dir)
+        undecided = 0
+        for path in notes:
+            name = path.name
+            where = next((f for f in ("Needs_Action", "Done") if (vault_dir / f / name).exists()), None)
+            if where is None or not vault.read_note(f"{where}/{name}").frontmatter.get("decision"):
+                undecided += 1
+        return {
+            "notes": count,
+            "finished": finished,
+            "seconds": elapsed,
+            "rename_seconds": moved,
+            "per_second": count / elapsed,
+            "lost": undecided,
+            "decided_twice": sum(1 for n in audit.values() if n > 1),
+        }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=4)
+    args = parser.parse_args()
+    from h0.logsetup import setup_logging
+
+    setup_logging("ERROR")
+    print(f"triage throughput: {args.notes} notes dropped into Needs_Action/ at once, {args.workers} workers, "
+          f"{os.cpu_count()} CPUs")
+    results = []
+    for run in range(1, args.runs + 1):
+        result = one_run(args.notes, args.workers)
+        results.append(result)
+        print(f"  run {run}: {result['seconds']:.2f} s → {result['per_second']:.0f} notes/s "
+              f"(renames took {result['rename_seconds']:.2f} s); lost {result['lost']}, "
+              f"decided twice {result['decided_twice']}, finished={result['finished']}")
+    median = statistics.median(r["per_second"] for r in results)
+    ok = all(r["finished"] and r["lost"] == 0 and r["decided_twice"] == 0 for r in results)
+    print(f"median: {median:.0f} notes/s (goal ≥ 300) — {'PASS' if median >= 300 and ok else 'MISS'}; "
+          f"none lost, none decided twice: {ok}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
