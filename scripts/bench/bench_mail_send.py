@@ -133,7 +133,7 @@ def in_process(setup: Setup, sends: int, warmup: int) -> list[float]:
 
 
 def row(name: str, stats: dict[str, float]) -> str:
-    return (f"{name:<34} {stats['n']:>5} {stats['median']:>9.2f} {stats['p90']:>9.2f} {stats['p99']:>9.2f} "
+    return (f"{name:<40} {stats['n']:>5} {stats['median']:>9.2f} {stats['p90']:>9.2f} {stats['p99']:>9.2f} "
             f"{stats['mean']:>9.2f} {stats['min']:>9.2f} {stats['max']:>9.2f}")
 
 
@@ -162,7 +162,7 @@ def main() -> None:
     }
     print(f"send_email against the fake Gmail — {platform.python_implementation()} {platform.python_version()}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs; {sent} messages received by the fake")
-    print(f"{'mode (milliseconds)':<34} {'n':>5} {'median':>9} {'p90':>9} {'p99':>9} {'mean':>9} {'min':>9} {'max':>9}")
+    print(f"{'mode (milliseconds)':<40} {'n':>5} {'median':>9} {'p90':>9} {'p99':>9} {'mean':>9} {'min':>9} {'max':>9}")
     for name, stats in results.items():
         print(row(name, stats))
     ratio = results["spawn per call: send_email"]["median"] / results["persistent session: send_email"]["median"]
