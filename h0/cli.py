@@ -73,7 +73,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def _daemon(settings, args: argparse.Namespace):
     from h0.pipeline.daemon import Daemon
 
-    return Daemon(settings, workers=args.workers, triager=_triager(settings))
+    return Daemon(settings, workers=args.workers, triager=_triager(settings), ingest=True)
 
 
 def _triager(settings):
@@ -165,6 +165,34 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from h0.pipeline.daemon import Daemon
+    from h0.pipeline.lock import AlreadyRunning
+
+    settings = _settings(args)
+    _setup_logging(settings)
+    if not _check_vault(settings):
+        return EXIT_FAILED
+    daemon = Daemon(settings, workers=1)
+    try:
+        daemon.start(watch=False, sweep=False)
+    except AlreadyRunning as exc:
+        print(f"h0 ingest: {exc}; it ingests every GMAIL_POLL_SECONDS already.", file=sys.stderr)
+        return EXIT_LOCKED
+    try:
+        daemon.run_ingest()
+    finally:
+        daemon.stop()
+    report = daemon.last_ingest
+    if report.unsupported:
+        print(f"h0 ingest: MAIL_BACKEND={settings.mail_backend} cannot read mail; use MAIL_BACKEND=gmail.", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"{len(report.written)} new note(s), {report.duplicates} duplicate(s), {report.failed} failed")
+    for path in report.written:
+        print(f"  {path}")
+    return EXIT_FAILED if report.failed else EXIT_OK
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from h0.status import collect_status, render_status
 
@@ -224,6 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     sweep.add_argument("--workers", type=int, default=4, help="parallel handlers (default: 4)")
     sweep.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds")
+
+    ingest = add("ingest", cmd_ingest, "Look for new mail once (GMAIL_QUERY) and write it to Needs_Action/.")
+    ingest.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
 
     status = add("status", cmd_status, "Notes per folder, drafts waiting, recent sends and errors, daemon state.")
     status.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")

@@ -33,6 +33,7 @@ from h0.vault import AuditLog, Vault
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key
 
+INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
 HANDLER_ERROR_RETRY = 30.0
@@ -54,6 +55,7 @@ class Daemon:
         triager: Any = None,
         connect_servers: bool = True,
         sweep_interval: float | None = None,
+        ingest: bool = False,
     ) -> None:
         self.settings = settings
         self.root = Path(settings.vault_path)
@@ -74,18 +76,21 @@ class Daemon:
         self._overflowed = threading.Event()
         self._next_sweep = 0.0
         self._periodic: list[tuple[float, float, Callable[[], None]]] = []
+        self.ingest = ingest
+        self.last_ingest: Any = None
 
     # ------------------------------------------------------------------ lifecycle
 
-    def start(self) -> None:
+    def start(self, *, watch: bool = True, sweep: bool = True) -> None:
+        """Lock the vault, connect, start workers; then (by default) watch and sweep."""
         self.lock.acquire()
         try:
-            self._start()
+            self._start(watch, sweep)
         except BaseException:
             self.stop()
             raise
 
-    def _start(self) -> None:
+    def _start(self, watch: bool, sweep: bool) -> None:
         connect_handlers()
         vault_tools = mail_tools = None
         if self.connect_servers:
@@ -112,9 +117,17 @@ class Daemon:
             thread = threading.Thread(target=self._work, name=f"h0-worker-{index}", daemon=True)
             thread.start()
             self._threads.append(thread)
-        self.watcher.start()
+        if watch:
+            self.watcher.start()
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
-        self.sweep("start")
+        if sweep:
+            self.sweep("start")
+        if self.ingest:
+            self.add_periodic(self.settings.gmail_poll_seconds, self.request_ingest)
+
+    def request_ingest(self) -> None:
+        """Queue a look for new mail (at most one runs at a time; extra requests merge)."""
+        self.queue.put(INGEST_JOB)
 
     def add_periodic(self, interval: float, task: Callable[[], None], *, first_in: float = 0.0) -> None:
         """Run `task` every `interval` seconds from the maintenance loop (e.g. mail ingest)."""
@@ -150,6 +163,19 @@ class Daemon:
     def run_once(self, timeout: float = 600.0) -> bool:
         """Process everything the sweep finds (and what that produces), then return."""
         return self.queue.wait_idle(timeout)
+
+    def run_ingest(self) -> None:
+        from h0.handlers.ingest import ingest_new_mail
+
+        report = ingest_new_mail(self.ctx)
+        if report.unsupported:
+            if self.ingest:
+                logger.info("ingest is off: MAIL_BACKEND={} cannot read mail", self.settings.mail_backend)
+            self.ingest = False
+            self._periodic = [p for p in self._periodic if p[2] != self.request_ingest]
+        elif report.written or report.failed:
+            logger.info("ingest: {} new, {} duplicate, {} failed", len(report.written), report.duplicates, report.failed)
+        self.last_ingest = report
 
     def stop(self, timeout: float = 30.0) -> None:
         """Finish in-flight jobs (an in-flight send completes), close sessions, release the lock."""
@@ -244,6 +270,9 @@ class Daemon:
                 self.queue.done(job, retry_in=retry_in)
 
     def _dispatch(self, job: Job) -> float | None:
+        if job.path == INGEST_JOB:
+            self.run_ingest()
+            return None
         folder = job.path.split("/", 1)[0]
         key = folder_key(folder)
         signal = _ROUTES.get(key)
