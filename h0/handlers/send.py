@@ -6,7 +6,9 @@ Order of events, so that a crash anywhere is recovered without a second send:
    deterministic Message-ID — the server writes its pre-send record first, and answers
    `already_sent` if that key went out before (its ledger, or the provider by Message-ID);
 3. record `email_sent` in H0's own log;
-4. move the draft to Done/ and mark it `status: sent`; move the source email to Done/.
+4. move the draft to Done/ and mark it `status: sent`; move the source email to Done/;
+5. record `email_filed`. A crash between 3 and 5 is finished by `finish_interrupted_filings`,
+   which the daemon runs at start: it finds the moved draft by name and content hash.
 A failure leaves the draft in Approved/ with the reason logged, and the pipeline looks
 again after a backoff. Only the mail server can send; it has no fallback.
 """
@@ -30,7 +32,7 @@ from h0.errors import (
 )
 from h0.handlers.context import HandlerContext, NoteView, Outcome
 from h0.handlers.drafts import DraftMessage, read_draft
-from h0.vault.audit import note_timestamp
+from h0.vault.audit import note_timestamp, utcnow
 from h0.vault.layout import DONE, FAILED, NEEDS_ACTION
 
 AUTH_PAUSE_SECONDS = 60.0
@@ -72,6 +74,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     ctx.audit.write(
         "email_sent",
         path=path,
+        note_hash=note.hash,
         to=draft.to,
         subject=draft.subject,
         idempotency_key=draft.key,
@@ -118,6 +121,7 @@ def _file_sent_draft(path: str, note: NoteView, draft: DraftMessage, result: dic
         logger.warning("{} was edited while being sent; the version read before sending went out", path)
     ctx.notes.patch(filed, {k: v for k, v in record.items() if v is not None})
     _file_source(note, done_path, ctx)
+    ctx.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=draft.key)
     return done_path
 
 
@@ -129,6 +133,64 @@ def _note_time(value: object) -> str:
         except ValueError:
             pass
     return note_timestamp()
+
+
+def finish_interrupted_filings(ctx: HandlerContext, *, days: int = 7) -> int:
+    """Finish filing drafts that were sent and moved to Done/ but not yet marked (a crash between)."""
+    since = utcnow() - dt.timedelta(days=days)
+    sent: dict[str, dict] = {}
+    filed: set[str] = set()
+    for record in ctx.audit.records(since=since):
+        key = record.get("idempotency_key")
+        if record.get("event") == "email_sent" and key:
+            sent[key] = record
+        elif record.get("event") == "email_filed" and key:
+            filed.add(key)
+    finished = 0
+    for key, record in sent.items():
+        if key in filed or ctx.notes.vault.exists(record["path"]):
+            continue  # filed already, or still in Approved/ (the normal pass re-files it without resending)
+        done_path = _find_unfiled(record, ctx)
+        if done_path is None:
+            continue
+        note = ctx.notes.read(done_path)
+        changes = {
+            "status": "sent",
+            "sent_at": note_timestamp(),
+            "gmail_message_id": record.get("message_id"),
+            "thread_id": record.get("thread_id"),
+            "rfc822_message_id": record.get("rfc822_message_id"),
+            "idempotency_key": key,
+        }
+        ctx.notes.patch(note, {k: v for k, v in changes.items() if v is not None})
+        _file_source(note, done_path, ctx)
+        ctx.audit.write("email_filed", path=record["path"], done_path=done_path, idempotency_key=key, recovered=True)
+        logger.info("finished filing {} as {} (interrupted after sending)", record["path"], done_path)
+        finished += 1
+    return finished
+
+
+def _find_unfiled(record: dict, ctx: HandlerContext) -> str | None:
+    name = record["path"].rsplit("/", 1)[-1]
+    stem = name[:-3]
+    for n in range(1, 50):
+        candidate = f"{DONE}/{name}" if n == 1 else f"{DONE}/{stem} ({n}).md"
+        if not ctx.notes.vault.exists(candidate):
+            if n > 1:
+                return None
+            continue
+        try:
+            note = ctx.notes.read(candidate)
+        except (NotFound, ParseError):
+            continue
+        if note.frontmatter.get("status") == "sent":
+            continue
+        if note.hash == record.get("note_hash") or (
+            note.frontmatter.get("subject") == record.get("subject")
+            and str(note.frontmatter.get("to", "")).strip() in {", ".join(record.get("to") or []), *(record.get("to") or [])}
+        ):
+            return candidate
+    return None
 
 
 def _file_source(note: NoteView, done_path: str, ctx: HandlerContext) -> None:

@@ -121,9 +121,18 @@ class Daemon:
             self.watcher.start()
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
         if sweep:
+            self._finish_interrupted()
             self.sweep("start")
         if self.ingest:
             self.add_periodic(self.settings.gmail_poll_seconds, self.request_ingest)
+
+    def _finish_interrupted(self) -> None:
+        from h0.handlers.send import finish_interrupted_filings
+
+        try:
+            finish_interrupted_filings(self.ctx)
+        except Exception:  # noqa: BLE001 - recovery must not keep the daemon from starting
+            logger.exception("could not finish interrupted filings; they stay as they are")
 
     def request_ingest(self) -> None:
         """Queue a look for new mail (at most one runs at a time; extra requests merge)."""
