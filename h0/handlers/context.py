@@ -97,26 +97,35 @@ class NoteOps:
         except Conflict:
             return self.update(note.path, changes)
 
-    def move(self, source: str, destination: str, *, overwrite: bool = False) -> str:
-        args = {"source": source, "destination": destination, "overwrite": overwrite}
+    def move(
+        self,
+        source: str,
+        destination: str,
+        *,
+        overwrite: bool = False,
+        rename_if_exists: bool = False,
+        set_frontmatter: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Move a note; returns {destination, moved_hash, hash} (hashes only with set_frontmatter)."""
+        args: dict[str, Any] = {"source": source, "destination": destination, "overwrite": overwrite}
+        if rename_if_exists:
+            args["rename_if_exists"] = True
+        if set_frontmatter:
+            args["set_frontmatter"] = dict(set_frontmatter)
 
         def local() -> dict[str, Any]:
-            moved = self.vault.move_note(source, destination, overwrite=overwrite)
-            return {"moved": True, "source": moved.source, "destination": moved.destination}
+            moved = self.vault.move_note(
+                source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists,
+                set_frontmatter=set_frontmatter,
+            )
+            return {"moved": True, "source": moved.source, "destination": moved.destination,
+                    "moved_hash": moved.moved_hash, "hash": moved.hash, "warning": moved.warning}
 
-        return self._call("move_note", args, local)["destination"]
+        return self._call("move_note", args, local)
 
-    def move_to_folder(self, source: str, folder: str) -> str:
-        """Move into `folder`, keeping the name, or `name (2).md`… if that name is taken."""
-        name = source.rsplit("/", 1)[-1]
-        stem = name[:-3] if name.lower().endswith(".md") else name
-        for n in range(1, 1000):
-            candidate = f"{folder}/{name}" if n == 1 else f"{folder}/{stem} ({n}).md"
-            try:
-                return self.move(source, candidate)
-            except Conflict:
-                continue
-        raise Conflict(f"No free name for {name} in {folder}/.", path=source)
+    def move_to_folder(self, source: str, folder: str, set_frontmatter: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """File a note in `folder` (as 'name (2).md'… if the name is taken), annotating it in the same call."""
+        return self.move(source, f"{folder}/", rename_if_exists=True, set_frontmatter=set_frontmatter)
 
 
 @dataclass

@@ -28,11 +28,9 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
     if note is not None and not in_rejected:
         if str(note.frontmatter.get("status", "")).strip().lower() != "rejected":
             return Outcome("skipped", "not rejected")
-    done_path = ctx.notes.move_to_folder(path, DONE)
-    try:
-        ctx.notes.update(done_path, {"status": "rejected", "decision": "rejected", "rejected_at": note_timestamp()})
-    except ParseError:
-        pass  # filed as it is; the audit line below records the decision
+    record = {"status": "rejected", "decision": "rejected", "rejected_at": note_timestamp()}
+    # An unreadable note is filed as it is; the audit line below records the decision.
+    done_path = ctx.notes.move_to_folder(path, DONE, record if note is not None else None)["destination"]
     ctx.audit.write("draft_rejected", path=path, done_path=done_path, decision="rejected")
     logger.info("✗ rejected {} — filed as {}, not sent", path, done_path)
     return Outcome("rejected", done_path, data={"done_path": done_path, "decision": "rejected"})

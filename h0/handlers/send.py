@@ -101,8 +101,7 @@ def _domain(ctx: HandlerContext) -> str:
 
 
 def _file_sent_draft(path: str, note: NoteView, draft: DraftMessage, result: dict, ctx: HandlerContext) -> str:
-    """Move the sent draft to Done/ with its send record; move its source email too."""
-    done_path = ctx.notes.move_to_folder(path, DONE)
+    """Move the sent draft to Done/ with its send record (one call); then its source email."""
     record = {
         "status": "sent",
         "sent_at": _note_time(result.get("sent_at")),
@@ -111,15 +110,16 @@ def _file_sent_draft(path: str, note: NoteView, draft: DraftMessage, result: dic
         "rfc822_message_id": result.get("rfc822_message_id"),
         "idempotency_key": draft.key,
     }
-    filed = ctx.notes.read(done_path)
-    if filed.hash != note.hash:
+    moved = ctx.notes.move_to_folder(path, DONE, {k: v for k, v in record.items() if v is not None})
+    done_path = moved["destination"]
+    if moved.get("moved_hash") and moved["moved_hash"] != note.hash:
         # The human saved while the message was going out: what was sent is the version
         # read before the send; say so rather than pretend the note is what went out.
-        record["edited_during_send"] = True
-        record["sent_version_hash"] = note.hash
+        ctx.notes.update(done_path, {"edited_during_send": True, "sent_version_hash": note.hash})
         ctx.audit.write("draft_edited_during_send", "warning", path=path, done_path=done_path, sent_version_hash=note.hash)
         logger.warning("{} was edited while being sent; the version read before sending went out", path)
-    ctx.notes.patch(filed, {k: v for k, v in record.items() if v is not None})
+    if moved.get("warning"):
+        ctx.audit.write("filing_incomplete", "warning", path=path, done_path=done_path, message=moved["warning"])
     _file_source(note, done_path, ctx)
     ctx.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=draft.key)
     return done_path
@@ -201,9 +201,8 @@ def _file_source(note: NoteView, done_path: str, ctx: HandlerContext) -> None:
     if not source.startswith(f"{NEEDS_ACTION}/"):
         return
     try:
-        moved = ctx.notes.move_to_folder(source, DONE)
-        ctx.notes.update(moved, {"status": "done", "replied_with": done_path})
-        ctx.audit.write("source_filed", path=source, done_path=moved, reply=done_path)
+        moved = ctx.notes.move_to_folder(source, DONE, {"status": "done", "replied_with": done_path})
+        ctx.audit.write("source_filed", path=source, done_path=moved["destination"], reply=done_path)
     except NotFound:
         pass  # already filed (by an earlier pass) or removed by the human
 
@@ -242,8 +241,9 @@ def _send_failed(path: str, note: NoteView, draft: DraftMessage, error: H0Error,
 
 
 def _file_bounce(path: str, draft: DraftMessage, error: SendFailed, ctx: HandlerContext) -> Outcome:
-    failed_path = ctx.notes.move_to_folder(path, FAILED)
-    ctx.notes.update(failed_path, {"status": "failed", "failed_at": note_timestamp(), "error": error.message})
+    failed_path = ctx.notes.move_to_folder(
+        path, FAILED, {"status": "failed", "failed_at": note_timestamp(), "error": error.message}
+    )["destination"]
     ctx.audit.write(
         "email_delivery_failed", "error", path=path, failed_path=failed_path, to=draft.to,
         subject=draft.subject, **ctx.error_fields(error),

@@ -85,8 +85,7 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
         else:
             ctx.notes.patch(note, {**record, "status": "awaiting_approval", "draft": draft_path})
     elif decision.decision == "archive":
-        done_path = ctx.notes.move_to_folder(path, DONE)
-        ctx.notes.update(done_path, {**record, "status": "done"})
+        done_path = ctx.notes.move_to_folder(path, DONE, {**record, "status": "done"})["destination"]
     elif decision.decision == "delegate":
         whom = decision.delegate_to or "someone else"
         appended = note.body.rstrip("\n") + f"\n\n> [!note] H0: delegate to {whom}\n> {decision.reasoning}\n"

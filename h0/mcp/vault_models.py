@@ -45,7 +45,10 @@ class NoteList(BaseModel):
 class MoveResult(BaseModel):
     moved: bool
     source: str
-    destination: str
+    destination: str = Field(description="Where the note is now (may differ from the request with rename_if_exists).")
+    moved_hash: str | None = Field(default=None, description="Content hash as moved (when set_frontmatter was given).")
+    hash: str | None = Field(default=None, description="Content hash after set_frontmatter was applied.")
+    warning: str | None = Field(default=None, description="Set when the note moved but set_frontmatter could not apply.")
 
 
 class HealthStatus(BaseModel):

@@ -115,14 +115,25 @@ def build_vault_server(vault_root: Path) -> H0Server:
             str, Field(description="New vault-relative path, or a folder ending in '/' to keep the file name.")
         ],
         overwrite: Annotated[bool, Field(description="Replace an existing note at the destination.")] = False,
+        rename_if_exists: Annotated[
+            bool, Field(description="If the destination exists, use 'name (2).md', 'name (3).md', … instead of failing.")
+        ] = False,
+        set_frontmatter: Annotated[
+            dict | None, Field(description="Keys to merge into the note's frontmatter right after the move.")
+        ] = None,
     ) -> MoveResult:
-        """Move (rename) a note atomically. Refuses to overwrite unless asked."""
+        """Move (rename) a note atomically. Refuses to overwrite unless asked; can file and annotate in one call."""
         src = vault.resolve(source, write=True)
         dst = vault.destination_for(destination, src)
         guard_approval("move_note", dst.rel, source=src.rel)
-        moved = vault.move_note(src.rel, dst.rel, overwrite=overwrite)
+        moved = vault.move_note(
+            src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
+        )
         audit.write("note_moved", tool="move_note", source=moved.source, destination=moved.destination)
-        return MoveResult(moved=True, source=moved.source, destination=moved.destination)
+        return MoveResult(
+            moved=True, source=moved.source, destination=moved.destination, moved_hash=moved.moved_hash, hash=moved.hash,
+            warning=moved.warning,
+        )
 
     @server.typed_tool(NoteList, annotations=READ_ONLY, title="Search notes")
     def search_notes(

@@ -44,6 +44,9 @@ class Listing:
 class Moved:
     source: str
     destination: str
+    moved_hash: str | None = None  # the note's content hash as it was moved
+    hash: str | None = None  # after `set_frontmatter` was applied
+    warning: str | None = None  # set when the move happened but the frontmatter could not be updated
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,36 +259,68 @@ class Vault:
 
     # ------------------------------------------------------------------ move
 
-    def move_note(self, source: object, destination: object, *, overwrite: bool = False) -> Moved:
-        """Rename a note atomically; the destination may be a folder (ending in '/')."""
+    def move_note(
+        self,
+        source: object,
+        destination: object,
+        *,
+        overwrite: bool = False,
+        rename_if_exists: bool = False,
+        set_frontmatter: Mapping[str, Any] | None = None,
+    ) -> Moved:
+        """Rename a note atomically; the destination may be a folder (ending in '/').
+
+        An existing destination is a Conflict, unless `overwrite` (replace it) or
+        `rename_if_exists` (use 'name (2).md', 'name (3).md', …). `set_frontmatter` merges
+        keys into the moved note's frontmatter right after the move (filing a note in one
+        call); it is checked before anything moves.
+        """
         src = self.resolve(source, write=True)
         if not src.abs.is_file():
             raise NotFound(f"No note at {src.rel}.", path=src.rel)
+        if set_frontmatter:
+            frontmatter.check_representable(set_frontmatter)
         dst = self.destination_for(destination, src)
         if dst.abs == src.abs:
             return Moved(src.rel, dst.rel)
         self._ensure_folder(dst)
-        try:
-            if overwrite:
-                os.replace(src.abs, dst.abs)
-            else:
-                rename_noreplace(src.abs, dst.abs)
-        except FileExistsError:
+        candidates = [dst] + ([self._numbered(dst, n) for n in range(2, 1000)] if rename_if_exists else [])
+        for target in candidates:
+            try:
+                if overwrite:
+                    os.replace(src.abs, target.abs)
+                else:
+                    rename_noreplace(src.abs, target.abs)
+            except FileExistsError:
+                continue
+            except FileNotFoundError:
+                raise NotFound(f"{src.rel} vanished before it could be moved.", path=src.rel) from None
+            except IsADirectoryError:
+                raise InvalidRequest(f"{target.rel} is a folder.", path=target.rel) from None
+            except OSError as exc:
+                raise InternalError(f"Could not move {src.rel}: {exc.strerror or exc}", path=src.rel) from exc
+            dst = target
+            break
+        else:
             raise Conflict(
-                f"A note already exists at {dst.rel}; pass overwrite to replace it.",
-                path=dst.rel,
-                source=src.rel,
-            ) from None
-        except FileNotFoundError:
-            raise NotFound(f"{src.rel} vanished before it could be moved.", path=src.rel) from None
-        except IsADirectoryError:
-            raise InvalidRequest(f"{dst.rel} is a folder.", path=dst.rel) from None
-        except OSError as exc:
-            raise InternalError(f"Could not move {src.rel}: {exc.strerror or exc}", path=src.rel) from exc
+                f"A note already exists at {dst.rel}; pass overwrite to replace it.", path=dst.rel, source=src.rel
+            )
         fsync_dir(dst.abs.parent)
         if dst.abs.parent != src.abs.parent:
             fsync_dir(src.abs.parent)
-        return Moved(src.rel, dst.rel)
+        moved = Moved(src.rel, dst.rel)
+        if set_frontmatter:
+            data, _ = self._read_bytes(dst)
+            moved.moved_hash = content_hash(data)
+            try:
+                moved.hash = self.update_frontmatter(dst.rel, set_frontmatter).hash
+            except (ParseError, Conflict) as exc:
+                moved.warning = f"moved, but the frontmatter was not updated: {exc.message}"
+        return moved
+
+    def _numbered(self, target: VaultPath, n: int) -> VaultPath:
+        stem = target.rel[: -len(NOTE_SUFFIX)]
+        return self.paths.resolve(f"{stem} ({n}){NOTE_SUFFIX}", write=True, note=True)
 
     def destination_for(self, destination: object, src: VaultPath) -> VaultPath:
         if not isinstance(destination, str):

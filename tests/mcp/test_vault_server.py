@@ -67,7 +67,9 @@ async def test_given_a_note_when_moved_then_it_is_gone_from_the_source(client, v
     """US3-2."""
     (vault_dir / "Needs_Action/email.md").write_text("---\nstatus: pending\n---\n")
     result = await client.call_tool("move_note", {"source": "Needs_Action/email.md", "destination": "Done/email.md"})
-    assert result.structured_content == {"moved": True, "source": "Needs_Action/email.md", "destination": "Done/email.md"}
+    assert result.structured_content["moved"] is True
+    assert (result.structured_content["source"], result.structured_content["destination"]) == (
+        "Needs_Action/email.md", "Done/email.md")
     assert not (vault_dir / "Needs_Action/email.md").exists() and (vault_dir / "Done/email.md").exists()
 
 

@@ -16,8 +16,9 @@ def env_for(vault_dir: Path) -> dict[str, str]:
     return subprocess_env(VAULT_PATH=str(vault_dir), LOG_LEVEL="INFO")
 
 
-def test_watch_sends_stops_gracefully_on_sigterm_and_a_second_watch_exits_3(vault_dir: Path):
-    first = subprocess.Popen([H0_BIN, "watch"], env=env_for(vault_dir), stderr=subprocess.PIPE, text=True)
+def test_watch_sends_stops_gracefully_on_sigterm_and_a_second_watch_exits_3(vault_dir: Path, tmp_path: Path):
+    log = open(tmp_path / "watch.log", "w+")  # a file, not a pipe nobody reads while the daemon runs
+    first = subprocess.Popen([H0_BIN, "watch"], env=env_for(vault_dir), stderr=log, text=True)
     try:
         assert wait_until(lambda: (daemon_holder(vault_dir) or {}).get("pid") == first.pid, timeout=30)
         second = subprocess.run([H0_BIN, "watch"], env=env_for(vault_dir), capture_output=True, text=True, timeout=60)
@@ -27,7 +28,10 @@ def test_watch_sends_stops_gracefully_on_sigterm_and_a_second_watch_exits_3(vaul
         assert wait_until(lambda: (vault_dir / "Done/w.md").exists(), timeout=30)
     finally:
         first.send_signal(signal.SIGTERM)
-        _, err = first.communicate(timeout=60)
+        first.wait(60)
+        log.seek(0)
+        err = log.read()
+        log.close()
     assert first.returncode == 0, err
     assert "nothing is really sent" in err  # the outbox backend says so loudly
     assert "✉ sent Approved/w.md" in err and "stopped" in err

@@ -329,3 +329,26 @@ def test_paths_outside_the_vault_are_refused_for_every_operation(vault: Vault, t
         with pytest.raises(PermissionDenied):
             call()
     assert outside.read_text() == "secret\n"
+
+
+def test_move_can_pick_a_free_name_and_annotate_in_one_call(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Done/e.md", "taken\n")
+    put(vault_dir, "Needs_Action/e.md", NOTE)
+    moved = vault.move_note("Needs_Action/e.md", "Done/", rename_if_exists=True, set_frontmatter={"status": "done"})
+    assert moved.destination == "Done/e (2).md"
+    assert moved.moved_hash != moved.hash
+    assert (vault_dir / "Done/e (2).md").read_text() == NOTE.replace("status: pending", "status: done")
+    assert (vault_dir / "Done/e.md").read_text() == "taken\n"
+
+
+def test_move_with_unrepresentable_frontmatter_moves_nothing(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Needs_Action/e.md", NOTE)
+    with pytest.raises(InvalidRequest):
+        vault.move_note("Needs_Action/e.md", "Done/", set_frontmatter={"x": object()})
+    assert (vault_dir / "Needs_Action/e.md").exists() and not (vault_dir / "Done/e.md").exists()
+
+
+def test_move_of_a_corrupt_note_with_frontmatter_moves_and_warns(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Rejected/bad.md", "---\nto: [x\n---\nbody\n")
+    moved = vault.move_note("Rejected/bad.md", "Done/", set_frontmatter={"decision": "rejected"})
+    assert moved.destination == "Done/bad.md" and moved.warning and "not updated" in moved.warning

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""The pipeline's figures: approval latency, burst throughput, and the idle daemon's cost.
+
+    .venv/bin/python scripts/bench/bench_pipeline.py              # all three, 3 rounds of latency
+    .venv/bin/python scripts/bench/bench_pipeline.py --only latency --drafts 300
+
+A real `h0 watch` process (with its two MCP server children) runs on a fresh temporary
+vault against the fake Gmail of tests/fakes (a local HTTP server speaking Gmail's wire
+format, TCP_NODELAY set), driven by the real google-api-python-client.
+
+- latency: a draft is renamed from Drafts/ into Approved/ (what Obsidian does when you
+  drag it); measured from the rename to the moment the send request reaches the fake.
+  One draft at a time, ≥ 200 drafts per round. Goal: ≤ 20 ms median, ≤ 100 ms p99.
+- throughput: 1,000 drafts renamed into Approved/ at once; time until all are in Done/.
+- idle: the daemon and each server process over 60 s of doing nothing: CPU % and RSS.
+  Goal: < 0.5 % CPU and < 100 MB RSS per process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from h0.pipeline.lock import daemon_holder  # noqa: E402
+from h0.vault import init_vault  # noqa: E402
+from tests.fakes.fake_gmail import FakeGmail  # noqa: E402
+
+H0 = str(Path(sys.executable).with_name("h0"))
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+class Daemon:
+    def __init__(self, vault: Path, gmail: FakeGmail, token: Path, workers: int = 4) -> None:
+        env = dict(os.environ, H0_ENV_FILE="", VAULT_PATH=str(vault), MAIL_BACKEND="gmail",
+                   GMAIL_TOKEN_PATH=str(token), GMAIL_API_ENDPOINT=gmail.api_endpoint,
+                   GMAIL_TOKEN_URI=gmail.token_uri, RATE_LIMIT_PER_HOUR="100000", RATE_LIMIT_PER_DAY="100000",
+                   LOG_LEVEL="WARNING", LLM_PROVIDER="rules")
+        self.vault = vault
+        self.log = open(vault.parent / "daemon.log", "ab")
+        self.proc = subprocess.Popen([H0, "watch", "--workers", str(workers)], env=env, stdout=self.log,
+                                     stderr=self.log)
+        deadline = time.monotonic() + 60
+        while (daemon_holder(vault) or {}).get("pid") != self.proc.pid:
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise RuntimeError("the daemon did not start; see daemon.log")
+            time.sleep(0.05)
+        # Both MCP sessions are open once the servers are children of the daemon and answering.
+        time.sleep(3.0)
+
+    def pids(self) -> dict[str, int]:
+        out = {"h0 watch": self.proc.pid}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                    cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                except OSError:
+                    continue
+                if int(stat.rsplit(")", 1)[1].split()[1]) == self.proc.pid and "h0 mcp" in cmd:
+                    out[cmd.split("h0 ", 1)[1].strip()] = int(entry.name)
+        return out
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(60)
+        self.log.close()
+
+
+def fresh_vault(tmp: Path) -> Path:
+    vault = tmp / "vault"
+    vault.mkdir()
+    init_vault(vault)
+    return vault
+
+
+def draft_text(i: int) -> str:
+    return f"---\nto: person{i}@example.com\nsubject: Bench {i}\n---\nHello {i},\n\nThis is message {i}.\n"
+
+
+def bench_latency(drafts: int, rounds: int) -> None:
+    print(f"\nlatency: rename into Approved/ → send request at the fake Gmail ({drafts} drafts × {rounds} rounds)")
+    medians, p99s = [], []
+    for round_no in range(1, rounds + 1):
+        with tempfile.TemporaryDirectory(prefix="h0-bench-") as tmp, FakeGmail() as gmail:
+            vault = fresh_vault(Path(tmp))
+            token = gmail.write_token(Path(tmp) / "token.json")
+            daemon = Daemon(vault, gmail, token)
+            samples = []
+            try:
+                for i in range(drafts + 10):
+                    name = f"lat-{i:04}.md"
+                    (vault / "Drafts" / name).write_text(draft_text(i))
+                    before = len(gmail.sent)
+                    start = time.time()
+                    os.rename(vault / "Drafts" / name, vault / "Approved" / name)
+                    deadline = time.monotonic() + 30
+                    while len(gmail.sent) == before:
+                        if time.monotonic() > deadline:
+                            raise RuntimeError(f"{name} was not sent within 30 s")
+                        time.sleep(0.0005)
+                    if i >= 10:  # the first few warm the sessions
+                        samples.append((gmail.sent[-1].received_at - start) * 1000)
+                    while not (vault / "Done" / name).exists():
+                        time.sleep(0.001)
+            finally:
+                daemon.stop()
+        med, p99 = statistics.median(samples), percentile(samples, 0.99)
+        medians.append(med)
+        p99s.append(p99)
+        print(f"  round {round_no}: median {med:.1f} ms, p90 {percentile(samples, 0.9):.1f} ms, p99 {p99:.1f} ms, "
+              f"max {max(samples):.1f} ms")
+    print(f"  median of rounds: median {statistics.median(medians):.1f} ms (goal ≤ 20), "
+          f"p99 {statistics.median(p99s):.1f} ms (goal ≤ 100)")
+
+
+def bench_throughput(count: int) -> None:
+    print(f"\nthroughput: {count} drafts renamed into Approved/ at once")
+    with tempfile.TemporaryDirectory(prefix="h0-bench-") as tmp, FakeGmail() as gmail:
+        vault = fresh_vault(Path(tmp))
+        token = gmail.write_token(Path(tmp) / "token.json")
+        staging = vault / "Drafts"
+        for i in range(count):
+            (staging / f"tp-{i:04}.md").write_text(draft_text(i))
+        daemon = Daemon(vault, gmail, token)
+        try:
+            start = time.perf_counter()
+            for i in range(count):
+                os.rename(staging / f"tp-{i:04}.md", vault / "Approved" / f"tp-{i:04}.md")
+            renamed = time.perf_counter() - start
+            done = 0
+            while done < count:
+                time.sleep(0.05)
+                done = sum(1 for _ in (vault / "Done").glob("tp-*.md"))
+                if time.perf_counter() - start > 600:
+                    raise RuntimeError(f"only {done} of {count} in Done/ after 600 s")
+            elapsed = time.perf_counter() - start
+        finally:
+            daemon.stop()
+        twice = len(gmail.sent) - len({s.message["Message-ID"] for s in gmail.sent})
+        print(f"  all {count} in Done/ after {elapsed:.2f} s → {count / elapsed:.0f} sends/s "
+              f"(renames took {renamed:.2f} s); sent {len(gmail.sent)}, duplicates {twice}")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def bench_idle(seconds: float) -> None:
+    print(f"\nidle: the daemon and its servers over {seconds:.0f} s with nothing to do")
+    with tempfile.TemporaryDirectory(prefix="h0-bench-") as tmp, FakeGmail() as gmail:
+        vault = fresh_vault(Path(tmp))
+        token = gmail.write_token(Path(tmp) / "token.json")
+        daemon = Daemon(vault, gmail, token)
+        try:
+            pids = daemon.pids()
+            before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+            time.sleep(seconds)
+            for name, pid in pids.items():
+                used = cpu_seconds(pid) - before[name]
+                print(f"  {name:<14} CPU {100 * used / seconds:.2f} % (goal < 0.5), RSS {rss_mb(pid):.0f} MB (goal < 100)")
+        finally:
+            daemon.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["latency", "throughput", "idle"])
+    parser.add_argument("--drafts", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--burst", type=int, default=1000)
+    parser.add_argument("--idle-seconds", type=float, default=60.0)
+    args = parser.parse_args()
+    print(f"h0 pipeline benchmark — {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    if args.only in (None, "latency"):
+        bench_latency(args.drafts, args.rounds)
+    if args.only in (None, "throughput"):
+        bench_throughput(args.burst)
+    if args.only in (None, "idle"):
+        bench_idle(args.idle_seconds)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
