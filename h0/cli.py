@@ -57,12 +57,24 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    _setup_logging(settings)
-    if args.server == "vault":
-        from h0.mcp.vault_server import main as serve_vault
+    import gc
 
-        serve_vault(settings.vault_path)
+    # The MCP SDK builds hundreds of pydantic models at import: collecting garbage in the
+    # middle of that is wasted start-up time. Freeze what was imported so later collections
+    # skip it.
+    gc.disable()
+    try:
+        settings = _settings(args)
+        _setup_logging(settings)
+        if args.server == "vault":
+            from h0.mcp.vault_server import build_vault_server
+
+            server = build_vault_server(settings.vault_path)
+    finally:
+        gc.freeze()
+        gc.enable()
+    if args.server == "vault":
+        server.run("stdio")
         return EXIT_OK
     from h0.mcp.mail_server import main as serve_mail
 

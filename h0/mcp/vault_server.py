@@ -57,7 +57,7 @@ def build_vault_server(vault_root: Path) -> H0Server:
                 path=rel,
             )
 
-    @server.typed_tool(NoteContent, annotations=READ_ONLY, title="Read a note")
+    @server.typed_tool(NoteContent, annotations=READ_ONLY, title="Read a note", inline=True)
     def read_note(
         path: Annotated[str, Field(description="Vault-relative path of the note, e.g. 'Drafts/reply.md'.")],
     ) -> NoteContent:

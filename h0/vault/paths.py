@@ -112,15 +112,16 @@ class PathResolver:
 
     @staticmethod
     def _match_normalisation(absolute: Path) -> Path:
-        """Find an existing file whose name differs only in Unicode normalisation (NFD on macOS)."""
-        if absolute.exists() or not absolute.parent.is_dir():
+        """Find an existing file whose name differs only in Unicode normalisation (NFD on macOS).
+
+        ASCII names have one form only; for others the decomposed spelling is checked
+        directly — a directory scan per lookup would cost O(folder size) on every write.
+        """
+        name = absolute.name
+        if name.isascii() or absolute.exists():
             return absolute
-        wanted = nfc(absolute.name)
-        try:
-            with os.scandir(absolute.parent) as entries:
-                for entry in entries:
-                    if entry.name != absolute.name and nfc(entry.name) == wanted:
-                        return absolute.parent / entry.name
-        except OSError:
-            pass
+        for form in ("NFD", "NFC"):
+            variant = absolute.with_name(unicodedata.normalize(form, name))
+            if variant.name != name and variant.exists():
+                return variant
         return absolute

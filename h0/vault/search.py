@@ -8,6 +8,7 @@ only when it falls in a value, not in a key name.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,32 @@ class SearchHit:
     snippet: str
 
 
-def search_files(files: Iterable[tuple[str, Path, int]], query: str, limit: int) -> tuple[list[SearchHit], bool]:
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read(path: str | Path) -> bytes | None:
+    """The file's bytes, or None when it is unreadable or larger than MAX_NOTE_BYTES.
+
+    os.open/fstat/os.read rather than open(): no FileIO/BufferedReader objects per note,
+    and one exact-size buffer (a fixed over-sized read buffer, shrunk afterwards, left the
+    malloc heap fragmented: +5 MB of RSS per search of a 50 MB vault).
+    """
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        if size > MAX_NOTE_BYTES:
+            return None
+        return os.read(fd, size)  # a regular file: one read returns it all (less if it shrank meanwhile)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def search_files(files: Iterable[tuple[str, str | Path]], query: str, limit: int) -> tuple[list[SearchHit], bool]:
     """Return up to `limit` hits (first match per note) and whether more notes matched."""
     hits: list[SearchHit] = []
     if query.isascii():
@@ -33,13 +59,9 @@ def search_files(files: Iterable[tuple[str, Path, int]], query: str, limit: int)
     else:
         needle = query.lower().encode("utf-8")
         finder = _find_unicode
-    for rel, abs_path, size in files:
-        if size > MAX_NOTE_BYTES or size < len(needle):
-            continue
-        try:
-            with open(abs_path, "rb") as handle:
-                data = handle.read()
-        except OSError:
+    for rel, abs_path in files:
+        data = _read(abs_path)
+        if data is None or len(data) < len(needle):
             continue
         hit = finder(data, needle, query)
         if hit is None:

@@ -6,7 +6,10 @@ and H0's handlers call it directly as the fallback when the server is unavailabl
 
 from __future__ import annotations
 
+import itertools
+import marshal
 import os
+import re
 import stat
 import threading
 from collections.abc import Mapping
@@ -68,10 +71,23 @@ class Filter:
     def matches(self, data: Mapping[str, Any]) -> bool:
         if self.field not in data:
             return False
-        value = data[self.field]
-        if isinstance(value, list):
+        return self._value_matches(data[self.field])
+
+    def needle(self) -> bytes | None:
+        """Bytes every matching note's marshalled frontmatter contains, when there are such."""
+        if _NOT_TEXT_ONLY.match(self.value):
+            return None
+        return self.value.encode("utf-8")
+
+    def _value_matches(self, value: Any) -> bool:
+        if isinstance(value, (list, tuple)):
             return any(_scalar_text(item) == self.value for item in value)
         return _scalar_text(value) == self.value
+
+
+# A value that can match only a string of the same text: then the filter value's bytes must
+# occur in the note's marshalled frontmatter, a test much cheaper than unmarshalling it.
+_NOT_TEXT_ONLY = re.compile(r"^(|true|false|null|~|[-+]?[0-9][0-9_.eE+-]*|[-+]?\.?(inf|nan))$", re.IGNORECASE)
 
 
 def _scalar_text(value: Any) -> str | None:
@@ -90,7 +106,7 @@ class Vault:
     def __init__(self, root: Path) -> None:
         self.paths = PathResolver(Path(root))
         self.root = self.paths.root
-        self._fm_cache: dict[str, tuple[int, int, dict[str, Any] | ParseError]] = {}
+        self._fm_cache: dict[str, tuple[int, int, bytes | ParseError]] = {}
         self._write_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -284,8 +300,9 @@ class Vault:
         if dst.abs == src.abs:
             return Moved(src.rel, dst.rel)
         self._ensure_folder(dst)
-        candidates = [dst] + ([self._numbered(dst, n) for n in range(2, 1000)] if rename_if_exists else [])
-        for target in candidates:
+        # Numbered alternatives are resolved only when a name is taken (each resolve costs a realpath).
+        numbered = (self._numbered(dst, n) for n in range(2, 1000)) if rename_if_exists else iter(())
+        for target in itertools.chain([dst], numbered):
             try:
                 if overwrite:
                     os.replace(src.abs, target.abs)
@@ -361,17 +378,20 @@ class Vault:
         if limit is not None and limit < 1:
             raise InvalidRequest("limit must be at least 1.", limit=limit)
         need_fm = flt is not None or with_frontmatter
+        needle = flt.needle() if flt is not None and not with_frontmatter else None
         notes: list[Listed] = []
         skipped: list[dict[str, str]] = []
         total = 0
-        for rel, abs_path, st in self._walk(folder, recursive):
+        for rel, abs_path, st in self._walk(folder, recursive, stat=need_fm):
             data: dict[str, Any] | None = None
             if need_fm:
                 cached = self._frontmatter(abs_path, rel, st)
                 if isinstance(cached, ParseError):
                     skipped.append({"path": rel, "error": cached.code, "message": cached.message})
                     continue
-                data = cached
+                if needle is not None and needle not in cached:
+                    continue
+                data = marshal.loads(cached)
                 if flt is not None and not flt.matches(data):
                     continue
             total += 1
@@ -379,7 +399,12 @@ class Vault:
                 notes.append(Listed(rel, data if with_frontmatter else None))
         return Listing(notes, total, limit is not None and total > len(notes), skipped)
 
-    def _walk(self, folder: VaultPath, recursive: bool):
+    def _walk(self, folder: VaultPath, recursive: bool, *, stat: bool = True):
+        """Yield (rel, absolute path as str, stat or None) for each note, sorted by name.
+
+        Plain strings, not Path objects: building a Path per note was a fifth of a warm
+        filtered listing. `stat=False` skips the per-note stat (DirEntry's d_type is enough).
+        """
         prefix = f"{folder.rel}/" if folder.rel else ""
         try:
             with os.scandir(folder.abs) as it:
@@ -400,32 +425,37 @@ class Vault:
                     continue
                 if not name.endswith(NOTE_SUFFIX) or not entry.is_file(follow_symlinks=False):
                     continue
-                st = entry.stat(follow_symlinks=False)
+                st = entry.stat(follow_symlinks=False) if stat else None
             except OSError:
                 continue
-            yield prefix + name, Path(entry.path), st
+            yield prefix + name, entry.path, st
         for entry in subfolders:
             sub = VaultPath(prefix + entry.name, Path(entry.path))
-            yield from self._walk(sub, True)
+            yield from self._walk(sub, True, stat=stat)
 
-    def _frontmatter(self, abs_path: Path, rel: str, st: os.stat_result) -> dict[str, Any] | ParseError:
-        key = str(abs_path)
-        hit = self._fm_cache.get(key)
+    def _frontmatter(self, abs_path: str, rel: str, st: os.stat_result) -> bytes | ParseError:
+        """A note's parsed frontmatter, marshalled, cached by (mtime_ns, size).
+
+        marshal bytes rather than dicts: ~0.6 KB a note instead of ~4.5 KB (10,000 email
+        notes: ~7 MB instead of ~45 MB), and a filter first tests the value's bytes against
+        them, so only candidate notes are unmarshalled.
+        """
+        hit = self._fm_cache.get(rel)
         if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
             return hit[2]
         try:
-            value: dict[str, Any] | ParseError = self._read_frontmatter(abs_path, rel)
+            value: bytes | ParseError = marshal.dumps(self._read_frontmatter(abs_path, rel))
         except ParseError as exc:
             value = exc
-        except (InvalidRequest, OSError) as exc:
+        except (InvalidRequest, OSError, ValueError) as exc:
             return ParseError(str(exc), path=rel)
         if len(self._fm_cache) >= CACHE_LIMIT:
             self._fm_cache.clear()
-        self._fm_cache[key] = (st.st_mtime_ns, st.st_size, value)
+        self._fm_cache[rel] = (st.st_mtime_ns, st.st_size, value)
         return value
 
     @staticmethod
-    def _read_frontmatter(abs_path: Path, rel: str) -> dict[str, Any]:
+    def _read_frontmatter(abs_path: str | Path, rel: str) -> dict[str, Any]:
         """Parse only the frontmatter block, reading just the head of the file."""
         with open(abs_path, "rb") as handle:
             head = handle.read(FRONTMATTER_PROBE)
@@ -454,7 +484,7 @@ class Vault:
         folder = self.paths.resolve(directory, allow_root=True)
         if not folder.abs.is_dir():
             raise NotFound(f"No folder at {folder.rel or '/'}.", path=folder.rel)
-        files = ((rel, abs_path, st.st_size) for rel, abs_path, st in self._walk(folder, True))
+        files = ((rel, abs_path) for rel, abs_path, _ in self._walk(folder, True, stat=False))
         return search_files(files, query, limit)
 
     # ------------------------------------------------------------------ counts
