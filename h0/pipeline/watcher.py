@@ -98,6 +98,12 @@ class _OverflowDetector(logging.Handler):
             pass
 
 
+# The kernel is asked only for what means "look here": moves, closes after writing, and
+# creates. Not IN_MODIFY (one per write() call — every audit-log append in Logs/ would wake
+# the observer) nor opens and attribute changes: a file written in place is acted on when
+# its writer closes it, which is when it is complete anyway.
+EVENT_FILTER = [FileMovedEvent, FileClosedEvent, FileCreatedEvent]
+
 _WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
 
 
@@ -128,7 +134,9 @@ class VaultWatcher:
             for name in _WATCHDOG_LOGGERS:
                 logging.getLogger(name).addHandler(self._detector)
             observer = _new_observer()
-            observer.schedule(_Events(str(self.root), self.on_path), str(self.root), recursive=True)
+            observer.schedule(
+                _Events(str(self.root), self.on_path), str(self.root), recursive=True, event_filter=EVENT_FILTER
+            )
             observer.daemon = True
             observer.start()
             self._observer = observer

@@ -491,13 +491,22 @@ def _plain_scalar(value: Any) -> str | None:
         return text if value.tzinfo is not None and to_json(value) == text else None
     if isinstance(value, dt.date):
         return value.isoformat()
+    if isinstance(value, float):
+        text = repr(value)
+        return text if math.isfinite(value) and _resolves_to(text, "float") and float(text) == value else None
     if isinstance(value, str):
-        if not _SAFE_PLAIN.match(value) or value.endswith(" ") or value.lower() in _YAML11_WORDS:
-            return None
-        if not _resolves_to(value, "str"):
-            return None  # would read back as a number, bool, null or date
-        return value
+        if _SAFE_PLAIN.match(value) and not value.endswith(" ") and value.lower() not in _YAML11_WORDS:
+            if _resolves_to(value, "str"):
+                return value
+        # YAML 1.2 is a superset of JSON: a JSON string is a valid double-quoted scalar,
+        # as long as it holds no character YAML wants escaped that JSON leaves raw.
+        if not _JSON_UNSAFE.search(value):
+            return json.dumps(value, ensure_ascii=False)
+        return None
     return None
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff]")
 
 
 def _coerce(value: Any, old_kind: str | None) -> Any:

@@ -183,7 +183,7 @@ def test_a_changed_date_stays_a_date_and_a_string_stays_a_string():
 def test_ambiguous_strings_are_quoted_so_every_yaml_reader_sees_strings():
     out = fm.render(None, {"answer": "yes", "zip": "01234", "num": "12", "t": "true", "list": ["no", "on"]})
     assert fm.load(out) == {"answer": "yes", "zip": "01234", "num": "12", "t": "true", "list": ["no", "on"]}
-    assert "answer: 'yes'" in out
+    assert 'answer: "yes"' in out
 
 
 def test_new_iso_dates_are_written_as_yaml_dates_when_they_read_back_identically():
