@@ -79,23 +79,30 @@ class NoteOps:
         data = self._call("write_note", args, local)
         return NoteView(data["path"], data["frontmatter"], data["body"], data["hash"])
 
-    def update(self, path: str, changes: Mapping[str, Any], *, attempts: int = 3) -> NoteView:
-        """Merge `changes` into a note's frontmatter without losing a concurrent human edit."""
-        for _ in range(attempts):
-            note = self.read(path)
-            merged = {**note.frontmatter, **changes}
+    def update(self, path: str, changes: Mapping[str, Any], *, if_match: str | None = None, attempts: int = 3) -> str:
+        """Merge `changes` into a note's frontmatter (body untouched); returns the new hash.
+
+        With `if_match`, a concurrent human edit makes the first attempt a Conflict; the
+        merge is then retried on the fresh note (the keys H0 sets win, the human's edit stays).
+        """
+        for attempt in range(attempts):
+            args: dict[str, Any] = {"path": path, "set": dict(changes)}
+            if if_match is not None and attempt == 0:
+                args["if_match"] = if_match
+
+            def local(expected: str | None = args.get("if_match")) -> dict[str, Any]:
+                note = self.vault.update_frontmatter(path, changes, if_match=expected)
+                return {"path": note.path, "hash": note.hash}
+
             try:
-                return self.write(path, merged, note.body, if_match=note.hash)
+                return self._call("update_frontmatter", args, local)["hash"]
             except Conflict:
-                continue  # the human saved in between: re-read and apply again
+                continue
         raise Conflict(f"{path} kept changing; could not record {sorted(changes)}.", path=path)
 
-    def patch(self, note: NoteView, changes: Mapping[str, Any]) -> NoteView:
-        """Merge `changes` into a note just read (one write); re-read and retry if it changed."""
-        try:
-            return self.write(note.path, {**note.frontmatter, **changes}, note.body, if_match=note.hash)
-        except Conflict:
-            return self.update(note.path, changes)
+    def patch(self, note: NoteView, changes: Mapping[str, Any]) -> str:
+        """Merge `changes` into a note just read, guarded by the hash it was read with."""
+        return self.update(note.path, changes, if_match=note.hash)
 
     def move(
         self,

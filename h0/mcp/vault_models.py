@@ -21,6 +21,13 @@ class NoteContent(BaseModel):
     hash: str = Field(description="Content hash; pass it back as if_match to write without losing edits.")
 
 
+class NoteRef(BaseModel):
+    """Where a note is and the hash of its new content (returned by update_frontmatter)."""
+
+    path: str
+    hash: str
+
+
 class NoteMatch(BaseModel):
     path: str = Field(description="Vault-relative path.")
     snippet: str | None = Field(default=None, description="The matching line (search_notes only).")

@@ -18,7 +18,7 @@ from pydantic import Field
 from h0 import __version__
 from h0.errors import PermissionDenied
 from h0.mcp.base import READ_ONLY, H0Server
-from h0.mcp.vault_models import HealthStatus, MoveResult, NoteContent, NoteList, NoteMatch, SkippedNote
+from h0.mcp.vault_models import HealthStatus, MoveResult, NoteContent, NoteList, NoteMatch, NoteRef, SkippedNote
 from h0.vault import AuditLog, Vault
 from h0.vault.layout import APPROVED, LOGS
 from h0.vault.note import Note
@@ -84,6 +84,26 @@ def build_vault_server(vault_root: Path) -> H0Server:
         note = vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
         audit.write("note_written", tool="write_note", path=note.path, hash=note.hash)
         return _content(note)
+
+    @server.typed_tool(
+        NoteRef,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+        title="Update a note's frontmatter",
+    )
+    def update_frontmatter(
+        path: Annotated[str, Field(description="Vault-relative path of the note.")],
+        set: Annotated[dict, Field(description="Keys to add or change in the frontmatter.")],
+        remove: Annotated[list[str], Field(description="Keys to delete from the frontmatter.")] = [],  # noqa: B006
+        if_match: Annotated[
+            str | None, Field(description="Hash from read_note; fails with 'conflict' if the note changed since.")
+        ] = None,
+    ) -> NoteRef:
+        """Change some frontmatter keys of a note, leaving its body and every other key exactly as they are."""
+        target = vault.resolve(path, write=True)
+        guard_approval("update_frontmatter", target.rel)
+        note = vault.update_frontmatter(target.rel, set, remove=tuple(remove), if_match=if_match)
+        audit.write("note_written", tool="update_frontmatter", path=note.path, hash=note.hash)
+        return NoteRef(path=note.path, hash=note.hash)
 
     @server.typed_tool(NoteList, annotations=READ_ONLY, title="List notes")
     def list_notes(

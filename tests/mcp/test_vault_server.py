@@ -37,7 +37,7 @@ def error_of(result) -> dict:
 
 async def test_contract_of_every_vault_tool_is_pinned(client):
     tools = (await client.list_tools()).tools
-    assert {t.name for t in tools} == {"read_note", "write_note", "list_notes", "move_note", "search_notes", "health_check"}
+    assert {t.name for t in tools} == {"read_note", "write_note", "update_frontmatter", "list_notes", "move_note", "search_notes", "health_check"}
     for tool in tools:
         assert tool.output_schema and tool.input_schema and tool.annotations
     check_contract("vault_tools", tools)
@@ -191,3 +191,19 @@ async def test_writes_and_moves_leave_an_audit_trail(client, vault_dir: Path):
     await client.call_tool("move_note", {"source": "Drafts/a.md", "destination": "Done/"})
     events = [r["event"] for r in AuditLog(vault_dir / "Logs", "vault_mcp").records()]
     assert events == ["note_written", "note_moved"]
+
+
+async def test_update_frontmatter_changes_only_the_given_keys(client, vault_dir: Path):
+    (vault_dir / "Needs_Action/e.md").write_text("---\nstatus: pending\nzip: 01234 # keep\n---\nBody stays.\n")
+    seen = (await client.call_tool("read_note", {"path": "Needs_Action/e.md"})).structured_content
+    result = await client.call_tool(
+        "update_frontmatter", {"path": "Needs_Action/e.md", "set": {"status": "done"}, "if_match": seen["hash"]}
+    )
+    assert result.structured_content["path"] == "Needs_Action/e.md"
+    assert (vault_dir / "Needs_Action/e.md").read_text() == "---\nstatus: done\nzip: 01234 # keep\n---\nBody stays.\n"
+    stale = await client.call_tool(
+        "update_frontmatter", {"path": "Needs_Action/e.md", "set": {"status": "x"}, "if_match": seen["hash"]}
+    )
+    assert error_of(stale)["error"] == "conflict"
+    denied = await client.call_tool("update_frontmatter", {"path": "Approved/e.md", "set": {"to": "evil@x.com"}})
+    assert error_of(denied)["error"] == "permission_denied"
