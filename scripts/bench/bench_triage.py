@@ -73,7 +73,7 @@ def one_run(count: int, workers: int) -> dict:
         staging = Path(tmp) / "staging"
         staging.mkdir()
         notes = make_notes(staging, count)
-        settings = load_settings(vault_path=vault_dir, mail_backend="outbox", log_level="ERROR", sweep_interval_seconds=5)
+        settings = load_settings(vault_path=vault_dir, mail_backend="outbox", log_level="ERROR", sweep_interval_seconds=30)
         daemon = Daemon(settings, workers=workers, triager=Triager.from_settings(settings, vault_dir))
         decided = collections.Counter()
         all_done = threading.Event()
