@@ -243,6 +243,21 @@ def cmd_auth(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from h0.doctor import FAIL, run_checks
+
+    from h0.logsetup import setup_logging
+
+    settings = _settings(args)
+    setup_logging("WARNING")
+    checks = run_checks(settings, servers=not args.no_servers)
+    for check in checks:
+        print(check.line())
+    failed = [c for c in checks if c.mark == FAIL]
+    print(f"\n{len(failed)} problem(s) to fix." if failed else "\nAll good.")
+    return EXIT_FAILED if failed else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -271,6 +286,10 @@ def build_parser() -> argparse.ArgumentParser:
     status = add("status", cmd_status, "Notes per folder, drafts waiting, recent sends and errors, daemon state.")
     status.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     status.add_argument("--json", action="store_true", help="machine-readable output")
+
+    doctor = add("doctor", cmd_doctor, "Check configuration, vault, rules, mail backend and both MCP servers.")
+    doctor.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    doctor.add_argument("--no-servers", action="store_true", help="skip starting the MCP servers")
 
     mcp = add("mcp", cmd_mcp, "Run an MCP server on stdio (for Claude Code and H0 itself).")
     mcp.add_argument("server", choices=["vault", "gmail"], help="vault: notes; gmail: mail (any MAIL_BACKEND)")

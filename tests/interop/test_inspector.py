@@ -17,7 +17,9 @@ from tests.conftest import H0_BIN, subprocess_env
 
 pytestmark = pytest.mark.interop
 
-VAULT_TOOLS = {"read_note", "write_note", "list_notes", "move_note", "search_notes", "health_check"}
+VAULT_TOOLS = {
+    "read_note", "write_note", "update_frontmatter", "list_notes", "move_note", "search_notes", "health_check"
+}
 READ_ONLY = {"read_note", "list_notes", "search_notes", "health_check"}
 NOTE = "Needs_Action/EMAIL_interop-001.md"
 NOTE_TEXT = """\
@@ -56,7 +58,7 @@ def vault_with_note(vault_dir: Path) -> Path:
     return vault_dir
 
 
-def test_tools_list_shows_the_six_tools_with_schemas_and_annotations(inspector_bin: Path, vault_dir: Path) -> None:
+def test_tools_list_shows_every_vault_tool_with_schemas_and_annotations(inspector_bin: Path, vault_dir: Path) -> None:
     tools = {tool["name"]: tool for tool in inspect(inspector_bin, vault_dir, "--method", "tools/list")["tools"]}
 
     assert set(tools) == VAULT_TOOLS

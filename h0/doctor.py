@@ -1,0 +1,113 @@
+"""`h0 doctor`: check the configuration, the vault, the rules file and both MCP servers.
+
+Each check is a line with ✓ (fine), ! (works, but look at this) or ✗ (broken, with what
+to do). The servers are started exactly as `h0 watch` starts them and asked for their
+health_check, so a ✓ there means the daemon will connect too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from h0.vault.layout import FOLDERS
+
+OK, WARN, FAIL = "✓", "!", "✗"
+
+
+@dataclass
+class Check:
+    mark: str
+    what: str
+    detail: str = ""
+
+    def line(self) -> str:
+        return f"{self.mark} {self.what}" + (f" — {self.detail}" if self.detail else "")
+
+
+def run_checks(settings: Any, *, servers: bool = True) -> list[Check]:
+    checks: list[Check] = []
+    root = Path(settings.vault_path)
+    if not root.is_dir():
+        return [Check(FAIL, f"vault {root}", "the folder does not exist; set VAULT_PATH and run `h0 init`")]
+    checks.append(Check(OK, f"vault {root}"))
+    missing = [name for name in FOLDERS if not (root / name).is_dir()]
+    checks.append(
+        Check(WARN, "folders", f"missing {', '.join(missing)} (created when needed; `h0 init` adds them now)")
+        if missing else Check(OK, "folders", ", ".join(FOLDERS))
+    )
+    writable = os.access(root, os.W_OK)
+    checks.append(Check(OK if writable else FAIL, "vault is writable" if writable else "vault is not writable"))
+    checks.append(
+        Check(OK, "opened in Obsidian") if (root / ".obsidian").is_dir()
+        else Check(WARN, "no .obsidian/ folder", "open the vault in Obsidian to approve drafts by dragging them")
+    )
+    checks += _triage(settings)
+    checks += _mail(settings)
+    if servers:
+        checks += _servers(settings)
+    from h0.pipeline.lock import daemon_holder
+
+    holder = daemon_holder(root)
+    checks.append(Check(OK, "daemon running", f"pid {holder.get('pid')}") if holder
+                  else Check(WARN, "daemon not running", "start it with `h0 watch`"))
+    return checks
+
+
+def _triage(settings: Any) -> list[Check]:
+    try:
+        from h0.triage import Triager, rules_path
+
+        triager = Triager.from_settings(settings, settings.vault_path)
+    except ValueError as exc:
+        return [Check(FAIL, f"triage ({settings.llm_provider})", str(exc))]
+    checks = [Check(OK, f"triage: {triager.provider_name}" + (f" ({triager.model_name})" if triager.model_name else ""))]
+    path = rules_path(Path(settings.vault_path))
+    if not path.exists():
+        checks.append(Check(WARN, "rules file", f"{path.name} is missing: built-in defaults apply (`h0 init` writes it)"))
+    else:
+        problems = list(triager.rules.ruleset().problems)
+        checks.append(Check(WARN if problems else OK, f"rules file {path.name}", "; ".join(problems)))
+    return checks
+
+
+def _mail(settings: Any) -> list[Check]:
+    backend = settings.mail_backend
+    if backend == "outbox":
+        return [Check(WARN, "mail backend: outbox", "a dry run — messages go to Outbox/, nothing is really sent")]
+    if backend == "smtp":
+        if not settings.smtp_host:
+            return [Check(FAIL, "mail backend: smtp", "SMTP_HOST is not set")]
+        return [Check(OK, "mail backend: smtp", f"{settings.smtp_host}:{settings.smtp_port} ({settings.smtp_secure})")]
+    token = Path(settings.gmail_token_path)
+    if not token.exists():
+        return [Check(FAIL, "mail backend: gmail", f"{token} is missing — run `h0 auth gmail`")]
+    return [Check(OK, "mail backend: gmail", f"token at {token}")]
+
+
+def _servers(settings: Any) -> list[Check]:
+    from h0.errors import H0Error
+    from h0.mcp.client import McpConnection, ServerCommand, settings_env
+
+    env = {**settings_env(settings), "LOG_LEVEL": "ERROR"}
+    checks = []
+    for name, server in (("vault", "vault"), ("mail", "gmail")):
+        connection = McpConnection(ServerCommand.h0(name, server, env), call_timeout=10).start()
+        try:
+            if not connection.wait_ready(20):
+                checks.append(Check(FAIL, f"MCP server `h0 mcp {server}`", connection.last_error or "did not start"))
+                continue
+            health = connection.call("health_check", {})
+            problems = health.get("problems") or []
+            status = health.get("status", "?")
+            detail = "; ".join(problems) or ", ".join(
+                f"{k}: {health[k]}" for k in ("account", "token") if health.get(k) is not None
+            )
+            checks.append(Check(OK if status == "ok" else WARN, f"MCP server `h0 mcp {server}`: {status}", detail))
+        except H0Error as exc:
+            checks.append(Check(FAIL, f"MCP server `h0 mcp {server}`", exc.message))
+        finally:
+            connection.close()
+    return checks
