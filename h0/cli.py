@@ -108,13 +108,24 @@ def _check_vault(settings) -> bool:
     return True
 
 
+def _start(daemon, command: str, why: str, **start: bool) -> int | None:
+    """Start the daemon; on a locked vault print who holds it and return EXIT_LOCKED."""
+    from h0.pipeline.lock import AlreadyRunning
+
+    try:
+        daemon.start(**start)
+    except AlreadyRunning as exc:
+        print(f"h0 {command}: {exc}{why}", file=sys.stderr)
+        return EXIT_LOCKED
+    return None
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     import signal
     import threading
 
     from loguru import logger
 
-    from h0.pipeline.lock import AlreadyRunning
 
     settings = _settings(args)
     _setup_logging(settings)
@@ -129,11 +140,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    try:
-        daemon.start()
-    except AlreadyRunning as exc:
-        print(f"h0 watch: {exc}. Stop it first, or use `h0 status` to see it.", file=sys.stderr)
-        return EXIT_LOCKED
+    failed = _start(daemon, "watch", ". Stop it first, or use `h0 status` to see it.")
+    if failed is not None:
+        return failed
     _print_banner(settings, daemon)
     try:
         daemon.run(stop)
@@ -155,18 +164,15 @@ def _print_banner(settings, daemon) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from h0.pipeline.lock import AlreadyRunning
 
     settings = _settings(args)
     _setup_logging(settings)
     if not _check_vault(settings):
         return EXIT_FAILED
     daemon = _daemon(settings, args)
-    try:
-        daemon.start()
-    except AlreadyRunning as exc:
-        print(f"h0 sweep: {exc}; it already does this work.", file=sys.stderr)
-        return EXIT_LOCKED
+    failed = _start(daemon, "sweep", "; it already does this work.")
+    if failed is not None:
+        return failed
     try:
         finished = daemon.run_once(timeout=args.timeout)
     finally:
@@ -179,18 +185,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from h0.pipeline.daemon import Daemon
-    from h0.pipeline.lock import AlreadyRunning
 
     settings = _settings(args)
     _setup_logging(settings)
     if not _check_vault(settings):
         return EXIT_FAILED
     daemon = Daemon(settings, workers=1)
-    try:
-        daemon.start(watch=False, sweep=False)
-    except AlreadyRunning as exc:
-        print(f"h0 ingest: {exc}; it ingests every GMAIL_POLL_SECONDS already.", file=sys.stderr)
-        return EXIT_LOCKED
+    failed = _start(daemon, "ingest", "; it ingests every GMAIL_POLL_SECONDS already.", watch=False, sweep=False)
+    if failed is not None:
+        return failed
     try:
         daemon.run_ingest()
     finally:

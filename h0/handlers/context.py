@@ -16,7 +16,7 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import Conflict, H0Error
+from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mcp.client import ToolClient
 from h0.vault import AuditLog, Vault
 
@@ -193,6 +193,17 @@ class HandlerContext:
             self.audit.write(code, severity, path=path, message=text, **fields)
             log = logger.error if severity == "error" else logger.warning
             log("{}: {} — {}", path, code.replace("_", " "), text)
+
+    def read_note(self, path: str) -> NoteView | Outcome:
+        """The note at `path`, or the Outcome a handler returns when it is gone or unreadable
+        (corrupt frontmatter: `read_error` logged once, the note left where it is)."""
+        try:
+            return self.notes.read(path)
+        except NotFound:
+            return Outcome("gone")
+        except ParseError as exc:
+            self.report(path, "read_error", "corrupt", exc.message, **self.error_fields(exc))
+            return Outcome("waiting", "corrupt frontmatter")
 
     def error_fields(self, error: H0Error) -> dict[str, Any]:
         return {"error": error.code, "message": error.message, "details": error.details or None}

@@ -39,14 +39,9 @@ AUTH_PAUSE_SECONDS = 60.0
 
 
 def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
-    try:
-        note = ctx.notes.read(path)
-    except NotFound:
-        return Outcome("gone")
-    except ParseError as exc:
-        ctx.report(path, "read_error", "corrupt", exc.message, **ctx.error_fields(exc))
-        return Outcome("waiting", "corrupt frontmatter")
-
+    note = ctx.read_note(path)
+    if isinstance(note, Outcome):
+        return note
     if str(note.frontmatter.get("status", "")).strip().lower() == "rejected":
         from h0.handlers.reject import archive_rejected
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import Conflict, NotFound, ParseError
+from h0.errors import Conflict
 from h0.handlers.context import HandlerContext, NoteView, Outcome
 from h0.handlers.drafts import CUTOFF
 from h0.vault.audit import note_timestamp
@@ -54,13 +54,9 @@ def reply_recipient(frontmatter: dict[str, Any]) -> str | None:
 
 
 def triage_email(path: str, ctx: HandlerContext) -> Outcome:
-    try:
-        note = ctx.notes.read(path)
-    except NotFound:
-        return Outcome("gone")
-    except ParseError as exc:
-        ctx.report(path, "read_error", "corrupt", exc.message, **ctx.error_fields(exc))
-        return Outcome("waiting", "corrupt frontmatter")
+    note = ctx.read_note(path)
+    if isinstance(note, Outcome):
+        return note
     if str(note.frontmatter.get("status") or "").strip().lower() not in TRIAGE_STATUSES:
         return Outcome("skipped", "already triaged")
 

@@ -162,16 +162,25 @@ class Sender:
                 thread_id=thread_id, idempotency_key=idempotency_key, rfc822_message_id=rfc,
                 attachments=[f.filename for f in files] or None, backend=self.backend.name, pid=os.getpid(),
             )
+            released = False
             try:
                 sent = self._deliver(message, rfc, thread_id, idempotency_key)
                 hints.extend(sent.warnings)
-                return self._record_sent(sent, rfc, idempotency_key, hints)
+                with self._cap_lock:
+                    # Record the send and free its in-flight slot in one step: in between, a
+                    # reservation would count it twice (in the ledger and in flight).
+                    receipt = self._record_sent(sent, rfc, idempotency_key, hints)
+                    self._in_flight -= 1
+                    released = True
+                    self._cap_lock.notify_all()
+                return receipt
             finally:
                 # Only once the outcome is on record: the caps count it from there on, and a
                 # shutdown waiting in drain() may then exit.
-                with self._cap_lock:
-                    self._in_flight -= 1
-                    self._cap_lock.notify_all()
+                if not released:
+                    with self._cap_lock:
+                        self._in_flight -= 1
+                        self._cap_lock.notify_all()
 
     # -- exactly once --------------------------------------------------------------------
 
