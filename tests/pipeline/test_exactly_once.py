@@ -59,23 +59,27 @@ def test_sigkill_at_random_points_never_loses_or_double_sends(vault_dir: Path, t
     rng = random.Random(int(os.environ.get("H0_CRASH_SEED", "20261121")))
     with FakeGmail() as gmail:
         token = gmail.write_token(tmp_path / "token.json")
-        # A slow Gmail (~60 ms a send) spreads the work over several kills.
-        gmail.delay_next(0.06, path_contains="messages/send", count=10_000)
+        # A slow Gmail (~100 ms a send) spreads the work over several kills.
+        gmail.delay_next(0.1, path_contains="messages/send", count=10_000)
         for i in range(DRAFTS):
             (vault_dir / "Approved" / f"d{i:03}.md").write_text(
                 f"---\nto: person{i}@example.com\nsubject: Message {i}\n---\nBody of message {i}.\n"
             )
         kills_mid_run = 0
+        done_count = lambda: len(list((vault_dir / "Done").glob("d*.md")))  # noqa: E731
         with open(tmp_path / "daemon.log", "ab") as log:
-            for _ in range(8):
-                if len(list((vault_dir / "Done").glob("d*.md"))) == DRAFTS:
+            for _ in range(12):
+                before, sent_before = done_count(), len(gmail.sent)
+                if before == DRAFTS or kills_mid_run >= 3:
                     break
                 proc = start_daemon(vault_dir, gmail, token, log)
-                time.sleep(rng.uniform(2.0, 4.5))  # start-up takes ~1.5 s; kill at random points after it
+                # Kill once it is sending (start-up time varies with the machine's load),
+                # at a random moment in the middle of the work.
+                wait_until(lambda: done_count() > before or len(gmail.sent) > sent_before, timeout=60, interval=0.01)
+                time.sleep(rng.uniform(0.0, 1.0))
                 proc.send_signal(signal.SIGKILL)
                 proc.wait(10)
-                done = len(list((vault_dir / "Done").glob("d*.md")))
-                kills_mid_run += 0 < done < DRAFTS
+                kills_mid_run += 0 < done_count() < DRAFTS
                 wait_for_children_to_exit(proc.pid)
             proc = start_daemon(vault_dir, gmail, token, log)
             try:
