@@ -89,11 +89,9 @@ def _daemon(settings, args: argparse.Namespace):
 
 
 def _triager(settings):
-    """The triage engine for LLM_PROVIDER, or None when triage is not available."""
-    try:
-        from h0.triage import Triager
-    except ImportError:
-        return None
+    """The triage engine for LLM_PROVIDER (ValueError with a message for a bad provider)."""
+    from h0.triage import Triager
+
     return Triager.from_settings(settings, settings.vault_path)
 
 
@@ -329,6 +327,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors())
         print(f"h0: invalid configuration — {problems}. See .env.example.", file=sys.stderr)
+        return EXIT_FAILED
+    except ValueError as exc:  # e.g. an unknown LLM_PROVIDER, raised with a message for a person
+        print(f"h0: {exc}", file=sys.stderr)
         return EXIT_FAILED
 
 

@@ -32,6 +32,7 @@ from h0.errors import (
 )
 from h0.handlers.context import HandlerContext, NoteView, Outcome
 from h0.handlers.drafts import DraftMessage, read_draft
+from h0.handlers.reject import archive_rejected
 from h0.vault.audit import note_timestamp, utcnow
 from h0.vault.layout import DONE, FAILED, NEEDS_ACTION
 
@@ -43,8 +44,6 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     if isinstance(note, Outcome):
         return note
     if str(note.frontmatter.get("status", "")).strip().lower() == "rejected":
-        from h0.handlers.reject import archive_rejected
-
         return archive_rejected(path, ctx)
 
     draft, problems = read_draft(note)

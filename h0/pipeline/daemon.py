@@ -26,7 +26,7 @@ from h0.pipeline import signals
 from h0.pipeline.lock import VaultLock
 from h0.pipeline.sweep import needs_triage, reconcile
 from h0.pipeline.settle import SettleTracker
-from h0.pipeline.watcher import TRIGGER_FOLDERS, VaultWatcher
+from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.wiring import connect_handlers
 from h0.pipeline.workqueue import Job, WorkQueue
 from h0.vault import AuditLog, Vault
@@ -301,6 +301,10 @@ class Daemon:
             return outcome.retry_in
         return None
 
+    # The two checks below read the note locally, cheaply, so that the events H0's own writes
+    # cause (a draft written, an email note updated) end here instead of costing MCP calls;
+    # the handler then re-reads through the vault server before it acts.
+
     def _draft_rejected(self, path: str) -> bool:
         try:
             return str(self.vault.read_note(path).frontmatter.get("status", "")).strip().lower() == "rejected"
@@ -327,5 +331,3 @@ class Daemon:
         if report is not None:
             report.send(self, path=path, **outcome.data)
 
-
-__all__ = ["TRIGGER_FOLDERS", "Daemon"]

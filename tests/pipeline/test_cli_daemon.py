@@ -71,3 +71,10 @@ def test_a_missing_vault_and_bad_configuration_get_a_message_and_exit_1(tmp_path
     bad = subprocess.run([H0_BIN, "status"], env=subprocess_env(VAULT_PATH=str(tmp_path), MAIL_BACKEND="carrier-pigeon"),
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "MAIL_BACKEND" in bad.stderr and ".env.example" in bad.stderr
+
+
+def test_an_unknown_llm_provider_is_a_message_not_a_traceback(vault_dir: Path):
+    result = subprocess.run([H0_BIN, "sweep"], env=subprocess_env(VAULT_PATH=str(vault_dir), LLM_PROVIDER="bogus"),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "Unknown LLM_PROVIDER 'bogus'" in result.stderr
+    assert "Traceback" not in result.stderr
