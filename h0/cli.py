@@ -95,6 +95,13 @@ def _triager(settings):
     return Triager.from_settings(settings, settings.vault_path)
 
 
+def _prepared(args: argparse.Namespace):
+    """Settings with logging set up, or None (after saying why) if the vault does not exist."""
+    settings = _settings(args)
+    _setup_logging(settings)
+    return settings if _check_vault(settings) else None
+
+
 def _check_vault(settings) -> bool:
     if not Path(settings.vault_path).is_dir():
         print(
@@ -125,9 +132,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from loguru import logger
 
 
-    settings = _settings(args)
-    _setup_logging(settings)
-    if not _check_vault(settings):
+    settings = _prepared(args)
+    if settings is None:
         return EXIT_FAILED
     daemon = _daemon(settings, args)
     stop = threading.Event()
@@ -163,9 +169,8 @@ def _print_banner(settings, daemon) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
 
-    settings = _settings(args)
-    _setup_logging(settings)
-    if not _check_vault(settings):
+    settings = _prepared(args)
+    if settings is None:
         return EXIT_FAILED
     daemon = _daemon(settings, args)
     failed = _start(daemon, "sweep", "; it already does this work.")
@@ -184,9 +189,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from h0.pipeline.daemon import Daemon
 
-    settings = _settings(args)
-    _setup_logging(settings)
-    if not _check_vault(settings):
+    settings = _prepared(args)
+    if settings is None:
         return EXIT_FAILED
     daemon = Daemon(settings, workers=1)
     failed = _start(daemon, "ingest", "; it ingests every GMAIL_POLL_SECONDS already.", watch=False, sweep=False)

@@ -45,6 +45,23 @@ def vault(vault_dir: Path) -> Vault:
     return Vault(vault_dir)
 
 
+@pytest.fixture
+def gmail():
+    """A running fake Gmail (tests/fakes/fake_gmail.py), stopped after the test."""
+    from tests.fakes.fake_gmail import FakeGmail
+
+    with FakeGmail() as fake:
+        yield fake
+
+
+@pytest.fixture
+def token_path(gmail, tmp_path: Path) -> Path:
+    """A token.json the fake Gmail accepts."""
+    folder = tmp_path / "secrets"
+    folder.mkdir()
+    return gmail.write_token(folder / "token.json")
+
+
 def subprocess_env(**overrides: str) -> dict[str, str]:
     """An environment for child processes: no H0 settings inherited, then the overrides."""
     env = {k: v for k, v in os.environ.items() if k not in _H0_ENV}

@@ -24,19 +24,6 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-def gmail() -> Iterator[FakeGmail]:
-    with FakeGmail() as fake:
-        yield fake
-
-
-@pytest.fixture
-def token_path(gmail: FakeGmail, tmp_path: Path) -> Path:
-    folder = tmp_path / "secrets"
-    folder.mkdir()
-    return gmail.write_token(folder / "token.json")
-
-
-@pytest.fixture
 def gmail_settings(vault_dir: Path, gmail: FakeGmail, token_path: Path) -> Settings:
     return gmail_settings_for(vault_dir, gmail, token_path)
 

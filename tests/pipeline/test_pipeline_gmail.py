@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,18 +14,9 @@ from tests.pipeline.harness import approve, events, frontmatter, running_daemon,
 
 
 @pytest.fixture
-def gmail() -> Iterator[FakeGmail]:
-    with FakeGmail() as fake:
-        yield fake
-
-
-@pytest.fixture
-def gmail_overrides(gmail: FakeGmail, tmp_path: Path) -> dict:
-    secrets = tmp_path / "secrets"
-    secrets.mkdir()
-    token = gmail.write_token(secrets / "token.json")
+def gmail_overrides(gmail: FakeGmail, token_path: Path) -> dict:
     return {
-        "mail_backend": "gmail", "gmail_token_path": token, "gmail_api_endpoint": gmail.api_endpoint,
+        "mail_backend": "gmail", "gmail_token_path": token_path, "gmail_api_endpoint": gmail.api_endpoint,
         "gmail_token_uri": gmail.token_uri, "max_retries": 2, "retry_delay_ms": 50,
     }
 
