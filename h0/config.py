@@ -56,6 +56,16 @@ class Settings(BaseSettings):
     retry_backoff_multiplier: float = Field(default=2.0, ge=1.0)
 
     sweep_interval_seconds: float = Field(default=30.0, gt=0)
+    # A note written in place in Approved/ (not moved there) is sent only after it has been
+    # unchanged this long: editors autosave while the human is still typing.
+    approval_settle_seconds: float = Field(default=10.0, ge=0)
+
+    # H0's own bookkeeping (send ledger, keys, caps, filing journal) and its per-installation
+    # secret live outside the vault: default a per-user folder keyed by the vault (see h0.vault.state).
+    h0_state_dir: Path | None = None
+    # Loud opt-in: let any MCP client send free content with send_email (caps still apply).
+    # Off by default: only a note the human moved into Approved/ can be sent.
+    allow_unapproved_send: bool = False
 
     llm_provider: str = "rules"
     llm_model: str | None = None
@@ -75,6 +85,11 @@ class Settings(BaseSettings):
     @classmethod
     def _upper_level(cls, value: object) -> object:
         return str(value).strip().upper()
+
+    @field_validator("h0_state_dir", mode="after")
+    @classmethod
+    def _absolute_state_dir(cls, value: Path | None) -> Path | None:
+        return value.expanduser().absolute() if value is not None else None
 
     @field_validator("vault_path", mode="after")
     @classmethod
