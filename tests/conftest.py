@@ -19,7 +19,8 @@ _H0_ENV = (
     "GMAIL_TOKEN_URI", "GMAIL_QUERY", "GMAIL_POLL_SECONDS", "SMTP_HOST", "SMTP_PORT", "SMTP_SECURE",
     "SMTP_USER", "SMTP_PASS", "RATE_LIMIT_PER_HOUR", "RATE_LIMIT_PER_DAY", "MAX_RETRIES", "RETRY_DELAY_MS",
     "RETRY_BACKOFF_MULTIPLIER", "SWEEP_INTERVAL_SECONDS", "LLM_PROVIDER", "LLM_MODEL", "LLM_API_KEY",
-    "LLM_BASE_URL", "LOG_LEVEL",
+    "LLM_BASE_URL", "LOG_LEVEL", "SMTP_FROM", "SMTP_TIMEOUT_SECONDS", "GMAIL_INGESTED_LABEL",
+    "APPROVAL_SETTLE_SECONDS", "ALLOW_UNAPPROVED_SEND", "H0_STATE_DIR", "H0_DAEMON_CHILD",
 )
 
 
@@ -28,6 +29,8 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in _H0_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("H0_ENV_FILE", "")
+    # H0's state database and secret live outside the vault; each test gets its own.
+    monkeypatch.setenv("H0_STATE_DIR", str(tmp_path / "h0-state"))
     # A .env in the working directory must not leak into tests either.
     monkeypatch.chdir(tmp_path)
 
