@@ -96,6 +96,11 @@ class MailBackend:
         """One message with its decoded bodies and attachment metadata (never attachment bytes)."""
         raise NotSupported(f"The {self.name} backend cannot read mail.")
 
+    def thread_messages(self, thread_id: str) -> list[Fetched]:
+        """The messages of one thread, oldest first, with headers From/To/Subject/Message-ID/Date, labels and
+        internal_date_ms (no bodies needed). Backends that cannot read raise NotSupported."""
+        raise NotSupported(f"The {self.name} backend cannot read mail.")
+
     def ensure_label(self, name: str) -> Label:
         """The label called `name` (case-insensitive), created if missing."""
         raise NotSupported(f"The {self.name} backend has no labels.")

@@ -27,6 +27,7 @@ from googleapiclient.errors import HttpError
 from googleapiclient.http import MediaIoBaseUpload
 
 from h0.errors import AuthRequired, H0Error, InvalidRequest
+from h0.mail.addresses import refuse_line_breaks
 from h0.mail.auth import REAUTH_MESSAGE, TokenStore
 from h0.mail.backend import Fetched, Label, MailBackend, Sent
 from h0.mail.gmail_http import ThreadHttp
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 UPLOAD_THRESHOLD = 4 * 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
 LIST_HEADERS = ["Subject", "From", "To", "Cc", "Date", "Message-ID"]
+MAX_THREAD_ID_CHARS = 256  # Gmail's are 16 hex digits; anything this long is not one
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,7 @@ class _Api:
     users: Any
     messages: Any
     labels: Any
+    threads: Any
 
 
 @functools.lru_cache(maxsize=4)
@@ -60,7 +63,7 @@ def _gmail_api(api_endpoint: str | None) -> _Api:
     # The Http given here is never used: every execute() gets the calling thread's own.
     service = build("gmail", "v1", http=httplib2.Http(), static_discovery=True, cache_discovery=False, client_options=options)
     users = service.users()
-    return _Api(users, users.messages(), users.labels())
+    return _Api(users, users.messages(), users.labels(), users.threads())
 
 
 def _bare(message_id: str) -> str:
@@ -173,6 +176,19 @@ class GmailBackend(MailBackend):
 
     def get_message(self, message_id: str) -> Fetched:
         return fetched_from_resource(self._get(message_id, "full"))
+
+    def thread_messages(self, thread_id: str) -> list[Fetched]:
+        if not thread_id.strip():
+            raise InvalidRequest("thread_id is empty.", field="thread_id")
+        refuse_line_breaks("thread_id", thread_id)
+        if len(thread_id) > MAX_THREAD_ID_CHARS:
+            raise InvalidRequest(f"thread_id is longer than {MAX_THREAD_ID_CHARS} characters.", field="thread_id")
+        result = self._execute(
+            lambda api: api.threads.get(userId="me", id=thread_id, format="metadata", metadataHeaders=LIST_HEADERS)
+        )
+        messages = [fetched_from_resource(item) for item in result.get("messages") or []]
+        # Gmail already answers in date order; sorting makes "oldest first" a promise of ours, not theirs.
+        return sorted(messages, key=lambda m: m.internal_date_ms or 0)
 
     # -- labels --------------------------------------------------------------------------
 

@@ -13,10 +13,12 @@ and GMAIL_TOKEN_URI=fake.token_uri, and a token.json from `fake.write_token(path
 Endpoints: POST /token (refresh_token grant; invalid_grant once revoked), users.getProfile,
 messages.list (q: is:unread/read/starred, in:X, label:X, -label:X, from:, to:, subject:,
 rfc822msgid:, has:attachment, words and "phrases"), messages.get (minimal, metadata, full,
-raw), messages.send (JSON raw, and media/multipart uploads), messages.modify, labels.list,
-labels.create. Every request needs a Bearer token the fake issued. Injected failures
-(`fail_next`) answer with Gmail's error JSON; `drop_next` processes a request and then
-closes the connection without answering (the "did it send?" case); `delay_next` answers late.
+raw), messages.send (JSON raw, and media/multipart uploads; a threadId puts the sent message in
+that thread), messages.modify, threads.get (minimal, metadata, full: every message of the thread,
+received and sent, oldest first), labels.list, labels.create. Every request needs a Bearer token
+the fake issued. Injected failures (`fail_next`) answer with Gmail's error JSON; `drop_next`
+processes a request and then closes the connection without answering (the "did it send?" case);
+`delay_next` answers late.
 Each send's arrival time is `sent[i].received_at` (time.time()).
 """
 
@@ -40,12 +42,14 @@ from typing import Any
 from tests.fakes.gmail_http import handler_for, split_related
 from tests.fakes.gmail_resources import (
     SYSTEM_LABELS,
+    THREAD_FORMATS,
     GmailError,
     StoredMessage,
     b64url_decode,
     message_resource,
     parse_raw,
     search,
+    thread_resource,
 )
 
 CLIENT_ID = "fake-client-id.apps.googleusercontent.com"
@@ -146,7 +150,10 @@ class FakeGmail:
         in_reply_to: str | None = None,
         date_ms: int | None = None,
     ) -> str:
-        """Put a received message in the mailbox; attachments are (filename, bytes, mime type). Returns its id."""
+        """Put a received message in the mailbox; attachments are (filename, bytes, mime type). Returns its id.
+
+        `thread_id` joins an existing thread (or starts one under that id; default: a thread of its
+        own); `date_ms` is its internalDate and Date header (default: now)."""
         msg = EmailMessage(policy=policy.SMTP)
         msg["From"] = sender
         msg["To"] = to or self.address
@@ -352,7 +359,18 @@ class FakeGmail:
             return message_resource(stored, one("format", "full"), query.get("metadataHeaders") or [])
         if len(parts) == 3 and parts[0] == "messages" and parts[2] == "modify" and method == "POST":
             return self._modify(parts[1], json.loads(body or b"{}"))
+        if len(parts) == 2 and parts[0] == "threads" and method == "GET":
+            return self._get_thread(parts[1], one("format", "full"), query.get("metadataHeaders") or [])
         raise GmailError(404, f"No such endpoint: {method} {path}")
+
+    def _get_thread(self, thread_id: str, fmt: str, metadata_headers: list[str]) -> dict[str, Any]:
+        if fmt not in THREAD_FORMATS:
+            raise GmailError(400, f"Invalid value at 'format' ({fmt})")
+        with self._lock:
+            members = [m for m in self.messages.values() if m.thread_id == thread_id]
+        if not members:
+            raise GmailError(404, "Requested entity was not found.")
+        return thread_resource(thread_id, members, fmt, metadata_headers)
 
     def _send(self, query: dict[str, list[str]], body: bytes, content_type: str, *, upload: bool) -> dict[str, Any]:
         kind = (query.get("uploadType") or [""])[0]

@@ -125,6 +125,19 @@ def message_resource(stored: StoredMessage, fmt: str, metadata_headers: list[str
     return resource
 
 
+THREAD_FORMATS = ("minimal", "metadata", "full")
+
+
+def thread_resource(
+    thread_id: str, messages: list[StoredMessage], fmt: str, metadata_headers: list[str]
+) -> dict[str, Any]:
+    """users.threads.get: the thread's messages, oldest first, each as messages.get gives it in `fmt`."""
+    ordered = sorted(messages, key=lambda m: m.internal_date_ms)
+    resources = [message_resource(m, fmt, metadata_headers) for m in ordered]
+    history = max((int(r["historyId"]) for r in resources), default=1000)
+    return {"id": thread_id, "historyId": str(history), "messages": resources}
+
+
 # -- search ------------------------------------------------------------------------------
 
 
