@@ -1,6 +1,6 @@
 """The mail service: everything the mail MCP server offers, as plain Python.
 
-It owns one backend, the send ledger and the retry policy, and answers with plain dicts
+It owns one backend, H0's state database and the retry policy, and answers with plain dicts
 shaped like the server's output models (the server only validates and wraps them).
 Reads are retried on retryable failures; sends go through `Sender` (sending.py).
 """
@@ -16,15 +16,18 @@ from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 from h0.config import Settings
-from h0.errors import H0Error, InvalidRequest, NotFound
-from h0.mail.addresses import check_address, refuse_line_breaks
+from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, PermissionDenied
+from h0.mail.addresses import check_address, parse_recipients, refuse_line_breaks
 from h0.mail.backend import Fetched, MailBackend, open_backend
+from h0.mail.drafts import CUTOFF, parse_draft
 from h0.mail.htmltext import html_to_text, truncate
-from h0.mail.ledger import DAY, HOUR, SendLedger
+from h0.mail.outgoing import OutgoingBuilder
 from h0.mail.retry import RetryPolicy
-from h0.mail.sending import Caps, Sender
-from h0.vault.audit import AuditLog, iso
-from h0.vault.layout import LOGS
+from h0.mail.sending import DAY, HOUR, Caps, Sender
+from h0.vault import Vault
+from h0.vault.audit import AuditLog, iso, note_timestamp
+from h0.vault.layout import DRAFTS, LOGS
+from h0.vault.state import StateDB
 
 T = TypeVar("T")
 AUDIT_STREAM = "gmail_mcp"
@@ -51,18 +54,24 @@ def _header(fetched: Fetched, name: str) -> str:
     return str(value) if value is not None else ""
 
 
+def _slug(text: str) -> str:
+    words = "".join(ch if ch.isalnum() else " " for ch in text.lower()).split()
+    return "-".join(words)[:40].strip("-") or "draft"
+
+
 class MailService:
     """One per server process. Thread-safe: tools run in worker threads."""
 
-    def __init__(self, settings: Settings, backend: MailBackend | None = None) -> None:
+    def __init__(self, settings: Settings, backend: MailBackend | None = None, *, trusted_caller: bool = False) -> None:
         self.settings = settings
         self.backend = backend or open_backend(settings)
         self.audit = AuditLog(settings.vault_path / LOGS, AUDIT_STREAM)
-        self.ledger = SendLedger(self.audit)
+        self.state = StateDB.for_vault(settings.vault_path, settings.h0_state_dir)
         self.policy = RetryPolicy.from_settings(settings)
+        self.builder = OutgoingBuilder(settings, self.backend, self.state, trusted_caller=trusted_caller)
         self.sender = Sender(
-            self.backend, self.ledger, self.policy,
-            Caps(settings.rate_limit_per_hour, settings.rate_limit_per_day), settings.vault_path,
+            self.backend, self.state, self.audit, self.policy,
+            Caps(settings.rate_limit_per_hour, settings.rate_limit_per_day),
         )
 
     def close(self) -> None:
@@ -78,8 +87,76 @@ class MailService:
 
     # -- sending -------------------------------------------------------------------------
 
+    def send_approved_draft(self, path: str, note_hash: str, arrival: str = "unknown") -> dict[str, Any]:
+        """Send the note at `path` in Approved/, as it was when the caller read it (`note_hash`)."""
+        return asdict(self.sender.send(self.builder.approved_message(path, note_hash, arrival=arrival)))
+
     def send_email(self, **arguments: Any) -> dict[str, Any]:
-        return asdict(self.sender.send(**arguments))
+        """Free-content sending: refused unless the user opted in (ALLOW_UNAPPROVED_SEND)."""
+        if not self.settings.allow_unapproved_send:
+            raise PermissionDenied(
+                "send_email with free content is off: only a note the human moved into Approved/ is sent. "
+                "Write the message with create_draft (it lands in Drafts/ for the human to approve), or set "
+                "ALLOW_UNAPPROVED_SEND=true to let any MCP client send (caps still apply).",
+                setting="ALLOW_UNAPPROVED_SEND",
+            )
+        return asdict(self.sender.send(self.builder.direct_message(**arguments)))
+
+    def create_draft(
+        self,
+        *,
+        to: str | list[str],
+        body: str,
+        subject: str | None = None,
+        cc: str | list[str] | None = None,
+        bcc: str | list[str] | None = None,
+        reply_to_message_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Write a well-formed draft into Drafts/ for the human to approve ("draft yes, send no")."""
+        recipients = {name: [str(a) for a in parse_recipients(name, value)] for name, value in
+                      (("to", to), ("cc", cc), ("bcc", bcc))}
+        if not recipients["to"]:
+            raise InvalidRequest("At least one recipient is needed in 'to'.", field="to")
+        thread_id = None
+        if reply_to_message_id:
+            refuse_line_breaks("reply_to_message_id", reply_to_message_id)
+            original = self._read("create_draft", lambda _: self.backend.get_message(reply_to_message_id))
+            thread_id = original.thread_id
+            if not subject:
+                parent = _header(original, "Subject").strip()
+                subject = parent if parent.lower().startswith("re:") else f"Re: {parent}".strip()
+        if not subject or not subject.strip():
+            raise InvalidRequest("A draft needs a subject.", field="subject")
+        drafted = note_timestamp()
+        frontmatter: dict[str, Any] = {"to": ", ".join(recipients["to"])}
+        for name in ("cc", "bcc"):
+            if recipients[name]:
+                frontmatter[name] = ", ".join(recipients[name])
+        frontmatter.update({"subject": subject.strip(), "status": "pending_approval", "drafted_at": drafted,
+                            "created_by": "create_draft"})
+        if reply_to_message_id:
+            frontmatter["reply_to_message_id"] = reply_to_message_id
+        if thread_id:
+            frontmatter["thread_id"] = thread_id
+        text = (f"{body.strip()}\n\n{CUTOFF}\nWritten by an MCP client (create_draft) at {drafted}. Read it, edit it "
+                "if needed, then move it to Approved/ to send it, or to Rejected/ to drop it.\n")
+        name = f"DRAFT_{drafted.replace(':', '').replace('-', '')}_{_slug(subject)}"
+        frontmatter["draft_id"] = name
+        parse_draft(f"{DRAFTS}/{name}.md", frontmatter, text, "")  # the send-time checks, now
+        vault = Vault(self.settings.vault_path)
+        for n in range(1, 100):
+            path = f"{DRAFTS}/{name}.md" if n == 1 else f"{DRAFTS}/{name} ({n}).md"
+            try:
+                note = vault.write_note(path, frontmatter, text, create_only=True)
+                break
+            except Conflict:
+                continue
+        else:
+            raise Conflict(f"Could not find a free name for the draft in {DRAFTS}/.")
+        self.audit.write("draft_created", path=note.path, to=frontmatter["to"], subject=frontmatter["subject"],
+                         reply_to_message_id=reply_to_message_id)
+        return {"path": note.path, "hash": note.hash, "to": recipients["to"], "subject": frontmatter["subject"],
+                "thread_id": thread_id}
 
     # -- reading -------------------------------------------------------------------------
 
@@ -150,22 +227,21 @@ class MailService:
 
     def email_status(self, message_id: str) -> dict[str, Any]:
         refuse_line_breaks("message_id", message_id)
-        attempt = self.ledger.for_message(message_id.strip())
-        if attempt is not None:
-            outcome = attempt.outcome or {}
-            rfc = str(outcome.get("rfc822_message_id") or (attempt.pre or {}).get("rfc822_message_id"))
+        row = self.state.send_for_message(message_id.strip())
+        if row is not None:
+            rfc = str(row["rfc822_message_id"])
             result = {"message_id": message_id, "rfc822_message_id": rfc}
-            if attempt.state == "sent":
+            started = iso(dt.datetime.fromtimestamp(row["started_at"], dt.UTC))
+            if row["state"] == "sent":
                 bounced_ms = self._quietly(lambda: self.backend.find_bounce(rfc))
                 if bounced_ms:
                     stamp = iso(dt.datetime.fromtimestamp(bounced_ms / 1000, dt.UTC))
                     return {**result, "status": "bounced", "timestamp": stamp, "error": "a delivery-failure report arrived"}
-                return {**result, "status": "sent", "timestamp": outcome.get("sent_at") or outcome.get("timestamp")}
-            if attempt.state == "failed":
-                status = "bounced" if outcome.get("bounce") else "failed"
-                return {**result, "status": status, "timestamp": outcome.get("timestamp"), "error": outcome.get("reason")}
-            stamp = (attempt.pre or {}).get("timestamp")
-            return {**result, "status": "unknown", "timestamp": stamp, "error": "the send's outcome was never confirmed"}
+                return {**result, "status": "sent", "timestamp": row["sent_at"]}
+            if row["state"] == "failed":
+                status = "bounced" if row["bounce"] else "failed"
+                return {**result, "status": status, "timestamp": started, "error": row["reason"]}
+            return {**result, "status": "unknown", "timestamp": started, "error": "the send's outcome was never confirmed"}
         if self.backend.can_read:
             try:
                 fetched = self._read("get_email_status", lambda _: self.backend.get_message(message_id))
@@ -175,6 +251,12 @@ class MailService:
                 return {"message_id": message_id, "status": "sent", "timestamp": _iso_date(fetched),
                         "rfc822_message_id": _header(fetched, "Message-ID") or None}
         return {"message_id": message_id, "status": "unknown", "timestamp": None}
+
+    def unapproved_notice(self) -> str | None:
+        if self.settings.allow_unapproved_send:
+            return ("ALLOW_UNAPPROVED_SEND is on: any MCP client can send free content with send_email, "
+                    "without the human's approval (caps still apply)")
+        return None
 
     @staticmethod
     def _quietly(call: Callable[[], T]) -> T | None:
@@ -200,11 +282,11 @@ class MailService:
             "backend": self.backend.name,
             "account": account,
             "token": token,
-            "sends_last_hour": len(self.ledger.sends_within(HOUR)),
-            "sends_last_day": len(self.ledger.sends_within(DAY)),
+            "sends_last_hour": len(self.state.sends_within(HOUR)),
+            "sends_last_day": len(self.state.sends_within(DAY)),
             "rate_limit_per_hour": self.settings.rate_limit_per_hour,
             "rate_limit_per_day": self.settings.rate_limit_per_day,
             "problems": problems,
-            "notes": [self.backend.notice] if self.backend.notice else [],
+            "notes": [n for n in (self.backend.notice, self.unapproved_notice()) if n],
             "elapsed_ms": round((time.monotonic() - started) * 1000, 1),
         }

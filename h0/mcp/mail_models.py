@@ -19,7 +19,16 @@ class SendEmailResult(BaseModel):
     rfc822_message_id: str = Field(description="The Message-ID header the message carries, with angle brackets.")
     backend: str = Field(description="gmail, smtp or outbox (outbox: nothing really left the machine).")
     already_sent: bool = Field(description="True when this idempotency_key had already been sent: nothing new was sent.")
+    idempotency_key: str = Field(description="H0's key for this send (derived with the installation's secret).")
     hints: list[str] = Field(default_factory=list, description="Warnings worth showing a human; the mail was sent.")
+
+
+class DraftCreated(BaseModel):
+    path: str = Field(description="Vault path of the new draft in Drafts/.")
+    hash: str = Field(description="Its content hash.")
+    to: list[str]
+    subject: str
+    thread_id: str | None = Field(description="The thread the reply will join, when replying.")
 
 
 class EmailSummary(BaseModel):

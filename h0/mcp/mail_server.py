@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import Annotated
+from typing import Annotated, Literal
 
 from loguru import logger
 from mcp_types import ToolAnnotations
@@ -21,6 +21,7 @@ from h0.config import Settings
 from h0.mail import MailService
 from h0.mcp.base import READ_ONLY, H0Server
 from h0.mcp.mail_models import (
+    DraftCreated,
     EmailFull,
     EmailList,
     EmailStatus,
@@ -35,10 +36,13 @@ from h0.mcp.mail_models import (
 SERVER_NAME = "h0-gmail"
 INSTRUCTIONS = """\
 H0's mailbox. list_emails takes Gmail search syntax ('is:unread in:inbox'); ids from it go to
-get_email, add_label, move_email and send_email(reply_to_message_id=…). send_email really sends
-(unless the backend is 'outbox'): pass an idempotency_key so a retried call never sends twice."""
+get_email, add_label, move_email and create_draft(reply_to_message_id=…). Nothing is sent without
+the human: create_draft writes a draft into the vault's Drafts/, and only a note the human moved
+into Approved/ can be sent (send_approved_draft, which H0's daemon calls by itself). send_email
+with free content is refused unless the user set ALLOW_UNAPPROVED_SEND."""
 
 Recipients = str | list[str] | None
+DRAFTS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 SENDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
 LABELS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 REMOTE_READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
@@ -49,7 +53,37 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     mail = service or MailService(settings)
     server = H0Server(SERVER_NAME, title="H0 mail", version=__version__, instructions=INSTRUCTIONS)
 
-    @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an email")
+    @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an approved draft")
+    def send_approved_draft(
+        path: Annotated[str, Field(description="Vault path of the note in Approved/, e.g. 'Approved/reply.md'.")],
+        note_hash: Annotated[str, Field(description="The note's content hash as you read it (vault read_note's hash).")],
+        arrival: Annotated[
+            Literal["moved", "written", "unknown"],
+            Field(description="How the note came into Approved/ (only H0's daemon can vouch; others: unknown)."),
+        ] = "unknown",
+    ) -> SendEmailResult:
+        """Send the note the human moved into Approved/, exactly as it was when you read it. The server re-reads
+        the note and refuses (nothing sent) anything not in Approved/, changed since `note_hash`, still being
+        written, with hidden text or an unedited template, changed attachments, or a second reply to one email."""
+        return SendEmailResult(**mail.send_approved_draft(path, note_hash, arrival))
+
+    @server.typed_tool(DraftCreated, annotations=DRAFTS, title="Create a draft")
+    def create_draft(
+        to: Annotated[str | list[str], Field(description="Recipient(s): 'a@x.com', 'A <a@x.com>, b@y.org' or a list.")],
+        body: Annotated[str, Field(description="The plain-text message.")],
+        subject: Annotated[str | None, Field(description="One line. Optional when replying ('Re: …').")] = None,
+        cc: Annotated[Recipients, Field(description="Cc recipient(s).")] = None,
+        bcc: Annotated[Recipients, Field(description="Bcc recipient(s).")] = None,
+        reply_to_message_id: Annotated[
+            str | None, Field(description="Provider id of the message answered: fills the thread fields.")
+        ] = None,
+    ) -> DraftCreated:
+        """Write a draft into Drafts/ for the human to review and approve. Nothing is sent: the human moves
+        the note into Approved/ to send it."""
+        return DraftCreated(**mail.create_draft(to=to, body=body, subject=subject, cc=cc, bcc=bcc,
+                                                reply_to_message_id=reply_to_message_id))
+
+    @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an email (free content; off by default)")
     def send_email(
         to: Annotated[str | list[str], Field(description="Recipient(s): 'a@x.com', 'A <a@x.com>, b@y.org' or a list.")],
         subject: Annotated[str, Field(description="One line; no line breaks.")],
@@ -75,8 +109,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
             bool, Field(description="Send even if a domain looks like a typo of a popular one (gmial.com).")
         ] = False,
     ) -> SendEmailResult:
-        """Send an email. Refuses bad addresses, suspected domain typos, header injection, empty bodies,
-        and oversized or executable attachments — nothing is sent then. Every send is audited first."""
+        """Send free content — refused (permission_denied) unless the user set ALLOW_UNAPPROVED_SEND; use
+        create_draft instead. When allowed: refuses bad addresses, suspected domain typos, header injection,
+        empty bodies, oversized or executable attachments; caps apply; every send is audited first."""
         return SendEmailResult(**mail.send_email(
             to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body, attachments=attachments,
             reply_to_message_id=reply_to_message_id, thread_id=thread_id, message_id=message_id,
@@ -136,10 +171,10 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
 
 def announce(service: MailService) -> None:
     """Say on stderr (never stdout: that is the protocol) what this server will do with mail."""
-    notice = service.backend.notice
-    if notice:
-        bar = "!" * 78
-        print(f"{bar}\n!! h0 mcp gmail: {notice}\n{bar}", file=sys.stderr, flush=True)
+    for notice in (service.backend.notice, service.unapproved_notice()):
+        if notice:
+            bar = "!" * 78
+            print(f"{bar}\n!! h0 mcp gmail: {notice}\n{bar}", file=sys.stderr, flush=True)
     logger.info("mail server ready: backend={}, vault={}", service.backend.name, service.settings.vault_path)
 
 
@@ -149,7 +184,9 @@ SHUTDOWN_GRACE_S = 30.0
 def main(settings: Settings) -> None:
     """Serve over stdio until the client closes the pipe; on SIGTERM, finish the sends in
     flight (up to 30 s), refuse new ones, and exit 0."""
-    service = MailService(settings)
+    # Only the daemon starts its servers with H0_DAEMON_CHILD=1, and their stdio pipes are its
+    # alone: that server may take the daemon's word that a note was moved into Approved/.
+    service = MailService(settings, trusted_caller=os.environ.get("H0_DAEMON_CHILD") == "1")
 
     def on_sigterm(signum: int, frame: object) -> None:
         # Runs in the main thread, which is the event loop: blocking here stops new calls

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +18,9 @@ from tests.fakes.fake_gmail import FakeGmail
 
 # Small delays keep the retry tests fast; the policy's shape is what they check.
 FAST_RETRIES = {"max_retries": 3, "retry_delay_ms": 1, "retry_backoff_multiplier": 2.0}
+# These tests drive the send path (MIME, retries, caps, exactly once) with free content
+# through send_email, which a user must opt into; tests/security checks it is off by default.
+DIRECT_SEND = {"allow_unapproved_send": True}
 
 
 @pytest.fixture
@@ -31,7 +36,7 @@ def gmail_settings(vault_dir: Path, gmail: FakeGmail, token_path: Path) -> Setti
 def gmail_settings_for(vault_dir: Path, gmail: FakeGmail, token_path: Path, **overrides: object) -> Settings:
     values: dict[str, object] = {
         "vault_path": vault_dir, "mail_backend": "gmail", "gmail_token_path": token_path,
-        "gmail_api_endpoint": gmail.api_endpoint, "gmail_token_uri": gmail.token_uri, **FAST_RETRIES,
+        "gmail_api_endpoint": gmail.api_endpoint, "gmail_token_uri": gmail.token_uri, **FAST_RETRIES, **DIRECT_SEND,
     }
     values.update(overrides)
     return load_settings(**values)
@@ -42,7 +47,7 @@ def gmail_env(vault_dir: Path, gmail: FakeGmail, token_path: Path, **overrides: 
     env = {
         "VAULT_PATH": str(vault_dir), "MAIL_BACKEND": "gmail", "GMAIL_TOKEN_PATH": str(token_path),
         "GMAIL_API_ENDPOINT": gmail.api_endpoint, "GMAIL_TOKEN_URI": gmail.token_uri, "MAX_RETRIES": "3",
-        "RETRY_DELAY_MS": "1", "LOG_LEVEL": "WARNING",
+        "RETRY_DELAY_MS": "1", "LOG_LEVEL": "WARNING", "ALLOW_UNAPPROVED_SEND": "true",
     }
     env.update(overrides)
     return env
@@ -53,6 +58,13 @@ def service(gmail_settings: Settings) -> Iterator[MailService]:
     mail = MailService(gmail_settings)
     yield mail
     mail.close()
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited."""
+    child = subprocess.Popen([sys.executable, "-c", ""])
+    child.wait()
+    return child.pid
 
 
 def audit_records(vault_dir: Path, event: str | None = None) -> list[dict]:

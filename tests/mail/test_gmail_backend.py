@@ -6,7 +6,6 @@ import base64
 import json
 import os
 import socket
-import subprocess
 import time
 from pathlib import Path
 
@@ -15,13 +14,7 @@ import pytest
 from h0.errors import Conflict, InternalError, InvalidRequest, McpUnavailable, NotFound, RateLimited, SendFailed
 from h0.mail import MailService
 from tests.fakes.fake_gmail import FakeGmail
-from tests.mail.conftest import audit_records, gmail_settings_for
-
-
-def dead_pid() -> int:
-    child = subprocess.Popen(["true"])
-    child.wait()
-    return child.pid
+from tests.mail.conftest import audit_records, dead_pid, gmail_settings_for
 
 
 def test_given_a_message_when_sent_then_gmail_receives_the_mime_and_the_audit_brackets_the_call(service, gmail, vault_dir):
@@ -214,29 +207,42 @@ def test_given_sent_mail_then_its_status_is_sent_until_a_bounce_report_arrives(s
     assert service.email_status("ffffffffffffffff") == {"message_id": "ffffffffffffffff", "status": "unknown", "timestamp": None}
 
 
+def _pending_attempt(service, pid: int, **message) -> str:
+    """A send claimed in the state database by process `pid` whose outcome was never recorded
+    (the process died mid-send); returns its Message-ID."""
+    out = service.builder.direct_message(**message)
+    claim = service.state.claim_send(key=out.key, rfc822_message_id=out.rfc822_message_id,
+                                     content_hash=out.content_hash, caps=(), in_flight_s=120.0)
+    assert claim.status == "claimed"
+    service.state._db().execute("UPDATE sends SET pid = ? WHERE rfc822_message_id = ?", (pid, out.rfc822_message_id))
+    return out.rfc822_message_id
+
+
 def test_given_a_crash_after_gmail_sent_then_the_same_key_returns_already_sent(service, gmail, vault_dir):
-    """The pre-send record is on disk, the outcome never written (the process died mid-send)."""
-    service.audit.write("pre_send_audit", idempotency_key="draft-9", rfc822_message_id="<h0.crash@h0.local>", pid=dead_pid())
-    gmail.add_message(message_id="<h0.crash@h0.local>", labels=["SENT"], subject="S", thread_id="t-crash")
-    result = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-9",
-                                message_id="<h0.crash@h0.local>")
+    """The send is claimed, the outcome never written (the process died mid-send), and Gmail has it."""
+    message = {"to": "bob@example.com", "subject": "S", "body": "b", "idempotency_key": "draft-9"}
+    rfc = _pending_attempt(service, dead_pid(), **message)
+    gmail.add_message(message_id=rfc, labels=["SENT"], subject="S", thread_id="t-crash")
+    result = service.send_email(**message)
     assert result["already_sent"] is True and result["thread_id"] == "t-crash"
     assert gmail.sent == []
 
 
 def test_given_a_crash_before_gmail_got_it_then_the_same_key_sends_once(service, gmail):
-    service.audit.write("pre_send_audit", idempotency_key="draft-10", rfc822_message_id="<h0.lost@h0.local>", pid=dead_pid())
-    result = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-10",
-                                message_id="<h0.lost@h0.local>")
+    message = {"to": "bob@example.com", "subject": "S", "body": "b", "idempotency_key": "draft-10"}
+    rfc = _pending_attempt(service, dead_pid(), **message)
+    result = service.send_email(**message)
     assert result["already_sent"] is False and len(gmail.sent) == 1
-    assert service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-10")["already_sent"]
+    assert result["rfc822_message_id"] == rfc
+    assert service.send_email(**message)["already_sent"]
     assert len(gmail.sent) == 1
 
 
 def test_given_another_live_process_is_sending_the_same_key_then_conflict_and_nothing_sent(service, gmail):
-    service.audit.write("pre_send_audit", idempotency_key="draft-11", rfc822_message_id="<h0.busy@h0.local>", pid=os.getppid())
+    message = {"to": "bob@example.com", "subject": "S", "body": "b", "idempotency_key": "draft-11"}
+    _pending_attempt(service, os.getppid(), **message)
     with pytest.raises(Conflict):
-        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-11")
+        service.send_email(**message)
     assert gmail.sent == []
 
 

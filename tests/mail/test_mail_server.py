@@ -15,7 +15,7 @@ from tests.mcp.contracts import check_contract
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"send_email", "list_emails", "get_email", "move_email", "add_label", "validate_email", "get_email_status",
+TOOLS = {"send_approved_draft", "create_draft", "send_email", "list_emails", "get_email", "move_email", "add_label", "validate_email", "get_email_status",
          "health_check"}
 
 
@@ -44,10 +44,10 @@ async def test_given_a_session_then_send_read_label_move_and_status_are_typed(cl
     email = (await call(client, "get_email", message_id=incoming)).structured_content
     assert email["rfc822_message_id"] == "<inv42@example.com>" and email["body"].strip() == "Please pay."
     sent = await call(client, "send_email", to=["ann@example.com"], subject="Re: Invoice 42", body="Paid.",
-                      reply_to_message_id=incoming, idempotency_key="reply-42", message_id="h0.reply42@h0.local")
+                      reply_to_message_id=incoming, idempotency_key="reply-42", message_id="reply42@example.org")
     result = sent.structured_content
     assert not sent.is_error and json.loads(sent.content[0].text) == result
-    assert result["rfc822_message_id"] == "<h0.reply42@h0.local>" and result["thread_id"] == email["thread_id"]
+    assert result["rfc822_message_id"] == "<reply42@example.org>" and result["thread_id"] == email["thread_id"]
     assert gmail.sent[0].header("In-Reply-To") == "<inv42@example.com>"
     label = (await call(client, "add_label", message_id=incoming, label_name="H0/Replied")).structured_content
     assert label["created"] is True and label["label_name"] == "H0/Replied"

@@ -21,7 +21,7 @@ from cryptography.x509.oid import NameOID
 from h0.errors import AuthRequired, NotSupported, SendFailed
 from h0.mail import MailService
 from h0.config import load_settings
-from tests.mail.conftest import audit_records
+from tests.mail.conftest import DIRECT_SEND, audit_records
 
 USER, PASSWORD = "h0@example.com", "app-password"
 
@@ -109,7 +109,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiri
 def smtp(request, certificate, vault_dir: Path) -> Iterator[tuple[Mailbox, MailService]]:
     mailbox = Mailbox()
     controller = start(mailbox, *certificate, implicit_tls=request.param == "ssl")
-    settings = load_settings(vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_port=controller.port,
+    settings = load_settings(vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_port=controller.port, **DIRECT_SEND,
                              smtp_secure=request.param, smtp_user=USER, smtp_pass=PASSWORD, smtp_timeout_seconds=5,
                              max_retries=2, retry_delay_ms=1)
     try:
@@ -151,7 +151,7 @@ def test_given_a_temporary_refusal_then_it_is_retried_and_reported_retryable(smt
 def test_given_wrong_credentials_then_auth_required_names_the_settings(certificate, vault_dir):
     controller = start(Mailbox(), *certificate, implicit_tls=False)
     try:
-        settings = load_settings(vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_port=controller.port,
+        settings = load_settings(vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_port=controller.port, **DIRECT_SEND,
                                  smtp_user=USER, smtp_pass="wrong", smtp_timeout_seconds=5,
                                  max_retries=2, retry_delay_ms=1)
         with pytest.raises(AuthRequired) as caught:
@@ -166,7 +166,7 @@ def test_given_an_untrusted_certificate_then_nothing_is_sent(certificate, vault_
     controller = start(mailbox, *certificate, implicit_tls=False)
     monkeypatch.delenv("SSL_CERT_FILE")
     try:
-        settings = load_settings(vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_port=controller.port,
+        settings = load_settings(vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_port=controller.port, **DIRECT_SEND,
                                  smtp_user=USER, smtp_pass=PASSWORD, smtp_timeout_seconds=5,
                                  max_retries=2, retry_delay_ms=1)
         with pytest.raises(SendFailed) as caught:

@@ -1,0 +1,321 @@
+"""What may be sent, built by the mail server itself: from an approved note, or (opt-in) free content.
+
+The human's move into `Approved/` is the one capability that sends. `approved_message`
+takes a note's path and the content hash its caller read, and re-reads the note itself:
+it must be in the real `Approved/` folder (resolved: symlinks, case, `..`), a regular file
+with one link, unchanged since the caller read it, and settled — moved in, or quiet for
+APPROVAL_SETTLE_SECONDS when it was written in place (editors autosave while the human
+still types). Then the draft's own checks (h0.mail.drafts: no hidden text, no unedited
+template marker) and its attachments, hashed when first seen in `Approved/` and refused if
+they changed since. A reply is held when its email was already answered (the state
+database, atomically with the send) or when its Gmail thread received a newer message.
+
+Idempotency keys and Message-IDs are HMACs under the installation's secret (h0.vault.state),
+so nobody who can only read the vault can mint them, and "already sent" is bound to the
+content hash that went out.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import stat
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email.message import EmailMessage
+
+from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
+from h0.mail.addresses import parse_recipients, refuse_line_breaks
+from h0.mail.backend import MailBackend
+from h0.mail.drafts import parse_draft
+from h0.mail.mime import (
+    MESSAGE_ID_DOMAIN,
+    check_body,
+    check_subject,
+    compose,
+    load_attachments,
+    normalize_message_id,
+    reply_headers,
+)
+from h0.mail.sending import Outgoing
+from h0.vault.layout import APPROVED
+from h0.vault.note import MAX_NOTE_BYTES, content_hash, parse
+from h0.vault.paths import PathResolver
+from h0.vault.state import StateDB
+
+BODY_PREVIEW_CHARS = 200
+MAX_KEY_CHARS = 200
+RECENT_SEND_HOLD_S = 3600.0
+ARRIVALS = ("moved", "written", "unknown")
+
+
+def message_id_domain(settings: object) -> str:
+    """The domain of H0's Message-IDs: the sender's, else h0.local."""
+    sender = getattr(settings, "smtp_from", None) or getattr(settings, "smtp_user", None) or ""
+    domain = sender.rsplit("@", 1)[-1].strip(" >") if "@" in sender else ""
+    return domain or MESSAGE_ID_DOMAIN
+
+
+def _hold(message: str, reason: str, **details: object) -> Conflict:
+    """A refusal the daemon answers by returning the note to Drafts/ with the reason on it."""
+    return Conflict(message, reason=reason, hold=True, **details)
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    rel: str
+    data: bytes
+    mtime: float
+
+
+class OutgoingBuilder:
+    """Builds `Outgoing` messages for one vault, backend and state database."""
+
+    def __init__(self, settings: object, backend: MailBackend, state: StateDB, *, trusted_caller: bool = False) -> None:
+        self.resolver = PathResolver(settings.vault_path)  # type: ignore[attr-defined]
+        self.backend = backend
+        self.state = state
+        self.settle_s = float(getattr(settings, "approval_settle_seconds", 10.0))
+        self.domain = message_id_domain(settings)
+        # Only the daemon's own child server (its stdio pipe is the daemon's alone) may vouch
+        # that a note was moved in; any other caller gets the file-time rule.
+        self.trusted_caller = trusted_caller
+
+    # ------------------------------------------------------------------ approved notes
+
+    def approved_message(self, path: str, note_hash: str, *, arrival: str = "unknown") -> Outgoing:
+        if arrival not in ARRIVALS:
+            raise InvalidRequest(f"arrival must be one of {', '.join(ARRIVALS)}.", field="arrival")
+        if not self.trusted_caller:
+            arrival = "unknown"
+        read = self._read_approved(path)
+        actual = content_hash(read.data)
+        if actual != note_hash:
+            raise Conflict(f"{read.rel} changed since it was read; read it again (nothing was sent).",
+                           path=read.rel, expected=note_hash, actual=actual, reason="note_changed")
+        if arrival != "moved":
+            quiet = time.time() - read.mtime
+            if quiet < self.settle_s:
+                raise Conflict(
+                    f"{read.rel} was written in Approved/ {quiet:.1f} s ago and may still be being typed; it is "
+                    f"sent once it has been unchanged for {self.settle_s:.0f} s (APPROVAL_SETTLE_SECONDS).",
+                    path=read.rel, reason="not_settled", retry_after=round(self.settle_s - quiet + 0.05, 2),
+                )
+        note = parse(read.data, read.rel)
+        draft = parse_draft(read.rel, note.frontmatter, note.body, actual)
+        files = load_attachments(self.resolver, list(draft.attachments))
+        now_hashes = {a.rel: a.sha256 for a in files}
+        first = self.state.first_seen_attachments(read.rel, actual, now_hashes)
+        changed = sorted(rel for rel in set(first) | set(now_hashes) if first.get(rel) != now_hashes.get(rel))
+        if changed:
+            raise InvalidRequest(
+                f"The attachment {', '.join(changed)} changed after the draft was approved, so it is not what you "
+                "approved; nothing was sent. Check it, then move the draft to Approved/ again.",
+                path=read.rel, changed=changed,
+            )
+        identity = draft.identity([a.sha256 for a in files])
+        key = "n-" + self.state.mac("approved-draft", identity)[:40]
+        if arrival != "moved":
+            self._refuse_recent_name(read.rel, key)
+        hints: list[str] = []
+        thread = self._thread(draft.reply_to_message_id, draft.thread_id, draft.subject, hints,
+                              check_newer=not draft.send_anyway, drafted_at=draft.drafted_at, path=read.rel)
+        message = self._compose(draft.to, draft.cc, draft.bcc, draft.subject, draft.body, None, files, key, thread)
+        return Outgoing(
+            message=message, key=key, content_hash=hashlib.sha256(identity).hexdigest(), thread_id=thread[2],
+            audit=self._audit_fields(message, draft.body, files), note_path=read.rel, note_hash=actual,
+            reply_to=draft.reply_to_message_id, source=draft.source,
+            exclusive_reply=not draft.send_anyway and bool(draft.reply_to_message_id or draft.source), hints=hints,
+        )
+
+    def _read_approved(self, path: str) -> _Read:
+        target = self.resolver.resolve(path, note=True)
+        approved = self.resolver.root / APPROVED
+        try:
+            folder = os.stat(target.abs.parent)
+            home = os.stat(approved)
+        except FileNotFoundError:
+            raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
+        if (folder.st_dev, folder.st_ino) != (home.st_dev, home.st_ino):
+            raise PermissionDenied(
+                f"{target.rel} is not in Approved/. Only a note the human moved into Approved/ can be sent; "
+                "write a draft (create_draft) and let the human approve it.", path=target.rel,
+            )
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+        try:
+            if os.path.islink(target.abs):
+                raise PermissionDenied(f"{target.rel} is a symbolic link; only a real note in Approved/ is sent.",
+                                       path=target.rel)
+            fd = os.open(target.abs, flags)
+        except FileNotFoundError:
+            raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
+        except OSError as exc:
+            raise PermissionDenied(f"{target.rel} cannot be opened as a note: {exc.strerror or exc}",
+                                   path=target.rel) from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise PermissionDenied(f"{target.rel} is not a regular file.", path=target.rel)
+            if info.st_nlink != 1:
+                # A hard link elsewhere would let its other name change what the human approved.
+                raise PermissionDenied(
+                    f"{target.rel} has {info.st_nlink} hard links: another name could change it after approval. "
+                    "Approve a copy of it instead.", path=target.rel,
+                )
+            if info.st_size > MAX_NOTE_BYTES:
+                raise InvalidRequest(f"{target.rel} is too large to be a draft.", path=target.rel)
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+        return _Read(target.rel, b"".join(chunks), info.st_mtime)
+
+    def _refuse_recent_name(self, rel: str, key: str) -> None:
+        """A note that reappears under the name of a draft sent in the last hour without being
+        moved in is an editor re-saving it (the human still typing): hold it. The same
+        message (same key) is not a reappearance: it was sent and is only waiting to be filed."""
+        for row in self.state.recently_sent_named(os.path.basename(rel), RECENT_SEND_HOLD_S):
+            if row.get("idempotency_key") == key:
+                continue
+            sent_at = row.get("sent_at")
+            raise _hold(
+                f"A draft named {os.path.basename(rel)} was sent at {sent_at}, and this note appeared in Approved/ "
+                "without being moved there (an editor saving it again?). It was not sent. Check it, then move it "
+                "into Approved/ again to send it as a new message.",
+                "reappeared_after_send", path=rel, sent_at=sent_at,
+            )
+
+    # ------------------------------------------------------------------ free content (opt-in)
+
+    def direct_message(
+        self,
+        *,
+        to: str | Sequence[str],
+        subject: str,
+        body: str,
+        cc: str | Sequence[str] | None = None,
+        bcc: str | Sequence[str] | None = None,
+        html_body: str | None = None,
+        attachments: Sequence[str] | None = None,
+        reply_to_message_id: str | None = None,
+        thread_id: str | None = None,
+        message_id: str | None = None,
+        idempotency_key: str | None = None,
+        allow_typo_domains: bool = False,
+    ) -> Outgoing:
+        for name, value in (("reply_to_message_id", reply_to_message_id), ("thread_id", thread_id),
+                            ("idempotency_key", idempotency_key)):
+            if value is not None:
+                refuse_line_breaks(name, value)
+        if idempotency_key is not None and not (0 < len(idempotency_key.strip()) <= MAX_KEY_CHARS):
+            raise InvalidRequest(f"idempotency_key must be 1–{MAX_KEY_CHARS} characters.", field="idempotency_key")
+        recipients = [parse_recipients(name, value, allow_typo_domains=allow_typo_domains)
+                      for name, value in (("to", to), ("cc", cc), ("bcc", bcc))]
+        if not recipients[0]:
+            raise InvalidRequest("At least one recipient is needed in 'to'.", field="to")
+        subject = check_subject(subject)
+        check_body(body)
+        files = load_attachments(self.resolver, list(attachments or []))
+        content = json.dumps(
+            [[str(a) for a in r] for r in recipients] + [subject, body, html_body, [[a.rel, a.sha256] for a in files],
+                                                         reply_to_message_id, thread_id],
+            ensure_ascii=False,
+        ).encode("utf-8")
+        content_digest = hashlib.sha256(content).hexdigest()
+        # A caller's key lives in its own namespace: it can never name an approved draft's send.
+        key = "d-" + self.state.mac("direct-key", idempotency_key or os.urandom(16).hex())[:40]
+        rfc = None
+        if message_id:
+            rfc = normalize_message_id(message_id)
+            if rfc[1:].lower().startswith("h0."):
+                raise PermissionDenied("Message-IDs starting with 'h0.' are H0's own; choose another.",
+                                       field="message_id")
+        hints: list[str] = []
+        thread = self._thread(reply_to_message_id, thread_id, subject, hints, check_newer=False)
+        message = self._compose(*recipients, subject, body, html_body, files, key, thread, rfc=rfc)
+        return Outgoing(message=message, key=key, content_hash=content_digest, thread_id=thread[2],
+                        audit={**self._audit_fields(message, body, files), "direct": True}, reply_to=reply_to_message_id,
+                        hints=hints)
+
+    # ------------------------------------------------------------------ shared
+
+    def _compose(self, to, cc, bcc, subject, body, html_body, files, key, thread, *, rfc: str | None = None) -> EmailMessage:
+        if not isinstance(to, list):  # a draft's addresses are still text
+            to, cc, bcc = (parse_recipients(n, list(v)) for n, v in (("to", to), ("cc", cc), ("bcc", bcc)))
+        subject = check_subject(subject)
+        rfc = rfc or f"<h0.{self.state.mac('message-id', key)[:32]}@{self.domain}>"
+        return compose(to=to, cc=cc, bcc=bcc, subject=subject, body=body, html_body=html_body, attachments=files,
+                       message_id=rfc, in_reply_to=thread[0], references=thread[1])
+
+    @staticmethod
+    def _audit_fields(message: EmailMessage, body: str, files) -> dict[str, object]:
+        return {
+            "to": message.get("To"), "cc": message.get("Cc"), "bcc": message.get("Bcc"),
+            "subject": message.get("Subject"), "body_preview": body[:BODY_PREVIEW_CHARS],
+            "attachments": [{"path": a.rel, "sha256": a.sha256} for a in files] or None,
+        }
+
+    def _thread(self, reply_to: str | None, thread_id: str | None, subject: str, hints: list[str], *,
+                check_newer: bool, drafted_at: str | None = None, path: str | None = None):
+        """(In-Reply-To, References, threadId) for a reply; a failed look-up blocks the
+        send only when there is no thread_id to fall back on. With `check_newer`, a Gmail
+        thread that received an inbound message after the one answered holds the reply."""
+        if not reply_to:
+            return None, None, thread_id
+        try:
+            original = self.backend.get_message(reply_to)
+        except NotSupported:
+            hints.append(f"the {self.backend.name} backend cannot read the original; sent without In-Reply-To")
+            return None, None, thread_id
+        except H0Error as err:
+            if thread_id is None:
+                if isinstance(err, NotFound):
+                    raise NotFound(f"The message being replied to ({reply_to}) was not found.",
+                                   reply_to_message_id=reply_to) from None
+                raise
+            hints.append(f"could not read the original ({err.code}); threaded by thread_id only")
+            return None, None, thread_id
+        parent = original.headers.get("Message-ID")
+        if not parent:
+            hints.append("the original has no Message-ID header; threaded by thread_id only")
+        in_reply_to, references = reply_headers(str(parent) if parent else None, original.headers.get("References"))
+        if not subject.lower().startswith("re:") and original.headers.get("Subject"):
+            hints.append("the subject does not start with 'Re:'; some mail clients will not thread it")
+        thread = thread_id or original.thread_id
+        if check_newer and thread:
+            self._refuse_newer_inbound(thread, original, drafted_at, path)
+        return in_reply_to, references, thread
+
+    def _refuse_newer_inbound(self, thread: str, original, drafted_at: str | None, path: str | None) -> None:
+        try:
+            messages = self.backend.thread_messages(thread)
+        except (NotSupported, NotFound):
+            return
+        baseline = max(original.internal_date_ms or 0, _epoch_ms(drafted_at))
+        newer = [m for m in messages if m.id != original.id and not {"SENT", "DRAFT"} & set(m.labels)
+                 and (m.internal_date_ms or 0) > baseline]
+        if newer:
+            latest = newer[-1]
+            sender = latest.headers.get("From") or "someone"
+            raise _hold(
+                f"The conversation moved on: {sender} wrote again in this thread after the email this draft answers, "
+                "so the reply may be out of date. It was not sent. Read the new message, edit the draft if needed, "
+                "then set `send_anyway: true` (or approve a new draft) to send it.",
+                "thread_has_newer_message", path=path, newer_message_id=latest.id,
+            )
+
+
+def _epoch_ms(value: str | None) -> int:
+    if not value:
+        return 0
+    try:
+        stamp = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return 0
+    if stamp.tzinfo is None:
+        stamp = stamp.astimezone()
+    return int(stamp.timestamp() * 1000)
