@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from loguru import logger
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mcp.client import ToolClient
 from h0.vault import AuditLog, Vault
+from h0.vault.state import StateDB
 
 MAX_BACKOFF_SECONDS = 900.0
 
@@ -177,6 +178,10 @@ class HandlerState:
         return max(0.0, self.sends_paused_until - time.monotonic())
 
 
+def _unknown_arrival(path: str) -> str:
+    return "unknown"
+
+
 @dataclass
 class HandlerContext:
     settings: Any
@@ -185,6 +190,9 @@ class HandlerContext:
     audit: AuditLog
     state: HandlerState = field(default_factory=HandlerState)
     triager: Any = None
+    state_db: StateDB | None = None  # H0's durable bookkeeping (the filing journal among it)
+    # How a note came into Approved/ as the pipeline saw it: "moved", "written" or "unknown".
+    arrival: Callable[[str], str] = _unknown_arrival
 
     def report(self, path: str, code: str, version: str, text: str, severity: str = "error", **fields: Any) -> None:
         """Log a problem with a note once per version of it (no log spam from retries)."""

@@ -2,15 +2,17 @@
 
 Order of events, so that a crash anywhere is recovered without a second send:
 1. re-read the draft from Approved/ (level-triggered: act on what is there now);
-2. call the mail server's `send_email` with the draft's idempotency key and its
-   deterministic Message-ID — the server writes its pre-send record first, and answers
-   `already_sent` if that key went out before (its ledger, or the provider by Message-ID);
+2. ask the mail server to `send_approved_draft(path, hash)`: it re-reads the note itself,
+   builds the message, claims the send in H0's state database and writes its pre-send
+   record first — or answers `already_sent` when that exact message went out before;
 3. record `email_sent` in H0's own log;
 4. move the draft to Done/ and mark it `status: sent`; move the source email to Done/;
-5. record `email_filed`. A crash between 3 and 5 is finished by `finish_interrupted_filings`,
-   which the daemon runs at start: it finds the moved draft by name and content hash.
-A failure leaves the draft in Approved/ with the reason logged, and the pipeline looks
-again after a backoff. Only the mail server can send; it has no fallback.
+5. record the filing in the state database (the filing journal) and `email_filed` in the log.
+   A crash between 2 and 5 is finished by `finish_interrupted_filings` at the daemon's start.
+A note the mail server refuses for good (invalid, hidden text, an unedited template, a
+changed attachment, a second reply, the thread moved on) goes back to Drafts/ with the
+reason written on it: the human fixes it and approves again. A transient failure leaves it
+in Approved/ and the pipeline looks again after a backoff. Only the mail server can send.
 """
 
 from __future__ import annotations
@@ -22,21 +24,23 @@ from loguru import logger
 
 from h0.errors import (
     AuthRequired,
+    Conflict,
     H0Error,
     InvalidRequest,
     McpUnavailable,
     NotFound,
     ParseError,
+    PermissionDenied,
     RateLimited,
     SendFailed,
 )
 from h0.handlers.context import HandlerContext, NoteView, Outcome
-from h0.handlers.drafts import DraftMessage, read_draft
 from h0.handlers.reject import archive_rejected
-from h0.vault.audit import note_timestamp, utcnow
-from h0.vault.layout import DONE, FAILED, NEEDS_ACTION
+from h0.vault.audit import note_timestamp
+from h0.vault.layout import DONE, DRAFTS, FAILED, NEEDS_ACTION
 
 AUTH_PAUSE_SECONDS = 60.0
+CHANGED_RETRY_SECONDS = 0.2
 
 
 def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
@@ -46,11 +50,6 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     if str(note.frontmatter.get("status", "")).strip().lower() == "rejected":
         return archive_rejected(path, ctx)
 
-    draft, problems = read_draft(note)
-    if draft is None:
-        ctx.report(path, "invalid_draft", note.hash, "; ".join(problems), problems=problems)
-        return Outcome("waiting", "; ".join(problems))
-
     paused = ctx.state.sends_paused_for()
     if paused > 0:
         return Outcome("paused", ctx.state.pause_reason, retry_in=paused)
@@ -58,51 +57,50 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
         raise McpUnavailable("No mail server is configured.")
 
     started = time.perf_counter()
+    arguments = {"path": path, "note_hash": note.hash, "arrival": ctx.arrival(path)}
     try:
-        result = ctx.mail.call_tool("send_email", draft.send_arguments(_domain(ctx)))
+        result = ctx.mail.call_tool("send_approved_draft", arguments)
     except H0Error as error:
-        return _send_failed(path, note, draft, error, ctx)
+        return _send_failed(path, note, error, ctx)
 
     elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     ctx.state.succeeded(path)
+    to = str(note.frontmatter.get("to") or "")
+    subject = str(note.frontmatter.get("subject") or "")
     ctx.audit.write(
         "email_sent",
         path=path,
         note_hash=note.hash,
-        to=draft.to,
-        subject=draft.subject,
-        idempotency_key=draft.key,
+        to=to,
+        subject=subject,
+        idempotency_key=result.get("idempotency_key"),
         message_id=result.get("message_id"),
         rfc822_message_id=result.get("rfc822_message_id"),
         thread_id=result.get("thread_id"),
         already_sent=bool(result.get("already_sent")),
         backend=result.get("backend"),
         elapsed_ms=elapsed_ms,
+        hints=result.get("hints") or None,
     )
-    done_path = _file_sent_draft(path, note, draft, result, ctx)
+    done_path = _file_sent_draft(path, note, result, ctx)
     verb = "was already sent" if result.get("already_sent") else "sent"
-    logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, ", ".join(draft.to), elapsed_ms, done_path)
+    logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, to, elapsed_ms, done_path)
     data = {
-        "done_path": done_path, "to": draft.to, "message_id": result.get("message_id"),
+        "done_path": done_path, "to": to, "message_id": result.get("message_id"),
         "already_sent": bool(result.get("already_sent")), "elapsed_ms": elapsed_ms,
     }
     return Outcome("sent", done_path, data=data)
 
 
-def _domain(ctx: HandlerContext) -> str:
-    sender = ctx.settings.smtp_from or ctx.settings.smtp_user or ""
-    return sender.rsplit("@", 1)[-1].strip(" >") if "@" in sender else "h0.local"
-
-
-def _file_sent_draft(path: str, note: NoteView, draft: DraftMessage, result: dict, ctx: HandlerContext) -> str:
+def _file_sent_draft(path: str, note: NoteView, result: dict, ctx: HandlerContext) -> str:
     """Move the sent draft to Done/ with its send record (one call); then its source email."""
     record = {
         "status": "sent",
         "sent_at": _note_time(result.get("sent_at")),
         "gmail_message_id": result.get("message_id"),
-        "thread_id": result.get("thread_id") or draft.thread_id,
+        "thread_id": result.get("thread_id") or note.frontmatter.get("thread_id"),
         "rfc822_message_id": result.get("rfc822_message_id"),
-        "idempotency_key": draft.key,
+        "idempotency_key": result.get("idempotency_key"),
     }
     moved = ctx.notes.move_to_folder(path, DONE, {k: v for k, v in record.items() if v is not None})
     done_path = moved["destination"]
@@ -115,8 +113,17 @@ def _file_sent_draft(path: str, note: NoteView, draft: DraftMessage, result: dic
     if moved.get("warning"):
         ctx.audit.write("filing_incomplete", "warning", path=path, done_path=done_path, message=moved["warning"])
     _file_source(note, done_path, ctx)
-    ctx.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=draft.key)
+    _journal_filed(ctx, result.get("rfc822_message_id"), done_path)
+    ctx.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=result.get("idempotency_key"))
     return done_path
+
+
+def _journal_filed(ctx: HandlerContext, rfc: object, done_path: str) -> None:
+    if ctx.state_db is not None and isinstance(rfc, str):
+        try:
+            ctx.state_db.mark_filed(rfc, done_path)
+        except H0Error as err:
+            logger.error("filed {} but could not record it in the state database: {}", done_path, err.message)
 
 
 def _note_time(value: object) -> str:
@@ -130,42 +137,41 @@ def _note_time(value: object) -> str:
 
 
 def finish_interrupted_filings(ctx: HandlerContext, *, days: int = 7) -> int:
-    """Finish filing drafts that were sent and moved to Done/ but not yet marked (a crash between)."""
-    since = utcnow() - dt.timedelta(days=days)
-    sent: dict[str, dict] = {}
-    filed: set[str] = set()
-    for record in ctx.audit.records(since=since):
-        key = record.get("idempotency_key")
-        if record.get("event") == "email_sent" and key:
-            sent[key] = record
-        elif record.get("event") == "email_filed" and key:
-            filed.add(key)
+    """Finish filing drafts that were sent and moved to Done/ but not yet marked (a crash between).
+
+    The filing journal is the state database: a sent row with a note path and no filing."""
+    if ctx.state_db is None:
+        return 0
     finished = 0
-    for key, record in sent.items():
-        if key in filed or ctx.notes.vault.exists(record["path"]):
-            continue  # filed already, or still in Approved/ (the normal pass re-files it without resending)
-        done_path = _find_unfiled(record, ctx)
+    for row in ctx.state_db.unfiled_sends(days * 86400.0):
+        path = row["note_path"]
+        if ctx.notes.vault.exists(path):
+            continue  # still in Approved/: the normal pass files it ("already sent") without resending
+        done_path = _find_unfiled(row, ctx)
         if done_path is None:
             continue
         note = ctx.notes.read(done_path)
         changes = {
             "status": "sent",
-            "sent_at": note_timestamp(),
-            "gmail_message_id": record.get("message_id"),
-            "thread_id": record.get("thread_id"),
-            "rfc822_message_id": record.get("rfc822_message_id"),
-            "idempotency_key": key,
+            "sent_at": _note_time(row.get("sent_at")),
+            "gmail_message_id": row.get("provider_message_id"),
+            "thread_id": row.get("thread_id"),
+            "rfc822_message_id": row.get("rfc822_message_id"),
+            "idempotency_key": row.get("idempotency_key"),
         }
         ctx.notes.patch(note, {k: v for k, v in changes.items() if v is not None})
         _file_source(note, done_path, ctx)
-        ctx.audit.write("email_filed", path=record["path"], done_path=done_path, idempotency_key=key, recovered=True)
-        logger.info("finished filing {} as {} (interrupted after sending)", record["path"], done_path)
+        _journal_filed(ctx, row["rfc822_message_id"], done_path)
+        ctx.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=row.get("idempotency_key"),
+                        recovered=True)
+        logger.info("finished filing {} as {} (interrupted after sending)", path, done_path)
         finished += 1
     return finished
 
 
-def _find_unfiled(record: dict, ctx: HandlerContext) -> str | None:
-    name = record["path"].rsplit("/", 1)[-1]
+def _find_unfiled(row: dict, ctx: HandlerContext) -> str | None:
+    """The sent note in Done/: same name (or 'name (n).md'), same bytes as were sent, not yet marked."""
+    name = row["note_path"].rsplit("/", 1)[-1]
     stem = name[:-3]
     for n in range(1, 50):
         candidate = f"{DONE}/{name}" if n == 1 else f"{DONE}/{stem} ({n}).md"
@@ -179,10 +185,7 @@ def _find_unfiled(record: dict, ctx: HandlerContext) -> str | None:
             continue
         if note.frontmatter.get("status") == "sent":
             continue
-        if note.hash == record.get("note_hash") or (
-            note.frontmatter.get("subject") == record.get("subject")
-            and str(note.frontmatter.get("to", "")).strip() in {", ".join(record.get("to") or []), *(record.get("to") or [])}
-        ):
+        if note.hash == row.get("note_hash"):
             return candidate
     return None
 
@@ -201,11 +204,21 @@ def _file_source(note: NoteView, done_path: str, ctx: HandlerContext) -> None:
         pass  # already filed (by an earlier pass) or removed by the human
 
 
-def _send_failed(path: str, note: NoteView, draft: DraftMessage, error: H0Error, ctx: HandlerContext) -> Outcome:
+def _send_failed(path: str, note: NoteView, error: H0Error, ctx: HandlerContext) -> Outcome:
     settings = ctx.settings
     base = settings.retry_delay_ms / 1000.0
     retry_in: float | None
-    fields = {"path": path, "to": draft.to, "subject": draft.subject, "idempotency_key": draft.key}
+    fields = {"path": path, "to": note.frontmatter.get("to"), "subject": note.frontmatter.get("subject")}
+    reason = error.details.get("reason")
+    if isinstance(error, Conflict) and reason in ("not_settled", "note_changed", "in_progress"):
+        # Still being written, changed since read, or another process is sending it: look again.
+        retry_in = float(error.details.get("retry_after") or CHANGED_RETRY_SECONDS)
+        logger.debug("{}: {} — looking again in {:.1f}s", path, reason, retry_in)
+        return Outcome("waiting", reason, retry_in=retry_in)
+    if (isinstance(error, Conflict) and error.details.get("hold")) or isinstance(
+        error, (InvalidRequest, PermissionDenied, NotFound)
+    ):
+        return _return_to_drafts(path, note, error, ctx)
     if isinstance(error, McpUnavailable):
         retry_in = ctx.state.backoff(path, max(base, 1.0), settings.retry_backoff_multiplier)
         ctx.audit.write("mcp_unavailable", "error", server="mail", retry_in=retry_in, **fields, **ctx.error_fields(error))
@@ -220,12 +233,9 @@ def _send_failed(path: str, note: NoteView, draft: DraftMessage, error: H0Error,
             ctx.audit.write("sends_paused", "error", reason=error.message, **fields, **ctx.error_fields(error))
             logger.error("sending paused: {} (vault work goes on)", error.message)
     elif isinstance(error, SendFailed) and error.details.get("bounce"):
-        return _file_bounce(path, draft, error, ctx)
+        return _file_bounce(path, note, error, ctx)
     elif isinstance(error, SendFailed) and error.details.get("outcome") == "unknown":
         ctx.report(path, "send_outcome_unknown", note.hash, error.message, **fields, **ctx.error_fields(error))
-        retry_in = None
-    elif isinstance(error, InvalidRequest):
-        ctx.report(path, "invalid_draft", note.hash, error.message, **fields, **ctx.error_fields(error))
         retry_in = None
     else:
         retry_in = ctx.state.backoff(path, max(base, 1.0), settings.retry_backoff_multiplier)
@@ -234,13 +244,43 @@ def _send_failed(path: str, note: NoteView, draft: DraftMessage, error: H0Error,
     return Outcome("failed", error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})
 
 
-def _file_bounce(path: str, draft: DraftMessage, error: SendFailed, ctx: HandlerContext) -> Outcome:
+def _return_to_drafts(path: str, note: NoteView, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """Nothing was sent and sending again would not help: give the note back to the human,
+    with the reason on it. Approving it again (after fixing it) is a new approval."""
+    held = bool(error.details.get("hold"))
+    code = str(error.details.get("reason") or error.code)
+    record = {
+        "status": "held" if held else "not_sent",
+        "h0_not_sent": code,
+        "h0_message": error.message,
+        "h0_returned_at": note_timestamp(),
+    }
+    try:
+        moved = ctx.notes.move_to_folder(path, DRAFTS, record)
+    except NotFound:
+        return Outcome("gone")
+    except H0Error as move_error:
+        # Cannot move it back: leave it in Approved/ and say so once per version.
+        ctx.report(path, "send_refused", note.hash, f"{error.message} (and it could not be moved back to "
+                   f"{DRAFTS}/: {move_error.message})", **ctx.error_fields(error))
+        return Outcome("failed", error.code, data={"error": error, "retry_in": None})
+    back = moved["destination"]
+    event = "send_held" if held else "send_refused"
+    ctx.audit.write(event, "warning" if held else "error", path=path, returned_to=back, reason=code,
+                    message=error.message, **{k: v for k, v in error.details.items() if k not in ("reason", "path")})
+    log = logger.warning if held else logger.error
+    log("{}: not sent ({}) — back in {}: {}", path, code, back, error.message)
+    ctx.state.succeeded(path)
+    return Outcome("held" if held else "refused", back, data={"error": error, "retry_in": None, "returned_to": back})
+
+
+def _file_bounce(path: str, note: NoteView, error: SendFailed, ctx: HandlerContext) -> Outcome:
     failed_path = ctx.notes.move_to_folder(
         path, FAILED, {"status": "failed", "failed_at": note_timestamp(), "error": error.message}
     )["destination"]
     ctx.audit.write(
-        "email_delivery_failed", "error", path=path, failed_path=failed_path, to=draft.to,
-        subject=draft.subject, **ctx.error_fields(error),
+        "email_delivery_failed", "error", path=path, failed_path=failed_path, to=note.frontmatter.get("to"),
+        subject=note.frontmatter.get("subject"), **ctx.error_fields(error),
     )
     logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)
     return Outcome("bounced", failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})

@@ -23,7 +23,7 @@ from loguru import logger
 
 from h0.errors import Conflict
 from h0.handlers.context import HandlerContext, NoteView, Outcome
-from h0.handlers.drafts import CUTOFF
+from h0.mail.drafts import CUTOFF
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS
 
@@ -129,6 +129,7 @@ def _write_draft(note: NoteView, decision: Any, ctx: HandlerContext) -> str | No
         "status": "pending_approval",
         "draft_id": f"REPLY_{name[:-3]}",
         "source": note.path,
+        "drafted_at": note_timestamp(),
     }
     if fm.get("message_id"):
         draft_fm["reply_to_message_id"] = str(fm["message_id"])

@@ -32,6 +32,7 @@ from h0.pipeline.workqueue import Job, WorkQueue
 from h0.vault import AuditLog, Vault
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key
+from h0.vault.state import StateDB
 
 INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
 TICK_SECONDS = 0.25
@@ -69,7 +70,7 @@ class Daemon:
         self.triager = triager
         self.connections: dict[str, McpConnection] = {}
         self.ctx: HandlerContext | None = None
-        self.settle = SettleTracker()
+        self.settle = SettleTracker(settings.approval_settle_seconds)
         self.watcher = VaultWatcher(self.root, self._on_event, self._on_overflow)
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
@@ -95,6 +96,9 @@ class Daemon:
         vault_tools = mail_tools = None
         if self.connect_servers:
             env = settings_env(self.settings)
+            # These servers' stdio pipes are the daemon's alone: they may file sent drafts out
+            # of Approved/ and take the daemon's word for how a note arrived there.
+            env["H0_DAEMON_CHILD"] = "1"
             self.connections = {
                 "vault": McpConnection(ServerCommand.h0("vault", "vault", env)).start(),
                 "mail": McpConnection(ServerCommand.h0("mail", "gmail", env)).start(),
@@ -112,6 +116,8 @@ class Daemon:
             audit=self.audit,
             state=HandlerState(),
             triager=self.triager,
+            state_db=StateDB.for_vault(self.root, self.settings.h0_state_dir),
+            arrival=self.settle.arrival,
         )
         for index in range(self.workers):
             thread = threading.Thread(target=self._work, name=f"h0-worker-{index}", daemon=True)
@@ -287,7 +293,7 @@ class Daemon:
         signal = _ROUTES.get(key)
         if signal is None:
             return None
-        wait = self.settle.wait_for(job.path, self.root / job.path)
+        wait = self.settle.wait_for(job.path, self.root / job.path, approval=key == folder_key(APPROVED))
         if wait > 0:
             return wait  # still being written: look again shortly
         if key == folder_key(DRAFTS) and not self._draft_rejected(job.path):

@@ -1,4 +1,5 @@
-"""Is a file complete? Track, per path, the last write hint and the last "complete" event.
+"""Is a note complete, and how did it arrive? Per path: the last write hint, the last
+"complete" event, and whether it was moved in from another folder.
 
 A moved-in or close-after-write event marks a path complete. A create or modify event
 after that means someone is writing it again. A path with a write newer than its last
@@ -6,6 +7,11 @@ close is still open for writing — H0 waits (the note may be half-written) unti
 writer closes it, or until nothing has touched it for WRITER_GONE_SECONDS (filesystems
 that never report closes). Without any event (found by the sweep), a file counts as
 complete once its mtime is STABILITY_SECONDS old.
+
+`Approved/` is stricter, because a note there is sent: only a note *moved in* from another
+folder (the human's drag) is acted on at once. A note written in place — an editor's
+autosave while the human is still typing, or an atomic save from inside the folder — is
+acted on only once it has been unchanged for the approval settle period (default 10 s).
 """
 
 from __future__ import annotations
@@ -19,11 +25,15 @@ STABILITY_SECONDS = 0.5
 WRITER_GONE_SECONDS = 30.0
 FORGET_AFTER_SECONDS = 120.0
 
+MOVED, WRITTEN, UNKNOWN = "moved", "written", "unknown"
+
 
 class SettleTracker:
-    def __init__(self) -> None:
+    def __init__(self, approval_settle_seconds: float = 10.0) -> None:
+        self.approval_settle_seconds = approval_settle_seconds
         self._writes: dict[str, float] = {}
         self._closes: dict[str, float] = {}
+        self._moves: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def wrote(self, path: str) -> None:
@@ -31,29 +41,62 @@ class SettleTracker:
             self._writes[path] = time.monotonic()
 
     def completed(self, path: str) -> None:
+        """Closed after writing, or renamed into place from the same folder (an atomic save)."""
         with self._lock:
             self._closes[path] = time.monotonic()
 
-    def wait_for(self, path: str, absolute: Path) -> float:
+    def moved_in(self, path: str) -> None:
+        """Moved here from another folder: the human's drag (or a sync tool's move)."""
+        with self._lock:
+            now = time.monotonic()
+            self._moves[path] = now
+            self._closes[path] = now
+
+    def arrival(self, path: str) -> str:
+        """'moved' if the last thing that happened to `path` was a move from another folder;
+        'written' if it was written (or saved) in place since; 'unknown' without events."""
+        with self._lock:
+            moved = self._moves.get(path)
+            touched = max(self._writes.get(path, 0.0), self._closes.get(path, 0.0))
+        if moved is not None and moved >= touched:
+            return MOVED
+        return WRITTEN if touched else UNKNOWN
+
+    def wait_for(self, path: str, absolute: Path, *, approval: bool = False) -> float:
         """Seconds to wait before acting on `path` (0: act now)."""
         now = time.monotonic()
         with self._lock:
             wrote = self._writes.get(path)
             closed = self._closes.get(path)
+            moved = self._moves.get(path)
+        if approval:
+            return self._approval_wait(now, wrote, closed, moved, absolute)
         if wrote is not None and (closed is None or wrote > closed):
             quiet = now - wrote
             return 0.0 if quiet >= WRITER_GONE_SECONDS else min(STABILITY_SECONDS, WRITER_GONE_SECONDS - quiet)
         if closed is not None:
             return 0.0
-        try:
-            age = time.time() - os.stat(absolute).st_mtime
-        except OSError:
-            return 0.0  # gone: the handler sees that
-        return max(0.0, STABILITY_SECONDS - age)
+        return max(0.0, STABILITY_SECONDS - _mtime_age(absolute))
+
+    def _approval_wait(self, now: float, wrote: float | None, closed: float | None, moved: float | None,
+                       absolute: Path) -> float:
+        last_touch = max(wrote or 0.0, closed or 0.0)
+        if moved is not None and moved >= last_touch:
+            return 0.0
+        period = self.approval_settle_seconds
+        quiet_events = now - last_touch if last_touch else float("inf")
+        return max(0.0, period - min(quiet_events, _mtime_age(absolute)))
 
     def forget_old(self) -> None:
         cutoff = time.monotonic() - FORGET_AFTER_SECONDS
         with self._lock:
-            for table in (self._writes, self._closes):
+            for table in (self._writes, self._closes, self._moves):
                 for path in [p for p, t in table.items() if t < cutoff]:
                     del table[path]
+
+
+def _mtime_age(absolute: Path) -> float:
+    try:
+        return max(0.0, time.time() - os.stat(absolute).st_mtime)
+    except OSError:
+        return float("inf")  # gone: the handler sees that
