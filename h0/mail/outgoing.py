@@ -36,6 +36,7 @@ from h0.mail.mime import (
     check_body,
     check_subject,
     compose,
+    hash_attachments,
     load_attachments,
     normalize_message_id,
     reply_headers,
@@ -96,19 +97,23 @@ class OutgoingBuilder:
         if actual != note_hash:
             raise Conflict(f"{read.rel} changed since it was read; read it again (nothing was sent).",
                            path=read.rel, expected=note_hash, actual=actual, reason="note_changed")
-        if arrival != "moved":
-            quiet = time.time() - read.mtime
-            if quiet < self.settle_s:
-                raise Conflict(
-                    f"{read.rel} was written in Approved/ {quiet:.1f} s ago and may still be being typed; it is "
-                    f"sent once it has been unchanged for {self.settle_s:.0f} s (APPROVAL_SETTLE_SECONDS).",
-                    path=read.rel, reason="not_settled", retry_after=round(self.settle_s - quiet + 0.05, 2),
-                )
-        note = parse(read.data, read.rel)
-        draft = parse_draft(read.rel, note.frontmatter, note.body, actual)
+        settle_left = 0.0 if arrival == "moved" else self.settle_s - (time.time() - read.mtime)
+        if settle_left > 0:
+            # Still possibly being typed: refuse nothing for its content yet, but note what its
+            # attachments are now, so a change before it is sent is caught.
+            try:
+                self._first_seen_attachments(read.rel, actual, parse_draft(read.rel, *_split(read), actual))
+            except H0Error:
+                pass
+            raise Conflict(
+                f"{read.rel} was written in Approved/ less than {self.settle_s:.0f} s ago and may still be being "
+                f"typed; it is sent once it has been unchanged that long (APPROVAL_SETTLE_SECONDS).",
+                path=read.rel, reason="not_settled", retry_after=round(settle_left + 0.05, 2),
+            )
+        draft = parse_draft(read.rel, *_split(read), actual)
+        first = self._first_seen_attachments(read.rel, actual, draft)
         files = load_attachments(self.resolver, list(draft.attachments))
         now_hashes = {a.rel: a.sha256 for a in files}
-        first = self.state.first_seen_attachments(read.rel, actual, now_hashes)
         changed = sorted(rel for rel in set(first) | set(now_hashes) if first.get(rel) != now_hashes.get(rel))
         if changed:
             raise InvalidRequest(
@@ -130,6 +135,11 @@ class OutgoingBuilder:
             reply_to=draft.reply_to_message_id, source=draft.source,
             exclusive_reply=not draft.send_anyway and bool(draft.reply_to_message_id or draft.source), hints=hints,
         )
+
+    def _first_seen_attachments(self, rel: str, note_hash: str, draft) -> dict[str, str]:
+        """The attachments' hashes when this version of the note was first read in Approved/."""
+        now = hash_attachments(self.resolver, list(draft.attachments)) if draft.attachments else {}
+        return self.state.first_seen_attachments(rel, note_hash, now)
 
     def _read_approved(self, path: str) -> _Read:
         target = self.resolver.resolve(path, note=True)
@@ -307,6 +317,11 @@ class OutgoingBuilder:
                 "then set `send_anyway: true` (or approve a new draft) to send it.",
                 "thread_has_newer_message", path=path, newer_message_id=latest.id,
             )
+
+
+def _split(read: _Read) -> tuple[dict, str]:
+    note = parse(read.data, read.rel)
+    return note.frontmatter, note.body
 
 
 def _epoch_ms(value: str | None) -> int:

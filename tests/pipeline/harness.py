@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +28,9 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 20.0, interval: fl
 
 
 def settings_for(vault_dir: Path, **overrides: Any):
-    base = {"vault_path": vault_dir, "mail_backend": "outbox", "retry_delay_ms": 200, "log_level": "WARNING"}
+    # A 1 s approval settle period (default 10 s) keeps tests of notes written in place fast.
+    base = {"vault_path": vault_dir, "mail_backend": "outbox", "retry_delay_ms": 200, "log_level": "WARNING",
+            "approval_settle_seconds": 1.0}
     base.update(overrides)
     return load_settings(**base)
 
@@ -48,11 +51,23 @@ def running_daemon(vault_dir: Path, *, workers: int = 4, triager: Any = None, **
 
 
 def write_draft(vault_dir: Path, folder: str, name: str, *, to: str = "bob@example.com", subject: str = "Hello",
-                body: str = "Hi Bob,\n\nSee you soon.\n", **extra: Any) -> Path:
+                body: str = "Hi Bob,\n\nSee you soon.\n", settled: bool = True, **extra: Any) -> Path:
+    """Write a draft note. In Approved/ it is by default one that has sat there a minute: a note
+    written in place there is sent only once it has been unchanged for the settle period."""
     lines = ["---", f"to: {to}", f"subject: {subject!r}"] + [f"{k}: {v}" for k, v in extra.items()] + ["---", body]
     path = vault_dir / folder / name
     path.write_text("\n".join(lines))
+    if settled and folder == "Approved":
+        then = time.time() - 60
+        os.utime(path, (then, then))
     return path
+
+
+def edit_template(vault_dir: Path, name: str) -> None:
+    """The human's edit of an H0 template draft in Drafts/: the marker line goes, the reply stays."""
+    path = vault_dir / "Drafts" / name
+    text = path.read_text()
+    path.write_text("\n".join(line for line in text.split("\n") if not line.startswith("[H0 draft")))
 
 
 def approve(vault_dir: Path, name: str) -> None:

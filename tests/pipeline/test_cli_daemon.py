@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 import signal
 import subprocess
 from pathlib import Path
@@ -52,15 +54,17 @@ def test_status_shows_folders_waiting_drafts_sends_errors_and_the_daemon(vault_d
     write_draft(vault_dir, "Drafts", "wait.md", status="pending_approval")
     write_draft(vault_dir, "Approved", "go.md")
     (vault_dir / "Approved/bad.md").write_text("---\nsubject: nobody\n---\nx\n")
+    os.utime(vault_dir / "Approved/bad.md", (time.time() - 60, time.time() - 60))  # not being typed
     subprocess.run([H0_BIN, "sweep"], env=env_for(vault_dir), capture_output=True, timeout=120, check=True)
     text = subprocess.run([H0_BIN, "status"], env=env_for(vault_dir), capture_output=True, text=True, timeout=60)
     assert text.returncode == 0
     assert "Daemon: not running" in text.stdout and "Drafts/wait.md" in text.stdout
-    assert "Approved/go.md" in text.stdout and "invalid_draft" in text.stdout
+    assert "Approved/go.md" in text.stdout and "send_refused" in text.stdout
     data = json.loads(subprocess.run([H0_BIN, "status", "--json"], env=env_for(vault_dir), capture_output=True,
                                      text=True, timeout=60).stdout)
     assert data["folders"]["Done"] == 1 and data["waiting_for_approval"] == ["Drafts/wait.md"]
-    assert data["approved_not_yet_sent"] == ["Approved/bad.md"]
+    assert data["approved_not_yet_sent"] == []  # a draft with no recipient went back to Drafts/
+    assert frontmatter(vault_dir, "Drafts/bad.md")["h0_not_sent"] == "invalid_request"
     assert data["recent_sends"][0]["path"] == "Approved/go.md"
 
 

@@ -10,7 +10,7 @@ import pytest
 from h0.config import load_settings
 from h0.triage import Triager, ensure_rules_file
 from tests.fakes.fake_gmail import FakeGmail
-from tests.pipeline.harness import approve, events, frontmatter, running_daemon, wait_until, write_draft
+from tests.pipeline.harness import approve, edit_template, events, frontmatter, running_daemon, wait_until, write_draft
 
 
 @pytest.fixture
@@ -42,6 +42,7 @@ def test_seeded_inbox_to_notes_to_drafts_to_a_threaded_reply_with_everything_in_
         assert note["rfc822_message_id"] == original and note["thread_id"] == "thread-77"
         assert note["from"] == "Dana Rivera <dana@example.com>" and note["status"] == "awaiting_approval"
         assert gmail.label_named("H0/ingested")
+        edit_template(vault_dir, draft)
         approve(vault_dir, draft)
         assert wait_until(lambda: (vault_dir / "Done" / draft).exists() and (vault_dir / f"Done/EMAIL_{msg_id}.md").exists())
         daemon.request_ingest()  # a second pass finds nothing new

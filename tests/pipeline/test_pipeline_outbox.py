@@ -89,15 +89,20 @@ def test_a_rejected_draft_is_filed_in_done_and_never_sent(vault_dir: Path, how: 
     assert events(vault_dir, event="draft_rejected")
 
 
-def test_an_invalid_draft_stays_and_is_reported_once(vault_dir: Path):
+def test_an_invalid_draft_goes_back_to_drafts_with_the_reason_on_it_once(vault_dir: Path):
+    """Given a note in Approved/ without a recipient, when the daemon looks at it, then nothing is sent,
+    the note is back in Drafts/ with the reason in its frontmatter, and the refusal is logged once."""
     with running_daemon(vault_dir, sweep_interval_seconds=0.3) as daemon:
         (vault_dir / "Approved/bad.md").write_text("---\nsubject: no recipient\n---\nbody\n")
-        assert wait_until(lambda: events(vault_dir, event="invalid_draft"))
+        assert wait_until(lambda: events(vault_dir, event="send_refused"))
         daemon.sweep("test")
         time.sleep(1.0)  # several sweeps later
-    (record,) = events(vault_dir, event="invalid_draft")
+    (record,) = events(vault_dir, event="send_refused")
     assert "to" in record["message"] and record["path"] == "Approved/bad.md"
-    assert (vault_dir / "Approved/bad.md").exists() and outbox(vault_dir) == []
+    assert not (vault_dir / "Approved/bad.md").exists() and outbox(vault_dir) == []
+    returned = frontmatter(vault_dir, "Drafts/bad.md")
+    assert returned["status"] == "not_sent" and returned["h0_not_sent"] == "invalid_request"
+    assert "`to`" in returned["h0_message"] or "to" in returned["h0_message"]
 
 
 def test_corrupt_frontmatter_in_approved_is_logged_once_and_does_not_stop_the_daemon(vault_dir: Path):

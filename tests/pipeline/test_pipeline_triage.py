@@ -6,7 +6,7 @@ from pathlib import Path
 
 from h0.config import load_settings
 from h0.triage import Triager, ensure_rules_file
-from tests.pipeline.harness import approve, events, frontmatter, outbox, running_daemon, wait_until
+from tests.pipeline.harness import approve, edit_template, events, frontmatter, outbox, running_daemon, wait_until
 
 
 def email(vault_dir: Path, name: str, *, sender: str, subject: str, body: str, status: str = "pending") -> Path:
@@ -72,6 +72,7 @@ def test_seeded_question_to_sent_threaded_reply_and_both_notes_in_done(vault_dir
     with running_daemon(vault_dir, triager=triager(vault_dir)):
         email(vault_dir, "EMAIL_q2.md", sender="Sam <sam@example.org>", subject="Dinner?", body="Free on Sunday?")
         assert wait_until(lambda: (vault_dir / "Drafts/REPLY_EMAIL_q2.md").exists())
+        edit_template(vault_dir, "REPLY_EMAIL_q2.md")
         approve(vault_dir, "REPLY_EMAIL_q2.md")
         assert wait_until(lambda: (vault_dir / "Done/REPLY_EMAIL_q2.md").exists() and (vault_dir / "Done/EMAIL_q2.md").exists())
     (message,) = outbox(vault_dir)
