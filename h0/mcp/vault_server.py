@@ -1,17 +1,23 @@
 """The vault MCP server (`h0 mcp vault`): notes in an Obsidian vault as typed tools.
 
 Every tool adapts one `h0.vault.Vault` operation. The one policy kept here is the
-human-in-the-loop guard: no tool creates, edits or moves a note into `Approved/` —
-approval is the human's act alone — and each refusal leaves an audit line.
+human-in-the-loop guard: approval is the human's act alone, so no tool creates, edits or
+moves a note into `Approved/`, edits one there, or moves one out — except the daemon's
+own server (`daemon_filing`), which files the notes it sent (or held, or saw bounce) into
+Done/, Drafts/ or Logs/failed/. "In Approved/" means what the path resolves to
+(`h0.vault.approval`: symlinks, `..`, case, Unicode), and — defensively, since it is
+Approved/ on macOS and Windows — any first folder that case-folds to `approved`. Each
+refusal is `permission_denied` with one audit line.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import stat
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 from pydantic import Field
 
@@ -20,42 +26,97 @@ from h0.errors import PermissionDenied
 from h0.mcp.base import READ_ONLY, H0Server
 from h0.mcp.vault_models import HealthStatus, MoveResult, NoteContent, NoteList, NoteMatch, NoteRef, SkippedNote
 from h0.vault import AuditLog, Vault
-from h0.vault.layout import APPROVED, LOGS
+from h0.vault.approval import ApprovalFolder, same_directory
+from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
 from h0.vault.note import Note
-from h0.vault.paths import folder_key
+from h0.vault.paths import VaultPath, folder_key
 from mcp_types import ToolAnnotations
 
 INSTRUCTIONS = """\
 H0's Obsidian vault. Paths are vault-relative ('Needs_Action/EMAIL_1.md').
 Folders: Needs_Action (incoming email notes), Drafts (reply drafts awaiting the human),
-Approved (drafts the human approved — only the human may put notes there), Done, Rejected,
+Approved (drafts the human approved — only the human puts notes there, changes or takes them out), Done, Rejected,
 Logs. read_note returns a hash; pass it as if_match to write_note so you never overwrite an
 edit the human made in between."""
 
 MAX_LIST = 10_000
 _APPROVED_KEY = folder_key(APPROVED)
+DAEMON_FILING_FOLDERS = (DONE, DRAFTS, FAILED)  # sent, held or invalid, bounced
+DAEMON_CHILD_ENV = "H0_DAEMON_CHILD"  # set by the daemon on the vault server it spawns, and only there
+
+_INTO_APPROVED = (
+    "Only the human approves: no tool may create, edit or move a note into Approved/. "
+    "Write the draft to Drafts/ and let the human move it."
+)
+_EDIT_IN_APPROVED = (
+    "A note in Approved/ is what the human approved: no tool may change it. To change it, "
+    "ask the human to move it back to Drafts/, then edit it there."
+)
+_OUT_OF_APPROVED = (
+    "Only the human moves notes out of Approved/ (H0's daemon files the ones it sent itself). "
+    "To withdraw an approval, ask the human to move the note back to Drafts/ or to Rejected/."
+)
+_DAEMON_FILING_ONLY = (
+    "H0's daemon files notes from Approved/ only into Done/, Drafts/ or Logs/failed/; "
+    "anything else is the human's move."
+)
+_THROUGH_SYMLINK = (
+    "This note is a symlink: H0 does not write through links (a write would replace the link "
+    "with a copy). Write to the note it points to instead."
+)
 
 
 def _content(note: Note) -> NoteContent:
     return NoteContent(path=note.path, frontmatter=note.frontmatter, body=note.body, hash=note.hash)
 
 
-def build_vault_server(vault_root: Path) -> H0Server:
-    """Create the vault server for one vault root."""
+def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -> H0Server:
+    """Create the vault server for one vault root.
+
+    `daemon_filing` lets move_note take a note out of Approved/ into Done/, Drafts/ or
+    Logs/failed/: only for the server the daemon spawns for itself. None (the default)
+    reads it from the environment (`daemon_filing_from_env`), so `h0 mcp vault` — which
+    builds the server itself — gets it exactly when the daemon spawned it.
+    """
+    if daemon_filing is None:
+        daemon_filing = daemon_filing_from_env()
     vault = Vault(vault_root)
+    approval = ApprovalFolder(vault.root)
+    filing_folders = tuple(vault.root / name for name in DAEMON_FILING_FOLDERS)
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
     started = time.monotonic()
     server = H0Server("h0-vault", title="H0 vault", version=__version__, instructions=INSTRUCTIONS)
 
-    def guard_approval(tool: str, rel: str, **fields: str) -> None:
-        parts = rel.split("/")
-        if len(parts) > 1 and folder_key(parts[0]) == _APPROVED_KEY:
-            audit.write("approval_guard_refused", "warning", tool=tool, path=rel, **fields)
-            raise PermissionDenied(
-                "Only the human approves: no tool may create, edit or move a note into Approved/. "
-                "Write the draft to Drafts/ and let the human move it.",
-                path=rel,
-            )
+    def in_approval(target: VaultPath) -> bool:
+        return folder_key(target.top) == _APPROVED_KEY or approval.contains(target.abs)
+
+    def refuse(tool: str, reason: str, message: str, path: str, **fields: str) -> NoReturn:
+        audit.write("approval_guard_refused", "warning", tool=tool, reason=reason, path=path, **fields)
+        raise PermissionDenied(message, path=path, **fields)
+
+    def guard_write(tool: str, target: VaultPath) -> None:
+        """write_note and update_frontmatter: never in Approved/, never through a symlink."""
+        try:
+            mode: int | None = os.lstat(target.abs).st_mode
+        except OSError:
+            mode = None
+        if in_approval(target):
+            if mode is None:
+                refuse(tool, "into_approved", _INTO_APPROVED, target.rel)
+            refuse(tool, "edit_in_approved", _EDIT_IN_APPROVED, target.rel)
+        if mode is not None and stat.S_ISLNK(mode):
+            refuse(tool, "symlink", _THROUGH_SYMLINK, target.rel)
+
+    def guard_move(src: VaultPath, dst: VaultPath) -> None:
+        """move_note: never into Approved/; out of it only as the daemon's own filing."""
+        if in_approval(dst):
+            refuse("move_note", "into_approved", _INTO_APPROVED, dst.rel, source=src.rel)
+        if not in_approval(src):
+            return
+        if not daemon_filing:
+            refuse("move_note", "out_of_approved", _OUT_OF_APPROVED, dst.rel, source=src.rel)
+        if not any(same_directory(dst.abs.parent, folder) for folder in filing_folders):
+            refuse("move_note", "not_a_filing_folder", _DAEMON_FILING_ONLY, dst.rel, source=src.rel)
 
     @server.typed_tool(NoteContent, annotations=READ_ONLY, title="Read a note", inline=True)
     def read_note(
@@ -80,7 +141,7 @@ def build_vault_server(vault_root: Path) -> H0Server:
     ) -> NoteContent:
         """Write a note atomically. Frontmatter keys you did not change keep their exact formatting."""
         target = vault.resolve(path, write=True)
-        guard_approval("write_note", target.rel)
+        guard_write("write_note", target)
         note = vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
         audit.write("note_written", tool="write_note", path=note.path, hash=note.hash)
         return _content(note)
@@ -100,7 +161,7 @@ def build_vault_server(vault_root: Path) -> H0Server:
     ) -> NoteRef:
         """Change some frontmatter keys of a note, leaving its body and every other key exactly as they are."""
         target = vault.resolve(path, write=True)
-        guard_approval("update_frontmatter", target.rel)
+        guard_write("update_frontmatter", target)
         note = vault.update_frontmatter(target.rel, set, remove=tuple(remove), if_match=if_match)
         audit.write("note_written", tool="update_frontmatter", path=note.path, hash=note.hash)
         return NoteRef(path=note.path, hash=note.hash)
@@ -145,7 +206,7 @@ def build_vault_server(vault_root: Path) -> H0Server:
         """Move (rename) a note atomically. Refuses to overwrite unless asked; can file and annotate in one call."""
         src = vault.resolve(source, write=True)
         dst = vault.destination_for(destination, src)
-        guard_approval("move_note", dst.rel, source=src.rel)
+        guard_move(src, dst)
         moved = vault.move_note(
             src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
         )
@@ -205,6 +266,12 @@ def _probe_writable(root: Path, problems: list[str]) -> bool:
         return False
 
 
+def daemon_filing_from_env() -> bool:
+    """True in the vault server the daemon spawns: only the daemon sets H0_DAEMON_CHILD=1
+    (and only it holds that server's stdio pipe); the server .mcp.json starts never has it."""
+    return os.environ.get(DAEMON_CHILD_ENV) == "1"
+
+
 def main(vault_root: Path) -> None:
     """Serve over stdio until the client closes the pipe."""
-    build_vault_server(vault_root).run("stdio")
+    build_vault_server(vault_root, daemon_filing=daemon_filing_from_env()).run("stdio")

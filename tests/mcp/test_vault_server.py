@@ -180,9 +180,17 @@ class TestApprovalIsTheHumansActAlone:
         assert body["error"] == "permission_denied"
         assert (vault_dir / "Drafts/d.md").exists() and not list((vault_dir / "Approved").glob("*.md"))
 
-    async def test_moving_out_of_approved_stays_allowed(self, client, vault_dir: Path):
+    async def test_moving_out_of_approved_is_refused(self, client, vault_dir: Path):
         (vault_dir / "Approved/d.md").write_text("---\nto: a@b.c\nsubject: s\n---\nb\n")
-        result = await client.call_tool("move_note", {"source": "Approved/d.md", "destination": "Done/"})
+        args = {"source": "Approved/d.md", "destination": "Done/", "set_frontmatter": {"status": "sent"}}
+        assert error_of(await client.call_tool("move_note", args))["error"] == "permission_denied"
+        assert (vault_dir / "Approved/d.md").exists() and not (vault_dir / "Done/d.md").exists()
+
+    async def test_the_daemons_own_server_files_out_of_approved(self, vault_dir: Path):
+        """Only with daemon_filing (the server the daemon spawns) may a note leave Approved/, for Done/."""
+        (vault_dir / "Approved/d.md").write_text("---\nto: a@b.c\nsubject: s\n---\nb\n")
+        async with Client(build_vault_server(vault_dir, daemon_filing=True)) as daemons:
+            result = await daemons.call_tool("move_note", {"source": "Approved/d.md", "destination": "Done/"})
         assert not result.is_error and (vault_dir / "Done/d.md").exists()
 
 
