@@ -32,6 +32,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 from h0.pipeline.settle import STABILITY_SECONDS
+from h0.vault.approval import ApprovalFolder, is_note_name
 from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key, nfc
 
@@ -40,26 +41,29 @@ TRIGGER_FOLDERS = {folder_key(name): name for name in (APPROVED, NEEDS_ACTION, R
 OnPath = Callable[[str, bool, float], None]  # (vault-relative path, settled, delay)
 
 
-def trigger_path(root: str, absolute: str) -> str | None:
-    """The canonical vault-relative path if `absolute` is a note directly in a trigger folder."""
-    if not absolute.startswith(root):
-        return None
-    rel = absolute[len(root) :].lstrip("/")
-    parts = rel.split("/")
-    if len(parts) != 2:
-        return None
-    folder, name = parts
-    if name.startswith(".") or not name.lower().endswith(".md"):
+def trigger_path(root: str, absolute: str, approval: ApprovalFolder) -> str | None:
+    """The canonical vault-relative path if `absolute` is a note directly in a trigger folder.
+
+    Folders are matched by name (`folder_key`), without a system call, except Approved/:
+    there `approval.is_approval_note` decides — the definition the sweep lists by — so a
+    separate `approved/` folder on a case-sensitive file system triggers no send.
+    """
+    folder_path, name = os.path.split(absolute)
+    parent, folder = os.path.split(folder_path)
+    if parent != root or not is_note_name(name):
         return None
     canonical = TRIGGER_FOLDERS.get(folder_key(folder))
     if canonical is None:
         return None
+    if canonical == APPROVED:
+        return approval.note_rel(name) if approval.is_approval_note(absolute) else None
     return f"{canonical}/{nfc(name)}" if folder == canonical else f"{folder}/{nfc(name)}"
 
 
 class _Events(FileSystemEventHandler):
     def __init__(self, root: str, on_path: OnPath) -> None:
-        self.root = root.rstrip("/") + "/"
+        self.root = root
+        self.approval = ApprovalFolder(root)
         self.on_path = on_path
 
     def dispatch(self, event: FileSystemEvent) -> None:
@@ -76,7 +80,7 @@ class _Events(FileSystemEventHandler):
                 return
             for raw, settled in candidates:
                 path = os.fsdecode(raw)
-                rel = trigger_path(self.root, path)
+                rel = trigger_path(self.root, path, self.approval)
                 if rel is not None:
                     self.on_path(rel, settled, 0.0 if settled else STABILITY_SECONDS)
         except Exception:  # noqa: BLE001 - never let an exception reach watchdog's thread
