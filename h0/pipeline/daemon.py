@@ -211,12 +211,14 @@ class Daemon:
 
     # ------------------------------------------------------------------ events and sweep
 
-    def _on_event(self, path: str, settled: bool, delay: float) -> None:
-        if settled:
+    def _on_event(self, path: str, kind: str, delay: float) -> None:
+        if kind == "moved":
+            self.settle.moved_in(path)
+        elif kind == "closed":
             self.settle.completed(path)
         else:
             self.settle.wrote(path)
-        if not self.queue.put(path, delay=delay, settled=settled):
+        if not self.queue.put(path, delay=delay, settled=kind != "written"):
             self._overflowed.set()  # our own queue is full: the sweep will catch up
 
     def _on_overflow(self) -> None:

@@ -82,10 +82,12 @@ class SettleTracker:
                        absolute: Path) -> float:
         last_touch = max(wrote or 0.0, closed or 0.0)
         if moved is not None and moved >= last_touch:
-            return 0.0
-        period = self.approval_settle_seconds
+            return 0.0  # the human's drag
+        if wrote is not None and (closed is None or wrote > closed) and now - wrote < WRITER_GONE_SECONDS:
+            # Written and not closed yet: the writer still holds it open, however quiet it is.
+            return min(STABILITY_SECONDS, WRITER_GONE_SECONDS - (now - wrote))
         quiet_events = now - last_touch if last_touch else float("inf")
-        return max(0.0, period - min(quiet_events, _mtime_age(absolute)))
+        return max(0.0, self.approval_settle_seconds - min(quiet_events, _mtime_age(absolute)))
 
     def forget_old(self) -> None:
         cutoff = time.monotonic() - FORGET_AFTER_SECONDS

@@ -38,7 +38,11 @@ from h0.vault.paths import folder_key, nfc
 
 TRIGGER_FOLDERS = {folder_key(name): name for name in (APPROVED, NEEDS_ACTION, REJECTED, DRAFTS)}
 
-OnPath = Callable[[str, bool, float], None]  # (vault-relative path, settled, delay)
+# (vault-relative path, kind, delay). kind: "moved" (renamed in from another folder: the human's
+# drag), "closed" (complete, but written in place: a close after writing, or an atomic save
+# renamed within the folder), "written" (a bare create/modify: only a hint).
+OnPath = Callable[[str, str, float], None]
+MOVED, CLOSED, WRITTEN = "moved", "closed", "written"
 
 
 def trigger_path(root: str, absolute: str, approval: ApprovalFolder) -> str | None:
@@ -71,18 +75,20 @@ class _Events(FileSystemEventHandler):
             if event.is_directory:
                 return
             if isinstance(event, FileMovedEvent):
-                candidates = [(event.dest_path, True)]
+                destination = os.fsdecode(event.dest_path)
+                source = os.fsdecode(event.src_path) if event.src_path else ""
+                same_folder = bool(source) and os.path.dirname(source) == os.path.dirname(destination)
+                candidates = [(destination, CLOSED if same_folder else MOVED)]
             elif isinstance(event, FileClosedEvent):
-                candidates = [(event.src_path, True)]
+                candidates = [(os.fsdecode(event.src_path), CLOSED)]
             elif isinstance(event, (FileCreatedEvent, FileModifiedEvent)):
-                candidates = [(event.src_path, False)]
+                candidates = [(os.fsdecode(event.src_path), WRITTEN)]
             else:
                 return
-            for raw, settled in candidates:
-                path = os.fsdecode(raw)
+            for path, kind in candidates:
                 rel = trigger_path(self.root, path, self.approval)
                 if rel is not None:
-                    self.on_path(rel, settled, 0.0 if settled else STABILITY_SECONDS)
+                    self.on_path(rel, kind, STABILITY_SECONDS if kind == WRITTEN else 0.0)
         except Exception:  # noqa: BLE001 - never let an exception reach watchdog's thread
             logger.exception("watcher callback failed for {}", event)
 

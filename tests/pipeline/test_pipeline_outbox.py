@@ -44,11 +44,14 @@ def test_given_an_approved_draft_then_it_is_sent_filed_and_logged(vault_dir: Pat
     assert message.get_content().strip() == "Hi Bob,\n\nSee you soon."
     done = frontmatter(vault_dir, "Done/reply.md")
     assert done["status"] == "sent" and done["sent_at"] and done["gmail_message_id"]
-    assert message["Message-ID"] == done["rfc822_message_id"] == f"<h0.{done['idempotency_key']}@h0.local>"
+    # Key and Message-ID derive from the installation's secret: not computable from the note.
+    assert message["Message-ID"] == done["rfc822_message_id"]
+    assert done["rfc822_message_id"].startswith("<h0.") and done["rfc822_message_id"].endswith("@h0.local>")
+    assert done["idempotency_key"].startswith("n-") and done["idempotency_key"][2:] not in done["rfc822_message_id"]
     assert frontmatter(vault_dir, "Done/EMAIL_msg-1.md")["status"] == "done"
     assert not list((vault_dir / "Approved").glob("*.md"))
     (sent,) = events(vault_dir, event="email_sent")
-    assert sent["path"] == "Approved/reply.md" and sent["to"] == ["dana@example.com"]
+    assert sent["path"] == "Approved/reply.md" and sent["to"] == "dana@example.com"
     pre = events(vault_dir, "gmail_mcp", "pre_send_audit")
     assert len(pre) == 1 and pre[0]["idempotency_key"] == done["idempotency_key"]
 
