@@ -197,7 +197,7 @@ class Sender:
             self._in_flight += 1
         try:
             try:
-                self.audit.write(PRE_SEND, "info", rfc822_message_id=rfc, idempotency_key=out.key,
+                self.audit.write(PRE_SEND, "info", durable=True, rfc822_message_id=rfc, idempotency_key=out.key,
                                  backend=self.backend.name, note_path=out.note_path, note_hash=out.note_hash,
                                  **out.audit)
             except H0Error as err:

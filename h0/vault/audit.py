@@ -51,9 +51,10 @@ class AuditLog:
     def path_for(self, day: dt.date) -> Path:
         return self.logs_dir / f"{self.stream}_{day.isoformat()}.jsonl"
 
-    def write(self, event: str, severity: str = "info", **fields: Any) -> dict[str, Any]:
+    def write(self, event: str, severity: str = "info", *, durable: bool = False, **fields: Any) -> dict[str, Any]:
         """Append one record and return it. Raises InternalError if it cannot be written:
-        callers about to do something irreversible must not go on without their record."""
+        callers about to do something irreversible must not go on without their record.
+        `durable` fsyncs it before returning (the pre-send record: it must outlive a power cut)."""
         if severity not in SEVERITIES:
             raise ValueError(f"unknown severity {severity!r}")
         now = utcnow()
@@ -71,6 +72,8 @@ class AuditLog:
                 view = memoryview(line)
                 while view:
                     view = view[os.write(fd, view) :]
+                if durable:
+                    os.fsync(fd)
             finally:
                 os.close(fd)  # closing releases the lock
         except OSError as exc:

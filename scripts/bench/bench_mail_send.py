@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
-"""Benchmark send_email against the local fake Gmail: persistent MCP session vs a process per call.
+"""Benchmark sending against the local fake Gmail: persistent MCP session vs a process per call.
 
     .venv/bin/python scripts/bench/bench_mail_send.py                     # 300 sends, 25 spawns
     .venv/bin/python scripts/bench/bench_mail_send.py --sends 500 --spawns 40 --json out.json
 
-Three ways to send the same message (to, subject, body, idempotency_key), all through the
-real google-api-python-client to the fake Gmail over loopback HTTP:
-  (a) persistent — one `h0 mcp gmail` stdio process, one session, N sequential send_email
-      calls (what H0's pipeline does);
+Three ways to send an approved draft (a note moved into Approved/ before the clock starts),
+all with `send_approved_draft` — the server re-reads the note, checks it, claims the send in
+the state database, writes the fsynced pre-send record — through the real
+google-api-python-client to the fake Gmail over loopback HTTP:
+  (a) persistent — one `h0 mcp gmail` stdio process, one session, N sequential calls (what
+      H0's pipeline does);
   (b) spawn per call — a new `h0 mcp gmail` process for every send: spawn, initialize,
-      send_email, exit (what the old orchestrator did);
-  (c) in-process — MailService.send_email called directly, no MCP at all (this process also
-      runs the fake, so the two share one GIL: a rough floor, not an exact one).
-Every send in every mode writes its two audit lines and goes through the ledger, caps and
-MIME building. "arrival" is from the call's start to the fake recording the message.
+      send, exit (what the old orchestrator did);
+  (c) in-process — MailService.send_approved_draft called directly, no MCP at all (this
+      process also runs the fake, so the two share one GIL: a rough floor, not an exact one).
+"arrival" is from the call's start to the fake recording the message.
 """
 
 from __future__ import annotations
@@ -38,11 +39,11 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from h0.config import load_settings  # noqa: E402
 from h0.mail import MailService  # noqa: E402
-from h0.vault import init_vault  # noqa: E402
+from h0.vault import Vault, init_vault  # noqa: E402
 from tests.fakes.fake_gmail import FakeGmail  # noqa: E402
 
 H0_BIN = str(Path(sys.executable).with_name("h0"))
-H0_VARS = ("VAULT_PATH", "MAIL_BACKEND", "GMAIL_TOKEN_PATH", "GMAIL_API_ENDPOINT", "GMAIL_TOKEN_URI",
+H0_VARS = ("VAULT_PATH", "MAIL_BACKEND", "H0_STATE_DIR", "ALLOW_UNAPPROVED_SEND", "H0_DAEMON_CHILD", "GMAIL_TOKEN_PATH", "GMAIL_API_ENDPOINT", "GMAIL_TOKEN_URI",
            "RATE_LIMIT_PER_HOUR", "RATE_LIMIT_PER_DAY", "LOG_LEVEL")
 
 
@@ -70,6 +71,7 @@ class Setup:
             "VAULT_PATH": str(self.vault), "MAIL_BACKEND": "gmail", "GMAIL_TOKEN_PATH": str(self.token),
             "GMAIL_API_ENDPOINT": gmail.api_endpoint, "GMAIL_TOKEN_URI": gmail.token_uri,
             "RATE_LIMIT_PER_HOUR": "1000000", "RATE_LIMIT_PER_DAY": "1000000", "LOG_LEVEL": "WARNING",
+            "H0_STATE_DIR": str(root / "state"),
         }
 
     def params(self) -> StdioServerParameters:
@@ -78,8 +80,14 @@ class Setup:
         return StdioServerParameters(command=H0_BIN, args=["mcp", "gmail"], env=env)
 
     def arguments(self, tag: str) -> dict[str, Any]:
-        return {"to": "Bench Recipient <bench@example.com>", "subject": f"Benchmark {tag}",
-                "body": "A short reply, as H0 sends them.\n", "idempotency_key": f"bench-{tag}"}
+        """An approved draft (written in Drafts/, a minute old, moved into Approved/): path and hash."""
+        name = f"bench-{tag}.md"
+        draft = self.vault / "Drafts" / name
+        draft.write_text(f"---\nto: Bench Recipient <bench@example.com>\nsubject: Benchmark {tag}\n---\n"
+                         "A short reply, as H0 sends them.\n")
+        os.utime(draft, (time.time() - 60, time.time() - 60))
+        os.rename(draft, self.vault / "Approved" / name)
+        return {"path": f"Approved/{name}", "note_hash": Vault(self.vault).read_note(f"Approved/{name}").hash}
 
     def arrival_ms(self, started: float, count_before: int) -> float:
         # received_at is wall-clock (time.time) in the fake; started is too.
@@ -90,9 +98,9 @@ async def persistent(setup: Setup, sends: int, warmup: int) -> tuple[list[float]
     totals, arrivals = [], []
     async with Client(setup.params()) as client:
         for i in range(warmup + sends):
-            before = len(setup.gmail.sent)
-            wall, started = time.time(), time.perf_counter()
-            result = await client.call_tool("send_email", setup.arguments(f"p{i}"))
+            arguments = setup.arguments(f"p{i}")
+            before, wall, started = len(setup.gmail.sent), time.time(), time.perf_counter()
+            result = await client.call_tool("send_approved_draft", arguments)
             elapsed = (time.perf_counter() - started) * 1000
             if result.is_error:
                 raise SystemExit(f"send failed: {result.content[0].text}")
@@ -105,10 +113,10 @@ async def persistent(setup: Setup, sends: int, warmup: int) -> tuple[list[float]
 async def spawn_per_call(setup: Setup, runs: int) -> tuple[list[float], list[float]]:
     totals, arrivals = [], []
     for i in range(runs):
-        before = len(setup.gmail.sent)
-        wall, started = time.time(), time.perf_counter()
+        arguments = setup.arguments(f"s{i}")
+        before, wall, started = len(setup.gmail.sent), time.time(), time.perf_counter()
         async with Client(setup.params()) as client:
-            result = await client.call_tool("send_email", setup.arguments(f"s{i}"))
+            result = await client.call_tool("send_approved_draft", arguments)
         elapsed = (time.perf_counter() - started) * 1000
         if result.is_error:
             raise SystemExit(f"send failed: {result.content[0].text}")
@@ -120,12 +128,14 @@ async def spawn_per_call(setup: Setup, runs: int) -> tuple[list[float], list[flo
 def in_process(setup: Setup, sends: int, warmup: int) -> list[float]:
     settings = load_settings(vault_path=setup.vault, mail_backend="gmail", gmail_token_path=setup.token,
                              gmail_api_endpoint=setup.gmail.api_endpoint, gmail_token_uri=setup.gmail.token_uri,
-                             rate_limit_per_hour=1_000_000, rate_limit_per_day=1_000_000)
+                             rate_limit_per_hour=1_000_000, rate_limit_per_day=1_000_000,
+                             h0_state_dir=Path(setup.values["H0_STATE_DIR"]))
     service = MailService(settings)
     totals = []
     for i in range(warmup + sends):
+        arguments = setup.arguments(f"i{i}")
         started = time.perf_counter()
-        service.send_email(**setup.arguments(f"i{i}"))
+        service.send_approved_draft(**arguments)
         if i >= warmup:
             totals.append((time.perf_counter() - started) * 1000)
     service.close()
@@ -154,18 +164,18 @@ def main() -> None:
         sent = len(gmail.sent)
 
     results = {
-        "persistent session: send_email": summary(session_totals),
+        "persistent session: send_approved_draft": summary(session_totals),
         "persistent session: to arrival": summary(session_arrivals),
-        "spawn per call: send_email": summary(spawn_totals),
+        "spawn per call: send_approved_draft": summary(spawn_totals),
         "spawn per call: to arrival": summary(spawn_arrivals),
         "in-process (no MCP; GIL shared w/ fake)": summary(direct),
     }
-    print(f"send_email against the fake Gmail — {platform.python_implementation()} {platform.python_version()}, "
+    print(f"send_approved_draft against the fake Gmail — {platform.python_implementation()} {platform.python_version()}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs; {sent} messages received by the fake")
     print(f"{'mode (milliseconds)':<40} {'n':>5} {'median':>9} {'p90':>9} {'p99':>9} {'mean':>9} {'min':>9} {'max':>9}")
     for name, stats in results.items():
         print(row(name, stats))
-    ratio = results["spawn per call: send_email"]["median"] / results["persistent session: send_email"]["median"]
+    ratio = results["spawn per call: send_approved_draft"]["median"] / results["persistent session: send_approved_draft"]["median"]
     print(f"spawn-per-call / persistent (median): {ratio:.0f}x")
     if args.json:
         args.json.write_text(json.dumps({"results": results, "ratio_median": ratio}, indent=2))
