@@ -80,19 +80,22 @@ class NoteOps:
         data = self._call("write_note", args, local)
         return NoteView(data["path"], data["frontmatter"], data["body"], data["hash"])
 
-    def update(self, path: str, changes: Mapping[str, Any], *, if_match: str | None = None, attempts: int = 3) -> str:
-        """Merge `changes` into a note's frontmatter (body untouched); returns the new hash.
+    def update(self, path: str, changes: Mapping[str, Any], *, if_match: str | None = None, attempts: int = 3,
+               remove: tuple[str, ...] = ()) -> str:
+        """Merge `changes` into a note's frontmatter (keys in `remove` dropped; body untouched); returns the new hash.
 
         With `if_match`, a concurrent human edit makes the first attempt a Conflict; the
         merge is then retried on the fresh note (the keys H0 sets win, the human's edit stays).
         """
         for attempt in range(attempts):
             args: dict[str, Any] = {"path": path, "set": dict(changes)}
+            if remove:
+                args["remove"] = list(remove)
             if if_match is not None and attempt == 0:
                 args["if_match"] = if_match
 
             def local(expected: str | None = args.get("if_match")) -> dict[str, Any]:
-                note = self.vault.update_frontmatter(path, changes, if_match=expected)
+                note = self.vault.update_frontmatter(path, changes, remove=remove, if_match=expected)
                 return {"path": note.path, "hash": note.hash}
 
             try:
@@ -197,7 +200,8 @@ class HandlerContext:
     def report(self, path: str, code: str, version: str, text: str, severity: str = "error", **fields: Any) -> None:
         """Log a problem with a note once per version of it (no log spam from retries)."""
         if self.state.first_report(path, code, version):
-            fields.pop("message", None)
+            for reserved in ("message", "path", "code", "version", "text", "severity"):
+                fields.pop(reserved, None)
             self.audit.write(code, severity, path=path, message=text, **fields)
             log = logger.error if severity == "error" else logger.warning
             log("{}: {} — {}", path, code.replace("_", " "), text)

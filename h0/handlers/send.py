@@ -18,6 +18,7 @@ in Approved/ and the pipeline looks again after a backoff. Only the mail server 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 
 from loguru import logger
@@ -40,6 +41,8 @@ from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, FAILED, NEEDS_ACTION
 
 AUTH_PAUSE_SECONDS = 60.0
+# What H0 writes on a draft it could not send; cleared once the fixed draft is sent.
+ERROR_KEYS = ("h0_error", "h0_error_code", "h0_error_at")
 CHANGED_RETRY_SECONDS = 0.2
 
 
@@ -104,6 +107,8 @@ def _file_sent_draft(path: str, note: NoteView, result: dict, ctx: HandlerContex
     }
     moved = ctx.notes.move_to_folder(path, DONE, {k: v for k, v in record.items() if v is not None})
     done_path = moved["destination"]
+    if any(key in note.frontmatter for key in ERROR_KEYS):
+        ctx.notes.update(done_path, {}, remove=ERROR_KEYS)  # the problem it once had is fixed
     if moved.get("moved_hash") and moved["moved_hash"] != note.hash:
         # The human saved while the message was going out: what was sent is the version
         # read before the send; say so rather than pretend the note is what went out.
@@ -190,12 +195,43 @@ def _find_unfiled(row: dict, ctx: HandlerContext) -> str | None:
     return None
 
 
+def source_note(value: object, ctx: HandlerContext) -> str | None:
+    """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise).
+
+    `source:` is written by triage but editable by anyone: a path or a [[wikilink]] (with or
+    without folder, `|alias` or `.md`) that must resolve — `..`, symlinks and all — to a note
+    directly in Needs_Action/, so it can never file another note (the rules file, a draft)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+        if "/" not in text:
+            text = f"{NEEDS_ACTION}/{text}"
+        if not text.lower().endswith(".md"):
+            text += ".md"
+    try:
+        target = ctx.notes.vault.resolve(text)
+    except H0Error:
+        return None
+    parts = target.rel.split("/")
+    inbox = ctx.notes.vault.root / NEEDS_ACTION
+    if len(parts) != 2 or parts[0] != NEEDS_ACTION or os.path.islink(target.abs):
+        return None
+    try:
+        if not os.path.samefile(target.abs.parent, inbox):
+            return None
+    except OSError:
+        return None
+    return target.rel
+
+
 def _file_source(note: NoteView, done_path: str, ctx: HandlerContext) -> None:
-    source = note.frontmatter.get("source")
-    if not isinstance(source, str) or not source.strip():
-        return
-    source = source.strip().removeprefix("[[").removesuffix("]]")
-    if not source.startswith(f"{NEEDS_ACTION}/"):
+    source = source_note(note.frontmatter.get("source"), ctx)
+    if source is None:
+        if note.frontmatter.get("source"):
+            ctx.audit.write("source_not_filed", "warning", path=done_path, source=str(note.frontmatter.get("source")),
+                            reason="source: must name an email note in Needs_Action/")
         return
     try:
         moved = ctx.notes.move_to_folder(source, DONE, {"status": "done", "replied_with": done_path})
@@ -251,9 +287,9 @@ def _return_to_drafts(path: str, note: NoteView, error: H0Error, ctx: HandlerCon
     code = str(error.details.get("reason") or error.code)
     record = {
         "status": "held" if held else "not_sent",
-        "h0_not_sent": code,
-        "h0_message": error.message,
-        "h0_returned_at": note_timestamp(),
+        "h0_error": error.message,
+        "h0_error_code": code,
+        "h0_error_at": note_timestamp(),
     }
     try:
         moved = ctx.notes.move_to_folder(path, DRAFTS, record)

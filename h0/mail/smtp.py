@@ -17,7 +17,7 @@ from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import TYPE_CHECKING
 
-from h0.errors import AuthRequired, InvalidRequest, SendFailed
+from h0.errors import AuthRequired, SendFailed
 from h0.mail.backend import MailBackend, Sent
 
 if TYPE_CHECKING:
@@ -73,7 +73,8 @@ class SmtpBackend(MailBackend):
         """An authenticated session, or an error that says nothing was sent."""
         problems = self.problems()
         if problems:
-            raise InvalidRequest(f"SMTP is not configured: {'; '.join(problems)}.", problems=problems)
+            # Not the draft's fault: like missing credentials, it pauses sending until fixed.
+            raise AuthRequired(f"SMTP is not configured: {'; '.join(problems)} (see .env.example).", problems=problems)
         context = ssl.create_default_context()
         try:
             if self.security == "ssl":

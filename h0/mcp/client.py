@@ -49,8 +49,10 @@ class ServerCommand:
 
     @classmethod
     def h0(cls, name: str, server: str, env: Mapping[str, str]) -> ServerCommand:
-        """`python -m h0 mcp <server>` with the current interpreter (no PATH lookup)."""
-        return cls(name, (sys.executable, "-m", "h0", "mcp", server), env)
+        """`python -I -m h0 mcp <server>` with the current interpreter (no PATH lookup). Isolated
+        mode: an `h0.py` or `h0/` in the daemon's working folder, or PYTHON* variables, are
+        never imported or obeyed — the servers run the installed H0 only."""
+        return cls(name, (sys.executable, "-I", "-m", "h0", "mcp", server), env)
 
 
 class McpConnection:

@@ -64,7 +64,7 @@ def test_status_shows_folders_waiting_drafts_sends_errors_and_the_daemon(vault_d
                                      text=True, timeout=60).stdout)
     assert data["folders"]["Done"] == 1 and data["waiting_for_approval"] == ["Drafts/wait.md"]
     assert data["approved_not_yet_sent"] == []  # a draft with no recipient went back to Drafts/
-    assert frontmatter(vault_dir, "Drafts/bad.md")["h0_not_sent"] == "invalid_request"
+    assert frontmatter(vault_dir, "Drafts/bad.md")["h0_error_code"] == "invalid_request"
     assert data["recent_sends"][0]["path"] == "Approved/go.md"
 
 

@@ -104,8 +104,8 @@ def test_an_invalid_draft_goes_back_to_drafts_with_the_reason_on_it_once(vault_d
     assert "to" in record["message"] and record["path"] == "Approved/bad.md"
     assert not (vault_dir / "Approved/bad.md").exists() and outbox(vault_dir) == []
     returned = frontmatter(vault_dir, "Drafts/bad.md")
-    assert returned["status"] == "not_sent" and returned["h0_not_sent"] == "invalid_request"
-    assert "`to`" in returned["h0_message"] or "to" in returned["h0_message"]
+    assert returned["status"] == "not_sent" and returned["h0_error_code"] == "invalid_request"
+    assert "`to`" in returned["h0_error"] or "to" in returned["h0_error"]
 
 
 def test_corrupt_frontmatter_in_approved_is_logged_once_and_does_not_stop_the_daemon(vault_dir: Path):

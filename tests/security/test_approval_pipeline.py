@@ -42,7 +42,7 @@ def test_given_a_sent_note_when_the_editor_saves_it_again_in_approved_then_it_is
         write_draft(vault_dir, "Approved", "zoe.md", body="Hi Zoe, one more thing.\n", settled=False)
         assert wait_until(lambda: events(vault_dir, event="send_held"), timeout=20)
         held = frontmatter(vault_dir, "Drafts/zoe.md")
-        assert held["status"] == "held" and held["h0_not_sent"] == "reappeared_after_send"
+        assert held["status"] == "held" and held["h0_error_code"] == "reappeared_after_send"
         assert len(outbox(vault_dir)) == 1
         approve(vault_dir, "zoe.md")  # the human's deliberate move
         assert wait_until(lambda: len(outbox(vault_dir)) == 2)
@@ -58,7 +58,7 @@ def test_given_two_drafts_answering_one_email_then_the_second_goes_back_to_draft
         approve(vault_dir, "b.md")
         assert wait_until(lambda: (vault_dir / "Drafts/b.md").exists() and events(vault_dir, event="send_held"))
     held = frontmatter(vault_dir, "Drafts/b.md")
-    assert held["h0_not_sent"] == "already_answered" and "send_anyway" in held["h0_message"]
+    assert held["h0_error_code"] == "already_answered" and "send_anyway" in held["h0_error"]
     assert [m.get_content().strip() for m in outbox(vault_dir)] == ["Reply a.md"]
 
 
@@ -80,5 +80,5 @@ def test_given_an_attachment_changed_while_the_draft_waits_then_it_comes_back_un
     with running_daemon(vault_dir, approval_settle_seconds=SETTLE, rate_limit_per_hour=10):
         assert wait_until(lambda: (vault_dir / "Drafts/terms.md").exists(), timeout=20)
     returned = frontmatter(vault_dir, "Drafts/terms.md")
-    assert returned["h0_not_sent"] == "invalid_request" and "Files/terms.txt" in returned["h0_message"]
+    assert returned["h0_error_code"] == "invalid_request" and "Files/terms.txt" in returned["h0_error"]
     assert len(outbox(vault_dir)) == 1
