@@ -103,14 +103,12 @@ class Sender:
     def send(self, out: Outgoing) -> Receipt:
         with self._lock_for(out.key):
             for _ in range(3):
-                done = self._claim(out)
+                claimed, done = self._claim(out)
                 if done is not None:
                     return done
-                if self._claimed:
-                    break
-            else:
-                raise InternalError("Could not settle an earlier attempt of this send; nothing was sent.")
-            return self._send_claimed(out)
+                if claimed:
+                    return self._send_claimed(out)
+            raise InternalError("Could not settle an earlier attempt of this send; nothing was sent.")
 
     # -- 1. the claim --------------------------------------------------------------------
 
@@ -120,11 +118,8 @@ class Sender:
                 self._key_locks = {k: v for k, v in self._key_locks.items() if v.locked()}
             return self._key_locks.setdefault(key, threading.Lock())
 
-    _claimed = False
-
-    def _claim(self, out: Outgoing) -> Receipt | None:
-        """None with `_claimed` set: go ahead. None without: claim again. A Receipt: already sent."""
-        self._claimed = False
+    def _claim(self, out: Outgoing) -> tuple[bool, Receipt | None]:
+        """(True, None): claimed, go ahead. (False, None): claim again. (False, receipt): already sent."""
         with self._drain:
             if self._stopping:
                 raise McpUnavailable("The mail server is shutting down; nothing was sent. Try again.", retryable=True)
@@ -136,11 +131,10 @@ class Sender:
             subject=str(out.audit.get("subject") or ""), backend=self.backend.name,
         )
         if claim.status == "claimed":
-            self._claimed = True
-            return None
+            return True, None
         row = claim.row or {}
         if claim.status == "already_sent":
-            return self._receipt_from(row, out.key)
+            return False, self._receipt_from(row, out.key)
         if claim.status == "conflict":
             raise Conflict(
                 "This idempotency key was already used for a message with different content; nothing was sent. "
@@ -177,10 +171,10 @@ class Sender:
         if found is None:
             logger.info("{}: an earlier attempt never reached {}; sending", rfc, self.backend.name)
             self.state.mark_failed(rfc, error="send_failed", reason="never reached the provider")
-            return None
+            return False, None
         receipt = self._record_sent(found, out, ["recovered: an earlier attempt had sent it"], recovered=True)
         receipt.already_sent = True
-        return receipt
+        return False, receipt
 
     def _receipt_from(self, row: dict, key: str) -> Receipt:
         return Receipt(
