@@ -95,11 +95,21 @@ def _triager(settings):
     return Triager.from_settings(settings, settings.vault_path)
 
 
-def _prepared(args: argparse.Namespace):
-    """Settings with logging set up, or None (after saying why) if the vault does not exist."""
+def _prepared(args: argparse.Namespace, command: str):
+    """Settings with logging set up, or None (after one line saying what to do) if the daemon
+    must not start: the vault is missing, or H0 could not file what it sends (read-only,
+    full, a folder that is a file). Checked before the daemon starts, so before any send."""
+    from h0.errors import H0Error
+    from h0.vault.health import check_vault_writable
+
     settings = _settings(args)
     _setup_logging(settings)
-    return settings if _check_vault(settings) else None
+    try:
+        check_vault_writable(Path(settings.vault_path))
+    except H0Error as exc:
+        print(f"h0 {command}: {exc.message}", file=sys.stderr)
+        return None
+    return settings
 
 
 def _check_vault(settings) -> bool:
@@ -114,14 +124,23 @@ def _check_vault(settings) -> bool:
 
 
 def _start(daemon, command: str, why: str, **start: bool) -> int | None:
-    """Start the daemon; on a locked vault print who holds it and return EXIT_LOCKED."""
+    """Start the daemon; on a locked vault print who holds it and return EXIT_LOCKED; if the
+    vault refuses the lock file (it turned read-only since the check), one line and EXIT_FAILED."""
+    from h0.errors import H0Error
     from h0.pipeline.lock import AlreadyRunning
+    from h0.vault.fsio import typed_os_error
 
     try:
         daemon.start(**start)
     except AlreadyRunning as exc:
         print(f"h0 {command}: {exc}{why}", file=sys.stderr)
         return EXIT_LOCKED
+    except H0Error as exc:
+        print(f"h0 {command}: {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as exc:
+        print(f"h0 {command}: {typed_os_error(exc, 'start the daemon').message}", file=sys.stderr)
+        return EXIT_FAILED
     return None
 
 
@@ -132,7 +151,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from loguru import logger
 
 
-    settings = _prepared(args)
+    settings = _prepared(args, "watch")
     if settings is None:
         return EXIT_FAILED
     daemon = _daemon(settings, args)
@@ -169,7 +188,7 @@ def _print_banner(settings, daemon) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
 
-    settings = _prepared(args)
+    settings = _prepared(args, "sweep")
     if settings is None:
         return EXIT_FAILED
     daemon = _daemon(settings, args)
@@ -189,7 +208,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from h0.pipeline.daemon import Daemon
 
-    settings = _prepared(args)
+    settings = _prepared(args, "ingest")
     if settings is None:
         return EXIT_FAILED
     daemon = Daemon(settings, workers=1)
@@ -318,6 +337,8 @@ def _version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     from pydantic import ValidationError
 
+    from h0.errors import H0Error
+
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Command | None = getattr(args, "handler", None)
@@ -334,6 +355,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except ValueError as exc:  # e.g. an unknown LLM_PROVIDER, raised with a message for a person
         print(f"h0: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except H0Error as exc:  # a typed error already says what went wrong and what to do
+        print(f"h0 {args.command}: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
 
 

@@ -8,8 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from h0.errors import InvalidRequest, PermissionDenied
+from h0.vault.fsio import name_max, path_max
 
 NOTE_SUFFIX = ".md"
+MAX_RAW_CHARS = 64 * 1024  # longer than any path a kernel takes: refuse before parsing it
+_SHOWN_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,47 +47,82 @@ class PathResolver:
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
         self.root_real = Path(os.path.realpath(self.root))
+        # The file system's limits, read once (a pathconf per path would cost a syscall each).
+        anchor = next((p for p in (self.root, *self.root.parents) if os.path.isdir(p)), Path(os.sep))
+        self.name_max = name_max(anchor)
+        self.path_max = path_max(anchor)
 
     def resolve(self, raw: object, *, write: bool = False, note: bool = False, allow_root: bool = False) -> VaultPath:
         """Resolve `raw` (vault-relative, or absolute inside the vault).
 
         Refuses NUL bytes, `..` escapes, absolute paths outside the vault, symlinks that
-        resolve outside it and — for writes — anything inside a dot folder such as
-        `.obsidian` or `.git`. With `note=True` the path must name a `.md` file.
+        resolve outside it, names or paths longer than the file system takes, and — for
+        writes — anything inside a dot folder such as `.obsidian` or `.git`. With
+        `note=True` the path must name a `.md` file.
         """
         if not isinstance(raw, str):
-            raise InvalidRequest("A path must be a string.", path=repr(raw))
+            raise InvalidRequest("A path must be a string.", path=_shown(repr(raw)))
         if "\x00" in raw:
-            raise InvalidRequest("The path contains a NUL byte.", path=raw.replace("\x00", "\\x00"))
+            raise InvalidRequest("The path contains a NUL byte.", path=_shown(raw.replace("\x00", "\\x00")))
+        if len(raw) > MAX_RAW_CHARS:
+            raise InvalidRequest(
+                f"The path is {len(raw)} characters; the file system allows {self.path_max} bytes.",
+                path=_shown(raw),
+                path_chars=len(raw),
+                limit=self.path_max,
+            )
         text = nfc(raw.strip())
         if not text or text in (".", "/"):
             if allow_root:
                 return VaultPath("", self.root)
-            raise InvalidRequest("The path is empty.", path=raw)
+            raise InvalidRequest("The path is empty.", path=_shown(raw))
 
         parts = self._relative_parts(text, raw)
         if not parts:
             if allow_root:
                 return VaultPath("", self.root)
-            raise InvalidRequest("The path names the vault root, not a note.", path=raw)
+            raise InvalidRequest("The path names the vault root, not a note.", path=_shown(raw))
         if write and any(part.startswith(".") for part in parts):
             raise PermissionDenied(
-                "H0 does not write into dot folders or dot files (.obsidian, .git, …).", path=raw
+                "H0 does not write into dot folders or dot files (.obsidian, .git, …).", path=_shown(raw)
             )
         if note and not parts[-1].lower().endswith(NOTE_SUFFIX):
-            raise InvalidRequest("Notes are Markdown files: the path must end in .md.", path=raw)
+            raise InvalidRequest("Notes are Markdown files: the path must end in .md.", path=_shown(raw))
 
+        self._check_lengths(parts, raw)
         rel = "/".join(parts)
         absolute = self.root.joinpath(*parts)
         absolute = self._match_normalisation(absolute)
         real = Path(os.path.realpath(absolute))
         if real != self.root_real and not real.is_relative_to(self.root_real):
-            raise PermissionDenied("The path resolves outside the vault (through a symlink).", path=raw)
+            raise PermissionDenied("The path resolves outside the vault (through a symlink).", path=_shown(raw))
         return VaultPath(rel, absolute)
 
     def relative(self, absolute: Path) -> str:
         """The vault-relative POSIX form of an absolute path inside the vault."""
         return nfc(Path(os.path.abspath(absolute)).relative_to(self.root).as_posix())
+
+    def _check_lengths(self, parts: list[str], raw: str) -> None:
+        """Refuse what the kernel would refuse with ENAMETOOLONG, with the numbers, up front."""
+        for part in parts:
+            size = len(part.encode("utf-8"))
+            if size > self.name_max:
+                raise InvalidRequest(
+                    f"The name is {size} bytes; the file system allows {self.name_max}. Use a shorter name.",
+                    path=_shown(raw),
+                    name_bytes=size,
+                    limit=self.name_max,
+                )
+        total = len(os.fsencode(self.root)) + sum(len(part.encode("utf-8")) + 1 for part in parts)
+        if total >= self.path_max:  # PATH_MAX counts the terminating NUL
+            raise InvalidRequest(
+                f"The path is {total} bytes ({len(parts)} levels deep); the file system allows "
+                f"{self.path_max - 1}. Use a shorter path.",
+                path=_shown(raw),
+                path_bytes=total,
+                depth=len(parts),
+                limit=self.path_max - 1,
+            )
 
     def _relative_parts(self, text: str, raw: str) -> list[str]:
         posix = PurePosixPath(text)
@@ -93,20 +131,20 @@ class PathResolver:
             for base in (self.root, self.root_real):
                 if absolute == base or absolute.is_relative_to(base):
                     return list(absolute.relative_to(base).parts)
-            raise PermissionDenied("Absolute paths must lie inside the vault.", path=raw)
+            raise PermissionDenied("Absolute paths must lie inside the vault.", path=_shown(raw))
         parts: list[str] = []
         for part in posix.parts:
             if part in ("", "."):
                 continue
             if part == "..":
                 if not parts:
-                    raise PermissionDenied("The path escapes the vault with '..'.", path=raw)
+                    raise PermissionDenied("The path escapes the vault with '..'.", path=_shown(raw))
                 parts.pop()
                 continue
             parts.append(part)
         # The spec's examples write "vault/Needs_Action/x.md": accept the vault's own name
         # as a prefix when no folder of that name exists inside the vault.
-        if len(parts) > 1 and parts[0] == self.root.name and not (self.root / parts[0]).exists():
+        if len(parts) > 1 and parts[0] == self.root.name and not os.path.exists(self.root / parts[0]):
             parts = parts[1:]
         return parts
 
@@ -118,10 +156,18 @@ class PathResolver:
         directly — a directory scan per lookup would cost O(folder size) on every write.
         """
         name = absolute.name
-        if name.isascii() or absolute.exists():
+        # os.path.exists, not Path.exists: it answers False (never raises) on EACCES.
+        if name.isascii() or os.path.exists(absolute):
             return absolute
         for form in ("NFD", "NFC"):
             variant = absolute.with_name(unicodedata.normalize(form, name))
-            if variant.name != name and variant.exists():
+            if variant.name != name and os.path.exists(variant):
                 return variant
         return absolute
+
+
+def _shown(raw: str) -> str:
+    """A path as an error shows it: clipped, so a hostile 10 KB path does not flood the log."""
+    if len(raw) <= _SHOWN_CHARS:
+        return raw
+    return f"{raw[:_SHOWN_CHARS]}… [{len(raw) - _SHOWN_CHARS} more chars]"

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from h0.errors import Conflict, InternalError, InvalidRequest, NotFound, ParseError, PermissionDenied
+from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, ParseError, PermissionDenied
 from h0.vault import frontmatter
-from h0.vault.fsio import atomic_write, fsync_dir, rename_noreplace
+from h0.vault.fsio import atomic_write, fsync_dir, rename_noreplace, typed_os_error
 from h0.vault.layout import NOTE_FOLDERS
 from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, decode, parse
 from h0.vault.paths import NOTE_SUFFIX, PathResolver, VaultPath
@@ -101,7 +101,13 @@ def _scalar_text(value: Any) -> str | None:
 
 
 class Vault:
-    """One vault root. Thread-safe; every path goes through PathResolver first."""
+    """One vault root. Thread-safe; every path goes through PathResolver first.
+
+    Every failure is a typed `H0Error`: an OSError (a full disk, a read-only vault, a
+    name too long) becomes one through `typed_os_error`, never escapes as itself.
+    Existence checks use `os.path` (False on any OSError) rather than `Path.exists`,
+    which raises on EACCES or ENAMETOOLONG.
+    """
 
     def __init__(self, root: Path) -> None:
         self.paths = PathResolver(Path(root))
@@ -117,7 +123,7 @@ class Vault:
 
     def exists(self, path: str) -> bool:
         try:
-            return self.resolve(path).abs.is_file()
+            return os.path.isfile(self.resolve(path).abs)
         except (InvalidRequest, PermissionDenied):
             return False
 
@@ -135,8 +141,8 @@ class Vault:
             raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
         except IsADirectoryError:
             raise InvalidRequest(f"{target.rel} is a folder, not a note.", path=target.rel) from None
-        except PermissionError:
-            raise PermissionDenied(f"The operating system refuses to read {target.rel}.", path=target.rel) from None
+        except OSError as exc:
+            raise typed_os_error(exc, f"read {target.rel}", target.rel) from exc
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
@@ -156,6 +162,8 @@ class Vault:
                     break
                 chunks.append(chunk)
             return b"".join(chunks), info.st_mtime_ns
+        except OSError as exc:  # EIO and the like, met after the open
+            raise typed_os_error(exc, f"read {target.rel}", target.rel) from exc
         finally:
             os.close(fd)
 
@@ -185,7 +193,7 @@ class Vault:
         with self._lock_for(target.rel):
             old_parts: frontmatter.Split | None = None
             current_hash: str | None = None
-            if target.abs.exists():
+            if os.path.exists(target.abs):
                 if create_only:
                     raise Conflict(f"A note already exists at {target.rel}.", path=target.rel)
                 old_bytes, _ = self._read_bytes(target)
@@ -226,7 +234,7 @@ class Vault:
             try:
                 atomic_write(target.abs, data)
             except OSError as exc:
-                raise InternalError(f"Could not write {target.rel}: {exc.strerror or exc}", path=target.rel) from exc
+                raise typed_os_error(exc, f"write {target.rel}", target.rel) from exc
             note = parse(data, target.rel)
             return note
 
@@ -255,14 +263,14 @@ class Vault:
 
     def _ensure_folder(self, target: VaultPath) -> None:
         folder = target.abs.parent
-        if folder.is_dir():
+        if os.path.isdir(folder):
             return
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except FileExistsError:
             raise InvalidRequest(f"{target.rel}: a parent is a file, not a folder.", path=target.rel) from None
         except OSError as exc:
-            raise InternalError(f"Could not create {folder}: {exc.strerror or exc}") from exc
+            raise typed_os_error(exc, f"create the folder for {target.rel}", target.rel) from exc
 
     def _lock_for(self, rel: str) -> threading.Lock:
         with self._locks_guard:
@@ -292,7 +300,7 @@ class Vault:
         call); it is checked before anything moves.
         """
         src = self.resolve(source, write=True)
-        if not src.abs.is_file():
+        if not os.path.isfile(src.abs):
             raise NotFound(f"No note at {src.rel}.", path=src.rel)
         if set_frontmatter:
             frontmatter.check_representable(set_frontmatter)
@@ -315,7 +323,9 @@ class Vault:
             except IsADirectoryError:
                 raise InvalidRequest(f"{target.rel} is a folder.", path=target.rel) from None
             except OSError as exc:
-                raise InternalError(f"Could not move {src.rel}: {exc.strerror or exc}", path=src.rel) from exc
+                error = typed_os_error(exc, f"move {src.rel} to {target.rel}", src.rel)
+                error.details.setdefault("destination", target.rel)
+                raise error from exc
             dst = target
             break
         else:
@@ -331,7 +341,7 @@ class Vault:
             moved.moved_hash = content_hash(data)
             try:
                 moved.hash = self.update_frontmatter(dst.rel, set_frontmatter).hash
-            except (ParseError, Conflict) as exc:
+            except H0Error as exc:  # e.g. parse_error, conflict, the disk filled up: the move stands
                 moved.warning = f"moved, but the frontmatter was not updated: {exc.message}"
         return moved
 
@@ -345,7 +355,7 @@ class Vault:
         as_folder = destination.endswith("/")
         if not as_folder:
             folder = self.paths.resolve(destination, write=True, allow_root=True)
-            as_folder = folder.abs.is_dir() or not folder.rel.lower().endswith(NOTE_SUFFIX)
+            as_folder = os.path.isdir(folder.abs) or not folder.rel.lower().endswith(NOTE_SUFFIX)
             if not as_folder:
                 return self.paths.resolve(destination, write=True, note=True)
         folder = self.paths.resolve(destination, write=True, allow_root=True)
@@ -370,9 +380,9 @@ class Vault:
         Notes whose frontmatter cannot be read are reported in `skipped`, not hidden.
         """
         folder = self.paths.resolve(directory, allow_root=True)
-        if not folder.abs.exists():
+        if not os.path.exists(folder.abs):
             raise NotFound(f"No folder at {folder.rel or '/'}.", path=folder.rel)
-        if not folder.abs.is_dir():
+        if not os.path.isdir(folder.abs):
             raise InvalidRequest(f"{folder.rel} is a note, not a folder.", path=folder.rel)
         flt = Filter.parse(filter)
         if limit is not None and limit < 1:
@@ -412,7 +422,7 @@ class Vault:
         except FileNotFoundError:
             return
         except OSError as exc:
-            raise PermissionDenied(f"Cannot list {folder.rel or '/'}: {exc.strerror}", path=folder.rel) from None
+            raise typed_os_error(exc, f"list {folder.rel or '/'}", folder.rel) from exc
         subfolders = []
         for entry in entries:
             name = entry.name
@@ -447,7 +457,9 @@ class Vault:
             value: bytes | ParseError = marshal.dumps(self._read_frontmatter(abs_path, rel))
         except ParseError as exc:
             value = exc
-        except (InvalidRequest, OSError, ValueError) as exc:
+        except OSError as exc:
+            return ParseError(typed_os_error(exc, f"read {rel}", rel).message, path=rel)
+        except (InvalidRequest, ValueError) as exc:
             return ParseError(str(exc), path=rel)
         if len(self._fm_cache) >= CACHE_LIMIT:
             self._fm_cache.clear()
@@ -482,7 +494,9 @@ class Vault:
         if limit < 1:
             raise InvalidRequest("limit must be at least 1.", limit=limit)
         folder = self.paths.resolve(directory, allow_root=True)
-        if not folder.abs.is_dir():
+        if not os.path.isdir(folder.abs):
+            if os.path.exists(folder.abs):
+                raise InvalidRequest(f"{folder.rel} is a note, not a folder.", path=folder.rel)
             raise NotFound(f"No folder at {folder.rel or '/'}.", path=folder.rel)
         files = ((rel, abs_path) for rel, abs_path, _ in self._walk(folder, True, stat=False))
         return search_files(files, query, limit)
