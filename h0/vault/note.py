@@ -49,11 +49,16 @@ def decode(data: bytes, path: str) -> str:
 
 
 def parse(data: bytes, path: str, mtime_ns: int = 0) -> Note:
-    """Parse note bytes into a Note; ParseError carries the path."""
+    """Parse note bytes into a Note; ParseError carries the path.
+
+    Never more than a typed error, whatever the bytes: the frontmatter is bounded (size,
+    nesting, node and alias counts, value length) before any recursive parser sees it
+    (frontmatter.check_bounds), and a note past MAX_NOTE_BYTES is refused before decoding.
+    """
     text = decode(data, path)
     try:
         parts = frontmatter.split(text)
         data_fm = frontmatter.load(parts.yaml)
     except ParseError as exc:
-        raise ParseError(exc.message, path=path, **exc.details) from None
+        raise ParseError(exc.message, **{**exc.details, "path": path}) from None
     return Note(path, data_fm, parts.body, content_hash(data), len(data), mtime_ns, parts)

@@ -189,7 +189,8 @@ class Vault:
             raise InvalidRequest("body must be a string.", path=target.rel)
         if "\x00" in body:
             raise InvalidRequest("The body contains a NUL byte.", path=target.rel)
-        frontmatter.check_representable(frontmatter_data)
+        if not isinstance(frontmatter_data, Mapping):
+            raise InvalidRequest("frontmatter must be a mapping of keys to values.", path=target.rel)
         with self._lock_for(target.rel):
             old_parts: frontmatter.Split | None = None
             current_hash: str | None = None

@@ -247,3 +247,122 @@ def test_the_fast_emitter_and_ruamel_write_values_that_read_back_the_same():
         stream = fm.io.StringIO()
         fm._local.dumper.dump({"key": fm._quote_ambiguous(value)}, stream)
         assert fm.load(fast) == fm.load(stream.getvalue()), (value, fast)
+
+
+# --------------------------------------------------------------------------- fast scanner == full loader
+
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+TRICKY_KEYS = [
+    "status", "to", "my key", "a.b", "x-y", "a/b", "_", "k", "1e3", "0x10", "1_000", "0o17", ".5", "+1", "-1", "1:30",
+    "12:30:00", "=", "<<", "~", "null", "Null", "NULL", "true", "True", "FALSE", "yes", "no", "on", "off", "y", "n",
+    "2026-11-21", "2026-11-21T10:15:00Z", "01234", "007", "0", "1.0", "1.5e2", ".inf", ".nan", "a:b", "a b ",
+    "key with  spaces", "Ünï", "a#b", "a #b", "?q", "-dash", "k" * 1100,
+]
+TRICKY_SCALARS = SCALARS + [
+    "=", "<<", "1:30", "1:30:00", "0b101", "+.inf", "-.INF", ".NaN", "1__0", "0x_1", "+0x10", "-0o7", "0.", "1.",
+    "-.5", "+.5", "1e+3", "1E3", "1.e3", "2026-1-2", "2026-11-21t10:15:00z", "2026-11-21 10:15:00 +2", "yes # no",
+    "a#b", "a :b", "a:\tb", "a\t#b", "'a' # c", '"a" # c', "'it''s' x", '"esc \\" q"', '"back\\\\slash"', "@x", "a,b",
+    "a]", "a}", "[a]x", "a [b]", "{}", "[a, [b]]", "[a, {b: c}]", "[a,]", "[,]", "[ ]", "[a b, c]", "[a#b]",
+    "[a #b]", "['a']", '["a"]', "[a: b]", "[~, null, true]", "-", "--", "- -", "? x", "!x", "&a x", "*a", "%x",
+    "\u00a0", "a\u00a0", "\u3000x", "x\u2003",
+]
+_TEXT_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs",))
+_PLAIN_CHARS = st.sampled_from(list("abcXYZ019 _.-/:#'\",[]{}?!&*|>%@`~=<+\t") + ["\u00a0", "é", "📧"])
+
+
+@st.composite
+def scanner_shaped_documents(draw) -> str:
+    """Frontmatter text built from the shapes the scanner reads, and their near misses."""
+    key = st.one_of(st.sampled_from(TRICKY_KEYS), st.text(_PLAIN_CHARS, min_size=1, max_size=8))
+    scalar = st.one_of(
+        st.sampled_from(TRICKY_SCALARS),
+        st.text(_PLAIN_CHARS, min_size=1, max_size=10),
+        st.text(_PLAIN_CHARS, max_size=8).map(lambda s: "'" + s.replace("'", "''") + "'"),
+        st.text(_PLAIN_CHARS, max_size=8).map(lambda s: '"' + s + '"'),
+    )
+    sep = st.sampled_from([" ", " ", "  ", "\t", " \t"])
+    end = st.sampled_from(["", "", " ", "\t", " # note", "  #x", "#x"])
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 6))):
+        shape = draw(st.integers(0, 9))
+        k = draw(key)
+        if shape <= 4:
+            lines.append(f"{k}:{draw(sep)}{draw(scalar)}{draw(end)}")
+        elif shape <= 6:
+            lines.append(f"{k}:{draw(end)}")
+            indent = draw(st.sampled_from(["", "  ", "    ", "\t", " "]))
+            for _ in range(draw(st.integers(0, 3))):
+                lines.append(f"{indent}-{draw(sep)}{draw(scalar)}{draw(end)}")
+        elif shape == 7:
+            items = draw(st.lists(st.one_of(st.sampled_from(SCALARS[:30]), st.text(_PLAIN_CHARS, max_size=5)), max_size=4))
+            lines.append(f"{k}:{draw(sep)}[{', '.join(items)}]{draw(end)}")
+        elif shape == 8:
+            lines.append(draw(st.sampled_from(["", "   ", "\t", " \t ", "# comment", "  # indented", "\t# tab", "---", "..."])))
+        else:
+            lines.append(draw(st.text(_PLAIN_CHARS, max_size=12)))
+    newline = draw(st.sampled_from(["\n", "\r\n", "\r", "\u2028", "\x85"]))
+    return newline.join(lines) + draw(st.sampled_from([newline, ""]))
+
+
+def _outcome(read, text):
+    try:
+        return ("ok", read(text))
+    except ParseError:
+        return ("refused", None)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scanner_shaped_documents())
+@example("1e3: v\n")  # YAML 1.2 reads this key as the float 1000.0
+@example("True: v\n")  # ...and this one as the bool true
+@example("k: =\n")  # `=` and `<<` are strings in YAML 1.2; ruamel's loader used to refuse them
+@example("k: <<\n")
+@example("k: a\u2028b: c\n")  # a line break for YAML, not for str.split
+@example("k: a\x01b\n")  # a control character YAML forbids
+@example("k: v\n\t\n")  # a blank line with a tab, which libyaml refuses
+@example("k: [a\u00a0]\n")  # str.strip() strips NBSP; YAML does not
+@example("k" * 1100 + ": v\n")  # libyaml forgets a simple key 1024 characters before its ':'
+def test_the_fast_scanner_agrees_with_the_full_loader_whenever_it_accepts(text):
+    """Given frontmatter in the shapes the scanner reads (and near misses), when the scanner
+    accepts it, then ruamel's safe loader reads exactly the same data; and the public load()
+    always gives what load_full() gives, or both refuse with ParseError."""
+    full = _outcome(fm.load_full, text)
+    try:
+        fm._check_text(text)
+        fast = fm._scan(text)
+    except (fm._Fallback, ParseError):
+        pass
+    else:
+        assert full == ("ok", fast), text
+    assert _outcome(fm.load, text) == full, text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(_TEXT_CHARS, max_size=200))
+def test_load_and_load_full_agree_on_arbitrary_text(text):
+    assert _outcome(fm.load, text) == _outcome(fm.load_full, text), text
+
+
+def test_duplicate_keys_are_refused_by_both_paths_even_when_written_two_ways():
+    """Decision: a duplicate key is a parse_error (never last-wins), whichever path reads it."""
+    for text in ["a: 1\na: 2\n", "a:\n  - x\na: [y]\n", "1: a\n'1': b\n", "null: a\n~: b\n", "0x10: a\n16: b\n"]:
+        for read in (fm.load, fm.load_full):
+            with pytest.raises(ParseError):
+                read(text)
+
+
+def test_a_merge_key_is_an_ordinary_key_so_merges_cannot_expand_exponentially():
+    text = "base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n"
+    assert fm.load(text) == fm.load_full(text) == {"base": {"x": 1}, "m": {"<<": {"x": 1}, "y": 2}}
+
+
+def test_a_body_that_starts_like_frontmatter_stays_the_body():
+    """Given no frontmatter and a body starting with '---', when composed, then an empty block is
+    written in front, so reading the note back gives that body, not frontmatter made from it."""
+    for body in ["---\nk: v\n---\nrest\n", "\ufeff---\nk: v\n---\n", "---\n"]:
+        text = fm.compose(None, None, body)
+        parts = fm.split(text)
+        assert parts.body == body and fm.load(parts.yaml) == {}
+    assert fm.compose(None, None, "plain\n") == "plain\n"
