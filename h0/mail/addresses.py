@@ -1,9 +1,10 @@
 """Recipient addresses: parse, validate (email-validator, no DNS), and catch domain typos.
 
 `parse_recipients` is what send_email uses: it accepts a string (comma-separated allowed)
-or a list of strings, refuses header injection, and returns `headerregistry.Address`
-objects the MIME builder can encode (RFC 2047 for non-ASCII display names, punycode for
-internationalised domains).
+or a list of strings, refuses header injection — a control character in the value or in
+what its RFC 2047 encoded words decode to (h0.mail.headers) — and returns
+`headerregistry.Address` objects with decoded display names, which the MIME builder
+encodes (RFC 2047 for non-ASCII display names, punycode for internationalised domains).
 
 Suspected typos of the big providers' domains (`gmial.com`) are refused, not merely
 flagged: a hint returned after the mail went to a typo-squatter's domain protects nobody.
@@ -20,10 +21,7 @@ from email.utils import getaddresses
 from email_validator import EmailNotValidError, validate_email
 
 from h0.errors import InvalidRequest
-
-# Everything str.splitlines() splits on, plus NUL: the email package folds and parses
-# headers line by line, so any of these inside a value could start a new header.
-_LINE_BREAKS = frozenset("\r\n\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+from h0.mail.headers import check_header_text, decode_fully, hides_control
 
 # Domains people mean, and the misspellings seen most in practice. The table catches the
 # famous ones exactly; `_near_miss` catches other one-letter slips of the long names.
@@ -46,16 +44,14 @@ _NEAR_MISS_MIN_LEN = 9  # one edit away from "aol.com" is too often a real domai
 
 
 def has_line_break(text: str) -> bool:
-    return any(ch in _LINE_BREAKS for ch in text)
+    """True if `text` holds a line break or another control character, itself or once decoded."""
+    return hides_control(text)
 
 
 def refuse_line_breaks(field: str, value: str) -> None:
-    """Header injection guard: no CR, LF or other line separator in any header value."""
-    if has_line_break(value):
-        raise InvalidRequest(
-            f"The {field} contains a line break; header values must be one line (header injection refused).",
-            field=field,
-        )
+    """Header injection guard: no CR, LF or other control character in any header value, nor in
+    what its RFC 2047 encoded words decode to (h0.mail.headers.check_header_text)."""
+    check_header_text(field, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +141,8 @@ def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typ
         checked = check_address(addr or name)
         if checked.normalized and (checked.valid or allow_typo_domains):
             local, _, domain = checked.normalized.rpartition("@")
-            addresses.append(Address(display_name=name.strip(), username=local, domain=domain))
+            # Decoded here, so the builder encodes the real text (and never re-folds a word of the caller's).
+            addresses.append(Address(display_name=decode_fully(name).strip(), username=local, domain=domain))
             continue
         problem = {"address": addr or name, "reason": checked.reason or "invalid address"}
         if checked.suggestion:

@@ -1,5 +1,10 @@
 """Gmail's wire format, translated: HTTP failures → typed H0 errors, message resources →
 plain `Fetched` values. Everything Gmail-shaped stays in this module and gmail.py.
+
+Header values arrive as the sender wrote them (RFC 2047 words undecoded). `Fetched.headers`
+holds them cleaned (h0.mail.headers.clean_inbound_header): decoded completely, no control
+character left, display names decoded only after the address list is split. So a subject or
+a display name that decodes to CR LF reaches no tool result, note or reply as a line break.
 """
 
 from __future__ import annotations
@@ -7,6 +12,7 @@ from __future__ import annotations
 import base64
 import email.utils
 import json
+import re
 import socket
 import time
 from collections.abc import Iterable
@@ -19,15 +25,26 @@ import httplib2
 from google.auth.exceptions import RefreshError, TransportError
 from googleapiclient.errors import HttpError
 
-from h0.errors import AuthRequired, Conflict, H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied, RateLimited, SendFailed
+from h0.errors import (
+    AuthRequired,
+    Conflict,
+    H0Error,
+    InternalError,
+    InvalidRequest,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+    SendFailed,
+)
 from h0.mail.auth import REAUTH_MESSAGE, refresh_failure
 from h0.mail.backend import AttachmentInfo, Fetched
 from h0.mail.gmail_http import OutcomeUnknown, RequestNotSent
+from h0.mail.headers import clean_header_text, clean_inbound_header
 
 _RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded", "limitExceeded"}
 _RECIPIENT_HINTS = ("invalid to header", "invalid cc header", "invalid bcc header", "recipient address", "invalid recipient")
 DEFAULT_RETRY_AFTER_S = 1.0
-_CONTROL = str.maketrans({"\r": " ", "\n": " ", "\x00": ""})
+_HEADER_NAME = re.compile(r"[!-9;-~]+")  # RFC 5322 ftext: printable ASCII but ':'
 
 
 def retry_after_seconds(value: str | None) -> float | None:
@@ -108,12 +125,12 @@ def map_transport_error(exc: BaseException, *, sending: bool) -> H0Error | None:
 
 
 def headers_message(pairs: Iterable[dict[str, Any]]) -> EmailMessage:
-    """A header-only EmailMessage, so RFC 2047 words and addresses decode the standard way."""
+    """A header-only EmailMessage of the cleaned values (names that are not RFC 5322 names dropped)."""
     lines = []
     for pair in pairs:
         name, value = str(pair.get("name", "")), str(pair.get("value", ""))
-        if name and ":" not in name and name.isascii():
-            lines.append(f"{name}: {value.translate(_CONTROL)}\n")
+        if _HEADER_NAME.fullmatch(name):
+            lines.append(f"{name}: {clean_inbound_header(name, value)}\n")
     return HeaderParser(policy=policy.default).parsestr("".join(lines) + "\n")  # type: ignore[return-value]
 
 
@@ -134,7 +151,7 @@ def fetched_from_resource(resource: dict[str, Any]) -> Fetched:
         thread_id=resource.get("threadId"),
         headers=headers_message(payload.get("headers") or []),
         labels=list(resource.get("labelIds") or []),
-        snippet=str(resource.get("snippet") or ""),
+        snippet=clean_header_text(resource.get("snippet") or ""),
         internal_date_ms=int(resource["internalDate"]) if str(resource.get("internalDate", "")).isdigit() else None,
     )
     stack = [payload] if payload.get("mimeType") else []
@@ -145,7 +162,7 @@ def fetched_from_resource(resource: dict[str, Any]) -> Fetched:
         mime = str(part.get("mimeType") or "").lower()
         disposition = str(part_headers.get("Content-Disposition", "")).lower()
         if part.get("filename") or body.get("attachmentId") or disposition.startswith("attachment"):
-            name = part.get("filename") or part_headers.get_filename() or "(unnamed)"
+            name = clean_header_text(part.get("filename") or part_headers.get_filename() or "") or "(unnamed)"
             fetched.attachments.append(AttachmentInfo(name, mime or "application/octet-stream", int(body.get("size") or 0)))
         elif mime == "text/plain" and fetched.text is None and "data" in body:
             fetched.text = _decode_data(body.get("data"), part_headers)

@@ -2,7 +2,10 @@
 
 `compose` turns validated parts into one `EmailMessage`: plain text plus an optional
 HTML alternative, UTF-8 bodies, RFC 2047 headers, attachments, a Message-ID, and the
-In-Reply-To/References pair that makes replies thread. `load_attachments` reads vault
+In-Reply-To/References pair that makes replies thread. Header values are checked twice:
+before, after RFC 2047 decoding (h0.mail.headers), and after, on the serialised bytes
+parsed back — exactly the headers set, exactly the recipients meant — because CPython
+before 3.13 may fold an encoded word into a real line break (CVE-2024-6923). `load_attachments` reads vault
 files under the contract's limits (25 MB in total, no executables, no links) and hashes
 the bytes it read, so the approved attachment is provably the one sent.
 """
@@ -27,6 +30,8 @@ from typing import NamedTuple
 
 from h0.errors import H0Error, InvalidRequest, NotFound, PermissionDenied
 from h0.mail.addresses import refuse_line_breaks
+from h0.mail.headers import check_header_text, check_wire, checked_addresses
+from h0.vault.layout import LOGS, OUTBOX
 from h0.vault.paths import PathResolver, VaultPath
 
 MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024  # Gmail's limit for everything attached to one message
@@ -142,12 +147,21 @@ def _read_attachments(
         yield target.rel, PurePosixPath(target.rel).name, read.data, read.sha256
 
 
+_RUNTIME_FOLDERS = frozenset(folder.casefold() for folder in (LOGS, OUTBOX))
+
+
 def _check_attachment_path(resolver: PathResolver, raw: str) -> VaultPath:
     """Confinement, hidden parts, the file name and its type: everything known without opening it."""
     target = resolver.resolve(raw)
     if any(part.startswith(".") for part in target.parts):
         # .obsidian/ holds plugin settings (API keys among them): never mail them out.
         raise PermissionDenied("Attachments cannot come from hidden files or folders.", path=target.rel)
+    if target.parts and target.parts[0].casefold() in _RUNTIME_FOLDERS:
+        # The audit trail and the outbox hold other people's mail: never mailed out as an attachment.
+        raise PermissionDenied(
+            f"Attachments cannot come from {target.parts[0]}/, H0's own records (audit logs, sent mail).",
+            path=target.rel,
+        )
     name = PurePosixPath(target.rel).name
     refuse_line_breaks("attachment file name", name)
     if PurePosixPath(name.lower()).suffix in BLOCKED_EXTENSIONS:
@@ -320,30 +334,43 @@ def compose(
     in_reply_to: str | None = None,
     references: str | None = None,
 ) -> EmailMessage:
-    """One RFC 5322 message. Bcc stays in the headers: Gmail and smtplib read and strip it."""
+    """One RFC 5322 message. Bcc stays in the headers: Gmail and smtplib read and strip it.
+
+    Raises InvalidRequest when a header value has or decodes to a control character, or when
+    the serialised message would carry any header or recipient other than the ones set here.
+    """
     if not to:
         raise InvalidRequest("At least one recipient is needed in 'to'.", field="to")
+    recipients = {"To": checked_addresses("to", to), "Cc": checked_addresses("cc", cc),
+                  "Bcc": checked_addresses("bcc", bcc)}
+    subject = check_subject(subject)
+    for field, value in (("sender", sender), ("in_reply_to", in_reply_to), ("references", references)):
+        if value:
+            check_header_text(field, str(value))
     msg = EmailMessage(policy=_SMTP)
-    if sender:
-        msg["From"] = sender
-    msg["To"] = list(to)
-    if cc:
-        msg["Cc"] = list(cc)
-    if bcc:
-        msg["Bcc"] = list(bcc)
-    msg["Subject"] = check_subject(subject)
-    msg["Date"] = format_datetime(dt.datetime.now(dt.UTC), usegmt=True)
-    msg["Message-ID"] = normalize_message_id(message_id) if message_id else new_message_id()
-    if in_reply_to:
-        msg["In-Reply-To"] = in_reply_to
-    if references:
-        msg["References"] = references
+    try:
+        if sender:
+            msg["From"] = sender
+        for name, addresses in recipients.items():
+            if addresses:
+                msg[name] = addresses
+        msg["Subject"] = subject
+        msg["Date"] = format_datetime(dt.datetime.now(dt.UTC), usegmt=True)
+        msg["Message-ID"] = normalize_message_id(message_id) if message_id else new_message_id()
+        if in_reply_to:
+            msg["In-Reply-To"] = in_reply_to
+        if references:
+            msg["References"] = references
+    except (ValueError, TypeError) as exc:  # the email package's own refusals (CR/LF in an address part…)
+        raise InvalidRequest(f"A header value cannot be encoded: {exc}") from None
     msg.set_content(check_body(body), subtype="plain", charset="utf-8", cte=_text_cte(body))
     if html_body and html_body.strip():
         msg.add_alternative(html_body, subtype="html", charset="utf-8", cte=_text_cte(html_body))
     for item in attachments:
         maintype, _, subtype = item.mime_type.partition("/")
+        refuse_line_breaks("attachment file name", item.filename)
         msg.add_attachment(item.data, maintype=maintype, subtype=subtype or "octet-stream", filename=item.filename)
+    check_wire(msg, subject=subject, recipients=recipients)
     return msg
 
 
@@ -356,4 +383,5 @@ def _text_cte(text: str) -> str:
 
 
 def raw_bytes(msg: EmailMessage) -> bytes:
-    return msg.as_bytes(policy=_SMTP)
+    """The bytes a backend hands over, checked again: exactly the message's own headers on the wire."""
+    return check_wire(msg)

@@ -20,6 +20,7 @@ from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, PermissionDen
 from h0.mail.addresses import check_address, parse_recipients, refuse_line_breaks
 from h0.mail.backend import Fetched, MailBackend, open_backend
 from h0.mail.drafts import CUTOFF, parse_draft
+from h0.mail.headers import authentication_verdicts
 from h0.mail.htmltext import html_to_text, truncate
 from h0.mail.outgoing import OutgoingBuilder
 from h0.mail.retry import RetryPolicy
@@ -190,6 +191,7 @@ class MailService:
             "attachment_names": [a.filename for a in fetched.attachments],
             "attachments": [asdict(a) for a in fetched.attachments],
             "labels": fetched.labels,
+            "authentication": authentication_verdicts(fetched.headers),
         }
 
     # -- labels --------------------------------------------------------------------------

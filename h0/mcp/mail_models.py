@@ -67,6 +67,12 @@ class EmailFull(BaseModel):
     attachment_names: list[str]
     attachments: list[AttachmentMeta] = Field(description="Metadata only; attachment content is never downloaded.")
     labels: list[str]
+    authentication: dict[str, str] | None = Field(
+        default=None,
+        description="The receiving provider's verdicts from the topmost Authentication-Results header: "
+        "{spf, dkim, dmarc} each pass, fail, softfail, none, …; null when the message has no such header. "
+        "dmarc=fail means the sender may be forged.",
+    )
 
 
 class LabelResult(BaseModel):

@@ -149,17 +149,22 @@ class FakeGmail:
         references: str | None = None,
         in_reply_to: str | None = None,
         date_ms: int | None = None,
+        extra_headers: Iterable[tuple[str, str]] = (),
     ) -> str:
         """Put a received message in the mailbox; attachments are (filename, bytes, mime type). Returns its id.
 
         `thread_id` joins an existing thread (or starts one under that id; default: a thread of its
-        own); `date_ms` is its internalDate and Date header (default: now)."""
+        own); `date_ms` is its internalDate and Date header (default: now). `extra_headers` are
+        (name, value) lines written verbatim on top, as a receiving provider adds its own
+        (Authentication-Results), and as a sender's encoded words arrive (`=?utf-8?q?…?=`, which the
+        email package would otherwise decode and re-fold); a name given there is not built from
+        the other arguments."""
+        extra = [(str(name), str(value)) for name, value in extra_headers]
+        given = {name.lower() for name, _ in extra}
         msg = EmailMessage(policy=policy.SMTP)
-        msg["From"] = sender
-        msg["To"] = to or self.address
-        if cc:
-            msg["Cc"] = cc
-        msg["Subject"] = subject
+        for name, value in (("From", sender), ("To", to or self.address), ("Cc", cc or None), ("Subject", subject)):
+            if value is not None and name.lower() not in given:
+                msg[name] = value
         stamp_ms = date_ms if date_ms is not None else int(time.time() * 1000) + self._counter
         msg["Date"] = format_datetime(_utc(stamp_ms / 1000))
         msg["Message-ID"] = message_id or make_msgid(domain="example.com")
@@ -177,7 +182,7 @@ class FakeGmail:
         for filename, data, mime in attachments:
             maintype, _, subtype = mime.partition("/")
             msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
-        raw = msg.as_bytes()
+        raw = "".join(f"{name}: {value}\r\n" for name, value in extra).encode("utf-8") + msg.as_bytes()
         new_id = self._next_id()
         stored = StoredMessage(new_id, thread_id or new_id, raw, parse_raw(raw), list(labels), stamp_ms)
         with self._lock:

@@ -59,12 +59,19 @@ def test_given_comma_separated_or_list_recipients_then_all_are_parsed():
 @pytest.mark.parametrize(
     "value",
     ["bob@example.com\r\nBcc: evil@x.com", "bob@example.com\nBcc: evil@x.com", "Bob\r <bob@example.com>",
-     "bob@example.com\u2028Bcc: evil@x.com", ["ok@example.com", "bob@example.com\r\nX: y"]],
+     "bob@example.com\u2028Bcc: evil@x.com", ["ok@example.com", "bob@example.com\r\nX: y"],
+     "=?utf-8?q?Bob=0D=0ABcc:_evil@x.com?= <bob@example.com>", "=?utf-8?b?Qm9iDQo=?= <bob@example.com>",
+     "=?utf-8?q?Bob=07?= <bob@example.com>"],
 )
 def test_given_a_line_break_in_a_recipient_then_header_injection_is_refused(value):
     with pytest.raises(InvalidRequest) as caught:
         parse_recipients("to", value)
     assert "line break" in caught.value.message
+
+
+def test_given_an_encoded_display_name_then_the_address_carries_its_decoded_text():
+    (address,) = parse_recipients("to", "=?utf-8?q?Jos=C3=A9=2C_M=C3=BCller?= <jose@example.com>")
+    assert address.display_name == "José, Müller" and address.addr_spec == "jose@example.com"
 
 
 def test_given_several_bad_addresses_then_every_problem_is_reported_at_once():

@@ -46,7 +46,8 @@ def test_given_an_html_body_then_plain_and_html_are_alternatives():
     assert msg.get_body(("html",)).get_content().strip() == "<b>html</b>"
 
 
-@pytest.mark.parametrize("subject", ["Hi\r\nBcc: evil@x.com", "Hi\nthere", "Hi\rthere"])
+@pytest.mark.parametrize("subject", ["Hi\r\nBcc: evil@x.com", "Hi\nthere", "Hi\rthere", "Hi\tthere", "Hi\x1b[31m",
+                                     "=?utf-8?q?Hi=0D=0ABcc:_evil@x.com?=", "Hi =?utf-8?b?DQpCY2M6IGV2aWxAeC5jb20=?="])
 def test_given_a_subject_with_a_line_break_then_it_is_refused(subject):
     with pytest.raises(InvalidRequest):
         compose(to=parse_recipients("to", "a@example.com"), subject=subject, body="b")
@@ -56,6 +57,20 @@ def test_given_a_subject_with_a_line_break_then_it_is_refused(subject):
 def test_given_an_empty_body_then_nothing_is_built(body):
     with pytest.raises(InvalidRequest):
         compose(to=parse_recipients("to", "a@example.com"), subject="S", body=body)
+
+
+def test_given_a_message_whose_serialisation_would_add_a_header_then_raw_bytes_refuses_it():
+    """Backends get bytes only through raw_bytes, which parses them back: the email package of
+    CPython < 3.13 writes an encoded word's CR LF as a real line break (CVE-2024-6923)."""
+    from email.message import EmailMessage
+
+    message = EmailMessage(policy=policy.SMTP)
+    message["To"] = "a@example.com"
+    message["Subject"] = "=?utf-8?q?Hi=0D=0ABcc:_evil@x.com?="
+    message.set_content("b")
+    with pytest.raises(InvalidRequest) as refused:
+        raw_bytes(message)
+    assert refused.value.details["reason"] == "header_check"
 
 
 def test_given_a_message_id_with_or_without_brackets_then_it_is_normalised():
@@ -116,6 +131,20 @@ def test_given_attachments_outside_the_vault_or_hidden_then_they_are_refused(vau
         load_attachments(resolver, ["Done/missing.pdf"])
 
 
+def test_given_attachments_from_h0_s_own_records_then_they_are_refused_in_any_spelling(vault_dir: Path):
+    (vault_dir / "Logs").mkdir(exist_ok=True)
+    (vault_dir / "Logs" / "2026-11-22.json").write_text('{"event": "email_sent"}')
+    (vault_dir / "Outbox").mkdir(exist_ok=True)
+    (vault_dir / "Outbox" / "sent.eml").write_text("Subject: someone else's mail\n\nhi\n")
+    resolver = PathResolver(vault_dir)
+    for path in ("Logs/2026-11-22.json", "Outbox/sent.eml", "./Logs/../Logs/2026-11-22.json"):
+        with pytest.raises(PermissionDenied) as caught:
+            load_attachments(resolver, [path])
+        assert "H0's own records" in caught.value.message
+    (vault_dir / "Done" / "notes.txt").write_text("fine")
+    assert [a.rel for a in load_attachments(resolver, ["Done/notes.txt"])] == ["Done/notes.txt"]
+
+
 def test_given_an_executable_by_name_or_by_content_then_it_is_refused(vault_dir: Path):
     (vault_dir / "Done" / "setup.exe").write_bytes(b"MZ\x90\x00")
     (vault_dir / "Done" / "invoice.pdf").write_bytes(b"\x7fELF\x02\x01\x01")
@@ -137,3 +166,9 @@ def test_given_html_only_mail_then_it_reads_as_text():
     assert "Invoice" in text and "Dear Ann,\nplease pay €10." in text
     assert "- one\n- two" in text
     assert "the page (https://x.example/pay)" in text
+
+
+def test_given_images_and_unsafe_links_in_html_then_the_text_names_images_and_drops_unsafe_targets():
+    text = html_to_text('<img src="https://t.example/p.gif" width=1><img alt="Logo" src="https://t.example/l.png">'
+                        '<a href="javascript:alert(1)">Claim</a> <a href="data:text/html,x">Data</a>')
+    assert text == "[image: Logo]Claim Data"

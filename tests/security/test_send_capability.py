@@ -25,15 +25,6 @@ from tests.mail.conftest import gmail_env, gmail_settings_for, tool_error
 DRAFT = "---\nto: bob@example.com\nsubject: Lunch\n---\nThursday at noon?\n"
 
 
-@pytest.fixture
-def mail(vault_dir: Path, gmail: FakeGmail, token_path: Path):
-    """The mail service as the daemon's own child sees it (it may vouch that a note was moved in)."""
-    service = MailService(gmail_settings_for(vault_dir, gmail, token_path, allow_unapproved_send=False),
-                          trusted_caller=True)
-    yield service
-    service.close()
-
-
 def approved(vault_dir: Path, name: str = "d.md", text: str = DRAFT) -> str:
     """The human's act: a draft written in Drafts/, then moved into Approved/. Returns its hash."""
     (vault_dir / "Drafts" / name).write_text(text)
@@ -315,10 +306,9 @@ async def test_given_two_mail_server_processes_racing_then_caps_hold_across_them
             for name in hashes:
                 group.start_soon(one, name)
 
-    async with Client(params(**env)) as first, Client(params(**env)) as second:
-        async with anyio.create_task_group() as group:
-            group.start_soon(drive, first)
-            group.start_soon(drive, second)
+    async with Client(params(**env)) as first, Client(params(**env)) as second, anyio.create_task_group() as group:
+        group.start_soon(drive, first)
+        group.start_soon(drive, second)
     subjects = [m.text.strip() for m in gmail.sent]
     assert len(gmail.sent) == 4 and len(set(subjects)) == 4
     assert outcomes.count("sent") == 4

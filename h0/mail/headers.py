@@ -1,0 +1,393 @@
+"""Header text written by strangers: decoded completely, then cleaned (mail in) or refused (mail out).
+
+A header value is one line, but an RFC 2047 encoded word can carry anything inside that
+line: `=?utf-8?q?Hi=0D=0ABcc:_eve@evil.example?=` decodes to a CR LF and a Bcc header, and
+CPython before 3.13 writes what such a word decodes to back out as real line breaks when it
+folds the header (CVE-2024-6923). H0 therefore never relies on the interpreter: every value
+is decoded here — to a fixed point, since a word may decode to another word — by a decoder
+more permissive than any reader's (words mid-word, inside quotes, with spaces, in unknown
+charsets), and judged on what it decodes to as well as on what it is.
+
+- Mail in (subjects, display names, anything a note or a tool result shows):
+  `clean_header_text` and `clean_address_header` remove every control character — line
+  breaks and tabs become a space — and never raise, so a hostile subject is one more odd
+  subject, not a handler error retried in a loop.
+- Mail out: `check_header_text` refuses (InvalidRequest) a value that has, or decodes to, a
+  control character; `check_wire` then parses the serialised bytes back and refuses any
+  header or recipient other than the ones set (`mime.compose` and `mime.raw_bytes` use it).
+
+"Control" means Unicode category Cc (C0 with NUL, BEL, ESC and TAB; DEL; C1 with NEL), Zl
+and Zp (U+2028, U+2029): everything a header parser or a terminal may take for a line end.
+
+`authentication_verdicts` reads the receiving provider's SPF/DKIM/DMARC results.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from email import _header_value_parser, policy
+from email.header import decode_header
+from email.headerregistry import Address
+from email.message import EmailMessage, Message
+from email.parser import BytesHeaderParser
+from email.utils import getaddresses
+
+from h0.errors import InvalidRequest
+
+CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
+# Headers whose value is a list of addresses: their display names are decoded one by one, after
+# the list is split, so a decoded comma or angle bracket can never conjure another address.
+ADDRESS_HEADERS = frozenset(
+    "from sender reply-to to cc bcc resent-from resent-sender resent-to resent-cc resent-bcc "
+    "delivered-to return-path disposition-notification-to".split()
+)
+# Headers kept as they came (controls removed, nothing decoded): their structure is read by
+# machines (MIME parameters, authentication results), and none of them carries encoded words.
+_RAW_HEADERS = ("content-", "authentication-results", "arc-", "dkim-signature", "received-spf")
+
+# Any =?charset?q|b?text?= — the legacy decoder's pattern, widened to span line ends: whatever
+# a reader could take for an encoded word, this finds.
+_WORD = re.compile(r"=\?([^?]*)\?([qQbB])\?(.*?)\?=", re.DOTALL)
+_HEX = re.compile(rb"=([0-9A-Fa-f]{2})")
+_WSP = re.compile(r"\s+")
+_SPACES = re.compile(r" {2,}")
+_MAX_ROUNDS = 16  # an honest value nests no words at all; 16 levels is already an attack
+# Line-like controls become a space (two words stay two words); every other control goes.
+_LINE_LIKE = "\t\n\v\f\r\x1c\x1d\x1e\x1f\x85\u2028\u2029"
+_CONTROL_TABLE = {
+    code: (" " if chr(code) in _LINE_LIKE else None)
+    for code in [*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029]
+}
+_ADDR_JUNK = re.compile(r"[\s<>,;\"()\\]")
+_SURROGATES = re.compile("[\ud800-\udfff]")  # undecodable bytes the email package keeps as surrogates
+_NEEDS_QUOTES = re.compile(r"[()<>\[\]:;@\\,.\"]")
+
+
+def has_control(text: str) -> bool:
+    """True if `text` itself holds a control character (see the module's docstring)."""
+    return any(unicodedata.category(ch) in CONTROL_CATEGORIES for ch in text)
+
+
+def remove_controls(text: str) -> str:
+    """`text` with line-like controls turned into spaces and every other control removed."""
+    return text.translate(_CONTROL_TABLE)
+
+
+def decode_words(text: str) -> str:
+    """One round of RFC 2047 decoding, as permissive as any reader; undecodable words stay as they are.
+
+    Whitespace between two decoded words is dropped (RFC 2047 §6.2).
+    """
+    out: list[str] = []
+    pos = 0
+    previous_decoded = False
+    for match in _WORD.finditer(text):
+        gap = text[pos:match.start()]
+        decoded = _decode_word(match)
+        if decoded is None:
+            out += [gap, match.group()]
+            previous_decoded = False
+        else:
+            if not (previous_decoded and (not gap or gap.isspace())):
+                out.append(gap)
+            out.append(decoded)
+            previous_decoded = True
+        pos = match.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _decode_word(match: re.Match[str]) -> str | None:
+    charset = match.group(1).split("*", 1)[0].strip() or "utf-8"
+    payload = match.group(3)
+    if match.group(2) in "qQ":
+        data = _HEX.sub(lambda m: bytes([int(m.group(1), 16)]), payload.encode("utf-8", "replace").replace(b"_", b" "))
+    else:
+        data = _b64(_WSP.sub("", payload))
+        if data is None:
+            return None
+    try:
+        return data.decode(charset, "replace")
+    except Exception:  # noqa: BLE001 - unknown charset, a bytes-to-bytes codec, a codec without 'replace'
+        return data.decode("utf-8", "replace")
+
+
+def _b64(text: str) -> bytes | None:
+    # a2b_base64 skips characters outside the alphabet, as lenient readers do; try the padding
+    # fixes they try, in turn.
+    for candidate in (text, text + "=" * (-len(text) % 4), text[: len(text) - len(text) % 4]):
+        try:
+            return binascii.a2b_base64(candidate.encode("ascii", "ignore"))
+        except (binascii.Error, ValueError):
+            continue
+    return None
+
+
+def _stdlib_decodings(text: str) -> list[str]:
+    """What the email package's two decoders make of `text` (they differ in edge cases)."""
+    found = []
+    try:
+        found.append(str(policy.default.header_factory("subject", text)))
+    except Exception:  # noqa: BLE001 - a parser bug on hostile input is not our answer
+        pass
+    try:
+        found.append("".join(
+            part.decode(charset or "utf-8", "replace") if isinstance(part, bytes) else part
+            for part, charset in decode_header(text)
+        ))
+    except Exception:  # noqa: BLE001 - unknown charsets raise LookupError here
+        pass
+    return found
+
+
+def hides_control(text: str) -> bool:
+    """True if `text`, or any decoding of it at any depth by any reader, holds a control character.
+
+    Words nested deeper than any honest value would count as hiding one.
+    """
+    seen = text
+    for _ in range(_MAX_ROUNDS):
+        if has_control(seen) or any(has_control(d) for d in _stdlib_decodings(seen)):
+            return True
+        decoded = decode_words(seen)
+        if decoded == seen:
+            return False
+        seen = decoded
+    return True
+
+
+def check_header_text(field: str, value: str) -> str:
+    """Mail out: `value` unchanged, or InvalidRequest if it has or decodes to a control character."""
+    if hides_control(value):
+        raise InvalidRequest(
+            f"The {field} contains a line break or another control character (RFC 2047 encoded words are "
+            "checked after decoding); header values must be one line (header injection refused).",
+            field=field,
+        )
+    return value
+
+
+def decode_fully(text: str) -> str:
+    """`text` with every encoded word decoded, to a fixed point (bounded); controls left in place."""
+    for _ in range(_MAX_ROUNDS):
+        decoded = decode_words(text)
+        if decoded == text:
+            break
+        text = decoded
+    return text
+
+
+def clean_header_text(value: object) -> str:
+    """Mail in: the text a header shows, decoded completely, with no control character left. Never raises.
+
+    Line breaks and tabs become a space and runs of spaces one space. An encoded word left
+    over (one nobody can decode, or nested beyond the bound) loses its `=?`, so no reader
+    later decodes it into something else.
+    """
+    text = "" if value is None else str(value)
+    for _ in range(_MAX_ROUNDS):
+        step = remove_controls(decode_words(text))
+        if step == text:
+            break
+        text = step
+    text = _SURROGATES.sub("\ufffd", remove_controls(text))
+    if _WORD.search(text):
+        text = text.replace("=?", "= ?")
+    return _SPACES.sub(" ", text).strip()
+
+
+def clean_address_header(value: object) -> str:
+    """Mail in: an address list with every display name cleaned, rendered so any parser splits it alike.
+
+    The list is split first, the way the email package's own parser splits it (an encoded
+    word is one token, whatever it holds), and only display names are decoded: a comma or
+    `<` inside an encoded word stays inside its name (quoted). Addresses are never decoded
+    (an encoded word is not an address); controls and list punctuation are dropped from them.
+    """
+    text = remove_controls("" if value is None else str(value))
+    rendered = []
+    for name, addr in _mailboxes(text):
+        name = clean_header_text(name)
+        addr = _ADDR_JUNK.sub("", addr).replace("=?", "= ?").replace(" ", "")
+        if addr:  # a name without an address is no mailbox; shown alone it could pass for one
+            rendered.append(format_address(name, addr))
+    return ", ".join(rendered)
+
+
+def _mailboxes(text: str) -> list[tuple[str, str]]:
+    """(display name, address) pairs of an address list, groups flattened.
+
+    The parser behind `policy.default` (what Gmail-like readers do: it decodes the display
+    names, without refusing the line breaks they may decode to, as the public API does);
+    the legacy `getaddresses` if it ever fails.
+    """
+    try:
+        address_list, _rest = _header_value_parser.get_address_list(text)
+        return [(str(box.display_name or ""), str(box.addr_spec or "")) for box in address_list.all_mailboxes]
+    except Exception:  # noqa: BLE001 - a parser error on hostile input: fall back to the lenient one
+        try:
+            return getaddresses([text])
+        except Exception:  # noqa: BLE001
+            return []
+
+
+def format_address(name: str, addr: str) -> str:
+    """'name <addr>', the name quoted when it holds anything an address parser reads as structure."""
+    if not name:
+        return addr
+    if _NEEDS_QUOTES.search(name) or name != name.strip():
+        name = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"{name} <{addr}>" if addr else name
+
+
+def clean_inbound_header(name: str, value: object) -> str:
+    """Mail in: one header's value as H0 keeps it (address lists, raw structured headers, or text)."""
+    lowered = name.lower()
+    if lowered in ADDRESS_HEADERS:
+        return clean_address_header(value)
+    if lowered.startswith(_RAW_HEADERS):
+        return remove_controls("" if value is None else str(value))
+    return clean_header_text(value)
+
+
+# -- mail out: the serialised message -----------------------------------------------------------
+
+
+def checked_addresses(field: str, addresses: Sequence[Address]) -> list[Address]:
+    """The addresses with their display names decoded, each part refused if it hides a control."""
+    checked = []
+    for address in addresses:
+        for part in (address.display_name, address.username, address.domain):
+            check_header_text(f"{field} address", part)
+        try:
+            # Whitespace runs become one space: where the email package folds after a non-ASCII
+            # space it may encode the comma that follows (a recipient vanishes; check_wire refuses).
+            name = " ".join(decode_fully(address.display_name).split())
+            checked.append(Address(display_name=name, username=address.username, domain=address.domain))
+        except (ValueError, TypeError) as exc:
+            raise InvalidRequest(f"{field}: {address.addr_spec!r} cannot be encoded: {exc}", field=field) from None
+    return checked
+
+
+def check_wire(msg: EmailMessage, *, subject: str | None = None,
+               recipients: dict[str, list[Address]] | None = None) -> bytes:
+    """The message's bytes, after proving they carry exactly its headers (and recipients, subject).
+
+    The header block is parsed back as a receiving server would: the same header names,
+    each as often as set; no bare CR or LF and no other control byte; every value free of
+    control characters once decoded; with `recipients`, each list exactly the addresses
+    (and display names) meant; with `subject`, the same subject. Anything else is refused.
+    """
+    try:
+        raw = msg.as_bytes(policy=policy.SMTP)
+    except (ValueError, TypeError, UnicodeError, LookupError) as exc:
+        raise _wire_refused(f"it cannot be serialised ({exc})") from None
+    head = raw.split(b"\r\n\r\n", 1)[0]
+    if re.search(rb"\r(?!\n)|(?<!\r)\n|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", head):
+        raise _wire_refused("its header block holds a bare line break or a control byte")
+    parsed = BytesHeaderParser(policy=policy.default).parsebytes(raw)
+    wanted = Counter(name.lower() for name in msg.keys())
+    found = Counter(name.lower() for name in parsed.keys())
+    if found != wanted:
+        extra = sorted((found - wanted).elements())
+        raise _wire_refused(f"its serialised headers differ from the ones set (unexpected: {extra or 'none'})")
+    try:
+        values = {name.lower(): parsed[name] for name in parsed.keys()}
+        if any(hides_control(str(value)) for value in values.values()):
+            raise _wire_refused("a header value decodes to a control character")
+        for name, meant in (recipients or {}).items():
+            header = values.get(name.lower())
+            got = [(_words(a.display_name), a.addr_spec.lower()) for a in header.addresses] if header else []
+            if got != [(_words(a.display_name), a.addr_spec.lower()) for a in meant]:
+                raise _wire_refused(f"its {name} recipients differ from the ones meant")
+    except (ValueError, TypeError, AttributeError):  # the email package refuses to parse an address part
+        raise _wire_refused("a header of it cannot be parsed back") from None
+    # A literal encoded word in the subject may go out as it is or decoded, depending on the Python version.
+    if subject is not None and _words(str(values.get("subject", ""))) not in (_words(subject),
+                                                                               _words(decode_fully(subject))):
+        raise _wire_refused("its serialised subject differs from the one meant")
+    return raw
+
+
+def _words(text: str) -> str:
+    # Folding may add or drop whitespace between encoded words (the email package's phrase parser
+    # keeps a space RFC 2047 says to drop); what counts is every other character.
+    return "".join(text.split())
+
+
+def _wire_refused(why: str) -> InvalidRequest:
+    return InvalidRequest(f"The message was not sent: {why} (header injection refused).", reason="header_check")
+
+
+# -- authentication results (RFC 8601) ---------------------------------------------------------
+
+AUTH_METHODS = ("spf", "dkim", "dmarc")
+_RESULT = re.compile(r"\s*([A-Za-z0-9_.-]+)\s*(?:/\s*\d+\s*)?=\s*([A-Za-z]{1,16})\b")
+
+
+def authentication_verdicts(headers: Message) -> dict[str, str] | None:
+    """{spf, dkim, dmarc: pass|fail|none|softfail|…} from the topmost Authentication-Results header.
+
+    Only the topmost one counts: the receiving provider (Gmail: mx.google.com) adds its own
+    on top of what arrived, and any such header further down was written by someone on the
+    way — the sender included — and may be forged. Read from the raw value: results carry
+    no encoded words, and decoding one could conjure a `; dmarc=pass`. None when there is
+    no such header; a method the header does not mention is "none".
+    """
+    values = [value for name, value in headers.raw_items() if name.lower() == "authentication-results"]
+    if not values:
+        return None
+    return parse_authentication_results(str(values[0]))
+
+
+def parse_authentication_results(value: str) -> dict[str, str]:
+    """The verdicts of one Authentication-Results value; comments and quoted strings ignored.
+
+    With several results for one method (a message with two DKIM signatures), a pass of
+    any counts for DKIM; SPF and DMARC take the first.
+    """
+    text = _without_comments(remove_controls(value))
+    _authserv, _, rest = text.partition(";")
+    verdicts: dict[str, str] = {}
+    for clause in rest.split(";"):
+        match = _RESULT.match(clause)
+        if match is None:
+            continue
+        method, result = match.group(1).lower(), match.group(2).lower()
+        if method not in AUTH_METHODS:
+            continue
+        if method not in verdicts or (method == "dkim" and result == "pass"):
+            verdicts[method] = result
+    return {method: verdicts.get(method, "none") for method in AUTH_METHODS}
+
+
+def _without_comments(text: str) -> str:
+    """`text` with (nested) comments and quoted strings blanked: text in them never counts as a result."""
+    out = []
+    depth = 0
+    quoted = False
+    escaped = False
+    for ch in text:
+        if escaped:
+            escaped = False
+            continue
+        if (quoted or depth) and ch == "\\":
+            escaped = True
+            continue
+        if quoted:
+            quoted = ch != '"'
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        elif ch == '"' and not depth:
+            quoted = True
+            out.append("x")
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
