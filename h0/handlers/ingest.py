@@ -6,22 +6,32 @@ next query — so no local state can drift. Order matters for crashes: note firs
 only if absent), label second; a crash in between is finished by the next pass without a
 second note. Nothing is marked as read. A message whose Message-ID already has a note (a
 duplicate delivery) gets the label and no new note.
+
+Mail is written by strangers and stays data. Header text is cleaned (h0.mail.headers: no
+control character, encoded words decoded, display names quoted); the body is one fenced
+code block (h0.mail.htmltext.inert_block: nothing in it renders, fetches or hides in
+Obsidian, and H0's cut-off line is defused). The receiving provider's SPF/DKIM/DMARC
+verdicts, when the mail tools report them, are kept as `auth: {spf, dkim, dmarc}`.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from email.utils import getaddresses
 from typing import Any
 
 from loguru import logger
 
 from h0.errors import Conflict, H0Error, NotFound, NotSupported
 from h0.handlers.context import HandlerContext
+from h0.mail.headers import AUTH_METHODS, clean_address_header, clean_header_text, format_address
+from h0.mail.htmltext import defuse_cutoff, inert_block
 from h0.vault.layout import NEEDS_ACTION
 
 TRUNCATION_MARKER = "\n\n[… H0 cut this message here: it is longer than 100,000 characters. Open it in Gmail to read the rest.]\n"
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
+_VERDICT = re.compile(r"[a-z]{1,16}")
 
 
 @dataclass
@@ -72,21 +82,21 @@ def ingest_new_mail(ctx: HandlerContext, *, max_results: int = 50) -> IngestRepo
 
 def _ingest_one(message_id: str, ctx: HandlerContext) -> str | None:
     email = ctx.mail.call_tool("get_email", {"message_id": message_id})
-    rfc822 = email.get("rfc822_message_id")
+    rfc822 = _text(email.get("rfc822_message_id")) or None
     path = f"{NEEDS_ACTION}/EMAIL_{_SAFE_ID.sub('_', message_id)}.md"
     duplicate = bool(rfc822) and _already_have(rfc822, path, ctx)
     if not duplicate:
         try:
-            ctx.notes.write(path, _frontmatter(email), _body(email), create_only=True)
+            ctx.notes.write(path, _frontmatter(email, rfc822), _body(email), create_only=True)
         except Conflict:
             pass  # written by a pass that crashed before labelling
     ctx.mail.call_tool("add_label", {"message_id": message_id, "label_name": ctx.settings.gmail_ingested_label})
     if duplicate:
         ctx.audit.write("email_duplicate_skipped", message_id=message_id, rfc822_message_id=rfc822)
         return None
-    ctx.audit.write("email_ingested", path=path, message_id=message_id, subject=email.get("subject"),
-                    sender=email.get("sender"))
-    logger.info("✉ new mail {} — {} from {}", path, email.get("subject") or "(no subject)", email.get("sender"))
+    subject, sender = _subject(email), clean_address_header(email.get("sender"))
+    ctx.audit.write("email_ingested", path=path, message_id=message_id, subject=subject, sender=sender)
+    logger.info("✉ new mail {} — {} from {}", path, subject or "(no subject)", sender)
     return path
 
 
@@ -108,34 +118,56 @@ def _already_have(rfc822: str, path: str, ctx: HandlerContext) -> bool:
     return any(p != path for p in paths)
 
 
+def _text(value: Any) -> str:
+    """Header text as a note keeps it: one clean line that cannot pass for H0's cut-off line."""
+    return defuse_cutoff(clean_header_text(value or ""))
+
+
 def _addresses(value: Any) -> list[str]:
     if not value:
         return []
-    from email.utils import getaddresses
+    return [defuse_cutoff(format_address(name, addr))
+            for name, addr in getaddresses([clean_address_header(value)]) if addr]
 
-    return [f"{name} <{addr}>" if name else addr for name, addr in getaddresses([str(value)]) if addr]
+
+def _subject(email: dict[str, Any]) -> str:
+    return _text(email.get("subject"))
 
 
-def _frontmatter(email: dict[str, Any]) -> dict[str, Any]:
-    return {
+def _auth(email: dict[str, Any]) -> dict[str, str] | None:
+    """The provider's verdicts as reported by get_email (`authentication`), each a plain word."""
+    verdicts = email.get("authentication")
+    if not isinstance(verdicts, dict):
+        return None
+    words = {method: str(verdicts.get(method) or "none").strip().lower() for method in AUTH_METHODS}
+    return {method: word if _VERDICT.fullmatch(word) else "unknown" for method, word in words.items()}
+
+
+def _frontmatter(email: dict[str, Any], rfc822: str | None) -> dict[str, Any]:
+    frontmatter = {
         "type": "email",
         "status": "pending",
         "message_id": email.get("id"),
-        "rfc822_message_id": email.get("rfc822_message_id"),
+        "rfc822_message_id": rfc822,
         "thread_id": email.get("thread_id"),
-        "from": email.get("sender") or "",
+        "from": defuse_cutoff(clean_address_header(email.get("sender"))),
         "to": _addresses(email.get("to")),
         "cc": _addresses(email.get("cc")),
-        "subject": email.get("subject") or "",
+        "subject": _subject(email),
         "received": email.get("date"),
         "labels": list(email.get("labels") or []),
         "has_attachments": bool(email.get("has_attachments")),
-        "attachment_names": list(email.get("attachment_names") or []),
+        "attachment_names": [_text(name) for name in email.get("attachment_names") or []],
     }
+    auth = _auth(email)
+    if auth is not None:
+        frontmatter["auth"] = auth
+    return frontmatter
 
 
 def _body(email: dict[str, Any]) -> str:
-    body = (email.get("body") or "").rstrip() + "\n"
+    """The body as one inert fenced block; H0's own truncation notice after it, outside."""
+    body = inert_block((email.get("body") or "").rstrip())
     if email.get("body_truncated"):
-        body = body.rstrip("\n") + TRUNCATION_MARKER
+        body = body + TRUNCATION_MARKER.lstrip("\n")
     return body

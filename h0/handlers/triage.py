@@ -11,6 +11,13 @@ status, so H0's own writes never trigger a second triage. The draft is written f
 created only if absent: after a crash between "draft written" and "email updated", the
 next pass finds the draft and re-uses it instead of writing a second one (or overwriting
 the human's edits).
+
+The email's words stay data in the draft: the subject is cleaned of control characters
+(h0.mail.headers), the drafted reply fetches nothing when opened and never carries H0's
+cut-off line (h0.mail.htmltext.disarm_reply), and anything quoted below the cut-off is
+escaped. A reply to a sender whose domain failed DMARC (the email note's `auth.dmarc`)
+says so: `warning:` in the draft's frontmatter and a callout below the cut-off, never in
+the text that is sent.
 """
 
 from __future__ import annotations
@@ -24,17 +31,35 @@ from loguru import logger
 from h0.errors import Conflict
 from h0.handlers.context import HandlerContext, NoteView, Outcome
 from h0.mail.drafts import CUTOFF
+from h0.mail.headers import clean_address_header, clean_header_text
+from h0.mail.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS
 
 TRIAGE_STATUSES = {"", "pending"}
 _RE_PREFIX = re.compile(r"^\s*((re|aw|sv|antw|r)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+DMARC_WARNING = (
+    "The sender's domain failed DMARC: this email may not come from who it claims to be. "
+    "Check the sender another way before replying or acting on it."
+)
 
 
 def reply_subject(subject: str) -> str:
-    """'Re: ' + the subject, without doubling an existing Re:/AW:/SV: prefix."""
-    stripped = _RE_PREFIX.sub("", subject or "").strip()
+    """'Re: ' + the subject, without doubling an existing Re:/AW:/SV: prefix.
+
+    The subject is cleaned first (control characters removed, encoded words decoded): a
+    stranger's subject is copied into a message the human will send.
+    """
+    stripped = _RE_PREFIX.sub("", defuse_cutoff(clean_header_text(subject or ""))).strip()
     return f"Re: {stripped}" if stripped else "Re: (no subject)"
+
+
+def sender_warning(frontmatter: dict[str, Any]) -> str | None:
+    """The warning a reply to this email carries, or None: DMARC failed for the sender's domain."""
+    auth = frontmatter.get("auth")
+    if isinstance(auth, dict) and str(auth.get("dmarc") or "").strip().lower() == "fail":
+        return DMARC_WARNING
+    return None
 
 
 def reply_recipient(frontmatter: dict[str, Any]) -> str | None:
@@ -44,6 +69,7 @@ def reply_recipient(frontmatter: dict[str, Any]) -> str | None:
         if isinstance(value, list):
             value = ", ".join(str(v) for v in value)
         if isinstance(value, str) and value.strip():
+            value = clean_address_header(value)
             addresses = [addr for _, addr in getaddresses([value]) if "@" in addr]
             if addresses:
                 return addresses[0]
@@ -62,7 +88,8 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
 
     from h0.triage import EmailInput
 
-    outcome = ctx.triager.triage(EmailInput.from_note(note.frontmatter, note.body))
+    # The email's words, not the code block that keeps them inert in Obsidian.
+    outcome = ctx.triager.triage(EmailInput.from_note(note.frontmatter, block_text(note.body)))
     decision = outcome.decision
     record = {
         "decision": decision.decision,
@@ -84,7 +111,8 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
         done_path = ctx.notes.move_to_folder(path, DONE, {**record, "status": "done"})["destination"]
     elif decision.decision == "delegate":
         whom = decision.delegate_to or "someone else"
-        appended = note.body.rstrip("\n") + f"\n\n> [!note] H0: delegate to {whom}\n> {decision.reasoning}\n"
+        appended = (note.body.rstrip("\n")
+                    + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}\n")
         fresh = ctx.notes.read(path)
         ctx.notes.write(
             path, {**fresh.frontmatter, **record, "status": "delegated", "delegate_to": whom},
@@ -137,13 +165,17 @@ def _write_draft(note: NoteView, decision: Any, ctx: HandlerContext) -> str | No
         draft_fm["thread_id"] = str(fm["thread_id"])
     if decision.decision == "urgent":
         draft_fm["priority"] = "urgent"
+    warning = sender_warning(fm)
+    if warning:
+        draft_fm["warning"] = warning
     draft_fm["decision"] = decision.decision
     draft_fm["confidence"] = round(float(decision.confidence), 3)
-    reply = (decision.reply_body or "").strip() or "[H0 draft — write your reply here before approving]"
+    reply = disarm_reply((decision.reply_body or "").strip()) or "[H0 draft — write your reply here before approving]"
     link = name[:-3]  # by name: the link survives the email moving to Done/
     body = (
         f"{reply}\n\n{CUTOFF}\n"
-        f"Replying to [[{link}]] — H0's reasoning: {decision.reasoning}\n"
+        + (f"> [!warning] H0: {warning}\n\n" if warning else "")
+        + f"Replying to [[{link}]] — H0's reasoning: {inert_inline(decision.reasoning)}\n"
         "Edit the text above, then move this note to Approved/ to send it, or to Rejected/ to drop it.\n"
     )
     try:
