@@ -47,9 +47,12 @@ CHANGED_RETRY_SECONDS = 0.2
 
 
 def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
-    note = ctx.read_note(path)
-    if isinstance(note, Outcome):
-        return note
+    try:
+        note = ctx.notes.read(path)
+    except NotFound:
+        return Outcome("gone")
+    except ParseError as error:
+        return _return_unreadable(path, error, ctx)
     if str(note.frontmatter.get("status", "")).strip().lower() == "rejected":
         return archive_rejected(path, ctx)
 
@@ -308,6 +311,24 @@ def _return_to_drafts(path: str, note: NoteView, error: H0Error, ctx: HandlerCon
     log("{}: not sent ({}) — back in {}: {}", path, code, back, error.message)
     ctx.state.succeeded(path)
     return Outcome("held" if held else "refused", back, data={"error": error, "retry_in": None, "returned_to": back})
+
+
+def _return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outcome:
+    """An approved note H0 cannot read (frontmatter past a limit, invalid YAML) was not sent: it goes
+    back to Drafts/ byte for byte — its frontmatter cannot carry h0_error — and the log says why."""
+    try:
+        back = ctx.notes.move_to_folder(path, DRAFTS)["destination"]
+    except NotFound:
+        return Outcome("gone")
+    except H0Error as move_error:
+        ctx.report(path, "read_error", "corrupt", f"{error.message} (and it could not be moved back to "
+                   f"{DRAFTS}/: {move_error.message})", **ctx.error_fields(error))
+        return Outcome("waiting", "corrupt frontmatter")
+    ctx.audit.write("send_refused", "error", path=path, returned_to=back, reason=error.code, message=error.message,
+                    **{k: v for k, v in error.details.items() if k != "path"})
+    logger.error("{}: not sent ({}) — back in {}, unchanged: {}", path, error.code, back, error.message)
+    ctx.state.succeeded(path)
+    return Outcome("refused", back, data={"error": error, "retry_in": None, "returned_to": back})
 
 
 def _file_bounce(path: str, note: NoteView, error: SendFailed, ctx: HandlerContext) -> Outcome:

@@ -108,16 +108,21 @@ def test_an_invalid_draft_goes_back_to_drafts_with_the_reason_on_it_once(vault_d
     assert "`to`" in returned["h0_error"] or "to" in returned["h0_error"]
 
 
-def test_corrupt_frontmatter_in_approved_is_logged_once_and_does_not_stop_the_daemon(vault_dir: Path):
-    """Edge case: read_error logged, note left in place, no crash."""
+def test_corrupt_frontmatter_in_approved_is_given_back_unchanged_once_and_does_not_stop_the_daemon(vault_dir: Path):
+    """Edge case: an approved note H0 cannot read is not sent; once settled it goes back to Drafts/
+    byte for byte (its frontmatter cannot carry h0_error), the refusal is logged once, no crash."""
+    text = "---\nto: [unclosed\n---\nbody\n"
     with running_daemon(vault_dir, sweep_interval_seconds=0.3):
-        (vault_dir / "Approved/broken.md").write_text("---\nto: [unclosed\n---\nbody\n")
-        assert wait_until(lambda: events(vault_dir, event="read_error"))
+        (vault_dir / "Approved/broken.md").write_text(text)
+        assert wait_until(lambda: events(vault_dir, event="send_refused"))
         time.sleep(0.8)
         write_draft(vault_dir, "Approved", "fine.md")
         assert wait_until(lambda: (vault_dir / "Done/fine.md").exists())
-    assert len(events(vault_dir, event="read_error")) == 1
-    assert (vault_dir / "Approved/broken.md").exists()
+    (refused,) = events(vault_dir, event="send_refused")
+    assert refused["reason"] == "parse_error" and refused["returned_to"] == "Drafts/broken.md"
+    assert not (vault_dir / "Approved/broken.md").exists()
+    assert (vault_dir / "Drafts/broken.md").read_text() == text
+    assert [m["Subject"] for m in outbox(vault_dir)] == ["Hello"]
 
 
 def test_a_note_half_written_when_its_event_fires_is_sent_whole(vault_dir: Path):
