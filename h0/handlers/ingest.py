@@ -1,11 +1,17 @@
-"""Ingest new mail: each unread inbox message becomes `Needs_Action/EMAIL_<id>.md`.
+"""Ingest new mail: each new message GMAIL_QUERY selects becomes `Needs_Action/EMAIL_<id>.md`.
 
-What was ingested is tracked in the mailbox itself — H0 puts a label (GMAIL_INGESTED_LABEL,
-default `H0/ingested`) on each message after its note is written and leaves it out of the
-next query — so no local state can drift. Order matters for crashes: note first (created
-only if absent), label second; a crash in between is finished by the next pass without a
-second note. Nothing is marked as read. A message whose Message-ID already has a note (a
-duplicate delivery) gets the label and no new note.
+A pass asks the mail server what arrived since the last acknowledged sync (`list_new_emails`:
+Gmail's history from a durable historyId, so an idle poll is one 2-unit call; see
+h0.mail.sync), writes a note per message, then acknowledges the slice (`ack_new_emails`), which
+labels each message GMAIL_INGESTED_LABEL (default `H0/ingested`) and only then moves the
+cursor — repeated while the server says more is waiting. A backend that cannot follow
+changes falls back to the query (`list_emails` minus the label, then `get_email` each), as
+does a pass whose sync call fails for a reason other than auth, rate limits or the server
+being away. The label is the truth either way: a labelled message never gets a second note,
+whatever happened to the cursor. Order matters for crashes: note first (created only if
+absent), label second; a crash in between is finished by the next pass without a second
+note. Nothing is marked as read. A message whose Message-ID already has a note (a duplicate
+delivery) gets the label and no new note.
 
 Mail is written by strangers and stays data. Header text is cleaned (h0.mail.headers: no
 control character, encoded words decoded, display names quoted); the body is one fenced
@@ -23,15 +29,17 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import Conflict, H0Error, NotFound, NotSupported
+from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotFound, NotSupported, RateLimited
 from h0.handlers.context import HandlerContext
 from h0.mail.headers import AUTH_METHODS, clean_address_header, clean_header_text, format_address
 from h0.mail.htmltext import defuse_cutoff, inert_block
+from h0.mail.sync import ingest_query as _query_without_label
 from h0.vault.layout import NEEDS_ACTION
 
 TRUNCATION_MARKER = "\n\n[… H0 cut this message here: it is longer than 100,000 characters. Open it in Gmail to read the rest.]\n"
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 _VERDICT = re.compile(r"[a-z]{1,16}")
+MAX_SYNC_ROUNDS = 40  # list/ack rounds in one pass (40 × 50 messages); the next poll goes on
 
 
 @dataclass
@@ -41,20 +49,74 @@ class IngestReport:
     duplicates: int = 0
     failed: int = 0
     unsupported: bool = False
+    mode: str = ""  # "history", "catch_up", "query" (as the last round was served)
+    skipped: int = 0  # new messages gone before they could be read
 
 
 def ingest_query(settings: Any) -> str:
-    label = settings.gmail_ingested_label
-    quoted = f'"{label}"' if " " in label else label
-    return f"{settings.gmail_query} -label:{quoted}".strip()
+    return _query_without_label(settings.gmail_query, settings.gmail_ingested_label)
 
 
-def ingest_new_mail(ctx: HandlerContext, *, max_results: int = 50) -> IngestReport:
-    """One pass: list new mail, write a note per message, label it. Never raises for one message."""
+def ingest_new_mail(ctx: HandlerContext, *, max_results: int = 50, mode: str = "sync") -> IngestReport:
+    """One pass: write a note for each new message, then label it. Never raises for one message.
+
+    `mode="query"` skips the incremental sync (benchmarks compare the two)."""
     report = IngestReport()
     if ctx.mail is None:
         report.unsupported = True
         return report
+    if mode == "sync":
+        try:
+            _sync(ctx, report, max_results)
+            return report
+        except NotSupported:
+            pass  # this backend cannot follow changes: search instead
+        except (AuthRequired, RateLimited, McpUnavailable) as error:
+            ctx.audit.write("ingest_failed", "error", **ctx.error_fields(error))
+            logger.error("ingest: {}", error.message)
+            return report
+        except H0Error as error:
+            ctx.audit.write("ingest_sync_failed", "warning", **ctx.error_fields(error))
+            logger.warning("ingest: the incremental sync failed ({}); searching with GMAIL_QUERY this time", error.message)
+    return ingest_by_query(ctx, report, max_results=max_results)
+
+
+def _sync(ctx: HandlerContext, report: IngestReport, max_results: int) -> None:
+    label = ctx.settings.gmail_ingested_label
+    for _ in range(MAX_SYNC_ROUNDS):
+        batch = ctx.mail.call_tool("list_new_emails", {"max_results": max_results})
+        report.mode = str(batch.get("mode") or "history")
+        report.skipped += len(batch.get("skipped") or [])
+        emails = batch.get("emails") or []
+        report.listed += len(emails)
+        handled: list[str] = []
+        failed: list[str] = []
+        for email in emails:
+            message_id = str(email.get("id") or "")
+            if label not in (email.get("labels") or []):
+                try:
+                    path = _write_note(message_id, email, ctx)
+                except H0Error as error:
+                    report.failed += 1
+                    failed.append(message_id)
+                    ctx.audit.write("ingest_failed", "error", message_id=message_id, **ctx.error_fields(error))
+                    logger.error("ingest of message {} failed: {}", message_id, error.message)
+                    continue
+                if path is None:
+                    report.duplicates += 1
+                else:
+                    report.written.append(path)
+            handled.append(message_id)
+        if emails:
+            ctx.mail.call_tool("ack_new_emails", {"cursor": batch["cursor"], "message_ids": handled, "failed_ids": failed})
+        if not batch.get("more"):
+            return
+
+
+def ingest_by_query(ctx: HandlerContext, report: IngestReport | None = None, *, max_results: int = 50) -> IngestReport:
+    """One pass the search way: list GMAIL_QUERY minus the label, read each message, write, label."""
+    report = report or IngestReport()
+    report.mode = "query"
     label = ctx.settings.gmail_ingested_label
     try:
         listing = ctx.mail.call_tool("list_emails", {"query": ingest_query(ctx.settings), "max_results": max_results})
@@ -82,6 +144,13 @@ def ingest_new_mail(ctx: HandlerContext, *, max_results: int = 50) -> IngestRepo
 
 def _ingest_one(message_id: str, ctx: HandlerContext) -> str | None:
     email = ctx.mail.call_tool("get_email", {"message_id": message_id})
+    path = _write_note(message_id, email, ctx)
+    ctx.mail.call_tool("add_label", {"message_id": message_id, "label_name": ctx.settings.gmail_ingested_label})
+    return path
+
+
+def _write_note(message_id: str, email: dict[str, Any], ctx: HandlerContext) -> str | None:
+    """The note for one email, unless one exists (this path, or this Message-ID elsewhere: None)."""
     rfc822 = _text(email.get("rfc822_message_id")) or None
     path = f"{NEEDS_ACTION}/EMAIL_{_SAFE_ID.sub('_', message_id)}.md"
     duplicate = bool(rfc822) and _already_have(rfc822, path, ctx)
@@ -90,7 +159,6 @@ def _ingest_one(message_id: str, ctx: HandlerContext) -> str | None:
             ctx.notes.write(path, _frontmatter(email, rfc822), _body(email), create_only=True)
         except Conflict:
             pass  # written by a pass that crashed before labelling
-    ctx.mail.call_tool("add_label", {"message_id": message_id, "label_name": ctx.settings.gmail_ingested_label})
     if duplicate:
         ctx.audit.write("email_duplicate_skipped", message_id=message_id, rfc822_message_id=rfc822)
         return None

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, ClassVar
 
-from h0.errors import NotSupported
+from h0.errors import H0Error, NotFound, NotSupported
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -72,6 +72,35 @@ class Label:
     created: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a mailbox stands now: its account and its change cursor (Gmail: the profile's historyId)."""
+
+    account: str
+    cursor: int
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    """A message that arrived after a cursor, and the change that brought it (Gmail: a history record)."""
+
+    message_id: str
+    position: int  # the change's cursor value: a start at `position` lists only what came after it
+    labels: tuple[str, ...] | None = None  # its labels when it arrived, if the provider says
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    added: list[Added]  # oldest first, each message once
+    cursor: int  # where the next listing starts: the mailbox's position, or the last change read if not complete
+    complete: bool  # False when changes remain past `cursor` (the read stopped at `limit`)
+
+
+class CursorExpired(NotFound):
+    """The provider no longer keeps changes from that far back (Gmail: 404 on an old startHistoryId):
+    the caller catches up another way."""
+
+
 class MailBackend:
     """Base class; `send` is the only method every backend must implement."""
 
@@ -108,6 +137,49 @@ class MailBackend:
     def modify_labels(self, message_id: str, add: list[str], remove: list[str]) -> list[str]:
         """Add and remove label ids on a message; returns its label ids afterwards."""
         raise NotSupported(f"The {self.name} backend has no labels.")
+
+    # -- incremental sync (optional) ---------------------------------------------------
+
+    batch_limit: ClassVar[int] = 1  # how many calls one round trip may carry (fetch_many, modify_many)
+
+    def position(self) -> Position:
+        """The account and where its mailbox stands now."""
+        raise NotSupported(f"The {self.name} backend cannot follow a mailbox's changes.")
+
+    def changes_since(self, cursor: int, *, label: str | None, limit: int) -> Changes:
+        """Messages added after `cursor` (only those with label id `label`, if given), reading until at
+        least `limit` are found or none are left. Raises CursorExpired when `cursor` is too old."""
+        raise NotSupported(f"The {self.name} backend cannot follow a mailbox's changes.")
+
+    def message_ids(self, query: str, max_results: int) -> list[str]:
+        """Ids of the messages matching a Gmail-syntax query, newest first (nothing fetched)."""
+        raise NotSupported(f"The {self.name} backend cannot read mail.")
+
+    def fetch_many(self, message_ids: list[str]) -> dict[str, Fetched | H0Error]:
+        """Full messages in one round trip where the provider allows (at most `batch_limit` ids): each id
+        answered by its message or its own typed error (NotFound: deleted since)."""
+        answers: dict[str, Fetched | H0Error] = {}
+        for message_id in message_ids:
+            try:
+                answers[message_id] = self.get_message(message_id)
+            except H0Error as error:
+                answers[message_id] = error
+        return answers
+
+    def modify_many(self, message_ids: list[str], add: list[str], remove: list[str]) -> dict[str, list[str] | H0Error]:
+        """modify_labels for many messages in one round trip where the provider allows (at most `batch_limit`)."""
+        answers: dict[str, list[str] | H0Error] = {}
+        for message_id in message_ids:
+            try:
+                answers[message_id] = self.modify_labels(message_id, add, remove)
+            except H0Error as error:
+                answers[message_id] = error
+        return answers
+
+    def modify_all(self, message_ids: list[str], add: list[str], remove: list[str]) -> None:
+        """The same label change on many messages in one call (Gmail: messages.batchModify, ≤ 1000 ids,
+        cheaper than one modify each from about ten messages on)."""
+        raise NotSupported(f"The {self.name} backend cannot change many messages at once.")
 
     def find_bounce(self, rfc822_message_id: str) -> int | None:
         """Epoch ms of a delivery-failure report for this Message-ID, or None if none is known."""

@@ -26,12 +26,13 @@ from googleapiclient.discovery import build
 from googleapiclient.errors import HttpError
 from googleapiclient.http import MediaIoBaseUpload
 
-from h0.errors import AuthRequired, H0Error, InvalidRequest
+from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotFound
 from h0.mail.addresses import refuse_line_breaks
 from h0.mail.auth import REAUTH_MESSAGE, TokenStore
-from h0.mail.backend import Fetched, Label, MailBackend, Sent
+from h0.mail.backend import Added, Changes, CursorExpired, Fetched, Label, MailBackend, Position, Sent
+from h0.mail.gmail_batch import BATCH_LIMIT, BatchRunner, batch_uri
 from h0.mail.gmail_http import ThreadHttp
-from h0.mail.gmail_wire import fetched_from_resource, map_http_error, map_transport_error
+from h0.mail.gmail_wire import fetched_from_resource, history_id, map_http_error, map_transport_error
 from h0.mail.mime import raw_bytes
 
 if TYPE_CHECKING:
@@ -43,6 +44,9 @@ UPLOAD_THRESHOLD = 4 * 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
 LIST_HEADERS = ["Subject", "From", "To", "Cc", "Date", "Message-ID"]
 MAX_THREAD_ID_CHARS = 256  # Gmail's are 16 hex digits; anything this long is not one
+HISTORY_PAGE = 500  # history.list's largest page
+MAX_LIST_PAGE = 500  # messages.list's largest page
+BATCH_MODIFY_LIMIT = 1000  # messages.batchModify takes at most this many ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +59,7 @@ class _Api:
     messages: Any
     labels: Any
     threads: Any
+    history: Any
 
 
 @functools.lru_cache(maxsize=4)
@@ -63,7 +68,15 @@ def _gmail_api(api_endpoint: str | None) -> _Api:
     # The Http given here is never used: every execute() gets the calling thread's own.
     service = build("gmail", "v1", http=httplib2.Http(), static_discovery=True, cache_discovery=False, client_options=options)
     users = service.users()
-    return _Api(users, users.messages(), users.labels(), users.threads())
+    return _Api(users, users.messages(), users.labels(), users.threads(), users.history())
+
+
+def _fetched(resource: Any) -> Fetched | H0Error:
+    """A batch part's message resource, or the typed error of one Gmail should never send."""
+    try:
+        return fetched_from_resource(resource)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return InternalError(f"Gmail answered a message H0 cannot read: {type(exc).__name__}: {exc}", retryable=False)
 
 
 def _bare(message_id: str) -> str:
@@ -73,6 +86,7 @@ def _bare(message_id: str) -> str:
 class GmailBackend(MailBackend):
     name = "gmail"
     can_read = True
+    batch_limit = BATCH_LIMIT
 
     def __init__(self, settings: Settings, *, timeout: float = REQUEST_TIMEOUT_S) -> None:
         self.tokens = TokenStore(settings.gmail_token_path, token_uri=settings.gmail_token_uri)
@@ -83,6 +97,7 @@ class GmailBackend(MailBackend):
         self._http: ThreadHttp | None = None
         self._labels: dict[str, Label] = {}
         self._account: str | None = None
+        self._batches = BatchRunner(batch_uri(self.api_endpoint))
 
     # -- plumbing ------------------------------------------------------------------------
 
@@ -104,12 +119,22 @@ class GmailBackend(MailBackend):
         except H0Error:
             raise
         except Exception as exc:
-            mapped = map_transport_error(exc, sending=sending)
+            mapped = self._transport_error(exc, sending=sending)
             if mapped is None:
                 raise
-            if isinstance(mapped, AuthRequired):
-                self._account = None
             raise mapped from exc
+
+    def _transport_error(self, exc: BaseException, *, sending: bool = False) -> H0Error | None:
+        mapped = map_transport_error(exc, sending=sending)
+        if isinstance(mapped, AuthRequired):
+            self._account = None
+        return mapped
+
+    def _batch(self, build_requests: dict[str, Any]) -> dict[str, Any]:
+        """One batch request: key → (api → HttpRequest); returns key → JSON answer or typed error."""
+        api, pool = self._api()
+        return self._batches.run({key: build(api) for key, build in build_requests.items()}, pool.get(),
+                                 self._transport_error)
 
     @property
     def http_count(self) -> int:
@@ -189,6 +214,96 @@ class GmailBackend(MailBackend):
         messages = [fetched_from_resource(item) for item in result.get("messages") or []]
         # Gmail already answers in date order; sorting makes "oldest first" a promise of ours, not theirs.
         return sorted(messages, key=lambda m: m.internal_date_ms or 0)
+
+    # -- incremental sync ----------------------------------------------------------------
+
+    def position(self) -> Position:
+        """users.getProfile: the address, and the mailbox's current historyId (1 quota unit)."""
+        profile = self._execute(lambda api: api.users.getProfile(userId="me"))
+        address = str(profile.get("emailAddress") or "").strip()
+        if not address:
+            raise InternalError("Gmail's profile has no emailAddress.", retryable=False)
+        self._account = address
+        return Position(address, history_id(profile.get("historyId"), "profile historyId"))
+
+    def changes_since(self, cursor: int, *, label: str | None, limit: int) -> Changes:
+        """users.history.list, messageAdded records after `cursor` (2 quota units a page).
+
+        A 404 means Gmail no longer keeps history that old (typically after a week, sometimes
+        hours): CursorExpired. Record ids and the answer's historyId must be numbers.
+        """
+        added: list[Added] = []
+        seen: set[str] = set()
+        page_token: str | None = None
+        last = cursor
+        while True:
+            params: dict[str, Any] = {"userId": "me", "startHistoryId": str(cursor), "historyTypes": ["messageAdded"],
+                                      "maxResults": HISTORY_PAGE}
+            if label:
+                params["labelId"] = label
+            if page_token:
+                params["pageToken"] = page_token
+            try:
+                page = self._execute(lambda api, params=params: api.history.list(**params))
+            except NotFound as err:
+                raise CursorExpired(f"Gmail no longer keeps history from {cursor}: {err.message}", cursor=str(cursor)) from None
+            now = history_id(page.get("historyId"), "history historyId")
+            for record in page.get("history") or []:
+                position = history_id(record.get("id") if isinstance(record, dict) else None, "history record id")
+                last = max(last, position)
+                for item in record.get("messagesAdded") or []:
+                    message = item.get("message") if isinstance(item, dict) else None
+                    message_id = str((message or {}).get("id") or "").strip()
+                    if not message_id or message_id in seen:
+                        continue
+                    seen.add(message_id)
+                    labels = message.get("labelIds")
+                    added.append(Added(message_id, position, tuple(map(str, labels)) if isinstance(labels, list) else None))
+            page_token = page.get("nextPageToken") or None
+            if page_token is None:
+                return Changes(added, max(now, last), complete=True)
+            if len(added) >= limit:
+                return Changes(added, last, complete=False)
+
+    def message_ids(self, query: str, max_results: int) -> list[str]:
+        """messages.list, ids only (5 quota units a page of up to 500)."""
+        ids: list[str] = []
+        page_token: str | None = None
+        while len(ids) < max_results:
+            params: dict[str, Any] = {"userId": "me", "q": query, "maxResults": min(MAX_LIST_PAGE, max_results - len(ids))}
+            if page_token:
+                params["pageToken"] = page_token
+            page = self._execute(lambda api, params=params: api.messages.list(**params))
+            ids.extend(str(item["id"]) for item in page.get("messages") or [] if isinstance(item, dict) and item.get("id"))
+            page_token = page.get("nextPageToken") or None
+            if page_token is None:
+                break
+        return ids[:max_results]
+
+    def fetch_many(self, message_ids: list[str]) -> dict[str, Fetched | H0Error]:
+        """messages.get format=full for each id, in one batch request (5 quota units each)."""
+        answers = self._batch({
+            message_id: (lambda api, message_id=message_id: api.messages.get(userId="me", id=message_id, format="full"))
+            for message_id in dict.fromkeys(message_ids)
+        })
+        return {key: value if isinstance(value, H0Error) else _fetched(value) for key, value in answers.items()}
+
+    def modify_many(self, message_ids: list[str], add: list[str], remove: list[str]) -> dict[str, list[str] | H0Error]:
+        """messages.modify for each id, in one batch request (5 quota units each)."""
+        body = {"addLabelIds": add, "removeLabelIds": remove}
+        answers = self._batch({
+            message_id: (lambda api, message_id=message_id: api.messages.modify(userId="me", id=message_id, body=body))
+            for message_id in dict.fromkeys(message_ids)
+        })
+        return {key: value if isinstance(value, H0Error) else list(value.get("labelIds") or [])
+                for key, value in answers.items()}
+
+    def modify_all(self, message_ids: list[str], add: list[str], remove: list[str]) -> None:
+        """messages.batchModify: one call (50 quota units) per 1,000 ids."""
+        ids = list(dict.fromkeys(message_ids))
+        for start in range(0, len(ids), BATCH_MODIFY_LIMIT):
+            body = {"ids": ids[start:start + BATCH_MODIFY_LIMIT], "addLabelIds": add, "removeLabelIds": remove}
+            self._execute(lambda api, body=body: api.messages.batchModify(userId="me", body=body))
 
     # -- labels --------------------------------------------------------------------------
 

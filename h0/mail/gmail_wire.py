@@ -124,6 +124,20 @@ def map_transport_error(exc: BaseException, *, sending: bool) -> H0Error | None:
     return None
 
 
+MAX_HISTORY_ID_DIGITS = 20  # a uint64
+
+
+def history_id(value: Any, what: str = "historyId") -> int:
+    """A Gmail historyId (a uint64 sent as a decimal string) as an int; InternalError for anything
+    else, so a cursor H0 cannot compare is never stored."""
+    text = str(value if value is not None else "").strip()
+    if not text.isascii() or not text.isdigit() or len(text) > MAX_HISTORY_ID_DIGITS:
+        shown = text[:40] + ("…" if len(text) > 40 else "")
+        raise InternalError(f"Gmail answered a {what} that is not a number: {shown!r}; the sync cursor was left as it was.",
+                            retryable=False)
+    return int(text)
+
+
 def headers_message(pairs: Iterable[dict[str, Any]]) -> EmailMessage:
     """A header-only EmailMessage of the cleaned values (names that are not RFC 5322 names dropped)."""
     lines = []

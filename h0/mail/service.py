@@ -25,6 +25,7 @@ from h0.mail.htmltext import html_to_text, truncate
 from h0.mail.outgoing import OutgoingBuilder
 from h0.mail.retry import RetryPolicy
 from h0.mail.sending import DAY, HOUR, Caps, Sender
+from h0.mail.sync import MailSync
 from h0.vault import Vault
 from h0.vault.audit import AuditLog, iso, note_timestamp
 from h0.vault.layout import DRAFTS, LOGS
@@ -74,6 +75,8 @@ class MailService:
             self.backend, self.state, self.audit, self.policy,
             Caps(settings.rate_limit_per_hour, settings.rate_limit_per_day),
         )
+        self.sync = MailSync(self.backend, self.state, self.policy, query=settings.gmail_query,
+                             ingested_label=settings.gmail_ingested_label)
 
     def close(self) -> None:
         self.backend.close()
@@ -176,7 +179,23 @@ class MailService:
         }
 
     def get_email(self, message_id: str) -> dict[str, Any]:
-        fetched = self._read("get_email", lambda _: self.backend.get_message(message_id))
+        return self._email(self._read("get_email", lambda _: self.backend.get_message(message_id)))
+
+    def list_new_emails(self, max_results: int = 25) -> dict[str, Any]:
+        """Mail that arrived since the last acknowledged sync (see h0.mail.sync), as get_email gives it."""
+        found = self.sync.list_new(max_results)
+        for skipped in found.skipped:
+            self.audit.write("email_skipped", "warning", message_id=skipped["id"], reason=skipped["reason"])
+        return {"emails": [self._email(item) for item in found.emails], "cursor": found.cursor, "more": found.more,
+                "mode": found.mode, "skipped": found.skipped}
+
+    def ack_new_emails(self, cursor: str, message_ids: list[str], failed_ids: list[str] | None = None) -> dict[str, Any]:
+        """Label `message_ids` ingested and move the sync cursor past the slice `cursor` came with."""
+        for message_id in [*message_ids, *(failed_ids or [])]:
+            refuse_line_breaks("message_id", message_id)
+        return self.sync.ack(cursor, list(message_ids), list(failed_ids or []))
+
+    def _email(self, fetched: Fetched) -> dict[str, Any]:
         text = fetched.text
         if text is None and fetched.html is not None:
             text = html_to_text(fetched.html)

@@ -75,6 +75,29 @@ class EmailFull(BaseModel):
     )
 
 
+class SkippedEmail(BaseModel):
+    id: str
+    reason: Literal["deleted", "unreadable"] = Field(description="Gone before it could be read, or refused by the provider.")
+
+
+class NewEmails(BaseModel):
+    emails: list[EmailFull] = Field(description="New messages to handle, oldest first, each as get_email gives it.")
+    cursor: str = Field(description="Give it to ack_new_emails once every email here is handled (an opaque token).")
+    more: bool = Field(description="True when more new mail is waiting: call again after the acknowledgement.")
+    mode: Literal["history", "catch_up"] = Field(
+        description="history: what the mailbox's change history lists; catch_up: the newest matches of GMAIL_QUERY "
+        "(first run, expired history, or a periodic reconciliation)."
+    )
+    skipped: list[SkippedEmail] = Field(default_factory=list, description="New messages that could not be read (logged).")
+
+
+class AckResult(BaseModel):
+    cursor: str | None = Field(description="Where the sync now stands (Gmail historyId); it never moves back.")
+    labelled: int = Field(description="How many messages got the ingested label.")
+    gone: list[str] = Field(default_factory=list, description="Ids that no longer exist, so were not labelled.")
+    mode: Literal["history", "catch_up"]
+
+
 class LabelResult(BaseModel):
     message_id: str
     label_id: str

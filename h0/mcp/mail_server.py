@@ -21,6 +21,7 @@ from h0.config import Settings
 from h0.mail import MailService
 from h0.mcp.base import READ_ONLY, H0Server
 from h0.mcp.mail_models import (
+    AckResult,
     DraftCreated,
     EmailFull,
     EmailList,
@@ -30,6 +31,7 @@ from h0.mcp.mail_models import (
     LabelResult,
     MailHealth,
     MoveResult,
+    NewEmails,
     SendEmailResult,
 )
 
@@ -39,13 +41,16 @@ H0's mailbox. list_emails takes Gmail search syntax ('is:unread in:inbox'); ids 
 get_email, add_label, move_email and create_draft(reply_to_message_id=…). Nothing is sent without
 the human: create_draft writes a draft into the vault's Drafts/, and only a note the human moved
 into Approved/ can be sent (send_approved_draft, which H0's daemon calls by itself). send_email
-with free content is refused unless the user set ALLOW_UNAPPROVED_SEND."""
+with free content is refused unless the user set ALLOW_UNAPPROVED_SEND. list_new_emails and
+ack_new_emails are how H0's ingest follows the mailbox: leave them to H0."""
 
 Recipients = str | list[str] | None
 DRAFTS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 SENDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
 LABELS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 REMOTE_READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+# Reads the mailbox; moves H0's own sync cursor when there is nothing to acknowledge.
+SYNC = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 
 
 def build_mail_server(settings: Settings, service: MailService | None = None) -> H0Server:
@@ -126,6 +131,25 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         """List messages matching a Gmail query: id, thread, subject, sender, date, snippet, labels."""
         found = mail.list_emails(query, max_results)
         return EmailList(emails=[EmailSummary(**item) for item in found["emails"]])
+
+    @server.typed_tool(NewEmails, annotations=SYNC, title="List new emails (H0's ingest)")
+    def list_new_emails(
+        max_results: Annotated[int, Field(ge=1, le=50, description="About how many (1–50; one change is never split).")] = 25,
+    ) -> NewEmails:
+        """New mail since H0's last acknowledged sync, matching GMAIL_QUERY, not yet ingested: full messages, oldest
+        first, and a cursor for ack_new_emails. Idle, this costs one Gmail history call. H0's ingest uses it."""
+        return NewEmails(**mail.list_new_emails(max_results))
+
+    @server.typed_tool(AckResult, annotations=LABELS, title="Acknowledge new emails (H0's ingest)")
+    def ack_new_emails(
+        cursor: Annotated[str, Field(description="The cursor list_new_emails returned with these emails.")],
+        message_ids: Annotated[list[str], Field(description="Ids now handled (their notes written): labelled ingested.")],
+        failed_ids: Annotated[
+            list[str], Field(description="Ids that could not be handled: left unlabelled and tried again later.")
+        ] = [],  # noqa: B006 — pydantic copies defaults
+    ) -> AckResult:
+        """Label the handled messages GMAIL_INGESTED_LABEL, then move H0's sync cursor past them (never back)."""
+        return AckResult(**mail.ack_new_emails(cursor, message_ids, failed_ids))
 
     @server.typed_tool(EmailFull, annotations=REMOTE_READ, title="Read an email")
     def get_email(message_id: Annotated[str, Field(description="The provider's message id (from list_emails).")]) -> EmailFull:

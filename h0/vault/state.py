@@ -78,6 +78,17 @@ CREATE TABLE IF NOT EXISTS approvals (
     first_seen  REAL NOT NULL,
     PRIMARY KEY (note_path, note_hash)
 );
+-- Where mail ingest stands in each mailbox (Gmail: a historyId, decimal text: uint64 does not fit
+-- SQLite's signed INTEGER), the query catch-up in progress (JSON), and when the next one is due.
+CREATE TABLE IF NOT EXISTS mail_sync (
+    source       TEXT PRIMARY KEY,          -- backend:account, e.g. gmail:ann@example.com
+    cursor       TEXT,                      -- only ever moves forward (compared as integers)
+    catch_up     TEXT,                      -- {"cursor": …, "served": …} while a catch-up runs
+    catch_up_due REAL,                      -- epoch seconds: the next reconciliation by query
+    since        REAL,                      -- epoch seconds: when H0 first synced this mailbox
+    failures     INTEGER NOT NULL DEFAULT 0,
+    updated_at   REAL NOT NULL
+);
 """
 
 # Columns a caller may set when it claims a send.
@@ -406,3 +417,42 @@ class StateDB:
         except sqlite3.Error as exc:
             raise InternalError(f"H0's state database {self.path}: {exc}") from exc
         return json.loads(row[0])
+
+    # ------------------------------------------------------------------ mail sync
+
+    def mail_sync(self, source: str) -> dict[str, Any] | None:
+        """The sync row of one mailbox (`catch_up` decoded), or None before its first sync."""
+        rows = self._rows("SELECT * FROM mail_sync WHERE source = ?", (source,))
+        if not rows:
+            return None
+        row = rows[0]
+        row["catch_up"] = json.loads(row["catch_up"]) if row["catch_up"] else None
+        return row
+
+    def update_mail_sync(self, source: str, *, cursor: int | None = None, **changes: Any) -> dict[str, Any]:
+        """Change a mailbox's sync row (created if missing) in one transaction; returns the row.
+
+        `cursor` only moves forward: a value not above the stored one is ignored, so neither a
+        late acknowledgement nor a second process can take ingest back (or past what it has).
+        Other keys (`catch_up`, `catch_up_due`, `since`, `failures`) are set as given (None clears).
+        """
+        unknown = set(changes) - {"catch_up", "catch_up_due", "since", "failures"}
+        if unknown:
+            raise ValueError(f"unknown mail_sync fields: {sorted(unknown)}")
+        if "catch_up" in changes and changes["catch_up"] is not None:
+            changes["catch_up"] = json.dumps(changes["catch_up"], sort_keys=True)
+        try:
+            with self._tx() as db:
+                db.execute("INSERT OR IGNORE INTO mail_sync (source, updated_at) VALUES (?, ?)", (source, time.time()))
+                stored = db.execute("SELECT cursor FROM mail_sync WHERE source = ?", (source,)).fetchone()[0]
+                if cursor is not None and (stored is None or int(cursor) > int(stored)):
+                    changes["cursor"] = str(int(cursor))
+                if changes:
+                    columns = ", ".join(f"{name} = ?" for name in changes)
+                    db.execute(f"UPDATE mail_sync SET {columns}, updated_at = ? WHERE source = ?",
+                               (*changes.values(), time.time(), source))
+        except sqlite3.Error as exc:
+            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+        row = self.mail_sync(source)
+        assert row is not None
+        return row

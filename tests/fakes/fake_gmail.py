@@ -10,13 +10,21 @@ and GMAIL_TOKEN_URI=fake.token_uri, and a token.json from `fake.write_token(path
         ...                                   # drive H0
         gmail.sent[-1].message["Subject"]     # what arrived, parsed by the email package
 
-Endpoints: POST /token (refresh_token grant; invalid_grant once revoked), users.getProfile,
-messages.list (q: is:unread/read/starred, in:X, label:X, -label:X, from:, to:, subject:,
-rfc822msgid:, has:attachment, words and "phrases"), messages.get (minimal, metadata, full,
-raw), messages.send (JSON raw, and media/multipart uploads; a threadId puts the sent message in
-that thread), messages.modify, threads.get (minimal, metadata, full: every message of the thread,
-received and sent, oldest first), labels.list, labels.create. Every request needs a Bearer token
-the fake issued. Injected failures (`fail_next`) answer with Gmail's error JSON; `drop_next`
+Endpoints: POST /token (refresh_token grant; invalid_grant once revoked), users.getProfile
+(with the mailbox's historyId), messages.list (q: is:unread/read/starred, in:X, label:X, -label:X,
+from:, to:, subject:, rfc822msgid:, has:attachment, after:/before: epoch seconds, words and
+"phrases"), messages.get (minimal, metadata, full, raw), messages.send (JSON raw, and
+media/multipart uploads; a threadId puts the sent message in that thread), messages.modify,
+messages.batchModify, threads.get (minimal, metadata, full: every message of the thread,
+received and sent, oldest first), labels.list, labels.create, history.list (messageAdded,
+messageDeleted, labelAdded, labelRemoved records; historyTypes, labelId, maxResults,
+pageToken; 404 for a startHistoryId older than the history kept — `expire_history()`), and the
+batch endpoint POST /batch/gmail/v1 (multipart/mixed of application/http parts, answered part
+by part; `concurrency_limit` answers the parts past it 429 "Too many concurrent requests for
+user", as Gmail does with large batches). Every request needs a Bearer token the fake issued
+(a batch's parts use the batch's). History ids grow with gaps, like Gmail's. Every API call is
+charged Gmail's quota units (`quota`: (method, units) in order; `units` their sum; a batch's
+parts each as the call they carry, the batch itself nothing). Injected failures (`fail_next`) answer with Gmail's error JSON; `drop_next`
 processes a request and then closes the connection without answering (the "did it send?" case);
 `delay_next` answers late.
 Each send's arrival time is `sent[i].received_at` (time.time()).
@@ -25,7 +33,9 @@ Each send's arrival time is `sent[i].received_at` (time.time()).
 from __future__ import annotations
 
 import datetime as dt
+import email.parser
 import json
+import random
 import re
 import secrets
 import threading
@@ -38,8 +48,9 @@ from email.utils import format_datetime, getaddresses, make_msgid
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
-from tests.fakes.gmail_http import handler_for, split_related
+from tests.fakes.gmail_http import _REASONS, _STATUS_NAMES, RawReply, handler_for, split_related
 from tests.fakes.gmail_resources import (
     SYSTEM_LABELS,
     THREAD_FORMATS,
@@ -56,6 +67,12 @@ CLIENT_ID = "fake-client-id.apps.googleusercontent.com"
 CLIENT_SECRET = "fake-client-secret"
 REFRESH_TOKEN = "fake-refresh-token"
 _ROUTE = re.compile(r"^/(upload/)?gmail/v1/users/(?P<user>[^/]+)/(?P<rest>.*)$")
+BATCH_PATH = "/batch/gmail/v1"
+HISTORY_TYPES = ("messageAdded", "messageDeleted", "labelAdded", "labelRemoved")
+_TIME_TERM = re.compile(r"(?:^|\s)(-?)(after|before|newer|older):(\d{9,11})(?=\s|$)")
+# Gmail's per-method quota units (developers.google.com/gmail/api/reference/quota).
+UNITS = {"getProfile": 1, "labels.list": 1, "labels.create": 5, "messages.list": 5, "messages.get": 5,
+         "messages.send": 100, "messages.modify": 5, "messages.batchModify": 50, "threads.get": 10, "history.list": 2}
 
 
 @dataclass
@@ -80,7 +97,16 @@ class FakeGmail:
         self.labels: dict[str, dict[str, Any]] = {
             name: {"id": name, "name": name, "type": "system"} for name in SYSTEM_LABELS
         }
-        self.requests: list[tuple[str, str]] = []  # (method, path) of every request, in order
+        self.requests: list[tuple[str, str]] = []  # (method, path) of every request, in order (a batch's parts too)
+        self.quota: list[tuple[str, int]] = []  # (Gmail method, quota units) of every API call, in order
+        self.batches: list[int] = []  # the number of parts of each batch request
+        self.concurrency_limit: int | None = None  # parts of one batch past this answer 429
+        self.concurrency_retry_after: float | None = None  # the Retry-After of those 429s (Gmail sends none)
+        self.history: list[dict[str, Any]] = []  # change records, oldest first (what history.list serves)
+        self.history_id = 100_000  # the mailbox's current historyId
+        self.history_floor = 0  # a startHistoryId below this is too old: 404
+        self._message_history: dict[str, int] = {}  # message id → the historyId of its last change
+        self._gaps = random.Random(11)
         self.token_refreshes = 0
         self.refresh_revoked = False
         self._valid_tokens: set[str] = set()
@@ -189,7 +215,39 @@ class FakeGmail:
             for label in stored.labels:
                 self._ensure_label_exists(label)
             self.messages[new_id] = stored
+            self._record("messageAdded", stored)
         return new_id
+
+    def _record(self, kind: str, stored: StoredMessage, label_ids: list[str] | None = None) -> int:
+        """Append a history record (call with the lock held); ids grow by 1–9, never contiguously."""
+        self.history_id += self._gaps.randint(1, 9)
+        self.history.append({"id": self.history_id, "type": kind, "message_id": stored.id, "thread_id": stored.thread_id,
+                             "labels": list(stored.labels), "label_ids": list(label_ids or [])})
+        self._message_history[stored.id] = self.history_id
+        return self.history_id
+
+    def delete_message(self, message_id: str) -> None:
+        """Delete a message for good (not to the trash): messages.get answers 404 from now on."""
+        with self._lock:
+            stored = self.messages.pop(message_id)
+            self._record("messageDeleted", stored)
+
+    def expire_history(self) -> None:
+        """Forget the history so far: history.list from any earlier startHistoryId answers 404."""
+        with self._lock:
+            self.history_floor = self.history_id
+            self.history.clear()
+
+    @property
+    def units(self) -> int:
+        """Quota units charged so far."""
+        with self._lock:
+            return sum(units for _, units in self.quota)
+
+    def reset_quota(self) -> None:
+        with self._lock:
+            self.quota.clear()
+            self.batches.clear()
 
     def _ensure_label_exists(self, label: str) -> None:
         if label not in self.labels:
@@ -249,10 +307,10 @@ class FakeGmail:
         with self._lock:
             self._valid_tokens.clear()
 
-    def _take_injected(self, path: str) -> _Injected | None:
+    def _take_injected(self, path: str, kinds: tuple[str, ...] = ("fail", "drop", "delay")) -> _Injected | None:
         with self._lock:
             for item in self._injected:
-                if item.remaining > 0 and (item.path_contains is None or item.path_contains in path):
+                if item.kind in kinds and item.remaining > 0 and (item.path_contains is None or item.path_contains in path):
                     item.remaining -= 1
                     if item.remaining == 0:
                         self._injected.remove(item)
@@ -296,6 +354,7 @@ class FakeGmail:
                                    received_at=time.time(), metadata={**meta, "upload": upload})
             self.messages[new_id] = stored
             self.sent.append(stored)
+            self._record("messageAdded", stored)
         return {"id": new_id, "threadId": stored.thread_id, "labelIds": ["SENT"]}
 
     def _create_label(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -325,20 +384,44 @@ class FakeGmail:
             for label in ("SENT", "DRAFT", "CHAT"):
                 if label in add:
                     raise GmailError(400, f"Invalid label: {label}")
-            stored.labels = [lab for lab in stored.labels if lab not in remove] + [lab for lab in add if lab not in stored.labels]
+            added = [lab for lab in dict.fromkeys(add) if lab not in stored.labels]
+            removed = [lab for lab in dict.fromkeys(remove) if lab in stored.labels]
+            stored.labels = [lab for lab in stored.labels if lab not in remove] + added
+            if added:
+                self._record("labelAdded", stored, added)
+            if removed:
+                self._record("labelRemoved", stored, removed)
             return {"id": stored.id, "threadId": stored.thread_id, "labelIds": list(stored.labels)}
+
+    def _batch_modify(self, body: dict[str, Any]) -> dict[str, Any]:
+        ids = list(body.get("ids") or [])
+        if not ids or len(ids) > 1000:
+            raise GmailError(400, "ids must hold 1 to 1000 message ids")
+        with self._lock:
+            if any(i not in self.messages for i in ids):
+                raise GmailError(404, "Requested entity was not found.")
+            for message_id in ids:
+                self._modify(message_id, body)
+        return {}  # Gmail answers an empty body
     def handle(self, method: str, path: str, query: dict[str, list[str]], body: bytes, content_type: str) -> Any:
         """Route one API call; raises GmailError for Gmail's error answers."""
+        if path == BATCH_PATH and method == "POST":
+            return self._batch(body, content_type)
         match = _ROUTE.match(path)
         if match is None:
             raise GmailError(404, f"No such endpoint: {path}")
         if match["user"] not in ("me", self.address):
             raise GmailError(403, "Delegation denied")
         rest = match["rest"].rstrip("/")
+        self._charge(method, rest)
         one = lambda name, default=None: (query.get(name) or [default])[0]  # noqa: E731
         if method == "GET" and rest == "profile":
             return {"emailAddress": self.address, "messagesTotal": len(self.messages), "threadsTotal": len(self.messages),
-                    "historyId": "1234"}
+                    "historyId": str(self.history_id)}
+        if method == "GET" and rest == "history":
+            return self._history(query)
+        if method == "POST" and rest == "messages/batchModify":
+            return self._batch_modify(json.loads(body or b"{}"))
         if method == "GET" and rest == "labels":
             with self._lock:
                 return {"labels": [dict(lab) for lab in self.labels.values()]}
@@ -346,9 +429,11 @@ class FakeGmail:
             return self._create_label(json.loads(body or b"{}"))
         if method == "GET" and rest == "messages":
             limit = max(1, min(500, int(one("maxResults", "100"))))
+            q, in_time = _time_terms(one("q", "") or "")
             with self._lock:
                 names = {lid: lab["name"] for lid, lab in self.labels.items()}
-                found = search(list(self.messages.values()), one("q", "") or "", names, one("includeSpamTrash") == "true")
+                found = search(list(self.messages.values()), q, names, one("includeSpamTrash") == "true")
+            found = [m for m in found if in_time(m.internal_date_ms)]
             wanted_labels = set(query.get("labelIds") or [])
             found = [m for m in found if wanted_labels <= set(m.labels)]
             page = [{"id": m.id, "threadId": m.thread_id} for m in found[:limit]]
@@ -361,12 +446,115 @@ class FakeGmail:
                 stored = self.messages.get(parts[1])
             if stored is None:
                 raise GmailError(404, "Requested entity was not found.")
-            return message_resource(stored, one("format", "full"), query.get("metadataHeaders") or [])
+            resource = message_resource(stored, one("format", "full"), query.get("metadataHeaders") or [])
+            resource["historyId"] = str(self._message_history.get(stored.id, self.history_id))
+            return resource
         if len(parts) == 3 and parts[0] == "messages" and parts[2] == "modify" and method == "POST":
             return self._modify(parts[1], json.loads(body or b"{}"))
         if len(parts) == 2 and parts[0] == "threads" and method == "GET":
             return self._get_thread(parts[1], one("format", "full"), query.get("metadataHeaders") or [])
         raise GmailError(404, f"No such endpoint: {method} {path}")
+
+    def _charge(self, method: str, rest: str) -> None:
+        parts = rest.split("/")
+        name = {("GET", "profile"): "getProfile", ("GET", "labels"): "labels.list", ("POST", "labels"): "labels.create",
+                ("GET", "messages"): "messages.list", ("POST", "messages/send"): "messages.send",
+                ("POST", "messages/batchModify"): "messages.batchModify", ("GET", "history"): "history.list"}.get((method, rest))
+        if name is None and parts[0] == "messages" and len(parts) == 2 and method == "GET":
+            name = "messages.get"
+        elif name is None and parts[0] == "messages" and len(parts) == 3 and parts[2] == "modify":
+            name = "messages.modify"
+        elif name is None and parts[0] == "threads" and len(parts) == 2:
+            name = "threads.get"
+        if name is not None:
+            with self._lock:
+                self.quota.append((name, UNITS[name]))
+
+    def _history(self, query: dict[str, list[str]]) -> dict[str, Any]:
+        """users.history.list: the records after startHistoryId, oldest first, a page at a time."""
+        one = lambda name, default=None: (query.get(name) or [default])[0]  # noqa: E731
+        start = str(one("startHistoryId", "") or "")
+        if not start.isdigit():
+            raise GmailError(400, "Invalid startHistoryId")
+        types = set(query.get("historyTypes") or HISTORY_TYPES)
+        if types - set(HISTORY_TYPES):
+            raise GmailError(400, f"Invalid value at 'history_types': {sorted(types - set(HISTORY_TYPES))}")
+        label = one("labelId")
+        limit = max(1, min(500, int(one("maxResults", "100"))))
+        after = int(start)
+        token = one("pageToken")
+        if token:
+            if not token.startswith("hp-") or not token[3:].isdigit():
+                raise GmailError(400, "Invalid pageToken")
+            after = max(after, int(token[3:]))
+        with self._lock:
+            if int(start) < self.history_floor:
+                raise GmailError(404, "Requested entity was not found.")
+            records = [r for r in self.history if r["id"] > after and r["type"] in types
+                       and (label is None or label in r["labels"])]
+            current = self.history_id
+        page = records[:limit]
+        answer: dict[str, Any] = {"historyId": str(current)}
+        if page:
+            answer["history"] = [_history_record(r) for r in page]
+        if len(records) > limit:
+            answer["nextPageToken"] = f"hp-{page[-1]['id']}"
+        return answer
+
+    def _batch(self, body: bytes, content_type: str) -> RawReply:
+        """POST /batch/gmail/v1: each application/http part answered as if sent alone, in order."""
+        if not content_type.lower().startswith("multipart/mixed") or "boundary=" not in content_type:
+            raise GmailError(400, "A batch request must be multipart/mixed with a boundary")
+        parsed = email.parser.BytesParser().parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + body)
+        parts = parsed.get_payload() if parsed.is_multipart() else []
+        if not parts or len(parts) > 100:
+            raise GmailError(400, "A batch holds 1 to 100 calls")
+        with self._lock:
+            self.batches.append(len(parts))
+        boundary = f"batch_{secrets.token_hex(8)}"
+        out = []
+        for index, part in enumerate(parts):
+            status, payload = self._batch_part(index, part.get_payload())
+            reason = {200: "OK"}.get(status, "Error")
+            inner = f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json; charset=UTF-8\r\n"
+            if status == 429 and self.concurrency_retry_after is not None and payload.get("_concurrency"):
+                inner += f"Retry-After: {self.concurrency_retry_after:g}\r\n"
+            payload.pop("_concurrency", None)
+            data = json.dumps(payload)
+            inner += f"Content-Length: {len(data.encode())}\r\n\r\n{data}"
+            content_id = str(part.get("Content-ID", "")).strip()
+            answer_id = f"<response-{content_id[1:-1]}>" if content_id.startswith("<") else f"<response-{content_id}>"
+            out.append(f"--{boundary}\r\nContent-Type: application/http\r\nContent-ID: {answer_id}\r\n\r\n{inner}\r\n")
+        out.append(f"--{boundary}--\r\n")
+        return RawReply(f"multipart/mixed; boundary={boundary}", "".join(out).encode("utf-8"))
+
+    def _batch_part(self, index: int, text: str) -> tuple[int, dict[str, Any]]:
+        head, _, payload = text.replace("\r\n", "\n").partition("\n\n")
+        request_line, *header_lines = head.split("\n")
+        try:
+            method, target, _ = request_line.split(" ", 2)
+        except ValueError:
+            return 400, _error_json(400, "Invalid batch part: no request line")
+        headers = dict(line.split(":", 1) for line in header_lines if ":" in line)
+        url = urlsplit(target)
+        with self._lock:
+            self.requests.append((method, url.path))
+        if self.concurrency_limit is not None and index >= self.concurrency_limit:
+            return 429, {**_error_json(429, "Too many concurrent requests for user.", "rateLimitExceeded"), "_concurrency": True}
+        injected = self._take_injected(url.path, kinds=("fail", "delay"))
+        if injected is not None and injected.kind == "delay":
+            time.sleep(injected.seconds)
+        if injected is not None and injected.kind == "fail":
+            return injected.status, _error_json(injected.status, injected.message or f"Injected failure {injected.status}",
+                                                injected.reason)
+        try:
+            result = self.handle(method, url.path, parse_qs(url.query), payload.encode("utf-8"),
+                                 headers.get("Content-Type", headers.get("content-type", "application/json")).strip())
+        except GmailError as err:
+            return err.status, _error_json(err.status, err.message, err.reason)
+        if isinstance(result, RawReply):
+            return 400, _error_json(400, "A batch cannot hold a batch")
+        return 200, result
 
     def _get_thread(self, thread_id: str, fmt: str, metadata_headers: list[str]) -> dict[str, Any]:
         if fmt not in THREAD_FORMATS:
@@ -394,5 +582,41 @@ class FakeGmail:
 
 def _utc(epoch: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(epoch, dt.UTC)
+
+
+def _error_json(status: int, message: str, reason: str | None = None) -> dict[str, Any]:
+    errors = [{"message": message, "domain": "global", "reason": reason or _REASONS.get(status, "failed")}]
+    return {"error": {"code": status, "message": message, "errors": errors, "status": _STATUS_NAMES.get(status, "UNKNOWN")}}
+
+
+def _history_record(record: dict[str, Any]) -> dict[str, Any]:
+    """One History resource as Gmail writes it: `messages` plus the field of its change type."""
+    message = {"id": record["message_id"], "threadId": record["thread_id"]}
+    full = {**message, "labelIds": list(record["labels"])}
+    answer: dict[str, Any] = {"id": str(record["id"]), "messages": [message]}
+    if record["type"] == "messageAdded":
+        answer["messagesAdded"] = [{"message": full}]
+    elif record["type"] == "messageDeleted":
+        answer["messagesDeleted"] = [{"message": message}]
+    else:
+        field = {"labelAdded": "labelsAdded", "labelRemoved": "labelsRemoved"}[record["type"]]
+        answer[field] = [{"message": full, "labelIds": list(record["label_ids"])}]
+    return answer
+
+
+def _time_terms(query: str) -> tuple[str, Any]:
+    """Take Gmail's after:/before: (epoch seconds) out of a query: (the rest, a test of internalDate ms)."""
+    bounds: list[tuple[str, int, bool]] = [(m.group(2), int(m.group(3)), bool(m.group(1))) for m in _TIME_TERM.finditer(query)]
+    rest = _TIME_TERM.sub(" ", query).strip()
+
+    def in_time(internal_ms: int) -> bool:
+        seconds = internal_ms / 1000
+        for op, value, negated in bounds:
+            hit = seconds > value if op in ("after", "newer") else seconds < value
+            if hit == negated:
+                return False
+        return True
+
+    return rest, in_time
 
 

@@ -10,7 +10,7 @@ import json
 import re
 import time
 from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 from tests.fakes.gmail_resources import GmailError
@@ -23,6 +23,13 @@ _STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSI
                  503: "UNAVAILABLE"}
 _REASONS = {400: "invalidArgument", 401: "authError", 403: "forbidden", 404: "notFound", 409: "duplicate",
             429: "rateLimitExceeded", 500: "backendError", 503: "backendError"}
+
+
+class RawReply(NamedTuple):
+    """An answer that is not JSON (the batch endpoint's multipart/mixed)."""
+
+    content_type: str
+    body: bytes
 
 
 def split_related(body: bytes, content_type: str) -> tuple[dict[str, Any], bytes]:
@@ -58,9 +65,10 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
             pass
 
         def _reply(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode("utf-8")
+            raw = isinstance(payload, RawReply)
+            data = payload.body if raw else json.dumps(payload).encode("utf-8")
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=UTF-8")
+            self.send_header("Content-Type", payload.content_type if raw else "application/json; charset=UTF-8")
             self.send_header("Content-Length", str(len(data)))
             for name, value in (headers or {}).items():
                 self.send_header(name, value)

@@ -16,7 +16,7 @@ from tests.mcp.contracts import check_contract
 pytestmark = pytest.mark.anyio
 
 TOOLS = {"send_approved_draft", "create_draft", "send_email", "list_emails", "get_email", "move_email", "add_label", "validate_email", "get_email_status",
-         "health_check"}
+         "health_check", "list_new_emails", "ack_new_emails"}
 
 
 @pytest.fixture
@@ -127,14 +127,14 @@ async def test_given_the_hourly_cap_is_reached_then_rate_limited(vault_dir, gmai
 async def test_given_a_missing_or_revoked_token_then_auth_required_tells_the_human_what_to_run(vault_dir, gmail, tmp_path: Path):
     async with Client(build_mail_server(gmail_settings_for(vault_dir, gmail, tmp_path / "none.json"))) as client:
         error = tool_error(await call(client, "send_email", to="bob@example.com", subject="S", body="b"))
-        assert error["error"] == "auth_required" and error["message"] == "Run scripts/gmail_auth.py to re-authenticate"
+        assert error["error"] == "auth_required" and error["message"] == "Run `h0 auth gmail` to re-authenticate"
         health = (await call(client, "health_check")).structured_content
         assert health["token"] == "missing" and health["status"] == "degraded"
     token = gmail.write_token(tmp_path / "token.json", expired=True)
     gmail.revoke_refresh_token()
     async with Client(build_mail_server(gmail_settings_for(vault_dir, gmail, token))) as client:
         error = tool_error(await call(client, "list_emails", query="in:inbox"))
-        assert error["error"] == "auth_required" and error["message"] == "Run scripts/gmail_auth.py to re-authenticate"
+        assert error["error"] == "auth_required" and error["message"] == "Run `h0 auth gmail` to re-authenticate"
     assert gmail.sent == []
 
 
