@@ -1,7 +1,10 @@
 """`h0 …` — the command line. Each command is a thin shell over a library function.
 
 Exit codes: 0 success, 1 the command failed (the message says why and what to do),
-2 usage error, 3 another H0 daemon already holds the vault.
+2 usage error, 3 another H0 daemon already holds the vault, 4 (`h0 sweep`) the pass ran but
+some of its work failed — a send, a bounce, sending paused for credentials, a handler (see
+h0.pipeline.tally for what counts; a draft refused back to Drafts/ or a reached send cap
+does not).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_LOCKED = 3
+EXIT_WORK_FAILED = 4
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -112,6 +116,18 @@ def _prepared(args: argparse.Namespace, command: str):
     return settings
 
 
+def _mail_ready(settings, command: str) -> bool:
+    """False (after one line saying what to do) if the mail backend cannot send at all:
+    no usable Gmail token, SMTP not configured. Better said at start than found at the first send."""
+    from h0.doctor import mail_setup_problem
+
+    problem = mail_setup_problem(settings)
+    if problem is not None:
+        print(f"h0 {command}: {problem}", file=sys.stderr)
+        return False
+    return True
+
+
 def _check_vault(settings) -> bool:
     if not Path(settings.vault_path).is_dir():
         print(
@@ -152,7 +168,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
     settings = _prepared(args, "watch")
-    if settings is None:
+    if settings is None or not _mail_ready(settings, "watch"):
         return EXIT_FAILED
     daemon = _daemon(settings, args)
     stop = threading.Event()
@@ -187,11 +203,12 @@ def _print_banner(settings, daemon) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-
+    """One pass, then a one-line summary on stdout; exit 4 if some of the work failed."""
     settings = _prepared(args, "sweep")
-    if settings is None:
+    if settings is None or not _mail_ready(settings, "sweep"):
         return EXIT_FAILED
     daemon = _daemon(settings, args)
+    daemon.one_pass = True  # nothing is retried in this process: the next sweep does it
     failed = _start(daemon, "sweep", "; it already does this work.")
     if failed is not None:
         return failed
@@ -199,10 +216,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         finished = daemon.run_once(timeout=args.timeout)
     finally:
         daemon.stop()
+    print(daemon.tally.summary(), flush=True)
     if not finished:
         print(f"h0 sweep: work was still running after {args.timeout:.0f}s; the next pass picks it up.", file=sys.stderr)
         return EXIT_FAILED
-    return EXIT_OK
+    return EXIT_WORK_FAILED if daemon.tally.failed else EXIT_OK
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -245,6 +263,16 @@ def cmd_status(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_log(args: argparse.Namespace) -> int:
+    """`h0 log`: what H0 sent; `h0 log NOTE`: one note's trail from ingest to filing."""
+    from h0.logview import run_log
+
+    settings = _settings(args)
+    if not _check_vault(settings):
+        return EXIT_FAILED
+    return run_log(Path(settings.vault_path), args, sys.stdout, sys.stderr)
+
+
 def cmd_auth(args: argparse.Namespace) -> int:
     """`h0 auth gmail`: the one-time browser consent that writes token.json (0600)."""
     from h0.errors import H0Error
@@ -282,6 +310,57 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
+def cmd_service(args: argparse.Namespace) -> int:
+    """`h0 service install|uninstall|status|logs`: `h0 watch` at login (h0/platform/service.py)."""
+    from h0.errors import H0Error
+    from h0.platform import service
+
+    try:
+        if args.action == "install":
+            vault = Path(args.vault).expanduser() if args.vault else _settings(args).vault_path
+            report = service.install(vault, platform=args.platform, force=args.force, dry_run=args.dry_run)
+        elif args.action == "uninstall":
+            report = service.uninstall(platform=args.platform, purge=args.purge, dry_run=args.dry_run)
+        elif args.action == "status":
+            report = service.status(platform=args.platform)
+        else:
+            report = service.logs(platform=args.platform, follow=args.follow)
+    except H0Error as exc:
+        print(f"h0 service {args.action}: {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
+    for line in report.lines:
+        print(line)
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """`h0 demo reset`: the demo vault as shipped again (h0/demo.py says what it refuses)."""
+    from h0.demo import refusal, reset_demo
+    from h0.pipeline.lock import AlreadyRunning, VaultLock
+
+    settings = _settings(args)
+    root = Path(settings.vault_path)
+    if not _check_vault(settings):
+        return EXIT_FAILED
+    refused = refusal(root, settings)
+    if refused is not None:
+        print(f"h0 demo reset: {refused}", file=sys.stderr)
+        return EXIT_FAILED
+    lock = VaultLock(root)
+    try:
+        lock.acquire()  # no daemon may file notes while the demo is put back
+    except AlreadyRunning as exc:
+        print(f"h0 demo reset: {exc}. Stop it first (Ctrl-C), then reset.", file=sys.stderr)
+        return EXIT_LOCKED
+    try:
+        report = reset_demo(root, settings)
+    finally:
+        lock.release()
+    print(report.line(root))
+    print("Drag Drafts/reply-example-001.md into Approved/ (with `h0 watch` running) to watch a send again.")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -307,13 +386,48 @@ def build_parser() -> argparse.ArgumentParser:
     ingest = add("ingest", cmd_ingest, "Look for new mail once (GMAIL_QUERY) and write it to Needs_Action/.")
     ingest.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
 
-    status = add("status", cmd_status, "Notes per folder, drafts waiting, recent sends and errors, daemon state.")
+    status = add("status", cmd_status, "What needs you, drafts waiting, why approved drafts wait, send caps, "
+                 "recent sends and errors, daemon state (the data of H0_Dashboard.md).")
     status.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     status.add_argument("--json", action="store_true", help="machine-readable output")
+
+    log = add("log", cmd_log, "What H0 sent (oldest first, the newest last), or with NOTE that note's trail "
+              "from ingest to filing.")
+    log.add_argument("note", nargs="?", metavar="NOTE", help="a note's path or name (Done/x.md, x, [[x]])")
+    log.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    log.add_argument("--since", metavar="DATE", help="from this local date (YYYY-MM-DD) or time")
+    log.add_argument("--until", metavar="DATE", help="up to this local date (the whole day) or time")
+    log.add_argument("--today", action="store_true", help="since midnight")
+    log.add_argument("--days", type=int, metavar="N", help="the last N days")
+    log.add_argument("--to", metavar="TEXT", help="sends to a recipient containing TEXT (any case)")
+    log.add_argument("--note", dest="note_filter", metavar="TEXT", help="sends whose note's path contains TEXT")
+    log.add_argument("--limit", type=int, default=50, help="show the newest N sends (default 50; 0: all)")
+    log.add_argument("--all", action="store_true", help="NOTE: also the vault server's writes and moves")
+    log.add_argument("--json", action="store_true", help="machine-readable output (a JSON array)")
 
     doctor = add("doctor", cmd_doctor, "Check configuration, vault, rules, mail backend and both MCP servers.")
     doctor.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     doctor.add_argument("--no-servers", action="store_true", help="skip starting the MCP servers")
+
+    service = add("service", cmd_service,
+                  "Run `h0 watch` at login: a systemd user unit (Linux) or launchd agent (macOS).")
+    service_common = argparse.ArgumentParser(add_help=False)
+    service_common.add_argument("--platform", choices=["linux", "macos", "windows"],
+                                help="act as on this OS (default: this machine's); with --dry-run, a preview")
+    service_actions = service.add_subparsers(dest="action", metavar="ACTION", required=True)
+    service_install = service_actions.add_parser("install", parents=[service_common],
+                                                 help="write the unit/agent for `h0 watch --vault VAULT` and start it")
+    service_install.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    service_install.add_argument("--force", action="store_true", help="replace a unit/agent with different content")
+    service_install.add_argument("--dry-run", action="store_true",
+                                 help="print what would be written and run; touch nothing")
+    service_uninstall = service_actions.add_parser("uninstall", parents=[service_common],
+                                                   help="stop, disable and remove it")
+    service_uninstall.add_argument("--purge", action="store_true", help="also remove its settings file / log folder")
+    service_uninstall.add_argument("--dry-run", action="store_true", help="print what would be run; touch nothing")
+    service_actions.add_parser("status", parents=[service_common], help="installed? running?")
+    service_logs = service_actions.add_parser("logs", parents=[service_common], help="its last 100 log lines")
+    service_logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
 
     mcp = add("mcp", cmd_mcp, "Run an MCP server on stdio (for Claude Code and H0 itself).")
     mcp.add_argument("server", choices=["vault", "gmail"], help="vault: notes; gmail: mail (any MAIL_BACKEND)")
@@ -325,6 +439,11 @@ def build_parser() -> argparse.ArgumentParser:
     auth.add_argument("--token", help="where to write the token (default: GMAIL_TOKEN_PATH)")
     auth.add_argument("--no-browser", action="store_true", help="print the URL instead of opening a browser")
     auth.add_argument("--port", type=int, default=0, help="local port for Google's redirect (default: any free one)")
+
+    demo = add("demo", cmd_demo, "The bundled demo vault: `h0 demo reset` puts its examples back as shipped.")
+    demo.add_argument("action", choices=["reset"], help="reset: restore the examples, delete what the demo wrote, "
+                      "forget its sends (only in H0's demo vault)")
+    demo.add_argument("--vault", help="the demo vault (default: VAULT_PATH, i.e. the bundled vault/)")
     return parser
 
 

@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     # A note written in place in Approved/ (not moved there) is sent only after it has been
     # unchanged this long: editors autosave while the human is still typing.
     approval_settle_seconds: float = Field(default=10.0, ge=0)
+    # The cockpit in the vault, kept current by the daemon: H0_Dashboard.md at the vault's
+    # root and a daily briefing note in Briefings/ (h0.pipeline.dashboard).
+    dashboard_enabled: bool = True
+    briefings_enabled: bool = True
 
     # H0's own bookkeeping (send ledger, keys, caps, filing journal) and its per-installation
     # secret live outside the vault: default a per-user folder keyed by the vault (see h0.vault.state).

@@ -73,18 +73,44 @@ def _triage(settings: Any) -> list[Check]:
     return checks
 
 
+def mail_setup_problem(settings: Any) -> str | None:
+    """Why the configured mail backend cannot send at all, as one line saying what to do — or None.
+
+    Checked without the network: a Gmail token that is missing, unreadable or incomplete
+    (run `h0 auth gmail`), SMTP settings that are missing. A token Google has revoked is only
+    known when it is used: the daemon then pauses sending and says so once. `h0 watch` and
+    `h0 sweep` refuse to start with this line (exit 1); `h0 doctor` shows the same line."""
+    backend = settings.mail_backend
+    if backend == "smtp":
+        from h0.mail.smtp import SmtpBackend
+
+        problems = SmtpBackend(settings).problems()
+        if problems:
+            return f"MAIL_BACKEND=smtp but SMTP is not configured: {'; '.join(problems)} (see .env.example)."
+        return None
+    if backend == "gmail":
+        from h0.errors import AuthRequired
+        from h0.mail.auth import TokenStore
+
+        token = Path(settings.gmail_token_path).expanduser()
+        try:
+            TokenStore(token).credentials()
+        except AuthRequired as exc:
+            why = exc.details.get("reason") or "it cannot be used"
+            return f"MAIL_BACKEND=gmail but there is no usable Gmail token at {token} ({why}): run `h0 auth gmail`."
+    return None
+
+
 def _mail(settings: Any) -> list[Check]:
     backend = settings.mail_backend
     if backend == "outbox":
         return [Check(WARN, "mail backend: outbox", "a dry run — messages go to Outbox/, nothing is really sent")]
+    problem = mail_setup_problem(settings)
+    if problem is not None:
+        return [Check(FAIL, f"mail backend: {backend}", problem)]
     if backend == "smtp":
-        if not settings.smtp_host:
-            return [Check(FAIL, "mail backend: smtp", "SMTP_HOST is not set")]
         return [Check(OK, "mail backend: smtp", f"{settings.smtp_host}:{settings.smtp_port} ({settings.smtp_secure})")]
-    token = Path(settings.gmail_token_path)
-    if not token.exists():
-        return [Check(FAIL, "mail backend: gmail", f"{token} is missing — run `h0 auth gmail`")]
-    return [Check(OK, "mail backend: gmail", f"token at {token}")]
+    return [Check(OK, "mail backend: gmail", f"token at {Path(settings.gmail_token_path).expanduser()}")]
 
 
 def _servers(settings: Any) -> list[Check]:

@@ -1,73 +1,423 @@
-"""`h0 status`: what is in the vault, what is waiting for the human, what H0 did lately."""
+"""`h0 status`: what waits for the human and why, the send caps, what H0 did lately.
+
+One collector, two renderers: `collect_status` gathers the facts as plain, JSON-ready data;
+`render_status` prints them for a terminal, `h0.pipeline.dashboard` writes them into the
+vault as H0_Dashboard.md. Totals are counted in full, the lists beside them hold at most
+SHOWN items (the renderers say "37 (showing 10)").
+
+It stays cheap on a vault of 10,000 notes: folders are read with `Vault.list_notes` (the
+frontmatter is cached by mtime and size; Needs_Action/ only through value filters, so only
+matching notes are decoded), and the audit log through an `AuditTail`, which the daemon's
+dashboard keeps between calls so that each refresh parses only the lines appended since.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
+import os
+import time
+from pathlib import Path
 from typing import Any
 
 from h0.errors import H0Error
 from h0.pipeline.lock import daemon_holder
-from h0.vault import AuditLog, Vault
-from h0.vault.audit import utcnow
-from h0.vault.layout import APPROVED, DRAFTS, LOGS
+from h0.vault import Vault
+from h0.vault.audit import iso, utcnow
+from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
+from h0.vault.state import DB_FILE, StateDB, state_dir_for
 
-RECENT = 10
+SHOWN = 10
+STREAMS = ("h0", "gmail_mcp", "vault_mcp")
+KEEP_DAYS = 7
+# A pause (auth required, SMTP not configured) lasts 60 s and is renewed, and logged again,
+# by the next attempt: one older than this without a newer one has ended.
+PAUSE_MEMORY_SECONDS = 150.0
+# Events of H0's own stream the status needs besides errors.
+_KEPT = frozenset({
+    "email_sent", "email_filed", "sends_paused", "send_deferred", "send_failed", "mcp_unavailable",
+    "send_outcome_unknown", "handler_error", "read_error", "send_refused", "send_held", "email_delivery_failed",
+    "email_ingested", "triage_decision", "draft_rejected", "daemon_started", "daemon_stopped",
+})
+# The last of these about an approved note says why it is still in Approved/.
+_WAIT_EVENTS = frozenset({"sends_paused", "send_deferred", "send_failed", "mcp_unavailable",
+                          "send_outcome_unknown", "handler_error", "read_error"})
+_ERRORS = frozenset({"error", "critical"})
+_HEAD = 64  # a log file's first bytes (its first record's timestamp): with the inode, who it is
+NEEDS_YOU = (("decision:urgent", "urgent"), ("status:needs_info", "needs_info"), ("status:delegated", "delegate"))
 
 
-def collect_status(settings: Any) -> dict[str, Any]:
-    vault = Vault(settings.vault_path)
-    logs = vault.root / LOGS
-    since_week = utcnow() - dt.timedelta(days=7)
-    since_day = utcnow() - dt.timedelta(days=1)
-    h0_log = AuditLog(logs, "h0")
-    sends = list(h0_log.records(since=since_week, event="email_sent"))[-RECENT:]
-    errors: list[dict[str, Any]] = []
-    for stream in ("h0", "gmail_mcp", "vault_mcp"):
-        errors += [r for r in AuditLog(logs, stream).records(since=since_day) if r.get("severity") in ("error", "critical")]
-    errors.sort(key=lambda r: r.get("timestamp", ""))
+class AuditTail:
+    """The records of the last KEEP_DAYS days of the audit streams that the status uses,
+    read incrementally: each `refresh` parses only what was appended since the last one."""
+
+    def __init__(self, logs_dir: Path, days: int = KEEP_DAYS, per_file: int = 20_000) -> None:
+        self.logs_dir = Path(logs_dir)
+        self.days = days
+        self.per_file = per_file
+        # file name → (identity: inode and first bytes, offset read to, mtime then, records kept)
+        self._files: dict[str, tuple[tuple[int, bytes], int, int, list[dict[str, Any]]]] = {}
+        self._merged: list[dict[str, Any]] | None = None
+
+    def refresh(self) -> list[dict[str, Any]]:
+        """Every kept record, oldest first (timestamps are UTC ISO strings: they sort as text)."""
+        first = (utcnow() - dt.timedelta(days=self.days)).date().isoformat()
+        seen = set()
+        for stream in STREAMS:
+            try:
+                paths = list(self.logs_dir.glob(f"{stream}_*.jsonl"))
+            except OSError:
+                paths = []
+            for path in paths:
+                if path.stem[len(stream) + 1:] >= first:
+                    seen.add(path.name)
+                    self._read(path, stream)
+        for name in set(self._files) - seen:
+            del self._files[name]
+            self._merged = None
+        if self._merged is None:
+            merged = [r for *_, records in self._files.values() for r in records]
+            merged.sort(key=lambda r: str(r.get("timestamp", "")))
+            self._merged = merged
+        return self._merged
+
+    def _read(self, path: Path, stream: str) -> None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return
+        known = self._files.get(path.name)
+        if known is not None and known[1] == st.st_size and known[2] == st.st_mtime_ns:
+            return  # unchanged: the common case costs one stat
+        try:
+            with open(path, "rb") as handle:
+                identity = (st.st_ino, handle.read(_HEAD))
+                _, offset, _, records = known if known is not None and known[0] == identity else (None, 0, 0, [])
+                if st.st_size < offset:  # truncated: read it again
+                    offset, records = 0, []
+                handle.seek(offset)
+                chunk = handle.read(max(0, st.st_size - offset))
+        except OSError:
+            return
+        end = chunk.rfind(b"\n") + 1  # a line being written is read next time, whole
+        for line in chunk[:end].splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and (record.get("severity") in _ERRORS
+                                             or (stream == "h0" and record.get("event") in _KEPT)):
+                record["stream"] = stream
+                records.append(record)
+        del records[: max(0, len(records) - self.per_file)]
+        self._files[path.name] = (identity, offset + end, st.st_mtime_ns if end == len(chunk) else 0, records)
+        self._merged = None
+
+
+def collect_status(
+    settings: Any,
+    *,
+    vault: Vault | None = None,
+    audit: AuditTail | None = None,
+    state_db: StateDB | None = None,
+    live: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Everything `h0 status` and the dashboard show. `vault`, `audit` and `state_db` may be
+    kept by a long-lived caller (the daemon); `live` is the daemon's own view of itself
+    (pid, started, paused_for, pause_reason) where it has one, else the lock file is asked."""
+    vault = vault or Vault(settings.vault_path)
+    audit = audit or AuditTail(vault.root / LOGS)
+    now = time.time()
+    records = audit.refresh()
+    day_ago = iso(utcnow() - dt.timedelta(days=1))
+    daemon = _daemon(vault, live)
+    sending = _sending(settings, vault, records, state_db, daemon, live, now)
+    drafts = _drafts(vault)
+    approved, approved_total = _approved(settings, vault, records, daemon, sending, now)
+    needs_you, needs_you_total = _needs_you(vault)
+    filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in records if r.get("event") == "email_filed"}
+    sends = [r for r in records if r.get("event") == "email_sent"]
+    errors = [r for r in records if r.get("severity") in _ERRORS and str(r.get("timestamp", "")) >= day_ago]
     return {
         "vault": str(vault.root),
         "mail_backend": settings.mail_backend,
-        "daemon": daemon_holder(vault.root),
+        "generated_at": iso(utcnow()),
+        "daemon": daemon,
+        "sending": sending,
         "folders": vault.counts(),
-        "waiting_for_approval": _paths(vault, DRAFTS, "status:pending_approval"),
-        "approved_not_yet_sent": _paths(vault, APPROVED, None),
+        "totals": {
+            "needs_you": needs_you_total,
+            "waiting_for_approval": drafts["waiting_total"],
+            "approved_not_yet_sent": approved_total,
+            "returned_to_drafts": drafts["returned_total"],
+            "sends_24h": sum(1 for r in sends if str(r.get("timestamp", "")) >= day_ago),
+            "errors_24h": len(errors),
+        },
+        "shown": SHOWN,
+        "needs_you": needs_you,
+        "waiting_for_approval": drafts["waiting"],
+        "approved_not_yet_sent": approved,
+        "returned_to_drafts": drafts["returned"],
         "recent_sends": [
-            {k: r.get(k) for k in ("timestamp", "path", "to", "subject", "already_sent")} for r in sends
+            {**{k: r.get(k) for k in ("timestamp", "path", "to", "subject", "already_sent")},
+             "done_path": filed.get((r.get("path"), r.get("idempotency_key")))}
+            for r in reversed(sends[-SHOWN:])
         ],
         "recent_errors": [
-            {k: r.get(k) for k in ("timestamp", "event", "path", "message", "error")} for r in errors[-RECENT:]
+            {k: r.get(k) for k in ("timestamp", "stream", "event", "path", "returned_to", "message", "error")}
+            for r in reversed(errors[-SHOWN:])
         ],
     }
 
 
-def _paths(vault: Vault, folder: str, flt: str | None) -> list[str]:
+def _daemon(vault: Vault, live: dict[str, Any] | None) -> dict[str, Any] | None:
+    if live is not None:
+        return {k: live.get(k) for k in ("pid", "started")} if live.get("running", True) else None
+    return daemon_holder(vault.root)
+
+
+def _sending(settings: Any, vault: Vault, records: list[dict[str, Any]], state_db: StateDB | None,
+             daemon: dict[str, Any] | None, live: dict[str, Any] | None, now: float) -> dict[str, Any]:
+    """Paused or not and why; each send cap's use and when its next slot frees."""
+    paused_reason = None
+    paused_since = None
+    if live is not None and live.get("paused_for", 0) > 0:
+        paused_reason = live.get("pause_reason") or "sending is paused"
+    last_pause = next((r for r in reversed(records) if r.get("event") == "sends_paused"), None)
+    last_send = next((r for r in reversed(records) if r.get("event") == "email_sent"), None)
+    if last_pause is not None and daemon is not None:
+        ts = str(last_pause.get("timestamp", ""))
+        recent = ts >= iso(dt.datetime.fromtimestamp(now - PAUSE_MEMORY_SECONDS, dt.UTC))
+        if recent and (last_send is None or str(last_send.get("timestamp", "")) < ts):
+            paused_reason = paused_reason or str(last_pause.get("reason") or last_pause.get("message") or "")
+            paused_since = ts
+    times = _send_times(settings, vault, state_db, now)
+    caps = []
+    for window, seconds, limit in (("hour", 3600.0, settings.rate_limit_per_hour),
+                                   ("day", 86400.0, settings.rate_limit_per_day)):
+        used = [t for t in times if t >= now - seconds]
+        # When the cap is reached, the next slot frees as the send that filled it leaves the window
+        # (a cap of 0 has none: sending is off).
+        next_slot = used[len(used) - limit] + seconds if limit and len(used) >= limit else None
+        caps.append({
+            "window": window, "limit": limit, "used": len(used), "left": max(0, limit - len(used)),
+            "next_slot_at": _iso_epoch(next_slot),
+            "oldest_leaves_at": _iso_epoch(used[0] + seconds) if used else None,
+        })
+    return {"paused": paused_reason is not None, "pause_reason": paused_reason, "paused_since": paused_since,
+            "cap_reached": [c["window"] for c in caps if c["left"] == 0], "caps": caps}
+
+
+def _send_times(settings: Any, vault: Vault, state_db: StateDB | None, now: float) -> list[float]:
+    """Epoch times of the sends of the last day, from H0's state database (shared by every
+    process that sends). A vault that never sent has none: then nothing is created."""
     try:
-        return [n.path for n in vault.list_notes(folder, flt).notes]
+        if state_db is None:
+            if not (state_dir_for(vault.root, settings.h0_state_dir) / DB_FILE).exists():
+                return []
+            state_db = StateDB.for_vault(vault.root, settings.h0_state_dir)
+        return state_db.sends_within(86400.0, now)
     except H0Error:
         return []
 
 
+def _drafts(vault: Vault) -> dict[str, Any]:
+    """Drafts waiting for approval (urgent first), and approved ones H0 gave back with a reason."""
+    try:
+        listing = vault.list_notes(DRAFTS, with_frontmatter=True)
+    except H0Error:
+        return {"waiting": [], "waiting_total": 0, "returned": [], "returned_total": 0}
+    waiting: list[tuple[bool, str]] = []
+    returned: list[dict[str, Any]] = []
+    for note in listing.notes:
+        fm = note.frontmatter or {}
+        status = _lower(fm.get("status"))
+        if status == "pending_approval" and "h0_error" not in fm:
+            waiting.append((_lower(fm.get("priority")) != "urgent", note.path))
+        elif status in ("held", "not_sent") or "h0_error" in fm:
+            returned.append({"path": note.path, "status": status, "subject": _text(fm.get("subject")),
+                             "to": _text(fm.get("to")), "code": _text(fm.get("h0_error_code")),
+                             "reason": _text(fm.get("h0_error")), "at": _text(fm.get("h0_error_at"))})
+    returned += [{"path": s["path"], "status": "unreadable", "subject": None, "to": None, "code": s.get("error"),
+                  "reason": s.get("message"), "at": None} for s in listing.skipped]
+    waiting.sort()
+    return {"waiting": [path for _, path in waiting[:SHOWN]], "waiting_total": len(waiting),
+            "returned": returned[:SHOWN], "returned_total": len(returned)}
+
+
+def _approved(settings: Any, vault: Vault, records: list[dict[str, Any]], daemon: dict[str, Any] | None,
+              sending: dict[str, Any], now: float) -> tuple[list[dict[str, Any]], int]:
+    """Notes in Approved/ and why each is still there."""
+    try:
+        listing = vault.list_notes(APPROVED, with_frontmatter=True)
+    except H0Error:
+        return [], 0
+    last: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if record.get("event") in _WAIT_EVENTS and record.get("stream") == "h0" and isinstance(record.get("path"), str):
+            last[record["path"]] = record
+    items = []
+    for note in listing.notes[:SHOWN]:
+        fm = note.frontmatter or {}
+        code, reason, retry_at = _why_waiting(settings, vault, note.path, fm, last.get(note.path), daemon, sending, now)
+        items.append({"path": note.path, "to": _text(fm.get("to")), "subject": _text(fm.get("subject")),
+                      "code": code, "reason": reason, "retry_at": retry_at})
+    for skipped in listing.skipped[: max(0, SHOWN - len(items))]:
+        items.append({"path": skipped["path"], "to": None, "subject": None, "code": "unreadable",
+                      "reason": f"H0 cannot read it ({skipped.get('message')}); it goes back to Drafts/ unchanged",
+                      "retry_at": None})
+    return items, listing.total + len(listing.skipped)
+
+
+def _why_waiting(settings: Any, vault: Vault, path: str, fm: dict[str, Any], event: dict[str, Any] | None,
+                 daemon: dict[str, Any] | None, sending: dict[str, Any], now: float) -> tuple[str, str, str | None]:
+    """(code, reason, retry_at) for one approved note, from what is knowable outside the daemon."""
+    if _lower(fm.get("status")) == "rejected":
+        return "rejected", "marked rejected: H0 files it in Done/ and never sends it", None
+    try:
+        mtime = os.stat(vault.root / path).st_mtime
+    except OSError:
+        mtime = now
+    if daemon is None:
+        return "not_running", "H0 is not running: start it with `h0 watch` (or run `h0 sweep`)", None
+    if event is not None and str(event.get("timestamp", "")) >= iso(dt.datetime.fromtimestamp(mtime - 1, dt.UTC)):
+        name = event.get("event")
+        message = str(event.get("message") or event.get("reason") or event.get("error") or "")
+        retry_at = _retry_at(event)
+        if name == "sends_paused" or (sending["paused"] and name in ("send_failed", "handler_error")):
+            return "paused", f"sending is paused: {sending['pause_reason'] or message}", None
+        if name == "send_deferred":
+            return "rate_limited", f"a send cap is reached ({message})", retry_at
+        if name == "send_outcome_unknown":
+            return "outcome_unknown", f"the send's outcome is unknown ({message}); H0 will not send it again by itself", None
+        if name == "read_error":
+            return "unreadable", message, None
+        return "retrying", f"{name.replace('_', ' ')}: {message}", retry_at
+    if sending["paused"]:
+        return "paused", f"sending is paused: {sending['pause_reason']}", None
+    if sending["cap_reached"]:
+        cap = next(c for c in sending["caps"] if c["left"] == 0)
+        return "rate_limited", f"the per-{cap['window']} send cap ({cap['limit']}) is reached", cap["next_slot_at"]
+    settle = float(settings.approval_settle_seconds)
+    if now - mtime < settle:
+        return ("settling", f"changed in place {now - mtime:.0f} s ago: sent once unchanged for {settle:g} s",
+                _iso_epoch(mtime + settle))
+    return "queued", "being sent now", None
+
+
+def _needs_you(vault: Vault) -> tuple[list[dict[str, Any]], int]:
+    """Emails in Needs_Action/ (any depth) triaged urgent, needs_info or delegate, urgent first."""
+    found: dict[str, str] = {}
+    for flt, kind in NEEDS_YOU:
+        try:
+            listing = vault.list_notes(NEEDS_ACTION, flt, recursive=True)
+        except H0Error:
+            continue
+        for note in listing.notes:
+            found.setdefault(note.path, kind)
+    order = {kind: index for index, (_, kind) in enumerate(NEEDS_YOU)}
+    ranked = sorted(found.items(), key=lambda item: (order[item[1]], item[0]))
+    items = []
+    for path, kind in ranked[:SHOWN]:
+        try:
+            fm = vault.read_note(path).frontmatter
+        except H0Error:
+            fm = {}
+        reason = _text(fm.get("problem")) or _text(fm.get("reasoning"))
+        items.append({"path": path, "decision": kind, "status": _text(fm.get("status")), "reason": reason,
+                      "subject": _text(fm.get("subject")), "from": _text(fm.get("from")),
+                      "delegate_to": _text(fm.get("delegate_to")), "draft": _text(fm.get("draft"))})
+    return items, len(found)
+
+
+def _retry_at(record: dict[str, Any]) -> str | None:
+    retry_in = record.get("retry_in")
+    try:
+        stamp = dt.datetime.fromisoformat(str(record.get("timestamp")).replace("Z", "+00:00"))
+        return iso(stamp + dt.timedelta(seconds=float(retry_in))) if retry_in is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _iso_epoch(epoch: float | None) -> str | None:
+    return iso(dt.datetime.fromtimestamp(epoch, dt.UTC)) if epoch is not None else None
+
+
+def _lower(value: object) -> str:
+    return str(value or "").strip().lower()
+
+
+def _text(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+# ---------------------------------------------------------------------------------- terminal
+
+
+def local_time(stamp: object, *, seconds: bool = False) -> str:
+    """A UTC ISO timestamp as local time: 'HH:MM' today, 'YYYY-MM-DD HH:MM' on another day."""
+    try:
+        when = dt.datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).astimezone()
+    except ValueError:
+        return str(stamp or "?")
+    clock = when.strftime("%H:%M:%S" if seconds else "%H:%M")
+    return clock if when.date() == dt.datetime.now().astimezone().date() else f"{when:%Y-%m-%d} {clock}"
+
+
+def _plain(value: object, limit: int = 160) -> str:
+    """Text from notes and logs, made safe for a terminal: no control characters (no escape sequences)."""
+    text = "".join(ch if ch.isprintable() else " " for ch in str(value if value is not None else ""))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _count(total: int, shown: int) -> str:
+    return f"{total} (showing {shown})" if total > shown else str(total)
+
+
 def render_status(status: dict[str, Any]) -> str:
-    daemon = status["daemon"]
+    daemon, sending, totals = status["daemon"], status["sending"], status["totals"]
     lines = [f"Vault: {status['vault']}   (mail backend: {status['mail_backend']})"]
     if daemon is None:
         lines.append("Daemon: not running — start it with `h0 watch`")
     else:
         lines.append(f"Daemon: running (pid {daemon.get('pid', '?')}, since {daemon.get('started', '?')})")
+    if sending["paused"]:
+        lines.append(f"Sending: PAUSED — {_plain(sending['pause_reason'])}")
+    caps = " · ".join(
+        f"per {c['window']} {c['used']}/{c['limit']} used, {c['left']} left"
+        + (f" (next slot {local_time(c['next_slot_at'])})" if c["next_slot_at"] else "")
+        for c in sending["caps"]
+    )
+    lines.append(f"Send caps: {caps}")
     lines.append("Notes: " + ", ".join(f"{name} {count}" for name, count in status["folders"].items()))
+    needs = status["needs_you"]
+    lines.append(f"Emails that need you: {_count(totals['needs_you'], len(needs))}")
+    for item in needs:
+        why = f"delegate to {item['delegate_to']}: {item['reason']}" if item["decision"] == "delegate" else item["reason"]
+        lines.append(f"  {_plain(item['path'])}  {item['decision']} — {_plain(why)}")
     waiting = status["waiting_for_approval"]
-    lines.append(f"Drafts waiting for your approval: {len(waiting)}")
-    lines += [f"  {path}" for path in waiting[:RECENT]]
+    lines.append(f"Drafts waiting for your approval: {_count(totals['waiting_for_approval'], len(waiting))}")
+    lines += [f"  {_plain(path)}" for path in waiting]
     approved = status["approved_not_yet_sent"]
-    if approved:
-        lines.append(f"Approved but not yet sent: {len(approved)}")
-        lines += [f"  {path}" for path in approved[:RECENT]]
-    lines.append(f"Recent sends: {len(status['recent_sends'])}")
+    if totals["approved_not_yet_sent"]:
+        lines.append(f"Approved but not yet sent: {_count(totals['approved_not_yet_sent'], len(approved))}")
+        for item in approved:
+            when = f" (next try {local_time(item['retry_at'], seconds=True)})" if item["retry_at"] else ""
+            lines.append(f"  {_plain(item['path'])}  {item['code']}: {_plain(item['reason'])}{when}")
+    returned = status["returned_to_drafts"]
+    if totals["returned_to_drafts"]:
+        lines.append(f"Not sent, back in Drafts/ to fix: {_count(totals['returned_to_drafts'], len(returned))}")
+        lines += [f"  {_plain(r['path'])}  {r['code']}: {_plain(r['reason'])}" for r in returned]
+    lines.append(f"Sends in the last 24 h: {totals['sends_24h']}" + (" — the latest:" if status["recent_sends"] else ""))
     for send in status["recent_sends"]:
-        to = ", ".join(send["to"]) if isinstance(send.get("to"), list) else send.get("to")
-        lines.append(f"  {send['timestamp']}  {send.get('path')} → {to}")
-    lines.append(f"Errors in the last 24 h: {len(status['recent_errors'])}")
+        lines.append(f"  {local_time(send['timestamp'])}  {_plain(send.get('path'))} → {_plain(send.get('to'))}")
+    lines.append(f"Errors in the last 24 h: {_count(totals['errors_24h'], len(status['recent_errors']))}")
     for err in status["recent_errors"]:
-        lines.append(f"  {err['timestamp']}  {err.get('event')}  {err.get('path') or ''}  {err.get('message') or ''}")
+        lines.append(f"  {local_time(err['timestamp'])}  {err.get('event')}  {_plain(err.get('path') or '')}  "
+                     f"{_plain(err.get('message') or err.get('error') or '')}")
     return "\n".join(lines)

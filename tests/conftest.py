@@ -6,9 +6,14 @@ import os
 import sys
 from pathlib import Path
 
+import mcp.client.stdio  # noqa: F401 - see below
 import pytest
 
 from h0.vault import Vault, init_vault
+
+# mcp.client.stdio binds `errlog=sys.stderr` when it is first imported. Imported here, that is
+# pytest's global capture (a real file); imported lazily inside a test using capsys, it would be
+# capsys's buffer, which has no fileno, and every later MCP server spawn in that worker would fail.
 
 ROOT = Path(__file__).resolve().parent.parent
 H0_BIN = str(Path(sys.executable).with_name("h0"))
@@ -21,6 +26,7 @@ _H0_ENV = (
     "RETRY_BACKOFF_MULTIPLIER", "SWEEP_INTERVAL_SECONDS", "LLM_PROVIDER", "LLM_MODEL", "LLM_API_KEY",
     "LLM_BASE_URL", "LOG_LEVEL", "SMTP_FROM", "SMTP_TIMEOUT_SECONDS", "GMAIL_INGESTED_LABEL",
     "APPROVAL_SETTLE_SECONDS", "ALLOW_UNAPPROVED_SEND", "H0_STATE_DIR", "H0_DAEMON_CHILD",
+    "DASHBOARD_ENABLED", "BRIEFINGS_ENABLED",
 )
 
 

@@ -8,6 +8,7 @@ stale trigger is harmless.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -19,6 +20,7 @@ from loguru import logger
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mcp.client import ToolClient
 from h0.vault import AuditLog, Vault
+from h0.vault.layout import NEEDS_ACTION
 from h0.vault.state import StateDB
 
 MAX_BACKOFF_SECONDS = 900.0
@@ -147,6 +149,9 @@ class HandlerState:
     reported: dict[tuple[str, str], str] = field(default_factory=dict)
     sends_paused_until: float = 0.0
     pause_reason: str = ""
+    pause_kind: str = ""  # "auth" (needs the human: credentials, configuration) or "cap" (frees by itself)
+    pause_facts: dict[str, Any] = field(default_factory=dict)  # e.g. the cap's setting and when it frees
+    announced: tuple[str, str] = ("", "")  # (key, reason) of the pause last said; cleared when a send succeeds
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def backoff(self, path: str, base: float, multiplier: float) -> float:
@@ -169,13 +174,30 @@ class HandlerState:
             self.reported[(path, code)] = version
             return True
 
-    def pause_sends(self, seconds: float, reason: str) -> bool:
-        """Pause sending; True if sends were not already paused (log once)."""
+    def pause_sends(self, seconds: float, reason: str, kind: str = "auth", **facts: Any) -> bool:
+        """Pause sending; True if sends were not already paused (record it once per pause)."""
         with self.lock:
             was_paused = self.sends_paused_until > time.monotonic()
             self.sends_paused_until = time.monotonic() + seconds
             self.pause_reason = reason
+            self.pause_kind = kind
+            self.pause_facts = facts
             return not was_paused
+
+    def announce_pause(self, key: str, reason: str) -> bool:
+        """True the first time the pause `key` is to be said: a pause renewed by every retry
+        (credentials still missing, the cap still reached) is said once, until sending resumes."""
+        with self.lock:
+            if self.announced[0] == key:
+                return False
+            self.announced = (key, reason)
+            return True
+
+    def resumed(self) -> str:
+        """After a successful send: the reason of the pause that was said and is now over ("" if none)."""
+        with self.lock:
+            (_, reason), self.announced = self.announced, ("", "")
+            return reason
 
     def sends_paused_for(self) -> float:
         return max(0.0, self.sends_paused_until - time.monotonic())
@@ -196,6 +218,15 @@ class HandlerContext:
     state_db: StateDB | None = None  # H0's durable bookkeeping (the filing journal among it)
     # How a note came into Approved/ as the pipeline saw it: "moved", "written" or "unknown".
     arrival: Callable[[str], str] = _unknown_arrival
+    # `h0 sweep`: the process exits after this pass, so nothing is retried in it; the next
+    # sweep (or `h0 watch`) is what looks again, and log lines must say so.
+    one_pass: bool = False
+
+    def retry_words(self, seconds: float | None) -> str:
+        """When a note is looked at again, as a log line can truthfully say it."""
+        if self.one_pass:
+            return "the next `h0 sweep` or `h0 watch` retries"
+        return f"retry in {seconds:.0f}s" if seconds is not None else "not retried"
 
     def report(self, path: str, code: str, version: str, text: str, severity: str = "error", **fields: Any) -> None:
         """Log a problem with a note once per version of it (no log spam from retries)."""
@@ -219,3 +250,34 @@ class HandlerContext:
 
     def error_fields(self, error: H0Error) -> dict[str, Any]:
         return {"error": error.code, "message": error.message, "details": error.details or None}
+
+
+def source_note(value: object, ctx: HandlerContext) -> str | None:
+    """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise).
+
+    `source:` is written by triage but editable by anyone: a path or a [[wikilink]] (with or
+    without folder, `|alias` or `.md`) that must resolve — `..`, symlinks and all — to a note
+    directly in Needs_Action/, so it can never file or mark another note (the rules file, a draft)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+        if "/" not in text:
+            text = f"{NEEDS_ACTION}/{text}"
+        if not text.lower().endswith(".md"):
+            text += ".md"
+    try:
+        target = ctx.notes.vault.resolve(text)
+    except H0Error:
+        return None
+    parts = target.rel.split("/")
+    inbox = ctx.notes.vault.root / NEEDS_ACTION
+    if len(parts) != 2 or parts[0] != NEEDS_ACTION or os.path.islink(target.abs):
+        return None
+    try:
+        if not os.path.samefile(target.abs.parent, inbox):
+            return None
+    except OSError:
+        return None
+    return target.rel

@@ -1,17 +1,23 @@
 """Archive a rejected draft (user story 1, scenario 4): to Done/ with `decision: rejected`, never sent.
 
 A draft is rejected when the human moves it to Rejected/, or sets `status: rejected` on
-it in Drafts/ or Approved/.
+it in Drafts/ or Approved/. The email it answered (its `source:`, still waiting in
+Needs_Action/ for this reply) then says so — `status: rejected_reply`, `draft:` pointing at
+the filed draft — so it is back on the human's list with no reply pending, not silently
+"awaiting approval" of a draft that no longer exists.
 """
 
 from __future__ import annotations
 
 from loguru import logger
 
-from h0.errors import NotFound, ParseError
-from h0.handlers.context import HandlerContext, Outcome
+from h0.errors import H0Error, NotFound, ParseError
+from h0.handlers.context import HandlerContext, NoteView, Outcome, source_note
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, REJECTED
+
+AWAITING = "awaiting_approval"
+REJECTED_REPLY = "rejected_reply"
 
 
 def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
@@ -31,6 +37,27 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
     record = {"status": "rejected", "decision": "rejected", "rejected_at": note_timestamp()}
     # An unreadable note is filed as it is; the audit line below records the decision.
     done_path = ctx.notes.move_to_folder(path, DONE, record if note is not None else None)["destination"]
-    ctx.audit.write("draft_rejected", path=path, done_path=done_path, decision="rejected")
-    logger.info("✗ rejected {} — filed as {}, not sent", path, done_path)
+    email = _mark_source(path, note, done_path, ctx) if note is not None else None
+    ctx.audit.write("draft_rejected", path=path, done_path=done_path, decision="rejected", source=email)
+    again = f"; {email} is back on your list ({REJECTED_REPLY})" if email else ""
+    logger.info("✗ rejected {} — filed as {}, not sent{}", path, done_path, again)
     return Outcome("rejected", done_path, data={"done_path": done_path, "decision": "rejected"})
+
+
+def _mark_source(path: str, draft: NoteView, done_path: str, ctx: HandlerContext) -> str | None:
+    """The email this draft answered, if it was waiting for it: `status: rejected_reply`."""
+    email = source_note(draft.frontmatter.get("source"), ctx)
+    if email is None:
+        return None
+    try:
+        note = ctx.notes.read(email)
+        if str(note.frontmatter.get("status") or "").strip().lower() != AWAITING:
+            return None  # answered another way, or the human already moved on
+        waiting_for = note.frontmatter.get("draft")
+        if isinstance(waiting_for, str) and waiting_for.rsplit("/", 1)[-1] != path.rsplit("/", 1)[-1]:
+            return None  # it waits for another draft, which still answers it
+        ctx.notes.patch(note, {"status": REJECTED_REPLY, "draft": done_path, "rejected_at": note_timestamp()})
+    except H0Error as error:  # the draft is filed either way; the email keeps its old status
+        ctx.audit.write("source_not_marked", "warning", path=email, draft=done_path, **ctx.error_fields(error))
+        return None
+    return email

@@ -18,7 +18,6 @@ in Approved/ and the pipeline looks again after a backoff. Only the mail server 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import time
 
 from loguru import logger
@@ -35,7 +34,7 @@ from h0.errors import (
     RateLimited,
     SendFailed,
 )
-from h0.handlers.context import HandlerContext, NoteView, Outcome
+from h0.handlers.context import HandlerContext, NoteView, Outcome, source_note
 from h0.handlers.reject import archive_rejected
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, FAILED, NEEDS_ACTION
@@ -55,10 +54,13 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
         return _return_unreadable(path, error, ctx)
     if str(note.frontmatter.get("status", "")).strip().lower() == "rejected":
         return archive_rejected(path, ctx)
+    if ctx.state.first_report(path, "draft_approved", "seen"):  # once per stay in Approved/ (`h0 log` shows it)
+        ctx.audit.write("draft_approved", path=path, arrival=ctx.arrival(path), note_hash=note.hash)
 
     paused = ctx.state.sends_paused_for()
-    if paused > 0:
-        return Outcome("paused", ctx.state.pause_reason, retry_in=paused)
+    if paused > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
+        return Outcome("paused", ctx.state.pause_reason, retry_in=paused,
+                       data={"kind": ctx.state.pause_kind, **ctx.state.pause_facts})
     if ctx.mail is None:
         raise McpUnavailable("No mail server is configured.")
 
@@ -71,6 +73,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
 
     elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     ctx.state.succeeded(path)
+    _say_resumed(ctx, path)
     to = str(note.frontmatter.get("to") or "")
     subject = str(note.frontmatter.get("subject") or "")
     ctx.audit.write(
@@ -198,37 +201,6 @@ def _find_unfiled(row: dict, ctx: HandlerContext) -> str | None:
     return None
 
 
-def source_note(value: object, ctx: HandlerContext) -> str | None:
-    """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise).
-
-    `source:` is written by triage but editable by anyone: a path or a [[wikilink]] (with or
-    without folder, `|alias` or `.md`) that must resolve — `..`, symlinks and all — to a note
-    directly in Needs_Action/, so it can never file another note (the rules file, a draft)."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
-        if "/" not in text:
-            text = f"{NEEDS_ACTION}/{text}"
-        if not text.lower().endswith(".md"):
-            text += ".md"
-    try:
-        target = ctx.notes.vault.resolve(text)
-    except H0Error:
-        return None
-    parts = target.rel.split("/")
-    inbox = ctx.notes.vault.root / NEEDS_ACTION
-    if len(parts) != 2 or parts[0] != NEEDS_ACTION or os.path.islink(target.abs):
-        return None
-    try:
-        if not os.path.samefile(target.abs.parent, inbox):
-            return None
-    except OSError:
-        return None
-    return target.rel
-
-
 def _file_source(note: NoteView, done_path: str, ctx: HandlerContext) -> None:
     source = source_note(note.frontmatter.get("source"), ctx)
     if source is None:
@@ -261,16 +233,16 @@ def _send_failed(path: str, note: NoteView, error: H0Error, ctx: HandlerContext)
     if isinstance(error, McpUnavailable):
         retry_in = ctx.state.backoff(path, max(base, 1.0), settings.retry_backoff_multiplier)
         ctx.audit.write("mcp_unavailable", "error", server="mail", retry_in=retry_in, **fields, **ctx.error_fields(error))
-        logger.error("{}: the mail server is unavailable; the draft stays in Approved/ (retry in {:.0f}s)", path, retry_in)
+        logger.error("{}: the mail server is unavailable; the draft stays in Approved/ ({})", path,
+                     ctx.retry_words(retry_in))
     elif isinstance(error, RateLimited):
-        retry_in = max(error.retry_after, 1.0)
-        ctx.audit.write("send_deferred", "warning", retry_in=retry_in, **fields, **ctx.error_fields(error))
-        logger.warning("{}: rate limited; retry in {:.0f}s", path, retry_in)
+        return _send_capped(path, error, fields, ctx)
     elif isinstance(error, AuthRequired):
         retry_in = AUTH_PAUSE_SECONDS
         if ctx.state.pause_sends(AUTH_PAUSE_SECONDS, error.message):
             ctx.audit.write("sends_paused", "error", reason=error.message, **fields, **ctx.error_fields(error))
-            logger.error("sending paused: {} (vault work goes on)", error.message)
+        if ctx.state.announce_pause(f"auth {error.message}", error.message):  # renewed every minute: said once
+            logger.error("sending paused: {} (vault work goes on; approved drafts wait in Approved/)", error.message)
     elif isinstance(error, SendFailed) and error.details.get("bounce"):
         return _file_bounce(path, note, error, ctx)
     elif isinstance(error, SendFailed) and error.details.get("outcome") == "unknown":
@@ -279,8 +251,52 @@ def _send_failed(path: str, note: NoteView, error: H0Error, ctx: HandlerContext)
     else:
         retry_in = ctx.state.backoff(path, max(base, 1.0), settings.retry_backoff_multiplier)
         ctx.audit.write("send_failed", "error", retry_in=retry_in, **fields, **ctx.error_fields(error))
-        logger.error("{}: send failed ({}); retry in {:.0f}s", path, error.message, retry_in)
+        logger.error("{}: send failed ({}); {}", path, error.message, ctx.retry_words(retry_in))
     return Outcome("failed", error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})
+
+
+def _send_capped(path: str, error: RateLimited, fields: dict, ctx: HandlerContext) -> Outcome:
+    """A send cap is reached (or the provider asks H0 to slow down): pause every send until
+    it frees and say so once, naming the setting and when sending resumes (local time).
+    The drafts approved meanwhile wait in Approved/ without a line each."""
+    retry_in = max(error.retry_after, 1.0)
+    resumes_at = time.time() + retry_in
+    setting = error.details.get("setting")
+    if setting:
+        window = error.details.get("window") or ""
+        reason = (f"the {window} send cap is reached ({setting}={error.details.get('cap')}); "
+                  f"sending resumes at {local_clock(resumes_at)}")
+    else:
+        reason = f"the mail provider asks H0 to slow down ({error.message}); sending resumes at {local_clock(resumes_at)}"
+    ctx.audit.write("send_deferred", "warning", retry_in=retry_in, resumes_at=note_timestamp(
+        dt.datetime.fromtimestamp(resumes_at, dt.UTC)), **fields, **ctx.error_fields(error))
+    ctx.state.pause_sends(retry_in, reason, "cap", setting=setting, resumes_at=resumes_at)
+    if ctx.state.announce_pause(f"cap {setting or 'provider'}", reason):
+        then = "the first `h0 sweep` or `h0 watch` after that sends them" if ctx.one_pass else "H0 sends them then"
+        logger.warning("sending paused: {}. {} and the drafts approved meanwhile wait in Approved/; {}.",
+                       reason, path, then)
+    else:
+        logger.debug("{}: waits for the send cap", path)
+    # "failed" (the send-failed report signal) for the draft the cap refused; those approved
+    # meanwhile come back "paused" without a word.
+    return Outcome("failed", error.code, retry_in=retry_in,
+                   data={"error": error, "retry_in": retry_in, "kind": "cap", "setting": setting,
+                         "resumes_at": resumes_at})
+
+
+def _say_resumed(ctx: HandlerContext, path: str) -> None:
+    pause = ctx.state.resumed()
+    if pause:
+        ctx.audit.write("sends_resumed", path=path, after=pause)
+        logger.info("sending resumed ({} was sent); it had paused: {}", path, pause)
+
+
+def local_clock(epoch: float) -> str:
+    """A moment in the near future as a person reads it here (local time): 14:05, or Tue 09:30 if not today."""
+    when = dt.datetime.fromtimestamp(epoch).astimezone()
+    if when.date() == dt.date.today():
+        return when.strftime("%H:%M")
+    return when.strftime("%a %H:%M")
 
 
 def _return_to_drafts(path: str, note: NoteView, error: H0Error, ctx: HandlerContext) -> Outcome:

@@ -1,8 +1,9 @@
 """Gmail OAuth: reuse token.json, refresh it, persist the refresh, and the one-time consent.
 
 The server never opens a browser: a missing or revoked token is an `auth_required` error
-telling the human to run `scripts/gmail_auth.py` (or `h0 auth gmail`), which does the
-installed-app consent flow once and writes token.json with mode 0600.
+telling the human to run `h0 auth gmail` (every message names that one command;
+`scripts/gmail_auth.py` is an alias), which does the installed-app consent flow once and
+writes token.json with mode 0600.
 
 Scope: `gmail.modify` alone. It covers every call H0 makes — read and search
 (messages.list/get, users.getProfile), labels (labels.list/create, messages.modify) and
@@ -31,7 +32,7 @@ from h0.vault.fsio import atomic_write
 
 GMAIL_SCOPES = ["https://www.googleapis.com/auth/gmail.modify"]
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
-REAUTH_MESSAGE = "Run scripts/gmail_auth.py to re-authenticate"
+REAUTH_MESSAGE = "Run `h0 auth gmail` to re-authenticate"
 TESTING_APP_NOTE = (
     "Note: while your Google Cloud OAuth app is in the 'Testing' publishing state, Google expires its "
     "refresh tokens after 7 days, and H0 will ask you to run this again. Publish the app "

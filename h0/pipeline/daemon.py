@@ -5,7 +5,9 @@
     retry backoff ──┘                                              │
                                                       Outcome ─► report signal + log line
 
-`Daemon.run()` is `h0 watch`; `Daemon.run_once()` is `h0 sweep` (one pass, then exit).
+`Daemon.run()` is `h0 watch`; `Daemon.run_once()` is `h0 sweep` (one pass, then exit: with
+`one_pass` set before `start()`, nothing that failed is retried in the pass — the next sweep
+or `h0 watch` retries it, and the log lines say so — and `tally` counts what the pass did).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from h0.pipeline import signals
 from h0.pipeline.lock import VaultLock
 from h0.pipeline.sweep import needs_triage, reconcile
 from h0.pipeline.settle import SettleTracker
+from h0.pipeline.tally import PassTally
 from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.wiring import connect_handlers
 from h0.pipeline.workqueue import Job, WorkQueue
@@ -79,6 +82,9 @@ class Daemon:
         self._periodic: list[tuple[float, float, Callable[[], None]]] = []
         self.ingest = ingest
         self.last_ingest: Any = None
+        self.one_pass = False  # `h0 sweep`: set before start()
+        self.tally = PassTally()  # what the handlers did, note by note (`h0 sweep`'s summary)
+        self.dashboard: Any = None  # h0.pipeline.dashboard.DashboardWriter while running
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -118,6 +124,7 @@ class Daemon:
             triager=self.triager,
             state_db=StateDB.for_vault(self.root, self.settings.h0_state_dir),
             arrival=self.settle.arrival,
+            one_pass=self.one_pass,
         )
         for index in range(self.workers):
             thread = threading.Thread(target=self._work, name=f"h0-worker-{index}", daemon=True)
@@ -126,6 +133,9 @@ class Daemon:
         if watch:
             self.watcher.start()
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
+        from h0.pipeline.dashboard import start_dashboard
+
+        self.dashboard = start_dashboard(self)  # H0_Dashboard.md and the briefing, on their own thread
         if sweep:
             self._finish_interrupted()
             self.sweep("start")
@@ -207,6 +217,9 @@ class Daemon:
                 self.audit.write("daemon_stopped", pid=os.getpid())
         except H0Error:
             pass
+        if self.dashboard is not None:
+            self.dashboard.stop()  # its last word, while the vault is still ours: "not running"
+            self.dashboard = None
         self.lock.release()
 
     # ------------------------------------------------------------------ events and sweep
@@ -275,16 +288,26 @@ class Daemon:
             try:
                 retry_in = self._dispatch(job)
             except Exception as exc:  # noqa: BLE001 - one bad note must not stop the worker
-                retry_in = HANDLER_ERROR_RETRY
-                logger.opt(exception=exc).error("handler failed for {}", job.path)
-                try:
-                    self.audit.write(
-                        "handler_error", "error", path=job.path, error=f"{type(exc).__name__}: {exc}", retry_in=retry_in
-                    )
-                except H0Error:
-                    pass
+                retry_in = None if self.one_pass else HANDLER_ERROR_RETRY
+                self._handler_failed(job.path, exc, retry_in)
             finally:
                 self.queue.done(job, retry_in=retry_in)
+
+    def _handler_failed(self, path: str, exc: Exception, retry_in: float | None) -> None:
+        """A typed error is one line, said once per message (e.g. ingest while the Gmail token is
+        missing, every poll); anything else is a bug, with its traceback."""
+        self.tally.crashed(path)
+        again = "the next `h0 sweep` or `h0 watch` retries" if retry_in is None else f"retry in {retry_in:.0f}s"
+        if isinstance(exc, H0Error):
+            if self.ctx is None or self.ctx.state.first_report(path, f"handler_{exc.code}", exc.message):
+                what = "looking for new mail" if path == INGEST_JOB else path
+                logger.error("{} failed: {} ({}; {})", what, exc.message, exc.code, again)
+        else:
+            logger.opt(exception=exc).error("handler failed for {} ({})", path, again)
+        try:
+            self.audit.write("handler_error", "error", path=path, error=f"{type(exc).__name__}: {exc}", retry_in=retry_in)
+        except H0Error:
+            pass
 
     def _dispatch(self, job: Job) -> float | None:
         if job.path == INGEST_JOB:
@@ -297,6 +320,8 @@ class Daemon:
             return None
         wait = self.settle.wait_for(job.path, self.root / job.path, approval=key == folder_key(APPROVED))
         if wait > 0:
+            if key == folder_key(APPROVED):
+                self.tally.settling(job.path)
             return wait  # still being written: look again shortly
         if key == folder_key(DRAFTS) and not self._draft_rejected(job.path):
             return None
@@ -305,7 +330,10 @@ class Daemon:
         results = signal.send(self, path=job.path, ctx=self.ctx)
         outcome = results[0][1] if results else None
         if isinstance(outcome, Outcome):
+            self.tally.record(job.path, outcome.action, outcome.detail, outcome.data)
             self._announce(job.path, outcome)
+            if self.one_pass and outcome.action in ("failed", "paused"):
+                return None  # this process exits after the pass: the next sweep or `h0 watch` retries
             return outcome.retry_in
         return None
 

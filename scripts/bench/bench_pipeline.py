@@ -3,6 +3,7 @@
 
     .venv/bin/python scripts/bench/bench_pipeline.py              # all three, 3 rounds of latency
     .venv/bin/python scripts/bench/bench_pipeline.py --only latency --drafts 300
+    .venv/bin/python scripts/bench/bench_pipeline.py --dashboard both --drafts 100 --burst-rounds 3
 
 A real `h0 watch` process (with its two MCP server children) runs on a fresh temporary
 vault against the fake Gmail of tests/fakes (a local HTTP server speaking Gmail's wire
@@ -14,6 +15,10 @@ format, TCP_NODELAY set), driven by the real google-api-python-client.
 - throughput: 1,000 drafts renamed into Approved/ at once; time until all are in Done/.
 - idle: the daemon and each server process over 60 s of doing nothing: CPU % and RSS.
   Goal: < 0.5 % CPU and < 100 MB RSS per process.
+
+`--dashboard both` runs each measurement with H0_Dashboard.md and the daily briefing on and
+off (DASHBOARD_ENABLED / BRIEFINGS_ENABLED), alternating within each round, and prints both
+side by side. Goal: the dashboard costs at most 10 %.
 """
 
 from __future__ import annotations
@@ -36,6 +41,10 @@ from tests.fakes.fake_gmail import FakeGmail  # noqa: E402
 
 H0 = str(Path(sys.executable).with_name("h0"))
 CLK = os.sysconf("SC_CLK_TCK")
+DASHBOARD_MODES = {
+    "on": {"DASHBOARD_ENABLED": "true", "BRIEFINGS_ENABLED": "true"},
+    "off": {"DASHBOARD_ENABLED": "false", "BRIEFINGS_ENABLED": "false"},
+}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -44,8 +53,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class Daemon:
-    def __init__(self, vault: Path, gmail: FakeGmail, token: Path, workers: int = 4) -> None:
-        env = dict(os.environ, H0_ENV_FILE="", VAULT_PATH=str(vault), MAIL_BACKEND="gmail",
+    def __init__(self, vault: Path, gmail: FakeGmail, token: Path, workers: int = 4, mode: str = "on") -> None:
+        env = dict(os.environ, **DASHBOARD_MODES[mode], H0_ENV_FILE="", VAULT_PATH=str(vault), MAIL_BACKEND="gmail",
                    GMAIL_TOKEN_PATH=str(token), GMAIL_API_ENDPOINT=gmail.api_endpoint,
                    GMAIL_TOKEN_URI=gmail.token_uri, RATE_LIMIT_PER_HOUR="100000", RATE_LIMIT_PER_DAY="100000",
                    LOG_LEVEL="WARNING", LLM_PROVIDER="rules")
@@ -80,6 +89,12 @@ class Daemon:
         self.log.close()
 
 
+def check_mode(vault: Path, mode: str) -> None:
+    """The dashboard was there exactly when it was meant to be: the comparison compares something."""
+    if (vault / "H0_Dashboard.md").exists() != (mode == "on"):
+        raise RuntimeError(f"dashboard {mode}, yet H0_Dashboard.md {'is missing' if mode == 'on' else 'exists'}")
+
+
 def fresh_vault(tmp: Path) -> Path:
     vault = tmp / "vault"
     vault.mkdir()
@@ -91,51 +106,78 @@ def draft_text(i: int) -> str:
     return f"---\nto: person{i}@example.com\nsubject: Bench {i}\n---\nHello {i},\n\nThis is message {i}.\n"
 
 
-def bench_latency(drafts: int, rounds: int) -> None:
-    print(f"\nlatency: rename into Approved/ → send request at the fake Gmail ({drafts} drafts × {rounds} rounds)")
-    medians, p99s = [], []
+def bench_latency(drafts: int, rounds: int, modes: list[str]) -> None:
+    print(f"\nlatency: rename into Approved/ → send request at the fake Gmail ({drafts} drafts × {rounds} rounds"
+          f"{', dashboard ' + ' vs '.join(modes) if len(modes) > 1 else ''})")
+    medians: dict[str, list[float]] = {m: [] for m in modes}
+    p99s: dict[str, list[float]] = {m: [] for m in modes}
     for round_no in range(1, rounds + 1):
-        with tempfile.TemporaryDirectory(prefix="h0-bench-") as tmp, FakeGmail() as gmail:
-            vault = fresh_vault(Path(tmp))
-            token = gmail.write_token(Path(tmp) / "token.json")
-            daemon = Daemon(vault, gmail, token)
-            samples = []
-            try:
-                for i in range(drafts + 10):
-                    name = f"lat-{i:04}.md"
-                    (vault / "Drafts" / name).write_text(draft_text(i))
-                    before = len(gmail.sent)
-                    start = time.time()
-                    os.rename(vault / "Drafts" / name, vault / "Approved" / name)
-                    deadline = time.monotonic() + 30
-                    while len(gmail.sent) == before:
-                        if time.monotonic() > deadline:
-                            raise RuntimeError(f"{name} was not sent within 30 s")
-                        time.sleep(0.0005)
-                    if i >= 10:  # the first few warm the sessions
-                        samples.append((gmail.sent[-1].received_at - start) * 1000)
-                    while not (vault / "Done" / name).exists():
-                        time.sleep(0.001)
-            finally:
-                daemon.stop()
-        med, p99 = statistics.median(samples), percentile(samples, 0.99)
-        medians.append(med)
-        p99s.append(p99)
-        print(f"  round {round_no}: median {med:.1f} ms, p90 {percentile(samples, 0.9):.1f} ms, p99 {p99:.1f} ms, "
-              f"max {max(samples):.1f} ms")
-    print(f"  median of rounds: median {statistics.median(medians):.1f} ms (goal ≤ 20), "
-          f"p99 {statistics.median(p99s):.1f} ms (goal ≤ 100)")
+        order = modes if round_no % 2 else modes[::-1]  # alternate who goes first: drift hits both alike
+        for mode in order:
+            samples = latency_round(drafts, mode)
+            med, p99 = statistics.median(samples), percentile(samples, 0.99)
+            medians[mode].append(med)
+            p99s[mode].append(p99)
+            print(f"  round {round_no}, dashboard {mode:<3}: median {med:.1f} ms, p90 {percentile(samples, 0.9):.1f} ms, "
+                  f"p99 {p99:.1f} ms, max {max(samples):.1f} ms")
+    for mode in modes:
+        print(f"  dashboard {mode:<3} — median of rounds: median {statistics.median(medians[mode]):.1f} ms (goal ≤ 20), "
+              f"p99 {statistics.median(p99s[mode]):.1f} ms (goal ≤ 100)")
+    if len(modes) > 1:
+        for name, values in (("median", medians), ("p99", p99s)):
+            on, off = statistics.median(values["on"]), statistics.median(values["off"])
+            print(f"  dashboard on/off, {name}: {on:.1f} / {off:.1f} ms = {100 * (on / off - 1):+.1f} % (goal ≤ +10 %)")
 
 
-def bench_throughput(count: int) -> None:
-    print(f"\nthroughput: {count} drafts renamed into Approved/ at once")
+def latency_round(drafts: int, mode: str) -> list[float]:
+    with tempfile.TemporaryDirectory(prefix="h0-bench-") as tmp, FakeGmail() as gmail:
+        vault = fresh_vault(Path(tmp))
+        token = gmail.write_token(Path(tmp) / "token.json")
+        daemon = Daemon(vault, gmail, token, mode=mode)
+        samples = []
+        try:
+            for i in range(drafts + 10):
+                name = f"lat-{i:04}.md"
+                (vault / "Drafts" / name).write_text(draft_text(i))
+                before = len(gmail.sent)
+                start = time.time()
+                os.rename(vault / "Drafts" / name, vault / "Approved" / name)
+                deadline = time.monotonic() + 30
+                while len(gmail.sent) == before:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(f"{name} was not sent within 30 s")
+                    time.sleep(0.0005)
+                if i >= 10:  # the first few warm the sessions
+                    samples.append((gmail.sent[-1].received_at - start) * 1000)
+                while not (vault / "Done" / name).exists():
+                    time.sleep(0.001)
+        finally:
+            daemon.stop()
+        check_mode(vault, mode)
+    return samples
+
+
+def bench_throughput(count: int, rounds: int, modes: list[str]) -> None:
+    print(f"\nthroughput: {count} drafts renamed into Approved/ at once"
+          f"{f' ({rounds} rounds, dashboard ' + ' vs '.join(modes) + ')' if len(modes) > 1 else ''}")
+    rates: dict[str, list[float]] = {m: [] for m in modes}
+    for round_no in range(1, rounds + 1):
+        for mode in (modes if round_no % 2 else modes[::-1]):
+            rates[mode].append(throughput_round(count, mode))
+    if len(modes) > 1:
+        on, off = statistics.median(rates["on"]), statistics.median(rates["off"])
+        print(f"  dashboard on/off, median of rounds: {on:.0f} / {off:.0f} sends/s = {100 * (on / off - 1):+.1f} % "
+              "(goal ≥ −10 %)")
+
+
+def throughput_round(count: int, mode: str) -> float:
     with tempfile.TemporaryDirectory(prefix="h0-bench-") as tmp, FakeGmail() as gmail:
         vault = fresh_vault(Path(tmp))
         token = gmail.write_token(Path(tmp) / "token.json")
         staging = vault / "Drafts"
         for i in range(count):
             (staging / f"tp-{i:04}.md").write_text(draft_text(i))
-        daemon = Daemon(vault, gmail, token)
+        daemon = Daemon(vault, gmail, token, mode=mode)
         try:
             start = time.perf_counter()
             for i in range(count):
@@ -150,9 +192,11 @@ def bench_throughput(count: int) -> None:
             elapsed = time.perf_counter() - start
         finally:
             daemon.stop()
+        check_mode(vault, mode)
         twice = len(gmail.sent) - len({s.message["Message-ID"] for s in gmail.sent})
-        print(f"  all {count} in Done/ after {elapsed:.2f} s → {count / elapsed:.0f} sends/s "
+        print(f"  dashboard {mode:<3}: all {count} in Done/ after {elapsed:.2f} s → {count / elapsed:.0f} sends/s "
               f"(renames took {renamed:.2f} s); sent {len(gmail.sent)}, duplicates {twice}")
+    return count / elapsed
 
 
 def cpu_seconds(pid: int) -> float:
@@ -167,21 +211,23 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def bench_idle(seconds: float) -> None:
+def bench_idle(seconds: float, modes: list[str]) -> None:
     print(f"\nidle: the daemon and its servers over {seconds:.0f} s with nothing to do")
-    with tempfile.TemporaryDirectory(prefix="h0-bench-") as tmp, FakeGmail() as gmail:
-        vault = fresh_vault(Path(tmp))
-        token = gmail.write_token(Path(tmp) / "token.json")
-        daemon = Daemon(vault, gmail, token)
-        try:
-            pids = daemon.pids()
-            before = {name: cpu_seconds(pid) for name, pid in pids.items()}
-            time.sleep(seconds)
-            for name, pid in pids.items():
-                used = cpu_seconds(pid) - before[name]
-                print(f"  {name:<14} CPU {100 * used / seconds:.2f} % (goal < 0.5), RSS {rss_mb(pid):.0f} MB (goal < 100)")
-        finally:
-            daemon.stop()
+    for mode in modes:
+        with tempfile.TemporaryDirectory(prefix="h0-bench-") as tmp, FakeGmail() as gmail:
+            vault = fresh_vault(Path(tmp))
+            token = gmail.write_token(Path(tmp) / "token.json")
+            daemon = Daemon(vault, gmail, token, mode=mode)
+            try:
+                pids = daemon.pids()
+                before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+                time.sleep(seconds)
+                for name, pid in pids.items():
+                    used = cpu_seconds(pid) - before[name]
+                    print(f"  dashboard {mode:<3} {name:<14} CPU {100 * used / seconds:.2f} % (goal < 0.5), "
+                          f"RSS {rss_mb(pid):.0f} MB (goal < 100)")
+            finally:
+                daemon.stop()
 
 
 def main() -> int:
@@ -191,14 +237,18 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--burst", type=int, default=1000)
     parser.add_argument("--idle-seconds", type=float, default=60.0)
+    parser.add_argument("--dashboard", choices=["on", "off", "both"], default="on",
+                        help="H0_Dashboard.md and the briefing on, off, or both side by side (default: on)")
+    parser.add_argument("--burst-rounds", type=int, default=1, help="throughput rounds per dashboard mode")
     args = parser.parse_args()
+    modes = ["on", "off"] if args.dashboard == "both" else [args.dashboard]
     print(f"h0 pipeline benchmark — {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     if args.only in (None, "latency"):
-        bench_latency(args.drafts, args.rounds)
+        bench_latency(args.drafts, args.rounds, modes)
     if args.only in (None, "throughput"):
-        bench_throughput(args.burst)
+        bench_throughput(args.burst, args.burst_rounds, modes)
     if args.only in (None, "idle"):
-        bench_idle(args.idle_seconds)
+        bench_idle(args.idle_seconds, modes)
     return 0
 
 

@@ -62,7 +62,7 @@ def test_given_a_revoked_refresh_token_then_auth_required_says_to_re_authenticat
     service = MailService(gmail_settings_for(vault_dir, gmail, token))
     with pytest.raises(AuthRequired) as caught:
         service.send_email(to="bob@example.com", subject="S", body="b")
-    assert caught.value.message == "Run scripts/gmail_auth.py to re-authenticate"
+    assert caught.value.message == "Run `h0 auth gmail` to re-authenticate"
     assert "revoked" in caught.value.details["reason"]
     assert gmail.sent == []
     health = service.health()

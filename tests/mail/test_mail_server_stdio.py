@@ -67,7 +67,7 @@ async def test_given_no_token_then_the_server_still_starts_and_answers_auth_requ
     async with Client(params(**gmail_env(vault_dir, gmail, tmp_path / "missing.json"))) as client:
         error = tool_error(await client.call_tool("send_email", {"to": "bob@example.com", "subject": "S", "body": "b"}))
         health = await client.call_tool("health_check", {})
-    assert error["error"] == "auth_required" and error["message"] == "Run scripts/gmail_auth.py to re-authenticate"
+    assert error["error"] == "auth_required" and error["message"] == "Run `h0 auth gmail` to re-authenticate"
     assert health.structured_content["token"] == "missing"
 
 

@@ -112,7 +112,7 @@ def test_a_revoked_token_pauses_sends_while_vault_work_goes_on(vault_dir, gmail,
         assert wait_until(lambda: (vault_dir / "Done/nope.md").exists())
     assert (vault_dir / "Approved/blocked.md").exists() and gmail.sent == []
     (paused,) = events(vault_dir, event="sends_paused")
-    assert "gmail_auth.py" in paused["reason"] and paused["severity"] == "error"
+    assert "h0 auth gmail" in paused["reason"] and paused["severity"] == "error"
 
 
 def test_a_draft_edited_while_it_is_being_sent_is_sent_once_in_the_version_read(vault_dir, gmail, gmail_overrides):

@@ -1,0 +1,384 @@
+"""The human's cockpit in the vault: H0_Dashboard.md and the daily briefing, kept current by the daemon.
+
+Both are rendered from `h0.status.collect_status` (the data `h0 status` prints) and written
+atomically. The daemon's report signals (email-sent, send-failed, note-archived,
+triage-decided, sweep-completed) only mark them stale; one background thread rewrites them,
+at most once per MIN_INTERVAL (longer when collecting is slow: at most 1/LOAD_FACTOR of its
+time), so no handler ever waits for it. Between signals the thread stats a few paths each
+second (the trigger folders, today's audit files) and refreshes when they changed: a draft
+given back to Drafts/, a pause, a note the human moved. A file is rewritten only when its
+content changed, and neither file is in a folder the watcher routes (only Approved/,
+Rejected/, Drafts/ and Needs_Action/ are), so writing them can never trigger more work.
+
+Everything that comes from an email or a note (subjects, reasons, names, paths) is escaped
+(`md_text`): it cannot break a table, nor become a link, an embed or HTML.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from h0.mail.htmltext import inert_inline
+from h0.pipeline import signals
+from h0.status import AuditTail, collect_status, local_time
+from h0.vault import Vault
+from h0.vault.audit import iso
+from h0.vault.fsio import atomic_write
+from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
+
+DASHBOARD_NOTE = "H0_Dashboard.md"
+BRIEFINGS = "Briefings"
+MIN_INTERVAL = 1.0  # seconds between two rewrites, at the most
+POLL_INTERVAL = 1.0  # how often the idle thread looks for changes no signal reported
+LOAD_FACTOR = 20  # collecting may take at most 1/LOAD_FACTOR of the thread's time
+BRIEFING_ROWS = 50
+REPORT_SIGNALS = (signals.email_sent, signals.send_failed, signals.note_archived, signals.triage_decided,
+                  signals.sweep_completed)
+_LINK_UNSAFE = re.compile(r"[\[\]|#^\\<>`*\x00-\x1f\x7f]|%%")
+
+# ---------------------------------------------------------------------------------- Markdown
+
+
+def md_text(value: object, limit: int = 160) -> str:
+    """A stranger's words as one inert line of Markdown: no line break, link, embed, HTML or
+    table cell break (`|` is escaped), bare URLs defused so they are not auto-linked."""
+    text = "" if value is None else (", ".join(map(str, value)) if isinstance(value, list) else str(value))
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return inert_inline(text).replace("://", r":\/\/").replace("www.", r"www\.") or "—"
+
+
+def md_link(path: object) -> str:
+    """A [[wikilink]] to a vault note, or its escaped text when its name could break out of one."""
+    text = str(path or "")
+    if not text or _LINK_UNSAFE.search(text) or text != text.strip():
+        return md_text(text)
+    return f"[[{text.removesuffix('.md')}]]"
+
+
+def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    return [f"| {' | '.join(head)} |", "|" + "---|" * len(head)] + [f"| {' | '.join(row)} |" for row in rows]
+
+
+def _heading(title: str, total: int, shown: int) -> str:
+    return f"## {title} ({total}, showing {shown})" if total > shown else f"## {title} ({total})"
+
+
+def _more(total: int, shown: int, where: str) -> list[str]:
+    # After a blank line: a line right below a table is one more row of it, below a list item part of it.
+    return ["", f"*…and {total - shown} more in {where}.*"] if total > shown else []
+
+
+def render_dashboard(status: dict[str, Any]) -> str:
+    """H0_Dashboard.md's content (without its "last change" line)."""
+    daemon, sending, totals = status["daemon"], status["sending"], status["totals"]
+    lines = ["# H0 dashboard", ""]
+    if daemon is None:
+        lines += ["> [!failure] H0 is not running",
+                  "> Nothing is sent or triaged until it runs again: start it with `h0 watch`.", ""]
+    else:
+        lines += ["> [!success] H0 is running",
+                  f"> Since {local_time(daemon.get('started'))} (pid {daemon.get('pid')}) · mail: "
+                  f"{md_text(status['mail_backend'])}", ""]
+    if sending["paused"]:
+        lines += ["> [!warning] Sending is paused", f"> {md_text(sending['pause_reason'], 300)}", ""]
+    for cap in sending["caps"]:
+        if cap["left"] == 0:
+            slot = f"next slot at {local_time(cap['next_slot_at'])}" if cap["next_slot_at"] else "sending is off"
+            lines += [f"> [!warning] The per-{cap['window']} send cap ({cap['limit']}) is reached", f"> {slot}.", ""]
+    lines += _table(("send cap", "used", "left", "next slot", "oldest send leaves the window"), [
+        (f"per {c['window']}", f"{c['used']} of {c['limit']}", str(c["left"]),
+         local_time(c["next_slot_at"]) if c["next_slot_at"] else ("now" if c["left"] else "—"),
+         local_time(c["oldest_leaves_at"]) if c["oldest_leaves_at"] else "—")
+        for c in sending["caps"]
+    ]) + [""]
+
+    needs = status["needs_you"]
+    lines.append(_heading("Emails that need you", totals["needs_you"], len(needs)))
+    lines += _table(("email", "from", "subject", "why"), [
+        (md_link(n["path"]), md_text(n["from"], 60), md_text(n["subject"], 80), _why_needed(n)) for n in needs
+    ]) if needs else ["Nothing needs you."]
+    lines += _more(totals["needs_you"], len(needs), f"{NEEDS_ACTION}/") + [""]
+
+    waiting = status["waiting_for_approval"]
+    lines.append(_heading("Drafts waiting for your approval", totals["waiting_for_approval"], len(waiting)))
+    if waiting:
+        lines += [f"Move a draft into {APPROVED}/ to send it, or into Rejected/ to drop it.", ""]
+        lines += [f"- {md_link(path)}" for path in waiting]
+    else:
+        lines.append("No draft is waiting.")
+    lines += _more(totals["waiting_for_approval"], len(waiting), f"{DRAFTS}/") + [""]
+
+    approved = status["approved_not_yet_sent"]
+    lines.append(_heading("Approved, not sent yet", totals["approved_not_yet_sent"], len(approved)))
+    lines += _table(("draft", "to", "subject", "why it waits"), [
+        (md_link(a["path"]), md_text(a["to"], 60), md_text(a["subject"], 80),
+         md_text(a["reason"], 200) + (f" (next try {local_time(a['retry_at'], seconds=True)})" if a["retry_at"] else ""))
+        for a in approved
+    ]) if approved else ["Nothing approved is waiting."]
+    lines.append("")
+
+    returned = status["returned_to_drafts"]
+    if returned:
+        lines.append(_heading(f"Not sent — back in {DRAFTS}/ for you to fix", totals["returned_to_drafts"], len(returned)))
+        lines += _table(("draft", "subject", "reason"), [
+            (md_link(r["path"]), md_text(r["subject"], 80), f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}")
+            for r in returned
+        ]) + ["", f"Fix the draft, then move it into {APPROVED}/ again.", ""]
+
+    sends = status["recent_sends"]
+    lines.append(f"## Last sends ({totals['sends_24h']} in the last 24 h)")
+    lines += _table(("sent", "note", "to", "subject"), [
+        (local_time(s["timestamp"]), md_link(s.get("done_path") or s.get("path")), md_text(s.get("to"), 60),
+         md_text(s.get("subject"), 80)) for s in sends
+    ]) if sends else ["Nothing sent lately."]
+    lines.append("")
+
+    errors = status["recent_errors"]
+    shown = f", showing {len(errors)}" if totals["errors_24h"] > len(errors) else ""
+    lines.append(f"## Last errors ({totals['errors_24h']} in the last 24 h{shown})")
+    lines += _table(("time", "what", "note", "message"), [
+        (local_time(e["timestamp"]), md_text(e.get("event"), 40),
+         md_link(e.get("returned_to") or e["path"]) if e.get("path") else "—",
+         md_text(e.get("message") or e.get("error"), 200)) for e in errors
+    ]) if errors else ["No errors."]
+    return "\n".join(lines) + "\n"
+
+
+def _why_needed(item: dict[str, Any]) -> str:
+    reason = md_text(item["reason"], 200)
+    if item["decision"] == "urgent":
+        draft = f" — reply drafted: {md_link(item['draft'])}" if item.get("draft") else ""
+        return f"**urgent**{draft}: {reason}"
+    if item["decision"] == "delegate":
+        return f"delegate to {md_text(item['delegate_to'], 60)}: {reason}"
+    return f"needs information: {reason}"
+
+
+def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[str, Any]) -> str:
+    """Briefings/<day>.md: what arrived that (local) day, what H0 decided, what was sent, what waits."""
+    start = dt.datetime.combine(day, dt.time.min).astimezone()
+    since, until = iso(start), iso(start + dt.timedelta(days=1))
+    today = [r for r in records if since <= str(r.get("timestamp", "")) < until and r.get("stream") == "h0"]
+    ingested = [r for r in today if r.get("event") == "email_ingested"]
+    decided = [r for r in today if r.get("event") == "triage_decision"]
+    sent = [r for r in today if r.get("event") == "email_sent"]
+    filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in today if r.get("event") == "email_filed"}
+    unsent = [r for r in today if r.get("event") in ("send_refused", "send_held", "email_delivery_failed")]
+    arrived = {str(r.get("path")) for r in ingested}
+    dropped_in = [r for r in decided if str(r.get("note")) not in arrived]
+    lines = [f"# H0 briefing — {day:%A %d %B %Y}", "", "What is happening right now: [[H0_Dashboard]].", ""]
+
+    lines.append(f"## Arrived ({len(ingested) + len(dropped_in)})")
+    rows = [(local_time(r["timestamp"]), md_link(_name(r.get("path"))), md_text(r.get("sender"), 60),
+             md_text(r.get("subject"), 80)) for r in ingested]
+    rows += [(local_time(r["timestamp"]), md_link(_name(r.get("note"))), "—", "—") for r in dropped_in]
+    lines += _rows(("time", "email", "from", "subject"), rows, "Nothing arrived.")
+
+    counts = Counter(str(r.get("decision")) for r in decided)
+    lines.append(f"## What H0 decided ({len(decided)})")
+    if counts:
+        lines += [" · ".join(f"{md_text(name, 30)}: {n}" for name, n in counts.most_common()), ""]
+    lines += _rows(("time", "email", "decision", "why"), [
+        (local_time(r["timestamp"]), md_link(_name(r.get("note"))), md_text(r.get("decision"), 30),
+         md_text(r.get("reasoning"), 200)) for r in decided
+    ], "No email was triaged.")
+
+    lines.append(f"## Sent ({len(sent)})")
+    lines += _rows(("time", "note", "to", "subject"), [
+        (local_time(r["timestamp"]), md_link(filed.get((r.get("path"), r.get("idempotency_key"))) or r.get("path")),
+         md_text(r.get("to"), 60), md_text(r.get("subject"), 80)) for r in sent
+    ], "Nothing was sent.")
+    if unsent:
+        lines.append(f"## Not sent ({len(unsent)})")
+        lines += _rows(("time", "note", "why"), [
+            (local_time(r["timestamp"]), md_link(r.get("returned_to") or r.get("failed_path") or r.get("path")),
+             md_text(r.get("message") or r.get("reason"), 200)) for r in unsent
+        ], "")
+
+    totals = status["totals"]
+    lines += ["## Waiting for you", ""]
+    lines.append(f"- Emails that need you: {totals['needs_you']}")
+    lines += [f"    - {md_link(n['path'])}: {_why_needed(n)}" for n in status["needs_you"]]
+    lines.append(f"- Drafts waiting for your approval: {totals['waiting_for_approval']}")
+    lines.append(f"- Approved, not sent yet: {totals['approved_not_yet_sent']}")
+    lines.append(f"- Not sent, back in {DRAFTS}/ to fix: {totals['returned_to_drafts']}")
+    return "\n".join(lines) + "\n"
+
+
+def _rows(head: tuple[str, ...], rows: list[tuple[str, ...]], empty: str) -> list[str]:
+    if not rows:
+        return [empty, ""]
+    shown = rows[-BRIEFING_ROWS:]
+    more = [f"*…and {len(rows) - len(shown)} earlier ones (see {LOGS}/).*", ""] if len(rows) > len(shown) else []
+    return more + _table(head, shown) + [""]
+
+
+def _name(path: object) -> str:
+    """An email note by its name: it moves from Needs_Action/ to Done/, and the link still resolves."""
+    return str(path or "").rsplit("/", 1)[-1]
+
+
+# ---------------------------------------------------------------------------------- writer
+
+
+class DashboardWriter:
+    """Keeps H0_Dashboard.md and today's briefing current, on its own thread, debounced."""
+
+    def __init__(
+        self,
+        settings: Any,
+        *,
+        vault: Vault | None = None,
+        state_db: Any = None,
+        live: Callable[[], dict[str, Any]] | None = None,
+        dashboard: bool = True,
+        briefing: bool = True,
+        min_interval: float = MIN_INTERVAL,
+        poll_interval: float = POLL_INTERVAL,
+    ) -> None:
+        self.settings = settings
+        self.root = Path(settings.vault_path)
+        self.vault = vault or Vault(self.root)
+        self.state_db = state_db
+        self.live = live
+        self.dashboard = dashboard
+        self.briefing = briefing
+        self.min_interval = min_interval
+        self.poll_interval = poll_interval
+        self.audit = AuditTail(self.root / LOGS)
+        self.writes = 0  # how many times H0_Dashboard.md was rewritten (tests and benchmarks)
+        self._interval = min_interval
+        self._dirty = threading.Event()
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._last: dict[Path, str] = {}
+        self._seen: tuple | None = None
+        self._failed: str | None = None
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def start(self, sender: Any = None) -> None:
+        """Listen to `sender`'s report signals (any sender's if None) and start the thread."""
+        for signal in REPORT_SIGNALS:
+            if sender is None:
+                signal.connect(self.poke, weak=False)
+            else:
+                signal.connect(self.poke, sender=sender, weak=False)
+        self._thread = threading.Thread(target=self._run, name="h0-dashboard", daemon=True)
+        self._thread.start()
+        self.poke()
+
+    def poke(self, *_sender: Any, **_facts: Any) -> None:
+        """Something changed: rewrite soon. Cheap, any thread."""
+        self._dirty.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop listening, let the thread finish, and write the final "not running" state."""
+        if self._stopped:
+            return
+        self._stopped = True
+        for signal in REPORT_SIGNALS:
+            signal.disconnect(self.poke)
+        self._stopping.set()
+        self._dirty.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.refresh(running=False)
+
+    def _run(self) -> None:
+        last = 0.0
+        while not self._stopping.is_set():
+            if not self._dirty.wait(self.poll_interval):
+                seen = self._fingerprint()
+                if seen == self._seen:
+                    continue
+            wait = last + self._interval - time.monotonic()
+            if wait > 0 and self._stopping.wait(wait):
+                return
+            if self._stopping.is_set():
+                return
+            self._dirty.clear()
+            self._seen = self._fingerprint()  # taken first: a change during the refresh is seen next time
+            started = time.monotonic()
+            self.refresh(running=True)
+            elapsed = time.monotonic() - started
+            self._interval = max(self.min_interval, LOAD_FACTOR * elapsed)
+            last = time.monotonic()
+
+    def _fingerprint(self) -> tuple:
+        """Cheap signs of change: the trigger folders' and today's audit files' mtime and size."""
+        day = dt.datetime.now(dt.UTC).date().isoformat()
+        paths = [self.root / DRAFTS, self.root / APPROVED, self.root / NEEDS_ACTION]
+        paths += [self.root / LOGS / f"{stream}_{day}.jsonl" for stream in ("h0", "gmail_mcp", "vault_mcp")]
+        marks = []
+        for path in paths:
+            try:
+                st = os.stat(path)
+                marks.append((st.st_mtime_ns, st.st_size))
+            except OSError:
+                marks.append(None)
+        return tuple(marks)
+
+    def refresh(self, *, running: bool = True) -> None:
+        """Collect and rewrite now (the files whose content changed). Never raises."""
+        with self._lock:
+            try:
+                live = (self.live() if self.live is not None else None) if running else {"running": False}
+                status = collect_status(self.settings, vault=self.vault, audit=self.audit, state_db=self.state_db,
+                                        live=live)
+                stamp = dt.datetime.now().astimezone()
+                footer = (f"\n---\n*Last change {stamp:%Y-%m-%d %H:%M:%S}. H0 rewrites this note as things happen: "
+                          "edits made here are lost.*\n")
+                if self.dashboard and self._write(self.root / DASHBOARD_NOTE, render_dashboard(status), footer):
+                    self.writes += 1
+                if self.briefing:
+                    day = stamp.date()
+                    body = render_briefing(day, self.audit.refresh(), status)
+                    self._write(self.root / BRIEFINGS / f"{day.isoformat()}.md", body, footer)
+                self._failed = None
+            except Exception as exc:  # noqa: BLE001 - the dashboard must never stop the daemon
+                message = f"{type(exc).__name__}: {exc}"
+                if message != self._failed:
+                    logger.opt(exception=exc).warning("could not update {}: {}", DASHBOARD_NOTE, message)
+                self._failed = message
+
+    def _write(self, path: Path, body: str, footer: str) -> bool:
+        if self._last.get(path) == body or not self.root.is_dir():
+            return False  # unchanged, or the vault is gone (deleted or unmounted): never recreate it
+        path.parent.mkdir(exist_ok=True)
+        atomic_write(path, (body + footer).encode("utf-8"), durable=False)
+        self._last[path] = body
+        return True
+
+
+def start_dashboard(daemon: Any) -> DashboardWriter | None:
+    """The daemon's writer (None when DASHBOARD_ENABLED and BRIEFINGS_ENABLED are both off)."""
+    settings = daemon.settings
+    dashboard = bool(getattr(settings, "dashboard_enabled", True))
+    briefing = bool(getattr(settings, "briefings_enabled", True))
+    if not (dashboard or briefing):
+        return None
+    started = iso(dt.datetime.now(dt.UTC))
+
+    def live() -> dict[str, Any]:
+        state = daemon.ctx.state if daemon.ctx is not None else None
+        return {"running": True, "pid": os.getpid(), "started": started,
+                "paused_for": state.sends_paused_for() if state is not None else 0.0,
+                "pause_reason": state.pause_reason if state is not None else ""}
+
+    writer = DashboardWriter(settings, vault=daemon.vault, live=live, dashboard=dashboard, briefing=briefing,
+                             state_db=daemon.ctx.state_db if daemon.ctx is not None else None)
+    writer.start(sender=daemon)
+    return writer
