@@ -9,6 +9,7 @@ from pathlib import Path
 import mcp.client.stdio  # noqa: F401 - see below
 import pytest
 
+from h0.config import Settings
 from h0.vault import Vault, init_vault
 
 # mcp.client.stdio binds `errlog=sys.stderr` when it is first imported. Imported here, that is
@@ -18,22 +19,16 @@ from h0.vault import Vault, init_vault
 ROOT = Path(__file__).resolve().parent.parent
 H0_BIN = str(Path(sys.executable).with_name("h0"))
 
-# Settings must come from each test, never from a developer's own .env or shell.
-_H0_ENV = (
-    "VAULT_PATH", "MAIL_BACKEND", "GMAIL_TOKEN_PATH", "GMAIL_CREDENTIALS_PATH", "GMAIL_API_ENDPOINT",
-    "GMAIL_TOKEN_URI", "GMAIL_QUERY", "GMAIL_POLL_SECONDS", "SMTP_HOST", "SMTP_PORT", "SMTP_SECURE",
-    "SMTP_USER", "SMTP_PASS", "RATE_LIMIT_PER_HOUR", "RATE_LIMIT_PER_DAY", "MAX_RETRIES", "RETRY_DELAY_MS",
-    "RETRY_BACKOFF_MULTIPLIER", "SWEEP_INTERVAL_SECONDS", "LLM_PROVIDER", "LLM_MODEL", "LLM_API_KEY",
-    "LLM_BASE_URL", "LOG_LEVEL", "SMTP_FROM", "SMTP_TIMEOUT_SECONDS", "GMAIL_INGESTED_LABEL",
-    "APPROVAL_SETTLE_SECONDS", "ALLOW_UNAPPROVED_SEND", "H0_STATE_DIR", "H0_DAEMON_CHILD",
-    "DASHBOARD_ENABLED", "BRIEFINGS_ENABLED",
-)
+# Settings must come from each test, never from a developer's own .env or shell: every field of
+# the settings model (read from the model, so a new setting is cleared without editing this
+# list; names are case-insensitive) and the few variables H0 reads outside it.
+_H0_ENV = frozenset(name.upper() for name in Settings.model_fields) | {"H0_DAEMON_CHILD"}
 
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in _H0_ENV:
-        monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.upper() in _H0_ENV]:
+        monkeypatch.delenv(name)
     monkeypatch.setenv("H0_ENV_FILE", "")
     # H0's state database and secret live outside the vault; each test gets its own.
     monkeypatch.setenv("H0_STATE_DIR", str(tmp_path / "h0-state"))

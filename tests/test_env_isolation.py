@@ -1,0 +1,42 @@
+"""The suite's settings come from each test, never from the shell that runs it.
+
+tests/conftest.py clears every setting the settings model defines; these tests run pytest on
+`test_nothing_from_the_shell_reaches_a_test` in a shell that sets each of them (in mixed case
+too, since names are case-insensitive) and expect it to see only defaults.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from h0.config import Settings, load_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULTS = {name: field.get_default(call_default_factory=True) for name, field in Settings.model_fields.items()}
+
+
+def test_nothing_from_the_shell_reaches_a_test(tmp_path: Path):
+    leaked = sorted(n for n in os.environ if n.lower() in Settings.model_fields and n != "H0_STATE_DIR")
+    assert leaked == [], leaked
+    settings = load_settings(vault_path=tmp_path)
+    differs = {n: getattr(settings, n) for n in DEFAULTS if n not in ("vault_path", "h0_state_dir")
+               and getattr(settings, n) != DEFAULTS[n]}
+    assert differs == {}
+
+
+def test_a_shell_setting_every_setting_leaks_none_into_the_suite(tmp_path: Path):
+    env = dict(os.environ)
+    for index, name in enumerate(Settings.model_fields):
+        if name in ("vault_path", "h0_state_dir"):
+            continue
+        env[name.upper() if index % 2 else name.capitalize()] = "leaked"
+    env["SMTP_FROM"] = "leak@example.com"
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--no-header",
+         f"tests/{Path(__file__).name}::test_nothing_from_the_shell_reaches_a_test"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout[-3000:] + run.stderr[-2000:]
