@@ -32,13 +32,14 @@ class Settings(BaseSettings):
 
     vault_path: Path = Field(default=BUNDLED_VAULT, description="The Obsidian vault H0 works in.")
 
-    mail_backend: Literal["outbox", "gmail", "smtp"] = "outbox"
+    mail_backend: Literal["outbox", "gmail", "smtp", "imap"] = "outbox"
     gmail_token_path: Path = Path("token.json")
     gmail_credentials_path: Path = Path("credentials.json")
     gmail_api_endpoint: str | None = None
     gmail_token_uri: str | None = None
     gmail_query: str = "is:unread in:inbox"
-    gmail_poll_seconds: float = Field(default=60.0, gt=0)
+    # An idle poll is one history.list call (2 quota units): 10 s costs 720 units an hour.
+    gmail_poll_seconds: float = Field(default=10.0, gt=0)
     gmail_ingested_label: str = "H0/ingested"
 
     smtp_host: str | None = None
@@ -48,6 +49,18 @@ class Settings(BaseSettings):
     smtp_pass: SecretStr | None = None
     smtp_from: str | None = None
     smtp_timeout_seconds: float = Field(default=30.0, gt=0)
+
+    # MAIL_BACKEND=imap: mail is read over IMAP (INBOX, IDLE push) and sent over SMTP_* above,
+    # with a copy APPENDed to the Sent folder (h0.mail.imap). SMTP_USER/PASS default to these.
+    imap_host: str | None = None
+    imap_port: int | None = None  # default: 993 for ssl, 143 otherwise
+    imap_secure: SmtpSecurity = "ssl"
+    imap_user: str | None = None
+    imap_pass: SecretStr | None = None
+    imap_timeout_seconds: float = Field(default=30.0, gt=0)
+    # Hold an IDLE connection on INBOX so new mail wakes ingest at once (GMAIL_POLL_SECONDS stays the
+    # safety net); off for servers without IDLE or that drop idle connections.
+    imap_idle: bool = True
 
     rate_limit_per_hour: int = Field(default=100, ge=0)
     rate_limit_per_day: int = Field(default=500, ge=0)
@@ -59,6 +72,9 @@ class Settings(BaseSettings):
     # A note written in place in Approved/ (not moved there) is sent only after it has been
     # unchanged this long: editors autosave while the human is still typing.
     approval_settle_seconds: float = Field(default=10.0, ge=0)
+    # How the daemon sees changes: `native` (inotify, FSEvents, ReadDirectoryChangesW) or
+    # `polling` (network drives, sync folders: a look at the trigger folders twice a second).
+    h0_watcher: Literal["native", "polling"] = "native"
     # The cockpit in the vault, kept current by the daemon: H0_Dashboard.md at the vault's
     # root and a daily briefing note in Briefings/ (h0.pipeline.dashboard).
     dashboard_enabled: bool = True
@@ -82,6 +98,12 @@ class Settings(BaseSettings):
     @classmethod
     def _smtp_secure_aliases(cls, value: object) -> object:
         # The email contract spells it as a boolean: true = implicit TLS, false = STARTTLS.
+        text = str(value).strip().lower()
+        return {"true": "ssl", "1": "ssl", "tls": "ssl", "false": "starttls", "0": "starttls"}.get(text, text)
+
+    @field_validator("imap_secure", mode="before")
+    @classmethod
+    def _imap_secure_aliases(cls, value: object) -> object:
         text = str(value).strip().lower()
         return {"true": "ssl", "1": "ssl", "tls": "ssl", "false": "starttls", "0": "starttls"}.get(text, text)
 

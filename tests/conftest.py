@@ -11,6 +11,7 @@ import pytest
 
 from h0.config import Settings
 from h0.vault import Vault, init_vault
+from tests.platform.markers import pytest_collection_modifyitems, pytest_ignore_collect  # noqa: F401 - hooks
 
 # mcp.client.stdio binds `errlog=sys.stderr` when it is first imported. Imported here, that is
 # pytest's global capture (a real file); imported lazily inside a test using capsys, it would be
@@ -72,3 +73,14 @@ def subprocess_env(**overrides: str) -> dict[str, str]:
     env["H0_ENV_FILE"] = ""
     env.update(overrides)
     return env
+
+
+@pytest.fixture
+def loguru_restored():
+    """For tests running `h0.cli.main` in-process: `main` points loguru at the sys.stderr of the
+    moment (capsys's buffer); put it back on the real stderr afterwards."""
+    from loguru import logger
+
+    yield
+    logger.remove()
+    logger.add(sys.stderr, level="WARNING")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-import stat
 import inspect
 import json
 import typing
@@ -29,6 +28,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 
 from h0.errors import H0Error, InternalError, InvalidRequest
+from h0.platform.proc import thread_free_stdio
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -67,7 +67,7 @@ class H0Server(MCPServer):
 
     async def run_stdio_async(self) -> None:
         """Serve stdio through asyncio pipes: no worker-thread hop per line read or written."""
-        if not all(_is_pipe(fd) for fd in (0, 1)):  # e.g. stdin redirected from a file
+        if not thread_free_stdio((0, 1)):  # a file on stdin, or an OS where that is not safe
             await super().run_stdio_async()
             return
         stdin, stdout = await _stdio_pipes()
@@ -169,14 +169,6 @@ class _StdoutPipe:
 
     async def flush(self) -> None:
         await self._writer.drain()
-
-
-def _is_pipe(fd: int) -> bool:
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
 async def _stdio_pipes() -> tuple[_StdinLines, _StdoutPipe]:

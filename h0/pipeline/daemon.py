@@ -74,7 +74,7 @@ class Daemon:
         self.connections: dict[str, McpConnection] = {}
         self.ctx: HandlerContext | None = None
         self.settle = SettleTracker(settings.approval_settle_seconds)
-        self.watcher = VaultWatcher(self.root, self._on_event, self._on_overflow)
+        self.watcher = VaultWatcher(self.root, self._on_event, self._on_overflow, kind=settings.h0_watcher)
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._overflowed = threading.Event()
@@ -85,6 +85,7 @@ class Daemon:
         self.one_pass = False  # `h0 sweep`: set before start()
         self.tally = PassTally()  # what the handlers did, note by note (`h0 sweep`'s summary)
         self.dashboard: Any = None  # h0.pipeline.dashboard.DashboardWriter while running
+        self.idle: Any = None  # h0.mail.imap_idle.IdleWatcher while running with MAIL_BACKEND=imap
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -141,6 +142,11 @@ class Daemon:
             self.sweep("start")
         if self.ingest:
             self.add_periodic(self.settings.gmail_poll_seconds, self.request_ingest)
+            if self.settings.mail_backend == "imap" and self.settings.imap_idle:
+                from h0.mail.imap_idle import IdleWatcher
+
+                # IMAP IDLE: new mail wakes ingest within moments; the poll above stays the safety net.
+                self.idle = IdleWatcher(self.settings, self.request_ingest).start()
 
     def _finish_interrupted(self) -> None:
         from h0.handlers.send import finish_interrupted_filings
@@ -205,6 +211,9 @@ class Daemon:
     def stop(self, timeout: float = 30.0) -> None:
         """Finish in-flight jobs (an in-flight send completes), close sessions, release the lock."""
         self._stop.set()
+        if self.idle is not None:
+            self.idle.stop()
+            self.idle = None
         self.watcher.stop()
         self.queue.close()
         deadline = time.monotonic() + timeout

@@ -1,20 +1,29 @@
-"""One daemon per vault: an OS file lock (flock), which the kernel drops when the process dies.
+"""One daemon per vault: an OS file lock (through h0.platform.locks), which the OS drops when the
+process dies.
 
-Unlike a PID file it cannot go stale. The lock file (`.h0/daemon.lock` in the vault, a
-dot folder Obsidian ignores) also records who holds it, for `h0 status` and for the
-message the second `h0 watch` prints.
+Unlike a PID file it cannot go stale: after a crash the next `h0 watch` simply takes it.
+The lock file (`.h0/daemon.lock` in the vault, a dot folder Obsidian ignores) carries no
+data — on Windows a locked file cannot be read by others — so who holds it is written
+beside it, in `.h0/daemon.json`, for `h0 status` and for the message the second `h0 watch`
+prints. That note is believed only while the lock is held: a crashed daemon's leftover
+note names nobody.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import socket
 from pathlib import Path
 from typing import Any
 
+from h0.platform.locks import ProcessLock, held_elsewhere
 from h0.vault.audit import iso, utcnow
+from h0.vault.fsio import atomic_write
+
+# How long a starting daemon waits for the lock: long enough to outlast another process's
+# probe (`h0 status` takes the lock for an instant), short enough to answer at once.
+ACQUIRE_WAIT_SECONDS = 0.25
 
 
 class AlreadyRunning(RuntimeError):
@@ -29,32 +38,37 @@ def lock_path(root: Path) -> Path:
     return Path(root) / ".h0" / "daemon.lock"
 
 
+def holder_path(root: Path) -> Path:
+    return Path(root) / ".h0" / "daemon.json"
+
+
 class VaultLock:
     def __init__(self, root: Path) -> None:
         self.path = lock_path(root)
-        self._fd: int | None = None
+        self.holder_path = holder_path(root)
+        self._lock: ProcessLock | None = None
 
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        lock = ProcessLock(self.path)
+        if not lock.try_acquire(wait=ACQUIRE_WAIT_SECONDS):
+            raise AlreadyRunning(read_holder(self.holder_path))
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise AlreadyRunning(read_holder(self.path)) from None
-        info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": iso(utcnow())})
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, info.encode(), 0)
-        self._fd = fd
+            info = {"pid": os.getpid(), "host": socket.gethostname(), "started": iso(utcnow())}
+            atomic_write(self.holder_path, json.dumps(info).encode(), mode=0o644, durable=False)
+        except BaseException:
+            lock.release()
+            raise
+        self._lock = lock
 
     def release(self) -> None:
-        if self._fd is not None:
+        if self._lock is not None:
             try:
-                os.ftruncate(self._fd, 0)
+                os.unlink(self.holder_path)
             except OSError:
                 pass
-            os.close(self._fd)
-            self._fd = None
+            self._lock.release()
+            self._lock = None
 
     def reacquire(self) -> None:
         """After the vault folder was replaced, lock the new one (the old lock guards nothing)."""
@@ -64,25 +78,16 @@ class VaultLock:
 
 def read_holder(path: Path) -> dict[str, Any] | None:
     try:
-        text = path.read_text()
-        return json.loads(text) if text.strip() else None
+        text = Path(path).read_text()
+        holder = json.loads(text) if text.strip() else None
     except (OSError, ValueError):
         return None
+    return holder if isinstance(holder, dict) else None
 
 
 def daemon_holder(root: Path) -> dict[str, Any] | None:
-    """Who holds the vault's lock right now (None if no daemon runs)."""
-    path = lock_path(root)
-    if not path.exists():
+    """Who holds the vault's lock right now (None if no daemon runs; {} if one runs that has
+    not said who it is yet)."""
+    if not held_elsewhere(lock_path(root)):
         return None
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return read_holder(path) or {}
-    finally:
-        os.close(fd)
-    return None
+    return read_holder(holder_path(root)) or {}

@@ -8,6 +8,10 @@ writer closes it, or until nothing has touched it for WRITER_GONE_SECONDS (files
 that never report closes). Without any event (found by the sweep), a file counts as
 complete once its mtime is STABILITY_SECONDS old.
 
+Where the OS reports no close after writing (FSEvents on macOS, ReadDirectoryChangesW on
+Windows, the polling observer anywhere), `QuietPeriod` stands in for the close: a written
+path counts as complete once its size and mtime have not changed for QUIET_SECONDS.
+
 `Approved/` is stricter, because a note there is sent: only a note *moved in* from another
 folder (the human's drag) is acted on at once. A note written in place — an editor's
 autosave while the human is still typing, or an atomic save from inside the folder — is
@@ -22,6 +26,7 @@ import time
 from pathlib import Path
 
 STABILITY_SECONDS = 0.5
+QUIET_SECONDS = 0.5
 WRITER_GONE_SECONDS = 30.0
 FORGET_AFTER_SECONDS = 120.0
 
@@ -102,3 +107,63 @@ def _mtime_age(absolute: Path) -> float:
         return max(0.0, time.time() - os.stat(absolute).st_mtime)
     except OSError:
         return float("inf")  # gone: the handler sees that
+
+
+Signature = tuple[int, int]  # (size, mtime in ns)
+
+
+def signature(absolute: str | Path) -> Signature | None:
+    try:
+        st = os.stat(absolute)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns)
+
+
+class QuietPeriod:
+    """Close events for an observer that has none, from created/modified/moved events alone.
+
+    `touched` on every write hint; `settled()` then names the paths whose size and mtime have
+    stood still for `quiet` seconds since (each once). A path that changed meanwhile waits
+    another period; a path that is gone is dropped.
+    """
+
+    def __init__(self, quiet: float = QUIET_SECONDS) -> None:
+        self.quiet = quiet
+        self._pending: dict[str, tuple[str, Signature | None, float]] = {}  # rel -> (absolute, seen, due)
+        self._lock = threading.Lock()
+
+    def touched(self, rel: str, absolute: str) -> None:
+        seen = signature(absolute)
+        with self._lock:
+            self._pending[rel] = (absolute, seen, time.monotonic() + self.quiet)
+
+    def forget(self, rel: str) -> None:
+        """A real "complete" event came (a move): nothing to stand in for."""
+        with self._lock:
+            self._pending.pop(rel, None)
+
+    def next_due(self) -> float | None:
+        """The monotonic time of the next check (None: nothing pending)."""
+        with self._lock:
+            return min((due for _, _, due in self._pending.values()), default=None)
+
+    def settled(self) -> list[str]:
+        now = time.monotonic()
+        with self._lock:
+            due = [(rel, entry) for rel, entry in self._pending.items() if entry[2] <= now]
+        quiet: list[str] = []
+        for rel, entry in due:
+            absolute, seen, _ = entry
+            current = signature(absolute)  # outside the lock: a stat may be slow on a network drive
+            with self._lock:
+                if self._pending.get(rel) != entry:
+                    continue  # touched again meanwhile: its new period stands
+                if current is None:
+                    del self._pending[rel]
+                elif current == seen:
+                    del self._pending[rel]
+                    quiet.append(rel)
+                else:
+                    self._pending[rel] = (absolute, current, now + self.quiet)
+        return quiet

@@ -9,14 +9,20 @@ A moved-in or close-after-write event means "complete and in place: look now". A
 create or modify is only a hint: the path is queued after a stability window, and the
 pipeline checks the file has settled before acting. The callback only enqueues and can
 never raise: an exception would kill the observer thread.
+
+Only inotify reports closes. With any other observer (FSEvents, ReadDirectoryChangesW,
+`H0_WATCHER=polling`) a small timer thread stands in for them: a written note is reported
+"closed" once its size and mtime have been quiet for a moment (settle.QuietPeriod). The
+polling observer lists only the trigger folders, so its cost is theirs, not the vault's.
+Paths are handled with os.path throughout: the separator is the OS's.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,9 +35,9 @@ from watchdog.events import (
     FileSystemEvent,
     FileSystemEventHandler,
 )
-from watchdog.observers import Observer
 
-from h0.pipeline.settle import STABILITY_SECONDS
+from h0.pipeline.settle import STABILITY_SECONDS, QuietPeriod
+from h0.platform.watch import NATIVE, new_observer
 from h0.vault.approval import ApprovalFolder, is_note_name
 from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key, nfc
@@ -45,16 +51,18 @@ OnPath = Callable[[str, str, float], None]
 MOVED, CLOSED, WRITTEN = "moved", "closed", "written"
 
 
-def trigger_path(root: str, absolute: str, approval: ApprovalFolder) -> str | None:
+def trigger_path(root: str | frozenset[str], absolute: str, approval: ApprovalFolder) -> str | None:
     """The canonical vault-relative path if `absolute` is a note directly in a trigger folder.
 
-    Folders are matched by name (`folder_key`), without a system call, except Approved/:
-    there `approval.is_approval_note` decides — the definition the sweep lists by — so a
-    separate `approved/` folder on a case-sensitive file system triggers no send.
+    `root` is the vault root, or the set of its spellings (`root_spellings`). Folders are
+    matched by name (`folder_key`), without a system call, except Approved/: there
+    `approval.is_approval_note` decides — the definition the sweep lists by — so a separate
+    `approved/` folder on a case-sensitive file system triggers no send.
     """
     folder_path, name = os.path.split(absolute)
     parent, folder = os.path.split(folder_path)
-    if parent != root or not is_note_name(name):
+    roots = root if isinstance(root, frozenset) else root_spellings(root)
+    if os.path.normcase(parent) not in roots or not is_note_name(name):
         return None
     canonical = TRIGGER_FOLDERS.get(folder_key(folder))
     if canonical is None:
@@ -64,11 +72,37 @@ def trigger_path(root: str, absolute: str, approval: ApprovalFolder) -> str | No
     return f"{canonical}/{nfc(name)}" if folder == canonical else f"{folder}/{nfc(name)}"
 
 
+def root_spellings(root: str) -> frozenset[str]:
+    """The vault root as events may name it: as given, and resolved (FSEvents reports real
+    paths, e.g. /private/var/… for /var/…), in the OS's case convention."""
+    return frozenset(os.path.normcase(p) for p in (root, os.path.realpath(root)))
+
+
+def _polling_listdir(root: str) -> Callable[[str], list[os.DirEntry]]:
+    """What the polling observer lists: the trigger folders at the root, and the notes directly
+    in them — not the rest of a 10,000-note vault, which can never trigger anything."""
+
+    def listdir(path: str) -> list[os.DirEntry]:
+        if path == root:
+            with os.scandir(path) as entries:
+                return [e for e in entries if folder_key(e.name) in TRIGGER_FOLDERS and e.is_dir()]
+        if os.path.dirname(path) == root:
+            with os.scandir(path) as entries:
+                return [e for e in entries if not e.name.startswith(".") and not e.is_dir()]
+        return []
+
+    return listdir
+
+
 class _Events(FileSystemEventHandler):
-    def __init__(self, root: str, on_path: OnPath) -> None:
+    def __init__(self, root: str, on_path: OnPath, quiet: QuietPeriod | None = None,
+                 wake: Callable[[], None] | None = None) -> None:
         self.root = root
+        self.roots = root_spellings(root)
         self.approval = ApprovalFolder(root)
         self.on_path = on_path
+        self.quiet = quiet  # None: the observer reports closes itself
+        self.wake = wake
 
     def dispatch(self, event: FileSystemEvent) -> None:
         try:
@@ -86,9 +120,17 @@ class _Events(FileSystemEventHandler):
             else:
                 return
             for path, kind in candidates:
-                rel = trigger_path(self.root, path, self.approval)
-                if rel is not None:
-                    self.on_path(rel, kind, STABILITY_SECONDS if kind == WRITTEN else 0.0)
+                rel = trigger_path(self.roots, path, self.approval)
+                if rel is None:
+                    continue
+                if self.quiet is not None:
+                    if kind == WRITTEN:
+                        self.quiet.touched(rel, path)
+                        if self.wake is not None:
+                            self.wake()
+                    elif kind == MOVED:
+                        self.quiet.forget(rel)
+                self.on_path(rel, kind, STABILITY_SECONDS if kind == WRITTEN else 0.0)
         except Exception:  # noqa: BLE001 - never let an exception reach watchdog's thread
             logger.exception("watcher callback failed for {}", event)
 
@@ -115,44 +157,93 @@ class _OverflowDetector(logging.Handler):
 _WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
 
 
-def _new_observer():
-    """On Linux, ask for "full" events: a note moved in from outside the vault then arrives
-    as a move (complete) rather than a bare create (which would wait for a close that never
-    comes)."""
-    if sys.platform.startswith("linux"):
-        from watchdog.observers.inotify import InotifyObserver
+class _QuietTimer(threading.Thread):
+    """Reports each written note "closed" once it has been quiet (observers without close events)."""
 
-        return InotifyObserver(generate_full_events=True)
-    return Observer()
+    def __init__(self, quiet: QuietPeriod, on_path: OnPath) -> None:
+        super().__init__(name="h0-quiet-period", daemon=True)
+        self.quiet = quiet
+        self.on_path = on_path
+        self._wake = threading.Condition()
+        self._stopped = False
+
+    def wake(self) -> None:
+        with self._wake:
+            self._wake.notify()
+
+    def stop(self) -> None:
+        with self._wake:
+            self._stopped = True
+            self._wake.notify()
+
+    def run(self) -> None:
+        while True:
+            with self._wake:
+                if self._stopped:
+                    return
+                due = self.quiet.next_due()
+                wait = None if due is None else due - time.monotonic()
+                if wait is None or wait > 0:
+                    self._wake.wait(wait)
+                    continue
+            try:
+                for rel in self.quiet.settled():
+                    self.on_path(rel, CLOSED, 0.0)
+            except Exception:  # noqa: BLE001 - the stand-in for close events must outlive one bad note
+                logger.exception("quiet-period check failed")
 
 
 class VaultWatcher:
-    """The observer for one vault root, restartable when its thread dies or the root is replaced."""
+    """The observer for one vault root, restartable when its thread dies or the root is replaced.
 
-    def __init__(self, root: Path, on_path: OnPath, on_overflow: Callable[[], None]) -> None:
+    `kind`: `native` (the OS's own events) or `polling` (H0_WATCHER, h0.platform.watch).
+    """
+
+    def __init__(self, root: Path, on_path: OnPath, on_overflow: Callable[[], None], *, kind: str = NATIVE) -> None:
         self.root = Path(os.path.abspath(root))
         self.on_path = on_path
+        self.kind = kind
         self._detector = _OverflowDetector(on_overflow)
-        self._observer: Observer | None = None
+        self._observer = None
+        self._timer: _QuietTimer | None = None
         self._identity: tuple[int, int] | None = None
         self._lock = threading.Lock()
 
     def start(self) -> None:
         with self._lock:
+            root = str(self.root)
+            observer, reports_closes = new_observer(self.kind, listdir=_polling_listdir(root))
+            timer = None if reports_closes else _QuietTimer(QuietPeriod(), self.on_path)
+            events = _Events(root, self.on_path, timer.quiet if timer else None, timer.wake if timer else None)
+            observer.schedule(events, root, recursive=True)
+            observer.daemon = True
             for name in _WATCHDOG_LOGGERS:
                 logging.getLogger(name).addHandler(self._detector)
-            observer = _new_observer()
-            observer.schedule(_Events(str(self.root), self.on_path), str(self.root), recursive=True)
-            observer.daemon = True
-            observer.start()
-            self._observer = observer
+            if timer is not None:
+                timer.start()
+            try:
+                observer.start()
+            except BaseException:
+                if timer is not None:
+                    timer.stop()
+                for name in _WATCHDOG_LOGGERS:
+                    logging.getLogger(name).removeHandler(self._detector)
+                raise
+            self._observer, self._timer = observer, timer
             self._identity = self.current_identity()
+
+    @property
+    def reports_closes(self) -> bool:
+        return self._observer is not None and self._timer is None
 
     def stop(self) -> None:
         with self._lock:
             observer, self._observer = self._observer, None
+            timer, self._timer = self._timer, None
             for name in _WATCHDOG_LOGGERS:
                 logging.getLogger(name).removeHandler(self._detector)
+        if timer is not None:
+            timer.stop()
         if observer is not None:
             try:
                 observer.stop()

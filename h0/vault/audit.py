@@ -1,15 +1,15 @@
 """The JSONL audit log: `Logs/<stream>_<date>.jsonl`, one JSON object per line.
 
 Every line has `timestamp` (UTC, ISO 8601, ms), `event`, `severity` and the event's
-fields. A line is written with a single `write()` on an `O_APPEND` descriptor under an
-exclusive `flock`, so concurrent writers — threads or processes — never interleave or
-tear lines. Dates in file names are UTC dates.
+fields. A line is written with a single `write()` on an `O_APPEND` descriptor under the
+file's exclusive lock (h0.platform.locks: flock, or LockFileEx on Windows, whose appends
+are not atomic by themselves), so concurrent writers — threads or processes — never
+interleave or tear lines. Dates in file names are UTC dates.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import fcntl
 import json
 import os
 from collections.abc import Iterator
@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import InternalError
+from h0.platform.fs import full_fsync
+from h0.platform.locks import appending
 
 SEVERITIES = ("debug", "info", "warning", "error", "critical")
 MAX_FIELD_CHARS = 4000
@@ -54,7 +56,8 @@ class AuditLog:
     def write(self, event: str, severity: str = "info", *, durable: bool = False, **fields: Any) -> dict[str, Any]:
         """Append one record and return it. Raises InternalError if it cannot be written:
         callers about to do something irreversible must not go on without their record.
-        `durable` fsyncs it before returning (the pre-send record: it must outlive a power cut)."""
+        `durable` flushes it to the disk itself before returning (the pre-send record: it must
+        outlive a power cut; on macOS that takes F_FULLFSYNC, not just fsync)."""
         if severity not in SEVERITIES:
             raise ValueError(f"unknown severity {severity!r}")
         now = utcnow()
@@ -66,16 +69,17 @@ class AuditLog:
         path = self.path_for(now.date())
         try:
             self.logs_dir.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+            fd = os.open(path, flags, 0o644)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                view = memoryview(line)
-                while view:
-                    view = view[os.write(fd, view) :]
-                if durable:
-                    os.fsync(fd)
+                with appending(fd, str(path)):
+                    view = memoryview(line)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                    if durable:
+                        full_fsync(fd)
             finally:
-                os.close(fd)  # closing releases the lock
+                os.close(fd)
         except OSError as exc:
             raise InternalError(f"Could not write the audit log {path}: {exc.strerror or exc}", path=str(path)) from exc
         return record

@@ -1,5 +1,5 @@
-"""Durable file primitives (atomic write, no-replace rename, directory fsync) and the one
-place an OSError becomes a typed error.
+"""Durable file primitives (atomic write; no-replace rename and directory fsync from
+h0.platform.fs) and the one place an OSError becomes a typed error.
 
 The primitives raise OSError; callers that answer a person or a tool turn it into an
 `H0Error` with `typed_os_error`, so a full disk or a read-only vault reads the same
@@ -8,8 +8,6 @@ everywhere.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
 import itertools
 import os
@@ -17,9 +15,9 @@ import secrets
 from pathlib import Path
 
 from h0.errors import Conflict, H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
-
-_RENAME_NOREPLACE = 1
-_AT_FDCWD = -100
+# The OS-specific primitives live in the platform layer; they are re-exported here because
+# the vault's callers (store, rules file) know them by these names.
+from h0.platform.fs import fchmod, fsync_dir, rename_noreplace  # noqa: F401
 DEFAULT_NAME_MAX = 255  # bytes in one file name: ext4, APFS, NTFS (in UTF-16 units) alike
 DEFAULT_PATH_MAX = 4096  # bytes in one path handed to the kernel (Linux PATH_MAX)
 _TMP_EXTRA = len(".") + len(".0123456789ab.tmp")
@@ -113,20 +111,6 @@ def _name_too_long(head: str, exc: OSError, shown: str | None, details: dict) ->
     )
 
 
-def fsync_dir(directory: Path) -> None:
-    """Make a rename or create inside `directory` durable (no-op where unsupported)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: bool = True) -> None:
     """Write `data` to `path` so readers see the old file or the new one, never a part.
 
@@ -145,7 +129,7 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: b
                 written = os.write(fd, view)
                 view = view[written:]
             if mode is None:
-                os.fchmod(fd, _kept_mode(path))
+                fchmod(fd, _kept_mode(path))  # where the OS has permission bits
             if durable:
                 os.fsync(fd)
         finally:
@@ -187,48 +171,6 @@ def _tmp_stem(name: str, directory: Path) -> str:
     if len(encoded) <= room:
         return name
     return encoded[: max(room, 1)].decode("utf-8", "ignore") or "file"
-
-
-def rename_noreplace(source: Path, destination: Path) -> None:
-    """Rename atomically, failing with FileExistsError if `destination` exists.
-
-    Uses Linux renameat2(RENAME_NOREPLACE) so there is no window in which both names
-    exist or the destination is clobbered; elsewhere falls back to link + unlink.
-    """
-    if _renameat2 is not None:
-        result = _renameat2(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(destination), _RENAME_NOREPLACE)
-        if result == 0:
-            return
-        err = ctypes.get_errno()
-        if err not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-            raise OSError(err, os.strerror(err), str(destination))
-    try:
-        os.link(source, destination)
-    except FileExistsError:
-        raise
-    except OSError:
-        if os.path.lexists(destination):
-            raise FileExistsError(errno.EEXIST, "File exists", str(destination)) from None
-        os.rename(source, destination)
-        return
-    os.unlink(source)
-
-
-def _load_renameat2():
-    libc_name = ctypes.util.find_library("c")
-    if not libc_name:
-        return None
-    try:
-        libc = ctypes.CDLL(libc_name, use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    fn.restype = ctypes.c_int
-    return fn
-
-
-_renameat2 = _load_renameat2()
 
 
 def _umask() -> int:

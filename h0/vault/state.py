@@ -21,7 +21,6 @@ import json
 import os
 import secrets
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -96,13 +95,10 @@ _CLAIM_FIELDS = ("note_path", "note_hash", "reply_to", "source", "recipients", "
 
 
 def default_state_root() -> Path:
-    """The per-user folder for H0's state on this OS."""
-    home = Path.home()
-    if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local") / "h0"
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support" / "h0"
-    return Path(os.environ.get("XDG_STATE_HOME") or home / ".local" / "state") / "h0"
+    """The per-user folder for H0's state on this OS (h0.platform.fs decides where)."""
+    from h0.platform.fs import user_state_root
+
+    return user_state_root()
 
 
 def state_dir_for(vault_root: Path, configured: Path | None = None) -> Path:

@@ -36,8 +36,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from h0.pipeline.lock import daemon_holder  # noqa: E402
-from h0.vault import init_vault  # noqa: E402
 from tests.fakes.fake_gmail import FakeGmail  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import draft_text, fresh_vault, percentile, time_one_send  # noqa: E402
 
 H0 = str(Path(sys.executable).with_name("h0"))
 CLK = os.sysconf("SC_CLK_TCK")
@@ -45,11 +47,6 @@ DASHBOARD_MODES = {
     "on": {"DASHBOARD_ENABLED": "true", "BRIEFINGS_ENABLED": "true"},
     "off": {"DASHBOARD_ENABLED": "false", "BRIEFINGS_ENABLED": "false"},
 }
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 class Daemon:
@@ -95,17 +92,6 @@ def check_mode(vault: Path, mode: str) -> None:
         raise RuntimeError(f"dashboard {mode}, yet H0_Dashboard.md {'is missing' if mode == 'on' else 'exists'}")
 
 
-def fresh_vault(tmp: Path) -> Path:
-    vault = tmp / "vault"
-    vault.mkdir()
-    init_vault(vault)
-    return vault
-
-
-def draft_text(i: int) -> str:
-    return f"---\nto: person{i}@example.com\nsubject: Bench {i}\n---\nHello {i},\n\nThis is message {i}.\n"
-
-
 def bench_latency(drafts: int, rounds: int, modes: list[str]) -> None:
     print(f"\nlatency: rename into Approved/ → send request at the fake Gmail ({drafts} drafts × {rounds} rounds"
           f"{', dashboard ' + ' vs '.join(modes) if len(modes) > 1 else ''})")
@@ -139,18 +125,9 @@ def latency_round(drafts: int, mode: str) -> list[float]:
             for i in range(drafts + 10):
                 name = f"lat-{i:04}.md"
                 (vault / "Drafts" / name).write_text(draft_text(i))
-                before = len(gmail.sent)
-                start = time.time()
-                os.rename(vault / "Drafts" / name, vault / "Approved" / name)
-                deadline = time.monotonic() + 30
-                while len(gmail.sent) == before:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError(f"{name} was not sent within 30 s")
-                    time.sleep(0.0005)
+                latency = time_one_send(vault, gmail, name)
                 if i >= 10:  # the first few warm the sessions
-                    samples.append((gmail.sent[-1].received_at - start) * 1000)
-                while not (vault / "Done" / name).exists():
-                    time.sleep(0.001)
+                    samples.append(latency)
         finally:
             daemon.stop()
         check_mode(vault, mode)

@@ -1,0 +1,226 @@
+"""File-system primitives that differ by OS: no-replace rename, directory sync, full fsync, fchmod.
+
+Each primitive picks its implementation once, at import, from what this OS offers; the
+fallbacks are plain functions too, so tests select them by name (`RENAMES`) on any machine.
+Everything here raises OSError; turning that into a message is the caller's business.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+Rename = Callable[[Path, Path], None]
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1  # linux/fs.h
+_RENAME_EXCL = 0x4  # macOS sys/stdio.h
+_UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
+
+
+# --------------------------------------------------------------------------- no-replace rename
+
+
+def _libc_function(name: str, argtypes: list) -> Callable | None:
+    if sys.platform == "win32":
+        return None
+    libc_name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(libc_name, use_errno=True)  # None: the running process's own symbols
+        fn = getattr(libc, name)
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = argtypes
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_renameat2 = _libc_function(
+    "renameat2", [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+) if sys.platform.startswith("linux") else None
+_renamex_np = _libc_function(
+    "renamex_np", [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
+) if sys.platform == "darwin" else None
+
+
+class _Unsupported(Exception):
+    """This file system does not do that kind of rename: try the next way."""
+
+
+def _kernel_result(result: int, destination: Path) -> None:
+    if result == 0:
+        return
+    err = ctypes.get_errno()
+    if err in _UNSUPPORTED:
+        raise _Unsupported
+    raise OSError(err, os.strerror(err), str(destination))
+
+
+def rename_renameat2(source: Path, destination: Path) -> None:
+    """Linux: renameat2(RENAME_NOREPLACE), one atomic step (ext4, btrfs, xfs, tmpfs…)."""
+    if _renameat2 is None:
+        raise _Unsupported
+    _kernel_result(_renameat2(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(destination),
+                              _RENAME_NOREPLACE), destination)
+
+
+def rename_renamex_np(source: Path, destination: Path) -> None:
+    """macOS: renamex_np(RENAME_EXCL), one atomic step (APFS, HFS+)."""
+    if _renamex_np is None:
+        raise _Unsupported
+    _kernel_result(_renamex_np(os.fsencode(source), os.fsencode(destination), _RENAME_EXCL), destination)
+
+
+def rename_windows(source: Path, destination: Path) -> None:
+    """Windows: os.rename is MoveFileEx without MOVEFILE_REPLACE_EXISTING, which refuses to replace."""
+    os.rename(source, destination)
+
+
+def rename_link_unlink(source: Path, destination: Path) -> None:
+    """Any POSIX file system with hard links: link() fails if the name exists, then drop the old name.
+    For a moment both names exist (a watcher may see the new one appear first); nothing is clobbered."""
+    if os.path.isdir(source) and not os.path.islink(source):
+        raise _Unsupported  # folders have no hard links
+    try:
+        # The link must name the note itself, not what a symlinked note points to.
+        os.link(source, destination, follow_symlinks=os.link not in os.supports_follow_symlinks)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno in _UNSUPPORTED | {errno.EPERM, errno.EXDEV, errno.EMLINK}:
+            if os.path.lexists(destination):
+                raise FileExistsError(errno.EEXIST, "File exists", str(destination)) from None
+            raise _Unsupported from exc
+        raise
+    os.unlink(source)
+
+
+def rename_reserve(source: Path, destination: Path) -> None:
+    """The last resort (no kernel support, no hard links: FAT, some network shares): claim the name
+    with an exclusive create, then rename over our own placeholder. Two H0 renames to one name can
+    never both win; only a writer that ignores the placeholder could lose its write."""
+    if os.path.isdir(source) and not os.path.islink(source):
+        os.mkdir(destination)  # FileExistsError if taken; renaming a folder over an empty one is allowed
+    else:
+        os.close(os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600))
+    try:
+        os.replace(source, destination)
+    except BaseException:
+        try:
+            os.rmdir(destination) if os.path.isdir(destination) else os.unlink(destination)
+        except OSError:
+            pass
+        raise
+
+
+# Every way, by name: tests select each one explicitly; `_RENAME_ORDER` is this OS's preference.
+RENAMES: dict[str, Rename] = {
+    "renameat2": rename_renameat2,
+    "renamex_np": rename_renamex_np,
+    "windows": rename_windows,
+    "link": rename_link_unlink,
+    "reserve": rename_reserve,
+}
+
+if sys.platform == "win32":
+    _RENAME_ORDER: tuple[str, ...] = ("windows",)
+elif sys.platform == "darwin":
+    _RENAME_ORDER = ("renamex_np", "link", "reserve")
+elif sys.platform.startswith("linux"):
+    _RENAME_ORDER = ("renameat2", "link", "reserve")
+else:
+    _RENAME_ORDER = ("link", "reserve")
+
+
+def rename_ways() -> tuple[str, ...]:
+    """The rename implementations this machine tries, in order (`h0 doctor` and tests show it)."""
+    return tuple(name for name in _RENAME_ORDER
+                 if not (name == "renameat2" and _renameat2 is None) and not (name == "renamex_np" and _renamex_np is None))
+
+
+def rename_noreplace(source: Path, destination: Path, *, ways: tuple[str, ...] | None = None) -> None:
+    """Rename atomically, failing with FileExistsError if `destination` exists.
+
+    Uses the OS's own no-replace rename where the OS and file system have one, so there is
+    no moment in which the destination could be clobbered; then the fallbacks (`RENAMES`).
+    """
+    for name in ways or rename_ways():
+        try:
+            RENAMES[name](source, destination)
+            return
+        except _Unsupported:
+            continue
+    raise OSError(errno.EOPNOTSUPP, "no way to rename without replacing on this file system", str(destination))
+
+
+# --------------------------------------------------------------------------- durability
+
+
+CAN_SYNC_DIRS = os.name == "posix"  # Windows cannot open a folder as a file to flush it
+_fcntl = None
+_F_FULLFSYNC: int | None = None
+if sys.platform == "darwin":
+    import fcntl as _fcntl  # noqa: E402 - macOS only
+
+    _F_FULLFSYNC = getattr(_fcntl, "F_FULLFSYNC", 51)
+
+
+def full_fsync(fd: int) -> None:
+    """Flush `fd` to stable storage. On macOS fsync() only reaches the drive's cache; F_FULLFSYNC
+    asks the drive to write it out (slower: used for the records a send depends on)."""
+    if _F_FULLFSYNC is not None and _fcntl is not None:
+        try:
+            _fcntl.fcntl(fd, _F_FULLFSYNC)
+            return
+        except OSError:
+            pass  # a file system without it (some network shares): the plain fsync below
+    os.fsync(fd)
+
+
+def fsync_dir(directory: Path, *, full: bool = False) -> None:
+    """Make a rename or create inside `directory` durable (where the OS can: not on Windows,
+    whose NTFS journals the names itself)."""
+    if not CAN_SYNC_DIRS:
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        full_fsync(fd) if full else os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------- permissions
+
+
+HAS_FCHMOD = hasattr(os, "fchmod") and os.name == "posix"  # Windows' fchmod only toggles read-only
+
+
+def fchmod(fd: int, mode: int) -> bool:
+    """Set an open file's permission bits where the OS has them; False where it has none."""
+    if not HAS_FCHMOD:
+        return False
+    os.fchmod(fd, mode)
+    return True
+
+
+# --------------------------------------------------------------------------- where state lives
+
+
+def user_state_root(home: Path | None = None) -> Path:
+    """The per-user folder for H0's state on this OS (never inside a vault)."""
+    home = home or Path.home()
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local") / "h0"
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "h0"
+    return Path(os.environ.get("XDG_STATE_HOME") or home / ".local" / "state") / "h0"
