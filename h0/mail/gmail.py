@@ -1,11 +1,12 @@
-"""The Gmail backend: google-api-python-client over per-thread authorised httplib2.
+"""The Gmail backend: google-api-python-client over per-thread google-auth sessions.
 
-The API client is built once from the discovery document bundled with the library
-(`static_discovery=True`: no network). `GMAIL_API_ENDPOINT` replaces the base URL —
-the bundled document has `rootUrl` https://gmail.googleapis.com/ and an empty
-`servicePath`, and every method path starts with `gmail/v1/…`, so an endpoint of
+The API client is built once from the discovery document bundled with the library (no
+network). `GMAIL_API_ENDPOINT` becomes the document's `rootUrl`, from which the library
+derives every URL — the methods' and the media upload's, scheme included — so nothing is
+rewritten afterwards. The bundled document has `rootUrl` https://gmail.googleapis.com/ and an
+empty `servicePath`, and every method path starts with `gmail/v1/…`, so an endpoint of
 `http://127.0.0.1:PORT/` serves `http://127.0.0.1:PORT/gmail/v1/users/me/…`.
-Each call passes the calling thread's own Http to `execute()` (see gmail_http.py).
+Each call passes the calling thread's own session to `execute()` (see gmail_transport.py).
 """
 
 from __future__ import annotations
@@ -13,25 +14,25 @@ from __future__ import annotations
 import base64
 import functools
 import io
+import json
+import re
 import stat
 import threading
 from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
-import google_auth_httplib2
-import httplib2
-from googleapiclient.discovery import build
+from googleapiclient.discovery import build_from_document
+from googleapiclient.discovery_cache import get_static_doc
 from googleapiclient.errors import HttpError
 from googleapiclient.http import MediaIoBaseUpload
 
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotFound
 from h0.mail.addresses import refuse_line_breaks
 from h0.mail.auth import REAUTH_MESSAGE, TokenStore
-from h0.mail.backend import Added, Changes, CursorExpired, Fetched, Label, MailBackend, Position, Sent
+from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position, Sent
 from h0.mail.gmail_batch import BATCH_LIMIT, BatchRunner, batch_uri
-from h0.mail.gmail_http import ThreadHttp
+from h0.mail.gmail_transport import NoHttp, SessionHttp, ThreadSessions, Timeouts
 from h0.mail.gmail_wire import fetched_from_resource, history_id, map_http_error, map_transport_error
 from h0.mail.mime import raw_bytes
 
@@ -64,9 +65,12 @@ class _Api:
 
 @functools.lru_cache(maxsize=4)
 def _gmail_api(api_endpoint: str | None) -> _Api:
-    options = {"api_endpoint": api_endpoint} if api_endpoint else None
-    # The Http given here is never used: every execute() gets the calling thread's own.
-    service = build("gmail", "v1", http=httplib2.Http(), static_discovery=True, cache_discovery=False, client_options=options)
+    document = json.loads(get_static_doc("gmail", "v1"))
+    if api_endpoint:
+        # Not client_options.api_endpoint: that moves media uploads to the endpoint's host but
+        # keeps the document's https, so an http endpoint (a local proxy, the test fake) breaks.
+        document["rootUrl"] = document["baseUrl"] = api_endpoint
+    service = build_from_document(document, http=NoHttp())
     users = service.users()
     return _Api(users, users.messages(), users.labels(), users.threads(), users.history())
 
@@ -83,6 +87,46 @@ def _bare(message_id: str) -> str:
     return message_id.strip().strip("<>")
 
 
+_MESSAGE_ID = re.compile(r"[0-9A-Za-z_-]{1,256}")  # Gmail's ids are hex; nothing else belongs in a URL path or a note name
+
+
+def _history_page(page: Any) -> tuple[int, list[tuple[int, list[tuple[str, tuple[str, ...] | None]]]], str | None]:
+    """One history.list answer as (historyId, [(record id, [(message id, labels)])], nextPageToken),
+    or ChangesUnreadable naming what is wrong with it."""
+    try:
+        if not isinstance(page, dict):
+            raise ValueError(f"the answer is a {type(page).__name__}, not an object")
+        now = history_id(page.get("historyId"), "history historyId")
+        history = page.get("history") or []
+        if not isinstance(history, list):
+            raise ValueError("`history` is not a list")
+        records = []
+        for record in history:
+            if not isinstance(record, dict):
+                raise ValueError("a history record is not an object")
+            position = history_id(record.get("id"), "history record id")
+            entries = record.get("messagesAdded") or []
+            if not isinstance(entries, list):
+                raise ValueError(f"record {position}: `messagesAdded` is not a list")
+            messages = []
+            for entry in entries:
+                message = entry.get("message") if isinstance(entry, dict) else None
+                message_id = message.get("id") if isinstance(message, dict) else None
+                if not isinstance(message_id, str) or not _MESSAGE_ID.fullmatch(message_id):
+                    shown = repr(message_id)[:40]
+                    raise ValueError(f"record {position}: a messagesAdded entry has no usable message id ({shown})")
+                labels = message.get("labelIds")
+                messages.append((message_id, tuple(map(str, labels)) if isinstance(labels, list) else None))
+            records.append((position, messages))
+        token = page.get("nextPageToken") or None
+        if token is not None and not isinstance(token, str):
+            raise ValueError("`nextPageToken` is not a string")
+    except (ValueError, InternalError) as exc:
+        text = exc.message if isinstance(exc, InternalError) else str(exc)
+        raise ChangesUnreadable(f"Gmail's history answer cannot be read: {text}") from None
+    return now, records, token
+
+
 class GmailBackend(MailBackend):
     name = "gmail"
     can_read = True
@@ -94,20 +138,20 @@ class GmailBackend(MailBackend):
         self.timeout = timeout
         self._lock = threading.Lock()
         self._service: _Api | None = None
-        self._http: ThreadHttp | None = None
+        self._http: ThreadSessions | None = None
         self._labels: dict[str, Label] = {}
         self._account: str | None = None
         self._batches = BatchRunner(batch_uri(self.api_endpoint))
 
     # -- plumbing ------------------------------------------------------------------------
 
-    def _api(self) -> tuple[_Api, ThreadHttp]:
+    def _api(self) -> tuple[_Api, ThreadSessions]:
         creds = self.tokens.credentials()  # AuthRequired when token.json is missing or revoked
         with self._lock:
             if self._service is None:
                 self._service = _gmail_api(self.api_endpoint)
             if self._http is None or self._http.credentials is not creds:
-                self._http = ThreadHttp(creds, timeout=self.timeout)
+                self._http = ThreadSessions(creds, Timeouts.within(self.timeout))
             return self._service, self._http
 
     def _execute(self, build_request: Any, *, sending: bool = False) -> dict[str, Any]:
@@ -138,7 +182,7 @@ class GmailBackend(MailBackend):
 
     @property
     def http_count(self) -> int:
-        """How many per-thread connections exist (for tests of the thread model)."""
+        """How many threads have their own session (for tests of the thread model)."""
         return self._http.count if self._http else 0
 
     # -- sending -------------------------------------------------------------------------
@@ -150,25 +194,12 @@ class GmailBackend(MailBackend):
             # The upload part is ASCII (RFC 2047 headers, quoted-printable and base64 bodies),
             # which googleapiclient's multipart writer requires of message/rfc822 media.
             media = MediaIoBaseUpload(io.BytesIO(raw), mimetype="message/rfc822", resumable=False)
-
-            def upload(api: _Api) -> Any:
-                request = api.messages.send(userId="me", body=body or None, media_body=media)
-                request.uri = self._on_endpoint(request.uri)
-                return request
-
-            result = self._execute(upload, sending=True)
+            result = self._execute(lambda api: api.messages.send(userId="me", body=body or None, media_body=media),
+                                   sending=True)
         else:
             body["raw"] = base64.urlsafe_b64encode(raw).decode("ascii")
             result = self._execute(lambda api: api.messages.send(userId="me", body=body), sending=True)
         return Sent(str(result["id"]), result.get("threadId"))
-
-    def _on_endpoint(self, uri: str) -> str:
-        """googleapiclient moves upload URLs to the overriding endpoint's host but keeps the
-        discovery document's https scheme; put them wholly on GMAIL_API_ENDPOINT."""
-        if not self.api_endpoint:
-            return uri
-        target, url = urlsplit(self.api_endpoint), urlsplit(uri)
-        return urlunsplit(url._replace(scheme=target.scheme, netloc=target.netloc))
 
     def find_sent(self, rfc822_message_id: str) -> Sent | None:
         query = f"rfc822msgid:{_bare(rfc822_message_id)} in:sent"
@@ -230,7 +261,9 @@ class GmailBackend(MailBackend):
         """users.history.list, messageAdded records after `cursor` (2 quota units a page).
 
         A 404 means Gmail no longer keeps history that old (typically after a week, sometimes
-        hours): CursorExpired. Record ids and the answer's historyId must be numbers.
+        hours): CursorExpired. An answer not shaped as the API promises (a record or historyId
+        that is not a number, a messagesAdded entry without its message id, a page that is not
+        an object): ChangesUnreadable — nothing of it is used, so no cursor comes from it.
         """
         added: list[Added] = []
         seen: set[str] = set()
@@ -247,19 +280,13 @@ class GmailBackend(MailBackend):
                 page = self._execute(lambda api, params=params: api.history.list(**params))
             except NotFound as err:
                 raise CursorExpired(f"Gmail no longer keeps history from {cursor}: {err.message}", cursor=str(cursor)) from None
-            now = history_id(page.get("historyId"), "history historyId")
-            for record in page.get("history") or []:
-                position = history_id(record.get("id") if isinstance(record, dict) else None, "history record id")
+            now, records, page_token = _history_page(page)
+            for position, messages in records:
                 last = max(last, position)
-                for item in record.get("messagesAdded") or []:
-                    message = item.get("message") if isinstance(item, dict) else None
-                    message_id = str((message or {}).get("id") or "").strip()
-                    if not message_id or message_id in seen:
-                        continue
-                    seen.add(message_id)
-                    labels = message.get("labelIds")
-                    added.append(Added(message_id, position, tuple(map(str, labels)) if isinstance(labels, list) else None))
-            page_token = page.get("nextPageToken") or None
+                for message_id, labels in messages:
+                    if message_id not in seen:
+                        seen.add(message_id)
+                        added.append(Added(message_id, position, labels))
             if page_token is None:
                 return Changes(added, max(now, last), complete=True)
             if len(added) >= limit:
@@ -362,13 +389,13 @@ class GmailBackend(MailBackend):
         box: dict[str, Any] = {}
 
         def probe() -> None:
-            authed = google_auth_httplib2.AuthorizedHttp(pool.credentials, http=httplib2.Http(timeout=timeout))
+            http = SessionHttp(pool.credentials, Timeouts(timeout, timeout))
             try:
-                box["profile"] = api.users.getProfile(userId="me").execute(http=authed, num_retries=0)
+                box["profile"] = api.users.getProfile(userId="me").execute(http=http, num_retries=0)
             except Exception as exc:  # reported as "account unknown"; the tools report the details
                 box["error"] = exc
             finally:
-                authed.close()
+                http.close()
 
         worker = threading.Thread(target=probe, name="gmail-health", daemon=True)
         worker.start()

@@ -3,10 +3,11 @@
 A batch is one `POST /batch/gmail/v1` whose multipart/mixed body holds up to 100 calls
 (Google advises at most 50: larger batches trip the per-user rate limits); the answer is a
 multipart/mixed of one HTTP response per call. google-api-python-client's `BatchHttpRequest`
-speaks it. Its discovery document names the batch path `batch` on gmail.googleapis.com; H0
-uses the documented `batch/gmail/v1` on whatever `GMAIL_API_ENDPOINT` says, so a proxy or a
-test server gets the batch too (the library's own `new_batch_http_request()` would always go
-to Google).
+speaks it. Its discovery document names the batch path `batch`; H0 sends to the path
+Gmail's batch guide documents, `batch/gmail/v1`, under `GMAIL_API_ENDPOINT` (or Google's
+root), so a proxy or a test server gets the batch too. The batch goes through the calling
+thread's session like any other request (h0.mail.gmail_transport): authorised once, its
+Authorization applying to every part, and never replayed.
 
 Every part counts against the quota as the call it carries, and Gmail works the parts in
 parallel: a part can come back 429 "Too many concurrent requests for user" (or 403

@@ -13,7 +13,6 @@ import base64
 import email.utils
 import json
 import re
-import socket
 import time
 from collections.abc import Iterable
 from email import policy
@@ -21,7 +20,6 @@ from email.message import EmailMessage
 from email.parser import HeaderParser
 from typing import Any
 
-import httplib2
 from google.auth.exceptions import RefreshError, TransportError
 from googleapiclient.errors import HttpError
 
@@ -38,7 +36,7 @@ from h0.errors import (
 )
 from h0.mail.auth import REAUTH_MESSAGE, refresh_failure
 from h0.mail.backend import AttachmentInfo, Fetched
-from h0.mail.gmail_http import OutcomeUnknown, RequestNotSent
+from h0.mail.gmail_transport import OutcomeUnknown, RequestNotSent
 from h0.mail.headers import clean_header_text, clean_inbound_header
 
 _RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded", "limitExceeded"}
@@ -104,7 +102,8 @@ def map_http_error(exc: HttpError, *, sending: bool) -> H0Error:
 
 
 def map_transport_error(exc: BaseException, *, sending: bool) -> H0Error | None:
-    """Connection-level failures; None if `exc` is not one (let it propagate)."""
+    """Connection-level failures (h0.mail.gmail_transport's, google-auth's); None if `exc` is
+    not one (let it propagate)."""
     if isinstance(exc, RefreshError):
         return refresh_failure(exc)
     if isinstance(exc, OutcomeUnknown) and sending:
@@ -114,12 +113,13 @@ def map_transport_error(exc: BaseException, *, sending: bool) -> H0Error | None:
             "H0 looks the Message-ID up before sending again.",
             retryable=False, outcome="unknown", cause=str(exc),
         )
-    if isinstance(exc, (RequestNotSent, httplib2.ServerNotFoundError, TransportError)) and sending:
+    # google-auth's TransportError: the token refresh failed, before the API request was made.
+    if isinstance(exc, (RequestNotSent, TransportError)) and sending:
         return SendFailed(f"Could not reach Gmail; nothing was sent: {exc}", retryable=True, outcome="not_sent")
-    if isinstance(exc, (OSError, httplib2.HttpLib2Error, TransportError)):
-        if sending:  # a socket error past the write: the send may have happened
+    if isinstance(exc, (OSError, TransportError)):
+        if sending:  # a socket error of unknown origin: the send may have happened
             return SendFailed(f"The connection to Gmail failed mid-send: {exc}", retryable=False, outcome="unknown")
-        what = "timed out" if isinstance(exc, socket.timeout) else "failed"
+        what = "timed out" if isinstance(exc, TimeoutError) else "failed"
         return InternalError(f"The connection to Gmail {what}: {exc}", retryable=True)
     return None
 

@@ -89,6 +89,11 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
             injected = fake._take_injected(url.path)
             if injected is not None and injected.kind == "delay":
                 time.sleep(injected.seconds)
+            if injected is not None and injected.kind == "stall":  # the caller dies waiting; nothing is done
+                fake._released.wait(120)
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
             if injected is not None and injected.kind == "fail":
                 headers = {"Retry-After": f"{injected.retry_after:g}"} if injected.retry_after is not None else None
                 message = injected.message or f"Injected failure {injected.status}"
@@ -112,6 +117,8 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
+            if injected is not None and injected.kind == "rewrite":
+                result = injected.rewrite(result)
             self._reply(200, result)
 
         def do_GET(self) -> None:  # noqa: N802
