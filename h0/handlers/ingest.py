@@ -13,6 +13,11 @@ absent), label second; a crash in between is finished by the next pass without a
 note. Nothing is marked as read. A message whose Message-ID already has a note (a duplicate
 delivery) gets the label and no new note.
 
+Threads (h0.handlers.thread): a note records `thread_id` and, for a message that is not the
+first of its thread, `thread:` — links to the notes of the messages before it (emails and the
+replies H0 sent). A new inbound message marks every draft of its thread still waiting in
+Drafts/ `stale: true`, with the reason; the mail server holds a stale draft at send time.
+
 Mail is written by strangers and stays data. Header text is cleaned (h0.mail.headers: no
 control character, encoded words decoded, display names quoted); the body is one fenced
 code block (h0.mail.htmltext.inert_block: nothing in it renders, fetches or hides in
@@ -31,6 +36,7 @@ from loguru import logger
 
 from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotFound, NotSupported, RateLimited
 from h0.handlers.context import HandlerContext
+from h0.handlers.thread import ThreadNote, mark_stale_drafts, starts_thread, thread_links, thread_notes
 from h0.mail.headers import AUTH_METHODS, clean_address_header, clean_header_text, format_address
 from h0.mail.htmltext import defuse_cutoff, inert_block
 from h0.mail.sync import ingest_query as _query_without_label
@@ -153,25 +159,59 @@ def _write_note(message_id: str, email: dict[str, Any], ctx: HandlerContext) -> 
     """The note for one email, unless one exists (this path, or this Message-ID elsewhere: None)."""
     rfc822 = _text(email.get("rfc822_message_id")) or None
     path = f"{NEEDS_ACTION}/EMAIL_{_SAFE_ID.sub('_', message_id)}.md"
-    duplicate = bool(rfc822) and _already_have(rfc822, path, ctx)
-    if not duplicate:
-        try:
-            ctx.notes.write(path, _frontmatter(email, rfc822), _body(email), create_only=True)
-        except Conflict:
-            pass  # written by a pass that crashed before labelling
+    # Another note for this email: a duplicate delivery (same Message-ID), or — for mail without
+    # one — this message's own note, already triaged and filed by a pass that stopped before labelling.
+    duplicate = _already_have(f"rfc822_message_id:{rfc822}" if rfc822 else f"message_id:{message_id}", path, ctx)
     if duplicate:
         ctx.audit.write("email_duplicate_skipped", message_id=message_id, rfc822_message_id=rfc822)
         return None
+    thread = _thread(email, path, ctx)
+    frontmatter = _frontmatter(email, rfc822)
+    if thread:
+        frontmatter["thread"] = thread_links(thread, email.get("date"))
+    try:
+        ctx.notes.write(path, frontmatter, _body(email), create_only=True)
+    except Conflict:
+        _check_own_note(path, message_id, ctx)
+        logger.info("ingest: {} was written by a pass that stopped before labelling the message", path)
+        return None
+    if thread:
+        mark_stale_drafts(ctx, thread, email, path)
     subject, sender = _subject(email), clean_address_header(email.get("sender"))
     ctx.audit.write("email_ingested", path=path, message_id=message_id, subject=subject, sender=sender)
     logger.info("✉ new mail {} — {} from {}", path, subject or "(no subject)", sender)
     return path
 
 
-def _already_have(rfc822: str, path: str, ctx: HandlerContext) -> bool:
-    """True if a note for this Message-ID exists under another name (a duplicate delivery)."""
+def _thread(email: dict[str, Any], path: str, ctx: HandlerContext) -> list[ThreadNote]:
+    """The vault's notes of this email's thread (none for a message that starts one). A failed
+    look-up costs the note its `thread:` links, never the note."""
+    if starts_thread(email.get("id"), email.get("thread_id")):
+        return []
+    try:
+        return thread_notes(ctx, str(email["thread_id"]), exclude=path)
+    except H0Error as error:
+        logger.warning("ingest: the thread of {} could not be read ({})", path, error.message)
+        return []
+
+
+def _check_own_note(path: str, message_id: str, ctx: HandlerContext) -> None:
+    """Something is already at this email's note path: fine if it is this email's note (a pass
+    that crashed before labelling wrote it); otherwise a Conflict, so the message stays
+    unlabelled and is tried again rather than labelled with no note of its own."""
+    try:
+        existing = ctx.notes.read(path)
+    except H0Error as error:
+        raise Conflict(f"{path} is taken by something H0 cannot read as a note ({error.message}); "
+                       "the email was not ingested.", path=path) from None
+    if str(existing.frontmatter.get("message_id") or "") != message_id:
+        raise Conflict(f"{path} holds another note (message_id {existing.frontmatter.get('message_id')!r}); "
+                       "the email was not ingested.", path=path)
+
+
+def _already_have(flt: str, path: str, ctx: HandlerContext) -> bool:
+    """True if a note matching `flt` (its Message-ID, or its provider id) exists under another name."""
     tools = ctx.notes.tools
-    flt = f"rfc822_message_id:{rfc822}"
     try:
         if tools is not None:
             found = tools.call_tool(

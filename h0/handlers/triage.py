@@ -6,6 +6,11 @@
     needs_info  → email stays, status: needs_info
     delegate    → email stays, status: delegated, a delegation note appended to the body
 
+Triage sees the conversation, not one message: the earlier emails and sent replies of the
+email's thread, as the vault holds them (h0.handlers.thread), go to the triager with it. A
+draft for an email its thread has already moved past (a later email is in the vault) is
+written `stale: true`, as ingest marks a waiting draft when a reply arrives.
+
 Only notes with `status: pending` (or none) are triaged, and every branch changes that
 status, so H0's own writes never trigger a second triage. The draft is written first and
 created only if absent: after a crash between "draft written" and "email updated", the
@@ -28,8 +33,9 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import Conflict
+from h0.errors import Conflict, H0Error
 from h0.handlers.context import HandlerContext, NoteView, Outcome
+from h0.handlers.thread import ThreadNote, conversation, later_emails, thread_notes
 from h0.mail.drafts import CUTOFF
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
@@ -86,10 +92,15 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
     if str(note.frontmatter.get("status") or "").strip().lower() not in TRIAGE_STATUSES:
         return Outcome("skipped", "already triaged")
 
-    from h0.triage import EmailInput
+    from h0.triage.models import EarlierMessage, EmailInput
 
-    # The email's words, not the code block that keeps them inert in Obsidian.
-    outcome = ctx.triager.triage(EmailInput.from_note(note.frontmatter, block_text(note.body)))
+    # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
+    thread = _thread(note, ctx)
+    email = EmailInput.from_note(note.frontmatter, block_text(note.body))
+    if thread:
+        email = email.model_copy(update={"conversation": [
+            EarlierMessage(**entry) for entry in conversation(thread, note.frontmatter.get("received"))]})
+    outcome = ctx.triager.triage(email)
     decision = outcome.decision
     record = {
         "decision": decision.decision,
@@ -101,7 +112,8 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
     draft_path = None
     done_path = None
     if decision.decision in ("draft_reply", "urgent"):
-        draft_path = _write_draft(note, decision, ctx)
+        newer = later_emails(thread, note.frontmatter.get("received"))
+        draft_path = _write_draft(note, decision, ctx, newer[-1] if newer else None)
         if draft_path is None:
             ctx.notes.patch(note, {**record, "status": "needs_info", "problem": "no address to reply to"})
             record["decision"] = "needs_info"
@@ -144,7 +156,20 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
     return Outcome("triaged", record["decision"], data=data)
 
 
-def _write_draft(note: NoteView, decision: Any, ctx: HandlerContext) -> str | None:
+def _thread(note: NoteView, ctx: HandlerContext) -> list[ThreadNote]:
+    """The vault's other notes of this email's thread (those after it too: its draft may be out of
+    date already), or none when it has no thread or the look-up fails."""
+    fm = note.frontmatter
+    if not fm.get("thread_id"):
+        return []
+    try:
+        return thread_notes(ctx, str(fm["thread_id"]), exclude=note.path)
+    except H0Error as error:
+        logger.warning("{}: its thread could not be read ({}); triaged on its own", note.path, error.message)
+        return []
+
+
+def _write_draft(note: NoteView, decision: Any, ctx: HandlerContext, newer: ThreadNote | None = None) -> str | None:
     fm = note.frontmatter
     to = reply_recipient(fm)
     if to is None:
@@ -165,6 +190,12 @@ def _write_draft(note: NoteView, decision: Any, ctx: HandlerContext) -> str | No
         draft_fm["thread_id"] = str(fm["thread_id"])
     if decision.decision == "urgent":
         draft_fm["priority"] = "urgent"
+    if newer is not None:  # the thread already moved on past this email: the draft is out of date from the start
+        draft_fm["stale"] = True
+        draft_fm["stale_reason"] = (f"{inert_inline(str(newer.note.frontmatter.get('from') or 'someone'))} wrote again "
+                                    f"in this thread ({newer.link}) after the email this draft answers: read it, "
+                                    "edit the reply, and set `send_anyway: true` to send it anyway")
+        draft_fm["stale_since"] = newer.link
     warning = sender_warning(fm)
     if warning:
         draft_fm["warning"] = warning

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, ClassVar
 
-from h0.errors import H0Error, NotFound, NotSupported
+from h0.errors import H0Error, InternalError, NotFound, NotSupported
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -29,6 +29,7 @@ BACKENDS: dict[str, str] = {
     "gmail": "h0.mail.gmail:GmailBackend",
     "smtp": "h0.mail.smtp:SmtpBackend",
     "outbox": "h0.mail.outbox:OutboxBackend",
+    "imap": "h0.mail.imap:ImapBackend",
 }
 
 TOKEN_STATES = ("valid", "expired_refreshable", "missing", "revoked", "n/a")
@@ -99,6 +100,14 @@ class Changes:
 class CursorExpired(NotFound):
     """The provider no longer keeps changes from that far back (Gmail: 404 on an old startHistoryId):
     the caller catches up another way."""
+
+
+class ChangesUnreadable(InternalError):
+    """The provider's list of changes is not what its API promises (an id that is not a number, a
+    record without its message): nothing in it is trusted, and the caller catches up another way."""
+
+    def __init__(self, message: str, **details: object) -> None:
+        super().__init__(message, retryable=False, **details)
 
 
 class MailBackend:

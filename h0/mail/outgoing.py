@@ -111,6 +111,8 @@ class OutgoingBuilder:
                 path=read.rel, reason="not_settled", retry_after=round(settle_left + 0.05, 2),
             )
         draft = parse_draft(read.rel, *_split(read), actual)
+        if not draft.send_anyway:
+            _refuse_stale(read)
         first = self._first_seen_attachments(read.rel, actual, draft)
         files = load_attachments(self.resolver, list(draft.attachments))
         now_hashes = {a.rel: a.sha256 for a in files}
@@ -317,6 +319,19 @@ class OutgoingBuilder:
                 "then set `send_anyway: true` (or approve a new draft) to send it.",
                 "thread_has_newer_message", path=path, newer_message_id=latest.id,
             )
+
+
+def _refuse_stale(read: _Read) -> None:
+    """Ingest marked this draft `stale: true`: its thread got a newer inbound message. Held like a
+    draft the thread check below finds out of date — the same reason, the same way out."""
+    frontmatter = _split(read)[0]
+    if str(frontmatter.get("stale") or "").strip().lower() in ("true", "yes", "1"):
+        reason = str(frontmatter.get("stale_reason") or "a newer message arrived in this thread")
+        raise _hold(
+            f"The conversation moved on ({reason[:300]}), so the reply may be out of date. It was not sent. Read the "
+            "new message, edit the draft if needed, then set `send_anyway: true` (or approve a new draft) to send it.",
+            "thread_has_newer_message", path=read.rel, stale_since=frontmatter.get("stale_since"),
+        )
 
 
 def _split(read: _Read) -> tuple[dict, str]:

@@ -14,8 +14,9 @@ ends on a change boundary (one history record is never split between two slices)
 
 Catch-up by query — GMAIL_QUERY minus the ingested label, newest first, at most
 CATCH_UP_LIMIT messages an episode — when there is no cursor yet (first run), when Gmail no
-longer keeps history that old (HTTP 404), every RECONCILE_EVERY_S as a reconciliation, and
-soon after a message could not be written (with backoff). The profile's historyId is read
+longer keeps history that old (HTTP 404) or answers a history H0 cannot read (ids that are not
+numbers, records without their message), every RECONCILE_EVERY_S as a reconciliation, and
+soon after a message could not be written or read (with backoff). The profile's historyId is read
 *before* the query, so what arrives during the catch-up is in the history after it. Only the
 first catch-up reaches back before H0 started syncing this mailbox; later ones add
 `after:<that time>`.
@@ -28,6 +29,12 @@ are checked on the message's own labels, at no cost; `in:inbox` also narrows the
 when there is new mail. Drafts never count; spam and trash only if the query asks for them.
 The label on each ingested message stays the truth: whatever happens to the cursor, a message
 carrying it is never returned again.
+
+Messages are read and labelled in batch requests of at most the backend's `batch_limit` (50).
+Gmail works a batch's parts in parallel and refuses the parts past its per-user concurrency
+with 429 "Too many concurrent requests for user": those parts are retried after a pause, and
+the number that got through becomes the batch size for CONCURRENCY_MEMORY_S — one batch in
+flight at a time (h0.mail.gmail_batch) and that size are the cap on concurrent requests.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from typing import Any, TypeVar
 from loguru import logger
 
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotSupported, PermissionDenied, RateLimited
-from h0.mail.backend import Changes, CursorExpired, Fetched, Label, MailBackend, Position
+from h0.mail.backend import Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.vault.state import StateDB
 
@@ -56,6 +63,7 @@ MAX_RETRY_AFTER_FAILURE_S = 3600.0
 SINCE_MARGIN_S = 3600.0  # later catch-ups reach this far before the first sync (clock skew, delivery delay)
 BULK_LABEL_FROM = 10  # from this many messages on, one batchModify (50 units) beats a modify each (5 units)
 MAX_MATCH_LIST = 500  # one messages.list page when Gmail decides the query for new mail
+CONCURRENCY_MEMORY_S = 300.0  # how long a batch size Gmail accepted without 429s is kept as the cap
 _MAC_PURPOSE = "mail-sync-cursor"
 
 # Query terms that are labels, checked on a message's label ids (the value: is the label wanted?).
@@ -143,6 +151,7 @@ class MailSync:
         self._lock = threading.RLock()
         self._account: str | None = None
         self._label: Label | None = None
+        self._learned: tuple[int, float] = (0, 0.0)  # (batch size, until when) after a 429 on concurrency
 
     # -- listing -------------------------------------------------------------------------
 
@@ -164,6 +173,10 @@ class MailSync:
                 except CursorExpired as expired:
                     logger.warning("mail sync: {} — catching up by query", expired.message)
                     return self._catch_up(source, row, max_results, fresh, "history expired")
+                except ChangesUnreadable as unreadable:
+                    # Not one of its ids is trusted; the query and the label still are.
+                    logger.warning("mail sync: {} — catching up by query", unreadable.message)
+                    return self._catch_up(source, row, max_results, fresh, "history unreadable")
                 return self._history_slice(source, changes, max_results)
             except AuthRequired:
                 self._account = None
@@ -180,6 +193,7 @@ class MailSync:
                 cursor, more = candidates[cut - 1].position, True
             candidates = candidates[:cut]
         fetched, skipped = self._fetch([a.message_id for a in candidates])
+        self._retry_unreadable(source, skipped)
         emails = self._wanted(fetched)
         if not emails:
             self._advance(source, cursor)  # nothing to write: nothing to wait for
@@ -245,16 +259,25 @@ class MailSync:
             else:
                 self._settle_catch_up(source, values[0], values[1], bool(values[2]), failed=bool(failed_ids))
             if failed_ids:
-                row = self.state.mail_sync(source) or {}
-                failures = int(row.get("failures") or 0) + 1
-                wait = min(RETRY_AFTER_FAILURE_S * 2 ** (failures - 1), MAX_RETRY_AFTER_FAILURE_S)
-                due = min(row.get("catch_up_due") or math.inf, self.clock() + wait)
-                self.state.update_mail_sync(source, failures=failures, catch_up_due=due)
-                logger.warning("mail sync: {} message(s) could not be ingested; catching up again in {:.0f} s",
-                               len(failed_ids), due - self.clock())
+                self._catch_up_soon(source, len(failed_ids), "could not be ingested")
             row = self.state.mail_sync(source) or {}
             return {"cursor": row.get("cursor"), "labelled": labelled, "gone": gone,
                     "mode": "history" if kind == "h" else "catch_up"}
+
+    def _catch_up_soon(self, source: str, count: int, why: str) -> None:
+        """Bring the next catch-up by query forward (with backoff while messages keep failing)."""
+        row = self.state.mail_sync(source) or {}
+        failures = int(row.get("failures") or 0) + 1
+        wait = min(RETRY_AFTER_FAILURE_S * 2 ** (failures - 1), MAX_RETRY_AFTER_FAILURE_S)
+        due = min(row.get("catch_up_due") or math.inf, self.clock() + wait)
+        self.state.update_mail_sync(source, failures=failures, catch_up_due=due)
+        logger.warning("mail sync: {} message(s) {}; catching up again in {:.0f} s", count, why, due - self.clock())
+
+    def _retry_unreadable(self, source: str, skipped: list[dict[str, str]]) -> None:
+        """A new message Gmail would not give H0 (not a deleted one) is looked for again by query."""
+        unreadable = [s for s in skipped if s["reason"] == "unreadable"]
+        if unreadable:
+            self._catch_up_soon(source, len(unreadable), "could not be read")
 
     def _advance(self, source: str, cursor: int) -> None:
         row = self.state.mail_sync(source)
@@ -324,7 +347,7 @@ class MailSync:
         through; rounds with no progress count against MAX_RETRIES. Returns (answers, skipped):
         skipped are ids answered not_found/invalid (deleted since, or not a message id)."""
         pending = list(dict.fromkeys(ids))
-        size = max(1, self.backend.batch_limit)
+        size = self._batch_size()
         done: dict[str, Any] = {}
         skipped: dict[str, H0Error] = {}
         stalls = 0
@@ -355,10 +378,23 @@ class MailSync:
             pending = retry + pending[len(chunk):]
             if last is not None:
                 through = len(chunk) - len(retry)
+                if through and isinstance(last, RateLimited):
+                    self._learn_batch_size(through)
                 stalls = 0 if through else stalls + 1
                 self._pause(last, stalls, len(retry))
                 size = max(1, through or size // 2)
         return done, skipped
+
+    def _batch_size(self) -> int:
+        """Calls per batch: the backend's limit, or fewer while Gmail recently refused parts past that many."""
+        limit = max(1, self.backend.batch_limit)
+        size, until = self._learned
+        return max(1, min(limit, size)) if until > self.clock() else limit
+
+    def _learn_batch_size(self, size: int) -> None:
+        """Gmail answered 429 "too many concurrent requests" past `size` parts: send no more at once for a while,
+        rather than have every batch refused in part (and waited on) again."""
+        self._learned = (size, self.clock() + CONCURRENCY_MEMORY_S)
 
     def _pause(self, error: H0Error, stalls: int, parts: int) -> None:
         if stalls > self.policy.max_retries:

@@ -109,8 +109,25 @@ def _text_list(value: Any) -> list[str]:
     return [str(value)]
 
 
+class EarlierMessage(BaseModel):
+    """One message before the email in its conversation (oldest first in `EmailInput.conversation`)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    sender: str = ""
+    date: str = ""
+    text: str = ""
+    own: bool = False  # the owner's reply (H0 sent it), not a stranger's message
+
+    @field_validator("sender", "date", "text", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> str:
+        return _text(value)
+
+
 class EmailInput(BaseModel):
-    """The email as triage sees it. Everything is optional; missing text is an empty string."""
+    """The email as triage sees it. Everything is optional; missing text is an empty string.
+    `conversation` holds the messages before it in its thread, as the vault knows them."""
 
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
 
@@ -124,6 +141,7 @@ class EmailInput(BaseModel):
     has_attachments: bool = False
     attachment_names: list[str] = Field(default_factory=list)
     message_id: str | None = None
+    conversation: list[EarlierMessage] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod

@@ -26,7 +26,9 @@ user", as Gmail does with large batches). Every request needs a Bearer token the
 charged Gmail's quota units (`quota`: (method, units) in order; `units` their sum; a batch's
 parts each as the call they carry, the batch itself nothing). Injected failures (`fail_next`) answer with Gmail's error JSON; `drop_next`
 processes a request and then closes the connection without answering (the "did it send?" case);
-`delay_next` answers late.
+`delay_next` answers late; `stall_next` holds a request unprocessed until `release_stalled()` (a
+client killed mid-call: nothing was done); `rewrite_next` answers what a function makes of the
+real answer (a Gmail answering outside its API's promises: non-numeric ids, missing fields).
 Each send's arrival time is `sent[i].received_at` (time.time()).
 """
 
@@ -77,7 +79,8 @@ UNITS = {"getProfile": 1, "labels.list": 1, "labels.create": 5, "messages.list":
 
 @dataclass
 class _Injected:
-    kind: str  # "fail": answer `status`; "drop": process, then close without answering; "delay": answer late
+    kind: str  # "fail": answer `status`; "drop": process, then close without answering; "delay": answer late;
+    # "stall": hold the request until release_stalled(), then close without processing it; "rewrite": answer `rewrite(json)`
     remaining: int
     path_contains: str | None
     status: int = 0
@@ -85,6 +88,7 @@ class _Injected:
     message: str | None = None
     reason: str | None = None
     seconds: float = 0.0
+    rewrite: Any = None
 
 
 class FakeGmail:
@@ -111,6 +115,7 @@ class FakeGmail:
         self.refresh_revoked = False
         self._valid_tokens: set[str] = set()
         self._injected: list[_Injected] = []
+        self._released = threading.Event()
         self._counter = 0
         self._lock = threading.RLock()
         self._server: ThreadingHTTPServer | None = None
@@ -296,6 +301,21 @@ class FakeGmail:
         with self._lock:
             self._injected.append(_Injected("delay", count, path_contains, seconds=seconds))
 
+    def stall_next(self, path_contains: str | None = None, count: int = 1) -> None:
+        """Hold the next matching request(s) unanswered and unprocessed until `release_stalled()`
+        (then the connection closes and nothing was done): a process killed mid-call."""
+        with self._lock:
+            self._injected.append(_Injected("stall", count, path_contains))
+
+    def release_stalled(self) -> None:
+        self._released.set()
+
+    def rewrite_next(self, rewrite: Any, path_contains: str | None = None, count: int = 1) -> None:
+        """Process the next matching request(s), then answer `rewrite(answer)` instead of the answer
+        (a Gmail that answers something its API does not promise)."""
+        with self._lock:
+            self._injected.append(_Injected("rewrite", count, path_contains, rewrite=rewrite))
+
     def revoke_refresh_token(self) -> None:
         """From now on the token endpoint answers invalid_grant (user revoked access, or 7-day expiry)."""
         with self._lock:
@@ -307,7 +327,7 @@ class FakeGmail:
         with self._lock:
             self._valid_tokens.clear()
 
-    def _take_injected(self, path: str, kinds: tuple[str, ...] = ("fail", "drop", "delay")) -> _Injected | None:
+    def _take_injected(self, path: str, kinds: tuple[str, ...] = ("fail", "drop", "delay", "stall", "rewrite")) -> _Injected | None:
         with self._lock:
             for item in self._injected:
                 if item.kind in kinds and item.remaining > 0 and (item.path_contains is None or item.path_contains in path):

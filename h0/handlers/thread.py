@@ -1,0 +1,169 @@
+"""The conversation an email note belongs to, as the vault knows it: earlier notes, waiting drafts.
+
+Ingest writes each email's provider thread id on its note (`thread_id`), and H0's drafts and
+sent replies carry the same `thread_id`. So the vault alone answers what came before an email
+(the links ingest writes on its note as `thread:`, the conversation triage reads) and which
+waiting draft a new message makes out of date (ingest marks it `stale: true`; the mail server
+holds a stale draft at send time, as it holds one whose Gmail thread moved on) — without a
+single extra Gmail call. Gmail names a thread after its first message, so a message whose
+thread id is its own id starts a conversation and needs no look-up at all.
+
+The earlier messages' words are strangers' words, as the email's own are: triage gets them as
+data inside the same delimiters (h0.triage.prompt), and notes get only links to them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from loguru import logger
+
+from h0.errors import H0Error, NotFound
+from h0.handlers.context import HandlerContext, NoteView
+from h0.mail.drafts import message_body
+from h0.mail.htmltext import block_text, inert_inline
+from h0.vault.layout import DRAFTS
+
+MAX_LINKS = 20  # earlier notes linked from an email note (the most recent ones)
+MAX_CONVERSATION = 6  # earlier messages triage reads (the most recent ones)
+MAX_EXCERPT_CHARS = 2_000  # of each
+WAITING = frozenset({"pending_approval", "held", "not_sent"})  # a draft in Drafts/ nobody has sent yet
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadNote:
+    note: NoteView
+    when: float  # epoch seconds: received (an email), sent_at (a reply sent), drafted_at (a draft)
+    kind: str  # "email", "sent" (H0 sent it: the owner's reply) or "draft"
+
+    @property
+    def link(self) -> str:
+        return f"[[{self.note.path.rsplit('/', 1)[-1].removesuffix('.md')}]]"
+
+
+def starts_thread(message_id: Any, thread_id: Any) -> bool:
+    """True when there can be nothing before this message (no thread, or Gmail's first message)."""
+    return not thread_id or str(thread_id) == str(message_id or "")
+
+
+def thread_notes(ctx: HandlerContext, thread_id: str, *, exclude: str | None = None) -> list[ThreadNote]:
+    """Every note of the vault with this `thread_id`, oldest first (unreadable ones left out)."""
+    flt = f"thread_id:{thread_id}"
+    try:
+        if ctx.notes.tools is not None:
+            found = ctx.notes.tools.call_tool(
+                "list_notes", {"directory": "", "filter": flt, "recursive": True, "limit": 200},
+                fallback=lambda: {"notes": [{"path": n.path} for n in ctx.notes.vault.list_notes("", flt, recursive=True).notes]},
+            )
+            paths = [n["path"] for n in found.get("notes", [])]
+        else:
+            paths = [n.path for n in ctx.notes.vault.list_notes("", flt, recursive=True).notes]
+    except NotFound:
+        return []
+    notes = []
+    for path in paths:
+        if path == exclude:
+            continue
+        try:
+            view = ctx.notes.read(path)
+        except H0Error as error:
+            logger.debug("thread {}: {} left out ({})", thread_id, path, error.message)
+            continue
+        if str(view.frontmatter.get("thread_id") or "") != thread_id:
+            continue
+        notes.append(_classify(view))
+    return sorted(notes, key=lambda n: (n.when, n.note.path))
+
+
+def _classify(view: NoteView) -> ThreadNote:
+    fm = view.frontmatter
+    status = str(fm.get("status") or "").strip().lower()
+    if str(fm.get("type") or "") == "email":
+        return ThreadNote(view, epoch(fm.get("received")), "email")
+    if status == "sent":
+        return ThreadNote(view, epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at")), "sent")
+    return ThreadNote(view, epoch(fm.get("drafted_at")), "draft")
+
+
+def epoch(value: Any) -> float:
+    """A frontmatter timestamp (a YAML datetime or ISO 8601 text) as epoch seconds; 0 when absent or unreadable."""
+    if isinstance(value, dt.datetime):
+        stamp = value
+    else:
+        try:
+            stamp = dt.datetime.fromisoformat(str(value or "").strip().replace("Z", "+00:00"))
+        except ValueError:
+            return 0.0
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=dt.UTC)
+    return stamp.timestamp()
+
+
+def earlier(notes: list[ThreadNote], received: Any) -> list[ThreadNote]:
+    """The emails and sent replies of the thread that came before `received` (all of them when unknown)."""
+    before = epoch(received) or float("inf")
+    return [n for n in notes if n.kind in ("email", "sent") and n.when < before]
+
+
+def later_emails(notes: list[ThreadNote], received: Any) -> list[ThreadNote]:
+    """Emails of the thread that arrived after `received`."""
+    after = epoch(received)
+    return [n for n in notes if n.kind == "email" and after and n.when > after]
+
+
+def thread_links(notes: list[ThreadNote], received: Any) -> list[str]:
+    """What an email note records of its thread: links to the notes of the messages before it."""
+    return [n.link for n in earlier(notes, received)][-MAX_LINKS:]
+
+
+def conversation(notes: list[ThreadNote], received: Any) -> list[dict[str, Any]]:
+    """The earlier messages as triage reads them: who, when, and their words (cut to an excerpt)."""
+    entries = []
+    for item in earlier(notes, received)[-MAX_CONVERSATION:]:
+        fm = item.note.frontmatter
+        if item.kind == "email":
+            sender, text = str(fm.get("from") or ""), block_text(item.note.body)
+        else:
+            sender, text = "the owner (H0 sent this reply)", message_body(item.note.body)
+        text = text.strip()
+        if len(text) > MAX_EXCERPT_CHARS:
+            text = text[:MAX_EXCERPT_CHARS].rstrip() + " […]"
+        entries.append({"sender": sender, "date": _iso(item.when), "text": text, "own": item.kind == "sent"})
+    return entries
+
+
+def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: dict[str, Any], note_path: str) -> list[str]:
+    """A new inbound message in the thread: every draft waiting in Drafts/ that answers another
+    message of it is out of date. Mark each `stale: true` with the reason; return their paths."""
+    labels = {str(label) for label in email.get("labels") or []}
+    if labels & {"SENT", "DRAFT"}:
+        return []  # the owner's own message moves nothing on
+    message_id = str(email.get("id") or "")
+    link = f"[[{note_path.rsplit('/', 1)[-1].removesuffix('.md')}]]"
+    sender = inert_inline(str(email.get("sender") or "someone"))
+    marked = []
+    for item in notes:
+        fm = item.note.frontmatter
+        if item.kind != "draft" or not item.note.path.startswith(f"{DRAFTS}/"):
+            continue
+        if str(fm.get("status") or "").strip().lower() not in WAITING:
+            continue
+        if str(fm.get("reply_to_message_id") or "") == message_id or fm.get("stale_since") == link:
+            continue
+        reason = (f"{sender} wrote again in this thread ({link}) after the email this draft answers: read it, "
+                  "edit the reply, and set `send_anyway: true` to send it anyway")
+        try:
+            ctx.notes.update(item.note.path, {"stale": True, "stale_reason": reason, "stale_since": link})
+        except H0Error as error:
+            logger.warning("{}: could not mark it stale ({})", item.note.path, error.message)
+            continue
+        ctx.audit.write("draft_stale", path=item.note.path, message_id=message_id, email=note_path)
+        logger.info("⚠ {} is stale: a new message arrived in its thread ({})", item.note.path, note_path)
+        marked.append(item.note.path)
+    return marked
+
+
+def _iso(when: float) -> str:
+    return dt.datetime.fromtimestamp(when, dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z") if when else ""
