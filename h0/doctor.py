@@ -88,6 +88,13 @@ def mail_setup_problem(settings: Any) -> str | None:
         if problems:
             return f"MAIL_BACKEND=smtp but SMTP is not configured: {'; '.join(problems)} (see .env.example)."
         return None
+    if backend == "imap":
+        from h0.mail.imap import ImapBackend
+
+        problems = ImapBackend(settings).problems()
+        if problems:
+            return f"MAIL_BACKEND=imap but it is not configured: {'; '.join(problems)} (see .env.example)."
+        return None
     if backend == "gmail":
         from h0.errors import AuthRequired
         from h0.mail.auth import TokenStore
@@ -110,7 +117,37 @@ def _mail(settings: Any) -> list[Check]:
         return [Check(FAIL, f"mail backend: {backend}", problem)]
     if backend == "smtp":
         return [Check(OK, "mail backend: smtp", f"{settings.smtp_host}:{settings.smtp_port} ({settings.smtp_secure})")]
+    if backend == "imap":
+        return _imap(settings)
     return [Check(OK, "mail backend: gmail", f"token at {Path(settings.gmail_token_path).expanduser()}")]
+
+
+def _imap(settings: Any) -> list[Check]:
+    """Log in to the IMAP server and name its folders; say whether it keeps H0's keyword."""
+    from h0.errors import H0Error
+    from h0.mail.imap_wire import connect, keyword
+
+    where = f"{settings.imap_user} at {settings.imap_host}"
+    try:
+        client = connect(settings, timeout=10)
+    except H0Error as exc:
+        return [Check(FAIL, "mail backend: imap", exc.message)]
+    try:
+        folders = [name for _, _, name in client.list_folders()]
+        allowed = {f.decode() if isinstance(f, bytes) else str(f) for f in client.select_folder("INBOX")
+                   .get(b"PERMANENTFLAGS", ())}
+    except Exception as exc:  # noqa: BLE001 — any failure here is the line's answer
+        return [Check(FAIL, "mail backend: imap", f"logged in as {where}, then: {exc}")]
+    finally:
+        client.logout() if client else None
+    checks = [Check(OK, "mail backend: imap", f"logged in as {where}; folders: {', '.join(folders)}"),
+              Check(OK, "sending: smtp", f"{settings.smtp_host}:{settings.smtp_port} ({settings.smtp_secure}), "
+                                         "a copy to Sent")]
+    mark = keyword(settings.gmail_ingested_label)
+    if "\\*" not in allowed and mark not in allowed:
+        checks.append(Check(FAIL, "IMAP keywords", f"the server keeps only {', '.join(sorted(allowed))}: H0 cannot "
+                                                   f"mark ingested mail with the keyword {mark}"))
+    return checks
 
 
 def _servers(settings: Any) -> list[Check]:

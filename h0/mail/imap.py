@@ -1,0 +1,557 @@
+"""The IMAP backend: read, label and file mail over IMAP (imapclient); send over SMTP with a copy in Sent.
+
+Ingest follows INBOX by UID. The cursor is one integer, `UIDVALIDITY << 32 | last UID`, kept by
+h0.mail.sync in H0's state database like Gmail's historyId: `changes_since` lists the UIDs above
+it, and a cursor from another UIDVALIDITY (the server renumbered INBOX) raises CursorExpired, so
+the sync catches up by query (`-label:H0/ingested` → `UNKEYWORD H0-ingested`). The "ingested"
+mark is an IMAP keyword on the message itself, so nothing local can drift and a renumbered
+mailbox never yields a second note. Labels are keywords; `move_email` moves between folders
+(MOVE). The push channel, IDLE, is h0.mail.imap_idle.
+
+Sending is exactly-once with a write-ahead copy: the message is APPENDed to the Sent folder
+flagged `\\Draft` ("being sent"), handed to SMTP, then un-flagged. `find_sent` searches Sent
+for the deterministic Message-ID: no copy → SMTP never saw it (send); a copy without `\\Draft`
+→ sent; a copy still flagged `\\Draft` → H0 stopped between APPEND and the end of the send,
+so the outcome is unknown and nothing is re-sent (the human checks, and deletes that copy to
+allow a new attempt). A definite SMTP refusal deletes the copy again.
+
+One connection, used under a lock (the mail server's tools run in worker threads); a lost
+connection is reopened once at once, then left to the caller's retry policy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from email.message import EmailMessage
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from imapclient import IMAPClient
+from imapclient.exceptions import IMAPClientAbortError, IMAPClientError
+from imapclient.imapclient import SENT as SENT_FLAG
+
+from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, SendFailed
+from h0.mail.addresses import refuse_line_breaks
+from h0.mail.backend import Added, Changes, CursorExpired, Fetched, Label, MailBackend, Position, Sent
+from h0.mail.imap_query import SENT, ImapQuery, parse_query
+from h0.mail.imap_wire import (
+    FLAG_LABELS,
+    INBOX,
+    SNIPPET_MAX_BYTES,
+    connect,
+    fetched_from_raw,
+    internal_ms,
+    keyword,
+    labels_for,
+    map_error,
+    message_id,
+    parse_id,
+    thread_root,
+)
+from h0.mail.mime import raw_bytes
+from h0.mail.smtp import SmtpBackend
+
+if TYPE_CHECKING:
+    from h0.config import Settings
+
+T = TypeVar("T")
+BATCH = 200  # UIDs one FETCH or STORE carries
+PENDING = b"\\Draft"  # on the Sent copy while the SMTP send is under way
+_FULL = [b"FLAGS", b"INTERNALDATE", b"BODY.PEEK[]"]
+_LIST = [b"FLAGS", b"INTERNALDATE", b"RFC822.SIZE", b"BODY.PEEK[HEADER]"]
+MAX_THREAD_ID_CHARS = 1000
+
+
+def _cursor(validity: int, uid: int) -> int:
+    return (validity << 32) | uid
+
+
+def _flag_names(flags: Iterable[Any]) -> set[bytes]:
+    return {(f if isinstance(f, bytes) else str(f).encode()).lower() for f in flags or ()}
+
+
+class ImapBackend(MailBackend):
+    name = "imap"
+    can_read = True
+    batch_limit = BATCH
+
+    def __init__(self, settings: Settings, *, clock: Callable[[], float] = time.time) -> None:
+        self.settings = settings
+        self.user = settings.imap_user or ""
+        self.host = settings.imap_host or ""
+        self.smtp = SmtpBackend(settings)  # SMTP_* as for MAIL_BACKEND=smtp (its own login: hosts differ)
+        self.smtp.sender = self.smtp.sender or (self.user if "@" in self.user else None)
+        self.clock = clock
+        self._lock = threading.RLock()
+        self._client: IMAPClient | None = None
+        self._sent_folder: str | None = None
+        self._folder_names: dict[str, str] = {}  # label id (keyword) → the name it was asked for
+        self.folders: list[str] = []  # the folders the last health check found
+
+    # -- the connection ------------------------------------------------------------------
+
+    def _run(self, what: str, call: Callable[[IMAPClient], T], *, again: bool = True) -> T:
+        """`call` with a logged-in client; a lost connection is reopened and tried once more."""
+        with self._lock:
+            for attempt in (0, 1):
+                if self._client is None:
+                    self._client = connect(self.settings)
+                try:
+                    return call(self._client)
+                except Exception as exc:
+                    mapped = map_error(exc, what)
+                    if mapped is None:
+                        raise
+                    if mapped.details.pop("reconnect", False):
+                        self._drop()
+                        if again and attempt == 0:
+                            continue
+                    raise mapped from None
+            raise AssertionError("unreachable")
+
+    def _drop(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            with contextlib.suppress(Exception):  # it is gone either way
+                client.shutdown()
+
+    def close(self) -> None:
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            try:
+                client.logout()
+            except Exception:  # noqa: BLE001 — closing anyway
+                with contextlib.suppress(Exception):
+                    client.shutdown()
+
+    def _select(self, client: IMAPClient, folder: str) -> int:
+        """SELECT `folder` afresh (so new mail is seen); its UIDVALIDITY."""
+        try:
+            status = client.select_folder(folder)
+        except IMAPClientAbortError:
+            raise
+        except IMAPClientError:  # a NO
+            raise NotFound(f"There is no folder {folder!r} on the IMAP server.", folder=folder) from None
+        return int(status[b"UIDVALIDITY"])
+
+    def _folder(self, client: IMAPClient, name: str) -> str:
+        if name != SENT:
+            return name
+        if self._sent_folder is None:
+            found = client.find_special_folder(SENT_FLAG)
+            if found is None:
+                client.create_folder("Sent")
+                found = "Sent"
+            self._sent_folder = found
+        return self._sent_folder
+
+    def _open(self, client: IMAPClient, msg_id: str) -> tuple[str, int]:
+        folder, validity, uid = parse_id(msg_id)
+        if self._select(client, folder) != validity:
+            raise NotFound(f"Message {msg_id} is gone: the server renumbered {folder} since.", message_id=msg_id)
+        return folder, uid
+
+    def _fetched(self, folder: str, validity: int, uid: int, data: dict, *, full: bool) -> Fetched:
+        raw = data.get(b"BODY[]") or data.get(b"BODY[HEADER]") or b""
+        return fetched_from_raw(message_id(folder, validity, uid), raw, folder=folder, flags=data.get(b"FLAGS"),
+                                internal_date=data.get(b"INTERNALDATE"), sent_folder=self._sent_folder, full=full)
+
+    # -- sending -------------------------------------------------------------------------
+
+    def send(self, message: EmailMessage, *, thread_id: str | None = None) -> Sent:
+        if "From" not in message and self.smtp.sender:
+            message["From"] = self.smtp.sender
+        rfc = str(message["Message-ID"] or "")
+        raw = raw_bytes(message)
+
+        def append(client: IMAPClient) -> tuple[str, int, int]:
+            folder = self._folder(client, SENT)
+            answer = client.append(folder, raw, flags=(b"\\Seen", PENDING))
+            validity = self._select(client, folder)
+            uids = client.search(["HEADER", "Message-ID", rfc]) if rfc else []
+            uid = _appended_uid(answer) or (max(uids) if uids else 0)
+            return folder, validity, uid
+
+        try:
+            folder, validity, uid = self._run("the copy to Sent", append, again=False)
+        except H0Error as err:
+            raise SendFailed(f"Could not put the copy in the Sent folder, so nothing was sent: {err.message}",
+                             retryable=bool(err.details.get("retryable")), outcome="not_sent") from None
+        try:
+            sent = self.smtp.send(message, thread_id=thread_id)
+        except SendFailed as err:
+            if err.details.get("outcome") == "not_sent":
+                self._quietly(lambda c: self._delete(c, folder, validity, uid))
+            raise
+        warnings = list(sent.warnings)
+        if not self._quietly(lambda c: self._settle(c, folder, validity, uid)):
+            warnings.append("sent, but the copy in Sent is still flagged as a draft")
+        return Sent(message_id(folder, validity, uid) if uid else rfc, thread_id or thread_root(message), tuple(warnings))
+
+    def _settle(self, client: IMAPClient, folder: str, validity: int, uid: int) -> None:
+        if uid and self._select(client, folder) == validity:
+            client.remove_flags([uid], [PENDING])
+
+    def _delete(self, client: IMAPClient, folder: str, validity: int, uid: int) -> None:
+        if uid and self._select(client, folder) == validity:
+            client.delete_messages([uid])
+            client.uid_expunge([uid]) if client.has_capability("UIDPLUS") else client.expunge()
+
+    def _quietly(self, call: Callable[[IMAPClient], None]) -> bool:
+        try:
+            self._run("tidying the Sent copy", call)
+            return True
+        except H0Error:
+            return False
+
+    def find_sent(self, rfc822_message_id: str) -> Sent | None:
+        rfc = rfc822_message_id.strip()
+        refuse_line_breaks("rfc822_message_id", rfc)
+
+        def look(client: IMAPClient) -> tuple[str, int, dict]:
+            folder = self._folder(client, SENT)
+            validity = self._select(client, folder)
+            uids = client.search(["HEADER", "Message-ID", rfc])
+            return folder, validity, client.fetch(uids, [b"FLAGS", b"BODY.PEEK[HEADER]"]) if uids else {}
+
+        folder, validity, found = self._run("the search of Sent", look)
+        if not found:
+            return None
+        done = [uid for uid, data in found.items() if PENDING.lower() not in _flag_names(data.get(b"FLAGS"))]
+        if not done:
+            raise SendFailed(
+                f"H0 stopped while sending {rfc}: the copy in the Sent folder ({folder}) is still flagged as a draft, "
+                "so the SMTP server may or may not have accepted it. It was not re-sent. Check with a recipient; "
+                "to send it again, delete that copy from Sent first.",
+                retryable=False, outcome="unknown", rfc822_message_id=rfc,
+            )
+        uid = min(done)
+        fetched = self._fetched(folder, validity, uid, found[uid], full=False)
+        return Sent(fetched.id, fetched.thread_id)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _search(self, client: IMAPClient, query: ImapQuery, max_results: int) -> tuple[str, int, list[int]]:
+        folder = self._folder(client, query.folder)
+        validity = self._select(client, folder)
+        uids = sorted(client.search(query.search, query.charset), reverse=True)
+        if query.after_s is not None or query.before_s is not None:
+            kept: list[int] = []
+            for start in range(0, len(uids), BATCH):
+                chunk = uids[start:start + BATCH]
+                dates = client.fetch(chunk, [b"INTERNALDATE"])
+                kept += [u for u in chunk if u in dates and query.admits(_seconds(dates[u].get(b"INTERNALDATE")))]
+                if len(kept) >= max_results:
+                    break
+            uids = kept
+        return folder, validity, uids[:max_results]
+
+    def message_ids(self, query: str, max_results: int) -> list[str]:
+        parsed = parse_query(query, now_s=self.clock())
+        folder, validity, uids = self._run("a search", lambda c: self._search(c, parsed, max_results))
+        return [message_id(folder, validity, uid) for uid in uids]
+
+    def list_messages(self, query: str, max_results: int) -> list[Fetched]:
+        parsed = parse_query(query, now_s=self.clock())
+
+        def listing(client: IMAPClient) -> list[Fetched]:
+            folder, validity, uids = self._search(client, parsed, max_results)
+            if not uids:
+                return []
+            data = client.fetch(uids, _LIST)
+            small = [u for u in uids if int(data.get(u, {}).get(b"RFC822.SIZE") or 0) <= SNIPPET_MAX_BYTES]
+            bodies = client.fetch(small, [b"BODY.PEEK[]"]) if small else {}  # for the snippet
+            for uid, body in bodies.items():
+                if uid in data:
+                    data[uid][b"BODY[]"] = body.get(b"BODY[]")
+            return [self._fetched(folder, validity, u, data[u], full=False) for u in uids if u in data]
+
+        return self._run("a listing", listing)
+
+    def get_message(self, message_id: str) -> Fetched:
+        answer = self.fetch_many([message_id])[message_id]
+        if isinstance(answer, H0Error):
+            raise answer
+        return answer
+
+    def fetch_many(self, message_ids: list[str]) -> dict[str, Fetched | H0Error]:
+        """One FETCH per folder for up to BATCH ids; a UID no longer there is answered not_found."""
+        answers: dict[str, Fetched | H0Error] = {}
+        by_folder: dict[tuple[str, int], list[tuple[str, int]]] = defaultdict(list)
+        for msg_id in dict.fromkeys(message_ids):
+            try:
+                folder, validity, uid = parse_id(msg_id)
+            except InvalidRequest as err:
+                answers[msg_id] = err
+                continue
+            by_folder[(folder, validity)].append((msg_id, uid))
+
+        def fetch(client: IMAPClient) -> None:
+            for (folder, validity), wanted in by_folder.items():
+                try:
+                    current = self._select(client, folder)
+                except NotFound as err:
+                    answers.update({m: err for m, _ in wanted})
+                    continue
+                if current != validity:
+                    answers.update({m: NotFound(f"Message {m} is gone: the server renumbered {folder} since.",
+                                                message_id=m) for m, _ in wanted})
+                    continue
+                data = client.fetch([uid for _, uid in wanted], _FULL)
+                for msg_id, uid in wanted:
+                    if uid in data and data[uid].get(b"BODY[]") is not None:
+                        answers[msg_id] = self._fetched(folder, validity, uid, data[uid], full=True)
+                    else:
+                        answers[msg_id] = NotFound(f"Message {msg_id} is not on the IMAP server (deleted or moved).",
+                                                   message_id=msg_id)
+
+        try:
+            self._run("fetching messages", fetch)
+        except H0Error as err:
+            for msg_id in message_ids:
+                answers.setdefault(msg_id, err)
+        return answers
+
+    def thread_messages(self, thread_id: str) -> list[Fetched]:
+        """The messages of INBOX and Sent whose Message-ID, References or In-Reply-To name the root."""
+        root = thread_id.strip()
+        if not root:
+            raise InvalidRequest("thread_id is empty.", field="thread_id")
+        refuse_line_breaks("thread_id", root)
+        if len(root) > MAX_THREAD_ID_CHARS:
+            raise InvalidRequest(f"thread_id is longer than {MAX_THREAD_ID_CHARS} characters.", field="thread_id")
+        criteria = ["OR", "HEADER", "Message-ID", root, "OR", "HEADER", "References", root, "HEADER", "In-Reply-To", root]
+
+        def gather(client: IMAPClient) -> list[Fetched]:
+            found: list[Fetched] = []
+            for name in (INBOX, SENT):
+                folder = self._folder(client, name)
+                validity = self._select(client, folder)
+                uids = client.search(criteria)
+                data = client.fetch(uids, _LIST) if uids else {}
+                found += [self._fetched(folder, validity, u, d, full=False) for u, d in data.items()]
+            return found
+
+        return sorted(self._run("a thread search", gather), key=lambda m: m.internal_date_ms or 0)
+
+    # -- incremental sync ----------------------------------------------------------------
+
+    def position(self) -> Position:
+        """INBOX's UIDVALIDITY and last UID (UIDNEXT - 1), as one cursor."""
+
+        def where(client: IMAPClient) -> int:
+            status = client.select_folder(INBOX)
+            return _cursor(int(status[b"UIDVALIDITY"]), max(0, int(status[b"UIDNEXT"]) - 1))
+
+        return Position(f"{self.user}@{self.host}", self._run("reading INBOX's position", where))
+
+    def changes_since(self, cursor: int, *, label: str | None, limit: int) -> Changes:
+        """INBOX's messages with a UID above the cursor's, oldest first, with their flags as labels.
+        Only INBOX is followed (`label` narrows nothing more)."""
+        validity, last = cursor >> 32, cursor & 0xFFFFFFFF
+
+        def read(client: IMAPClient) -> Changes:
+            status = client.select_folder(INBOX)
+            current, uidnext = int(status[b"UIDVALIDITY"]), int(status[b"UIDNEXT"])
+            if current != validity:
+                raise CursorExpired(f"INBOX's UIDVALIDITY changed ({validity} → {current}): the server renumbered it.",
+                                    cursor=str(cursor))
+            if uidnext - 1 <= last:
+                return Changes([], _cursor(validity, max(last, uidnext - 1)), complete=True)
+            uids = sorted(u for u in client.search(["UID", f"{last + 1}:*"]) if u > last)  # n:* always has one
+            taken = uids[:limit]
+            flags = client.get_flags(taken) if taken else {}
+            added = [Added(message_id(INBOX, validity, u), _cursor(validity, u),
+                           tuple(_labels(flags.get(u, ())))) for u in taken]
+            if len(uids) > limit:
+                return Changes(added, _cursor(validity, taken[-1]), complete=False)
+            return Changes(added, _cursor(validity, max([last, uidnext - 1, *uids])), complete=True)
+
+        return self._run("reading new mail", read)
+
+    # -- labels and folders --------------------------------------------------------------
+
+    def ensure_label(self, name: str) -> Label:
+        """A label is a keyword; nothing to create (a move creates its folder when it happens)."""
+        if name.strip().upper() == INBOX:
+            return Label(INBOX, INBOX)
+        word = keyword(name)
+        self._folder_names[word] = name.strip()
+        return Label(word, name.strip())
+
+    def modify_labels(self, message_id: str, add: list[str], remove: list[str]) -> list[str]:
+        """Keywords and flags are stored; adding a label while removing INBOX moves the message to
+        the folder of that name (created if missing) — `move_email`. Returns the labels afterwards
+        (a moved message's are those in its new folder)."""
+
+        def modify(client: IMAPClient) -> list[str]:
+            folder, uid = self._open(client, message_id)
+            targets = [a for a in add if a not in ("INBOX", "UNREAD", "STARRED", "DRAFT")]
+            if folder == INBOX and "INBOX" in remove and targets:
+                return self._move(client, uid, self._folder_names.get(targets[0], targets[0]))
+            if folder != INBOX and "INBOX" in add:
+                return self._move(client, uid, INBOX)
+            self._store(client, [uid], add, remove)
+            return _labels(client.get_flags([uid]).get(uid, ()), folder, self._sent_folder)
+
+        return self._run("a label change", modify)
+
+    def _store(self, client: IMAPClient, uids: list[int], add: list[str], remove: list[str]) -> None:
+        plus, minus = _flags_for(add, remove)
+        if plus:
+            client.add_flags(uids, plus)
+        if minus:
+            client.remove_flags(uids, minus)
+        wanted = [f for f in plus if not f.startswith(b"\\")]
+        if wanted:
+            after = client.get_flags(uids)
+            missing = [w for w in wanted if any(w.lower() not in _flag_names(after.get(u, ())) for u in after)]
+            if missing:
+                raise InternalError(
+                    f"The IMAP server did not keep the keyword {missing[0].decode()!r} (its PERMANENTFLAGS have no \\*): "
+                    "H0 needs keywords to mark ingested mail. `h0 doctor` shows what the server allows.",
+                    retryable=False, keyword=missing[0].decode())
+
+    def _move(self, client: IMAPClient, uid: int, destination: str) -> list[str]:
+        names = {name for _, _, name in client.list_folders()}
+        if destination not in names:
+            client.create_folder(destination)
+        if client.has_capability("MOVE"):
+            client.move([uid], destination)
+        else:
+            client.copy([uid], destination)
+            client.delete_messages([uid])
+            client.uid_expunge([uid]) if client.has_capability("UIDPLUS") else client.expunge()
+        return ["SENT" if destination == self._sent_folder else destination]
+
+    def modify_many(self, message_ids: list[str], add: list[str], remove: list[str]) -> dict[str, list[str] | H0Error]:
+        """One STORE per folder (the sync's ingested mark); moves go one by one."""
+        if "INBOX" in remove or "INBOX" in add:
+            return super().modify_many(message_ids, add, remove)
+        answers: dict[str, list[str] | H0Error] = {}
+        fetched = self.fetch_flags(message_ids)
+        by_folder: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        for msg_id, found in fetched.items():
+            if isinstance(found, H0Error):
+                answers[msg_id] = found
+            else:
+                by_folder[found[0]].append((msg_id, found[1]))
+
+        def store(client: IMAPClient) -> None:
+            for folder, wanted in by_folder.items():
+                self._select(client, folder)
+                uids = [uid for _, uid in wanted]
+                self._store(client, uids, add, remove)
+                flags = client.get_flags(uids)
+                for msg_id, uid in wanted:
+                    answers[msg_id] = _labels(flags.get(uid, ()), folder, self._sent_folder)
+
+        self._run("a label change", store)
+        return answers
+
+    def modify_all(self, message_ids: list[str], add: list[str], remove: list[str]) -> None:
+        failed = [a for a in self.modify_many(message_ids, add, remove).values() if isinstance(a, H0Error)]
+        if failed:
+            raise failed[0]
+
+    def fetch_flags(self, message_ids: list[str]) -> dict[str, tuple[str, int] | H0Error]:
+        """(folder, uid) of each id still valid, else its NotFound/InvalidRequest."""
+        answers: dict[str, tuple[str, int] | H0Error] = {}
+        parsed: dict[str, tuple[str, int, int]] = {}
+        for msg_id in dict.fromkeys(message_ids):
+            try:
+                parsed[msg_id] = parse_id(msg_id)
+            except InvalidRequest as err:
+                answers[msg_id] = err
+
+        def check(client: IMAPClient) -> None:
+            validities: dict[str, int | None] = {}
+            for msg_id, (folder, validity, uid) in parsed.items():
+                if folder not in validities:
+                    try:
+                        validities[folder] = int(client.folder_status(folder, [b"UIDVALIDITY"])[b"UIDVALIDITY"])
+                    except IMAPClientAbortError:
+                        raise
+                    except IMAPClientError:  # a NO: no such folder
+                        validities[folder] = None
+                if validities[folder] != validity:
+                    answers[msg_id] = NotFound(f"Message {msg_id} is gone (folder renumbered or removed).", message_id=msg_id)
+                else:
+                    answers[msg_id] = (folder, uid)
+
+        self._run("checking messages", check)
+        return answers
+
+    # -- health --------------------------------------------------------------------------
+
+    def account(self, timeout: float) -> str | None:
+        """Log in on a separate connection (at most `timeout` s) and list the folders."""
+        box: dict[str, Any] = {}
+
+        def probe() -> None:
+            try:
+                client = connect(self.settings, timeout=timeout)
+                try:
+                    box["folders"] = [name for _, _, name in client.list_folders()]
+                finally:
+                    client.logout()
+            except Exception as exc:  # noqa: BLE001 — reported as "account unknown"
+                box["error"] = exc
+
+        worker = threading.Thread(target=probe, name="imap-health", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if "folders" not in box:
+            return None
+        self.folders = list(box["folders"])
+        return self.smtp.account(timeout) or self.user
+
+    def problems(self) -> list[str]:
+        problems = []
+        if not self.settings.imap_host:
+            problems.append("IMAP_HOST is not set")
+        if not self.settings.imap_user or self.settings.imap_pass is None:
+            problems.append("set IMAP_USER and IMAP_PASS")
+        problems += [p for p in self.smtp.problems() if p not in problems]
+        return problems
+
+
+def _appended_uid(answer: Any) -> int | None:
+    """The UID from an APPENDUID response code (RFC 4315), if the server gave one."""
+    text = answer.decode("ascii", "replace") if isinstance(answer, bytes) else str(answer or "")
+    if "APPENDUID" not in text.upper():
+        return None
+    try:
+        return int(text.upper().split("APPENDUID", 1)[1].split("]")[0].split()[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def _seconds(value: Any) -> float | None:
+    ms = internal_ms(value)
+    return ms / 1000 if ms is not None else None
+
+
+def _labels(flags: Any, folder: str = INBOX, sent_folder: str | None = None) -> list[str]:
+    return labels_for(folder, flags, sent_folder)
+
+
+def _flags_for(add: list[str], remove: list[str]) -> tuple[list[bytes], list[bytes]]:
+    """Label ids as IMAP flags to set and to clear (UNREAD is the absence of \\Seen)."""
+    plus: list[bytes] = []
+    minus: list[bytes] = []
+    system = {label: (flag, when_set) for label, flag, when_set in FLAG_LABELS}
+    for labels, adding in ((add, True), (remove, False)):
+        for label in labels:
+            if label == "INBOX":
+                continue
+            if label in system:
+                flag, when_set = system[label]
+                (plus if adding == when_set else minus).append(flag)
+            else:
+                (plus if adding else minus).append(keyword(label).encode())
+    return plus, minus
