@@ -23,6 +23,28 @@ EXIT_WORK_FAILED = 4
 Command = Callable[[argparse.Namespace], int]
 
 
+def _workers(text: str) -> int:
+    """--workers: 1 to 64 (0 workers would wait forever for a pass that never runs)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError(f"{value} is out of range: use 1 to 64")
+    return value
+
+
+def _seconds(text: str) -> float:
+    """--timeout: a finite number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text} is not a number of seconds above 0")
+    return value
+
+
 def _settings(args: argparse.Namespace):
     from h0.config import load_settings
 
@@ -161,10 +183,11 @@ def _start(daemon, command: str, why: str, **start: bool) -> int | None:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    import signal
     import threading
 
     from loguru import logger
+
+    from h0.platform.proc import on_stop_signals
 
 
     settings = _prepared(args, "watch")
@@ -173,12 +196,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
     daemon = _daemon(settings, args)
     stop = threading.Event()
 
-    def request_stop(signum, _frame) -> None:
-        logger.info("{} received: finishing in-flight work, then stopping", signal.Signals(signum).name)
+    def request_stop(name: str) -> None:
+        logger.info("{} received: finishing in-flight work, then stopping", name)
         stop.set()
 
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
+    on_stop_signals(request_stop)  # SIGINT + SIGTERM on POSIX, Ctrl-C + Ctrl-Break on Windows
     failed = _start(daemon, "watch", ". Stop it first, or use `h0 status` to see it.")
     if failed is not None:
         return failed
@@ -209,7 +231,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     daemon = _daemon(settings, args)
     daemon.one_pass = True  # nothing is retried in this process: the next sweep does it
-    failed = _start(daemon, "sweep", "; it already does this work.")
+    # One pass over what is in the vault now: no watcher (what arrives meanwhile is the next pass's).
+    failed = _start(daemon, "sweep", "; it already does this work.", watch=False)
     if failed is not None:
         return failed
     try:
@@ -376,12 +399,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     watch = add("watch", cmd_watch, "Run H0 in the foreground: triage new mail, send approved drafts.")
     watch.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
-    watch.add_argument("--workers", type=int, default=4, help="parallel handlers (default: 4)")
+    watch.add_argument("--workers", type=_workers, default=4, help="parallel handlers (default: 4)")
 
     sweep = add("sweep", cmd_sweep, "One pass over the vault (send approved drafts, triage, archive), then exit.")
     sweep.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
-    sweep.add_argument("--workers", type=int, default=4, help="parallel handlers (default: 4)")
-    sweep.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds")
+    sweep.add_argument("--workers", type=_workers, default=4, help="parallel handlers (default: 4)")
+    sweep.add_argument("--timeout", type=_seconds, default=600.0,
+                       help="stop waiting for the pass after this many seconds (default: 600; exit 1)")
 
     ingest = add("ingest", cmd_ingest, "Look for new mail once (GMAIL_QUERY) and write it to Needs_Action/.")
     ingest.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")

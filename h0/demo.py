@@ -15,7 +15,9 @@ It must never wipe a real vault, so it refuses unless every one of these holds: 
 holds the demo marker file `.h0-demo` (shipped in the bundled vault and copied with it;
 `h0 init` never writes it; delete it and the vault is yours), MAIL_BACKEND is `outbox`,
 and the vault's ledger holds no send through a real backend (gmail, smtp). It takes the
-vault's daemon lock, so it never runs under a live `h0 watch`.
+vault's daemon lock, so it never runs under a live `h0 watch`. It deletes files only directly in
+H0's own folders (never in a subfolder a person made) and refuses a vault where one of those
+folders is a link to somewhere else.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import InvalidRequest
-from h0.vault.layout import DRAFTS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX
+from h0.vault.layout import DRAFTS, FOLDERS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX
 from h0.vault.state import DB_FILE, state_dir_for
 
 MARKER = ".h0-demo"
@@ -152,6 +154,10 @@ def refusal(root: Path, settings: Any) -> str | None:
     if not (root / MARKER).is_file() or (root / MARKER).is_symlink():
         return (f"{root} is not H0's demo vault (it has no {MARKER} file), so it is left alone: reset only "
                 "ever touches the bundled vault/ or a copy of it. Use --vault to name the demo vault.")
+    linked = [name for name in (*FOLDERS, BRIEFINGS) if (root / name).is_symlink()]
+    if linked:
+        return (f"{', '.join(linked)} in {root} is a link to another folder: reset deletes files only in the "
+                "demo vault's own folders, so it leaves this vault alone.")
     if settings.mail_backend != "outbox":
         return (f"MAIL_BACKEND={settings.mail_backend}: the demo runs on the outbox backend, and a vault "
                 "configured to send real mail is never reset. Unset MAIL_BACKEND to reset the demo.")

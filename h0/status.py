@@ -44,7 +44,9 @@ _WAIT_EVENTS = frozenset({"sends_paused", "send_deferred", "send_failed", "mcp_u
                           "send_outcome_unknown", "handler_error", "read_error"})
 _ERRORS = frozenset({"error", "critical"})
 _HEAD = 64  # a log file's first bytes (its first record's timestamp): with the inode, who it is
-NEEDS_YOU = (("decision:urgent", "urgent"), ("status:needs_info", "needs_info"), ("status:delegated", "delegate"))
+NEEDS_YOU = (("decision:urgent", "urgent"), ("status:needs_info", "needs_info"), ("status:delegated", "delegate"),
+             ("status:rejected_reply", "rejected_reply"))  # its drafted reply was rejected: no answer is pending
+REJECTED_REPLY_REASON = "you rejected the reply"
 
 
 class AuditTail:
@@ -306,7 +308,8 @@ def _why_waiting(settings: Any, vault: Vault, path: str, fm: dict[str, Any], eve
 
 
 def _needs_you(vault: Vault) -> tuple[list[dict[str, Any]], int]:
-    """Emails in Needs_Action/ (any depth) triaged urgent, needs_info or delegate, urgent first."""
+    """Emails in Needs_Action/ (any depth) triaged urgent, needs_info or delegate, or whose reply
+    the human rejected; urgent first."""
     found: dict[str, str] = {}
     for flt, kind in NEEDS_YOU:
         try:
@@ -314,7 +317,10 @@ def _needs_you(vault: Vault) -> tuple[list[dict[str, Any]], int]:
         except H0Error:
             continue
         for note in listing.notes:
-            found.setdefault(note.path, kind)
+            if kind == "rejected_reply":
+                found[note.path] = kind  # an urgent email whose reply was rejected: say the rejection
+            else:
+                found.setdefault(note.path, kind)
     order = {kind: index for index, (_, kind) in enumerate(NEEDS_YOU)}
     ranked = sorted(found.items(), key=lambda item: (order[item[1]], item[0]))
     items = []
@@ -324,6 +330,9 @@ def _needs_you(vault: Vault) -> tuple[list[dict[str, Any]], int]:
         except H0Error:
             fm = {}
         reason = _text(fm.get("problem")) or _text(fm.get("reasoning"))
+        if kind == "rejected_reply":
+            draft = _text(fm.get("draft"))
+            reason = f"{REJECTED_REPLY_REASON} ({draft})" if draft else REJECTED_REPLY_REASON
         items.append({"path": path, "decision": kind, "status": _text(fm.get("status")), "reason": reason,
                       "subject": _text(fm.get("subject")), "from": _text(fm.get("from")),
                       "delegate_to": _text(fm.get("delegate_to")), "draft": _text(fm.get("draft"))})

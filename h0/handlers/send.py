@@ -242,7 +242,8 @@ def _send_failed(path: str, note: NoteView, error: H0Error, ctx: HandlerContext)
         if ctx.state.pause_sends(AUTH_PAUSE_SECONDS, error.message):
             ctx.audit.write("sends_paused", "error", reason=error.message, **fields, **ctx.error_fields(error))
         if ctx.state.announce_pause(f"auth {error.message}", error.message):  # renewed every minute: said once
-            logger.error("sending paused: {} (vault work goes on; approved drafts wait in Approved/)", error.message)
+            logger.error("sending paused: {} ({} and the drafts approved meanwhile wait in Approved/; vault work "
+                         "goes on)", error.message, path)
     elif isinstance(error, SendFailed) and error.details.get("bounce"):
         return _file_bounce(path, note, error, ctx)
     elif isinstance(error, SendFailed) and error.details.get("outcome") == "unknown":
@@ -285,6 +286,10 @@ def _send_capped(path: str, error: RateLimited, fields: dict, ctx: HandlerContex
 
 
 def _say_resumed(ctx: HandlerContext, path: str) -> None:
+    if ctx.state.sends_paused_for() > 0:
+        # This send was under way before the pause began (it took the cap's last slot while
+        # the next drafts were refused): sending has not resumed, and the pause stays said.
+        return
     pause = ctx.state.resumed()
     if pause:
         ctx.audit.write("sends_resumed", path=path, after=pause)

@@ -228,7 +228,8 @@ class Sender:
                              attempt=number, error=error.code, reason=error.message, wait_s=wait)
 
         try:
-            return self.policy.run(attempt, what=f"send {rfc}", on_retry=on_retry)
+            what = f"send {out.note_path} ({rfc})" if out.note_path else f"send {rfc}"  # name the note
+            return self.policy.run(attempt, what=what, on_retry=on_retry)
         except H0Error as err:
             err.details.setdefault("rfc822_message_id", rfc)
             err.details.setdefault("idempotency_key", out.key)

@@ -163,6 +163,8 @@ def _why_needed(item: dict[str, Any]) -> str:
         return f"**urgent**{draft}: {reason}"
     if item["decision"] == "delegate":
         return f"delegate to {md_text(item['delegate_to'], 60)}: {reason}"
+    if item["decision"] == "rejected_reply":
+        return "you rejected the reply" + (f": {md_link(item['draft'])}" if item.get("draft") else "")
     return f"needs information: {reason}"
 
 

@@ -64,7 +64,8 @@ def import_sdk(module: str, provider: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ValueError(f"LLM_PROVIDER={provider} needs the {module} package: pip install 'h0[llm]'") from exc
+        raise ValueError(f"LLM_PROVIDER={provider} needs the {module} package: pip install 'h0[llm]' "
+                         "(in a source checkout: .venv/bin/pip install -e '.[llm]')") from exc
 
 
 def classify(exc: Exception, sdk: ModuleType) -> ProviderError:
