@@ -19,11 +19,10 @@ from loguru import logger
 
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mcp.client import ToolClient
+from h0.retry import Backoff
 from h0.vault import AuditLog, Vault
 from h0.vault.layout import NEEDS_ACTION
 from h0.vault.state import StateDB
-
-MAX_BACKOFF_SECONDS = 900.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,11 +153,12 @@ class HandlerState:
     announced: tuple[str, str] = ("", "")  # (key, reason) of the pause last said; cleared when a send succeeds
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def backoff(self, path: str, base: float, multiplier: float) -> float:
+    def backoff(self, path: str, policy: Backoff) -> float:
+        """The wait before `path` is looked at again: `policy`'s next delay for it (reset by `succeeded`)."""
         with self.lock:
             n = self.attempts.get(path, 0)
             self.attempts[path] = n + 1
-        return min(base * (multiplier**n), MAX_BACKOFF_SECONDS)
+        return policy.delay(n)
 
     def succeeded(self, path: str) -> None:
         with self.lock:

@@ -36,10 +36,12 @@ from h0.errors import (
 )
 from h0.handlers.context import HandlerContext, NoteView, Outcome, source_note
 from h0.handlers.reject import archive_rejected
+from h0.retry import Backoff
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, FAILED, NEEDS_ACTION
 
 AUTH_PAUSE_SECONDS = 60.0
+MAX_BACKOFF_SECONDS = 900.0  # longest wait before a draft whose send failed is tried again
 # What H0 writes on a draft it could not send; cleared once the fixed draft is sent.
 ERROR_KEYS = ("h0_error", "h0_error_code", "h0_error_at")
 CHANGED_RETRY_SECONDS = 0.2
@@ -217,7 +219,9 @@ def _file_source(note: NoteView, done_path: str, ctx: HandlerContext) -> None:
 
 def _send_failed(path: str, note: NoteView, error: H0Error, ctx: HandlerContext) -> Outcome:
     settings = ctx.settings
-    base = settings.retry_delay_ms / 1000.0
+    # RETRY_DELAY_MS and RETRY_BACKOFF_MULTIPLIER pace the second look too, from at least a second.
+    backoff = Backoff(max(settings.retry_delay_ms / 1000.0, 1.0), settings.retry_backoff_multiplier,
+                      cap=MAX_BACKOFF_SECONDS)
     retry_in: float | None
     fields = {"path": path, "to": note.frontmatter.get("to"), "subject": note.frontmatter.get("subject")}
     reason = error.details.get("reason")
@@ -231,7 +235,7 @@ def _send_failed(path: str, note: NoteView, error: H0Error, ctx: HandlerContext)
     ):
         return _return_to_drafts(path, note, error, ctx)
     if isinstance(error, McpUnavailable):
-        retry_in = ctx.state.backoff(path, max(base, 1.0), settings.retry_backoff_multiplier)
+        retry_in = ctx.state.backoff(path, backoff)
         ctx.audit.write("mcp_unavailable", "error", server="mail", retry_in=retry_in, **fields, **ctx.error_fields(error))
         logger.error("{}: the mail server is unavailable; the draft stays in Approved/ ({})", path,
                      ctx.retry_words(retry_in))
@@ -250,7 +254,7 @@ def _send_failed(path: str, note: NoteView, error: H0Error, ctx: HandlerContext)
         ctx.report(path, "send_outcome_unknown", note.hash, error.message, **fields, **ctx.error_fields(error))
         retry_in = None
     else:
-        retry_in = ctx.state.backoff(path, max(base, 1.0), settings.retry_backoff_multiplier)
+        retry_in = ctx.state.backoff(path, backoff)
         ctx.audit.write("send_failed", "error", retry_in=retry_in, **fields, **ctx.error_fields(error))
         logger.error("{}: send failed ({}); {}", path, error.message, ctx.retry_words(retry_in))
     return Outcome("failed", error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})

@@ -10,10 +10,8 @@ a display name that decodes to CR LF reaches no tool result, note or reply as a 
 from __future__ import annotations
 
 import base64
-import email.utils
 import json
 import re
-import time
 from collections.abc import Iterable
 from email import policy
 from email.message import EmailMessage
@@ -38,26 +36,12 @@ from h0.mail.auth import REAUTH_MESSAGE, refresh_failure
 from h0.mail.backend import AttachmentInfo, Fetched
 from h0.mail.gmail_transport import OutcomeUnknown, RequestNotSent
 from h0.mail.headers import clean_header_text, clean_inbound_header
+from h0.retry import retry_after
 
 _RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded", "limitExceeded"}
 _RECIPIENT_HINTS = ("invalid to header", "invalid cc header", "invalid bcc header", "recipient address", "invalid recipient")
 DEFAULT_RETRY_AFTER_S = 1.0
 _HEADER_NAME = re.compile(r"[!-9;-~]+")  # RFC 5322 ftext: printable ASCII but ':'
-
-
-def retry_after_seconds(value: str | None) -> float | None:
-    """Retry-After as seconds: delta-seconds, or an HTTP date."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _error_body(exc: HttpError) -> tuple[str, str | None]:
@@ -78,7 +62,7 @@ def map_http_error(exc: HttpError, *, sending: bool) -> H0Error:
     message, reason = _error_body(exc)
     details: dict[str, Any] = {"status": status, "gmail_reason": reason}
     if status == 429 or (status == 403 and reason in _RATE_REASONS):
-        wait = retry_after_seconds(exc.resp.get("retry-after"))
+        wait = retry_after(exc.resp.get("retry-after"))
         return RateLimited(f"Gmail is rate limiting H0: {message}", retry_after=wait if wait is not None else DEFAULT_RETRY_AFTER_S, **details)
     if status == 401:
         return AuthRequired(REAUTH_MESSAGE, reason=f"Gmail rejected the access token: {message}", **details)

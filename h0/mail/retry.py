@@ -1,28 +1,30 @@
-"""Retry with exponential backoff — only for failures that are safe and likely to pass.
+"""Retry a mail call with jittered exponential backoff — only for failures that are safe and likely to pass.
 
 What is retryable is decided where the failure is understood (the backend) and carried
 on the error: `RateLimited` (waits at least its `retry_after`), or any H0Error with
 `details["retryable"] = True` (5xx, a connection refused before anything was sent, a
 read that timed out). A send whose outcome is unknown is never marked retryable.
 A `retry_after` longer than `max_wait` is not slept through: the error goes back to the
-caller at once, so a tool call never hangs for minutes.
+caller at once, so a tool call never hangs for minutes. The delays themselves are h0.retry's.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from loguru import logger
 
 from h0.errors import H0Error, RateLimited
+from h0.retry import Backoff
 
 if TYPE_CHECKING:
     from h0.config import Settings
 
 T = TypeVar("T")
+MAX_WAIT_S = 30.0  # longest single wait; a longer Retry-After is handed to the caller
 
 
 def is_retryable(error: BaseException) -> bool:
@@ -33,17 +35,26 @@ def is_retryable(error: BaseException) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
+    """Up to `max_retries` retries, paced by `backoff`, no single wait over `max_wait_s`."""
+
     max_retries: int = 3
-    delay_s: float = 2.0
-    multiplier: float = 2.0
-    max_wait_s: float = 30.0  # longest single wait; a longer Retry-After is handed to the caller
+    backoff: Backoff = field(default_factory=lambda: Backoff(2.0, 2.0, cap=MAX_WAIT_S))
+    max_wait_s: float = MAX_WAIT_S
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RetryPolicy:
-        return cls(settings.max_retries, settings.retry_delay_ms / 1000.0, settings.retry_backoff_multiplier)
+        """MAX_RETRIES, RETRY_DELAY_MS (the first delay) and RETRY_BACKOFF_MULTIPLIER."""
+        backoff = Backoff(settings.retry_delay_ms / 1000.0, settings.retry_backoff_multiplier, cap=MAX_WAIT_S)
+        return cls(settings.max_retries, backoff)
 
-    def delays(self) -> list[float]:
-        return [self.delay_s * self.multiplier**n for n in range(self.max_retries)]
+    def wait_before(self, retry: int, error: H0Error) -> float | None:
+        """The pause before retry number `retry` (1, 2, …) after `error`; None: hand the error back."""
+        if retry > self.max_retries or not is_retryable(error):
+            return None
+        wait = min(self.backoff.delay(retry - 1), self.max_wait_s)
+        if isinstance(error, RateLimited):
+            wait = max(wait, error.retry_after)
+        return wait if wait <= self.max_wait_s else None
 
     def run(
         self,
@@ -54,19 +65,16 @@ class RetryPolicy:
         sleep: Callable[[float], None] = time.sleep,
     ) -> T:
         """Call `attempt(n)` (n = 0, 1, …) until it returns, fails for good, or retries run out."""
-        for number, backoff in enumerate([*self.delays(), None]):
+        number = 0
+        while True:
             try:
                 return attempt(number)
             except H0Error as error:
-                if backoff is None or not is_retryable(error):
-                    raise
-                wait = backoff
-                if isinstance(error, RateLimited):
-                    wait = max(wait, error.retry_after)
-                if wait > self.max_wait_s:
+                wait = self.wait_before(number + 1, error)
+                if wait is None:
                     raise
                 logger.warning("{} failed ({}: {}); retry {} in {:.3f}s", what, error.code, error.message, number + 1, wait)
                 if on_retry is not None:
                     on_retry(number + 1, error, wait)
                 sleep(wait)
-        raise AssertionError("unreachable")  # the last round either returns or raises
+                number += 1

@@ -53,6 +53,7 @@ from loguru import logger
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotSupported, PermissionDenied, RateLimited
 from h0.mail.backend import Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position
 from h0.mail.retry import RetryPolicy, is_retryable
+from h0.retry import Backoff
 from h0.vault.state import StateDB
 
 T = TypeVar("T")
@@ -60,6 +61,7 @@ CATCH_UP_LIMIT = 200  # messages one catch-up episode may bring in (the newest m
 RECONCILE_EVERY_S = 6 * 3600.0  # a catch-up by query now and then: the label, not the cursor, is the truth
 RETRY_AFTER_FAILURE_S = 30.0  # a message that could not be written: catch up after this, doubling, up to an hour
 MAX_RETRY_AFTER_FAILURE_S = 3600.0
+_CATCH_UP_BACKOFF = Backoff(RETRY_AFTER_FAILURE_S, 2.0, cap=MAX_RETRY_AFTER_FAILURE_S)
 SINCE_MARGIN_S = 3600.0  # later catch-ups reach this far before the first sync (clock skew, delivery delay)
 BULK_LABEL_FROM = 10  # from this many messages on, one batchModify (50 units) beats a modify each (5 units)
 MAX_MATCH_LIST = 500  # one messages.list page when Gmail decides the query for new mail
@@ -268,7 +270,7 @@ class MailSync:
         """Bring the next catch-up by query forward (with backoff while messages keep failing)."""
         row = self.state.mail_sync(source) or {}
         failures = int(row.get("failures") or 0) + 1
-        wait = min(RETRY_AFTER_FAILURE_S * 2 ** (failures - 1), MAX_RETRY_AFTER_FAILURE_S)
+        wait = _CATCH_UP_BACKOFF.delay(failures - 1)
         due = min(row.get("catch_up_due") or math.inf, self.clock() + wait)
         self.state.update_mail_sync(source, failures=failures, catch_up_due=due)
         logger.warning("mail sync: {} message(s) {}; catching up again in {:.0f} s", count, why, due - self.clock())
@@ -397,12 +399,8 @@ class MailSync:
         self._learned = (size, self.clock() + CONCURRENCY_MEMORY_S)
 
     def _pause(self, error: H0Error, stalls: int, parts: int) -> None:
-        if stalls > self.policy.max_retries:
-            raise error
-        wait = self.policy.delay_s * self.policy.multiplier ** max(0, stalls - 1)
-        if isinstance(error, RateLimited):
-            wait = max(wait, error.retry_after)
-        if wait > self.policy.max_wait_s:
+        wait = self.policy.wait_before(stalls, error)
+        if wait is None:
             raise error
         logger.warning("mail sync: {} call(s) refused ({}: {}); again in {:.2f} s", parts, error.code, error.message, wait)
         self.sleep(wait)

@@ -9,12 +9,14 @@ its decision passes the safety rule before anyone sees it.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from typing import Any
 
 from loguru import logger
 
+from h0.retry import Backoff
 from h0.triage import safety
 from h0.triage.models import EmailInput, TriageDecision, TriageOutcome, one_line
 from h0.triage.prompt import (
@@ -32,7 +34,7 @@ from h0.triage.rules import RulesEngine
 DEFAULT_INVALID_RETRIES = 2
 DEFAULT_TRANSIENT_RETRIES = 2
 DEFAULT_RETRY_AFTER_CAP = 5.0  # seconds; a server asking for longer is treated as unavailable
-DEFAULT_BACKOFF = 0.5  # seconds before the first transient retry; doubles each time
+DEFAULT_BACKOFF = 0.5  # seconds before the first transient retry; doubles each time (jittered, at most the cap)
 
 
 class LLMTriage:
@@ -49,6 +51,7 @@ class LLMTriage:
         retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP,
         backoff: float = DEFAULT_BACKOFF,
         sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
     ) -> None:
         self.provider = provider
         self.fallback = fallback
@@ -56,7 +59,7 @@ class LLMTriage:
         self.invalid_retries = invalid_retries
         self.transient_retries = transient_retries
         self.retry_after_cap = retry_after_cap
-        self.backoff = backoff
+        self.backoff = Backoff(backoff, 2.0, cap=retry_after_cap, rng=rng)
         self._sleep = sleep
 
     def triage(self, email: EmailInput) -> TriageOutcome:
@@ -120,7 +123,7 @@ class LLMTriage:
                     f"{reason} (asked to wait {exc.retry_after:.1f}s, over the {self.retry_after_cap:.1f}s cap)",
                 )
             return exc.retry_after, reason
-        return min(self.backoff * (2**transient), self.retry_after_cap), reason
+        return self.backoff.delay(transient), reason
 
     def _redact(self, text: str) -> str:
         # Some servers echo the key back in error messages ("Incorrect API key provided: sk-…").

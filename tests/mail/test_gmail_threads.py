@@ -15,6 +15,7 @@ from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, NotSuppo
 from h0.mail.backend import open_backend
 from h0.mail.gmail import GmailBackend
 from h0.mail.retry import RetryPolicy
+from h0.retry import Backoff
 from tests.fakes.fake_gmail import FakeGmail
 
 HOUR_MS = 3_600_000
@@ -93,7 +94,7 @@ def test_given_a_500_then_success_when_the_thread_is_read_under_the_retry_policy
     gmail.fail_next(500, path_contains="/threads/")
     retries: list[H0Error] = []
 
-    messages = RetryPolicy(max_retries=2, delay_s=0.001).run(
+    messages = RetryPolicy(max_retries=2, backoff=Backoff(0.001)).run(
         lambda _: backend.thread_messages("t-flaky"), what="read thread",
         on_retry=lambda number, error, wait: retries.append(error),
     )

@@ -8,13 +8,13 @@ retry policy lives in one place (h0/triage/llm.py) and never sees an SDK type.
 
 from __future__ import annotations
 
-import datetime as dt
-import email.utils
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Literal, Protocol
+
+from h0.retry import requested_wait
 
 Role = Literal["user", "assistant"]
 Turn = tuple[Role, str]
@@ -79,29 +79,10 @@ def classify(exc: Exception, sdk: ModuleType) -> ProviderError:
         return ProviderError(
             f"HTTP {status}: {_short(exc)}",
             transient=status in _TRANSIENT_STATUSES or status >= 500,
-            retry_after=retry_after_seconds(exc.response.headers),
+            retry_after=requested_wait(exc.response.headers),
             status=status,
         )
     return ProviderError(f"{type(exc).__name__}: {exc}", transient=False)
-
-
-def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """The wait a response asks for: `retry-after-ms`, or `retry-after` in seconds or as an HTTP date."""
-    try:
-        if headers.get("retry-after-ms"):
-            return max(0.0, float(headers["retry-after-ms"]) / 1000)
-        value = headers.get("retry-after")
-        if not value:
-            return None
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            when = email.utils.parsedate_to_datetime(value)
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=dt.UTC)
-            return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
-    except (TypeError, ValueError, OverflowError):
-        return None
 
 
 def _short(exc: Exception) -> str:
