@@ -7,7 +7,7 @@ periodic poll stays the safety net.
 
 IDLE is renewed every RENEW_S (servers end it after about 29 minutes, RFC 2177). When the server
 or the network drops the connection, the watcher reconnects with backoff (1 s doubling to
-60 s) and wakes ingest once connected, for whatever arrived while it was away.
+60 s, jittered) and wakes ingest once connected, for whatever arrived while it was away.
 
 Integration (h0/pipeline/daemon.py, with ingest on and MAIL_BACKEND=imap):
 
@@ -28,6 +28,7 @@ from loguru import logger
 
 from h0.errors import H0Error
 from h0.mail.imap_wire import INBOX, connect, map_error
+from h0.retry import Backoff
 
 if TYPE_CHECKING:
     from imapclient import IMAPClient
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
 RENEW_S = 25 * 60.0  # under the 29 minutes servers allow an IDLE
 CHECK_S = 60.0  # longest single wait for the server's word (a stop interrupts it at once)
-BACKOFF_S = (1.0, 60.0)  # first and longest pause before reconnecting
+BACKOFF = Backoff(1.0, 2.0, cap=60.0)  # pauses before reconnecting; reset once a session opens
 _NEW_MAIL = (b"EXISTS", b"RECENT")
 
 
@@ -44,7 +45,7 @@ class IdleWatcher:
     """A daemon thread calling `on_new_mail()` within moments of mail arriving in INBOX."""
 
     def __init__(self, settings: Settings, on_new_mail: Callable[[], None], *, renew_s: float = RENEW_S,
-                 backoff: tuple[float, float] = BACKOFF_S, connect_to: Callable[[], IMAPClient] | None = None) -> None:
+                 backoff: Backoff = BACKOFF, connect_to: Callable[[], IMAPClient] | None = None) -> None:
         self.settings = settings
         self.on_new_mail = on_new_mail
         self.renew_s = renew_s
@@ -83,11 +84,11 @@ class IdleWatcher:
             logger.exception("imap idle: the new-mail callback failed")
 
     def _run(self) -> None:
-        pause = self.backoff[0]
+        failures = 0
         while not self._stop.is_set():
             try:
                 self._session()
-                pause = self.backoff[0]
+                failures = 0
             except Exception as exc:  # noqa: BLE001 — every failure means: reconnect later
                 was_idling = self.idling.is_set() and time.monotonic() - self._idle_since > 1.0
                 self.idling.clear()
@@ -100,11 +101,12 @@ class IdleWatcher:
                     # line that arrives in pieces): look for mail now, reconnect at once.
                     self._wake()
                     logger.info("imap idle: {}; reconnecting", why)
-                    pause = self.backoff[0]
+                    failures = 0
                     continue
+                pause = self.backoff.delay(failures)
+                failures += 1
                 logger.warning("imap idle: {}; reconnecting in {:.0f} s", why, pause)
                 self._stop.wait(pause)
-                pause = min(pause * 2, self.backoff[1])
             finally:
                 self._close()
         self.idling.clear()
@@ -118,6 +120,17 @@ class IdleWatcher:
         self._wake()  # whatever arrived while no IDLE was open
         while not self._stop.is_set():
             client.idle()
+            if _buffered(client):
+                # The server spoke right behind its "+ idling" (Dovecot reports there what arrived
+                # since the last command, e.g. during a renewal): those lines already sit in the
+                # client's read buffer, where idle_check's poll() of the socket never sees them.
+                # End this IDLE to read them, and open a fresh one.
+                _, responses = client.idle_done()
+                if _says_bye(responses):
+                    raise ConnectionResetError("the server ended the session (BYE)")
+                if any(_is_new_mail(r) for r in responses):
+                    self._wake()
+                continue
             self._idle_since = time.monotonic()
             self.idling.set()
             renew_at = time.monotonic() + self.renew_s
@@ -147,6 +160,23 @@ class IdleWatcher:
         if client is not None:
             with contextlib.suppress(Exception):
                 client.shutdown()
+
+
+def _buffered(client: IMAPClient) -> bool:
+    """Whether bytes from the server wait in the client's read buffer (imaplib's file object) rather
+    than on the socket. Looks without blocking; False when it cannot tell (the old behaviour)."""
+    reader = getattr(getattr(client, "_imap", None), "file", None)
+    if reader is None or not hasattr(reader, "peek"):
+        return False
+    sock = client.socket()
+    timeout = sock.gettimeout()
+    sock.settimeout(0.0)
+    try:
+        return bool(reader.peek(1))
+    except (OSError, ValueError):  # nothing buffered and nothing on the socket yet (or TLS wants more)
+        return False
+    finally:
+        sock.settimeout(timeout)
 
 
 def _is_new_mail(response: Any) -> bool:

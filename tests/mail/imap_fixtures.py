@@ -1,8 +1,12 @@
-"""Fixtures for the IMAP tests: a real pymap server (module-wide), a real aiosmtpd relay, settings."""
+"""Fixtures for the IMAP tests: a real IMAP server (session-wide) — pymap, and Dovecot when it is
+installed — a real aiosmtpd relay, settings.
+
+`imap_server` (and so `imap`) is parametrized over SERVERS: every test that takes it runs against
+each server. Without Dovecot (`dovecot` neither on PATH nor in /usr/sbin) the Dovecot runs are
+skipped with the reason, so the suite passes on a machine without it."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -12,22 +16,47 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from h0.config import Settings, load_settings
+from tests.fakes.dovecot_server import DovecotServer, dovecot_binary
 from tests.fakes.imap_server import PymapServer, free_port
 from tests.mail.conftest import DIRECT_SEND, FAST_RETRIES
 from tests.mail.test_smtp_backend import Mailbox
 
+SERVERS = ("pymap", "dovecot")
+NO_DOVECOT = "Dovecot is not installed (Debian: apt-get install dovecot-imapd)"
 
-@pytest.fixture(scope="module")
-def imap_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PymapServer]:
-    server = PymapServer(tmp_path_factory.mktemp("pymap")).start()
+
+def start_server(kind: str, root: Path) -> PymapServer:
+    """A running server of `kind` in `root` (skips the test when it is Dovecot and Dovecot is missing)."""
+    if kind == "dovecot":
+        if dovecot_binary() is None:
+            pytest.skip(NO_DOVECOT)
+        return DovecotServer(root).start()
+    return PymapServer(root).start()
+
+
+def stop_server(server: PymapServer) -> None:
+    if isinstance(server, DovecotServer):
+        server.cleanup()
+    else:
+        server.stop()
+
+
+def sent_of(server: PymapServer) -> str:
+    """The name of the server's Sent folder (`Sent` on pymap, the SPECIAL-USE `Envoyés` on Dovecot)."""
+    return getattr(server, "sent", "Sent")
+
+
+@pytest.fixture(scope="session", params=SERVERS)
+def imap_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[PymapServer]:
+    server = start_server(request.param, tmp_path_factory.mktemp(request.param))
     yield server
-    server.stop()
+    stop_server(server)
 
 
 @pytest.fixture
 def imap(imap_server: PymapServer) -> PymapServer:
-    """The shared server with an empty INBOX and Sent."""
-    for folder in ("INBOX", "Sent", "Archive"):
+    """The shared server with an empty INBOX, Sent and Archive."""
+    for folder in ("INBOX", sent_of(imap_server), "Archive"):
         imap_server.empty(folder)
     return imap_server
 
@@ -74,4 +103,4 @@ def raw_message(subject: str = "Hello", body: str = "Hi there", *, sender: str =
 
 
 def dovecot_available() -> bool:
-    return shutil.which("dovecot") is not None
+    return dovecot_binary() is not None

@@ -1,4 +1,5 @@
-"""The IMAP backend against a real IMAP server (pymap, maildir, on loopback) and a real SMTP relay (aiosmtpd).
+"""The IMAP backend against real IMAP servers (pymap, and Dovecot when it is installed; maildir, on loopback)
+and a real SMTP relay (aiosmtpd). Each test taking `imap` runs once per server (tests.mail.imap_fixtures).
 
 Ingest runs the real path — MailService (sync, cursor in the state database) under
 `ingest_new_mail` — so what is checked is what lands in Needs_Action/ and what the server keeps.
@@ -7,6 +8,7 @@ Ingest runs the real path — MailService (sync, cursor in the state database) u
 # ruff: noqa: F811 — the IMAP fixtures are imported from tests.mail.imap_fixtures, then named as parameters
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from pathlib import Path
@@ -20,9 +22,21 @@ from h0.mail.imap import ImapBackend
 from h0.mail.imap_idle import IdleWatcher
 from h0.mail.imap_query import parse_query
 from h0.mail.imap_wire import keyword
+from h0.retry import Backoff
 from h0.vault import Vault
 from tests.fakes.imap_server import FaultyLink, PymapServer
-from tests.mail.imap_fixtures import imap, imap_server, imap_settings, raw_message, relay, smtp_box  # noqa: F401
+from tests.mail.imap_fixtures import (  # noqa: F401
+    SERVERS,
+    imap,
+    imap_server,
+    imap_settings,
+    raw_message,
+    relay,
+    sent_of,
+    smtp_box,
+    start_server,
+    stop_server,
+)
 from tests.security.conftest import LocalMailTools, handler_context
 from tests.security.test_header_injection import HOSTILE_SUBJECTS
 from tests.security.test_untrusted_mail import PLAIN_BODIES, fenced
@@ -83,11 +97,12 @@ def test_given_a_message_already_marked_ingested_then_no_note_is_written(vault_d
     assert [Vault(vault_dir).read_note(p).frontmatter["subject"] for p in report.written] == ["New"]
 
 
-def test_given_the_server_renumbers_inbox_then_ingest_catches_up_without_duplicates(vault_dir, tmp_path, relay):
+@pytest.mark.parametrize("kind", SERVERS)
+def test_given_the_server_renumbers_inbox_then_ingest_catches_up_without_duplicates(vault_dir, tmp_path, relay, kind):
     """Given two ingested messages, When the server loses its UID list (new UIDVALIDITY, every UID reassigned)
     and one more message arrives, Then the next pass notices the cursor is from another UIDVALIDITY, catches up
     by query, and writes exactly one note: the new message."""
-    server = PymapServer(tmp_path / "own").start()
+    server = start_server(kind, tmp_path / "own")
     try:
         mail = MailService(imap_settings(vault_dir, server, relay[0]), trusted_caller=True)
         for i in range(2):
@@ -105,7 +120,7 @@ def test_given_the_server_renumbers_inbox_then_ingest_catches_up_without_duplica
         assert ingest(vault_dir, mail).written == []
         mail.close()
     finally:
-        server.stop()
+        stop_server(server)
 
 
 ODD_RAW = {
@@ -192,6 +207,7 @@ def test_given_h0_watch_on_imap_when_mail_arrives_then_idle_not_the_poll_brings_
     assert daemon.idle is None and not watcher._thread.is_alive()
 
 
+@pytest.mark.parametrize("imap_server", ["pymap"], indirect=True)  # the daemon's own setting: one server is enough
 def test_given_imap_idle_off_then_the_daemon_holds_no_idle_connection(vault_dir, imap):
     from h0.pipeline.daemon import Daemon
 
@@ -209,7 +225,7 @@ def test_given_the_connection_drops_during_idle_then_the_watcher_reconnects_and_
     link = FaultyLink(imap.host, imap.port)
     woken = threading.Event()
     settings = imap_settings(vault_dir, imap, imap_port=link.port)
-    watcher = IdleWatcher(settings, woken.set, backoff=(0.05, 0.2)).start()
+    watcher = IdleWatcher(settings, woken.set, backoff=Backoff(0.05, cap=0.2)).start()
     try:
         assert watcher.idling.wait(WAIT_S)
         link.cut()
@@ -220,6 +236,78 @@ def test_given_the_connection_drops_during_idle_then_the_watcher_reconnects_and_
     finally:
         watcher.stop()
         link.close()
+
+
+# Dovecot's restart is the case to see (its BYE to IDLE sessions); pymap's plain close is FaultyLink's test above.
+@pytest.mark.parametrize("imap_server", ["dovecot"], indirect=True)
+def test_given_the_server_restarts_during_idle_then_the_watcher_reconnects_and_still_wakes(vault_dir, imap):
+    """Given the watcher idling, When the server restarts (Dovecot says BYE to its IDLE sessions, then refuses
+    connections for a moment), Then the watcher reconnects once the server is back and new mail still wakes it."""
+    woken = threading.Event()
+    watcher = IdleWatcher(imap_settings(vault_dir, imap), woken.set, backoff=Backoff(0.05, cap=0.2)).start()
+    try:
+        assert watcher.idling.wait(WAIT_S)
+        imap.restart()
+        until(lambda: watcher.connects >= 2 and watcher.idling.is_set())
+        woken.clear()
+        imap.deliver(raw_message("After the restart"))
+        assert woken.wait(WAIT_S)
+    finally:
+        watcher.stop()
+
+
+def _scripted_imap_server(listener: socket.socket) -> None:
+    """One IMAP session whose first IDLE answer carries news in the same write as its "+ idling" — what
+    Dovecot sends when mail arrived between a DONE and the next IDLE."""
+    conn, _ = listener.accept()
+    with conn, conn.makefile("rb") as lines:
+        conn.sendall(b"* OK [CAPABILITY IMAP4rev1 IDLE] scripted\r\n")
+        idles, idle_tag = 0, b""
+        for line in lines:
+            tag, _, rest = line.strip().partition(b" ")
+            command = rest.split(b" ")[0].upper()
+            if tag.upper() == b"DONE":
+                conn.sendall(idle_tag + b" OK Idle completed\r\n")
+            elif command == b"IDLE":
+                idles, idle_tag = idles + 1, tag
+                conn.sendall(b"+ idling\r\n" + (b"* 2 EXISTS\r\n* 1 RECENT\r\n" if idles == 1 else b""))
+            elif command in (b"EXAMINE", b"SELECT"):
+                conn.sendall(b"* 1 EXISTS\r\n* 0 RECENT\r\n* OK [UIDVALIDITY 7] ok\r\n* OK [UIDNEXT 2] ok\r\n"
+                             + tag + b" OK [READ-ONLY] done\r\n")
+            elif command == b"CAPABILITY":
+                conn.sendall(b"* CAPABILITY IMAP4rev1 IDLE\r\n" + tag + b" OK done\r\n")
+            elif command == b"LOGOUT":
+                conn.sendall(b"* BYE bye\r\n" + tag + b" OK done\r\n")
+                return
+            else:
+                conn.sendall(tag + b" OK [CAPABILITY IMAP4rev1 IDLE] done\r\n")
+
+
+def test_given_news_in_the_same_packet_as_the_idle_continuation_then_the_watcher_still_wakes():
+    """Given a server whose "+ idling" arrives together with "* 2 EXISTS" (read into the client's buffer by the
+    IDLE command, where a poll() of the socket cannot see it), Then the watcher still calls back for it, with
+    nothing more arriving on the socket. (Found against Dovecot: such mail waited for the next packet.)"""
+    from imapclient import IMAPClient
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    threading.Thread(target=_scripted_imap_server, args=(listener,), daemon=True).start()
+
+    def connect() -> IMAPClient:
+        client = IMAPClient("127.0.0.1", port, ssl=False, timeout=5)
+        client.login("h0", "secret")
+        return client
+
+    woken = threading.Semaphore(0)
+    watcher = IdleWatcher(None, woken.release, connect_to=connect).start()  # type: ignore[arg-type]
+    try:
+        assert woken.acquire(timeout=WAIT_S)  # the wake-up every new session makes
+        assert woken.acquire(timeout=WAIT_S), "the EXISTS behind '+ idling' was never seen"
+        until(lambda: watcher.idling.is_set())  # and IDLE is open again on the same connection
+        assert watcher.connects == 1
+    finally:
+        watcher.stop()
+        listener.close()
 
 
 def test_given_idle_is_due_for_renewal_then_it_is_renewed_on_the_same_connection(vault_dir, imap):
@@ -251,10 +339,10 @@ def test_given_a_send_then_smtp_gets_it_once_and_sent_holds_a_settled_copy(vault
     assert len(smtp_box.received) == 1
     wire = smtp_box.received[0].content.decode()
     assert "In-Reply-To: <q1@example.org>" in wire and "References: <q1@example.org>" in wire
-    (copy,) = imap.messages("Sent")
+    (copy,) = imap.messages(sent_of(imap))
     assert result["rfc822_message_id"].encode() in copy
-    (uid,) = imap.uids("Sent")
-    assert "\\Draft" not in imap.flags(uid, "Sent") and "\\Seen" in imap.flags(uid, "Sent")
+    (uid,) = imap.uids(sent_of(imap))
+    assert "\\Draft" not in imap.flags(uid, sent_of(imap)) and "\\Seen" in imap.flags(uid, sent_of(imap))
     found = service.backend.find_sent(result["rfc822_message_id"])
     assert found is not None and found.thread_id == "<q1@example.org>"
     again = service.send_email(to="ann@example.org", subject="Re: Question", body="Yes.",
@@ -326,10 +414,10 @@ def test_given_a_crash_before_the_copy_reached_sent_then_the_retry_sends_once(
     with pytest.raises(Crash):
         first.send_email(to="bob@example.org", subject="Plan", body="B.", idempotency_key="k-early")
     monkeypatch.undo()
-    assert smtp_box.received == [] and imap.uids("Sent") == []
+    assert smtp_box.received == [] and imap.uids(sent_of(imap)) == []
     second = MailService(settings)
     result = second.send_email(to="bob@example.org", subject="Plan", body="B.", idempotency_key="k-early")
-    assert result["already_sent"] is False and len(smtp_box.received) == 1 and len(imap.uids("Sent")) == 1
+    assert result["already_sent"] is False and len(smtp_box.received) == 1 and len(imap.uids(sent_of(imap))) == 1
     first.close()
     second.close()
 
@@ -338,7 +426,7 @@ def test_given_smtp_refuses_the_recipient_then_the_sent_copy_is_removed(vault_di
     with pytest.raises(SendFailed) as refused:
         service.send_email(to="nobody@example.org", subject="Hi", body="x", idempotency_key="k-refused")
     assert refused.value.details["outcome"] == "not_sent" and smtp_box.received == []
-    assert imap.uids("Sent") == []
+    assert imap.uids(sent_of(imap)) == []
 
 
 # -- the mail tools -------------------------------------------------------------------------------
@@ -403,7 +491,7 @@ def test_given_imap_settings_then_doctor_logs_in_and_names_the_folders(vault_dir
     checks = _mail(imap_settings(vault_dir, imap, relay[0]))
     line = " | ".join(c.line() for c in checks)
     assert all(c.mark == OK for c in checks), line
-    assert "INBOX" in line and "Sent" in line and "Archive" in line
+    assert "INBOX" in line and sent_of(imap) in line and "Archive" in line
 
 
 def test_given_a_wrong_password_then_doctor_says_what_to_fix(vault_dir, imap, relay):
@@ -417,4 +505,4 @@ def test_given_health_check_then_the_imap_login_is_confirmed(vault_dir, imap, se
     health = service.health()
     assert health["backend"] == "imap" and health["status"] == "ok", health["problems"]
     assert health["account"] == imap.user
-    assert {"INBOX", "Sent", "Archive"} <= set(service.backend.folders)
+    assert {"INBOX", sent_of(imap), "Archive"} <= set(service.backend.folders)
