@@ -10,9 +10,7 @@ content against the output schema even on errors (typescript-sdk#1943).
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import os
 import inspect
 import json
 import typing
@@ -22,17 +20,15 @@ from typing import Annotated, Any, TypeVar
 from loguru import logger
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 
 from h0.errors import H0Error, InternalError, InvalidRequest
+from h0.mcp.sdk_hooks import serve_stdio_without_threads, skip_output_revalidation
 from h0.platform.proc import thread_free_stdio
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-
-MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # one JSON-RPC line; a 50 MB note escaped as JSON fits
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -70,9 +66,7 @@ class H0Server(MCPServer):
         if not thread_free_stdio((0, 1)):  # a file on stdin, or an OS where that is not safe
             await super().run_stdio_async()
             return
-        stdin, stdout = await _stdio_pipes()
-        async with stdio_server(stdin, stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
-            await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
+        await serve_stdio_without_threads(self)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:  # type: ignore[override]
         try:
@@ -130,58 +124,9 @@ class H0Server(MCPServer):
             tool.__signature__ = signature.replace(parameters=params, return_annotation=returns)  # type: ignore[attr-defined]
             tool.__annotations__ = {**{p.name: p.annotation for p in params}, "return": returns}
             self.add_tool(tool, name=fn.__name__, title=title, description=inspect.getdoc(fn), annotations=annotations)
-            # The result was built from `output` a moment ago: keep the published outputSchema
-            # but skip the SDK's re-validation of structured_content (a fifth of a 2,500-note
-            # listing). The contract tests pin the schema; success() is the only producer.
-            registered = self._tool_manager.get_tool(fn.__name__)
-            if registered is not None and registered.fn_metadata.output_schema is not None:
-                registered.fn_metadata.output_model = None
+            # The result was built from `output` a moment ago: the contract tests pin the
+            # schema, and success() is the only producer.
+            skip_output_revalidation(self, fn.__name__)
             return tool
 
         return decorate
-
-
-# --------------------------------------------------------------------------- stdio without threads
-
-
-class _StdinLines:
-    """`async for line in …` over an asyncio pipe (the SDK's default reads each line in a worker thread)."""
-
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
-
-    def __aiter__(self) -> _StdinLines:
-        return self
-
-    async def __anext__(self) -> str:
-        line = await self._reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
-
-
-class _StdoutPipe:
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
-
-    async def write(self, text: str) -> None:
-        self._writer.write(text.encode("utf-8"))
-
-    async def flush(self) -> None:
-        await self._writer.drain()
-
-
-async def _stdio_pipes() -> tuple[_StdinLines, _StdoutPipe]:
-    """Private duplicates of fd 0/1 as asyncio pipes; fd 0 then reads /dev/null and fd 1 goes to
-    stderr, so a stray print (or a child process) can never corrupt the protocol stream."""
-    loop = asyncio.get_running_loop()
-    wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
-    reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), wire_in)
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, wire_out)
-    return _StdinLines(reader), _StdoutPipe(asyncio.StreamWriter(transport, protocol, None, loop))

@@ -30,13 +30,14 @@ from typing import Any, TypeVar
 from loguru import logger
 
 from h0.errors import H0Error, InternalError, McpUnavailable, error_from_dict
+from h0.retry import Backoff
 from h0.vault import AuditLog
 
 T = TypeVar("T")
 
 DEFAULT_CALL_TIMEOUT = 30.0
 PING_INTERVAL = 10.0
-_MAX_BACKOFF = 5.0
+_RECONNECT_BACKOFF = Backoff(0.05, 2.0, cap=5.0)  # after each failed session, reset once one opens
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,22 +118,21 @@ class McpConnection:
         from mcp import Client
         from mcp.client.stdio import StdioServerParameters
 
+        from h0.mcp.sdk_hooks import trust_tool_results
+
         params = StdioServerParameters(
             command=self.command.argv[0], args=list(self.command.argv[1:]), env=dict(self.command.env)
         )
-        backoff = 0.05
+        failures = 0
         while not self._closing:
             self._lost = asyncio.Event()
             try:
                 async with Client(params, mode="legacy") as client:
-                    # H0's servers build every result from the pydantic model that defines its
-                    # output schema (pinned by the contract tests); re-validating each one
-                    # with jsonschema here cost the daemon ~1 ms of CPU per call.
-                    client.session.validate_tool_result = _trusted_result  # type: ignore[method-assign]
+                    trust_tool_results(client)  # H0's own servers: see h0.mcp.sdk_hooks
                     self._client = client
                     self.connects += 1
                     self._ready.set()
-                    backoff = 0.05
+                    failures = 0
                     if self.connects > 1:
                         logger.info("mcp {}: reconnected", self.name)
                     await self._watch(client)
@@ -145,8 +145,8 @@ class McpConnection:
                 self._ready.clear()
             if self._closing:
                 break
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, _MAX_BACKOFF)
+            await asyncio.sleep(_RECONNECT_BACKOFF.delay(failures))
+            failures += 1
 
     async def _watch(self, client: Any) -> None:
         """Hold the session until a call reports it lost, or a ping fails."""
@@ -208,10 +208,6 @@ class McpConnection:
             if self._closing:
                 raise McpUnavailable(f"The {self.name} MCP session is closed.", server=self.name)
             await asyncio.sleep(0.01)
-
-
-async def _trusted_result(name: str, result: Any) -> None:
-    return None
 
 
 def _describe(exc: BaseException) -> str:

@@ -3,13 +3,25 @@
 Field names follow the spec's data model (NoteContent, NoteList, NoteMatch); extra
 fields (`hash`, `line`, `total`, `truncated`, `skipped`) are additions, all optional to
 read. A contract test pins these schemas: change them on purpose or not at all.
+
+Lists that can hold thousands of items publish their item schema inline (`_array_of`):
+the stock Python client validates every item with `jsonschema`, where a `$ref` or a
+nullable `anyOf` per item made checking a 2,500-note listing cost 30x the listing itself.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, WithJsonSchema
+
+
+def _array_of(item: type[BaseModel], description: str | None = None) -> WithJsonSchema:
+    """The JSON schema of `list[item]` with the item's (flat) schema inline, no `$defs`."""
+    schema: dict[str, Any] = {"type": "array", "items": item.model_json_schema()}
+    if description:
+        schema["description"] = description
+    return WithJsonSchema(schema)
 
 
 class NoteContent(BaseModel):
@@ -28,10 +40,18 @@ class NoteRef(BaseModel):
     hash: str
 
 
-class NoteMatch(BaseModel):
+class ListedNote(BaseModel):
+    """One note of a listing."""
+
     path: str = Field(description="Vault-relative path.")
-    snippet: str | None = Field(default=None, description="The matching line (search_notes only).")
-    line: int | None = Field(default=None, description="1-based line number of the match (search_notes only).")
+
+
+class NoteMatch(BaseModel):
+    """One note a search found, at its first match."""
+
+    path: str = Field(description="Vault-relative path.")
+    snippet: str = Field(description="The matching line.")
+    line: int = Field(description="1-based line number of the match.")
 
 
 class SkippedNote(BaseModel):
@@ -41,12 +61,22 @@ class SkippedNote(BaseModel):
 
 
 class NoteList(BaseModel):
-    notes: list[NoteMatch]
+    """What list_notes returns."""
+
+    notes: Annotated[list[ListedNote], _array_of(ListedNote)]
     total: int = Field(description="How many notes matched (may exceed len(notes) when truncated).")
     truncated: bool = Field(description="True when more notes matched than were returned.")
-    skipped: list[SkippedNote] = Field(
-        default_factory=list, description="Notes left out because their frontmatter could not be read."
-    )
+    skipped: Annotated[
+        list[SkippedNote], _array_of(SkippedNote, "Notes left out because their frontmatter could not be read.")
+    ] = Field(default_factory=list)
+
+
+class SearchResults(BaseModel):
+    """What search_notes returns."""
+
+    notes: Annotated[list[NoteMatch], _array_of(NoteMatch)]
+    total: int = Field(description="How many notes are returned (the search stops at limit).")
+    truncated: bool = Field(description="True when more notes matched than were returned.")
 
 
 class MoveResult(BaseModel):

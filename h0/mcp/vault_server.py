@@ -24,7 +24,7 @@ from pydantic import Field
 from h0 import __version__
 from h0.errors import PermissionDenied
 from h0.mcp.base import READ_ONLY, H0Server
-from h0.mcp.vault_models import HealthStatus, MoveResult, NoteContent, NoteList, NoteMatch, NoteRef, SkippedNote
+from h0.mcp.vault_models import HealthStatus, MoveResult, NoteContent, NoteList, NoteMatch, NoteRef, SearchResults
 from h0.vault import AuditLog, Vault
 from h0.vault.approval import ApprovalFolder, same_directory
 from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
@@ -178,11 +178,15 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
     ) -> NoteList:
         """List the Markdown notes of a folder, sorted by path, optionally filtered on frontmatter."""
         listing = vault.list_notes(directory, filter, recursive=recursive, limit=limit)
-        return NoteList(
-            notes=[NoteMatch(path=item.path) for item in listing.notes],
-            total=listing.total,
-            truncated=listing.truncated,
-            skipped=[SkippedNote(**item) for item in listing.skipped],
+        # Validated from plain dicts in one pass (pydantic-core): a third of the cost of
+        # building 2,500 models one by one.
+        return NoteList.model_validate(
+            {
+                "notes": [{"path": item.path} for item in listing.notes],
+                "total": listing.total,
+                "truncated": listing.truncated,
+                "skipped": listing.skipped,
+            }
         )
 
     @server.typed_tool(
@@ -216,15 +220,15 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
             warning=moved.warning,
         )
 
-    @server.typed_tool(NoteList, annotations=READ_ONLY, title="Search notes")
+    @server.typed_tool(SearchResults, annotations=READ_ONLY, title="Search notes")
     def search_notes(
         query: Annotated[str, Field(description="Literal text, matched case-insensitively.")],
         directory: Annotated[str, Field(description="Limit the search to this folder; '' for the whole vault.")] = "",
         limit: Annotated[int, Field(ge=1, le=500, description="Most notes to return.")] = 50,
-    ) -> NoteList:
+    ) -> SearchResults:
         """Search note bodies and frontmatter values for a literal phrase; returns path, line and snippet."""
         hits, truncated = vault.search_notes(query, directory=directory, limit=limit)
-        return NoteList(
+        return SearchResults(
             notes=[NoteMatch(path=h.path, snippet=h.snippet, line=h.line) for h in hits],
             total=len(hits),
             truncated=truncated,

@@ -82,6 +82,28 @@ async def test_list_notes_with_a_filter_returns_matching_paths(client, vault_dir
     assert result.structured_content["total"] == 1 and result.structured_content["truncated"] is False
 
 
+async def test_a_listing_sends_each_note_as_just_its_path(client, vault_dir: Path):
+    """Given notes in a folder, when listed, then each item is `{path}` (no null search fields)
+    and the text content carries the same JSON, for clients that read only text."""
+    for name in ("b.md", "a.md"):
+        (vault_dir / "Done" / name).write_text("---\nstatus: done\n---\n")
+    result = await client.call_tool("list_notes", {"directory": "Done"})
+    assert result.structured_content["notes"] == [{"path": "Done/a.md"}, {"path": "Done/b.md"}]
+    assert json.loads(result.content[0].text) == result.structured_content
+
+
+async def test_list_and_search_schemas_give_their_items_inline(client):
+    """Given the published output schemas, then list items carry no `$ref` and no nullable
+    `anyOf`: the stock Python client checks every item with jsonschema, where those cost most."""
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    for name, fields in (("list_notes", ["path"]), ("search_notes", ["path", "snippet", "line"])):
+        schema = tools[name].output_schema
+        assert "$defs" not in schema
+        items = schema["properties"]["notes"]["items"]
+        assert items["type"] == "object" and items["required"] == fields
+        assert "$ref" not in json.dumps(schema) and "anyOf" not in json.dumps(items)
+
+
 async def test_read_of_a_missing_note_is_a_typed_not_found(client):
     """US3-4: no FileNotFoundError traceback."""
     body = error_of(await client.call_tool("read_note", {"path": "Needs_Action/nope.md"}))
