@@ -320,7 +320,6 @@ def cmd_auth(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from h0.doctor import FAIL, run_checks
-
     from h0.logsetup import setup_logging
 
     settings = _settings(args)

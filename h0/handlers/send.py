@@ -38,7 +38,7 @@ from h0.handlers.context import HandlerContext, NoteView, Outcome, source_note
 from h0.handlers.reject import archive_rejected
 from h0.retry import Backoff
 from h0.vault.audit import note_timestamp
-from h0.vault.layout import DONE, DRAFTS, FAILED, NEEDS_ACTION
+from h0.vault.layout import DONE, DRAFTS, FAILED
 
 AUTH_PAUSE_SECONDS = 60.0
 MAX_BACKOFF_SECONDS = 900.0  # longest wait before a draft whose send failed is tried again

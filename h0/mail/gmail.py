@@ -30,7 +30,17 @@ from googleapiclient.http import MediaIoBaseUpload
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotFound
 from h0.mail.addresses import refuse_line_breaks
 from h0.mail.auth import REAUTH_MESSAGE, TokenStore
-from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position, Sent
+from h0.mail.backend import (
+    Added,
+    Changes,
+    ChangesUnreadable,
+    CursorExpired,
+    Fetched,
+    Label,
+    MailBackend,
+    Position,
+    Sent,
+)
 from h0.mail.gmail_batch import BATCH_LIMIT, BatchRunner, batch_uri
 from h0.mail.gmail_transport import NoHttp, SessionHttp, ThreadSessions, Timeouts
 from h0.mail.gmail_wire import fetched_from_resource, history_id, map_http_error, map_transport_error

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Annotated, NoReturn
 
+from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from h0 import __version__
@@ -30,7 +31,6 @@ from h0.vault.approval import ApprovalFolder, same_directory
 from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
 from h0.vault.note import Note
 from h0.vault.paths import VaultPath, folder_key
-from mcp_types import ToolAnnotations
 
 INSTRUCTIONS = """\
 H0's Obsidian vault. Paths are vault-relative ('Needs_Action/EMAIL_1.md').

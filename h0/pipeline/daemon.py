@@ -26,8 +26,8 @@ from h0.handlers.context import HandlerContext, HandlerState, NoteOps, Outcome
 from h0.mcp.client import McpConnection, ServerCommand, ToolClient, settings_env
 from h0.pipeline import signals
 from h0.pipeline.lock import VaultLock
-from h0.pipeline.sweep import needs_triage, reconcile
 from h0.pipeline.settle import SettleTracker
+from h0.pipeline.sweep import needs_triage, reconcile
 from h0.pipeline.tally import PassTally
 from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.wiring import connect_handlers

@@ -165,7 +165,7 @@ CAN_SYNC_DIRS = os.name == "posix"  # Windows cannot open a folder as a file to 
 _fcntl = None
 _F_FULLFSYNC: int | None = None
 if sys.platform == "darwin":
-    import fcntl as _fcntl  # noqa: E402 - macOS only
+    import fcntl as _fcntl
 
     _F_FULLFSYNC = getattr(_fcntl, "F_FULLFSYNC", 51)
 

@@ -160,8 +160,7 @@ def _json_object(text: str) -> dict[str, Any]:
 def _describe(err: dict[str, Any]) -> str:
     where = ".".join(str(part) for part in err.get("loc", ()))
     message = str(err.get("msg", "invalid"))
-    if message.startswith("Value error, "):
-        message = message[len("Value error, ") :]
+    message = message.removeprefix("Value error, ")
     given = err.get("input")
     shown = "" if isinstance(given, dict) else f" (got {json.dumps(given, default=str)[:80]})"
     return f"{where}: {message}{shown}" if where else f"{message}{shown}"

@@ -55,7 +55,7 @@ _FIELD_TEXT: dict[str, Callable[[EmailInput], str]] = {
 class _View:
     """One email's field texts, computed (and lowered) only when a rule first asks."""
 
-    __slots__ = ("email", "_raw", "_low")
+    __slots__ = ("_low", "_raw", "email")
 
     def __init__(self, email: EmailInput) -> None:
         self.email = email

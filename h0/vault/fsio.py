@@ -15,9 +15,11 @@ import secrets
 from pathlib import Path
 
 from h0.errors import Conflict, H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
+
 # The OS-specific primitives live in the platform layer; they are re-exported here because
 # the vault's callers (store, rules file) know them by these names.
 from h0.platform.fs import fchmod, fsync_dir, rename_noreplace  # noqa: F401
+
 DEFAULT_NAME_MAX = 255  # bytes in one file name: ext4, APFS, NTFS (in UTF-16 units) alike
 DEFAULT_PATH_MAX = 4096  # bytes in one path handed to the kernel (Linux PATH_MAX)
 _TMP_EXTRA = len(".") + len(".0123456789ab.tmp")

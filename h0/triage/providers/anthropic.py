@@ -16,7 +16,7 @@ class AnthropicProvider:
         self.model = model
         # The SDK appends /v1/messages itself; accept a base URL written with /v1 too.
         base = base_url.rstrip("/")
-        base = base[: -len("/v1")] if base.endswith("/v1") else base
+        base = base.removesuffix("/v1")
         # max_retries=0: the triage loop owns retries, so their number and timing are ours.
         self._client = anthropic.Anthropic(api_key=api_key or NO_KEY, base_url=base, timeout=timeout, max_retries=0)
 
