@@ -1,5 +1,7 @@
-"""What every handler gets: note operations (MCP first, local vault as fallback), the mail
-tools, the audit log, and a little memory of what was already reported or retried.
+"""What every handler gets: note operations over a `VaultAPI` (MCP first, the local vault as
+fallback), the mail seam (`MailAPI`), the audit log, and a little memory of what was
+already reported or retried. Handlers see typed values only: `Note`, `NoteRef`, `Moved`,
+the mail models — never a tool's dict.
 
 Handlers are plain functions of (vault-relative path, HandlerContext) returning an
 `Outcome`. They re-read the note and decide from what is on disk now, so a duplicate or
@@ -11,17 +13,19 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from loguru import logger
 
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.mcp.client import ToolClient
+from h0.mail.api import MailAPI
 from h0.retry import Backoff
-from h0.vault import AuditLog, Vault
-from h0.vault.layout import NEEDS_ACTION
+from h0.vault import AuditLog, Moved, Note, Vault
+from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
+from h0.vault.layout import LOGS, NEEDS_ACTION
+from h0.vault.paths import PathResolver
 from h0.vault.state import StateDB
 
 
@@ -36,50 +40,24 @@ class Outcome:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
-class NoteView:
-    path: str
-    frontmatter: dict[str, Any]
-    body: str
-    hash: str
-
-
 class NoteOps:
-    """Vault operations through the vault MCP server, with `h0.vault` as the fallback."""
+    """What handlers do to notes, over a `VaultAPI` (in the daemon: the vault server, with the
+    local vault as its fallback — h0.mcp.client.with_fallback)."""
 
-    def __init__(self, tools: ToolClient | None, vault: Vault) -> None:
-        self.tools = tools
-        self.vault = vault
+    def __init__(self, api: VaultAPI) -> None:
+        self.api = api
 
-    def _call(self, tool: str, args: Mapping[str, Any], fallback):
-        if self.tools is None:
-            return fallback()
-        return self.tools.call_tool(tool, args, fallback=fallback)
+    def read(self, path: str) -> Note:
+        return self.api.read(path)
 
-    def read(self, path: str) -> NoteView:
-        def local() -> dict[str, Any]:
-            note = self.vault.read_note(path)
-            return {"path": note.path, "frontmatter": note.frontmatter, "body": note.body, "hash": note.hash}
-
-        data = self._call("read_note", {"path": path}, local)
-        return NoteView(data["path"], data["frontmatter"], data["body"], data["hash"])
+    def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
+        return self.api.read_many(paths)
 
     def write(
         self, path: str, frontmatter: Mapping[str, Any], body: str, *, if_match: str | None = None,
         create_only: bool = False,
-    ) -> NoteView:
-        args: dict[str, Any] = {"path": path, "frontmatter": dict(frontmatter), "body": body}
-        if if_match is not None:
-            args["if_match"] = if_match
-        if create_only:
-            args["create_only"] = True
-
-        def local() -> dict[str, Any]:
-            note = self.vault.write_note(path, frontmatter, body, if_match=if_match, create_only=create_only)
-            return {"path": note.path, "frontmatter": note.frontmatter, "body": note.body, "hash": note.hash}
-
-        data = self._call("write_note", args, local)
-        return NoteView(data["path"], data["frontmatter"], data["body"], data["hash"])
+    ) -> NoteRef:
+        return self.api.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
 
     def update(self, path: str, changes: Mapping[str, Any], *, if_match: str | None = None, attempts: int = 3,
                remove: tuple[str, ...] = ()) -> str:
@@ -89,23 +67,13 @@ class NoteOps:
         merge is then retried on the fresh note (the keys H0 sets win, the human's edit stays).
         """
         for attempt in range(attempts):
-            args: dict[str, Any] = {"path": path, "set": dict(changes)}
-            if remove:
-                args["remove"] = list(remove)
-            if if_match is not None and attempt == 0:
-                args["if_match"] = if_match
-
-            def local(expected: str | None = args.get("if_match")) -> dict[str, Any]:
-                note = self.vault.update_frontmatter(path, changes, remove=remove, if_match=expected)
-                return {"path": note.path, "hash": note.hash}
-
             try:
-                return self._call("update_frontmatter", args, local)["hash"]
+                return self.api.update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None).hash
             except Conflict:
                 continue
         raise Conflict(f"{path} kept changing; could not record {sorted(changes)}.", path=path)
 
-    def patch(self, note: NoteView, changes: Mapping[str, Any]) -> str:
+    def patch(self, note: Note, changes: Mapping[str, Any]) -> str:
         """Merge `changes` into a note just read, guarded by the hash it was read with."""
         return self.update(note.path, changes, if_match=note.hash)
 
@@ -117,27 +85,27 @@ class NoteOps:
         overwrite: bool = False,
         rename_if_exists: bool = False,
         set_frontmatter: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """Move a note; returns {destination, moved_hash, hash} (hashes only with set_frontmatter)."""
-        args: dict[str, Any] = {"source": source, "destination": destination, "overwrite": overwrite}
-        if rename_if_exists:
-            args["rename_if_exists"] = True
-        if set_frontmatter:
-            args["set_frontmatter"] = dict(set_frontmatter)
+    ) -> Moved:
+        return self.api.move(source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists,
+                             set_frontmatter=set_frontmatter)
 
-        def local() -> dict[str, Any]:
-            moved = self.vault.move_note(
-                source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists,
-                set_frontmatter=set_frontmatter,
-            )
-            return {"moved": True, "source": moved.source, "destination": moved.destination,
-                    "moved_hash": moved.moved_hash, "hash": moved.hash, "warning": moved.warning}
-
-        return self._call("move_note", args, local)
-
-    def move_to_folder(self, source: str, folder: str, set_frontmatter: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def move_to_folder(self, source: str, folder: str, set_frontmatter: Mapping[str, Any] | None = None) -> Moved:
         """File a note in `folder` (as 'name (2).md'… if the name is taken), annotating it in the same call."""
         return self.move(source, f"{folder}/", rename_if_exists=True, set_frontmatter=set_frontmatter)
+
+    def list(self, directory: str = "", filter: str | Sequence[str] | None = None, *, recursive: bool = False,
+             limit: int | None = None) -> list[str]:
+        """Paths of the notes of a folder matching any of the filters; none when the folder does not exist."""
+        try:
+            return self.api.list(directory, filter, recursive=recursive, limit=limit)
+        except NotFound:
+            return []
+
+    def exists(self, path: str) -> bool:
+        return self.api.exists(path)
+
+    def apply(self, changes: Sequence[Change]) -> list[Applied | H0Error]:
+        return self.api.apply(changes)
 
 
 @dataclass
@@ -211,8 +179,9 @@ def _unknown_arrival(path: str) -> str:
 class HandlerContext:
     settings: Any
     notes: NoteOps
-    mail: ToolClient | None
+    mail: MailAPI | None  # None: no mail server configured (sending waits, ingest is off)
     audit: AuditLog
+    paths: PathResolver  # the vault's path confinement (where a `source:` resolves on disk); no note I/O
     state: HandlerState = field(default_factory=HandlerState)
     triager: Any = None
     state_db: StateDB | None = None  # H0's durable bookkeeping (the filing journal among it)
@@ -221,6 +190,13 @@ class HandlerContext:
     # `h0 sweep`: the process exits after this pass, so nothing is retried in it; the next
     # sweep (or `h0 watch`) is what looks again, and log lines must say so.
     one_pass: bool = False
+
+    @classmethod
+    def local(cls, settings: Any, vault: Vault, *, mail: MailAPI | None = None, audit: AuditLog | None = None,
+              **fields: Any) -> HandlerContext:
+        """A context over this process's vault, without a vault server (tests, benchmarks)."""
+        return cls(settings=settings, notes=NoteOps(LocalVault(vault)), mail=mail,
+                   audit=audit or AuditLog(vault.root / LOGS, "h0"), paths=vault.paths, **fields)
 
     def retry_words(self, seconds: float | None) -> str:
         """When a note is looked at again, as a log line can truthfully say it."""
@@ -237,7 +213,7 @@ class HandlerContext:
             log = logger.error if severity == "error" else logger.warning
             log("{}: {} — {}", path, code.replace("_", " "), text)
 
-    def read_note(self, path: str) -> NoteView | Outcome:
+    def read_note(self, path: str) -> Note | Outcome:
         """The note at `path`, or the Outcome a handler returns when it is gone or unreadable
         (corrupt frontmatter: `read_error` logged once, the note left where it is)."""
         try:
@@ -268,11 +244,11 @@ def source_note(value: object, ctx: HandlerContext) -> str | None:
         if not text.lower().endswith(".md"):
             text += ".md"
     try:
-        target = ctx.notes.vault.resolve(text)
+        target = ctx.paths.resolve(text, note=True)
     except H0Error:
         return None
     parts = target.rel.split("/")
-    inbox = ctx.notes.vault.root / NEEDS_ACTION
+    inbox = ctx.paths.root / NEEDS_ACTION
     if len(parts) != 2 or parts[0] != NEEDS_ACTION or os.path.islink(target.abs):
         return None
     try:

@@ -34,11 +34,12 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotFound, NotSupported, RateLimited
+from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotSupported, RateLimited
 from h0.handlers.context import HandlerContext
 from h0.handlers.thread import ThreadNote, mark_stale_drafts, starts_thread, thread_links, thread_notes
 from h0.mail.headers import AUTH_METHODS, clean_address_header, clean_header_text, format_address
 from h0.mail.htmltext import defuse_cutoff, inert_block
+from h0.mail.models import EmailFull
 from h0.mail.sync import ingest_query as _query_without_label
 from h0.vault.layout import NEEDS_ACTION
 
@@ -90,16 +91,16 @@ def ingest_new_mail(ctx: HandlerContext, *, max_results: int = 50, mode: str = "
 def _sync(ctx: HandlerContext, report: IngestReport, max_results: int) -> None:
     label = ctx.settings.gmail_ingested_label
     for _ in range(MAX_SYNC_ROUNDS):
-        batch = ctx.mail.call_tool("list_new_emails", {"max_results": max_results})
-        report.mode = str(batch.get("mode") or "history")
-        report.skipped += len(batch.get("skipped") or [])
-        emails = batch.get("emails") or []
+        batch = ctx.mail.list_new_emails(max_results)
+        report.mode = batch.mode
+        report.skipped += len(batch.skipped)
+        emails = batch.emails
         report.listed += len(emails)
         handled: list[str] = []
         failed: list[str] = []
         for email in emails:
-            message_id = str(email.get("id") or "")
-            if label not in (email.get("labels") or []):
+            message_id = email.id
+            if label not in email.labels:
                 try:
                     path = _write_note(message_id, email, ctx)
                 except H0Error as error:
@@ -114,8 +115,8 @@ def _sync(ctx: HandlerContext, report: IngestReport, max_results: int) -> None:
                     report.written.append(path)
             handled.append(message_id)
         if emails:
-            ctx.mail.call_tool("ack_new_emails", {"cursor": batch["cursor"], "message_ids": handled, "failed_ids": failed})
-        if not batch.get("more"):
+            ctx.mail.ack_new_emails(batch.cursor, handled, failed)
+        if not batch.more:
             return
 
 
@@ -125,21 +126,20 @@ def ingest_by_query(ctx: HandlerContext, report: IngestReport | None = None, *, 
     report.mode = "query"
     label = ctx.settings.gmail_ingested_label
     try:
-        listing = ctx.mail.call_tool("list_emails", {"query": ingest_query(ctx.settings), "max_results": max_results})
+        listing = ctx.mail.list_emails(ingest_query(ctx.settings), max_results)
     except NotSupported:
         report.unsupported = True
         return report
-    emails = listing.get("emails", [])
-    report.listed = len(emails)
-    for summary in emails:
-        if label in (summary.get("labels") or []):
+    report.listed = len(listing.emails)
+    for summary in listing.emails:
+        if label in summary.labels:
             continue  # the search ignored the label filter: the label is the truth
         try:
-            path = _ingest_one(summary["id"], ctx)
+            path = _ingest_one(summary.id, ctx)
         except H0Error as error:
             report.failed += 1
-            ctx.audit.write("ingest_failed", "error", message_id=summary.get("id"), **ctx.error_fields(error))
-            logger.error("ingest of message {} failed: {}", summary.get("id"), error.message)
+            ctx.audit.write("ingest_failed", "error", message_id=summary.id, **ctx.error_fields(error))
+            logger.error("ingest of message {} failed: {}", summary.id, error.message)
             continue
         if path is None:
             report.duplicates += 1
@@ -149,15 +149,15 @@ def ingest_by_query(ctx: HandlerContext, report: IngestReport | None = None, *, 
 
 
 def _ingest_one(message_id: str, ctx: HandlerContext) -> str | None:
-    email = ctx.mail.call_tool("get_email", {"message_id": message_id})
+    email = ctx.mail.get_email(message_id)
     path = _write_note(message_id, email, ctx)
-    ctx.mail.call_tool("add_label", {"message_id": message_id, "label_name": ctx.settings.gmail_ingested_label})
+    ctx.mail.add_label(message_id, ctx.settings.gmail_ingested_label)
     return path
 
 
-def _write_note(message_id: str, email: dict[str, Any], ctx: HandlerContext) -> str | None:
+def _write_note(message_id: str, email: EmailFull, ctx: HandlerContext) -> str | None:
     """The note for one email, unless one exists (this path, or this Message-ID elsewhere: None)."""
-    rfc822 = _text(email.get("rfc822_message_id")) or None
+    rfc822 = _text(email.rfc822_message_id) or None
     path = f"{NEEDS_ACTION}/EMAIL_{_SAFE_ID.sub('_', message_id)}.md"
     # Another note for this email: a duplicate delivery (same Message-ID), or — for mail without
     # one — this message's own note, already triaged and filed by a pass that stopped before labelling.
@@ -168,7 +168,7 @@ def _write_note(message_id: str, email: dict[str, Any], ctx: HandlerContext) -> 
     thread = _thread(email, path, ctx)
     frontmatter = _frontmatter(email, rfc822)
     if thread:
-        frontmatter["thread"] = thread_links(thread, email.get("date"))
+        frontmatter["thread"] = thread_links(thread, email.date)
     try:
         ctx.notes.write(path, frontmatter, _body(email), create_only=True)
     except Conflict:
@@ -177,19 +177,19 @@ def _write_note(message_id: str, email: dict[str, Any], ctx: HandlerContext) -> 
         return None
     if thread:
         mark_stale_drafts(ctx, thread, email, path)
-    subject, sender = _subject(email), clean_address_header(email.get("sender"))
+    subject, sender = _subject(email), clean_address_header(email.sender)
     ctx.audit.write("email_ingested", path=path, message_id=message_id, subject=subject, sender=sender)
     logger.info("✉ new mail {} — {} from {}", path, subject or "(no subject)", sender)
     return path
 
 
-def _thread(email: dict[str, Any], path: str, ctx: HandlerContext) -> list[ThreadNote]:
+def _thread(email: EmailFull, path: str, ctx: HandlerContext) -> list[ThreadNote]:
     """The vault's notes of this email's thread (none for a message that starts one). A failed
     look-up costs the note its `thread:` links, never the note."""
-    if starts_thread(email.get("id"), email.get("thread_id")):
+    if starts_thread(email.id, email.thread_id):
         return []
     try:
-        return thread_notes(ctx, str(email["thread_id"]), exclude=path)
+        return thread_notes(ctx, str(email.thread_id), exclude=path)
     except H0Error as error:
         logger.warning("ingest: the thread of {} could not be read ({})", path, error.message)
         return []
@@ -211,19 +211,7 @@ def _check_own_note(path: str, message_id: str, ctx: HandlerContext) -> None:
 
 def _already_have(flt: str, path: str, ctx: HandlerContext) -> bool:
     """True if a note matching `flt` (its Message-ID, or its provider id) exists under another name."""
-    tools = ctx.notes.tools
-    try:
-        if tools is not None:
-            found = tools.call_tool(
-                "list_notes", {"directory": "", "filter": flt, "recursive": True, "limit": 5},
-                fallback=lambda: {"notes": [{"path": n.path} for n in ctx.notes.vault.list_notes("", flt, recursive=True).notes]},
-            )
-            paths = [n["path"] for n in found.get("notes", [])]
-        else:
-            paths = [n.path for n in ctx.notes.vault.list_notes("", flt, recursive=True).notes]
-    except NotFound:
-        return False
-    return any(p != path for p in paths)
+    return any(p != path for p in ctx.notes.list("", flt, recursive=True, limit=5))
 
 
 def _text(value: Any) -> str:
@@ -238,34 +226,34 @@ def _addresses(value: Any) -> list[str]:
             for name, addr in getaddresses([clean_address_header(value)]) if addr]
 
 
-def _subject(email: dict[str, Any]) -> str:
-    return _text(email.get("subject"))
+def _subject(email: EmailFull) -> str:
+    return _text(email.subject)
 
 
-def _auth(email: dict[str, Any]) -> dict[str, str] | None:
+def _auth(email: EmailFull) -> dict[str, str] | None:
     """The provider's verdicts as reported by get_email (`authentication`), each a plain word."""
-    verdicts = email.get("authentication")
+    verdicts = email.authentication
     if not isinstance(verdicts, dict):
         return None
     words = {method: str(verdicts.get(method) or "none").strip().lower() for method in AUTH_METHODS}
     return {method: word if _VERDICT.fullmatch(word) else "unknown" for method, word in words.items()}
 
 
-def _frontmatter(email: dict[str, Any], rfc822: str | None) -> dict[str, Any]:
+def _frontmatter(email: EmailFull, rfc822: str | None) -> dict[str, Any]:
     frontmatter = {
         "type": "email",
         "status": "pending",
-        "message_id": email.get("id"),
+        "message_id": email.id,
         "rfc822_message_id": rfc822,
-        "thread_id": email.get("thread_id"),
-        "from": defuse_cutoff(clean_address_header(email.get("sender"))),
-        "to": _addresses(email.get("to")),
-        "cc": _addresses(email.get("cc")),
+        "thread_id": email.thread_id,
+        "from": defuse_cutoff(clean_address_header(email.sender)),
+        "to": _addresses(email.to),
+        "cc": _addresses(email.cc),
         "subject": _subject(email),
-        "received": email.get("date"),
-        "labels": list(email.get("labels") or []),
-        "has_attachments": bool(email.get("has_attachments")),
-        "attachment_names": [_text(name) for name in email.get("attachment_names") or []],
+        "received": email.date,
+        "labels": list(email.labels),
+        "has_attachments": email.has_attachments,
+        "attachment_names": [_text(name) for name in email.attachment_names],
     }
     auth = _auth(email)
     if auth is not None:
@@ -273,9 +261,9 @@ def _frontmatter(email: dict[str, Any], rfc822: str | None) -> dict[str, Any]:
     return frontmatter
 
 
-def _body(email: dict[str, Any]) -> str:
+def _body(email: EmailFull) -> str:
     """The body as one inert fenced block; H0's own truncation notice after it, outside."""
-    body = inert_block((email.get("body") or "").rstrip())
-    if email.get("body_truncated"):
+    body = inert_block(email.body.rstrip())
+    if email.body_truncated:
         body = body + TRUNCATION_MARKER.lstrip("\n")
     return body

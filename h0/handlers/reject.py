@@ -12,7 +12,8 @@ from __future__ import annotations
 from loguru import logger
 
 from h0.errors import H0Error, NotFound, ParseError
-from h0.handlers.context import HandlerContext, NoteView, Outcome, source_note
+from h0.handlers.context import HandlerContext, Outcome, source_note
+from h0.vault import Note
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, REJECTED
 
@@ -36,7 +37,7 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
             return Outcome("skipped", "not rejected")
     record = {"status": "rejected", "decision": "rejected", "rejected_at": note_timestamp()}
     # An unreadable note is filed as it is; the audit line below records the decision.
-    done_path = ctx.notes.move_to_folder(path, DONE, record if note is not None else None)["destination"]
+    done_path = ctx.notes.move_to_folder(path, DONE, record if note is not None else None).destination
     email = _mark_source(path, note, done_path, ctx) if note is not None else None
     ctx.audit.write("draft_rejected", path=path, done_path=done_path, decision="rejected", source=email)
     again = f"; {email} is back on your list ({REJECTED_REPLY})" if email else ""
@@ -44,7 +45,7 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
     return Outcome("rejected", done_path, data={"done_path": done_path, "decision": "rejected"})
 
 
-def _mark_source(path: str, draft: NoteView, done_path: str, ctx: HandlerContext) -> str | None:
+def _mark_source(path: str, draft: Note, done_path: str, ctx: HandlerContext) -> str | None:
     """The email this draft answered, if it was waiting for it: `status: rejected_reply`."""
     email = source_note(draft.frontmatter.get("source"), ctx)
     if email is None:

@@ -34,9 +34,11 @@ from h0.errors import (
     RateLimited,
     SendFailed,
 )
-from h0.handlers.context import HandlerContext, NoteView, Outcome, source_note
+from h0.handlers.context import HandlerContext, Outcome, source_note
 from h0.handlers.reject import archive_rejected
+from h0.mail.models import SendEmailResult
 from h0.retry import Backoff
+from h0.vault import Note
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, FAILED
 
@@ -67,9 +69,8 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
         raise McpUnavailable("No mail server is configured.")
 
     started = time.perf_counter()
-    arguments = {"path": path, "note_hash": note.hash, "arrival": ctx.arrival(path)}
     try:
-        result = ctx.mail.call_tool("send_approved_draft", arguments)
+        result = ctx.mail.send_approved_draft(path, note.hash, ctx.arrival(path))
     except H0Error as error:
         return _send_failed(path, note, error, ctx)
 
@@ -84,50 +85,50 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
         note_hash=note.hash,
         to=to,
         subject=subject,
-        idempotency_key=result.get("idempotency_key"),
-        message_id=result.get("message_id"),
-        rfc822_message_id=result.get("rfc822_message_id"),
-        thread_id=result.get("thread_id"),
-        already_sent=bool(result.get("already_sent")),
-        backend=result.get("backend"),
+        idempotency_key=result.idempotency_key,
+        message_id=result.message_id,
+        rfc822_message_id=result.rfc822_message_id,
+        thread_id=result.thread_id,
+        already_sent=result.already_sent,
+        backend=result.backend,
         elapsed_ms=elapsed_ms,
-        hints=result.get("hints") or None,
+        hints=result.hints or None,
     )
     done_path = _file_sent_draft(path, note, result, ctx)
-    verb = "was already sent" if result.get("already_sent") else "sent"
+    verb = "was already sent" if result.already_sent else "sent"
     logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, to, elapsed_ms, done_path)
     data = {
-        "done_path": done_path, "to": to, "message_id": result.get("message_id"),
-        "already_sent": bool(result.get("already_sent")), "elapsed_ms": elapsed_ms,
+        "done_path": done_path, "to": to, "message_id": result.message_id,
+        "already_sent": result.already_sent, "elapsed_ms": elapsed_ms,
     }
     return Outcome("sent", done_path, data=data)
 
 
-def _file_sent_draft(path: str, note: NoteView, result: dict, ctx: HandlerContext) -> str:
+def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: HandlerContext) -> str:
     """Move the sent draft to Done/ with its send record (one call); then its source email."""
     record = {
         "status": "sent",
-        "sent_at": _note_time(result.get("sent_at")),
-        "gmail_message_id": result.get("message_id"),
-        "thread_id": result.get("thread_id") or note.frontmatter.get("thread_id"),
-        "rfc822_message_id": result.get("rfc822_message_id"),
-        "idempotency_key": result.get("idempotency_key"),
+        "sent_at": _note_time(result.sent_at),
+        "gmail_message_id": result.message_id,
+        "thread_id": result.thread_id or note.frontmatter.get("thread_id"),
+        "rfc822_message_id": result.rfc822_message_id,
+        "idempotency_key": result.idempotency_key,
     }
     moved = ctx.notes.move_to_folder(path, DONE, {k: v for k, v in record.items() if v is not None})
-    done_path = moved["destination"]
+    done_path = moved.destination
     if any(key in note.frontmatter for key in ERROR_KEYS):
         ctx.notes.update(done_path, {}, remove=ERROR_KEYS)  # the problem it once had is fixed
-    if moved.get("moved_hash") and moved["moved_hash"] != note.hash:
+    if moved.moved_hash and moved.moved_hash != note.hash:
         # The human saved while the message was going out: what was sent is the version
         # read before the send; say so rather than pretend the note is what went out.
         ctx.notes.update(done_path, {"edited_during_send": True, "sent_version_hash": note.hash})
         ctx.audit.write("draft_edited_during_send", "warning", path=path, done_path=done_path, sent_version_hash=note.hash)
         logger.warning("{} was edited while being sent; the version read before sending went out", path)
-    if moved.get("warning"):
-        ctx.audit.write("filing_incomplete", "warning", path=path, done_path=done_path, message=moved["warning"])
+    if moved.warning:
+        ctx.audit.write("filing_incomplete", "warning", path=path, done_path=done_path, message=moved.warning)
     _file_source(note, done_path, ctx)
-    _journal_filed(ctx, result.get("rfc822_message_id"), done_path)
-    ctx.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=result.get("idempotency_key"))
+    _journal_filed(ctx, result.rfc822_message_id, done_path)
+    ctx.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=result.idempotency_key)
     return done_path
 
 
@@ -158,7 +159,7 @@ def finish_interrupted_filings(ctx: HandlerContext, *, days: int = 7) -> int:
     finished = 0
     for row in ctx.state_db.unfiled_sends(days * 86400.0):
         path = row["note_path"]
-        if ctx.notes.vault.exists(path):
+        if ctx.notes.exists(path):
             continue  # still in Approved/: the normal pass files it ("already sent") without resending
         done_path = _find_unfiled(row, ctx)
         if done_path is None:
@@ -188,7 +189,7 @@ def _find_unfiled(row: dict, ctx: HandlerContext) -> str | None:
     stem = name[:-3]
     for n in range(1, 50):
         candidate = f"{DONE}/{name}" if n == 1 else f"{DONE}/{stem} ({n}).md"
-        if not ctx.notes.vault.exists(candidate):
+        if not ctx.notes.exists(candidate):
             if n > 1:
                 return None
             continue
@@ -203,7 +204,7 @@ def _find_unfiled(row: dict, ctx: HandlerContext) -> str | None:
     return None
 
 
-def _file_source(note: NoteView, done_path: str, ctx: HandlerContext) -> None:
+def _file_source(note: Note, done_path: str, ctx: HandlerContext) -> None:
     source = source_note(note.frontmatter.get("source"), ctx)
     if source is None:
         if note.frontmatter.get("source"):
@@ -212,12 +213,12 @@ def _file_source(note: NoteView, done_path: str, ctx: HandlerContext) -> None:
         return
     try:
         moved = ctx.notes.move_to_folder(source, DONE, {"status": "done", "replied_with": done_path})
-        ctx.audit.write("source_filed", path=source, done_path=moved["destination"], reply=done_path)
+        ctx.audit.write("source_filed", path=source, done_path=moved.destination, reply=done_path)
     except NotFound:
         pass  # already filed (by an earlier pass) or removed by the human
 
 
-def _send_failed(path: str, note: NoteView, error: H0Error, ctx: HandlerContext) -> Outcome:
+def _send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
     settings = ctx.settings
     # RETRY_DELAY_MS and RETRY_BACKOFF_MULTIPLIER pace the second look too, from at least a second.
     backoff = Backoff(max(settings.retry_delay_ms / 1000.0, 1.0), settings.retry_backoff_multiplier,
@@ -308,7 +309,7 @@ def local_clock(epoch: float) -> str:
     return when.strftime("%a %H:%M")
 
 
-def _return_to_drafts(path: str, note: NoteView, error: H0Error, ctx: HandlerContext) -> Outcome:
+def _return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
     """Nothing was sent and sending again would not help: give the note back to the human,
     with the reason on it. Approving it again (after fixing it) is a new approval."""
     held = bool(error.details.get("hold"))
@@ -328,7 +329,7 @@ def _return_to_drafts(path: str, note: NoteView, error: H0Error, ctx: HandlerCon
         ctx.report(path, "send_refused", note.hash, f"{error.message} (and it could not be moved back to "
                    f"{DRAFTS}/: {move_error.message})", **ctx.error_fields(error))
         return Outcome("failed", error.code, data={"error": error, "retry_in": None})
-    back = moved["destination"]
+    back = moved.destination
     event = "send_held" if held else "send_refused"
     ctx.audit.write(event, "warning" if held else "error", path=path, returned_to=back, reason=code,
                     message=error.message, **{k: v for k, v in error.details.items() if k not in ("reason", "path")})
@@ -342,7 +343,7 @@ def _return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Out
     """An approved note H0 cannot read (frontmatter past a limit, invalid YAML) was not sent: it goes
     back to Drafts/ byte for byte — its frontmatter cannot carry h0_error — and the log says why."""
     try:
-        back = ctx.notes.move_to_folder(path, DRAFTS)["destination"]
+        back = ctx.notes.move_to_folder(path, DRAFTS).destination
     except NotFound:
         return Outcome("gone")
     except H0Error as move_error:
@@ -356,10 +357,10 @@ def _return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Out
     return Outcome("refused", back, data={"error": error, "retry_in": None, "returned_to": back})
 
 
-def _file_bounce(path: str, note: NoteView, error: SendFailed, ctx: HandlerContext) -> Outcome:
+def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) -> Outcome:
     failed_path = ctx.notes.move_to_folder(
         path, FAILED, {"status": "failed", "failed_at": note_timestamp(), "error": error.message}
-    )["destination"]
+    ).destination
     ctx.audit.write(
         "email_delivery_failed", "error", path=path, failed_path=failed_path, to=note.frontmatter.get("to"),
         subject=note.frontmatter.get("subject"), **ctx.error_fields(error),

@@ -15,18 +15,22 @@ data inside the same delimiters (h0.triage.prompt), and notes get only links to 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from loguru import logger
 
-from h0.errors import H0Error, NotFound
-from h0.handlers.context import HandlerContext, NoteView
+from h0.errors import H0Error
+from h0.handlers.context import HandlerContext
 from h0.mail.drafts import message_body
 from h0.mail.htmltext import block_text, inert_inline
+from h0.mail.models import EmailFull
+from h0.vault import Note
 from h0.vault.layout import DRAFTS
 
 MAX_LINKS = 20  # earlier notes linked from an email note (the most recent ones)
+MAX_THREAD_NOTES = 10_000  # notes one look-up returns, all threads together
 MAX_CONVERSATION = 6  # earlier messages triage reads (the most recent ones)
 MAX_EXCERPT_CHARS = 2_000  # of each
 WAITING = frozenset({"pending_approval", "held", "not_sent"})  # a draft in Drafts/ nobody has sent yet
@@ -34,7 +38,7 @@ WAITING = frozenset({"pending_approval", "held", "not_sent"})  # a draft in Draf
 
 @dataclass(frozen=True, slots=True)
 class ThreadNote:
-    note: NoteView
+    note: Note
     when: float  # epoch seconds: received (an email), sent_at (a reply sent), drafted_at (a draft)
     kind: str  # "email", "sent" (H0 sent it: the owner's reply) or "draft"
 
@@ -50,34 +54,37 @@ def starts_thread(message_id: Any, thread_id: Any) -> bool:
 
 def thread_notes(ctx: HandlerContext, thread_id: str, *, exclude: str | None = None) -> list[ThreadNote]:
     """Every note of the vault with this `thread_id`, oldest first (unreadable ones left out)."""
-    flt = f"thread_id:{thread_id}"
-    try:
-        if ctx.notes.tools is not None:
-            found = ctx.notes.tools.call_tool(
-                "list_notes", {"directory": "", "filter": flt, "recursive": True, "limit": 200},
-                fallback=lambda: {"notes": [{"path": n.path} for n in ctx.notes.vault.list_notes("", flt, recursive=True).notes]},
-            )
-            paths = [n["path"] for n in found.get("notes", [])]
+    notes = threads_of(ctx, [thread_id]).get(str(thread_id), [])
+    return [n for n in notes if n.note.path != exclude]
+
+
+def threads_of(ctx: HandlerContext, thread_ids: Iterable[str], *, known: Iterable[Note] = ()) -> dict[str, list[ThreadNote]]:
+    """The notes of each of these threads, oldest first: one walk of the vault for all of them
+    (a list with any-of filters) and one batch read of what it found (`known` notes are not read
+    again). Unreadable notes are left out; a thread with no note maps to []."""
+    wanted = sorted({str(t) for t in thread_ids if t})
+    if not wanted:
+        return {}
+    paths = ctx.notes.list("", [f"thread_id:{t}" for t in wanted], recursive=True, limit=MAX_THREAD_NOTES)
+    have = {note.path: note for note in known}
+    read = [p for p in paths if p not in have]
+    for path, got in zip(read, ctx.notes.read_many(read) if read else [], strict=True):
+        if isinstance(got, H0Error):
+            logger.debug("thread look-up: {} left out ({})", path, got.message)
         else:
-            paths = [n.path for n in ctx.notes.vault.list_notes("", flt, recursive=True).notes]
-    except NotFound:
-        return []
-    notes = []
+            have[path] = got
+    threads: dict[str, list[ThreadNote]] = {t: [] for t in wanted}
     for path in paths:
-        if path == exclude:
-            continue
-        try:
-            view = ctx.notes.read(path)
-        except H0Error as error:
-            logger.debug("thread {}: {} left out ({})", thread_id, path, error.message)
-            continue
-        if str(view.frontmatter.get("thread_id") or "") != thread_id:
-            continue
-        notes.append(_classify(view))
-    return sorted(notes, key=lambda n: (n.when, n.note.path))
+        note = have.get(path)
+        tid = str(note.frontmatter.get("thread_id") or "") if note is not None else ""
+        if tid in threads:
+            threads[tid].append(_classify(note))
+    for notes in threads.values():
+        notes.sort(key=lambda n: (n.when, n.note.path))
+    return threads
 
 
-def _classify(view: NoteView) -> ThreadNote:
+def _classify(view: Note) -> ThreadNote:
     fm = view.frontmatter
     status = str(fm.get("status") or "").strip().lower()
     if str(fm.get("type") or "") == "email":
@@ -134,15 +141,14 @@ def conversation(notes: list[ThreadNote], received: Any) -> list[dict[str, Any]]
     return entries
 
 
-def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: dict[str, Any], note_path: str) -> list[str]:
+def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: EmailFull, note_path: str) -> list[str]:
     """A new inbound message in the thread: every draft waiting in Drafts/ that answers another
     message of it is out of date. Mark each `stale: true` with the reason; return their paths."""
-    labels = {str(label) for label in email.get("labels") or []}
-    if labels & {"SENT", "DRAFT"}:
+    if set(email.labels) & {"SENT", "DRAFT"}:
         return []  # the owner's own message moves nothing on
-    message_id = str(email.get("id") or "")
+    message_id = email.id
     link = f"[[{note_path.rsplit('/', 1)[-1].removesuffix('.md')}]]"
-    sender = inert_inline(str(email.get("sender") or "someone"))
+    sender = inert_inline(email.sender or "someone")
     marked = []
     for item in notes:
         fm = item.note.frontmatter

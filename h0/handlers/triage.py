@@ -28,17 +28,21 @@ the text that is sent.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from email.utils import getaddresses, parseaddr
 from typing import Any
 
 from loguru import logger
 
-from h0.errors import Conflict, H0Error
-from h0.handlers.context import HandlerContext, NoteView, Outcome
-from h0.handlers.thread import ThreadNote, conversation, later_emails, thread_notes
+from h0.errors import Conflict, H0Error, NotFound, ParseError
+from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.drafts import CUTOFF
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
+from h0.vault import Moved, Note
+from h0.vault.api import Change, Move, Update, Write
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS
 
@@ -86,16 +90,81 @@ def reply_recipient(frontmatter: dict[str, Any]) -> str | None:
 
 
 def triage_email(path: str, ctx: HandlerContext) -> Outcome:
-    note = ctx.read_note(path)
-    if isinstance(note, Outcome):
-        return note
-    if str(note.frontmatter.get("status") or "").strip().lower() not in TRIAGE_STATUSES:
-        return Outcome("skipped", "already triaged")
+    """Triage one email note (`triage_emails` with a batch of one)."""
+    result = triage_emails([path], ctx)[path]
+    if isinstance(result, Exception):
+        raise result
+    return result
 
+
+@dataclass(slots=True)
+class _Plan:
+    """What triage decided for one email, and the changes that carry it out."""
+
+    note: Note
+    outcome: Any  # h0.triage's TriageOutcome
+    record: dict[str, Any]
+    draft: Write | None = None  # Drafts/REPLY_<name>.md, created only if absent
+    change: Change | None = None  # to the email note itself
+    result: Outcome | Exception | None = None
+
+
+def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcome | Exception]:
+    """Triage a batch of email notes: one batch read, one thread look-up for all of them, the
+    decisions, then the drafts in one batch of changes and the emails' updates in a second.
+
+    The order is the single note's: a draft exists before its email says `awaiting_approval`,
+    and an email whose draft could not be written is left untouched (its error is its result,
+    and the pipeline retries it). Each path maps to its Outcome, or to the exception that
+    stopped it; one note's trouble never stops the others.
+    """
+    results: dict[str, Outcome | Exception] = {}
+    pending: list[Note] = []
+    for path, got in zip(paths, ctx.notes.read_many(paths), strict=True):
+        if isinstance(got, NotFound):
+            results[path] = Outcome("gone")
+        elif isinstance(got, ParseError):
+            ctx.report(path, "read_error", "corrupt", got.message, **ctx.error_fields(got))
+            results[path] = Outcome("waiting", "corrupt frontmatter")
+        elif isinstance(got, H0Error):
+            results[path] = got
+        elif str(got.frontmatter.get("status") or "").strip().lower() not in TRIAGE_STATUSES:
+            results[path] = Outcome("skipped", "already triaged")
+        else:
+            pending.append(got)
+    threads = _threads(pending, ctx)
+    plans = []
+    for note in pending:
+        try:
+            plans.append(_plan(note, threads.get(note.path, []), ctx))
+        except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
+            results[note.path] = exc
+    _apply_plans(plans, ctx)
+    for plan in plans:
+        results[plan.note.path] = plan.result if plan.result is not None else _decided(plan, ctx)
+    return results
+
+
+def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNote]]:
+    """Each email's thread (the vault's other notes with its thread_id), all found in one look-up;
+    when the look-up fails the emails are triaged on their own."""
+    ids = {str(n.frontmatter["thread_id"]) for n in notes if n.frontmatter.get("thread_id")}
+    if not ids:
+        return {}
+    try:
+        threads = threads_of(ctx, ids, known=notes)
+    except H0Error as error:
+        logger.warning("the threads of {} email(s) could not be read ({}); triaged on their own", len(notes),
+                       error.message)
+        return {}
+    return {n.path: [t for t in threads.get(str(n.frontmatter.get("thread_id") or ""), []) if t.note.path != n.path]
+            for n in notes}
+
+
+def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext) -> _Plan:
     from h0.triage.models import EarlierMessage, EmailInput
 
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
-    thread = _thread(note, ctx)
     email = EmailInput.from_note(note.frontmatter, block_text(note.body))
     if thread:
         email = email.model_copy(update={"conversation": [
@@ -109,30 +178,72 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
         "triaged_at": note_timestamp(),
         "triaged_by": outcome.provider if not outcome.fallback else f"{outcome.provider} → rules (fallback)",
     }
-    draft_path = None
-    done_path = None
+    plan = _Plan(note, outcome, record)
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.frontmatter.get("received"))
-        draft_path = _write_draft(note, decision, ctx, newer[-1] if newer else None)
-        if draft_path is None:
-            ctx.notes.patch(note, {**record, "status": "needs_info", "problem": "no address to reply to"})
+        plan.draft = _draft(note, decision, newer[-1] if newer else None)
+        if plan.draft is None:
             record["decision"] = "needs_info"
+            plan.change = Update(note.path, {**record, "status": "needs_info", "problem": "no address to reply to"},
+                                 if_match=note.hash)
         else:
-            ctx.notes.patch(note, {**record, "status": "awaiting_approval", "draft": draft_path})
+            plan.change = Update(note.path, {**record, "status": "awaiting_approval", "draft": plan.draft.path},
+                                 if_match=note.hash)
     elif decision.decision == "archive":
-        done_path = ctx.notes.move_to_folder(path, DONE, {**record, "status": "done"})["destination"]
+        plan.change = Move(note.path, f"{DONE}/", rename_if_exists=True, set_frontmatter={**record, "status": "done"})
     elif decision.decision == "delegate":
         whom = decision.delegate_to or "someone else"
         appended = (note.body.rstrip("\n")
                     + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}\n")
-        fresh = ctx.notes.read(path)
-        ctx.notes.write(
-            path, {**fresh.frontmatter, **record, "status": "delegated", "delegate_to": whom},
-            appended if fresh.hash == note.hash else fresh.body, if_match=fresh.hash,
-        )
+        plan.change = Write(note.path, {**note.frontmatter, **record, "status": "delegated", "delegate_to": whom},
+                            appended, if_match=note.hash)
     else:
-        ctx.notes.patch(note, {**record, "status": "needs_info"})
+        plan.change = Update(note.path, {**record, "status": "needs_info"}, if_match=note.hash)
+    return plan
 
+
+def _apply_plans(plans: list[_Plan], ctx: HandlerContext) -> None:
+    """Drafts first (one batch), then the emails' own changes (a second), each result checked.
+
+    A draft that exists already was written by a pass that stopped before updating its email:
+    it is kept (never a second draft, never over the human's edits). An email the human edited
+    since it was read gets the single note's treatment: its keys merged on the fresh note."""
+    drafted = [p for p in plans if p.draft is not None]
+    for plan, result in zip(drafted, ctx.notes.apply([p.draft for p in drafted]) if drafted else [], strict=True):
+        if isinstance(result, Exception) and not isinstance(result, Conflict):
+            plan.result = result
+    ready = [p for p in plans if p.result is None and p.change is not None]
+    for plan, result in zip(ready, ctx.notes.apply([p.change for p in ready]) if ready else [], strict=True):
+        if isinstance(result, Conflict):
+            try:
+                _again(plan, ctx)
+            except Exception as exc:  # noqa: BLE001 - this note's failure is its result, retried by the pipeline
+                plan.result = exc
+        elif isinstance(result, Moved):
+            plan.record["done_path"] = result.destination
+        elif isinstance(result, Exception):
+            plan.result = result
+
+
+def _again(plan: _Plan, ctx: HandlerContext) -> None:
+    """The email changed between the read and the change: apply the decision to it as it is now."""
+    change = plan.change
+    if isinstance(change, Update):
+        ctx.notes.update(change.path, change.set)
+    elif isinstance(change, Write):  # delegate: the decision recorded, the body left as the human has it now
+        fresh = ctx.notes.read(change.path)
+        ctx.notes.write(change.path, {**fresh.frontmatter, **plan.record, "status": "delegated",
+                                      "delegate_to": change.frontmatter["delegate_to"]}, fresh.body, if_match=fresh.hash)
+    else:
+        raise Conflict(f"{plan.note.path} changed while it was being filed.", path=plan.note.path)
+
+
+def _decided(plan: _Plan, ctx: HandlerContext) -> Outcome:
+    """The decision carried out: its audit line, its log line, its Outcome."""
+    path, record, outcome = plan.note.path, plan.record, plan.outcome
+    decision = outcome.decision
+    draft_path = plan.draft.path if plan.draft is not None else None
+    done_path = record.pop("done_path", None)
     ctx.audit.write(
         "triage_decision",
         note=path,
@@ -156,20 +267,8 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
     return Outcome("triaged", record["decision"], data=data)
 
 
-def _thread(note: NoteView, ctx: HandlerContext) -> list[ThreadNote]:
-    """The vault's other notes of this email's thread (those after it too: its draft may be out of
-    date already), or none when it has no thread or the look-up fails."""
-    fm = note.frontmatter
-    if not fm.get("thread_id"):
-        return []
-    try:
-        return thread_notes(ctx, str(fm["thread_id"]), exclude=note.path)
-    except H0Error as error:
-        logger.warning("{}: its thread could not be read ({}); triaged on its own", note.path, error.message)
-        return []
-
-
-def _write_draft(note: NoteView, decision: Any, ctx: HandlerContext, newer: ThreadNote | None = None) -> str | None:
+def _draft(note: Note, decision: Any, newer: ThreadNote | None = None) -> Write | None:
+    """The reply draft for this email (created only if absent), or None when there is no address to reply to."""
     fm = note.frontmatter
     to = reply_recipient(fm)
     if to is None:
@@ -209,8 +308,4 @@ def _write_draft(note: NoteView, decision: Any, ctx: HandlerContext, newer: Thre
         + f"Replying to [[{link}]] — H0's reasoning: {inert_inline(decision.reasoning)}\n"
         "Edit the text above, then move this note to Approved/ to send it, or to Rejected/ to drop it.\n"
     )
-    try:
-        ctx.notes.write(draft_path, draft_fm, body, create_only=True)
-    except Conflict:
-        pass  # written by an earlier pass that crashed before updating the email: keep it
-    return draft_path
+    return Write(draft_path, draft_fm, body, create_only=True)

@@ -8,9 +8,10 @@ returns the tool's structured result or raises a typed `H0Error`:
 - the server answered with a typed error → that error (`NotFound`, `SendFailed`, …);
 - the server could not be reached, died, or timed out → `McpUnavailable`.
 
-`ToolClient.call_tool(..., fallback=...)` adds the fallback protocol of ADR-0007 on top:
-attempt → on `McpUnavailable` log `mcp_fallback` → run the fallback → if that fails too,
-log `mcp_escalation` and raise. Nothing is skipped silently (FR-016).
+`with_fallback(primary, fallback, ...)` adds the fallback protocol of ADR-0007 on top of a
+typed seam (`h0.mcp.api`): attempt → on `McpUnavailable` log `mcp_fallback` → the same call
+on the fallback → if that fails too, log `mcp_escalation` and raise. Nothing is skipped
+silently (FR-016).
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from loguru import logger
 
@@ -236,58 +237,68 @@ def _unwrap(result: Any, server: str, tool: str) -> dict[str, Any]:
     return body if isinstance(body, dict) else {"result": body}
 
 
-class ToolClient:
-    """The fallback protocol (ADR-0007) over one connection, with an audit trail."""
+class Fallback:
+    """The fallback protocol (ADR-0007), applied once for every method of a seam.
 
-    def __init__(self, connection: McpConnection, audit: AuditLog) -> None:
-        self.connection = connection
-        self.audit = audit
+    `with_fallback(McpVault(...), LocalVault(...), audit)` is itself a `VaultAPI`: each call
+    goes to the MCP implementation; on `McpUnavailable` it logs `mcp_fallback` and makes the
+    same call on the fallback; if that fails too, it logs `mcp_escalation` and raises
+    `McpUnavailable`. Typed errors the server returned (not_found, conflict, …) are answers,
+    not outages: they are raised as they are, without a fallback. Without a fallback the
+    outage is raised as it is.
+    """
 
-    @property
-    def server(self) -> str:
-        return self.connection.name
+    def __init__(self, primary: Any, fallback: Any, audit: AuditLog, server: str) -> None:
+        self._primary = primary
+        self._fallback = fallback
+        self._audit = audit
+        self.server = server
 
-    def call_tool(
-        self,
-        tool: str,
-        arguments: Mapping[str, Any],
-        *,
-        fallback: Callable[[], T] | None = None,
-        timeout: float | None = None,
-    ) -> dict[str, Any] | T:
-        """Attempt over MCP; on unavailability log and run `fallback`; escalate if both fail.
+    def __getattr__(self, name: str) -> Any:
+        attempt = getattr(self._primary, name)
+        if not callable(attempt):
+            return attempt
 
-        Typed errors the server returned (not_found, conflict, …) are answers, not outages:
-        they are raised as they are, without a fallback.
-        """
-        started = time.perf_counter()
-        try:
-            return self.connection.call(tool, arguments, timeout=timeout)
-        except McpUnavailable as outage:
-            if fallback is None:
-                raise
-            self.audit.write(
-                "mcp_fallback", "warning", server=self.server, tool=tool, error=outage.message,
-                elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
-            )
-            logger.warning("mcp {}: {} unavailable, using the local fallback ({})", self.server, tool, outage.message)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
             try:
-                return fallback()
-            except H0Error as err:
-                if err.code != "internal_error":
-                    raise  # the fallback gave a typed answer (e.g. not_found): that is not an outage
-                self._escalate(tool, outage, err)
-                raise McpUnavailable(f"{tool} failed over MCP and in the fallback: {err.message}", tool=tool) from err
-            except Exception as exc:
-                self._escalate(tool, outage, exc)
-                raise McpUnavailable(f"{tool} failed over MCP and in the fallback: {exc}", tool=tool) from exc
+                return attempt(*args, **kwargs)
+            except McpUnavailable as outage:
+                if self._fallback is None:
+                    raise
+                return self._fall_back(name, outage, started, args, kwargs)
 
-    def _escalate(self, tool: str, outage: H0Error, exc: BaseException) -> None:
-        self.audit.write(
-            "mcp_escalation", "error", server=self.server, tool=tool, error=outage.message,
+        call.__name__ = name
+        return call
+
+    def _fall_back(self, name: str, outage: McpUnavailable, started: float, args: tuple, kwargs: dict) -> Any:
+        self._audit.write(
+            "mcp_fallback", "warning", server=self.server, tool=name, error=outage.message,
+            elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        logger.warning("mcp {}: {} unavailable, using the local fallback ({})", self.server, name, outage.message)
+        try:
+            return getattr(self._fallback, name)(*args, **kwargs)
+        except H0Error as err:
+            if err.code != "internal_error":
+                raise  # the fallback gave a typed answer (e.g. not_found): that is not an outage
+            self._escalate(name, outage, err)
+            raise McpUnavailable(f"{name} failed over MCP and in the fallback: {err.message}", tool=name) from err
+        except Exception as exc:
+            self._escalate(name, outage, exc)
+            raise McpUnavailable(f"{name} failed over MCP and in the fallback: {exc}", tool=name) from exc
+
+    def _escalate(self, name: str, outage: H0Error, exc: BaseException) -> None:
+        self._audit.write(
+            "mcp_escalation", "error", server=self.server, tool=name, error=outage.message,
             fallback_error=f"{type(exc).__name__}: {exc}",
         )
-        logger.error("mcp {}: {} failed over MCP and in the fallback: {}", self.server, tool, exc)
+        logger.error("mcp {}: {} failed over MCP and in the fallback: {}", self.server, name, exc)
+
+
+def with_fallback(primary: T, fallback: T | None, audit: AuditLog, server: str) -> T:
+    """`primary` (an MCP seam) guarded by the fallback protocol, typed as the seam it wraps."""
+    return cast(T, Fallback(primary, fallback, audit, server))
 
 
 def settings_env(settings: Any) -> dict[str, str]:

@@ -19,14 +19,13 @@ from pydantic import Field
 from h0 import __version__
 from h0.config import Settings
 from h0.mail import MailService
-from h0.mcp.base import READ_ONLY, H0Server
-from h0.mcp.mail_models import (
+from h0.mail.api import LocalMail
+from h0.mail.models import (
     AckResult,
     DraftCreated,
     EmailFull,
     EmailList,
     EmailStatus,
-    EmailSummary,
     EmailValidation,
     LabelResult,
     MailHealth,
@@ -34,6 +33,7 @@ from h0.mcp.mail_models import (
     NewEmails,
     SendEmailResult,
 )
+from h0.mcp.base import READ_ONLY, H0Server
 
 SERVER_NAME = "h0-gmail"
 INSTRUCTIONS = """\
@@ -56,6 +56,7 @@ SYNC = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_
 def build_mail_server(settings: Settings, service: MailService | None = None) -> H0Server:
     """Create the mail server for these settings (no network until a tool needs it)."""
     mail = service or MailService(settings)
+    api = LocalMail(mail)  # the typed calls the daemon's McpMail mirrors (h0.mail.api)
     server = H0Server(SERVER_NAME, title="H0 mail", version=__version__, instructions=INSTRUCTIONS)
 
     @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an approved draft")
@@ -70,7 +71,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         """Send the note the human moved into Approved/, exactly as it was when you read it. The server re-reads
         the note and refuses (nothing sent) anything not in Approved/, changed since `note_hash`, still being
         written, with hidden text or an unedited template, changed attachments, or a second reply to one email."""
-        return SendEmailResult(**mail.send_approved_draft(path, note_hash, arrival))
+        return api.send_approved_draft(path, note_hash, arrival)
 
     @server.typed_tool(DraftCreated, annotations=DRAFTS, title="Create a draft")
     def create_draft(
@@ -129,8 +130,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         max_results: Annotated[int, Field(ge=1, le=100, description="How many, newest first (1–100).")] = 10,
     ) -> EmailList:
         """List messages matching a Gmail query: id, thread, subject, sender, date, snippet, labels."""
-        found = mail.list_emails(query, max_results)
-        return EmailList(emails=[EmailSummary(**item) for item in found["emails"]])
+        return api.list_emails(query, max_results)
 
     @server.typed_tool(NewEmails, annotations=SYNC, title="List new emails (H0's ingest)")
     def list_new_emails(
@@ -138,7 +138,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     ) -> NewEmails:
         """New mail since H0's last acknowledged sync, matching GMAIL_QUERY, not yet ingested: full messages, oldest
         first, and a cursor for ack_new_emails. Idle, this costs one Gmail history call. H0's ingest uses it."""
-        return NewEmails(**mail.list_new_emails(max_results))
+        return api.list_new_emails(max_results)
 
     @server.typed_tool(AckResult, annotations=LABELS, title="Acknowledge new emails (H0's ingest)")
     def ack_new_emails(
@@ -149,12 +149,12 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         ] = [],  # noqa: B006 — pydantic copies defaults
     ) -> AckResult:
         """Label the handled messages GMAIL_INGESTED_LABEL, then move H0's sync cursor past them (never back)."""
-        return AckResult(**mail.ack_new_emails(cursor, message_ids, failed_ids))
+        return api.ack_new_emails(cursor, message_ids, failed_ids)
 
     @server.typed_tool(EmailFull, annotations=REMOTE_READ, title="Read an email")
     def get_email(message_id: Annotated[str, Field(description="The provider's message id (from list_emails).")]) -> EmailFull:
         """Read one message: headers, the body as plain text, attachment metadata (never their content)."""
-        return EmailFull(**mail.get_email(message_id))
+        return api.get_email(message_id)
 
     @server.typed_tool(MoveResult, annotations=LABELS, title="Move an email")
     def move_email(
@@ -170,7 +170,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         label_name: Annotated[str, Field(description="Label name, e.g. 'AI_PROCESSED'; created if missing.")],
     ) -> LabelResult:
         """Add a label to a message, creating the label first if it does not exist."""
-        return LabelResult(**mail.add_label(message_id, label_name))
+        return api.add_label(message_id, label_name)
 
     @server.typed_tool(EmailValidation, annotations=READ_ONLY, title="Validate an address")
     def validate_email(email: Annotated[str, Field(description="One address, e.g. 'bob@example.com'.")]) -> EmailValidation:

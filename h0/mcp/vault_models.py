@@ -98,3 +98,39 @@ class HealthStatus(BaseModel):
     folders: dict[str, int] = Field(description="Notes per H0 folder.")
     uptime_seconds: float
     problems: list[str] = Field(default_factory=list)
+
+
+class ItemError(BaseModel):
+    """Why one item of a batch failed: the typed error the single-note tool would have raised."""
+
+    path: str
+    error: str = Field(description="The error code: not_found, conflict, parse_error, permission_denied, …")
+    message: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class NotesRead(BaseModel):
+    """What read_notes returns: the notes that could be read, in the order asked, and why the others could not."""
+
+    notes: Annotated[list[NoteContent], _array_of(NoteContent)]
+    errors: Annotated[list[ItemError], _array_of(ItemError)] = Field(default_factory=list)
+
+
+class ChangeResult(BaseModel):
+    """The outcome of one change of apply_changes, in the order given."""
+
+    ok: bool
+    path: str = Field(description="Where the note is now (a move's destination), or the path the change named.")
+    hash: str | None = Field(default=None, description="Its content hash after the change.")
+    source: str | None = Field(default=None, description="A move's source.")
+    moved_hash: str | None = Field(default=None, description="A move's content hash as moved (with set_frontmatter).")
+    warning: str | None = Field(default=None, description="A move happened but set_frontmatter could not apply.")
+    error: str | None = Field(default=None, description="When ok is false: the error code.")
+    message: str | None = None
+    details: dict[str, Any] | None = None
+
+
+class ChangesApplied(BaseModel):
+    """What apply_changes returns: one result per change."""
+
+    results: Annotated[list[ChangeResult], _array_of(ChangeResult)]

@@ -12,20 +12,22 @@ refusal is `permission_denied` with one audit line.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import stat
 import time
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, Literal, NoReturn
 
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from h0 import __version__
-from h0.errors import PermissionDenied
+from h0.errors import H0Error, PermissionDenied
 from h0.mcp.base import READ_ONLY, H0Server
 from h0.mcp.vault_models import HealthStatus, MoveResult, NoteContent, NoteList, NoteMatch, NoteRef, SearchResults
+from h0.mcp.vault_models import ChangeResult, ChangesApplied, ItemError, NotesRead
 from h0.vault import AuditLog, Vault
 from h0.vault.approval import ApprovalFolder, same_directory
 from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
@@ -64,6 +66,47 @@ _THROUGH_SYMLINK = (
     "This note is a symlink: H0 does not write through links (a write would replace the link "
     "with a copy). Write to the note it points to instead."
 )
+
+
+MAX_BATCH = 500
+
+
+class WriteChange(BaseModel):
+    """write_note's arguments, as one change."""
+
+    op: Literal["write"]
+    path: str = Field(description="Vault-relative path; folders are created as needed.")
+    frontmatter: dict[str, Any] = Field(description="The complete frontmatter mapping to write.")
+    body: str = Field(description="The note body (Markdown).")
+    if_match: str | None = Field(default=None, description="Hash from read_note: 'conflict' if the note changed.")
+    create_only: bool = Field(default=False, description="'conflict' if the note already exists.")
+
+
+class UpdateChange(BaseModel):
+    """update_frontmatter's arguments, as one change."""
+
+    op: Literal["update"]
+    path: str
+    set: dict[str, Any] = Field(description="Keys to add or change in the frontmatter.")
+    remove: list[str] = Field(default_factory=list, description="Keys to delete from the frontmatter.")
+    if_match: str | None = None
+
+
+class MoveChange(BaseModel):
+    """move_note's arguments, as one change."""
+
+    op: Literal["move"]
+    source: str
+    destination: str = Field(description="New vault-relative path, or a folder ending in '/'.")
+    overwrite: bool = False
+    rename_if_exists: bool = False
+    set_frontmatter: dict[str, Any] | None = None
+
+
+def _item_error(path: str, error: H0Error) -> ItemError:
+    """The error as its item's answer, under the path the caller gave (the error's details keep the resolved one)."""
+    return ItemError(path=path, error=error.code, message=error.message,
+                     details=json.loads(json.dumps(error.details, default=str)))
 
 
 def _content(note: Note) -> NoteContent:
@@ -107,16 +150,46 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
         if mode is not None and stat.S_ISLNK(mode):
             refuse(tool, "symlink", _THROUGH_SYMLINK, target.rel)
 
-    def guard_move(src: VaultPath, dst: VaultPath) -> None:
-        """move_note: never into Approved/; out of it only as the daemon's own filing."""
+    def guard_move(tool: str, src: VaultPath, dst: VaultPath) -> None:
+        """move_note (and a batch's moves): never into Approved/; out of it only as the daemon's own filing."""
         if in_approval(dst):
-            refuse("move_note", "into_approved", _INTO_APPROVED, dst.rel, source=src.rel)
+            refuse(tool, "into_approved", _INTO_APPROVED, dst.rel, source=src.rel)
         if not in_approval(src):
             return
         if not daemon_filing:
-            refuse("move_note", "out_of_approved", _OUT_OF_APPROVED, dst.rel, source=src.rel)
+            refuse(tool, "out_of_approved", _OUT_OF_APPROVED, dst.rel, source=src.rel)
         if not any(same_directory(dst.abs.parent, folder) for folder in filing_folders):
-            refuse("move_note", "not_a_filing_folder", _DAEMON_FILING_ONLY, dst.rel, source=src.rel)
+            refuse(tool, "not_a_filing_folder", _DAEMON_FILING_ONLY, dst.rel, source=src.rel)
+
+    # The guarded operations: each single-note tool and apply_changes go through these.
+
+    def do_write(tool: str, path: str, frontmatter: dict, body: str, if_match: str | None, create_only: bool) -> Note:
+        target = vault.resolve(path, write=True)
+        guard_write(tool, target)
+        note = vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
+        audit.write("note_written", tool=tool, path=note.path, hash=note.hash)
+        return note
+
+    def do_update(tool: str, path: str, changes: dict, remove: list[str], if_match: str | None) -> Note:
+        target = vault.resolve(path, write=True)
+        guard_write(tool, target)
+        note = vault.update_frontmatter(target.rel, changes, remove=tuple(remove), if_match=if_match)
+        audit.write("note_written", tool=tool, path=note.path, hash=note.hash)
+        return note
+
+    def do_move(tool: str, source: str, destination: str, overwrite: bool, rename_if_exists: bool,
+                set_frontmatter: dict | None) -> MoveResult:
+        src = vault.resolve(source, write=True)
+        dst = vault.destination_for(destination, src)
+        guard_move(tool, src, dst)
+        moved = vault.move_note(
+            src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
+        )
+        audit.write("note_moved", tool=tool, source=moved.source, destination=moved.destination)
+        return MoveResult(
+            moved=True, source=moved.source, destination=moved.destination, moved_hash=moved.moved_hash, hash=moved.hash,
+            warning=moved.warning,
+        )
 
     @server.typed_tool(NoteContent, annotations=READ_ONLY, title="Read a note", inline=True)
     def read_note(
@@ -124,6 +197,23 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
     ) -> NoteContent:
         """Read a note: its frontmatter (as JSON data), body, and a content hash for if_match."""
         return _content(vault.read_note(path))
+
+    @server.typed_tool(NotesRead, annotations=READ_ONLY, title="Read several notes")
+    def read_notes(
+        paths: Annotated[
+            list[str], Field(min_length=1, max_length=MAX_BATCH, description="Vault-relative paths (up to 500).")
+        ],
+    ) -> NotesRead:
+        """Read several notes in one call: each as read_note returns it, in the order asked; a note that cannot be
+        read (not found, unreadable frontmatter, …) is listed in `errors` with its error code instead."""
+        notes: list[NoteContent] = []
+        errors: list[ItemError] = []
+        for path in paths:
+            try:
+                notes.append(_content(vault.read_note(path)))
+            except H0Error as error:
+                errors.append(_item_error(path, error))
+        return NotesRead(notes=notes, errors=errors)
 
     @server.typed_tool(
         NoteContent,
@@ -140,11 +230,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
         create_only: Annotated[bool, Field(description="Fail with 'conflict' if the note already exists.")] = False,
     ) -> NoteContent:
         """Write a note atomically. Frontmatter keys you did not change keep their exact formatting."""
-        target = vault.resolve(path, write=True)
-        guard_write("write_note", target)
-        note = vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
-        audit.write("note_written", tool="write_note", path=note.path, hash=note.hash)
-        return _content(note)
+        return _content(do_write("write_note", path, frontmatter, body, if_match, create_only))
 
     @server.typed_tool(
         NoteRef,
@@ -160,18 +246,16 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
         ] = None,
     ) -> NoteRef:
         """Change some frontmatter keys of a note, leaving its body and every other key exactly as they are."""
-        target = vault.resolve(path, write=True)
-        guard_write("update_frontmatter", target)
-        note = vault.update_frontmatter(target.rel, set, remove=tuple(remove), if_match=if_match)
-        audit.write("note_written", tool="update_frontmatter", path=note.path, hash=note.hash)
+        note = do_update("update_frontmatter", path, set, remove, if_match)
         return NoteRef(path=note.path, hash=note.hash)
 
     @server.typed_tool(NoteList, annotations=READ_ONLY, title="List notes")
     def list_notes(
         directory: Annotated[str, Field(description="Vault-relative folder, e.g. 'Needs_Action'; '' for the root.")],
         filter: Annotated[
-            str | None,
-            Field(description="Frontmatter filter 'field:value' (equality, or membership for lists), e.g. 'status:pending'."),
+            str | list[str] | None,
+            Field(description="Frontmatter filter 'field:value' (equality, or membership for lists), e.g. "
+                  "'status:pending'; or a list of such filters, any of which a note must match (up to 500)."),
         ] = None,
         recursive: Annotated[bool, Field(description="Include notes in sub-folders.")] = False,
         limit: Annotated[int, Field(ge=1, le=MAX_LIST, description="Most notes to return.")] = 1000,
@@ -208,17 +292,44 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
         ] = None,
     ) -> MoveResult:
         """Move (rename) a note atomically. Refuses to overwrite unless asked; can file and annotate in one call."""
-        src = vault.resolve(source, write=True)
-        dst = vault.destination_for(destination, src)
-        guard_move(src, dst)
-        moved = vault.move_note(
-            src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
-        )
-        audit.write("note_moved", tool="move_note", source=moved.source, destination=moved.destination)
-        return MoveResult(
-            moved=True, source=moved.source, destination=moved.destination, moved_hash=moved.moved_hash, hash=moved.hash,
-            warning=moved.warning,
-        )
+        return do_move("move_note", source, destination, overwrite, rename_if_exists, set_frontmatter)
+
+    @server.typed_tool(
+        ChangesApplied,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False),
+        title="Apply several changes",
+    )
+    def apply_changes(
+        changes: Annotated[
+            list[Annotated[WriteChange | UpdateChange | MoveChange, Field(discriminator="op")]],
+            Field(min_length=1, max_length=MAX_BATCH, description="Up to 500 changes, applied in this order."),
+        ],
+    ) -> ChangesApplied:
+        """Apply several writes, frontmatter updates and moves in one call, in order, each exactly as write_note,
+        update_frontmatter or move_note would (same rules, same errors). Each change stands on its own: one that
+        fails is reported in its place (ok: false, with its error code) and the others still apply."""
+        results: list[ChangeResult] = []
+        for change in changes:
+            try:
+                results.append(_apply(change))
+            except H0Error as error:
+                failed = _item_error(change.source if isinstance(change, MoveChange) else change.path, error)
+                results.append(ChangeResult(ok=False, path=failed.path, error=failed.error, message=failed.message,
+                                            details=failed.details))
+        return ChangesApplied(results=results)
+
+    def _apply(change: WriteChange | UpdateChange | MoveChange) -> ChangeResult:
+        if isinstance(change, WriteChange):
+            note = do_write("apply_changes", change.path, change.frontmatter, change.body, change.if_match,
+                            change.create_only)
+            return ChangeResult(ok=True, path=note.path, hash=note.hash)
+        if isinstance(change, UpdateChange):
+            note = do_update("apply_changes", change.path, change.set, change.remove, change.if_match)
+            return ChangeResult(ok=True, path=note.path, hash=note.hash)
+        moved = do_move("apply_changes", change.source, change.destination, change.overwrite,
+                        change.rename_if_exists, change.set_frontmatter)
+        return ChangeResult(ok=True, path=moved.destination, hash=moved.hash, source=moved.source,
+                            moved_hash=moved.moved_hash, warning=moved.warning)
 
     @server.typed_tool(SearchResults, annotations=READ_ONLY, title="Search notes")
     def search_notes(

@@ -23,7 +23,9 @@ from loguru import logger
 
 from h0.errors import H0Error, ParseError
 from h0.handlers.context import HandlerContext, HandlerState, NoteOps, Outcome
-from h0.mcp.client import McpConnection, ServerCommand, ToolClient, settings_env
+from h0.mail.api import MailAPI
+from h0.mcp.api import McpMail, McpVault
+from h0.mcp.client import McpConnection, ServerCommand, settings_env, with_fallback
 from h0.pipeline import signals
 from h0.pipeline.lock import VaultLock
 from h0.pipeline.settle import SettleTracker
@@ -33,6 +35,7 @@ from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.wiring import connect_handlers
 from h0.pipeline.workqueue import Job, WorkQueue
 from h0.vault import AuditLog, Vault
+from h0.vault.api import LocalVault, VaultAPI
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key
 from h0.vault.state import StateDB
@@ -46,8 +49,9 @@ _ROUTES = {
     folder_key(APPROVED): signals.note_approved,
     folder_key(REJECTED): signals.note_rejected,
     folder_key(DRAFTS): signals.note_rejected,
-    folder_key(NEEDS_ACTION): signals.note_needs_action,
 }
+_NEEDS_ACTION_KEY = folder_key(NEEDS_ACTION)  # triaged in batches: signals.notes_need_action
+TRIAGE_BATCH = 200  # notes a worker takes at once from a burst (one thread look-up, three vault calls)
 
 
 class Daemon:
@@ -100,7 +104,8 @@ class Daemon:
 
     def _start(self, watch: bool, sweep: bool) -> None:
         connect_handlers()
-        vault_tools = mail_tools = None
+        vault: VaultAPI = LocalVault(self.vault)
+        mail: MailAPI | None = None
         if self.connect_servers:
             env = settings_env(self.settings)
             # These servers' stdio pipes are the daemon's alone: they may file sent drafts out
@@ -114,13 +119,16 @@ class Daemon:
             for name, connection in self.connections.items():
                 if not connection.wait_ready(max(0.0, deadline - time.monotonic())):
                     logger.warning("mcp {}: not connected yet ({}); carrying on", name, connection.last_error or "starting")
-            vault_tools = ToolClient(self.connections["vault"], self.audit)
-            mail_tools = ToolClient(self.connections["mail"], self.audit)
+            # The vault server first, this process's own vault when it is unreachable (ADR-0007);
+            # mail has no fallback: an approved draft waits in Approved/ until the server is back.
+            vault = with_fallback(McpVault(self.connections["vault"]), vault, self.audit, "vault")
+            mail = with_fallback(McpMail(self.connections["mail"]), None, self.audit, "mail")
         self.ctx = HandlerContext(
             settings=self.settings,
-            notes=NoteOps(vault_tools, self.vault),
-            mail=mail_tools,
+            notes=NoteOps(vault),
+            mail=mail,
             audit=self.audit,
+            paths=self.vault.paths,
             state=HandlerState(),
             triager=self.triager,
             state_db=StateDB.for_vault(self.root, self.settings.h0_state_dir),
@@ -293,14 +301,37 @@ class Daemon:
                 if self._stop.is_set():
                     return
                 continue
+            if self._triage_job(job.path):
+                self._work_triage([job, *self.queue.take(self._triage_job, TRIAGE_BATCH - 1)])
+                continue
             retry_in: float | None = None
             try:
                 retry_in = self._dispatch(job)
             except Exception as exc:  # noqa: BLE001 - one bad note must not stop the worker
-                retry_in = None if self.one_pass else HANDLER_ERROR_RETRY
+                retry_in = self._failure_retry()
                 self._handler_failed(job.path, exc, retry_in)
             finally:
                 self.queue.done(job, retry_in=retry_in)
+
+    def _failure_retry(self) -> float | None:
+        return None if self.one_pass else HANDLER_ERROR_RETRY
+
+    @staticmethod
+    def _triage_job(path: str) -> bool:
+        return folder_key(path.split("/", 1)[0]) == _NEEDS_ACTION_KEY
+
+    def _work_triage(self, jobs: list[Job]) -> None:
+        """Triage a batch of Needs_Action/ notes: each job finished with its own retry."""
+        retries: dict[str, float | None] = {}
+        try:
+            retries = self._dispatch_triage(jobs)
+        except Exception as exc:  # noqa: BLE001 - the batch failed as a whole (e.g. the vault unreadable)
+            for job in jobs:
+                retries[job.path] = self._failure_retry()
+                self._handler_failed(job.path, exc, retries[job.path])
+        finally:
+            for job in jobs:
+                self.queue.done(job, retry_in=retries.get(job.path))
 
     def _handler_failed(self, path: str, exc: Exception, retry_in: float | None) -> None:
         """A typed error is one line, said once per message (e.g. ingest while the Gmail token is
@@ -334,17 +365,43 @@ class Daemon:
             return wait  # still being written: look again shortly
         if key == folder_key(DRAFTS) and not self._draft_rejected(job.path):
             return None
-        if key == folder_key(NEEDS_ACTION) and (self.triager is None or not self._untriaged(job.path)):
-            return None
         results = signal.send(self, path=job.path, ctx=self.ctx)
         outcome = results[0][1] if results else None
-        if isinstance(outcome, Outcome):
-            self.tally.record(job.path, outcome.action, outcome.detail, outcome.data)
-            self._announce(job.path, outcome)
-            if self.one_pass and outcome.action in ("failed", "paused"):
-                return None  # this process exits after the pass: the next sweep or `h0 watch` retries
-            return outcome.retry_in
-        return None
+        return self._finish(job.path, outcome) if isinstance(outcome, Outcome) else None
+
+    def _dispatch_triage(self, jobs: list[Job]) -> dict[str, float | None]:
+        """The notes of the batch still being written wait; those not pending triage end here
+        (H0's own updates); the rest go to triage together. Returns each path's retry."""
+        retries: dict[str, float | None] = {}
+        if self.triager is None:
+            return retries
+        ready = []
+        for job in jobs:
+            wait = self.settle.wait_for(job.path, self.root / job.path, approval=False)
+            if wait > 0:
+                retries[job.path] = wait  # still being written: look again shortly
+            elif self._untriaged(job.path):
+                ready.append(job.path)
+        if not ready:
+            return retries
+        results = signals.notes_need_action.send(self, paths=ready, ctx=self.ctx)
+        outcomes = results[0][1] if results else {}
+        for path in ready:
+            outcome = outcomes.get(path)
+            if isinstance(outcome, Exception):
+                retries[path] = self._failure_retry()
+                self._handler_failed(path, outcome, retries[path])
+            elif isinstance(outcome, Outcome):
+                retries[path] = self._finish(path, outcome)
+        return retries
+
+    def _finish(self, path: str, outcome: Outcome) -> float | None:
+        """Count and announce what a handler did; the retry it asks for."""
+        self.tally.record(path, outcome.action, outcome.detail, outcome.data)
+        self._announce(path, outcome)
+        if self.one_pass and outcome.action in ("failed", "paused"):
+            return None  # this process exits after the pass: the next sweep or `h0 watch` retries
+        return outcome.retry_in
 
     # The two checks below read the note locally, cheaply, so that the events H0's own writes
     # cause (a draft written, an email note updated) end here instead of costing MCP calls;

@@ -6,7 +6,8 @@ and `ctx=` (the HandlerContext):
 
 - note-approved      a note is in Approved/: send it (or archive it if status: rejected)
 - note-rejected      a note is in Rejected/, or a draft in Drafts/ says status: rejected
-- note-needs-action  a note is in Needs_Action/: triage it
+- notes-need-action  notes are in Needs_Action/: triage them (`paths=`, a batch: the handler
+                     answers {path: Outcome, or the exception that stopped that note})
 
 Report signals (sent by handlers and the pipeline, for the console, tests and benchmarks):
 
@@ -26,7 +27,7 @@ _signals = Namespace()
 
 note_approved = _signals.signal("note-approved")
 note_rejected = _signals.signal("note-rejected")
-note_needs_action = _signals.signal("note-needs-action")
+notes_need_action = _signals.signal("notes-need-action")
 
 email_sent = _signals.signal("email-sent")
 send_failed = _signals.signal("send-failed")

@@ -24,12 +24,12 @@ def _on_rejected(sender: Any, *, path: str, ctx: HandlerContext) -> Outcome:
     return archive_rejected(path, ctx)
 
 
-def _on_needs_action(sender: Any, *, path: str, ctx: HandlerContext) -> Outcome:
+def _on_needs_action(sender: Any, *, paths: list[str], ctx: HandlerContext) -> dict[str, Outcome | Exception]:
     if ctx.triager is None:
-        return Outcome("skipped", "triage is off")
-    from h0.handlers.triage import triage_email
+        return {path: Outcome("skipped", "triage is off") for path in paths}
+    from h0.handlers.triage import triage_emails
 
-    return triage_email(path, ctx)
+    return triage_emails(paths, ctx)
 
 
 def connect_handlers() -> None:
@@ -39,5 +39,5 @@ def connect_handlers() -> None:
         return
     signals.note_approved.connect(_on_approved, weak=False)
     signals.note_rejected.connect(_on_rejected, weak=False)
-    signals.note_needs_action.connect(_on_needs_action, weak=False)
+    signals.notes_need_action.connect(_on_needs_action, weak=False)
     _connected = True

@@ -12,6 +12,7 @@ import heapq
 import itertools
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -85,6 +86,33 @@ class WorkQueue:
                     wait = remaining if wait is None else min(wait, remaining)
                 self._cond.wait(wait)
             return None
+
+    def take(self, accept: Callable[[str], bool], limit: int) -> list[Job]:
+        """Up to `limit` more jobs due now whose path `accept`s, marked running: a worker that got
+        one note of a batchable kind takes its due siblings with it (triage of a burst). Jobs it
+        passes over stay queued as they were."""
+        taken: list[Job] = []
+        passed: list[tuple[float, int, str]] = []
+        with self._cond:
+            now = time.monotonic()
+            while self._heap and len(taken) < limit and len(passed) < 4 * limit:
+                due, seq, path = self._heap[0]
+                job = self._jobs.get(path)
+                if job is None or job.due != due:
+                    heapq.heappop(self._heap)  # stale entry
+                    continue
+                if due > now:
+                    break
+                heapq.heappop(self._heap)
+                if accept(path):
+                    del self._jobs[path]
+                    self._running.add(path)
+                    taken.append(job)
+                else:
+                    passed.append((due, seq, path))
+            for entry in passed:
+                heapq.heappush(self._heap, entry)
+        return taken
 
     def done(self, job: Job, *, retry_in: float | None = None) -> None:
         """Finish a job; re-queue it if it became dirty meanwhile or asks for a retry."""

@@ -19,13 +19,17 @@ def content_hash(data: bytes) -> str:
 
 @dataclass(slots=True)
 class Note:
-    """A parsed note. `frontmatter` holds plain JSON values (dates as ISO strings)."""
+    """A parsed note. `frontmatter` holds plain JSON values (dates as ISO strings).
+
+    The one note type of H0: read from disk (`parse`) or received from the vault server (the
+    MCP client builds it from `read_note`'s answer; then `size`, `mtime_ns` and `parts` are
+    unknown: 0, 0, None)."""
 
     path: str
     frontmatter: dict[str, Any]
     body: str
     hash: str
-    size: int
+    size: int = 0
     mtime_ns: int = 0
     parts: frontmatter.Split | None = field(default=None, repr=False)
 

@@ -143,25 +143,16 @@ def bench_latency(messages: int, interval: float, polls: list[float]) -> None:
 # -- quota, in process ----------------------------------------------------------------------
 
 
-class InProcessTools:
-    """The mail server's tools as the daemon calls them, minus the stdio hop."""
-
-    def __init__(self, service) -> None:
-        self.service = service
-
-    def call_tool(self, tool: str, arguments: dict, *, fallback=None, timeout=None) -> dict:
-        return getattr(self.service, tool)(**arguments)
-
-
 def quota_for(mode: str, messages: int, idle_polls: int) -> tuple[float, int, int]:
     """(units per idle poll, units for `messages` new messages, passes they took) for one ingest mode."""
     from loguru import logger
 
     from h0.config import load_settings
-    from h0.handlers.context import HandlerContext, NoteOps
+    from h0.handlers.context import HandlerContext
     from h0.handlers.ingest import ingest_new_mail
     from h0.mail import MailService
-    from h0.vault import AuditLog, Vault
+    from h0.mail.api import LocalMail
+    from h0.vault import Vault
 
     logger.remove()
     with tempfile.TemporaryDirectory(prefix="h0-bench-quota-") as tmp_name, FakeGmail() as gmail:
@@ -174,8 +165,7 @@ def quota_for(mode: str, messages: int, idle_polls: int) -> tuple[float, int, in
                                  gmail_api_endpoint=gmail.api_endpoint, gmail_token_uri=gmail.token_uri)
         service = MailService(settings)
         try:
-            ctx = HandlerContext(settings=settings, notes=NoteOps(None, Vault(vault)), mail=InProcessTools(service),
-                                 audit=AuditLog(vault / "Logs", "h0"))
+            ctx = HandlerContext.local(settings, Vault(vault), mail=LocalMail(service))
             gmail.add_message(subject="already there")
             ingest_new_mail(ctx, mode=mode)  # the first run (a catch-up for the sync) is over
             ingest_new_mail(ctx, mode=mode)

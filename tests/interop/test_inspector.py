@@ -18,9 +18,10 @@ from tests.conftest import H0_BIN, subprocess_env
 pytestmark = pytest.mark.interop
 
 VAULT_TOOLS = {
-    "read_note", "write_note", "update_frontmatter", "list_notes", "move_note", "search_notes", "health_check"
+    "read_note", "read_notes", "write_note", "update_frontmatter", "list_notes", "move_note", "apply_changes",
+    "search_notes", "health_check",
 }
-READ_ONLY = {"read_note", "list_notes", "search_notes", "health_check"}
+READ_ONLY = {"read_note", "read_notes", "list_notes", "search_notes", "health_check"}
 NOTE = "Needs_Action/EMAIL_interop-001.md"
 NOTE_TEXT = """\
 ---

@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from h0.errors import InternalError, InvalidRequest
-from h0.handlers.context import HandlerContext, NoteOps
+from h0.handlers.context import HandlerContext
 from h0.handlers.ingest import ingest_new_mail
 from h0.mail import MailService
+from h0.mail.api import LocalMail
 from h0.mail.backend import ChangesUnreadable
 from h0.vault import AuditLog, Vault
 from tests.fakes.fake_gmail import FakeGmail
@@ -27,19 +27,9 @@ from tests.mail.conftest import gmail_settings_for
 INGESTED = "H0/ingested"
 
 
-class InProcessTools:
-    """The mail server's tools called in-process: each tool is the service method of that name."""
-
-    def __init__(self, service: MailService) -> None:
-        self.service = service
-
-    def call_tool(self, tool: str, arguments: dict, *, fallback: Any = None, timeout: float | None = None) -> dict:
-        return getattr(self.service, tool)(**arguments)
-
-
 @pytest.fixture
 def ctx(vault_dir: Path, service: MailService) -> HandlerContext:
-    return HandlerContext(settings=service.settings, notes=NoteOps(None, Vault(vault_dir)), mail=InProcessTools(service),
+    return HandlerContext.local(service.settings, Vault(vault_dir), mail=LocalMail(service),
                           audit=AuditLog(vault_dir / "Logs", "h0"))
 
 
@@ -341,8 +331,7 @@ def test_an_expired_token_is_refreshed_once_and_persisted_0600(vault_dir, gmail,
     gmail.add_message(subject="needs a fresh token")
     service = MailService(gmail_settings_for(vault_dir, gmail, token))
     try:
-        ctx = HandlerContext(settings=service.settings, notes=NoteOps(None, Vault(vault_dir)),
-                             mail=InProcessTools(service), audit=AuditLog(vault_dir / "Logs", "h0"))
+        ctx = HandlerContext.local(service.settings, Vault(vault_dir), mail=LocalMail(service))
         assert len(ingest_new_mail(ctx).written) == 1
     finally:
         service.close()

@@ -18,6 +18,7 @@ import pytest
 from h0.errors import InvalidRequest, NotFound, SendFailed
 from h0.handlers.ingest import ingest_new_mail
 from h0.mail import MailService
+from h0.mail.api import LocalMail
 from h0.mail.imap import ImapBackend
 from h0.mail.imap_idle import IdleWatcher
 from h0.mail.imap_query import parse_query
@@ -37,7 +38,7 @@ from tests.mail.imap_fixtures import (  # noqa: F401
     start_server,
     stop_server,
 )
-from tests.security.conftest import LocalMailTools, handler_context
+from tests.security.conftest import handler_context
 from tests.security.test_header_injection import HOSTILE_SUBJECTS
 from tests.security.test_untrusted_mail import PLAIN_BODIES, fenced
 
@@ -52,7 +53,7 @@ def service(vault_dir: Path, imap: PymapServer, relay):
 
 
 def ingest(vault_dir: Path, service: MailService):
-    return ingest_new_mail(handler_context(vault_dir, LocalMailTools(service)))
+    return ingest_new_mail(handler_context(vault_dir, LocalMail(service)))
 
 
 def until(condition, timeout: float = WAIT_S) -> None:

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from h0.errors import McpUnavailable, NotFound, PermissionDenied
-from h0.mcp.client import McpConnection, ServerCommand, ToolClient
-from h0.vault import AuditLog
+from h0.mcp.api import McpVault
+from h0.mcp.client import McpConnection, ServerCommand, with_fallback
+from h0.vault import AuditLog, Note, Vault
+from h0.vault.api import LocalVault
 from tests.conftest import subprocess_env
 from tests.procs import kill_children
 
@@ -61,37 +63,51 @@ def _ok(connection) -> bool:
 
 
 def test_fallback_is_logged_then_used_when_the_server_is_down(connection, vault_dir: Path):
-    """US4-2: the vault MCP is unavailable → the local fallback runs and `mcp_fallback` is logged."""
+    """US4-2: the vault MCP is unavailable → the local fallback answers the same call, typed, and
+    `mcp_fallback` is logged."""
     audit = AuditLog(vault_dir / "Logs", "h0")
-    client = ToolClient(connection, audit)
+    local = Vault(vault_dir)
+    local.write_note("Drafts/x.md", {"to": "a@example.com"}, "hello\n")
+    vault = with_fallback(McpVault(connection), LocalVault(local), audit, "vault")
+    assert vault.read("Drafts/x.md").hash == local.read_note("Drafts/x.md").hash  # over MCP, nothing logged
+    assert list(audit.records()) == []
     connection.close()  # the server is gone for good
-    result = client.call_tool("health_check", {}, fallback=lambda: {"status": "local"})
-    assert result == {"status": "local"}
+    note = vault.read("Drafts/x.md")
+    assert isinstance(note, Note) and note.frontmatter == {"to": "a@example.com"} and note.body == "hello\n"
     (record,) = list(audit.records(event="mcp_fallback"))
-    assert record["server"] == "vault" and record["tool"] == "health_check" and record["severity"] == "warning"
+    assert record["server"] == "vault" and record["tool"] == "read" and record["severity"] == "warning"
+
+
+class BrokenVault:
+    def read(self, path: str):
+        raise OSError("disk on fire")
 
 
 def test_when_the_fallback_fails_too_it_escalates(connection, vault_dir: Path):
     audit = AuditLog(vault_dir / "Logs", "h0")
-    client = ToolClient(connection, audit)
+    vault = with_fallback(McpVault(connection), BrokenVault(), audit, "vault")
     connection.close()
-
-    def broken():
-        raise OSError("disk on fire")
-
     with pytest.raises(McpUnavailable):
-        client.call_tool("read_note", {"path": "Drafts/x.md"}, fallback=broken)
+        vault.read("Drafts/x.md")
     events = [r["event"] for r in audit.records()]
     assert events == ["mcp_fallback", "mcp_escalation"]
 
 
+def test_without_a_fallback_the_outage_is_raised_as_it_is(connection, vault_dir: Path):
+    audit = AuditLog(vault_dir / "Logs", "h0")
+    vault = with_fallback(McpVault(connection), None, audit, "vault")
+    connection.close()
+    with pytest.raises(McpUnavailable):
+        vault.read("Drafts/x.md")
+    assert list(audit.records()) == []
+
+
 def test_a_typed_answer_is_not_an_outage_and_skips_the_fallback(connection, vault_dir: Path):
     audit = AuditLog(vault_dir / "Logs", "h0")
-    client = ToolClient(connection, audit)
-    called = []
+    vault = with_fallback(McpVault(connection), BrokenVault(), audit, "vault")
     with pytest.raises(NotFound):
-        client.call_tool("read_note", {"path": "Drafts/none.md"}, fallback=lambda: called.append(1))
-    assert not called and list(audit.records()) == []
+        vault.read("Drafts/none.md")
+    assert list(audit.records()) == []
 
 
 def test_a_server_that_never_starts_is_unavailable_not_a_hang(tmp_path: Path):

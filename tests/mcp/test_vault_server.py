@@ -10,34 +10,16 @@ from mcp import Client
 
 from h0.mcp.vault_server import build_vault_server
 from h0.vault import AuditLog
+from tests.mcp.conftest import error_of
 from tests.mcp.contracts import check_contract
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
-async def client(vault_dir: Path):
-    async with Client(build_vault_server(vault_dir)) as c:
-        yield c
-
-
-def error_of(result) -> dict:
-    assert result.is_error, result
-    assert result.structured_content is None  # TS clients would validate it against the output schema
-    body = json.loads(result.content[0].text)
-    assert set(body) >= {"error", "message", "details"}
-    assert "Traceback" not in result.content[0].text
-    return body
-
-
 async def test_contract_of_every_vault_tool_is_pinned(client):
     tools = (await client.list_tools()).tools
-    assert {t.name for t in tools} == {"read_note", "write_note", "update_frontmatter", "list_notes", "move_note", "search_notes", "health_check"}
+    assert {t.name for t in tools} == {"read_note", "read_notes", "write_note", "update_frontmatter", "list_notes", "move_note", "apply_changes",
+                                       "search_notes", "health_check"}
     for tool in tools:
         assert tool.output_schema and tool.input_schema and tool.annotations
     check_contract("vault_tools", tools)
@@ -45,11 +27,13 @@ async def test_contract_of_every_vault_tool_is_pinned(client):
 
 async def test_annotations_say_which_tools_only_read(client):
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    for name in ("read_note", "list_notes", "search_notes", "health_check"):
+    for name in ("read_note", "read_notes", "list_notes", "search_notes", "health_check"):
         assert tools[name].annotations.read_only_hint is True
     assert tools["write_note"].annotations.read_only_hint is False
     assert tools["write_note"].annotations.destructive_hint is True
     assert tools["move_note"].annotations.read_only_hint is False
+    assert tools["apply_changes"].annotations.read_only_hint is False
+    assert tools["apply_changes"].annotations.destructive_hint is True
 
 
 async def test_given_a_written_note_when_read_then_it_round_trips(client):

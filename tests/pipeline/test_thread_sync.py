@@ -13,26 +13,19 @@ from typing import Any
 import pytest
 
 from h0.config import load_settings
-from h0.handlers.context import HandlerContext, NoteOps
+from h0.handlers.context import HandlerContext
 from h0.handlers.ingest import ingest_new_mail
 from h0.handlers.send import send_approved_draft
 from h0.handlers.triage import triage_email
 from h0.mail import MailService
+from h0.mail.api import LocalMail
 from h0.triage import Triager, ensure_rules_file
 from h0.triage.prompt import email_message
-from h0.vault import AuditLog, Vault
+from h0.vault import Vault
 from tests.mail.conftest import gmail_settings_for
 from tests.pipeline.harness import frontmatter
 
 ORIGINAL = "<CA+friday-1@mail.example.com>"
-
-
-class InProcessTools:
-    def __init__(self, service: MailService) -> None:
-        self.service = service
-
-    def call_tool(self, tool: str, arguments: dict, *, fallback: Any = None, timeout: float | None = None) -> dict:
-        return getattr(self.service, tool)(**arguments)
 
 
 class RecordingTriager:
@@ -50,8 +43,8 @@ class RecordingTriager:
 def make_ctx(vault_dir: Path, service: MailService) -> HandlerContext:
     ensure_rules_file(vault_dir)
     triager = RecordingTriager(Triager.from_settings(load_settings(vault_path=vault_dir), vault_dir))
-    return HandlerContext(settings=service.settings, notes=NoteOps(None, Vault(vault_dir)), mail=InProcessTools(service),
-                          audit=AuditLog(vault_dir / "Logs", "h0"), triager=triager, arrival=lambda path: "moved")
+    return HandlerContext.local(service.settings, Vault(vault_dir), mail=LocalMail(service), triager=triager,
+                                arrival=lambda path: "moved")
 
 
 @pytest.fixture

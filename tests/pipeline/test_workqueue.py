@@ -103,3 +103,32 @@ def test_wait_idle_ignores_future_retries():
     assert q.wait_idle(0.2)
     q.put("b")
     assert not q.wait_idle(0.05)
+
+
+def test_take_hands_out_due_siblings_of_a_batch_and_leaves_the_rest_queued():
+    q = WorkQueue()
+    for name in ("n1", "n2", "n3"):
+        q.put(f"Needs_Action/{name}.md")
+    q.put("Approved/a.md")
+    q.put("Needs_Action/later.md", delay=30)
+    first = q.get(timeout=0.1)
+    taken = q.take(lambda p: p.startswith("Needs_Action/"), limit=10)
+    paths = {first.path, *(j.path for j in taken)}
+    assert {f"Needs_Action/{n}.md" for n in ("n1", "n2", "n3")} <= paths
+    assert "Needs_Action/later.md" not in paths  # not due yet
+    rest = q.get(timeout=0.1)
+    assert rest is not None and rest.path == "Approved/a.md"  # passed over, still queued
+    q.put("Needs_Action/n2.md")  # lands while its batch runs: dirty, handed out again after
+    assert q.take(lambda p: True, limit=10) == []
+    for job in [first, *taken]:
+        q.done(job)
+    again = q.get(timeout=0.1)
+    assert again is not None and again.path == "Needs_Action/n2.md"
+
+
+def test_take_stops_at_its_limit():
+    q = WorkQueue()
+    for i in range(10):
+        q.put(f"Needs_Action/{i}.md")
+    assert len(q.take(lambda p: True, limit=4)) == 4
+    assert q.pending() == 10  # four running, six queued

@@ -9,22 +9,13 @@ from pathlib import Path
 import pytest
 
 from h0.config import load_settings
-from h0.handlers.context import HandlerContext, NoteOps
+from h0.handlers.context import HandlerContext
+from h0.mail.api import MailAPI
 from h0.mail.service import MailService
 from h0.triage import Triager, ensure_rules_file
-from h0.vault import AuditLog, Vault
+from h0.vault import Vault
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import gmail_settings_for
-
-
-class LocalMailTools:
-    """The mail tools in process: the MailService the mail MCP server wraps, called by tool name."""
-
-    def __init__(self, service: MailService) -> None:
-        self.service = service
-
-    def call_tool(self, tool: str, arguments: dict, *, fallback=None, timeout=None) -> dict:
-        return getattr(self.service, tool)(**arguments)
 
 
 @pytest.fixture
@@ -36,12 +27,10 @@ def mail(vault_dir: Path, gmail: FakeGmail, token_path: Path):
     service.close()
 
 
-def handler_context(vault_dir: Path, tools) -> HandlerContext:
+def handler_context(vault_dir: Path, mail: MailAPI) -> HandlerContext:
     ensure_rules_file(vault_dir)
     settings_ = load_settings(vault_path=vault_dir)
-    return HandlerContext(settings=settings_, notes=NoteOps(None, Vault(vault_dir)), mail=tools,
-                          audit=AuditLog(vault_dir / "Logs", "h0"),
-                          triager=Triager.from_settings(settings_, vault_dir))
+    return HandlerContext.local(settings_, Vault(vault_dir), mail=mail, triager=Triager.from_settings(settings_, vault_dir))
 
 
 def approve_draft(vault_dir: Path, draft: str) -> str:

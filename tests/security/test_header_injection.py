@@ -28,13 +28,14 @@ from h0.handlers.ingest import ingest_new_mail
 from h0.handlers.triage import reply_subject, triage_email
 from h0.mail import MailService
 from h0.mail.addresses import parse_recipients
+from h0.mail.api import LocalMail
 from h0.mail.gmail_wire import fetched_from_resource
 from h0.mail.headers import check_header_text, clean_address_header, clean_header_text, hides_control
 from h0.mail.mime import compose, raw_bytes
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
 from tests.fakes.fake_gmail import FakeGmail
-from tests.security.conftest import LocalMailTools, approve_draft, handler_context
+from tests.security.conftest import approve_draft, handler_context
 
 # Every character a header parser, a terminal or a Markdown renderer may take for a line end or act on.
 CONTROLS = ["\r\n", "\r", "\n", "\x00", "\x07", "\x1b", "\t", "\x0b", "\x0c", "\x1c", "\x7f", "\x85", "\x9b",
@@ -249,7 +250,7 @@ def test_given_any_hostile_subject_and_sender_name_when_ingested_then_the_note_h
     ingested through the real ingest path (mail service, Gmail client, fake Gmail), Then each note's
     subject and sender are clean lines, the sender's address survives, and nothing fails."""
     gmail.add_message(extra_headers=[("Subject", subject), ("From", f"{name} <eve@evil.example>")], body="Hi")
-    report = ingest_new_mail(handler_context(vault_dir, LocalMailTools(mail)))
+    report = ingest_new_mail(handler_context(vault_dir, LocalMail(mail)))
     assert report.failed == 0 and len(report.written) == 1
     frontmatter = Vault(vault_dir).read_note(report.written[0]).frontmatter
     assert not hides_control(frontmatter["subject"]) and not hides_control(frontmatter["from"])
@@ -267,7 +268,7 @@ def test_given_an_email_with_an_injecting_subject_when_ingested_triaged_and_the_
     of each expected header — no Bcc, no Cc, no extra header — and goes to the sender only."""
     gmail.add_message(sender="Dana Rivera <dana@example.com>", message_id="<q1@mail.example.com>",
                       extra_headers=[("Subject", subject)], body="Are we still on for lunch?")
-    ctx = handler_context(vault_dir, LocalMailTools(mail))
+    ctx = handler_context(vault_dir, LocalMail(mail))
     report = ingest_new_mail(ctx)
     assert report.failed == 0 and len(report.written) == 1
     (note_path,) = report.written
@@ -302,7 +303,7 @@ def test_given_an_email_whose_sender_name_injects_when_ingested_and_replied_to_t
     address, and the reply goes to that address alone with no extra header."""
     gmail.add_message(extra_headers=[("From", f"{display_name} <dana@example.com>")], subject="Lunch",
                       body="Are we still on?")
-    ctx = handler_context(vault_dir, LocalMailTools(mail))
+    ctx = handler_context(vault_dir, LocalMail(mail))
     (note_path,) = ingest_new_mail(ctx).written
     sender = Vault(vault_dir).read_note(note_path).frontmatter["from"]
     assert not hides_control(sender) and sender.endswith("<dana@example.com>")

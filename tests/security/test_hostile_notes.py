@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from h0.handlers.context import HandlerContext, NoteOps
+from h0.handlers.context import HandlerContext
 from h0.handlers.send import source_note
-from h0.vault import AuditLog, Vault
+from h0.vault import Vault
 from tests.conftest import H0_BIN, subprocess_env
 from tests.pipeline.harness import approve, events, frontmatter, outbox, running_daemon, wait_until, write_draft
 
@@ -86,7 +86,7 @@ def test_given_a_source_outside_needs_action_when_the_reply_is_sent_then_nothing
 
 def test_given_source_spellings_of_an_email_note_then_they_resolve_inside_needs_action(vault_dir: Path):
     vault = Vault(vault_dir)
-    ctx = HandlerContext(settings=None, notes=NoteOps(None, vault), mail=None, audit=AuditLog(vault_dir / "Logs", "h0"))
+    ctx = HandlerContext.local(None, vault)
     assert source_note("Needs_Action/EMAIL_1.md", ctx) == "Needs_Action/EMAIL_1.md"
     assert source_note("[[EMAIL_1]]", ctx) == "Needs_Action/EMAIL_1.md"
     assert source_note("[[Needs_Action/EMAIL_1|the email]]", ctx) == "Needs_Action/EMAIL_1.md"

@@ -18,13 +18,14 @@ import pytest
 from h0.handlers.ingest import ingest_new_mail
 from h0.handlers.triage import DMARC_WARNING, triage_email
 from h0.mail import MailService
+from h0.mail.api import LocalMail
 from h0.mail.drafts import CUTOFF, message_body
 from h0.mail.headers import authentication_verdicts, parse_authentication_results
 from h0.mail.htmltext import html_to_text, inert_block
 from h0.triage.models import TriageDecision, TriageOutcome
 from h0.vault import Vault
 from tests.fakes.fake_gmail import FakeGmail
-from tests.security.conftest import LocalMailTools, approve_draft, handler_context
+from tests.security.conftest import approve_draft, handler_context
 
 TRACKER = "tracker.example"
 
@@ -42,7 +43,7 @@ def fenced(body: str) -> tuple[str, str]:
 
 
 def ingest_one(vault_dir: Path, mail: MailService, tools=None) -> tuple[str, Vault]:
-    report = ingest_new_mail(handler_context(vault_dir, tools or LocalMailTools(mail)))
+    report = ingest_new_mail(handler_context(vault_dir, tools or LocalMail(mail)))
     assert report.failed == 0 and len(report.written) == 1, report
     return report.written[0], Vault(vault_dir)
 
@@ -145,7 +146,7 @@ def test_given_an_email_carrying_the_cut_off_line_when_a_reply_quotes_it_then_th
     text is all above it (so what the human reads is what is sent), and nothing in the draft fetches."""
     gmail.add_message(sender="Mallory <mallory@example.net>", subject="Payment",
                       body=f"Please wire the money today.\n{CUTOFF}\nBcc the CFO ![](https://{TRACKER}/p.gif)")
-    ctx = handler_context(vault_dir, LocalMailTools(mail))
+    ctx = handler_context(vault_dir, LocalMail(mail))
     (path,) = ingest_new_mail(ctx).written
     ctx.triager = QuotingTriager()
     draft = triage_email(path, ctx).data["draft_path"]
@@ -165,7 +166,7 @@ def test_given_a_sender_name_that_is_a_tracking_image_when_the_rules_draft_a_rep
     Markdown image must not become an image in the draft the human opens."""
     gmail.add_message(sender=f'"![x](https://{TRACKER}/p.gif) Smith" <smith@example.net>', subject="Question",
                       body="Could you call me back?")
-    ctx = handler_context(vault_dir, LocalMailTools(mail))
+    ctx = handler_context(vault_dir, LocalMail(mail))
     (path,) = ingest_new_mail(ctx).written
     draft = triage_email(path, ctx).data["draft_path"]
     body = Vault(vault_dir).read_note(draft).body
@@ -213,7 +214,7 @@ def test_given_an_email_whose_dmarc_failed_when_ingested_and_triaged_then_the_no
     gmail.add_message(sender="Ceo Office <ceo@acme.example>", subject="Quick question",
                       body="Can you confirm the meeting time?", message_id="<d1@acme.example>",
                       extra_headers=[("Authentication-Results", GMAIL_AR_FAIL), ("Authentication-Results", FORGED_AR)])
-    tools = LocalMailTools(mail)
+    tools = LocalMail(mail)
     ctx = handler_context(vault_dir, tools)
     (path,) = ingest_new_mail(ctx).written
     note = Vault(vault_dir).read_note(path)
@@ -232,7 +233,7 @@ def test_given_an_email_that_passed_dmarc_then_the_draft_carries_no_warning(vaul
                                                                              mail: MailService):
     gmail.add_message(sender="Dana <dana@example.com>", subject="Lunch", body="Still on?",
                       extra_headers=[("Authentication-Results", "mx.google.com; dkim=pass; spf=pass; dmarc=pass")])
-    ctx = handler_context(vault_dir, LocalMailTools(mail))
+    ctx = handler_context(vault_dir, LocalMail(mail))
     (path,) = ingest_new_mail(ctx).written
     assert Vault(vault_dir).read_note(path).frontmatter["auth"] == {"spf": "pass", "dkim": "pass", "dmarc": "pass"}
     drafted = Vault(vault_dir).read_note(triage_email(path, ctx).data["draft_path"])

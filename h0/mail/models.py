@@ -1,4 +1,5 @@
-"""The mail server's output models: the contract clients see as `outputSchema`.
+"""Mail results as typed models: the mail server's output (the contract clients see as
+`outputSchema`) and what `MailAPI` answers the daemon's handlers (h0.mail.api).
 
 Field names follow the spec's data model (EmailSummary, EmailFull, SendEmailResult) plus
 the fields the H0 contract adds (rfc822_message_id, already_sent, hints, attachment

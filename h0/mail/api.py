@@ -1,0 +1,55 @@
+"""`MailAPI`: the mail operations H0's handlers use, whoever implements them.
+
+Two implementations, one protocol: `LocalMail` (this module: `MailService` in process) and
+`McpMail` (`h0.mcp.api`: the mail server over MCP, what the daemon uses). Both answer with
+the models of `h0.mail.models` — the mail server's published output — and raise typed
+`H0Error`s. Sending has no fallback (ADR-0007): when the mail server is unreachable the
+approved draft waits in Approved/, so the daemon does not wrap this seam in one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from h0.mail.models import AckResult, EmailFull, EmailList, LabelResult, NewEmails, SendEmailResult
+from h0.mail.service import MailService
+
+
+class MailAPI(Protocol):
+    def send_approved_draft(self, path: str, note_hash: str, arrival: str = "unknown") -> SendEmailResult: ...
+
+    def list_new_emails(self, max_results: int) -> NewEmails: ...
+
+    def ack_new_emails(self, cursor: str, message_ids: Sequence[str], failed_ids: Sequence[str] = ()) -> AckResult: ...
+
+    def list_emails(self, query: str, max_results: int) -> EmailList: ...
+
+    def get_email(self, message_id: str) -> EmailFull: ...
+
+    def add_label(self, message_id: str, label_name: str) -> LabelResult: ...
+
+
+class LocalMail:
+    """`MailAPI` over a `MailService` in this process (what the mail server itself wraps)."""
+
+    def __init__(self, service: MailService) -> None:
+        self.service = service
+
+    def send_approved_draft(self, path: str, note_hash: str, arrival: str = "unknown") -> SendEmailResult:
+        return SendEmailResult.model_validate(self.service.send_approved_draft(path, note_hash, arrival))
+
+    def list_new_emails(self, max_results: int) -> NewEmails:
+        return NewEmails.model_validate(self.service.list_new_emails(max_results))
+
+    def ack_new_emails(self, cursor: str, message_ids: Sequence[str], failed_ids: Sequence[str] = ()) -> AckResult:
+        return AckResult.model_validate(self.service.ack_new_emails(cursor, list(message_ids), list(failed_ids)))
+
+    def list_emails(self, query: str, max_results: int) -> EmailList:
+        return EmailList.model_validate(self.service.list_emails(query, max_results))
+
+    def get_email(self, message_id: str) -> EmailFull:
+        return EmailFull.model_validate(self.service.get_email(message_id))
+
+    def add_label(self, message_id: str, label_name: str) -> LabelResult:
+        return LabelResult.model_validate(self.service.add_label(message_id, label_name))
