@@ -36,16 +36,26 @@ from loguru import logger
 
 from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotSupported, RateLimited
 from h0.handlers.context import HandlerContext
-from h0.handlers.thread import ThreadNote, mark_stale_drafts, starts_thread, thread_links, thread_notes
+from h0.handlers.thread import (
+    ThreadNote,
+    classify,
+    mark_stale_drafts,
+    starts_thread,
+    thread_links,
+    thread_notes,
+    threads_of,
+)
 from h0.mail.headers import AUTH_METHODS, clean_address_header, clean_header_text, format_address
 from h0.mail.htmltext import defuse_cutoff, inert_block
 from h0.mail.models import EmailFull
 from h0.mail.sync import ingest_query as _query_without_label
+from h0.vault import Note
 from h0.vault.layout import NEEDS_ACTION
 
 TRUNCATION_MARKER = "\n\n[… H0 cut this message here: it is longer than 100,000 characters. Open it in Gmail to read the rest.]\n"
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 _VERDICT = re.compile(r"[a-z]{1,16}")
+MAX_LOOKUP = 10_000  # notes one duplicate look-up returns, the whole batch together
 MAX_SYNC_ROUNDS = 40  # list/ack rounds in one pass (40 × 50 messages); the next poll goes on
 
 
@@ -98,11 +108,12 @@ def _sync(ctx: HandlerContext, report: IngestReport, max_results: int) -> None:
         report.listed += len(emails)
         handled: list[str] = []
         failed: list[str] = []
+        seen = _look_up([e for e in emails if label not in e.labels], ctx)
         for email in emails:
             message_id = email.id
             if label not in email.labels:
                 try:
-                    path = _write_note(message_id, email, ctx)
+                    path = _write_note(message_id, email, ctx, seen)
                 except H0Error as error:
                     report.failed += 1
                     failed.append(message_id)
@@ -155,26 +166,74 @@ def _ingest_one(message_id: str, ctx: HandlerContext) -> str | None:
     return path
 
 
-def _write_note(message_id: str, email: EmailFull, ctx: HandlerContext) -> str | None:
+@dataclass
+class _Seen:
+    """What a batch of new mail looks up in the vault once for all its messages (two walks, not two
+    per message): the notes already holding each message, and the notes of each thread. The batch's
+    own notes are added as they are written, so a later message of the batch sees the earlier ones."""
+
+    holders: dict[str, list[str]] = field(default_factory=dict)  # duplicate filter → paths of notes matching it
+    threads: dict[str, list[ThreadNote]] = field(default_factory=dict)  # thread id → its notes, oldest first
+
+    def wrote(self, key: str, note: Note) -> None:
+        self.holders.setdefault(key, []).append(note.path)
+        thread_id = str(note.frontmatter.get("thread_id") or "")
+        if thread_id in self.threads:
+            self.threads[thread_id] = sorted([*self.threads[thread_id], classify(note)],
+                                             key=lambda n: (n.when, n.note.path))
+
+
+def _duplicate_key(message_id: str, rfc822: str | None) -> str:
+    """The filter that finds another note of this email: its Message-ID, or (mail without one) its provider id."""
+    return f"rfc822_message_id:{rfc822}" if rfc822 else f"message_id:{message_id}"
+
+
+def _look_up(emails: list[EmailFull], ctx: HandlerContext) -> _Seen:
+    seen = _Seen()
+    keys = {_duplicate_key(e.id, _text(e.rfc822_message_id) or None) for e in emails}
+    if keys:
+        found = ctx.notes.list("", sorted(keys), recursive=True, limit=MAX_LOOKUP)
+        for path, got in zip(found, ctx.notes.read_many(found) if found else [], strict=True):
+            if isinstance(got, H0Error):  # gone since the listing
+                logger.debug("ingest: {} could not be read while looking for duplicates ({})", path, got.message)
+                continue
+            fm = got.frontmatter
+            for key in (f"rfc822_message_id:{fm.get('rfc822_message_id')}", f"message_id:{fm.get('message_id')}"):
+                if key in keys:
+                    seen.holders.setdefault(key, []).append(path)
+    ids = {str(e.thread_id) for e in emails if not starts_thread(e.id, e.thread_id)}
+    if ids:
+        try:
+            seen.threads = threads_of(ctx, ids)
+        except H0Error as error:
+            logger.warning("ingest: the threads of {} new message(s) could not be read ({})", len(ids), error.message)
+    return seen
+
+
+def _write_note(message_id: str, email: EmailFull, ctx: HandlerContext, seen: _Seen | None = None) -> str | None:
     """The note for one email, unless one exists (this path, or this Message-ID elsewhere: None)."""
     rfc822 = _text(email.rfc822_message_id) or None
     path = f"{NEEDS_ACTION}/EMAIL_{_SAFE_ID.sub('_', message_id)}.md"
     # Another note for this email: a duplicate delivery (same Message-ID), or — for mail without
     # one — this message's own note, already triaged and filed by a pass that stopped before labelling.
-    duplicate = _already_have(f"rfc822_message_id:{rfc822}" if rfc822 else f"message_id:{message_id}", path, ctx)
-    if duplicate:
+    key = _duplicate_key(message_id, rfc822)
+    holders = seen.holders.get(key, []) if seen is not None else ctx.notes.list("", key, recursive=True, limit=5)
+    if any(p != path for p in holders):
         ctx.audit.write("email_duplicate_skipped", message_id=message_id, rfc822_message_id=rfc822)
         return None
-    thread = _thread(email, path, ctx)
+    thread = _thread(email, path, ctx, seen)
     frontmatter = _frontmatter(email, rfc822)
     if thread:
         frontmatter["thread"] = thread_links(thread, email.date)
+    body = _body(email)
     try:
-        ctx.notes.write(path, frontmatter, _body(email), create_only=True)
+        written = ctx.notes.write(path, frontmatter, body, create_only=True)
     except Conflict:
         _check_own_note(path, message_id, ctx)
         logger.info("ingest: {} was written by a pass that stopped before labelling the message", path)
         return None
+    if seen is not None:
+        seen.wrote(key, Note(path, frontmatter, body, written.hash))
     if thread:
         mark_stale_drafts(ctx, thread, email, path)
     subject, sender = _subject(email), clean_address_header(email.sender)
@@ -183,11 +242,13 @@ def _write_note(message_id: str, email: EmailFull, ctx: HandlerContext) -> str |
     return path
 
 
-def _thread(email: EmailFull, path: str, ctx: HandlerContext) -> list[ThreadNote]:
+def _thread(email: EmailFull, path: str, ctx: HandlerContext, seen: _Seen | None = None) -> list[ThreadNote]:
     """The vault's notes of this email's thread (none for a message that starts one). A failed
     look-up costs the note its `thread:` links, never the note."""
     if starts_thread(email.id, email.thread_id):
         return []
+    if seen is not None:
+        return [n for n in seen.threads.get(str(email.thread_id), []) if n.note.path != path]
     try:
         return thread_notes(ctx, str(email.thread_id), exclude=path)
     except H0Error as error:
@@ -207,11 +268,6 @@ def _check_own_note(path: str, message_id: str, ctx: HandlerContext) -> None:
     if str(existing.frontmatter.get("message_id") or "") != message_id:
         raise Conflict(f"{path} holds another note (message_id {existing.frontmatter.get('message_id')!r}); "
                        "the email was not ingested.", path=path)
-
-
-def _already_have(flt: str, path: str, ctx: HandlerContext) -> bool:
-    """True if a note matching `flt` (its Message-ID, or its provider id) exists under another name."""
-    return any(p != path for p in ctx.notes.list("", flt, recursive=True, limit=5))
 
 
 def _text(value: Any) -> str:

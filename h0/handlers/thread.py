@@ -78,13 +78,14 @@ def threads_of(ctx: HandlerContext, thread_ids: Iterable[str], *, known: Iterabl
         note = have.get(path)
         tid = str(note.frontmatter.get("thread_id") or "") if note is not None else ""
         if tid in threads:
-            threads[tid].append(_classify(note))
+            threads[tid].append(classify(note))
     for notes in threads.values():
         notes.sort(key=lambda n: (n.when, n.note.path))
     return threads
 
 
-def _classify(view: Note) -> ThreadNote:
+def classify(view: Note) -> ThreadNote:
+    """A thread's note as an email, a sent reply or a draft, with its moment."""
     fm = view.frontmatter
     status = str(fm.get("status") or "").strip().lower()
     if str(fm.get("type") or "") == "email":

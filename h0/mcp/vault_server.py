@@ -26,8 +26,19 @@ from pydantic import BaseModel, Field
 from h0 import __version__
 from h0.errors import H0Error, PermissionDenied
 from h0.mcp.base import READ_ONLY, H0Server
-from h0.mcp.vault_models import HealthStatus, MoveResult, NoteContent, NoteList, NoteMatch, NoteRef, SearchResults
-from h0.mcp.vault_models import ChangeResult, ChangesApplied, ItemError, NotesRead
+from h0.mcp.vault_models import (
+    ChangeResult,
+    ChangesApplied,
+    HealthStatus,
+    ItemError,
+    MoveResult,
+    NoteContent,
+    NoteList,
+    NoteMatch,
+    NoteRef,
+    NotesRead,
+    SearchResults,
+)
 from h0.vault import AuditLog, Vault
 from h0.vault.approval import ApprovalFolder, same_directory
 from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
@@ -163,29 +174,38 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
 
     # The guarded operations: each single-note tool and apply_changes go through these.
 
-    def do_write(tool: str, path: str, frontmatter: dict, body: str, if_match: str | None, create_only: bool) -> Note:
+    def log(done: list[tuple[str, dict]] | None, event: str, **fields: str | None) -> None:
+        """An audit line now, or (in a batch) with the batch's others when it ends."""
+        if done is None:
+            audit.write(event, **fields)
+        else:
+            done.append((event, fields))
+
+    def do_write(tool: str, path: str, frontmatter: dict, body: str, if_match: str | None, create_only: bool,
+                 done: list | None = None) -> Note:
         target = vault.resolve(path, write=True)
         guard_write(tool, target)
         note = vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
-        audit.write("note_written", tool=tool, path=note.path, hash=note.hash)
+        log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
         return note
 
-    def do_update(tool: str, path: str, changes: dict, remove: list[str], if_match: str | None) -> Note:
+    def do_update(tool: str, path: str, changes: dict, remove: list[str], if_match: str | None,
+                  done: list | None = None) -> Note:
         target = vault.resolve(path, write=True)
         guard_write(tool, target)
         note = vault.update_frontmatter(target.rel, changes, remove=tuple(remove), if_match=if_match)
-        audit.write("note_written", tool=tool, path=note.path, hash=note.hash)
+        log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
         return note
 
     def do_move(tool: str, source: str, destination: str, overwrite: bool, rename_if_exists: bool,
-                set_frontmatter: dict | None) -> MoveResult:
+                set_frontmatter: dict | None, done: list | None = None) -> MoveResult:
         src = vault.resolve(source, write=True)
         dst = vault.destination_for(destination, src)
         guard_move(tool, src, dst)
         moved = vault.move_note(
             src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
         )
-        audit.write("note_moved", tool=tool, source=moved.source, destination=moved.destination)
+        log(done, "note_moved", tool=tool, source=moved.source, destination=moved.destination)
         return MoveResult(
             moved=True, source=moved.source, destination=moved.destination, moved_hash=moved.moved_hash, hash=moved.hash,
             warning=moved.warning,
@@ -307,27 +327,33 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
     ) -> ChangesApplied:
         """Apply several writes, frontmatter updates and moves in one call, in order, each exactly as write_note,
         update_frontmatter or move_note would (same rules, same errors). Each change stands on its own: one that
-        fails is reported in its place (ok: false, with its error code) and the others still apply."""
+        fails is reported in its place (ok: false, with its error code) and the others still apply. Every change
+        is on disk, durably, when the call answers."""
         results: list[ChangeResult] = []
-        for change in changes:
-            try:
-                results.append(_apply(change))
-            except H0Error as error:
-                failed = _item_error(change.source if isinstance(change, MoveChange) else change.path, error)
-                results.append(ChangeResult(ok=False, path=failed.path, error=failed.error, message=failed.message,
-                                            details=failed.details))
+        done: list[tuple[str, dict]] = []
+        try:
+            with vault.batch():  # each folder fsynced once, at the end (before answering)
+                for change in changes:
+                    try:
+                        results.append(_apply(change, done))
+                    except H0Error as error:
+                        failed = _item_error(change.source if isinstance(change, MoveChange) else change.path, error)
+                        results.append(ChangeResult(ok=False, path=failed.path, error=failed.error,
+                                                    message=failed.message, details=failed.details))
+        finally:
+            audit.write_many(done)
         return ChangesApplied(results=results)
 
-    def _apply(change: WriteChange | UpdateChange | MoveChange) -> ChangeResult:
+    def _apply(change: WriteChange | UpdateChange | MoveChange, done: list) -> ChangeResult:
         if isinstance(change, WriteChange):
             note = do_write("apply_changes", change.path, change.frontmatter, change.body, change.if_match,
-                            change.create_only)
+                            change.create_only, done)
             return ChangeResult(ok=True, path=note.path, hash=note.hash)
         if isinstance(change, UpdateChange):
-            note = do_update("apply_changes", change.path, change.set, change.remove, change.if_match)
+            note = do_update("apply_changes", change.path, change.set, change.remove, change.if_match, done)
             return ChangeResult(ok=True, path=note.path, hash=note.hash)
         moved = do_move("apply_changes", change.source, change.destination, change.overwrite,
-                        change.rename_if_exists, change.set_frontmatter)
+                        change.rename_if_exists, change.set_frontmatter, done)
         return ChangeResult(ok=True, path=moved.destination, hash=moved.hash, source=moved.source,
                             moved_hash=moved.moved_hash, warning=moved.warning)
 

@@ -113,11 +113,13 @@ def _name_too_long(head: str, exc: OSError, shown: str | None, details: dict) ->
     )
 
 
-def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: bool = True,
+                 sync_dir: bool = True) -> None:
     """Write `data` to `path` so readers see the old file or the new one, never a part.
 
     The temp file lives in the same folder (same filesystem, so the rename is atomic),
-    is fsynced before the rename, and the folder is fsynced after it. A dot-prefixed,
+    is fsynced before the rename, and the folder is fsynced after it (`sync_dir=False`: the
+    caller fsyncs the folder itself, once for a batch of writes). A dot-prefixed,
     `.tmp`-suffixed name keeps watchers and Obsidian from treating it as a note.
     """
     directory = path.parent
@@ -141,7 +143,7 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: b
         # A full disk, a vanished folder, Ctrl-C: the old file stays as it was, no temp left.
         _unlink_quietly(tmp)
         raise
-    if durable:
+    if durable and sync_dir:
         fsync_dir(directory)
 
 

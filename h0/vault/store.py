@@ -6,13 +6,14 @@ and H0's handlers call it directly as the fallback when the server is unavailabl
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import marshal
 import os
 import re
 import stat
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from h0.vault.paths import NOTE_SUFFIX, PathResolver, VaultPath
 from h0.vault.search import SearchHit, search_files
 
 FRONTMATTER_PROBE = 16 * 1024
+_pending = threading.local()  # folders whose fsync `Vault.batch` defers to its end
 CACHE_LIMIT = 200_000
 
 
@@ -152,6 +154,33 @@ class Vault:
         self._write_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
+    # ------------------------------------------------------------------ durability
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Inside, each write and move is made durable as always (the file fsynced before its
+        rename), but each folder's entry list is fsynced once, when the block ends — before the
+        caller answers anyone — instead of once per note: a batch of 200 notes into two folders
+        costs two folder fsyncs, not 400. Per thread; nested blocks join the outer one."""
+        if getattr(_pending, "dirs", None) is not None:
+            yield
+            return
+        _pending.dirs = set()
+        try:
+            yield
+        finally:
+            dirs, _pending.dirs = _pending.dirs, None
+            for directory in sorted(dirs):
+                fsync_dir(Path(directory))
+
+    @staticmethod
+    def _sync_dir(directory: Path) -> None:
+        dirs = getattr(_pending, "dirs", None)
+        if dirs is None:
+            fsync_dir(directory)
+        else:
+            dirs.add(str(directory))
+
     # ------------------------------------------------------------------ resolve
 
     def resolve(self, path: object, *, write: bool = False) -> VaultPath:
@@ -269,7 +298,8 @@ class Vault:
                 if now != if_match:
                     raise Conflict(f"{target.rel} changed while it was being written.", path=target.rel)
             try:
-                atomic_write(target.abs, data)
+                atomic_write(target.abs, data, sync_dir=False)
+                self._sync_dir(target.abs.parent)
             except OSError as exc:
                 raise typed_os_error(exc, f"write {target.rel}", target.rel) from exc
             note = parse(data, target.rel)
@@ -369,9 +399,9 @@ class Vault:
             raise Conflict(
                 f"A note already exists at {dst.rel}; pass overwrite to replace it.", path=dst.rel, source=src.rel
             )
-        fsync_dir(dst.abs.parent)
+        self._sync_dir(dst.abs.parent)
         if dst.abs.parent != src.abs.parent:
-            fsync_dir(src.abs.parent)
+            self._sync_dir(src.abs.parent)
         moved = Moved(src.rel, dst.rel)
         if set_frontmatter:
             data, _ = self._read_bytes(dst)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from h0.config import load_settings
-from h0.handlers.context import HandlerContext
+from h0.handlers.context import HandlerContext, NoteOps
 from h0.handlers.ingest import ingest_new_mail
 from h0.handlers.send import send_approved_draft
 from h0.handlers.triage import triage_email
@@ -22,6 +22,7 @@ from h0.mail.api import LocalMail
 from h0.triage import Triager, ensure_rules_file
 from h0.triage.prompt import email_message
 from h0.vault import Vault
+from h0.vault.api import LocalVault
 from tests.mail.conftest import gmail_settings_for
 from tests.pipeline.harness import frontmatter
 
@@ -156,3 +157,40 @@ def test_a_draft_for_an_email_the_thread_already_moved_past_is_stale_from_the_st
     assert frontmatter(vault_dir, older)["stale_since"] == f"[[EMAIL_{second}]]"
     assert "stale" not in frontmatter(vault_dir, newer)
     assert [m.text.strip() for m in ctx.triager.seen[-1].conversation] == ["Could we move the review to Friday?"]
+
+
+class CountingLists(LocalVault):
+    """The local vault, counting the walks of the vault (`list`)."""
+
+    lists = 0
+
+    def list(self, *args: Any, **kwargs: Any):
+        CountingLists.lists += 1
+        return super().list(*args, **kwargs)
+
+
+def test_one_batch_of_new_mail_walks_the_vault_twice_and_sees_its_own_earlier_messages(vault_dir, gmail, mail):
+    """Given 12 new messages in one sync batch — a thread of three, a duplicate delivery (same
+    Message-ID twice) and seven others — when ingested, then the vault is walked twice for the
+    whole batch (duplicates, threads), not twice per message; the duplicate gets no second note;
+    and the later messages of the thread link the earlier ones written moments before."""
+    ctx = make_ctx(vault_dir, mail)
+    ctx.notes = NoteOps(CountingLists(Vault(vault_dir)))
+    assert ingest_new_mail(ctx).written == []  # the first pass (a catch-up) sets the cursor
+    first = gmail.add_message(sender="Dana <dana@example.com>", subject="Plan", body="One", message_id="<p1@x>")
+    second = gmail.add_message(sender="Dana <dana@example.com>", subject="Re: Plan", body="Two",
+                               message_id="<p2@x>", thread_id=first)
+    third = gmail.add_message(sender="Dana <dana@example.com>", subject="Re: Plan", body="Three",
+                              message_id="<p3@x>", thread_id=first)
+    gmail.add_message(subject="Once", message_id="<dup@x>")
+    gmail.add_message(subject="Once", message_id="<dup@x>")
+    for i in range(7):
+        gmail.add_message(subject=f"Other {i}", message_id=f"<o{i}@x>")
+    CountingLists.lists = 0
+    report = ingest_new_mail(ctx)
+    assert report.mode == "history" and len(report.written) == 11 and report.duplicates == 1
+    assert CountingLists.lists == 2
+    vault = Vault(vault_dir)
+    assert vault.read_note(f"Needs_Action/EMAIL_{second}.md").frontmatter["thread"] == [f"[[EMAIL_{first}]]"]
+    assert vault.read_note(f"Needs_Action/EMAIL_{third}.md").frontmatter["thread"] == [
+        f"[[EMAIL_{first}]]", f"[[EMAIL_{second}]]"]
