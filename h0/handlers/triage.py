@@ -140,8 +140,10 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
     _apply_plans(plans, ctx)
+    decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
     for plan in plans:
-        results[plan.note.path] = plan.result if plan.result is not None else _decided(plan, ctx)
+        results[plan.note.path] = plan.result if plan.result is not None else _decided(plan, decisions)
+    ctx.audit.write_many(decisions)
     return results
 
 
@@ -238,27 +240,26 @@ def _again(plan: _Plan, ctx: HandlerContext) -> None:
         raise Conflict(f"{plan.note.path} changed while it was being filed.", path=plan.note.path)
 
 
-def _decided(plan: _Plan, ctx: HandlerContext) -> Outcome:
-    """The decision carried out: its audit line, its log line, its Outcome."""
+def _decided(plan: _Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcome:
+    """The decision carried out: its audit line (added to `decisions`), its log line, its Outcome."""
     path, record, outcome = plan.note.path, plan.record, plan.outcome
     decision = outcome.decision
     draft_path = plan.draft.path if plan.draft is not None else None
     done_path = record.pop("done_path", None)
-    ctx.audit.write(
-        "triage_decision",
-        note=path,
-        decision=record["decision"],
-        confidence=record["confidence"],
-        reasoning=decision.reasoning,
-        provider=outcome.provider,
-        model=outcome.model,
-        latency_ms=round(outcome.latency_ms, 2),
-        fallback=outcome.fallback or None,
-        fallback_reason=outcome.fallback_reason,
-        rule=outcome.rule,
-        draft=draft_path,
-        warnings=outcome.warnings or None,
-    )
+    decisions.append(("triage_decision", {
+        "note": path,
+        "decision": record["decision"],
+        "confidence": record["confidence"],
+        "reasoning": decision.reasoning,
+        "provider": outcome.provider,
+        "model": outcome.model,
+        "latency_ms": round(outcome.latency_ms, 2),
+        "fallback": outcome.fallback or None,
+        "fallback_reason": outcome.fallback_reason,
+        "rule": outcome.rule,
+        "draft": draft_path,
+        "warnings": outcome.warnings or None,
+    }))
     for warning in outcome.warnings:
         logger.warning("{}: {}", path, warning)
     where = f" → {draft_path}" if draft_path else (f" → {done_path}" if done_path else "")
