@@ -85,25 +85,28 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     import gc
 
+    from h0.mcp.sdk_hooks import import_sdk_for_stdio
+
     # The MCP SDK builds hundreds of pydantic models at import: collecting garbage in the
     # middle of that is wasted start-up time. Freeze what was imported so later collections
     # skip it.
     gc.disable()
     try:
+        import_sdk_for_stdio()  # this process serves stdio only: no SDK client, HTTP or OAuth
         settings = _settings(args)
         _setup_logging(settings)
         if args.server == "vault":
             from h0.mcp.vault_server import build_vault_server
 
             server = build_vault_server(settings.vault_path)
+        else:
+            from h0.mcp.mail_server import main as serve_mail
     finally:
         gc.freeze()
         gc.enable()
     if args.server == "vault":
         server.run("stdio")
         return EXIT_OK
-    from h0.mcp.mail_server import main as serve_mail
-
     serve_mail(settings)
     return EXIT_OK
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 
 from h0.errors import H0Error, InternalError, InvalidRequest
-from h0.mcp.sdk_hooks import serve_stdio_without_threads, skip_output_revalidation
+from h0.mcp.sdk_hooks import serve_stdio, skip_output_revalidation
 from h0.platform.proc import thread_free_stdio
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -62,11 +62,10 @@ class H0Server(MCPServer):
     """An MCPServer whose every tool answers a typed result or a typed error."""
 
     async def run_stdio_async(self) -> None:
-        """Serve stdio through asyncio pipes: no worker-thread hop per line read or written."""
-        if not thread_free_stdio((0, 1)):  # a file on stdin, or an OS where that is not safe
-            await super().run_stdio_async()
-            return
-        await serve_stdio_without_threads(self)
+        """Serve stdio through asyncio pipes (no worker-thread hop per line read or written),
+        in the handshake protocol era (see h0.mcp.sdk_hooks.serve_stdio for why)."""
+        # Threads for a file on stdin, or on an OS where pipes are not safe for asyncio.
+        await serve_stdio(self, threads=not thread_free_stdio((0, 1)))
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:  # type: ignore[override]
         try:
@@ -101,7 +100,7 @@ class H0Server(MCPServer):
                     return success(fn(*args, **kwargs))
                 except H0Error as err:
                     return failure(err)
-                except Exception:
+                except Exception:  # noqa: BLE001 - any bug becomes a typed internal_error, never a traceback
                     logger.exception("tool {} raised", fn.__name__)
                     return failure(InternalError(f"{fn.__name__} failed unexpectedly; see the server log."))
 

@@ -8,14 +8,19 @@ What it measures (each run; the table shows every run and the median of the runs
   (a) read_note latency over one persistent stdio session, 500 notes, side by side with
       the MCP reference filesystem server's read_text_file on the same files — the two
       calls alternate, note by note, so machine noise hits both alike;
-  (b) list_notes on the 2,500-note Done/ folder vs the reference server's list_directory;
+  (b) list_notes on the 2,500-note Done/ folder vs the reference server's list_directory,
+      as the stock Python client sees them (with and without its output validation) and as
+      the stock TypeScript client sees them (`mcp_ts_client.mjs`: @modelcontextprotocol/sdk's
+      Client over StdioClientTransport, which validates with Ajv);
   (c) search_notes for a rare phrase: the first call on a fresh server (and it must
       return every planted note) and the median of repeats, vs `rg -i -F -l` on the vault
       (whole process timed, median of repeats; -l because search_notes, too, reports
       each note once, at its first match);
   (d) list_notes with a frontmatter filter (status:pending, recursive, whole vault):
       the first call on a fresh server (cold) and the median of repeats (warm);
-  (e) server start to first answer: spawn `h0 mcp vault`, initialize, health_check;
+  (e) server start to first answer: spawn `h0 mcp vault` (and `h0 mcp gmail` with
+      MAIL_BACKEND=outbox, and a bare one-tool SDK server), initialize, health_check
+      (bench_start.py; also runs on its own);
   (f) peak RSS (VmHWM) of the server process that served (a)–(d).
 
 Both servers are driven by the same `mcp` Python client, so client overhead (including
@@ -36,35 +41,30 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_vault import ABSENT, CACHE, RARE_MULTI, Params, ensure_vault  # noqa: E402
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_start import measure as measure_starts
+from gen_vault import ABSENT, CACHE, RARE_MULTI, Params, ensure_vault
 
 REPO = Path(__file__).resolve().parents[2]
 NODE_DIR = CACHE / "node"
 FS_PACKAGE = "@modelcontextprotocol/server-filesystem"
+TS_SDK = "@modelcontextprotocol/sdk"  # the stock TypeScript client, for mcp_ts_client.mjs
+TS_DRIVER = Path(__file__).resolve().parent / "mcp_ts_client.mjs"
 NPM_TIMEOUT = 300
 SERVER_LOG = CACHE / "servers.log"  # the servers' stderr (the reference server prints a banner there)
 
-# A bare MCP server with one tool, to show what the SDK alone costs to start.
-BARE_SERVER = """\
-from mcp.server.mcpserver import MCPServer
-server = MCPServer("bare")
-@server.tool()
-def health_check() -> dict:
-    return {"status": "ok"}
-server.run("stdio")
-"""
-
 GOAL_FILTER_WARM_MS = 200.0
+GOAL_LIST_RATIO = 3.0
 GOAL_START_S = 1.0
 GOAL_RSS_MB = 100.0
 GOAL_SEARCH_RATIO = 2.0
@@ -74,16 +74,18 @@ GOAL_SEARCH_RATIO = 2.0
 
 
 def ensure_fs_server() -> Path:
-    """The reference filesystem server's entry script, installed with npm on first use."""
+    """The reference filesystem server's entry script, installed with npm on first use (with the
+    TypeScript SDK, whose client mcp_ts_client.mjs drives)."""
     pkg = NODE_DIR / "node_modules" / FS_PACKAGE
-    if not (pkg / "package.json").is_file():
+    missing = [p for p in (FS_PACKAGE, TS_SDK) if not (NODE_DIR / "node_modules" / p / "package.json").is_file()]
+    if missing:
         npm = shutil.which("npm")
         if npm is None:
             sys.exit("npm is needed for the reference server (apt-get install nodejs npm)")
         NODE_DIR.mkdir(parents=True, exist_ok=True)
-        print(f"installing {FS_PACKAGE} into {NODE_DIR} …", file=sys.stderr)
+        print(f"installing {', '.join(missing)} into {NODE_DIR} …", file=sys.stderr)
         subprocess.run(
-            [npm, "install", "--prefix", str(NODE_DIR), "--no-audit", "--no-fund", "--loglevel=error", FS_PACKAGE],
+            [npm, "install", "--prefix", str(NODE_DIR), "--no-audit", "--no-fund", "--loglevel=error", *missing],
             check=True,
             timeout=NPM_TIMEOUT,
             stdout=subprocess.DEVNULL,
@@ -93,11 +95,30 @@ def ensure_fs_server() -> Path:
     return (pkg / bin_entry).resolve()
 
 
-def fs_version() -> str:
+def fs_version(package: str = FS_PACKAGE) -> str:
     try:
-        return json.loads((NODE_DIR / "node_modules" / FS_PACKAGE / "package.json").read_text())["version"]
+        return json.loads((NODE_DIR / "node_modules" / package / "package.json").read_text())["version"]
     except OSError:
         return "?"
+
+
+def ts_client_calls(servers: dict[str, StdioServerParameters], calls: list[dict[str, Any]], rounds: int) -> dict:
+    """Run `calls` (each {label, server, tool, arguments}) `rounds` times through the stock
+    TypeScript client (mcp_ts_client.mjs); {"ms": {label: [...]}, "first": {label: answer}}."""
+    driver = NODE_DIR / TS_DRIVER.name  # beside node_modules, where its imports resolve
+    shutil.copyfile(TS_DRIVER, driver)
+    plan = {
+        "servers": {name: {"command": p.command, "args": p.args, "env": p.env} for name, p in servers.items()},
+        "calls": calls,
+        "rounds": rounds,
+    }
+    done = subprocess.run(
+        [shutil.which("node") or "node", str(driver), json.dumps(plan)],
+        cwd=NODE_DIR, capture_output=True, text=True, timeout=600, check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{driver.name} failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout)
 
 
 def find_h0(explicit: str | None) -> Path:
@@ -217,32 +238,23 @@ async def one_run(h0: Path, fs_entry: Path, vault: Path, manifest: dict, args: a
     f = run.figures
     expected = manifest["rare_phrases"][RARE_MULTI]
 
-    # (e) start to first answer.
-    starts, bare = [], []
-    bare_script = CACHE / "bare_server.py"
-    bare_script.write_text(BARE_SERVER)
-    bare_params = StdioServerParameters(command=str(h0.with_name("python")), args=[str(bare_script)], env=server_env())
-    for _ in range(args.starts):
-        t0 = time.perf_counter()
-        async with connect(h0_params(h0, vault), timeout=60) as client:
-            result = await client.call_tool("health_check", {})
-            starts.append(time.perf_counter() - t0)
-            if result.is_error or result.structured_content["status"] != "ok":
-                run.checks.append(f"health_check: {result.content[0].text[:200]}")
-        if h0.with_name("python").is_file():
-            t0 = time.perf_counter()
-            async with connect(bare_params, timeout=60) as client:
-                await client.call_tool("health_check", {})
-                bare.append(time.perf_counter() - t0)
-    f["start_s"] = median(starts)
-    f["start_bare_s"] = median(bare) if bare else float("nan")
+    # (e) start to first answer: both H0 servers and a bare SDK server, interleaved.
+    with tempfile.TemporaryDirectory(prefix="h0-bench-start-") as scratch:
+        starts = await measure_starts(h0, vault, Path(scratch), args.starts)
+    run.checks.extend(starts.problems)
+    f["start_s"] = median(starts.wall["vault"])
+    f["start_mail_s"] = median(starts.wall["mail"])
+    f["start_bare_s"] = median(starts.wall["bare"]) if "bare" in starts.wall else float("nan")
 
     # ripgrep, same phrase, same vault.
     rg = shutil.which("rg")
     rg_times = []
     for _ in range(args.repeats):
         t0 = time.perf_counter()
-        proc = subprocess.run([rg, "-i", "-F", "-l", RARE_MULTI, str(vault)], capture_output=True, text=True)
+        # Blocking on purpose: rg's whole process is what is timed, with nothing else running.
+        proc = subprocess.run(  # noqa: ASYNC221
+            [rg, "-i", "-F", "-l", RARE_MULTI, str(vault)], capture_output=True, text=True, check=False
+        )
         rg_times.append(time.perf_counter() - t0)
     rg_files = sorted(Path(line).relative_to(vault).as_posix() for line in proc.stdout.splitlines())
     if rg_files != expected:
@@ -317,6 +329,22 @@ async def one_run(h0: Path, fs_entry: Path, vault: Path, manifest: dict, args: a
         f["rss_h0_mb"] = peak_rss_mb(h0_pid) if h0_pid else float("nan")
         f["rss_fs_mb"] = peak_rss_mb(fs_pid) if fs_pid else float("nan")
         run.protocols = {"h0": str(hc.protocol_version), "fs": str(fc.protocol_version)}  # type: ignore[attr-defined]
+
+    # (b) the same listing through the stock TypeScript client, alternating the servers.
+    big = manifest["big_folder"]
+    ts = ts_client_calls(
+        {"h0": h0_params(h0, vault), "fs": fs_params(fs_entry, vault)},
+        [
+            {"label": "h0", "server": "h0", "tool": "list_notes", "arguments": {"directory": big, "limit": 10_000}},
+            {"label": "fs", "server": "fs", "tool": "list_directory", "arguments": {"path": str(vault / big)}},
+        ],
+        args.repeats * 4,
+    )
+    f["list_h0_ts_ms"], f["list_fs_ts_ms"] = median(ts["ms"]["h0"]), median(ts["ms"]["fs"])
+    if len(ts["first"]["h0"]["notes"]) != manifest["big_folder_notes"]:
+        run.checks.append(f"TS client: list_notes {big} returned {len(ts['first']['h0']['notes'])} notes")
+    if json.dumps(ts["first"]["fs"]).count("[FILE]") != manifest["big_folder_notes"]:
+        run.checks.append(f"TS client: list_directory {big} did not return {manifest['big_folder_notes']} files")
     return run
 
 
@@ -332,6 +360,8 @@ ROWS: list[tuple[str, str, str]] = [
     ("    reference list_directory Done/", "list_fs_ms", "ms"),
     ("(b) same, client validates output", "list_h0_val_ms", "ms"),
     ("    reference, client validates", "list_fs_val_ms", "ms"),
+    ("(b) same, TypeScript client (validates)", "list_h0_ts_ms", "ms"),
+    ("    reference, TypeScript client", "list_fs_ts_ms", "ms"),
     ("(c) search_notes first call", "search_first_ms", "ms"),
     ("(c) search_notes warm median", "search_warm_ms", "ms"),
     ("    search_notes, phrase absent", "search_absent_ms", "ms"),
@@ -339,7 +369,8 @@ ROWS: list[tuple[str, str, str]] = [
     ("(d) list_notes status:pending cold", "filter_cold_ms", "ms"),
     ("(d) list_notes status:pending warm", "filter_warm_ms", "ms"),
     ("(d) same, client validates output", "filter_warm_val_ms", "ms"),
-    ("(e) start to first answer", "start_s", "s"),
+    ("(e) start to first answer, vault", "start_s", "s"),
+    ("(e) same, mail server (outbox)", "start_mail_s", "s"),
     ("    bare mcp SDK server, same", "start_bare_s", "s"),
     ("(f) peak RSS h0 server", "rss_h0_mb", "MB"),
     ("    peak RSS reference server", "rss_fs_mb", "MB"),
@@ -353,14 +384,20 @@ def goals(m: dict[str, float]) -> dict[str, tuple[str, bool | None]]:
         "read_h0_med_ms": (f"<= ref ({m['read_h0_med_ms'] / m['read_fs_med_ms']:.2f}x)", m["read_h0_med_ms"] <= m["read_fs_med_ms"]),
         "read_h0_p99_ms": (f"({m['read_h0_p99_ms'] / m['read_fs_p99_ms']:.2f}x ref)", None),
         "list_h0_ms": (f"({m['list_h0_ms'] / m['list_fs_ms']:.2f}x ref)", None),
-        "list_h0_val_ms": (f"({m['list_h0_val_ms'] / m['list_fs_val_ms']:.2f}x ref)", None),
+        "list_h0_val_ms": _ratio_goal(m["list_h0_val_ms"], m["list_fs_val_ms"], GOAL_LIST_RATIO),
+        "list_h0_ts_ms": _ratio_goal(m["list_h0_ts_ms"], m["list_fs_ts_ms"], GOAL_LIST_RATIO),
         "search_first_ms": (f"<= 2x rg ({m['search_first_ms'] / m['rg_ms']:.2f}x)", m["search_first_ms"] <= rg2),
         "search_warm_ms": (f"<= 2x rg ({m['search_warm_ms'] / m['rg_ms']:.2f}x)", m["search_warm_ms"] <= rg2),
         "search_absent_ms": (f"({m['search_absent_ms'] / m['rg_ms']:.2f}x rg)", None),
         "filter_warm_ms": (f"<= {GOAL_FILTER_WARM_MS:.0f} ms", m["filter_warm_ms"] <= GOAL_FILTER_WARM_MS),
         "start_s": (f"<= {GOAL_START_S:g} s", m["start_s"] <= GOAL_START_S),
+        "start_mail_s": (f"<= {GOAL_START_S:g} s", m["start_mail_s"] <= GOAL_START_S),
         "rss_h0_mb": (f"<= {GOAL_RSS_MB:.0f} MB", m["rss_h0_mb"] <= GOAL_RSS_MB),
     }
+
+
+def _ratio_goal(h0: float, ref: float, most: float) -> tuple[str, bool]:
+    return f"<= {most:g}x ref ({h0 / ref:.2f}x)", h0 <= most * ref
 
 
 def fmt(value: float, unit: str) -> str:
@@ -384,8 +421,10 @@ def report(runs: list[Run], manifest: dict, vault: Path, fs_ver: str) -> tuple[s
     widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
     lines = [
         f"vault: {manifest['notes']} notes, {manifest['bytes'] / 1e6:.1f} MB ({vault})",
-        f"reference: {FS_PACKAGE} {fs_ver} on node {_node_version()}; {_rg_version()}; "
-        f"python {platform.python_version()}; {os.cpu_count()} cores",
+        (
+            f"reference: {FS_PACKAGE} {fs_ver} on node {_node_version()}; TypeScript client {TS_SDK} "
+            f"{fs_version(TS_SDK)}; {_rg_version()}; python {platform.python_version()}; {os.cpu_count()} cores"
+        ),
         "",
         "  ".join(h.ljust(w) for h, w in zip(head, widths)),
         "  ".join("-" * w for w in widths),
@@ -408,14 +447,15 @@ def report(runs: list[Run], manifest: dict, vault: Path, fs_ver: str) -> tuple[s
 
 def _node_version() -> str:
     try:
-        return subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
+        return subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=10, check=False).stdout.strip()
     except OSError:
         return "?"
 
 
 def _rg_version() -> str:
     try:
-        return subprocess.run(["rg", "--version"], capture_output=True, text=True, timeout=10).stdout.split("\n")[0]
+        done = subprocess.run(["rg", "--version"], capture_output=True, text=True, timeout=10, check=False)
+        return done.stdout.split("\n")[0]
     except OSError:
         return "rg ?"
 

@@ -100,7 +100,7 @@ def test_list_notes_with_a_filter(inspector_bin: Path, vault_with_note: Path) ->
     )  # fmt: skip
 
     assert not result.get("isError")
-    assert [note["path"] for note in result["structuredContent"]["notes"]] == [NOTE]
+    assert result["structuredContent"]["notes"] == [NOTE]
 
 
 @pytest.mark.parametrize(

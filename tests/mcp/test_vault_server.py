@@ -62,30 +62,41 @@ async def test_list_notes_with_a_filter_returns_matching_paths(client, vault_dir
     (vault_dir / "Needs_Action/a.md").write_text("---\nstatus: pending\n---\n")
     (vault_dir / "Needs_Action/b.md").write_text("---\nstatus: done\n---\n")
     result = await client.call_tool("list_notes", {"directory": "vault/Needs_Action", "filter": "status:pending"})
-    assert [n["path"] for n in result.structured_content["notes"]] == ["Needs_Action/a.md"]
+    assert result.structured_content["notes"] == ["Needs_Action/a.md"]
     assert result.structured_content["total"] == 1 and result.structured_content["truncated"] is False
 
 
 async def test_a_listing_sends_each_note_as_just_its_path(client, vault_dir: Path):
-    """Given notes in a folder, when listed, then each item is `{path}` (no null search fields)
+    """Given notes in a folder, when listed, then `notes` is their paths as plain strings, sorted,
     and the text content carries the same JSON, for clients that read only text."""
     for name in ("b.md", "a.md"):
         (vault_dir / "Done" / name).write_text("---\nstatus: done\n---\n")
     result = await client.call_tool("list_notes", {"directory": "Done"})
-    assert result.structured_content["notes"] == [{"path": "Done/a.md"}, {"path": "Done/b.md"}]
+    assert result.structured_content == {"notes": ["Done/a.md", "Done/b.md"], "total": 2, "truncated": False,
+                                         "skipped": []}
     assert json.loads(result.content[0].text) == result.structured_content
 
 
-async def test_list_and_search_schemas_give_their_items_inline(client):
-    """Given the published output schemas, then list items carry no `$ref` and no nullable
+async def test_a_listing_schema_leaves_its_paths_nothing_to_check_one_by_one(client):
+    """Given the published list_notes schema, then `notes` is a bare array (no item schema for the
+    stock Python client's jsonschema to apply 2,500 times) and the rest is flat: no `$ref`."""
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    schema = tools["list_notes"].output_schema
+    notes = schema["properties"]["notes"]
+    assert notes["type"] == "array" and "items" not in notes and "strings" in notes["description"]
+    assert schema["required"] == ["notes", "total", "truncated"]
+    assert "$defs" not in schema and "$ref" not in json.dumps(schema)
+
+
+async def test_a_search_schema_gives_its_items_inline(client):
+    """Given the published search_notes schema, then its items carry no `$ref` and no nullable
     `anyOf`: the stock Python client checks every item with jsonschema, where those cost most."""
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    for name, fields in (("list_notes", ["path"]), ("search_notes", ["path", "snippet", "line"])):
-        schema = tools[name].output_schema
-        assert "$defs" not in schema
-        items = schema["properties"]["notes"]["items"]
-        assert items["type"] == "object" and items["required"] == fields
-        assert "$ref" not in json.dumps(schema) and "anyOf" not in json.dumps(items)
+    schema = tools["search_notes"].output_schema
+    assert "$defs" not in schema
+    items = schema["properties"]["notes"]["items"]
+    assert items["type"] == "object" and items["required"] == ["path", "snippet", "line"]
+    assert "$ref" not in json.dumps(schema) and "anyOf" not in json.dumps(items)
 
 
 async def test_read_of_a_missing_note_is_a_typed_not_found(client):

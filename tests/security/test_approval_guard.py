@@ -302,7 +302,7 @@ async def test_reading_approved_notes_stays_allowed(client, vault_dir: Path, app
         result = await client.call_tool("read_note", {"path": path})
         assert not result.is_error and "Exactly what the human approved." in result.structured_content["body"]
     listed = await client.call_tool("list_notes", {"directory": "Approved"})
-    assert [n["path"] for n in listed.structured_content["notes"]] == ["Approved/d.md"]
+    assert listed.structured_content["notes"] == ["Approved/d.md"]
 
 
 class TestTheWatcherAndTheSweepAgree:
