@@ -303,8 +303,10 @@ class FakeGmail:
 
     def stall_next(self, path_contains: str | None = None, count: int = 1) -> None:
         """Hold the next matching request(s) unanswered and unprocessed until `release_stalled()`
-        (then the connection closes and nothing was done): a process killed mid-call."""
+        (then the connection closes and nothing was done): a process killed mid-call. Each call
+        arms a new stall: a release from an earlier one does not let this one through."""
         with self._lock:
+            self._released.clear()
             self._injected.append(_Injected("stall", count, path_contains))
 
     def release_stalled(self) -> None:
