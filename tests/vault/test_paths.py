@@ -89,3 +89,40 @@ def test_unicode_names_are_compared_in_nfc(vault: Vault, vault_dir: Path):
 def test_notes_must_be_markdown(vault: Vault):
     with pytest.raises(InvalidRequest):
         vault.write_note("Drafts/script.sh", {}, "rm -rf /")
+
+
+def test_a_vault_root_re_pointed_elsewhere_after_start_is_caught(tmp_path: Path):
+    """Given the vault is a symlink to one folder when H0 starts, when it is re-pointed to another
+    (the home folder, say), then nothing there resolves as inside the vault: the quick check
+    notices the root is no longer the folder it was and takes the full real-path check."""
+    first, home = tmp_path / "vault-a", tmp_path / "home"
+    (first / "Needs_Action").mkdir(parents=True)
+    (home / "Needs_Action").mkdir(parents=True)
+    (home / "Needs_Action/secret.md").write_text("---\nkey: private\n---\n")
+    link = tmp_path / "vault"
+    link.symlink_to(first)
+    resolver = PathResolver(link)
+    assert resolver.resolve("Needs_Action/x.md", note=True).rel == "Needs_Action/x.md"
+    link.unlink()
+    link.symlink_to(home)
+    with pytest.raises(PermissionDenied):
+        resolver.resolve("Needs_Action/secret.md", note=True)
+
+
+def test_a_plain_path_costs_no_whole_path_resolution_and_a_link_below_the_root_does(
+        vault_dir: Path, tmp_path: Path, monkeypatch):
+    resolved: list[str] = []
+    real = os.path.realpath
+    monkeypatch.setattr(os.path, "realpath", lambda p, *a, **k: resolved.append(str(p)) or real(p, *a, **k))
+    resolver = PathResolver(vault_dir)
+    resolved.clear()
+    (vault_dir / "Needs_Action/a.md").write_text("x")
+    assert resolver.resolve("Needs_Action/a.md", note=True).rel == "Needs_Action/a.md"
+    assert resolver.resolve("Needs_Action/new/deeper/b.md", note=True).rel == "Needs_Action/new/deeper/b.md"
+    assert resolved == []
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (vault_dir / "Needs_Action/linked").symlink_to(outside)
+    with pytest.raises(PermissionDenied):
+        resolver.resolve("Needs_Action/linked/c.md", note=True)
+    assert resolved  # the link sent it through the full check
