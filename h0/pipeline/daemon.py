@@ -51,7 +51,7 @@ _ROUTES = {
     folder_key(DRAFTS): signals.note_rejected,
 }
 _NEEDS_ACTION_KEY = folder_key(NEEDS_ACTION)  # triaged in batches: signals.notes_need_action
-TRIAGE_BATCH = 200  # notes a worker takes at once from a burst (one thread look-up, three vault calls)
+TRIAGE_BATCH = 500  # notes a worker takes at once from a burst (one thread look-up, three vault calls; the batch tools' most)
 
 
 class Daemon:
