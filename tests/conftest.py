@@ -26,6 +26,20 @@ H0_BIN = str(Path(sys.executable).with_name("h0"))
 _H0_ENV = frozenset(name.upper() for name in Settings.model_fields) | {"H0_DAEMON_CHILD"}
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` starts half as many workers again as there are CPUs (3 on 2 CPUs).
+
+    The slow tests wait more than they compute — MCP servers starting, settle periods, interval
+    sweeps, a fake Gmail answering late — so one worker per CPU left the CPUs ~40 % idle (2 CPUs:
+    4.3 min, 3 workers: 3.2 min). PYTEST_XDIST_AUTO_NUM_WORKERS still decides when it is set.
+    """
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cpus + (cpus + 1) // 2
+
+
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in [n for n in os.environ if n.upper() in _H0_ENV]:

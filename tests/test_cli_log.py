@@ -352,8 +352,11 @@ def test_real_daemon_gmail_inbox_to_sent_reply_then_h0_log_traces_it_end_to_end(
     draft = f"REPLY_EMAIL_{msg_id}.md"
     with running_daemon(vault_dir, triager=triager, ingest=True, **overrides) as daemon:
         daemon.request_ingest()
+        # The triage's audit line is written just after its notes (one line per batch): a human
+        # reads the draft for seconds, the test approves in milliseconds, so it waits for the line.
         assert wait_until(lambda: (vault_dir / "Drafts" / draft).exists()
-                          and frontmatter(vault_dir, f"Needs_Action/EMAIL_{msg_id}.md")["status"] != "pending")
+                          and frontmatter(vault_dir, f"Needs_Action/EMAIL_{msg_id}.md")["status"] != "pending"
+                          and any(AuditLog(vault_dir / "Logs", "h0").records(event="triage_decision")))
         edit_template(vault_dir, draft)
         approve(vault_dir, draft)
         assert wait_until(lambda: (vault_dir / "Done" / draft).exists() and (vault_dir / f"Done/EMAIL_{msg_id}.md").exists())
@@ -385,7 +388,8 @@ def test_real_daemon_refused_then_fixed_and_filed_under_a_new_name_is_one_trail(
     (vault_dir / "Done" / "REPLY_EMAIL_q7.md").write_text("---\nstatus: sent\n---\nan older reply\n")
     triager = Triager.from_settings(load_settings(vault_path=vault_dir), vault_dir)
     with running_daemon(vault_dir, triager=triager):
-        assert wait_until(lambda: frontmatter(vault_dir, "Needs_Action/EMAIL_q7.md").get("status") == "awaiting_approval")
+        assert wait_until(lambda: frontmatter(vault_dir, "Needs_Action/EMAIL_q7.md").get("status") == "awaiting_approval"
+                          and any(AuditLog(vault_dir / "Logs", "h0").records(event="triage_decision")))  # see above
         approve(vault_dir, "REPLY_EMAIL_q7.md")
         refused = vault_dir / "Drafts/REPLY_EMAIL_q7.md"  # absent while the note sits in Approved/
         assert wait_until(lambda: refused.exists() and frontmatter(vault_dir, "Drafts/REPLY_EMAIL_q7.md").get("status") == "not_sent")

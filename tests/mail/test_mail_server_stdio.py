@@ -7,8 +7,8 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
 import anyio
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from h0.config import load_settings
-from tests.mail.conftest import DIRECT_SEND, dead_pid
 from h0.errors import NotSupported
 from h0.mail import MailService
+from tests.mail.conftest import DIRECT_SEND, dead_pid
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from h0.config import load_settings
 from h0.errors import AuthRequired, NotSupported, SendFailed
 from h0.mail import MailService
-from h0.config import load_settings
 from tests.mail.conftest import DIRECT_SEND, audit_records
 
 USER, PASSWORD = "h0@example.com", "app-password"

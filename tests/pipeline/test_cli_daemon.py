@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 from h0.pipeline.lock import daemon_holder

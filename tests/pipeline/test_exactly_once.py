@@ -62,9 +62,9 @@ def test_sigkill_at_random_points_never_loses_or_double_sends(vault_dir: Path, t
         # A slow Gmail (~100 ms a send) spreads the work over several kills.
         gmail.delay_next(0.1, path_contains="messages/send", count=10_000)
         for i in range(DRAFTS):
-            (vault_dir / "Approved" / f"d{i:03}.md").write_text(
-                f"---\nto: person{i}@example.com\nsubject: Message {i}\n---\nBody of message {i}.\n"
-            )
+            draft = vault_dir / "Approved" / f"d{i:03}.md"
+            draft.write_text(f"---\nto: person{i}@example.com\nsubject: Message {i}\n---\nBody of message {i}.\n")
+            os.utime(draft, (time.time() - 60, time.time() - 60))  # sat there a minute: past the settle period
         kills_mid_run = 0
         done_count = lambda: len(list((vault_dir / "Done").glob("d*.md")))  # noqa: E731
         with open(tmp_path / "daemon.log", "ab") as log:

@@ -129,8 +129,10 @@ print(json.dumps(results))
 @pytest.mark.parametrize("processes", [4])
 def test_given_processes_racing_then_one_claims_a_shared_key_and_the_cap_holds_across_them(tmp_path: Path, processes: int):
     """Given several processes claiming at the same instant, when they share one key and each claims
-    more sends than the cap allows, then exactly one process wins the shared key and no more sends
-    than the cap are claimed in total."""
+    more sends than the cap allows, then exactly one process wins the shared key and the capped
+    processes claim no more sends than the cap in total. (The extra racers on the shared key have a
+    cap of 1,000 so that someone always wins it: one of them may claim it after the capped ones
+    filled the cap, so the rows may number cap + 1.)"""
     StateDB(tmp_path)  # create the schema once
     start = time.time() + 1.0
     cap, per_process = 5, 4
@@ -149,7 +151,9 @@ def test_given_processes_racing_then_one_claims_a_shared_key_and_the_cap_holds_a
     statuses = [s for result in outcomes for s in result]
     db = StateDB(tmp_path)
     rows = db._rows("SELECT idempotency_key FROM sends")
-    assert statuses.count("claimed") == len(rows) <= cap
+    assert statuses.count("claimed") == len(rows) <= cap + 1
+    capped = [s for result in outcomes[:processes] for s in result]
+    assert capped.count("claimed") <= cap  # each was made while fewer than `cap` sends were recorded
     assert sum(1 for r in rows if r["idempotency_key"] == "shared") == 1
     assert "rate_limited" in statuses
     # The losers of the shared key saw it pending in its winner (alive or, if it already exited, dead).
