@@ -38,7 +38,7 @@ def _shaped(server: str, tool: str, build: Callable[[], T]) -> T:
     """`build()` from a result; a result without the promised shape is the server's internal error."""
     try:
         return build()
-    except (KeyError, TypeError, ValueError, ValidationError) as exc:
+    except (KeyError, TypeError, ValueError, StopIteration, ValidationError) as exc:
         raise InternalError(f"{server}.{tool} answered without the promised shape ({type(exc).__name__}: {exc})",
                             server=server, tool=tool) from None
 

@@ -167,3 +167,29 @@ def test_both_implementations_answer_the_same_typed_values(stdio_vault, kind):
         api.read("../../etc/passwd")
     with pytest.raises(InvalidRequest):
         api.list(folder, "no colon")
+
+
+class Answers:
+    """A connection whose server answers `answer` to every call (a server breaking its contract)."""
+
+    name = "vault"
+
+    def __init__(self, answer: dict) -> None:
+        self.answer = answer
+
+    def call(self, tool: str, arguments, *, timeout=None) -> dict:
+        return self.answer
+
+
+@pytest.mark.parametrize("answer", [
+    {"notes": [], "errors": []},  # fewer notes than asked
+    {"notes": [{"path": "a.md"}]},  # a note without its fields
+    {"errors": []},
+])
+def test_a_result_without_the_promised_shape_is_an_internal_error_not_a_crash(answer):
+    from h0.errors import InternalError
+
+    with pytest.raises(InternalError):
+        McpVault(Answers(answer)).read_many(["a.md"])
+    with pytest.raises(InternalError):
+        McpVault(Answers({"results": []})).apply([Update("a.md", {"x": 1})])
