@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import errno
 import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -168,6 +169,12 @@ if sys.platform == "darwin":
     import fcntl as _fcntl
 
     _F_FULLFSYNC = getattr(_fcntl, "F_FULLFSYNC", 51)
+
+
+def is_link(info: os.stat_result) -> bool:
+    """Whether an lstat result is a link the path resolution would follow: a symlink, or on
+    Windows any reparse point (a junction is not S_ISLNK there)."""
+    return stat.S_ISLNK(info.st_mode) or bool(getattr(info, "st_reparse_tag", 0))
 
 
 def full_fsync(fd: int) -> None:

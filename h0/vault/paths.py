@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from h0.errors import InvalidRequest, PermissionDenied
+from h0.platform.fs import is_link
 from h0.vault.fsio import name_max, path_max
 
 NOTE_SUFFIX = ".md"
@@ -127,8 +127,7 @@ class PathResolver:
                 info = os.lstat(component)
             except OSError:
                 return True  # absent from here down: nothing below can be a link
-            # A symlink, or on Windows any reparse point (a junction is not S_ISLNK there).
-            if stat.S_ISLNK(info.st_mode) or getattr(info, "st_reparse_tag", 0):
+            if is_link(info):
                 return False
         return True
 
