@@ -47,6 +47,10 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("H0_ENV_FILE", "")
     # H0's state database and secret live outside the vault; each test gets its own.
     monkeypatch.setenv("H0_STATE_DIR", str(tmp_path / "h0-state"))
+    # The tests play a human who approves a draft the moment it exists; a person takes longer
+    # than APPROVAL_FRESH_SECONDS to read it. The tests of that rule set it themselves
+    # (tests/security/test_seen_before_approval.py).
+    monkeypatch.setenv("APPROVAL_FRESH_SECONDS", "0")
     # A .env in the working directory must not leak into tests either.
     monkeypatch.chdir(tmp_path)
 
@@ -85,6 +89,7 @@ def subprocess_env(**overrides: str) -> dict[str, str]:
     """An environment for child processes: no H0 settings inherited, then the overrides."""
     env = {k: v for k, v in os.environ.items() if k not in _H0_ENV}
     env["H0_ENV_FILE"] = ""
+    env["APPROVAL_FRESH_SECONDS"] = "0"  # as in-process (see _clean_env)
     env.update(overrides)
     return env
 

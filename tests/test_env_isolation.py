@@ -15,15 +15,19 @@ from pathlib import Path
 from h0.config import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
+SET_BY_CONFTEST = {"H0_STATE_DIR": None, "APPROVAL_FRESH_SECONDS": 0.0}  # tests/conftest.py _clean_env
 DEFAULTS = {name: field.get_default(call_default_factory=True) for name, field in Settings.model_fields.items()}
 
 
 def test_nothing_from_the_shell_reaches_a_test(tmp_path: Path):
-    leaked = sorted(n for n in os.environ if n.lower() in Settings.model_fields and n != "H0_STATE_DIR")
+    leaked = sorted(n for n in os.environ if n.lower() in Settings.model_fields and n not in SET_BY_CONFTEST)
     assert leaked == [], leaked
+    assert {n: os.environ[n] for n in SET_BY_CONFTEST} == {"H0_STATE_DIR": str(tmp_path / "h0-state"),
+                                                           "APPROVAL_FRESH_SECONDS": "0"}
     settings = load_settings(vault_path=tmp_path)
+    expected = {**DEFAULTS, "approval_fresh_seconds": SET_BY_CONFTEST["APPROVAL_FRESH_SECONDS"]}
     differs = {n: getattr(settings, n) for n in DEFAULTS if n not in ("vault_path", "h0_state_dir")
-               and getattr(settings, n) != DEFAULTS[n]}
+               and getattr(settings, n) != expected[n]}
     assert differs == {}
 
 

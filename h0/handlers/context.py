@@ -26,6 +26,7 @@ from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.layout import LOGS, NEEDS_ACTION
 from h0.vault.paths import PathResolver
+from h0.vault.seen import Arrival
 from h0.vault.state import StateDB
 
 
@@ -171,8 +172,8 @@ class HandlerState:
         return max(0.0, self.sends_paused_until - time.monotonic())
 
 
-def _unknown_arrival(path: str) -> str:
-    return "unknown"
+def _unknown_arrival(path: str) -> Arrival:
+    return Arrival()
 
 
 @dataclass
@@ -185,8 +186,8 @@ class HandlerContext:
     state: HandlerState = field(default_factory=HandlerState)
     triager: Any = None
     state_db: StateDB | None = None  # H0's durable bookkeeping (the filing journal among it)
-    # How a note came into Approved/ as the pipeline saw it: "moved", "written" or "unknown".
-    arrival: Callable[[str], str] = _unknown_arrival
+    # How a note came into Approved/ as the pipeline's events saw it (kind "moved", "written" or "unknown").
+    arrival: Callable[[str], Arrival] = _unknown_arrival
     # `h0 sweep`: the process exits after this pass, so nothing is retried in it; the next
     # sweep (or `h0 watch`) is what looks again, and log lines must say so.
     one_pass: bool = False

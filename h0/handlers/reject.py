@@ -15,6 +15,7 @@ from h0.errors import H0Error, NotFound, ParseError
 from h0.handlers.context import HandlerContext, Outcome, source_note
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
+from h0.vault.draft_state import is_rejected
 from h0.vault.layout import DONE, REJECTED
 
 AWAITING = "awaiting_approval"
@@ -32,9 +33,8 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
             return Outcome("waiting", "corrupt frontmatter")
         note = None  # in Rejected/ the human's intent is clear even if the note is unreadable
     in_rejected = path.startswith(f"{REJECTED}/")
-    if note is not None and not in_rejected:
-        if str(note.frontmatter.get("status", "")).strip().lower() != "rejected":
-            return Outcome("skipped", "not rejected")
+    if note is not None and not in_rejected and not is_rejected(note.frontmatter):
+        return Outcome("skipped", "not rejected")
     record = {"status": "rejected", "decision": "rejected", "rejected_at": note_timestamp()}
     # An unreadable note is filed as it is; the audit line below records the decision.
     done_path = ctx.notes.move_to_folder(path, DONE, record if note is not None else None).destination

@@ -40,6 +40,7 @@ from h0.mail.models import SendEmailResult
 from h0.retry import Backoff
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
+from h0.vault.draft_state import is_rejected
 from h0.vault.layout import DONE, DRAFTS, FAILED
 
 AUTH_PAUSE_SECONDS = 60.0
@@ -56,10 +57,11 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
         return Outcome("gone")
     except ParseError as error:
         return _return_unreadable(path, error, ctx)
-    if str(note.frontmatter.get("status", "")).strip().lower() == "rejected":
+    if is_rejected(note.frontmatter):
         return archive_rejected(path, ctx)
+    arrival = ctx.arrival(path)
     if ctx.state.first_report(path, "draft_approved", "seen"):  # once per stay in Approved/ (`h0 log` shows it)
-        ctx.audit.write("draft_approved", path=path, arrival=ctx.arrival(path), note_hash=note.hash)
+        ctx.audit.write("draft_approved", path=path, arrival=arrival.kind, note_hash=note.hash)
 
     paused = ctx.state.sends_paused_for()
     if paused > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
@@ -70,7 +72,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
 
     started = time.perf_counter()
     try:
-        result = ctx.mail.send_approved_draft(path, note.hash, ctx.arrival(path))
+        result = ctx.mail.send_approved_draft(path, note.hash, arrival)
     except H0Error as error:
         return _send_failed(path, note, error, ctx)
 
@@ -320,6 +322,8 @@ def _return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext
         "h0_error_code": code,
         "h0_error_at": note_timestamp(),
     }
+    if code == "status_not_sendable":
+        del record["status"]  # the note's own word (sent, withdrawn, …) stands: it was the reason
     try:
         moved = ctx.notes.move_to_folder(path, DRAFTS, record)
     except NotFound:

@@ -14,10 +14,11 @@ from typing import Protocol
 
 from h0.mail.models import AckResult, EmailFull, EmailList, LabelResult, NewEmails, SendEmailResult
 from h0.mail.service import MailService
+from h0.vault.seen import Arrival
 
 
 class MailAPI(Protocol):
-    def send_approved_draft(self, path: str, note_hash: str, arrival: str = "unknown") -> SendEmailResult: ...
+    def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> SendEmailResult: ...
 
     def list_new_emails(self, max_results: int) -> NewEmails: ...
 
@@ -36,7 +37,7 @@ class LocalMail:
     def __init__(self, service: MailService) -> None:
         self.service = service
 
-    def send_approved_draft(self, path: str, note_hash: str, arrival: str = "unknown") -> SendEmailResult:
+    def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> SendEmailResult:
         return SendEmailResult.model_validate(self.service.send_approved_draft(path, note_hash, arrival))
 
     def list_new_emails(self, max_results: int) -> NewEmails:

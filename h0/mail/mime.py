@@ -66,6 +66,7 @@ class Attachment:
     mime_type: str
     rel: str = ""
     sha256: str = ""
+    info: os.stat_result | None = None  # the file as read (its times: h0.vault.seen)
 
 
 def normalize_message_id(value: str) -> str:
@@ -107,21 +108,22 @@ def load_attachments(resolver: PathResolver, paths: Sequence[str]) -> list[Attac
     through one open descriptor, so what was checked is what is hashed and sent.
     """
     loaded = []
-    for rel, name, data, digest in _read_attachments(resolver, paths, keep=True):
+    for rel, name, data, digest, info in _read_attachments(resolver, paths, keep=True):
         mime_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        loaded.append(Attachment(name, data, mime_type, rel=rel, sha256=digest))
+        loaded.append(Attachment(name, data, mime_type, rel=rel, sha256=digest, info=info))
     return loaded
 
 
 def hash_attachments(resolver: PathResolver, paths: Sequence[str]) -> dict[str, str]:
     """{vault-relative path: sha256 hex} of attachments, under the same checks as `load_attachments`."""
-    return {rel: digest for rel, _, _, digest in _read_attachments(resolver, paths, keep=False)}
+    return {rel: digest for rel, _, _, digest, _ in _read_attachments(resolver, paths, keep=False)}
 
 
 def _read_attachments(
     resolver: PathResolver, paths: Sequence[str], *, keep: bool
-) -> Iterator[tuple[str, str, bytes, str]]:
-    """(rel, file name, bytes if `keep` else b"", sha256) per path, after every check has passed.
+) -> Iterator[tuple[str, str, bytes, str, os.stat_result]]:
+    """(rel, file name, bytes if `keep` else b"", sha256, its stat after reading) per path, after every
+    check has passed.
 
     Two passes: the first opens and measures every file without reading it (so one oversized
     or forbidden file costs nothing); the second reopens each, checks it again and reads it,
@@ -141,10 +143,11 @@ def _read_attachments(
         fd = _open_attachment(resolver, target)  # checked again: it may have been replaced since
         try:
             read = _read_fd(fd, target.rel, budget, keep=keep)
+            info = os.fstat(fd)
         finally:
             os.close(fd)
         budget -= read.size
-        yield target.rel, PurePosixPath(target.rel).name, read.data, read.sha256
+        yield target.rel, PurePosixPath(target.rel).name, read.data, read.sha256, info
 
 
 _RUNTIME_FOLDERS = frozenset(folder.casefold() for folder in (LOGS, OUTBOX))

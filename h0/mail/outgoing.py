@@ -30,9 +30,10 @@ from email.message import EmailMessage
 from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
 from h0.mail.addresses import parse_recipients, refuse_line_breaks
 from h0.mail.backend import MailBackend
-from h0.mail.drafts import parse_draft
+from h0.mail.drafts import Draft, parse_draft
 from h0.mail.mime import (
     MESSAGE_ID_DOMAIN,
+    Attachment,
     check_body,
     check_subject,
     compose,
@@ -42,9 +43,11 @@ from h0.mail.mime import (
     reply_headers,
 )
 from h0.mail.sending import Outgoing
+from h0.vault.draft_state import draft_status, refusal
 from h0.vault.layout import APPROVED
-from h0.vault.note import MAX_NOTE_BYTES, content_hash, parse
+from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, parse
 from h0.vault.paths import PathResolver
+from h0.vault.seen import Arrival, arrival_time, file_changed_at, last_change, name_key, too_fresh, when
 from h0.vault.state import StateDB
 
 BODY_PREVIEW_CHARS = 200
@@ -69,7 +72,11 @@ def _hold(message: str, reason: str, **details: object) -> Conflict:
 class _Read:
     rel: str
     data: bytes
-    mtime: float
+    info: os.stat_result
+
+    @property
+    def mtime(self) -> float:
+        return self.info.st_mtime
 
 
 class OutgoingBuilder:
@@ -80,6 +87,7 @@ class OutgoingBuilder:
         self.backend = backend
         self.state = state
         self.settle_s = float(getattr(settings, "approval_settle_seconds", 10.0))
+        self.fresh_s = float(getattr(settings, "approval_fresh_seconds", 3.0))
         self.domain = message_id_domain(settings)
         # Only the daemon's own child server (its stdio pipe is the daemon's alone) may vouch
         # that a note was moved in; any other caller gets the file-time rule.
@@ -87,22 +95,24 @@ class OutgoingBuilder:
 
     # ------------------------------------------------------------------ approved notes
 
-    def approved_message(self, path: str, note_hash: str, *, arrival: str = "unknown") -> Outgoing:
-        if arrival not in ARRIVALS:
+    def approved_message(self, path: str, note_hash: str, *, arrival: Arrival | None = None) -> Outgoing:
+        arrival = arrival or Arrival()
+        if arrival.kind not in ARRIVALS:
             raise InvalidRequest(f"arrival must be one of {', '.join(ARRIVALS)}.", field="arrival")
         if not self.trusted_caller:
-            arrival = "unknown"
+            arrival = Arrival()  # only the daemon's own server may vouch for how a note arrived
         read = self._read_approved(path)
         actual = content_hash(read.data)
         if actual != note_hash:
             raise Conflict(f"{read.rel} changed since it was read; read it again (nothing was sent).",
                            path=read.rel, expected=note_hash, actual=actual, reason="note_changed")
-        settle_left = 0.0 if arrival == "moved" else self.settle_s - (time.time() - read.mtime)
+        note = parse(read.data, read.rel)
+        settle_left = 0.0 if arrival.kind == "moved" else self.settle_s - (time.time() - read.mtime)
         if settle_left > 0:
             # Still possibly being typed: refuse nothing for its content yet, but note what its
             # attachments are now, so a change before it is sent is caught.
             try:
-                self._first_seen_attachments(read.rel, actual, parse_draft(read.rel, *_split(read), actual))
+                self._first_seen_attachments(read.rel, actual, parse_draft(read.rel, note.frontmatter, note.body, actual))
             except H0Error:
                 pass
             raise Conflict(
@@ -110,11 +120,21 @@ class OutgoingBuilder:
                 f"typed; it is sent once it has been unchanged that long (APPROVAL_SETTLE_SECONDS).",
                 path=read.rel, reason="not_settled", retry_after=round(settle_left + 0.05, 2),
             )
-        draft = parse_draft(read.rel, *_split(read), actual)
+        status = draft_status(note.frontmatter)
+        if not status.sendable:
+            raise InvalidRequest(refusal(status, note.frontmatter), path=read.rel, reason="status_not_sendable",
+                                 status=status.word, state=status.state.value)
+        # Written in place in Approved/ (the daemon saw no move): the settle period above is its rule.
+        arrived = None if arrival.kind == "written" or self.fresh_s <= 0 else arrival_time(read.info, arrival.at)
+        if arrived is not None:
+            self._refuse_unseen_version(read, actual, arrived, arrival)
+        draft = parse_draft(read.rel, note.frontmatter, note.body, actual)
         if not draft.send_anyway:
-            _refuse_stale(read)
+            _refuse_stale(read.rel, note)
         first = self._first_seen_attachments(read.rel, actual, draft)
         files = load_attachments(self.resolver, list(draft.attachments))
+        if arrived is not None:
+            self._refuse_attachments_changed_around(read.rel, files, arrived)
         now_hashes = {a.rel: a.sha256 for a in files}
         changed = sorted(rel for rel in set(first) | set(now_hashes) if first.get(rel) != now_hashes.get(rel))
         if changed:
@@ -125,7 +145,7 @@ class OutgoingBuilder:
             )
         identity = draft.identity([a.sha256 for a in files])
         key = "n-" + self.state.mac("approved-draft", identity)[:40]
-        if arrival != "moved":
+        if arrival.kind != "moved":
             self._refuse_recent_name(read.rel, key)
         hints: list[str] = []
         thread = self._thread(draft.reply_to_message_id, draft.thread_id, draft.subject, hints,
@@ -138,7 +158,44 @@ class OutgoingBuilder:
             exclusive_reply=not draft.send_anyway and bool(draft.reply_to_message_id or draft.source), hints=hints,
         )
 
-    def _first_seen_attachments(self, rel: str, note_hash: str, draft) -> dict[str, str]:
+    def _refuse_unseen_version(self, read: _Read, note_hash: str, arrived: float, arrival: Arrival) -> None:
+        """Hold a note whose content changed too shortly before it arrived in Approved/ to have been
+        read in that form (h0.vault.seen): the human approved what they saw, which may not be this."""
+        writes = self.state.note_writes(name_key(read.rel), since=arrived - 86400.0)
+        change = last_change(note_hash, read.mtime, writes, arrival.source_changed_at)
+        gap = too_fresh(arrived, change, fresh_s=self.fresh_s, agent_s=self.settle_s)
+        if gap is None:
+            return
+        raise _hold(
+            f"This draft changed {when(gap)} you approved it, {change.describe()}, so you may not have read this "
+            "version. It was not sent. Read it, then move it to Approved/ again.",
+            "changed_before_approval", path=read.rel, seconds=round(gap, 2), changed_by=change.describe(),
+            tool=change.tool, client=change.client,
+        )
+
+    def _refuse_attachments_changed_around(self, rel: str, files: Sequence[Attachment], arrived: float) -> None:
+        """Attachments are bound at approval: bytes (or the file) changed after the draft arrived in
+        Approved/ are refused, and changed just before it are held — also when no daemon ran then and
+        this is the first look (the file times say it, not H0's memory)."""
+        for attachment in files:
+            if attachment.info is None:
+                continue
+            name = attachment.rel
+            gap = arrived - file_changed_at(attachment.info)
+            if gap < 0:
+                raise InvalidRequest(
+                    f"The attachment {name} changed after you approved this draft, so it is not what you approved; "
+                    "nothing was sent. Check the file, then move the draft to Approved/ again.",
+                    path=rel, changed=[name],
+                )
+            if gap < self.fresh_s:
+                raise _hold(
+                    f"The attachment {name} changed {when(gap)} you approved this draft, so you may not have seen "
+                    "this version of it. It was not sent. Check the file, then move the draft to Approved/ again.",
+                    "attachment_changed_before_approval", path=rel, attachment=name, seconds=round(gap, 2),
+                )
+
+    def _first_seen_attachments(self, rel: str, note_hash: str, draft: Draft) -> dict[str, str]:
         """The attachments' hashes when this version of the note was first read in Approved/."""
         now = hash_attachments(self.resolver, list(draft.attachments)) if draft.attachments else {}
         return self.state.first_seen_attachments(rel, note_hash, now)
@@ -184,7 +241,7 @@ class OutgoingBuilder:
                 chunks.append(chunk)
         finally:
             os.close(fd)
-        return _Read(target.rel, b"".join(chunks), info.st_mtime)
+        return _Read(target.rel, b"".join(chunks), info)
 
     def _refuse_recent_name(self, rel: str, key: str) -> None:
         """A note that reappears under the name of a draft sent in the last hour without being
@@ -321,22 +378,17 @@ class OutgoingBuilder:
             )
 
 
-def _refuse_stale(read: _Read) -> None:
+def _refuse_stale(rel: str, note: Note) -> None:
     """Ingest marked this draft `stale: true`: its thread got a newer inbound message. Held like a
     draft the thread check below finds out of date — the same reason, the same way out."""
-    frontmatter = _split(read)[0]
+    frontmatter = note.frontmatter
     if str(frontmatter.get("stale") or "").strip().lower() in ("true", "yes", "1"):
         reason = str(frontmatter.get("stale_reason") or "a newer message arrived in this thread")
         raise _hold(
             f"The conversation moved on ({reason[:300]}), so the reply may be out of date. It was not sent. Read the "
             "new message, edit the draft if needed, then set `send_anyway: true` (or approve a new draft) to send it.",
-            "thread_has_newer_message", path=read.rel, stale_since=frontmatter.get("stale_since"),
+            "thread_has_newer_message", path=rel, stale_since=frontmatter.get("stale_since"),
         )
-
-
-def _split(read: _Read) -> tuple[dict, str]:
-    note = parse(read.data, read.rel)
-    return note.frontmatter, note.body
 
 
 def _epoch_ms(value: str | None) -> int:

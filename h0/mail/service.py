@@ -29,6 +29,7 @@ from h0.mail.sync import MailSync
 from h0.vault import Vault
 from h0.vault.audit import AuditLog, iso, note_timestamp
 from h0.vault.layout import DRAFTS, LOGS
+from h0.vault.seen import Arrival, name_key
 from h0.vault.state import StateDB
 
 T = TypeVar("T")
@@ -91,7 +92,7 @@ class MailService:
 
     # -- sending -------------------------------------------------------------------------
 
-    def send_approved_draft(self, path: str, note_hash: str, arrival: str = "unknown") -> dict[str, Any]:
+    def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> dict[str, Any]:
         """Send the note at `path` in Approved/, as it was when the caller read it (`note_hash`)."""
         return asdict(self.sender.send(self.builder.approved_message(path, note_hash, arrival=arrival)))
 
@@ -115,8 +116,10 @@ class MailService:
         cc: str | list[str] | None = None,
         bcc: str | list[str] | None = None,
         reply_to_message_id: str | None = None,
+        client: str | None = None,
     ) -> dict[str, Any]:
-        """Write a well-formed draft into Drafts/ for the human to approve ("draft yes, send no")."""
+        """Write a well-formed draft into Drafts/ for the human to approve ("draft yes, send no").
+        `client`: the MCP client asking, recorded as the draft's writer (h0.vault.seen)."""
         recipients = {name: [str(a) for a in parse_recipients(name, value)] for name, value in
                       (("to", to), ("cc", cc), ("bcc", bcc))}
         if not recipients["to"]:
@@ -157,8 +160,9 @@ class MailService:
                 continue
         else:
             raise Conflict(f"Could not find a free name for the draft in {DRAFTS}/.")
+        self.state.record_note_writes([(name_key(note.path), note.path, note.hash, "create_draft", client)])
         self.audit.write("draft_created", path=note.path, to=frontmatter["to"], subject=frontmatter["subject"],
-                         reply_to_message_id=reply_to_message_id)
+                         reply_to_message_id=reply_to_message_id, client=client)
         return {"path": note.path, "hash": note.hash, "to": recipients["to"], "subject": frontmatter["subject"],
                 "thread_id": thread_id}
 

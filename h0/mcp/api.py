@@ -19,6 +19,7 @@ from h0.errors import H0Error, InternalError, error_from_dict
 from h0.mail.models import AckResult, EmailFull, EmailList, LabelResult, NewEmails, SendEmailResult
 from h0.vault.api import MAX_BATCH, Applied, Change, Move, NoteRef, Update, Write, exists_by_reading
 from h0.vault.note import Note
+from h0.vault.seen import Arrival
 from h0.vault.store import Moved
 
 T = TypeVar("T")
@@ -195,9 +196,14 @@ class McpMail:
         data = self.connection.call(tool, arguments)
         return _shaped(self.connection.name, tool, lambda: model.model_validate(data))
 
-    def send_approved_draft(self, path: str, note_hash: str, arrival: str = "unknown") -> SendEmailResult:
-        return self._model(SendEmailResult, "send_approved_draft",
-                           {"path": path, "note_hash": note_hash, "arrival": arrival})
+    def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> SendEmailResult:
+        arrival = arrival or Arrival()
+        arguments: dict[str, Any] = {"path": path, "note_hash": note_hash, "arrival": arrival.kind}
+        if arrival.at is not None:
+            arguments["arrived_at"] = arrival.at
+        if arrival.source_changed_at is not None:
+            arguments["source_changed_at"] = arrival.source_changed_at
+        return self._model(SendEmailResult, "send_approved_draft", arguments)
 
     def list_new_emails(self, max_results: int) -> NewEmails:
         return self._model(NewEmails, "list_new_emails", {"max_results": max_results})

@@ -15,6 +15,7 @@ import inspect
 import json
 import typing
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar
 
 from loguru import logger
@@ -29,6 +30,28 @@ from h0.mcp.sdk_hooks import serve_stdio, skip_output_revalidation
 from h0.platform.proc import thread_free_stdio
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+
+# The MCP client whose tool call is running (its handshake's clientInfo), for the record of who
+# changed a note (h0.vault.seen). Set per call; tools in worker threads see it (anyio copies the context).
+_CLIENT: ContextVar[str | None] = ContextVar("h0_mcp_client", default=None)
+MAX_CLIENT_CHARS = 80
+
+
+def current_client() -> str | None:
+    """'name version' of the MCP client calling the current tool, as it introduced itself; None if unnamed."""
+    return _CLIENT.get()
+
+
+def _client_of(context: Any) -> str | None:
+    try:
+        info = context.session.client_params.client_info
+    except Exception:  # noqa: BLE001 - no session, no handshake params, or an SDK without them: unnamed
+        return None
+    name = " ".join(str(part) for part in (getattr(info, "name", None), getattr(info, "version", None)) if part)
+    # A client names itself: printable text only, bounded (it ends up in logs and on notes).
+    cleaned = "".join(ch if ch.isprintable() else "?" for ch in name).strip()[:MAX_CLIENT_CHARS]
+    return cleaned or None
+
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -68,6 +91,7 @@ class H0Server(MCPServer):
         await serve_stdio(self, threads=not thread_free_stdio((0, 1)))
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:  # type: ignore[override]
+        token = _CLIENT.set(_client_of(context))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -79,6 +103,8 @@ class H0Server(MCPServer):
                 return failure(InvalidRequest(f"Unknown tool {name!r}.", tool=name))
             logger.opt(exception=cause or exc).error("tool {} failed unexpectedly", name)
             return failure(InternalError(f"{name} failed unexpectedly; see the server log.", tool=name))
+        finally:
+            _CLIENT.reset(token)
 
     def typed_tool(
         self,

@@ -33,7 +33,8 @@ from h0.mail.models import (
     NewEmails,
     SendEmailResult,
 )
-from h0.mcp.base import READ_ONLY, H0Server
+from h0.mcp.base import READ_ONLY, H0Server, current_client
+from h0.vault.seen import Arrival
 
 SERVER_NAME = "h0-gmail"
 INSTRUCTIONS = """\
@@ -67,11 +68,19 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
             Literal["moved", "written", "unknown"],
             Field(description="How the note came into Approved/ (only H0's daemon can vouch; others: unknown)."),
         ] = "unknown",
+        arrived_at: Annotated[
+            float | None, Field(description="When it arrived, epoch seconds (only H0's daemon can vouch).")
+        ] = None,
+        source_changed_at: Annotated[
+            float | None,
+            Field(description="When the note it was moved from last changed, epoch seconds (only H0's daemon)."),
+        ] = None,
     ) -> SendEmailResult:
         """Send the note the human moved into Approved/, exactly as it was when you read it. The server re-reads
-        the note and refuses (nothing sent) anything not in Approved/, changed since `note_hash`, still being
-        written, with hidden text or an unedited template, changed attachments, or a second reply to one email."""
-        return api.send_approved_draft(path, note_hash, arrival)
+        the note and refuses (nothing sent) anything not in Approved/, not marked as awaiting sending, changed
+        since `note_hash` or just before it was approved, still being written, with hidden text or an unedited
+        template, changed attachments, or a second reply to one email."""
+        return api.send_approved_draft(path, note_hash, Arrival(arrival, arrived_at, source_changed_at))
 
     @server.typed_tool(DraftCreated, annotations=DRAFTS, title="Create a draft")
     def create_draft(
@@ -87,7 +96,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         """Write a draft into Drafts/ for the human to review and approve. Nothing is sent: the human moves
         the note into Approved/ to send it."""
         return DraftCreated(**mail.create_draft(to=to, body=body, subject=subject, cc=cc, bcc=bcc,
-                                                reply_to_message_id=reply_to_message_id))
+                                                reply_to_message_id=reply_to_message_id, client=current_client()))
 
     @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an email (free content; off by default)")
     def send_email(

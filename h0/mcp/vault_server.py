@@ -20,12 +20,13 @@ import time
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
 
+from loguru import logger
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from h0 import __version__
 from h0.errors import H0Error, PermissionDenied
-from h0.mcp.base import READ_ONLY, H0Server
+from h0.mcp.base import READ_ONLY, H0Server, current_client
 from h0.mcp.vault_models import (
     ChangeResult,
     ChangesApplied,
@@ -44,6 +45,8 @@ from h0.vault.approval import ApprovalFolder, same_directory
 from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
 from h0.vault.note import Note
 from h0.vault.paths import VaultPath, folder_key
+from h0.vault.seen import H0_CLIENT, name_key
+from h0.vault.state import StateDB
 
 INSTRUCTIONS = """\
 H0's Obsidian vault. Paths are vault-relative ('Needs_Action/EMAIL_1.md').
@@ -124,17 +127,23 @@ def _content(note: Note) -> NoteContent:
     return NoteContent(path=note.path, frontmatter=note.frontmatter, body=note.body, hash=note.hash)
 
 
-def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -> H0Server:
+def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None,
+                       state_dir: Path | None = None) -> H0Server:
     """Create the vault server for one vault root.
 
     `daemon_filing` lets move_note take a note out of Approved/ into Done/, Drafts/ or
     Logs/failed/: only for the server the daemon spawns for itself. None (the default)
     reads it from the environment (`daemon_filing_from_env`), so `h0 mcp vault` — which
     builds the server itself — gets it exactly when the daemon spawned it.
+
+    Every write is recorded with its tool and client in H0's state database (`state_dir`:
+    H0_STATE_DIR), so a draft changed just before the human approved it is held with who
+    changed it (h0.vault.seen); the daemon's own server records "H0".
     """
     if daemon_filing is None:
         daemon_filing = daemon_filing_from_env()
     vault = Vault(vault_root)
+    writes = _WriteRecord(vault.root, state_dir, daemon_filing)
     approval = ApprovalFolder(vault.root)
     filing_folders = tuple(vault.root / name for name in DAEMON_FILING_FOLDERS)
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
@@ -175,9 +184,11 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
     # The guarded operations: each single-note tool and apply_changes go through these.
 
     def log(done: list[tuple[str, dict]] | None, event: str, **fields: str | None) -> None:
-        """An audit line now, or (in a batch) with the batch's others when it ends."""
+        """An audit line (and the record of who wrote what) now, or (in a batch) with the batch's others when it ends."""
+        fields["client"] = writes.client()
         if done is None:
             audit.write(event, **fields)
+            writes.record([(event, fields)])
         else:
             done.append((event, fields))
 
@@ -205,7 +216,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
         moved = vault.move_note(
             src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
         )
-        log(done, "note_moved", tool=tool, source=moved.source, destination=moved.destination)
+        log(done, "note_moved", tool=tool, source=moved.source, destination=moved.destination, hash=moved.hash)
         return MoveResult(
             moved=True, source=moved.source, destination=moved.destination, moved_hash=moved.moved_hash, hash=moved.hash,
             warning=moved.warning,
@@ -341,6 +352,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
                                                     message=failed.message, details=failed.details))
         finally:
             audit.write_many(done)
+            writes.record(done)
         return ChangesApplied(results=results)
 
     def _apply(change: WriteChange | UpdateChange | MoveChange, done: list) -> ChangeResult:
@@ -391,6 +403,36 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None) -
 
     server.vault = vault  # type: ignore[attr-defined]  # for in-process tests and benchmarks
     return server
+
+
+class _WriteRecord:
+    """Who wrote which note through this server, in H0's state database (h0.vault.seen reads it)."""
+
+    def __init__(self, root: Path, state_dir: Path | None, daemon: bool) -> None:
+        self.root = root
+        self.state_dir = state_dir
+        self.daemon = daemon
+        self._state: StateDB | None = None
+        self._failed = False
+
+    def client(self) -> str | None:
+        return H0_CLIENT if self.daemon else current_client()
+
+    def record(self, events: list[tuple[str, dict]]) -> None:
+        rows = [(name_key(path), path, fields.get("hash"), str(fields.get("tool")), fields.get("client"))
+                for event, fields in events
+                if (path := fields.get("path") if event == "note_written" else fields.get("destination"))]
+        if not rows or self._failed:
+            return
+        try:
+            if self._state is None:
+                self._state = StateDB.for_vault(self.root, self.state_dir)
+            self._state.record_note_writes(rows)
+        except H0Error as error:
+            # Without the record a change made just before approval is still seen by its file
+            # time; say once that who made it will not be named.
+            self._failed = True
+            logger.warning("cannot record note writes in H0's state database: {}", error.message)
 
 
 def _probe_writable(root: Path, problems: list[str]) -> bool:

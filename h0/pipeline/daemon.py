@@ -36,6 +36,7 @@ from h0.pipeline.wiring import connect_handlers
 from h0.pipeline.workqueue import Job, WorkQueue
 from h0.vault import AuditLog, Vault
 from h0.vault.api import LocalVault, VaultAPI
+from h0.vault.draft_state import is_rejected
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key
 from h0.vault.state import StateDB
@@ -132,7 +133,7 @@ class Daemon:
             state=HandlerState(),
             triager=self.triager,
             state_db=StateDB.for_vault(self.root, self.settings.h0_state_dir),
-            arrival=self.settle.arrival,
+            arrival=self.settle.observed,
             one_pass=self.one_pass,
         )
         for index in range(self.workers):
@@ -241,9 +242,9 @@ class Daemon:
 
     # ------------------------------------------------------------------ events and sweep
 
-    def _on_event(self, path: str, kind: str, delay: float) -> None:
+    def _on_event(self, path: str, kind: str, delay: float, source: str | None = None) -> None:
         if kind == "moved":
-            self.settle.moved_in(path)
+            self.settle.moved_in(path, source)
         elif kind == "closed":
             self.settle.completed(path)
         else:
@@ -409,7 +410,7 @@ class Daemon:
 
     def _draft_rejected(self, path: str) -> bool:
         try:
-            return str(self.vault.read_note(path).frontmatter.get("status", "")).strip().lower() == "rejected"
+            return is_rejected(self.vault.read_note(path).frontmatter)
         except H0Error:
             return False
 

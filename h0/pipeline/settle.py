@@ -25,6 +25,8 @@ import threading
 import time
 from pathlib import Path
 
+from h0.vault.seen import Arrival
+
 STABILITY_SECONDS = 0.5
 QUIET_SECONDS = 0.5
 WRITER_GONE_SECONDS = 30.0
@@ -39,6 +41,7 @@ class SettleTracker:
         self._writes: dict[str, float] = {}
         self._closes: dict[str, float] = {}
         self._moves: dict[str, float] = {}
+        self._sources: dict[str, float] = {}  # moved-in path -> last write/close event of the path it came from
         self._lock = threading.Lock()
 
     def wrote(self, path: str) -> None:
@@ -50,12 +53,19 @@ class SettleTracker:
         with self._lock:
             self._closes[path] = time.monotonic()
 
-    def moved_in(self, path: str) -> None:
-        """Moved here from another folder: the human's drag (or a sync tool's move)."""
+    def moved_in(self, path: str, source: str | None = None) -> None:
+        """Moved here from another folder: the human's drag (or a sync tool's move). `source`:
+        the path it came from, when that is a watched folder — its last write is remembered,
+        so a change just before the move is seen even when its mtime was set back."""
         with self._lock:
             now = time.monotonic()
             self._moves[path] = now
             self._closes[path] = now
+            touched = max(self._writes.get(source, 0.0), self._closes.get(source, 0.0)) if source else 0.0
+            if touched:
+                self._sources[path] = touched
+            else:
+                self._sources.pop(path, None)
 
     def arrival(self, path: str) -> str:
         """'moved' if the last thing that happened to `path` was a move from another folder;
@@ -66,6 +76,17 @@ class SettleTracker:
         if moved is not None and moved >= touched:
             return MOVED
         return WRITTEN if touched else UNKNOWN
+
+    def observed(self, path: str) -> Arrival:
+        """What the events said of how `path` arrived, with epoch times (h0.vault.seen)."""
+        kind = self.arrival(path)
+        with self._lock:
+            moved = self._moves.get(path)
+            source = self._sources.get(path)
+        if kind != MOVED or moved is None:
+            return Arrival(kind)
+        offset = time.time() - time.monotonic()
+        return Arrival(kind, moved + offset, source + offset if source is not None else None)
 
     def wait_for(self, path: str, absolute: Path, *, approval: bool = False) -> float:
         """Seconds to wait before acting on `path` (0: act now)."""
@@ -97,7 +118,7 @@ class SettleTracker:
     def forget_old(self) -> None:
         cutoff = time.monotonic() - FORGET_AFTER_SECONDS
         with self._lock:
-            for table in (self._writes, self._closes, self._moves):
+            for table in (self._writes, self._closes, self._moves, self._sources):
                 for path in [p for p, t in table.items() if t < cutoff]:
                     del table[path]
 

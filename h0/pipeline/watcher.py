@@ -44,10 +44,11 @@ from h0.vault.paths import folder_key, nfc
 
 TRIGGER_FOLDERS = {folder_key(name): name for name in (APPROVED, NEEDS_ACTION, REJECTED, DRAFTS)}
 
-# (vault-relative path, kind, delay). kind: "moved" (renamed in from another folder: the human's
-# drag), "closed" (complete, but written in place: a close after writing, or an atomic save
-# renamed within the folder), "written" (a bare create/modify: only a hint).
-OnPath = Callable[[str, str, float], None]
+# (vault-relative path, kind, delay, source). kind: "moved" (renamed in from another folder: the
+# human's drag), "closed" (complete, but written in place: a close after writing, or an atomic save
+# renamed within the folder), "written" (a bare create/modify: only a hint). source: for "moved",
+# the trigger-folder path it came from (None if it came from elsewhere).
+OnPath = Callable[[str, str, float, str | None], None]
 MOVED, CLOSED, WRITTEN = "moved", "closed", "written"
 
 
@@ -123,6 +124,7 @@ class _Events(FileSystemEventHandler):
                 rel = trigger_path(self.roots, path, self.approval)
                 if rel is None:
                     continue
+                came_from = trigger_path(self.roots, source, self.approval) if kind == MOVED and source else None
                 if self.quiet is not None:
                     if kind == WRITTEN:
                         self.quiet.touched(rel, path)
@@ -130,7 +132,7 @@ class _Events(FileSystemEventHandler):
                             self.wake()
                     elif kind == MOVED:
                         self.quiet.forget(rel)
-                self.on_path(rel, kind, STABILITY_SECONDS if kind == WRITTEN else 0.0)
+                self.on_path(rel, kind, STABILITY_SECONDS if kind == WRITTEN else 0.0, came_from)
         except Exception:  # noqa: BLE001 - never let an exception reach watchdog's thread
             logger.exception("watcher callback failed for {}", event)
 
@@ -188,7 +190,7 @@ class _QuietTimer(threading.Thread):
                     continue
             try:
                 for rel in self.quiet.settled():
-                    self.on_path(rel, CLOSED, 0.0)
+                    self.on_path(rel, CLOSED, 0.0, None)
             except Exception:  # noqa: BLE001 - the stand-in for close events must outlive one bad note
                 logger.exception("quiet-period check failed")
 

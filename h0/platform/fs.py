@@ -177,6 +177,13 @@ def is_link(info: os.stat_result) -> bool:
     return stat.S_ISLNK(info.st_mode) or bool(getattr(info, "st_reparse_tag", 0))
 
 
+def status_change_time(info: os.stat_result) -> float | None:
+    """When the file's inode last changed — a write, a rename, a chmod — as epoch seconds: st_ctime on
+    POSIX, which nobody can set back. Windows keeps no such time (st_ctime is the creation time
+    there, and a rename keeps it): None."""
+    return None if os.name == "nt" else info.st_ctime
+
+
 def full_fsync(fd: int) -> None:
     """Flush `fd` to stable storage. On macOS fsync() only reaches the drive's cache; F_FULLFSYNC
     asks the drive to write it out (slower: used for the records a send depends on)."""

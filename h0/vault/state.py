@@ -34,6 +34,7 @@ SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000
 SECRET_FILE = "secret.key"
 DB_FILE = "state.db"
+NOTE_WRITES_DAYS = 7
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -88,6 +89,17 @@ CREATE TABLE IF NOT EXISTS mail_sync (
     failures     INTEGER NOT NULL DEFAULT 0,
     updated_at   REAL NOT NULL
 );
+-- Who changed a note through H0's own servers, and when (h0.vault.seen): keyed by the note's
+-- name, so a draft's history follows it from Drafts/ into Approved/. Kept for NOTE_WRITES_DAYS.
+CREATE TABLE IF NOT EXISTS note_writes (
+    name_key  TEXT NOT NULL,               -- h0.vault.paths.folder_key of the file name
+    path      TEXT NOT NULL,
+    at        REAL NOT NULL,               -- epoch seconds
+    note_hash TEXT,
+    tool      TEXT NOT NULL,               -- write_note, apply_changes, create_draft, …
+    client    TEXT                         -- the MCP client's name ("H0" for the daemon)
+);
+CREATE INDEX IF NOT EXISTS note_writes_name ON note_writes (name_key, at);
 """
 
 # Columns a caller may set when it claims a send.
@@ -413,6 +425,28 @@ class StateDB:
         except sqlite3.Error as exc:
             raise InternalError(f"H0's state database {self.path}: {exc}") from exc
         return json.loads(row[0])
+
+    # ------------------------------------------------------------------ note writes (h0.vault.seen)
+
+    def record_note_writes(self, writes: Iterable[tuple[str, str, str | None, str, str | None]],
+                           now: float | None = None) -> None:
+        """Record (name_key, path, note_hash, tool, client) writes made now, in one transaction;
+        rows older than NOTE_WRITES_DAYS go at the same time."""
+        now = time.time() if now is None else now
+        rows = [(key, path, now, digest, tool, client) for key, path, digest, tool, client in writes]
+        if not rows:
+            return
+        try:
+            with self._tx() as db:
+                db.executemany("INSERT INTO note_writes VALUES (?, ?, ?, ?, ?, ?)", rows)
+                db.execute("DELETE FROM note_writes WHERE at < ?", (now - NOTE_WRITES_DAYS * 86400.0,))
+        except sqlite3.Error as exc:
+            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+
+    def note_writes(self, name_key: str, since: float = 0.0) -> list[dict[str, Any]]:
+        """The recorded writes of notes named `name_key` since `since`, oldest first."""
+        return self._rows("SELECT * FROM note_writes WHERE name_key = ? AND at >= ? ORDER BY at, rowid",
+                          (name_key, since))
 
     # ------------------------------------------------------------------ mail sync
 

@@ -16,6 +16,7 @@ from h0.config import load_settings
 from h0.handlers.context import HandlerContext, NoteOps
 from h0.handlers.ingest import ingest_new_mail
 from h0.handlers.send import send_approved_draft
+from h0.vault.seen import Arrival
 from h0.handlers.triage import triage_email
 from h0.mail import MailService
 from h0.mail.api import LocalMail
@@ -45,7 +46,7 @@ def make_ctx(vault_dir: Path, service: MailService) -> HandlerContext:
     ensure_rules_file(vault_dir)
     triager = RecordingTriager(Triager.from_settings(load_settings(vault_path=vault_dir), vault_dir))
     return HandlerContext.local(service.settings, Vault(vault_dir), mail=LocalMail(service), triager=triager,
-                                arrival=lambda path: "moved")
+                                arrival=lambda path: Arrival("moved"))
 
 
 @pytest.fixture

@@ -18,11 +18,14 @@ from tests.pipeline.harness import wait_until
 class Recorder:
     def __init__(self) -> None:
         self.seen: list[tuple[str, str]] = []
+        self.sources: dict[str, str | None] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, rel: str, kind: str, delay: float) -> None:
+    def __call__(self, rel: str, kind: str, delay: float, source: str | None) -> None:
         with self._lock:
             self.seen.append((rel, kind))
+            if kind == MOVED:
+                self.sources[rel] = source
 
     def kinds(self, rel: str) -> list[str]:
         with self._lock:

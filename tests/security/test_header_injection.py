@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from h0.vault.seen import Arrival
 from h0.config import load_settings
 from h0.errors import InvalidRequest
 from h0.handlers.ingest import ingest_new_mail
@@ -282,7 +283,7 @@ def test_given_an_email_with_an_injecting_subject_when_ingested_triaged_and_the_
     draft_subject = Vault(vault_dir).read_note(draft).frontmatter["subject"]
     assert draft_subject.startswith("Re: ") and not hides_control(draft_subject)
 
-    result = mail.send_approved_draft(f"Approved/{Path(draft).name}", approve_draft(vault_dir, draft), "moved")
+    result = mail.send_approved_draft(f"Approved/{Path(draft).name}", approve_draft(vault_dir, draft), Arrival("moved"))
     (sent,) = gmail.sent
     wire = wire_headers(sent.raw)
     assert names(wire) == BASE_NAMES + Counter({"in-reply-to": 1, "references": 1})
@@ -308,7 +309,7 @@ def test_given_an_email_whose_sender_name_injects_when_ingested_and_replied_to_t
     sender = Vault(vault_dir).read_note(note_path).frontmatter["from"]
     assert not hides_control(sender) and sender.endswith("<dana@example.com>")
     draft = triage_email(note_path, ctx).data["draft_path"]
-    mail.send_approved_draft(f"Approved/{Path(draft).name}", approve_draft(vault_dir, draft), "moved")
+    mail.send_approved_draft(f"Approved/{Path(draft).name}", approve_draft(vault_dir, draft), Arrival("moved"))
     (sent,) = gmail.sent
     wire = wire_headers(sent.raw)
     assert names(wire) == BASE_NAMES + Counter({"in-reply-to": 1, "references": 1})

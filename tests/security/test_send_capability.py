@@ -15,6 +15,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from h0.vault.seen import Arrival
 from h0.errors import Conflict, InvalidRequest, NotFound, PermissionDenied
 from h0.mail import MailService
 from h0.vault import Vault
@@ -49,20 +50,20 @@ def test_given_a_note_outside_approved_when_asked_to_send_it_then_permission_den
     note_hash = Vault(vault_dir).read_note("Drafts/x.md").hash
     for path in ("Drafts/x.md", "Approved/../Drafts/x.md"):
         with pytest.raises(PermissionDenied):
-            mail.send_approved_draft(path, note_hash, "moved")
+            mail.send_approved_draft(path, note_hash, Arrival("moved"))
     assert gmail.sent == []
 
 
 def test_given_an_approved_note_then_it_is_sent_as_read_and_a_changed_one_is_refused(mail, vault_dir, gmail):
     note_hash = approved(vault_dir)
     with pytest.raises(Conflict) as changed:
-        mail.send_approved_draft("Approved/d.md", "0" * 32, "moved")
+        mail.send_approved_draft("Approved/d.md", "0" * 32, Arrival("moved"))
     assert changed.value.details["reason"] == "note_changed" and gmail.sent == []
-    result = mail.send_approved_draft("Approved/d.md", note_hash, "moved")
+    result = mail.send_approved_draft("Approved/d.md", note_hash, Arrival("moved"))
     (sent,) = gmail.sent
     assert sent.header("To") == "bob@example.com" and sent.text.strip() == "Thursday at noon?"
     assert sent.header("Message-ID") == result["rfc822_message_id"]
-    again = mail.send_approved_draft("Approved/d.md", note_hash, "moved")
+    again = mail.send_approved_draft("Approved/d.md", note_hash, Arrival("moved"))
     assert again["already_sent"] is True and len(gmail.sent) == 1
 
 
@@ -102,7 +103,7 @@ def test_given_a_caller_who_knows_a_draft_when_it_spends_a_guessed_key_first_the
         service.send_email(to="eve@example.com", subject="x", body="y", message_id=f"<h0.{naive}@h0.local>")
     forged = len(gmail.sent)
     note_hash = approved(vault_dir)
-    result = service.send_approved_draft("Approved/d.md", note_hash, "moved")
+    result = service.send_approved_draft("Approved/d.md", note_hash, Arrival("moved"))
     assert result["already_sent"] is False and len(gmail.sent) == forged + 1
     assert gmail.sent[-1].header("To") == "bob@example.com" and gmail.sent[-1].text.strip() == "Thursday at noon?"
 
@@ -120,7 +121,7 @@ def test_given_a_key_already_sent_when_other_content_reuses_it_then_conflict_not
 
 def test_given_a_derived_message_id_then_it_needs_the_installation_secret(mail, vault_dir, gmail, tmp_path):
     """The same approved note gets a different Message-ID under another installation's secret."""
-    first = mail.send_approved_draft("Approved/d.md", approved(vault_dir), "moved")["rfc822_message_id"]
+    first = mail.send_approved_draft("Approved/d.md", approved(vault_dir), Arrival("moved"))["rfc822_message_id"]
     other_vault = tmp_path / "other"
     from h0.vault import init_vault
 
@@ -129,7 +130,7 @@ def test_given_a_derived_message_id_then_it_needs_the_installation_secret(mail, 
     (other_vault / "Drafts/d.md").write_text(DRAFT)
     os.rename(other_vault / "Drafts/d.md", other_vault / "Approved/d.md")
     other = MailService(gmail_settings_for(other_vault, gmail, mail.settings.gmail_token_path), trusted_caller=True)
-    second = other.send_approved_draft("Approved/d.md", Vault(other_vault).read_note("Approved/d.md").hash, "moved")
+    second = other.send_approved_draft("Approved/d.md", Vault(other_vault).read_note("Approved/d.md").hash, Arrival("moved"))
     assert first != second["rfc822_message_id"] and first.startswith("<h0.")
 
 
@@ -145,7 +146,7 @@ def test_given_an_attachment_changed_after_approval_then_the_send_is_refused(mai
         MailService(mail.settings).send_approved_draft("Approved/q.md", note_hash)
     (vault_dir / "Files/quote.txt").write_text("Price: 1,000,000 EUR\n")
     with pytest.raises(InvalidRequest) as refused:
-        mail.send_approved_draft("Approved/q.md", note_hash, "moved")
+        mail.send_approved_draft("Approved/q.md", note_hash, Arrival("moved"))
     assert "Files/quote.txt" in refused.value.message and "changed after" in refused.value.message
     assert gmail.sent == []
 
@@ -157,11 +158,11 @@ def test_given_a_hard_linked_attachment_or_note_then_nothing_is_sent(mail, vault
     os.link(secret, vault_dir / "Files/innocent.txt")
     text = "---\nto: bob@example.com\nsubject: Notes\nattachments: [Files/innocent.txt]\n---\nHere.\n"
     with pytest.raises(PermissionDenied):
-        mail.send_approved_draft("Approved/h.md", approved(vault_dir, "h.md", text), "moved")
+        mail.send_approved_draft("Approved/h.md", approved(vault_dir, "h.md", text), Arrival("moved"))
     note_hash = approved(vault_dir, "linked.md")
     os.link(vault_dir / "Approved/linked.md", vault_dir / "Drafts/still-editable.md")
     with pytest.raises(PermissionDenied):
-        mail.send_approved_draft("Approved/linked.md", note_hash, "moved")
+        mail.send_approved_draft("Approved/linked.md", note_hash, Arrival("moved"))
     assert gmail.sent == []
 
 
@@ -173,7 +174,7 @@ def test_given_a_hard_linked_attachment_or_note_then_nothing_is_sent(mail, vault
 def test_given_hidden_text_or_an_unedited_template_then_it_is_refused_with_how_to_fix(mail, vault_dir, gmail, body):
     with pytest.raises(InvalidRequest) as refused:
         mail.send_approved_draft("Approved/t.md", approved(vault_dir, "t.md", f"---\nto: bob@example.com\nsubject: S\n---\n{body}"),
-                                 "moved")
+                                 Arrival("moved"))
     assert "approve again" in refused.value.message
     assert gmail.sent == []
 
@@ -183,7 +184,7 @@ def test_given_a_symlink_in_approved_then_it_is_not_sent(mail, vault_dir, gmail)
     os.symlink(vault_dir / "Drafts/real.md", vault_dir / "Approved/link.md")
     note_hash = Vault(vault_dir).read_note("Drafts/real.md").hash
     with pytest.raises(PermissionDenied):
-        mail.send_approved_draft("Approved/link.md", note_hash, "moved")
+        mail.send_approved_draft("Approved/link.md", note_hash, Arrival("moved"))
     assert gmail.sent == []
 
 
@@ -197,7 +198,7 @@ def test_given_a_note_written_in_place_when_an_untrusted_caller_asks_then_it_wai
     (vault_dir / "Approved/typed.md").write_text("---\nto: zoe@example.com\nsubject: Hi\n---\nHi Zo")
     note_hash = Vault(vault_dir).read_note("Approved/typed.md").hash
     with pytest.raises(Conflict) as early:
-        service.send_approved_draft("Approved/typed.md", note_hash, "moved")  # not trusted to say so
+        service.send_approved_draft("Approved/typed.md", note_hash, Arrival("moved"))  # not trusted to say so
     assert early.value.details["reason"] == "not_settled" and 0 < early.value.details["retry_after"] <= 0.7
     time.sleep(0.7)
     service.send_approved_draft("Approved/typed.md", note_hash)
@@ -205,16 +206,16 @@ def test_given_a_note_written_in_place_when_an_untrusted_caller_asks_then_it_wai
 
 
 def test_given_a_note_reappearing_under_a_sent_name_without_a_move_then_it_is_held(mail, vault_dir, gmail):
-    mail.send_approved_draft("Approved/zoe.md", approved(vault_dir, "zoe.md"), "moved")
+    mail.send_approved_draft("Approved/zoe.md", approved(vault_dir, "zoe.md"), Arrival("moved"))
     os.rename(vault_dir / "Approved/zoe.md", vault_dir / "Done/zoe.md")
     (vault_dir / "Approved/zoe.md").write_text(DRAFT.replace("Thursday at noon?", "Thursday at noon? Or Friday."))
     again = Vault(vault_dir).read_note("Approved/zoe.md").hash
     os.utime(vault_dir / "Approved/zoe.md", (time.time() - 60, time.time() - 60))
     with pytest.raises(Conflict) as held:
-        mail.send_approved_draft("Approved/zoe.md", again, "written")
+        mail.send_approved_draft("Approved/zoe.md", again, Arrival("written"))
     assert held.value.details["hold"] and held.value.details["reason"] == "reappeared_after_send"
     assert len(gmail.sent) == 1
-    mail.send_approved_draft("Approved/zoe.md", again, "moved")  # the human moves it in again
+    mail.send_approved_draft("Approved/zoe.md", again, Arrival("moved"))  # the human moves it in again
     assert len(gmail.sent) == 2
 
 
@@ -228,12 +229,12 @@ def reply(email_id: str, **extra: str) -> str:
 
 def test_given_two_drafts_answering_one_email_then_the_second_is_held_unless_send_anyway(mail, vault_dir, gmail):
     email = gmail.add_message(subject="Plan", thread_id="t-plan", message_id="<plan@example.com>")
-    mail.send_approved_draft("Approved/r1.md", approved(vault_dir, "r1.md", reply(email)), "moved")
+    mail.send_approved_draft("Approved/r1.md", approved(vault_dir, "r1.md", reply(email)), Arrival("moved"))
     with pytest.raises(Conflict) as held:
-        mail.send_approved_draft("Approved/r2.md", approved(vault_dir, "r2.md", reply(email)), "moved")
+        mail.send_approved_draft("Approved/r2.md", approved(vault_dir, "r2.md", reply(email)), Arrival("moved"))
     assert held.value.details["hold"] and held.value.details["reason"] == "already_answered"
     assert "send_anyway" in held.value.message and len(gmail.sent) == 1
-    mail.send_approved_draft("Approved/r3.md", approved(vault_dir, "r3.md", reply(email, send_anyway="true")), "moved")
+    mail.send_approved_draft("Approved/r3.md", approved(vault_dir, "r3.md", reply(email, send_anyway="true")), Arrival("moved"))
     assert len(gmail.sent) == 2
 
 
@@ -243,16 +244,16 @@ def test_given_a_newer_message_in_the_thread_then_the_reply_is_held(mail, vault_
     gmail.add_message(subject="Re: Plan", thread_id="t-new", message_id="<p2@example.com>", date_ms=now_ms - 1_000,
                       sender="Ann <ann@example.com>")
     with pytest.raises(Conflict) as held:
-        mail.send_approved_draft("Approved/r.md", approved(vault_dir, "r.md", reply(email)), "moved")
+        mail.send_approved_draft("Approved/r.md", approved(vault_dir, "r.md", reply(email)), Arrival("moved"))
     assert held.value.details["reason"] == "thread_has_newer_message" and "Ann" in held.value.message
     assert gmail.sent == []
-    mail.send_approved_draft("Approved/r2.md", approved(vault_dir, "r2.md", reply(email, send_anyway="true")), "moved")
+    mail.send_approved_draft("Approved/r2.md", approved(vault_dir, "r2.md", reply(email, send_anyway="true")), Arrival("moved"))
     assert len(gmail.sent) == 1
 
 
 def test_given_the_replied_message_is_gone_then_not_found_and_nothing_sent(mail, vault_dir, gmail):
     with pytest.raises(NotFound):
-        mail.send_approved_draft("Approved/r.md", approved(vault_dir, "r.md", reply("ffffffffffffffff")), "moved")
+        mail.send_approved_draft("Approved/r.md", approved(vault_dir, "r.md", reply("ffffffffffffffff")), Arrival("moved"))
     assert gmail.sent == []
 
 

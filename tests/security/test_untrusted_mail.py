@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from h0.vault.seen import Arrival
 from h0.handlers.ingest import ingest_new_mail
 from h0.handlers.triage import DMARC_WARNING, triage_email
 from h0.mail import MailService
@@ -224,7 +225,7 @@ def test_given_an_email_whose_dmarc_failed_when_ingested_and_triaged_then_the_no
     assert drafted.frontmatter["warning"] == DMARC_WARNING
     above, below = drafted.body.split(CUTOFF, 1)
     assert "DMARC" in below and "DMARC" not in above and "DMARC" not in message_body(drafted.body)
-    mail.send_approved_draft(f"Approved/{Path(draft).name}", approve_draft(vault_dir, draft), "moved")
+    mail.send_approved_draft(f"Approved/{Path(draft).name}", approve_draft(vault_dir, draft), Arrival("moved"))
     (sent,) = gmail.sent
     assert "DMARC" not in sent.text and sent.header("To") == "ceo@acme.example"
 
