@@ -113,7 +113,8 @@ def file_changed_at(info: os.stat_result) -> float:
 
 
 def when(gap: float) -> str:
-    """'2 s before', 'less than a second before', '5 s after' (for messages to the human)."""
-    if gap < 0:
-        return "after" if gap > -1 else f"{-gap:.0f} s after"
-    return "less than a second before" if gap < 1 else f"{gap:.0f} s before"
+    """'2 s before', 'less than a second before', '5 s after' (for messages to the human). File times
+    tick in steps of a few ms, so a gap within a second either way reads 'less than a second before'."""
+    if gap <= -1:
+        return f"{-gap:.0f} s after"
+    return "less than a second before" if gap < 0.5 else f"{gap:.0f} s before"
