@@ -68,9 +68,9 @@ def refusal(status: Status, frontmatter: Mapping[str, Any]) -> str:
     if status.state is DraftState.SENT:
         when = frontmatter.get("sent_at")
         since = f" on {str(when)[:40]}" if when else ""
-        return (f"This note says it was already sent{since} (status: sent), so H0 did not send it again. To send it "
-                "once more as a new message, change `status:` to `pending_approval` in the note, then move it to "
-                "Approved/ again.")
+        return (f"This note says it was already sent{since} (status: sent), so H0 did not send it again. To send a "
+                "new message from it, change `status:` to `pending_approval` and change its text or its file name "
+                "(H0 never sends the same message twice), then move it to Approved/ again.")
     if status.state is DraftState.WITHDRAWN:
         why = str(frontmatter.get("withdrawn_reason") or "").strip()[:300]
         because = f" ({why})" if why else ""

@@ -143,12 +143,16 @@ def test_a_duplicate_event_or_a_re_approved_sent_draft_never_sends_twice(vault_d
     with running_daemon(vault_dir) as daemon:
         write_draft(vault_dir, "Approved", "once.md")
         assert wait_until(lambda: (vault_dir / "Done/once.md").exists())
-        # The human drags the sent note back into Approved/: same content → same key → not resent.
-        shutil.copy(vault_dir / "Done/once.md", vault_dir / "Drafts/once.md")
-        text = (vault_dir / "Drafts/once.md").read_text()
+        # The human copies the sent note back into Approved/: it says `status: sent`, so it is
+        # given back to Drafts/ with that word kept and the reason, and not sent.
+        text = (vault_dir / "Done/once.md").read_text()
+        (vault_dir / "Approved/once.md").write_text(text)
+        daemon.sweep("test")
+        assert wait_until(lambda: (vault_dir / "Drafts/once.md").exists())
+        assert frontmatter(vault_dir, "Drafts/once.md")["h0_error_code"] == "status_not_sendable"
+        # Marked as awaiting sending again but unchanged: the same message → the same key → not resent.
         (vault_dir / "Drafts/once.md").unlink()
-        write = vault_dir / "Approved/once.md"
-        write.write_text(text)
+        (vault_dir / "Approved/once.md").write_text(text.replace("status: sent", "status: pending_approval"))
         daemon.sweep("test")
         assert wait_until(lambda: (vault_dir / "Done/once (2).md").exists())
     assert len(outbox(vault_dir)) == 1
