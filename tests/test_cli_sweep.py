@@ -252,3 +252,14 @@ def test_a_missing_llm_sdk_says_how_to_install_the_extra_from_pypi_and_from_a_ch
     message = str(caught.value)
     assert "pip install 'h0[llm]'" in message and "pip install -e '.[llm]'" in message
     assert "LLM_PROVIDER=openai needs the h0_no_such_sdk_module package" in message
+
+
+def test_given_a_note_dropped_into_rejected_a_moment_before_the_sweep_then_the_same_pass_files_it(
+        vault_dir: Path, sweep_env, capsys):
+    """A note younger than the stability window (still possibly being written) is waited for within
+    the pass, not left for the next cron run (this failed under load: the pass ended first)."""
+    path = write_draft(vault_dir, "Rejected", "fresh.md")
+    os.utime(path)  # written this very moment
+    code, out, _ = sweep(capsys)
+    assert code == 0 and out == ["h0 sweep: 1 rejected (filed in Done/)"]
+    assert frontmatter(vault_dir, "Done/fresh.md")["decision"] == "rejected"

@@ -28,7 +28,7 @@ from h0.mcp.api import McpMail, McpVault
 from h0.mcp.client import McpConnection, ServerCommand, settings_env, with_fallback
 from h0.pipeline import signals
 from h0.pipeline.lock import VaultLock
-from h0.pipeline.settle import SettleTracker
+from h0.pipeline.settle import STABILITY_SECONDS, SettleTracker
 from h0.pipeline.sweep import needs_triage, reconcile
 from h0.pipeline.tally import PassTally
 from h0.pipeline.watcher import VaultWatcher
@@ -45,6 +45,7 @@ INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
 HANDLER_ERROR_RETRY = 30.0
+SWEEP_WAITS_SECONDS = 2 * STABILITY_SECONDS  # `h0 sweep` waits for retries due this soon (a note still being written)
 
 _ROUTES = {
     folder_key(APPROVED): signals.note_approved,
@@ -201,8 +202,10 @@ class Daemon:
                     logger.exception("periodic task {} failed", getattr(task, "__name__", task))
 
     def run_once(self, timeout: float = 600.0) -> bool:
-        """Process everything the sweep finds (and what that produces), then return."""
-        return self.queue.wait_idle(timeout)
+        """Process everything the sweep finds (and what that produces), then return. A note written
+        a moment ago waits out its short stability window within the pass; an approved note settling
+        for APPROVAL_SETTLE_SECONDS is left for the next pass."""
+        return self.queue.wait_idle(timeout, horizon=SWEEP_WAITS_SECONDS)
 
     def run_ingest(self) -> None:
         from h0.handlers.ingest import ingest_new_mail

@@ -137,13 +137,13 @@ class WorkQueue:
         with self._cond:
             return len(self._jobs) + len(self._running)
 
-    def wait_idle(self, timeout: float) -> bool:
-        """Block until nothing is due now or running (delayed retries do not count)."""
+    def wait_idle(self, timeout: float, *, horizon: float = 0.0) -> bool:
+        """Block until nothing is running or due within `horizon` seconds (later retries do not count)."""
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
                 now = time.monotonic()
-                busy = self._running or any(job.due <= now for job in self._jobs.values())
+                busy = self._running or any(job.due <= now + horizon for job in self._jobs.values())
                 if not busy:
                     return True
                 if now >= deadline:

@@ -105,6 +105,14 @@ def test_wait_idle_ignores_future_retries():
     assert not q.wait_idle(0.05)
 
 
+def test_wait_idle_counts_retries_due_within_its_horizon():
+    q = WorkQueue()
+    q.put("later", delay=60)
+    q.put("soon", delay=30)
+    assert not q.wait_idle(0.05, horizon=45)  # "soon" is within the horizon: still busy
+    assert q.wait_idle(0.05, horizon=10)
+
+
 def test_take_hands_out_due_siblings_of_a_batch_and_leaves_the_rest_queued():
     q = WorkQueue()
     for name in ("n1", "n2", "n3"):
