@@ -85,14 +85,11 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     import gc
 
-    from h0.mcp.sdk_hooks import import_sdk_for_stdio
-
     # The MCP SDK builds hundreds of pydantic models at import: collecting garbage in the
     # middle of that is wasted start-up time. Freeze what was imported so later collections
     # skip it.
     gc.disable()
     try:
-        import_sdk_for_stdio()  # this process serves stdio only: no SDK client, HTTP or OAuth
         settings = _settings(args)
         _setup_logging(settings)
         if args.server == "vault":

@@ -4,8 +4,9 @@ Each method is one tool call on a persistent session (`h0.mcp.client.McpConnecti
 answers the same types as the local implementations (`h0.vault.api.LocalVault`,
 `h0.mail.api.LocalMail`): a note read over MCP is an `h0.vault.Note`, a send result a
 `SendEmailResult`. Results are built from H0's own servers' structured content, which the
-connection already trusts (h0.mcp.sdk_hooks); a result missing a field the contract
-promises is an `InternalError`, never a KeyError in a handler.
+connection does not validate against the schema a second time (h0.mcp.client._call_own_tool);
+a result missing a field the contract promises is an `InternalError`, never a KeyError in a
+handler.
 """
 
 from __future__ import annotations

@@ -6,27 +6,46 @@ text, for clients that read only text), and any `H0Error` becomes
 `{"error", "message", "details"}` in the text content with `is_error=True` and no
 structured content — TypeScript-SDK clients such as Claude Code validate structured
 content against the output schema even on errors (typescript-sdk#1943).
+
+Built on the SDK's public low-level `Server` (its `on_list_tools` / `on_call_tool`
+handlers) and served by the public `mcp.server.runner.serve_loop` — H0 uses no private
+part of the SDK. That is also what keeps it fast, measured by scripts/bench/bench_vault.py:
+- the tool's input model and output schema are built once from its signature and its
+  result model; a result built from that model a moment ago is not validated against it
+  again (a fifth of a 2,500-note listing), and no per-call function-metadata machinery runs;
+- `serve_loop` serves the handshake protocol era only: on the 2026-07-28 era the SDK builds a
+  connection per request and re-checks its envelope (0.3 ms of a read_note). A 2026-only
+  client is answered in the handshake era, which every current client speaks;
+- stdin and stdout are asyncio pipes where the OS allows (`h0.platform.proc.thread_free_stdio`),
+  handed to the SDK's public `stdio_server(stdin, stdout)`: no worker-thread hop per line;
+- the SDK's high-level `MCPServer` (and the client, HTTP and OAuth modules it imports) is
+  never imported: a third of a server's start-up.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import json
+import os
 import typing
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Annotated, Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
+import anyio
+import anyio.to_thread
 from loguru import logger
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ValidationError
+from mcp.server.lowlevel import Server
+from mcp.server.runner import serve_loop
+from mcp.server.stdio import stdio_server
+from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import to_json
 
 from h0.errors import H0Error, InternalError, InvalidRequest
-from h0.mcp.sdk_hooks import serve_stdio, skip_output_revalidation
 from h0.platform.proc import thread_free_stdio
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -81,30 +100,60 @@ def _validation_message(exc: ValidationError) -> tuple[str, list[dict[str, Any]]
     return f"Invalid arguments — {summary}", problems
 
 
-class H0Server(MCPServer):
-    """An MCPServer whose every tool answers a typed result or a typed error."""
+@dataclass(frozen=True, slots=True)
+class _Registered:
+    tool: Tool  # as published by tools/list
+    arguments: type[BaseModel]  # validates a call's arguments
+    run: Callable[..., CallToolResult]
+    inline: bool
+    json_fields: frozenset[str]  # arguments that may arrive as JSON text (see _arguments)
 
-    async def run_stdio_async(self) -> None:
-        """Serve stdio through asyncio pipes (no worker-thread hop per line read or written),
-        in the handshake protocol era (see h0.mcp.sdk_hooks.serve_stdio for why)."""
-        # Threads for a file on stdin, or on an OS where pipes are not safe for asyncio.
-        await serve_stdio(self, threads=not thread_free_stdio((0, 1)))
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:  # type: ignore[override]
+class _Arguments(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+
+class H0Server(Server[Any]):
+    """A low-level MCP `Server` whose every tool answers a typed result or a typed error."""
+
+    def __init__(self, name: str, *, title: str | None = None, version: str = "", instructions: str | None = None):
+        self._tools: dict[str, _Registered] = {}
+        super().__init__(name, version=version, title=title, instructions=instructions,
+                         on_list_tools=self._on_list_tools, on_call_tool=self._on_call_tool)
+
+    # ------------------------------------------------------------------ the protocol handlers
+
+    async def _on_list_tools(self, ctx: Any, params: Any) -> ListToolsResult:
+        return ListToolsResult(tools=await self.list_tools())
+
+    async def _on_call_tool(self, ctx: Any, params: Any) -> CallToolResult:
+        return await self.call_tool(params.name, params.arguments or {}, ctx)
+
+    async def list_tools(self) -> list[Tool]:
+        return [registered.tool for registered in self._tools.values()]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
+        """Validate the arguments, run the tool (on the loop if inline, else in a worker thread,
+        with the calling client's name in `current_client`), answer its result or a typed error."""
+        registered = self._tools.get(name)
+        if registered is None:
+            return failure(InvalidRequest(f"Unknown tool {name!r}.", tool=name))
+        try:
+            values = registered.arguments.model_validate(_arguments(registered, arguments))
+        except ValidationError as exc:
+            message, problems = _validation_message(exc)
+            return failure(InvalidRequest(message, tool=name, problems=problems))
+        kwargs = {field.alias or key: getattr(values, key) for key, field in type(values).model_fields.items()}
         token = _CLIENT.set(_client_of(context))
         try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as exc:
-            cause = exc.__cause__
-            if isinstance(cause, ValidationError):
-                message, problems = _validation_message(cause)
-                return failure(InvalidRequest(message, tool=name, problems=problems))
-            if str(exc).startswith("Unknown tool"):
-                return failure(InvalidRequest(f"Unknown tool {name!r}.", tool=name))
-            logger.opt(exception=cause or exc).error("tool {} failed unexpectedly", name)
-            return failure(InternalError(f"{name} failed unexpectedly; see the server log.", tool=name))
+            if registered.inline:
+                return registered.run(**kwargs)
+            # anyio runs it in a copy of this context: the tool sees current_client().
+            return await anyio.to_thread.run_sync(functools.partial(registered.run, **kwargs))
         finally:
             _CLIENT.reset(token)
+
+    # ------------------------------------------------------------------ registration
 
     def typed_tool(
         self,
@@ -116,8 +165,10 @@ class H0Server(MCPServer):
     ) -> Callable[[Callable[..., ModelT]], Callable[..., CallToolResult]]:
         """Register a sync function returning `output` as a tool with an output schema.
 
-        `inline=True` runs the function on the event loop instead of a worker thread:
-        for quick tools (one small file) the thread hop costs more than the work.
+        Its parameters (`Annotated[type, Field(description=…)]`, with defaults) are the input
+        schema; `output`'s JSON schema is the output schema. `inline=True` runs the function on
+        the event loop instead of a worker thread: for quick tools (one small file) the thread
+        hop costs more than the work.
         """
 
         def decorate(fn: Callable[..., ModelT]) -> Callable[..., CallToolResult]:
@@ -130,28 +181,137 @@ class H0Server(MCPServer):
                     logger.exception("tool {} raised", fn.__name__)
                     return failure(InternalError(f"{fn.__name__} failed unexpectedly; see the server log."))
 
-            if inline:
-
-                @functools.wraps(fn)
-                async def tool(*args: Any, **kwargs: Any) -> CallToolResult:
-                    return run(*args, **kwargs)
-
-            else:
-                tool = functools.wraps(fn)(run)
-
-            # Resolve string annotations against the tool's own module, then publish the
-            # signature with `Annotated[CallToolResult, output]`: the SDK derives the
-            # output schema from it and passes our CallToolResult through unchanged.
-            hints = typing.get_type_hints(fn, include_extras=True)
-            returns = Annotated[CallToolResult, output]
-            signature = inspect.signature(fn)
-            params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in signature.parameters.values()]
-            tool.__signature__ = signature.replace(parameters=params, return_annotation=returns)  # type: ignore[attr-defined]
-            tool.__annotations__ = {**{p.name: p.annotation for p in params}, "return": returns}
-            self.add_tool(tool, name=fn.__name__, title=title, description=inspect.getdoc(fn), annotations=annotations)
-            # The result was built from `output` a moment ago: the contract tests pin the
-            # schema, and success() is the only producer.
-            skip_output_revalidation(self, fn.__name__)
-            return tool
+            arguments, json_fields = _arguments_model(fn)
+            tool = Tool(
+                name=fn.__name__, title=title, description=inspect.getdoc(fn),
+                input_schema=arguments.model_json_schema(by_alias=True),
+                output_schema=output.model_json_schema(mode="serialization"), annotations=annotations,
+            )
+            self._tools[fn.__name__] = _Registered(tool, arguments, functools.wraps(fn)(run), inline, json_fields)
+            return run
 
         return decorate
+
+    # ------------------------------------------------------------------ serving
+
+    def run(self, transport: str = "stdio") -> None:
+        if transport != "stdio":
+            raise ValueError(f"H0's servers speak stdio only, not {transport!r}")
+        anyio.run(self.run_stdio_async)
+
+    async def run_stdio_async(self) -> None:
+        """Serve stdin/stdout until the client closes them (see the module docstring)."""
+        streams = stdio_server(*await _stdio_pipes()) if thread_free_stdio((0, 1)) else stdio_server()  # type: ignore[arg-type]
+        async with streams as (read_stream, write_stream), self.lifespan(self) as state:
+            await serve_loop(self, read_stream, write_stream, lifespan_state=state,
+                             init_options=self.create_initialization_options())
+
+
+def _arguments_model(fn: Callable[..., Any]) -> tuple[type[BaseModel], frozenset[str]]:
+    """A pydantic model of `fn`'s parameters (names that clash with BaseModel's get an alias)."""
+    hints = typing.get_type_hints(fn, include_extras=True)
+    fields: dict[str, Any] = {}
+    json_fields = set()
+    for parameter in inspect.signature(fn).parameters.values():
+        annotation = hints.get(parameter.name, Any)
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        key = parameter.name
+        if hasattr(BaseModel, key):
+            key = f"field_{key}"
+            annotation = typing.Annotated[annotation, Field(alias=parameter.name)]
+        fields[key] = (annotation, default)
+        if not _is_text(annotation):
+            json_fields.add(parameter.name)
+    model = create_model(f"{fn.__name__}Arguments", __base__=_Arguments, **fields)
+    return model, frozenset(json_fields)
+
+
+def _is_text(annotation: Any) -> bool:
+    base = typing.get_args(annotation)[0] if typing.get_origin(annotation) is typing.Annotated else annotation
+    return base is str
+
+
+def _arguments(registered: _Registered, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Some clients send an object or list argument as its JSON text: parse those (as the SDK does)."""
+    parsed = dict(arguments)
+    for name in registered.json_fields & parsed.keys():
+        value = parsed[name]
+        if isinstance(value, str):
+            try:
+                decoded = json.loads(value)
+            except ValueError:
+                continue
+            if not isinstance(decoded, (str, int, float)):
+                parsed[name] = decoded
+    return parsed
+
+
+# --------------------------------------------------------------------------- stdio without threads
+
+
+class _StdinLines:
+    """`async for line in …` over an asyncio pipe (the SDK's default reads each line in a worker thread)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def __aiter__(self) -> _StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+class _WriteFlow(asyncio.Protocol):
+    """Flow control of the stdout pipe through asyncio's documented protocol callbacks."""
+
+    def __init__(self) -> None:
+        self.writable = asyncio.Event()
+        self.writable.set()
+        self.lost = False
+
+    def pause_writing(self) -> None:
+        self.writable.clear()
+
+    def resume_writing(self) -> None:
+        self.writable.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        self.writable.set()
+
+
+class _StdoutPipe:
+    def __init__(self, transport: asyncio.WriteTransport, flow: _WriteFlow) -> None:
+        self._transport = transport
+        self._flow = flow
+
+    async def write(self, text: str) -> None:
+        if self._flow.lost or self._transport.is_closing():
+            raise BrokenPipeError("the MCP client closed its end of stdout")
+        self._transport.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self._flow.writable.wait()  # the client reads slower than we write: wait for the pipe to drain
+
+
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # one JSON-RPC line; a 50 MB note escaped as JSON fits
+
+
+async def _stdio_pipes() -> tuple[_StdinLines, _StdoutPipe]:
+    """Private duplicates of fd 0/1 as asyncio pipes; fd 0 then reads /dev/null and fd 1 goes to
+    stderr, so a stray print (or a child process) can never corrupt the protocol stream."""
+    loop = asyncio.get_running_loop()
+    wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), wire_in)
+    transport, flow = await loop.connect_write_pipe(_WriteFlow, wire_out)
+    return _StdinLines(reader), _StdoutPipe(transport, flow)

@@ -119,8 +119,6 @@ class McpConnection:
         from mcp import Client
         from mcp.client.stdio import StdioServerParameters
 
-        from h0.mcp.sdk_hooks import trust_tool_results
-
         params = StdioServerParameters(
             command=self.command.argv[0], args=list(self.command.argv[1:]), env=dict(self.command.env)
         )
@@ -129,7 +127,6 @@ class McpConnection:
             self._lost = asyncio.Event()
             try:
                 async with Client(params, mode="legacy") as client:
-                    trust_tool_results(client)  # H0's own servers: see h0.mcp.sdk_hooks
                     self._client = client
                     self.connects += 1
                     self._ready.set()
@@ -192,7 +189,7 @@ class McpConnection:
                 ) from None
             client = self._client
         try:
-            result = await asyncio.wait_for(client.call_tool(tool, arguments), timeout)
+            result = await asyncio.wait_for(_call_own_tool(client, tool, arguments), timeout)
         except TimeoutError:
             self._signal_lost()  # a hung server is restarted
             raise McpUnavailable(f"{self.name}.{tool} timed out after {timeout:.0f}s.", server=self.name, tool=tool) from None
@@ -209,6 +206,20 @@ class McpConnection:
             if self._closing:
                 raise McpUnavailable(f"The {self.name} MCP session is closed.", server=self.name)
             await asyncio.sleep(0.01)
+
+
+async def _call_own_tool(client: Any, tool: str, arguments: dict[str, Any]) -> Any:
+    """`tools/call` on one of H0's own servers, through the session's public `send_request`.
+
+    Not `Client.call_tool`, which validates every structured result against the tool's output
+    schema with jsonschema (~1 ms of the daemon's CPU a call, growing with the result): H0's
+    servers build each result from the pydantic model that defines the schema, and the contract
+    tests pin that schema. Any MCP client still validates, as it should, against untrusted servers.
+    """
+    from mcp_types import CallToolRequest, CallToolRequestParams, CallToolResult
+
+    request = CallToolRequest(params=CallToolRequestParams(name=tool, arguments=arguments))
+    return await client.session.send_request(request, CallToolResult)
 
 
 def _describe(exc: BaseException) -> str:

@@ -138,7 +138,9 @@ class _Events(FileSystemEventHandler):
 
 
 class _OverflowDetector(logging.Handler):
-    """watchdog only logs a warning when the kernel's inotify queue overflows: catch it."""
+    """Watchdog has no event for a lost event (the kernel's inotify queue overflowing, a watch it
+    could not rebuild): it logs a warning. Any warning or error from its observers means the
+    events may be incomplete, so H0 sweeps — by the record's level and logger, not its text."""
 
     def __init__(self, callback: Callable[[], None]) -> None:
         super().__init__(logging.WARNING)
@@ -146,9 +148,8 @@ class _OverflowDetector(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            if "overflow" in record.getMessage().lower():
-                self.callback()
-        except Exception:  # noqa: BLE001
+            self.callback()
+        except Exception:  # noqa: BLE001 - a logging handler must never raise into watchdog's thread
             pass
 
 

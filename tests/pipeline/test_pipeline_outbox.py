@@ -142,14 +142,15 @@ def test_a_note_half_written_when_its_event_fires_is_sent_whole(vault_dir: Path)
 def test_a_duplicate_event_or_a_re_approved_sent_draft_never_sends_twice(vault_dir: Path):
     with running_daemon(vault_dir) as daemon:
         write_draft(vault_dir, "Approved", "once.md")
-        assert wait_until(lambda: (vault_dir / "Done/once.md").exists())
+        assert wait_until(lambda: (vault_dir / "Done/once.md").exists()
+                          and frontmatter(vault_dir, "Done/once.md").get("status") == "sent")
         # The human copies the sent note back into Approved/: it says `status: sent`, so it is
         # given back to Drafts/ with that word kept and the reason, and not sent.
         text = (vault_dir / "Done/once.md").read_text()
         (vault_dir / "Approved/once.md").write_text(text)
         daemon.sweep("test")
-        assert wait_until(lambda: (vault_dir / "Drafts/once.md").exists())
-        assert frontmatter(vault_dir, "Drafts/once.md")["h0_error_code"] == "status_not_sendable"
+        assert wait_until(lambda: (vault_dir / "Drafts/once.md").exists()
+                          and frontmatter(vault_dir, "Drafts/once.md").get("h0_error_code") == "status_not_sendable")
         # Marked as awaiting sending again but unchanged: the same message → the same key → not resent.
         (vault_dir / "Drafts/once.md").unlink()
         (vault_dir / "Approved/once.md").write_text(text.replace("status: sent", "status: pending_approval"))
