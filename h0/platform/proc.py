@@ -1,4 +1,4 @@
-"""How a process is asked to stop, and how it may talk over stdio, on each OS.
+"""How a process is asked to stop, whether another one is alive, and how it may talk over stdio, on each OS.
 
 Stop: Ctrl-C everywhere; SIGTERM on POSIX (what systemd, launchd and `kill` send);
 Ctrl-Break on Windows (SIGTERM cannot be sent to a Windows process, and Ctrl-C is often
@@ -16,6 +16,8 @@ import stat
 import sys
 from collections.abc import Callable
 
+import psutil
+
 
 def stop_signals() -> tuple[signal.Signals, ...]:
     """The signals that mean "finish in-flight work, then stop" here."""
@@ -32,6 +34,14 @@ def on_stop_signals(callback: Callable[[str], None]) -> None:
 
     for sig in stop_signals():
         signal.signal(sig, handler)
+
+
+def process_alive(pid: object) -> bool:
+    """Whether a process with this id runs (psutil: a real probe on every OS — on Windows
+    `os.kill(pid, 0)` would not probe but terminate it)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or not 0 < pid < 2**31:
+        return False  # a pid read from a database row is data: nothing outside a pid's range
+    return psutil.pid_exists(pid)
 
 
 def thread_free_stdio(fds: tuple[int, ...] = (0, 1)) -> bool:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import InternalError
+from h0.platform.proc import process_alive
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000
@@ -119,20 +120,6 @@ def state_dir_for(vault_root: Path, configured: Path | None = None) -> Path:
     digest = hashlib.sha256(os.path.normcase(real).encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in Path(real).name)[:40] or "vault"
     return Path(configured or default_state_root()) / f"{name}-{digest}"
-
-
-def pid_alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:  # Windows: os.kill(pid, 0) is not a probe there
-        return True
-    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +288,7 @@ class StateDB:
                         continue
                     if row["content_hash"] != content_hash:
                         return Claim("conflict", row)
-                    if (row["state"] == "pending" and row["pid"] != pid and pid_alive(row["pid"])
+                    if (row["state"] == "pending" and row["pid"] != pid and process_alive(row["pid"])
                             and now - row["started_at"] < in_flight_s):
                         return Claim("in_progress", row)
                     return Claim("unresolved", row)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from h0.platform.proc import on_stop_signals, stop_signals, thread_free_stdio
+from h0.platform.proc import on_stop_signals, process_alive, stop_signals, thread_free_stdio
 
 
 def test_the_stop_signals_are_the_ones_this_os_sends():
@@ -44,3 +45,13 @@ def test_the_thread_free_stdio_serves_pipes_but_not_files(tmp_path: Path):
             os.close(read_end)
             os.close(write_end)
     assert thread_free_stdio((987654,)) is False  # not open at all
+
+
+def test_process_alive_probes_without_touching_the_process():
+    """psutil, not os.kill(pid, 0), which on Windows terminates the process it should probe."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    assert process_alive(os.getpid()) is True
+    assert process_alive(child.pid) is False  # exited and reaped
+    for hostile in (0, -1, True, "1", None, 1.5, 2**40):
+        assert process_alive(hostile) is False
