@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import random
 
@@ -9,6 +10,8 @@ import pytest
 
 from h0.errors import InvalidRequest, ParseError
 from h0.vault import frontmatter as fm
+from h0.vault.frontmatter import limits, scan, yamls
+from h0.vault.frontmatter import write as fm_write
 
 EMAIL = """type: email   
 status: pending
@@ -241,11 +244,11 @@ def test_the_fast_emitter_and_ruamel_write_values_that_read_back_the_same():
               dt.date(2026, 11, 21), dt.datetime(2026, 11, 21, 10, 15, tzinfo=dt.UTC), ["a", "b c"], [1, True], [],
               ["needs: quoting"]]
     for value in values:
-        fast = fm._fast_render("key", value)
+        fast = fm_write.fast_render("key", value)
         if fast is None:
             continue
-        stream = fm.io.StringIO()
-        fm._local.dumper.dump({"key": fm._quote_ambiguous(value)}, stream)
+        stream = io.StringIO()
+        yamls.LOCAL.dumper.dump({"key": fm_write.quote_ambiguous(value)}, stream)
         assert fm.load(fast) == fm.load(stream.getvalue()), (value, fast)
 
 
@@ -330,9 +333,9 @@ def test_the_fast_scanner_agrees_with_the_full_loader_whenever_it_accepts(text):
     always gives what load_full() gives, or both refuse with ParseError."""
     full = _outcome(fm.load_full, text)
     try:
-        fm._check_text(text)
-        fast = fm._scan(text)
-    except (fm._Fallback, ParseError):
+        limits.check_text(text)
+        fast = scan.scan(text)
+    except (scan.Fallback, ParseError):
         pass
     else:
         assert full == ("ok", fast), text

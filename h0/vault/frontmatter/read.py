@@ -1,0 +1,86 @@
+"""Frontmatter YAML read as JSON data: the fast scanner first, ruamel's C-backed safe loader
+for anything else, both after the limits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ruamel.yaml.error import YAMLError
+
+from h0.errors import ParseError
+from h0.vault.frontmatter.limits import JSON_NODE_BUDGET, MAX_DEPTH, check_bounds, check_text
+from h0.vault.frontmatter.scan import Fallback, scan
+from h0.vault.frontmatter.yamls import LOCAL, first_line, json_key, json_scalar, shorten
+
+
+def load(yaml_text: str | None) -> dict[str, Any]:
+    """Parse frontmatter YAML into JSON-ready data (dates as ISO strings).
+
+    Raises ParseError for text past H0's limits (see check_bounds), invalid YAML, a top
+    level that is not a mapping, duplicate keys, or alias expansion beyond JSON_NODE_BUDGET.
+    """
+    if yaml_text is None:
+        return {}
+    check_text(yaml_text)
+    try:
+        return scan(yaml_text)
+    except Fallback:
+        pass
+    return load_full(yaml_text)
+
+
+def load_full(yaml_text: str) -> dict[str, Any]:
+    """Parse with ruamel's safe loader (no fast path), after check_bounds."""
+    check_bounds(yaml_text)
+    return load_checked(yaml_text)
+
+
+def load_checked(yaml_text: str) -> dict[str, Any]:
+    try:
+        data = LOCAL.safe.load(yaml_text)
+    except YAMLError as exc:
+        raise ParseError(f"The frontmatter is not valid YAML: {first_line(exc)}") from None
+    except RecursionError:
+        raise ParseError("The frontmatter nests too deeply.") from None
+    except Exception as exc:  # ruamel raises a few non-YAMLError types on odd input
+        raise ParseError(f"The frontmatter could not be parsed: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ParseError("The frontmatter must be a mapping of keys to values.")
+    return to_json(data)
+
+
+def to_json(data: Any) -> Any:
+    """Convert YAML-loaded data to plain JSON values, refusing alias bombs."""
+    budget = [JSON_NODE_BUDGET]
+
+    def convert(value: Any, depth: int) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ParseError(
+                "The frontmatter expands to too many values (a YAML alias bomb?).",
+                limit=JSON_NODE_BUDGET,
+            )
+        if depth > MAX_DEPTH and isinstance(value, (Mapping, list, tuple, set, frozenset)):
+            raise ParseError(
+                f"The frontmatter nests lists or mappings more than {MAX_DEPTH} levels deep.", limit=MAX_DEPTH
+            )
+        if isinstance(value, Mapping):
+            result: dict[str, Any] = {}
+            for key, item in value.items():
+                name = json_key(key)
+                if name in result:  # e.g. `1:` and `"1":`, distinct YAML keys with one JSON name
+                    raise ParseError(
+                        f"The frontmatter has the key {shorten(name)!r} twice (written two ways that read "
+                        "the same). Keep one of them.",
+                        key=shorten(name),
+                    )
+                result[name] = convert(item, depth + 1)
+            return result
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return [convert(v, depth + 1) for v in value]
+        return json_scalar(value)
+
+    return convert(data, 0)

@@ -1,0 +1,104 @@
+"""The YAML machinery H0 reads and writes frontmatter with: ruamel.yaml set up for YAML 1.2 as
+Obsidian writes it (one set per thread), and how its values become JSON data."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import math
+import re
+import threading
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import SafeConstructor
+from ruamel.yaml.nodes import ScalarNode
+
+try:  # the C event parser: iterative (a heap stack, not the C stack), and the one load uses
+    from _ruamel_yaml import CParser
+except ImportError:  # pragma: no cover - ruamel.yaml.clib is a dependency
+    CParser = None
+
+
+_LEADING_ZERO_INT = re.compile(r"[-+]?0[0-9_]+$")
+
+
+class _Constructor(SafeConstructor):
+    """YAML 1.2 as ruamel reads it, with three changes.
+
+    A zero-padded integer such as a ZIP code `01234` stays a string. `<<` is an ordinary
+    key, not YAML 1.1's merge key (not part of YAML 1.2): merges of merges expand
+    exponentially, 2.5 KB of them took 74 s. And `=` / `<<` as values are strings, as
+    YAML 1.2 reads them, instead of failing to construct.
+    """
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        if isinstance(node.value, str) and _LEADING_ZERO_INT.match(node.value):
+            return node.value
+        return super().construct_yaml_int(node)
+
+    def flatten_mapping(self, node: Any) -> None:
+        return None
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)
+_Constructor.add_constructor("tag:yaml.org,2002:merge", _Constructor.construct_yaml_str)
+_Constructor.add_constructor("tag:yaml.org,2002:value", _Constructor.construct_yaml_str)
+
+
+class _Local(threading.local):
+    def __init__(self) -> None:
+        self.safe = YAML(typ="safe")  # C-backed where ruamel.yaml.clib is installed
+        self.safe.Constructor = _Constructor
+        self.rt = YAML(typ="rt")
+        self.rt.preserve_quotes = True
+        self.dumper = YAML(typ="rt")
+        self.dumper.width = 4096
+        self.dumper.allow_unicode = True
+        self.dumper.indent(mapping=2, sequence=4, offset=2)
+        self.dumper.representer.ignore_aliases = lambda data: True  # write shared values out in full
+
+
+LOCAL = _Local()
+
+
+def resolves_to(raw: str, kind: str) -> bool:
+    return LOCAL.safe.resolver.resolve(ScalarNode, raw, (True, False)) == f"tag:yaml.org,2002:{kind}"
+
+
+def json_scalar(value: Any) -> Any:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return float(value)
+        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
+    if isinstance(value, dt.datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return str(value)
+
+
+def json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return str(key)
+    if isinstance(key, bool) or key is None:
+        return json.dumps(key)
+    return str(json_scalar(key))
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return " ".join(part.strip() for part in text[:3]) if text else type(exc).__name__
