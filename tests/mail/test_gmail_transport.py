@@ -13,7 +13,6 @@ import json
 import socket
 import stat
 import threading
-import time
 from collections.abc import Callable, Iterator
 from email.message import EmailMessage
 from pathlib import Path
@@ -25,6 +24,7 @@ from h0.errors import InternalError, SendFailed
 from h0.mail.gmail import GmailBackend
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import gmail_settings_for
+from tests.pipeline.harness import wait_until
 
 PROFILE = {"emailAddress": "me@example.com", "messagesTotal": 0, "threadsTotal": 0, "historyId": "4242"}
 SENT = {"id": "18f0a1b2c3d4e5f6", "threadId": "18f0a1b2c3d4e5f6", "labelIds": ["SENT"]}
@@ -38,6 +38,7 @@ class ScriptedGmail:
         self.script = script
         self.requests: list[tuple[int, str, str]] = []  # (connection number, method, path)
         self.connections = 0
+        self.closed = 0  # connections the server has closed
         self._lock = threading.Lock()
         self._release = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0))
@@ -105,6 +106,8 @@ class ScriptedGmail:
         finally:
             reader.close()
             conn.close()
+            with self._lock:
+                self.closed += 1
 
 
 @pytest.fixture
@@ -142,7 +145,7 @@ def test_given_the_server_hangs_up_after_reading_a_send_then_it_was_posted_once_
         backend.send(message())
     assert caught.value.details["outcome"] == "unknown" and caught.value.details["retryable"] is False
     assert "may or may not have been sent" in caught.value.message
-    time.sleep(0.2)  # a replay, if there were one, would be on the wire by now
+    # send() is synchronous: a transport replay would have happened before it raised.
     assert server.posts("/messages/send") == 1
     backend.close()
 
@@ -162,7 +165,7 @@ def test_given_gmail_closed_the_idle_keep_alive_connection_then_the_send_goes_on
     server = scripted(lambda method, path: "answer_then_close" if method == "GET" else "answer")
     backend = backend_for(vault_dir, gmail, token_path, server.endpoint)
     backend.position()
-    time.sleep(0.1)  # the FIN arrives while the connection sits in the pool
+    assert wait_until(lambda: server.closed >= 1)  # the server's FIN reaches the connection in the pool
     assert backend.send(message()).message_id == SENT["id"]
     assert server.posts("/messages/send") == 1 and server.connections == 2
     backend.close()
@@ -182,21 +185,18 @@ def test_given_nothing_listens_then_the_send_failed_before_anything_went_out_and
     assert caught.value.details["outcome"] == "not_sent" and caught.value.details["retryable"] is True
 
 
+@pytest.mark.timeout(30)  # a hang, not a slow answer, is what fails this test
 def test_given_gmail_never_answers_then_the_send_and_the_read_fail_typed_within_the_read_timeout(
     vault_dir, gmail, token_path, scripted
 ):
     server = scripted(lambda method, path: "silent")
     backend = backend_for(vault_dir, gmail, token_path, server.endpoint, timeout=0.5)
-    started = time.monotonic()
     with pytest.raises(SendFailed) as caught:
         backend.send(message())
-    assert time.monotonic() - started < 5.0
     assert caught.value.details["outcome"] == "unknown" and caught.value.details["retryable"] is False
     assert "timed out" in caught.value.details["cause"]
-    started = time.monotonic()
     with pytest.raises(InternalError) as read:
         backend.position()
-    assert time.monotonic() - started < 5.0
     assert "timed out" in read.value.message and read.value.details["retryable"] is True
     assert server.posts("/messages/send") == 1
     backend.close()
@@ -220,10 +220,8 @@ def test_given_the_connection_cannot_open_in_time_then_the_send_is_not_sent_and_
         else:
             pytest.skip("this kernel does not hold connects when the accept queue is full")
         backend = backend_for(vault_dir, gmail, token_path, f"http://127.0.0.1:{address[1]}/", timeout=0.5)
-        started = time.monotonic()
         with pytest.raises(SendFailed) as caught:
             backend.send(message())
-        assert time.monotonic() - started < 5.0
         assert caught.value.details["outcome"] == "not_sent" and caught.value.details["retryable"] is True
         assert "timed out" in caught.value.message
     finally:

@@ -50,6 +50,30 @@ def running_daemon(vault_dir: Path, *, workers: int = 4, triager: Any = None, **
         daemon.stop()
 
 
+@contextmanager
+def counting_sweeps(daemon: Daemon) -> Iterator[Callable[[int], bool]]:
+    """Count the daemon's sweeps; yields `after(n)`: wait until `n` more sweeps have run and the
+    queue holds nothing due within 5 s — "several sweeps later", as an event, not a sleep."""
+    from h0.pipeline import signals
+
+    seen: list[str] = []
+
+    def on_sweep(sender: Any, **fields: Any) -> None:
+        if sender is daemon:
+            seen.append(str(fields.get("reason")))
+
+    signals.sweep_completed.connect(on_sweep, weak=False)
+
+    def after(n: int) -> bool:
+        start = len(seen)
+        return bool(wait_until(lambda: len(seen) >= start + n)) and daemon.queue.wait_idle(20, horizon=5.0)
+
+    try:
+        yield after
+    finally:
+        signals.sweep_completed.disconnect(on_sweep)
+
+
 def write_draft(vault_dir: Path, folder: str, name: str, *, to: str = "bob@example.com", subject: str = "Hello",
                 body: str = "Hi Bob,\n\nSee you soon.\n", settled: bool = True, **extra: Any) -> Path:
     """Write a draft note. In Approved/ it is by default one that has sat there a minute: a note

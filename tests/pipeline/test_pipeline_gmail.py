@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -117,13 +116,13 @@ def test_a_revoked_token_pauses_sends_while_vault_work_goes_on(vault_dir, gmail,
 
 def test_a_draft_edited_while_it_is_being_sent_is_sent_once_in_the_version_read(vault_dir, gmail, gmail_overrides):
     gmail.delay_next(1.5, path_contains="messages/send")
-    with running_daemon(vault_dir, **gmail_overrides):
+    with running_daemon(vault_dir, **gmail_overrides) as daemon:
         write_draft(vault_dir, "Approved", "edit.md", body="Original text.\n")
-        assert wait_until(lambda: events(vault_dir, "gmail_mcp", "pre_send_audit"))
-        time.sleep(0.2)
+        assert wait_until(lambda: events(vault_dir, "gmail_mcp", "pre_send_audit"))  # read, built, going out
         write_draft(vault_dir, "Approved", "edit.md", body="Edited while sending.\n")
         assert wait_until(lambda: (vault_dir / "Done/edit.md").exists(), timeout=30)
-        time.sleep(1.0)  # the edit's own event must not cause a second send
+        # The edit's own events were handled too (the note is gone: nothing to send), and sent nothing.
+        assert daemon.queue.wait_idle(20, horizon=5.0)
     (sent,) = gmail.sent
     assert sent.text.strip() == "Original text."
     done = frontmatter(vault_dir, "Done/edit.md")

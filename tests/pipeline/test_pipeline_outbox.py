@@ -12,6 +12,7 @@ import pytest
 from h0.pipeline import signals
 from tests.pipeline.harness import (
     approve,
+    counting_sweeps,
     events,
     frontmatter,
     outbox,
@@ -82,8 +83,7 @@ def test_a_rejected_draft_is_filed_in_done_and_never_sent(vault_dir: Path, how: 
             (vault_dir / "Drafts/r.md").rename(vault_dir / "Rejected/r.md")
         elif how == "status: rejected in Drafts/":
             write_draft(vault_dir, "Drafts", "r.md", status="pending_approval")
-            time.sleep(0.3)
-            write_draft(vault_dir, "Drafts", "r.md", status="rejected")
+            write_draft(vault_dir, "Drafts", "r.md", status="rejected")  # the human marks it rejected
         else:
             write_draft(vault_dir, "Approved", "r.md", status="rejected")
         assert wait_until(lambda: (vault_dir / "Done/r.md").exists())
@@ -96,11 +96,11 @@ def test_a_rejected_draft_is_filed_in_done_and_never_sent(vault_dir: Path, how: 
 def test_an_invalid_draft_goes_back_to_drafts_with_the_reason_on_it_once(vault_dir: Path):
     """Given a note in Approved/ without a recipient, when the daemon looks at it, then nothing is sent,
     the note is back in Drafts/ with the reason in its frontmatter, and the refusal is logged once."""
-    with running_daemon(vault_dir, sweep_interval_seconds=0.3) as daemon:
+    with running_daemon(vault_dir, sweep_interval_seconds=0.3) as daemon, counting_sweeps(daemon) as sweeps:
         (vault_dir / "Approved/bad.md").write_text("---\nsubject: no recipient\n---\nbody\n")
         assert wait_until(lambda: events(vault_dir, event="send_refused"))
         daemon.sweep("test")
-        time.sleep(1.0)  # several sweeps later
+        assert sweeps(3)  # several sweeps later
     (record,) = events(vault_dir, event="send_refused")
     assert "to" in record["message"] and record["path"] == "Approved/bad.md"
     assert not (vault_dir / "Approved/bad.md").exists() and outbox(vault_dir) == []
@@ -113,10 +113,10 @@ def test_corrupt_frontmatter_in_approved_is_given_back_unchanged_once_and_does_n
     """Edge case: an approved note H0 cannot read is not sent; once settled it goes back to Drafts/
     byte for byte (its frontmatter cannot carry h0_error), the refusal is logged once, no crash."""
     text = "---\nto: [unclosed\n---\nbody\n"
-    with running_daemon(vault_dir, sweep_interval_seconds=0.3):
+    with running_daemon(vault_dir, sweep_interval_seconds=0.3) as daemon, counting_sweeps(daemon) as sweeps:
         (vault_dir / "Approved/broken.md").write_text(text)
         assert wait_until(lambda: events(vault_dir, event="send_refused"))
-        time.sleep(0.8)
+        assert sweeps(2)
         write_draft(vault_dir, "Approved", "fine.md")
         assert wait_until(lambda: (vault_dir / "Done/fine.md").exists())
     (refused,) = events(vault_dir, event="send_refused")
