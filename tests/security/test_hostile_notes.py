@@ -118,9 +118,7 @@ def test_given_a_control_character_subject_then_send_refuses_once_without_a_retr
     note.write_text('---\nto: bob@example.com\nsubject: "Ring\\aring \\e[31mred"\n---\nHi\n')  # YAML escapes: BEL, ESC
     os.utime(note, (time.time() - 60, time.time() - 60))
     assert "\x07" in frontmatter(vault_dir, "Approved/bel.md")["subject"]
-    started = time.monotonic()
-    for _ in range(2):
+    for _ in range(2):  # the second pass finds nothing left to retry (the test's timeout catches a loop)
         assert sweep(vault_dir).returncode == 0
-    assert time.monotonic() - started < 60
     assert frontmatter(vault_dir, "Drafts/bel.md")["h0_error_code"] == "invalid_request"
     assert outbox(vault_dir) == [] and not events(vault_dir, event="handler_error")
