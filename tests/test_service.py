@@ -234,7 +234,8 @@ def test_the_plist_for_a_hostile_path_reads_back_as_the_same_agent(tmp_path: Pat
 def test_plutil_lints_the_plist(tmp_path: Path):
     path = tmp_path / "agent.plist"
     path.write_bytes(render_plist(hostile_spec(tmp_path, HOSTILE[3]), tmp_path / "watch.log"))
-    subprocess.run(["plutil", "-lint", str(path)], check=True, capture_output=True)
+    lint = subprocess.run(["plutil", "-lint", str(path)], capture_output=True, text=True)
+    assert lint.returncode == 0 and "OK" in lint.stdout, lint.stdout + lint.stderr
 
 
 @pytest.mark.parametrize("where", ["vault", "program", "working_dir"])

@@ -196,19 +196,21 @@ def full_fsync(fd: int) -> None:
     os.fsync(fd)
 
 
-def fsync_dir(directory: Path, *, full: bool = False) -> None:
+def fsync_dir(directory: Path, *, full: bool = False) -> bool:
     """Make a rename or create inside `directory` durable (where the OS can: not on Windows,
-    whose NTFS journals the names itself)."""
+    whose NTFS journals the names itself). Whether the folder was synced: False where the OS
+    has no such thing, or the folder is gone or refuses it (nothing more to make durable)."""
     if not CAN_SYNC_DIRS:
-        return
+        return False
     try:
         fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
-        return
+        return False
     try:
         full_fsync(fd) if full else os.fsync(fd)
+        return True
     except OSError:
-        pass
+        return False
     finally:
         os.close(fd)
 

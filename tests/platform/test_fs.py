@@ -126,11 +126,11 @@ def test_with_no_way_left_the_rename_says_so_and_touches_nothing(tmp_path: Path)
 
 
 def test_directory_sync_runs_where_the_os_has_it_and_is_skipped_where_not(tmp_path: Path, monkeypatch):
-    fs.fsync_dir(tmp_path)
-    fs.fsync_dir(tmp_path, full=True)
-    fs.fsync_dir(tmp_path / "gone")  # a folder that vanished: nothing to make durable
+    assert fs.fsync_dir(tmp_path) is fs.CAN_SYNC_DIRS
+    assert fs.fsync_dir(tmp_path, full=True) is fs.CAN_SYNC_DIRS
+    assert fs.fsync_dir(tmp_path / "gone") is False  # a folder that vanished: nothing to make durable
     monkeypatch.setattr(fs, "CAN_SYNC_DIRS", False)  # Windows' branch
-    fs.fsync_dir(tmp_path)
+    assert fs.fsync_dir(tmp_path) is False
 
 
 @pytest.mark.skipif(not POSIX, reason="needs fcntl to stand in for macOS's")
