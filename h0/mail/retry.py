@@ -5,7 +5,8 @@ on the error: `RateLimited` (waits at least its `retry_after`), or any H0Error w
 `details["retryable"] = True` (5xx, a connection refused before anything was sent, a
 read that timed out). A send whose outcome is unknown is never marked retryable.
 A `retry_after` longer than `max_wait` is not slept through: the error goes back to the
-caller at once, so a tool call never hangs for minutes. The delays themselves are h0.retry's.
+caller at once, so a tool call never hangs for minutes. The delays themselves are h0.retry's;
+the loop is tenacity's (`Retrying`), with H0's rules as its stop, wait and retry conditions.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from loguru import logger
+from tenacity import RetryCallState, Retrying, retry_if_exception
 
 from h0.errors import H0Error, RateLimited
 from h0.retry import Backoff
@@ -65,16 +67,26 @@ class RetryPolicy:
         sleep: Callable[[float], None] = time.sleep,
     ) -> T:
         """Call `attempt(n)` (n = 0, 1, …) until it returns, fails for good, or retries run out."""
-        number = 0
-        while True:
-            try:
-                return attempt(number)
-            except H0Error as error:
-                wait = self.wait_before(number + 1, error)
-                if wait is None:
-                    raise
-                logger.warning("{} failed ({}: {}); retry {} in {:.3f}s", what, error.code, error.message, number + 1, wait)
-                if on_retry is not None:
-                    on_retry(number + 1, error, wait)
-                sleep(wait)
-                number += 1
+
+        def failure(state: RetryCallState) -> H0Error:
+            error = state.outcome.exception() if state.outcome is not None else None
+            assert isinstance(error, H0Error)
+            return error
+
+        def wait(state: RetryCallState) -> float:
+            pause = self.wait_before(state.attempt_number, failure(state))
+            return 0.0 if pause is None else pause  # None: `stop` (asked next) ends the loop
+
+        def stop(state: RetryCallState) -> bool:
+            return self.wait_before(state.attempt_number, failure(state)) is None
+
+        def before_sleep(state: RetryCallState) -> None:
+            error, pause = failure(state), wait(state)
+            logger.warning("{} failed ({}: {}); retry {} in {:.3f}s", what, error.code, error.message,
+                           state.attempt_number, pause)
+            if on_retry is not None:
+                on_retry(state.attempt_number, error, pause)
+
+        retrying = Retrying(retry=retry_if_exception(lambda e: isinstance(e, H0Error)), stop=stop, wait=wait,
+                            before_sleep=before_sleep, sleep=sleep, reraise=True)
+        return retrying(lambda: attempt(retrying.statistics.get("attempt_number", 1) - 1))
