@@ -39,7 +39,7 @@ from h0.pipeline.lock import daemon_holder  # noqa: E402
 from tests.fakes.fake_gmail import FakeGmail  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import draft_text, fresh_vault, percentile, time_one_send  # noqa: E402
+from benchlib import draft_text, fresh_vault, percentile, stage_drafts, time_one_send  # noqa: E402
 
 H0 = str(Path(sys.executable).with_name("h0"))
 CLK = os.sysconf("SC_CLK_TCK")
@@ -119,12 +119,12 @@ def latency_round(drafts: int, mode: str) -> list[float]:
     with tempfile.TemporaryDirectory(prefix="h0-bench-") as tmp, FakeGmail() as gmail:
         vault = fresh_vault(Path(tmp))
         token = gmail.write_token(Path(tmp) / "token.json")
+        stage_drafts(vault, {f"lat-{i:04}.md": draft_text(i) for i in range(drafts + 10)})
         daemon = Daemon(vault, gmail, token, mode=mode)
         samples = []
         try:
             for i in range(drafts + 10):
                 name = f"lat-{i:04}.md"
-                (vault / "Drafts" / name).write_text(draft_text(i))
                 latency = time_one_send(vault, gmail, name)
                 if i >= 10:  # the first few warm the sessions
                     samples.append(latency)
@@ -152,8 +152,7 @@ def throughput_round(count: int, mode: str) -> float:
         vault = fresh_vault(Path(tmp))
         token = gmail.write_token(Path(tmp) / "token.json")
         staging = vault / "Drafts"
-        for i in range(count):
-            (staging / f"tp-{i:04}.md").write_text(draft_text(i))
+        stage_drafts(vault, {f"tp-{i:04}.md": draft_text(i) for i in range(count)})
         daemon = Daemon(vault, gmail, token, mode=mode)
         try:
             start = time.perf_counter()

@@ -37,7 +37,7 @@ from h0.platform.watch import POLL_SECONDS  # noqa: E402
 from tests.fakes.fake_gmail import FakeGmail  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import draft_text, fresh_vault, percentile, time_one_send  # noqa: E402
+from benchlib import draft_text, fresh_vault, percentile, stage_drafts, time_one_send  # noqa: E402
 
 H0 = str(Path(sys.executable).with_name("h0.exe" if os.name == "nt" else "h0"))
 WATCHERS = ("native", "polling")
@@ -71,12 +71,11 @@ def latency_round(drafts: int, watcher: str) -> list[float]:
     with tempfile.TemporaryDirectory(prefix="h0-bench-") as tmp, FakeGmail() as gmail:
         vault = fresh_vault(Path(tmp))
         token = gmail.write_token(Path(tmp) / "token.json")
+        # The drafts sit in Drafts/ first, read a while ago, as H0's drafts do: a polling observer
+        # must have seen a note (its first listing does) before it can tell a move from a new file.
+        stage_drafts(vault, {f"lat-{i:04}.md": draft_text(i) for i in range(drafts + 5)})
         daemon = Daemon(vault, gmail, token, watcher)
         samples = []
-        # The drafts sit in Drafts/ first, as H0's drafts do: a polling observer must have seen a
-        # note before it can tell a move from a new file.
-        for i in range(drafts + 5):
-            (vault / "Drafts" / f"lat-{i:04}.md").write_text(draft_text(i))
         time.sleep(3 * POLL_SECONDS)
         try:
             for i in range(drafts + 5):

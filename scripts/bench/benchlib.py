@@ -26,6 +26,16 @@ def draft_text(i: int) -> str:
     return f"---\nto: person{i}@example.com\nsubject: Bench {i}\n---\nHello {i},\n\nThis is message {i}.\n"
 
 
+def stage_drafts(vault: Path, drafts: dict[str, str], *, read_for: float = 60.0) -> None:
+    """Write drafts into Drafts/ as a human finds them: written `read_for` seconds ago (before the
+    daemon starts), so approving one is not "changed moments before you approved it" (h0.vault.seen)."""
+    then = time.time() - read_for
+    for name, text in drafts.items():
+        path = vault / "Drafts" / name
+        path.write_text(text)
+        os.utime(path, (then, then))
+
+
 def time_one_send(vault: Path, gmail: Any, name: str, what: str = "") -> float:
     """Move Drafts/name into Approved/ (the human's drag) and wait for the fake Gmail to receive it
     and for the note to be filed in Done/; the rename → received latency in milliseconds."""
