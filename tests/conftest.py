@@ -103,3 +103,14 @@ def loguru_restored():
     yield
     logger.remove()
     logger.add(sys.stderr, level="WARNING")
+
+
+@pytest.fixture
+def caplog_loguru():
+    """The messages loguru logs during the test (WARNING and up), as a list of strings."""
+    from loguru import logger
+
+    messages: list[str] = []
+    sink = logger.add(lambda message: messages.append(str(message.record["message"])), level="WARNING")
+    yield messages
+    logger.remove(sink)

@@ -9,10 +9,12 @@ only when it falls in a value, not in a key name.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from h0.errors import InvalidRequest
 from h0.vault.note import MAX_NOTE_BYTES
 
 SNIPPET_CHARS = 160
@@ -25,11 +27,19 @@ class SearchHit:
     snippet: str
 
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+# O_NONBLOCK: a FIFO named *.md that slipped past the caller's check must not block the open.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) \
+    | getattr(os, "O_BINARY", 0)
 
 
 def _read(path: str | Path) -> bytes | None:
-    """The file's bytes, or None when it is unreadable or larger than MAX_NOTE_BYTES.
+    read = read_file(path)
+    return None if read is None else read[0]
+
+
+def read_file(path: str | Path) -> tuple[bytes, os.stat_result] | None:
+    """A note's bytes as the search reads them, with the file's stat; None when it is unreadable, not a
+    regular file (a FIFO, socket or device is never read), or larger than MAX_NOTE_BYTES.
 
     os.open/fstat/os.read rather than open(): no FileIO/BufferedReader objects per note,
     and one exact-size buffer (a fixed over-sized read buffer, shrunk afterwards, left the
@@ -40,30 +50,54 @@ def _read(path: str | Path) -> bytes | None:
     except OSError:
         return None
     try:
-        size = os.fstat(fd).st_size
-        if size > MAX_NOTE_BYTES:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_NOTE_BYTES:
             return None
-        return os.read(fd, size)  # a regular file: one read returns it all (less if it shrank meanwhile)
+        return os.read(fd, info.st_size), info  # a regular file: one read returns it all (less if it shrank)
     except OSError:
         return None
     finally:
         os.close(fd)
 
 
+def check_query(query: object) -> str:
+    """A search query is one non-blank line of text (the rule of the full scan and of the index)."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidRequest("query must be a non-empty string.")
+    if "\n" in query or "\r" in query:
+        raise InvalidRequest("query must be one line of text.")
+    return query
+
+
+class Matcher:
+    """Where `query` first occurs in a note's bytes, as the search defines it: literal, case-insensitive,
+    in the body or in a frontmatter value (not a key). One rule for the full scan and the index."""
+
+    def __init__(self, query: str) -> None:
+        self.query = query
+        if query.isascii():
+            self.needle = query.lower().encode("ascii")
+            self._finder = _find_ascii
+        else:
+            self.needle = query.lower().encode("utf-8")
+            self._finder = _find_unicode
+
+    def first(self, data: bytes) -> tuple[int, str] | None:
+        """(line, snippet) of the first match in `data`, or None."""
+        if len(data) < len(self.needle):
+            return None
+        return self._finder(data, self.needle, self.query)
+
+
 def search_files(files: Iterable[tuple[str, str | Path]], query: str, limit: int) -> tuple[list[SearchHit], bool]:
     """Return up to `limit` hits (first match per note) and whether more notes matched."""
     hits: list[SearchHit] = []
-    if query.isascii():
-        needle = query.lower().encode("ascii")
-        finder = _find_ascii
-    else:
-        needle = query.lower().encode("utf-8")
-        finder = _find_unicode
+    matcher = Matcher(query)
     for rel, abs_path in files:
         data = _read(abs_path)
-        if data is None or len(data) < len(needle):
+        if data is None:
             continue
-        hit = finder(data, needle, query)
+        hit = matcher.first(data)
         if hit is None:
             continue
         if len(hits) == limit:

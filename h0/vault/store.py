@@ -24,7 +24,7 @@ from h0.vault.fsio import atomic_write, fsync_dir, rename_noreplace, typed_os_er
 from h0.vault.layout import NOTE_FOLDERS
 from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, decode, parse
 from h0.vault.paths import NOTE_SUFFIX, PathResolver, VaultPath
-from h0.vault.search import SearchHit, search_files
+from h0.vault.search import SearchHit, check_query, search_files
 
 FRONTMATTER_PROBE = 16 * 1024
 _pending = threading.local()  # folders whose fsync `Vault.batch` defers to its end
@@ -145,6 +145,9 @@ def _scalar_text(value: Any) -> str | None:
     return None
 
 
+MAX_FOLDER_DEPTH = 128  # folders below a listed one; deeper notes are not listed (nor indexed, nor searched)
+
+
 class Vault:
     """One vault root. Thread-safe; every path goes through PathResolver first.
 
@@ -208,7 +211,9 @@ class Vault:
 
     def _read_bytes(self, target: VaultPath) -> tuple[bytes, int]:
         try:
-            fd = os.open(target.abs, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            # O_NONBLOCK: a FIFO named *.md must not hold this thread (nor, for an inline tool, the
+            # server's event loop) until something writes to it; it is refused just below.
+            fd = os.open(target.abs, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
             raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
         except IsADirectoryError:
@@ -218,7 +223,8 @@ class Vault:
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                raise InvalidRequest(f"{target.rel} is not a regular file.", path=target.rel)
+                raise InvalidRequest(f"{target.rel} is not a regular file (a pipe, socket or device); H0 does not "
+                                     "read it.", path=target.rel)
             if info.st_size > MAX_NOTE_BYTES:
                 raise InvalidRequest(
                     f"The note is {info.st_size / 1_048_576:.1f} MB; H0 handles notes up to "
@@ -493,36 +499,41 @@ class Vault:
         """Yield (rel, absolute path as str, stat or None) for each note: a folder's notes sorted by
         name, then its sub-folders' (`ordered=False`: in the order the OS lists them).
 
+        Iterative, and at most MAX_FOLDER_DEPTH folders deep: a 1,000-deep tree answers (its
+        deepest notes unlisted) instead of exhausting Python's recursion. Only regular files are
+        yielded (a FIFO, socket or device named *.md never is), and no symlink is followed.
         Plain strings, not Path objects: building a Path per note was a fifth of a warm
         filtered listing. `stat=False` skips the per-note stat (DirEntry's d_type is enough).
         """
-        prefix = f"{folder.rel}/" if folder.rel else ""
-        try:
-            with os.scandir(folder.abs) as it:
-                entries = sorted(it, key=lambda e: e.name) if ordered else list(it)
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            raise typed_os_error(exc, f"list {folder.rel or '/'}", folder.rel) from exc
-        subfolders = []
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
+        stack: list[tuple[str, str, int]] = [(f"{folder.rel}/" if folder.rel else "", str(folder.abs), 0)]
+        while stack:
+            prefix, directory, depth = stack.pop()
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    if recursive:
-                        subfolders.append(entry)
-                    continue
-                if not name.endswith(NOTE_SUFFIX) or not entry.is_file(follow_symlinks=False):
-                    continue
-                st = entry.stat(follow_symlinks=False) if stat else None
-            except OSError:
+                with os.scandir(directory) as it:
+                    entries = sorted(it, key=lambda e: e.name) if ordered else list(it)
+            except FileNotFoundError:
                 continue
-            yield prefix + name, entry.path, st
-        for entry in subfolders:
-            sub = VaultPath(prefix + entry.name, Path(entry.path))
-            yield from self._walk(sub, True, stat=stat, ordered=ordered)
+            except OSError as exc:
+                if depth:
+                    continue  # a sub-folder that vanished or refuses listing: the rest still answers
+                raise typed_os_error(exc, f"list {folder.rel or '/'}", folder.rel) from exc
+            subfolders = []
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if recursive and depth < MAX_FOLDER_DEPTH:
+                            subfolders.append((f"{prefix}{name}/", entry.path, depth + 1))
+                        continue
+                    if not name.endswith(NOTE_SUFFIX) or not entry.is_file(follow_symlinks=False):
+                        continue
+                    st = entry.stat(follow_symlinks=False) if stat else None
+                except OSError:
+                    continue
+                yield prefix + name, entry.path, st
+            stack.extend(reversed(subfolders))  # depth first, in name order: the listing's order
 
     def _frontmatter(self, abs_path: str, rel: str, st: os.stat_result) -> bytes | ParseError:
         """A note's parsed frontmatter, marshalled, cached by (mtime_ns, size).
@@ -568,10 +579,7 @@ class Vault:
 
     def search_notes(self, query: str, *, directory: object = "", limit: int = 50) -> tuple[list[SearchHit], bool]:
         """Literal, case-insensitive search of bodies and frontmatter values."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidRequest("query must be a non-empty string.")
-        if "\n" in query or "\r" in query:
-            raise InvalidRequest("query must be one line of text.")
+        check_query(query)
         if limit < 1:
             raise InvalidRequest("limit must be at least 1.", limit=limit)
         folder = self.paths.resolve(directory, allow_root=True)

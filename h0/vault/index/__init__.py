@@ -1,0 +1,348 @@
+"""One index of the vault: literal search far faster than a scan, related notes, people by address.
+
+    index = VaultIndex.open(vault_root, state_dir=settings.h0_state_dir, private_folders=("Journal",))
+    index.search("quarterly invoice", folder="Done", limit=20, offset=0)   # -> SearchPage
+    index.related(text=email_body, limit=5)                               # -> [Related(path, score, why)]
+    index.notes_for_address("dana@example.com")                           # -> [path, …] People notes first
+    index.is_private("Journal/2026-11-24.md")                             # -> bool
+
+Where: SQLite (FTS5, from the standard library) in H0's state folder for this vault, beside the
+send ledger — outside the notes, so neither Obsidian nor a sync tool (iCloud, Dropbox, Syncthing)
+ever sees or copies a live database between machines; in memory when that folder cannot be written.
+Fresh: `reconcile()` compares every note's (mtime, size, inode) with the index at start — a vault
+edited while H0 was stopped is right at once — and `changed(paths)` / `sync()` apply what a watcher
+reports (the vault server runs one; each query first applies what it has reported). Never stale: a
+result whose file changed since it was indexed is read again before it is returned (and re-indexed).
+Complete: a search checks each candidate against the note's bytes by the full scan's own rule, and
+the candidates are a superset of the notes holding the phrase (h0.vault.index.query).
+
+What it never holds: `Logs/`, hidden folders (`.obsidian/`, `.h0/`, `.trash/`), anything not a
+regular `*.md` file (a FIFO named `x.md` is never opened), notes deeper than MAX_FOLDER_DEPTH.
+Private notes (`private: true` in their frontmatter, or inside a folder of PRIVATE_FOLDERS) are
+indexed (for the owner's own look-ups) but never returned unless the caller asks for them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loguru import logger
+
+from h0.errors import InternalError, InvalidRequest
+from h0.vault.index.db import Damaged, IndexDB
+from h0.vault.index.extract import Extracted, Signature, read_note_file
+from h0.vault.index.query import plan
+from h0.vault.layout import LOGS
+from h0.vault.paths import NOTE_SUFFIX, nfc
+from h0.vault.search import Matcher, SearchHit, check_query, read_file
+from h0.vault.store import MAX_FOLDER_DEPTH
+
+INDEX_FILE = "index.db"
+BATCH = 500  # notes written per transaction while (re)building
+_SKIPPED_TOP = frozenset({LOGS.casefold()})
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPage:
+    hits: list[SearchHit]
+    more: bool  # more notes match past this page
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    path: str
+    score: float
+    why: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Reconciled:
+    indexed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+
+
+class VaultIndex:
+    """The index of one vault. Thread-safe; any number of processes may share its file."""
+
+    def __init__(self, root: Path, db_path: Path | None, private_folders: Iterable[str] = ()) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.private_folders = tuple(nfc(f).strip("/").casefold() for f in private_folders if f.strip("/"))
+        self.db = IndexDB(db_path)
+        self._pending: set[str] = set()
+        self._everything = False
+        self._lock = threading.Lock()
+        self._sync_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, root: Path, state_dir: Path | None = None, private_folders: Iterable[str] = (), *,
+             reconcile: bool = True) -> VaultIndex:
+        """The index of `root` in its state folder (memory when that cannot be written), reconciled."""
+        from h0.vault.state import state_dir_for
+
+        directory = state_dir_for(root, state_dir)
+        try:
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            probe = directory / f".{INDEX_FILE}.probe"
+            probe.write_bytes(b"")
+            probe.unlink()
+            path: Path | None = directory / INDEX_FILE
+        except OSError as exc:
+            logger.warning("cannot keep the vault index in {} ({}); keeping it in memory", directory, exc)
+            path = None
+        index = cls(root, path, private_folders)
+        if reconcile:
+            index.reconcile()
+        return index
+
+    # ------------------------------------------------------------------ keeping it fresh
+
+    def changed(self, paths: Iterable[str]) -> None:
+        """Note that these paths (vault-relative or absolute) changed, appeared or went; applied by `sync`."""
+        rels = [rel for rel in (self._relative(p) for p in paths) if rel is not None]
+        with self._lock:
+            self._pending.update(rels)
+
+    def everything_changed(self) -> None:
+        """The watcher lost events (or a folder moved): the next `sync` reconciles the whole vault."""
+        with self._lock:
+            self._everything = True
+
+    def sync(self) -> None:
+        """Apply what `changed` and `everything_changed` reported, and rebuild a damaged index file."""
+        with self._sync_lock:
+            if not self.db.healthy():
+                self.db.rebuild_file("the index file was deleted, truncated or corrupted")
+                with self._lock:
+                    self._everything = True
+            with self._lock:
+                pending, self._pending = self._pending, set()
+                everything, self._everything = self._everything, False
+            try:
+                if everything:
+                    self._reconcile()
+                elif pending:
+                    self._refresh(sorted(pending))
+            except Damaged as exc:
+                self.db.rebuild_file(str(exc))
+                self._reconcile()
+
+    def reconcile(self) -> Reconciled:
+        """Compare every note's signature with the index; index what is new or changed, drop what went."""
+        with self._sync_lock:
+            try:
+                return self._reconcile()
+            except Damaged as exc:
+                self.db.rebuild_file(str(exc))
+                return self._reconcile()
+
+    def _reconcile(self) -> Reconciled:
+        known = {path: Signature(m, s, i) for path, m, s, i in
+                 self.db.rows("SELECT path, mtime_ns, size, ino FROM docs")}
+        report = Reconciled()
+        batch: list[Extracted] = []
+        seen: set[str] = set()
+        for rel, abs_path, info in walk_notes(self.root):
+            seen.add(rel)
+            if known.get(rel) == Signature.of(info):
+                report.unchanged += 1
+                continue
+            note = read_note_file(abs_path, rel, self.private_folders)
+            if note is None:
+                continue
+            batch.append(note)
+            if len(batch) >= BATCH:
+                self.db.write(batch, (), learn=False)
+                report.indexed += len(batch)
+                batch = []
+        gone = [path for path in known if path not in seen]
+        self.db.write(batch, gone, learn=False)
+        report.indexed += len(batch)
+        report.removed = len(gone)
+        if report.indexed:
+            self.db.learn_all_terms()
+        return report
+
+    def _refresh(self, rels: list[str]) -> None:
+        upserts: list[Extracted] = []
+        deletes: list[str] = []
+        for rel in rels:
+            abs_path = os.path.join(self.root, *rel.split("/"))
+            if os.path.isdir(abs_path):  # a folder appeared or moved in: its notes are new to the index
+                self.everything_changed()
+                continue
+            note = read_note_file(abs_path, rel, self.private_folders) if self._indexable(rel) else None
+            if note is None:
+                deletes.append(rel)
+            else:
+                upserts.append(note)
+        self.db.write(upserts, deletes)
+        with self._lock:
+            again = self._everything
+            self._everything = False
+        if again:
+            self._reconcile()
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, query: str, *, folder: str = "", limit: int = 50, offset: int = 0,
+               include_private: bool = False) -> SearchPage:
+        """Notes holding `query` (literal, case-insensitive; body and frontmatter values), best first.
+
+        The same notes a full scan of the folder finds; `limit` of them from `offset`, and whether
+        there are more. `folder` is vault-relative ('' for the whole vault), already confined."""
+        matcher = Matcher(check_query(query))
+        if limit < 1 or offset < 0:
+            raise InvalidRequest("limit must be at least 1 and offset at least 0.", limit=limit, offset=offset)
+        self.sync()
+        found = plan(self.db, query)
+        if found.empty:
+            return SearchPage([], False, offset)
+        where, args = self._scope(folder, include_private)
+        if found.expression is None:
+            rows = self._rows_iter(f"SELECT path, mtime_ns, size, ino FROM docs WHERE {where} ORDER BY path", args)
+        else:
+            rows = self._rows_iter(
+                "SELECT docs.path, docs.mtime_ns, docs.size, docs.ino FROM fts JOIN docs ON docs.id = fts.rowid "
+                f"WHERE fts MATCH ? AND {where} ORDER BY bm25(fts, 4.0, 2.0, 1.0), docs.path",
+                [found.expression, *args])
+        hits: list[SearchHit] = []
+        stale: list[str] = []
+        skipped = 0
+        for path, mtime_ns, size, ino in rows:
+            read = read_file(os.path.join(self.root, *path.split("/")))
+            if read is None:
+                stale.append(path)
+                continue
+            data, info = read
+            if Signature.of(info) != Signature(mtime_ns, size, ino):
+                stale.append(path)  # answered from what is on disk now; re-indexed below
+            hit = matcher.first(data)
+            if hit is None:
+                continue
+            if skipped < offset:
+                skipped += 1
+                continue
+            if len(hits) == limit:
+                self._later(stale)
+                return SearchPage(hits, True, offset)
+            hits.append(SearchHit(path, hit[0], hit[1]))
+        self._later(stale)
+        return SearchPage(hits, False, offset)
+
+    def _later(self, stale: list[str]) -> None:
+        if stale:
+            self.changed(stale)
+
+    def _scope(self, folder: str, include_private: bool) -> tuple[str, list[object]]:
+        clauses, args = ["1"], []
+        if folder:
+            clauses.append("(docs.path LIKE ? ESCAPE '\\')")
+            args.append(_like_prefix(folder.strip("/")) + "/%")
+        if not include_private:
+            clauses.append("docs.private = 0")
+        return " AND ".join(clauses), args
+
+    def _rows_iter(self, sql: str, args: list[object]) -> Iterator[tuple[str, int, int, int]]:
+        try:
+            cursor = self.db.db().execute(sql, args)
+            while batch := cursor.fetchmany(64):
+                yield from batch
+        except Exception as exc:  # sqlite3 errors: a damaged file is rebuilt at the next sync
+            import sqlite3
+
+            if isinstance(exc, sqlite3.DatabaseError):
+                self.everything_changed()
+                raise InternalError(f"The vault index could not be read ({exc}); it is being rebuilt, ask again.",
+                                    retryable=True) from exc
+            raise
+
+    # ------------------------------------------------------------------ people, privacy, related
+
+    def notes_for_address(self, address: str, *, include_private: bool = False) -> list[str]:
+        """Notes naming `address` (People notes — email/emails/aliases in their frontmatter — first)."""
+        self.sync()
+        private = "" if include_private else " AND docs.private = 0"
+        rows = self.db.rows(
+            "SELECT DISTINCT docs.path, docs.person FROM addresses JOIN docs ON docs.id = addresses.doc "
+            f"WHERE addresses.address = ?{private} ORDER BY docs.person DESC, docs.path",
+            (address.strip().lower(),))
+        return [row[0] for row in rows]
+
+    def is_private(self, path: str) -> bool:
+        rel = self._relative(path)
+        if rel is None:
+            return False
+        self.sync()
+        rows = self.db.rows("SELECT private FROM docs WHERE path = ?", (rel,))
+        if rows:
+            return bool(rows[0][0])
+        note = read_note_file(os.path.join(self.root, *rel.split("/")), rel, self.private_folders)
+        return bool(note and note.private)
+
+    def related(self, *, text: str | None = None, path: str | None = None, limit: int = 10,
+                include_private: bool = False) -> list[Related]:
+        from h0.vault.index.related import related_notes
+
+        self.sync()
+        return related_notes(self, text=text, path=path, limit=limit, include_private=include_private)
+
+    def count(self) -> int:
+        return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
+
+    # ------------------------------------------------------------------ paths
+
+    def _relative(self, path: str) -> str | None:
+        text = str(path)
+        if os.path.isabs(text):
+            try:
+                text = os.path.relpath(text, self.root)
+            except ValueError:
+                return None
+        rel = nfc(text.replace(os.sep, "/")).strip("/")
+        return None if not rel or rel == ".." or rel.startswith("../") else rel
+
+    @staticmethod
+    def _indexable(rel: str) -> bool:
+        parts = rel.split("/")
+        if any(part.startswith(".") for part in parts) or parts[0].casefold() in _SKIPPED_TOP:
+            return False
+        return len(parts) - 1 <= MAX_FOLDER_DEPTH + 1 and parts[-1].endswith(NOTE_SUFFIX)
+
+
+def walk_notes(root: Path) -> Iterator[tuple[str, str, os.stat_result]]:
+    """Every note the index holds: (vault-relative path, absolute path, lstat), regular files only,
+    no symlink followed, no hidden folder or Logs/, iteratively and at most MAX_FOLDER_DEPTH deep."""
+    stack: list[tuple[str, str, int]] = [("", str(root), 0)]
+    while stack:
+        prefix, directory, depth = stack.pop()
+        try:
+            with os.scandir(directory) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        for entry in listed:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if depth < MAX_FOLDER_DEPTH and not (depth == 0 and name.casefold() in _SKIPPED_TOP):
+                        stack.append((f"{prefix}{name}/", entry.path, depth + 1))
+                    continue
+                if name.endswith(NOTE_SUFFIX) and entry.is_file(follow_symlinks=False):
+                    yield nfc(prefix + name), entry.path, entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+
+
+def _like_prefix(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+__all__ = ["Reconciled", "Related", "SearchPage", "VaultIndex", "walk_notes"]

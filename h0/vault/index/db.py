@@ -1,0 +1,317 @@
+"""The index's SQLite database: schema, one connection per thread, writes in one transaction each,
+and a fresh file when the old one is damaged or deleted (said once in the log).
+
+Tables: `docs` (one row a note: where, its signature, private or a person, its frontmatter as JSON,
+its text zlib-compressed), `fts` (FTS5, contentless, BM25 over title, frontmatter values and body;
+a row is deleted by giving back the text it was indexed with), `terms` (every term of `fts`, in
+an FTS5 trigram table: a literal query's words are found inside longer words in milliseconds),
+`addresses` and `links`. WAL, a busy timeout: two processes (the daemon's vault server and Claude
+Code's) read and update it at once, each write one `BEGIN IMMEDIATE` transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import zlib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from h0.vault.index.extract import Extracted, frontmatter_json, link_key
+
+SCHEMA_VERSION = "1"
+BUSY_TIMEOUT_MS = 30_000
+CACHE_KIB = 16_384  # SQLite's page cache per connection: bounded whatever the vault's size
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs (
+    id          INTEGER PRIMARY KEY,
+    path        TEXT NOT NULL UNIQUE,
+    name        TEXT NOT NULL,               -- how a [[link]] names it (extract.link_key)
+    folder      TEXT NOT NULL,
+    mtime_ns    INTEGER NOT NULL,
+    size        INTEGER NOT NULL,
+    ino         INTEGER NOT NULL,
+    hash        TEXT,
+    private     INTEGER NOT NULL,
+    person      INTEGER NOT NULL,
+    frontmatter TEXT NOT NULL,
+    problem     TEXT,
+    packed      BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS docs_folder ON docs (folder);
+CREATE INDEX IF NOT EXISTS docs_name ON docs (name);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    title, meta, body, content='', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
+CREATE TABLE IF NOT EXISTS terms_seen (term TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(term, tokenize='trigram');
+CREATE TABLE IF NOT EXISTS addresses (address TEXT NOT NULL, doc INTEGER NOT NULL, field TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS addresses_address ON addresses (address);
+CREATE INDEX IF NOT EXISTS addresses_doc ON addresses (doc);
+CREATE TABLE IF NOT EXISTS links (doc INTEGER NOT NULL, target TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS links_target ON links (target);
+CREATE INDEX IF NOT EXISTS links_doc ON links (doc);
+"""
+_TOKENIZER = "unicode61 remove_diacritics 2"  # the same as fts's: a query is tokenized as the notes were
+
+
+class Damaged(Exception):
+    """The database file is not a usable index (deleted, truncated, corrupted): rebuild it."""
+
+
+def pack(note: Extracted) -> bytes:
+    """title, meta and body, exactly as indexed (needed again to delete the row from `fts`)."""
+    return zlib.compress(f"{note.title}\x00{note.meta}\x00{note.body}".encode("utf-8", "surrogatepass"), 1)
+
+
+def unpack(packed: bytes) -> tuple[str, str, str]:
+    title, meta, body = zlib.decompress(packed).decode("utf-8", "surrogatepass").split("\x00", 2)
+    return title, meta, body
+
+
+class IndexDB:
+    """The index file of one vault (`path`), or an in-memory one (`path` None: a state folder that
+    cannot be written). Thread-safe: one connection per thread; writes serialised by SQLite."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._memory: sqlite3.Connection | None = None
+        self._memory_lock = threading.RLock()
+        self._generation = 0  # bumped on a rebuild: threads drop their old connections
+        self._create()
+
+    # ------------------------------------------------------------------ connections
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.path is None:
+            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        else:
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")  # a rebuildable cache: a power cut costs a rebuild at most
+        db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok USING fts5(t, tokenize='unicode61 remove_diacritics 2')")
+        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok_vocab USING fts5vocab('temp', 'tok', 'row')")
+        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok_at USING fts5vocab('temp', 'tok', 'instance')")
+        return db
+
+    def db(self) -> sqlite3.Connection:
+        if self.path is None:
+            if self._memory is None:
+                self._memory = self._connect()
+            return self._memory
+        cached = getattr(self._local, "db", None)
+        if cached is not None and cached[0] == self._generation:
+            return cached[1]
+        if cached is not None:
+            cached[1].close()
+        db = self._connect()
+        self._local.db = (self._generation, db)
+        return db
+
+    def _create(self) -> None:
+        try:
+            db = self.db()
+            db.executescript(_SCHEMA)
+            row = db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
+            if row is None:
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            elif row[0] != SCHEMA_VERSION:
+                raise Damaged(f"schema {row[0]}, expected {SCHEMA_VERSION}")
+        except (sqlite3.DatabaseError, Damaged) as exc:
+            self.rebuild_file(str(exc))
+
+    def rebuild_file(self, why: str) -> None:
+        """Start over with an empty index file (the caller re-indexes the vault)."""
+        logger.warning("the vault index {} is not usable ({}); rebuilding it", self.path or "(in memory)", why)
+        with self._memory_lock:
+            self._generation += 1
+            cached = getattr(self._local, "db", None)
+            if cached is not None:
+                try:
+                    cached[1].close()
+                except sqlite3.Error:
+                    pass
+                self._local.db = None
+            if self.path is None:
+                self._memory = None
+            else:
+                for suffix in ("", "-wal", "-shm"):
+                    try:
+                        os.unlink(f"{self.path}{suffix}")
+                    except FileNotFoundError:
+                        pass
+                    except OSError as exc:
+                        logger.warning("could not remove {}{}: {}", self.path, suffix, exc)
+            db = self.db()
+            db.executescript(_SCHEMA)
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+
+    def healthy(self) -> bool:
+        """Whether the file is still a whole index (deleted, truncated or overwritten under us: no).
+
+        Read from the file itself, not through SQLite, whose page cache would go on answering from
+        a file someone truncated: its 100-byte header (the magic string, the page size and count)
+        against its size. Damage deeper inside is met by the query that reads it (Damaged: rebuild)."""
+        if self.path is not None:
+            try:
+                with open(self.path, "rb") as handle:
+                    header = handle.read(100)
+                    size = os.fstat(handle.fileno()).st_size
+            except OSError:
+                return False
+            if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+                return False
+            page_size = int.from_bytes(header[16:18], "big")
+            page_size = 65536 if page_size == 1 else page_size
+            pages = int.from_bytes(header[28:32], "big")
+            valid_for = int.from_bytes(header[92:96], "big")
+            changes = int.from_bytes(header[24:28], "big")
+            if valid_for == changes and size < page_size * pages:
+                return False
+        try:
+            self.db().execute("SELECT count(*) FROM meta").fetchone()
+        except sqlite3.DatabaseError:
+            return False
+        return True
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
+        try:
+            return self.db().execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            raise Damaged(str(exc)) from exc
+
+    # ------------------------------------------------------------------ writes
+
+    def write(self, upserts: Sequence[Extracted], deletes: Iterable[str], *, learn: bool = True) -> None:
+        """Index `upserts` (new or changed notes) and drop `deletes` (paths), in one transaction.
+        `learn=False` leaves their terms to one `learn_all_terms()` at the end of a bulk build."""
+        deletes = list(deletes)
+        if not upserts and not deletes:
+            return
+        db = self.db()
+        try:
+            with self._memory_lock if self.path is None else _nullcontext():
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    for path in deletes:
+                        self._drop(db, path)
+                    for note in upserts:
+                        self._drop(db, note.path)
+                        self._insert(db, note)
+                    if learn:
+                        self._learn_terms(db, upserts)
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            raise Damaged(str(exc)) from exc
+
+    @staticmethod
+    def _drop(db: sqlite3.Connection, path: str) -> None:
+        row = db.execute("SELECT id, packed FROM docs WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return
+        doc, packed = row
+        title, meta, body = unpack(packed)
+        db.execute("INSERT INTO fts(fts, rowid, title, meta, body) VALUES ('delete', ?, ?, ?, ?)", (doc, title, meta, body))
+        db.execute("DELETE FROM docs WHERE id = ?", (doc,))
+        db.execute("DELETE FROM addresses WHERE doc = ?", (doc,))
+        db.execute("DELETE FROM links WHERE doc = ?", (doc,))
+
+    @staticmethod
+    def _insert(db: sqlite3.Connection, note: Extracted) -> None:
+        folder = note.path.split("/", 1)[0] if "/" in note.path else ""
+        sig = note.signature
+        cursor = db.execute(
+            "INSERT INTO docs (path, name, folder, mtime_ns, size, ino, hash, private, person, frontmatter, problem, "
+            "packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (note.path, link_key(note.path), folder, sig.mtime_ns, sig.size, sig.ino, note.hash, int(note.private), int(note.person),
+             frontmatter_json(note), note.problem, pack(note)),
+        )
+        doc = cursor.lastrowid
+        db.execute("INSERT INTO fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)", (doc, note.title, note.meta, note.body))
+        if note.addresses:
+            db.executemany("INSERT INTO addresses VALUES (?, ?, ?)", [(a, doc, f) for a, f in note.addresses])
+        if note.links:
+            db.executemany("INSERT INTO links VALUES (?, ?)", [(doc, target) for target in note.links])
+
+    def learn_all_terms(self) -> None:
+        """After a bulk build: every term of the index's own vocabulary into `terms`, at once."""
+        db = self.db()
+        try:
+            with self._memory_lock if self.path is None else _nullcontext():
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    new = db.execute("SELECT term FROM fts_vocab WHERE term NOT IN (SELECT term FROM terms_seen)").fetchall()
+                    self._add_terms(db, new)
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+        except sqlite3.DatabaseError as exc:
+            raise Damaged(str(exc)) from exc
+
+    @classmethod
+    def _learn_terms(cls, db: sqlite3.Connection, notes: Sequence[Extracted]) -> None:
+        """Put the terms of `notes` into `terms` (exactly as fts tokenized them: the same tokenizer)."""
+        if not notes:
+            return
+        db.executemany("INSERT INTO temp.tok (t) VALUES (?)", [(f"{n.title}\n{n.meta}\n{n.body}",) for n in notes])
+        new = db.execute("SELECT term FROM temp.tok_vocab WHERE term NOT IN (SELECT term FROM terms_seen)").fetchall()
+        db.execute("DELETE FROM temp.tok")
+        cls._add_terms(db, new)
+
+    @staticmethod
+    def _add_terms(db: sqlite3.Connection, new: list[tuple[str]]) -> None:
+        if new:
+            db.executemany("INSERT OR IGNORE INTO terms_seen VALUES (?)", new)
+            db.executemany("INSERT INTO terms (term) VALUES (?)", new)
+
+    # ------------------------------------------------------------------ reads
+
+    def tokens(self, text: str) -> list[str]:
+        """`text` tokenized as the notes were (unicode61, diacritics removed), in order of appearance."""
+        db = self.db()
+        with self._memory_lock if self.path is None else _nullcontext():
+            db.execute("INSERT INTO temp.tok (t) VALUES (?)", (text,))
+            try:
+                placed = db.execute("SELECT term, \"offset\" FROM temp.tok_at").fetchall()
+            finally:
+                db.execute("DELETE FROM temp.tok")
+        return [term for term, _ in sorted(placed, key=lambda item: item[1])]
+
+    def terms_containing(self, fragment: str, limit: int) -> list[str] | None:
+        """Indexed terms that contain `fragment` (already tokenized); None when there are more than `limit`."""
+        if len(fragment) >= 3:
+            rows = self.rows("SELECT term FROM terms WHERE terms MATCH ? LIMIT ?", (_quoted(fragment), limit + 1))
+        else:
+            rows = self.rows("SELECT term FROM terms_seen WHERE instr(term, ?) > 0 LIMIT ?", (fragment, limit + 1))
+        terms = [row[0] for row in rows]
+        return None if len(terms) > limit else terms
+
+
+class _nullcontext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'

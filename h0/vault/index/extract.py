@@ -1,0 +1,174 @@
+"""What the index keeps of one note file: its identity on disk and the text a search or a related-notes
+look-up needs (title, frontmatter values, body), the email addresses it names, its [[links]], whether
+it is private. Read with the same care as every other note read: never opened unless it is a regular
+file reached through no symlink, bounded, and any problem a typed reason, never an exception."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from h0.errors import H0Error
+from h0.vault import frontmatter
+from h0.vault.note import MAX_NOTE_BYTES, content_hash
+
+# Frontmatter fields that say "this note is about this person": a People note.
+PERSON_FIELDS = ("email", "emails", "aliases")
+# Email notes' header fields: the note is about (from, to) these people too.
+HEADER_FIELDS = ("from", "to", "cc", "reply_to", "sender")
+ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+")
+WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]{1,200})(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+MAX_ADDRESSES = 200  # per note: a mailing list's archive need not fill the table
+MAX_LINKS = 500
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) \
+    | getattr(os, "O_BINARY", 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """What says a file is the one indexed: the index re-reads a note whose signature changed."""
+
+    mtime_ns: int
+    size: int
+    ino: int
+
+    @classmethod
+    def of(cls, info: os.stat_result) -> Signature:
+        return cls(info.st_mtime_ns, info.st_size, info.st_ino)
+
+
+@dataclass(slots=True)
+class Extracted:
+    """One note as the index keeps it."""
+
+    path: str
+    signature: Signature
+    hash: str | None = None  # None: its text could not be indexed (`problem` says why)
+    title: str = ""
+    meta: str = ""  # frontmatter values, one per line
+    body: str = ""
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    addresses: list[tuple[str, str]] = field(default_factory=list)  # (address lower-cased, field or "body")
+    links: list[str] = field(default_factory=list)  # link targets, lower-cased note names
+    private: bool = False
+    person: bool = False
+    problem: str | None = None
+
+
+def link_key(target: str) -> str:
+    """How a [[link]] target and a note's name are compared: the last path part, no `.md`, case-folded."""
+    name = target.strip().replace("\\", "/").rsplit("/", 1)[-1]
+    return (name[:-3] if name.lower().endswith(".md") else name).casefold()
+
+
+def read_note_file(abs_path: str, rel: str, private_folders: tuple[str, ...] = ()) -> Extracted | None:
+    """The note at `abs_path` as the index keeps it; None when it is not a regular file (gone, a folder,
+    a FIFO, socket or device named *.md, a symlink): such files are never opened for reading text."""
+    try:
+        info = os.lstat(abs_path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    try:
+        fd = os.open(abs_path, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None  # swapped between lstat and open
+        signature = Signature.of(info)
+        if info.st_size > MAX_NOTE_BYTES:
+            return Extracted(rel, signature, title=_title(rel), problem=f"larger than {MAX_NOTE_BYTES // 1_048_576} MB",
+                             private=_in_private_folder(rel, private_folders))
+        chunks = []
+        remaining = MAX_NOTE_BYTES + 1
+        while remaining > 0 and (chunk := os.read(fd, min(remaining, 1 << 20))):
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return extract(rel, data, signature, private_folders)
+
+
+def extract(rel: str, data: bytes, signature: Signature, private_folders: tuple[str, ...] = ()) -> Extracted:
+    """The index's view of a note's bytes. Invalid UTF-8 is indexed with replacement characters (a search
+    checks the bytes themselves); frontmatter that cannot be read leaves its block as body text."""
+    note = Extracted(rel, signature, content_hash(data), title=_title(rel))
+    if len(data) > MAX_NOTE_BYTES:
+        note.hash, note.problem = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB"
+        return note
+    text = data.decode("utf-8", errors="replace")
+    try:
+        parts = frontmatter.split(text)
+        data_fm = frontmatter.load(parts.yaml)
+        body = parts.body
+    except H0Error as error:
+        data_fm, body = {}, text
+        note.problem = f"frontmatter not read: {error.message[:200]}"
+    note.frontmatter = data_fm
+    note.meta = "\n".join(_scalars(data_fm.values()))
+    note.body = body
+    note.private = _flag(data_fm.get("private")) or _in_private_folder(rel, private_folders)
+    addresses: dict[str, str] = {}
+    for name in PERSON_FIELDS + HEADER_FIELDS:
+        for address in _addresses_in(data_fm.get(name)):
+            addresses.setdefault(address, name)
+    note.person = any(name in PERSON_FIELDS for name in addresses.values())
+    for match in ADDRESS.finditer(body):
+        if len(addresses) >= MAX_ADDRESSES:
+            break
+        addresses.setdefault(match.group().lower(), "body")
+    note.addresses = list(addresses.items())[:MAX_ADDRESSES]
+    links = {link_key(m.group(1)) for m in WIKILINK.finditer(body)}
+    links |= {link_key(m.group(1)) for m in WIKILINK.finditer(note.meta)}  # `source: "[[EMAIL_1]]"`
+    note.links = sorted(links)[:MAX_LINKS]
+    return note
+
+
+def frontmatter_json(note: Extracted) -> str:
+    return json.dumps(note.frontmatter, ensure_ascii=False, separators=(",", ":"))
+
+
+def _title(rel: str) -> str:
+    name = rel.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _in_private_folder(rel: str, private_folders: tuple[str, ...]) -> bool:
+    lowered = rel.casefold()
+    return any(lowered == folder or lowered.startswith(folder + "/") for folder in private_folders)
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, str) and value.strip().lower() in ("true", "yes", "1")
+
+
+def _scalars(values: Iterable[Any], depth: int = 0) -> Iterable[str]:
+    for value in values:
+        if isinstance(value, Mapping):
+            if depth < 8:
+                yield from _scalars(value.values(), depth + 1)
+        elif isinstance(value, list):
+            if depth < 8:
+                yield from _scalars(value, depth + 1)
+        elif value is not None:
+            yield str(value)
+
+
+def _addresses_in(value: Any) -> list[str]:
+    texts = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] if isinstance(value, list) \
+        else []
+    return [m.group().lower() for text in texts for m in ADDRESS.finditer(text)][:MAX_ADDRESSES]
