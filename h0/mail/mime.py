@@ -1,7 +1,7 @@
 """Build outgoing messages with the standard `email` package.
 
 `compose` turns validated parts into one `EmailMessage`: plain text plus an optional
-HTML alternative, UTF-8 bodies, RFC 2047 headers, attachments, a Message-ID, and the
+HTML alternative (neither may hold text that renders as nothing: h0.mail.visible), UTF-8 bodies, RFC 2047 headers, attachments, a Message-ID, and the
 In-Reply-To/References pair that makes replies thread. Header values are checked twice:
 before, after RFC 2047 decoding (h0.mail.headers), and after, on the serialised bytes
 parsed back — exactly the headers set, exactly the recipients meant — because CPython
@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from h0.errors import H0Error, InvalidRequest, NotFound, PermissionDenied
+from h0.mail import visible
 from h0.mail.addresses import refuse_line_breaks
 from h0.mail.headers import check_header_text, check_wire, checked_addresses
 from h0.vault.layout import LOGS, OUTBOX
@@ -363,6 +364,7 @@ def compose(
             msg["References"] = references
     except (ValueError, TypeError) as exc:  # the email package's own refusals (CR/LF in an address part…)
         raise InvalidRequest(f"A header value cannot be encoded: {exc}") from None
+    _refuse_invisible(body, html_body)
     msg.set_content(check_body(body), subtype="plain", charset="utf-8", cte=_text_cte(body))
     if html_body and html_body.strip():
         msg.add_alternative(html_body, subtype="html", charset="utf-8", cte=_text_cte(html_body))
@@ -372,6 +374,17 @@ def compose(
         msg.add_attachment(item.data, maintype=maintype, subtype=subtype or "octet-stream", filename=item.filename)
     check_wire(msg, subject=subject, recipients=recipients)
     return msg
+
+
+def _refuse_invisible(body: str, html_body: str | None) -> None:
+    """Both parts, as their reader sees them: nothing in them may render as nothing (h0.mail.visible)."""
+    again = "then send it again"
+    found = visible.problems(visible.find_in_text(body), where="The message's text", again=again)
+    if html_body:
+        found += visible.problems(visible.find_in_html(html_body), where="The HTML part", again=again)
+    if found:
+        message = found[0] if len(found) == 1 else " ".join(f"({i}) {p}" for i, p in enumerate(found, 1))
+        raise InvalidRequest(message, problems=found, reason="invisible_text")
 
 
 def _text_cte(text: str) -> str:
