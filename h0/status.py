@@ -21,13 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import H0Error
+from h0.mail.recipients import FIELDS, count, describe_recipients, recipient_lists
 from h0.pipeline.lock import daemon_holder
+from h0.printable import printable
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
 from h0.vault.state import DB_FILE, StateDB, state_dir_for
 
 SHOWN = 10
+SHOWN_RECIPIENTS = 20  # per line of `h0 status`; its --json and the audit log hold every one
 STREAMS = ("h0", "gmail_mcp", "vault_mcp")
 KEEP_DAYS = 7
 # A pause (auth required, SMTP not configured) lasts 60 s and is renewed, and logged again,
@@ -162,7 +165,7 @@ def collect_status(
         "returned_to_drafts": drafts["returned"],
         "recent_sends": [
             {**{k: r.get(k) for k in ("timestamp", "path", "to", "subject", "already_sent")},
-             "done_path": filed.get((r.get("path"), r.get("idempotency_key")))}
+             "recipients": sent_recipients(r), "done_path": filed.get((r.get("path"), r.get("idempotency_key")))}
             for r in reversed(sends[-SHOWN:])
         ],
         "recent_errors": [
@@ -170,6 +173,18 @@ def collect_status(
             for r in reversed(errors[-SHOWN:])
         ],
     }
+
+
+def sent_recipients(record: dict[str, Any]) -> dict[str, list[str]]:
+    """Every recipient of an `email_sent` record by real address (records before the field: from `to`)."""
+    lists = record.get("recipients")
+    if isinstance(lists, dict):
+        return {field: [str(a) for a in lists.get(field) or []] for field in FIELDS}
+    return recipient_lists(record.get("to"), record.get("cc"), record.get("bcc"))
+
+
+def _note_recipients(fm: dict[str, Any]) -> dict[str, list[str]]:
+    return recipient_lists(fm.get("to"), fm.get("cc"), fm.get("bcc"))
 
 
 def _daemon(vault: Vault, live: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -238,10 +253,12 @@ def _drafts(vault: Vault) -> dict[str, Any]:
             waiting.append((_lower(fm.get("priority")) != "urgent", note.path))
         elif status in ("held", "not_sent") or "h0_error" in fm:
             returned.append({"path": note.path, "status": status, "subject": _text(fm.get("subject")),
-                             "to": _text(fm.get("to")), "code": _text(fm.get("h0_error_code")),
+                             "to": _text(fm.get("to")), "recipients": _note_recipients(fm),
+                             "code": _text(fm.get("h0_error_code")),
                              "reason": _text(fm.get("h0_error")), "at": _text(fm.get("h0_error_at"))})
-    returned += [{"path": s["path"], "status": "unreadable", "subject": None, "to": None, "code": s.get("error"),
-                  "reason": s.get("message"), "at": None} for s in listing.skipped]
+    returned += [{"path": s["path"], "status": "unreadable", "subject": None, "to": None,
+                  "recipients": recipient_lists(), "code": s.get("error"), "reason": s.get("message"), "at": None}
+                 for s in listing.skipped]
     waiting.sort()
     return {"waiting": [path for _, path in waiting[:SHOWN]], "waiting_total": len(waiting),
             "returned": returned[:SHOWN], "returned_total": len(returned)}
@@ -262,10 +279,11 @@ def _approved(settings: Any, vault: Vault, records: list[dict[str, Any]], daemon
     for note in listing.notes[:SHOWN]:
         fm = note.frontmatter or {}
         code, reason, retry_at = _why_waiting(settings, vault, note.path, fm, last.get(note.path), daemon, sending, now)
-        items.append({"path": note.path, "to": _text(fm.get("to")), "subject": _text(fm.get("subject")),
-                      "code": code, "reason": reason, "retry_at": retry_at})
+        items.append({"path": note.path, "to": _text(fm.get("to")), "recipients": _note_recipients(fm),
+                      "subject": _text(fm.get("subject")), "code": code, "reason": reason, "retry_at": retry_at})
     for skipped in listing.skipped[: max(0, SHOWN - len(items))]:
-        items.append({"path": skipped["path"], "to": None, "subject": None, "code": "unreadable",
+        items.append({"path": skipped["path"], "to": None, "recipients": recipient_lists(), "subject": None,
+                      "code": "unreadable",
                       "reason": f"H0 cannot read it ({skipped.get('message')}); it goes back to Drafts/ unchanged",
                       "retry_at": None})
     return items, listing.total + len(listing.skipped)
@@ -378,10 +396,16 @@ def local_time(stamp: object, *, seconds: bool = False) -> str:
 
 
 def _plain(value: object, limit: int = 160) -> str:
-    """Text from notes and logs, made safe for a terminal: no control characters (no escape sequences)."""
-    text = "".join(ch if ch.isprintable() else " " for ch in str(value if value is not None else ""))
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Text from notes and logs, made safe for a terminal (h0.printable: escape sequences, line breaks
+    and bidi controls are shown escaped, never obeyed)."""
+    return printable(value, limit)
+
+
+def _to(item: dict[str, Any]) -> str:
+    """Every recipient of a listed draft or send, by real address; past SHOWN_RECIPIENTS, "+N more"."""
+    lists = item.get("recipients") or recipient_lists(item.get("to"))
+    text = describe_recipients(lists, limit=SHOWN_RECIPIENTS)
+    return text + " (h0 status --json lists all)" if count(lists) > SHOWN_RECIPIENTS else text
 
 
 def _count(total: int, shown: int) -> str:
@@ -417,14 +441,14 @@ def render_status(status: dict[str, Any]) -> str:
         lines.append(f"Approved but not yet sent: {_count(totals['approved_not_yet_sent'], len(approved))}")
         for item in approved:
             when = f" (next try {local_time(item['retry_at'], seconds=True)})" if item["retry_at"] else ""
-            lines.append(f"  {_plain(item['path'])}  {item['code']}: {_plain(item['reason'])}{when}")
+            lines.append(f"  {_plain(item['path'])} → {_to(item)}  {item['code']}: {_plain(item['reason'])}{when}")
     returned = status["returned_to_drafts"]
     if totals["returned_to_drafts"]:
         lines.append(f"Not sent, back in Drafts/ to fix: {_count(totals['returned_to_drafts'], len(returned))}")
-        lines += [f"  {_plain(r['path'])}  {r['code']}: {_plain(r['reason'])}" for r in returned]
+        lines += [f"  {_plain(r['path'])} → {_to(r)}  {_plain(r['code'])}: {_plain(r['reason'])}" for r in returned]
     lines.append(f"Sends in the last 24 h: {totals['sends_24h']}" + (" — the latest:" if status["recent_sends"] else ""))
     for send in status["recent_sends"]:
-        lines.append(f"  {local_time(send['timestamp'])}  {_plain(send.get('path'))} → {_plain(send.get('to'))}")
+        lines.append(f"  {local_time(send['timestamp'])}  {_plain(send.get('path'))} → {_to(send)}")
     lines.append(f"Errors in the last 24 h: {_count(totals['errors_24h'], len(status['recent_errors']))}")
     for err in status["recent_errors"]:
         lines.append(f"  {local_time(err['timestamp'])}  {err.get('event')}  {_plain(err.get('path') or '')}  "

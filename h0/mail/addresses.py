@@ -13,6 +13,8 @@ The caller can pass `allow_typo_domains=True` when the odd-looking domain is rea
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from email.headerregistry import Address
@@ -120,6 +122,24 @@ def _one_edit_apart(a: str, b: str) -> bool:
     return False
 
 
+_ADDRESS_LIKE = re.compile(r"[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+\.[^\s<>()\[\]\"',;:@]+")
+
+
+def other_address_in_name(display_name: str, address: str) -> str | None:
+    """The address a display name shows, if it shows one other than `address` (`"ceo@bank.com" <evil@x.com>`).
+
+    Compatibility forms count (a fullwidth ＠ is an @ to the eye), case does not.
+    """
+    shown = unicodedata.normalize("NFKC", display_name)
+    if "@" not in shown:
+        return None
+    real = address.strip().casefold()
+    for candidate in _ADDRESS_LIKE.findall(shown):
+        if candidate.strip(".").casefold() != real:
+            return candidate.strip(".")
+    return None
+
+
 def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typo_domains: bool = False) -> list[Address]:
     """Turn a To/Cc/Bcc argument into validated addresses, or raise InvalidRequest.
 
@@ -139,6 +159,13 @@ def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typ
         if not addr and not name:
             continue
         checked = check_address(addr or name)
+        posing = other_address_in_name(decode_fully(name), checked.normalized or addr) if addr else None
+        if posing:
+            problems.append({"address": addr, "reason": (
+                f"its display name reads as another address, {posing}, so the recipient's mail would show "
+                f"{posing} while it goes to {addr}; write just the address (or a person's name without an @ "
+                "before it)")})
+            continue
         if checked.normalized and (checked.valid or allow_typo_domains):
             local, _, domain = checked.normalized.rpartition("@")
             # Decoded here, so the builder encodes the real text (and never re-folds a word of the caller's).
