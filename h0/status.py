@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import H0Error
+from h0.mail.lookalike import Correspondents, new_domains
+from h0.mail.lookalike import shown as shown_domain
 from h0.mail.recipients import FIELDS, count, describe_recipients, recipient_lists
 from h0.pipeline.lock import daemon_holder
 from h0.printable import printable
@@ -126,6 +128,7 @@ def collect_status(
     audit: AuditTail | None = None,
     state_db: StateDB | None = None,
     live: dict[str, Any] | None = None,
+    correspondents: Correspondents | None = None,
 ) -> dict[str, Any]:
     """Everything `h0 status` and the dashboard show. `vault`, `audit` and `state_db` may be
     kept by a long-lived caller (the daemon); `live` is the daemon's own view of itself
@@ -140,6 +143,7 @@ def collect_status(
     drafts = _drafts(vault)
     approved, approved_total = _approved(settings, vault, records, daemon, sending, now)
     needs_you, needs_you_total = _needs_you(vault)
+    _mark_new_domains(settings, vault, state_db, correspondents, drafts, approved)
     filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in records if r.get("event") == "email_filed"}
     sends = [r for r in records if r.get("event") == "email_sent"]
     errors = [r for r in records if r.get("severity") in _ERRORS and str(r.get("timestamp", "")) >= day_ago]
@@ -161,6 +165,8 @@ def collect_status(
         "shown": SHOWN,
         "needs_you": needs_you,
         "waiting_for_approval": drafts["waiting"],
+        # The same drafts with their recipients and the domains each would be the first message to.
+        "waiting_for_approval_details": drafts["waiting_items"],
         "approved_not_yet_sent": approved,
         "returned_to_drafts": drafts["returned"],
         "recent_sends": [
@@ -185,6 +191,24 @@ def sent_recipients(record: dict[str, Any]) -> dict[str, list[str]]:
 
 def _note_recipients(fm: dict[str, Any]) -> dict[str, list[str]]:
     return recipient_lists(fm.get("to"), fm.get("cc"), fm.get("bcc"))
+
+
+def _mark_new_domains(settings: Any, vault: Vault, state_db: StateDB | None, correspondents: Correspondents | None,
+                      drafts: dict[str, Any], approved: list[dict[str, Any]]) -> None:
+    """`new_domains` on each listed draft: the domains it would be the first message to (h0.mail.lookalike)."""
+    items = [*drafts["waiting_items"], *approved, *drafts["returned"]]
+    if not any(item.get("recipients") for item in items):
+        return
+    if correspondents is None:
+        if state_db is None and (state_dir_for(vault.root, settings.h0_state_dir) / DB_FILE).exists():
+            try:
+                state_db = StateDB.for_vault(vault.root, settings.h0_state_dir)
+            except H0Error:
+                state_db = None
+        correspondents = Correspondents(vault.root, state_db)
+    for item in items:
+        lists = item.get("recipients") or {}
+        item["new_domains"] = new_domains([a for field in FIELDS for a in lists.get(field, [])], correspondents)
 
 
 def _daemon(vault: Vault, live: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -243,14 +267,14 @@ def _drafts(vault: Vault) -> dict[str, Any]:
     try:
         listing = vault.list_notes(DRAFTS, with_frontmatter=True)
     except H0Error:
-        return {"waiting": [], "waiting_total": 0, "returned": [], "returned_total": 0}
-    waiting: list[tuple[bool, str]] = []
+        return {"waiting": [], "waiting_items": [], "waiting_total": 0, "returned": [], "returned_total": 0}
+    waiting: list[tuple[bool, str, dict[str, list[str]]]] = []
     returned: list[dict[str, Any]] = []
     for note in listing.notes:
         fm = note.frontmatter or {}
         status = _lower(fm.get("status"))
         if status == "pending_approval" and "h0_error" not in fm:
-            waiting.append((_lower(fm.get("priority")) != "urgent", note.path))
+            waiting.append((_lower(fm.get("priority")) != "urgent", note.path, _note_recipients(fm)))
         elif status in ("held", "not_sent") or "h0_error" in fm:
             returned.append({"path": note.path, "status": status, "subject": _text(fm.get("subject")),
                              "to": _text(fm.get("to")), "recipients": _note_recipients(fm),
@@ -259,8 +283,9 @@ def _drafts(vault: Vault) -> dict[str, Any]:
     returned += [{"path": s["path"], "status": "unreadable", "subject": None, "to": None,
                   "recipients": recipient_lists(), "code": s.get("error"), "reason": s.get("message"), "at": None}
                  for s in listing.skipped]
-    waiting.sort()
-    return {"waiting": [path for _, path in waiting[:SHOWN]], "waiting_total": len(waiting),
+    waiting.sort(key=lambda item: item[:2])
+    items = [{"path": path, "recipients": lists} for _, path, lists in waiting[:SHOWN]]
+    return {"waiting": [item["path"] for item in items], "waiting_items": items, "waiting_total": len(waiting),
             "returned": returned[:SHOWN], "returned_total": len(returned)}
 
 
@@ -408,6 +433,12 @@ def _to(item: dict[str, Any]) -> str:
     return text + " (h0 status --json lists all)" if count(lists) > SHOWN_RECIPIENTS else text
 
 
+def _new(item: dict[str, Any]) -> str:
+    """' (first message to new.example)' for a draft that writes to a domain never corresponded with."""
+    fresh = item.get("new_domains") or []
+    return f" (first message to {', '.join(shown_domain(d) for d in fresh)})" if fresh else ""
+
+
 def _count(total: int, shown: int) -> str:
     return f"{total} (showing {shown})" if total > shown else str(total)
 
@@ -435,17 +466,20 @@ def render_status(status: dict[str, Any]) -> str:
         lines.append(f"  {_plain(item['path'])}  {item['decision']} — {_plain(why)}")
     waiting = status["waiting_for_approval"]
     lines.append(f"Drafts waiting for your approval: {_count(totals['waiting_for_approval'], len(waiting))}")
-    lines += [f"  {_plain(path)}" for path in waiting]
+    details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
+    lines += [f"  {_plain(path)}{_new(details.get(path, {}))}" for path in waiting]
     approved = status["approved_not_yet_sent"]
     if totals["approved_not_yet_sent"]:
         lines.append(f"Approved but not yet sent: {_count(totals['approved_not_yet_sent'], len(approved))}")
         for item in approved:
             when = f" (next try {local_time(item['retry_at'], seconds=True)})" if item["retry_at"] else ""
-            lines.append(f"  {_plain(item['path'])} → {_to(item)}  {item['code']}: {_plain(item['reason'])}{when}")
+            lines.append(f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: "
+                         f"{_plain(item['reason'])}{when}")
     returned = status["returned_to_drafts"]
     if totals["returned_to_drafts"]:
         lines.append(f"Not sent, back in Drafts/ to fix: {_count(totals['returned_to_drafts'], len(returned))}")
-        lines += [f"  {_plain(r['path'])} → {_to(r)}  {_plain(r['code'])}: {_plain(r['reason'])}" for r in returned]
+        lines += [f"  {_plain(r['path'])} → {_to(r)}{_new(r)}  {_plain(r['code'])}: {_plain(r['reason'])}"
+                  for r in returned]
     lines.append(f"Sends in the last 24 h: {totals['sends_24h']}" + (" — the latest:" if status["recent_sends"] else ""))
     for send in status["recent_sends"]:
         lines.append(f"  {local_time(send['timestamp'])}  {_plain(send.get('path'))} → {_to(send)}")

@@ -55,6 +55,9 @@ class Draft:
     draft_id: str | None
     send_anyway: bool
     drafted_at: str | None
+    # Domains the human confirmed in the note (`confirm_domains:`): a suspected typo or a
+    # look-alike of a known domain that is really meant (h0.mail.lookalike).
+    confirm_domains: tuple[str, ...] = ()
 
     def identity(self, attachment_hashes: Sequence[str]) -> bytes:
         """Canonical bytes of everything that is sent, attachments by content.
@@ -123,6 +126,7 @@ def parse_draft(path: str, frontmatter: Mapping[str, Any], body: str, note_hash:
         draft_id=_text(frontmatter.get("draft_id")),
         send_anyway=_flag(frontmatter.get("send_anyway")),
         drafted_at=_text(frontmatter.get("drafted_at")),
+        confirm_domains=_domains(frontmatter.get("confirm_domains")),
     )
 
 
@@ -220,6 +224,13 @@ def _source(value: Any) -> str | None:
     if text.startswith("[[") and text.endswith("]]"):
         text = text[2:-2].split("|", 1)[0].strip()
     return text or None
+
+
+def _domains(value: Any) -> tuple[str, ...]:
+    """`confirm_domains:` — one domain or a list of them; anything else confirms nothing."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return tuple(str(item).strip().lstrip("@").lower() for item in items
+                 if isinstance(item, str) and item.strip() and not _has_header_control(item))
 
 
 def _flag(value: Any) -> bool:

@@ -29,6 +29,8 @@ from typing import Any
 from loguru import logger
 
 from h0.mail.htmltext import inert_inline
+from h0.mail.lookalike import Correspondents
+from h0.mail.lookalike import shown as shown_domain
 from h0.mail.recipients import count, describe_recipients
 from h0.pipeline import signals
 from h0.printable import printable
@@ -74,6 +76,12 @@ def md_link(path: object) -> str:
     if not text or _LINK_UNSAFE.search(text) or text != text.strip() or printable(text) != text:
         return md_text(text)
     return f"[[{text.removesuffix('.md')}]]"
+
+
+def _md_new(item: dict[str, Any]) -> str:
+    """' — **first message to** new.example' for a draft to a domain the vault never corresponded with."""
+    fresh = item.get("new_domains") or []
+    return f" — **first message to** {md_text(', '.join(shown_domain(d) for d in fresh))}" if fresh else ""
 
 
 def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
@@ -124,7 +132,8 @@ def render_dashboard(status: dict[str, Any]) -> str:
     lines.append(_heading("Drafts waiting for your approval", totals["waiting_for_approval"], len(waiting)))
     if waiting:
         lines += [f"Move a draft into {APPROVED}/ to send it, or into Rejected/ to drop it.", ""]
-        lines += [f"- {md_link(path)}" for path in waiting]
+        details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
+        lines += [f"- {md_link(path)}{_md_new(details.get(path, {}))}" for path in waiting]
     else:
         lines.append("No draft is waiting.")
     lines += _more(totals["waiting_for_approval"], len(waiting), f"{DRAFTS}/") + [""]
@@ -132,7 +141,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     approved = status["approved_not_yet_sent"]
     lines.append(_heading("Approved, not sent yet", totals["approved_not_yet_sent"], len(approved)))
     lines += _table(("draft", "to", "subject", "why it waits"), [
-        (md_link(a["path"]), md_recipients(a["recipients"]), md_text(a["subject"], 80),
+        (md_link(a["path"]), md_recipients(a["recipients"]) + _md_new(a), md_text(a["subject"], 80),
          md_text(a["reason"], 200) + (f" (next try {local_time(a['retry_at'], seconds=True)})" if a["retry_at"] else ""))
         for a in approved
     ]) if approved else ["Nothing approved is waiting."]
@@ -142,7 +151,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     if returned:
         lines.append(_heading(f"Not sent — back in {DRAFTS}/ for you to fix", totals["returned_to_drafts"], len(returned)))
         lines += _table(("draft", "to", "subject", "reason"), [
-            (md_link(r["path"]), md_recipients(r["recipients"]), md_text(r["subject"], 80),
+            (md_link(r["path"]), md_recipients(r["recipients"]) + _md_new(r), md_text(r["subject"], 80),
              f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}")
             for r in returned
         ]) + ["", f"Fix the draft, then move it into {APPROVED}/ again.", ""]
@@ -264,6 +273,7 @@ class DashboardWriter:
         self.root = Path(settings.vault_path)
         self.vault = vault or Vault(self.root)
         self.state_db = state_db
+        self._correspondents: Correspondents | None = None  # kept: each refresh reads only what is new
         self.live = live
         self.dashboard = dashboard
         self.briefing = briefing
@@ -348,8 +358,10 @@ class DashboardWriter:
         with self._lock:
             try:
                 live = (self.live() if self.live is not None else None) if running else {"running": False}
+                if self._correspondents is None:
+                    self._correspondents = Correspondents(self.vault.root, self.state_db)
                 status = collect_status(self.settings, vault=self.vault, audit=self.audit, state_db=self.state_db,
-                                        live=live)
+                                        live=live, correspondents=self._correspondents)
                 stamp = dt.datetime.now().astimezone()
                 footer = (f"\n---\n*Last change {stamp:%Y-%m-%d %H:%M:%S}. H0 rewrites this note as things happen: "
                           "edits made here are lost.*\n")
