@@ -189,6 +189,8 @@ def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typ
                     f"`confirm_domains: [{domain}]` to the draft's frontmatter, then approve again.")
         elif "display name" in first["reason"]:
             hint = f" Fix it in `{field}:` in the frontmatter, then approve again."
+        # The message is for the person reading the draft; an agent calling a tool finds its way out here.
+        tool = {"tool_argument": "allow_typo_domains"} if "suggestion" in first else {}
         raise InvalidRequest(f"{field}: {first['address']!r} — {first['reason']}{hint}", field=field, problems=problems,
-                             tool_argument="allow_typo_domains" if "suggestion" in first else None)
+                             **tool)
     return addresses
