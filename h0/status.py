@@ -197,7 +197,7 @@ def _mark_new_domains(settings: Any, vault: Vault, state_db: StateDB | None, cor
                       drafts: dict[str, Any], approved: list[dict[str, Any]]) -> None:
     """`new_domains` on each listed draft: the domains it would be the first message to (h0.mail.lookalike)."""
     items = [*drafts["waiting_items"], *approved, *drafts["returned"]]
-    if not any(item.get("recipients") for item in items):
+    if not any(count(item.get("recipients") or {}) for item in items):
         return
     if correspondents is None:
         if state_db is None and (state_dir_for(vault.root, settings.h0_state_dir) / DB_FILE).exists():
