@@ -264,9 +264,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if report.unsupported:
         print(f"h0 ingest: MAIL_BACKEND={settings.mail_backend} cannot read mail; use MAIL_BACKEND=gmail.", file=sys.stderr)
         return EXIT_FAILED
+    from h0.printable import printable
+
     print(f"{len(report.written)} new note(s), {report.duplicates} duplicate(s), {report.failed} failed")
     for path in report.written:
-        print(f"  {path}")
+        print(f"  {printable(path)}")
     return EXIT_FAILED if report.failed else EXIT_OK
 
 

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from h0.mail.recipients import describe_recipients, recipient_lists
+from h0.printable import printable
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, REJECTED
 
 STREAMS = ("h0", "gmail_mcp", "vault_mcp")
@@ -40,10 +42,9 @@ class UsageError(ValueError):
 
 
 def plain(value: object, limit: int = 200) -> str:
-    """Text from a log made safe for a terminal: no control or format character, one line."""
-    text = "".join(ch if ch.isprintable() else " " for ch in str(value if value is not None else ""))
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Text from a log made safe for a terminal, one line (h0.printable: controls, line breaks and
+    format characters are shown escaped, never obeyed)."""
+    return printable(value, limit)
 
 
 def local_time(stamp: str, *, ms: bool = False) -> str:
@@ -219,10 +220,14 @@ class Send:
     note_exists: bool | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "at"}
+        return {**{k: v for k, v in self.__dict__.items() if k != "at"}, "recipients": self.recipient_lists()}
 
     def recipients(self) -> str:
         return " ".join(x for x in (self.to, self.cc or "", self.bcc or "") if x)
+
+    def recipient_lists(self) -> dict[str, list[str]]:
+        """Every recipient by real address (display names dropped), per field."""
+        return recipient_lists(self.to, self.cc, self.bcc)
 
 
 @dataclass
@@ -271,7 +276,11 @@ def list_sends(root: Path, window: Window = Window(), *, to: str | None = None, 
 
 
 def _send(rfc: str, record: dict, pre: dict | None, handler: dict | None, filed: dict[str, str]) -> Send:
-    about = pre or handler or record
+    about = dict(pre or handler or record)
+    lists = about.get("recipients")
+    if isinstance(lists, dict):  # H0's own record: every field by real address (the mail server's record lost)
+        for field in ("cc", "bcc"):
+            about.setdefault(field, ", ".join(map(str, lists.get(field) or [])) or None)
     key = record.get("idempotency_key")
     sent_from = record.get("note_path") or record.get("path")
     done = filed.get(str(key)) if key else None
@@ -307,9 +316,8 @@ def render_sends(listing: SendList, window: Window = Window()) -> str:
             where += " (not filed)"
         elif s.note_exists is False:
             where += " (no longer there)"
-        extra = f" +cc/bcc {plain(', '.join(x for x in (s.cc, s.bcc) if x), 80)}" if s.cc or s.bcc else ""
-        lines.append(f"{local_time(s.sent_at)}  to {plain(s.to, 80)}{extra}  \"{plain(s.subject, 80)}\"  {where}"
-                     f"  id {plain(s.provider_message_id or '?', 80)}")
+        lines.append(f"{local_time(s.sent_at)}  {describe_recipients(s.recipient_lists())}  \"{plain(s.subject, 80)}\"  "
+                     f"{where}  id {plain(s.provider_message_id or '?', 80)}")
     return "\n".join(lines)
 
 
@@ -595,8 +603,9 @@ def stage(record: dict[str, Any]) -> str:
 
 
 def _subject_part(record: dict[str, Any]) -> str:
-    to, subject = record.get("to"), record.get("subject")
-    text = f"to {plain(_text(to), 80)}" if to else ""
+    subject = record.get("subject")
+    lists = recipient_lists(record.get("to"), record.get("cc"), record.get("bcc"))
+    text = describe_recipients(lists) if any(lists.values()) else ""
     return f"{text} \"{plain(subject, 80)}\"".strip() if subject is not None else text
 
 

@@ -21,13 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import H0Error
+from h0.mail.lookalike import Correspondents, new_domains
+from h0.mail.lookalike import shown as shown_domain
+from h0.mail.recipients import FIELDS, count, describe_recipients, recipient_lists
 from h0.pipeline.lock import daemon_holder
+from h0.printable import printable
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
 from h0.vault.state import DB_FILE, StateDB, state_dir_for
 
 SHOWN = 10
+SHOWN_RECIPIENTS = 20  # per line of `h0 status`; its --json and the audit log hold every one
 STREAMS = ("h0", "gmail_mcp", "vault_mcp")
 KEEP_DAYS = 7
 # A pause (auth required, SMTP not configured) lasts 60 s and is renewed, and logged again,
@@ -123,6 +128,7 @@ def collect_status(
     audit: AuditTail | None = None,
     state_db: StateDB | None = None,
     live: dict[str, Any] | None = None,
+    correspondents: Correspondents | None = None,
 ) -> dict[str, Any]:
     """Everything `h0 status` and the dashboard show. `vault`, `audit` and `state_db` may be
     kept by a long-lived caller (the daemon); `live` is the daemon's own view of itself
@@ -137,6 +143,7 @@ def collect_status(
     drafts = _drafts(vault)
     approved, approved_total = _approved(settings, vault, records, daemon, sending, now)
     needs_you, needs_you_total = _needs_you(vault)
+    _mark_new_domains(settings, vault, state_db, correspondents, drafts, approved)
     filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in records if r.get("event") == "email_filed"}
     sends = [r for r in records if r.get("event") == "email_sent"]
     errors = [r for r in records if r.get("severity") in _ERRORS and str(r.get("timestamp", "")) >= day_ago]
@@ -158,11 +165,13 @@ def collect_status(
         "shown": SHOWN,
         "needs_you": needs_you,
         "waiting_for_approval": drafts["waiting"],
+        # The same drafts with their recipients and the domains each would be the first message to.
+        "waiting_for_approval_details": drafts["waiting_items"],
         "approved_not_yet_sent": approved,
         "returned_to_drafts": drafts["returned"],
         "recent_sends": [
             {**{k: r.get(k) for k in ("timestamp", "path", "to", "subject", "already_sent")},
-             "done_path": filed.get((r.get("path"), r.get("idempotency_key")))}
+             "recipients": sent_recipients(r), "done_path": filed.get((r.get("path"), r.get("idempotency_key")))}
             for r in reversed(sends[-SHOWN:])
         ],
         "recent_errors": [
@@ -170,6 +179,36 @@ def collect_status(
             for r in reversed(errors[-SHOWN:])
         ],
     }
+
+
+def sent_recipients(record: dict[str, Any]) -> dict[str, list[str]]:
+    """Every recipient of an `email_sent` record by real address (records before the field: from `to`)."""
+    lists = record.get("recipients")
+    if isinstance(lists, dict):
+        return {field: [str(a) for a in lists.get(field) or []] for field in FIELDS}
+    return recipient_lists(record.get("to"), record.get("cc"), record.get("bcc"))
+
+
+def _note_recipients(fm: dict[str, Any]) -> dict[str, list[str]]:
+    return recipient_lists(fm.get("to"), fm.get("cc"), fm.get("bcc"))
+
+
+def _mark_new_domains(settings: Any, vault: Vault, state_db: StateDB | None, correspondents: Correspondents | None,
+                      drafts: dict[str, Any], approved: list[dict[str, Any]]) -> None:
+    """`new_domains` on each listed draft: the domains it would be the first message to (h0.mail.lookalike)."""
+    items = [*drafts["waiting_items"], *approved, *drafts["returned"]]
+    if not any(count(item.get("recipients") or {}) for item in items):
+        return
+    if correspondents is None:
+        if state_db is None and (state_dir_for(vault.root, settings.h0_state_dir) / DB_FILE).exists():
+            try:
+                state_db = StateDB.for_vault(vault.root, settings.h0_state_dir)
+            except H0Error:
+                state_db = None
+        correspondents = Correspondents(vault.root, state_db)
+    for item in items:
+        lists = item.get("recipients") or {}
+        item["new_domains"] = new_domains([a for field in FIELDS for a in lists.get(field, [])], correspondents)
 
 
 def _daemon(vault: Vault, live: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -228,22 +267,25 @@ def _drafts(vault: Vault) -> dict[str, Any]:
     try:
         listing = vault.list_notes(DRAFTS, with_frontmatter=True)
     except H0Error:
-        return {"waiting": [], "waiting_total": 0, "returned": [], "returned_total": 0}
-    waiting: list[tuple[bool, str]] = []
+        return {"waiting": [], "waiting_items": [], "waiting_total": 0, "returned": [], "returned_total": 0}
+    waiting: list[tuple[bool, str, dict[str, list[str]]]] = []
     returned: list[dict[str, Any]] = []
     for note in listing.notes:
         fm = note.frontmatter or {}
         status = _lower(fm.get("status"))
         if status == "pending_approval" and "h0_error" not in fm:
-            waiting.append((_lower(fm.get("priority")) != "urgent", note.path))
+            waiting.append((_lower(fm.get("priority")) != "urgent", note.path, _note_recipients(fm)))
         elif status in ("held", "not_sent") or "h0_error" in fm:
             returned.append({"path": note.path, "status": status, "subject": _text(fm.get("subject")),
-                             "to": _text(fm.get("to")), "code": _text(fm.get("h0_error_code")),
+                             "to": _text(fm.get("to")), "recipients": _note_recipients(fm),
+                             "code": _text(fm.get("h0_error_code")),
                              "reason": _text(fm.get("h0_error")), "at": _text(fm.get("h0_error_at"))})
-    returned += [{"path": s["path"], "status": "unreadable", "subject": None, "to": None, "code": s.get("error"),
-                  "reason": s.get("message"), "at": None} for s in listing.skipped]
-    waiting.sort()
-    return {"waiting": [path for _, path in waiting[:SHOWN]], "waiting_total": len(waiting),
+    returned += [{"path": s["path"], "status": "unreadable", "subject": None, "to": None,
+                  "recipients": recipient_lists(), "code": s.get("error"), "reason": s.get("message"), "at": None}
+                 for s in listing.skipped]
+    waiting.sort(key=lambda item: item[:2])
+    items = [{"path": path, "recipients": lists} for _, path, lists in waiting[:SHOWN]]
+    return {"waiting": [item["path"] for item in items], "waiting_items": items, "waiting_total": len(waiting),
             "returned": returned[:SHOWN], "returned_total": len(returned)}
 
 
@@ -262,10 +304,11 @@ def _approved(settings: Any, vault: Vault, records: list[dict[str, Any]], daemon
     for note in listing.notes[:SHOWN]:
         fm = note.frontmatter or {}
         code, reason, retry_at = _why_waiting(settings, vault, note.path, fm, last.get(note.path), daemon, sending, now)
-        items.append({"path": note.path, "to": _text(fm.get("to")), "subject": _text(fm.get("subject")),
-                      "code": code, "reason": reason, "retry_at": retry_at})
+        items.append({"path": note.path, "to": _text(fm.get("to")), "recipients": _note_recipients(fm),
+                      "subject": _text(fm.get("subject")), "code": code, "reason": reason, "retry_at": retry_at})
     for skipped in listing.skipped[: max(0, SHOWN - len(items))]:
-        items.append({"path": skipped["path"], "to": None, "subject": None, "code": "unreadable",
+        items.append({"path": skipped["path"], "to": None, "recipients": recipient_lists(), "subject": None,
+                      "code": "unreadable",
                       "reason": f"H0 cannot read it ({skipped.get('message')}); it goes back to Drafts/ unchanged",
                       "retry_at": None})
     return items, listing.total + len(listing.skipped)
@@ -378,10 +421,22 @@ def local_time(stamp: object, *, seconds: bool = False) -> str:
 
 
 def _plain(value: object, limit: int = 160) -> str:
-    """Text from notes and logs, made safe for a terminal: no control characters (no escape sequences)."""
-    text = "".join(ch if ch.isprintable() else " " for ch in str(value if value is not None else ""))
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Text from notes and logs, made safe for a terminal (h0.printable: escape sequences, line breaks
+    and bidi controls are shown escaped, never obeyed)."""
+    return printable(value, limit)
+
+
+def _to(item: dict[str, Any]) -> str:
+    """Every recipient of a listed draft or send, by real address; past SHOWN_RECIPIENTS, "+N more"."""
+    lists = item.get("recipients") or recipient_lists(item.get("to"))
+    text = describe_recipients(lists, limit=SHOWN_RECIPIENTS)
+    return text + " (h0 status --json lists all)" if count(lists) > SHOWN_RECIPIENTS else text
+
+
+def _new(item: dict[str, Any]) -> str:
+    """' (first message to new.example)' for a draft that writes to a domain never corresponded with."""
+    fresh = item.get("new_domains") or []
+    return f" (first message to {', '.join(shown_domain(d) for d in fresh)})" if fresh else ""
 
 
 def _count(total: int, shown: int) -> str:
@@ -411,20 +466,23 @@ def render_status(status: dict[str, Any]) -> str:
         lines.append(f"  {_plain(item['path'])}  {item['decision']} — {_plain(why)}")
     waiting = status["waiting_for_approval"]
     lines.append(f"Drafts waiting for your approval: {_count(totals['waiting_for_approval'], len(waiting))}")
-    lines += [f"  {_plain(path)}" for path in waiting]
+    details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
+    lines += [f"  {_plain(path)}{_new(details.get(path, {}))}" for path in waiting]
     approved = status["approved_not_yet_sent"]
     if totals["approved_not_yet_sent"]:
         lines.append(f"Approved but not yet sent: {_count(totals['approved_not_yet_sent'], len(approved))}")
         for item in approved:
             when = f" (next try {local_time(item['retry_at'], seconds=True)})" if item["retry_at"] else ""
-            lines.append(f"  {_plain(item['path'])}  {item['code']}: {_plain(item['reason'])}{when}")
+            lines.append(f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: "
+                         f"{_plain(item['reason'])}{when}")
     returned = status["returned_to_drafts"]
     if totals["returned_to_drafts"]:
         lines.append(f"Not sent, back in Drafts/ to fix: {_count(totals['returned_to_drafts'], len(returned))}")
-        lines += [f"  {_plain(r['path'])}  {r['code']}: {_plain(r['reason'])}" for r in returned]
+        lines += [f"  {_plain(r['path'])} → {_to(r)}{_new(r)}  {_plain(r['code'])}: {_plain(r['reason'])}"
+                  for r in returned]
     lines.append(f"Sends in the last 24 h: {totals['sends_24h']}" + (" — the latest:" if status["recent_sends"] else ""))
     for send in status["recent_sends"]:
-        lines.append(f"  {local_time(send['timestamp'])}  {_plain(send.get('path'))} → {_plain(send.get('to'))}")
+        lines.append(f"  {local_time(send['timestamp'])}  {_plain(send.get('path'))} → {_to(send)}")
     lines.append(f"Errors in the last 24 h: {_count(totals['errors_24h'], len(status['recent_errors']))}")
     for err in status["recent_errors"]:
         lines.append(f"  {local_time(err['timestamp'])}  {err.get('event')}  {_plain(err.get('path') or '')}  "

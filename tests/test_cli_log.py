@@ -117,7 +117,7 @@ def test_given_three_sends_on_two_days_when_listed_then_oldest_first_in_local_ti
     assert lines[1].startswith("2026-11-19 10:00  to ann@example.com  \"Re: Budget\"  Done/REPLY_EMAIL_m1.md")
     assert "(no longer there)" in lines[1]  # the log says Done/…, the vault no longer has it
     assert lines[1].endswith("id 19a0001")
-    assert "to sam@example.org +cc/bcc Carol <carol@example.net>" in lines[2]
+    assert "to sam@example.org · cc carol@example.net  " in lines[2]  # real addresses, every field
     assert "Done/REPLY_EMAIL_m2 (2).md" in lines[2] and lines[2].endswith("id 19a0002")
     assert lines[3].startswith("2026-11-20 09:00  to bob@example.com  \"Re: Lunch\"")
 

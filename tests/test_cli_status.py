@@ -104,7 +104,7 @@ def test_without_a_daemon_approved_drafts_wait_for_h0_to_run(vault_dir: Path, ca
     note(vault_dir, "Approved/go.md", "to: a@example.com\nsubject: Go")
     code, out = run_status(capsys, vault_dir)
     assert "Daemon: not running" in out
-    assert "Approved but not yet sent: 1" in out and "Approved/go.md  not_running" in out
+    assert "Approved but not yet sent: 1" in out and "Approved/go.md → to a@example.com (first message to example.com)  not_running" in out
 
 
 def test_each_approved_draft_says_why_it_waits(vault_dir: Path):

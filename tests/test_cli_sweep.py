@@ -62,7 +62,7 @@ def test_given_a_send_a_rejection_and_an_email_when_swept_then_one_line_says_so_
     (vault_dir / "Needs_Action/EMAIL_m-1.md").write_text(EMAIL)
     code, out, err = sweep(capsys)
     assert code == EXIT_OK, err
-    assert out == ["h0 sweep: 1 sent, 1 rejected (filed in Done/), 1 triaged"]
+    assert out == ["h0 sweep: 1 sent, 1 rejected (filed in Done/), 1 triaged", "  ✉ Approved/go.md → to bob@example.com"]
     assert frontmatter(vault_dir, "Done/go.md")["status"] == "sent"
     assert frontmatter(vault_dir, "Done/no.md")["decision"] == "rejected"
     assert frontmatter(vault_dir, "Needs_Action/EMAIL_m-1.md")["status"] == "awaiting_approval"
@@ -86,7 +86,8 @@ def test_given_a_draft_without_a_recipient_then_it_goes_back_to_drafts_and_that_
     os.utime(bad, (time.time() - 60, time.time() - 60))
     code, out, err = sweep(capsys)
     assert code == EXIT_OK, err
-    assert out == ["h0 sweep: 1 sent, 1 refused (back in Drafts/) — see h0 status"]
+    assert out == ["h0 sweep: 1 sent, 1 refused (back in Drafts/) — see h0 status",
+                   "  ✉ Approved/good.md → to bob@example.com"]
     assert frontmatter(vault_dir, "Drafts/bad.md")["h0_error_code"] == "invalid_request"
 
 
@@ -138,7 +139,8 @@ def test_given_a_cap_of_one_an_hour_and_three_approved_drafts_then_the_cap_is_sa
         write_draft(vault_dir, "Approved", name)
     code, out, err = sweep(capsys)
     assert code == EXIT_OK, err  # a cap the human set is working, not failing
-    (summary,) = out
+    summary, sent = out
+    assert sent.startswith("  ✉ Approved/") and sent.endswith(" → to bob@example.com")
     assert summary.startswith("h0 sweep: 1 sent, 2 waiting for the send cap (RATE_LIMIT_PER_HOUR; sending resumes at ")
     cap_lines = [line for line in err.splitlines() if "RATE_LIMIT_PER_HOUR" in line]
     assert len(cap_lines) == 1, err

@@ -101,7 +101,7 @@ def test_given_the_demo_when_swept_then_each_email_gets_at_most_one_reply_and_ap
     approve_reply(demo)
     code, out, err = run(capsys, "sweep")
     assert code == EXIT_OK, err
-    assert out.strip() == "h0 sweep: 1 sent"
+    assert out.strip() == "h0 sweep: 1 sent\n  ✉ Approved/reply-example-001.md → to dana.rivera@example.com"
     (message,) = outbox(demo)
     assert message["To"] == "dana.rivera@example.com" and "Friday at 10:00 works for me" in message.get_content()
     assert "not sent below" not in message.get_content()
@@ -126,7 +126,8 @@ def test_given_the_demo_under_h0_watch_then_dana_gets_no_second_draft(demo: Path
 def test_demo_reset_restores_the_shipped_files_deletes_what_the_demo_wrote_and_forgets_the_send(
         demo: Path, capsys, tmp_path: Path):
     approve_reply(demo)
-    assert run(capsys, "sweep")[:2] == (EXIT_OK, "h0 sweep: 1 sent, 1 triaged\n")
+    assert run(capsys, "sweep")[:2] == (EXIT_OK, "h0 sweep: 1 sent, 1 triaged\n"
+                                               "  ✉ Approved/reply-example-001.md → to dana.rivera@example.com\n")
     assert (demo / "H0_Dashboard.md").exists() and list((demo / "Briefings").glob("*.md"))
     assert list((demo / "Logs").glob("*.jsonl")) and len(outbox(demo)) == 1
     # What else a person may have done to the demo: new notes, an edited rules file, a link out.
@@ -153,7 +154,7 @@ def test_demo_reset_restores_the_shipped_files_deletes_what_the_demo_wrote_and_f
     # The ledger forgot the send: approving the example again sends it again.
     approve_reply(demo)
     code, out, err = run(capsys, "sweep")
-    assert code == EXIT_OK and out.strip() == "h0 sweep: 1 sent, 1 triaged", err
+    assert code == EXIT_OK and out.splitlines()[0] == "h0 sweep: 1 sent, 1 triaged", err
     assert len(outbox(demo)) == 1 and frontmatter(demo, "Done/reply-example-001.md")["status"] == "sent"
 
 

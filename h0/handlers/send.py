@@ -37,6 +37,7 @@ from h0.errors import (
 from h0.handlers.context import HandlerContext, Outcome, source_note
 from h0.handlers.reject import archive_rejected
 from h0.mail.models import SendEmailResult
+from h0.mail.recipients import describe_recipients, recipient_lists
 from h0.retry import Backoff
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
@@ -81,11 +82,13 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     _say_resumed(ctx, path)
     to = str(note.frontmatter.get("to") or "")
     subject = str(note.frontmatter.get("subject") or "")
+    recipients = recipient_lists(*(note.frontmatter.get(field) for field in ("to", "cc", "bcc")))
     ctx.audit.write(
         "email_sent",
         path=path,
         note_hash=note.hash,
         to=to,
+        recipients=recipients,
         subject=subject,
         idempotency_key=result.idempotency_key,
         message_id=result.message_id,
@@ -98,9 +101,9 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     )
     done_path = _file_sent_draft(path, note, result, ctx)
     verb = "was already sent" if result.already_sent else "sent"
-    logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, to, elapsed_ms, done_path)
+    logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, describe_recipients(recipients), elapsed_ms, done_path)
     data = {
-        "done_path": done_path, "to": to, "message_id": result.message_id,
+        "done_path": done_path, "to": to, "recipients": recipients, "message_id": result.message_id,
         "already_sent": result.already_sent, "elapsed_ms": elapsed_ms,
     }
     return Outcome("sent", done_path, data=data)

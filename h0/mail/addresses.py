@@ -8,12 +8,15 @@ encodes (RFC 2047 for non-ASCII display names, punycode for internationalised do
 
 Suspected typos of the big providers' domains (`gmial.com`) are refused, not merely
 flagged: a hint returned after the mail went to a typo-squatter's domain protects nobody.
-The caller can pass `allow_typo_domains=True` when the odd-looking domain is really meant.
+A draft confirms a domain it really means with `confirm_domains: [gmial.com]` in its
+frontmatter; a tool caller passes `allow_typo_domains=True`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+import unicodedata
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from email.headerregistry import Address
 from email.utils import getaddresses
@@ -120,11 +123,32 @@ def _one_edit_apart(a: str, b: str) -> bool:
     return False
 
 
-def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typo_domains: bool = False) -> list[Address]:
+_ADDRESS_LIKE = re.compile(r"[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+\.[^\s<>()\[\]\"',;:@]+")
+
+
+def other_address_in_name(display_name: str, address: str) -> str | None:
+    """The address a display name shows, if it shows one other than `address` (`"ceo@bank.com" <evil@x.com>`).
+
+    Compatibility forms count (a fullwidth ＠ is an @ to the eye), case does not.
+    """
+    shown = unicodedata.normalize("NFKC", display_name)
+    if "@" not in shown:
+        return None
+    real = address.strip().casefold()
+    for candidate in _ADDRESS_LIKE.findall(shown):
+        if candidate.strip(".").casefold() != real:
+            return candidate.strip(".")
+    return None
+
+
+def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typo_domains: bool = False,
+                     confirmed_domains: Collection[str] = ()) -> list[Address]:
     """Turn a To/Cc/Bcc argument into validated addresses, or raise InvalidRequest.
 
     Accepts "a@x.com", "a@x.com, B <b@y.org>" or ["a@x.com", "B <b@y.org>"]. Every problem
-    is reported at once (details.problems), so a human fixes the draft in one go.
+    is reported at once (details.problems), so a human fixes the draft in one go. A suspected
+    typo domain is let through with `allow_typo_domains` (a tool's argument) or when it is
+    among `confirmed_domains` (ASCII, lower case: a draft's `confirm_domains:`).
     """
     if value is None:
         return []
@@ -139,7 +163,15 @@ def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typ
         if not addr and not name:
             continue
         checked = check_address(addr or name)
-        if checked.normalized and (checked.valid or allow_typo_domains):
+        posing = other_address_in_name(decode_fully(name), checked.normalized or addr) if addr else None
+        if posing:
+            problems.append({"address": addr, "reason": (
+                f"its display name reads as another address, {posing}, so the recipient's mail would show "
+                f"{posing} while it goes to {addr}; write just the address (or a person's name without an @ "
+                "before it)")})
+            continue
+        confirmed = bool(checked.normalized) and checked.normalized.rpartition("@")[2].lower() in confirmed_domains
+        if checked.normalized and (checked.valid or allow_typo_domains or confirmed):
             local, _, domain = checked.normalized.rpartition("@")
             # Decoded here, so the builder encodes the real text (and never re-folds a word of the caller's).
             addresses.append(Address(display_name=decode_fully(name).strip(), username=local, domain=domain))
@@ -150,6 +182,15 @@ def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typ
         problems.append(problem)
     if problems:
         first = problems[0]
-        hint = " Pass allow_typo_domains=true if the address is really meant." if "suggestion" in first else ""
-        raise InvalidRequest(f"{field}: {first['address']!r} — {first['reason']}{hint}", field=field, problems=problems)
+        hint = ""
+        if "suggestion" in first:
+            domain = first["address"].rpartition("@")[2].strip(" >").lower()
+            hint = (f" Correct the address in `{field}:`; if {domain} is really meant, add "
+                    f"`confirm_domains: [{domain}]` to the draft's frontmatter, then approve again.")
+        elif "display name" in first["reason"]:
+            hint = f" Fix it in `{field}:` in the frontmatter, then approve again."
+        # The message is for the person reading the draft; an agent calling a tool finds its way out here.
+        tool = {"tool_argument": "allow_typo_domains"} if "suggestion" in first else {}
+        raise InvalidRequest(f"{field}: {first['address']!r} — {first['reason']}{hint}", field=field, problems=problems,
+                             **tool)
     return addresses

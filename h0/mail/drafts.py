@@ -6,9 +6,10 @@ triage reasoning) and never leaves. `%%…%%` is Obsidian's comment syntax, so t
 hidden in reading view.
 
 The human approves what Obsidian shows them, so what is sent must be exactly that: text
-Obsidian hides in reading view (comments) above the cut-off, a template marker nobody
-edited away, and control characters nobody can see are refused — never stripped, since
-stripping would send something nobody read either. `parse_draft` is pure: it reads no
+that renders as nothing in reading view above the cut-off (comments, invisible characters,
+link reference definitions, hidden HTML, embeds…: h0.mail.visible) and a template marker
+nobody edited away are refused — never stripped, since stripping would send something
+nobody read either. `parse_draft` is pure: it reads no
 files; the attachments' bytes are hashed by `h0.mail.mime.load_attachments`.
 """
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from h0.errors import InvalidRequest
+from h0.mail import visible
 
 CUTOFF = "%% h0: not sent below %%"
 
@@ -30,9 +32,6 @@ CUTOFF = "%% h0: not sent below %%"
 TEMPLATE_MARKER = re.compile(r"^\[H0 draft\b[^\]]*\]$", re.IGNORECASE)
 
 _TRUE_WORDS = frozenset({"true", "yes", "1"})
-# Openers of text Obsidian hides in reading view, and what closes each.
-_HIDDEN = re.compile(r"%%|<!--")
-_CLOSERS = {"%%": "%%", "<!--": "-->"}
 # Header values are one line: no C0/C1 control (TAB included), no Unicode line/paragraph separator.
 _HEADER_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
 _AGAIN = "then approve again"
@@ -56,6 +55,9 @@ class Draft:
     draft_id: str | None
     send_anyway: bool
     drafted_at: str | None
+    # Domains the human confirmed in the note (`confirm_domains:`): a suspected typo or a
+    # look-alike of a known domain that is really meant (h0.mail.lookalike).
+    confirm_domains: tuple[str, ...] = ()
 
     def identity(self, attachment_hashes: Sequence[str]) -> bytes:
         """Canonical bytes of everything that is sent, attachments by content.
@@ -124,6 +126,7 @@ def parse_draft(path: str, frontmatter: Mapping[str, Any], body: str, note_hash:
         draft_id=_text(frontmatter.get("draft_id")),
         send_anyway=_flag(frontmatter.get("send_anyway")),
         drafted_at=_text(frontmatter.get("drafted_at")),
+        confirm_domains=_domains(frontmatter.get("confirm_domains")),
     )
 
 
@@ -133,57 +136,18 @@ def _above_cutoff(body: str) -> str:
 
 
 def _check_body(above: str, problems: list[str]) -> None:
-    """Hidden text, template markers and invisible control characters above the cut-off."""
-    hidden = _hidden_lines(above)
-    if hidden:
-        problems.append(
-            "The message contains text Obsidian hides in reading view (%%…%% or <!-- -->) above the cut-off line: "
-            f"{_lines(hidden)}. Remove it, or move it below `{CUTOFF}`, {_AGAIN}."
-        )
+    """Text that renders as nothing (h0.mail.visible) and template markers above the cut-off."""
+    problems += visible.problems(visible.find_in_markdown(above), cutoff=CUTOFF)
     markers = [n for n, line in enumerate(above.split("\n"), 1) if TEMPLATE_MARKER.match(line.strip())]
     if markers:
         problems.append(
-            f"This draft still has H0's template marker line ([H0 draft — …]) at {_lines(markers)}, so nobody has "
-            f"edited it yet; edit the reply and delete that line, {_AGAIN}."
+            f"This draft still has H0's template marker line ([H0 draft — …]) at {visible.lines(markers)}, so "
+            f"nobody has edited it yet; edit the reply and delete that line, {_AGAIN}."
         )
-    controls = [n for n, line in enumerate(above.split("\n"), 1) if _body_line_has_control(line)]
-    if controls:
-        problems.append(
-            f"The message contains invisible control characters at {_lines(controls)}; retype those lines "
-            f"(paste them as plain text), {_AGAIN}."
-        )
-
-
-def _hidden_lines(text: str) -> list[int]:
-    """1-based lines where a %%…%% or <!-- --> comment starts (an unclosed one hides all after it)."""
-    lines: list[int] = []
-    pos = 0
-    line = 1
-    while (match := _HIDDEN.search(text, pos)) is not None:
-        line += text.count("\n", pos, match.start())
-        lines.append(line)
-        close = text.find(_CLOSERS[match.group()], match.end())
-        if close == -1:
-            break
-        end = close + len(_CLOSERS[match.group()])
-        line += text.count("\n", match.start(), end)
-        pos = end
-    return lines
-
-
-def _body_line_has_control(line: str) -> bool:
-    # A line ends in "\r" only when the note uses CRLF line ends; any other CR is a control.
-    line = line.removesuffix("\r")
-    return any(ch != "\t" and unicodedata.category(ch) == "Cc" for ch in line)
 
 
 def _has_header_control(text: str) -> bool:
     return any(unicodedata.category(ch) in _HEADER_FORBIDDEN_CATEGORIES for ch in text)
-
-
-def _lines(numbers: list[int]) -> str:
-    shown = ", ".join(str(n) for n in numbers[:10]) + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")
-    return f"line {shown}" if len(numbers) == 1 else f"lines {shown}"
 
 
 def _addresses(field: str, value: Any, problems: list[str]) -> tuple[str, ...] | None:
@@ -260,6 +224,13 @@ def _source(value: Any) -> str | None:
     if text.startswith("[[") and text.endswith("]]"):
         text = text[2:-2].split("|", 1)[0].strip()
     return text or None
+
+
+def _domains(value: Any) -> tuple[str, ...]:
+    """`confirm_domains:` — one domain or a list of them; anything else confirms nothing."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return tuple(str(item).strip().lstrip("@").lower() for item in items
+                 if isinstance(item, str) and item.strip() and not _has_header_control(item))
 
 
 def _flag(value: Any) -> bool:

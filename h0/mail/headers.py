@@ -165,7 +165,8 @@ def check_header_text(field: str, value: str) -> str:
     if hides_control(value):
         raise InvalidRequest(
             f"The {field} contains a line break or another control character (RFC 2047 encoded words are "
-            "checked after decoding); header values must be one line (header injection refused).",
+            "checked after decoding); header values must be one line (header injection refused). Retype it in the "
+            "frontmatter as plain text on one line, then approve again.",
             field=field,
         )
     return value
@@ -269,7 +270,8 @@ def checked_addresses(field: str, addresses: Sequence[Address]) -> list[Address]
             name = " ".join(decode_fully(address.display_name).split())
             checked.append(Address(display_name=name, username=address.username, domain=address.domain))
         except (ValueError, TypeError) as exc:
-            raise InvalidRequest(f"{field}: {address.addr_spec!r} cannot be encoded: {exc}", field=field) from None
+            raise InvalidRequest(f"{field}: {address.addr_spec!r} cannot be encoded: {exc}. Retype the address and "
+                                 f"name in `{field}:` as plain text, then approve again.", field=field) from None
     return checked
 
 
@@ -320,7 +322,9 @@ def _words(text: str) -> str:
 
 
 def _wire_refused(why: str) -> InvalidRequest:
-    return InvalidRequest(f"The message was not sent: {why} (header injection refused).", reason="header_check")
+    return InvalidRequest(f"The message was not sent: {why} (header injection refused). Retype the subject and the "
+                          "recipients' names in the frontmatter as plain text, one line each, then approve again.",
+                          reason="header_check")
 
 
 # -- authentication results (RFC 8601) ---------------------------------------------------------

@@ -1,7 +1,7 @@
 """Build outgoing messages with the standard `email` package.
 
 `compose` turns validated parts into one `EmailMessage`: plain text plus an optional
-HTML alternative, UTF-8 bodies, RFC 2047 headers, attachments, a Message-ID, and the
+HTML alternative (neither may hold text that renders as nothing: h0.mail.visible), UTF-8 bodies, RFC 2047 headers, attachments, a Message-ID, and the
 In-Reply-To/References pair that makes replies thread. Header values are checked twice:
 before, after RFC 2047 decoding (h0.mail.headers), and after, on the serialised bytes
 parsed back — exactly the headers set, exactly the recipients meant — because CPython
@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from h0.errors import H0Error, InvalidRequest, NotFound, PermissionDenied
+from h0.mail import visible
 from h0.mail.addresses import refuse_line_breaks
 from h0.mail.headers import check_header_text, check_wire, checked_addresses
 from h0.vault.layout import LOGS, OUTBOX
@@ -55,6 +56,8 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 _CHUNK = 1024 * 1024
+# What a person does about a refused attachment, in the note (every refusal names its fix).
+_FIX_ATTACHMENTS = "change `attachments:` in the draft's frontmatter, then approve again"
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,17 +161,20 @@ def _check_attachment_path(resolver: PathResolver, raw: str) -> VaultPath:
     target = resolver.resolve(raw)
     if any(part.startswith(".") for part in target.parts):
         # .obsidian/ holds plugin settings (API keys among them): never mail them out.
-        raise PermissionDenied("Attachments cannot come from hidden files or folders.", path=target.rel)
+        raise PermissionDenied(f"Attachments cannot come from hidden files or folders ({target.rel}); copy the file "
+                               f"into a visible folder of the vault and {_FIX_ATTACHMENTS}.", path=target.rel)
     if target.parts and target.parts[0].casefold() in _RUNTIME_FOLDERS:
         # The audit trail and the outbox hold other people's mail: never mailed out as an attachment.
         raise PermissionDenied(
-            f"Attachments cannot come from {target.parts[0]}/, H0's own records (audit logs, sent mail).",
+            f"Attachments cannot come from {target.parts[0]}/, H0's own records (audit logs, sent mail); "
+            f"{_FIX_ATTACHMENTS}.",
             path=target.rel,
         )
     name = PurePosixPath(target.rel).name
     refuse_line_breaks("attachment file name", name)
     if PurePosixPath(name.lower()).suffix in BLOCKED_EXTENSIONS:
-        raise InvalidRequest(f"{name}: executable file types are not sent (Gmail blocks them too).", path=target.rel)
+        raise InvalidRequest(f"{name}: executable file types are not sent (Gmail blocks them too); share a link to it "
+                             f"in the message instead and {_FIX_ATTACHMENTS}.", path=target.rel)
     return target
 
 
@@ -192,12 +198,12 @@ def _open_attachment(resolver: PathResolver, target: VaultPath) -> int:
         if stat.S_ISDIR(info.st_mode):
             raise _folder_refused(target.rel)
         if not stat.S_ISREG(info.st_mode):
-            raise InvalidRequest(f"{target.rel} is not a regular file (a device, pipe or socket); it is not sent.",
-                                 path=target.rel)
+            raise InvalidRequest(f"{target.rel} is not a regular file (a device, pipe or socket); it is not sent: "
+                                 f"{_FIX_ATTACHMENTS}.", path=target.rel)
         if info.st_nlink != 1:
             raise PermissionDenied(
                 f"{target.rel} is a hard link: the same file also lives elsewhere, possibly outside the vault. "
-                "Attach a copy of the file instead.",
+                f"Attach a copy of the file instead: {_FIX_ATTACHMENTS}.",
                 path=target.rel,
             )
     except BaseException:
@@ -244,18 +250,21 @@ def _open_refused(root: Path, parts: tuple[str, ...], rel: str, exc: OSError) ->
         try:
             info = os.lstat(path)
         except FileNotFoundError:
-            return NotFound(f"The attachment {rel} does not exist.", path=rel)
+            return NotFound(f"The attachment {rel} does not exist; check its vault path (e.g. Files/report.pdf) and "
+                            f"{_FIX_ATTACHMENTS}.", path=rel)
         except OSError:
             break
         if stat.S_ISLNK(info.st_mode):
             return _symlink_refused(rel)
         if not last and not stat.S_ISDIR(info.st_mode):
-            return NotFound(f"The attachment {rel} does not exist (a folder on its path is a file).", path=rel)
+            return NotFound(f"The attachment {rel} does not exist (a folder on its path is a file); "
+                            f"{_FIX_ATTACHMENTS}.", path=rel)
         if last and stat.S_ISDIR(info.st_mode):
             return _folder_refused(rel)
     if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a symlink that has since gone
         return _symlink_refused(rel)
-    return PermissionDenied(f"The attachment {rel} cannot be opened: {exc.strerror or exc}.", path=rel)
+    return PermissionDenied(f"The attachment {rel} cannot be opened: {exc.strerror or exc}. Check that you can open "
+                            f"it, or {_FIX_ATTACHMENTS}.", path=rel)
 
 
 class _Read(NamedTuple):
@@ -271,7 +280,8 @@ def _read_fd(fd: int, rel: str, budget: int, *, keep: bool) -> _Read:
     size = 0
     while chunk := os.read(fd, min(_CHUNK, budget + 1 - size)):
         if size == 0 and chunk.startswith(_EXECUTABLE_MAGIC):
-            raise InvalidRequest(f"{rel} is an executable program; it is not sent.", path=rel)
+            raise InvalidRequest(f"{rel} is an executable program; it is not sent: share a link to it in the message "
+                                 f"instead and {_FIX_ATTACHMENTS}.", path=rel)
         digest.update(chunk)
         size += len(chunk)
         if size > budget:  # it grew since it was measured
@@ -289,7 +299,7 @@ def _refuse_oversize(total: int) -> None:
     if total > MAX_ATTACHMENT_BYTES:
         raise InvalidRequest(
             f"The attachments total {total / 1e6:.1f} MB; the limit is {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MB. "
-            "Share a link instead.",
+            f"Share a link to the large files in the message instead and {_FIX_ATTACHMENTS}.",
             total_bytes=total,
             limit_bytes=MAX_ATTACHMENT_BYTES,
         )
@@ -298,28 +308,31 @@ def _refuse_oversize(total: int) -> None:
 def _symlink_refused(rel: str) -> PermissionDenied:
     return PermissionDenied(
         f"{rel} is a symbolic link (or lies in a linked folder); its target can change after approval. "
-        "Attach a copy of the file instead.",
+        f"Attach a copy of the file instead: {_FIX_ATTACHMENTS}.",
         path=rel,
     )
 
 
 def _folder_refused(rel: str) -> InvalidRequest:
-    return InvalidRequest(f"{rel} is a folder, not a file; attach the files in it one by one, or a zip of it.",
-                          path=rel)
+    return InvalidRequest(f"{rel} is a folder, not a file; list the files in it one by one, or a zip of it, in "
+                          "`attachments:` in the draft's frontmatter, then approve again.", path=rel)
 
 
 def check_subject(subject: str) -> str:
     refuse_line_breaks("subject", subject)
     if not subject.strip():
-        raise InvalidRequest("The subject is empty.", field="subject")
+        raise InvalidRequest("The subject is empty; write one in `subject:` in the frontmatter, then approve again.",
+                             field="subject")
     if len(subject) > MAX_SUBJECT_CHARS:
-        raise InvalidRequest(f"The subject is longer than {MAX_SUBJECT_CHARS} characters.", field="subject")
+        raise InvalidRequest(f"The subject is longer than {MAX_SUBJECT_CHARS} characters; shorten `subject:` in the "
+                             "frontmatter, then approve again.", field="subject")
     return subject.strip()
 
 
 def check_body(body: str) -> str:
     if not body.strip():
-        raise InvalidRequest("The body is empty; H0 does not send empty mail.", field="body")
+        raise InvalidRequest("The body is empty; H0 does not send empty mail. Write the message in the note, then "
+                             "approve again.", field="body")
     return body
 
 
@@ -365,7 +378,9 @@ def compose(
         if references:
             msg["References"] = references
     except (ValueError, TypeError) as exc:  # the email package's own refusals (CR/LF in an address part…)
-        raise InvalidRequest(f"A header value cannot be encoded: {exc}") from None
+        raise InvalidRequest(f"A header value cannot be encoded: {exc}. Retype the subject and the recipients in the "
+                             "frontmatter as plain text, one line each, then approve again.") from None
+    _refuse_invisible(body, html_body)
     msg.set_content(check_body(body), subtype="plain", charset="utf-8", cte=_text_cte(body))
     if html_body and html_body.strip():
         msg.add_alternative(html_body, subtype="html", charset="utf-8", cte=_text_cte(html_body))
@@ -375,6 +390,17 @@ def compose(
         msg.add_attachment(item.data, maintype=maintype, subtype=subtype or "octet-stream", filename=item.filename)
     check_wire(msg, subject=subject, recipients=recipients)
     return msg
+
+
+def _refuse_invisible(body: str, html_body: str | None) -> None:
+    """Both parts, as their reader sees them: nothing in them may render as nothing (h0.mail.visible)."""
+    again = "then send it again"
+    found = visible.problems(visible.find_in_text(body), where="The message's text", again=again)
+    if html_body:
+        found += visible.problems(visible.find_in_html(html_body), where="The HTML part", again=again)
+    if found:
+        message = found[0] if len(found) == 1 else " ".join(f"({i}) {p}" for i, p in enumerate(found, 1))
+        raise InvalidRequest(message, problems=found, reason="invisible_text")
 
 
 def _text_cte(text: str) -> str:

@@ -31,6 +31,7 @@ from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported,
 from h0.mail.addresses import parse_recipients, refuse_line_breaks
 from h0.mail.backend import MailBackend
 from h0.mail.drafts import Draft, parse_draft
+from h0.mail.lookalike import Correspondents, checked_recipients
 from h0.mail.mime import (
     MESSAGE_ID_DOMAIN,
     Attachment,
@@ -89,6 +90,7 @@ class OutgoingBuilder:
         self.settle_s = float(getattr(settings, "approval_settle_seconds", 10.0))
         self.fresh_s = float(getattr(settings, "approval_fresh_seconds", 3.0))
         self.domain = message_id_domain(settings)
+        self.correspondents = Correspondents(self.resolver.root, state, warm=trusted_caller)  # look-alike domains
         # Only the daemon's own child server (its stdio pipe is the daemon's alone) may vouch
         # that a note was moved in; any other caller gets the file-time rule.
         self.trusted_caller = trusted_caller
@@ -150,7 +152,8 @@ class OutgoingBuilder:
         hints: list[str] = []
         thread = self._thread(draft.reply_to_message_id, draft.thread_id, draft.subject, hints,
                               check_newer=not draft.send_anyway, drafted_at=draft.drafted_at, path=read.rel)
-        message = self._compose(draft.to, draft.cc, draft.bcc, draft.subject, draft.body, None, files, key, thread)
+        recipients = checked_recipients(draft, self.correspondents)  # confirm_domains:, look-alikes held
+        message = self._compose(*recipients, draft.subject, draft.body, None, files, key, thread)
         return Outgoing(
             message=message, key=key, content_hash=hashlib.sha256(identity).hexdigest(), thread_id=thread[2],
             audit=self._audit_fields(message, draft.body, files), note_path=read.rel, note_hash=actual,

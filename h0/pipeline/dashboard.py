@@ -29,8 +29,12 @@ from typing import Any
 from loguru import logger
 
 from h0.mail.htmltext import inert_inline
+from h0.mail.lookalike import Correspondents
+from h0.mail.lookalike import shown as shown_domain
+from h0.mail.recipients import count, describe_recipients
 from h0.pipeline import signals
-from h0.status import AuditTail, collect_status, local_time
+from h0.printable import printable
+from h0.status import AuditTail, collect_status, local_time, sent_recipients
 from h0.vault import Vault
 from h0.vault.audit import iso
 from h0.vault.fsio import atomic_write
@@ -42,6 +46,7 @@ MIN_INTERVAL = 1.0  # seconds between two rewrites, at the most
 POLL_INTERVAL = 1.0  # how often the idle thread looks for changes no signal reported
 LOAD_FACTOR = 20  # collecting may take at most 1/LOAD_FACTOR of the thread's time
 BRIEFING_ROWS = 50
+DASHBOARD_RECIPIENTS = 20  # per table cell; `h0 status --json` and the audit log hold every one
 REPORT_SIGNALS = (signals.email_sent, signals.send_failed, signals.note_archived, signals.triage_decided,
                   signals.sweep_completed)
 _LINK_UNSAFE = re.compile(r"[\[\]|#^\\<>`*\x00-\x1f\x7f]|%%")
@@ -53,18 +58,30 @@ def md_text(value: object, limit: int = 160) -> str:
     """A stranger's words as one inert line of Markdown: no line break, link, embed, HTML or
     table cell break (`|` is escaped), bare URLs defused so they are not auto-linked."""
     text = "" if value is None else (", ".join(map(str, value)) if isinstance(value, list) else str(value))
-    text = " ".join(text.split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    text = printable(" ".join(text.split()), limit)  # what is left of controls and bidi shows escaped
     return inert_inline(text).replace("://", r":\/\/").replace("www.", r"www\.") or "—"
+
+
+def md_recipients(lists: dict[str, list[str]]) -> str:
+    """Every recipient by real address, inert (h0.mail.recipients); past DASHBOARD_RECIPIENTS, "+N more"."""
+    text = describe_recipients(lists, limit=DASHBOARD_RECIPIENTS)
+    if count(lists) > DASHBOARD_RECIPIENTS:
+        text += " (`h0 status --json` lists all)"
+    return md_text(text, limit=len(text) + 1)
 
 
 def md_link(path: object) -> str:
     """A [[wikilink]] to a vault note, or its escaped text when its name could break out of one."""
     text = str(path or "")
-    if not text or _LINK_UNSAFE.search(text) or text != text.strip():
+    if not text or _LINK_UNSAFE.search(text) or text != text.strip() or printable(text) != text:
         return md_text(text)
     return f"[[{text.removesuffix('.md')}]]"
+
+
+def _md_new(item: dict[str, Any]) -> str:
+    """' — **first message to** new.example' for a draft to a domain the vault never corresponded with."""
+    fresh = item.get("new_domains") or []
+    return f" — **first message to** {md_text(', '.join(shown_domain(d) for d in fresh))}" if fresh else ""
 
 
 def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
@@ -115,7 +132,8 @@ def render_dashboard(status: dict[str, Any]) -> str:
     lines.append(_heading("Drafts waiting for your approval", totals["waiting_for_approval"], len(waiting)))
     if waiting:
         lines += [f"Move a draft into {APPROVED}/ to send it, or into Rejected/ to drop it.", ""]
-        lines += [f"- {md_link(path)}" for path in waiting]
+        details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
+        lines += [f"- {md_link(path)}{_md_new(details.get(path, {}))}" for path in waiting]
     else:
         lines.append("No draft is waiting.")
     lines += _more(totals["waiting_for_approval"], len(waiting), f"{DRAFTS}/") + [""]
@@ -123,7 +141,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     approved = status["approved_not_yet_sent"]
     lines.append(_heading("Approved, not sent yet", totals["approved_not_yet_sent"], len(approved)))
     lines += _table(("draft", "to", "subject", "why it waits"), [
-        (md_link(a["path"]), md_text(a["to"], 60), md_text(a["subject"], 80),
+        (md_link(a["path"]), md_recipients(a["recipients"]) + _md_new(a), md_text(a["subject"], 80),
          md_text(a["reason"], 200) + (f" (next try {local_time(a['retry_at'], seconds=True)})" if a["retry_at"] else ""))
         for a in approved
     ]) if approved else ["Nothing approved is waiting."]
@@ -132,15 +150,16 @@ def render_dashboard(status: dict[str, Any]) -> str:
     returned = status["returned_to_drafts"]
     if returned:
         lines.append(_heading(f"Not sent — back in {DRAFTS}/ for you to fix", totals["returned_to_drafts"], len(returned)))
-        lines += _table(("draft", "subject", "reason"), [
-            (md_link(r["path"]), md_text(r["subject"], 80), f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}")
+        lines += _table(("draft", "to", "subject", "reason"), [
+            (md_link(r["path"]), md_recipients(r["recipients"]) + _md_new(r), md_text(r["subject"], 80),
+             f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}")
             for r in returned
         ]) + ["", f"Fix the draft, then move it into {APPROVED}/ again.", ""]
 
     sends = status["recent_sends"]
     lines.append(f"## Last sends ({totals['sends_24h']} in the last 24 h)")
     lines += _table(("sent", "note", "to", "subject"), [
-        (local_time(s["timestamp"]), md_link(s.get("done_path") or s.get("path")), md_text(s.get("to"), 60),
+        (local_time(s["timestamp"]), md_link(s.get("done_path") or s.get("path")), md_recipients(s["recipients"]),
          md_text(s.get("subject"), 80)) for s in sends
     ]) if sends else ["Nothing sent lately."]
     lines.append("")
@@ -200,7 +219,7 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
     lines.append(f"## Sent ({len(sent)})")
     lines += _rows(("time", "note", "to", "subject"), [
         (local_time(r["timestamp"]), md_link(filed.get((r.get("path"), r.get("idempotency_key"))) or r.get("path")),
-         md_text(r.get("to"), 60), md_text(r.get("subject"), 80)) for r in sent
+         md_recipients(sent_recipients(r)), md_text(r.get("subject"), 80)) for r in sent
     ], "Nothing was sent.")
     if unsent:
         lines.append(f"## Not sent ({len(unsent)})")
@@ -254,6 +273,7 @@ class DashboardWriter:
         self.root = Path(settings.vault_path)
         self.vault = vault or Vault(self.root)
         self.state_db = state_db
+        self._correspondents: Correspondents | None = None  # kept: each refresh reads only what is new
         self.live = live
         self.dashboard = dashboard
         self.briefing = briefing
@@ -338,8 +358,10 @@ class DashboardWriter:
         with self._lock:
             try:
                 live = (self.live() if self.live is not None else None) if running else {"running": False}
+                if self._correspondents is None:
+                    self._correspondents = Correspondents(self.vault.root, self.state_db)
                 status = collect_status(self.settings, vault=self.vault, audit=self.audit, state_db=self.state_db,
-                                        live=live)
+                                        live=live, correspondents=self._correspondents)
                 stamp = dt.datetime.now().astimezone()
                 footer = (f"\n---\n*Last change {stamp:%Y-%m-%d %H:%M:%S}. H0 rewrites this note as things happen: "
                           "edits made here are lost.*\n")

@@ -20,6 +20,8 @@ from collections import Counter
 from typing import Any
 
 from h0.handlers.send import local_clock
+from h0.mail.recipients import describe_recipients, recipient_lists
+from h0.printable import printable
 
 # Buckets, in the order the summary names them.
 SENT, REFUSED, REJECTED, TRIAGED, CAPPED, SETTLING, UNREADABLE, FAILED = (
@@ -32,6 +34,7 @@ class PassTally:
 
     def __init__(self) -> None:
         self._last: dict[str, str] = {}
+        self._sent: dict[str, dict[str, list[str]]] = {}  # path → its recipients, for the summary
         self._resumes_at: float | None = None
         self._cap_setting: str | None = None
         self._lock = threading.Lock()
@@ -44,6 +47,8 @@ class PassTally:
             return
         with self._lock:
             self._last[path] = bucket
+            if bucket == SENT:
+                self._sent[path] = data.get("recipients") or recipient_lists(data.get("to"))
             if bucket == CAPPED:
                 self._cap_setting = data.get("setting") or self._cap_setting
                 if isinstance(data.get("resumes_at"), (int, float)):
@@ -67,7 +72,18 @@ class PassTally:
         return self.counts()[FAILED] > 0
 
     def summary(self, command: str = "h0 sweep") -> str:
-        """One line: e.g. 'h0 sweep: 3 sent, 1 refused (back in Drafts/), 2 triaged, 1 failed — see h0 status'."""
+        """One line: e.g. 'h0 sweep: 3 sent, 1 refused (back in Drafts/), 2 triaged, 1 failed — see h0 status',
+        then one line per message sent naming every recipient (`sent_lines`)."""
+        return "\n".join([self.counts_line(command), *self.sent_lines()])
+
+    def sent_lines(self) -> list[str]:
+        """'  ✉ Approved/x.md → to a@x.com · cc b@y.org · bcc c@z.net' per message sent, every address."""
+        with self._lock:
+            sent = [(path, lists) for path, lists in self._sent.items() if self._last.get(path) == SENT]
+        return [f"  ✉ {printable(path)} → {describe_recipients(lists)}" for path, lists in sorted(sent)]
+
+    def counts_line(self, command: str = "h0 sweep") -> str:
+        """The summary's first line: what the pass did, counted."""
         counts = self.counts()
         parts = []
         for bucket, words in (

@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from h0.mail import visible
+from h0.mail.htmltext import disarm_reply
 from h0.triage.models import EmailInput, TriageDecision, one_line
 
 MAX_BODY_CHARS = 12_000  # enough for any real message; keeps token bills and latency bounded
@@ -127,9 +129,27 @@ def parse_answer(text: str | None) -> TriageDecision:
         raise AnswerInvalid("the answer was empty; a JSON object was expected.")
     data = _json_object(text)
     try:
-        return TriageDecision.model_validate(data)
+        decision = TriageDecision.model_validate(data)
     except ValidationError as exc:
         raise AnswerInvalid("; ".join(_describe(err) for err in exc.errors())) from None
+    _refuse_invisible(decision.reply_body)
+    return decision
+
+
+def _refuse_invisible(reply: str | None) -> None:
+    """A reply becomes a draft the human approves in Obsidian's reading view: text that renders as
+    nothing there (h0.mail.visible) is refused here, before any draft holds it, exactly as the send
+    path would refuse it (the reply is judged as the draft will hold it: after disarm_reply)."""
+    if not reply:
+        return
+    found = visible.find_in_markdown(disarm_reply(reply))
+    if found:
+        shown = "; ".join(f"{item.what} at line {item.line}" for item in found[:5])
+        more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+        raise AnswerInvalid(
+            f"reply_body holds text a reader cannot see in the draft ({shown}{more}); write the reply as plain, "
+            "visible text only: no invisible or format characters, HTML, comments, embeds or link definitions."
+        )
 
 
 def _json_object(text: str) -> dict[str, Any]:

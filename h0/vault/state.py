@@ -386,6 +386,12 @@ class StateDB:
                           (now - seconds,))
         return [row["sent_epoch"] for row in rows]
 
+    def sent_recipients(self, after: float = 0.0) -> list[tuple[float, str]]:
+        """(sent_epoch, recipients) of the sends after `after`, oldest first: whom this vault wrote to."""
+        rows = self._rows("SELECT sent_epoch, recipients FROM sends WHERE state = 'sent' AND sent_epoch > ? "
+                          "ORDER BY sent_epoch", (after,))
+        return [(row["sent_epoch"], row["recipients"] or "") for row in rows]
+
     def recently_sent_named(self, note_name: str, seconds: float, now: float | None = None) -> list[dict[str, Any]]:
         """Sends of a note with this file name in the last `seconds`."""
         now = time.time() if now is None else now

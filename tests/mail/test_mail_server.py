@@ -95,7 +95,9 @@ async def test_given_a_hostile_send_then_a_typed_error_and_nothing_is_sent(clien
 
 async def test_given_a_domain_typo_then_the_error_carries_the_suggestion_and_an_override_sends(client, gmail):
     error = tool_error(await call(client, "send_email", to="a@gmial.com", subject="S", body="b"))
-    assert error["details"]["problems"][0]["suggestion"] == "a@gmail.com" and "allow_typo_domains" in error["message"]
+    assert error["details"]["problems"][0]["suggestion"] == "a@gmail.com"
+    # The message tells a person what to change in the note; the tool's way out is in the details.
+    assert error["details"]["tool_argument"] == "allow_typo_domains" and "confirm_domains" in error["message"]
     sent = await call(client, "send_email", to="a@gmial.com", subject="S", body="b", allow_typo_domains=True)
     assert not sent.is_error and len(gmail.sent) == 1
 

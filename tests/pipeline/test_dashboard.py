@@ -262,7 +262,7 @@ def test_given_a_running_daemon_when_a_draft_is_sent_then_the_dashboard_shows_it
         assert wait_until(lambda: "[[Done/go]]" in read(vault_dir), timeout=10)
         page = read(vault_dir)
         assert "## Drafts waiting for your approval (25, showing 10)" in page
-        assert "| [[Done/go]] | dana@example.com |" in page and "## Last sends (1 in the last 24 h)" in page
+        assert "| [[Done/go]] | to dana@example.com |" in page and "## Last sends (1 in the last 24 h)" in page
         assert_inert(page.split("---\n*Last change")[0], {f"Drafts/w{i:02}" for i in range(10)} | {"Done/go"})
         assert wait_until(lambda: "[[Done/go]]" in read(vault_dir, f"{BRIEFINGS}/{dt.date.today()}.md"), timeout=5)
         # Idle: no write loop with the watcher.
@@ -282,7 +282,7 @@ def test_a_refused_draft_shows_up_as_not_sent_with_its_reason(vault_dir: Path):
         (vault_dir / "Approved/bad.md").write_text("---\nsubject: nobody to send to\n---\nx\n")
         assert wait_until(lambda: "Not sent — back in Drafts/" in read(vault_dir), timeout=15)
         page = read(vault_dir)
-    assert "| [[Drafts/bad]] | nobody to send to | invalid\\_request:" in page
+    assert "| [[Drafts/bad]] | nobody | nobody to send to | invalid\\_request:" in page
     assert "## Last errors (1 in the last 24 h)" in page and "send\\_refused" in page
     assert "## Not sent (1)" in read(vault_dir, f"{BRIEFINGS}/{dt.date.today()}.md")
 
