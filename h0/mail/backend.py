@@ -71,6 +71,9 @@ class Label:
     id: str
     name: str
     created: bool = False
+    # False when the provider will not keep this label on a message (an IMAP server whose
+    # PERMANENTFLAGS have no \\* and do not list the keyword): H0 then keeps the mark itself.
+    kept: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,6 +89,7 @@ class ImapBackend(MailBackend):
         self._client: IMAPClient | None = None
         self._sent_folder: str | None = None
         self._folder_names: dict[str, str] = {}  # label id (keyword) → the name it was asked for
+        self._kept: dict[str, bool] = {}  # keyword → whether INBOX's PERMANENTFLAGS allow it
         self.folders: list[str] = []  # the folders the last health check found
 
     # -- the connection ------------------------------------------------------------------
@@ -376,12 +377,22 @@ class ImapBackend(MailBackend):
     # -- labels and folders --------------------------------------------------------------
 
     def ensure_label(self, name: str) -> Label:
-        """A label is a keyword; nothing to create (a move creates its folder when it happens)."""
+        """A label is a keyword; nothing to create (a move creates its folder when it happens).
+        `kept` says whether the server keeps it on a message (see `keeps_keyword`)."""
         if name.strip().upper() == INBOX:
             return Label(INBOX, INBOX)
         word = keyword(name)
         self._folder_names[word] = name.strip()
-        return Label(word, name.strip())
+        return Label(word, name.strip(), kept=self.keeps_keyword(word))
+
+    def keeps_keyword(self, word: str) -> bool:
+        """Whether INBOX keeps this keyword on a message: its PERMANENTFLAGS hold `\\*` (any new
+        keyword) or name it. Servers without either (many hosted Exchange-style ones) drop it silently."""
+        if word not in self._kept:
+            flags = self._run("reading INBOX's flags", lambda c: c.select_folder(INBOX).get(b"PERMANENTFLAGS", ()))
+            allowed = {(f if isinstance(f, bytes) else str(f).encode()).lower() for f in flags or ()}
+            self._kept[word] = b"\\*" in allowed or word.lower().encode() in allowed
+        return self._kept[word]
 
     def modify_labels(self, message_id: str, add: list[str], remove: list[str]) -> list[str]:
         """Keywords and flags are stored; adding a label while removing INBOX moves the message to

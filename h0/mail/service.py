@@ -230,6 +230,11 @@ class MailService:
     def add_label(self, message_id: str, label_name: str) -> dict[str, Any]:
         name = self._label_name(label_name)
         label = self._read("add_label", lambda _: self.backend.ensure_label(name))
+        if not label.kept and name == self.settings.gmail_ingested_label.strip():
+            # The mailbox keeps no keywords: the ingested mark lives in H0's state database (h0.mail.sync).
+            self.sync.mark_ingested([message_id])
+            return {"message_id": message_id, "label_id": label.id, "label_name": label.name, "created": False,
+                    "labels": []}
         labels = self._read("add_label", lambda _: self.backend.modify_labels(message_id, [label.id], []))
         return {"message_id": message_id, "label_id": label.id, "label_name": label.name, "created": label.created, "labels": labels}
 

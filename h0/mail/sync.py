@@ -30,6 +30,13 @@ when there is new mail. Drafts never count; spam and trash only if the query ask
 The label on each ingested message stays the truth: whatever happens to the cursor, a message
 carrying it is never returned again.
 
+A mailbox that keeps no label on a message (an IMAP server whose PERMANENTFLAGS have no `\\*`, so
+the keyword is silently dropped): the backend says so (`Label.kept` False), and H0 keeps the mark
+itself — in the state database's `ingested` table, by the provider's id (UIDVALIDITY-UID) and by
+Message-ID — said once in the log. Everything else stays the same: the mark decides what was
+ingested, a renumbered mailbox is matched by Message-ID, and `h0 doctor` says the mailbox itself
+is not marked.
+
 Messages are read and labelled in batch requests of at most the backend's `batch_limit` (50).
 Gmail works a batch's parts in parallel and refuses the parts past its per-user concurrency
 with 429 "Too many concurrent requests for user": those parts are retried after a pause, and
@@ -154,6 +161,8 @@ class MailSync:
         self._account: str | None = None
         self._label: Label | None = None
         self._learned: tuple[int, float] = (0, 0.0)  # (batch size, until when) after a 429 on concurrency
+        self._marks_here = False  # the mailbox keeps no label: the `ingested` table holds the marks
+        self._rfc822: dict[str, str | None] = {}  # provider id → Message-ID of what was fetched (local marks)
 
     # -- listing -------------------------------------------------------------------------
 
@@ -196,7 +205,7 @@ class MailSync:
             candidates = candidates[:cut]
         fetched, skipped = self._fetch([a.message_id for a in candidates])
         self._retry_unreadable(source, skipped)
-        emails = self._wanted(fetched)
+        emails = self._wanted(source, fetched)
         if not emails:
             self._advance(source, cursor)  # nothing to write: nothing to wait for
         return Slice(emails, self._token(source, "h", cursor), more, "history", skipped)
@@ -217,23 +226,33 @@ class MailSync:
                         why, CATCH_UP_LIMIT, position.cursor)
         want = max(0, min(max_results, CATCH_UP_LIMIT - int(episode["served"])))
         query = self.catch_up_query + (f" after:{episode['after']}" if episode.get("after") else "")
-        ids = self._retry("catch-up", lambda: self.backend.message_ids(query, want)) if want else []
+        ids: list[str] = []
+        if want:
+            self._ingested()  # whether the mailbox keeps the mark decides how to list
+        if want and self._marks_here:
+            # The query cannot leave out what H0 marked (the mark is not on the server): list the
+            # newest, then leave out what the state database says was ingested, before reading any.
+            listed = self._retry("catch-up", lambda: self.backend.message_ids(query, CATCH_UP_LIMIT))
+            known = self.state.ingested_among(source, listed)
+            ids = [i for i in listed if i not in known][:want]
+        elif want:
+            ids = self._retry("catch-up", lambda: self.backend.message_ids(query, want))
         fetched, skipped = self._fetch(ids)
         label = self._ingested() if fetched else None
-        emails = sorted((f for f in fetched if label is None or label.id not in f.labels),
-                        key=lambda f: f.internal_date_ms or 0)
+        fresh = [f for f in fetched if label is None or label.id not in f.labels]
+        emails = sorted(self._not_marked_here(source, fresh), key=lambda f: f.internal_date_ms or 0)
         served = int(episode["served"]) + len(ids)
         final = len(ids) < want or served >= CATCH_UP_LIMIT
         if not emails:
             self._settle_catch_up(source, int(episode["cursor"]), served, final, failed=False)
         return Slice(emails, self._token(source, "c", episode["cursor"], served, int(final)), not final, "catch_up", skipped)
 
-    def _wanted(self, fetched: list[Fetched]) -> list[Fetched]:
+    def _wanted(self, source: str, fetched: list[Fetched]) -> list[Fetched]:
         """The fetched messages GMAIL_QUERY selects that H0 has not ingested yet."""
         if not fetched:
             return []
         label = self._ingested()
-        fresh = [f for f in fetched if label.id not in f.labels]
+        fresh = self._not_marked_here(source, [f for f in fetched if label.id not in f.labels])
         verdicts = {f.id: self.filter.decide(f.labels) for f in fresh}
         undecided = [f for f in fresh if verdicts[f.id] is None]
         if undecided:  # Gmail judges the query, for the new messages' time span only
@@ -300,9 +319,26 @@ class MailSync:
         elif served > int(episode["served"]):
             self.state.update_mail_sync(source, catch_up={**episode, "served": served})
 
+    def mark_ingested(self, message_ids: list[str]) -> tuple[int, list[str]]:
+        """Mark these messages ingested (the label, or H0's own record where the mailbox keeps none)."""
+        with self._lock:
+            return self._label_ingested(message_ids)
+
     def _label_ingested(self, message_ids: list[str]) -> tuple[int, list[str]]:
         label = self._ingested()
         ids = list(dict.fromkeys(message_ids))
+        if not self._marks_here:
+            try:
+                return self._label_on_server(label, ids)
+            except InternalError as error:
+                if "keyword" not in error.details:
+                    raise
+                self._keep_marks_here(f"the server did not keep the keyword {error.details['keyword']}")
+        source, _ = self._source()
+        self.state.record_ingested(source, [(i, self._rfc822.get(i)) for i in ids])
+        return len(ids), []
+
+    def _label_on_server(self, label: Label, ids: list[str]) -> tuple[int, list[str]]:
         if len(ids) >= BULK_LABEL_FROM:
             try:
                 self._retry("label", lambda: self.backend.modify_all(ids, [label.id], []))
@@ -312,6 +348,8 @@ class MailSync:
             except (AuthRequired, PermissionDenied, RateLimited):
                 raise
             except H0Error as error:  # e.g. one id deleted meanwhile: label them one by one
+                if "keyword" in error.details:
+                    raise
                 logger.info("mail sync: batchModify refused ({}); labelling one by one", error.message)
         done, skipped = self._in_batches(ids, lambda chunk: self.backend.modify_many(chunk, [label.id], []))
         return len(done), sorted(skipped)
@@ -327,14 +365,45 @@ class MailSync:
 
     def _ingested(self) -> Label:
         if self._label is None:
-            self._label = self._retry("label", lambda: self.backend.ensure_label(self.label_name))
+            label = self._retry("label", lambda: self.backend.ensure_label(self.label_name))
+            if not label.kept:
+                self._keep_marks_here(f"its PERMANENTFLAGS have no \\* and do not list {label.id}")
+            self._label = label
         return self._label
+
+    @property
+    def marks_here(self) -> bool:
+        """True when the mailbox keeps no label, so H0's state database holds what was ingested."""
+        return self._marks_here
+
+    def _keep_marks_here(self, why: str) -> None:
+        if not self._marks_here:
+            logger.warning("mail sync: the mailbox keeps no custom keywords ({}), so it is not marked: H0 records "
+                           "what it ingested in its own state database instead (by UID and Message-ID) and "
+                           "ingests normally", why)
+        self._marks_here = True
+
+    def _not_marked_here(self, source: str, fetched: list[Fetched]) -> list[Fetched]:
+        """`fetched` minus what the state database records as ingested (only where it keeps the marks).
+        A message known by its Message-ID under another id (the mailbox was renumbered) is recorded
+        under the new id too, so it is not read again."""
+        if not self._marks_here or not fetched:
+            return fetched
+        rfc = {f.id: _rfc822(f) for f in fetched}
+        known = self.state.ingested_among(source, list(rfc), [v for v in rfc.values() if v])
+        again = [(i, v) for i, v in rfc.items() if i not in known and v in known]
+        if again:
+            self.state.record_ingested(source, again)
+        return [f for f in fetched if f.id not in known and (rfc[f.id] is None or rfc[f.id] not in known)]
 
     def _retry(self, what: str, call: Callable[[], T]) -> T:
         return self.policy.run(lambda _: call(), what=f"mail sync ({what})", sleep=self.sleep)
 
     def _fetch(self, message_ids: list[str]) -> tuple[list[Fetched], list[dict[str, str]]]:
         done, skipped = self._in_batches(message_ids, self.backend.fetch_many)
+        if len(self._rfc822) > 10_000:
+            self._rfc822.clear()
+        self._rfc822.update({i: _rfc822(f) for i, f in done.items()})
         gone = []
         for message_id, error in skipped.items():
             reason = "deleted" if error.code == "not_found" else "unreadable"
@@ -420,3 +489,7 @@ class MailSync:
         if not valid or not all(v.isdigit() for v in values) or not hmac.compare_digest(mac, expected):
             raise InvalidRequest("cursor is not one list_new_emails gave for this mailbox.", field="cursor")
         return kind, [int(v) for v in values]
+
+
+def _rfc822(fetched: Fetched) -> str | None:
+    return str(fetched.headers.get("Message-ID") or "").strip() or None

@@ -100,6 +100,17 @@ CREATE TABLE IF NOT EXISTS note_writes (
     client    TEXT                         -- the MCP client's name ("H0" for the daemon)
 );
 CREATE INDEX IF NOT EXISTS note_writes_name ON note_writes (name_key, at);
+-- What H0 ingested from a mailbox that keeps no custom keywords (an IMAP server whose PERMANENTFLAGS
+-- have no \\*): the mark that would have been on the message, kept here. By the provider's id
+-- (UIDVALIDITY-UID) and by Message-ID, so a renumbered mailbox still yields no second note.
+CREATE TABLE IF NOT EXISTS ingested (
+    source     TEXT NOT NULL,              -- as in mail_sync
+    message_id TEXT NOT NULL,              -- the provider's id
+    rfc822     TEXT,                       -- the Message-ID header, when the message has one
+    at         REAL NOT NULL,
+    PRIMARY KEY (source, message_id)
+);
+CREATE INDEX IF NOT EXISTS ingested_rfc822 ON ingested (source, rfc822);
 """
 
 # Columns a caller may set when it claims a send.
@@ -486,3 +497,30 @@ class StateDB:
         row = self.mail_sync(source)
         assert row is not None
         return row
+
+    # ------------------------------------------------------------------ ingested marks kept here
+
+    def record_ingested(self, source: str, messages: Iterable[tuple[str, str | None]], now: float | None = None) -> None:
+        """Remember (provider id, Message-ID or None) pairs as ingested from `source`, in one transaction."""
+        now = time.time() if now is None else now
+        rows = [(source, message_id, rfc822 or None, now) for message_id, rfc822 in messages]
+        if not rows:
+            return
+        try:
+            with self._tx() as db:
+                db.executemany("INSERT OR REPLACE INTO ingested VALUES (?, ?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+
+    def ingested_among(self, source: str, message_ids: Sequence[str], rfc822s: Sequence[str] = ()) -> set[str]:
+        """The provider ids and Message-IDs of these that H0 recorded as ingested from `source`."""
+        found: set[str] = set()
+        by_column = (("message_id", list(dict.fromkeys(message_ids))), ("rfc822", [v for v in dict.fromkeys(rfc822s) if v]))
+        for column, values in by_column:
+            for start in range(0, len(values), 500):
+                chunk = values[start:start + 500]
+                marks = ", ".join("?" * len(chunk))
+                rows = self._rows(f"SELECT {column} AS v FROM ingested WHERE source = ? AND {column} IN ({marks})",
+                                  (source, *chunk))
+                found.update(row["v"] for row in rows)
+        return found
