@@ -374,6 +374,34 @@ class ImapBackend(MailBackend):
 
         return self._run("reading new mail", read)
 
+    def sent_changes(self, cursor: int | None, *, limit: int) -> Changes:
+        """The Sent folder's messages with a UID above the cursor's (its UIDVALIDITY << 32 | UID), oldest first.
+        One STATUS when nothing was sent. No cursor, or one of another UIDVALIDITY: nothing, from now on.
+        A copy still flagged `\\Draft` (H0's own send under way) is listed with the DRAFT label."""
+
+        def read(client: IMAPClient) -> Changes:
+            folder = self._folder(client, SENT)
+            status = client.folder_status(folder, [b"UIDVALIDITY", b"UIDNEXT"])
+            validity, uidnext = int(status[b"UIDVALIDITY"]), int(status[b"UIDNEXT"])
+            now = _cursor(validity, max(0, uidnext - 1))
+            if cursor is None or cursor >> 32 != validity:
+                return Changes([], now, complete=True)
+            last = cursor & 0xFFFFFFFF
+            if uidnext - 1 <= last:
+                return Changes([], _cursor(validity, max(last, uidnext - 1)), complete=True)
+            if self._select(client, folder) != validity:
+                return Changes([], now, complete=True)
+            uids = sorted(u for u in client.search(["UID", f"{last + 1}:*"]) if u > last)
+            taken = uids[:limit]
+            flags = client.get_flags(taken) if taken else {}
+            added = [Added(message_id(folder, validity, u), _cursor(validity, u),
+                           tuple(_labels(flags.get(u, ()), folder, folder))) for u in taken]
+            if len(uids) > limit:
+                return Changes(added, _cursor(validity, taken[-1]), complete=False)
+            return Changes(added, _cursor(validity, max([last, uidnext - 1, *uids])), complete=True)
+
+        return self._run("reading sent mail", read)
+
     # -- labels and folders --------------------------------------------------------------
 
     def ensure_label(self, name: str) -> Label:

@@ -30,6 +30,14 @@ when there is new mail. Drafts never count; spam and trash only if the query ask
 The label on each ingested message stays the truth: whatever happens to the cursor, a message
 carrying it is never returned again.
 
+Sent mail, for follow-ups: the owner's messages from any client come back with each slice (`sent`),
+read in the same round trips. Gmail: the history is then not narrowed to INBOX — it is the same
+one call, and SENT messages are read in the same batch as the new mail. IMAP: the Sent folder is
+a stream of its own (`sent_changes`, its UIDs from a cursor in `sent_sync`, one STATUS a poll
+when nothing was sent). Either way the slice's token carries where the sent mail stands, so it is
+acknowledged with the slice and a crash in between reads it again. A first sync and a catch-up by
+query bring no sent mail: H0 follows it from the first history on.
+
 A mailbox that keeps no label on a message (an IMAP server whose PERMANENTFLAGS have no `\\*`, so
 the keyword is silently dropped): the backend says so (`Label.kept` False), and H0 keeps the mark
 itself — in the state database's `ingested` table, by the provider's id (UIDVALIDITY-UID) and by
@@ -58,7 +66,7 @@ from typing import Any, TypeVar
 from loguru import logger
 
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotSupported, PermissionDenied, RateLimited
-from h0.mail.backend import Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position
+from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.retry import Backoff
 from h0.vault.state import StateDB
@@ -142,14 +150,18 @@ class Slice:
     more: bool
     mode: str  # "history" | "catch_up"
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"id", "reason"}: could not be read
+    sent: list[Fetched] = field(default_factory=list)  # the owner's sent mail in the same changes (follow-ups)
 
 
 class MailSync:
     """The sync of one backend's mailbox into H0. Thread-safe; one per mail server process."""
 
     def __init__(self, backend: MailBackend, state: StateDB, policy: RetryPolicy, *, query: str, ingested_label: str,
-                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep) -> None:
+                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
+                 follow_sent: bool = True) -> None:
         self.backend = backend
+        self.follow_sent = follow_sent
+        self._sent_stream_unsupported = False
         self.state = state
         self.policy = policy
         self.filter = QueryFilter(query)
@@ -171,6 +183,7 @@ class MailSync:
         with self._lock:
             try:
                 source, fresh = self._source()
+                self._start_sent_stream(source)
                 row = self.state.mail_sync(source) or {}
                 due = row.get("catch_up_due")
                 if row.get("catch_up") or row.get("cursor") is None:
@@ -179,8 +192,10 @@ class MailSync:
                     return self._catch_up(source, row, max_results, fresh, "reconciliation")
                 cursor = int(row["cursor"])
                 try:
+                    # Following sent mail too: the history is not narrowed to INBOX (the same one call).
+                    label = None if self.follow_sent else self.filter.history_label
                     changes = self._retry("history", lambda: self.backend.changes_since(
-                        cursor, label=self.filter.history_label, limit=max_results + 1))
+                        cursor, label=label, limit=max_results + 1))
                 except CursorExpired as expired:
                     logger.warning("mail sync: {} — catching up by query", expired.message)
                     return self._catch_up(source, row, max_results, fresh, "history expired")
@@ -194,7 +209,9 @@ class MailSync:
                 raise
 
     def _history_slice(self, source: str, changes: Changes, max_results: int) -> Slice:
-        candidates = [a for a in changes.added if self.filter.decide(a.labels) is not False]
+        wanted = {a.message_id for a in changes.added if self.filter.decide(a.labels) is not False}
+        candidates = [a for a in changes.added
+                      if a.message_id in wanted or (self.follow_sent and _sent_labels(a.labels))]
         cursor, more = changes.cursor, not changes.complete
         if len(candidates) > max_results:
             cut = max_results
@@ -203,12 +220,47 @@ class MailSync:
             if cut < len(candidates):
                 cursor, more = candidates[cut - 1].position, True
             candidates = candidates[:cut]
-        fetched, skipped = self._fetch([a.message_id for a in candidates])
+        own = self._sent_stream(source, max_results)
+        ids = [a.message_id for a in candidates] + [a.message_id for a in (own[0] if own else [])]
+        fetched, skipped = self._fetch(ids)
         self._retry_unreadable(source, skipped)
-        emails = self._wanted(source, fetched)
-        if not emails:
+        emails = self._wanted(source, [f for f in fetched if f.id in wanted])
+        sent = [f for f in fetched if _sent_labels(f.labels)] if self.follow_sent else []
+        if not emails and not sent:
             self._advance(source, cursor)  # nothing to write: nothing to wait for
-        return Slice(emails, self._token(source, "h", cursor), more, "history", skipped)
+            if own:
+                self.state.set_sent_cursor(source, own[1])
+        values = [cursor, own[1]] if own else [cursor]
+        return Slice(emails, self._token(source, "h", *values), more or bool(own and own[2]), "history", skipped, sent)
+
+    def _start_sent_stream(self, source: str) -> None:
+        """At the first sync: the sent mail is followed from now on (a catch-up reads none)."""
+        if self.follow_sent and not self._sent_stream_unsupported and self.state.sent_cursor(source) is None:
+            self._sent_stream(source, 1)
+
+    def _sent_stream(self, source: str, limit: int) -> tuple[list[Added], int, bool] | None:
+        """The owner's sent mail where the mailbox keeps it apart from the changes followed (IMAP's Sent
+        folder): (what was added, the cursor after it, more waiting), or None (nothing new, or a backend
+        whose sent mail is in the history itself: Gmail). A Sent folder H0 cannot read costs the
+        follow-ups a look, never the ingest."""
+        if not self.follow_sent or self._sent_stream_unsupported:
+            return None
+        stored = self.state.sent_cursor(source)
+        try:
+            changes = self._retry("sent mail", lambda: self.backend.sent_changes(stored, limit=limit))
+        except NotSupported:
+            self._sent_stream_unsupported = True
+            return None
+        except (AuthRequired, RateLimited):
+            raise
+        except H0Error as error:
+            logger.warning("mail sync: the sent mail could not be read this time ({})", error.message)
+            return None
+        if not changes.added:
+            if changes.cursor != stored:
+                self.state.set_sent_cursor(source, changes.cursor)  # from now on (a first look, or renumbered)
+            return None
+        return changes.added, changes.cursor, not changes.complete
 
     def _catch_up(self, source: str, row: dict[str, Any], max_results: int, fresh: Position | None, why: str) -> Slice:
         episode = row.get("catch_up")
@@ -277,6 +329,8 @@ class MailSync:
             labelled, gone = self._label_ingested(message_ids) if message_ids else (0, [])
             if kind == "h":
                 self._advance(source, values[0])
+                if len(values) == 2:
+                    self.state.set_sent_cursor(source, values[1])
             else:
                 self._settle_catch_up(source, values[0], values[1], bool(values[2]), failed=bool(failed_ids))
             if failed_ids:
@@ -485,7 +539,7 @@ class MailSync:
         payload, _, mac = token.rpartition(".")
         kind, *values = payload.split(".")
         expected = self.state.mac(_MAC_PURPOSE, f"{source}|{payload}")[:32]
-        valid = (kind == "h" and len(values) == 1) or (kind == "c" and len(values) == 3)
+        valid = (kind == "h" and len(values) in (1, 2)) or (kind == "c" and len(values) == 3)
         if not valid or not all(v.isdigit() for v in values) or not hmac.compare_digest(mac, expected):
             raise InvalidRequest("cursor is not one list_new_emails gave for this mailbox.", field="cursor")
         return kind, [int(v) for v in values]
@@ -493,3 +547,8 @@ class MailSync:
 
 def _rfc822(fetched: Fetched) -> str | None:
     return str(fetched.headers.get("Message-ID") or "").strip() or None
+
+
+def _sent_labels(labels: tuple[str, ...] | list[str] | None) -> bool:
+    """A message the owner sent (not a draft)."""
+    return bool(labels) and "SENT" in labels and "DRAFT" not in labels
