@@ -193,7 +193,7 @@ def _by_thread(ctx: HandlerContext, found: Found, ledger: FollowupLedger, now: f
     """The found notes by thread; along the way: untracked emails recorded, `awaiting:` words passed to the
     ledger, due snoozes woken and broken ones written on their notes."""
     threads: dict[str, _Thread] = {}
-    untracked: list[Message] = []
+    emails: list[tuple[str, dict[str, Any], str]] = []  # (path, frontmatter, message key)
     overrides: dict[str, bool | None] = {t: None for t in ledger.overridden()}
     for path, fm in [*found.notes, *found.marked]:
         thread = str(fm.get("thread_id") or "")
@@ -204,19 +204,18 @@ def _by_thread(ctx: HandlerContext, found: Found, ledger: FollowupLedger, now: f
         thread = str(fm.get("thread_id") or "")
         kind = str(fm.get("type") or "")
         if path.startswith(f"{NEEDS_ACTION}/") and kind == "email":
-            message = from_email_note(path, fm, now=now)
-            if message is not None:
-                untracked.append(message)
-                thread = thread or message.thread
-            threads.setdefault(thread, _Thread()).emails.append((path, fm))
+            key = _key(fm)
+            emails.append((path, fm, key))
+            threads.setdefault(thread or key, _Thread()).emails.append((path, fm))
         elif path.startswith(f"{NEEDS_ACTION}/") and kind == "follow_up" and thread:
             threads.setdefault(thread, _Thread()).followups.append((path, fm))
         until = _snooze(ctx, path, fm, now, report)
         if until is not None and until > now and thread:
             threads.setdefault(thread, _Thread()).snoozed.append((path, fm, until))
-    if untracked:
-        known = ledger.known([m.key for m in untracked])
-        fresh = [m for m in untracked if m.key not in known]
+    if emails:  # email notes the ledger has not seen (written before follow-ups existed, or by another tool)
+        known = ledger.known([key for _, _, key in emails])
+        fresh = [m for path, fm, key in emails if key not in known
+                 for m in [from_email_note(path, fm, now=now)] if m is not None]
         if fresh:
             ledger.record(fresh)
             report.recorded += len(fresh)
