@@ -1,11 +1,9 @@
 """Follow up: replies owed, replies awaited and snoozes, in one pass over what changed or fell due.
 
-Two entry points:
-
-- `record_mail` — ingest's hand-off: each new message and each message the owner sent (the sync's
-  `sent`) goes into the follow-up ledger (h0.followup.ledger), which marks its thread for a look.
-- `follow_up` — the pass (the daemon runs it every FOLLOW_UP_PASS_SECONDS, after ingest brought
-  something, and at start; `h0 sweep` once). It takes what the pipeline found in the vault
+Ingest hands each new message and each message the owner sent to the follow-up ledger
+(h0.handlers.followup_record), which marks its thread for a look. `follow_up` is the pass (the
+daemon runs it every FOLLOW_UP_PASS_SECONDS, after ingest brought something, and at start;
+`h0 sweep` once). It takes what the pipeline found in the vault
   (`Found`: the notes of Needs_Action/ and Drafts/, and notes elsewhere saying `awaiting:`), adds
   H0's own sends and untracked email notes to the ledger, then for every thread that is dirty or
   past a deadline (and only those):
@@ -31,30 +29,28 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from loguru import logger
 
-from h0.errors import Conflict, H0Error, InvalidRequest, NotFound
+from h0.errors import Conflict, H0Error, NotFound
 from h0.followup.asks import LlmJudge, judge_for
 from h0.followup.ledger import FollowupLedger, ThreadRow
 from h0.followup.nudge import NudgeRequest, follow_up_text
-from h0.followup.record import epoch, from_email, from_email_note, from_send
-from h0.followup.snooze import FIELD as SNOOZE
-from h0.followup.snooze import snoozed_until
+from h0.followup.record import epoch, from_email_note
 from h0.followup.threads import Assessment, Message, assess, display_names, is_owners, owner_addresses
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
+from h0.handlers.followup_record import record_own_sends, state_of
+from h0.handlers.snooze import check_snooze, wake
 from h0.handlers.triage import reply_subject
 from h0.mail.drafts import CUTOFF
 from h0.mail.htmltext import inert_inline
-from h0.mail.models import EmailFull
 from h0.vault.audit import note_timestamp
 from h0.vault.draft_state import draft_status
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
-from h0.vault.state import StateDB
 
 RECHECK_S = 3600.0  # an email past its deadline but not triaged yet: looked at again this much later
 NEEDS_OWNER = frozenset({"awaiting_approval", "needs_info"})
@@ -92,57 +88,8 @@ class FollowupReport:
                     or self.snooze_errors)
 
 
-def _state(ctx: HandlerContext) -> StateDB:
-    return ctx.state_db or StateDB.for_vault(ctx.settings.vault_path, ctx.settings.h0_state_dir)
-
-
 def _days(ctx: HandlerContext) -> float:
     return float(getattr(ctx.settings, "follow_up_days", 2.0))
-
-
-# ---------------------------------------------------------------------------------- recording
-
-
-def record_mail(ctx: HandlerContext, emails: Sequence[EmailFull], sent: Sequence[EmailFull] = (),
-                written: Mapping[str, str] | None = None, *, now: float) -> int:
-    """Ingest's hand-off: record the new messages and the owner's sent ones. Never raises: a ledger
-    that cannot be written costs the follow-ups of these messages, never the ingest."""
-    if not emails and not sent:
-        return 0
-    try:
-        judge = judge_for(ctx.settings)
-        notes = written or {}
-        messages = [from_email(e, outbound=False, now=now, note=notes.get(e.id)) for e in emails]
-        messages += [from_email(e, outbound=True, now=now, judge=judge) for e in sent]
-        FollowupLedger(_state(ctx)).record(messages)
-        return len(messages)
-    except H0Error as error:
-        logger.warning("follow-ups: {} message(s) could not be recorded ({})", len(emails) + len(sent), error.message)
-        return 0
-
-
-def _record_own_sends(ctx: HandlerContext, ledger: FollowupLedger, now: float) -> int:
-    """H0's own sends since the last pass (from the send ledger: every backend, the outbox too)."""
-    mark = ledger.sends_mark()
-    rows = ledger.state.sends_since(mark)
-    if not rows:
-        return 0
-    judge = judge_for(ctx.settings)
-    sender = str(getattr(ctx.settings, "smtp_from", "") or "")
-    messages = []
-    for row in rows:
-        note = None
-        for path in (row.get("filed_path"), row.get("note_path")):
-            if isinstance(path, str) and path:
-                try:
-                    note = ctx.notes.read(path)
-                    break
-                except H0Error:
-                    continue
-        messages.append(from_send(row, note, now=now, judge=judge, sender=sender))
-    ledger.record(messages)
-    ledger.set_sends_mark(max(float(r["sent_epoch"]) for r in rows))
-    return len(messages)
 
 
 # ---------------------------------------------------------------------------------- the pass
@@ -160,8 +107,8 @@ class _Thread:
 def follow_up(ctx: HandlerContext, found: Found, *, now: float) -> FollowupReport:
     """One follow-up pass (see the module docstring)."""
     report = FollowupReport()
-    ledger = FollowupLedger(_state(ctx))
-    report.recorded += _record_own_sends(ctx, ledger, now)
+    ledger = FollowupLedger(state_of(ctx))
+    report.recorded += record_own_sends(ctx, ledger, now)
     by_thread = _by_thread(ctx, found, ledger, now, report)
     work = ledger.work(now)
     report.threads = len(work)
@@ -209,7 +156,11 @@ def _by_thread(ctx: HandlerContext, found: Found, ledger: FollowupLedger, now: f
             threads.setdefault(thread or key, _Thread()).emails.append((path, fm))
         elif path.startswith(f"{NEEDS_ACTION}/") and kind == "follow_up" and thread:
             threads.setdefault(thread, _Thread()).followups.append((path, fm))
-        until = _snooze(ctx, path, fm, now, report)
+        until, happened = check_snooze(ctx, path, fm, now)
+        if happened == "woke":
+            report.woke.append(path)
+        elif happened == "error":
+            report.snooze_errors.append(path)
         if until is not None and until > now and thread:
             threads.setdefault(thread, _Thread()).snoozed.append((path, fm, until))
     if emails:  # email notes the ledger has not seen (written before follow-ups existed, or by another tool)
@@ -228,37 +179,6 @@ def _awaiting(value: Any) -> bool | None:
         return value
     text = str(value or "").strip().lower()
     return {"true": True, "yes": True, "false": False, "no": False}.get(text)
-
-
-# ---------------------------------------------------------------------------------- snoozes
-
-
-def _snooze(ctx: HandlerContext, path: str, fm: dict[str, Any], now: float, report: FollowupReport) -> float | None:
-    """A note's snooze: woken when its time came, its typed error written when broken (cleared once fixed).
-    Returns the time it is still snoozed until, or None."""
-    try:
-        until = snoozed_until(fm)
-    except InvalidRequest as error:
-        if fm.get("snooze_error") != error.message:
-            _update(ctx, path, {"snooze_error": error.message, "snooze_error_code": error.code}, report)
-            ctx.audit.write("snooze_invalid", "warning", path=path, message=error.message, value=str(fm.get(SNOOZE))[:80])
-            logger.warning("{}: {}", path, error.message)
-            report.snooze_errors.append(path)
-        return None
-    if "snooze_error" in fm:
-        _update(ctx, path, {}, report, remove=("snooze_error", "snooze_error_code"))
-    if until is not None and until <= now:
-        _wake(ctx, path, f"its snooze ended ({fm.get(SNOOZE)})", now, report)
-        return None
-    return until
-
-
-def _wake(ctx: HandlerContext, path: str, reason: str, now: float, report: FollowupReport) -> None:
-    changes = {"snooze_woke_at": _iso(now), "snooze_woke_reason": reason}
-    if _update(ctx, path, changes, report, remove=(SNOOZE, "snooze_error", "snooze_error_code")):
-        ctx.audit.write("note_unsnoozed", path=path, reason=reason)
-        logger.info("⏰ {} is back: {}", path, reason)
-        report.woke.append(path)
 
 
 def _update(ctx: HandlerContext, path: str, changes: dict[str, Any], report: FollowupReport,
@@ -284,7 +204,8 @@ def _look_at(ctx: HandlerContext, row: ThreadRow, a: Assessment, messages: list[
         latest = a.new_from_others[-1]
         who = latest.sender or "someone"
         for path, _, _ in notes.snoozed:
-            _wake(ctx, path, f"{who} wrote again in this thread", now, report)
+            if wake(ctx, path, f"{who} wrote again in this thread", now):
+                report.woke.append(path)
     deadlines += _owed(ctx, a, messages, notes, owner, now, report)
     deadlines += _awaited(ctx, row, a, messages, now, report)
     row.due_at = min(deadlines) if deadlines else None

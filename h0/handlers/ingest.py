@@ -37,7 +37,7 @@ from loguru import logger
 
 from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotSupported, RateLimited
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup import record_mail
+from h0.handlers.followup_record import record_mail
 from h0.handlers.thread import (
     ThreadNote,
     classify,

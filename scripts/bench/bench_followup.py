@@ -9,7 +9,7 @@ notes) on a local vault (no MCP: the daemon's note operations go through the vau
 a call, and the pass makes calls only for what it changes), over a state database holding
 --threads threads: a third only received mail (1,000 of them with an open email note in
 Needs_Action/, triaged needs_info), a third where the owner answered, a third where the owner
-asked something and waits. Figures (median of --runs, each on the same data):
+asked something and waits; Done/ holds --done-notes filed notes (read for `awaiting:` words). Figures (median of --runs, each on the same data):
 
   record      — recording all the threads' messages in the ledger (what ingest adds), per message
   first look  — every thread dirty (just recorded), nothing due yet: each one assessed, deadlines set
@@ -37,23 +37,27 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from h0.config import load_settings  # noqa: E402
-from h0.followup.ledger import FollowupLedger  # noqa: E402
-from h0.followup.threads import Message  # noqa: E402
-from h0.handlers.context import HandlerContext  # noqa: E402
-from h0.handlers.followup import follow_up  # noqa: E402
-from h0.pipeline.followups import find_followup_notes  # noqa: E402
-from h0.vault import Vault, init_vault  # noqa: E402
-from h0.vault.state import StateDB  # noqa: E402
+from h0.config import load_settings
+from h0.followup.ledger import FollowupLedger
+from h0.followup.threads import Message
+from h0.handlers.context import HandlerContext
+from h0.handlers.followup import follow_up
+from h0.pipeline.followups import find_followup_notes
+from h0.vault import Vault, init_vault
+from h0.vault.state import StateDB
 
 DAY = 86400.0
 OWNER = "owner@example.com"
 
 
-def build(root: Path, threads: int, open_notes: int, start: float) -> tuple[HandlerContext, list[Message]]:
+def build(root: Path, threads: int, open_notes: int, start: float, done_notes: int = 0) -> tuple[HandlerContext, list[Message]]:
     vault_dir = root / "vault"
     vault_dir.mkdir()
     init_vault(vault_dir)
+    for i in range(done_notes):  # the filed mail a vault piles up: the pass looks there for `awaiting:` words
+        (vault_dir / "Done" / f"EMAIL_done{i:06d}.md").write_text(
+            f"---\ntype: email\nstatus: done\nmessage_id: done{i:06d}\nthread_id: old-{i:06d}\nfrom: a{i}@example.org\n"
+            f"subject: Filed {i}\nreceived: 2026-01-01T00:00:00Z\n---\n```text\nOld mail {i}\n```\n")
     settings = load_settings(vault_path=vault_dir, h0_state_dir=root / "state", owner_emails=OWNER)
     ctx = HandlerContext.local(settings, Vault(vault_dir), state_db=StateDB.for_vault(vault_dir, settings.h0_state_dir))
     messages: list[Message] = []
@@ -74,23 +78,23 @@ def build(root: Path, threads: int, open_notes: int, start: float) -> tuple[Hand
             messages.append(Message(key=f"<ask-{i}@example.com>", thread=t, outbound=True, sender=OWNER,
                                     recipients=(person,), subject=f"Question {i}?", at=at, seen_at=at,
                                     provider_id=f"ask{i:06d}", asks=True, ask="Could you check?"))
-    written = 0
-    for i in range(0, threads, 3):
-        if written >= open_notes:
-            break
+    for i in range(0, min(threads, 3 * open_notes), 3):
         (vault_dir / "Needs_Action" / f"EMAIL_in{i:06d}.md").write_text(
             f"---\ntype: email\nstatus: needs_info\nmessage_id: in{i:06d}\nrfc822_message_id: '<in-{i}@example.org>'\n"
             f"thread_id: thread-{i:06d}\nfrom: Person {i} <p{i}@example.org>\nsubject: Subject {i}\n"
             f"received: {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(start - (i % 50) * 60))}\n---\n"
             f"```text\nHello {i}\n```\n")
-        written += 1
     return ctx, messages
 
 
-def timed(call) -> tuple[float, object]:
+def timed(call, *args: object, **kwargs: object) -> tuple[float, object]:
     started = time.perf_counter()
-    value = call()
+    value = call(*args, **kwargs)
     return (time.perf_counter() - started) * 1000, value
+
+
+def one_pass(ctx: HandlerContext, vault: Vault, now: float):
+    return follow_up(ctx, find_followup_notes(vault), now=now)
 
 
 def bench_pass(args: argparse.Namespace) -> dict:
@@ -100,18 +104,18 @@ def bench_pass(args: argparse.Namespace) -> dict:
     start = time.time()
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="h0-bench-followup-") as tmp:
-            ctx, messages = build(Path(tmp), args.threads, args.open_notes, start)
+            ctx, messages = build(Path(tmp), args.threads, args.open_notes, start, args.done_notes)
             ledger = FollowupLedger(ctx.state_db)
-            ms, _ = timed(lambda: ledger.record(messages))
+            ms, _ = timed(ledger.record, messages)
             figures["record_us_per_message"].append(ms * 1000 / len(messages))
             vault = Vault(ctx.paths.root)
             find_followup_notes(vault)  # the listing cache warm, as in a running daemon
-            ms, report = timed(lambda: follow_up(ctx, find_followup_notes(vault), now=start + 60))
+            ms, report = timed(one_pass, ctx, vault, start + 60)
             figures["first_look_ms"].append(ms)
             counts["first_look_threads"] = report.threads
             idle = []
             for _ in range(5):
-                ms, report = timed(lambda: follow_up(ctx, find_followup_notes(vault), now=start + 120))
+                ms, report = timed(one_pass, ctx, vault, start + 120)
                 idle.append(ms)
                 assert report.threads == 0 and not report.changed
             figures["idle_pass_ms"].append(statistics.median(idle))
@@ -123,7 +127,7 @@ def bench_pass(args: argparse.Namespace) -> dict:
                                [(start, r["thread"]) for r in due])
                 db.executemany("UPDATE followup_messages SET at = ? WHERE thread = ?",
                                [(start - 10 * DAY, r["thread"]) for r in due])
-            ms, report = timed(lambda: follow_up(ctx, find_followup_notes(vault), now=start + 180))
+            ms, report = timed(one_pass, ctx, vault, start + 180)
             figures["due_ms"].append(ms)
             counts.update(due_threads=report.threads, owed_marked=len(report.owed), awaited_written=len(report.awaited),
                           failed=report.failed, messages=len(messages), threads=args.threads,
@@ -184,6 +188,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=10_000)
     parser.add_argument("--open-notes", type=int, default=1_000)
+    parser.add_argument("--done-notes", type=int, default=10_000)
     parser.add_argument("--due", type=int, default=100)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", type=Path)
@@ -195,7 +200,8 @@ def main() -> None:
     figures = {"machine": f"{platform.machine()} {platform.python_version()}",
                "pass": bench_pass(args), "gmail": bench_gmail()}
     m = figures["pass"]["median"]
-    print(f"follow-up pass over {args.threads:,} threads ({args.open_notes:,} open email notes), median of {args.runs}:")
+    print(f"follow-up pass over {args.threads:,} threads ({args.open_notes:,} open email notes, {args.done_notes:,} in Done/), "
+          f"median of {args.runs}:")
     print(f"  record        {m['record_us_per_message']:8.1f} µs a message")
     print(f"  first look    {m['first_look_ms']:8.1f} ms   (every thread dirty, nothing due)")
     print(f"  idle pass     {m['idle_pass_ms']:8.1f} ms   (nothing changed, nothing due)")

@@ -35,13 +35,15 @@ def test_the_daemon_drafts_a_follow_up_then_withdraws_it_when_the_answer_arrives
                                     body="Could you send me the Q3 numbers?")
         note, draft = vault_dir / f"Needs_Action/FOLLOWUP_{sent_id}.md", vault_dir / f"Drafts/REPLY_FOLLOWUP_{sent_id}.md"
         daemon.request_ingest()
-        assert wait_until(lambda: note.exists() and draft.exists()), daemon.last_followup
-        assert frontmatter(vault_dir, f"Drafts/{draft.name}")["to"] == "dana@example.com"
+        assert wait_until(lambda: events(vault_dir, event="reply_awaited")), daemon.last_followup  # after both notes
         assert [e["path"] for e in events(vault_dir, event="reply_awaited")] == [f"Needs_Action/{note.name}"]
+        assert note.exists() and frontmatter(vault_dir, f"Drafts/{draft.name}")["to"] == "dana@example.com"
 
         gmail.add_message(sender=DANA, subject="Re: Q3 numbers?", thread_id=sent_id, body="Here you go.")
         daemon.request_ingest()
-        assert wait_until(lambda: (vault_dir / "Done" / draft.name).exists() and (vault_dir / "Done" / note.name).exists())
-        assert frontmatter(vault_dir, f"Done/{draft.name}")["status"] == "withdrawn"
+        # The move and its frontmatter are two steps of the vault server's move: wait for the second.
+        assert wait_until(lambda: (vault_dir / "Done" / note.name).exists() and (vault_dir / "Done" / draft.name).exists()
+                          and frontmatter(vault_dir, f"Done/{draft.name}").get("status") == "withdrawn")
+        assert "Here you go" not in (vault_dir / "Done" / draft.name).read_text()
         assert not draft.exists() and not note.exists()
     assert gmail.sent == []  # nothing was sent by any of it
