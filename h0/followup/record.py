@@ -20,7 +20,6 @@ from h0.followup.asks import AskJudge, Verdict
 from h0.followup.threads import Message
 from h0.mail.drafts import message_body
 from h0.mail.headers import clean_address_header, clean_header_text
-from h0.mail.htmltext import block_text
 from h0.mail.models import EmailFull
 
 MAX_SUBJECT = 300
@@ -124,8 +123,3 @@ def from_email_note(path: str, fm: Mapping[str, Any], *, now: float) -> Message 
         subject=clean_header_text(fm.get("subject") or "")[:MAX_SUBJECT], at=_when(fm.get("received"), now),
         seen_at=now, provider_id=str(fm.get("message_id") or "") or None, note=path,
     )
-
-
-def note_text(body: str) -> str:
-    """An email note's words (inside the fence ingest writes)."""
-    return block_text(body)
