@@ -91,6 +91,14 @@ class Settings(BaseSettings):
     # Off by default: only a note the human moved into Approved/ can be sent.
     allow_unapproved_send: bool = False
 
+    # Follow-ups (h0.handlers.followup): an email that needs you, or a message of yours that asked
+    # something, with no answer after this many working days (Monday to Friday, local time; a
+    # weekend does not count, and a message written on one counts from Monday 00:00) is surfaced.
+    follow_up_days: float = Field(default=2.0, ge=0, le=366)
+    # Your own addresses, comma-separated, besides the ones H0 knows (SMTP_FROM, SMTP_USER,
+    # IMAP_USER, and every address your sent mail comes from): mail from them is yours.
+    owner_emails: str = ""
+
     llm_provider: str = "rules"
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None

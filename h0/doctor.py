@@ -145,8 +145,10 @@ def _imap(settings: Any) -> list[Check]:
                                          "a copy to Sent")]
     mark = keyword(settings.gmail_ingested_label)
     if "\\*" not in allowed and mark not in allowed:
-        checks.append(Check(FAIL, "IMAP keywords", f"the server keeps only {', '.join(sorted(allowed))}: H0 cannot "
-                                                   f"mark ingested mail with the keyword {mark}"))
+        checks.append(Check(WARN, "IMAP keywords", f"the server keeps no custom keywords (only "
+                                                   f"{', '.join(sorted(allowed)) or 'none'}), so the mailbox itself "
+                                                   f"is not marked {mark}: H0 records what it ingested in its own "
+                                                   "state database instead and ingests normally"))
     return checks
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import H0Error
+from h0.followup.report import age, collect_followups
 from h0.mail.lookalike import Correspondents, new_domains
 from h0.mail.lookalike import shown as shown_domain
 from h0.mail.recipients import FIELDS, count, describe_recipients, recipient_lists
@@ -43,6 +44,7 @@ _KEPT = frozenset({
     "email_sent", "email_filed", "sends_paused", "send_deferred", "send_failed", "mcp_unavailable",
     "send_outcome_unknown", "handler_error", "read_error", "send_refused", "send_held", "email_delivery_failed",
     "email_ingested", "triage_decision", "draft_rejected", "daemon_started", "daemon_stopped",
+    "note_unsnoozed",  # the briefing's "back from snooze"
 })
 # The last of these about an approved note says why it is still in Approved/.
 _WAIT_EVENTS = frozenset({"sends_paused", "send_deferred", "send_failed", "mcp_unavailable",
@@ -129,20 +131,23 @@ def collect_status(
     state_db: StateDB | None = None,
     live: dict[str, Any] | None = None,
     correspondents: Correspondents | None = None,
+    now: float | None = None,
 ) -> dict[str, Any]:
     """Everything `h0 status` and the dashboard show. `vault`, `audit` and `state_db` may be
     kept by a long-lived caller (the daemon); `live` is the daemon's own view of itself
-    (pid, started, paused_for, pause_reason) where it has one, else the lock file is asked."""
+    (pid, started, paused_for, pause_reason) where it has one, else the lock file is asked.
+    `now` (epoch; default the clock) decides which snoozes still hide a note."""
     vault = vault or Vault(settings.vault_path)
     audit = audit or AuditTail(vault.root / LOGS)
-    now = time.time()
+    now = time.time() if now is None else now
+    follow_ups = collect_followups(vault, now)
     records = audit.refresh()
     day_ago = iso(utcnow() - dt.timedelta(days=1))
     daemon = _daemon(vault, live)
     sending = _sending(settings, vault, records, state_db, daemon, live, now)
-    drafts = _drafts(vault)
+    drafts = _drafts(vault, follow_ups.hidden)
     approved, approved_total = _approved(settings, vault, records, daemon, sending, now)
-    needs_you, needs_you_total = _needs_you(vault)
+    needs_you, needs_you_total = _needs_you(vault, follow_ups.hidden)
     _mark_new_domains(settings, vault, state_db, correspondents, drafts, approved)
     filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in records if r.get("event") == "email_filed"}
     sends = [r for r in records if r.get("event") == "email_sent"]
@@ -161,7 +166,11 @@ def collect_status(
             "returned_to_drafts": drafts["returned_total"],
             "sends_24h": sum(1 for r in sends if str(r.get("timestamp", "")) >= day_ago),
             "errors_24h": len(errors),
+            "replies_owed": follow_ups.owed_total,
+            "replies_awaited": follow_ups.awaited_total,
+            "snoozed": follow_ups.snoozed_total,
         },
+        "follow_ups": follow_ups.as_dict(),
         "shown": SHOWN,
         "needs_you": needs_you,
         "waiting_for_approval": drafts["waiting"],
@@ -262,8 +271,9 @@ def _send_times(settings: Any, vault: Vault, state_db: StateDB | None, now: floa
         return []
 
 
-def _drafts(vault: Vault) -> dict[str, Any]:
-    """Drafts waiting for approval (urgent first), and approved ones H0 gave back with a reason."""
+def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Drafts waiting for approval (urgent first), and approved ones H0 gave back with a reason
+    (snoozed ones, `hidden`, left out)."""
     try:
         listing = vault.list_notes(DRAFTS, with_frontmatter=True)
     except H0Error:
@@ -271,6 +281,8 @@ def _drafts(vault: Vault) -> dict[str, Any]:
     waiting: list[tuple[bool, str, dict[str, list[str]]]] = []
     returned: list[dict[str, Any]] = []
     for note in listing.notes:
+        if note.path in hidden:
+            continue
         fm = note.frontmatter or {}
         status = _lower(fm.get("status"))
         if status == "pending_approval" and "h0_error" not in fm:
@@ -350,9 +362,9 @@ def _why_waiting(settings: Any, vault: Vault, path: str, fm: dict[str, Any], eve
     return "queued", "being sent now", None
 
 
-def _needs_you(vault: Vault) -> tuple[list[dict[str, Any]], int]:
+def _needs_you(vault: Vault, hidden: frozenset[str] = frozenset()) -> tuple[list[dict[str, Any]], int]:
     """Emails in Needs_Action/ (any depth) triaged urgent, needs_info or delegate, or whose reply
-    the human rejected; urgent first."""
+    the human rejected; urgent first (snoozed ones, `hidden`, left out)."""
     found: dict[str, str] = {}
     for flt, kind in NEEDS_YOU:
         try:
@@ -360,6 +372,8 @@ def _needs_you(vault: Vault) -> tuple[list[dict[str, Any]], int]:
         except H0Error:
             continue
         for note in listing.notes:
+            if note.path in hidden:
+                continue
             if kind == "rejected_reply":
                 found[note.path] = kind  # an urgent email whose reply was rejected: say the rejection
             else:
@@ -475,6 +489,7 @@ def render_status(status: dict[str, Any]) -> str:
             when = f" (next try {local_time(item['retry_at'], seconds=True)})" if item["retry_at"] else ""
             lines.append(f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: "
                          f"{_plain(item['reason'])}{when}")
+    lines += _followup_lines(status.get("follow_ups") or {})
     returned = status["returned_to_drafts"]
     if totals["returned_to_drafts"]:
         lines.append(f"Not sent, back in Drafts/ to fix: {_count(totals['returned_to_drafts'], len(returned))}")
@@ -488,3 +503,22 @@ def render_status(status: dict[str, Any]) -> str:
         lines.append(f"  {local_time(err['timestamp'])}  {err.get('event')}  {_plain(err.get('path') or '')}  "
                      f"{_plain(err.get('message') or err.get('error') or '')}")
     return "\n".join(lines)
+
+
+def _followup_lines(fu: dict[str, Any]) -> list[str]:
+    """Replies owed and awaited, each with its age; how many notes are snoozed; which came back."""
+    if not fu:
+        return []
+    lines = [f"Replies you owe: {_count(fu['owed_total'], len(fu['owed']))}"]
+    lines += [f"  {_plain(o['path'])}  {_plain(o['sender'], 60)} — {_plain(o['subject'], 80)} — "
+              f"{age(o['working_days'])}" for o in fu["owed"]]
+    lines.append(f"Replies you are waiting for: {_count(fu['awaited_total'], len(fu['awaited']))}")
+    lines += [f"  {_plain(a['path'])}  {_plain(a['waiting_on'], 60)} — {_plain(a['subject'], 80)} — "
+              f"{age(a['working_days'])}" + (f" (follow-up drafted: {_plain(a['draft'])})" if a["draft"] else "")
+              for a in fu["awaited"]]
+    if fu["snoozed_total"]:
+        lines.append(f"Snoozed (hidden until their time): {fu['snoozed_total']}")
+    if fu["back"]:
+        lines.append(f"Back from snooze: {len(fu['back'])}")
+        lines += [f"  {_plain(b['path'])}  {_plain(b['reason'], 100)}" for b in fu["back"]]
+    return lines

@@ -28,6 +28,7 @@ verdicts, when the mail tools report them, are kept as `auth: {spf, dkim, dmarc}
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from email.utils import getaddresses
 from typing import Any
@@ -36,6 +37,7 @@ from loguru import logger
 
 from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotSupported, RateLimited
 from h0.handlers.context import HandlerContext
+from h0.handlers.followup_record import record_mail
 from h0.handlers.thread import (
     ThreadNote,
     classify,
@@ -68,6 +70,7 @@ class IngestReport:
     unsupported: bool = False
     mode: str = ""  # "history", "catch_up", "query" (as the last round was served)
     skipped: int = 0  # new messages gone before they could be read
+    sent: int = 0  # messages the owner sent (any client), passed to the follow-ups
 
 
 def ingest_query(settings: Any) -> str:
@@ -108,6 +111,7 @@ def _sync(ctx: HandlerContext, report: IngestReport, max_results: int) -> None:
         report.listed += len(emails)
         handled: list[str] = []
         failed: list[str] = []
+        written: dict[str, str] = {}
         seen = _look_up([e for e in emails if label not in e.labels], ctx)
         for email in emails:
             message_id = email.id
@@ -124,8 +128,11 @@ def _sync(ctx: HandlerContext, report: IngestReport, max_results: int) -> None:
                     report.duplicates += 1
                 else:
                     report.written.append(path)
+                    written[message_id] = path
             handled.append(message_id)
-        if emails:
+        report.sent += len(batch.sent)
+        record_mail(ctx, emails, batch.sent, written, now=time.time())  # follow-ups: never raises
+        if emails or batch.sent:
             ctx.mail.ack_new_emails(batch.cursor, handled, failed)
         if not batch.more:
             return

@@ -71,6 +71,9 @@ class Label:
     id: str
     name: str
     created: bool = False
+    # False when the provider will not keep this label on a message (an IMAP server whose
+    # PERMANENTFLAGS have no \\* and do not list the keyword): H0 then keeps the mark itself.
+    kept: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +162,12 @@ class MailBackend:
         """Messages added after `cursor` (only those with label id `label`, if given), reading until at
         least `limit` are found or none are left. Raises CursorExpired when `cursor` is too old."""
         raise NotSupported(f"The {self.name} backend cannot follow a mailbox's changes.")
+
+    def sent_changes(self, cursor: int | None, *, limit: int) -> Changes:
+        """The owner's sent messages after `cursor`, oldest first, where the provider keeps them apart from the
+        changes `changes_since` follows (IMAP's Sent folder). `cursor` None, or one from before the folder was
+        renumbered: nothing, and the cursor of now. Gmail: NotSupported (SENT is in its history)."""
+        raise NotSupported(f"The {self.name} backend has no separate stream of sent mail.")
 
     def message_ids(self, query: str, max_results: int) -> list[str]:
         """Ids of the messages matching a Gmail-syntax query, newest first (nothing fetched)."""

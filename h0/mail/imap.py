@@ -89,6 +89,7 @@ class ImapBackend(MailBackend):
         self._client: IMAPClient | None = None
         self._sent_folder: str | None = None
         self._folder_names: dict[str, str] = {}  # label id (keyword) → the name it was asked for
+        self._kept: dict[str, bool] = {}  # keyword → whether INBOX's PERMANENTFLAGS allow it
         self.folders: list[str] = []  # the folders the last health check found
 
     # -- the connection ------------------------------------------------------------------
@@ -373,15 +374,53 @@ class ImapBackend(MailBackend):
 
         return self._run("reading new mail", read)
 
+    def sent_changes(self, cursor: int | None, *, limit: int) -> Changes:
+        """The Sent folder's messages with a UID above the cursor's (its UIDVALIDITY << 32 | UID), oldest first.
+        One STATUS when nothing was sent. No cursor, or one of another UIDVALIDITY: nothing, from now on.
+        A copy still flagged `\\Draft` (H0's own send under way) is listed with the DRAFT label."""
+
+        def read(client: IMAPClient) -> Changes:
+            folder = self._folder(client, SENT)
+            status = client.folder_status(folder, [b"UIDVALIDITY", b"UIDNEXT"])
+            validity, uidnext = int(status[b"UIDVALIDITY"]), int(status[b"UIDNEXT"])
+            now = _cursor(validity, max(0, uidnext - 1))
+            if cursor is None or cursor >> 32 != validity:
+                return Changes([], now, complete=True)
+            last = cursor & 0xFFFFFFFF
+            if uidnext - 1 <= last:
+                return Changes([], _cursor(validity, max(last, uidnext - 1)), complete=True)
+            if self._select(client, folder) != validity:
+                return Changes([], now, complete=True)
+            uids = sorted(u for u in client.search(["UID", f"{last + 1}:*"]) if u > last)
+            taken = uids[:limit]
+            flags = client.get_flags(taken) if taken else {}
+            added = [Added(message_id(folder, validity, u), _cursor(validity, u),
+                           tuple(_labels(flags.get(u, ()), folder, folder))) for u in taken]
+            if len(uids) > limit:
+                return Changes(added, _cursor(validity, taken[-1]), complete=False)
+            return Changes(added, _cursor(validity, max([last, uidnext - 1, *uids])), complete=True)
+
+        return self._run("reading sent mail", read)
+
     # -- labels and folders --------------------------------------------------------------
 
     def ensure_label(self, name: str) -> Label:
-        """A label is a keyword; nothing to create (a move creates its folder when it happens)."""
+        """A label is a keyword; nothing to create (a move creates its folder when it happens).
+        `kept` says whether the server keeps it on a message (see `keeps_keyword`)."""
         if name.strip().upper() == INBOX:
             return Label(INBOX, INBOX)
         word = keyword(name)
         self._folder_names[word] = name.strip()
-        return Label(word, name.strip())
+        return Label(word, name.strip(), kept=self.keeps_keyword(word))
+
+    def keeps_keyword(self, word: str) -> bool:
+        """Whether INBOX keeps this keyword on a message: its PERMANENTFLAGS hold `\\*` (any new
+        keyword) or name it. Servers without either (many hosted Exchange-style ones) drop it silently."""
+        if word not in self._kept:
+            flags = self._run("reading INBOX's flags", lambda c: c.select_folder(INBOX).get(b"PERMANENTFLAGS", ()))
+            allowed = {(f if isinstance(f, bytes) else str(f).encode()).lower() for f in flags or ()}
+            self._kept[word] = b"\\*" in allowed or word.lower().encode() in allowed
+        return self._kept[word]
 
     def modify_labels(self, message_id: str, add: list[str], remove: list[str]) -> list[str]:
         """Keywords and flags are stored; adding a label while removing INBOX moves the message to

@@ -74,6 +74,12 @@ class EmailFull(BaseModel):
         "{spf, dkim, dmarc} each pass, fail, softfail, none, …; null when the message has no such header. "
         "dmarc=fail means the sender may be forged.",
     )
+    automated: Literal["auto_reply", "bounce", "list"] | None = Field(
+        default=None,
+        description="Machine-made mail, told from its headers: an auto-reply (out of office), a bounce (delivery "
+        "report), or a mailing-list post; null for mail a person wrote.",
+    )
+    list_address: str | None = Field(default=None, description="A list post's posting address (List-Post).")
 
 
 class SkippedEmail(BaseModel):
@@ -90,6 +96,11 @@ class NewEmails(BaseModel):
         "(first run, expired history, or a periodic reconciliation)."
     )
     skipped: list[SkippedEmail] = Field(default_factory=list, description="New messages that could not be read (logged).")
+    sent: list[EmailFull] = Field(
+        default_factory=list,
+        description="Messages the owner sent (from any mail client: Gmail's SENT label, the IMAP Sent folder) since "
+        "the last acknowledged sync, read in the same pass; acknowledged with the slice. Not to be ingested as notes.",
+    )
 
 
 class AckResult(BaseModel):

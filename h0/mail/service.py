@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from h0.config import Settings
 from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, PermissionDenied
 from h0.mail.addresses import check_address, parse_recipients, refuse_line_breaks
+from h0.mail.automated import automated_kind, list_address
 from h0.mail.backend import Fetched, MailBackend, open_backend
 from h0.mail.drafts import CUTOFF, parse_draft
 from h0.mail.headers import authentication_verdicts
@@ -191,7 +192,7 @@ class MailService:
         for skipped in found.skipped:
             self.audit.write("email_skipped", "warning", message_id=skipped["id"], reason=skipped["reason"])
         return {"emails": [self._email(item) for item in found.emails], "cursor": found.cursor, "more": found.more,
-                "mode": found.mode, "skipped": found.skipped}
+                "mode": found.mode, "skipped": found.skipped, "sent": [self._email(item) for item in found.sent]}
 
     def ack_new_emails(self, cursor: str, message_ids: list[str], failed_ids: list[str] | None = None) -> dict[str, Any]:
         """Label `message_ids` ingested and move the sync cursor past the slice `cursor` came with."""
@@ -215,6 +216,8 @@ class MailService:
             "attachments": [asdict(a) for a in fetched.attachments],
             "labels": fetched.labels,
             "authentication": authentication_verdicts(fetched.headers),
+            "automated": automated_kind(fetched.headers),
+            "list_address": list_address(fetched.headers),
         }
 
     # -- labels --------------------------------------------------------------------------
@@ -230,6 +233,11 @@ class MailService:
     def add_label(self, message_id: str, label_name: str) -> dict[str, Any]:
         name = self._label_name(label_name)
         label = self._read("add_label", lambda _: self.backend.ensure_label(name))
+        if not label.kept and name == self.settings.gmail_ingested_label.strip():
+            # The mailbox keeps no keywords: the ingested mark lives in H0's state database (h0.mail.sync).
+            self.sync.mark_ingested([message_id])
+            return {"message_id": message_id, "label_id": label.id, "label_name": label.name, "created": False,
+                    "labels": []}
         labels = self._read("add_label", lambda _: self.backend.modify_labels(message_id, [label.id], []))
         return {"message_id": message_id, "label_id": label.id, "label_name": label.name, "created": label.created, "labels": labels}
 

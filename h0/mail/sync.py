@@ -30,6 +30,21 @@ when there is new mail. Drafts never count; spam and trash only if the query ask
 The label on each ingested message stays the truth: whatever happens to the cursor, a message
 carrying it is never returned again.
 
+Sent mail, for follow-ups: the owner's messages from any client come back with each slice (`sent`),
+read in the same round trips. Gmail: the history is then not narrowed to INBOX — it is the same
+one call, and SENT messages are read in the same batch as the new mail. IMAP: the Sent folder is
+a stream of its own (`sent_changes`, its UIDs from a cursor in `sent_sync`, one STATUS a poll
+when nothing was sent). Either way the slice's token carries where the sent mail stands, so it is
+acknowledged with the slice and a crash in between reads it again. A first sync and a catch-up by
+query bring no sent mail: H0 follows it from the first history on.
+
+A mailbox that keeps no label on a message (an IMAP server whose PERMANENTFLAGS have no `\\*`, so
+the keyword is silently dropped): the backend says so (`Label.kept` False), and H0 keeps the mark
+itself — in the state database's `ingested` table, by the provider's id (UIDVALIDITY-UID) and by
+Message-ID — said once in the log. Everything else stays the same: the mark decides what was
+ingested, a renumbered mailbox is matched by Message-ID, and `h0 doctor` says the mailbox itself
+is not marked.
+
 Messages are read and labelled in batch requests of at most the backend's `batch_limit` (50).
 Gmail works a batch's parts in parallel and refuses the parts past its per-user concurrency
 with 429 "Too many concurrent requests for user": those parts are retried after a pause, and
@@ -51,7 +66,7 @@ from typing import Any, TypeVar
 from loguru import logger
 
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotSupported, PermissionDenied, RateLimited
-from h0.mail.backend import Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position
+from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.retry import Backoff
 from h0.vault.state import StateDB
@@ -135,14 +150,18 @@ class Slice:
     more: bool
     mode: str  # "history" | "catch_up"
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"id", "reason"}: could not be read
+    sent: list[Fetched] = field(default_factory=list)  # the owner's sent mail in the same changes (follow-ups)
 
 
 class MailSync:
     """The sync of one backend's mailbox into H0. Thread-safe; one per mail server process."""
 
     def __init__(self, backend: MailBackend, state: StateDB, policy: RetryPolicy, *, query: str, ingested_label: str,
-                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep) -> None:
+                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
+                 follow_sent: bool = True) -> None:
         self.backend = backend
+        self.follow_sent = follow_sent
+        self._sent_stream_unsupported = False
         self.state = state
         self.policy = policy
         self.filter = QueryFilter(query)
@@ -154,6 +173,8 @@ class MailSync:
         self._account: str | None = None
         self._label: Label | None = None
         self._learned: tuple[int, float] = (0, 0.0)  # (batch size, until when) after a 429 on concurrency
+        self._marks_here = False  # the mailbox keeps no label: the `ingested` table holds the marks
+        self._rfc822: dict[str, str | None] = {}  # provider id → Message-ID of what was fetched (local marks)
 
     # -- listing -------------------------------------------------------------------------
 
@@ -162,6 +183,7 @@ class MailSync:
         with self._lock:
             try:
                 source, fresh = self._source()
+                self._start_sent_stream(source)
                 row = self.state.mail_sync(source) or {}
                 due = row.get("catch_up_due")
                 if row.get("catch_up") or row.get("cursor") is None:
@@ -170,8 +192,10 @@ class MailSync:
                     return self._catch_up(source, row, max_results, fresh, "reconciliation")
                 cursor = int(row["cursor"])
                 try:
+                    # Following sent mail too: the history is not narrowed to INBOX (the same one call).
+                    label = None if self.follow_sent else self.filter.history_label
                     changes = self._retry("history", lambda: self.backend.changes_since(
-                        cursor, label=self.filter.history_label, limit=max_results + 1))
+                        cursor, label=label, limit=max_results + 1))
                 except CursorExpired as expired:
                     logger.warning("mail sync: {} — catching up by query", expired.message)
                     return self._catch_up(source, row, max_results, fresh, "history expired")
@@ -185,7 +209,9 @@ class MailSync:
                 raise
 
     def _history_slice(self, source: str, changes: Changes, max_results: int) -> Slice:
-        candidates = [a for a in changes.added if self.filter.decide(a.labels) is not False]
+        wanted = {a.message_id for a in changes.added if self.filter.decide(a.labels) is not False}
+        candidates = [a for a in changes.added
+                      if a.message_id in wanted or (self.follow_sent and _sent_labels(a.labels))]
         cursor, more = changes.cursor, not changes.complete
         if len(candidates) > max_results:
             cut = max_results
@@ -194,12 +220,47 @@ class MailSync:
             if cut < len(candidates):
                 cursor, more = candidates[cut - 1].position, True
             candidates = candidates[:cut]
-        fetched, skipped = self._fetch([a.message_id for a in candidates])
+        own = self._sent_stream(source, max_results)
+        ids = [a.message_id for a in candidates] + [a.message_id for a in (own[0] if own else [])]
+        fetched, skipped = self._fetch(ids)
         self._retry_unreadable(source, skipped)
-        emails = self._wanted(fetched)
-        if not emails:
+        emails = self._wanted(source, [f for f in fetched if f.id in wanted])
+        sent = [f for f in fetched if _sent_labels(f.labels)] if self.follow_sent else []
+        if not emails and not sent:
             self._advance(source, cursor)  # nothing to write: nothing to wait for
-        return Slice(emails, self._token(source, "h", cursor), more, "history", skipped)
+            if own:
+                self.state.set_sent_cursor(source, own[1])
+        values = [cursor, own[1]] if own else [cursor]
+        return Slice(emails, self._token(source, "h", *values), more or bool(own and own[2]), "history", skipped, sent)
+
+    def _start_sent_stream(self, source: str) -> None:
+        """At the first sync: the sent mail is followed from now on (a catch-up reads none)."""
+        if self.follow_sent and not self._sent_stream_unsupported and self.state.sent_cursor(source) is None:
+            self._sent_stream(source, 1)
+
+    def _sent_stream(self, source: str, limit: int) -> tuple[list[Added], int, bool] | None:
+        """The owner's sent mail where the mailbox keeps it apart from the changes followed (IMAP's Sent
+        folder): (what was added, the cursor after it, more waiting), or None (nothing new, or a backend
+        whose sent mail is in the history itself: Gmail). A Sent folder H0 cannot read costs the
+        follow-ups a look, never the ingest."""
+        if not self.follow_sent or self._sent_stream_unsupported:
+            return None
+        stored = self.state.sent_cursor(source)
+        try:
+            changes = self._retry("sent mail", lambda: self.backend.sent_changes(stored, limit=limit))
+        except NotSupported:
+            self._sent_stream_unsupported = True
+            return None
+        except (AuthRequired, RateLimited):
+            raise
+        except H0Error as error:
+            logger.warning("mail sync: the sent mail could not be read this time ({})", error.message)
+            return None
+        if not changes.added:
+            if changes.cursor != stored:
+                self.state.set_sent_cursor(source, changes.cursor)  # from now on (a first look, or renumbered)
+            return None
+        return changes.added, changes.cursor, not changes.complete
 
     def _catch_up(self, source: str, row: dict[str, Any], max_results: int, fresh: Position | None, why: str) -> Slice:
         episode = row.get("catch_up")
@@ -217,23 +278,33 @@ class MailSync:
                         why, CATCH_UP_LIMIT, position.cursor)
         want = max(0, min(max_results, CATCH_UP_LIMIT - int(episode["served"])))
         query = self.catch_up_query + (f" after:{episode['after']}" if episode.get("after") else "")
-        ids = self._retry("catch-up", lambda: self.backend.message_ids(query, want)) if want else []
+        ids: list[str] = []
+        if want:
+            self._ingested()  # whether the mailbox keeps the mark decides how to list
+        if want and self._marks_here:
+            # The query cannot leave out what H0 marked (the mark is not on the server): list the
+            # newest, then leave out what the state database says was ingested, before reading any.
+            listed = self._retry("catch-up", lambda: self.backend.message_ids(query, CATCH_UP_LIMIT))
+            known = self.state.ingested_among(source, listed)
+            ids = [i for i in listed if i not in known][:want]
+        elif want:
+            ids = self._retry("catch-up", lambda: self.backend.message_ids(query, want))
         fetched, skipped = self._fetch(ids)
         label = self._ingested() if fetched else None
-        emails = sorted((f for f in fetched if label is None or label.id not in f.labels),
-                        key=lambda f: f.internal_date_ms or 0)
+        fresh = [f for f in fetched if label is None or label.id not in f.labels]
+        emails = sorted(self._not_marked_here(source, fresh), key=lambda f: f.internal_date_ms or 0)
         served = int(episode["served"]) + len(ids)
         final = len(ids) < want or served >= CATCH_UP_LIMIT
         if not emails:
             self._settle_catch_up(source, int(episode["cursor"]), served, final, failed=False)
         return Slice(emails, self._token(source, "c", episode["cursor"], served, int(final)), not final, "catch_up", skipped)
 
-    def _wanted(self, fetched: list[Fetched]) -> list[Fetched]:
+    def _wanted(self, source: str, fetched: list[Fetched]) -> list[Fetched]:
         """The fetched messages GMAIL_QUERY selects that H0 has not ingested yet."""
         if not fetched:
             return []
         label = self._ingested()
-        fresh = [f for f in fetched if label.id not in f.labels]
+        fresh = self._not_marked_here(source, [f for f in fetched if label.id not in f.labels])
         verdicts = {f.id: self.filter.decide(f.labels) for f in fresh}
         undecided = [f for f in fresh if verdicts[f.id] is None]
         if undecided:  # Gmail judges the query, for the new messages' time span only
@@ -258,6 +329,8 @@ class MailSync:
             labelled, gone = self._label_ingested(message_ids) if message_ids else (0, [])
             if kind == "h":
                 self._advance(source, values[0])
+                if len(values) == 2:
+                    self.state.set_sent_cursor(source, values[1])
             else:
                 self._settle_catch_up(source, values[0], values[1], bool(values[2]), failed=bool(failed_ids))
             if failed_ids:
@@ -300,9 +373,26 @@ class MailSync:
         elif served > int(episode["served"]):
             self.state.update_mail_sync(source, catch_up={**episode, "served": served})
 
+    def mark_ingested(self, message_ids: list[str]) -> tuple[int, list[str]]:
+        """Mark these messages ingested (the label, or H0's own record where the mailbox keeps none)."""
+        with self._lock:
+            return self._label_ingested(message_ids)
+
     def _label_ingested(self, message_ids: list[str]) -> tuple[int, list[str]]:
         label = self._ingested()
         ids = list(dict.fromkeys(message_ids))
+        if not self._marks_here:
+            try:
+                return self._label_on_server(label, ids)
+            except InternalError as error:
+                if "keyword" not in error.details:
+                    raise
+                self._keep_marks_here(f"the server did not keep the keyword {error.details['keyword']}")
+        source, _ = self._source()
+        self.state.record_ingested(source, [(i, self._rfc822.get(i)) for i in ids])
+        return len(ids), []
+
+    def _label_on_server(self, label: Label, ids: list[str]) -> tuple[int, list[str]]:
         if len(ids) >= BULK_LABEL_FROM:
             try:
                 self._retry("label", lambda: self.backend.modify_all(ids, [label.id], []))
@@ -312,6 +402,8 @@ class MailSync:
             except (AuthRequired, PermissionDenied, RateLimited):
                 raise
             except H0Error as error:  # e.g. one id deleted meanwhile: label them one by one
+                if "keyword" in error.details:
+                    raise
                 logger.info("mail sync: batchModify refused ({}); labelling one by one", error.message)
         done, skipped = self._in_batches(ids, lambda chunk: self.backend.modify_many(chunk, [label.id], []))
         return len(done), sorted(skipped)
@@ -327,14 +419,45 @@ class MailSync:
 
     def _ingested(self) -> Label:
         if self._label is None:
-            self._label = self._retry("label", lambda: self.backend.ensure_label(self.label_name))
+            label = self._retry("label", lambda: self.backend.ensure_label(self.label_name))
+            if not label.kept:
+                self._keep_marks_here(f"its PERMANENTFLAGS have no \\* and do not list {label.id}")
+            self._label = label
         return self._label
+
+    @property
+    def marks_here(self) -> bool:
+        """True when the mailbox keeps no label, so H0's state database holds what was ingested."""
+        return self._marks_here
+
+    def _keep_marks_here(self, why: str) -> None:
+        if not self._marks_here:
+            logger.warning("mail sync: the mailbox keeps no custom keywords ({}), so it is not marked: H0 records "
+                           "what it ingested in its own state database instead (by UID and Message-ID) and "
+                           "ingests normally", why)
+        self._marks_here = True
+
+    def _not_marked_here(self, source: str, fetched: list[Fetched]) -> list[Fetched]:
+        """`fetched` minus what the state database records as ingested (only where it keeps the marks).
+        A message known by its Message-ID under another id (the mailbox was renumbered) is recorded
+        under the new id too, so it is not read again."""
+        if not self._marks_here or not fetched:
+            return fetched
+        rfc = {f.id: _rfc822(f) for f in fetched}
+        known = self.state.ingested_among(source, list(rfc), [v for v in rfc.values() if v])
+        again = [(i, v) for i, v in rfc.items() if i not in known and v in known]
+        if again:
+            self.state.record_ingested(source, again)
+        return [f for f in fetched if f.id not in known and (rfc[f.id] is None or rfc[f.id] not in known)]
 
     def _retry(self, what: str, call: Callable[[], T]) -> T:
         return self.policy.run(lambda _: call(), what=f"mail sync ({what})", sleep=self.sleep)
 
     def _fetch(self, message_ids: list[str]) -> tuple[list[Fetched], list[dict[str, str]]]:
         done, skipped = self._in_batches(message_ids, self.backend.fetch_many)
+        if len(self._rfc822) > 10_000:
+            self._rfc822.clear()
+        self._rfc822.update({i: _rfc822(f) for i, f in done.items()})
         gone = []
         for message_id, error in skipped.items():
             reason = "deleted" if error.code == "not_found" else "unreadable"
@@ -416,7 +539,16 @@ class MailSync:
         payload, _, mac = token.rpartition(".")
         kind, *values = payload.split(".")
         expected = self.state.mac(_MAC_PURPOSE, f"{source}|{payload}")[:32]
-        valid = (kind == "h" and len(values) == 1) or (kind == "c" and len(values) == 3)
+        valid = (kind == "h" and len(values) in (1, 2)) or (kind == "c" and len(values) == 3)
         if not valid or not all(v.isdigit() for v in values) or not hmac.compare_digest(mac, expected):
             raise InvalidRequest("cursor is not one list_new_emails gave for this mailbox.", field="cursor")
         return kind, [int(v) for v in values]
+
+
+def _rfc822(fetched: Fetched) -> str | None:
+    return str(fetched.headers.get("Message-ID") or "").strip() or None
+
+
+def _sent_labels(labels: tuple[str, ...] | list[str] | None) -> bool:
+    """A message the owner sent (not a draft)."""
+    return bool(labels) and "SENT" in labels and "DRAFT" not in labels

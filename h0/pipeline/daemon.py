@@ -27,6 +27,7 @@ from h0.mail.api import MailAPI
 from h0.mcp.api import McpMail, McpVault
 from h0.mcp.client import McpConnection, ServerCommand, settings_env, with_fallback
 from h0.pipeline import signals
+from h0.pipeline.followups import FOLLOW_UP_PASS_SECONDS, FOLLOWUP_JOB, find_followup_notes
 from h0.pipeline.lock import VaultLock
 from h0.pipeline.settle import STABILITY_SECONDS, SettleTracker
 from h0.pipeline.sweep import needs_triage, reconcile
@@ -92,6 +93,8 @@ class Daemon:
         self.tally = PassTally()  # what the handlers did, note by note (`h0 sweep`'s summary)
         self.dashboard: Any = None  # h0.pipeline.dashboard.DashboardWriter while running
         self.idle: Any = None  # h0.mail.imap_idle.IdleWatcher while running with MAIL_BACKEND=imap
+        self.clock: Callable[[], float] = time.time  # the follow-up pass's "now" (tests move it forward)
+        self.last_followup: Any = None  # h0.handlers.followup.FollowupReport of the last pass
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -150,6 +153,8 @@ class Daemon:
         if sweep:
             self._finish_interrupted()
             self.sweep("start")
+            self.request_followup()  # deadlines and snoozes that passed while H0 was off
+        self.add_periodic(FOLLOW_UP_PASS_SECONDS, self.request_followup, first_in=FOLLOW_UP_PASS_SECONDS)
         if self.ingest:
             self.add_periodic(self.settings.gmail_poll_seconds, self.request_ingest)
             if self.settings.mail_backend == "imap" and self.settings.imap_idle:
@@ -169,6 +174,19 @@ class Daemon:
     def request_ingest(self) -> None:
         """Queue a look for new mail (at most one runs at a time; extra requests merge)."""
         self.queue.put(INGEST_JOB)
+
+    def request_followup(self) -> None:
+        """Queue a follow-up pass (h0.handlers.followup; at most one runs at a time, extra requests merge)."""
+        self.queue.put(FOLLOWUP_JOB)
+
+    def run_followup(self) -> None:
+        from h0.handlers.followup import follow_up
+
+        report = follow_up(self.ctx, find_followup_notes(self.vault), now=self.clock())
+        self.last_followup = report
+        if report.changed:
+            logger.debug("follow-ups: {} owed, {} awaited, {} answered, {} withdrawn, {} woken", len(report.owed),
+                         len(report.awaited), len(report.answered), len(report.withdrawn), len(report.woke))
 
     def add_periodic(self, interval: float, task: Callable[[], None], *, first_in: float = 0.0) -> None:
         """Run `task` every `interval` seconds from the maintenance loop (e.g. mail ingest)."""
@@ -218,6 +236,8 @@ class Daemon:
             self._periodic = [p for p in self._periodic if p[2] != self.request_ingest]
         elif report.written or report.failed:
             logger.info("ingest: {} new, {} duplicate, {} failed", len(report.written), report.duplicates, report.failed)
+        if report.written or report.sent:
+            self.request_followup()  # an answer, a reply sent elsewhere, a snoozed thread's new message
         self.last_ingest = report
 
     def stop(self, timeout: float = 30.0) -> None:
@@ -356,6 +376,9 @@ class Daemon:
     def _dispatch(self, job: Job) -> float | None:
         if job.path == INGEST_JOB:
             self.run_ingest()
+            return None
+        if job.path == FOLLOWUP_JOB:
+            self.run_followup()
             return None
         folder = job.path.split("/", 1)[0]
         key = folder_key(folder)

@@ -28,6 +28,7 @@ from typing import Any
 
 from loguru import logger
 
+from h0.followup.report import age
 from h0.mail.htmltext import inert_inline
 from h0.mail.lookalike import Correspondents
 from h0.mail.lookalike import shown as shown_domain
@@ -147,6 +148,8 @@ def render_dashboard(status: dict[str, Any]) -> str:
     ]) if approved else ["Nothing approved is waiting."]
     lines.append("")
 
+    lines += _followup_sections(status.get("follow_ups") or {})
+
     returned = status["returned_to_drafts"]
     if returned:
         lines.append(_heading(f"Not sent — back in {DRAFTS}/ for you to fix", totals["returned_to_drafts"], len(returned)))
@@ -173,6 +176,30 @@ def render_dashboard(status: dict[str, Any]) -> str:
          md_text(e.get("message") or e.get("error"), 200)) for e in errors
     ]) if errors else ["No errors."]
     return "\n".join(lines) + "\n"
+
+
+def _followup_sections(fu: dict[str, Any]) -> list[str]:
+    """Replies owed and awaited with their age, snoozed notes, notes back from a snooze (h0.followup.report)."""
+    if not fu:
+        return []
+    lines = [_heading("Replies you owe", fu["owed_total"], len(fu["owed"]))]
+    lines += _table(("email", "from", "subject", "waiting"), [
+        (md_link(o["path"]), md_text(o["sender"], 60), md_text(o["subject"], 80), age(o["working_days"]))
+        for o in fu["owed"]
+    ]) if fu["owed"] else ["No reply owed."]
+    lines += _more(fu["owed_total"], len(fu["owed"]), f"{NEEDS_ACTION}/ (`follow_up: reply_owed`)") + [""]
+    lines.append(_heading("Replies you are waiting for", fu["awaited_total"], len(fu["awaited"])))
+    lines += _table(("follow-up", "from", "subject", "waiting", "draft"), [
+        (md_link(a["path"]), md_text(a["waiting_on"], 60), md_text(a["subject"], 80), age(a["working_days"]),
+         md_link(a["draft"]) if a["draft"] else "—") for a in fu["awaited"]
+    ]) if fu["awaited"] else ["No answer is overdue."]
+    lines += _more(fu["awaited_total"], len(fu["awaited"]), f"{NEEDS_ACTION}/ (`follow_up: reply_awaited`)") + [""]
+    if fu["back"] or fu["snoozed_total"]:
+        lines.append(f"## Snoozed ({fu['snoozed_total']} hidden until their time)")
+        lines += [f"- back: {md_link(b['path'])} — {md_text(b['reason'], 120)}" for b in fu["back"]] or [
+            "Nothing came back in the last day."]
+        lines.append("")
+    return lines
 
 
 def _why_needed(item: dict[str, Any]) -> str:
@@ -228,6 +255,7 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
              md_text(r.get("message") or r.get("reason"), 200)) for r in unsent
         ], "")
 
+    lines += _briefing_followups(today, status)
     totals = status["totals"]
     lines += ["## Waiting for you", ""]
     lines.append(f"- Emails that need you: {totals['needs_you']}")
@@ -236,6 +264,24 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
     lines.append(f"- Approved, not sent yet: {totals['approved_not_yet_sent']}")
     lines.append(f"- Not sent, back in {DRAFTS}/ to fix: {totals['returned_to_drafts']}")
     return "\n".join(lines) + "\n"
+
+
+def _briefing_followups(today: list[dict[str, Any]], status: dict[str, Any]) -> list[str]:
+    """The day's follow-ups: replies owed and awaited now, notes back from a snooze today."""
+    fu = status.get("follow_ups") or {}
+    if not fu:
+        return []
+    woke = [r for r in today if r.get("event") == "note_unsnoozed"]
+    lines = [f"## Follow-ups ({fu['owed_total']} owed, {fu['awaited_total']} awaited)", ""]
+    lines += [f"- Reply owed: {md_link(_name(o['path']))} — {md_text(o['sender'], 60)}, {age(o['working_days'])}"
+              for o in fu["owed"]]
+    lines += [f"- No answer from {md_text(a['waiting_on'], 60)}: {md_link(_name(a['path']))}, {age(a['working_days'])}"
+              for a in fu["awaited"]]
+    lines += [f"- Back from snooze at {local_time(r['timestamp'])}: {md_link(_name(r.get('path')))} — "
+              f"{md_text(r.get('reason'), 120)}" for r in woke]
+    if len(lines) == 2:
+        lines.append("No reply owed or overdue, nothing back from a snooze.")
+    return lines + [""]
 
 
 def _rows(head: tuple[str, ...], rows: list[tuple[str, ...]], empty: str) -> list[str]:
@@ -268,7 +314,9 @@ class DashboardWriter:
         briefing: bool = True,
         min_interval: float = MIN_INTERVAL,
         poll_interval: float = POLL_INTERVAL,
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        self.clock = clock  # "now" for snoozes (the daemon's clock)
         self.settings = settings
         self.root = Path(settings.vault_path)
         self.vault = vault or Vault(self.root)
@@ -361,7 +409,7 @@ class DashboardWriter:
                 if self._correspondents is None:
                     self._correspondents = Correspondents(self.vault.root, self.state_db)
                 status = collect_status(self.settings, vault=self.vault, audit=self.audit, state_db=self.state_db,
-                                        live=live, correspondents=self._correspondents)
+                                        live=live, correspondents=self._correspondents, now=self.clock())
                 stamp = dt.datetime.now().astimezone()
                 footer = (f"\n---\n*Last change {stamp:%Y-%m-%d %H:%M:%S}. H0 rewrites this note as things happen: "
                           "edits made here are lost.*\n")
@@ -403,6 +451,7 @@ def start_dashboard(daemon: Any) -> DashboardWriter | None:
                 "pause_reason": state.pause_reason if state is not None else ""}
 
     writer = DashboardWriter(settings, vault=daemon.vault, live=live, dashboard=dashboard, briefing=briefing,
-                             state_db=daemon.ctx.state_db if daemon.ctx is not None else None)
+                             state_db=daemon.ctx.state_db if daemon.ctx is not None else None,
+                             clock=lambda: daemon.clock())
     writer.start(sender=daemon)
     return writer

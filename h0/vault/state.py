@@ -101,6 +101,57 @@ CREATE TABLE IF NOT EXISTS note_writes (
     client    TEXT                         -- the MCP client's name ("H0" for the daemon)
 );
 CREATE INDEX IF NOT EXISTS note_writes_name ON note_writes (name_key, at);
+-- What H0 ingested from a mailbox that keeps no custom keywords (an IMAP server whose PERMANENTFLAGS
+-- have no \\*): the mark that would have been on the message, kept here. By the provider's id
+-- (UIDVALIDITY-UID) and by Message-ID, so a renumbered mailbox still yields no second note.
+CREATE TABLE IF NOT EXISTS ingested (
+    source     TEXT NOT NULL,              -- as in mail_sync
+    message_id TEXT NOT NULL,              -- the provider's id
+    rfc822     TEXT,                       -- the Message-ID header, when the message has one
+    at         REAL NOT NULL,
+    PRIMARY KEY (source, message_id)
+);
+CREATE INDEX IF NOT EXISTS ingested_rfc822 ON ingested (source, rfc822);
+-- Where reading a mailbox's sent mail stands, when it is a stream of its own (IMAP: the Sent folder's
+-- UIDVALIDITY << 32 | last UID); Gmail's sent mail comes in the mail_sync history itself.
+CREATE TABLE IF NOT EXISTS sent_sync (
+    source     TEXT PRIMARY KEY,
+    cursor     TEXT NOT NULL,
+    updated_at REAL NOT NULL
+);
+-- Follow-ups (h0.followup.ledger): every message of a conversation H0 saw — received, or sent by the
+-- owner from any client — and per thread what is owed or awaited and when to look again.
+CREATE TABLE IF NOT EXISTS followup_messages (
+    key          TEXT PRIMARY KEY,          -- the Message-ID, else "id:" + the provider's id
+    provider_id  TEXT,
+    thread       TEXT NOT NULL,             -- the provider's thread id (IMAP: the thread's first Message-ID)
+    outbound     INTEGER NOT NULL,          -- 1: the owner sent it
+    sender       TEXT NOT NULL,             -- the From address, lower-case
+    recipients   TEXT NOT NULL,             -- JSON [[name, address], …] of To and Cc
+    subject      TEXT NOT NULL,
+    at           REAL NOT NULL,             -- when it was written, never later than when H0 first saw it
+    seen_at      REAL NOT NULL,
+    automated    TEXT,                      -- auto_reply | bounce | list
+    list_address TEXT,
+    asks         INTEGER,                   -- the owner's message asks something of its recipients (1/0)
+    ask          TEXT,                      -- the sentence that asks, cut short
+    note         TEXT                       -- the note H0 wrote for it (a received email)
+);
+CREATE INDEX IF NOT EXISTS followup_messages_thread ON followup_messages (thread, at);
+CREATE TABLE IF NOT EXISTS followup_threads (
+    thread     TEXT PRIMARY KEY,
+    dirty      INTEGER NOT NULL DEFAULT 1,  -- something changed (a message, an override): look again
+    due_at     REAL,                        -- epoch seconds: the next deadline to look at, if any
+    state      TEXT NOT NULL DEFAULT '',    -- "awaited" while a follow-up note of H0's is open
+    anchor     TEXT,                        -- the owner's message that note is about (key)
+    note       TEXT,                        -- that note (Needs_Action/FOLLOWUP_….md)
+    draft      TEXT,                        -- and its follow-up draft
+    override   INTEGER,                     -- a note's `awaiting:` true (1) / false (0); NULL: the rules decide
+    checked_at REAL NOT NULL DEFAULT 0,
+    gen        INTEGER NOT NULL DEFAULT 0   -- bumped by every change: a pass clears `dirty` only for what it saw
+);
+CREATE INDEX IF NOT EXISTS followup_threads_due ON followup_threads (due_at) WHERE due_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS followup_threads_dirty ON followup_threads (dirty) WHERE dirty = 1;
 """
 
 # Columns a caller may set when it claims a send.
@@ -238,6 +289,15 @@ class StateDB:
                 return db.execute(sql, args).rowcount
         except sqlite3.Error as exc:
             raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+
+    def transaction(self) -> StateDB._Tx:
+        """`with state.transaction() as db:` — one BEGIN IMMEDIATE transaction on this thread's connection
+        (for the stores built on this database, e.g. h0.followup.ledger); sqlite errors are the caller's to map."""
+        return self._tx()
+
+    def query(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Rows of a read, as dicts; an sqlite error is an InternalError."""
+        return self._rows(sql, args)
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)
@@ -479,3 +539,44 @@ class StateDB:
         row = self.mail_sync(source)
         assert row is not None
         return row
+
+    # ------------------------------------------------------------------ ingested marks kept here
+
+    def record_ingested(self, source: str, messages: Iterable[tuple[str, str | None]], now: float | None = None) -> None:
+        """Remember (provider id, Message-ID or None) pairs as ingested from `source`, in one transaction."""
+        now = time.time() if now is None else now
+        rows = [(source, message_id, rfc822 or None, now) for message_id, rfc822 in messages]
+        if not rows:
+            return
+        try:
+            with self._tx() as db:
+                db.executemany("INSERT OR REPLACE INTO ingested VALUES (?, ?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+
+    def ingested_among(self, source: str, message_ids: Sequence[str], rfc822s: Sequence[str] = ()) -> set[str]:
+        """The provider ids and Message-IDs of these that H0 recorded as ingested from `source`."""
+        found: set[str] = set()
+        by_column = (("message_id", list(dict.fromkeys(message_ids))), ("rfc822", [v for v in dict.fromkeys(rfc822s) if v]))
+        for column, values in by_column:
+            for start in range(0, len(values), 500):
+                chunk = values[start:start + 500]
+                marks = ", ".join("?" * len(chunk))
+                rows = self._rows(f"SELECT {column} AS v FROM ingested WHERE source = ? AND {column} IN ({marks})",
+                                  (source, *chunk))
+                found.update(row["v"] for row in rows)
+        return found
+
+    # ------------------------------------------------------------------ sent mail (a stream of its own)
+
+    def sent_cursor(self, source: str) -> int | None:
+        rows = self._rows("SELECT cursor FROM sent_sync WHERE source = ?", (source,))
+        return int(rows[0]["cursor"]) if rows else None
+
+    def set_sent_cursor(self, source: str, cursor: int) -> None:
+        self._write("INSERT OR REPLACE INTO sent_sync VALUES (?, ?, ?)", (source, str(int(cursor)), time.time()))
+
+    def sends_since(self, epoch: float, limit: int = 1000) -> list[dict[str, Any]]:
+        """Messages H0 sent after `epoch` (sent_epoch), oldest first."""
+        return self._rows("SELECT * FROM sends WHERE state = 'sent' AND sent_epoch > ? ORDER BY sent_epoch LIMIT ?",
+                          (epoch, limit))

@@ -50,10 +50,14 @@ def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 20.0) 
 
 
 class PymapServer:
-    """`pymap maildir` in `root`, one user (USER / PASSWORD) with INBOX, Sent and Archive."""
+    """`pymap maildir` in `root`, one user (USER / PASSWORD) with INBOX, Sent and Archive.
 
-    def __init__(self, root: Path) -> None:
+    `keywords=()` declares none: the server then keeps no custom keyword at all (PERMANENTFLAGS
+    list only the system flags, no `\\*`), as many hosted Exchange-style servers do."""
+
+    def __init__(self, root: Path, *, keywords: tuple[str, ...] = KEYWORDS) -> None:
         self.root = root
+        self.keywords = keywords
         self.host = "127.0.0.1"
         self.port = free_port()
         self.user, self.password = USER, PASSWORD
@@ -77,7 +81,7 @@ class PymapServer:
                 (path / sub).mkdir(parents=True, exist_ok=True)
             if folder:
                 (path / "maildirfolder").touch()
-            (path / "dovecot-keywords").write_text("".join(f"{i} {k}\n" for i, k in enumerate(KEYWORDS)))
+            (path / "dovecot-keywords").write_text("".join(f"{i} {k}\n" for i, k in enumerate(self.keywords)))
 
     def start(self) -> PymapServer:
         if not (self.root / "mail").exists():

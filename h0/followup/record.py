@@ -1,0 +1,125 @@
+"""A message as the follow-up ledger keeps it, from the three places H0 learns of one.
+
+- mail the sync brought (`EmailFull`: received, or the owner's from the provider's sent mail);
+- a row of H0's own send ledger and the sent note it was filed as (any backend, the outbox too);
+- an email note in Needs_Action/ the ledger has not seen (written before follow-ups existed, or by
+  another tool).
+
+Everything is bounded (subject, names, how many recipients) and cleaned like any header text;
+a date in the future is taken as the moment H0 saw the message.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from email.utils import getaddresses, parseaddr
+from typing import Any
+
+from h0.followup.asks import AskJudge, Verdict
+from h0.followup.threads import Message
+from h0.mail.drafts import message_body
+from h0.mail.headers import clean_address_header, clean_header_text
+from h0.mail.models import EmailFull
+
+MAX_SUBJECT = 300
+MAX_NAME = 120
+MAX_RECIPIENTS = 100
+MAX_KEY = 1_000
+
+
+def epoch(value: Any) -> float | None:
+    """An ISO 8601 timestamp (or a YAML datetime) as epoch seconds; None when absent or unreadable."""
+    if isinstance(value, dt.datetime):
+        stamp = value
+    else:
+        text = str(value or "").strip()
+        if not text:
+            return None
+        try:
+            stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=dt.UTC)
+    try:
+        return stamp.timestamp()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def message_key(rfc822: Any, provider_id: Any) -> str:
+    text = " ".join(str(rfc822 or "").split())
+    return text[:MAX_KEY] if text else f"id:{str(provider_id or '')[:MAX_KEY]}"
+
+
+def people(*values: Any) -> tuple[tuple[str, str], ...]:
+    """(display name, lower-case address) of address headers or lists of them, each address once."""
+    texts: list[str] = []
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            texts += [clean_address_header(v) for v in value if v]
+        elif value:
+            texts.append(clean_address_header(value))
+    found: dict[str, str] = {}
+    for name, addr in getaddresses(texts):
+        addr = addr.strip().lower()
+        if "@" in addr and addr not in found and len(found) < MAX_RECIPIENTS:
+            found[addr] = clean_header_text(name)[:MAX_NAME]
+    return tuple((name, addr) for addr, name in found.items())
+
+
+def _sender(value: Any) -> str:
+    return parseaddr(clean_address_header(value or ""))[1].strip().lower()[:320]
+
+
+def _when(value: Any, now: float) -> float:
+    at = epoch(value)
+    return now if at is None else min(at, now)
+
+
+def from_email(email: EmailFull, *, outbound: bool, now: float, note: str | None = None,
+               judge: AskJudge | None = None) -> Message:
+    """A message the sync brought. The owner's (outbound) is judged: does it ask something?"""
+    outbound = outbound or "SENT" in email.labels
+    subject = clean_header_text(email.subject)[:MAX_SUBJECT]
+    verdict = judge.judge(email.body, subject) if outbound and judge is not None and not email.automated else None
+    key = message_key(email.rfc822_message_id, email.id)
+    return Message(
+        key=key, thread=str(email.thread_id or key)[:MAX_KEY], outbound=outbound, sender=_sender(email.sender),
+        recipients=people(email.to, email.cc), subject=subject, at=_when(email.date, now), seen_at=now,
+        provider_id=email.id, automated=email.automated, list_address=email.list_address,
+        asks=None if verdict is None else verdict.asks, ask=verdict.ask if verdict else None, note=note,
+    )
+
+
+def from_send(row: Mapping[str, Any], note: Any, *, now: float, judge: AskJudge | None = None,
+              sender: str = "") -> Message:
+    """A message H0 sent (a row of the send ledger), with the sent note it was filed as when it could be read."""
+    fm: Mapping[str, Any] = note.frontmatter if note is not None else {}
+    subject = clean_header_text(fm.get("subject") or row.get("subject") or "")[:MAX_SUBJECT]
+    body = message_body(note.body) if note is not None else ""
+    verdict: Verdict | None = judge.judge(body, subject) if judge is not None else None
+    key = message_key(row.get("rfc822_message_id"), row.get("provider_message_id"))
+    thread = row.get("thread_id") or fm.get("thread_id") or key
+    at = float(row.get("sent_epoch") or now)
+    return Message(
+        key=key, thread=str(thread)[:MAX_KEY], outbound=True, sender=sender.lower(),
+        recipients=people(fm.get("to") or row.get("recipients"), fm.get("cc")), subject=subject, at=min(at, now),
+        seen_at=now, provider_id=row.get("provider_message_id"),
+        asks=None if verdict is None else verdict.asks, ask=verdict.ask if verdict else None,
+    )
+
+
+def from_email_note(path: str, fm: Mapping[str, Any], *, now: float) -> Message | None:
+    """An email note (type: email) the ledger has not seen; None when it names no message."""
+    if str(fm.get("type") or "") != "email" or not (fm.get("rfc822_message_id") or fm.get("message_id")):
+        return None
+    key = message_key(fm.get("rfc822_message_id"), fm.get("message_id"))
+    labels = fm.get("labels") if isinstance(fm.get("labels"), list) else []
+    return Message(
+        key=key, thread=str(fm.get("thread_id") or key)[:MAX_KEY], outbound="SENT" in labels,
+        sender=_sender(fm.get("from")), recipients=people(fm.get("to"), fm.get("cc")),
+        subject=clean_header_text(fm.get("subject") or "")[:MAX_SUBJECT], at=_when(fm.get("received"), now),
+        seen_at=now, provider_id=str(fm.get("message_id") or "") or None, note=path,
+    )

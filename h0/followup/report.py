@@ -1,0 +1,126 @@
+"""What the reports show of follow-ups: replies owed, replies awaited, snoozed and woken notes.
+
+One collector, `collect_followups`, for `h0 status`, the dashboard and the daily briefing (each
+renders its own section). It reads the vault only — Needs_Action/ and Drafts/, listed with their
+frontmatter (cached by mtime and size) — so what it says is what the notes say: an email note
+with `follow_up: reply_owed`, a follow-up note with `follow_up: reply_awaited`, a note whose
+`snooze_until` is still ahead (hidden: the other sections leave it out too), one woken in the
+last day (`snooze_woke_at`). Ages are whole working days (h0.followup.workdays).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from h0.errors import H0Error
+from h0.followup.record import epoch
+from h0.followup.snooze import is_hidden
+from h0.followup.workdays import working_days_between
+from h0.vault import Vault
+from h0.vault.layout import DRAFTS, NEEDS_ACTION
+
+SHOWN = 10
+BACK_WITHIN_S = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class OwedReply:
+    path: str
+    sender: str
+    subject: str
+    since: str  # ISO 8601 UTC: when the email arrived
+    working_days: int
+
+
+@dataclass(frozen=True, slots=True)
+class AwaitedReply:
+    path: str
+    waiting_on: str
+    subject: str
+    since: str  # when the owner asked
+    working_days: int
+    draft: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class BackFromSnooze:
+    path: str
+    subject: str
+    at: str
+    reason: str
+
+
+@dataclass
+class FollowupStatus:
+    owed: list[OwedReply] = field(default_factory=list)
+    owed_total: int = 0
+    awaited: list[AwaitedReply] = field(default_factory=list)
+    awaited_total: int = 0
+    snoozed_total: int = 0
+    back: list[BackFromSnooze] = field(default_factory=list)
+    hidden: frozenset[str] = frozenset()  # paths snoozed right now (the other sections leave them out)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["hidden"] = sorted(self.hidden)
+        return data
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def collect_followups(vault: Vault, now: float, *, shown: int = SHOWN) -> FollowupStatus:
+    """Replies owed and awaited (oldest first), snoozed notes, notes back from a snooze (see the module docstring)."""
+    status = FollowupStatus()
+    notes: list[tuple[str, dict[str, Any]]] = []
+    for folder, recursive in ((NEEDS_ACTION, True), (DRAFTS, False)):
+        try:
+            listing = vault.list_notes(folder, recursive=recursive, with_frontmatter=True)
+        except H0Error:
+            continue
+        notes += [(n.path, n.frontmatter or {}) for n in listing.notes]
+    hidden: set[str] = set()
+    owed: list[OwedReply] = []
+    awaited: list[AwaitedReply] = []
+    back: list[BackFromSnooze] = []
+    for path, fm in notes:
+        if is_hidden(fm, now):
+            hidden.add(path)
+            continue
+        woke = epoch(fm.get("snooze_woke_at"))
+        if woke is not None and now - BACK_WITHIN_S <= woke <= now + 60:
+            back.append(BackFromSnooze(path, _text(fm.get("subject")), _text(fm.get("snooze_woke_at")),
+                                       _text(fm.get("snooze_woke_reason"))))
+        kind = fm.get("follow_up")
+        if not path.startswith(f"{NEEDS_ACTION}/"):
+            continue
+        if kind == "reply_owed":
+            since = epoch(fm.get("reply_owed_since")) or epoch(fm.get("received")) or now
+            owed.append(OwedReply(path, _text(fm.get("from")), _text(fm.get("subject")), _iso(since),
+                                  working_days_between(since, now)))
+        elif kind == "reply_awaited" and str(fm.get("status") or "") == "awaiting_reply":
+            since = epoch(fm.get("asked_at")) or now
+            awaited.append(AwaitedReply(path, _text(fm.get("awaiting_from")), _text(fm.get("subject")), _iso(since),
+                                        working_days_between(since, now), _text(fm.get("draft")) or None))
+    owed.sort(key=lambda item: (item.since, item.path))
+    awaited.sort(key=lambda item: (item.since, item.path))
+    back.sort(key=lambda item: (item.at, item.path), reverse=True)
+    status.owed, status.owed_total = owed[:shown], len(owed)
+    status.awaited, status.awaited_total = awaited[:shown], len(awaited)
+    status.snoozed_total, status.hidden = len(hidden), frozenset(hidden)
+    status.back = back[:shown]
+    return status
+
+
+def _iso(when: float) -> str:
+    return dt.datetime.fromtimestamp(when, dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def age(days: int) -> str:
+    """'today', '1 working day', '3 working days'."""
+    return "today" if days <= 0 else f"{days} working day{'s' if days != 1 else ''}"

@@ -1,0 +1,67 @@
+"""Snoozes on notes (h0.followup.snooze): woken when their time comes, broken values written on the note.
+
+The follow-up pass calls `check_snooze` for every note of Needs_Action/ and Drafts/, and `wake` for
+the snoozed notes of a thread someone wrote in. Waking removes `snooze_until` and writes when and
+why (`snooze_woke_at`, `snooze_woke_reason`): the note is back in the reports, and the audit log's
+`note_unsnoozed` puts it in the day's briefing. A broken value gets `snooze_error` (the typed
+error's message) and `snooze_error_code`, written once, cleared once fixed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from loguru import logger
+
+from h0.errors import H0Error, InvalidRequest, NotFound
+from h0.followup.snooze import FIELD as SNOOZE
+from h0.followup.snooze import snoozed_until
+from h0.handlers.context import HandlerContext
+
+ERROR_KEYS = ("snooze_error", "snooze_error_code")
+
+
+def _iso(when: float) -> str:
+    return dt.datetime.fromtimestamp(when, dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _update(ctx: HandlerContext, path: str, changes: dict[str, Any], remove: tuple[str, ...] = ()) -> bool:
+    try:
+        ctx.notes.update(path, changes, remove=remove)
+        return True
+    except NotFound:
+        return False
+    except H0Error as error:
+        logger.warning("snooze: {} could not be updated ({})", path, error.message)
+        return False
+
+
+def check_snooze(ctx: HandlerContext, path: str, fm: dict[str, Any], now: float) -> tuple[float | None, str]:
+    """(the time the note is still snoozed until, or None; what happened: "", "woke" or "error")."""
+    try:
+        until = snoozed_until(fm)
+    except InvalidRequest as error:
+        if fm.get("snooze_error") == error.message:
+            return None, ""
+        if _update(ctx, path, {"snooze_error": error.message, "snooze_error_code": error.code}):
+            ctx.audit.write("snooze_invalid", "warning", path=path, message=error.message,
+                            value=str(fm.get(SNOOZE))[:80])
+            logger.warning("{}: {}", path, error.message)
+            return None, "error"
+        return None, ""
+    if "snooze_error" in fm:
+        _update(ctx, path, {}, remove=ERROR_KEYS)
+    if until is not None and until <= now:
+        return None, "woke" if wake(ctx, path, f"its snooze ended ({fm.get(SNOOZE)})", now) else ""
+    return until, ""
+
+
+def wake(ctx: HandlerContext, path: str, reason: str, now: float) -> bool:
+    """Bring a snoozed note back now, saying why; False when it is gone or could not be changed."""
+    if not _update(ctx, path, {"snooze_woke_at": _iso(now), "snooze_woke_reason": reason},
+                   remove=(SNOOZE, *ERROR_KEYS)):
+        return False
+    ctx.audit.write("note_unsnoozed", path=path, reason=reason)
+    logger.info("⏰ {} is back: {}", path, reason)
+    return True

@@ -1,0 +1,265 @@
+"""The follow-up rules on their own: working days, snooze values, "does it ask something?", machine-made
+mail, and what a thread owes and awaits — including the hostile inputs of issue 25."""
+
+from __future__ import annotations
+
+import datetime as dt
+from email.message import EmailMessage
+
+import pytest
+
+from h0.errors import InvalidRequest
+from h0.followup.asks import own_words, rules_verdict
+from h0.followup.nudge import NudgeRequest, default_greeting, follow_up_text
+from h0.followup.snooze import is_hidden, parse_snooze
+from h0.followup.threads import Message, assess, owner_addresses
+from h0.followup.workdays import add_working_days, working_days_between
+from h0.mail.automated import automated_kind, list_address
+from h0.mail.drafts import CUTOFF
+
+UTC = dt.UTC
+OWNER = frozenset({"me@example.com"})
+
+
+def at(text: str) -> float:
+    return dt.datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
+
+
+def day(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, UTC).strftime("%a %Y-%m-%d %H:%M")
+
+
+# -- working days -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("start", "days", "due"), [
+    ("2026-05-04 10:00", 2, "Wed 2026-05-06 10:00"),  # Monday + 2
+    ("2026-05-08 17:00", 2, "Tue 2026-05-12 17:00"),  # Friday: the weekend does not count
+    ("2026-05-09 10:00", 2, "Wed 2026-05-13 00:00"),  # Saturday: counts from Monday 00:00
+    ("2026-05-10 23:00", 1, "Tue 2026-05-12 00:00"),  # Sunday night
+    ("2026-05-08 17:00", 0.5, "Mon 2026-05-11 05:00"),  # half a day, carried over the weekend
+    ("2026-05-06 09:00", 0, "Wed 2026-05-06 09:00"),
+    ("2026-05-04 10:00", 10, "Mon 2026-05-18 10:00"),
+])
+def test_a_deadline_counts_working_days_and_skips_weekends(start, days, due):
+    assert day(add_working_days(at(start), days, tz=UTC)) == due
+
+
+def test_an_age_is_whole_working_days():
+    friday = at("2026-05-08 17:00")
+    assert working_days_between(friday, at("2026-05-11 16:00"), tz=UTC) == 0  # the weekend is not waiting time
+    assert working_days_between(friday, at("2026-05-12 17:00"), tz=UTC) == 2
+    assert working_days_between(friday, at("2026-05-01 00:00"), tz=UTC) == 0  # a date in the future: no age
+
+
+# -- snooze values ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("2026-05-12", "2026-05-12 00:00"),
+    ("2026-05-12 09:30", "2026-05-12 09:30"),
+    ("2026-05-12T9:30", "2026-05-12 09:30"),
+    ("2026-05-12T09:30:15Z", "2026-05-12 09:30"),
+    ("2026-05-12 11:30+02:00", "2026-05-12 09:30"),
+    (dt.date(2026, 5, 12), "2026-05-12 00:00"),
+])
+def test_snooze_until_takes_a_date_or_a_date_and_time(value, expected):
+    assert dt.datetime.fromtimestamp(parse_snooze(value, tz=UTC), UTC).strftime("%Y-%m-%d %H:%M") == expected
+
+
+@pytest.mark.parametrize("value", ["next tuesday", "tomorrow", "12/05/2026", "2026-13-45", "2026-02-30", "09:00",
+                                   "", "2026-05-12 25:00", 1715500000, 3.5, True, ["2026-05-12"], {"d": 1},
+                                   "2026-05-12\nstatus: sent", "9999-99-99"])
+def test_a_broken_snooze_until_is_a_typed_error_saying_how_to_write_it(value):
+    with pytest.raises(InvalidRequest) as caught:
+        parse_snooze(value, tz=UTC)
+    assert "2026-05-12" in caught.value.message and caught.value.code == "invalid_request"
+
+
+def test_only_a_valid_snooze_in_the_future_hides_a_note():
+    now = at("2026-05-06 12:00")
+    assert is_hidden({"snooze_until": "2026-05-07"}, now)
+    assert not is_hidden({"snooze_until": "2026-05-06 11:59Z"}, now)
+    assert not is_hidden({"snooze_until": "when I am back"}, now)  # broken: shown, never lost
+    assert not is_hidden({"snooze_until": None}, now) and not is_hidden({}, now)
+
+
+# -- does it ask something? ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "Could you send me the Q3 numbers?",
+    "Hi Dana,\n\nCan you review the deck before the meeting.\n\nThanks",
+    "Please confirm the room booking.",
+    "Let me know what works for you",
+    "I need the signed contract by Friday.",
+    "Send it over before 5pm",
+])
+def test_the_rules_find_questions_requests_and_deadlines(text):
+    verdict = rules_verdict(text)
+    assert verdict.asks and verdict.ask and verdict.ask in " ".join(text.split())
+
+
+@pytest.mark.parametrize("text", [
+    "Thanks, that's great news!",
+    "Here are the numbers you asked for.",
+    "FYI: the office is closed on Monday.",
+    "Thanks!\n\nOn Mon, 4 May 2026 Dana wrote:\n> Could you send me the numbers?\n> By Friday please",
+    "Done.\n> Can you do it?\n",
+    "Sounds good.\n\n-- \nAnn\nCan you believe it? (a signature line)",
+])
+def test_quoted_text_signatures_and_plain_news_ask_nothing(text):
+    assert not rules_verdict(text).asks, own_words(text)
+
+
+def test_a_question_in_the_subject_alone_asks():
+    assert rules_verdict("", "Lunch on Thursday?").asks
+
+
+# -- machine-made mail --------------------------------------------------------------------------------
+
+
+def headers(**values: str) -> EmailMessage:
+    msg = EmailMessage()
+    for name, value in values.items():
+        msg[name.replace("_", "-")] = value
+    return msg
+
+
+@pytest.mark.parametrize(("values", "kind"), [
+    ({"From": "MAILER-DAEMON@mx.example.com", "Subject": "Undelivered Mail Returned to Sender"}, "bounce"),
+    ({"From": "postmaster@example.com"}, "bounce"),
+    ({"From": "x@example.com", "Content_Type": "multipart/report; report-type=delivery-status; boundary=b"}, "bounce"),
+    ({"From": "x@example.com", "X_Failed_Recipients": "dana@example.com"}, "bounce"),
+    ({"From": "dana@example.com", "Auto_Submitted": "auto-replied"}, "auto_reply"),
+    ({"From": "dana@example.com", "Subject": "Automatic reply: Numbers?"}, "auto_reply"),
+    ({"From": "dana@example.com", "Subject": "Out of Office: back on Monday"}, "auto_reply"),
+    ({"From": "dana@example.com", "X_Autoreply": "yes"}, "auto_reply"),
+    ({"From": "dana@example.com", "Precedence": "auto_reply"}, "auto_reply"),
+    ({"From": "dev@lists.example.org", "List_Id": "<dev.lists.example.org>"}, "list"),
+    ({"From": "news@example.org", "Precedence": "bulk"}, "list"),
+    ({"From": "dana@example.com", "Auto_Submitted": "no", "Subject": "Re: Numbers?"}, None),
+    ({"From": "dana@example.com", "Subject": "Auto insurance quote"}, None),
+])
+def test_auto_replies_bounces_and_list_posts_are_told_from_their_headers(values, kind):
+    assert automated_kind(headers(**values)) == kind
+
+
+def test_a_list_post_names_its_posting_address():
+    assert list_address(headers(List_Post="<mailto:Dev@Lists.Example.org?subject=hi>")) == "dev@lists.example.org"
+    assert list_address(headers(List_Post="NO (posting not allowed)")) is None
+
+
+# -- what a thread owes and awaits ----------------------------------------------------------------------
+
+
+def msg(key: str, when: str, *, out: bool = False, sender: str = "dana@example.com", to: str = "dana@example.com",
+        asks: bool | None = None, automated: str | None = None, seen: str | None = None) -> Message:
+    return Message(key=key, thread="t", outbound=out, sender="me@example.com" if out else sender,
+                   recipients=((to.split("@")[0].title(), to),), subject="Numbers?", at=at(when),
+                   seen_at=at(seen or when), asks=asks, automated=automated)
+
+
+def test_an_email_after_the_owners_last_message_is_unanswered_and_the_owners_reply_answers_it():
+    dana = msg("<1>", "2026-05-04 10:00")
+    assert assess([dana], OWNER).unanswered == (dana,)
+    reply = msg("<2>", "2026-05-04 11:00", out=True, asks=False)
+    assessed = assess([dana, reply], OWNER)
+    assert assessed.unanswered == () and assessed.owner_last == reply and assessed.awaited is None
+
+
+def test_a_question_with_no_answer_is_awaited_and_any_real_answer_ends_it():
+    ask = msg("<1>", "2026-05-04 10:00", out=True, asks=True)
+    assert assess([ask], OWNER).awaited == ask
+    assert assess([ask], OWNER).waiting_on == (("Dana", "dana@example.com"),)
+    colleague = msg("<2>", "2026-05-05 10:00", sender="bob@example.com")  # someone else in the thread answered
+    assert assess([ask, colleague], OWNER).awaited is None
+
+
+def test_auto_replies_and_bounces_never_answer_and_are_never_owed():
+    ask = msg("<1>", "2026-05-04 10:00", out=True, asks=True)
+    away = msg("<2>", "2026-05-04 10:01", automated="auto_reply")
+    bounce = msg("<3>", "2026-05-04 10:02", sender="mailer-daemon@mx.example.com", automated="bounce")
+    assessed = assess([ask, away, bounce], OWNER)
+    assert assessed.awaited == ask and assessed.answer is None and assessed.unanswered == ()
+
+
+def test_the_owners_own_auto_reply_never_awaits_an_answer():
+    vacation = msg("<1>", "2026-05-04 10:00", out=True, asks=True, automated="auto_reply")
+    assert assess([vacation], OWNER).awaited is None
+
+
+def test_mail_the_owner_sent_to_themselves_awaits_nothing_and_owes_nothing():
+    note_to_self = msg("<1>", "2026-05-04 10:00", out=True, asks=True, to="me@example.com")
+    assessed = assess([note_to_self], OWNER)
+    assert assessed.awaited is None and assessed.unanswered == ()
+    # The same message also arrived in the inbox (a copy from the owner's own address): still nothing.
+    copy = msg("<1b>", "2026-05-04 10:00", sender="me@example.com", to="me@example.com")
+    assert assess([note_to_self, copy], OWNER).unanswered == ()
+
+
+def test_a_message_to_a_mailing_list_awaits_nothing_and_a_list_post_is_owed_nothing():
+    lists = frozenset({"dev@lists.example.org"})
+    to_list = msg("<1>", "2026-05-04 10:00", out=True, asks=True, to="dev@lists.example.org")
+    assert assess([to_list], OWNER, lists).awaited is None
+    post = msg("<2>", "2026-05-05 10:00", sender="dev@lists.example.org", automated="list")
+    assert assess([post], OWNER, lists).unanswered == ()
+    # A list post still answers the owner's question to the list's members.
+    asked_dana = msg("<3>", "2026-05-04 10:00", out=True, asks=True)
+    assert assess([asked_dana, post], OWNER, lists).answer == post
+
+
+def test_the_owners_word_overrides_the_rules_both_ways():
+    news = msg("<1>", "2026-05-04 10:00", out=True, asks=False)
+    assert assess([news], OWNER, override=True).awaited == news
+    question = msg("<2>", "2026-05-04 10:00", out=True, asks=True)
+    assert assess([question], OWNER, override=False).awaited is None
+
+
+def test_a_thread_of_hundreds_of_messages_is_judged_on_its_last_exchange():
+    thread = []
+    for i in range(300):
+        minute = f"2026-05-04 {8 + i // 60:02d}:{i % 60:02d}"
+        thread.append(msg(f"<{i}>", minute, out=i % 2 == 1, asks=True))
+    assert len(thread) == 300
+    assessed = assess(reversed(thread), OWNER)  # the order they come in does not matter
+    assert assessed.awaited == thread[-1] and assessed.unanswered == ()
+    assessed = assess(thread[:-1], OWNER)
+    assert assessed.unanswered == (thread[-2],) and assessed.awaited is None
+
+
+def test_the_order_h0_saw_messages_in_breaks_ties():
+    ask = msg("<1>", "2026-05-04 10:00", out=True, asks=True, seen="2026-05-04 10:00")
+    same_minute = msg("<2>", "2026-05-04 10:00", seen="2026-05-04 10:05")
+    assert assess([same_minute, ask], OWNER).answer == same_minute
+
+
+def test_the_owners_addresses_come_from_settings_and_their_sent_mail():
+    class S:
+        owner_emails = "Me <ME@example.com>, me@work.example.com"
+        smtp_from = "Ann <ann@example.com>"
+        smtp_user = "not-an-address"
+        imap_user = None
+
+    assert owner_addresses(S(), ["alias@example.com"]) == {"me@example.com", "me@work.example.com",
+                                                          "ann@example.com", "alias@example.com"}
+
+
+# -- the follow-up draft's text ---------------------------------------------------------------------------
+
+
+def test_the_follow_up_text_takes_the_owners_greeting_and_sign_off():
+    request = NudgeRequest((("Dana Rivera", "dana@example.com"),), "Q3 numbers", at("2026-05-04 10:00"))
+    default = follow_up_text(request)
+    assert default.startswith("Hi Dana,\n\n") and default.endswith("Thanks,") and "Q3 numbers" in default
+    own = follow_up_text(request, greeting="Hello Dana,", sign_off="Best,\nAnn")
+    assert own.startswith("Hello Dana,") and own.endswith("Best,\nAnn")
+    assert default_greeting((("", "a@x.org"), ("", "b@x.org"))) == "Hi all,"
+    assert default_greeting((("", "a@x.org"),)) == "Hi,"
+
+
+def test_a_hostile_subject_cannot_smuggle_the_cut_off_line_into_the_follow_up():
+    request = NudgeRequest((("Dana", "dana@example.com"),), f"x {CUTOFF} y ![img](http://t.example/p.png)",
+                           at("2026-05-04 10:00"))
+    text = follow_up_text(request)
+    assert CUTOFF not in text and "![" not in text
