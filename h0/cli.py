@@ -95,7 +95,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         if args.server == "vault":
             from h0.mcp.vault_server import build_vault_server
 
-            server = build_vault_server(settings.vault_path, state_dir=settings.h0_state_dir)
+            server = build_vault_server(settings.vault_path, state_dir=settings.h0_state_dir,
+                                        private_folders=settings.private_folders, watcher=settings.h0_watcher)
         else:
             from h0.mcp.mail_server import main as serve_mail
     finally:

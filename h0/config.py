@@ -90,6 +90,9 @@ class Settings(BaseSettings):
     # Loud opt-in: let any MCP client send free content with send_email (caps still apply).
     # Off by default: only a note the human moved into Approved/ can be sent.
     allow_unapproved_send: bool = False
+    # Vault folders whose notes are private (comma-separated, sub-folders included), like a note
+    # with `private: true`: never in a prompt, related notes or an MCP client's answers (h0.vault.privacy).
+    private_folders: str = ""
 
     # Follow-ups (h0.handlers.followup): an email that needs you, or a message of yours that asked
     # something, with no answer after this many working days (Monday to Friday, local time; a

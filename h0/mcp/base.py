@@ -25,12 +25,13 @@ part of the SDK. That is also what keeps it fast, measured by scripts/bench/benc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import json
 import os
 import typing
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -118,8 +119,18 @@ class H0Server(Server[Any]):
 
     def __init__(self, name: str, *, title: str | None = None, version: str = "", instructions: str | None = None):
         self._tools: dict[str, _Registered] = {}
+        self._on_start: list[Callable[[], object]] = []
+        self._on_stop: list[Callable[[], object]] = []
         super().__init__(name, version=version, title=title, instructions=instructions,
-                         on_list_tools=self._on_list_tools, on_call_tool=self._on_call_tool)
+                         on_list_tools=self._on_list_tools, on_call_tool=self._on_call_tool, lifespan=_lifespan)
+
+    def on_start(self, hook: Callable[[], object]) -> None:
+        """Call `hook` when the server starts serving (its lifespan begins): background work, watchers."""
+        self._on_start.append(hook)
+
+    def on_stop(self, hook: Callable[[], object]) -> None:
+        """Call `hook` when the server stops serving."""
+        self._on_stop.append(hook)
 
     # ------------------------------------------------------------------ the protocol handlers
 
@@ -205,6 +216,21 @@ class H0Server(Server[Any]):
         async with streams as (read_stream, write_stream), self.lifespan(self) as state:
             await serve_loop(self, read_stream, write_stream, lifespan_state=state,
                              init_options=self.create_initialization_options())
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+    assert isinstance(server, H0Server)
+    for hook in server._on_start:
+        hook()
+    try:
+        yield {}
+    finally:
+        for hook in server._on_stop:
+            try:
+                hook()
+            except Exception:  # noqa: BLE001 - stopping: the next hook still runs
+                logger.exception("a server stop hook failed")
 
 
 def _arguments_model(fn: Callable[..., Any]) -> tuple[type[BaseModel], frozenset[str]]:

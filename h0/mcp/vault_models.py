@@ -77,7 +77,30 @@ class SearchResults(BaseModel):
 
     notes: Annotated[list[NoteMatch], _array_of(NoteMatch)]
     total: int = Field(description="How many notes are returned (the search stops at limit).")
-    truncated: bool = Field(description="True when more notes matched than were returned.")
+    truncated: bool = Field(description="True when more notes matched than were returned: ask again with a "
+                            "larger offset for the next page.")
+    offset: int = Field(default=0, description="How many matching notes this page skipped.")
+
+
+class RelatedNote(BaseModel):
+    """One note related to the text or note asked about, and why."""
+
+    path: str = Field(description="Vault-relative path.")
+    score: float = Field(description="Higher is more related.")
+    why: list[str] = Field(description="What connects it: the same person's address, a link, shared words.")
+
+
+class RelatedNotes(BaseModel):
+    """What related_notes returns, best first."""
+
+    notes: Annotated[list[RelatedNote], _array_of(RelatedNote)]
+
+
+class AddressNotes(BaseModel):
+    """What notes_for_address returns: People notes (the address in their email/emails/aliases) first."""
+
+    address: str
+    notes: list[str]
 
 
 class MoveResult(BaseModel):

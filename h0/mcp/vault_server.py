@@ -25,9 +25,11 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from h0 import __version__
-from h0.errors import H0Error, PermissionDenied
+from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
 from h0.mcp.base import READ_ONLY, H0Server, current_client
+from h0.mcp.live_index import BUILD_WAIT_S, LiveIndex
 from h0.mcp.vault_models import (
+    AddressNotes,
     ChangeResult,
     ChangesApplied,
     HealthStatus,
@@ -38,13 +40,19 @@ from h0.mcp.vault_models import (
     NoteMatch,
     NoteRef,
     NotesRead,
+    RelatedNote,
+    RelatedNotes,
     SearchResults,
 )
+from h0.platform.watch import NATIVE
 from h0.vault import AuditLog, Vault
 from h0.vault.approval import ApprovalFolder, same_directory
+from h0.vault.index import VaultIndex
 from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
 from h0.vault.note import Note
 from h0.vault.paths import VaultPath, folder_key
+from h0.vault.privacy import is_private
+from h0.vault.privacy import private_folders as private_folders_of
 from h0.vault.seen import H0_CLIENT, name_key
 from h0.vault.state import StateDB
 
@@ -127,8 +135,8 @@ def _content(note: Note) -> NoteContent:
     return NoteContent(path=note.path, frontmatter=note.frontmatter, body=note.body, hash=note.hash)
 
 
-def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None,
-                       state_dir: Path | None = None) -> H0Server:
+def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, state_dir: Path | None = None,
+                       private_folders: str = "", watcher: str = NATIVE) -> H0Server:
     """Create the vault server for one vault root.
 
     `daemon_filing` lets move_note take a note out of Approved/ into Done/, Drafts/ or
@@ -139,16 +147,34 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None,
     Every write is recorded with its tool and client in H0's state database (`state_dir`:
     H0_STATE_DIR), so a draft changed just before the human approved it is held with who
     changed it (h0.vault.seen); the daemon's own server records "H0".
+
+    Searches answer from the vault index (h0.vault.index, built in the background at start and
+    kept fresh by a watcher of kind `watcher`). Private notes (`private: true`, PRIVATE_FOLDERS)
+    are never shown to an MCP client — an MCP client is an LLM, often a remote one: search and
+    related notes leave them out, read_note refuses them. Only the daemon's own server, whose
+    one client is H0 on this machine, reads them.
     """
     if daemon_filing is None:
         daemon_filing = daemon_filing_from_env()
     vault = Vault(vault_root)
     writes = _WriteRecord(vault.root, state_dir, daemon_filing)
+    private = private_folders_of(private_folders)
+    live = LiveIndex(vault.root, state_dir, private, watcher=watcher)
     approval = ApprovalFolder(vault.root)
     filing_folders = tuple(vault.root / name for name in DAEMON_FILING_FOLDERS)
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
     started = time.monotonic()
     server = H0Server("h0-vault", title="H0 vault", version=__version__, instructions=INSTRUCTIONS)
+    server.on_start(live.start)
+    server.on_stop(live.stop)
+
+    def shown(note: Note) -> Note:
+        """A note an MCP client may see: not a private one (the daemon's own server sees all)."""
+        if not daemon_filing and is_private(note.path, note.frontmatter, private):
+            raise PermissionDenied(
+                f"{note.path} is private (`private: true`, or in a folder of PRIVATE_FOLDERS): H0 never shows it to an "
+                "MCP client. Remove the mark in Obsidian if you want to share it.", path=note.path, reason="private")
+        return note
 
     def in_approval(target: VaultPath) -> bool:
         return folder_key(target.top) == _APPROVED_KEY or approval.contains(target.abs)
@@ -186,6 +212,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None,
     def log(done: list[tuple[str, dict]] | None, event: str, **fields: str | None) -> None:
         """An audit line (and the record of who wrote what) now, or (in a batch) with the batch's others when it ends."""
         fields["client"] = writes.client()
+        live.changed([p for p in (fields.get("path"), fields.get("source"), fields.get("destination")) if p])
         if done is None:
             audit.write(event, **fields)
             writes.record([(event, fields)])
@@ -227,7 +254,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None,
         path: Annotated[str, Field(description="Vault-relative path of the note, e.g. 'Drafts/reply.md'.")],
     ) -> NoteContent:
         """Read a note: its frontmatter (as JSON data), body, and a content hash for if_match."""
-        return _content(vault.read_note(path))
+        return _content(shown(vault.read_note(path)))
 
     @server.typed_tool(NotesRead, annotations=READ_ONLY, title="Read several notes")
     def read_notes(
@@ -241,7 +268,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None,
         errors: list[ItemError] = []
         for path in paths:
             try:
-                notes.append(_content(vault.read_note(path)))
+                notes.append(_content(shown(vault.read_note(path))))
             except H0Error as error:
                 errors.append(_item_error(path, error))
         return NotesRead(notes=notes, errors=errors)
@@ -373,14 +400,69 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None,
         query: Annotated[str, Field(description="Literal text, matched case-insensitively.")],
         directory: Annotated[str, Field(description="Limit the search to this folder; '' for the whole vault.")] = "",
         limit: Annotated[int, Field(ge=1, le=500, description="Most notes to return.")] = 50,
+        offset: Annotated[int, Field(ge=0, le=100_000, description="Matching notes to skip (the next page).")] = 0,
     ) -> SearchResults:
-        """Search note bodies and frontmatter values for a literal phrase; returns path, line and snippet."""
-        hits, truncated = vault.search_notes(query, directory=directory, limit=limit)
-        return SearchResults(
-            notes=[NoteMatch(path=h.path, snippet=h.snippet, line=h.line) for h in hits],
-            total=len(hits),
-            truncated=truncated,
-        )
+        """Search note bodies and frontmatter values for a literal phrase; best matches first (BM25), with the
+        line and snippet of each note's first match. Every note holding the phrase is found, page by page."""
+        folder = _folder(directory)
+        index = live.get()
+        if index is not None:
+            page = index.search(query, folder=folder, limit=limit, offset=offset, include_private=daemon_filing)
+            hits, more = page.hits, page.more
+        else:  # the index is not ready: the full scan, in path order, private notes left out as the index does
+            found, _ = vault.search_notes(query, directory=directory, limit=1_000_000)
+            found = [h for h in found if daemon_filing or not _private_path(h.path)]
+            hits, more = found[offset:offset + limit], len(found) > offset + limit
+        return SearchResults(notes=[NoteMatch(path=h.path, snippet=h.snippet, line=h.line) for h in hits],
+                             total=len(hits), truncated=more, offset=offset)
+
+    @server.typed_tool(RelatedNotes, annotations=READ_ONLY, title="Related notes")
+    def related_notes(
+        text: Annotated[str | None, Field(description="A piece of text (an email, a question) to find notes for.")] = None,
+        path: Annotated[str | None, Field(description="Or a note: the notes most related to it.")] = None,
+        limit: Annotated[int, Field(ge=1, le=50, description="Most notes to return.")] = 10,
+    ) -> RelatedNotes:
+        """The notes most related to a note or a piece of text, best first, each with why: the same person's
+        address (People notes first), a link, shared words. Private notes are never among them."""
+        if (text is None) == (path is None):
+            raise InvalidRequest("Give either text or path.", field="text")
+        source = vault.resolve(path).rel if path is not None else None
+        index = _index_or_wait()
+        found = index.related(text=text, path=source, limit=limit, include_private=False)
+        return RelatedNotes(notes=[RelatedNote(path=r.path, score=r.score, why=r.why) for r in found])
+
+    @server.typed_tool(AddressNotes, annotations=READ_ONLY, title="Notes about an address")
+    def notes_for_address(
+        address: Annotated[str, Field(description="An email address, e.g. 'dana@example.com'.")],
+    ) -> AddressNotes:
+        """The notes naming an email address — People notes (the address in their email/emails/aliases) first,
+        then emails and notes that mention it. Private notes are left out."""
+        if "@" not in address or len(address) > 320 or any(ch.isspace() for ch in address.strip()):
+            raise InvalidRequest("address must be one email address, e.g. 'dana@example.com'.", field="address")
+        index = _index_or_wait()
+        return AddressNotes(address=address.strip().lower(),
+                            notes=index.notes_for_address(address, include_private=daemon_filing)[:500])
+
+    def _index_or_wait() -> VaultIndex:
+        index = live.wait(BUILD_WAIT_S)
+        if index is None:
+            raise InternalError("The vault index is still being built; ask again in a few seconds.", retryable=True,
+                                retry_after=5)
+        return index
+
+    def _folder(directory: str) -> str:
+        folder = vault.paths.resolve(directory, allow_root=True)
+        if not os.path.isdir(folder.abs):
+            if os.path.exists(folder.abs):
+                raise InvalidRequest(f"{folder.rel} is a note, not a folder.", path=folder.rel)
+            raise NotFound(f"No folder at {folder.rel or '/'}.", path=folder.rel)
+        return folder.rel
+
+    def _private_path(rel: str) -> bool:
+        try:
+            return is_private(rel, vault.read_note(rel).frontmatter, private)
+        except H0Error:
+            return True  # unreadable now: not shown
 
     @server.typed_tool(HealthStatus, annotations=READ_ONLY, title="Health check")
     def health_check() -> HealthStatus:

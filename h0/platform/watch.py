@@ -44,3 +44,77 @@ def new_observer(kind: str = NATIVE, *, listdir: ListDir | None = None) -> tuple
     from watchdog.observers import Observer  # FSEvents, ReadDirectoryChangesW, or watchdog's own fallback
 
     return Observer(), False
+
+
+class TreeWatcher:
+    """Every change under a folder, as paths: what the vault index needs to stay fresh.
+
+    `on_paths(paths)` gets the files created, written, closed, moved (both ends) or deleted;
+    `on_lost()` is called when a folder appears, moves or goes (its notes changed with it) and
+    when the observer reports lost events (any warning from watchdog's observers: it has no
+    event for that) — the listener then reconciles everything. Neither may raise into watchdog.
+    """
+
+    _WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify", "watchdog.observers.api")
+
+    def __init__(self, root: str, on_paths: Callable[[list[str]], None], on_lost: Callable[[], None], *,
+                 kind: str = NATIVE) -> None:
+        import logging
+
+        from watchdog.events import FileSystemEvent, FileSystemEventHandler
+
+        self.root = root
+        self.kind = kind
+
+        class _Handler(FileSystemEventHandler):
+            def dispatch(self, event: FileSystemEvent) -> None:
+                try:
+                    if event.event_type in ("opened", "closed_no_write"):
+                        return
+                    if event.is_directory:
+                        if event.event_type != "modified":
+                            on_lost()
+                        return
+                    paths = [os.fsdecode(event.src_path)]
+                    dest = getattr(event, "dest_path", "")
+                    if dest:
+                        paths.append(os.fsdecode(dest))
+                    on_paths(paths)
+                except Exception:  # noqa: BLE001 - an exception would kill watchdog's thread
+                    pass
+
+        class _Lost(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                try:
+                    on_lost()
+                except Exception:  # noqa: BLE001 - never into watchdog's thread
+                    pass
+
+        self._handler = _Handler()
+        self._lost = _Lost(logging.WARNING)
+        self._observer: Any = None
+        self._logging = logging
+
+    def start(self) -> TreeWatcher:
+        observer, _ = new_observer(self.kind)
+        observer.schedule(self._handler, self.root, recursive=True)
+        observer.daemon = True
+        for name in self._WATCHDOG_LOGGERS:
+            self._logging.getLogger(name).addHandler(self._lost)
+        observer.start()
+        self._observer = observer
+        return self
+
+    def alive(self) -> bool:
+        return self._observer is not None and self._observer.is_alive()
+
+    def stop(self) -> None:
+        observer, self._observer = self._observer, None
+        for name in self._WATCHDOG_LOGGERS:
+            self._logging.getLogger(name).removeHandler(self._lost)
+        if observer is not None:
+            try:
+                observer.stop()
+                observer.join(5)
+            except Exception:  # noqa: BLE001 - a dead observer may fail to stop cleanly
+                pass

@@ -38,6 +38,7 @@ from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.query import plan
 from h0.vault.layout import LOGS
 from h0.vault.paths import NOTE_SUFFIX, nfc
+from h0.vault.privacy import private_folders as private_folders_of
 from h0.vault.search import Matcher, SearchHit, check_query, read_file
 from h0.vault.store import MAX_FOLDER_DEPTH
 
@@ -70,9 +71,9 @@ class Reconciled:
 class VaultIndex:
     """The index of one vault. Thread-safe; any number of processes may share its file."""
 
-    def __init__(self, root: Path, db_path: Path | None, private_folders: Iterable[str] = ()) -> None:
+    def __init__(self, root: Path, db_path: Path | None, private_folders: str | Iterable[str] = ()) -> None:
         self.root = Path(os.path.abspath(root))
-        self.private_folders = tuple(nfc(f).strip("/").casefold() for f in private_folders if f.strip("/"))
+        self.private_folders = private_folders_of(private_folders)
         self.db = IndexDB(db_path)
         self._pending: set[str] = set()
         self._everything = False
@@ -80,7 +81,7 @@ class VaultIndex:
         self._sync_lock = threading.Lock()
 
     @classmethod
-    def open(cls, root: Path, state_dir: Path | None = None, private_folders: Iterable[str] = (), *,
+    def open(cls, root: Path, state_dir: Path | None = None, private_folders: str | Iterable[str] = (), *,
              reconcile: bool = True) -> VaultIndex:
         """The index of `root` in its state folder (memory when that cannot be written), reconciled."""
         from h0.vault.state import state_dir_for

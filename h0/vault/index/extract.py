@@ -16,6 +16,7 @@ from typing import Any
 from h0.errors import H0Error
 from h0.vault import frontmatter
 from h0.vault.note import MAX_NOTE_BYTES, content_hash
+from h0.vault.privacy import in_private_folder, is_private
 
 # Frontmatter fields that say "this note is about this person": a People note.
 PERSON_FIELDS = ("email", "emails", "aliases")
@@ -87,7 +88,7 @@ def read_note_file(abs_path: str, rel: str, private_folders: tuple[str, ...] = (
         signature = Signature.of(info)
         if info.st_size > MAX_NOTE_BYTES:
             return Extracted(rel, signature, title=_title(rel), problem=f"larger than {MAX_NOTE_BYTES // 1_048_576} MB",
-                             private=_in_private_folder(rel, private_folders))
+                             private=in_private_folder(rel, private_folders))
         chunks = []
         remaining = MAX_NOTE_BYTES + 1
         while remaining > 0 and (chunk := os.read(fd, min(remaining, 1 << 20))):
@@ -119,7 +120,7 @@ def extract(rel: str, data: bytes, signature: Signature, private_folders: tuple[
     note.frontmatter = data_fm
     note.meta = "\n".join(_scalars(data_fm.values()))
     note.body = body
-    note.private = _flag(data_fm.get("private")) or _in_private_folder(rel, private_folders)
+    note.private = is_private(rel, data_fm, private_folders)
     addresses: dict[str, str] = {}
     for name in PERSON_FIELDS + HEADER_FIELDS:
         for address in _addresses_in(data_fm.get(name)):
@@ -143,17 +144,6 @@ def frontmatter_json(note: Extracted) -> str:
 def _title(rel: str) -> str:
     name = rel.rsplit("/", 1)[-1]
     return name[:-3] if name.lower().endswith(".md") else name
-
-
-def _in_private_folder(rel: str, private_folders: tuple[str, ...]) -> bool:
-    lowered = rel.casefold()
-    return any(lowered == folder or lowered.startswith(folder + "/") for folder in private_folders)
-
-
-def _flag(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    return isinstance(value, str) and value.strip().lower() in ("true", "yes", "1")
 
 
 def _scalars(values: Iterable[Any], depth: int = 0) -> Iterable[str]:

@@ -31,8 +31,19 @@ MENTION_WEIGHT = 1.0
 LINK_WEIGHT = 2.0
 BACKLINK_WEIGHT = 1.0
 MAX_TEXT = 200_000  # characters of the source considered
-_COMMON = 0.25  # a term in more than this share of notes tells nothing
+_COMMON = 0.3  # a term in more than this share of notes tells nothing (in a vault of MIN_VAULT notes or more)
+MIN_VAULT = 20
 _NUMBER = re.compile(r"\d+")
+# Words that tell nothing about what an email or a note is about (English and mail's own vocabulary).
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between both
+but by can could did do does doing down during each few for from further had has have having he her here hers
+herself him himself his how i if in into is it its itself just let me more most my myself no nor not now of off on
+once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves hi hello hey dear thanks thank regards best
+cheers please re fwd fw subject sent wrote email mail message com org net www http https
+""".split())
 
 
 def related_notes(index: VaultIndex, *, text: str | None, path: str | None, limit: int,
@@ -105,17 +116,19 @@ def _source(index: VaultIndex, text: str | None, path: str | None) -> tuple[str 
 
 def _telling_terms(index: VaultIndex, text: str) -> list[str]:
     """The source's most telling words: frequent in it, rare in the vault (tf·idf), not numbers."""
-    tokens = [t for t in index.db.tokens(text) if len(t) >= 3 and not _NUMBER.fullmatch(t)]
+    words = ADDRESS.sub(" ", text)  # an address is the person signal's, not a word
+    tokens = [t for t in index.db.tokens(words) if len(t) >= 3 and t not in STOPWORDS and not _NUMBER.fullmatch(t)]
     if not tokens:
         return []
     counts = Counter(tokens)
     total = max(1, index.count())
+    common = _COMMON if total >= MIN_VAULT else 1.0
     placeholders = ",".join("?" * len(counts))
     frequency = dict(index.db.rows(f"SELECT term, doc FROM fts_vocab WHERE term IN ({placeholders})", list(counts)))
     scored = []
     for term, tf in counts.items():
         df = frequency.get(term, 0)
-        if df == 0 or df / total > _COMMON:
+        if df == 0 or df / total > common:
             continue
         scored.append((tf * math.log(1 + total / df), term))
     return [term for _, term in sorted(scored, reverse=True)[:TOP_TERMS]]
