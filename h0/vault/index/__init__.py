@@ -25,6 +25,7 @@ indexed (for the owner's own look-ups) but never returned unless the caller asks
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from pathlib import Path
 from loguru import logger
 
 from h0.errors import InternalError, InvalidRequest
-from h0.vault.index.db import Damaged, IndexDB
+from h0.vault.index.db import Damaged, IndexDB, pack
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.query import plan
 from h0.vault.layout import LOGS
@@ -44,6 +45,7 @@ from h0.vault.store import MAX_FOLDER_DEPTH
 
 INDEX_FILE = "index.db"
 BATCH = 500  # notes written per transaction while (re)building
+PARALLEL_FROM = 2000  # notes to (re)index before the reading and parsing are spread over processes
 _SKIPPED_TOP = frozenset({LOGS.casefold()})
 
 
@@ -146,40 +148,45 @@ class VaultIndex:
         known = {path: Signature(m, s, i) for path, m, s, i in
                  self.db.rows("SELECT path, mtime_ns, size, ino FROM docs")}
         report = Reconciled()
-        batch: list[Extracted] = []
+        todo: list[tuple[str, str]] = []
         seen: set[str] = set()
         for rel, abs_path, info in walk_notes(self.root):
             seen.add(rel)
             if known.get(rel) == Signature.of(info):
                 report.unchanged += 1
-                continue
-            note = read_note_file(abs_path, rel, self.private_folders)
-            if note is None:
-                continue
-            batch.append(note)
-            if len(batch) >= BATCH:
-                self.db.write(batch, (), learn=False)
-                report.indexed += len(batch)
-                batch = []
+            else:
+                todo.append((abs_path, rel))
         gone = [path for path in known if path not in seen]
-        self.db.write(batch, gone, learn=False)
-        report.indexed += len(batch)
+        for batch in extract_all(todo, self.private_folders):
+            self.db.write(batch, (), learn=False)
+            report.indexed += len(batch)
+        self.db.write([], gone, learn=False)
         report.removed = len(gone)
         if report.indexed:
             self.db.learn_all_terms()
+        if report.indexed + report.removed >= BATCH:
+            self.db.checkpoint()
         return report
 
     def _refresh(self, rels: list[str]) -> None:
+        known = {path: Signature(m, s, i) for path, m, s, i in self._signatures(rels)}
         upserts: list[Extracted] = []
         deletes: list[str] = []
         for rel in rels:
             abs_path = os.path.join(self.root, *rel.split("/"))
-            if os.path.isdir(abs_path):  # a folder appeared or moved in: its notes are new to the index
+            try:
+                info = os.lstat(abs_path)
+            except OSError:
+                info = None
+            if info is not None and stat.S_ISDIR(info.st_mode):  # a folder appeared or moved in: its notes too
                 self.everything_changed()
                 continue
+            if info is not None and known.get(rel) == Signature.of(info):
+                continue  # unchanged: an event for its access time, or for a write this index already has
             note = read_note_file(abs_path, rel, self.private_folders) if self._indexable(rel) else None
             if note is None:
-                deletes.append(rel)
+                if rel in known:
+                    deletes.append(rel)
             else:
                 upserts.append(note)
         self.db.write(upserts, deletes)
@@ -188,6 +195,14 @@ class VaultIndex:
             self._everything = False
         if again:
             self._reconcile()
+
+    def _signatures(self, rels: list[str]) -> list[tuple[str, int, int, int]]:
+        found: list[tuple[str, int, int, int]] = []
+        for start in range(0, len(rels), 500):
+            chunk = rels[start:start + 500]
+            found += self.db.rows(f"SELECT path, mtime_ns, size, ino FROM docs WHERE path IN ({','.join('?' * len(chunk))})",
+                                  chunk)
+        return found
 
     # ------------------------------------------------------------------ search
 
@@ -314,6 +329,38 @@ class VaultIndex:
         if any(part.startswith(".") for part in parts) or parts[0].casefold() in _SKIPPED_TOP:
             return False
         return len(parts) - 1 <= MAX_FOLDER_DEPTH + 1 and parts[-1].endswith(NOTE_SUFFIX)
+
+
+def extract_all(todo: list[tuple[str, str]], private_folders: tuple[str, ...]) -> Iterator[list[Extracted]]:
+    """The notes of `todo` ((absolute path, rel) pairs) read and extracted in batches; a large rebuild
+    spreads the reading and parsing over a process per CPU while this one writes the index."""
+    chunks = [todo[i:i + BATCH] for i in range(0, len(todo), BATCH)]
+    workers = min(os.cpu_count() or 1, 4)
+    if len(todo) < PARALLEL_FROM or workers < 2:
+        for chunk in chunks:
+            yield _extract_chunk(chunk, private_folders)
+        return
+    import concurrent.futures
+    import multiprocessing
+
+    # forkserver (or spawn): never fork this process itself, whose other threads may hold locks.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    try:
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            yield from pool.map(_extract_chunk, chunks, [private_folders] * len(chunks))
+    except (OSError, concurrent.futures.process.BrokenProcessPool) as exc:  # no processes to be had: in this one
+        logger.warning("indexing in one process ({})", exc)
+        for chunk in chunks:
+            yield _extract_chunk(chunk, private_folders)
+
+
+def _extract_chunk(chunk: list[tuple[str, str]], private_folders: tuple[str, ...]) -> list[Extracted]:
+    notes = [read_note_file(abs_path, rel, private_folders) for abs_path, rel in chunk]
+    for note in notes:
+        if note is not None:
+            note.packed = pack(note)  # compressed here, in the worker, not in the writer
+    return [note for note in notes if note is not None]
 
 
 def walk_notes(root: Path) -> Iterator[tuple[str, str, os.stat_result]]:

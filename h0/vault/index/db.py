@@ -68,6 +68,8 @@ class Damaged(Exception):
 
 def pack(note: Extracted) -> bytes:
     """title, meta and body, exactly as indexed (needed again to delete the row from `fts`)."""
+    if note.packed is not None:
+        return note.packed
     return zlib.compress(f"{note.title}\x00{note.meta}\x00{note.body}".encode("utf-8", "surrogatepass"), 1)
 
 
@@ -249,6 +251,14 @@ class IndexDB:
             db.executemany("INSERT INTO addresses VALUES (?, ?, ?)", [(a, doc, f) for a, f in note.addresses])
         if note.links:
             db.executemany("INSERT INTO links VALUES (?, ?)", [(doc, target) for target in note.links])
+
+    def checkpoint(self) -> None:
+        """After a bulk build: fold the write-ahead log into the file now, not in the next small write."""
+        if self.path is not None:
+            try:
+                self.db().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.DatabaseError as exc:
+                logger.debug("index checkpoint skipped: {}", exc)
 
     def learn_all_terms(self) -> None:
         """After a bulk build: every term of the index's own vocabulary into `terms`, at once."""

@@ -60,6 +60,7 @@ class Extracted:
     private: bool = False
     person: bool = False
     problem: str | None = None
+    packed: bytes | None = None  # title, meta and body compressed (h0.vault.index.db.pack), once known
 
 
 def link_key(target: str) -> str:
