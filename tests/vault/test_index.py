@@ -203,7 +203,7 @@ def test_a_thousand_folders_deep_tree_answers(vault_dir: Path, index: VaultIndex
     finally:
         # Python 3.11's shutil.rmtree recurses once a level: pytest could not remove this tree later.
         (vault_dir / "Deep/d/top.md").unlink()
-        bottom = str(vault_dir / "Deep") + "/d" * 1000
+        bottom = str(vault_dir / "Deep") + "/d" * 999  # the last folder opened; one more, empty, below it
         os.unlink(bottom + "/bottom.md")
         for level in range(1000, -1, -1):
             os.rmdir(str(vault_dir / "Deep") + "/d" * level)
