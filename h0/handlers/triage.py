@@ -37,6 +37,7 @@ from loguru import logger
 
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.handlers.context import HandlerContext, Outcome
+from h0.followup.threads import owner_addresses
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.drafts import CUTOFF
 from h0.mail.headers import clean_address_header, clean_header_text
@@ -183,7 +184,7 @@ def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext) -> _Plan:
     plan = _Plan(note, outcome, record)
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.frontmatter.get("received"))
-        plan.draft = _draft(note, decision, newer[-1] if newer else None)
+        plan.draft = _draft(note, decision, newer[-1] if newer else None, owner=owner_addresses(ctx.settings))
         if plan.draft is None:
             record["decision"] = "needs_info"
             plan.change = Update(note.path, {**record, "status": "needs_info", "problem": "no address to reply to"},
@@ -268,12 +269,34 @@ def _decided(plan: _Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcom
     return Outcome("triaged", record["decision"], data=data)
 
 
-def _draft(note: Note, decision: Any, newer: ThreadNote | None = None) -> Write | None:
+def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tuple[list[str], str]:
+    """Who else was on the email and gets the reply (Cc), and the sentence saying so.
+
+    Everyone in its To and Cc but the sender and the owner (OWNER_EMAILS, SMTP_FROM, …). When H0
+    does not know the owner's addresses, the To line may be the owner's own: only its Cc is kept."""
+    def addresses(field: str) -> list[str]:
+        value = frontmatter.get(field)
+        items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        return [addr for _, addr in getaddresses([clean_address_header(str(v)) for v in items]) if "@" in addr]
+
+    fields = ("to", "cc") if owner else ("cc",)
+    skip = {to.lower(), *owner}
+    cc = list(dict.fromkeys(a for field in fields for a in addresses(field) if a.lower() not in skip))
+    if not cc:
+        return [], ""
+    note = f"Replying to all: Cc {', '.join(cc)} (everyone else who was on the email"
+    note += ", but you)." if owner else "; set OWNER_EMAILS so H0 knows your own addresses and keeps the To line too)."
+    return cc, note
+
+
+def _draft(note: Note, decision: Any, newer: ThreadNote | None = None,
+           owner: frozenset[str] = frozenset()) -> Write | None:
     """The reply draft for this email (created only if absent), or None when there is no address to reply to."""
     fm = note.frontmatter
     to = reply_recipient(fm)
     if to is None:
         return None
+    cc, all_note = reply_all(fm, to, owner)
     name = note.path.rsplit("/", 1)[-1]
     draft_path = f"{DRAFTS}/REPLY_{name}"
     draft_fm: dict[str, Any] = {
@@ -284,6 +307,8 @@ def _draft(note: Note, decision: Any, newer: ThreadNote | None = None) -> Write 
         "source": note.path,
         "drafted_at": note_timestamp(),
     }
+    if cc:
+        draft_fm["cc"] = ", ".join(cc)
     if fm.get("message_id"):
         draft_fm["reply_to_message_id"] = str(fm["message_id"])
     if fm.get("thread_id"):
@@ -307,6 +332,7 @@ def _draft(note: Note, decision: Any, newer: ThreadNote | None = None) -> Write 
         f"{reply}\n\n{CUTOFF}\n"
         + (f"> [!warning] H0: {warning}\n\n" if warning else "")
         + f"Replying to [[{link}]] — H0's reasoning: {inert_inline(decision.reasoning)}\n"
-        "Edit the text above, then move this note to Approved/ to send it, or to Rejected/ to drop it.\n"
+        + (f"{inert_inline(all_note)}\n" if all_note else "")
+        + "Edit the text above, then move this note to Approved/ to send it, or to Rejected/ to drop it.\n"
     )
     return Write(draft_path, draft_fm, body, create_only=True)

@@ -151,7 +151,8 @@ class OutgoingBuilder:
             self._refuse_recent_name(read.rel, key)
         hints: list[str] = []
         thread = self._thread(draft.reply_to_message_id, draft.thread_id, draft.subject, hints,
-                              check_newer=not draft.send_anyway, drafted_at=draft.drafted_at, path=read.rel)
+                              check_newer=not draft.send_anyway, drafted_at=draft.drafted_at, path=read.rel,
+                              source=draft.source)
         recipients = checked_recipients(draft, self.correspondents)  # confirm_domains:, look-alikes held
         message = self._compose(*recipients, draft.subject, draft.body, None, files, key, thread)
         return Outgoing(
@@ -332,17 +333,23 @@ class OutgoingBuilder:
         }
 
     def _thread(self, reply_to: str | None, thread_id: str | None, subject: str, hints: list[str], *,
-                check_newer: bool, drafted_at: str | None = None, path: str | None = None):
+                check_newer: bool, drafted_at: str | None = None, path: str | None = None,
+                source: str | None = None):
         """(In-Reply-To, References, threadId) for a reply; a failed look-up blocks the
         send only when there is no thread_id to fall back on. With `check_newer`, a Gmail
-        thread that received an inbound message after the one answered holds the reply."""
+        thread that received an inbound message after the one answered holds the reply.
+        A backend that cannot read mail (outbox, SMTP) threads by the Message-ID the email
+        note answered (`source:`) keeps."""
         if not reply_to:
-            return None, None, thread_id
+            return (*self._headers_from_note(source), thread_id) if source else (None, None, thread_id)
         try:
             original = self.backend.get_message(reply_to)
         except NotSupported:
-            hints.append(f"the {self.backend.name} backend cannot read the original; sent without In-Reply-To")
-            return None, None, thread_id
+            in_reply_to, references = self._headers_from_note(source)
+            if in_reply_to is None:
+                hints.append(f"the {self.backend.name} backend cannot read the original and the email note holds no "
+                             "Message-ID; sent without In-Reply-To")
+            return in_reply_to, references, thread_id
         except H0Error as err:
             if thread_id is None:
                 if isinstance(err, NotFound):
@@ -361,6 +368,19 @@ class OutgoingBuilder:
         if check_newer and thread:
             self._refuse_newer_inbound(thread, original, drafted_at, path)
         return in_reply_to, references, thread
+
+    def _headers_from_note(self, source: str | None) -> tuple[str | None, str | None]:
+        """(In-Reply-To, References) from the Message-ID the email note a draft answers keeps."""
+        if not source:
+            return None, None
+        try:
+            target = self.resolver.resolve(source, note=True)
+            with open(target.abs, "rb") as handle:
+                data = handle.read(MAX_NOTE_BYTES + 1)
+            fm = parse(data, target.rel).frontmatter
+            return reply_headers(str(fm.get("rfc822_message_id") or "") or None, None)
+        except (H0Error, OSError, ValueError):
+            return None, None
 
     def _refuse_newer_inbound(self, thread: str, original, drafted_at: str | None, path: str | None) -> None:
         try:

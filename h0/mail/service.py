@@ -16,7 +16,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 from h0.config import Settings
-from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, PermissionDenied
+from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
 from h0.mail.addresses import check_address, parse_recipients, refuse_line_breaks
 from h0.mail.automated import automated_kind, list_address
 from h0.mail.backend import Fetched, MailBackend, open_backend
@@ -126,12 +126,15 @@ class MailService:
         if not recipients["to"]:
             raise InvalidRequest("At least one recipient is needed in 'to'.", field="to")
         thread_id = None
+        source = None
         if reply_to_message_id:
             refuse_line_breaks("reply_to_message_id", reply_to_message_id)
-            original = self._read("create_draft", lambda _: self.backend.get_message(reply_to_message_id))
-            thread_id = original.thread_id
+            try:
+                original = self._read("create_draft", lambda _: self.backend.get_message(reply_to_message_id))
+                thread_id, parent = original.thread_id, _header(original, "Subject").strip()
+            except NotSupported:  # outbox, SMTP: the email note ingest or `h0 import` wrote knows it
+                source, thread_id, parent = self._email_note(reply_to_message_id)
             if not subject:
-                parent = _header(original, "Subject").strip()
                 subject = parent if parent.lower().startswith("re:") else f"Re: {parent}".strip()
         if not subject or not subject.strip():
             raise InvalidRequest("A draft needs a subject.", field="subject")
@@ -146,6 +149,8 @@ class MailService:
             frontmatter["reply_to_message_id"] = reply_to_message_id
         if thread_id:
             frontmatter["thread_id"] = thread_id
+        if source:
+            frontmatter["source"] = source
         text = (f"{body.strip()}\n\n{CUTOFF}\nWritten by an MCP client (create_draft) at {drafted}. Read it, edit it "
                 "if needed, then move it to Approved/ to send it, or to Rejected/ to drop it.\n")
         name = f"DRAFT_{drafted.replace(':', '').replace('-', '')}_{_slug(subject)}"
@@ -166,6 +171,18 @@ class MailService:
                          reply_to_message_id=reply_to_message_id, client=client)
         return {"path": note.path, "hash": note.hash, "to": recipients["to"], "subject": frontmatter["subject"],
                 "thread_id": thread_id}
+
+    def _email_note(self, message_id: str) -> tuple[str, str | None, str]:
+        """(path, thread id, subject) of the email note for `message_id`, for a backend that reads no mail."""
+        vault = Vault(self.settings.vault_path)
+        listing = vault.list_notes("", f"message_id:{message_id}", recursive=True, limit=1, with_frontmatter=True)
+        if not listing.notes:
+            raise NotFound(f"No email with the id {message_id!r} in the vault, and the {self.backend.name} backend "
+                           "cannot read mail: give the draft a subject and no reply_to_message_id, or import the "
+                           "email first (h0 import).", reply_to_message_id=message_id)
+        note = listing.notes[0]
+        fm = note.frontmatter or {}
+        return note.path, (str(fm["thread_id"]) if fm.get("thread_id") else None), str(fm.get("subject") or "")
 
     # -- reading -------------------------------------------------------------------------
 

@@ -61,3 +61,49 @@ def test_given_a_reply_on_the_outbox_then_it_is_written_without_in_reply_to_and_
     result = outbox.send_email(to="bob@example.com", subject="Re: S", body="b", reply_to_message_id="18f0abc", thread_id="t1")
     assert result["thread_id"] == "t1"
     assert "cannot read the original" in result["hints"][0]
+
+
+EMAIL_NOTE = """---
+type: email
+status: awaiting_approval
+message_id: m-77
+rfc822_message_id: <cafe.77@mail.example>
+thread_id: t-77
+from: Dana Rivera <dana@example.com>
+to: [me@example.com, Lee <lee@example.com>]
+cc: [Sam <sam@example.com>]
+subject: Friday review
+---
+```text
+Can we move it?
+```
+"""
+
+
+def test_given_a_reply_to_an_email_note_then_the_outbox_eml_threads_by_its_message_id(outbox, vault_dir):
+    """Issue 24: the outbox cannot read the original, but the email note keeps its Message-ID."""
+    (vault_dir / "Needs_Action/EMAIL_m-77.md").write_text(EMAIL_NOTE)
+    draft = vault_dir / "Approved/reply.md"
+    draft.write_text("---\nto: dana@example.com\nsubject: 'Re: Friday review'\nreply_to_message_id: m-77\n"
+                     "source: Needs_Action/EMAIL_m-77.md\n---\nFriday works.\n")
+    from h0.vault import Vault
+    from h0.vault.seen import Arrival
+
+    note_hash = Vault(vault_dir).read_note("Approved/reply.md").hash
+    MailService(outbox.settings, trusted_caller=True).send_approved_draft("Approved/reply.md", note_hash,
+                                                                          Arrival("moved"))
+    (eml,) = emls(vault_dir)
+    message = BytesParser(policy=policy.default).parsebytes(eml.read_bytes())
+    assert message["In-Reply-To"] == "<cafe.77@mail.example>" and message["References"] == "<cafe.77@mail.example>"
+
+
+def test_given_create_draft_replying_to_an_email_note_then_the_outbox_backend_finds_it_in_the_vault(outbox, vault_dir):
+    (vault_dir / "Needs_Action/EMAIL_m-77.md").write_text(EMAIL_NOTE)
+    made = outbox.create_draft(to="dana@example.com", body="Friday works.", reply_to_message_id="m-77")
+    assert made["subject"] == "Re: Friday review" and made["thread_id"] == "t-77"
+    from h0.vault import Vault
+
+    fm = Vault(vault_dir).read_note(made["path"]).frontmatter
+    assert fm["source"] == "Needs_Action/EMAIL_m-77.md" and fm["reply_to_message_id"] == "m-77"
+    with pytest.raises(Exception, match="No email with the id"):
+        outbox.create_draft(to="dana@example.com", body="x", reply_to_message_id="m-missing")
