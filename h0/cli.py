@@ -48,9 +48,11 @@ def _seconds(text: str) -> float:
 def _settings(args: argparse.Namespace):
     from h0.config import load_settings
 
-    overrides = {}
+    overrides: dict[str, object] = {}
     if getattr(args, "vault", None):
         overrides["vault_path"] = Path(args.vault)
+    if getattr(args, "log_level", None):
+        overrides["log_level"] = args.log_level
     return load_settings(**overrides)
 
 
@@ -79,6 +81,11 @@ def cmd_init(args: argparse.Namespace) -> int:
             print(f"  {name}" if name.endswith(".md") else f"  {name}/")
     else:
         print(f"{root} already has every H0 folder ({', '.join(FOLDERS)}) and {RULES_FILENAME}; nothing to do.")
+    print("\nNext:\n"
+          f"  1. Point H0 at this vault: put VAULT_PATH={root} in .env (or the environment).\n"
+          "  2. Try it on your own mail without an account: `h0 import mail.mbox` (or .eml files), then `h0 sweep`;\n"
+          "     or connect your mailbox: MAIL_BACKEND=gmail after `h0 auth gmail` (or imap/smtp: see .env.example).\n"
+          "  3. Run `h0 doctor` to check everything, then `h0 watch`.")
     return EXIT_OK
 
 
@@ -129,13 +136,27 @@ def _prepared(args: argparse.Namespace, command: str):
     from h0.errors import H0Error
     from h0.vault.health import check_vault_writable
 
+    from h0.config import unknown_settings, using_bundled_vault
+    from h0.doctor import missing_folders
+    from h0.vault.layout import FOLDERS
+
     settings = _settings(args)
     _setup_logging(settings)
+    for name, close in unknown_settings():
+        print(f"h0 {command}: {name} is not an H0 setting (did you mean {close}?); it is ignored", file=sys.stderr)
+    root = Path(settings.vault_path)
+    if root.is_dir() and len(missing_folders(root)) == len(FOLDERS):  # never initialised (a part missing: see below)
+        print(f"h0 {command}: {root} has none of H0's folders yet: run `h0 init {root}` first (it adds them and "
+              "touches nothing else)", file=sys.stderr)
+        return None
     try:
-        check_vault_writable(Path(settings.vault_path))
+        check_vault_writable(root)
     except H0Error as exc:
         print(f"h0 {command}: {exc.message}", file=sys.stderr)
         return None
+    if using_bundled_vault(settings):
+        print(f"h0 {command}: VAULT_PATH is not set: this runs on the demo vault bundled with H0 ({root}). Set "
+              "VAULT_PATH to your Obsidian vault (in .env or the environment) to use your own.", file=sys.stderr)
     return settings
 
 
@@ -226,7 +247,10 @@ def _print_banner(settings, daemon) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    """One pass, then a one-line summary on stdout; exit 4 if some of the work failed."""
+    """One pass, then a one-line summary on stdout (what it did, line by line, with -v); exit 4 if some
+    of the work failed. Problems are said on stderr either way."""
+    if not args.verbose:
+        args.log_level = "WARNING"  # the pass's own INFO lines, and its servers', only with -v
     settings = _prepared(args, "sweep")
     if settings is None or not _mail_ready(settings, "sweep"):
         return EXIT_FAILED
@@ -251,7 +275,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from h0.pipeline.daemon import Daemon
 
     settings = _prepared(args, "ingest")
-    if settings is None:
+    if settings is None or not _mail_ready(settings, "ingest"):
         return EXIT_FAILED
     daemon = Daemon(settings, workers=1)
     failed = _start(daemon, "ingest", "; it ingests every GMAIL_POLL_SECONDS already.", watch=False, sweep=False)
@@ -406,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep = add("sweep", cmd_sweep, "One pass over the vault (send approved drafts, triage, archive), then exit.")
     sweep.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     sweep.add_argument("--workers", type=_workers, default=4, help="parallel handlers (default: 4)")
+    sweep.add_argument("-v", "--verbose", action="store_true", help="say what the pass does, line by line (stderr)")
     sweep.add_argument("--timeout", type=_seconds, default=600.0,
                        help="stop waiting for the pass after this many seconds (default: 600; exit 1)")
 
@@ -495,8 +520,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors())
-        print(f"h0: invalid configuration — {problems}. See .env.example.", file=sys.stderr)
+        from h0.config import setting_problems
+
+        lines = setting_problems(exc)
+        print(f"h0: {len(lines)} setting(s) to fix (environment or .env; .env.example explains each):", file=sys.stderr)
+        for line in lines:
+            print(f"  {line}", file=sys.stderr)
         return EXIT_FAILED
     except ValueError as exc:  # e.g. an unknown LLM_PROVIDER, raised with a message for a person
         print(f"h0: {exc}", file=sys.stderr)

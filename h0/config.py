@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -107,7 +107,7 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_base_url: str | None = None
 
-    log_level: str = "INFO"
+    log_level: Literal["TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING", "ERROR", "CRITICAL"] = "INFO"
 
     @field_validator("smtp_secure", mode="before")
     @classmethod
@@ -136,6 +136,59 @@ class Settings(BaseSettings):
     @classmethod
     def _absolute_vault(cls, value: Path) -> Path:
         return value.expanduser().absolute()
+
+
+def setting_problems(exc: ValidationError) -> list[str]:
+    """Every bad setting of a ValidationError, one line each: the setting, its value, what is allowed."""
+    lines = []
+    for error in exc.errors(include_url=False):
+        name = ".".join(str(part) for part in error["loc"]).upper() or "(settings)"
+        value = error.get("input")
+        shown = repr(value) if isinstance(value, (str, int, float)) and len(str(value)) < 80 else "(that value)"
+        expected = (error.get("ctx") or {}).get("expected")
+        allowed = f"allowed: {expected}" if expected else error["msg"]
+        lines.append(f"{name}={shown}: {allowed}")
+    return lines
+
+
+# Variables that look like settings but belong to other tools: never reported as misspelt H0 settings.
+_FOREIGN = frozenset({"PATH", "HOME", "LANG", "SHELL", "USER", "TERM", "PWD", "TMPDIR", "VIRTUAL_ENV"})
+
+
+def unknown_settings(environ: dict[str, str] | None = None, files: tuple[Path | str, ...] | None = None
+                     ) -> list[tuple[str, str]]:
+    """(name, the H0 setting it is probably a misspelling of) for every variable in the environment
+    or the .env files that is not a setting but close to one — a setting H0 would silently ignore."""
+    import difflib
+
+    known = {name.upper() for name in Settings.model_fields}
+    names = set((environ if environ is not None else os.environ).keys())
+    for path in files if files is not None else env_files() or ():
+        try:
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                names.add(line.split("=", 1)[0].strip().removeprefix("export ").strip())
+    found = []
+    for name in sorted(names):
+        upper = name.upper()
+        if upper in known or upper in _FOREIGN or "_" not in upper:
+            continue
+        close = difflib.get_close_matches(upper, known, n=1, cutoff=0.84)
+        if close:
+            found.append((name, close[0]))
+    return found
+
+
+def using_bundled_vault(settings: Settings) -> bool:
+    """Whether H0 runs on the demo vault shipped with it because VAULT_PATH was never set."""
+    try:
+        return Path(settings.vault_path).resolve() == BUNDLED_VAULT.resolve()
+    except OSError:
+        return False
 
 
 def env_files() -> tuple[Path | str, ...] | None:

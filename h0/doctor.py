@@ -28,14 +28,22 @@ class Check:
 
 
 def run_checks(settings: Any, *, servers: bool = True) -> list[Check]:
-    checks: list[Check] = []
+    from h0.config import unknown_settings, using_bundled_vault
+
+    checks: list[Check] = [Check(FAIL, f"{name} is not an H0 setting", f"did you mean {close}? H0 ignores {name}")
+                           for name, close in unknown_settings()]
     root = Path(settings.vault_path)
     if not root.is_dir():
-        return [Check(FAIL, f"vault {root}", "the folder does not exist; set VAULT_PATH and run `h0 init`")]
-    checks.append(Check(OK, f"vault {root}"))
-    missing = [name for name in FOLDERS if not (root / name).is_dir()]
+        return checks + [Check(FAIL, f"vault {root}", "the folder does not exist; set VAULT_PATH and run `h0 init`")]
+    if using_bundled_vault(settings):
+        checks.append(Check(FAIL, f"vault {root}", "this is the demo vault bundled with H0, because VAULT_PATH is not "
+                                                   "set: set VAULT_PATH to your Obsidian vault (in .env or the "
+                                                   "environment), then run `h0 init`"))
+    else:
+        checks.append(Check(OK, f"vault {root}"))
+    missing = missing_folders(root)
     checks.append(
-        Check(WARN, "folders", f"missing {', '.join(missing)} (created when needed; `h0 init` adds them now)")
+        Check(FAIL, "folders", f"missing {', '.join(f + '/' for f in missing)}: run `h0 init {root}` to add them")
         if missing else Check(OK, "folders", ", ".join(FOLDERS))
     )
     writable = os.access(root, os.W_OK)
@@ -54,6 +62,11 @@ def run_checks(settings: Any, *, servers: bool = True) -> list[Check]:
     checks.append(Check(OK, "daemon running", f"pid {holder.get('pid')}") if holder
                   else Check(WARN, "daemon not running", "start it with `h0 watch`"))
     return checks
+
+
+def missing_folders(root: Path) -> list[str]:
+    """H0's folders that the vault lacks (a folder that never had `h0 init`)."""
+    return [name for name in FOLDERS if not (root / name).is_dir()]
 
 
 def _triage(settings: Any) -> list[Check]:

@@ -323,7 +323,10 @@ class MailService:
         if token not in ("missing", "revoked"):
             account = self.backend.account(HEALTH_NETWORK_BUDGET_S)
             if account is None and self.backend.can_read:
-                problems.append(f"Gmail did not confirm the account within {HEALTH_NETWORK_BUDGET_S:.0f} s")
+                server = {"gmail": "Gmail", "imap": f"the IMAP server {self.settings.imap_host}"}.get(
+                    self.backend.name, f"the {self.backend.name} server")
+                problems.append(f"{server} did not confirm the account within {HEALTH_NETWORK_BUDGET_S:.0f} s "
+                                "(check the address, the user name and the password or token)")
         logs = self.audit.logs_dir
         if not os.access(logs if logs.exists() else logs.parent, os.W_OK):
             problems.append(f"cannot write the audit log in {logs}: sends are refused without it")

@@ -34,6 +34,7 @@ from h0.mail.models import (
     SendEmailResult,
 )
 from h0.mcp.base import READ_ONLY, H0Server, current_client
+from h0.mcp.vault_server import daemon_filing_from_env
 from h0.vault.seen import Arrival
 
 SERVER_NAME = "h0-gmail"
@@ -203,7 +204,11 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
 
 
 def announce(service: MailService) -> None:
-    """Say on stderr (never stdout: that is the protocol) what this server will do with mail."""
+    """Say on stderr (never stdout: that is the protocol) what this server will do with mail. The
+    daemon's own server stays quiet: `h0 watch` says it in its one start-up line, `h0 sweep` in none."""
+    if daemon_filing_from_env():
+        logger.debug("mail server ready: backend={}, vault={}", service.backend.name, service.settings.vault_path)
+        return
     for notice in (service.backend.notice, service.unapproved_notice()):
         if notice:
             bar = "!" * 78

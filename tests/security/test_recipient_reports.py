@@ -38,8 +38,8 @@ def sweep_env(monkeypatch: pytest.MonkeyPatch, vault_dir: Path):
     return monkeypatch
 
 
-def sweep(capsys) -> tuple[int, list[str], str]:
-    code = main(["sweep"])
+def sweep(capsys, *args: str) -> tuple[int, list[str], str]:
+    code = main(["sweep", *args])
     out, err = capsys.readouterr()
     return code, out.splitlines(), err
 
@@ -109,7 +109,7 @@ def test_given_a_send_to_to_cc_and_bcc_then_every_report_names_every_recipient(v
     shorten a long list say "+N more", and the JSON holds every address."""
     write_draft(vault_dir, "Approved", "board.md", to="'Dana Rivera <dana@example.com>'", cc="carol@example.net",
                 bcc=json.dumps(BCC))
-    code, out, err = sweep(capsys)
+    code, out, err = sweep(capsys, "-v")  # -v: the console lines too (the pass is quiet by default)
     assert code == 0, err
     (message,) = outbox(vault_dir)
     assert message["Bcc"] is None or "board44@example.org" in str(message["Bcc"])  # the outbox keeps what was sent
