@@ -297,6 +297,32 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return EXIT_FAILED if report.failed else EXIT_OK
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    """`h0 import FILE…`: .eml files, .mbox mailboxes or folders of them into Needs_Action/, as ingest
+    writes mail (your own sent messages into Done/ as sent mail). Exit 4 if some could not be read."""
+    from h0.handlers.context import HandlerContext
+    from h0.handlers.mail_import import import_messages
+    from h0.mail.importer import messages_in
+    from h0.printable import printable
+    from h0.vault import Vault
+
+    settings = _prepared(args, "import")
+    if settings is None:
+        return EXIT_FAILED
+    missing = [p for p in args.files if not Path(p).exists()]
+    if missing:
+        print(f"h0 import: no such file or folder: {', '.join(printable(str(p)) for p in missing)}", file=sys.stderr)
+        return EXIT_FAILED
+    ctx = HandlerContext.local(settings, Vault(Path(settings.vault_path)))
+    report = import_messages(messages_in([Path(p) for p in args.files]), ctx)
+    print(report.line())
+    for problem in report.problems:
+        print(f"  ✗ {printable(problem.source)}: {printable(problem.reason)}")
+    if report.written:
+        print("Run `h0 sweep` (or `h0 watch`) to triage them.")
+    return EXIT_WORK_FAILED if report.problems else EXIT_OK
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from h0.status import collect_status, render_status
 
@@ -436,6 +462,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     ingest = add("ingest", cmd_ingest, "Look for new mail once (GMAIL_QUERY) and write it to Needs_Action/.")
     ingest.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+
+    imp = add("import", cmd_import, "Import mail from files (.eml, .mbox, or folders of them) into Needs_Action/, "
+              "as if it had just arrived; messages you sent go to Done/ as sent mail.")
+    imp.add_argument("files", nargs="+", metavar="FILE", help=".eml files, .mbox mailboxes, or folders of them")
+    imp.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
 
     status = add("status", cmd_status, "What needs you, drafts waiting, why approved drafts wait, send caps, "
                  "recent sends and errors, daemon state (the data of H0_Dashboard.md).")

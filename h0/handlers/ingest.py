@@ -117,7 +117,7 @@ def _sync(ctx: HandlerContext, report: IngestReport, max_results: int) -> None:
             message_id = email.id
             if label not in email.labels:
                 try:
-                    path = _write_note(message_id, email, ctx, seen)
+                    path = write_email_note(message_id, email, ctx, seen)
                 except H0Error as error:
                     report.failed += 1
                     failed.append(message_id)
@@ -168,7 +168,7 @@ def ingest_by_query(ctx: HandlerContext, report: IngestReport | None = None, *, 
 
 def _ingest_one(message_id: str, ctx: HandlerContext) -> str | None:
     email = ctx.mail.get_email(message_id)
-    path = _write_note(message_id, email, ctx)
+    path = write_email_note(message_id, email, ctx)
     ctx.mail.add_label(message_id, ctx.settings.gmail_ingested_label)
     return path
 
@@ -217,7 +217,7 @@ def _look_up(emails: list[EmailFull], ctx: HandlerContext) -> _Seen:
     return seen
 
 
-def _write_note(message_id: str, email: EmailFull, ctx: HandlerContext, seen: _Seen | None = None) -> str | None:
+def write_email_note(message_id: str, email: EmailFull, ctx: HandlerContext, seen: _Seen | None = None) -> str | None:
     """The note for one email, unless one exists (this path, or this Message-ID elsewhere: None)."""
     rfc822 = _text(email.rfc822_message_id) or None
     path = f"{NEEDS_ACTION}/EMAIL_{_SAFE_ID.sub('_', message_id)}.md"
@@ -229,10 +229,10 @@ def _write_note(message_id: str, email: EmailFull, ctx: HandlerContext, seen: _S
         ctx.audit.write("email_duplicate_skipped", message_id=message_id, rfc822_message_id=rfc822)
         return None
     thread = _thread(email, path, ctx, seen)
-    frontmatter = _frontmatter(email, rfc822)
+    frontmatter = email_frontmatter(email, rfc822)
     if thread:
         frontmatter["thread"] = thread_links(thread, email.date)
-    body = _body(email)
+    body = email_body(email)
     try:
         written = ctx.notes.write(path, frontmatter, body, create_only=True)
     except Conflict:
@@ -302,7 +302,7 @@ def _auth(email: EmailFull) -> dict[str, str] | None:
     return {method: word if _VERDICT.fullmatch(word) else "unknown" for method, word in words.items()}
 
 
-def _frontmatter(email: EmailFull, rfc822: str | None) -> dict[str, Any]:
+def email_frontmatter(email: EmailFull, rfc822: str | None) -> dict[str, Any]:
     frontmatter = {
         "type": "email",
         "status": "pending",
@@ -324,7 +324,7 @@ def _frontmatter(email: EmailFull, rfc822: str | None) -> dict[str, Any]:
     return frontmatter
 
 
-def _body(email: EmailFull) -> str:
+def email_body(email: EmailFull) -> str:
     """The body as one inert fenced block; H0's own truncation notice after it, outside."""
     body = inert_block(email.body.rstrip())
     if email.body_truncated:

@@ -63,6 +63,28 @@ def _slug(text: str) -> str:
     return "-".join(words)[:40].strip("-") or "draft"
 
 
+def email_full(fetched: Fetched) -> dict[str, Any]:
+    """A fetched message as get_email answers it (EmailFull's fields): body as text, headers cleaned."""
+    text = fetched.text
+    if text is None and fetched.html is not None:
+        text = html_to_text(fetched.html)
+    text = (text or "").replace("\r\n", "\n")  # mail is CRLF on the wire; notes are not
+    body, cut = truncate(text, MAX_BODY_CHARS)
+    return {
+        "id": fetched.id, "thread_id": fetched.thread_id, "rfc822_message_id": _header(fetched, "Message-ID") or None,
+        "subject": _header(fetched, "Subject"), "sender": _header(fetched, "From"), "to": _header(fetched, "To"),
+        "cc": _header(fetched, "Cc"), "date": _iso_date(fetched), "body": body, "body_truncated": cut,
+        "body_format": "plain" if fetched.text is not None else ("html" if fetched.html is not None else "none"),
+        "has_attachments": bool(fetched.attachments),
+        "attachment_names": [a.filename for a in fetched.attachments],
+        "attachments": [asdict(a) for a in fetched.attachments],
+        "labels": fetched.labels,
+        "authentication": authentication_verdicts(fetched.headers),
+        "automated": automated_kind(fetched.headers),
+        "list_address": list_address(fetched.headers),
+    }
+
+
 class MailService:
     """One per server process. Thread-safe: tools run in worker threads."""
 
@@ -218,24 +240,7 @@ class MailService:
         return self.sync.ack(cursor, list(message_ids), list(failed_ids or []))
 
     def _email(self, fetched: Fetched) -> dict[str, Any]:
-        text = fetched.text
-        if text is None and fetched.html is not None:
-            text = html_to_text(fetched.html)
-        text = (text or "").replace("\r\n", "\n")  # mail is CRLF on the wire; notes are not
-        body, cut = truncate(text, MAX_BODY_CHARS)
-        return {
-            "id": fetched.id, "thread_id": fetched.thread_id, "rfc822_message_id": _header(fetched, "Message-ID") or None,
-            "subject": _header(fetched, "Subject"), "sender": _header(fetched, "From"), "to": _header(fetched, "To"),
-            "cc": _header(fetched, "Cc"), "date": _iso_date(fetched), "body": body, "body_truncated": cut,
-            "body_format": "plain" if fetched.text is not None else ("html" if fetched.html is not None else "none"),
-            "has_attachments": bool(fetched.attachments),
-            "attachment_names": [a.filename for a in fetched.attachments],
-            "attachments": [asdict(a) for a in fetched.attachments],
-            "labels": fetched.labels,
-            "authentication": authentication_verdicts(fetched.headers),
-            "automated": automated_kind(fetched.headers),
-            "list_address": list_address(fetched.headers),
-        }
+        return email_full(fetched)
 
     # -- labels --------------------------------------------------------------------------
 
