@@ -21,6 +21,7 @@ from typing import Any
 
 from loguru import logger
 
+from h0.drafting.revise import revision_request
 from h0.errors import H0Error, ParseError
 from h0.handlers.context import HandlerContext, HandlerState, NoteOps, Outcome
 from h0.mail.api import MailAPI
@@ -42,6 +43,8 @@ from h0.vault.paths import folder_key
 from h0.vault.state import StateDB
 
 INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
+LEARN_JOB = "@learn"  # not a path: "learn from the drafts filed in Done/ since the last look"
+LEARN_DELAY = 1.0  # after a send or a rejection: a burst of them is one look
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
 HANDLER_ERROR_RETRY = 30.0
@@ -266,6 +269,8 @@ class Daemon:
         for path in paths:
             if not self.queue.put(path, settled=False):
                 break
+        if reason == "start":
+            self.queue.put(LEARN_JOB)  # drafts sent or rejected while no daemon ran
         if reason != "interval" or paths:
             logger.debug("sweep ({}): {} note(s) queued", reason, len(paths))
         signals.sweep_completed.send(self, queued=len(paths), reason=reason)
@@ -354,6 +359,9 @@ class Daemon:
         if job.path == INGEST_JOB:
             self.run_ingest()
             return None
+        if job.path == LEARN_JOB:
+            signals.drafts_filed.send(self, path=job.path, ctx=self.ctx, sync_sent=self.ingest)
+            return None
         folder = job.path.split("/", 1)[0]
         key = folder_key(folder)
         signal = _ROUTES.get(key)
@@ -364,8 +372,11 @@ class Daemon:
             if key == folder_key(APPROVED):
                 self.tally.settling(job.path)
             return wait  # still being written: look again shortly
-        if key == folder_key(DRAFTS) and not self._draft_rejected(job.path):
-            return None
+        if key == folder_key(DRAFTS):
+            if self._revision_requested(job.path):
+                signal = signals.draft_revision_requested
+            elif not self._draft_rejected(job.path):
+                return None
         results = signal.send(self, path=job.path, ctx=self.ctx)
         outcome = results[0][1] if results else None
         return self._finish(job.path, outcome) if isinstance(outcome, Outcome) else None
@@ -400,6 +411,8 @@ class Daemon:
         """Count and announce what a handler did; the retry it asks for."""
         self.tally.record(path, outcome.action, outcome.detail, outcome.data)
         self._announce(path, outcome)
+        if outcome.action in ("sent", "rejected"):
+            self.queue.put(LEARN_JOB, delay=LEARN_DELAY)  # compare what was sent with what H0 wrote
         if self.one_pass and outcome.action in ("failed", "paused"):
             return None  # this process exits after the pass: the next sweep or `h0 watch` retries
         return outcome.retry_in
@@ -413,6 +426,13 @@ class Daemon:
             return is_rejected(self.vault.read_note(path).frontmatter)
         except H0Error:
             return False
+
+    def _revision_requested(self, path: str) -> bool:
+        try:
+            note = self.vault.read_note(path)
+        except H0Error:
+            return False
+        return not is_rejected(note.frontmatter) and revision_request(note.frontmatter, note.body) is not None
 
     def _untriaged(self, path: str) -> bool:
         try:
