@@ -75,12 +75,17 @@ def cmd_init(args: argparse.Namespace) -> int:
 
     if ensure_rules_file(root):
         created.append(RULES_FILENAME)
+    from h0.drafting.profile import ensure_profile_file
+
+    if ensure_profile_file(root):
+        created.append("H0_Profile.md")
     if created:
         print(f"Created in {root}:")
         for name in created:
             print(f"  {name}" if name.endswith(".md") else f"  {name}/")
     else:
-        print(f"{root} already has every H0 folder ({', '.join(FOLDERS)}) and {RULES_FILENAME}; nothing to do.")
+        print(f"{root} already has every H0 folder ({', '.join(FOLDERS)}), {RULES_FILENAME} and H0_Profile.md; "
+              "nothing to do.")
     print("\nNext:\n"
           f"  1. Point H0 at this vault: put VAULT_PATH={root} in .env (or the environment).\n"
           "  2. Try it on your own mail without an account: `h0 import mail.mbox` (or .eml files), then `h0 sweep`;\n"
@@ -446,7 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
         command.set_defaults(handler=handler)
         return command
 
-    init = add("init", cmd_init, "Create H0's folders inside an existing vault (touches nothing that exists).")
+    init = add("init", cmd_init, "Create H0's folders, H0_Rules.md and H0_Profile.md inside an existing vault "
+                                  "(touches nothing that exists).")
     init.add_argument("path", nargs="?", help="the vault folder (default: VAULT_PATH)")
 
     watch = add("watch", cmd_watch, "Run H0 in the foreground: triage new mail, send approved drafts.")

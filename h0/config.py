@@ -107,6 +107,14 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_base_url: str | None = None
 
+    # Drafting (h0.drafting). How much of the owner's notes (profile, lessons, people, linked and
+    # related notes, past replies) a prompt may carry, in tokens (about 4 characters each); the
+    # email and its thread have their own bounds.
+    draft_context_tokens: int = Field(default=3000, ge=200, le=100_000)
+    # A revision (`h0: shorter, offer Friday` in a draft) waits until the draft has been unchanged
+    # this long, so an instruction still being typed is not acted on.
+    revise_settle_seconds: float = Field(default=5.0, ge=0)
+
     log_level: Literal["TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING", "ERROR", "CRITICAL"] = "INFO"
 
     @field_validator("smtp_secure", mode="before")
@@ -121,6 +129,19 @@ class Settings(BaseSettings):
     def _imap_secure_aliases(cls, value: object) -> object:
         text = str(value).strip().lower()
         return {"true": "ssl", "1": "ssl", "tls": "ssl", "false": "starttls", "0": "starttls"}.get(text, text)
+
+    @field_validator("private_folders", mode="before")
+    @classmethod
+    def _folder_list(cls, value: object) -> object:
+        # Also accepted as a list (a .env written by hand, or keyword overrides in tests).
+        if isinstance(value, (list, tuple)):
+            return ",".join(str(v) for v in value)
+        return value
+
+    @property
+    def private_folder_list(self) -> tuple[str, ...]:
+        """PRIVATE_FOLDERS as vault-relative folder paths, without surrounding slashes."""
+        return tuple(part.strip().strip("/") for part in self.private_folders.split(",") if part.strip().strip("/"))
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -38,3 +38,16 @@ def test_init_of_a_missing_folder_fails_with_a_message(tmp_path: Path, capsys):
 def test_no_command_prints_help_and_exits_2(capsys):
     assert main([]) == 2
     assert "usage" in capsys.readouterr().out
+
+
+def test_init_writes_the_profile_note_that_explains_itself_and_never_replaces_the_owners(tmp_path: Path, capsys):
+    from h0.drafting import DEFAULT_PROFILE_TEXT, load_profile
+
+    assert main(["init", str(tmp_path)]) == 0
+    assert "H0_Profile.md" in capsys.readouterr().out
+    assert (tmp_path / "H0_Profile.md").read_text(encoding="utf-8") == DEFAULT_PROFILE_TEXT
+    profile = load_profile(tmp_path)
+    assert profile.exists and not profile.problems and profile.greeting == "Hi {first_name},"
+    (tmp_path / "H0_Profile.md").write_text("---\nname: Alex\n---\nmine\n", encoding="utf-8")
+    assert main(["init", str(tmp_path)]) == 0
+    assert (tmp_path / "H0_Profile.md").read_text(encoding="utf-8") == "---\nname: Alex\n---\nmine\n"

@@ -185,6 +185,7 @@ class HandlerContext:
     paths: PathResolver  # the vault's path confinement (where a `source:` resolves on disk); no note I/O
     state: HandlerState = field(default_factory=HandlerState)
     triager: Any = None
+    drafting: Any = None  # h0.drafting.Drafting for this vault (built on first use by the triage handler)
     state_db: StateDB | None = None  # H0's durable bookkeeping (the filing journal among it)
     # How a note came into Approved/ as the pipeline's events saw it (kind "moved", "written" or "unknown").
     arrival: Callable[[str], Arrival] = _unknown_arrival

@@ -38,6 +38,7 @@ from loguru import logger
 from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotSupported, RateLimited
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup_record import record_mail
+from h0.handlers.learn import remember_sent_mail
 from h0.handlers.thread import (
     ThreadNote,
     classify,
@@ -132,6 +133,7 @@ def _sync(ctx: HandlerContext, report: IngestReport, max_results: int) -> None:
             handled.append(message_id)
         report.sent += len(batch.sent)
         record_mail(ctx, emails, batch.sent, written, now=time.time())  # follow-ups: never raises
+        remember_sent_mail(ctx, batch.sent)  # past replies for drafting: never raises
         if emails or batch.sent:
             ctx.mail.ack_new_emails(batch.cursor, handled, failed)
         if not batch.more:

@@ -21,6 +21,7 @@ from typing import Any
 
 from loguru import logger
 
+from h0.drafting.past import epoch
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext
 from h0.mail.drafts import message_body
@@ -93,20 +94,6 @@ def classify(view: Note) -> ThreadNote:
     if status == "sent":
         return ThreadNote(view, epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at")), "sent")
     return ThreadNote(view, epoch(fm.get("drafted_at")), "draft")
-
-
-def epoch(value: Any) -> float:
-    """A frontmatter timestamp (a YAML datetime or ISO 8601 text) as epoch seconds; 0 when absent or unreadable."""
-    if isinstance(value, dt.datetime):
-        stamp = value
-    else:
-        try:
-            stamp = dt.datetime.fromisoformat(str(value or "").strip().replace("Z", "+00:00"))
-        except ValueError:
-            return 0.0
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=dt.UTC)
-    return stamp.timestamp()
 
 
 def earlier(notes: list[ThreadNote], received: Any) -> list[ThreadNote]:

@@ -35,6 +35,10 @@ from typing import Any
 
 from loguru import logger
 
+from h0.drafting import DraftContext, Drafting
+from h0.drafting.grounding import clean_reply, grounding, notes_section
+from h0.drafting.learning import LEARN_KEY, TEXT_HASH_KEY, text_hash, written_record
+from h0.drafting.revise import REVISE_HINT
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.handlers.context import HandlerContext, Outcome
 from h0.followup.threads import owner_addresses
@@ -108,6 +112,7 @@ class _Plan:
     draft: Write | None = None  # Drafts/REPLY_<name>.md, created only if absent
     change: Change | None = None  # to the email note itself
     result: Outcome | Exception | None = None
+    written: dict[str, Any] | None = None  # the draft's text and grounding, for Logs/drafting_*.jsonl
 
 
 def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcome | Exception]:
@@ -134,18 +139,39 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
         else:
             pending.append(got)
     threads = _threads(pending, ctx)
+    drafting = _drafting(ctx)
     plans = []
     for note in pending:
         try:
-            plans.append(_plan(note, threads.get(note.path, []), ctx))
+            plans.append(_plan(note, threads.get(note.path, []), ctx, drafting))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
     _apply_plans(plans, ctx)
     decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
+    written: list[tuple[str, dict[str, Any]]] = []  # what H0 wrote in each draft (Logs/drafting_*.jsonl)
     for plan in plans:
         results[plan.note.path] = plan.result if plan.result is not None else _decided(plan, decisions)
+        if plan.result is None and plan.draft is not None and plan.written is not None:
+            written.append(("draft_written", plan.written))
     ctx.audit.write_many(decisions)
+    if drafting is not None and written:
+        try:
+            drafting.log.write_many(written)
+        except H0Error as error:
+            logger.warning("could not record the drafts' text for learning: {}", error.message)
     return results
+
+
+def _drafting(ctx: HandlerContext) -> Drafting | None:
+    """The vault's drafting state, or None (then drafts are written without the owner's context)."""
+    if ctx.drafting is not None:
+        return ctx.drafting
+    try:
+        ctx.drafting = Drafting.for_settings(ctx.settings, ctx.paths.root)
+    except Exception as exc:  # noqa: BLE001 - settings without the drafting fields (a test's stub): no context
+        logger.debug("drafting context unavailable: {}", exc)
+        return None
+    return ctx.drafting
 
 
 def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNote]]:
@@ -164,15 +190,28 @@ def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNot
             for n in notes}
 
 
-def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext) -> _Plan:
+def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext, drafting: Drafting | None = None) -> _Plan:
     from h0.triage.models import EarlierMessage, EmailInput
 
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
-    email = EmailInput.from_note(note.frontmatter, block_text(note.body))
+    text = block_text(note.body)
+    email = EmailInput.from_note(note.frontmatter, text)
     if thread:
         email = email.model_copy(update={"conversation": [
             EarlierMessage(**entry) for entry in conversation(thread, note.frontmatter.get("received"))]})
-    outcome = ctx.triager.triage(email)
+    to = reply_recipient(note.frontmatter)
+    context: DraftContext | None = None
+    if drafting is not None and getattr(ctx.triager, "llm", None) is not None:
+        # A model decides with the owner's notes in view (no extra call: they travel in the one prompt).
+        context = drafting.context_for_email(note.frontmatter, text, to)
+        outcome = ctx.triager.triage(email, context.reply_context())
+    elif drafting is not None:
+        # Rules: the template needs only the greeting and sign-off; the rest is looked up for a draft alone.
+        outcome = ctx.triager.triage(email, drafting.voice_context(to, str(note.frontmatter.get("from") or "")))
+        if outcome.decision.decision in ("draft_reply", "urgent"):
+            context = drafting.context_for_email(note.frontmatter, text, to)
+    else:
+        outcome = ctx.triager.triage(email)
     decision = outcome.decision
     record = {
         "decision": decision.decision,
@@ -184,7 +223,10 @@ def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext) -> _Plan:
     plan = _Plan(note, outcome, record)
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.frontmatter.get("received"))
-        plan.draft = _draft(note, decision, newer[-1] if newer else None, owner=owner_addresses(ctx.settings))
+        by_model = outcome.provider != "rules" and not outcome.fallback
+        plan.draft, plan.written = _draft(note, decision, newer[-1] if newer else None, context, by_model,
+                                          outcome.provider if by_model else "rules",
+                                          owner=owner_addresses(ctx.settings))
         if plan.draft is None:
             record["decision"] = "needs_info"
             plan.change = Update(note.path, {**record, "status": "needs_info", "problem": "no address to reply to"},
@@ -289,13 +331,15 @@ def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tu
     return cc, note
 
 
-def _draft(note: Note, decision: Any, newer: ThreadNote | None = None,
-           owner: frozenset[str] = frozenset()) -> Write | None:
-    """The reply draft for this email (created only if absent), or None when there is no address to reply to."""
+def _draft(note: Note, decision: Any, newer: ThreadNote | None = None, context: DraftContext | None = None,
+           by_model: bool = False, drafted_by: str = "rules",
+           owner: frozenset[str] = frozenset()) -> tuple[Write | None, dict[str, Any] | None]:
+    """The reply draft for this email (created only if absent) and the record of what H0 wrote in it;
+    (None, None) when there is no address to reply to."""
     fm = note.frontmatter
     to = reply_recipient(fm)
     if to is None:
-        return None
+        return None, None
     cc, all_note = reply_all(fm, to, owner)
     name = note.path.rsplit("/", 1)[-1]
     draft_path = f"{DRAFTS}/REPLY_{name}"
@@ -326,7 +370,12 @@ def _draft(note: Note, decision: Any, newer: ThreadNote | None = None,
         draft_fm["warning"] = warning
     draft_fm["decision"] = decision.decision
     draft_fm["confidence"] = round(float(decision.confidence), 3)
-    reply = disarm_reply((decision.reply_body or "").strip()) or "[H0 draft — write your reply here before approving]"
+    cleaned = clean_reply(disarm_reply((decision.reply_body or "").strip()))
+    reply = cleaned.text or "[H0 draft — write your reply here before approving]"
+    found = grounding(context, cleaned, decision.sources, decision.questions, by_model=by_model)
+    draft_fm["drafted_by"] = drafted_by
+    draft_fm[TEXT_HASH_KEY] = text_hash(reply)
+    draft_fm[LEARN_KEY] = "pending"
     link = name[:-3]  # by name: the link survives the email moving to Done/
     body = (
         f"{reply}\n\n{CUTOFF}\n"
@@ -334,5 +383,9 @@ def _draft(note: Note, decision: Any, newer: ThreadNote | None = None,
         + f"Replying to [[{link}]] — H0's reasoning: {inert_inline(decision.reasoning)}\n"
         + (f"{inert_inline(all_note)}\n" if all_note else "")
         + "Edit the text above, then move this note to Approved/ to send it, or to Rejected/ to drop it.\n"
+        + (f"\n{section}" if (section := notes_section(found)) else "")
+        + f"\n{REVISE_HINT}\n"
     )
-    return Write(draft_path, draft_fm, body, create_only=True)
+    written = written_record(draft_path, draft_fm["draft_id"], reply, drafted_by,
+                             [i.label for i in found.used] or [i.label for i in found.given], found.questions)
+    return Write(draft_path, draft_fm, body, create_only=True), written

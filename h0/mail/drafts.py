@@ -30,6 +30,9 @@ CUTOFF = "%% h0: not sent below %%"
 # The first line of a reply H0 wrote from a template ("[H0 draft — edit before approving]"):
 # still there means nobody edited the reply. Any dash, any wording after "H0 draft".
 TEMPLATE_MARKER = re.compile(r"^\[H0 draft\b[^\]]*\]$", re.IGNORECASE)
+# A fact the drafter could not ground, named where it belongs ("[FILL: the meeting time]"):
+# the draft is not sendable until each one is replaced (h0.drafting.grounding writes them).
+PLACEHOLDER = re.compile(r"\[FILL:\s*([^\[\]\n]{1,120}?)\s*\]", re.IGNORECASE)
 
 _TRUE_WORDS = frozenset({"true", "yes", "1"})
 # Header values are one line: no C0/C1 control (TAB included), no Unicode line/paragraph separator.
@@ -143,6 +146,13 @@ def _check_body(above: str, problems: list[str]) -> None:
         problems.append(
             f"This draft still has H0's template marker line ([H0 draft — …]) at {visible.lines(markers)}, so "
             f"nobody has edited it yet; edit the reply and delete that line, {_AGAIN}."
+        )
+    fills = [m.group(1) for m in PLACEHOLDER.finditer(above)]
+    if fills:
+        named = "; ".join(f"[FILL: {what}]" for what in list(dict.fromkeys(fills))[:10])
+        problems.append(
+            f"This draft still has {len(fills)} placeholder(s) H0 could not fill from your notes: {named}. Replace "
+            f"each with the real fact (or delete it), {_AGAIN}."
         )
 
 

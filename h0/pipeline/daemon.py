@@ -21,6 +21,9 @@ from typing import Any
 
 from loguru import logger
 
+from h0.drafting import service as drafting_service
+from h0.platform.watch import NATIVE
+from h0.drafting.revise import revision_request
 from h0.errors import H0Error, ParseError
 from h0.handlers.context import HandlerContext, HandlerState, NoteOps, Outcome
 from h0.mail.api import MailAPI
@@ -43,6 +46,8 @@ from h0.vault.paths import folder_key
 from h0.vault.state import StateDB
 
 INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
+LEARN_JOB = "@learn"  # not a path: "learn from the drafts filed in Done/ since the last look"
+LEARN_DELAY = 1.0  # after a send or a rejection: a burst of them is one look
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
 HANDLER_ERROR_RETRY = 30.0
@@ -81,7 +86,9 @@ class Daemon:
         self.connections: dict[str, McpConnection] = {}
         self.ctx: HandlerContext | None = None
         self.settle = SettleTracker(settings.approval_settle_seconds)
-        self.watcher = VaultWatcher(self.root, self._on_event, self._on_overflow, kind=settings.h0_watcher)
+        self.watcher = VaultWatcher(self.root, self._on_event, self._on_overflow, kind=settings.h0_watcher,
+                                    on_note=self._on_note)
+        self._feeds_drafting = False  # this daemon's watcher reports every note to drafting's index
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._overflowed = threading.Event()
@@ -146,6 +153,9 @@ class Daemon:
             self._threads.append(thread)
         if watch:
             self.watcher.start()
+            if self.settings.h0_watcher == NATIVE:
+                drafting_service.watching(self.root, True)
+                self._feeds_drafting = True
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
         from h0.pipeline.dashboard import start_dashboard
 
@@ -247,6 +257,9 @@ class Daemon:
             self.idle.stop()
             self.idle = None
         self.watcher.stop()
+        if self._feeds_drafting:
+            self._feeds_drafting = False
+            drafting_service.watching(self.root, False)
         self.queue.close()
         deadline = time.monotonic() + timeout
         for thread in self._threads:
@@ -275,8 +288,12 @@ class Daemon:
         if not self.queue.put(path, delay=delay, settled=kind != "written"):
             self._overflowed.set()  # our own queue is full: the sweep will catch up
 
+    def _on_note(self, path: str | None) -> None:
+        drafting_service.vault_changed(self.root, path)
+
     def _on_overflow(self) -> None:
         logger.warning("the inotify queue overflowed: events were lost; sweeping")
+        drafting_service.vault_changed(self.root, None)
         self._overflowed.set()
 
     def sweep(self, reason: str) -> int:
@@ -289,6 +306,8 @@ class Daemon:
         for path in paths:
             if not self.queue.put(path, settled=False):
                 break
+        if reason == "start":
+            self.queue.put(LEARN_JOB)  # drafts sent or rejected while no daemon ran
         if reason != "interval" or paths:
             logger.debug("sweep ({}): {} note(s) queued", reason, len(paths))
         signals.sweep_completed.send(self, queued=len(paths), reason=reason)
@@ -312,6 +331,7 @@ class Daemon:
         except OSError as exc:
             logger.error("could not watch {}: {}", self.root, exc)
             return
+        drafting_service.vault_changed(self.root, None)  # what changed while nobody watched
         self.audit.write("watcher_restarted", "warning", reason=reason)
         signals.watcher_restarted.send(self, reason=reason)
         self.sweep(f"watcher restarted: {reason}")
@@ -380,6 +400,9 @@ class Daemon:
         if job.path == FOLLOWUP_JOB:
             self.run_followup()
             return None
+        if job.path == LEARN_JOB:
+            signals.drafts_filed.send(self, path=job.path, ctx=self.ctx)
+            return None
         folder = job.path.split("/", 1)[0]
         key = folder_key(folder)
         signal = _ROUTES.get(key)
@@ -390,8 +413,11 @@ class Daemon:
             if key == folder_key(APPROVED):
                 self.tally.settling(job.path)
             return wait  # still being written: look again shortly
-        if key == folder_key(DRAFTS) and not self._draft_rejected(job.path):
-            return None
+        if key == folder_key(DRAFTS):
+            if self._revision_requested(job.path):
+                signal = signals.draft_revision_requested
+            elif not self._draft_rejected(job.path):
+                return None
         results = signal.send(self, path=job.path, ctx=self.ctx)
         outcome = results[0][1] if results else None
         return self._finish(job.path, outcome) if isinstance(outcome, Outcome) else None
@@ -426,6 +452,8 @@ class Daemon:
         """Count and announce what a handler did; the retry it asks for."""
         self.tally.record(path, outcome.action, outcome.detail, outcome.data)
         self._announce(path, outcome)
+        if outcome.action in ("sent", "rejected"):
+            self.queue.put(LEARN_JOB, delay=LEARN_DELAY)  # compare what was sent with what H0 wrote
         if self.one_pass and outcome.action in ("failed", "paused"):
             return None  # this process exits after the pass: the next sweep or `h0 watch` retries
         return outcome.retry_in
@@ -439,6 +467,13 @@ class Daemon:
             return is_rejected(self.vault.read_note(path).frontmatter)
         except H0Error:
             return False
+
+    def _revision_requested(self, path: str) -> bool:
+        try:
+            note = self.vault.read_note(path)
+        except H0Error:
+            return False
+        return not is_rejected(note.frontmatter) and revision_request(note.frontmatter, note.body) is not None
 
     def _untriaged(self, path: str) -> bool:
         try:

@@ -8,6 +8,9 @@ and `ctx=` (the HandlerContext):
 - note-rejected      a note is in Rejected/, or a draft in Drafts/ says status: rejected
 - notes-need-action  notes are in Needs_Action/: triage them (`paths=`, a batch: the handler
                      answers {path: Outcome, or the exception that stopped that note})
+- draft-revision-requested  a draft in Drafts/ carries an `h0:` instruction: rewrite it
+- drafts-filed       sent or rejected drafts were filed in Done/: learn from them (`path=` is
+                     the job's key)
 
 Report signals (sent by handlers and the pipeline, for the console, tests and benchmarks):
 
@@ -28,6 +31,8 @@ _signals = Namespace()
 note_approved = _signals.signal("note-approved")
 note_rejected = _signals.signal("note-rejected")
 notes_need_action = _signals.signal("notes-need-action")
+draft_revision_requested = _signals.signal("draft-revision-requested")
+drafts_filed = _signals.signal("drafts-filed")
 
 email_sent = _signals.signal("email-sent")
 send_failed = _signals.signal("send-failed")

@@ -9,6 +9,7 @@ notes by `ApprovalFolder.note_rel`), so an event and a sweep for one note are on
 
 from __future__ import annotations
 
+from h0.drafting.revise import drafts_asking_revision
 from h0.errors import H0Error
 from h0.vault import Vault
 from h0.vault.approval import ApprovalFolder
@@ -24,7 +25,7 @@ def needs_triage(frontmatter: dict) -> bool:
 
 def reconcile(vault: Vault, *, triage: bool = True) -> list[str]:
     """Paths that need a handler now: everything in Approved/ and Rejected/, drafts marked
-    rejected, and (when triage runs) untriaged notes in Needs_Action/.
+    rejected or asking for a revision (`h0: …`), and (when triage runs) untriaged notes in Needs_Action/.
 
     Approved/ is the real `<vault>/Approved` only (`h0.vault.approval`, the watcher's
     definition too): a separate `approved/` folder on a case-sensitive file system is not it.
@@ -32,6 +33,7 @@ def reconcile(vault: Vault, *, triage: bool = True) -> list[str]:
     paths = ApprovalFolder(vault.root).notes()
     paths += _list(vault, REJECTED)
     paths += _list(vault, DRAFTS, "status:rejected")
+    paths += [nfc(p) for p in drafts_asking_revision(vault.root)]
     if triage:
         try:
             listing = vault.list_notes(NEEDS_ACTION, with_frontmatter=True)

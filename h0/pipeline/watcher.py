@@ -28,10 +28,15 @@ from pathlib import Path
 
 from loguru import logger
 from watchdog.events import (
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileAttribEvent,
     FileClosedEvent,
+    FileClosedNoWriteEvent,
     FileCreatedEvent,
     FileModifiedEvent,
     FileMovedEvent,
+    FileOpenedEvent,
     FileSystemEvent,
     FileSystemEventHandler,
 )
@@ -50,6 +55,8 @@ TRIGGER_FOLDERS = {folder_key(name): name for name in (APPROVED, NEEDS_ACTION, R
 # the trigger-folder path it came from (None if it came from elsewhere).
 OnPath = Callable[[str, str, float, str | None], None]
 MOVED, CLOSED, WRITTEN = "moved", "closed", "written"
+# Any note of the vault changed (its absolute path), or None: any may have (a folder moved, events lost).
+OnNote = Callable[[str | None], None]
 
 
 def trigger_path(root: str | frozenset[str], absolute: str, approval: ApprovalFolder) -> str | None:
@@ -97,16 +104,19 @@ def _polling_listdir(root: str) -> Callable[[str], list[os.DirEntry]]:
 
 class _Events(FileSystemEventHandler):
     def __init__(self, root: str, on_path: OnPath, quiet: QuietPeriod | None = None,
-                 wake: Callable[[], None] | None = None) -> None:
+                 wake: Callable[[], None] | None = None, on_note: OnNote | None = None) -> None:
         self.root = root
         self.roots = root_spellings(root)
         self.approval = ApprovalFolder(root)
         self.on_path = on_path
         self.quiet = quiet  # None: the observer reports closes itself
         self.wake = wake
+        self.on_note = on_note
 
     def dispatch(self, event: FileSystemEvent) -> None:
         try:
+            if self.on_note is not None:
+                self._note_event(event, self.on_note)
             if event.is_directory:
                 return
             if isinstance(event, FileMovedEvent):
@@ -135,6 +145,23 @@ class _Events(FileSystemEventHandler):
                 self.on_path(rel, kind, STABILITY_SECONDS if kind == WRITTEN else 0.0, came_from)
         except Exception:  # noqa: BLE001 - never let an exception reach watchdog's thread
             logger.exception("watcher callback failed for {}", event)
+
+
+    @staticmethod
+    def _note_event(event: FileSystemEvent, on_note: OnNote) -> None:
+        """Any note anywhere in the vault written, moved or deleted (None: a folder moved or went, so
+        any note may have): what keeps the drafting index fresh. Opens and attribute changes are not."""
+        if isinstance(event, (FileOpenedEvent, FileClosedNoWriteEvent, FileAttribEvent)):
+            return
+        if event.is_directory:
+            if isinstance(event, (DirMovedEvent, DirDeletedEvent)):
+                on_note(None)
+            return
+        paths = [event.src_path] + ([event.dest_path] if isinstance(event, FileMovedEvent) else [])
+        for raw in paths:
+            path = os.fsdecode(raw) if raw else ""
+            if path.endswith(".md"):
+                on_note(path)
 
 
 class _OverflowDetector(logging.Handler):
@@ -202,9 +229,11 @@ class VaultWatcher:
     `kind`: `native` (the OS's own events) or `polling` (H0_WATCHER, h0.platform.watch).
     """
 
-    def __init__(self, root: Path, on_path: OnPath, on_overflow: Callable[[], None], *, kind: str = NATIVE) -> None:
+    def __init__(self, root: Path, on_path: OnPath, on_overflow: Callable[[], None], *, kind: str = NATIVE,
+                 on_note: OnNote | None = None) -> None:
         self.root = Path(os.path.abspath(root))
         self.on_path = on_path
+        self.on_note = on_note
         self.kind = kind
         self._detector = _OverflowDetector(on_overflow)
         self._observer = None
@@ -217,7 +246,8 @@ class VaultWatcher:
             root = str(self.root)
             observer, reports_closes = new_observer(self.kind, listdir=_polling_listdir(root))
             timer = None if reports_closes else _QuietTimer(QuietPeriod(), self.on_path)
-            events = _Events(root, self.on_path, timer.quiet if timer else None, timer.wake if timer else None)
+            events = _Events(root, self.on_path, timer.quiet if timer else None, timer.wake if timer else None,
+                             self.on_note if self.kind == NATIVE else None)
             observer.schedule(events, root, recursive=True)
             observer.daemon = True
             for name in _WATCHDOG_LOGGERS:

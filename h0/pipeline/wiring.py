@@ -32,6 +32,18 @@ def _on_needs_action(sender: Any, *, paths: list[str], ctx: HandlerContext) -> d
     return triage_emails(paths, ctx)
 
 
+def _on_revision(sender: Any, *, path: str, ctx: HandlerContext) -> Outcome:
+    from h0.handlers.revise import revise_draft
+
+    return revise_draft(path, ctx)
+
+
+def _on_filed(sender: Any, *, path: str, ctx: HandlerContext) -> Outcome:
+    from h0.handlers.learn import learn_from_drafts
+
+    return learn_from_drafts(ctx)
+
+
 def connect_handlers() -> None:
     """Connect the trigger signals to their handlers (idempotent)."""
     global _connected
@@ -40,4 +52,6 @@ def connect_handlers() -> None:
     signals.note_approved.connect(_on_approved, weak=False)
     signals.note_rejected.connect(_on_rejected, weak=False)
     signals.notes_need_action.connect(_on_needs_action, weak=False)
+    signals.draft_revision_requested.connect(_on_revision, weak=False)
+    signals.drafts_filed.connect(_on_filed, weak=False)
     _connected = True

@@ -240,3 +240,23 @@ def user_state_root(home: Path | None = None) -> Path:
     if sys.platform == "darwin":
         return home / "Library" / "Application Support" / "h0"
     return Path(os.environ.get("XDG_STATE_HOME") or home / ".local" / "state") / "h0"
+
+
+def read_head(path: Path | str, limit: int) -> bytes:
+    """The first `limit` bytes of a regular file, opened without waiting: a FIFO, socket or device
+    under a note's name is refused (OSError EINVAL) instead of holding the caller until it is written."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        chunks: list[bytes] = []
+        left = limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

@@ -21,7 +21,7 @@ from loguru import logger
 
 from h0.triage.default_rules import DEFAULT_RULES_TEXT, RULES_FILENAME
 from h0.triage.llm import DEFAULT_RETRY_AFTER_CAP, LLMTriage
-from h0.triage.models import DECISIONS, Decision, EmailInput, TriageDecision, TriageOutcome
+from h0.triage.models import DECISIONS, Decision, EmailInput, OwnerNote, ReplyContext, TriageDecision, TriageOutcome
 from h0.triage.providers import RULES, build_provider, canonical_name
 from h0.triage.rules import RulesEngine
 from h0.triage.rulesfile import ensure_rules_file, rules_path
@@ -37,6 +37,8 @@ __all__ = [
     "RULES_FILENAME",
     "Decision",
     "EmailInput",
+    "OwnerNote",
+    "ReplyContext",
     "RulesEngine",
     "TriageDecision",
     "TriageOutcome",
@@ -109,17 +111,23 @@ class Triager:
     def rules(self) -> RulesEngine:
         return self._rules
 
-    def triage(self, email: EmailInput) -> TriageOutcome:
-        """Decide; never raises for an email's content or a provider's failure."""
+    @property
+    def llm(self) -> LLMTriage | None:
+        """The model behind this triager (None for rules): drafting asks it for revisions and lessons."""
+        return self._llm
+
+    def triage(self, email: EmailInput, context: ReplyContext | None = None) -> TriageOutcome:
+        """Decide; never raises for an email's content or a provider's failure. `context` (from
+        h0.drafting): the owner's notes for the model and the reply's greeting and sign-off."""
         if self._llm is None:
-            return self._rules.triage(email)
+            return self._rules.triage(email, context)
         try:
-            return self._llm.triage(email)
+            return self._llm.triage(email, context)
         except Exception as exc:  # a bug must not stop a worker thread: rules still decide
             logger.opt(exception=exc).error(
                 "Triage via {} failed unexpectedly; the rules engine decides", self.provider_name
             )
-            outcome = self._rules.triage(email)
+            outcome = self._rules.triage(email, context)
             return outcome.model_copy(
                 update={
                     "provider": self.provider_name,

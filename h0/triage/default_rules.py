@@ -40,8 +40,10 @@ Conditions: `sender` (the whole From line), `sender_domain` (`example.com` also 
 A pattern is a case-insensitive substring, or a regular expression between slashes:
 `'/\bno-?reply@/'` (use single quotes around regular expressions).
 
-Placeholders: `{first_name}`, `{sender_name}`, `{sender_address}`, `{sender_domain}`,
-`{subject}`, `{rule}`, `{matched}` (the text that matched).
+Placeholders: `{greeting}` and `{sign_off}` (how you open and close a reply to this
+person: as your last replies to them did, else as `H0_Profile.md` says), `{first_name}`,
+`{sender_name}`, `{sender_address}`, `{sender_domain}`, `{subject}`, `{rule}`, `{matched}`
+(the text that matched).
 
 Example — put your own rules above the defaults so they win:
 
@@ -112,11 +114,11 @@ rules:
     reasoning: Urgent wording ({matched}) from {sender_address}
     reply: |
       [H0 draft — edit before approving]
-      Hi {first_name},
+      {greeting}
 
       Thanks for flagging this. I've seen it and I'm on it; I'll get back to you shortly.
 
-      Best regards,
+      {sign_off}
 
   - name: Direct questions
     when:
@@ -127,11 +129,11 @@ rules:
     reasoning: A direct question from {sender_address} ({matched})
     reply: |
       [H0 draft — edit before approving]
-      Hi {first_name},
+      {greeting}
 
       Thanks for your message about "{subject}". I'll look into it and get back to you.
 
-      Best regards,
+      {sign_off}
 
   - name: Everything else
     decision: needs_info

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from loguru import logger
 
 from h0.retry import Backoff
 from h0.triage import safety
-from h0.triage.models import EmailInput, TriageDecision, TriageOutcome, one_line
+from h0.triage.models import EmailInput, ReplyContext, TriageDecision, TriageOutcome, one_line
 from h0.triage.prompt import (
+    ANSWER_SCHEMA,
     SYSTEM_PROMPT,
     AnswerInvalid,
     correction_message,
@@ -30,6 +32,18 @@ from h0.triage.prompt import (
 )
 from h0.triage.providers import ChatProvider, ProviderError, Turn
 from h0.triage.rules import RulesEngine
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer(Generic[T]):
+    """What a conversation with the model gave: the parsed value, or None and why not."""
+
+    value: T | None
+    attempts: int
+    reason: str = ""
+
 
 DEFAULT_INVALID_RETRIES = 2
 DEFAULT_TRANSIENT_RETRIES = 2
@@ -62,42 +76,51 @@ class LLMTriage:
         self.backoff = Backoff(backoff, 2.0, cap=retry_after_cap, rng=rng)
         self._sleep = sleep
 
-    def triage(self, email: EmailInput) -> TriageOutcome:
+    def triage(self, email: EmailInput, context: ReplyContext | None = None) -> TriageOutcome:
         started = time.perf_counter()
-        conversation: list[Turn] = [("user", email_message(email, new_nonce()))]
+        answer = self.ask(SYSTEM_PROMPT, email_message(email, new_nonce(), context), parse_answer, ANSWER_SCHEMA)
+        if answer.value is not None:
+            decision, warning = safety.enforce(answer.value, email)
+            return self._outcome(decision, started, answer.attempts, warnings=[warning] if warning else [])
+        logger.warning("Triage via {} fell back to the rules engine: {}", self.provider.name, answer.reason)
+        decision, rule, warnings = self.fallback.decide(email, context)
+        return self._outcome(
+            decision, started, answer.attempts, fallback=True, fallback_reason=answer.reason, rule=rule,
+            warnings=warnings,
+        )
+
+    def ask(self, system: str, message: str, parse: Callable[[str | None], T],
+            schema: Mapping[str, Any] | None = None,
+            correction: Callable[[str], str] = correction_message) -> Answer[T]:
+        """One conversation with the model: ask, validate the answer with `parse` (which raises
+        AnswerInvalid with words the model can act on), ask again within the budgets. Never raises
+        for the model's behaviour: a refusal, an error or answers that stay invalid end in an
+        `Answer` without a value, and the reason."""
+        conversation: list[Turn] = [("user", message)]
         attempts = invalid = transient = 0
         while True:
             attempts += 1
             try:
-                completion = self.provider.complete(SYSTEM_PROMPT, conversation)
+                completion = self.provider.complete(system, conversation, schema)
             except ProviderError as exc:
                 wait, reason = self._after_failure(exc, transient, attempts)
                 if wait is None:
-                    break
+                    return Answer(None, attempts, reason)
                 transient += 1
-                logger.info("Triage via {}: {}; retrying in {:.2f}s", self.provider.name, reason, wait)
+                logger.info("LLM via {}: {}; retrying in {:.2f}s", self.provider.name, reason, wait)
                 self._sleep(wait)
                 continue
             if completion.refusal:
-                reason = f"the model refused: {one_line(self._redact(completion.refusal), 160)}"
-                break
+                return Answer(None, attempts, f"the model refused: {one_line(self._redact(completion.refusal), 160)}")
             try:
-                decision = parse_answer(completion.text)
+                return Answer(parse(completion.text), attempts)
             except AnswerInvalid as exc:
                 reason = f"invalid answer {invalid + 1} time(s): {one_line(self._redact(str(exc)), 240)}"
                 if invalid >= self.invalid_retries:
-                    break
+                    return Answer(None, attempts, reason)
                 invalid += 1
-                logger.info("Triage via {}: {}; asking again", self.provider.name, reason)
-                conversation += [("assistant", echo(completion.text)), ("user", correction_message(str(exc)))]
-                continue
-            decision, warning = safety.enforce(decision, email)
-            return self._outcome(decision, started, attempts, warnings=[warning] if warning else [])
-        logger.warning("Triage via {} fell back to the rules engine: {}", self.provider.name, reason)
-        decision, rule, warnings = self.fallback.decide(email)
-        return self._outcome(
-            decision, started, attempts, fallback=True, fallback_reason=reason, rule=rule, warnings=warnings
-        )
+                logger.info("LLM via {}: {}; asking again", self.provider.name, reason)
+                conversation += [("assistant", echo(completion.text)), ("user", correction(str(exc)))]
 
     def _outcome(self, decision: TriageDecision, started: float, attempts: int, **details: Any) -> TriageOutcome:
         return TriageOutcome(

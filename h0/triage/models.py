@@ -33,8 +33,26 @@ def one_line(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
+MAX_QUESTIONS = 8
+MAX_QUESTION_CHARS = 300
+MAX_SOURCES = 20
+
+
+def _short_list(value: Any, limit: int, chars: int) -> list[str]:
+    """A model's list of short strings: a string alone becomes a list; others dropped; each one line."""
+    if value is None or value == "":
+        return []
+    items = value if isinstance(value, (list, tuple)) else [value]
+    out = [one_line(str(item), chars) for item in items if isinstance(item, (str, int, float)) and str(item).strip()]
+    return list(dict.fromkeys(out))[:limit]
+
+
 class TriageDecision(BaseModel):
-    """What to do with one email. `reply_body` is set exactly for draft_reply and urgent."""
+    """What to do with one email. `reply_body` is set exactly for draft_reply and urgent.
+
+    The first five fields are the whole answer a model must give (an answer with only them is
+    valid). `questions` (what the reply needs that the owner's notes do not say) and `sources`
+    (the labels of the owner's notes the reply used) are optional, for drafts."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -43,6 +61,18 @@ class TriageDecision(BaseModel):
     reasoning: str = Field(min_length=1)
     reply_body: str | None = None
     delegate_to: str | None = None
+    questions: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+
+    @field_validator("questions", mode="before")
+    @classmethod
+    def _questions(cls, value: Any) -> list[str]:
+        return _short_list(value, MAX_QUESTIONS, MAX_QUESTION_CHARS)
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _sources(cls, value: Any) -> list[str]:
+        return _short_list(value, MAX_SOURCES, 200)
 
     @model_validator(mode="before")
     @classmethod
@@ -214,6 +244,31 @@ _NOTE_KEYS = (
     "attachment_names",
     "message_id",
 )
+
+
+class OwnerNote(BaseModel):
+    """A piece of the owner's own knowledge shown to the model (a People note, a past reply, …),
+    labelled so the model can name what it used (`TriageDecision.sources`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str  # how the model names it, e.g. "[[Dana Rivera]]"
+    kind: str  # profile, lessons, person, linked, related, past_reply, similar_reply
+    text: str
+    why: str = ""  # why it was chosen ("the sender's People note", "the email mentions “Atlas”")
+
+
+class ReplyContext(BaseModel):
+    """What the owner's vault adds to a reply (assembled by h0.drafting): how it opens and
+    closes, and the owner's notes the model may draw on. Triage without one writes the same
+    drafts as before, minus the voice."""
+
+    model_config = ConfigDict(frozen=True)
+
+    greeting: str = ""  # "Hi Dana,"
+    sign_off: str = ""  # "Cheers,\nAlex"
+    notes: list[OwnerNote] = Field(default_factory=list)
+    language: str | None = None
 
 
 class TriageOutcome(BaseModel):

@@ -17,7 +17,7 @@ from pathlib import Path
 from loguru import logger
 
 from h0.triage import safety
-from h0.triage.models import DRAFTING_DECISIONS, EmailInput, TriageDecision, TriageOutcome
+from h0.triage.models import DRAFTING_DECISIONS, EmailInput, ReplyContext, TriageDecision, TriageOutcome
 from h0.triage.rulesfile import (
     BODY_HEAD_CHARS,
     BODY_TAIL_CHARS,
@@ -31,6 +31,7 @@ from h0.triage.rulesfile import (
 
 NO_MATCH_CONFIDENCE = 0.3
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_EMPTY_LINES = re.compile(r"\n{3,}")  # what an empty {greeting} or {sign_off} line leaves
 _Signature = tuple[object, ...]
 
 
@@ -114,9 +115,13 @@ def _matches(rule: Rule, view: _View) -> str | None:
     return matched
 
 
-def render(template: str, email: EmailInput, rule: str, matched: str) -> str:
-    """Fill `{placeholders}`; unknown ones stay as written (no str.format: no attribute access)."""
+def render(template: str, email: EmailInput, rule: str, matched: str, context: ReplyContext | None = None) -> str:
+    """Fill `{placeholders}`; unknown ones stay as written (no str.format: no attribute access).
+    `{greeting}` and `{sign_off}` come from the owner's profile and past replies (`context`);
+    without one they are empty: H0 has no greeting or sign-off of its own."""
     values = {
+        "greeting": lambda: context.greeting if context else "",
+        "sign_off": lambda: context.sign_off if context else "",
         "first_name": lambda: safety.first_name(email),
         "sender_name": lambda: email.sender_name or email.sender_address,
         "sender_address": lambda: email.sender_address or "unknown sender",
@@ -125,7 +130,8 @@ def render(template: str, email: EmailInput, rule: str, matched: str) -> str:
         "rule": lambda: rule,
         "matched": lambda: " ".join(matched.split())[:60],
     }
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)]() if m.group(1) in values else m.group(0), template)
+    filled = _PLACEHOLDER.sub(lambda m: values[m.group(1)]() if m.group(1) in values else m.group(0), template)
+    return _EMPTY_LINES.sub("\n\n", filled).strip("\n") + ("\n" if template.endswith("\n") else "")
 
 
 class RulesEngine:
@@ -183,7 +189,8 @@ class RulesEngine:
         logger.info("Triage rules loaded from {} ({} rules)", self.path, len(ruleset.rules))
         return ruleset
 
-    def decide(self, email: EmailInput) -> tuple[TriageDecision, str | None, list[str]]:
+    def decide(self, email: EmailInput, context: ReplyContext | None = None
+               ) -> tuple[TriageDecision, str | None, list[str]]:
         """The decision, the name of the rule that made it (None if none matched), and warnings."""
         ruleset = self.ruleset()
         warnings = list(ruleset.problems)
@@ -191,7 +198,7 @@ class RulesEngine:
         for rule in ruleset.rules:
             matched = _matches(rule, view)
             if matched is not None:
-                decision = self._apply(rule, email, matched)
+                decision = self._apply(rule, email, matched, context)
                 break
         else:
             rule = None
@@ -200,16 +207,16 @@ class RulesEngine:
                 confidence=NO_MATCH_CONFIDENCE,
                 reasoning="No rule matched; a human should look at this",
             )
-        decision, warning = safety.enforce(decision, email)
+        decision, warning = safety.enforce(decision, email, context)
         if warning:
             warnings.append(warning)
         return decision, (rule.name if rule else None), warnings
 
     @staticmethod
-    def _apply(rule: Rule, email: EmailInput, matched: str) -> TriageDecision:
+    def _apply(rule: Rule, email: EmailInput, matched: str, context: ReplyContext | None) -> TriageDecision:
         reply = None
         if rule.decision in DRAFTING_DECISIONS:
-            reply = render(rule.reply or safety.DEFAULT_REPLY, email, rule.name, matched)
+            reply = render(rule.reply or safety.DEFAULT_REPLY, email, rule.name, matched, context)
         return TriageDecision(
             decision=rule.decision,
             confidence=rule.confidence,
@@ -218,9 +225,9 @@ class RulesEngine:
             delegate_to=rule.delegate_to,
         )
 
-    def triage(self, email: EmailInput) -> TriageOutcome:
+    def triage(self, email: EmailInput, context: ReplyContext | None = None) -> TriageOutcome:
         started = time.perf_counter()
-        decision, rule, warnings = self.decide(email)
+        decision, rule, warnings = self.decide(email, context)
         return TriageOutcome(
             decision=decision,
             provider="rules",

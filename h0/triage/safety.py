@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import string
 
-from h0.triage.models import EmailInput, TriageDecision
+from h0.triage.models import EmailInput, ReplyContext, TriageDecision
 
 # Financial or legal mail says so up front (subject, first paragraphs, attachment names).
 # Scanning whole bodies would catch the addresses and legal boilerplate in every bulk-mail
@@ -60,9 +60,9 @@ DRAFT_MARKER = "[H0 draft — edit before approving]"
 # `reply`, or the override below): marked so the human cannot mistake it for a finished one.
 DEFAULT_REPLY = (
     DRAFT_MARKER + "\n"
-    "Hi {first_name},\n\n"
+    "{greeting}\n\n"
     "Thanks for your message. I have seen it and will get back to you shortly.\n\n"
-    "Best regards,"
+    "{sign_off}"
 )
 
 
@@ -98,7 +98,8 @@ def first_name(email: EmailInput) -> str:
     return word if word and "@" not in word else "there"
 
 
-def enforce(decision: TriageDecision, email: EmailInput) -> tuple[TriageDecision, str | None]:
+def enforce(decision: TriageDecision, email: EmailInput, context: ReplyContext | None = None
+            ) -> tuple[TriageDecision, str | None]:
     """Apply the no-archive rule; return the (possibly changed) decision and a warning if changed."""
     if decision.decision != "archive":
         return decision, None
@@ -114,6 +115,12 @@ def enforce(decision: TriageDecision, email: EmailInput) -> tuple[TriageDecision
         decision=new,
         confidence=max(decision.confidence, 0.9),
         reasoning=f"Held for a human: looks financial/legal ('{term}'); was: {decision.reasoning}",
-        reply_body=DEFAULT_REPLY.replace("{first_name}", first_name(email)) if urgent else None,
+        reply_body=_default_reply(email, context) if urgent else None,
     )
     return changed, warning
+
+
+def _default_reply(email: EmailInput, context: ReplyContext | None) -> str:
+    from h0.triage.rules import render  # rules imports this module
+
+    return render(DEFAULT_REPLY, email, "safety", "", context)

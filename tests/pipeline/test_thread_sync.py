@@ -37,7 +37,7 @@ class RecordingTriager:
         self.inner = inner
         self.seen: list[Any] = []
 
-    def triage(self, email: Any) -> Any:
+    def triage(self, email: Any, context: Any = None) -> Any:
         self.seen.append(email)
         return self.inner.triage(email)
 

@@ -132,7 +132,7 @@ def test_given_html_images_and_links_then_html_to_text_keeps_words_and_drops_wha
 class QuotingTriager:
     """An LLM that quotes the email in its reply and echoes its words in the reasoning."""
 
-    def triage(self, email) -> TriageOutcome:
+    def triage(self, email, context=None) -> TriageOutcome:
         decision = TriageDecision(decision="draft_reply", confidence=0.9,
                                   reasoning=f"The sender wrote: {email.body}",
                                   reply_body=f"Hi,\n\nYou wrote:\n{email.body}\n\nBest regards,")

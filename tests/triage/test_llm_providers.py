@@ -114,7 +114,9 @@ def test_given_a_valid_answer_then_the_models_decision_is_used(wire: Wire, fake:
     assert request.path == wire.path and request.json["model"] == "fake-model"
     assert "untrusted DATA" in request.texts[0]
     if wire.name == "openai":
-        assert request.json["response_format"] == {"type": "json_object"}
+        assert request.json["response_format"]["type"] == "json_schema"  # OpenAI enforces the answer's schema
+        assert request.json["response_format"]["json_schema"]["schema"]["required"] == [
+            "decision", "confidence", "reasoning", "reply_body", "delegate_to"]
         assert request.headers["authorization"] == f"Bearer {KEY}"
 
 
@@ -284,10 +286,13 @@ def test_given_no_server_listening_then_connection_errors_fall_back(wire: Wire, 
     assert "could not connect" in (outcome.fallback_reason or "")
 
 
-def test_given_a_server_without_json_mode_then_h0_asks_without_it(fake: FakeLLM, vault_dir: Path) -> None:
-    """LM Studio and some proxies reject response_format=json_object with a 400."""
+def test_given_a_server_without_structured_output_then_h0_steps_down_and_stays_there(
+        fake: FakeLLM, vault_dir: Path) -> None:
+    """Some proxies refuse both json_schema and json_object with a 400: H0 asks again a mode down, each
+    time, and keeps the mode that worked for the next emails."""
     fake.queue(
-        error_reply(400, "'response_format.type' must be 'json_schema' or 'text'"),
+        error_reply(400, "response_format json_schema is not supported by this proxy"),
+        error_reply(400, "'response_format.type' must be 'text'"),
         openai_answer(decision_json("archive")),
         openai_answer(decision_json("archive")),
     )
@@ -297,7 +302,8 @@ def test_given_a_server_without_json_mode_then_h0_asks_without_it(fake: FakeLLM,
 
     assert first.decision.decision == second.decision.decision == "archive"
     assert first.attempts == 1 and not first.fallback
-    assert ["response_format" in r.json for r in fake.requests] == [True, False, False]
+    modes = [r.json.get("response_format", {}).get("type", "none") for r in fake.requests]
+    assert modes == ["json_schema", "json_object", "none", "none"]
 
 
 def test_given_worker_threads_sharing_one_triager_then_every_email_gets_its_own_answer(

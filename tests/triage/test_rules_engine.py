@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from h0.triage import DRAFT_MARKER, EmailInput, RulesEngine
+from h0.triage import DRAFT_MARKER, EmailInput, ReplyContext, RulesEngine
 from h0.vault import Vault
 
 
@@ -294,11 +294,20 @@ def test_given_invoice_from_noreply_when_triaged_then_held_and_the_override_is_e
     assert any("never auto-archived" in w for w in outcome.warnings)
 
 
-def test_given_friend_question_when_drafted_then_the_greeting_uses_the_first_name(engine: RulesEngine) -> None:
-    outcome = engine.triage(CASES[0].email())
-    assert "Hi Dana," in (outcome.decision.reply_body or "")
-    german = engine.triage(next(c for c in CASES if c.id == "german-umlauts").email())
-    assert "Hi Jürgen," in (german.decision.reply_body or "")
+def test_given_the_owners_voice_when_drafted_then_the_template_opens_and_closes_with_it(engine: RulesEngine) -> None:
+    """The default rules write `{greeting}` and `{sign_off}`: the owner's (h0.drafting), never H0's own."""
+    voice = ReplyContext(greeting="Hi Dana,", sign_off="Cheers,\nAlex")
+    reply = engine.triage(CASES[0].email(), voice).decision.reply_body or ""
+    assert reply.splitlines()[1] == "Hi Dana," and reply.endswith("Cheers,\nAlex")
+    german = engine.triage(next(c for c in CASES if c.id == "german-umlauts").email(),
+                           ReplyContext(greeting="Hallo Jürgen,", sign_off="Viele Grüße"))
+    assert "Hallo Jürgen," in (german.decision.reply_body or "")
+
+
+def test_given_no_voice_then_no_greeting_or_sign_off_is_invented(engine: RulesEngine) -> None:
+    reply = engine.triage(CASES[0].email()).decision.reply_body or ""
+    assert "Best regards" not in reply and "Hi " not in reply and "{" not in reply
+    assert reply.splitlines()[0] == DRAFT_MARKER and reply.splitlines()[1] == ""
 
 
 def test_given_the_bundled_example_note_when_triaged_then_a_draft_reply(engine: RulesEngine) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from h0.triage import DRAFT_MARKER, EmailInput, TriageDecision
+from h0.triage import DRAFT_MARKER, EmailInput, ReplyContext, TriageDecision
 from h0.triage.safety import enforce, financial_or_legal
 
 ARCHIVE = TriageDecision(decision="archive", confidence=0.95, reasoning="bulk mail")
@@ -48,9 +48,10 @@ def test_given_look_alike_words_then_nothing_is_found(mail: EmailInput) -> None:
 
 def test_given_an_urgent_legal_mail_said_archive_then_it_becomes_urgent_with_a_marked_draft() -> None:
     mail = email("FINAL NOTICE: lawsuit", body="Respond immediately.", sender="Kay Law <kay@law.example>")
-    decision, warning = enforce(ARCHIVE, mail)
+    decision, warning = enforce(ARCHIVE, mail, ReplyContext(greeting="Hi Kay,", sign_off="Best,"))
     assert decision.decision == "urgent" and decision.confidence >= 0.9
     assert decision.reply_body and decision.reply_body.startswith(DRAFT_MARKER) and "Hi Kay," in decision.reply_body
+    assert decision.reply_body.endswith("Best,")
     assert warning and "'lawsuit'" in warning
 
 

@@ -18,12 +18,17 @@ __all__ = [
     "Completion",
     "ProviderError",
     "ProviderSpec",
+    "Structured",
     "Turn",
     "build_provider",
     "canonical_name",
 ]
 
 Wire = Literal["openai", "anthropic"]
+# How a server is asked for JSON (h0.triage.providers.openai_compat): a JSON schema it enforces
+# while generating (grammar-constrained on local servers), JSON mode, or nothing (the answer
+# is then repaired and validated by h0.triage.prompt, and asked again when still invalid).
+Structured = Literal["json_schema", "json_object", "none"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,18 +37,22 @@ class ProviderSpec:
     base_url: str
     default_model: str | None  # None: LLM_MODEL is required (the server serves what you loaded)
     local: bool = False  # a local server: no API key needed
+    structured: Structured = "json_object"  # the best structured output the server is known to take
 
 
 PROVIDERS: dict[str, ProviderSpec] = {
-    "openai": ProviderSpec("openai", "https://api.openai.com/v1", "gpt-4o-mini"),
-    "anthropic": ProviderSpec("anthropic", "https://api.anthropic.com", "claude-haiku-4-5"),
-    "ollama": ProviderSpec("openai", "http://localhost:11434/v1", "llama3.1", local=True),
-    "lmstudio": ProviderSpec("openai", "http://localhost:1234/v1", None, local=True),
-    "vllm": ProviderSpec("openai", "http://localhost:8000/v1", None, local=True),
-    "openrouter": ProviderSpec("openai", "https://openrouter.ai/api/v1", "openai/gpt-4o-mini"),
+    "openai": ProviderSpec("openai", "https://api.openai.com/v1", "gpt-4o-mini", structured="json_schema"),
+    "anthropic": ProviderSpec("anthropic", "https://api.anthropic.com", "claude-haiku-4-5", structured="none"),
+    # Ollama (0.5+), LM Studio (which refuses json_object) and vLLM (guided decoding) all take
+    # `response_format: json_schema` and constrain generation to it.
+    "ollama": ProviderSpec("openai", "http://localhost:11434/v1", "llama3.1", local=True, structured="json_schema"),
+    "lmstudio": ProviderSpec("openai", "http://localhost:1234/v1", None, local=True, structured="json_schema"),
+    "vllm": ProviderSpec("openai", "http://localhost:8000/v1", None, local=True, structured="json_schema"),
+    "openrouter": ProviderSpec("openai", "https://openrouter.ai/api/v1", "openai/gpt-4o-mini", structured="json_schema"),
     "groq": ProviderSpec("openai", "https://api.groq.com/openai/v1", "llama-3.1-8b-instant"),
     "deepseek": ProviderSpec("openai", "https://api.deepseek.com/v1", "deepseek-chat"),
-    "gemini": ProviderSpec("openai", "https://generativelanguage.googleapis.com/v1beta/openai/", "gemini-2.0-flash"),
+    "gemini": ProviderSpec("openai", "https://generativelanguage.googleapis.com/v1beta/openai/", "gemini-2.0-flash",
+                           structured="json_schema"),
 }
 RULES = "rules"
 _ALIASES = {
@@ -96,5 +105,6 @@ def build_provider(
     if not api_key and not spec.local and not base_url:
         raise ValueError(f"LLM_PROVIDER={name} needs LLM_API_KEY (or LLM_BASE_URL pointing at a server without keys).")
     return _BUILDERS[spec.wire](
-        name=name, model=model, base_url=(base_url or "").strip() or spec.base_url, api_key=api_key, timeout=timeout
+        name=name, model=model, base_url=(base_url or "").strip() or spec.base_url, api_key=api_key, timeout=timeout,
+        structured=spec.structured,
     )

@@ -9,10 +9,10 @@ retry policy lives in one place (h0/triage/llm.py) and never sees an SDK type.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from h0.retry import requested_wait
 
@@ -52,8 +52,10 @@ class ChatProvider(Protocol):
     name: str
     model: str
 
-    def complete(self, system: str, conversation: Sequence[Turn]) -> Completion:
-        """Send the conversation; return the answer or raise ProviderError (never an SDK error)."""
+    def complete(self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
+                 ) -> Completion:
+        """Send the conversation; return the answer or raise ProviderError (never an SDK error).
+        `schema`: the JSON schema the answer must follow, for servers that can enforce one."""
         ...
 
     def close(self) -> None: ...

@@ -1,45 +1,67 @@
 """Chat completions through the official `openai` SDK, for any OpenAI-compatible server.
 
-OpenAI, Ollama, LM Studio, vLLM, OpenRouter, Groq, DeepSeek and Gemini's compatible
-endpoint all speak this wire format; only the base URL and model differ.
+OpenAI, Ollama, LM Studio, vLLM, OpenRouter, Groq, DeepSeek, Gemini's compatible endpoint and
+llama.cpp's server all speak this wire format; only the base URL, the model and how each
+takes structured output differ. The answer's JSON schema is sent as
+`response_format: {"type": "json_schema", …}` where the server is known to enforce it
+(Ollama, LM Studio and vLLM constrain generation with a grammar built from it); a server
+that refuses it with a 400 naming the response format is asked again in the next mode down —
+JSON mode, then plain text, repaired and validated by the caller — and stays there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from loguru import logger
 
 from h0.triage.providers.base import NO_KEY, Completion, ProviderError, Turn, classify, import_sdk
 
+MODES = ("json_schema", "json_object", "none")
+SCHEMA_NAME = "h0_answer"
+# What a server says when it does not take a response format (OpenAI, vLLM, LM Studio, llama.cpp, Ollama wordings).
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "response format", "schema", "grammar")
+
 
 class OpenAICompatProvider:
-    def __init__(self, *, name: str, model: str, base_url: str, api_key: str | None, timeout: float) -> None:
+    def __init__(self, *, name: str, model: str, base_url: str, api_key: str | None, timeout: float,
+                 structured: str = "json_object") -> None:
         self._sdk = openai = import_sdk("openai", name)
         self.name = name
         self.model = model
         # max_retries=0: the triage loop owns retries, so their number and timing are ours.
         self._client = openai.OpenAI(api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout, max_retries=0)
-        # JSON mode is asked for but not relied on; servers that reject it get plain requests.
-        self._json_mode = True
+        self._mode = MODES.index(structured) if structured in MODES else 1  # lowest mode tried so far
+        self._lock = threading.Lock()
 
-    def complete(self, system: str, conversation: Sequence[Turn]) -> Completion:
+    @property
+    def structured(self) -> str:
+        """The structured-output mode in use now (it only ever moves down, after a refusal)."""
+        return MODES[self._mode]
+
+    def complete(self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
+                 ) -> Completion:
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         messages += [{"role": role, "content": text} for role, text in conversation]
-        try:
-            response = self._create(messages)
-        except self._sdk.BadRequestError as exc:
-            if not (self._json_mode and "response_format" in str(exc)):
-                raise classify(exc, self._sdk) from None
-            logger.info("{} rejected response_format=json_object; asking without it from now on", self.name)
-            self._json_mode = False
+        while True:
+            mode = self._mode
+            if mode == 0 and schema is None:
+                mode = 1  # no schema to give: JSON mode is the best there is
             try:
-                response = self._create(messages)
-            except Exception as retry_exc:
-                raise classify(retry_exc, self._sdk) from None
-        except Exception as exc:
-            raise classify(exc, self._sdk) from None
+                response = self._create(messages, MODES[mode], schema)
+                break
+            except self._sdk.BadRequestError as exc:
+                if mode >= len(MODES) - 1 or not _about_format(exc):
+                    raise classify(exc, self._sdk) from None
+                with self._lock:
+                    if self._mode <= mode:
+                        self._mode = mode + 1
+                        logger.info("{} refused response_format {}; asking with {} from now on", self.name,
+                                    MODES[mode], MODES[mode + 1])
+            except Exception as exc:
+                raise classify(exc, self._sdk) from None
         if not response.choices:
             raise ProviderError("the response has no choices", transient=True)
         choice = response.choices[0]
@@ -49,8 +71,15 @@ class OpenAICompatProvider:
             refusal = "stopped by the provider's content filter"
         return Completion(text=message.content or "", refusal=refusal)
 
-    def _create(self, messages: list[dict[str, Any]]) -> Any:
-        extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if self._json_mode else {}
+    def _create(self, messages: list[dict[str, Any]], mode: str, schema: Mapping[str, Any] | None) -> Any:
+        extra: dict[str, Any] = {}
+        if mode == "json_schema" and schema is not None:
+            extra["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": SCHEMA_NAME, "schema": dict(schema), "strict": False},
+            }
+        elif mode != "none":
+            extra["response_format"] = {"type": "json_object"}
         return self._client.chat.completions.create(model=self.model, messages=messages, **extra)
 
     def close(self) -> None:
@@ -60,3 +89,8 @@ class OpenAICompatProvider:
         return (
             f"OpenAICompatProvider(name={self.name!r}, model={self.model!r}, base_url={str(self._client.base_url)!r})"
         )
+
+
+def _about_format(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return any(word in text for word in _FORMAT_WORDS)

@@ -1,0 +1,204 @@
+"""Everything a reply may draw on, assembled in one place as one typed object: `DraftContext`.
+
+For an email and the address a reply goes to: the owner's profile and lessons, the sender's
+People note and the notes it links to, the notes most related to the email, the owner's last
+replies to this sender and replies to similar emails, and the greeting and sign-off the reply
+gets (h0.drafting.voice). The thread itself travels with the email (h0.handlers.thread).
+
+The token budget (DRAFT_CONTEXT_TOKENS, ~4 characters a token) is spent in this order, each
+item cut to its own cap, until it runs out; what did not fit is named in `omitted`:
+
+    1 profile (who, tone, standing facts)   1,500 chars     5 notes linked from them   1,500 each, 4
+    2 lessons from past edits               1,500           6 related notes            1,500 each, 5
+    3 the sender's People notes             2,500 each, 2   7 replies to similar mail    800 each, 2
+    4 the owner's last replies to them        900 each, 3
+
+The email (12,000 characters) and its thread (8,000) have their own bounds (h0.triage.prompt).
+Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.drafting.privacy).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from email.utils import parseaddr
+from typing import Any
+
+from h0.drafting.knowledge import KnowledgeNote, KnowledgeSource
+from h0.drafting.memory import Memory
+from h0.drafting.past import PastReplies, PastReply
+from h0.drafting.profile import Profile
+from h0.drafting.voice import Voice, voice_for
+from h0.triage.models import OwnerNote, ReplyContext
+
+CHARS_PER_TOKEN = 4
+# kind: (cap per item, most items)
+CAPS: dict[str, tuple[int, int]] = {
+    "profile": (1_500, 1),
+    "lessons": (1_500, 1),
+    "person": (2_500, 2),
+    "past_reply": (900, 3),
+    "linked": (1_500, 4),
+    "related": (1_500, 5),
+    "similar_reply": (800, 2),
+}
+ORDER = ("profile", "lessons", "person", "past_reply", "linked", "related", "similar_reply")
+
+
+@dataclass(frozen=True, slots=True)
+class ContextItem:
+    kind: str
+    label: str  # "[[Dana Rivera]]", or "your sent mail of 2026-03-02, “Atlas”" for provider mail
+    why: str
+    text: str
+    path: str | None = None  # the vault note it came from
+
+    def owner_note(self) -> OwnerNote:
+        return OwnerNote(label=self.label, kind=self.kind, text=self.text, why=self.why)
+
+
+@dataclass(frozen=True, slots=True)
+class DraftContext:
+    """What one reply may draw on. `items` are in budget order; `omitted` names what did not fit."""
+
+    recipient: str
+    recipient_name: str
+    voice: Voice
+    items: tuple[ContextItem, ...]
+    omitted: tuple[str, ...] = ()
+    budget_chars: int = 0
+    used_chars: int = 0
+    problems: tuple[str, ...] = ()  # the profile's or memory note's problems, in words
+    elapsed_ms: float = 0.0
+    language: str | None = None
+
+    def reply_context(self) -> ReplyContext:
+        """The context as triage's prompt and rules engine take it."""
+        return ReplyContext(greeting=self.voice.greeting, sign_off=self.voice.sign_off,
+                            notes=[item.owner_note() for item in self.items], language=self.language)
+
+    def text(self) -> str:
+        """Everything the model would read of the owner's, as one text (what fact checks look in)."""
+        return "\n\n".join([*(f"{i.label}\n{i.text}" for i in self.items), self.voice.greeting, self.voice.sign_off])
+
+    def links(self, kinds: Sequence[str] = ("person", "linked", "related", "past_reply", "similar_reply")
+              ) -> list[ContextItem]:
+        return [item for item in self.items if item.kind in kinds]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "recipient": self.recipient,
+            "greeting": self.voice.greeting,
+            "sign_off": self.voice.sign_off,
+            "voice_from": self.voice.source,
+            "items": [{"kind": i.kind, "label": i.label, "path": i.path, "why": i.why, "text": i.text}
+                      for i in self.items],
+            "omitted": list(self.omitted),
+            "budget_chars": self.budget_chars,
+            "used_chars": self.used_chars,
+            "problems": list(self.problems),
+        }
+
+
+@dataclass(slots=True)
+class _Budget:
+    left: int
+    items: list[ContextItem] = field(default_factory=list)
+    omitted: list[str] = field(default_factory=list)
+
+    def add(self, kind: str, label: str, why: str, text: str, path: str | None = None) -> None:
+        cap, most = CAPS[kind]
+        if sum(1 for i in self.items if i.kind == kind) >= most:
+            self.omitted.append(f"{label} (more {kind.replace('_', ' ')} notes than fit)")
+            return
+        text = text.strip()
+        if not text:
+            return
+        if len(text) > cap:
+            text = text[:cap].rstrip() + " […]"
+        if len(text) + len(label) > self.left:
+            room = self.left - len(label) - 8
+            if room < 200:
+                self.omitted.append(f"{label} (over the token budget)")
+                return
+            text = text[:room].rstrip() + " […]"
+        self.left -= len(text) + len(label)
+        self.items.append(ContextItem(kind, label, why, text, path))
+
+
+def recipient_of(address_or_header: str) -> tuple[str, str]:
+    """(display name, lower-cased address) of a From/To value."""
+    name, address = parseaddr(address_or_header or "")
+    return name.strip().strip("\"'"), (address or address_or_header or "").strip().lower()
+
+
+def assemble(
+    *,
+    reply_to: str,
+    sender: str,
+    subject: str,
+    body: str,
+    profile: Profile,
+    memory: Memory,
+    knowledge: KnowledgeSource,
+    past: PastReplies,
+    budget_tokens: int,
+    exclude: Sequence[str] = (),
+) -> DraftContext:
+    """The context of a reply to `reply_to` (an address) answering an email from `sender` (a From header)."""
+    started = time.perf_counter()
+    name, sender_address = recipient_of(sender)
+    address = reply_to.strip().lower() or sender_address
+    budget = _Budget(budget_tokens * CHARS_PER_TOKEN)
+    summary = profile.summary()
+    if summary:
+        budget.add("profile", "[[H0_Profile]]", "your profile", summary, "H0_Profile.md")
+    if memory.lessons:
+        lessons = "\n".join(f"- {lesson.line}" for lesson in memory.lessons)
+        budget.add("lessons", "[[H0_Memory]]", "lessons from your edits of earlier drafts", lessons, "H0_Memory.md")
+    seen: set[str] = set(exclude)
+    people: list[KnowledgeNote] = []
+    for who in dict.fromkeys(a for a in (address, sender_address) if a):
+        for note in knowledge.notes_for_address(who):
+            if note.path not in seen:
+                seen.add(note.path)
+                people.append(note)
+                why = "the sender's note" if who in _addresses_of(note) else f"mentions {who}"
+                budget.add("person", note.link, why, note.text, note.path)
+    history = past.to_address(address, CAPS["past_reply"][1])
+    for reply in history:
+        budget.add("past_reply", reply.link, f"your reply to {address}", _reply_text(reply), reply.path)
+    linked: list[KnowledgeNote] = []
+    for person in people:
+        for target in person.links:
+            note = knowledge.resolve_link(target)
+            if note is not None and note.path not in seen:
+                seen.add(note.path)
+                linked.append(note)
+                budget.add("linked", note.link, f"linked from {person.link}", note.text, note.path)
+    query = f"{subject}\n{subject}\n{body}"
+    for related in knowledge.related(query, CAPS["related"][1], exclude=seen):
+        seen.add(related.note.path)
+        budget.add("related", related.note.link, related.why, related.note.text, related.note.path)
+    for reply, score in past.similar(query, CAPS["similar_reply"][1], exclude=history):
+        budget.add("similar_reply", reply.link, f"your reply to a similar email (score {score})", _reply_text(reply),
+                   reply.path)
+    voice = voice_for(address, name, profile, history)
+    problems = tuple(p.message for p in (*profile.problems, *memory.problems))
+    used = budget_tokens * CHARS_PER_TOKEN - budget.left
+    return DraftContext(address, name, voice, tuple(budget.items), tuple(budget.omitted),
+                        budget_tokens * CHARS_PER_TOKEN, used, problems,
+                        round((time.perf_counter() - started) * 1000, 3),
+                        profile.languages[0] if profile.languages else None)
+
+
+def _addresses_of(note: KnowledgeNote) -> set[str]:
+    from h0.drafting.knowledge import frontmatter_addresses
+
+    return {a.lower() for a in frontmatter_addresses(note.frontmatter)}
+
+
+def _reply_text(reply: PastReply) -> str:
+    day = time.strftime("%Y-%m-%d", time.gmtime(reply.when)) if reply.when else "undated"
+    return f"Sent {day} to {', '.join(reply.to)}, subject “{reply.subject}”:\n{reply.text}"

@@ -1,0 +1,107 @@
+"""`KnowledgeSource` answered by the vault index (h0.vault.index): people by address, related notes
+and `[[links]]` in one SQLite look-up each, instead of a stat of every note per call.
+
+The index is kept fresh by a watcher on the whole vault (h0.mcp.live_index.LiveIndex, the vault
+server's own), so a People note edited a moment ago counts; each note the index names is then read
+from disk (its head, without waiting on a FIFO) and judged by drafting's one privacy rule
+(h0.drafting.privacy) as it is now — a note made private since it was indexed never reaches a
+prompt. Notes in H0's mail folders, emails and drafts kept elsewhere are not knowledge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from h0.drafting.knowledge import (
+    MAX_INDEX_CHARS,
+    MAX_TEXT_CHARS,
+    KnowledgeNote,
+    Related,
+    link_targets,
+    read_knowledge,
+)
+from h0.drafting.privacy import PrivacyRule
+from h0.errors import H0Error
+from h0.vault.index import VaultIndex
+from h0.vault.index.extract import link_key
+from h0.vault.paths import NOTE_SUFFIX
+
+OVERFETCH = 4  # related notes asked of the index per one returned (mail folders and private ones are dropped)
+
+
+class IndexKnowledge:
+    """The owner's knowledge notes, found through the vault index (thread-safe, like the index)."""
+
+    def __init__(self, index: VaultIndex, private_folders: Iterable[str] = ()) -> None:
+        self.index = index
+        self.root = Path(index.root)
+        self.privacy = PrivacyRule(private_folders)
+        self.problems: dict[str, str] = {}  # path -> why it could not be read (shown by draft_context)
+
+    def changed(self, path: str | None) -> None:
+        """A watcher's report: this note (absolute path) changed, or any may have (None)."""
+        if path is None:
+            self.index.everything_changed()
+        else:
+            self.index.changed([path])
+
+    def freshen(self, *, fed: bool) -> None:
+        """Before a context is assembled: unless a watcher reports every change (`fed`), compare the
+        vault with the index (a stat of each note; `h0 sweep`, a polling watcher, an MCP call)."""
+        if not fed:
+            self.index.everything_changed()
+
+    def notes_for_address(self, address: str) -> list[KnowledgeNote]:
+        notes = (self._note(rel) for rel in self.index.notes_for_address(address))
+        return [note for note in notes if note is not None]
+
+    def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
+        skip = set(exclude)
+        found: list[Related] = []
+        for hit in self.index.related(text=text[:MAX_INDEX_CHARS], limit=max(limit * OVERFETCH, 10)):
+            if hit.path in skip or self.privacy.mail_folder(hit.path):
+                continue
+            note = self._note(hit.path)
+            if note is None:
+                continue
+            found.append(Related(note, round(hit.score, 2), "; ".join(hit.why[:3]) or "shares words with the email"))
+            if len(found) >= limit:
+                break
+        return found
+
+    def resolve_link(self, target: str) -> KnowledgeNote | None:
+        name = target.strip().replace("\\", "/").removesuffix(NOTE_SUFFIX)
+        if "/" in name:
+            note = self._note(name + NOTE_SUFFIX)
+            if note is not None:
+                return note
+        rows = self.index.db.rows("SELECT path FROM docs WHERE name = ? AND private = 0 "
+                                  "ORDER BY length(path) - length(replace(path, '/', '')), path LIMIT 5",
+                                  (link_key(name),))
+        for (rel,) in rows:
+            note = self._note(str(rel))
+            if note is not None:
+                return note
+        return None
+
+    def is_private(self, path: str) -> bool:
+        return self.privacy.never(path) or self.index.is_private(path)
+
+    def note_count(self) -> int:
+        return self.index.count()
+
+    def _note(self, rel: str) -> KnowledgeNote | None:
+        """The note at `rel` as a prompt may show it, judged now; None for private, mail or unreadable ones."""
+        if self.privacy.never(rel) or self.privacy.mail_folder(rel) or self.index.is_private(rel):
+            return None
+        try:
+            kind, fm, body = read_knowledge(self.root, rel, self.privacy)
+        except (OSError, H0Error, ValueError) as exc:
+            self.problems[rel] = exc.message if isinstance(exc, H0Error) else str(exc)
+            return None
+        self.problems.pop(rel, None)
+        if kind != "knowledge":
+            return None
+        title = rel.rsplit("/", 1)[-1].removesuffix(NOTE_SUFFIX)
+        return KnowledgeNote(rel, title, body[:MAX_TEXT_CHARS].strip(), fm, tuple(link_targets(body[:MAX_INDEX_CHARS])))

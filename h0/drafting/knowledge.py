@@ -1,0 +1,408 @@
+"""The owner's knowledge in the vault, as drafting asks for it: `KnowledgeSource`, and a scan of the vault.
+
+Drafting needs three answers from the vault: the notes about an address (the sender's People
+note), the notes most related to a text (ranked, with why), and the note a `[[link]]` names.
+`KnowledgeSource` is that protocol; `VaultKnowledge` implements it by keeping a catalogue of
+the vault's knowledge notes (every note outside H0's mail folders that is not an email, not
+private and not under Logs/ or a hidden folder), refreshed on each call:
+
+- a folder whose modification time changed (a note added, removed or renamed) is listed again;
+- every knowledge and private note is stat'ed, and re-read when its size or time changed, so
+  an edit of a People note (or `private: true` added to it) counts at once;
+- email notes outside the mail folders (an `Archive/`) are not stat'ed each time: they are
+  looked at again when their folder changes and at a full rescan every FULL_RESCAN_SECONDS.
+
+The vault index (ARCHITECTURE.md: full text + people + related notes kept fresh by events)
+answers the same protocol without the per-call stats; it replaces this class once merged.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from h0.drafting.privacy import PrivacyRule
+from h0.errors import H0Error, ParseError
+from h0.vault import frontmatter
+from h0.vault.note import decode
+from h0.platform.fs import read_head
+from h0.vault.paths import NOTE_SUFFIX, folder_key
+
+MAX_READ_BYTES = 256 * 1024  # of a knowledge note: a huge note is known by its head
+MAX_TEXT_CHARS = 8_000  # kept per note for prompts (the budget cuts further)
+MAX_INDEX_CHARS = 20_000  # of a note's text indexed for relatedness
+FULL_RESCAN_SECONDS = 300.0
+MIN_TOKEN = 3
+ADDRESS_KEYS = ("email", "emails", "e-mail", "mail", "address", "addresses")
+
+_ADDRESS = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
+_LINK = re.compile(r"\[\[([^\[\]|#^\n]+)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# fmt: off
+STOPWORDS = frozenset("""
+the and for are but not you your yours our ours all any can had has have her his him its was were will would
+shall should could may might must with this that these those from into onto over under about above after
+before again then than there their they them what when where which while who whom why how been being
+does did doing done just also only very more most much many some such own same each few both other
+out off per via let lets get got okay yes hello dear thanks thank regards best cheers please kind
+und der die das den dem des ein eine einer eines nicht mit von für auf ist sind wir ihr sie ich bitte
+les des une pour pas avec vous nous est sont dans sur que qui merci
+""".split())  # noqa: SIM905 - a word list reads better as text
+# fmt: on
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased words of 3+ letters or digits, without common words (the relatedness vocabulary)."""
+    return [w for w in _WORD.findall(text.lower()) if len(w) >= MIN_TOKEN and w not in STOPWORDS]
+
+
+def link_targets(text: str) -> list[str]:
+    """The note names a text links to (`[[Name]]`, `[[Folder/Name|alias]]`, `[[Name#Heading]]`), in order."""
+    seen: dict[str, None] = {}
+    for match in _LINK.finditer(text):
+        target = match.group(1).strip()
+        if target:
+            seen.setdefault(target, None)
+    return list(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeNote:
+    """One note of the owner's, as a prompt may show it."""
+
+    path: str
+    title: str  # the file name without .md: what a [[link]] to it says
+    text: str  # the body (frontmatter left out), cut to MAX_TEXT_CHARS
+    frontmatter: Mapping[str, Any] = field(default_factory=dict)
+    links: tuple[str, ...] = ()
+
+    @property
+    def link(self) -> str:
+        return f"[[{self.title}]]"
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    note: KnowledgeNote
+    score: float
+    why: str
+
+
+class KnowledgeSource(Protocol):
+    """What drafting asks of the vault's knowledge. Private notes are never returned."""
+
+    def notes_for_address(self, address: str) -> list[KnowledgeNote]:
+        """Notes about this address (a People note naming it in `email:`, first; then notes mentioning it)."""
+        ...
+
+    def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
+        """The notes most related to `text`, best first, each with why (never private ones)."""
+        ...
+
+    def resolve_link(self, target: str) -> KnowledgeNote | None:
+        """The note a `[[target]]` names (by path, else by file name), or None (missing or private)."""
+        ...
+
+    def is_private(self, path: str) -> bool:
+        """True when the note at `path` may never enter a prompt."""
+        ...
+
+
+@dataclass(slots=True)
+class _Entry:
+    kind: str  # "knowledge", "private", "inert" (an email, a draft, unreadable)
+    mtime_ns: int
+    size: int
+    note: KnowledgeNote | None = None
+    addresses: frozenset[str] = frozenset()  # named in the frontmatter
+    mentioned: frozenset[str] = frozenset()  # found in the body
+    counts: Counter[str] = field(default_factory=Counter)
+    length: int = 0
+    names: tuple[str, ...] = ()  # title and aliases, lower-cased, for "mentions …"
+
+
+class VaultKnowledge:
+    """`KnowledgeSource` over a scan of the vault's files (thread-safe; one per vault and process)."""
+
+    def __init__(self, root: Path, private_folders: Iterable[str] = ()) -> None:
+        self.root = Path(root)
+        self.privacy = PrivacyRule(private_folders)
+        self._lock = threading.Lock()
+        self._entries: dict[str, _Entry] = {}
+        self._folders: dict[str, tuple[int, list[str], list[str]]] = {}  # rel -> (mtime_ns, notes, subfolders)
+        self._by_address: dict[str, list[str]] = {}
+        self._by_title: dict[str, list[str]] = {}
+        self._by_path: dict[str, str] = {}
+        self._df: Counter[str] = Counter()
+        self._postings: dict[str, dict[str, int]] = {}
+        self._total_length = 0
+        self._knowledge = 0
+        self._last_full = 0.0
+        self._dirty = True
+        self.problems: dict[str, str] = {}  # path -> why it could not be read (shown by draft_context)
+
+    # ------------------------------------------------------------------ protocol
+
+    def notes_for_address(self, address: str) -> list[KnowledgeNote]:
+        self.refresh()
+        key = address.strip().lower()
+        with self._lock:
+            paths = list(self._by_address.get(key, ()))
+            strong = [p for p in paths if key in self._entries[p].addresses]
+            weak = [p for p in paths if p not in strong]
+            return [self._entries[p].note for p in strong + weak if self._entries[p].note is not None]
+
+    def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
+        self.refresh()
+        words = Counter(tokens(text[:MAX_INDEX_CHARS]))
+        lowered = f" {' '.join(_WORD.findall(text[:MAX_INDEX_CHARS].lower()))} "
+        skip = set(exclude)
+        with self._lock:
+            n = max(self._knowledge, 1)
+            avg = (self._total_length / n) or 1.0
+            scores: dict[str, float] = {}
+            shared: dict[str, list[tuple[float, str]]] = {}
+            for word, query_tf in words.items():
+                posting = self._postings.get(word)
+                if not posting:
+                    continue
+                idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
+                for path, tf in posting.items():
+                    length = self._entries[path].length or 1
+                    weight = idf * (tf * 2.2) / (tf + 1.2 * (0.25 + 0.75 * length / avg)) * min(query_tf, 3)
+                    scores[path] = scores.get(path, 0.0) + weight
+                    shared.setdefault(path, []).append((idf, word))
+            mentions: dict[str, str] = {}
+            for path, entry in self._entries.items():
+                if entry.kind != "knowledge":
+                    continue
+                for name in entry.names:
+                    if len(name) >= 4 and f" {name} " in lowered:
+                        mentions[path] = name
+                        scores[path] = scores.get(path, 0.0) + 8.0
+                        break
+            ranked = sorted((p for p in scores if p not in skip), key=lambda p: (-scores[p], p))
+            results = []
+            for path in ranked:
+                if len(results) >= limit or scores[path] < 2.0:
+                    break
+                entry = self._entries[path]
+                if entry.note is None:
+                    continue
+                if path in mentions:
+                    why = f"the email mentions “{mentions[path]}”"
+                else:
+                    best = [w for _, w in sorted(shared.get(path, []), reverse=True)[:4]]
+                    why = "shares the words " + ", ".join(best)
+                results.append(Related(entry.note, round(scores[path], 2), why))
+            return results
+
+    def resolve_link(self, target: str) -> KnowledgeNote | None:
+        self.refresh()
+        name = target.strip().removesuffix(NOTE_SUFFIX)
+        with self._lock:
+            path = self._by_path.get(folder_key(name + NOTE_SUFFIX))
+            if path is None:
+                candidates = self._by_title.get(folder_key(name.rsplit("/", 1)[-1]), [])
+                path = min(candidates, key=lambda p: (p.count("/"), p)) if candidates else None
+            entry = self._entries.get(path) if path else None
+            return entry.note if entry is not None and entry.kind == "knowledge" else None
+
+    def is_private(self, path: str) -> bool:
+        if self.privacy.never(path):
+            return True
+        self.refresh()
+        with self._lock:
+            entry = self._entries.get(path)
+        return entry is not None and entry.kind == "private"
+
+    def note_count(self) -> int:
+        self.refresh()
+        return self._knowledge
+
+    # ------------------------------------------------------------------ the catalogue
+
+    def refresh(self) -> None:
+        """Bring the catalogue up to date with the files (see the module's docstring for what is looked at)."""
+        with self._lock:
+            now = time.monotonic()
+            full = now - self._last_full > FULL_RESCAN_SECONDS
+            if full:
+                self._last_full = now
+            seen: set[str] = set()
+            self._walk("", seen, full)
+            for rel in [r for r in self._entries if r not in seen]:
+                self._forget(rel)
+            if self._dirty:
+                self._rebuild_names()
+
+    def _walk(self, rel: str, seen: set[str], full: bool) -> None:
+        folder = self.root / rel if rel else self.root
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            self._folders.pop(rel, None)
+            return
+        cached = self._folders.get(rel)
+        listed = cached is None or cached[0] != mtime or full
+        if listed:
+            notes, subfolders = self._list(folder, rel)
+            self._folders[rel] = (mtime, notes, subfolders)
+        else:
+            assert cached is not None
+            _, notes, subfolders = cached
+        for note in notes:
+            seen.add(note)
+            entry = self._entries.get(note)
+            if entry is None or listed or entry.kind != "inert":
+                self._look(note, entry)
+        for sub in subfolders:
+            self._walk(sub, seen, full)
+
+    def _list(self, folder: Path, rel: str) -> tuple[list[str], list[str]]:
+        notes: list[str] = []
+        subfolders: list[str] = []
+        prefix = f"{rel}/" if rel else ""
+        try:
+            with os.scandir(folder) as it:
+                for entry in it:
+                    child = prefix + entry.name
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            if not self.privacy.never(child) and not PrivacyRule.mail_folder(child + "/x"):
+                                subfolders.append(child)
+                        elif (entry.name.endswith(NOTE_SUFFIX) and entry.is_file(follow_symlinks=False)
+                              and not PrivacyRule.mail_folder(child) and not self.privacy.never(child)):
+                            notes.append(child)
+                    except OSError:
+                        continue
+        except OSError:
+            pass
+        return notes, subfolders
+
+    def _look(self, rel: str, entry: _Entry | None) -> None:
+        try:
+            st = os.stat(self.root / rel, follow_symlinks=False)
+        except OSError:
+            self._forget(rel)
+            return
+        if entry is not None and entry.mtime_ns == st.st_mtime_ns and entry.size == st.st_size:
+            return
+        if entry is not None:
+            self._forget(rel)
+        self._add(rel, self._read(rel, st))
+
+    def _read(self, rel: str, st: os.stat_result) -> _Entry:
+        try:
+            kind, fm, body = read_knowledge(self.root, rel, self.privacy)
+        except (OSError, H0Error, ValueError) as exc:
+            self.problems[rel] = exc.message if isinstance(exc, H0Error) else str(exc)
+            return _Entry("inert", st.st_mtime_ns, st.st_size)
+        self.problems.pop(rel, None)
+        if kind != "knowledge":
+            return _Entry(kind, st.st_mtime_ns, st.st_size)
+        title = rel.rsplit("/", 1)[-1].removesuffix(NOTE_SUFFIX)
+        addresses = frozenset(a.lower() for a in frontmatter_addresses(fm))
+        mentioned = frozenset(a.lower() for a in _ADDRESS.findall(body[:MAX_INDEX_CHARS])) - addresses
+        aliases = [str(a) for a in _as_list(fm.get("aliases"))][:20]
+        tags = [str(t) for t in _as_list(fm.get("tags"))][:20]
+        indexed = " ".join([title, title, *aliases, *tags, body[:MAX_INDEX_CHARS]])
+        counts = Counter(tokens(indexed))
+        note = KnowledgeNote(rel, title, body[:MAX_TEXT_CHARS].strip(), fm, tuple(link_targets(body[:MAX_INDEX_CHARS])))
+        names = tuple(dict.fromkeys(" ".join(_WORD.findall(n.lower())) for n in [title, *aliases] if n.strip()))
+        return _Entry("knowledge", st.st_mtime_ns, st.st_size, note, addresses, mentioned, counts,
+                      sum(counts.values()), names)
+
+    def _add(self, rel: str, entry: _Entry) -> None:
+        self._entries[rel] = entry
+        if entry.kind != "knowledge":
+            return
+        self._knowledge += 1
+        self._total_length += entry.length
+        for word, tf in entry.counts.items():
+            self._postings.setdefault(word, {})[rel] = tf
+        for address in entry.addresses | entry.mentioned:
+            self._by_address.setdefault(address, []).append(rel)
+        self._dirty = True
+
+    def _forget(self, rel: str) -> None:
+        entry = self._entries.pop(rel, None)
+        if entry is None or entry.kind != "knowledge":
+            return
+        self._knowledge -= 1
+        self._total_length -= entry.length
+        for word in entry.counts:
+            posting = self._postings.get(word)
+            if posting is not None:
+                posting.pop(rel, None)
+                if not posting:
+                    del self._postings[word]
+        for address in entry.addresses | entry.mentioned:
+            paths = self._by_address.get(address)
+            if paths and rel in paths:
+                paths.remove(rel)
+                if not paths:
+                    del self._by_address[address]
+        self._dirty = True
+
+    def _rebuild_names(self) -> None:
+        self._by_title.clear()
+        self._by_path.clear()
+        for rel, entry in self._entries.items():
+            if entry.kind == "knowledge" and entry.note is not None:
+                self._by_title.setdefault(folder_key(entry.note.title), []).append(rel)
+                self._by_path[folder_key(rel)] = rel
+        self._dirty = False
+
+
+def read_knowledge(root: Path, rel: str, privacy: PrivacyRule) -> tuple[str, Mapping[str, Any], str]:
+    """(kind, frontmatter, body) of the note at `rel`: kind "knowledge", "private" or "inert" (an email or
+    a draft). Only a regular file is opened, without waiting (a FIFO named *.md never holds a call up),
+    and only its first MAX_READ_BYTES are read. Raises OSError, H0Error or ValueError when unreadable."""
+    data = read_head(root / rel, MAX_READ_BYTES)
+    parts = frontmatter.split(_decode_head(data, rel))
+    fm = frontmatter.load(parts.yaml)
+    if privacy.is_private(rel, fm):
+        return "private", fm, ""
+    if str(fm.get("type") or "").strip().lower() == "email" or _is_draft(fm):
+        return "inert", fm, ""
+    return "knowledge", fm, parts.body
+
+
+def _decode_head(data: bytes, rel: str) -> str:
+    if len(data) < MAX_READ_BYTES:
+        return decode(data, rel)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(data) - 4:  # the read ended inside a character
+            return data[: exc.start].decode("utf-8")
+        raise ParseError(f"The note is not UTF-8 text (bad byte at offset {exc.start}).", path=rel) from None
+
+
+def _is_draft(fm: Mapping[str, Any]) -> bool:
+    """A reply draft kept outside H0's folders (it has recipients and a status): H0's words, not knowledge."""
+    return bool(fm.get("to")) and "subject" in fm and "status" in fm
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None or value == "":
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def frontmatter_addresses(fm: Mapping[str, Any]) -> list[str]:
+    found = []
+    for key in ADDRESS_KEYS:
+        for value in _as_list(fm.get(key)):
+            if isinstance(value, str):
+                found += _ADDRESS.findall(value)
+    return found

@@ -1,0 +1,245 @@
+"""The owner's past replies: what they sent, to whom, in their own words.
+
+Two sources. Sent drafts in `Done/` (`status: sent`: every reply H0 sent for the owner, and
+any note filed there that way), re-listed when the folder changes. And the provider's sent
+mail, where the mail backend can search it (`in:sent`): `SentMailCache` keeps the text of
+the owner's recent sent messages in H0's state folder, outside the vault, refreshed by the
+ingest (h0.drafting.learning.remember_sent, fed by the sync it already makes), so assembling a context never waits on the
+network. Every text is cut by the reply parser (quoted history and signature out) before it
+is learned from or shown to a model.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from email.utils import getaddresses
+from pathlib import Path
+from typing import Any
+
+from h0.drafting.knowledge import tokens
+from h0.drafting.replytext import ReplyParts, split_reply
+from h0.errors import H0Error
+from h0.mail.drafts import message_body
+from h0.vault import frontmatter
+from h0.vault.layout import DONE
+from h0.vault.note import decode
+from h0.vault.paths import NOTE_SUFFIX
+
+MAX_READ_BYTES = 256 * 1024
+MAX_TEXT_CHARS = 6_000
+SENT_CACHE_FILE = "sent_mail.jsonl"
+MAX_CACHED_SENT = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class PastReply:
+    """One message the owner sent."""
+
+    to: tuple[str, ...]  # lower-cased addresses (To and Cc)
+    subject: str
+    when: float  # epoch seconds (0 when unknown)
+    text: str  # quoted history and signature cut; greeting and sign-off kept
+    parts: ReplyParts
+    path: str | None = None  # the note in Done/, for a sent draft
+    source: str = "vault"  # "vault" (a sent draft in Done/) or "sent mail" (the provider's)
+
+    @property
+    def link(self) -> str:
+        if self.path:
+            return f"[[{self.path.rsplit('/', 1)[-1].removesuffix(NOTE_SUFFIX)}]]"
+        day = time.strftime("%Y-%m-%d", time.gmtime(self.when)) if self.when else "undated"
+        return f"your sent mail of {day}, “{self.subject[:60]}”"
+
+    def words(self) -> set[str]:
+        return set(tokens(f"{self.subject} {self.parts.body}"))
+
+
+def addresses(*values: Any) -> tuple[str, ...]:
+    """Lower-cased addresses from header-like values (strings or lists of them)."""
+    texts: list[str] = []
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            texts += [str(v) for v in value if v]
+        elif value:
+            texts.append(str(value))
+    return tuple(dict.fromkeys(a.lower() for _, a in getaddresses(texts) if "@" in a))
+
+
+def epoch(value: Any) -> float:
+    """A frontmatter timestamp (a YAML datetime or ISO 8601 text) as epoch seconds; 0 when absent or unreadable."""
+    if isinstance(value, dt.datetime):
+        stamp = value
+    else:
+        try:
+            stamp = dt.datetime.fromisoformat(str(value or "").strip())  # 3.11 reads a trailing Z
+        except ValueError:
+            return 0.0
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=dt.UTC)
+    return stamp.timestamp()
+
+
+class PastReplies:
+    """The owner's sent replies, by recipient (thread-safe; refreshed on each call, cheaply)."""
+
+    def __init__(self, root: Path, sent_cache: Path | None = None) -> None:
+        self.root = Path(root)
+        self.sent_cache = sent_cache
+        self._lock = threading.Lock()
+        self._done_mtime: int | None = None
+        self._notes: dict[str, tuple[int, int, PastReply | None]] = {}  # name -> (mtime_ns, size, reply)
+        self._cache_sig: tuple[int, int] | None = None
+        self._provider: list[PastReply] = []
+        self._by_address: dict[str, list[PastReply]] = {}
+        self._all: list[PastReply] = []
+
+    def refresh(self) -> None:
+        with self._lock:
+            changed = self._refresh_done()
+            changed = self._refresh_cache() or changed
+            if changed:
+                replies = [r for _, _, r in self._notes.values() if r is not None] + self._provider
+                replies.sort(key=lambda r: r.when, reverse=True)
+                by_address: dict[str, list[PastReply]] = {}
+                for reply in replies:
+                    for address in reply.to:
+                        by_address.setdefault(address, []).append(reply)
+                self._all, self._by_address = replies, by_address
+
+    def to_address(self, address: str, limit: int = 3) -> list[PastReply]:
+        """The latest replies sent to this address, newest first."""
+        self.refresh()
+        return list(self._by_address.get(address.strip().lower(), ())[:limit])
+
+    def all(self) -> list[PastReply]:
+        self.refresh()
+        return list(self._all)
+
+    def similar(self, text: str, limit: int = 2, exclude: Iterable[PastReply] = ()) -> list[tuple[PastReply, float]]:
+        """Replies to other emails that share the most words with `text` (each with its score, best first)."""
+        self.refresh()
+        wanted = set(tokens(text[:20_000]))
+        if not wanted:
+            return []
+        skip = {id(r) for r in exclude}
+        scored = []
+        for reply in self._all:
+            if id(reply) in skip:
+                continue
+            words = reply.words()
+            shared = len(wanted & words)
+            if shared >= 3:
+                scored.append((shared / math.sqrt(len(wanted) * len(words)), reply))
+        scored.sort(key=lambda item: -item[0])
+        return [(reply, round(score, 3)) for score, reply in scored[:limit] if score >= 0.12]
+
+    # ------------------------------------------------------------------ Done/
+
+    def _refresh_done(self) -> bool:
+        folder = self.root / DONE
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            changed = bool(self._notes)
+            self._notes.clear()
+            self._done_mtime = None
+            return changed
+        if mtime == self._done_mtime:
+            return False
+        self._done_mtime = mtime
+        seen: set[str] = set()
+        changed = False
+        try:
+            with os.scandir(folder) as it:
+                entries = [e for e in it if e.name.endswith(NOTE_SUFFIX) and not e.name.startswith(".")]
+        except OSError:
+            entries = []
+        for entry in entries:
+            seen.add(entry.name)
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            cached = self._notes.get(entry.name)
+            if cached is not None and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
+                continue
+            self._notes[entry.name] = (st.st_mtime_ns, st.st_size, self._read_sent(f"{DONE}/{entry.name}"))
+            changed = True
+        for name in [n for n in self._notes if n not in seen]:
+            del self._notes[name]
+            changed = True
+        return changed
+
+    def _read_sent(self, rel: str) -> PastReply | None:
+        try:
+            with open(self.root / rel, "rb") as handle:
+                data = handle.read(MAX_READ_BYTES)
+            text = decode(data, rel) if len(data) < MAX_READ_BYTES else data.decode("utf-8", "ignore")
+            parts = frontmatter.split(text)
+            fm = frontmatter.load(parts.yaml)
+        except (OSError, H0Error, ValueError):
+            return None
+        return sent_reply(rel, fm, parts.body)
+
+    # ------------------------------------------------------------------ provider sent mail
+
+    def _refresh_cache(self) -> bool:
+        if self.sent_cache is None:
+            return False
+        try:
+            st = os.stat(self.sent_cache)
+            signature = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            signature = None
+        if signature == self._cache_sig:
+            return False
+        self._cache_sig = signature
+        self._provider = [r for r in (_cached_reply(rec) for rec in read_sent_cache(self.sent_cache)) if r is not None]
+        return True
+
+
+def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
+    """A note of Done/ as a past reply: only one that was sent (`status: sent`) and is not an email."""
+    if str(fm.get("status") or "").strip().lower() != "sent" or str(fm.get("type") or "") == "email":
+        return None
+    to = addresses(fm.get("to"), fm.get("cc"))
+    if not to:
+        return None
+    text = message_body(body)[:MAX_TEXT_CHARS]
+    parts = split_reply(text)
+    when = epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at"))
+    return PastReply(to, str(fm.get("subject") or "")[:300], when, parts.text, parts, rel, "vault")
+
+
+def read_sent_cache(path: Path) -> list[dict[str, Any]]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.readlines()[-MAX_CACHED_SENT:]
+    except OSError:
+        return []
+    records = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
+
+
+def _cached_reply(record: dict[str, Any]) -> PastReply | None:
+    to = addresses(record.get("to"), record.get("cc"))
+    text = str(record.get("text") or "")
+    if not to or not text.strip():
+        return None
+    parts = split_reply(text[:MAX_TEXT_CHARS])
+    return PastReply(to, str(record.get("subject") or "")[:300], float(record.get("when") or 0), parts.text, parts,
+                     None, "sent mail")

@@ -1,0 +1,142 @@
+"""A reply's own words: quoted history and signatures stripped, greeting and sign-off found.
+
+Quoted history ("On Mon, Dana wrote:", "-----Original Message-----", "Am … schrieb …") and
+signatures ("--", "Sent from my iPhone", "Kind regards, …") are cut by `mail-parser-reply`, a
+maintained parser with the headers and sign-offs of a dozen languages, before anything is
+learned from a reply or quoted to a model. The greeting ("Hi Dana,") and the sign-off
+("Cheers,") are then read from the first and last short lines of what is left.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+
+from mailparser_reply import EmailReplyParser
+
+# The parser's languages: headers and signatures of each are recognised (English always).
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "sv", "pl", "cs", "da", "ja")
+MAX_PARSE_CHARS = 50_000  # of a message: the reply is at its top; the parser is regex-heavy
+MAX_GREETING_CHARS = 60
+MAX_SIGN_OFF_CHARS = 40
+
+# fmt: off
+_GREETING_WORDS = (
+    "hi", "hello", "hey", "dear", "good morning", "good afternoon", "good evening", "morning", "greetings",
+    "hallo", "liebe", "lieber", "sehr geehrte", "sehr geehrter", "guten tag", "moin", "servus", "hej", "hoi",
+    "bonjour", "salut", "chère", "cher", "hola", "estimado", "estimada", "buenos días", "ciao", "buongiorno",
+    "gentile", "olá", "caro", "cara", "beste", "geachte", "dag", "witam", "dzień dobry", "hei", "yo",
+)
+_SIGN_OFF_WORDS = (
+    "best", "best regards", "kind regards", "regards", "warm regards", "warmly", "cheers", "thanks", "thank you",
+    "many thanks", "thanks again", "all the best", "sincerely", "yours sincerely", "yours faithfully", "yours",
+    "talk soon", "speak soon", "take care", "br", "rgds", "thx", "ta", "love", "with thanks",
+    "viele grüße", "beste grüße", "liebe grüße", "mit freundlichen grüßen", "freundliche grüße", "grüße", "lg", "vg",
+    "gruß", "herzliche grüße", "cordialement", "bien à vous", "bien cordialement", "amitiés", "bises",
+    "saludos", "un saludo", "atentamente", "un abrazo", "cordiali saluti", "saluti", "un saluto",
+    "met vriendelijke groet", "groeten", "abraços", "atenciosamente", "med vänlig hälsning", "hälsningar",
+    "pozdrawiam", "s pozdravem", "med venlig hilsen",
+)
+# fmt: on
+_GREETING = re.compile(
+    r"^(?:" + "|".join(re.escape(w) for w in sorted(_GREETING_WORDS, key=len, reverse=True)) + r")\b.{0,50}$",
+    re.IGNORECASE,
+)
+_SIGN_OFF = re.compile(
+    r"^(?:" + "|".join(re.escape(w) for w in sorted(_SIGN_OFF_WORDS, key=len, reverse=True)) + r")\b[ \w.!,]{0,25}$",
+    re.IGNORECASE,
+)
+_local = threading.local()
+
+
+def _parser() -> EmailReplyParser:
+    parser = getattr(_local, "parser", None)
+    if parser is None:  # its compiled patterns are cached on the message objects it makes: one per thread
+        parser = _local.parser = EmailReplyParser(languages=list(LANGUAGES))
+    return parser
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyParts:
+    """A message split into what its author wrote now: greeting, body, sign-off, and the name after it."""
+
+    greeting: str | None
+    body: str  # without greeting, sign-off and signature
+    sign_off: str | None
+    signed: str | None  # the line(s) after the sign-off: usually the author's name
+
+    @property
+    def text(self) -> str:
+        """The reply as written, without quoted history or signature block (greeting and sign-off kept)."""
+        parts = [self.greeting or "", self.body, "\n".join(p for p in (self.sign_off, self.signed) if p)]
+        return "\n\n".join(p for p in parts if p).strip()
+
+
+def latest_reply(text: str) -> tuple[str, str]:
+    """The newest reply of a message (quoted history cut) and its signature block ("" when none)."""
+    message = _parser().read(text[:MAX_PARSE_CHARS])
+    if not message.replies:
+        return "", ""
+    reply = message.replies[0]
+    return reply.full_body.strip(), reply.signatures.strip()
+
+
+def strip_quoted(text: str) -> str:
+    """The newest reply's words: quoted history and signature cut (what a prompt may quote)."""
+    reply, signature = latest_reply(text)
+    if signature and reply.endswith(signature):
+        reply = reply[: -len(signature)]
+    return reply.strip()
+
+
+def split_reply(text: str) -> ReplyParts:
+    """Find the greeting and the sign-off of a reply (quoted history and signature cut first)."""
+    reply, signature = latest_reply(text)
+    if signature and reply.endswith(signature):
+        reply = reply[: -len(signature)].rstrip()
+    lines = [line.strip() for line in reply.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[0]:
+        lines.pop(0)
+    greeting = None
+    if lines and len(lines[0]) <= MAX_GREETING_CHARS and _GREETING.match(lines[0]):
+        greeting = lines.pop(0)
+    sign_off, signed = _sign_off(lines, signature)
+    body = "\n".join(lines).strip()
+    return ReplyParts(greeting, body, sign_off, signed)
+
+
+def _sign_off(lines: list[str], signature: str) -> tuple[str | None, str | None]:
+    """Take the sign-off (and the name lines under it) off the end of `lines`, or read it from the signature."""
+    if signature:
+        first, _, rest = signature.partition("\n")
+        if len(first) <= MAX_SIGN_OFF_CHARS and _SIGN_OFF.match(first.strip()):
+            name = rest.strip().split("\n", 1)[0].strip() or None
+            return first.strip(), name
+    while lines and not lines[-1]:
+        lines.pop()
+    # The last paragraph: "Cheers,\nAlex" or just "Cheers," (at most 3 short lines).
+    start = len(lines)
+    while start > 0 and lines[start - 1]:
+        start -= 1
+    block = lines[start:]
+    if not block or len(block) > 3:
+        return None, None
+    for index, line in enumerate(block):
+        if len(line) <= MAX_SIGN_OFF_CHARS and _SIGN_OFF.match(line):
+            name = " ".join(block[index + 1 :]).strip() or None
+            if name is not None and len(name) > MAX_SIGN_OFF_CHARS:
+                return None, None
+            del lines[start + index :]
+            while lines and not lines[-1]:
+                lines.pop()
+            return line, name
+    return None, None
+
+
+def looks_like_greeting(line: str) -> bool:
+    return len(line) <= MAX_GREETING_CHARS and _GREETING.match(line.strip()) is not None
+
+
+def looks_like_sign_off(line: str) -> bool:
+    return len(line) <= MAX_SIGN_OFF_CHARS and _SIGN_OFF.match(line.strip()) is not None

@@ -1,0 +1,49 @@
+"""Learn from what became of H0's drafts (h0.drafting.learning): the daemon's `@learn` job.
+
+Sent and rejected drafts filed in Done/ since the last look are compared with what H0 wrote,
+lessons are drawn from edited ones when a model is configured, the profile's learned section is
+refreshed. `remember_sent_mail` is ingest's hand-off: the owner's mail sent from any client, as the
+sync already brought it (no call of its own), is kept so past replies include it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from loguru import logger
+
+from h0.drafting import Drafting
+from h0.drafting.learning import learn_from_filed, remember_sent
+from h0.errors import H0Error
+from h0.handlers.context import HandlerContext, Outcome
+
+
+def learn_from_drafts(ctx: HandlerContext) -> Outcome:
+    drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
+    ctx.drafting = drafting
+    llm = getattr(ctx.triager, "llm", None)
+    outcomes = learn_from_filed(ctx.notes.api, drafting, llm)
+    for record in outcomes:
+        if record["outcome"] == "sent" and record.get("similarity") is not None:
+            logger.info("📏 {}: sent {:.0%} as H0 wrote it{}", record["note"], record["similarity"],
+                        " (send-ready)" if record.get("send_ready") else "")
+    return Outcome("learned", f"{len(outcomes)} draft(s)", data={"outcomes": len(outcomes)})
+
+
+def remember_sent_mail(ctx: HandlerContext, sent: Sequence[Any]) -> None:
+    """Ingest's hand-off: the owner's sent messages the sync brought become past replies (how the owner
+    writes to each person). Never raises: a cache that cannot be written costs only what is learned."""
+    if not sent:
+        return
+    drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
+    ctx.drafting = drafting
+    if drafting.sent_cache is None:
+        return
+    try:
+        added = remember_sent(drafting.sent_cache, sent)
+    except (H0Error, OSError) as error:
+        logger.info("sent mail not added to past replies: {}", getattr(error, "message", error))
+        return
+    if added:
+        logger.debug("sent mail: {} message(s) of yours added to H0's past replies", added)

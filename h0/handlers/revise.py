@@ -1,0 +1,77 @@
+"""Revise a draft in Drafts/ that asks for it (`h0: shorter, offer Friday instead`): h0.drafting.revise.
+
+Level-triggered like every handler: the draft is re-read, and acted on only when it is in
+Drafts/, still awaits sending, carries an instruction and has been left alone for
+REVISE_SETTLE_SECONDS (an instruction still being typed is not acted on). The rewrite is
+written with the hash the draft was read with, so an edit made meanwhile is never lost (the
+revision waits and is tried on the new text). Recipients, subject and thread are written back
+exactly as read: whoever wrote the instruction, a revision changes only the text.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from loguru import logger
+
+from h0.drafting import Drafting
+from h0.drafting.revise import email_for, revision_request, rewrite
+from h0.errors import Conflict, H0Error, InternalError
+from h0.handlers.context import HandlerContext, Outcome
+from h0.vault.draft_state import draft_status
+from h0.vault.layout import DRAFTS
+from h0.vault.paths import folder_key
+
+FIXED_KEYS = ("to", "cc", "bcc", "subject", "reply_to_message_id", "thread_id", "source", "attachments", "draft_id")
+
+
+def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
+    if folder_key(path.split("/", 1)[0]) != folder_key(DRAFTS) or path.count("/") != 1:
+        return Outcome("skipped", "revisions happen in Drafts/ only")
+    note = ctx.read_note(path)
+    if isinstance(note, Outcome):
+        return note
+    instruction = revision_request(note.frontmatter, note.body)
+    if instruction is None:
+        return Outcome("skipped", "no revision asked")
+    if not draft_status(note.frontmatter).sendable:
+        return Outcome("skipped", "the draft is no longer waiting (sent, rejected or withdrawn)")
+    quiet = getattr(ctx.settings, "revise_settle_seconds", 5.0)
+    age = _age(ctx, path)
+    if age is not None and age < quiet:
+        return Outcome("waiting", "the instruction may still be being typed", retry_in=quiet - age + 0.05)
+    drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
+    ctx.drafting = drafting
+    llm = getattr(ctx.triager, "llm", None)
+    started = time.perf_counter()
+    rewritten = rewrite(path, note.frontmatter, note.body, instruction, drafting=drafting, llm=llm,
+                        email=email_for(ctx.notes.api, note.frontmatter))
+    changed = [k for k in FIXED_KEYS if rewritten.frontmatter.get(k) != note.frontmatter.get(k)]
+    if changed:  # cannot happen by construction; checked because recipients are what a revision must never touch
+        raise InternalError(f"A revision of {path} would have changed {', '.join(changed)}; nothing was written.",
+                            path=path)
+    try:
+        ctx.notes.write(path, rewritten.frontmatter, rewritten.body, if_match=note.hash)
+    except Conflict:
+        return Outcome("waiting", "the draft changed while H0 rewrote it", retry_in=quiet)
+    event = "draft_revised" if rewritten.revised else "draft_not_revised"
+    elapsed = round((time.perf_counter() - started) * 1000, 1)
+    try:
+        drafting.log.write(event, **rewritten.record)
+    except H0Error as error:
+        logger.warning("could not record the revision of {}: {}", path, error.message)
+    ctx.audit.write(event, path=path, instruction=instruction, elapsed_ms=elapsed)
+    if rewritten.revised:
+        logger.info("✎ revised {} as asked (“{}”, {} ms)", path, instruction[:80], elapsed)
+        return Outcome("revised", instruction, data={"elapsed_ms": elapsed})
+    logger.info("✎ {}: not revised — {}", path, rewritten.record.get("reason"))
+    return Outcome("not_revised", str(rewritten.record.get("reason") or ""))
+
+
+def _age(ctx: HandlerContext, path: str) -> float | None:
+    """Seconds since the draft's file last changed (None when it cannot be told)."""
+    try:
+        return max(0.0, time.time() - os.stat(ctx.paths.root / path).st_mtime)
+    except OSError:
+        return None
