@@ -108,7 +108,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             from h0.mcp.vault_server import build_vault_server
 
             server = build_vault_server(settings.vault_path, state_dir=settings.h0_state_dir,
-                                        private_folders=settings.private_folders, watcher=settings.h0_watcher)
+                                        private_folders=settings.private_folders, watcher=settings.h0_watcher,
+                                        draft_tokens=settings.draft_context_tokens)
         else:
             from h0.mcp.mail_server import main as serve_mail
     finally:

@@ -10,7 +10,7 @@ prompt. Notes in H0's mail folders, emails and drafts kept elsewhere are not kno
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from h0.drafting.knowledge import (
@@ -33,8 +33,10 @@ OVERFETCH = 4  # related notes asked of the index per one returned (mail folders
 class IndexKnowledge:
     """The owner's knowledge notes, found through the vault index (thread-safe, like the index)."""
 
-    def __init__(self, index: VaultIndex, private_folders: Iterable[str] = ()) -> None:
+    def __init__(self, index: VaultIndex, private_folders: Iterable[str] = (),
+                 watched: Callable[[], bool] | None = None) -> None:
         self.index = index
+        self.watched = watched  # True while a watcher of its own keeps the index fresh (the vault server's)
         self.root = Path(index.root)
         self.privacy = PrivacyRule(private_folders)
         self.problems: dict[str, str] = {}  # path -> why it could not be read (shown by draft_context)
@@ -49,7 +51,7 @@ class IndexKnowledge:
     def freshen(self, *, fed: bool) -> None:
         """Before a context is assembled: unless a watcher reports every change (`fed`), compare the
         vault with the index (a stat of each note; `h0 sweep`, a polling watcher, an MCP call)."""
-        if not fed:
+        if not fed and not (self.watched is not None and self.watched()):
             self.index.everything_changed()
 
     def notes_for_address(self, address: str) -> list[KnowledgeNote]:

@@ -27,6 +27,7 @@ from h0.drafting.knowledge import tokens
 from h0.drafting.replytext import ReplyParts, split_reply
 from h0.errors import H0Error
 from h0.mail.drafts import message_body
+from h0.mail.htmltext import block_text
 from h0.vault import frontmatter
 from h0.vault.layout import DONE
 from h0.vault.note import decode
@@ -212,9 +213,11 @@ def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
     to = addresses(fm.get("to"), fm.get("cc"))
     if not to:
         return None
-    text = message_body(body)[:MAX_TEXT_CHARS]
+    # An imported or synced sent message (`type: sent_email`) keeps its words in a code block, as ingest
+    # writes every email; a sent draft is the note's text above the cut-off line.
+    text = (block_text(body) if str(fm.get("type") or "") == "sent_email" else message_body(body))[:MAX_TEXT_CHARS]
     parts = split_reply(text)
-    when = epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at"))
+    when = epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at")) or epoch(fm.get("received")) or epoch(fm.get("date"))
     return PastReply(to, str(fm.get("subject") or "")[:300], when, parts.text, parts, rel, "vault")
 
 

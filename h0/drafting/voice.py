@@ -63,7 +63,7 @@ def as_template(greeting: str, display_names: Sequence[str]) -> str:
             out = out.replace(full, "{name}")
         for word, slot in ((words[0], "{first_name}"), (words[-1], "{last_name}")):
             if len(word) > 1:
-                out = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", slot, out)
+                out = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", slot, out, flags=re.IGNORECASE)
     return out
 
 

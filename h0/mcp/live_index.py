@@ -78,6 +78,10 @@ class LiveIndex:
         self._ready.wait(timeout)
         return self.get()
 
+    def watching(self) -> bool:
+        """True while a live watcher reports the vault's changes to the index."""
+        return self._watcher is not None and self._watcher.alive()
+
     def changed(self, paths: Iterable[str]) -> None:
         """The server wrote these notes: the next answer reflects them, whatever the watcher's timing."""
         if self._index is not None:

@@ -103,6 +103,40 @@ class AddressNotes(BaseModel):
     notes: list[str]
 
 
+class ContextEntry(BaseModel):
+    """One piece of the owner's knowledge a reply may draw on."""
+
+    kind: str = Field(description="profile, lessons, person, past_reply, linked, related or similar_reply.")
+    label: str = Field(description="A [[link]] to the note, or which sent mail it is.")
+    path: str | None = Field(default=None, description="The vault note it came from, if any.")
+    why: str = Field(description="Why it is here (the sender's People note, shares the words …).")
+    text: str = Field(description="The text as a prompt gets it (cut to the budget).")
+
+
+class DraftContextResult(BaseModel):
+    """What draft_context returns: the context H0 itself drafts a reply to this email from."""
+
+    email: str = Field(description="The email note the reply answers.")
+    recipient: str
+    greeting: str = Field(description="How the owner opens a mail to this recipient ('' when unknown).")
+    sign_off: str = Field(description="How the owner closes it ('' when unknown).")
+    voice_from: str = Field(description="Where the greeting and sign-off come from.")
+    items: Annotated[list[ContextEntry], _array_of(ContextEntry)]
+    omitted: list[str] = Field(description="What did not fit in the budget, or was left out.")
+    budget_chars: int
+    used_chars: int
+    problems: list[str] = Field(description="Why the profile or memory note could not be used, if so.")
+
+
+class RevisionQueued(BaseModel):
+    """What revise_draft returns: the instruction is on the draft; H0 rewrites it in Drafts/."""
+
+    path: str
+    instruction: str
+    hash: str = Field(description="The draft's content hash with the instruction written.")
+    note: str = Field(description="When and how the rewrite happens.")
+
+
 class MoveResult(BaseModel):
     moved: bool
     source: str

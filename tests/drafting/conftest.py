@@ -1,0 +1,37 @@
+"""The drafting fixtures: a realistic vault (people, projects, meetings, a private note, a private
+journal folder, a log with a secret, past replies in Done/), 23 emails with the facts a good reply
+needs, and a sent mailbox with the greeting and sign-off the owner uses per person."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from h0.vault import init_vault
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "drafting"
+SECRETS = ("SECRET-PRIVATE-4410", "SECRET-JOURNAL-7731", "SECRET-LOG-9902")  # in a private note, Journal/, Logs/
+PRIVATE_FOLDERS = "Journal"
+
+
+def fixture_emails() -> list[dict[str, Any]]:
+    return json.loads((FIXTURES / "emails.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def knowledge_vault(tmp_path: Path) -> Path:
+    """A copy of the fixture vault with H0's folders."""
+    root = tmp_path / "vault"
+    shutil.copytree(FIXTURES / "vault", root)
+    init_vault(root)
+    return root
+
+
+def email_note(message_id: str, sender: str, subject: str, body: str, *, to: str = "alex@northwind.example") -> str:
+    return (f"---\ntype: email\nstatus: pending\nmessage_id: {message_id}\nfrom: {json.dumps(sender)}\n"
+            f"to: {to}\nsubject: {json.dumps(subject)}\nreceived: 2026-03-10T09:00:00Z\n---\n"
+            f"```text\n{body}\n```\n")
