@@ -171,6 +171,8 @@ def collect_status(
             "snoozed": follow_ups.snoozed_total,
         },
         "follow_ups": follow_ups.as_dict(),
+        # How good H0's drafts are: the send-ready and rejected rates over 30 days (h0.drafting.learning).
+        "drafts": _draft_quality(vault),
         "shown": SHOWN,
         "needs_you": needs_you,
         "waiting_for_approval": drafts["waiting"],
@@ -188,6 +190,24 @@ def collect_status(
             for r in reversed(errors[-SHOWN:])
         ],
     }
+
+
+def _draft_quality(vault: Vault) -> dict[str, Any]:
+    from h0.drafting.learning import quality
+
+    try:
+        return quality(vault.root)
+    except (H0Error, OSError) as error:
+        return {"resolved": 0, "send_ready_rate": None, "rejected_rate": None,
+                "problem": getattr(error, "message", str(error))}
+
+
+def draft_quality_line(drafts: dict[str, Any]) -> str | None:
+    """'H0's drafts (30 days): 75% sent as written or lightly edited (3 of 4), 25% rejected', or None."""
+    if not drafts.get("resolved"):
+        return None
+    return (f"H0's drafts ({drafts['window_days']} days): {drafts['send_ready_rate']:.0%} sent as written or lightly "
+            f"edited ({drafts['send_ready']} of {drafts['resolved']}), {drafts['rejected_rate']:.0%} rejected")
 
 
 def sent_recipients(record: dict[str, Any]) -> dict[str, list[str]]:
@@ -490,6 +510,9 @@ def render_status(status: dict[str, Any]) -> str:
             lines.append(f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: "
                          f"{_plain(item['reason'])}{when}")
     lines += _followup_lines(status.get("follow_ups") or {})
+    quality = draft_quality_line(status.get("drafts") or {})
+    if quality:
+        lines.append(quality)
     returned = status["returned_to_drafts"]
     if totals["returned_to_drafts"]:
         lines.append(f"Not sent, back in Drafts/ to fix: {_count(totals['returned_to_drafts'], len(returned))}")

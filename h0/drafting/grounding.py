@@ -30,6 +30,8 @@ _PLACEHOLDER_WORDS = (
     r"phone(?: number)?|address|company|title|link|url|amount|number|price|location|place|meeting time"
 )
 _BRACKETED = re.compile(rf"\[(?!\[)\s*((?:{_PLACEHOLDER_WORDS})\b[^\[\]\n]{{0,60}})\](?!\()", re.IGNORECASE)
+# Any other short, all-lower-case word(s) in square brackets that is not a link: "[venue]", "[meeting room]".
+_BARE = re.compile(r"(?<![\[!\\])\[([a-z][a-z \-]{1,40})\](?![\(\[:])")
 _BRACED = re.compile(r"\{\{?\s*([A-Za-z][A-Za-z _]{1,40})\s*\}?\}")
 _ANGLED = re.compile(rf"<\s*((?:{_PLACEHOLDER_WORDS})\b[^<>\n]{{0,40}})\s*>", re.IGNORECASE)
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
@@ -55,6 +57,7 @@ def clean_reply(text: str) -> CleanReply:
     cleaned = "".join(kept)
     cleaned, instructions = _INSTRUCTION_LINE.subn("", cleaned)
     cleaned = _BRACKETED.sub(lambda m: _fill(m.group(1)), cleaned)
+    cleaned = _BARE.sub(lambda m: _fill(m.group(1)), cleaned)
     cleaned = _BRACED.sub(lambda m: _fill(m.group(1).replace("_", " ")), cleaned)
     cleaned = _ANGLED.sub(lambda m: _fill(m.group(1)), cleaned)
     asks = tuple(dict.fromkeys(m.group(1).strip() for m in PLACEHOLDER.finditer(cleaned)))

@@ -35,7 +35,7 @@ from h0.mail.lookalike import shown as shown_domain
 from h0.mail.recipients import count, describe_recipients
 from h0.pipeline import signals
 from h0.printable import printable
-from h0.status import AuditTail, collect_status, local_time, sent_recipients
+from h0.status import AuditTail, collect_status, draft_quality_line, local_time, sent_recipients
 from h0.vault import Vault
 from h0.vault.audit import iso
 from h0.vault.fsio import atomic_write
@@ -149,6 +149,9 @@ def render_dashboard(status: dict[str, Any]) -> str:
     lines.append("")
 
     lines += _followup_sections(status.get("follow_ups") or {})
+    quality = draft_quality_line(status.get("drafts") or {})
+    if quality:
+        lines += [quality, ""]
 
     returned = status["returned_to_drafts"]
     if returned:
