@@ -19,9 +19,10 @@ pytestmark = pytest.mark.interop
 
 VAULT_TOOLS = {
     "read_note", "read_notes", "write_note", "update_frontmatter", "list_notes", "move_note", "apply_changes",
-    "search_notes", "related_notes", "notes_for_address", "health_check",
+    "search_notes", "related_notes", "notes_for_address", "draft_context", "revise_draft", "health_check",
 }
-READ_ONLY = {"read_note", "read_notes", "list_notes", "search_notes", "related_notes", "notes_for_address", "health_check"}
+READ_ONLY = {"read_note", "read_notes", "list_notes", "search_notes", "related_notes", "notes_for_address",
+             "draft_context", "health_check"}
 NOTE = "Needs_Action/EMAIL_interop-001.md"
 NOTE_TEXT = """\
 ---
