@@ -22,6 +22,7 @@ import time
 
 from loguru import logger
 
+
 from h0.errors import (
     AuthRequired,
     Conflict,
@@ -36,6 +37,8 @@ from h0.errors import (
 )
 from h0.handlers.context import HandlerContext, Outcome, source_note
 from h0.handlers.reject import archive_rejected
+from h0.drafting.revise import REVISE_HINT
+from h0.mail.drafts import CUTOFF, NEXT_STEP
 from h0.mail.models import SendEmailResult
 from h0.mail.recipients import describe_recipients, recipient_lists
 from h0.retry import Backoff
@@ -99,7 +102,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
         elapsed_ms=elapsed_ms,
         hints=result.hints or None,
     )
-    done_path = _file_sent_draft(path, note, result, ctx)
+    done_path = _file_sent_draft(path, note, result, ctx, describe_recipients(recipients))
     verb = "was already sent" if result.already_sent else "sent"
     logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, describe_recipients(recipients), elapsed_ms, done_path)
     data = {
@@ -109,8 +112,9 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     return Outcome("sent", done_path, data=data)
 
 
-def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: HandlerContext) -> str:
-    """Move the sent draft to Done/ with its send record (one call); then its source email."""
+def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: HandlerContext, to: str = "") -> str:
+    """Move the sent draft to Done/ with its send record (one call); then its source email. H0's own
+    line below the cut-off then says what happened ("Sent on … to …"), not what to do next."""
     record = {
         "status": "sent",
         "sent_at": _note_time(result.sent_at),
@@ -123,6 +127,7 @@ def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: Handle
     done_path = moved.destination
     if any(key in note.frontmatter for key in ERROR_KEYS):
         ctx.notes.update(done_path, {}, remove=ERROR_KEYS)  # the problem it once had is fixed
+    _say_sent(done_path, note, record["sent_at"], to, ctx)
     if moved.moved_hash and moved.moved_hash != note.hash:
         # The human saved while the message was going out: what was sent is the version
         # read before the send; say so rather than pretend the note is what went out.
@@ -135,6 +140,26 @@ def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: Handle
     _journal_filed(ctx, result.rfc822_message_id, done_path)
     ctx.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=result.idempotency_key)
     return done_path
+
+
+def _say_sent(done_path: str, note: Note, sent_at: object, to: str, ctx: HandlerContext) -> None:
+    """Replace H0's "move this note to Approved/" line (below the cut-off) with when and to whom it went.
+    Only on the note as H0 filed it: a note edited since is left as the human has it."""
+    cut = note.body.find(CUTOFF)
+    if cut == -1 or NEXT_STEP not in note.body[cut:]:
+        return
+    try:
+        fresh = ctx.notes.read(done_path)
+        if fresh.body != note.body:
+            return
+        stamp = str(sent_at)
+        when = stamp.replace("T", " ")[:16] + (" UTC" if stamp.endswith("Z") else "")
+        said = f"Sent on {when} {to}." if to else f"Sent on {when}."
+        below = fresh.body[cut:].replace(NEXT_STEP, said, 1).replace(f"\n{REVISE_HINT}\n", "\n")
+        body = fresh.body[:cut] + below
+        ctx.notes.write(done_path, fresh.frontmatter, body, if_match=fresh.hash)
+    except H0Error as err:  # the message went out and is filed; only the wording stays behind
+        logger.debug("{}: the sent line was not written ({})", done_path, err.message)
 
 
 def _journal_filed(ctx: HandlerContext, rfc: object, done_path: str) -> None:

@@ -43,7 +43,7 @@ from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.handlers.context import HandlerContext, Outcome
 from h0.followup.threads import owner_addresses
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
-from h0.mail.drafts import CUTOFF
+from h0.mail.drafts import CUTOFF, NEXT_STEP
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
 from h0.vault import Moved, Note
@@ -382,7 +382,7 @@ def _draft(note: Note, decision: Any, newer: ThreadNote | None = None, context: 
         + (f"> [!warning] H0: {warning}\n\n" if warning else "")
         + f"Replying to [[{link}]] — H0's reasoning: {inert_inline(decision.reasoning)}\n"
         + (f"{inert_inline(all_note)}\n" if all_note else "")
-        + "Edit the text above, then move this note to Approved/ to send it, or to Rejected/ to drop it.\n"
+        + f"{NEXT_STEP}\n"
         + (f"\n{section}" if (section := notes_section(found)) else "")
         + f"\n{REVISE_HINT}\n"
     )

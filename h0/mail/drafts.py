@@ -26,6 +26,8 @@ from h0.errors import InvalidRequest
 from h0.mail import visible
 
 CUTOFF = "%% h0: not sent below %%"
+# H0's line under the cut-off of a draft it wrote; once sent it says when and to whom instead.
+NEXT_STEP = "Edit the text above, then move this note to Approved/ to send it, or to Rejected/ to drop it."
 
 # The first line of a reply H0 wrote from a template ("[H0 draft — edit before approving]"):
 # still there means nobody edited the reply. Any dash, any wording after "H0 draft".

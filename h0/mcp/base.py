@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import difflib
 import functools
 import inspect
 import json
@@ -149,6 +150,9 @@ class H0Server(Server[Any]):
         registered = self._tools.get(name)
         if registered is None:
             return failure(InvalidRequest(f"Unknown tool {name!r}.", tool=name))
+        unknown = _unknown_arguments(name, registered.arguments, arguments)
+        if unknown is not None:
+            return failure(unknown)
         try:
             values = registered.arguments.model_validate(_arguments(registered, arguments))
         except ValidationError as exc:
@@ -216,6 +220,22 @@ class H0Server(Server[Any]):
         async with streams as (read_stream, write_stream), self.lifespan(self) as state:
             await serve_loop(self, read_stream, write_stream, lifespan_state=state,
                              init_options=self.create_initialization_options())
+
+
+def _unknown_arguments(tool: str, model: type[BaseModel], arguments: dict[str, Any]) -> InvalidRequest | None:
+    """An argument the tool does not take, named with the ones it does (and the likely intended one):
+    'Field required' for the right name alone would not tell a caller what it got wrong."""
+    fields = {(field.alias or key): field for key, field in model.model_fields.items()}
+    unknown = [key for key in arguments if key not in fields]
+    if not unknown:
+        return None
+    takes = ", ".join(f"{key}{' (required)' if field.is_required() else ''}" for key, field in fields.items())
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)
+        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return InvalidRequest(f"{tool} does not take the argument{'s' if len(unknown) > 1 else ''} {', '.join(hints)}; "
+                          f"it takes: {takes}.", tool=tool, unknown=[str(k) for k in unknown], expected=list(fields))
 
 
 @contextlib.asynccontextmanager

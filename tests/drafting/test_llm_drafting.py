@@ -7,6 +7,7 @@ recipients or leave Drafts/, whoever asked; and what H0 learns when a draft is s
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +156,10 @@ def test_a_draft_sent_after_edits_is_compared_and_counts_in_the_send_ready_rate(
     sweep(capsys)
     assert main(["sweep"]) == 0  # the learning pass runs after the sends were filed
     capsys.readouterr()
+    filed = (knowledge_vault / "Done/REPLY_EMAIL_q5.md").read_text(encoding="utf-8")
+    assert "move this note to Approved/" not in filed  # H0's line says what happened, not what to do
+    assert re.search(r"Sent on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC to dana@acme\.example\.", filed), filed
+    assert "h0: what to change" not in filed
     rates = quality(knowledge_vault)
     assert rates["sent"] == 2 and rates["send_ready"] == 1 and rates["send_ready_rate"] == 0.5
     assert rates["definition"]

@@ -90,3 +90,17 @@ async def test_errors_are_typed_unknown_tools_wrong_arguments_h0_errors_and_bugs
     assert wrong["error"] == "invalid_request" and wrong["details"]["problems"][0]["field"] == "items"
     assert (missing["error"], missing["message"], missing["details"]) == ("not_found", "No note at Drafts/x.md.", {"path": "Drafts/x.md"})
     assert bug["error"] == "internal_error" and "a bug" not in bug["message"]  # no traceback, no internals
+
+
+@pytest.mark.anyio
+async def test_a_misspelled_argument_is_named_with_the_arguments_the_tool_takes():
+    """A wrong argument name gets more than 'Field required' for the right one: the wrong name, the
+    likely intended one, and every argument the tool takes."""
+    async with Client(server()) as client:
+        typo = error_of(await client.call_tool("echo", {"itmes": ["a"]}))
+        stray = error_of(await client.call_tool("missing", {"path": "x.md", "force": True}))
+    assert typo["error"] == "invalid_request"
+    assert typo["message"] == ("echo does not take the argument 'itmes' (did you mean 'items'?); "
+                               "it takes: items (required), options.")
+    assert typo["details"]["unknown"] == ["itmes"] and typo["details"]["expected"] == ["items", "options"]
+    assert "'force'" in stray["message"] and "path (required)" in stray["message"]

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.anyio
 async def test_contract_of_every_vault_tool_is_pinned(client):
     tools = (await client.list_tools()).tools
     assert {t.name for t in tools} == {"read_note", "read_notes", "write_note", "update_frontmatter", "list_notes", "move_note", "apply_changes",
-                                       "search_notes", "related_notes", "notes_for_address", "health_check"}
+                                       "search_notes", "related_notes", "notes_for_address", "draft_context", "revise_draft",
+                                       "health_check"}
     for tool in tools:
         assert tool.output_schema and tool.input_schema and tool.annotations
     check_contract("vault_tools", tools)
