@@ -30,6 +30,7 @@ from h0.printable import printable
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
+from h0.vault.seen import last_change, name_key
 from h0.vault.state import DB_FILE, StateDB, state_dir_for
 
 SHOWN = 10
@@ -149,6 +150,7 @@ def collect_status(
     approved, approved_total = _approved(settings, vault, records, daemon, sending, now)
     needs_you, needs_you_total = _needs_you(vault, follow_ups.hidden)
     _mark_new_domains(settings, vault, state_db, correspondents, drafts, approved)
+    _mark_changes(settings, vault, state_db, drafts["waiting_items"])
     filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in records if r.get("event") == "email_filed"}
     sends = [r for r in records if r.get("event") == "email_sent"]
     errors = [r for r in records if r.get("severity") in _ERRORS and str(r.get("timestamp", "")) >= day_ago]
@@ -238,6 +240,41 @@ def _mark_new_domains(settings: Any, vault: Vault, state_db: StateDB | None, cor
     for item in items:
         lists = item.get("recipients") or {}
         item["new_domains"] = new_domains([a for field in FIELDS for a in lists.get(field, [])], correspondents)
+
+
+def _mark_changes(settings: Any, vault: Vault, state_db: StateDB | None, items: list[dict[str, Any]]) -> None:
+    """`last_change` on each waiting draft: who made its current content — H0, an agent through H0's
+    vault server (tool and client), or something outside H0's tools (Obsidian, an editor) — and when
+    (h0.vault.seen, from the note writes H0's servers record). Left out when there is no record to ask."""
+    if not items:
+        return
+    if state_db is None:
+        if not (state_dir_for(vault.root, settings.h0_state_dir) / DB_FILE).exists():
+            return
+        try:
+            state_db = StateDB.for_vault(vault.root, settings.h0_state_dir)
+        except H0Error:
+            return
+    for item in items:
+        try:
+            note = vault.read_note(item["path"])
+            mtime = os.stat(vault.root / item["path"]).st_mtime
+            change = last_change(note.hash, mtime, state_db.note_writes(name_key(item["path"])))
+        except (H0Error, OSError):
+            continue
+        who = "H0" if change.tool is not None and not change.by_agent else change.describe()
+        item["last_change"] = {"by": who, "agent": change.by_agent, "outside": change.tool is None,
+                               "tool": change.tool, "client": change.client, "at": _iso_epoch(change.at)}
+
+
+def changed_by(item: dict[str, Any]) -> str:
+    """' — last changed by an agent (write_note from the MCP client claude-code), 14:02' for a draft whose
+    current text H0 did not write; '' for H0's own."""
+    change = item.get("last_change") or {}
+    if not change or not (change.get("agent") or change.get("outside")):
+        return ""
+    by = change["by"].removeprefix("by ")
+    return f" — last changed {'by ' if change.get('agent') else ''}{by}, {local_time(change.get('at'))}"
 
 
 def _daemon(vault: Vault, live: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -501,7 +538,8 @@ def render_status(status: dict[str, Any]) -> str:
     waiting = status["waiting_for_approval"]
     lines.append(f"Drafts waiting for your approval: {_count(totals['waiting_for_approval'], len(waiting))}")
     details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
-    lines += [f"  {_plain(path)}{_new(details.get(path, {}))}" for path in waiting]
+    lines += [f"  {_plain(path)}{_new(details.get(path, {}))}{_plain(changed_by(details.get(path, {})), 200)}"
+              for path in waiting]
     approved = status["approved_not_yet_sent"]
     if totals["approved_not_yet_sent"]:
         lines.append(f"Approved but not yet sent: {_count(totals['approved_not_yet_sent'], len(approved))}")

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from h0 import __version__
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
 from h0.mcp.base import READ_ONLY, H0Server, current_client
+from h0.printable import printable
 from h0.mcp.live_index import BUILD_WAIT_S, LiveIndex
 from h0.mail.drafts import CUTOFF
 from h0.mcp.vault_models import (
@@ -58,7 +59,8 @@ from h0.vault.note import Note
 from h0.vault.paths import VaultPath, folder_key
 from h0.vault.privacy import is_private
 from h0.vault.privacy import private_folders as private_folders_of
-from h0.vault.seen import H0_CLIENT, name_key
+from h0.vault.audit import note_timestamp
+from h0.vault.seen import CHANGED_BY, H0_CLIENT, name_key
 from h0.vault.state import StateDB
 
 INSTRUCTIONS = """\
@@ -224,10 +226,19 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
         else:
             done.append((event, fields))
 
+    def stamp(tool: str, target: VaultPath) -> dict[str, str]:
+        """On a draft an agent writes (not H0 itself): who wrote it, through which tool, when — shown on the
+        draft (and, from the state database, on the dashboard). Whatever the agent put there is replaced."""
+        if daemon_filing or folder_key(target.top) != folder_key(DRAFTS):
+            return {}
+        client = printable(writes.client() or "an unnamed MCP client", 80)
+        return {CHANGED_BY: f"{tool} from {client} at {note_timestamp()}"}
+
     def do_write(tool: str, path: str, frontmatter: dict, body: str, if_match: str | None, create_only: bool,
                  done: list | None = None) -> Note:
         target = vault.resolve(path, write=True)
         guard_write(tool, target)
+        frontmatter = {**frontmatter, **stamp(tool, target)}
         note = vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
         log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
         return note
@@ -236,6 +247,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
                   done: list | None = None) -> Note:
         target = vault.resolve(path, write=True)
         guard_write(tool, target)
+        changes = {**changes, **stamp(tool, target)}
         note = vault.update_frontmatter(target.rel, changes, remove=tuple(remove), if_match=if_match)
         log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
         return note

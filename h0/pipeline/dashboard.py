@@ -35,7 +35,7 @@ from h0.mail.lookalike import shown as shown_domain
 from h0.mail.recipients import count, describe_recipients
 from h0.pipeline import signals
 from h0.printable import printable
-from h0.status import AuditTail, collect_status, draft_quality_line, local_time, sent_recipients
+from h0.status import AuditTail, changed_by, collect_status, draft_quality_line, local_time, sent_recipients
 from h0.vault import Vault
 from h0.vault.audit import iso
 from h0.vault.fsio import atomic_write
@@ -134,7 +134,8 @@ def render_dashboard(status: dict[str, Any]) -> str:
     if waiting:
         lines += [f"Move a draft into {APPROVED}/ to send it, or into Rejected/ to drop it.", ""]
         details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
-        lines += [f"- {md_link(path)}{_md_new(details.get(path, {}))}" for path in waiting]
+        lines += [f"- {md_link(path)}{_md_new(details.get(path, {}))}{md_text(changed_by(details.get(path, {})), 200)}"
+                  for path in waiting]
     else:
         lines.append("No draft is waiting.")
     lines += _more(totals["waiting_for_approval"], len(waiting), f"{DRAFTS}/") + [""]

@@ -66,6 +66,10 @@ class Change:
         return f"by an agent ({self.tool} from the MCP client {self.client or '(unnamed)'})"
 
 
+# The frontmatter key the vault server stamps on a draft an agent writes: "write_note from claude-code at …".
+CHANGED_BY = "h0_changed_by"
+
+
 def name_key(path: str) -> str:
     """What note writes are recorded under: the file name, as folders are compared."""
     return folder_key(path.replace("\\", "/").rsplit("/", 1)[-1])
