@@ -153,7 +153,7 @@ def collect_status(
     _mark_changes(settings, vault, state_db, drafts["waiting_items"])
     filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in records if r.get("event") == "email_filed"}
     sends = [r for r in records if r.get("event") == "email_sent"]
-    errors = [r for r in records if r.get("severity") in _ERRORS and str(r.get("timestamp", "")) >= day_ago]
+    errors = current_errors(records, day_ago)
     return {
         "vault": str(vault.root),
         "mail_backend": settings.mail_backend,
@@ -192,6 +192,33 @@ def collect_status(
             for r in reversed(errors[-SHOWN:])
         ],
     }
+
+
+# What resolves an earlier error about the same note: it went out, was filed, or was triaged after all.
+_RESOLVED_BY = frozenset({"email_sent", "email_filed", "triage_decision", "draft_rejected", "note_rejected"})
+
+
+def current_errors(records: list[dict[str, Any]], since: str, events: frozenset[str] | None = None
+                   ) -> list[dict[str, Any]]:
+    """The errors (or, with `events`, the records of those events) since `since` that still hold: one
+    about a note that later went out (or was filed, triaged, rejected) is fixed and drops out of the
+    current lists — it stays in the log (`h0 log`)."""
+    fixed_at: dict[str, str] = {}
+    for record in records:
+        if record.get("event") in _RESOLVED_BY:
+            for key in ("path", "note", "done_path"):
+                if record.get(key):
+                    fixed_at[str(record[key])] = max(fixed_at.get(str(record[key]), ""), str(record.get("timestamp", "")))
+    current = []
+    for record in records:
+        wanted = record.get("event") in events if events is not None else record.get("severity") in _ERRORS
+        if not wanted or str(record.get("timestamp", "")) < since:
+            continue
+        paths = [str(record[k]) for k in ("path", "returned_to") if record.get(k)]
+        if any(fixed_at.get(p, "") > str(record.get("timestamp", "")) for p in paths):
+            continue
+        current.append(record)
+    return current
 
 
 def _draft_quality(vault: Vault) -> dict[str, Any]:
@@ -558,7 +585,8 @@ def render_status(status: dict[str, Any]) -> str:
                   for r in returned]
     lines.append(f"Sends in the last 24 h: {totals['sends_24h']}" + (" — the latest:" if status["recent_sends"] else ""))
     for send in status["recent_sends"]:
-        lines.append(f"  {local_time(send['timestamp'])}  {_plain(send.get('path'))} → {_to(send)}")
+        lines.append(f"  {local_time(send['timestamp'])}  {_plain(send.get('done_path') or send.get('path'))} → "
+                     f"{_to(send)}")
     lines.append(f"Errors in the last 24 h: {_count(totals['errors_24h'], len(status['recent_errors']))}")
     for err in status["recent_errors"]:
         lines.append(f"  {local_time(err['timestamp'])}  {err.get('event')}  {_plain(err.get('path') or '')}  "

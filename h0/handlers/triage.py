@@ -289,8 +289,12 @@ def _decided(plan: _Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcom
     decision = outcome.decision
     draft_path = plan.draft.path if plan.draft is not None else None
     done_path = record.pop("done_path", None)
+    fm = plan.note.frontmatter
     decisions.append(("triage_decision", {
         "note": path,
+        # Who and what, for the briefing: a note written by hand has no sender, and its title stands in.
+        "sender": inert_inline(clean_header_text(str(fm.get("from") or "")))[:200] or None,
+        "subject": inert_inline(clean_header_text(str(fm.get("subject") or "")))[:200] or _title(plan.note),
         "decision": record["decision"],
         "confidence": record["confidence"],
         "reasoning": decision.reasoning,
@@ -309,6 +313,15 @@ def _decided(plan: _Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcom
     logger.info("☐ triaged {}: {} ({:.0%}){}", path, record["decision"], record["confidence"], where)
     data = {"decision": record["decision"], "confidence": record["confidence"], "draft_path": draft_path}
     return Outcome("triaged", record["decision"], data=data)
+
+
+def _title(note: Note) -> str:
+    """A note's title as a person reads it: its first heading or line of text, else its file name."""
+    for line in block_text(note.body).splitlines():
+        text = line.strip().lstrip("#").strip()
+        if text and not text.startswith(("```", "~~~", "---")):
+            return inert_inline(text)[:120]
+    return note.path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tuple[list[str], str]:

@@ -35,7 +35,7 @@ from h0.mail.lookalike import shown as shown_domain
 from h0.mail.recipients import count, describe_recipients
 from h0.pipeline import signals
 from h0.printable import printable
-from h0.status import AuditTail, changed_by, collect_status, draft_quality_line, local_time, sent_recipients
+from h0.status import AuditTail, changed_by, collect_status, current_errors, draft_quality_line, local_time, sent_recipients
 from h0.vault import Vault
 from h0.vault.audit import iso
 from h0.vault.fsio import atomic_write
@@ -227,7 +227,7 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
     decided = [r for r in today if r.get("event") == "triage_decision"]
     sent = [r for r in today if r.get("event") == "email_sent"]
     filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in today if r.get("event") == "email_filed"}
-    unsent = [r for r in today if r.get("event") in ("send_refused", "send_held", "email_delivery_failed")]
+    unsent = current_errors(today, since, frozenset({"send_refused", "send_held", "email_delivery_failed"}))
     arrived = {str(r.get("path")) for r in ingested}
     dropped_in = [r for r in decided if str(r.get("note")) not in arrived]
     lines = [f"# H0 briefing — {day:%A %d %B %Y}", "", "What is happening right now: [[H0_Dashboard]].", ""]
@@ -235,7 +235,8 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
     lines.append(f"## Arrived ({len(ingested) + len(dropped_in)})")
     rows = [(local_time(r["timestamp"]), md_link(_name(r.get("path"))), md_text(r.get("sender"), 60),
              md_text(r.get("subject"), 80)) for r in ingested]
-    rows += [(local_time(r["timestamp"]), md_link(_name(r.get("note"))), "—", "—") for r in dropped_in]
+    rows += [(local_time(r["timestamp"]), md_link(_name(r.get("note"))), md_text(r.get("sender") or "—", 60),
+              md_text(r.get("subject") or "—", 80)) for r in dropped_in]
     lines += _rows(("time", "email", "from", "subject"), rows, "Nothing arrived.")
 
     counts = Counter(str(r.get("decision")) for r in decided)
@@ -253,7 +254,7 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
          md_recipients(sent_recipients(r)), md_text(r.get("subject"), 80)) for r in sent
     ], "Nothing was sent.")
     if unsent:
-        lines.append(f"## Not sent ({len(unsent)})")
+        lines.append(f"## Not sent, and not sent since ({len(unsent)})")
         lines += _rows(("time", "note", "why"), [
             (local_time(r["timestamp"]), md_link(r.get("returned_to") or r.get("failed_path") or r.get("path")),
              md_text(r.get("message") or r.get("reason"), 200)) for r in unsent
