@@ -314,3 +314,19 @@ def test_a_thread_of_hundreds_of_messages_is_followed_as_one_conversation(ctx, g
     assert max(len(fm(vault_dir, f"Needs_Action/{p.name}").get("thread") or [])
                for p in (vault_dir / "Needs_Action").glob("EMAIL_*.md")) == 20
     assert follow(ctx, add_working_days(clock.now, 2) + 2 * DAY).awaited == []
+
+
+def test_a_follow_up_opens_and_closes_as_the_owner_writes_to_that_person(ctx, gmail, vault_dir, clock):
+    """The follow-up draft is in the owner's voice: the greeting and sign-off of the owner's own sent mail to
+    Dana (read from the sync H0 already makes, no call of its own), not H0's defaults."""
+    synced(ctx, gmail)
+    sent_id = gmail.add_message(sender=f"Owner <{OWNER}>", to=DANA, subject="Q3 numbers?", labels=("SENT",),
+                                body="Hey Dana!\n\nCould you send me the Q3 numbers by Friday?\n\nCheers,\nSam")
+    assert ingest(ctx).sent == 1
+    due = add_working_days(gmail.message(sent_id).internal_date_ms / 1000, 2)
+    gmail.reset_quota()
+    follow(ctx, due + 60)
+    body = (vault_dir / f"Drafts/REPLY_FOLLOWUP_{sent_id}.md").read_text().split("---\n", 2)[2]
+    text = body.split("%% h0: not sent below %%")[0].strip()
+    assert text.startswith("Hey Dana!") and text.endswith("Cheers,\nSam"), text
+    assert gmail.quota == []  # the voice came from what the sync had already brought
