@@ -5,7 +5,7 @@ The demo vault (the repo's `vault/`, or a copy of it) holds two example emails:
 for the human to drag into `Approved/` (a send to `Outbox/`: nothing really leaves), and
 `EMAIL_example-002`, a newsletter still `pending` that triage archives.
 
-Resetting restores those notes (and `H0_Rules.md`) from the copies below, deletes what a
+Resetting restores those notes (and `H0_Rules.md`, `H0_Profile.md`, whose learned section a run rewrites) from the copies below, deletes what a
 demo run wrote — every other note in H0's folders, `Logs/*.jsonl`, `Outbox/*.eml`,
 `H0_Dashboard.md`, `Briefings/` — and clears the vault's send ledger in H0's state
 database (outside the vault), without which the re-approved example would be answered
@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
+from h0.drafting.profile import DEFAULT_PROFILE_TEXT
 from h0.errors import InvalidRequest
 from h0.vault.layout import DRAFTS, FOLDERS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX
 from h0.vault.state import DB_FILE, state_dir_for
@@ -199,7 +201,10 @@ def reset_demo(root: Path, settings: Any) -> ResetReport:
     elif briefings.is_dir():
         report.removed += sorted(p.relative_to(root).as_posix() for p in briefings.rglob("*") if not p.is_dir())
         shutil.rmtree(briefings)  # rmtree never follows a symlink inside it
-    for rel, text in {**EXAMPLES, RULES_FILENAME: DEFAULT_RULES_TEXT}.items():
+    memory = root / MEMORY_NOTE  # lessons a demo run drew (with an LLM): the demo starts without any
+    if memory.is_file() or memory.is_symlink():
+        _remove(memory, MEMORY_NOTE, report)
+    for rel, text in {**EXAMPLES, RULES_FILENAME: DEFAULT_RULES_TEXT, PROFILE_NOTE: DEFAULT_PROFILE_TEXT}.items():
         path = root / rel
         data = text.encode("utf-8")
         if path.is_file() and not path.is_symlink() and path.read_bytes() == data:

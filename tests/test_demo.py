@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from h0.drafting.profile import DEFAULT_PROFILE_TEXT
 from h0.cli import EXIT_FAILED, EXIT_LOCKED, EXIT_OK, main
 from h0.demo import EXAMPLES, MARKER
 from h0.triage.default_rules import DEFAULT_RULES_TEXT
@@ -22,7 +23,7 @@ from tests.conftest import ROOT
 from tests.pipeline.harness import frontmatter, outbox, running_daemon
 
 BUNDLED = ROOT / "vault"
-SHIPPED = {**EXAMPLES, "H0_Rules.md": DEFAULT_RULES_TEXT}
+SHIPPED = {**EXAMPLES, "H0_Rules.md": DEFAULT_RULES_TEXT, "H0_Profile.md": DEFAULT_PROFILE_TEXT}
 REPLY = "Drafts/reply-example-001.md"
 
 
@@ -83,7 +84,7 @@ def test_git_tracks_the_examples_and_the_marker_but_ignores_what_a_demo_run_writ
     assert [rel for rel in SHIPPED if ignored(rel)] == []
     runtime = ["Logs/h0_2026-01-01.jsonl", "Outbox/x.eml", "Done/x.md", "Needs_Action/EMAIL_x.md",
                "Drafts/REPLY_EMAIL_x.md", "Approved/x.md", "Rejected/x.md", "Logs/failed/x.md",
-               "H0_Dashboard.md", "Briefings/2026-01-01.md", ".h0/daemon.lock"]
+               "H0_Dashboard.md", "Briefings/2026-01-01.md", ".h0/daemon.lock", "H0_Memory.md"]
     assert [rel for rel in runtime if not ignored(rel)] == []
 
 
