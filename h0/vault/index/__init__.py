@@ -48,6 +48,8 @@ BATCH = 500  # notes written per transaction while (re)building
 PARALLEL_FROM = 2000  # notes to (re)index before the reading and parsing are spread over processes
 _SKIPPED_TOP = frozenset({LOGS.casefold()})
 
+MAX_BATCH = 4096  # candidates ranked per query of a search (SQLite binds up to 32,766 values)
+
 
 @dataclass(frozen=True, slots=True)
 class SearchPage:
@@ -223,10 +225,7 @@ class VaultIndex:
         if found.expression is None:
             rows = self._rows_iter(f"SELECT path, mtime_ns, size, ino FROM docs WHERE {where} ORDER BY path", args)
         else:
-            rows = self._rows_iter(
-                "SELECT docs.path, docs.mtime_ns, docs.size, docs.ino FROM fts JOIN docs ON docs.id = fts.rowid "
-                f"WHERE fts MATCH ? AND {where} ORDER BY bm25(fts, 4.0, 2.0, 1.0), docs.path",
-                [found.expression, *args])
+            rows = self._ranked(found.expression, where, args, first=offset + limit + 16)
         hits: list[SearchHit] = []
         stale: list[str] = []
         skipped = 0
@@ -250,6 +249,35 @@ class VaultIndex:
             hits.append(SearchHit(path, hit[0], hit[1]))
         self._later(stale)
         return SearchPage(hits, False, offset)
+
+    def _ranked(self, expression: str, where: str, args: list[object], first: int
+                ) -> Iterator[tuple[str, int, int, int]]:
+        """The candidates best first (BM25, then insertion order), in growing batches: FTS5 ranks the
+        top N of its own table with a bounded sort, several times faster than ordering the whole match
+        joined with `docs` (a common word matches most of the vault). Each batch's notes are then looked
+        up in `docs` and filtered by folder and privacy, in rank order."""
+        import sqlite3
+
+        done, size = 0, min(max(first, 64), MAX_BATCH)
+        while True:
+            try:
+                ids = [row[0] for row in self.db.db().execute(
+                    "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 4.0, 2.0, 1.0), rowid "
+                    "LIMIT ? OFFSET ?", [expression, size, done])]
+                found = {row[0]: tuple(row[1:]) for row in self.db.db().execute(
+                    f"SELECT docs.id, docs.path, docs.mtime_ns, docs.size, docs.ino FROM docs WHERE docs.id IN "
+                    f"({','.join('?' * len(ids))}) AND {where}", (*ids, *args))} if ids else {}
+            except sqlite3.DatabaseError as exc:  # a damaged file is rebuilt at the next sync
+                self.everything_changed()
+                raise InternalError(f"The vault index could not be read ({exc}); it is being rebuilt, ask again.",
+                                    retryable=True) from exc
+            for doc in ids:
+                if doc in found:
+                    yield found[doc]
+            if len(ids) < size:
+                return
+            done += len(ids)
+            size = min(size * 4, MAX_BATCH)
 
     def _later(self, stale: list[str]) -> None:
         if stale:
