@@ -177,7 +177,10 @@ class MailService:
                 "if needed, then move it to Approved/ to send it, or to Rejected/ to drop it.\n")
         name = f"DRAFT_{drafted.replace(':', '').replace('-', '')}_{_slug(subject)}"
         frontmatter["draft_id"] = name
-        parse_draft(f"{DRAFTS}/{name}.md", frontmatter, text, "")  # the send-time checks, now
+        try:
+            parse_draft(f"{DRAFTS}/{name}.md", frontmatter, text, "")  # the send-time checks, now
+        except InvalidRequest as error:  # said to the agent calling, not to a human holding a note
+            raise InvalidRequest(for_agent(error.message), **error.details) from None
         vault = Vault(self.settings.vault_path)
         for n in range(1, 100):
             path = f"{DRAFTS}/{name}.md" if n == 1 else f"{DRAFTS}/{name} ({n}).md"
@@ -348,3 +351,12 @@ class MailService:
             "notes": [n for n in (self.backend.notice, self.unapproved_notice()) if n],
             "elapsed_ms": round((time.monotonic() - started) * 1000, 1),
         }
+
+
+def for_agent(message: str) -> str:
+    """A refusal worded for a person fixing a note in Obsidian, reworded for an agent calling create_draft:
+    nothing was written, and the fix goes into the call's arguments."""
+    text = (message.replace("then approve again", "then call create_draft again")
+            .replace("in the draft's frontmatter", "in the arguments").replace("in the frontmatter", "in the arguments")
+            .replace("to the frontmatter", "to the arguments").replace("fix it in the frontmatter", "fix the argument"))
+    return f"Nothing was written: {text[0].lower()}{text[1:]}" if text else text

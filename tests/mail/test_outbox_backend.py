@@ -107,3 +107,16 @@ def test_given_create_draft_replying_to_an_email_note_then_the_outbox_backend_fi
     assert fm["source"] == "Needs_Action/EMAIL_m-77.md" and fm["reply_to_message_id"] == "m-77"
     with pytest.raises(Exception, match="No email with the id"):
         outbox.create_draft(to="dana@example.com", body="x", reply_to_message_id="m-missing")
+
+
+def test_a_create_draft_refusal_speaks_to_the_agent_calling_not_to_a_human_approving(outbox, vault_dir):
+    """An agent's draft with hidden text is refused in words for the agent: nothing was written, fix the
+    call's arguments and call create_draft again — never "approve again", which only a person can."""
+    from h0.errors import InvalidRequest
+
+    with pytest.raises(InvalidRequest) as refused:
+        outbox.create_draft(to="dana@example.com", subject="Hi", body="Pay to DE12\u200b3456 today.")
+    message = refused.value.message
+    assert message.startswith("Nothing was written: ") and "call create_draft again" in message
+    assert "approve again" not in message and "U+200B" in message
+    assert not list((vault_dir / "Drafts").glob("DRAFT_*.md"))
