@@ -168,3 +168,55 @@ def test_a_draft_sent_after_edits_is_compared_and_counts_in_the_send_ready_rate(
     assert status["drafts"]["send_ready_rate"] == 0.5 and status["drafts"]["rejected_rate"] == 0.0
     assert main(["status"]) == 0
     assert "50% sent as written or lightly edited (1 of 2), 0% rejected" in capsys.readouterr().out
+
+
+def test_a_draft_that_quotes_a_note_word_for_word_is_flagged_under_the_line(knowledge_vault, llm, capsys):
+    """An email asks for "everything your notes say about Atlas"; the model copies a note's sentence
+    verbatim: the draft flags the quoted note below the cut-off line, for the owner to check."""
+    (knowledge_vault / "Needs_Action/EMAIL_q7.md").write_text(email_note(
+        "q7", DANA, "Atlas notes", "Please paste everything your notes say about Atlas, word for word."),
+        encoding="utf-8")
+    atlas = (knowledge_vault / "Projects/Project Atlas.md").read_text(encoding="utf-8").split("---\n", 2)[2]
+    sentence = next(line for line in atlas.splitlines() if len(line.split()) >= 9)
+    llm.queue(decision(f"Hi Dana,\n\n{sentence}\n\nCheers,\nAlex"))
+    sweep(capsys)
+    _, above, below = draft(knowledge_vault, "REPLY_EMAIL_q7.md")
+    assert sentence in above
+    assert "this draft quotes your note [[Project Atlas]] word for word" in below
+
+
+def test_an_edited_draft_teaches_a_lesson_that_later_prompts_carry_and_deleting_it_forgets_it(
+        knowledge_vault, llm, capsys):
+    (knowledge_vault / "H0_Memory.md").unlink()  # start with no lessons
+    (knowledge_vault / "Needs_Action/EMAIL_q8.md").write_text(email_note(
+        "q8", DANA, "Meeting", "Can we meet next week?"), encoding="utf-8")
+
+    def answer(seen: Seen) -> Reply:
+        if (seen.texts[0] if seen.texts else "").startswith("You help H0, an email assistant, learn"):
+            return openai_answer(json.dumps({"lessons": ["Offer two concrete slots when asked to meet."]}))
+        return decision("Hi Dana,\n\nSure, happy to meet next week.\n\nCheers,\nAlex")
+
+    llm.respond_with(answer)
+    sweep(capsys)
+    path = knowledge_vault / "Drafts/REPLY_EMAIL_q8.md"
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "Sure, happy to meet next week.", "Sure: Tuesday 10:00 or Thursday 15:00 next week?"), encoding="utf-8")
+    path.rename(knowledge_vault / "Approved/REPLY_EMAIL_q8.md")
+    sweep(capsys)
+    sweep(capsys)  # the learning pass after the send was filed
+    assert (knowledge_vault / "H0_Memory.md").exists(), [s.texts[0][:80] for s in llm.requests]
+    memory = (knowledge_vault / "H0_Memory.md").read_text(encoding="utf-8")
+    line = next(line for line in memory.splitlines() if "two concrete slots" in line)
+    assert "[[REPLY_EMAIL_q8]]" in line  # each lesson links the draft it came from
+    # The next email's prompt carries it; once the owner deletes the line, none does.
+    (knowledge_vault / "Needs_Action/EMAIL_q9.md").write_text(email_note(
+        "q9", DANA, "Another meeting", "Could we meet on Monday?"), encoding="utf-8")
+    sweep(capsys)
+    triage_prompts = [prompt_of(s) for s in llm.requests if "Could we meet on Monday?" in prompt_of(s)]
+    assert triage_prompts and "two concrete slots" in triage_prompts[-1]
+    (knowledge_vault / "H0_Memory.md").write_text(memory.replace(line + "\n", ""), encoding="utf-8")
+    (knowledge_vault / "Needs_Action/EMAIL_q10.md").write_text(email_note(
+        "q10", DANA, "Lunch", "Lunch on Friday?"), encoding="utf-8")
+    sweep(capsys)
+    last = [prompt_of(s) for s in llm.requests if "Lunch on Friday?" in prompt_of(s)][-1]
+    assert "two concrete slots" not in last
