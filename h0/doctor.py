@@ -53,6 +53,7 @@ def run_checks(settings: Any, *, servers: bool = True) -> list[Check]:
         else Check(WARN, "no .obsidian/ folder", "open the vault in Obsidian to approve drafts by dragging them")
     )
     checks += _triage(settings)
+    checks += _drafting(settings)
     checks += _mail(settings)
     if servers:
         checks += _servers(settings)
@@ -83,6 +84,26 @@ def _triage(settings: Any) -> list[Check]:
     else:
         problems = list(triager.rules.ruleset().problems)
         checks.append(Check(WARN if problems else OK, f"rules file {path.name}", "; ".join(problems)))
+    return checks
+
+
+def _drafting(settings: Any) -> list[Check]:
+    """H0_Profile.md and H0_Memory.md: read as drafting reads them; a problem means the defaults are used."""
+    from h0.drafting.memory import load_memory
+    from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
+    from h0.drafting.profile import load_profile
+
+    root = Path(settings.vault_path)
+    profile, memory = load_profile(root), load_memory(root)
+    checks = []
+    if not profile.exists:
+        checks.append(Check(WARN, "profile", f"{PROFILE_NOTE} is missing: drafts use plain defaults (`h0 init` writes "
+                                             "one to fill in)"))
+    else:
+        checks.append(Check(WARN if profile.problems else OK, f"profile {PROFILE_NOTE}",
+                            "; ".join(p.message for p in profile.problems)))
+    if memory.exists and memory.problems:
+        checks.append(Check(WARN, f"lessons {MEMORY_NOTE}", "; ".join(p.message for p in memory.problems)))
     return checks
 
 
