@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from typing import Any
 
 from loguru import logger
 
@@ -125,11 +126,11 @@ def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: Handle
     }
     moved = ctx.notes.move_to_folder(path, DONE, {k: v for k, v in record.items() if v is not None})
     done_path = moved.destination
-    filed_hash = moved.hash  # after the send record was written on it
     if any(key in note.frontmatter for key in ERROR_KEYS):
-        filed_hash = ctx.notes.update(done_path, {}, remove=ERROR_KEYS)  # the problem it once had is fixed
-    if filed_hash:
-        _say_sent(done_path, filed_hash, record["sent_at"], to, ctx)
+        ctx.notes.update(done_path, {}, remove=ERROR_KEYS)  # the problem it once had is fixed
+    elif moved.hash and moved.moved_hash == note.hash:  # filed as read: its text is known, no need to read it
+        filed = {**note.frontmatter, **{k: v for k, v in record.items() if v is not None}}
+        _say_sent(done_path, filed, note.body, moved.hash, record["sent_at"], to, ctx)
     if moved.moved_hash and moved.moved_hash != note.hash:
         # The human saved while the message was going out: what was sent is the version
         # read before the send; say so rather than pretend the note is what went out.
@@ -144,19 +145,19 @@ def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: Handle
     return done_path
 
 
-def _say_sent(done_path: str, filed_hash: str, sent_at: object, to: str, ctx: HandlerContext) -> None:
-    """Replace H0's "move this note to Approved/" line (below the cut-off) with when and to whom it went.
-    Only on the note exactly as H0 filed it (`filed_hash`): one changed since is left as it is."""
+def _say_sent(done_path: str, frontmatter: dict[str, Any], body: str, filed_hash: str, sent_at: object, to: str,
+              ctx: HandlerContext) -> None:
+    """Replace H0's "move this note to Approved/" line (below the cut-off) with when and to whom it went,
+    in one write on the note exactly as H0 filed it (`filed_hash`): one changed since is left as it is."""
+    cut = body.find(CUTOFF)
+    if cut == -1 or NEXT_STEP not in body[cut:]:
+        return
+    stamp = str(sent_at)
+    when = stamp.replace("T", " ")[:16] + (" UTC" if stamp.endswith("Z") else "")
+    said = f"Sent on {when} {to}." if to else f"Sent on {when}."
+    below = body[cut:].replace(NEXT_STEP, said, 1).replace(f"\n{REVISE_HINT}\n", "\n")
     try:
-        fresh = ctx.notes.read(done_path)
-        cut = fresh.body.find(CUTOFF)
-        if fresh.hash != filed_hash or cut == -1 or NEXT_STEP not in fresh.body[cut:]:
-            return
-        stamp = str(sent_at)
-        when = stamp.replace("T", " ")[:16] + (" UTC" if stamp.endswith("Z") else "")
-        said = f"Sent on {when} {to}." if to else f"Sent on {when}."
-        below = fresh.body[cut:].replace(NEXT_STEP, said, 1).replace(f"\n{REVISE_HINT}\n", "\n")
-        ctx.notes.write(done_path, fresh.frontmatter, fresh.body[:cut] + below, if_match=fresh.hash)
+        ctx.notes.write(done_path, frontmatter, body[:cut] + below, if_match=filed_hash)
     except H0Error as err:  # the message went out and is filed; only the wording stays behind
         logger.debug("{}: the sent line was not written ({})", done_path, err.message)
 

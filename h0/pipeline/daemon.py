@@ -47,7 +47,7 @@ from h0.vault.state import StateDB
 
 INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
 LEARN_JOB = "@learn"  # not a path: "learn from the drafts filed in Done/ since the last look"
-LEARN_DELAY = 1.0  # after a send or a rejection: a burst of them is one look
+LEARN_DELAY = 5.0  # after a send or a rejection: a burst of them is a few looks, not one a second
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
 HANDLER_ERROR_RETRY = 30.0
