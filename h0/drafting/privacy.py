@@ -13,6 +13,7 @@ from typing import Any
 
 from h0.vault.layout import APPROVED, DONE, DRAFTS, LOGS, NEEDS_ACTION, OUTBOX, REJECTED
 from h0.vault.paths import folder_key
+from h0.vault.privacy import marked_private
 
 PROFILE_NOTE = "H0_Profile.md"
 MEMORY_NOTE = "H0_Memory.md"
@@ -23,16 +24,6 @@ CONTROL_NOTES = frozenset({"h0_rules.md", "h0_dashboard.md", PROFILE_NOTE.lower(
 # from Done/ by their own code (h0.drafting.past), never as knowledge notes.
 MAIL_FOLDERS = frozenset(folder_key(f) for f in (NEEDS_ACTION, DRAFTS, APPROVED, REJECTED, DONE, OUTBOX, BRIEFINGS))
 NEVER = frozenset(folder_key(f) for f in (LOGS,))
-_TRUE = frozenset({"true", "yes", "1", "on"})
-
-
-def is_private_flag(value: Any) -> bool:
-    """`private:` as a person writes it: true, yes, 1 (any case); anything else is not private."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value == 1
-    return isinstance(value, str) and value.strip().lower() in _TRUE
 
 
 class PrivacyRule:
@@ -60,7 +51,7 @@ class PrivacyRule:
         """Private: in a never-folder, in a PRIVATE_FOLDERS folder, or marked `private: true`."""
         if self.never(rel):
             return True
-        return frontmatter is not None and is_private_flag(frontmatter.get("private"))
+        return frontmatter is not None and marked_private(frontmatter)
 
     @staticmethod
     def mail_folder(rel: str) -> bool:

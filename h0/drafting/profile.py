@@ -211,19 +211,6 @@ def with_learned(text: str, learned: str) -> str:
 
 def ensure_profile_file(root: Path) -> bool:
     """Write the default `H0_Profile.md` unless the vault has one; True if written (never over the owner's)."""
-    import secrets
+    from h0.platform.fs import write_new
 
-    from h0.vault.fsio import rename_noreplace
-
-    target = Path(root) / PROFILE_NOTE
-    if target.exists():
-        return False
-    tmp = target.with_name(f".{PROFILE_NOTE}.{secrets.token_hex(6)}.tmp")
-    tmp.write_text(DEFAULT_PROFILE_TEXT, encoding="utf-8")
-    try:
-        rename_noreplace(tmp, target)
-    except FileExistsError:
-        return False
-    finally:
-        tmp.unlink(missing_ok=True)
-    return True
+    return write_new(Path(root) / PROFILE_NOTE, DEFAULT_PROFILE_TEXT)

@@ -260,3 +260,22 @@ def read_head(path: Path | str, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def write_new(target: Path, text: str) -> bool:
+    """Write `text` to `target` unless a file is there; True if written. Through a temporary file renamed
+    without replacing: a concurrent writer's or the owner's own file is never clobbered, and no reader
+    ever sees half a file."""
+    import secrets
+
+    if target.exists():
+        return False
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    try:
+        rename_noreplace(tmp, target)
+    except FileExistsError:
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True

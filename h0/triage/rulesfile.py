@@ -9,7 +9,6 @@ the caller falls back to the built-in defaults, which are predictable.
 from __future__ import annotations
 
 import re
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -18,11 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ruamel.yaml import YAML
 
 from h0.errors import ParseError
+from h0.platform.fs import write_new
 from h0.triage.default_rules import DEFAULT_RULES_TEXT, RULES_FILENAME
 from h0.triage.models import Decision
 from h0.triage.textmatch import Pattern, compile_pattern
 from h0.vault import frontmatter
-from h0.vault.fsio import rename_noreplace
 
 # Bodies are scanned up to this many characters: the head holds what a person wrote (a few
 # screens), the tail holds bulk-mail footers ("unsubscribe"). The middle of a huge body
@@ -213,20 +212,6 @@ def rules_path(vault_root: Path) -> Path:
 
 
 def ensure_rules_file(vault_root: Path) -> bool:
-    """Write the default `H0_Rules.md` into the vault unless one exists; True if written.
-
-    Written to a temp file and renamed without replacing, so a concurrent writer or a
-    human's own file is never clobbered and no reader ever sees half a file.
-    """
-    target = rules_path(vault_root)
-    if target.exists():
-        return False
-    tmp = target.with_name(f".{RULES_FILENAME}.{secrets.token_hex(6)}.tmp")
-    tmp.write_text(DEFAULT_RULES_TEXT, encoding="utf-8")
-    try:
-        rename_noreplace(tmp, target)
-    except FileExistsError:
-        return False
-    finally:
-        tmp.unlink(missing_ok=True)
-    return True
+    """Write the default `H0_Rules.md` into the vault unless one exists; True if written (never over
+    a human's own file, never half a file: h0.platform.fs.write_new)."""
+    return write_new(rules_path(vault_root), DEFAULT_RULES_TEXT)

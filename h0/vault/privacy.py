@@ -31,7 +31,7 @@ def marked_private(frontmatter: Mapping[str, Any]) -> bool:
         return value
     if isinstance(value, int):
         return value == 1
-    return isinstance(value, str) and value.strip().lower() in ("true", "yes", "1")
+    return isinstance(value, str) and value.strip().lower() in ("true", "yes", "1", "on")
 
 
 def is_private(rel: str, frontmatter: Mapping[str, Any], folders: tuple[str, ...]) -> bool:
