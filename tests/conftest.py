@@ -86,8 +86,13 @@ def token_path(gmail, tmp_path: Path) -> Path:
 
 
 def subprocess_env(**overrides: str) -> dict[str, str]:
-    """An environment for child processes: no H0 settings inherited, then the overrides."""
+    """An environment for child processes: no H0 settings inherited but the test's state folder, then the
+    overrides."""
     env = {k: v for k, v in os.environ.items() if k not in _H0_ENV}
+    if os.environ.get("H0_STATE_DIR"):
+        # The test's own state folder (_clean_env): a child must never use the real per-user one, where
+        # a ledger left by an earlier run for the same temporary vault path would say "already sent".
+        env["H0_STATE_DIR"] = os.environ["H0_STATE_DIR"]
     env["H0_ENV_FILE"] = ""
     env["APPROVAL_FRESH_SECONDS"] = "0"  # as in-process (see _clean_env)
     env.update(overrides)

@@ -59,13 +59,13 @@ def test_status_shows_folders_waiting_drafts_sends_errors_and_the_daemon(vault_d
     text = subprocess.run([H0_BIN, "status"], env=env_for(vault_dir), capture_output=True, text=True, timeout=60)
     assert text.returncode == 0
     assert "Daemon: not running" in text.stdout and "Drafts/wait.md" in text.stdout
-    assert "Approved/go.md" in text.stdout and "send_refused" in text.stdout
+    assert "Done/go.md → to bob@example.com" in text.stdout and "send_refused" in text.stdout  # where it is now
     data = json.loads(subprocess.run([H0_BIN, "status", "--json"], env=env_for(vault_dir), capture_output=True,
                                      text=True, timeout=60).stdout)
     assert data["folders"]["Done"] == 1 and data["waiting_for_approval"] == ["Drafts/wait.md"]
     assert data["approved_not_yet_sent"] == []  # a draft with no recipient went back to Drafts/
     assert frontmatter(vault_dir, "Drafts/bad.md")["h0_error_code"] == "invalid_request"
-    assert data["recent_sends"][0]["path"] == "Approved/go.md"
+    assert data["recent_sends"][0]["path"] == "Approved/go.md" and data["recent_sends"][0]["done_path"] == "Done/go.md"
 
 
 def test_a_missing_vault_and_bad_configuration_get_a_message_and_exit_1(tmp_path: Path):

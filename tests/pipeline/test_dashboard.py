@@ -143,7 +143,7 @@ def test_the_briefing_covers_the_local_day_from_the_audit_log(vault_dir: Path):
     assert "| [[EMAIL_1]] | Dana \\<d@x.org\\> | Quarterly numbers |" in text and "| [[EMAIL_2]] | — | — |" in text
     assert "## What H0 decided (2)" in text and "draft\\_reply: 1" in text and "archive: 1" in text
     assert "## Sent (1)" in text and "[[Done/r]]" in text and "yesterday" not in text
-    assert "## Not sent (1)" in text and "[[Drafts/h]]" in text
+    assert "## Not sent, and not sent since (1)" in text and "[[Drafts/h]]" in text
     assert "- Emails that need you: 1" in text and "delegate to Sam: refund" in text
 
 
@@ -284,7 +284,7 @@ def test_a_refused_draft_shows_up_as_not_sent_with_its_reason(vault_dir: Path):
         page = read(vault_dir)
     assert "| [[Drafts/bad]] | nobody | nobody to send to | invalid\\_request:" in page
     assert "## Last errors (1 in the last 24 h)" in page and "send\\_refused" in page
-    assert "## Not sent (1)" in read(vault_dir, f"{BRIEFINGS}/{dt.date.today()}.md")
+    assert "## Not sent, and not sent since (1)" in read(vault_dir, f"{BRIEFINGS}/{dt.date.today()}.md")
 
 
 def test_sends_paused_because_smtp_is_not_configured_are_shown_with_the_reason(vault_dir: Path):
