@@ -213,7 +213,7 @@ def ensure_profile_file(root: Path) -> bool:
     """Write the default `H0_Profile.md` unless the vault has one; True if written (never over the owner's)."""
     import secrets
 
-    from h0.vault.fsio import rename_noreplace
+    from h0.platform.fs import rename_noreplace
 
     target = Path(root) / PROFILE_NOTE
     if target.exists():

@@ -22,7 +22,7 @@ from h0.triage.default_rules import DEFAULT_RULES_TEXT, RULES_FILENAME
 from h0.triage.models import Decision
 from h0.triage.textmatch import Pattern, compile_pattern
 from h0.vault import frontmatter
-from h0.vault.fsio import rename_noreplace
+from h0.platform.fs import rename_noreplace
 
 # Bodies are scanned up to this many characters: the head holds what a person wrote (a few
 # screens), the tail holds bulk-mail footers ("unsubscribe"). The middle of a huge body

@@ -32,7 +32,7 @@ from typing import Any
 
 from h0.errors import InvalidRequest
 from h0.vault.layout import DRAFTS, FOLDERS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX
-from h0.vault.state import DB_FILE, state_dir_for
+from h0.state import DB_FILE, state_dir_for
 
 MARKER = ".h0-demo"
 DASHBOARD = "H0_Dashboard.md"
