@@ -80,12 +80,12 @@ class Settings(BaseSettings):
     # `polling` (network drives, sync folders: a look at the trigger folders twice a second).
     h0_watcher: Literal["native", "polling"] = "native"
     # The cockpit in the vault, kept current by the daemon: H0_Dashboard.md at the vault's
-    # root and a daily briefing note in Briefings/ (h0.pipeline.dashboard).
+    # root and a daily briefing note in Briefings/ (h0.report.dashboard).
     dashboard_enabled: bool = True
     briefings_enabled: bool = True
 
     # H0's own bookkeeping (send ledger, keys, caps, filing journal) and its per-installation
-    # secret live outside the vault: default a per-user folder keyed by the vault (see h0.vault.state).
+    # secret live outside the vault: default a per-user folder keyed by the vault (see h0.state).
     h0_state_dir: Path | None = None
     # Loud opt-in: let any MCP client send free content with send_email (caps still apply).
     # Off by default: only a note the human moved into Approved/ can be sent.

@@ -13,10 +13,11 @@ import pytest
 
 from h0.cli import main
 from h0.config import load_settings
-from h0.status import SHOWN, AuditTail, collect_status, render_status
+from h0.report.collect import SHOWN, AuditTail, collect_status
+from h0.report.text import render_status
 from h0.vault import AuditLog
 from h0.vault.audit import iso
-from h0.vault.state import StateDB, state_dir_for
+from h0.state import StateDB, state_dir_for
 
 RUNNING = {"running": True, "pid": 4242, "started": "2026-01-01T00:00:00.000Z"}
 

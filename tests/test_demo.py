@@ -16,7 +16,7 @@ import pytest
 
 from h0.drafting.profile import DEFAULT_PROFILE_TEXT
 from h0.cli import EXIT_FAILED, EXIT_LOCKED, EXIT_OK, main
-from h0.demo import EXAMPLES, MARKER
+from h0.cli.demo import EXAMPLES, MARKER
 from h0.triage.default_rules import DEFAULT_RULES_TEXT
 from h0.vault.layout import FOLDERS
 from tests.conftest import ROOT
@@ -69,7 +69,7 @@ def files(root: Path) -> set[str]:
 
 def test_the_bundled_vault_holds_exactly_what_demo_reset_restores():
     for rel, text in SHIPPED.items():
-        assert (BUNDLED / rel).read_bytes() == text.encode("utf-8"), f"vault/{rel} differs from h0/demo.py"
+        assert (BUNDLED / rel).read_bytes() == text.encode("utf-8"), f"vault/{rel} differs from h0/cli/demo.py"
     email = frontmatter(BUNDLED, "Needs_Action/EMAIL_example-001.md")
     assert email["status"] == "awaiting_approval" and email["draft"] == REPLY  # triaged: no second reply
     assert frontmatter(BUNDLED, REPLY)["source"] == "Needs_Action/EMAIL_example-001.md"

@@ -150,7 +150,7 @@ def vault_changed(root: Path, path: str | None) -> None:
 
 def sent_cache_path(root: Path, state_dir: Path | None) -> Path | None:
     """Where the provider's sent mail is cached: H0's state folder for this vault (never the vault)."""
-    from h0.vault.state import state_dir_for
+    from h0.state import state_dir_for
 
     try:
         return state_dir_for(Path(root), state_dir) / SENT_CACHE_FILE

@@ -1,7 +1,7 @@
 """The follow-up ledger: what H0 saw of each conversation, and when each thread needs a look.
 
 It lives in H0's state database (tables `followup_messages` and `followup_threads`, see
-h0.vault.state), outside the notes. A message is recorded once, by its Message-ID (or, without
+h0.state), outside the notes. A message is recorded once, by its Message-ID (or, without
 one, by the provider's id), however many ways H0 saw it — ingest, the provider's sent mail, H0's
 own send ledger — and recording it marks its thread `dirty`. A thread is looked at again when it
 is dirty or its `due_at` has passed (two partial indexes), so a pass costs what changed and what
@@ -18,7 +18,7 @@ from typing import Any
 
 from h0.errors import InternalError
 from h0.followup.threads import Message
-from h0.vault.state import StateDB
+from h0.state import StateDB
 
 CHUNK = 500  # ids per IN (…) clause
 SENDS_MARK = "followup_sends_epoch"  # meta: H0's own sends up to this sent_epoch are recorded

@@ -27,7 +27,7 @@ from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.layout import LOGS, NEEDS_ACTION
 from h0.vault.paths import PathResolver
 from h0.vault.seen import Arrival
-from h0.vault.state import StateDB
+from h0.state import StateDB
 
 
 @dataclass(frozen=True, slots=True)

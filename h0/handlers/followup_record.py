@@ -19,7 +19,7 @@ from h0.followup.ledger import FollowupLedger
 from h0.followup.record import from_email, from_send
 from h0.handlers.context import HandlerContext
 from h0.mail.models import EmailFull
-from h0.vault.state import StateDB
+from h0.state import StateDB
 
 
 def state_of(ctx: HandlerContext) -> StateDB:

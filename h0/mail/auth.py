@@ -28,7 +28,7 @@ from google.auth.exceptions import RefreshError
 from google.oauth2.credentials import Credentials
 
 from h0.errors import AuthRequired, InvalidRequest
-from h0.vault.fsio import atomic_write
+from h0.platform.fileio import atomic_write
 
 GMAIL_SCOPES = ["https://www.googleapis.com/auth/gmail.modify"]
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"

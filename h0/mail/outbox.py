@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from h0.errors import SendFailed
 from h0.mail.backend import MailBackend, Sent
 from h0.mail.mime import raw_bytes
-from h0.vault.fsio import atomic_write
+from h0.platform.fileio import atomic_write
 from h0.vault.layout import OUTBOX
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ template marker) and its attachments, hashed when first seen in `Approved/` and 
 they changed since. A reply is held when its email was already answered (the state
 database, atomically with the send) or when its Gmail thread received a newer message.
 
-Idempotency keys and Message-IDs are HMACs under the installation's secret (h0.vault.state),
+Idempotency keys and Message-IDs are HMACs under the installation's secret (h0.state),
 so nobody who can only read the vault can mint them, and "already sent" is bound to the
 content hash that went out.
 """
@@ -49,7 +49,7 @@ from h0.vault.layout import APPROVED
 from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, parse
 from h0.vault.paths import PathResolver
 from h0.vault.seen import Arrival, arrival_time, file_changed_at, last_change, name_key, too_fresh, when
-from h0.vault.state import StateDB
+from h0.state import StateDB
 
 BODY_PREVIEW_CHARS = 200
 MAX_KEY_CHARS = 200

@@ -29,7 +29,7 @@ from h0.errors import Conflict, H0Error, InternalError, McpUnavailable, NotSuppo
 from h0.mail.backend import MailBackend, Sent
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.vault.audit import AuditLog, iso, utcnow
-from h0.vault.state import Cap, StateDB
+from h0.state import Cap, StateDB
 
 PRE_SEND = "pre_send_audit"
 SENT = "email_sent"

@@ -69,7 +69,7 @@ from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotS
 from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.retry import Backoff
-from h0.vault.state import StateDB
+from h0.state import StateDB
 
 T = TypeVar("T")
 CATCH_UP_LIMIT = 200  # messages one catch-up episode may bring in (the newest matching the query)

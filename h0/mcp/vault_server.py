@@ -61,7 +61,7 @@ from h0.vault.privacy import is_private
 from h0.vault.privacy import private_folders as private_folders_of
 from h0.vault.audit import note_timestamp
 from h0.vault.seen import CHANGED_BY, H0_CLIENT, name_key
-from h0.vault.state import StateDB
+from h0.state import StateDB
 
 INSTRUCTIONS = """\
 H0's Obsidian vault. Paths are vault-relative ('Needs_Action/EMAIL_1.md').

@@ -43,7 +43,7 @@ from h0.vault.api import LocalVault, VaultAPI
 from h0.vault.draft_state import is_rejected
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key
-from h0.vault.state import StateDB
+from h0.state import StateDB
 
 INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
 LEARN_JOB = "@learn"  # not a path: "learn from the drafts filed in Done/ since the last look"
@@ -98,7 +98,7 @@ class Daemon:
         self.last_ingest: Any = None
         self.one_pass = False  # `h0 sweep`: set before start()
         self.tally = PassTally()  # what the handlers did, note by note (`h0 sweep`'s summary)
-        self.dashboard: Any = None  # h0.pipeline.dashboard.DashboardWriter while running
+        self.dashboard: Any = None  # h0.report.dashboard.DashboardWriter while running
         self.idle: Any = None  # h0.mail.imap_idle.IdleWatcher while running with MAIL_BACKEND=imap
         self.clock: Callable[[], float] = time.time  # the follow-up pass's "now" (tests move it forward)
         self.last_followup: Any = None  # h0.handlers.followup.FollowupReport of the last pass
@@ -157,7 +157,7 @@ class Daemon:
                 drafting_service.watching(self.root, True)
                 self._feeds_drafting = True
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
-        from h0.pipeline.dashboard import start_dashboard
+        from h0.report.dashboard import start_dashboard
 
         self.dashboard = start_dashboard(self)  # H0_Dashboard.md and the briefing, on their own thread
         if sweep:

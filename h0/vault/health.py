@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 
 from h0.errors import InvalidRequest, NotFound
-from h0.vault.fsio import typed_os_error
+from h0.platform.fileio import typed_os_error
 from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
 
 # "" is the vault folder itself. A folder that is missing is created on first use, inside

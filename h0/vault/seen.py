@@ -19,7 +19,7 @@ The moment of arrival is the note's status-change time (a rename sets it; POSIX)
 the OS keeps none (Windows), the daemon's move event; a `h0 sweep` on Windows has neither and
 relies on the settle rule alone. The last change is the latest of: the note's mtime, the
 daemon's last event for the path it was moved from (it sees a rename onto that name, and an
-mtime set back), and the writes H0's servers recorded for the note's name (h0.vault.state
+mtime set back), and the writes H0's servers recorded for the note's name (h0.state
 `note_writes`), a recorded write whose hash is the note's current one naming who made it.
 """
 

@@ -487,7 +487,7 @@ def test_given_a_message_when_labelled_and_moved_then_keywords_and_folders_chang
 
 
 def test_given_imap_settings_then_doctor_logs_in_and_names_the_folders(vault_dir, imap, relay):
-    from h0.doctor import OK, _mail
+    from h0.cli.doctor import OK, _mail
 
     checks = _mail(imap_settings(vault_dir, imap, relay[0]))
     line = " | ".join(c.line() for c in checks)
@@ -496,7 +496,7 @@ def test_given_imap_settings_then_doctor_logs_in_and_names_the_folders(vault_dir
 
 
 def test_given_a_wrong_password_then_doctor_says_what_to_fix(vault_dir, imap, relay):
-    from h0.doctor import FAIL, _mail
+    from h0.cli.doctor import FAIL, _mail
 
     checks = _mail(imap_settings(vault_dir, imap, relay[0], imap_pass="wrong"))
     assert any(c.mark == FAIL and "IMAP_PASS" in c.detail for c in checks), [c.line() for c in checks]

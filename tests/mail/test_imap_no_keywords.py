@@ -161,7 +161,7 @@ def test_given_a_renumbered_server_without_keywords_then_the_message_id_keeps_th
 
 
 def test_given_a_server_without_keywords_then_doctor_notes_it_and_does_not_fail(vault_dir, bare, relay):
-    from h0.doctor import FAIL, WARN, _mail
+    from h0.cli.doctor import FAIL, WARN, _mail
 
     checks = _mail(imap_settings(vault_dir, bare, relay[0]))
     assert not [c for c in checks if c.mark == FAIL], [c.line() for c in checks]

@@ -10,7 +10,7 @@ import pytest
 
 from h0.cli import main
 from h0.config import load_settings
-from h0.status import collect_status
+from h0.report.collect import collect_status
 from tests.pipeline.harness import events, frontmatter, running_daemon, wait_until, write_draft
 from tests.pipeline.test_pipeline_triage import email, triager
 
@@ -124,7 +124,7 @@ def test_a_hostile_source_never_marks_a_note_outside_needs_action(vault_dir: Pat
 def test_an_urgent_email_whose_reply_was_rejected_is_listed_for_the_rejection_with_a_safe_link(vault_dir: Path):
     """Given triage's `decision: urgent` and the human's rejection, the list says the rejection (not
     "reply drafted"); a `draft:` someone edited into markup stays text on the dashboard."""
-    from h0.pipeline.dashboard import render_dashboard
+    from h0.report.dashboard import render_dashboard
 
     email(vault_dir, "EMAIL_u1.md", sender="Boss <boss@example.com>", subject="Now!", body="Call me.",
           status="rejected_reply")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from h0.platform import fs
-from h0.vault.fsio import atomic_write
+from h0.platform.fileio import atomic_write
 
 POSIX = os.name == "posix"
 

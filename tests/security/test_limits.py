@@ -29,8 +29,9 @@ from mcp import Client
 
 from h0.errors import InternalError, InvalidRequest, NotFound, PermissionDenied
 from h0.mcp.vault_server import build_vault_server
-from h0.vault import Vault, fsio, health, store
-from h0.vault.fsio import typed_os_error
+from h0.platform import fileio
+from h0.platform.fileio import typed_os_error
+from h0.vault import Vault, health, store
 from h0.vault.health import check_vault_writable
 from h0.vault.note import MAX_NOTE_BYTES
 from tests.conftest import H0_BIN, subprocess_env
@@ -122,7 +123,7 @@ class FaultyOs:
 def refuse_writes(monkeypatch: pytest.MonkeyPatch, root: Path, err: int) -> FaultyOs:
     """Every way the vault modules write, rename or probe fails with `err` inside `root`."""
     faulty = FaultyOs(root, err, ("open", "replace", "mkdir"))
-    for module in (fsio, store, health):
+    for module in (fileio, store, health):
         monkeypatch.setattr(module, "os", faulty)
 
     def rename_noreplace(source, destination):
@@ -349,7 +350,7 @@ def test_given_a_disk_that_fills_during_write_note_then_internal_error_the_note_
     (vault_dir / "Drafts/keep.md").write_text(NOTE)
     original = (vault_dir / "Drafts/keep.md").read_bytes()
     faulty = FaultyOs(vault_dir, err, (step,))
-    monkeypatch.setattr(fsio, "os", faulty)
+    monkeypatch.setattr(fileio, "os", faulty)
     with pytest.raises(InternalError) as full:
         vault.write_note("Drafts/keep.md", {"status": "sent"}, "A longer body that needs more than one write.\n" * 4)
     assert faulty.failed == [step]
@@ -362,7 +363,7 @@ def test_given_a_disk_that_fills_during_write_note_then_internal_error_the_note_
 def test_given_a_full_disk_when_a_new_note_is_written_then_no_note_and_no_temp_file(
     vault: Vault, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setattr(fsio, "os", FaultyOs(vault_dir, errno.ENOSPC, ("write",)))
+    monkeypatch.setattr(fileio, "os", FaultyOs(vault_dir, errno.ENOSPC, ("write",)))
     with pytest.raises(InternalError, match="the disk is full"):
         vault.write_note("Drafts/new.md", {"status": "draft"}, "x" * 100)
     assert not (vault_dir / "Drafts/new.md").exists() and not temp_files(vault_dir)
@@ -373,7 +374,7 @@ def test_given_a_full_disk_when_a_move_sets_frontmatter_then_the_move_stands_wit
 ):
     """The rename needs no space; the frontmatter update after it does: report, do not pretend nothing moved."""
     (vault_dir / "Drafts/keep.md").write_text(NOTE)
-    monkeypatch.setattr(fsio, "os", FaultyOs(vault_dir, errno.ENOSPC, ("open",)))
+    monkeypatch.setattr(fileio, "os", FaultyOs(vault_dir, errno.ENOSPC, ("open",)))
     moved = vault.move_note("Drafts/keep.md", "Done/", set_frontmatter={"status": "sent"})
     assert moved.destination == "Done/keep.md" and moved.hash is None
     assert moved.warning and "the disk is full" in moved.warning
@@ -459,7 +460,7 @@ async def test_given_a_full_disk_when_write_note_is_called_then_internal_error_n
     vault_dir: Path, monkeypatch: pytest.MonkeyPatch, anyio_backend
 ):
     (vault_dir / "Drafts/keep.md").write_text(NOTE)
-    monkeypatch.setattr(fsio, "os", FaultyOs(vault_dir, errno.ENOSPC, ("write",)))
+    monkeypatch.setattr(fileio, "os", FaultyOs(vault_dir, errno.ENOSPC, ("write",)))
     async with Client(build_vault_server(vault_dir)) as client:
         body = error_of(await client.call_tool("write_note", {"path": "Drafts/keep.md", "frontmatter": {}, "body": "y" * 64}))
     assert body["error"] == "internal_error" and "the disk is full" in body["message"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from h0.vault.state import Cap, StateDB, state_dir_for
+from h0.state import Cap, StateDB, state_dir_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -111,7 +111,7 @@ def test_given_attachments_first_seen_then_later_reads_get_the_first_hashes(tmp_
 
 _RACER = """
 import json, sys, time
-from h0.vault.state import Cap, StateDB
+from h0.state import Cap, StateDB
 db = StateDB(sys.argv[1])
 start = float(sys.argv[3])
 while time.time() < start:

@@ -88,7 +88,7 @@ class VaultIndex:
     def open(cls, root: Path, state_dir: Path | None = None, private_folders: str | Iterable[str] = (), *,
              reconcile: bool = True) -> VaultIndex:
         """The index of `root` in its state folder (memory when that cannot be written), reconciled."""
-        from h0.vault.state import state_dir_for
+        from h0.state import state_dir_for
 
         directory = state_dir_for(root, state_dir)
         try:

@@ -1,7 +1,7 @@
-"""`h0 status`: what waits for the human and why, the send caps, what H0 did lately.
+"""The facts `h0 status` reports: what waits for the human and why, the send caps, what H0 did lately.
 
-One collector, two renderers: `collect_status` gathers the facts as plain, JSON-ready data;
-`render_status` prints them for a terminal, `h0.pipeline.dashboard` writes them into the
+One collector, several renderers: `collect_status` gathers the facts as plain, JSON-ready data;
+`h0.report.text.render_status` prints them for a terminal, `h0.report.dashboard` writes them into the
 vault as H0_Dashboard.md. Totals are counted in full, the lists beside them hold at most
 SHOWN items (the renderers say "37 (showing 10)").
 
@@ -21,20 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import H0Error
-from h0.followup.report import age, collect_followups
+from h0.followup.report import collect_followups
 from h0.mail.lookalike import Correspondents, new_domains
-from h0.mail.lookalike import shown as shown_domain
-from h0.mail.recipients import FIELDS, count, describe_recipients, recipient_lists
+from h0.mail.recipients import FIELDS, count, recipient_lists
 from h0.pipeline.lock import daemon_holder
-from h0.printable import printable
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
 from h0.vault.seen import last_change, name_key
-from h0.vault.state import DB_FILE, StateDB, state_dir_for
+from h0.state import DB_FILE, StateDB, state_dir_for
 
 SHOWN = 10
-SHOWN_RECIPIENTS = 20  # per line of `h0 status`; its --json and the audit log hold every one
 STREAMS = ("h0", "gmail_mcp", "vault_mcp")
 KEEP_DAYS = 7
 # A pause (auth required, SMTP not configured) lasts 60 s and is renewed, and logged again,
@@ -231,14 +228,6 @@ def _draft_quality(vault: Vault) -> dict[str, Any]:
                 "problem": getattr(error, "message", str(error))}
 
 
-def draft_quality_line(drafts: dict[str, Any]) -> str | None:
-    """'H0's drafts (30 days): 75% sent as written or lightly edited (3 of 4), 25% rejected', or None."""
-    if not drafts.get("resolved"):
-        return None
-    return (f"H0's drafts ({drafts['window_days']} days): {drafts['send_ready_rate']:.0%} sent as written or lightly "
-            f"edited ({drafts['send_ready']} of {drafts['resolved']}), {drafts['rejected_rate']:.0%} rejected")
-
-
 def sent_recipients(record: dict[str, Any]) -> dict[str, list[str]]:
     """Every recipient of an `email_sent` record by real address (records before the field: from `to`)."""
     lists = record.get("recipients")
@@ -292,16 +281,6 @@ def _mark_changes(settings: Any, vault: Vault, state_db: StateDB | None, items: 
         who = "H0" if change.tool is not None and not change.by_agent else change.describe()
         item["last_change"] = {"by": who, "agent": change.by_agent, "outside": change.tool is None,
                                "tool": change.tool, "client": change.client, "at": _iso_epoch(change.at)}
-
-
-def changed_by(item: dict[str, Any]) -> str:
-    """' — last changed by an agent (write_note from the MCP client claude-code), 14:02' for a draft whose
-    current text H0 did not write; '' for H0's own."""
-    change = item.get("last_change") or {}
-    if not change or not (change.get("agent") or change.get("outside")):
-        return ""
-    by = change["by"].removeprefix("by ")
-    return f" — last changed {'by ' if change.get('agent') else ''}{by}, {local_time(change.get('at'))}"
 
 
 def _daemon(vault: Vault, live: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -503,111 +482,3 @@ def _text(value: object) -> str | None:
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     return str(value)
-
-
-# ---------------------------------------------------------------------------------- terminal
-
-
-def local_time(stamp: object, *, seconds: bool = False) -> str:
-    """A UTC ISO timestamp as local time: 'HH:MM' today, 'YYYY-MM-DD HH:MM' on another day."""
-    try:
-        when = dt.datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).astimezone()
-    except ValueError:
-        return str(stamp or "?")
-    clock = when.strftime("%H:%M:%S" if seconds else "%H:%M")
-    return clock if when.date() == dt.datetime.now().astimezone().date() else f"{when:%Y-%m-%d} {clock}"
-
-
-def _plain(value: object, limit: int = 160) -> str:
-    """Text from notes and logs, made safe for a terminal (h0.printable: escape sequences, line breaks
-    and bidi controls are shown escaped, never obeyed)."""
-    return printable(value, limit)
-
-
-def _to(item: dict[str, Any]) -> str:
-    """Every recipient of a listed draft or send, by real address; past SHOWN_RECIPIENTS, "+N more"."""
-    lists = item.get("recipients") or recipient_lists(item.get("to"))
-    text = describe_recipients(lists, limit=SHOWN_RECIPIENTS)
-    return text + " (h0 status --json lists all)" if count(lists) > SHOWN_RECIPIENTS else text
-
-
-def _new(item: dict[str, Any]) -> str:
-    """' (first message to new.example)' for a draft that writes to a domain never corresponded with."""
-    fresh = item.get("new_domains") or []
-    return f" (first message to {', '.join(shown_domain(d) for d in fresh)})" if fresh else ""
-
-
-def _count(total: int, shown: int) -> str:
-    return f"{total} (showing {shown})" if total > shown else str(total)
-
-
-def render_status(status: dict[str, Any]) -> str:
-    daemon, sending, totals = status["daemon"], status["sending"], status["totals"]
-    lines = [f"Vault: {status['vault']}   (mail backend: {status['mail_backend']})"]
-    if daemon is None:
-        lines.append("Daemon: not running — start it with `h0 watch`")
-    else:
-        lines.append(f"Daemon: running (pid {daemon.get('pid', '?')}, since {daemon.get('started', '?')})")
-    if sending["paused"]:
-        lines.append(f"Sending: PAUSED — {_plain(sending['pause_reason'])}")
-    caps = " · ".join(
-        f"per {c['window']} {c['used']}/{c['limit']} used, {c['left']} left"
-        + (f" (next slot {local_time(c['next_slot_at'])})" if c["next_slot_at"] else "")
-        for c in sending["caps"]
-    )
-    lines.append(f"Send caps: {caps}")
-    lines.append("Notes: " + ", ".join(f"{name} {count}" for name, count in status["folders"].items()))
-    needs = status["needs_you"]
-    lines.append(f"Emails that need you: {_count(totals['needs_you'], len(needs))}")
-    for item in needs:
-        why = f"delegate to {item['delegate_to']}: {item['reason']}" if item["decision"] == "delegate" else item["reason"]
-        lines.append(f"  {_plain(item['path'])}  {item['decision']} — {_plain(why)}")
-    waiting = status["waiting_for_approval"]
-    lines.append(f"Drafts waiting for your approval: {_count(totals['waiting_for_approval'], len(waiting))}")
-    details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
-    lines += [f"  {_plain(path)}{_new(details.get(path, {}))}{_plain(changed_by(details.get(path, {})), 200)}"
-              for path in waiting]
-    approved = status["approved_not_yet_sent"]
-    if totals["approved_not_yet_sent"]:
-        lines.append(f"Approved but not yet sent: {_count(totals['approved_not_yet_sent'], len(approved))}")
-        for item in approved:
-            when = f" (next try {local_time(item['retry_at'], seconds=True)})" if item["retry_at"] else ""
-            lines.append(f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: "
-                         f"{_plain(item['reason'])}{when}")
-    lines += _followup_lines(status.get("follow_ups") or {})
-    quality = draft_quality_line(status.get("drafts") or {})
-    if quality:
-        lines.append(quality)
-    returned = status["returned_to_drafts"]
-    if totals["returned_to_drafts"]:
-        lines.append(f"Not sent, back in Drafts/ to fix: {_count(totals['returned_to_drafts'], len(returned))}")
-        lines += [f"  {_plain(r['path'])} → {_to(r)}{_new(r)}  {_plain(r['code'])}: {_plain(r['reason'])}"
-                  for r in returned]
-    lines.append(f"Sends in the last 24 h: {totals['sends_24h']}" + (" — the latest:" if status["recent_sends"] else ""))
-    for send in status["recent_sends"]:
-        lines.append(f"  {local_time(send['timestamp'])}  {_plain(send.get('done_path') or send.get('path'))} → "
-                     f"{_to(send)}")
-    lines.append(f"Errors in the last 24 h: {_count(totals['errors_24h'], len(status['recent_errors']))}")
-    for err in status["recent_errors"]:
-        lines.append(f"  {local_time(err['timestamp'])}  {err.get('event')}  {_plain(err.get('path') or '')}  "
-                     f"{_plain(err.get('message') or err.get('error') or '')}")
-    return "\n".join(lines)
-
-
-def _followup_lines(fu: dict[str, Any]) -> list[str]:
-    """Replies owed and awaited, each with its age; how many notes are snoozed; which came back."""
-    if not fu:
-        return []
-    lines = [f"Replies you owe: {_count(fu['owed_total'], len(fu['owed']))}"]
-    lines += [f"  {_plain(o['path'])}  {_plain(o['sender'], 60)} — {_plain(o['subject'], 80)} — "
-              f"{age(o['working_days'])}" for o in fu["owed"]]
-    lines.append(f"Replies you are waiting for: {_count(fu['awaited_total'], len(fu['awaited']))}")
-    lines += [f"  {_plain(a['path'])}  {_plain(a['waiting_on'], 60)} — {_plain(a['subject'], 80)} — "
-              f"{age(a['working_days'])}" + (f" (follow-up drafted: {_plain(a['draft'])})" if a["draft"] else "")
-              for a in fu["awaited"]]
-    if fu["snoozed_total"]:
-        lines.append(f"Snoozed (hidden until their time): {fu['snoozed_total']}")
-    if fu["back"]:
-        lines.append(f"Back from snooze: {len(fu['back'])}")
-        lines += [f"  {_plain(b['path'])}  {_plain(b['reason'], 100)}" for b in fu["back"]]
-    return lines

@@ -1,6 +1,6 @@
 """The human's cockpit in the vault: H0_Dashboard.md and the daily briefing, kept current by the daemon.
 
-Both are rendered from `h0.status.collect_status` (the data `h0 status` prints) and written
+Both are rendered from `h0.report.collect.collect_status` (the data `h0 status` prints) and written
 atomically. The daemon's report signals (email-sent, send-failed, note-archived,
 triage-decided, sweep-completed) only mark them stale; one background thread rewrites them,
 at most once per MIN_INTERVAL (longer when collecting is slow: at most 1/LOAD_FACTOR of its
@@ -35,10 +35,11 @@ from h0.mail.lookalike import shown as shown_domain
 from h0.mail.recipients import count, describe_recipients
 from h0.pipeline import signals
 from h0.printable import printable
-from h0.status import AuditTail, changed_by, collect_status, current_errors, draft_quality_line, local_time, sent_recipients
+from h0.report.collect import AuditTail, collect_status, current_errors, sent_recipients
+from h0.report.text import changed_by, draft_quality_line, local_time
 from h0.vault import Vault
 from h0.vault.audit import iso
-from h0.vault.fsio import atomic_write
+from h0.platform.fileio import atomic_write
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
 
 DASHBOARD_NOTE = "H0_Dashboard.md"

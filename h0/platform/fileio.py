@@ -1,5 +1,5 @@
-"""Durable file primitives (atomic write; no-replace rename and directory fsync from
-h0.platform.fs) and the one place an OSError becomes a typed error.
+"""Durable file I/O (atomic write, the file system's name and path limits) and the one place an
+OSError becomes a typed error. The OS-specific primitives it builds on are in h0.platform.fs.
 
 The primitives raise OSError; callers that answer a person or a tool turn it into an
 `H0Error` with `typed_os_error`, so a full disk or a read-only vault reads the same
@@ -15,10 +15,7 @@ import secrets
 from pathlib import Path
 
 from h0.errors import Conflict, H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
-
-# The OS-specific primitives live in the platform layer; they are re-exported here because
-# the vault's callers (store, rules file) know them by these names.
-from h0.platform.fs import fchmod, fsync_dir, rename_noreplace  # noqa: F401
+from h0.platform.fs import fchmod, fsync_dir
 
 DEFAULT_NAME_MAX = 255  # bytes in one file name: ext4, APFS, NTFS (in UTF-16 units) alike
 DEFAULT_PATH_MAX = 4096  # bytes in one path handed to the kernel (Linux PATH_MAX)

@@ -1,0 +1,119 @@
+"""The house keeps its shape: imports point down the layer picture of ARCHITECTURE.md, and a module
+that grows past ~400 lines is split (or named here as one still to split).
+
+Read from the source with `ast`, nothing is imported: a lazy import inside a function counts the
+same as one at the top, since it ties the rooms together all the same.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+H0 = ROOT / "h0"
+
+# Bottom first: a room may import the rooms before it in this list, never one after it.
+LAYERS = (
+    "platform",  # every OS primitive, file I/O included
+    "state",  # H0's SQLite database: send ledger, caps, cursors, note writes
+    "vault",  # notes, frontmatter, confinement, the approval guard, the index
+    "mail",  # the message and the providers
+    "triage",  # the rules engine and the LLM providers
+    "drafting",  # context, profile, memory, revisions
+    "followup",  # replies owed and awaited, snooze
+    "mcp",  # the two servers and the client
+    "handlers",  # the business steps
+    "pipeline",  # watcher, signals, queue, sweep, daemon
+    "report",  # status, log view, dashboard, briefing
+    "cli",  # `h0 …`
+)
+
+# Modules at the top of h0/ that every room may use; they import no room themselves.
+SHARED = {"h0", "h0.config", "h0.errors", "h0.logsetup", "h0.printable", "h0.retry"}
+
+# Imports against the direction, each with why it is there. The test fails when one is no longer
+# needed, so this list only shrinks.
+ALLOWED = {
+    ("h0.pipeline.daemon", "report"): "the daemon owns the dashboard writer's thread (start_dashboard) and its "
+                                      "last word on stop; inverting it means the CLI hands the daemon a writer",
+}
+
+# Modules still over the size at which to split (STYLE.md). Take a module off when it is split;
+# do not add one: split it instead.
+MAX_LINES = 400
+OVERSIZED = {
+    "h0/drafting/knowledge.py", "h0/handlers/send.py", "h0/handlers/triage.py", "h0/mail/gmail.py",
+    "h0/mail/imap.py", "h0/mail/mime.py", "h0/mail/outgoing.py", "h0/mail/sync.py", "h0/mail/visible.py",
+    "h0/mcp/vault_server.py", "h0/pipeline/daemon.py", "h0/report/collect.py", "h0/report/dashboard.py",
+    "h0/report/logview.py", "h0/state/db.py", "h0/vault/store.py",
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path) -> list[tuple[int, str]]:
+    """(line, module) for every import of an h0 module in the file, relative imports resolved."""
+    name = module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            found.append((node.lineno, base))
+    return [(line, module) for line, module in found if module == "h0" or module.startswith("h0.")]
+
+
+def room(module: str) -> str | None:
+    """The layer a module belongs to; None for the shared modules."""
+    if module == "h0.__main__":
+        return "cli"  # `python -m h0` is the command line
+    return None if module in SHARED else module.split(".")[1]
+
+
+def sources() -> list[Path]:
+    return sorted(H0.rglob("*.py"))
+
+
+def test_every_h0_module_is_in_a_room_of_the_layer_picture_or_shared():
+    unplaced = {module_name(p) for p in sources() if room(module_name(p)) not in (*LAYERS, None)}
+    assert unplaced == set(), "add the room to LAYERS (where it sits in ARCHITECTURE.md) or the module to SHARED"
+
+
+def test_imports_point_down_the_layers_and_the_shared_modules_import_no_room():
+    """Given the layer picture, when any h0 module imports another, then the imported module's room is
+    the importer's own or one below it (platform imports no other room; state and vault no domain above
+    them; report and cli are imported by nobody below them)."""
+    wrong, used = [], set()
+    for path in sources():
+        importer = module_name(path)
+        own = room(importer)
+        for line, target in imported(path):
+            theirs = room(target)
+            if theirs is None:
+                continue
+            if own is None:
+                wrong.append(f"{path.relative_to(ROOT)}:{line}: shared module imports {target}")
+            elif LAYERS.index(theirs) > LAYERS.index(own):
+                if (importer, theirs) in ALLOWED:
+                    used.add((importer, theirs))
+                    continue
+                wrong.append(f"{path.relative_to(ROOT)}:{line}: {own} imports {target} ({theirs} is above {own})")
+    assert wrong == []
+    assert used == set(ALLOWED), f"no longer needed, remove from ALLOWED: {set(ALLOWED) - used}"
+
+
+def test_no_new_module_grows_past_the_size_to_split():
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines()) for p in sources()}
+    too_long = {name: lines for name, lines in sizes.items() if lines > MAX_LINES and name not in OVERSIZED}
+    assert too_long == {}, "split these modules (STYLE.md: a module does one thing you can say in its first line)"
+    split_already = {name for name in OVERSIZED if sizes.get(name, 0) <= MAX_LINES}
+    assert split_already == set(), "these are short enough now: take them off OVERSIZED"
