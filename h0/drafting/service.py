@@ -112,6 +112,16 @@ class Drafting:
         voice = voice_for(address, name, self.profile(), self.past.to_address(address, VOICE_WINDOW))
         return ReplyContext(greeting=voice.greeting, sign_off=voice.sign_off)
 
+    def voice_for_people(self, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
+        """(greeting, sign-off) of a mail to these (display name, address) people: to one, as the owner's
+        last replies to them (else the profile); to several, no greeting of theirs ("Hi all,") and the
+        owner's sign-off. None where H0 has nothing (the caller's default)."""
+        if not people:
+            return None, None
+        name, address = people[0]
+        voice = self.voice_context(address, f"{name} <{address}>" if name else address)
+        return (voice.greeting or None) if len(people) == 1 else None, voice.sign_off or None
+
     def context_for_email(self, frontmatter: dict[str, Any], text: str, reply_to: str | None = None) -> DraftContext:
         """The context for an email note's frontmatter and its words (`text`: the body's email text)."""
         sender = str(frontmatter.get("from") or "")
@@ -164,3 +174,13 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def owner_voice(settings: Any, root: Path, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
+    """(greeting, sign-off) of the owner's mail to these people (`Drafting.voice_for_people`); (None, None)
+    when the vault's drafting state cannot be read: the caller's defaults, never a failure."""
+    try:
+        return Drafting.for_settings(settings, root).voice_for_people(people)
+    except Exception as exc:  # noqa: BLE001 - a follow-up is still drafted, in the default words
+        logger.debug("the owner's voice could not be read ({})", exc)
+        return None, None

@@ -35,6 +35,7 @@ from typing import Any
 
 from loguru import logger
 
+from h0.drafting.service import owner_voice
 from h0.errors import Conflict, H0Error, NotFound
 from h0.followup.asks import LlmJudge, judge_for
 from h0.followup.ledger import FollowupLedger, ThreadRow
@@ -280,24 +281,6 @@ def _awaited(ctx: HandlerContext, row: ThreadRow, a: Assessment, messages: list[
     return []
 
 
-def _voice(ctx: HandlerContext, people: tuple[tuple[str, str], ...]) -> tuple[str | None, str | None]:
-    """How the owner opens and closes a mail to these people (h0.drafting: their last replies to them,
-    else the profile); to several, "Hi all," and the owner's sign-off. (None, None): the defaults."""
-    if not people:
-        return None, None
-    try:
-        from h0.drafting import Drafting
-
-        drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
-        ctx.drafting = drafting
-        name, address = people[0]
-        voice = drafting.voice_context(address, f"{name} <{address}>" if name else address)
-    except Exception as exc:  # noqa: BLE001 - the follow-up is still drafted, in the default words
-        logger.debug("follow-up: the owner's voice could not be read ({})", exc)
-        return None, None
-    return (voice.greeting or None) if len(people) == 1 else None, voice.sign_off or None
-
-
 def _open(ctx: HandlerContext, row: ThreadRow, mine: Message, a: Assessment, messages: list[Message],
           report: FollowupReport) -> None:
     """The note "No answer from Dana since …" and its follow-up draft (each created only if absent)."""
@@ -306,7 +289,7 @@ def _open(ctx: HandlerContext, row: ThreadRow, mine: Message, a: Assessment, mes
     who = display_names(a.waiting_on)
     request = NudgeRequest(a.waiting_on, mine.subject, mine.at, mine.ask)
     judge = judge_for(ctx.settings)
-    greeting, sign_off = _voice(ctx, a.waiting_on)
+    greeting, sign_off = owner_voice(ctx.settings, ctx.paths.root, a.waiting_on)
     text = follow_up_text(request, greeting=greeting, sign_off=sign_off,
                           provider=judge.provider if isinstance(judge, LlmJudge) else None)
     drafted = note_timestamp()

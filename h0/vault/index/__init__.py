@@ -25,6 +25,7 @@ indexed (for the owner's own look-ups) but never returned unless the caller asks
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat
 import threading
 from collections.abc import Iterable, Iterator
@@ -36,7 +37,7 @@ from loguru import logger
 from h0.errors import InternalError, InvalidRequest
 from h0.vault.index.db import Damaged, IndexDB, pack
 from h0.vault.index.extract import Extracted, Signature, read_note_file
-from h0.vault.index.query import plan
+from h0.vault.index.query import every_row, plan, ranked
 from h0.vault.layout import LOGS
 from h0.vault.paths import NOTE_SUFFIX, nfc
 from h0.vault.privacy import private_folders as private_folders_of
@@ -47,8 +48,6 @@ INDEX_FILE = "index.db"
 BATCH = 500  # notes written per transaction while (re)building
 PARALLEL_FROM = 2000  # notes to (re)index before the reading and parsing are spread over processes
 _SKIPPED_TOP = frozenset({LOGS.casefold()})
-
-MAX_BATCH = 4096  # candidates ranked per query of a search (SQLite binds up to 32,766 values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,9 +222,10 @@ class VaultIndex:
             return SearchPage([], False, offset)
         where, args = self._scope(folder, include_private)
         if found.expression is None:
-            rows = self._rows_iter(f"SELECT path, mtime_ns, size, ino FROM docs WHERE {where} ORDER BY path", args)
+            rows = self._guarded(every_row(self.db, f"SELECT path, mtime_ns, size, ino FROM docs WHERE {where} "
+                                                    "ORDER BY path", args))
         else:
-            rows = self._ranked(found.expression, where, args, first=offset + limit + 16)
+            rows = self._guarded(ranked(self.db, found.expression, where, args, first=offset + limit + 16))
         hits: list[SearchHit] = []
         stale: list[str] = []
         skipped = 0
@@ -250,35 +250,6 @@ class VaultIndex:
         self._later(stale)
         return SearchPage(hits, False, offset)
 
-    def _ranked(self, expression: str, where: str, args: list[object], first: int
-                ) -> Iterator[tuple[str, int, int, int]]:
-        """The candidates best first (BM25, then insertion order), in growing batches: FTS5 ranks the
-        top N of its own table with a bounded sort, several times faster than ordering the whole match
-        joined with `docs` (a common word matches most of the vault). Each batch's notes are then looked
-        up in `docs` and filtered by folder and privacy, in rank order."""
-        import sqlite3
-
-        done, size = 0, min(max(first, 64), MAX_BATCH)
-        while True:
-            try:
-                ids = [row[0] for row in self.db.db().execute(
-                    "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 4.0, 2.0, 1.0), rowid "
-                    "LIMIT ? OFFSET ?", [expression, size, done])]
-                found = {row[0]: tuple(row[1:]) for row in self.db.db().execute(
-                    f"SELECT docs.id, docs.path, docs.mtime_ns, docs.size, docs.ino FROM docs WHERE docs.id IN "
-                    f"({','.join('?' * len(ids))}) AND {where}", (*ids, *args))} if ids else {}
-            except sqlite3.DatabaseError as exc:  # a damaged file is rebuilt at the next sync
-                self.everything_changed()
-                raise InternalError(f"The vault index could not be read ({exc}); it is being rebuilt, ask again.",
-                                    retryable=True) from exc
-            for doc in ids:
-                if doc in found:
-                    yield found[doc]
-            if len(ids) < size:
-                return
-            done += len(ids)
-            size = min(size * 4, MAX_BATCH)
-
     def _later(self, stale: list[str]) -> None:
         if stale:
             self.changed(stale)
@@ -292,19 +263,14 @@ class VaultIndex:
             clauses.append("docs.private = 0")
         return " AND ".join(clauses), args
 
-    def _rows_iter(self, sql: str, args: list[object]) -> Iterator[tuple[str, int, int, int]]:
+    def _guarded(self, rows: Iterator[tuple[str, int, int, int]]) -> Iterator[tuple[str, int, int, int]]:
+        """Rows read from the index; on a damaged file it is rebuilt at the next sync (a retryable error now)."""
         try:
-            cursor = self.db.db().execute(sql, args)
-            while batch := cursor.fetchmany(64):
-                yield from batch
-        except Exception as exc:  # sqlite3 errors: a damaged file is rebuilt at the next sync
-            import sqlite3
-
-            if isinstance(exc, sqlite3.DatabaseError):
-                self.everything_changed()
-                raise InternalError(f"The vault index could not be read ({exc}); it is being rebuilt, ask again.",
-                                    retryable=True) from exc
-            raise
+            yield from rows
+        except sqlite3.DatabaseError as exc:
+            self.everything_changed()
+            raise InternalError(f"The vault index could not be read ({exc}); it is being rebuilt, ask again.",
+                                retryable=True) from exc
 
     # ------------------------------------------------------------------ people, privacy, related
 

@@ -11,11 +11,13 @@ common to narrow anything (hundreds of terms, one or two letters) is simply not 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from h0.vault.index.db import IndexDB
 
 MAX_EXPANSION = 200  # terms one fragment may stand for before it stops narrowing anything
+MAX_BATCH = 4096  # candidates ranked per query of a search (SQLite binds up to 32,766 values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,3 +70,35 @@ def _prefix(token: str) -> str | None:
 
 def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
+
+
+def ranked(db: IndexDB, expression: str, where: str, args: Sequence[object], first: int
+           ) -> Iterator[tuple[str, int, int, int]]:
+    """The candidates best first (BM25, then insertion order), in growing batches: FTS5 ranks the top N
+    of its own table with a bounded sort, several times faster than ordering the whole match joined with
+    `docs` (a common word matches most of the vault). Each batch's notes are then looked up in `docs`,
+    filtered by `where` (folder, privacy), and yielded in rank order as (path, mtime_ns, size, ino).
+    Raises sqlite3.DatabaseError on a damaged file."""
+    done, size = 0, min(max(first, 64), MAX_BATCH)
+    connection = db.db()
+    while True:
+        ids = [row[0] for row in connection.execute(
+            "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 4.0, 2.0, 1.0), rowid LIMIT ? OFFSET ?",
+            [expression, size, done])]
+        found = {row[0]: tuple(row[1:]) for row in connection.execute(
+            f"SELECT docs.id, docs.path, docs.mtime_ns, docs.size, docs.ino FROM docs WHERE docs.id IN "
+            f"({','.join('?' * len(ids))}) AND {where}", (*ids, *args))} if ids else {}
+        for doc in ids:
+            if doc in found:
+                yield found[doc]
+        if len(ids) < size:
+            return
+        done += len(ids)
+        size = min(size * 4, MAX_BATCH)
+
+
+def every_row(db: IndexDB, sql: str, args: Sequence[object]) -> Iterator[tuple[str, int, int, int]]:
+    """The rows of `sql`, fetched in batches (a search that needs only its first page stops early)."""
+    cursor = db.db().execute(sql, args)
+    while batch := cursor.fetchmany(64):
+        yield from batch

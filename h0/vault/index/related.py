@@ -35,15 +35,7 @@ _COMMON = 0.3  # a term in more than this share of notes tells nothing (in a vau
 MIN_VAULT = 20
 _NUMBER = re.compile(r"\d+")
 # Words that tell nothing about what an email or a note is about (English and mail's own vocabulary).
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being below between both
-but by can could did do does doing down during each few for from further had has have having he her here hers
-herself him himself his how i if in into is it its itself just let me more most my myself no nor not now of off on
-once only or other our ours ourselves out over own same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up very was we were what when where which
-while who whom why will with would you your yours yourself yourselves hi hello hey dear thanks thank regards best
-cheers please re fwd fw subject sent wrote email mail message com org net www http https
-""".split())
+STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "hi", "hello", "hey", "dear", "thanks", "thank", "regards", "best", "cheers", "please", "re", "fwd", "fw", "subject", "sent", "wrote", "email", "mail", "message", "com", "org", "net", "www", "http", "https"])
 
 
 def related_notes(index: VaultIndex, *, text: str | None, path: str | None, limit: int,
