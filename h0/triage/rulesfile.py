@@ -18,11 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ruamel.yaml import YAML
 
 from h0.errors import ParseError
+from h0.platform.fs import rename_noreplace
 from h0.triage.default_rules import DEFAULT_RULES_TEXT, RULES_FILENAME
 from h0.triage.models import Decision
 from h0.triage.textmatch import Pattern, compile_pattern
 from h0.vault import frontmatter
-from h0.platform.fs import rename_noreplace
 
 # Bodies are scanned up to this many characters: the head holds what a person wrote (a few
 # screens), the tail holds bulk-mail footers ("unsubscribe"). The middle of a huge body
@@ -136,7 +136,7 @@ def _rules_block(text: str) -> str:
 def _load_yaml(block: str) -> Any:
     try:
         data = YAML(typ="safe").load(block)
-    except Exception as exc:  # ruamel raises several types for bad input
+    except Exception as exc:  # noqa: BLE001 - ruamel raises several types for bad input
         raise ParseError(f"the rules block is not valid YAML: {_first_lines(exc)}") from None
     return frontmatter.to_json(data)  # plain JSON values; refuses alias bombs
 
