@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
-from h0.cli import main  # noqa: E402
+from h0.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main(["auth", "gmail", *sys.argv[1:]]))

@@ -258,7 +258,7 @@ def test_refusals_failures_and_a_second_approval_show_in_between(vault_dir, cloc
 
 def test_a_second_reply_to_the_same_email_does_not_pull_in_its_sibling(vault_dir, clock, capsys):
     sent_trail(vault_dir, 1)
-    h0, mail, _ = streams(vault_dir)
+    h0, _mail, _ = streams(vault_dir)
     (vault_dir / "Drafts" / "more.md").write_text("---\nto: sam@example.org\nsubject: More\n"
                                                     "reply_to_message_id: '18c0001'\n---\nAlso…\n")
     h0.write("draft_approved", path="Approved/more.md", arrival="moved", note_hash="d1")

@@ -15,9 +15,9 @@ from h0.cli import main
 from h0.config import load_settings
 from h0.report.collect import SHOWN, AuditTail, collect_status
 from h0.report.text import render_status
+from h0.state import StateDB, state_dir_for
 from h0.vault import AuditLog
 from h0.vault.audit import iso
-from h0.state import StateDB, state_dir_for
 
 RUNNING = {"running": True, "pid": 4242, "started": "2026-01-01T00:00:00.000Z"}
 
@@ -81,14 +81,14 @@ def test_the_emails_that_need_the_human_are_listed_with_their_reason_urgent_firs
     data = collect_status(settings_for(vault_dir))
     assert data["totals"]["needs_you"] == 5
     rows = {item["path"]: item for item in data["needs_you"]}
-    assert [item["path"] for item in data["needs_you"]][0] == "Needs_Action/EMAIL_z-urgent.md"
+    assert next(item["path"] for item in data["needs_you"]) == "Needs_Action/EMAIL_z-urgent.md"
     assert rows["Needs_Action/EMAIL_z-urgent.md"]["draft"] == "Drafts/REPLY_EMAIL_z-urgent.md"
     assert rows["Needs_Action/EMAIL_b-info.md"]["reason"] == "Which invoice do they mean?"
     assert rows["Needs_Action/EMAIL_c-noaddr.md"]["reason"] == "no address to reply to"
     deleg = rows["Needs_Action/EMAIL_d-deleg.md"]
     assert deleg["decision"] == "delegate" and deleg["delegate_to"] == "Sam (finance)"
     assert "Needs_Action/clients/EMAIL_e-filed.md" in rows
-    code, out = run_status(capsys, vault_dir)
+    _code, out = run_status(capsys, vault_dir)
     assert "Emails that need you: 5" in out
     assert "Needs_Action/EMAIL_d-deleg.md  delegate — delegate to Sam (finance): a refund request" in out
     assert "EMAIL_f-reply" not in out and "EMAIL_g-new" not in out
@@ -103,7 +103,7 @@ def test_more_than_ten_emails_that_need_the_human_are_counted_in_full(vault_dir:
 
 def test_without_a_daemon_approved_drafts_wait_for_h0_to_run(vault_dir: Path, capsys):
     note(vault_dir, "Approved/go.md", "to: a@example.com\nsubject: Go")
-    code, out = run_status(capsys, vault_dir)
+    _code, out = run_status(capsys, vault_dir)
     assert "Daemon: not running" in out
     assert "Approved but not yet sent: 1" in out and "Approved/go.md → to a@example.com (first message to example.com)  not_running" in out
 
@@ -130,9 +130,9 @@ def test_each_approved_draft_says_why_it_waits(vault_dir: Path):
         "rejected": "rejected", "queued": "queued", "stale": "queued",
     }
     assert "connection reset" in why["failed"]["reason"]
-    retry = dt.datetime.fromisoformat(why["deferred"]["retry_at"].replace("Z", "+00:00"))
+    retry = dt.datetime.fromisoformat(why["deferred"]["retry_at"])
     assert abs((retry - now).total_seconds() - 120.0) < 1.0
-    settle = dt.datetime.fromisoformat(why["settling"]["retry_at"].replace("Z", "+00:00"))
+    settle = dt.datetime.fromisoformat(why["settling"]["retry_at"])
     assert 6.0 < (settle - now).total_seconds() <= 8.5
     assert data["totals"]["approved_not_yet_sent"] == 7
 
@@ -182,11 +182,11 @@ def test_the_send_caps_show_used_left_and_when_the_next_slot_frees(vault_dir: Pa
     assert (hour["window"], hour["used"], hour["left"], hour["limit"]) == ("hour", 3, 0, 2)
     assert (day["used"], day["left"]) == (4, 6) and day["next_slot_at"] is None
     # Two sends fill the cap of 2: the slot frees when the second newest of the three leaves the hour.
-    frees = dt.datetime.fromisoformat(hour["next_slot_at"].replace("Z", "+00:00")).timestamp()
+    frees = dt.datetime.fromisoformat(hour["next_slot_at"]).timestamp()
     assert abs(frees - (now - 2000 + 3600)) < 1.0
     assert data["sending"]["cap_reached"] == ["hour"]
     assert data["approved_not_yet_sent"][0]["code"] == "rate_limited"
-    code, out = run_status(capsys, vault_dir, "--json")
+    _code, out = run_status(capsys, vault_dir, "--json")
     assert json.loads(out)["sending"]["caps"][1]["used"] == 4  # RATE_LIMIT_* come from the settings: defaults here
     assert "per hour 3/2 used, 0 left (next slot" in render_status(data)
 
@@ -204,7 +204,7 @@ def test_refused_and_held_drafts_back_in_drafts_are_listed_with_their_reason(vau
     assert returned["Drafts/bad.md"]["code"] == "invalid_request" and returned["Drafts/held.md"]["status"] == "held"
     assert returned["Drafts/broken.md"]["status"] == "unreadable"
     assert data["waiting_for_approval"] == ["Drafts/ok.md"]
-    code, out = run_status(capsys, vault_dir)
+    _code, out = run_status(capsys, vault_dir)
     assert "Not sent, back in Drafts/ to fix: 3" in out and "already_answered: already answered" in out
 
 
@@ -238,7 +238,7 @@ def test_hostile_text_cannot_drive_the_terminal(vault_dir: Path, capsys):
     code, out = run_status(capsys, vault_dir)
     assert code == 0 and "\x1b" not in out and "\x07" not in out
     (line,) = [line for line in out.splitlines() if "EMAIL_x" in line]
-    assert "INJECTED LINE" in line and not any(l.startswith("INJECTED") for l in out.splitlines())
+    assert "INJECTED LINE" in line and not any(text.startswith("INJECTED") for text in out.splitlines())
 
 
 class TestAuditTail:

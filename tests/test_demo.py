@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from h0.drafting.profile import DEFAULT_PROFILE_TEXT
 from h0.cli import EXIT_FAILED, EXIT_LOCKED, EXIT_OK, main
 from h0.cli.demo import EXAMPLES, MARKER
+from h0.drafting.profile import DEFAULT_PROFILE_TEXT
 from h0.triage.default_rules import DEFAULT_RULES_TEXT
 from h0.vault.layout import FOLDERS
 from tests.conftest import ROOT
@@ -127,8 +127,8 @@ def test_given_the_demo_under_h0_watch_then_dana_gets_no_second_draft(demo: Path
 def test_demo_reset_restores_the_shipped_files_deletes_what_the_demo_wrote_and_forgets_the_send(
         demo: Path, capsys, tmp_path: Path):
     approve_reply(demo)
-    assert run(capsys, "sweep")[:2] == (EXIT_OK, "h0 sweep: 1 sent, 1 triaged\n"
-                                               "  ✉ Approved/reply-example-001.md → to dana.rivera@example.com\n")
+    assert run(capsys, "sweep")[:2] == (EXIT_OK, ("h0 sweep: 1 sent, 1 triaged\n"
+                                                "  ✉ Approved/reply-example-001.md → to dana.rivera@example.com\n"))
     assert (demo / "H0_Dashboard.md").exists() and list((demo / "Briefings").glob("*.md"))
     assert list((demo / "Logs").glob("*.jsonl")) and len(outbox(demo)) == 1
     # What else a person may have done to the demo: new notes, an edited rules file, a link out.

@@ -123,7 +123,7 @@ def test_the_first_hour_from_the_demo_to_ones_own_mail(tmp_path: Path):
 
     # 5. Edit a draft and approve it: it goes out, in its thread, to the thread's people.
     body = text.split("---\n", 2)[2]
-    above, _, below = body.partition("%% h0: not sent below %%")
+    above, _, _ = body.partition("%% h0: not sent below %%")
     edited = text.replace(above, "Hi Lee,\n\nFriday 10:00, see you then.\n\nCheers,\nAlex\n\n", 1)
     lee.write_text(edited, encoding="utf-8")
     lee.rename(mine / "Approved" / lee.name)

@@ -12,8 +12,8 @@ import pytest
 
 from h0.cli import main
 from h0.config import load_settings
-from h0.report.dashboard import render_briefing, render_dashboard
 from h0.report.collect import AuditTail, collect_status
+from h0.report.dashboard import render_briefing, render_dashboard
 from tests.pipeline.harness import write_draft
 
 pytestmark = pytest.mark.usefixtures("loguru_restored")

@@ -51,11 +51,10 @@ def prepared(args: argparse.Namespace, command: str):
     """Settings with logging set up, or None (after one line saying what to do) if the daemon
     must not start: the vault is missing, or H0 could not file what it sends (read-only,
     full, a folder that is a file). Checked before the daemon starts, so before any send."""
+    from h0.cli.doctor import missing_folders
+    from h0.config import unknown_settings, using_bundled_vault
     from h0.errors import H0Error
     from h0.vault.health import check_vault_writable
-
-    from h0.config import unknown_settings, using_bundled_vault
-    from h0.cli.doctor import missing_folders
     from h0.vault.layout import FOLDERS
 
     settings = settings_for(args)

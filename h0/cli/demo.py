@@ -33,8 +33,8 @@ from typing import Any
 from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
 from h0.drafting.profile import DEFAULT_PROFILE_TEXT
 from h0.errors import InvalidRequest
-from h0.vault.layout import DRAFTS, FOLDERS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX
 from h0.state import DB_FILE, state_dir_for
+from h0.vault.layout import DRAFTS, FOLDERS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX
 
 MARKER = ".h0-demo"
 DASHBOARD = "H0_Dashboard.md"

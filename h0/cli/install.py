@@ -55,7 +55,7 @@ def cmd_auth(args: argparse.Namespace) -> int:
     except H0Error as exc:
         print(f"h0 auth gmail: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
-    except Exception as exc:  # oauthlib / the local redirect server: say what failed, not a traceback
+    except Exception as exc:  # noqa: BLE001 - oauthlib / the local redirect server: say what failed, not a traceback
         print(f"h0 auth gmail: the consent did not complete: {exc}", file=sys.stderr)
         return EXIT_FAILED
     print(f"Saved {token} (readable by you only). H0's mail server will use and refresh it.")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from h0.cli.common import Command, EXIT_FAILED, EXIT_USAGE
+from h0.cli.common import EXIT_FAILED, EXIT_USAGE, Command
 from h0.cli.install import cmd_auth, cmd_demo, cmd_init, cmd_service
 from h0.cli.look import cmd_doctor, cmd_log, cmd_status
 from h0.cli.work import cmd_import, cmd_ingest, cmd_mcp, cmd_sweep, cmd_watch

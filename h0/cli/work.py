@@ -6,7 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from h0.cli.common import EXIT_FAILED, EXIT_OK, EXIT_WORK_FAILED, build_daemon, mail_ready, prepared, settings_for, setup_logging_for, start_daemon
+from h0.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_WORK_FAILED,
+    build_daemon,
+    mail_ready,
+    prepared,
+    settings_for,
+    setup_logging_for,
+    start_daemon,
+)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

@@ -31,9 +31,9 @@ from typing import Any, Protocol
 
 from h0.drafting.privacy import PrivacyRule
 from h0.errors import H0Error, ParseError
+from h0.platform.fs import read_head
 from h0.vault import frontmatter
 from h0.vault.note import decode
-from h0.platform.fs import read_head
 from h0.vault.paths import NOTE_SUFFIX, folder_key
 
 MAX_READ_BYTES = 256 * 1024  # of a knowledge note: a huge note is known by its head
@@ -55,7 +55,7 @@ does did doing done just also only very more most much many some such own same e
 out off per via let lets get got okay yes hello dear thanks thank regards best cheers please kind
 und der die das den dem des ein eine einer eines nicht mit von für auf ist sind wir ihr sie ich bitte
 les des une pour pas avec vous nous est sont dans sur que qui merci
-""".split())  # noqa: SIM905 - a word list reads better as text
+""".split())
 # fmt: on
 
 

@@ -22,12 +22,12 @@ from loguru import logger
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mail.api import MailAPI
 from h0.retry import Backoff
+from h0.state import StateDB
 from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.layout import LOGS, NEEDS_ACTION
 from h0.vault.paths import PathResolver
 from h0.vault.seen import Arrival
-from h0.state import StateDB
 
 
 @dataclass(frozen=True, slots=True)

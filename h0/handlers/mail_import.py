@@ -18,7 +18,7 @@ from loguru import logger
 from h0.errors import Conflict, H0Error
 from h0.followup.threads import owner_addresses
 from h0.handlers.context import HandlerContext
-from h0.handlers.ingest import email_frontmatter, email_body, write_email_note
+from h0.handlers.ingest import email_body, email_frontmatter, write_email_note
 from h0.mail.importer import FileMessage, Problem
 from h0.mail.models import EmailFull
 from h0.mail.service import email_full

@@ -23,7 +23,7 @@ from typing import Any
 
 from loguru import logger
 
-
+from h0.drafting.revise import REVISE_HINT
 from h0.errors import (
     AuthRequired,
     Conflict,
@@ -38,7 +38,6 @@ from h0.errors import (
 )
 from h0.handlers.context import HandlerContext, Outcome, source_note
 from h0.handlers.reject import archive_rejected
-from h0.drafting.revise import REVISE_HINT
 from h0.mail.drafts import CUTOFF, NEXT_STEP
 from h0.mail.models import SendEmailResult
 from h0.mail.recipients import describe_recipients, recipient_lists
@@ -174,7 +173,7 @@ def _note_time(value: object) -> str:
     """The provider's send time, to the second (so it is a YAML timestamp), or now."""
     if isinstance(value, str):
         try:
-            return note_timestamp(dt.datetime.fromisoformat(value.replace("Z", "+00:00")))
+            return note_timestamp(dt.datetime.fromisoformat(value))
         except ValueError:
             pass
     return note_timestamp()

@@ -40,8 +40,8 @@ from h0.drafting.grounding import clean_reply, grounding, notes_section
 from h0.drafting.learning import LEARN_KEY, TEXT_HASH_KEY, text_hash, written_record
 from h0.drafting.revise import REVISE_HINT
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.handlers.context import HandlerContext, Outcome
 from h0.followup.threads import owner_addresses
+from h0.handlers.context import HandlerContext, Outcome
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.drafts import CUTOFF, NEXT_STEP
 from h0.mail.headers import clean_address_header, clean_header_text
@@ -88,7 +88,7 @@ def reply_recipient(frontmatter: dict[str, Any]) -> str | None:
             addresses = [addr for _, addr in getaddresses([value]) if "@" in addr]
             if addresses:
                 return addresses[0]
-            name, addr = parseaddr(value)
+            _name, addr = parseaddr(value)
             if "@" in addr:
                 return addr
     return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from h0.errors import H0Error, InternalError, NotFound, NotSupported
 
@@ -218,7 +218,7 @@ class MailBackend:
     def close(self) -> None:
         """Release connections. Safe to call twice."""
 
-    def __enter__(self) -> MailBackend:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

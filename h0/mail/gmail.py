@@ -105,19 +105,19 @@ def _history_page(page: Any) -> tuple[int, list[tuple[int, list[tuple[str, tuple
     or ChangesUnreadable naming what is wrong with it."""
     try:
         if not isinstance(page, dict):
-            raise ValueError(f"the answer is a {type(page).__name__}, not an object")
+            raise TypeError(f"the answer is a {type(page).__name__}, not an object")
         now = history_id(page.get("historyId"), "history historyId")
         history = page.get("history") or []
         if not isinstance(history, list):
-            raise ValueError("`history` is not a list")
+            raise TypeError("`history` is not a list")
         records = []
         for record in history:
             if not isinstance(record, dict):
-                raise ValueError("a history record is not an object")
+                raise TypeError("a history record is not an object")
             position = history_id(record.get("id"), "history record id")
             entries = record.get("messagesAdded") or []
             if not isinstance(entries, list):
-                raise ValueError(f"record {position}: `messagesAdded` is not a list")
+                raise TypeError(f"record {position}: `messagesAdded` is not a list")
             messages = []
             for entry in entries:
                 message = entry.get("message") if isinstance(entry, dict) else None
@@ -131,7 +131,7 @@ def _history_page(page: Any) -> tuple[int, list[tuple[int, list[tuple[str, tuple
         token = page.get("nextPageToken") or None
         if token is not None and not isinstance(token, str):
             raise ValueError("`nextPageToken` is not a string")
-    except (ValueError, InternalError) as exc:
+    except (TypeError, ValueError, InternalError) as exc:
         text = exc.message if isinstance(exc, InternalError) else str(exc)
         raise ChangesUnreadable(f"Gmail's history answer cannot be read: {text}") from None
     return now, records, token
@@ -402,7 +402,7 @@ class GmailBackend(MailBackend):
             http = SessionHttp(pool.credentials, Timeouts(timeout, timeout))
             try:
                 box["profile"] = api.users.getProfile(userId="me").execute(http=http, num_retries=0)
-            except Exception as exc:  # reported as "account unknown"; the tools report the details
+            except Exception as exc:  # noqa: BLE001 - reported as "account unknown"; the tools report the details
                 box["error"] = exc
             finally:
                 http.close()

@@ -25,6 +25,7 @@ and Zp (U+2028, U+2029): everything a header parser or a terminal may take for a
 from __future__ import annotations
 
 import binascii
+import contextlib
 import re
 import unicodedata
 from collections import Counter
@@ -130,17 +131,13 @@ def _b64(text: str) -> bytes | None:
 def _stdlib_decodings(text: str) -> list[str]:
     """What the email package's two decoders make of `text` (they differ in edge cases)."""
     found = []
-    try:
+    with contextlib.suppress(Exception):  # a parser bug on hostile input is not our answer
         found.append(str(policy.default.header_factory("subject", text)))
-    except Exception:  # noqa: BLE001 - a parser bug on hostile input is not our answer
-        pass
-    try:
+    with contextlib.suppress(Exception):  # unknown charsets raise LookupError here
         found.append("".join(
             part.decode(charset or "utf-8", "replace") if isinstance(part, bytes) else part
             for part, charset in decode_header(text)
         ))
-    except Exception:  # noqa: BLE001 - unknown charsets raise LookupError here
-        pass
     return found
 
 
@@ -292,13 +289,13 @@ def check_wire(msg: EmailMessage, *, subject: str | None = None,
     if re.search(rb"\r(?!\n)|(?<!\r)\n|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", head):
         raise _wire_refused("its header block holds a bare line break or a control byte")
     parsed = BytesHeaderParser(policy=policy.default).parsebytes(raw)
-    wanted = Counter(name.lower() for name in msg.keys())
-    found = Counter(name.lower() for name in parsed.keys())
+    wanted = Counter(name.lower() for name in msg)
+    found = Counter(name.lower() for name in parsed)
     if found != wanted:
         extra = sorted((found - wanted).elements())
         raise _wire_refused(f"its serialised headers differ from the ones set (unexpected: {extra or 'none'})")
     try:
-        values = {name.lower(): parsed[name] for name in parsed.keys()}
+        values = {name.lower(): parsed[name] for name in parsed}
         if any(hides_control(str(value)) for value in values.values()):
             raise _wire_refused("a header value decodes to a control character")
         for name, meant in (recipients or {}).items():

@@ -22,6 +22,7 @@ sent, so it cannot be fenced) cover the rest.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from html.parser import HTMLParser
 
@@ -105,11 +106,9 @@ class _TextExtractor(HTMLParser):
 def html_to_text(html: str) -> str:
     """Readable text from an HTML body (never raises on malformed markup)."""
     parser = _TextExtractor()
-    try:
+    with contextlib.suppress(Exception):  # html.parser is lenient, but a mail body is hostile input
         parser.feed(html)
         parser.close()
-    except Exception:  # html.parser is lenient, but a mail body is hostile input
-        pass
     text = "".join(parser.out)
     lines = [line.strip(" ") for line in text.split("\n")]
     return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()

@@ -40,8 +40,8 @@ from loguru import logger
 from h0.errors import Conflict, H0Error
 from h0.mail._confusables import TABLE
 from h0.mail.addresses import parse_recipients
-from h0.vault.layout import DONE, NEEDS_ACTION
 from h0.state import StateDB
+from h0.vault.layout import DONE, NEEDS_ACTION
 
 FOLDER_REFRESH_S = 10.0
 HEAD_BYTES = 16 * 1024  # an email note's frontmatter fits; addresses further down are not read

@@ -44,12 +44,12 @@ from h0.mail.mime import (
     reply_headers,
 )
 from h0.mail.sending import Outgoing
+from h0.state import StateDB
 from h0.vault.draft_state import draft_status, refusal
 from h0.vault.layout import APPROVED
 from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, parse
 from h0.vault.paths import PathResolver
 from h0.vault.seen import Arrival, arrival_time, file_changed_at, last_change, name_key, too_fresh, when
-from h0.state import StateDB
 
 BODY_PREVIEW_CHARS = 200
 MAX_KEY_CHARS = 200
@@ -418,7 +418,7 @@ def _epoch_ms(value: str | None) -> int:
     if not value:
         return 0
     try:
-        stamp = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        stamp = dt.datetime.fromisoformat(str(value))
     except ValueError:
         return 0
     if stamp.tzinfo is None:

@@ -28,8 +28,8 @@ from loguru import logger
 from h0.errors import Conflict, H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, SendFailed
 from h0.mail.backend import MailBackend, Sent
 from h0.mail.retry import RetryPolicy, is_retryable
-from h0.vault.audit import AuditLog, iso, utcnow
 from h0.state import Cap, StateDB
+from h0.vault.audit import AuditLog, iso, utcnow
 
 PRE_SEND = "pre_send_audit"
 SENT = "email_sent"

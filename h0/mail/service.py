@@ -27,11 +27,11 @@ from h0.mail.outgoing import OutgoingBuilder
 from h0.mail.retry import RetryPolicy
 from h0.mail.sending import DAY, HOUR, Caps, Sender
 from h0.mail.sync import MailSync
+from h0.state import StateDB
 from h0.vault import Vault
 from h0.vault.audit import AuditLog, iso, note_timestamp
 from h0.vault.layout import DRAFTS, LOGS
 from h0.vault.seen import Arrival, name_key
-from h0.state import StateDB
 
 T = TypeVar("T")
 AUDIT_STREAM = "gmail_mcp"

@@ -17,6 +17,7 @@ silently (FR-016).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -96,10 +97,8 @@ class McpConnection:
         if self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._signal_lost)
             if self._supervisor is not None:
-                try:
+                with contextlib.suppress(Exception):  # shutting down; the log has the cause
                     self._supervisor.result(timeout)
-                except Exception:  # noqa: BLE001 - shutting down; the log has the cause
-                    pass
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout)
 

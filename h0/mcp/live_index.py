@@ -13,8 +13,8 @@ from pathlib import Path
 from loguru import logger
 
 from h0.platform.watch import NATIVE, TreeWatcher
-from h0.vault.index import VaultIndex
 from h0.state import state_dir_for
+from h0.vault.index import VaultIndex
 
 READY_WAIT_S = 5.0  # how long a search waits for an existing index's start-up check
 BUILD_WAIT_S = 60.0  # how long related notes wait for a first build (10,000 notes: a few seconds)

@@ -27,17 +27,15 @@ from pydantic import BaseModel, Field
 
 from h0 import __version__
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
-from h0.mcp.base import READ_ONLY, H0Server, current_client
-from h0.printable import printable
-from h0.mcp.live_index import BUILD_WAIT_S, LiveIndex
 from h0.mail.drafts import CUTOFF
+from h0.mcp.base import READ_ONLY, H0Server, current_client
+from h0.mcp.live_index import BUILD_WAIT_S, LiveIndex
 from h0.mcp.vault_models import (
-    ContextEntry,
-    DraftContextResult,
-    RevisionQueued,
     AddressNotes,
     ChangeResult,
     ChangesApplied,
+    ContextEntry,
+    DraftContextResult,
     HealthStatus,
     ItemError,
     MoveResult,
@@ -48,20 +46,22 @@ from h0.mcp.vault_models import (
     NotesRead,
     RelatedNote,
     RelatedNotes,
+    RevisionQueued,
     SearchResults,
 )
 from h0.platform.watch import NATIVE
+from h0.printable import printable
+from h0.state import StateDB
 from h0.vault import AuditLog, Vault
 from h0.vault.approval import ApprovalFolder, same_directory
+from h0.vault.audit import note_timestamp
 from h0.vault.index import VaultIndex
 from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
 from h0.vault.note import Note
 from h0.vault.paths import VaultPath, folder_key
 from h0.vault.privacy import is_private
 from h0.vault.privacy import private_folders as private_folders_of
-from h0.vault.audit import note_timestamp
 from h0.vault.seen import CHANGED_BY, H0_CLIENT, name_key
-from h0.state import StateDB
 
 INSTRUCTIONS = """\
 H0's Obsidian vault. Paths are vault-relative ('Needs_Action/EMAIL_1.md').

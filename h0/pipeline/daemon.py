@@ -22,7 +22,6 @@ from typing import Any
 from loguru import logger
 
 from h0.drafting import service as drafting_service
-from h0.platform.watch import NATIVE
 from h0.drafting.revise import revision_request
 from h0.errors import H0Error, ParseError
 from h0.handlers.context import HandlerContext, HandlerState, NoteOps, Outcome
@@ -38,12 +37,13 @@ from h0.pipeline.tally import PassTally
 from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.wiring import connect_handlers
 from h0.pipeline.workqueue import Job, WorkQueue
+from h0.platform.watch import NATIVE
+from h0.state import StateDB
 from h0.vault import AuditLog, Vault
 from h0.vault.api import LocalVault, VaultAPI
 from h0.vault.draft_state import is_rejected
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key
-from h0.state import StateDB
 
 INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
 LEARN_JOB = "@learn"  # not a path: "learn from the drafts filed in Done/ since the last look"

@@ -17,9 +17,9 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from h0.platform.fileio import atomic_write
 from h0.platform.locks import ProcessLock, held_elsewhere
 from h0.vault.audit import iso, utcnow
-from h0.platform.fileio import atomic_write
 
 # How long a starting daemon waits for the lock: long enough to outlast another process's
 # probe (`h0 status` takes the lock for an instant), short enough to answer at once.

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 from filelock import FileLock, Timeout, lock_descriptor, unlock_descriptor
 
@@ -62,7 +63,7 @@ class ProcessLock:
     dropping the last reference to it does not let it go (filelock would, on collection).
     """
 
-    _held: set[ProcessLock] = set()
+    _held: ClassVar[set[ProcessLock]] = set()
     _held_guard = threading.Lock()
 
     def __init__(self, path: Path) -> None:

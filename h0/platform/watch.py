@@ -8,6 +8,7 @@ not arrive, and the way this project runs the no-close-event semantics on Linux.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -68,7 +69,7 @@ class TreeWatcher:
 
         class _Handler(FileSystemEventHandler):
             def dispatch(self, event: FileSystemEvent) -> None:
-                try:
+                with contextlib.suppress(Exception):  # an exception would kill watchdog's thread
                     if event.event_type in ("opened", "closed_no_write", "attrib"):
                         return
                     if event.is_directory:
@@ -80,15 +81,11 @@ class TreeWatcher:
                     if dest:
                         paths.append(os.fsdecode(dest))
                     on_paths(paths)
-                except Exception:  # noqa: BLE001 - an exception would kill watchdog's thread
-                    pass
 
         class _Lost(logging.Handler):
             def emit(self, record: logging.LogRecord) -> None:
-                try:
+                with contextlib.suppress(Exception):  # never into watchdog's thread
                     on_lost()
-                except Exception:  # noqa: BLE001 - never into watchdog's thread
-                    pass
 
         self._handler = _Handler()
         self._lost = _Lost(logging.WARNING)
@@ -120,8 +117,6 @@ class TreeWatcher:
         for name in self._WATCHDOG_LOGGERS:
             self._logging.getLogger(name).removeHandler(self._lost)
         if observer is not None:
-            try:
+            with contextlib.suppress(Exception):  # a dead observer may fail to stop cleanly
                 observer.stop()
                 observer.join(5)
-            except Exception:  # noqa: BLE001 - a dead observer may fail to stop cleanly
-                pass

@@ -25,11 +25,11 @@ from h0.followup.report import collect_followups
 from h0.mail.lookalike import Correspondents, new_domains
 from h0.mail.recipients import FIELDS, count, recipient_lists
 from h0.pipeline.lock import daemon_holder
+from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
 from h0.vault.seen import last_change, name_key
-from h0.state import DB_FILE, StateDB, state_dir_for
 
 SHOWN = 10
 STREAMS = ("h0", "gmail_mcp", "vault_mcp")
@@ -462,7 +462,7 @@ def _needs_you(vault: Vault, hidden: frozenset[str] = frozenset()) -> tuple[list
 def _retry_at(record: dict[str, Any]) -> str | None:
     retry_in = record.get("retry_in")
     try:
-        stamp = dt.datetime.fromisoformat(str(record.get("timestamp")).replace("Z", "+00:00"))
+        stamp = dt.datetime.fromisoformat(str(record.get("timestamp")))
         return iso(stamp + dt.timedelta(seconds=float(retry_in))) if retry_in is not None else None
     except (TypeError, ValueError):
         return None

@@ -34,12 +34,12 @@ from h0.mail.lookalike import Correspondents
 from h0.mail.lookalike import shown as shown_domain
 from h0.mail.recipients import count, describe_recipients
 from h0.pipeline import signals
+from h0.platform.fileio import atomic_write
 from h0.printable import printable
 from h0.report.collect import AuditTail, collect_status, current_errors, sent_recipients
 from h0.report.text import changed_by, draft_quality_line, local_time
 from h0.vault import Vault
 from h0.vault.audit import iso
-from h0.platform.fileio import atomic_write
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
 
 DASHBOARD_NOTE = "H0_Dashboard.md"
@@ -108,8 +108,8 @@ def render_dashboard(status: dict[str, Any]) -> str:
                   "> Nothing is sent or triaged until it runs again: start it with `h0 watch`.", ""]
     else:
         lines += ["> [!success] H0 is running",
-                  f"> Since {local_time(daemon.get('started'))} (pid {daemon.get('pid')}) · mail: "
-                  f"{md_text(status['mail_backend'])}", ""]
+                  (f"> Since {local_time(daemon.get('started'))} (pid {daemon.get('pid')}) · mail: "
+                   f"{md_text(status['mail_backend'])}"), ""]
     if sending["paused"]:
         lines += ["> [!warning] Sending is paused", f"> {md_text(sending['pause_reason'], 300)}", ""]
     for cap in sending["caps"]:

@@ -35,7 +35,7 @@ def changed_by(item: dict[str, Any]) -> str:
 def local_time(stamp: object, *, seconds: bool = False) -> str:
     """A UTC ISO timestamp as local time: 'HH:MM' today, 'YYYY-MM-DD HH:MM' on another day."""
     try:
-        when = dt.datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).astimezone()
+        when = dt.datetime.fromisoformat(str(stamp)).astimezone()
     except ValueError:
         return str(stamp or "?")
     clock = when.strftime("%H:%M:%S" if seconds else "%H:%M")

@@ -15,7 +15,7 @@ person can act on (an unknown LLM_PROVIDER, a missing key or model).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from loguru import logger
 
@@ -123,7 +123,7 @@ class Triager:
             return self._rules.triage(email, context)
         try:
             return self._llm.triage(email, context)
-        except Exception as exc:  # a bug must not stop a worker thread: rules still decide
+        except Exception as exc:  # noqa: BLE001 - a bug must not stop a worker thread: rules still decide
             logger.opt(exception=exc).error(
                 "Triage via {} failed unexpectedly; the rules engine decides", self.provider_name
             )
@@ -142,7 +142,7 @@ class Triager:
         if self._llm is not None:
             self._llm.close()
 
-    def __enter__(self) -> Triager:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -135,7 +135,7 @@ def _rules_block(text: str) -> str:
 def _load_yaml(block: str) -> Any:
     try:
         data = YAML(typ="safe").load(block)
-    except Exception as exc:  # ruamel raises several types for bad input
+    except Exception as exc:  # noqa: BLE001 - ruamel raises several types for bad input
         raise ParseError(f"the rules block is not valid YAML: {_first_lines(exc)}") from None
     return frontmatter.to_json(data)  # plain JSON values; refuses alias bombs
 

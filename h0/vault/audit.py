@@ -128,7 +128,7 @@ class AuditLog:
                         continue
                     if since is not None:
                         try:
-                            stamp = dt.datetime.fromisoformat(str(record.get("timestamp", "")).replace("Z", "+00:00"))
+                            stamp = dt.datetime.fromisoformat(str(record.get("timestamp", "")))
                         except ValueError:
                             continue
                         if stamp < since:

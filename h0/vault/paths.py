@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from h0.errors import InvalidRequest, PermissionDenied
-from h0.platform.fs import is_link
 from h0.platform.fileio import name_max, path_max
+from h0.platform.fs import is_link
 
 NOTE_SUFFIX = ".md"
 MAX_RAW_CHARS = 64 * 1024  # longer than any path a kernel takes: refuse before parsing it

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, ParseError, PermissionDenied
-from h0.vault import frontmatter
 from h0.platform.fileio import atomic_write, typed_os_error
 from h0.platform.fs import fsync_dir, rename_noreplace
+from h0.vault import frontmatter
 from h0.vault.layout import NOTE_FOLDERS
 from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, decode, parse
 from h0.vault.paths import NOTE_SUFFIX, PathResolver, VaultPath

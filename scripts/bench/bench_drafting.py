@@ -30,19 +30,19 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
-from gen_vault import Params, ensure_vault  # noqa: E402
+from gen_vault import Params, ensure_vault
 
-from h0.drafting import Drafting, VaultKnowledge  # noqa: E402
-from h0.drafting import service as drafting_service  # noqa: E402
-from h0.drafting.indexed import IndexKnowledge  # noqa: E402
-from h0.vault.index import VaultIndex  # noqa: E402
+from h0.drafting import Drafting, VaultKnowledge
+from h0.drafting import service as drafting_service
+from h0.drafting.indexed import IndexKnowledge
+from h0.vault.index import VaultIndex
 
 FIXTURE = REPO / "tests" / "fixtures" / "drafting"
 
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, drafting in modes.items():
             if name == "index, checked":
                 drafting_service.watching(vault, False)
-            header = lambda e: {"from": e["from"], "subject": e["subject"]}  # noqa: E731
+            header = lambda e: {"from": e["from"], "subject": e["subject"]}
             drafting.context_for_email(header(emails[0]), emails[0]["body"])  # warm (the scan's first walk)
             times: list[float] = []
             hits = 0

@@ -43,8 +43,8 @@ from h0.followup.threads import Message
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup import follow_up
 from h0.pipeline.followups import find_followup_notes
-from h0.vault import Vault, init_vault
 from h0.state import StateDB
+from h0.vault import Vault, init_vault
 
 DAY = 86400.0
 OWNER = "owner@example.com"

@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from h0.errors import H0Error  # noqa: E402
-from h0.vault.note import parse  # noqa: E402
+from h0.errors import H0Error
+from h0.vault.note import parse
 
 ORDINARY = (
     "---\ntype: email\nstatus: pending\nfrom: Dana <dana@example.com>\nto: [bob@example.com]\n"

@@ -40,7 +40,6 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from h0.config import load_settings
-from h0.mail.imap_idle import IdleWatcher
 from h0.pipeline.daemon import Daemon
 from h0.vault import init_vault
 from tests.fakes.imap_server import PymapServer

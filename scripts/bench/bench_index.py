@@ -39,9 +39,9 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
-from gen_vault import RARE_MULTI, Params, ensure_vault  # noqa: E402
+from gen_vault import RARE_MULTI, Params, ensure_vault
 
-from h0.vault.index import VaultIndex  # noqa: E402
+from h0.vault.index import VaultIndex
 
 FIXTURES = REPO / "tests" / "fixtures"
 COMMON = "invoice"
@@ -49,7 +49,7 @@ COMMON = "invoice"
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def rg_ms(vault: Path, phrase: str, runs: int) -> float:

@@ -39,11 +39,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from h0.pipeline.lock import daemon_holder  # noqa: E402
-from tests.fakes.fake_gmail import FakeGmail  # noqa: E402
+from h0.pipeline.lock import daemon_holder
+from tests.fakes.fake_gmail import FakeGmail
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import fresh_vault, percentile  # noqa: E402
+from benchlib import fresh_vault, percentile
 
 H0 = str(Path(sys.executable).with_name("h0"))
 DEFAULT_POLL = 10.0

@@ -34,13 +34,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
-from h0.config import load_settings  # noqa: E402
-from h0.mail import MailService  # noqa: E402
-from h0.vault import Vault, init_vault  # noqa: E402
-from tests.fakes.fake_gmail import FakeGmail  # noqa: E402
+from h0.config import load_settings
+from h0.mail import MailService
+from h0.vault import Vault, init_vault
+from tests.fakes.fake_gmail import FakeGmail
 
 H0_BIN = str(Path(sys.executable).with_name("h0"))
 H0_VARS = ("VAULT_PATH", "MAIL_BACKEND", "H0_STATE_DIR", "ALLOW_UNAPPROVED_SEND", "H0_DAEMON_CHILD", "GMAIL_TOKEN_PATH", "GMAIL_API_ENDPOINT", "GMAIL_TOKEN_URI",

@@ -35,11 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from h0.pipeline.lock import daemon_holder  # noqa: E402
-from tests.fakes.fake_gmail import FakeGmail  # noqa: E402
+from h0.pipeline.lock import daemon_holder
+from tests.fakes.fake_gmail import FakeGmail
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import draft_text, fresh_vault, percentile, stage_drafts, time_one_send  # noqa: E402
+from benchlib import draft_text, fresh_vault, percentile, stage_drafts, time_one_send
 
 H0 = str(Path(sys.executable).with_name("h0"))
 CLK = os.sysconf("SC_CLK_TCK")
@@ -56,7 +56,7 @@ class Daemon:
                    GMAIL_TOKEN_URI=gmail.token_uri, RATE_LIMIT_PER_HOUR="100000", RATE_LIMIT_PER_DAY="100000",
                    LOG_LEVEL="WARNING", LLM_PROVIDER="rules")
         self.vault = vault
-        self.log = open(vault.parent / "daemon.log", "ab")
+        self.log = open(vault.parent / "daemon.log", "ab")  # noqa: SIM115 - the daemon's output until stop() closes it
         self.proc = subprocess.Popen([H0, "watch", "--workers", str(workers)], env=env, stdout=self.log,
                                      stderr=self.log)
         deadline = time.monotonic() + 60

@@ -29,11 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from h0.config import load_settings  # noqa: E402
-from h0.pipeline import signals  # noqa: E402
-from h0.pipeline.daemon import Daemon  # noqa: E402
-from h0.triage import Triager, ensure_rules_file  # noqa: E402
-from h0.vault import AuditLog, Vault, init_vault  # noqa: E402
+from h0.config import load_settings
+from h0.pipeline import signals
+from h0.pipeline.daemon import Daemon
+from h0.triage import Triager, ensure_rules_file
+from h0.vault import AuditLog, Vault, init_vault
 
 KINDS = [
     ("Dana Rivera <dana@example.com>", "Can we move Thursday's review?", "Could we move the review to Friday at 10?"),

@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from h0.triage import EmailInput, Triager, ensure_rules_file  # noqa: E402
+from h0.triage import EmailInput, Triager, ensure_rules_file
 
 WORDS = (
     "project review meeting budget plan draft design team schedule update notes follow week client "

@@ -31,13 +31,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from h0.pipeline.lock import daemon_holder  # noqa: E402
-from h0.pipeline.watcher import VaultWatcher  # noqa: E402
-from h0.platform.watch import POLL_SECONDS  # noqa: E402
-from tests.fakes.fake_gmail import FakeGmail  # noqa: E402
+from h0.pipeline.lock import daemon_holder
+from h0.pipeline.watcher import VaultWatcher
+from h0.platform.watch import POLL_SECONDS
+from tests.fakes.fake_gmail import FakeGmail
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import draft_text, fresh_vault, percentile, stage_drafts, time_one_send  # noqa: E402
+from benchlib import draft_text, fresh_vault, percentile, stage_drafts, time_one_send
 
 H0 = str(Path(sys.executable).with_name("h0.exe" if os.name == "nt" else "h0"))
 WATCHERS = ("native", "polling")
@@ -49,7 +49,7 @@ class Daemon:
                    GMAIL_TOKEN_PATH=str(token), GMAIL_API_ENDPOINT=gmail.api_endpoint,
                    GMAIL_TOKEN_URI=gmail.token_uri, RATE_LIMIT_PER_HOUR="100000", RATE_LIMIT_PER_DAY="100000",
                    LOG_LEVEL="WARNING", LLM_PROVIDER="rules", H0_STATE_DIR=str(vault.parent / "state"))
-        self.log = open(vault.parent / "daemon.log", "ab")
+        self.log = open(vault.parent / "daemon.log", "ab")  # noqa: SIM115 - the daemon's output until stop() closes it
         self.proc = subprocess.Popen([H0, "watch", "--workers", "4"], env=env, stdout=self.log, stderr=self.log)
         deadline = time.monotonic() + 60
         while (daemon_holder(vault) or {}).get("pid") != self.proc.pid:
@@ -134,7 +134,7 @@ def observer_cpu(vault: Path, seconds: float, kind: str) -> float:
         observer = PollingObserverVFS(os.stat, os.scandir, polling_interval=POLL_SECONDS)
         observer.schedule(FileSystemEventHandler(), str(vault), recursive=True)
         observer.start()
-        stop = lambda: (observer.stop(), observer.join(10))  # noqa: E731
+        stop = lambda: (observer.stop(), observer.join(10))
     else:
         watcher = VaultWatcher(vault, lambda *a: None, lambda: None, kind=kind)
         watcher.start()

@@ -35,7 +35,7 @@ import random
 import shutil
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 GENERATOR_VERSION = 1
@@ -290,7 +290,7 @@ def generate(p: Params, dest: Path) -> dict:
     last_rel = max(it.rel for it in plan)  # the last note of a sorted walk
     next(it for it in plan if it.rel == last_rel).plant.append("single")
 
-    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
     dest.mkdir(parents=True)
     for folder in EMPTY_FOLDERS:
         (dest / folder).mkdir(parents=True, exist_ok=True)

@@ -13,8 +13,8 @@ from mcp import Client, StdioServerParameters
 
 from h0.mcp.vault_server import build_vault_server
 from tests.conftest import H0_BIN, subprocess_env
-from tests.mcp.conftest import error_of
 from tests.drafting.conftest import PRIVATE_FOLDERS, SECRETS, email_note
+from tests.mcp.conftest import error_of
 from tests.pipeline.harness import frontmatter
 
 pytestmark = pytest.mark.anyio

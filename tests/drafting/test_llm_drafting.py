@@ -86,7 +86,7 @@ def test_a_fact_the_model_could_not_ground_is_a_named_placeholder_that_blocks_se
     llm.queue(decision("Hi Dana,\n\nThe party is at [venue] on {date}.\n\nCheers,\nAlex",
                        questions=["Where is the launch party?"]))
     sweep(capsys)
-    fm, above, below = draft(knowledge_vault, "REPLY_EMAIL_q2.md")
+    _fm, above, below = draft(knowledge_vault, "REPLY_EMAIL_q2.md")
     assert "[FILL: venue]" in above and "[FILL: date]" in above
     assert "Questions for you" in below and "Where is the launch party?" in below
     (knowledge_vault / "Drafts/REPLY_EMAIL_q2.md").rename(knowledge_vault / "Approved/REPLY_EMAIL_q2.md")

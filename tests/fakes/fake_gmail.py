@@ -49,7 +49,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses, make_msgid
 from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from tests.fakes.gmail_http import _REASONS, _STATUS_NAMES, RawReply, handler_for, split_related
@@ -136,7 +136,7 @@ class FakeGmail:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> FakeGmail:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -436,7 +436,7 @@ class FakeGmail:
             raise GmailError(403, "Delegation denied")
         rest = match["rest"].rstrip("/")
         self._charge(method, rest)
-        one = lambda name, default=None: (query.get(name) or [default])[0]  # noqa: E731
+        one = lambda name, default=None: (query.get(name) or [default])[0]
         if method == "GET" and rest == "profile":
             return {"emailAddress": self.address, "messagesTotal": len(self.messages), "threadsTotal": len(self.messages),
                     "historyId": str(self.history_id)}
@@ -494,7 +494,7 @@ class FakeGmail:
 
     def _history(self, query: dict[str, list[str]]) -> dict[str, Any]:
         """users.history.list: the records after startHistoryId, oldest first, a page at a time."""
-        one = lambda name, default=None: (query.get(name) or [default])[0]  # noqa: E731
+        one = lambda name, default=None: (query.get(name) or [default])[0]
         start = str(one("startHistoryId", "") or "")
         if not start.isdigit():
             raise GmailError(400, "Invalid startHistoryId")

@@ -61,7 +61,7 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"  # keep-alive, as Google's front end does
         disable_nagle_algorithm = True  # TCP_NODELAY: otherwise each call waits ~40 ms on delayed ACKs
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 — quiet test output
+        def log_message(self, format: str, *args: Any) -> None:  # quiet test output
             pass
 
         def _reply(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
@@ -121,10 +121,10 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
                 result = injected.rewrite(result)
             self._reply(200, result)
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self._serve("GET")
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             self._serve("POST")
 
     return Handler

@@ -18,10 +18,10 @@ from h0.handlers.triage import triage_email
 from h0.mail import MailService
 from h0.mail.api import LocalMail
 from h0.pipeline.followups import find_followup_notes
+from h0.state import StateDB
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
 from h0.vault.seen import Arrival
-from h0.state import StateDB
 from tests.mail.conftest import gmail_settings_for
 
 DAY = 86400.0

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from h0.followup.workdays import add_working_days
 from h0.pipeline.daemon import Daemon
-from h0.report.dashboard import render_briefing, render_dashboard
 from h0.report.collect import collect_status
+from h0.report.dashboard import render_briefing, render_dashboard
 from h0.report.text import render_status
 from h0.vault import Vault
 from tests.followup.conftest import DANA, DAY, Clock, context, fm, follow, ingest, synced, triage

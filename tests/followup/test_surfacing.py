@@ -9,8 +9,8 @@ import json
 import pytest
 
 from h0.followup.workdays import add_working_days
-from h0.report.dashboard import render_briefing, render_dashboard
 from h0.report.collect import collect_status
+from h0.report.dashboard import render_briefing, render_dashboard
 from h0.report.text import render_status
 from tests.followup.conftest import DANA, DAY, OWNER, fm, follow, ingest, synced, triage
 

@@ -113,7 +113,7 @@ def test_list_notes_with_a_filter(inspector_bin: Path, vault_with_note: Path) ->
             ["--tool-name", "write_note", "--tool-arg", "path=Approved/sneaky.md",
              "--tool-arg", 'frontmatter={"to": "dana@example.com", "subject": "hi"}', "--tool-arg", "body=Send it."],
             id="write-into-approved",
-        ),  # fmt: skip
+        ),
         pytest.param(
             ["--tool-name", "move_note", "--tool-arg", f"source={NOTE}", "--tool-arg", "destination=Approved/"],
             id="move-into-approved",

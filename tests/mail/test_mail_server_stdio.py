@@ -84,7 +84,8 @@ async def test_given_sigterm_during_a_send_then_the_send_completes_is_audited_an
     """Contract lifecycle: in-flight work completes, then a clean exit."""
     gmail.delay_next(1.0, path_contains="messages/send")
     env = subprocess_env(**gmail_env(vault_dir, gmail, token_path))
-    child = subprocess.Popen([H0_BIN, "mcp", "gmail"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    # Driven by hand over its pipes (raw JSON-RPC lines, then SIGTERM mid-send): Popen starts it and returns.
+    child = subprocess.Popen([H0_BIN, "mcp", "gmail"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,  # noqa: ASYNC220
                              stderr=subprocess.DEVNULL, env=env)
     try:
         for message in (

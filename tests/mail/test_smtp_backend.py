@@ -53,7 +53,7 @@ class Mailbox:
     received: list = field(default_factory=list)
     drop_data: bool = False
 
-    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):  # noqa: N802 — aiosmtpd's hook name
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if address.startswith("nobody@"):
             return "550 5.1.1 The email account that you tried to reach does not exist"
         if address.startswith("busy@"):
@@ -61,7 +61,7 @@ class Mailbox:
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802
+    async def handle_DATA(self, server, session, envelope):
         self.received.append(envelope)
         if self.drop_data:  # the message arrived, the answer never does
             server.transport.close()
@@ -141,7 +141,7 @@ def test_given_a_permanently_refused_recipient_then_send_failed_is_a_bounce(smtp
 
 
 def test_given_a_temporary_refusal_then_it_is_retried_and_reported_retryable(smtp, vault_dir):
-    mailbox, service = smtp
+    _mailbox, service = smtp
     with pytest.raises(SendFailed) as caught:
         service.send_email(to="busy@example.com", subject="S", body="b")
     assert caught.value.details["smtp_code"] == 451 and caught.value.details["retryable"] is True

@@ -19,7 +19,7 @@ def env_for(vault_dir: Path) -> dict[str, str]:
 
 
 def test_watch_sends_stops_gracefully_on_sigterm_and_a_second_watch_exits_3(vault_dir: Path, tmp_path: Path):
-    log = open(tmp_path / "watch.log", "w+")  # a file, not a pipe nobody reads while the daemon runs
+    log = open(tmp_path / "watch.log", "w+")  # noqa: SIM115 - a file, not a pipe nobody reads while the daemon runs
     first = subprocess.Popen([H0_BIN, "watch"], env=env_for(vault_dir), stderr=log, text=True)
     try:
         assert wait_until(lambda: (daemon_holder(vault_dir) or {}).get("pid") == first.pid, timeout=30)

@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from h0.pipeline.sweep import reconcile
+from h0.pipeline.watcher import trigger_path
 from h0.report import dashboard as dashboard_module
+from h0.report.collect import AuditTail, collect_status
 from h0.report.dashboard import (
     BRIEFINGS,
     DASHBOARD_NOTE,
@@ -23,9 +26,6 @@ from h0.report.dashboard import (
     render_briefing,
     render_dashboard,
 )
-from h0.pipeline.sweep import reconcile
-from h0.pipeline.watcher import trigger_path
-from h0.report.collect import AuditTail, collect_status
 from h0.vault import AuditLog, Vault
 from h0.vault.approval import ApprovalFolder
 from h0.vault.audit import iso

@@ -66,7 +66,7 @@ def test_sigkill_at_random_points_never_loses_or_double_sends(vault_dir: Path, t
             draft.write_text(f"---\nto: person{i}@example.com\nsubject: Message {i}\n---\nBody of message {i}.\n")
             os.utime(draft, (time.time() - 60, time.time() - 60))  # sat there a minute: past the settle period
         kills_mid_run = 0
-        done_count = lambda: len(list((vault_dir / "Done").glob("d*.md")))  # noqa: E731
+        done_count = lambda: len(list((vault_dir / "Done").glob("d*.md")))
         with open(tmp_path / "daemon.log", "ab") as log:
             for _ in range(12):
                 before, sent_before = done_count(), len(gmail.sent)
@@ -75,7 +75,8 @@ def test_sigkill_at_random_points_never_loses_or_double_sends(vault_dir: Path, t
                 proc = start_daemon(vault_dir, gmail, token, log)
                 # Kill once it is sending (start-up time varies with the machine's load),
                 # at a random moment in the middle of the work.
-                wait_until(lambda: done_count() > before or len(gmail.sent) > sent_before, timeout=60, interval=0.01)
+                wait_until(lambda before=before, sent_before=sent_before: done_count() > before
+                           or len(gmail.sent) > sent_before, timeout=60, interval=0.01)
                 time.sleep(rng.uniform(0.0, 1.0))
                 proc.send_signal(signal.SIGKILL)
                 proc.wait(10)

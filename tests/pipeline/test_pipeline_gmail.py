@@ -75,7 +75,7 @@ def test_ingest_tolerates_odd_mail_and_duplicate_deliveries_and_never_marks_read
     assert second.written == [] and second.duplicates == 0
     notes = {p.name for p in (vault_dir / "Needs_Action").glob("EMAIL_*.md")}
     assert len(notes) == 5
-    read = lambda key: frontmatter(vault_dir, f"Needs_Action/EMAIL_{ids[key]}.md")  # noqa: E731
+    read = lambda key: frontmatter(vault_dir, f"Needs_Action/EMAIL_{ids[key]}.md")
     assert read("no_subject")["subject"] == ""
     assert read("unicode")["subject"] == "Grüße — 你好" and "Zoë" in read("unicode")["from"]
     huge_text = (vault_dir / f"Needs_Action/EMAIL_{ids['huge']}.md").read_text()

@@ -16,7 +16,6 @@ from h0.config import load_settings
 from h0.handlers.context import HandlerContext, NoteOps
 from h0.handlers.ingest import ingest_new_mail
 from h0.handlers.send import send_approved_draft
-from h0.vault.seen import Arrival
 from h0.handlers.triage import triage_email
 from h0.mail import MailService
 from h0.mail.api import LocalMail
@@ -24,6 +23,7 @@ from h0.triage import Triager, ensure_rules_file
 from h0.triage.prompt import email_message
 from h0.vault import Vault
 from h0.vault.api import LocalVault
+from h0.vault.seen import Arrival
 from tests.mail.conftest import gmail_settings_for
 from tests.pipeline.harness import frontmatter
 

@@ -60,9 +60,9 @@ async def test_an_agents_draft_names_the_agent_on_the_note_in_status_and_on_the_
     assert "last changed" not in own
 
     await write_as(vault_dir, "probe-agent", "Drafts/agent2.md")
-    from h0.report.dashboard import render_dashboard
-    from h0.report.collect import collect_status
     from h0.config import Settings
+    from h0.report.collect import collect_status
+    from h0.report.dashboard import render_dashboard
 
     text = render_dashboard(collect_status(Settings()))
     line = next(line for line in text.splitlines() if "agent2" in line)

@@ -22,7 +22,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from h0.vault.seen import Arrival
 from h0.config import load_settings
 from h0.errors import InvalidRequest
 from h0.handlers.ingest import ingest_new_mail
@@ -35,6 +34,7 @@ from h0.mail.headers import check_header_text, clean_address_header, clean_heade
 from h0.mail.mime import compose, raw_bytes
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
+from h0.vault.seen import Arrival
 from tests.fakes.fake_gmail import FakeGmail
 from tests.security.conftest import approve_draft, handler_context
 
@@ -76,7 +76,7 @@ def wire_headers(raw: bytes) -> EmailMessage:
 
 
 def names(headers: EmailMessage) -> Counter:
-    return Counter(name.lower() for name in headers.keys())
+    return Counter(name.lower() for name in headers)
 
 
 def read_back(to: list[Address], subject: str) -> tuple[list[tuple[str, str]], str]:

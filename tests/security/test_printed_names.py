@@ -17,9 +17,9 @@ import pytest
 
 from h0.cli import main
 from h0.config import load_settings
-from h0.report.dashboard import md_link, md_text, render_briefing, render_dashboard
 from h0.printable import printable
 from h0.report.collect import AuditTail, collect_status
+from h0.report.dashboard import md_link, md_text, render_briefing, render_dashboard
 from h0.vault.layout import LOGS
 from tests.pipeline.harness import write_draft
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from h0.vault.seen import Arrival
 from h0.handlers.ingest import ingest_new_mail
 from h0.handlers.triage import DMARC_WARNING, triage_email
 from h0.mail import MailService
@@ -25,6 +24,7 @@ from h0.mail.headers import authentication_verdicts, parse_authentication_result
 from h0.mail.htmltext import html_to_text, inert_block
 from h0.triage.models import TriageDecision, TriageOutcome
 from h0.vault import Vault
+from h0.vault.seen import Arrival
 from tests.fakes.fake_gmail import FakeGmail
 from tests.security.conftest import approve_draft, handler_context
 

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
@@ -147,7 +147,7 @@ class FakeLLM:
             return self._responder(seen)
         return error_reply(500, "the fake LLM has no reply queued")
 
-    def __enter__(self) -> FakeLLM:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -161,7 +161,7 @@ def _make_handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"  # keep-alive, like the real APIs
         disable_nagle_algorithm = True  # TCP_NODELAY: else delayed ACKs stall each reply ~40 ms
 
-        def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             if self.path not in (OPENAI_PATH, ANTHROPIC_PATH):

@@ -254,8 +254,8 @@ def test_the_fast_emitter_and_ruamel_write_values_that_read_back_the_same():
 
 # --------------------------------------------------------------------------- fast scanner == full loader
 
-from hypothesis import HealthCheck, example, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 TRICKY_KEYS = [
     "status", "to", "my key", "a.b", "x-y", "a/b", "_", "k", "1e3", "0x10", "1_000", "0o17", ".5", "+1", "-1", "1:30",

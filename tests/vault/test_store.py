@@ -101,7 +101,7 @@ def test_concurrent_writers_never_leave_a_partial_file(vault: Vault, vault_dir: 
         try:
             for _ in range(20):
                 vault.write_note("Drafts/race.md", {"w": body[:8]}, body)
-        except Exception as exc:  # pragma: no cover - reported below
+        except Exception as exc:  # noqa: BLE001 - a thread's failure is reported by the test below
             errors.append(exc)
 
     threads = [threading.Thread(target=writer, args=(b,)) for b in bodies]
@@ -224,7 +224,7 @@ def test_filter_matches_scalars_and_list_membership(vault: Vault, vault_dir: Pat
     put(vault_dir, "Needs_Action/2.md", "---\nstatus: done\ntags:\n  - y\n---\n")
     put(vault_dir, "Needs_Action/3.md", "---\nflag: true\ncount: 3\n---\n")
     put(vault_dir, "Needs_Action/4.md", "no frontmatter\n")
-    paths = lambda f: [n.path for n in vault.list_notes("Needs_Action", f).notes]  # noqa: E731
+    paths = lambda f: [n.path for n in vault.list_notes("Needs_Action", f).notes]
     assert paths("status:pending") == ["Needs_Action/1.md"]
     assert paths("tags:y") == ["Needs_Action/1.md", "Needs_Action/2.md"]
     assert paths("tags:x") == ["Needs_Action/1.md"]

@@ -33,7 +33,7 @@ class AnthropicProvider:
                 system=system,
                 messages=[{"role": role, "content": text} for role, text in conversation],
             )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - classify() sorts every SDK error into transient or not
             raise classify(exc, self._sdk) from None
         text = "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
         if response.stop_reason == "refusal":

@@ -60,7 +60,7 @@ class OpenAICompatProvider:
                         self._mode = mode + 1
                         logger.info("{} refused response_format {}; asking with {} from now on", self.name,
                                     MODES[mode], MODES[mode + 1])
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - classify() sorts every SDK error into transient or not
                 raise classify(exc, self._sdk) from None
         if not response.choices:
             raise ProviderError("the response has no choices", transient=True)

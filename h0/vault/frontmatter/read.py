@@ -43,7 +43,7 @@ def load_checked(yaml_text: str) -> dict[str, Any]:
         raise ParseError(f"The frontmatter is not valid YAML: {first_line(exc)}") from None
     except RecursionError:
         raise ParseError("The frontmatter nests too deeply.") from None
-    except Exception as exc:  # ruamel raises a few non-YAMLError types on odd input
+    except Exception as exc:  # noqa: BLE001 - ruamel raises a few non-YAMLError types on odd input
         raise ParseError(f"The frontmatter could not be parsed: {exc}") from None
     if data is None:
         return {}

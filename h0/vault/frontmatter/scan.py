@@ -151,7 +151,7 @@ def _typed_plain(raw: str) -> Any:
     constructor = LOCAL.safe.constructor
     try:
         value = constructor.construct_object(node)
-    except Exception:
+    except Exception:  # noqa: BLE001 - anything the fast path cannot construct goes to the full parser
         raise Fallback from None
     finally:
         # construct_object memoises every node in constructed_objects, which only a whole

@@ -85,7 +85,7 @@ def _old_blocks(old_yaml: str) -> tuple[str, dict[str, tuple[Any, str, str | Non
             return None  # anchors or aliases: a kept block could refer to an anchor in a dropped one
         old_json = load_checked(old_yaml)
         native = LOCAL.rt.load(old_yaml)  # only now: the round-trip loader is recursive pure Python
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failure to read the old block: the new frontmatter replaces it whole
         return None
     if not isinstance(native, Mapping) or not native:
         return None
@@ -94,7 +94,7 @@ def _old_blocks(old_yaml: str) -> tuple[str, dict[str, tuple[Any, str, str | Non
     for key in native:
         try:
             starts.append((native.lc.key(key)[0], key))
-        except Exception:
+        except Exception:  # noqa: BLE001 - no line to keep a block by: the new frontmatter replaces it whole
             return None
     starts.sort(key=lambda item: item[0])
     if len({line for line, _ in starts}) != len(starts):
@@ -197,9 +197,9 @@ def _plain_scalar(value: Any) -> str | None:
         text = repr(value)
         return text if math.isfinite(value) and resolves_to(text, "float") and float(text) == value else None
     if isinstance(value, str):
-        if _SAFE_PLAIN.match(value) and not value.endswith(" ") and value.lower() not in _YAML11_WORDS:
-            if resolves_to(value, "str"):
-                return value
+        if (_SAFE_PLAIN.match(value) and not value.endswith(" ") and value.lower() not in _YAML11_WORDS
+                and resolves_to(value, "str")):
+            return value
         # YAML 1.2 is a superset of JSON: a JSON string is a valid double-quoted scalar,
         # as long as it holds no character YAML wants escaped that JSON leaves raw.
         if not _JSON_UNSAFE.search(value):
@@ -226,7 +226,7 @@ def _coerce(value: Any, old_kind: str | None) -> Any:
         if len(value) == 10:
             candidate = dt.date.fromisoformat(value)
         elif "T" in value or " " in value:
-            candidate = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            candidate = dt.datetime.fromisoformat(value)
     except ValueError:
         return value
     if candidate is None or to_json(candidate) != value:
