@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -220,7 +220,7 @@ def env_files() -> tuple[Path | str, ...] | None:
     return (override,) if override.strip() else None
 
 
-def load_settings(**overrides: object) -> Settings:
+def load_settings(**overrides: Any) -> Settings:
     """Read settings now; keyword overrides win over environment and .env."""
     return Settings(_env_file=env_files(), **overrides)  # type: ignore[call-arg]
 

@@ -8,9 +8,12 @@ repaint the terminal (the same goes for `h0 service logs` and the journal, which
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from loguru import logger
+
+if TYPE_CHECKING:
+    from loguru import Record
 
 from h0.printable import printable
 
@@ -18,7 +21,7 @@ _FORMAT = "<green>{time:HH:mm:ss.SSS}</green> <level>{level: <7}</level> {extra[
 _configured = False
 
 
-def _format(record: dict[str, Any]) -> str:
+def _format(record: Record) -> str:
     # The message goes in through `extra`, never into the format string: its braces and `<tags>`
     # stay text, and its controls are escaped.
     record["extra"]["h0_line"] = printable(record["message"])

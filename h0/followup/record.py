@@ -116,7 +116,7 @@ def from_email_note(path: str, fm: Mapping[str, Any], *, now: float) -> Message 
     if str(fm.get("type") or "") != "email" or not (fm.get("rfc822_message_id") or fm.get("message_id")):
         return None
     key = message_key(fm.get("rfc822_message_id"), fm.get("message_id"))
-    labels = fm.get("labels") if isinstance(fm.get("labels"), list) else []
+    labels = fm["labels"] if isinstance(fm.get("labels"), list) else []
     return Message(
         key=key, thread=str(fm.get("thread_id") or key)[:MAX_KEY], outbound="SENT" in labels,
         sender=_sender(fm.get("from")), recipients=people(fm.get("to"), fm.get("cc")),

@@ -76,7 +76,8 @@ def assess(messages: Iterable[Message], owner: frozenset[str], lists: frozenset[
     after = [m for m in theirs if last is None or m.order > last.order]
     unanswered = tuple(m for m in after if m.automated != "list")
     answer = after[-1] if after else None
-    awaited, waiting_on = None, ()
+    awaited: Message | None = None
+    waiting_on: tuple[tuple[str, str], ...] = ()
     if last is not None and answer is None:
         people = tuple((name, addr) for name, addr in last.recipients if addr not in owner and addr not in lists)
         asked = override if override is not None else bool(last.asks)

@@ -10,6 +10,7 @@ stale trigger is harmless.
 
 from __future__ import annotations
 
+import builtins
 import os
 import threading
 import time
@@ -105,7 +106,7 @@ class NoteOps:
     def exists(self, path: str) -> bool:
         return self.api.exists(path)
 
-    def apply(self, changes: Sequence[Change]) -> list[Applied | H0Error]:
+    def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         return self.api.apply(changes)
 
 

@@ -48,6 +48,7 @@ from h0.handlers.thread import (
     thread_notes,
     threads_of,
 )
+from h0.mail.api import MailAPI
 from h0.mail.headers import AUTH_METHODS, clean_address_header, clean_header_text, format_address
 from h0.mail.htmltext import defuse_cutoff, inert_block
 from h0.mail.models import EmailFull
@@ -88,7 +89,7 @@ def ingest_new_mail(ctx: HandlerContext, *, max_results: int = 50, mode: str = "
         return report
     if mode == "sync":
         try:
-            _sync(ctx, report, max_results)
+            _sync(ctx, ctx.mail, report, max_results)
             return report
         except NotSupported:
             pass  # this backend cannot follow changes: search instead
@@ -102,10 +103,10 @@ def ingest_new_mail(ctx: HandlerContext, *, max_results: int = 50, mode: str = "
     return ingest_by_query(ctx, report, max_results=max_results)
 
 
-def _sync(ctx: HandlerContext, report: IngestReport, max_results: int) -> None:
+def _sync(ctx: HandlerContext, mail: MailAPI, report: IngestReport, max_results: int) -> None:
     label = ctx.settings.gmail_ingested_label
     for _ in range(MAX_SYNC_ROUNDS):
-        batch = ctx.mail.list_new_emails(max_results)
+        batch = mail.list_new_emails(max_results)
         report.mode = batch.mode
         report.skipped += len(batch.skipped)
         emails = batch.emails
@@ -135,7 +136,7 @@ def _sync(ctx: HandlerContext, report: IngestReport, max_results: int) -> None:
         record_mail(ctx, emails, batch.sent, written, now=time.time())  # follow-ups: never raises
         remember_sent_mail(ctx, batch.sent)  # past replies for drafting: never raises
         if emails or batch.sent:
-            ctx.mail.ack_new_emails(batch.cursor, handled, failed)
+            mail.ack_new_emails(batch.cursor, handled, failed)
         if not batch.more:
             return
 
@@ -144,9 +145,13 @@ def ingest_by_query(ctx: HandlerContext, report: IngestReport | None = None, *, 
     """One pass the search way: list GMAIL_QUERY minus the label, read each message, write, label."""
     report = report or IngestReport()
     report.mode = "query"
+    mail = ctx.mail
+    if mail is None:  # no mail server configured: nothing to read
+        report.unsupported = True
+        return report
     label = ctx.settings.gmail_ingested_label
     try:
-        listing = ctx.mail.list_emails(ingest_query(ctx.settings), max_results)
+        listing = mail.list_emails(ingest_query(ctx.settings), max_results)
     except NotSupported:
         report.unsupported = True
         return report
@@ -155,7 +160,7 @@ def ingest_by_query(ctx: HandlerContext, report: IngestReport | None = None, *, 
         if label in summary.labels:
             continue  # the search ignored the label filter: the label is the truth
         try:
-            path = _ingest_one(summary.id, ctx)
+            path = _ingest_one(summary.id, mail, ctx)
         except H0Error as error:
             report.failed += 1
             ctx.audit.write("ingest_failed", "error", message_id=summary.id, **ctx.error_fields(error))
@@ -168,10 +173,10 @@ def ingest_by_query(ctx: HandlerContext, report: IngestReport | None = None, *, 
     return report
 
 
-def _ingest_one(message_id: str, ctx: HandlerContext) -> str | None:
-    email = ctx.mail.get_email(message_id)
+def _ingest_one(message_id: str, mail: MailAPI, ctx: HandlerContext) -> str | None:
+    email = mail.get_email(message_id)
     path = write_email_note(message_id, email, ctx)
-    ctx.mail.add_label(message_id, ctx.settings.gmail_ingested_label)
+    mail.add_label(message_id, ctx.settings.gmail_ingested_label)
     return path
 
 
@@ -305,7 +310,7 @@ def _auth(email: EmailFull) -> dict[str, str] | None:
 
 
 def email_frontmatter(email: EmailFull, rfc822: str | None) -> dict[str, Any]:
-    frontmatter = {
+    frontmatter: dict[str, Any] = {
         "type": "email",
         "status": "pending",
         "message_id": email.id,

@@ -253,7 +253,7 @@ def _send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> 
     backoff = Backoff(max(settings.retry_delay_ms / 1000.0, 1.0), settings.retry_backoff_multiplier,
                       cap=MAX_BACKOFF_SECONDS)
     retry_in: float | None
-    fields = {"path": path, "to": note.frontmatter.get("to"), "subject": note.frontmatter.get("subject")}
+    fields: dict[str, Any] = {"path": path, "to": note.frontmatter.get("to"), "subject": note.frontmatter.get("subject")}
     reason = error.details.get("reason")
     if isinstance(error, Conflict) and reason in ("not_settled", "note_changed", "in_progress"):
         # Still being written, changed since read, or another process is sending it: look again.

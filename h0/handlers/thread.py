@@ -78,7 +78,7 @@ def threads_of(ctx: HandlerContext, thread_ids: Iterable[str], *, known: Iterabl
     for path in paths:
         note = have.get(path)
         tid = str(note.frontmatter.get("thread_id") or "") if note is not None else ""
-        if tid in threads:
+        if note is not None and tid in threads:
             threads[tid].append(classify(note))
     for notes in threads.values():
         notes.sort(key=lambda n: (n.when, n.note.path))

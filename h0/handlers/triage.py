@@ -254,11 +254,11 @@ def _apply_plans(plans: list[_Plan], ctx: HandlerContext) -> None:
     it is kept (never a second draft, never over the human's edits). An email the human edited
     since it was read gets the single note's treatment: its keys merged on the fresh note."""
     drafted = [p for p in plans if p.draft is not None]
-    for plan, result in zip(drafted, ctx.notes.apply([p.draft for p in drafted]) if drafted else [], strict=True):
+    for plan, result in zip(drafted, ctx.notes.apply([p.draft for p in drafted if p.draft is not None]) if drafted else [], strict=True):
         if isinstance(result, Exception) and not isinstance(result, Conflict):
             plan.result = result
     ready = [p for p in plans if p.result is None and p.change is not None]
-    for plan, result in zip(ready, ctx.notes.apply([p.change for p in ready]) if ready else [], strict=True):
+    for plan, result in zip(ready, ctx.notes.apply([p.change for p in ready if p.change is not None]) if ready else [], strict=True):
         if isinstance(result, Conflict):
             try:
                 _again(plan, ctx)

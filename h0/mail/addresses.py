@@ -170,7 +170,7 @@ def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typ
                 f"{posing} while it goes to {addr}; write just the address (or a person's name without an @ "
                 "before it)")})
             continue
-        confirmed = bool(checked.normalized) and checked.normalized.rpartition("@")[2].lower() in confirmed_domains
+        confirmed = bool(checked.normalized and checked.normalized.rpartition("@")[2].lower() in confirmed_domains)
         if checked.normalized and (checked.valid or allow_typo_domains or confirmed):
             local, _, domain = checked.normalized.rpartition("@")
             # Decoded here, so the builder encodes the real text (and never re-folds a word of the caller's).

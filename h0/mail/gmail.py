@@ -125,7 +125,7 @@ def _history_page(page: Any) -> tuple[int, list[tuple[int, list[tuple[str, tuple
                 if not isinstance(message_id, str) or not _MESSAGE_ID.fullmatch(message_id):
                     shown = repr(message_id)[:40]
                     raise ValueError(f"record {position}: a messagesAdded entry has no usable message id ({shown})")
-                labels = message.get("labelIds")
+                labels = message.get("labelIds") if isinstance(message, dict) else None
                 messages.append((message_id, tuple(map(str, labels)) if isinstance(labels, list) else None))
             records.append((position, messages))
         token = page.get("nextPageToken") or None

@@ -129,7 +129,7 @@ def headers_message(pairs: Iterable[dict[str, Any]]) -> EmailMessage:
         name, value = str(pair.get("name", "")), str(pair.get("value", ""))
         if _HEADER_NAME.fullmatch(name):
             lines.append(f"{name}: {clean_inbound_header(name, value)}\n")
-    return HeaderParser(policy=policy.default).parsestr("".join(lines) + "\n")  # type: ignore[return-value]
+    return HeaderParser(policy=policy.default).parsestr("".join(lines) + "\n")
 
 
 def _decode_data(data: str | None, part_headers: EmailMessage) -> str:

@@ -105,6 +105,7 @@ def decode_words(text: str) -> str:
 def _decode_word(match: re.Match[str]) -> str | None:
     charset = match.group(1).split("*", 1)[0].strip() or "utf-8"
     payload = match.group(3)
+    data: bytes | None
     if match.group(2) in "qQ":
         data = _HEX.sub(lambda m: bytes([int(m.group(1), 16)]), payload.encode("utf-8", "replace").replace(b"_", b" "))
     else:

@@ -138,7 +138,7 @@ def headers_message(raw_headers: bytes) -> EmailMessage:
         if colon and _HEADER_NAME.fullmatch(name):
             unfolded = re.sub(r"\r?\n[ \t]", " ", value).strip()
             lines.append(f"{name}: {clean_inbound_header(name, unfolded)}\n")
-    return HeaderParser(policy=policy.default).parsestr("".join(lines) + "\n")  # type: ignore[return-value]
+    return HeaderParser(policy=policy.default).parsestr("".join(lines) + "\n")
 
 
 def _decoded(part: Message) -> str:

@@ -309,7 +309,8 @@ class OutgoingBuilder:
                                        field="message_id")
         hints: list[str] = []
         thread = self._thread(reply_to_message_id, thread_id, subject, hints, check_newer=False)
-        message = self._compose(*recipients, subject, body, html_body, files, key, thread, rfc=rfc)
+        to_list, cc_list, bcc_list = recipients
+        message = self._compose(to_list, cc_list, bcc_list, subject, body, html_body, files, key, thread, rfc=rfc)
         return Outgoing(message=message, key=key, content_hash=content_digest, thread_id=thread[2],
                         audit={**self._audit_fields(message, body, files), "direct": True}, reply_to=reply_to_message_id,
                         hints=hints)

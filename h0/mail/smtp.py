@@ -75,12 +75,13 @@ class SmtpBackend(MailBackend):
         if problems:
             # Not the draft's fault: like missing credentials, it pauses sending until fixed.
             raise AuthRequired(f"SMTP is not configured: {'; '.join(problems)} (see .env.example).", problems=problems)
+        host = self.host or ""  # not empty: problems() says so above
         context = ssl.create_default_context()
         try:
             if self.security == "ssl":
-                client: smtplib.SMTP = smtplib.SMTP_SSL(self.host, self.port, timeout=timeout, context=context)
+                client: smtplib.SMTP = smtplib.SMTP_SSL(host, self.port, timeout=timeout, context=context)
             else:
-                client = smtplib.SMTP(self.host, self.port, timeout=timeout)
+                client = smtplib.SMTP(host, self.port, timeout=timeout)
                 if self.security == "starttls":
                     client.starttls(context=context)
             if self.user:

@@ -291,8 +291,8 @@ class MailSync:
             ids = self._retry("catch-up", lambda: self.backend.message_ids(query, want))
         fetched, skipped = self._fetch(ids)
         label = self._ingested() if fetched else None
-        fresh = [f for f in fetched if label is None or label.id not in f.labels]
-        emails = sorted(self._not_marked_here(source, fresh), key=lambda f: f.internal_date_ms or 0)
+        unlabelled = [f for f in fetched if label is None or label.id not in f.labels]
+        emails = sorted(self._not_marked_here(source, unlabelled), key=lambda f: f.internal_date_ms or 0)
         served = int(episode["served"]) + len(ids)
         final = len(ids) < want or served >= CATCH_UP_LIMIT
         if not emails:
@@ -551,4 +551,4 @@ def _rfc822(fetched: Fetched) -> str | None:
 
 def _sent_labels(labels: tuple[str, ...] | list[str] | None) -> bool:
     """A message the owner sent (not a draft)."""
-    return bool(labels) and "SENT" in labels and "DRAFT" not in labels
+    return labels is not None and "SENT" in labels and "DRAFT" not in labels

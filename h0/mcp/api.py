@@ -11,6 +11,7 @@ handler.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -160,7 +161,7 @@ class McpVault:
     def exists(self, path: str) -> bool:
         return exists_by_reading(self, path)
 
-    def apply(self, changes: Sequence[Change]) -> list[Applied | H0Error]:
+    def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         results: list[Applied | H0Error] = []
         for chunk in _chunks(list(changes)):
             data = self._call("apply_changes", {"changes": [_change_args(c) for c in chunk]})

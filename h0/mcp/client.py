@@ -17,6 +17,7 @@ silently (FR-016).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -71,7 +72,7 @@ class McpConnection:
         self._ready = threading.Event()
         self._lost: asyncio.Event | None = None
         self._closing = False
-        self._supervisor: asyncio.Future[None] | None = None
+        self._supervisor: concurrent.futures.Future[None] | None = None
         self.connects = 0
         self.last_error: str | None = None
 

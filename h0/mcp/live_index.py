@@ -45,12 +45,13 @@ class LiveIndex:
     def _open(self) -> None:
         try:
             index = VaultIndex.open(self.root, self.state_dir, self.private_folders, reconcile=False)
-            watcher = TreeWatcher(str(self.root), index.changed, index.everything_changed, kind=self.watcher_kind)
+            watcher: TreeWatcher | None = None
+            candidate = TreeWatcher(str(self.root), index.changed, index.everything_changed, kind=self.watcher_kind)
             try:
-                watcher.start()  # before the walk: nothing changed during it goes unseen
+                candidate.start()  # before the walk: nothing changed during it goes unseen
+                watcher = candidate
             except OSError as exc:  # e.g. no inotify instance left: results are still checked on disk
                 logger.warning("the vault index cannot watch {} ({}); it reconciles before each search", self.root, exc)
-                watcher = None
             index.reconcile()
             if self._stopped:
                 if watcher is not None:

@@ -177,9 +177,15 @@ class Daemon:
         from h0.handlers.send import finish_interrupted_filings
 
         try:
-            finish_interrupted_filings(self.ctx)
+            finish_interrupted_filings(self.started_context())
         except Exception:  # noqa: BLE001 - recovery must not keep the daemon from starting
             logger.exception("could not finish interrupted filings; they stay as they are")
+
+    def started_context(self) -> HandlerContext:
+        """The handlers' context, which start() builds: a job run before it is a bug, said as one."""
+        if self.ctx is None:
+            raise RuntimeError("the daemon has not started: call start() first")
+        return self.ctx
 
     def request_ingest(self) -> None:
         """Queue a look for new mail (at most one runs at a time; extra requests merge)."""
@@ -192,7 +198,7 @@ class Daemon:
     def run_followup(self) -> None:
         from h0.handlers.followup import follow_up
 
-        report = follow_up(self.ctx, find_followup_notes(self.vault), now=self.clock())
+        report = follow_up(self.started_context(), find_followup_notes(self.vault), now=self.clock())
         self.last_followup = report
         if report.changed:
             logger.debug("follow-ups: {} owed, {} awaited, {} answered, {} withdrawn, {} woken", len(report.owed),
@@ -238,7 +244,7 @@ class Daemon:
     def run_ingest(self) -> None:
         from h0.handlers.ingest import ingest_new_mail
 
-        report = ingest_new_mail(self.ctx)
+        report = ingest_new_mail(self.started_context())
         if report.unsupported:
             if self.ingest:
                 logger.info("ingest is off: MAIL_BACKEND={} cannot read mail", self.settings.mail_backend)

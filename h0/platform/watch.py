@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, cast
 
 NATIVE, POLLING = "native", "polling"
 WATCHERS = (NATIVE, POLLING)
@@ -32,7 +32,9 @@ def new_observer(kind: str = NATIVE, *, listdir: ListDir | None = None) -> tuple
     if kind == POLLING:
         from watchdog.observers.polling import PollingObserverVFS
 
-        return PollingObserverVFS(os.stat, listdir or os.scandir, polling_interval=POLL_SECONDS), False
+        # watchdog annotates listdir as taking `str | None`; it only ever passes a folder's path.
+        scan = cast("Callable[[str | None], Iterator[os.DirEntry[str]]]", listdir or os.scandir)
+        return PollingObserverVFS(os.stat, scan, polling_interval=POLL_SECONDS), False
     if sys.platform.startswith("linux"):
         try:
             from watchdog.observers.inotify import InotifyObserver

@@ -412,7 +412,7 @@ def _why_waiting(settings: Any, vault: Vault, path: str, fm: dict[str, Any], eve
             return "outcome_unknown", f"the send's outcome is unknown ({message}); H0 will not send it again by itself", None
         if name == "read_error":
             return "unreadable", message, None
-        return "retrying", f"{name.replace('_', ' ')}: {message}", retry_at
+        return "retrying", f"{str(name or 'retry').replace('_', ' ')}: {message}", retry_at
     if sending["paused"]:
         return "paused", f"sending is paused: {sending['pause_reason']}", None
     if sending["cap_reached"]:

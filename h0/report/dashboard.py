@@ -22,7 +22,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,7 @@ def _md_new(item: dict[str, Any]) -> str:
     return f" — **first message to** {md_text(', '.join(shown_domain(d) for d in fresh))}" if fresh else ""
 
 
-def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
     return [f"| {' | '.join(head)} |", "|" + "---|" * len(head)] + [f"| {' | '.join(row)} |" for row in rows]
 
 
@@ -290,7 +290,7 @@ def _briefing_followups(today: list[dict[str, Any]], status: dict[str, Any]) -> 
     return lines + [""]
 
 
-def _rows(head: tuple[str, ...], rows: list[tuple[str, ...]], empty: str) -> list[str]:
+def _rows(head: tuple[str, ...], rows: Sequence[tuple[str, ...]], empty: str) -> list[str]:
     if not rows:
         return [empty, ""]
     shown = rows[-BRIEFING_ROWS:]
@@ -398,7 +398,7 @@ class DashboardWriter:
         day = dt.datetime.now(dt.UTC).date().isoformat()
         paths = [self.root / DRAFTS, self.root / APPROVED, self.root / NEEDS_ACTION]
         paths += [self.root / LOGS / f"{stream}_{day}.jsonl" for stream in ("h0", "gmail_mcp", "vault_mcp")]
-        marks = []
+        marks: list[tuple[int, int] | None] = []
         for path in paths:
             try:
                 st = os.stat(path)

@@ -14,6 +14,7 @@ import secrets
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from h0.mail import visible
 from h0.mail.htmltext import disarm_reply
@@ -267,7 +268,7 @@ def _repaired(text: str) -> Any:
         return None
 
 
-def _describe(err: dict[str, Any]) -> str:
+def _describe(err: ErrorDetails) -> str:
     where = ".".join(str(part) for part in err.get("loc", ()))
     message = str(err.get("msg", "invalid"))
     message = message.removeprefix("Value error, ")

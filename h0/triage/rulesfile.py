@@ -72,7 +72,7 @@ class Rule:
     when: tuple[Matcher, ...]
     match_all: bool
     unless: tuple[Matcher, ...]
-    decision: str
+    decision: Decision
     confidence: float
     reasoning: str
     reply: str | None

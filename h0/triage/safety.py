@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import string
 
-from h0.triage.models import EmailInput, ReplyContext, TriageDecision
+from h0.triage.models import Decision, EmailInput, ReplyContext, TriageDecision
 
 # Financial or legal mail says so up front (subject, first paragraphs, attachment names).
 # Scanning whole bodies would catch the addresses and legal boilerplate in every bulk-mail
@@ -107,7 +107,7 @@ def enforce(decision: TriageDecision, email: EmailInput, context: ReplyContext |
     if term is None:
         return decision, None
     urgent = looks_urgent(email)
-    new = "urgent" if urgent else "needs_info"
+    new: Decision = "urgent" if urgent else "needs_info"
     warning = (
         f"'archive' overridden to '{new}': the mail looks financial or legal ('{term}') and is never auto-archived"
     )

@@ -14,6 +14,7 @@ never raised for the batch.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -101,7 +102,7 @@ class VaultAPI(Protocol):
 
     def exists(self, path: str) -> bool: ...
 
-    def apply(self, changes: Sequence[Change]) -> list[Applied | H0Error]:
+    def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         """Apply changes in order, each on its own: each one's result, or its error, in its place."""
         ...
 
@@ -153,7 +154,7 @@ class LocalVault:
     def exists(self, path: str) -> bool:
         return self.vault.exists(path)
 
-    def apply(self, changes: Sequence[Change]) -> list[Applied | H0Error]:
+    def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         results: list[Applied | H0Error] = []
         for change in changes:
             try:

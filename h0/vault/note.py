@@ -8,6 +8,7 @@ from typing import Any
 
 from h0.errors import InvalidRequest, ParseError
 from h0.vault import frontmatter
+from h0.vault.frontmatter import Split
 
 MAX_NOTE_BYTES = 10 * 1024 * 1024
 
@@ -31,7 +32,7 @@ class Note:
     hash: str
     size: int = 0
     mtime_ns: int = 0
-    parts: frontmatter.Split | None = field(default=None, repr=False)
+    parts: Split | None = field(default=None, repr=False)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.frontmatter.get(key, default)

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import SingleQuotedScalarString
 
 from h0.errors import InvalidRequest, ParseError
@@ -87,7 +88,7 @@ def _old_blocks(old_yaml: str) -> tuple[str, dict[str, tuple[Any, str, str | Non
         native = LOCAL.rt.load(old_yaml)  # only now: the round-trip loader is recursive pure Python
     except Exception:  # noqa: BLE001 - any failure to read the old block: the new frontmatter replaces it whole
         return None
-    if not isinstance(native, Mapping) or not native:
+    if not isinstance(native, CommentedMap) or not native:  # the round-trip loader's mapping, with line marks
         return None
     lines = old_yaml.splitlines(keepends=True)
     starts: list[tuple[int, Any]] = []
@@ -139,7 +140,7 @@ def _fast_blocks(old_yaml: str) -> tuple[str, dict[str, tuple[Any, str, str | No
         kind: str | None = None
         if isinstance(value, str):
             plain = raw is not None and raw[:1] not in ("'", '"')
-            kind = "timestamp" if plain and resolves_to(raw, "timestamp") else "str"
+            kind = "timestamp" if plain and raw is not None and resolves_to(raw, "timestamp") else "str"
         blocks[key] = (value, "".join(lines[index:end]), kind)
     return header, blocks
 

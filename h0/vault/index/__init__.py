@@ -255,7 +255,8 @@ class VaultIndex:
             self.changed(stale)
 
     def _scope(self, folder: str, include_private: bool) -> tuple[str, list[object]]:
-        clauses, args = ["1"], []
+        clauses: list[str] = ["1"]
+        args: list[object] = []
         if folder:
             clauses.append("(docs.path LIKE ? ESCAPE '\\')")
             args.append(_like_prefix(folder.strip("/")) + "/%")

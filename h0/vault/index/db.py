@@ -186,7 +186,7 @@ class IndexDB:
             return False
         return True
 
-    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:  # sqlite3.Row or tuples, by row_factory
         try:
             return self.db().execute(sql, args).fetchall()
         except sqlite3.DatabaseError as exc:
