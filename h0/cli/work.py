@@ -160,7 +160,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         gc.freeze()
         gc.enable()
     if args.server == "vault":
-        server.run("stdio")
+        server.serve("stdio")
         return EXIT_OK
     serve_mail(settings)
     return EXIT_OK

@@ -172,11 +172,12 @@ def assemble(
     linked: list[KnowledgeNote] = []
     for person in people:
         for target in person.links:
-            note = knowledge.resolve_link(target)
-            if note is not None and note.path not in seen:
-                seen.add(note.path)
-                linked.append(note)
-                budget.add("linked", note.link, f"linked from {person.link}", note.text, note.path)
+            target_note = knowledge.resolve_link(target)
+            if target_note is not None and target_note.path not in seen:
+                seen.add(target_note.path)
+                linked.append(target_note)
+                budget.add("linked", target_note.link, f"linked from {person.link}", target_note.text,
+                           target_note.path)
     query = f"{subject}\n{subject}\n{body}"
     for related in knowledge.related(query, CAPS["related"][1], exclude=seen):
         seen.add(related.note.path)

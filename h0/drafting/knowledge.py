@@ -158,7 +158,8 @@ class VaultKnowledge:
             paths = list(self._by_address.get(key, ()))
             strong = [p for p in paths if key in self._entries[p].addresses]
             weak = [p for p in paths if p not in strong]
-            return [self._entries[p].note for p in strong + weak if self._entries[p].note is not None]
+            notes = (self._entries[p].note for p in strong + weak)
+            return [note for note in notes if note is not None]
 
     def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
         self.refresh()
@@ -190,7 +191,7 @@ class VaultKnowledge:
                         scores[path] = scores.get(path, 0.0) + 8.0
                         break
             ranked = sorted((p for p in scores if p not in skip), key=lambda p: (-scores[p], p))
-            results = []
+            results: list[Related] = []
             for path in ranked:
                 if len(results) >= limit or scores[path] < 2.0:
                     break

@@ -157,8 +157,9 @@ def _build(loaded: Loaded, *, exists: bool, facts: bool = True) -> Profile:
         # A profile that leaves the greeting or sign-off empty still gets the default's.
         checked["greeting"] = checked["greeting"] or defaults.greeting
         checked["sign_off"] = checked["sign_off"] or defaults.sign_off
-    languages = tuple(_text(v, 20) for v in (fm.get("languages") if isinstance(fm.get("languages"), list)
-                                              else [fm.get("languages")] if fm.get("languages") else []) if _text(v, 20))
+    raw_languages = fm.get("languages")
+    listed = raw_languages if isinstance(raw_languages, list) else [raw_languages] if raw_languages else []
+    languages = tuple(_text(v, 20) for v in listed if _text(v, 20))
     fact_lines = safe_lines(loaded, bullets(section(loaded.body, FACTS_HEADING)), "standing fact") if facts else []
     fact_lines = [f for f in fact_lines if not f.lower().startswith("working hours: (for example)")
                   and not f.lower().startswith("to book a meeting: (for example)")]

@@ -209,7 +209,9 @@ class H0Server(Server[Any]):
 
     # ------------------------------------------------------------------ serving
 
-    def run(self, transport: str = "stdio") -> None:
+    def serve(self, transport: str = "stdio") -> None:
+        """Serve until the client closes the pipe (named apart from the SDK's own `Server.run`, which takes
+        the streams and which H0's serving loop calls)."""
         if transport != "stdio":
             raise ValueError(f"H0's servers speak stdio only, not {transport!r}")
         anyio.run(self.run_stdio_async)

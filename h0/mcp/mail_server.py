@@ -240,4 +240,4 @@ def main(settings: Settings) -> None:
 
     signal.signal(signal.SIGTERM, on_sigterm)
     announce(service)
-    build_mail_server(settings, service).run("stdio")
+    build_mail_server(settings, service).serve("stdio")

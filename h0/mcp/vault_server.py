@@ -186,7 +186,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
     def in_approval(target: VaultPath) -> bool:
         return folder_key(target.top) == _APPROVED_KEY or approval.contains(target.abs)
 
-    def refuse(tool: str, reason: str, message: str, path: str, **fields: str) -> NoReturn:
+    def refuse(tool: str, reason: str, message: str, path: str, **fields: Any) -> NoReturn:
         audit.write("approval_guard_refused", "warning", tool=tool, reason=reason, path=path, **fields)
         raise PermissionDenied(message, path=path, **fields)
 
@@ -216,7 +216,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
 
     # The guarded operations: each single-note tool and apply_changes go through these.
 
-    def log(done: list[tuple[str, dict]] | None, event: str, **fields: str | None) -> None:
+    def log(done: list[tuple[str, dict]] | None, event: str, **fields: Any) -> None:
         """An audit line (and the record of who wrote what) now, or (in a batch) with the batch's others when it ends."""
         fields["client"] = writes.client()
         live.changed([p for p in (fields.get("path"), fields.get("source"), fields.get("destination")) if p])
@@ -651,4 +651,4 @@ def daemon_filing_from_env() -> bool:
 
 def main(vault_root: Path) -> None:
     """Serve over stdio until the client closes the pipe."""
-    build_vault_server(vault_root, daemon_filing=daemon_filing_from_env()).run("stdio")
+    build_vault_server(vault_root, daemon_filing=daemon_filing_from_env()).serve("stdio")
