@@ -335,6 +335,8 @@ class DashboardWriter:
         self.poll_interval = poll_interval
         self.audit = AuditTail(self.root / LOGS)
         self.writes = 0  # how many times H0_Dashboard.md was rewritten (tests and benchmarks)
+        self.refreshes = 0  # how many times the state was collected and compared (rewritten or not)
+        self.writers: set[str] = set()  # the threads that rewrote the dashboard: its own, never a poker's
         self._interval = min_interval
         self._dirty = threading.Event()
         self._stopping = threading.Event()
@@ -421,6 +423,7 @@ class DashboardWriter:
                           "edits made here are lost.*\n")
                 if self.dashboard and self._write(self.root / DASHBOARD_NOTE, render_dashboard(status), footer):
                     self.writes += 1
+                    self.writers.add(threading.current_thread().name)
                 if self.briefing:
                     day = stamp.date()
                     body = render_briefing(day, self.audit.refresh(), status)
@@ -431,6 +434,8 @@ class DashboardWriter:
                 if message != self._failed:
                     logger.opt(exception=exc).warning("could not update {}: {}", DASHBOARD_NOTE, message)
                 self._failed = message
+            finally:
+                self.refreshes += 1
 
     def _write(self, path: Path, body: str, footer: str) -> bool:
         if self._last.get(path) == body or not self.root.is_dir():
