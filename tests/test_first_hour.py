@@ -18,30 +18,16 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import H0_BIN, ROOT, subprocess_env
+from tests.test_cli_import import message as imported_message
 
 pytestmark = pytest.mark.slow
 
 
-def message(sender: str, subject: str, body: str, *, to: str = "alex@home.example", cc: str | None = None,
-            html: str | None = None, charset: str = "utf-8", msg_id: str, reply_to: str | None = None,
-            attachment: bytes | None = None, hour: int = 9) -> EmailMessage:
-    mail = EmailMessage()
-    mail["From"], mail["To"], mail["Subject"] = sender, to, subject
-    mail["Date"] = f"Tue, 24 Nov 2026 {hour:02d}:30:00 +0000"
-    mail["Message-ID"] = msg_id
-    if cc:
-        mail["Cc"] = cc
-    if reply_to:
-        mail["In-Reply-To"] = mail["References"] = reply_to
-    if html is not None and not body:
-        mail.set_content(html, subtype="html")
-    else:
-        mail.set_content(body, charset=charset)
-        if html is not None:
-            mail.add_alternative(html, subtype="html")
-    if attachment is not None:
-        mail.add_attachment(attachment, maintype="application", subtype="pdf", filename="quote.pdf")
-    return mail
+def message(sender: str, subject: str, body: str, *, hour: int = 9, to: str = "alex@home.example",
+            **parts: object) -> EmailMessage:
+    """tests/test_cli_import.py's builder, to the owner of this session, at an hour of 24 November."""
+    return imported_message(sender, subject, body, to=to, date=f"Tue, 24 Nov 2026 {hour:02d}:30:00 +0000",
+                            **parts)  # type: ignore[arg-type]
 
 
 def twenty_messages(path: Path) -> None:

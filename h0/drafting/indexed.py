@@ -95,8 +95,8 @@ class IndexKnowledge:
 
     def _note(self, rel: str) -> KnowledgeNote | None:
         """The note at `rel` as a prompt may show it, judged now; None for private, mail or unreadable ones."""
-        if self.privacy.never(rel) or self.privacy.mail_folder(rel) or self.index.is_private(rel):
-            return None
+        if self.privacy.never(rel) or self.privacy.mail_folder(rel):
+            return None  # `private: true` is judged below, on the note as it is now
         try:
             kind, fm, body = read_knowledge(self.root, rel, self.privacy)
         except (OSError, H0Error, ValueError) as exc:
