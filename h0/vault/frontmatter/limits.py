@@ -9,7 +9,6 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
@@ -21,7 +20,7 @@ from ruamel.yaml.events import (
 )
 
 from h0.errors import InvalidRequest, ParseError
-from h0.vault.frontmatter.yamls import CParser, first_line, shorten
+from h0.vault.frontmatter.yamls import LOCAL, first_line, shorten
 
 # Limits on what H0 reads (and writes: check_representable refuses what could not be read
 # back). Real frontmatter is a few hundred bytes and a few dozen keys; these are far above
@@ -139,17 +138,9 @@ def check_structure(text: str, subject: str = "The frontmatter") -> int:
 
 
 def _events(text: str, subject: str = "The frontmatter") -> Iterator[Any]:
-    """Parse events, from ruamel's C parser when it is installed; YAML errors as ParseError."""
+    """Parse events (ruamel's C parser where ruamel.yaml.clib is installed); YAML errors as ParseError."""
     try:
-        if CParser is None:  # pragma: no cover
-            yield from YAML(typ="safe", pure=True).parse(text)
-            return
-        parser = CParser(text)
-        try:
-            while parser.check_event():
-                yield parser.get_event()
-        finally:
-            parser.dispose()
+        yield from LOCAL.events.parse(text)
     except YAMLError as exc:
         raise ParseError(f"{subject} is not valid YAML: {first_line(exc)}") from None
     except (ValueError, TypeError, MemoryError) as exc:  # e.g. text the encoder refuses

@@ -15,12 +15,6 @@ from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.nodes import ScalarNode
 
-try:  # the C event parser: iterative (a heap stack, not the C stack), and the one load uses
-    from _ruamel_yaml import CParser
-except ImportError:  # pragma: no cover - ruamel.yaml.clib is a dependency
-    CParser = None
-
-
 _LEADING_ZERO_INT = re.compile(r"[-+]?0[0-9_]+$")
 
 
@@ -51,6 +45,9 @@ class _Local(threading.local):
     def __init__(self) -> None:
         self.safe = YAML(typ="safe")  # C-backed where ruamel.yaml.clib is installed
         self.safe.Constructor = _Constructor
+        # Parse events only (the limits check), apart from `safe` so a half-read stream of events never meets a
+        # load. C-backed too: ruamel's C parser is iterative (a heap stack, not the C stack).
+        self.events = YAML(typ="safe")
         self.rt = YAML(typ="rt")
         self.rt.preserve_quotes = True
         self.dumper = YAML(typ="rt")
