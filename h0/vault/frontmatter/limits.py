@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
@@ -20,7 +21,7 @@ from ruamel.yaml.events import (
 )
 
 from h0.errors import InvalidRequest, ParseError
-from h0.vault.frontmatter.yamls import LOCAL, first_line, shorten
+from h0.vault.frontmatter.yamls import EventParser, first_line, shorten
 
 # Limits on what H0 reads (and writes: check_representable refuses what could not be read
 # back). Real frontmatter is a few hundred bytes and a few dozen keys; these are far above
@@ -138,9 +139,17 @@ def check_structure(text: str, subject: str = "The frontmatter") -> int:
 
 
 def _events(text: str, subject: str = "The frontmatter") -> Iterator[Any]:
-    """Parse events (ruamel's C parser where ruamel.yaml.clib is installed); YAML errors as ParseError."""
+    """Parse events, from ruamel's C parser when it is installed; YAML errors as ParseError."""
     try:
-        yield from LOCAL.events.parse(text)
+        if EventParser is None:  # pragma: no cover
+            yield from YAML(typ="safe", pure=True).parse(text)
+            return
+        parser = EventParser(text)
+        try:
+            while parser.check_event():
+                yield parser.get_event()
+        finally:
+            parser.dispose()
     except YAMLError as exc:
         raise ParseError(f"{subject} is not valid YAML: {first_line(exc)}") from None
     except (ValueError, TypeError, MemoryError) as exc:  # e.g. text the encoder refuses

@@ -15,6 +15,15 @@ from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.nodes import ScalarNode
 
+# The C event parser (ruamel.yaml.clib): iterative, a heap stack and not the C stack; the one load uses.
+EventParser: type[Any] | None
+try:
+    from ruamel.yaml.cyaml import CBaseLoader
+
+    EventParser = CBaseLoader
+except ImportError:  # pragma: no cover - ruamel.yaml.clib is a dependency
+    EventParser = None
+
 _LEADING_ZERO_INT = re.compile(r"[-+]?0[0-9_]+$")
 
 
@@ -45,9 +54,6 @@ class _Local(threading.local):
     def __init__(self) -> None:
         self.safe = YAML(typ="safe")  # C-backed where ruamel.yaml.clib is installed
         self.safe.Constructor = _Constructor
-        # Parse events only (the limits check), apart from `safe` so a half-read stream of events never meets a
-        # load. C-backed too: ruamel's C parser is iterative (a heap stack, not the C stack).
-        self.events = YAML(typ="safe")
         self.rt = YAML(typ="rt")
         self.rt.preserve_quotes = True
         self.dumper = YAML(typ="rt")
