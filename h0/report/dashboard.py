@@ -36,7 +36,8 @@ from h0.mail.recipients import count, describe_recipients
 from h0.pipeline import signals
 from h0.platform.fileio import atomic_write
 from h0.printable import printable
-from h0.report.collect import AuditTail, collect_status, current_errors, sent_recipients
+from h0.report.audittail import AuditTail, current_errors, sent_recipients
+from h0.report.collect import collect_status
 from h0.report.text import changed_by, draft_quality_line, local_time
 from h0.vault import Vault
 from h0.vault.audit import iso
