@@ -18,7 +18,8 @@ from typing import Any
 from loguru import logger
 
 from h0.drafting.context import DraftContext, assemble, recipient_of
-from h0.drafting.knowledge import KnowledgeSource, VaultKnowledge
+from h0.drafting.knowledge import VaultKnowledge
+from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.memory import Memory, load_memory
 from h0.drafting.past import SENT_CACHE_FILE, PastReplies
 from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
