@@ -16,7 +16,7 @@ from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.nodes import ScalarNode
 
 try:  # the C event parser: iterative (a heap stack, not the C stack), and the one load uses
-    from _ruamel_yaml import CParser
+    from _ruamel_yaml import CParser as CParser  # re-exported: limits reads events with it
 except ImportError:  # pragma: no cover - ruamel.yaml.clib is a dependency
     CParser = None
 
@@ -64,7 +64,8 @@ LOCAL = _Local()
 
 
 def resolves_to(raw: str, kind: str) -> bool:
-    return LOCAL.safe.resolver.resolve(ScalarNode, raw, (True, False)) == f"tag:yaml.org,2002:{kind}"
+    tag: str = LOCAL.safe.resolver.resolve(ScalarNode, raw, (True, False))
+    return tag == f"tag:yaml.org,2002:{kind}"
 
 
 def json_scalar(value: Any) -> Any:
