@@ -16,10 +16,12 @@ from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.nodes import ScalarNode
 
 try:  # the C event parser: iterative (a heap stack, not the C stack), and the one load uses
-    from _ruamel_yaml import CParser as CParser  # re-exported: limits reads events with it
+    from _ruamel_yaml import CParser
 except ImportError:  # pragma: no cover - ruamel.yaml.clib is a dependency
     CParser = None
 
+# CParser too: limits reads events with it.
+__all__ = ["LOCAL", "CParser", "first_line", "json_key", "json_scalar", "resolves_to", "shorten"]
 
 _LEADING_ZERO_INT = re.compile(r"[-+]?0[0-9_]+$")
 
