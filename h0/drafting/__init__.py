@@ -4,16 +4,17 @@
     context = drafting.context_for_email(fm, text, to)   # DraftContext: profile, lessons, people, …
     outcome = triager.triage(email, context.reply_context())
 
-Modules: `context` (the typed context and its budget), `knowledge` (the KnowledgeSource
-protocol and a scan of the vault), `privacy` (what never enters a prompt), `profile` and
-`memory` (H0_Profile.md, H0_Memory.md), `past` and `voice` (the owner's sent replies and how
-they write), `replytext` (quoted history and signatures cut), `grounding` (what a draft stood
+Modules: `context` (the typed context and its budget), `knowledgenotes` (the KnowledgeSource
+protocol, one note read and judged), `knowledge` (a scan of the vault), `indexed` (the vault
+index as a KnowledgeSource), `privacy` (what never enters a prompt), `profile` and `memory`
+(H0_Profile.md, H0_Memory.md), `past` and `voice` (the owner's sent replies and how they write), `replytext` (quoted history and signatures cut), `grounding` (what a draft stood
 on, placeholders, quotes), `revise` (rewrites the owner asks for), `learning` (edits compared,
 lessons, the send-ready rate).
 """
 
 from h0.drafting.context import ContextItem, DraftContext
-from h0.drafting.knowledge import KnowledgeNote, KnowledgeSource, Related, VaultKnowledge
+from h0.drafting.knowledge import VaultKnowledge
+from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, Related
 from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE, PrivacyRule
 from h0.drafting.profile import DEFAULT_PROFILE_TEXT, Profile, load_profile
 from h0.drafting.service import DRAFTING_STREAM, Drafting

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from email.utils import parseaddr
 from typing import Any
 
-from h0.drafting.knowledge import KnowledgeNote, KnowledgeSource
+from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies, PastReply
 from h0.drafting.profile import Profile
@@ -195,7 +195,7 @@ def assemble(
 
 
 def _addresses_of(note: KnowledgeNote) -> set[str]:
-    from h0.drafting.knowledge import frontmatter_addresses
+    from h0.drafting.knowledgenotes import frontmatter_addresses
 
     return {a.lower() for a in frontmatter_addresses(note.frontmatter)}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from h0.drafting.knowledge import (
+from h0.drafting.knowledgenotes import (
     MAX_INDEX_CHARS,
     MAX_TEXT_CHARS,
     KnowledgeNote,

@@ -1,8 +1,8 @@
-"""The owner's knowledge in the vault, as drafting asks for it: `KnowledgeSource`, and a scan of the vault.
+"""The owner's knowledge in the vault, found by a scan of its files: `VaultKnowledge`.
 
 Drafting needs three answers from the vault: the notes about an address (the sender's People
 note), the notes most related to a text (ranked, with why), and the note a `[[link]]` names.
-`KnowledgeSource` is that protocol; `VaultKnowledge` implements it by keeping a catalogue of
+`KnowledgeSource` (h0.drafting.knowledgenotes) is that protocol; `VaultKnowledge` implements it by keeping a catalogue of
 the vault's knowledge notes (every note outside H0's mail folders that is not an email, not
 private and not under Logs/ or a hidden folder), refreshed on each call:
 
@@ -20,100 +20,31 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
 
+from h0.drafting.knowledgenotes import (
+    ADDRESS,
+    MAX_INDEX_CHARS,
+    MAX_TEXT_CHARS,
+    WORD,
+    KnowledgeNote,
+    Related,
+    as_list,
+    frontmatter_addresses,
+    link_targets,
+    read_knowledge,
+    tokens,
+)
 from h0.drafting.privacy import PrivacyRule
-from h0.errors import H0Error, ParseError
-from h0.platform.fs import read_head
-from h0.vault import frontmatter
-from h0.vault.note import decode
+from h0.errors import H0Error
 from h0.vault.paths import NOTE_SUFFIX, folder_key
 
-MAX_READ_BYTES = 256 * 1024  # of a knowledge note: a huge note is known by its head
-MAX_TEXT_CHARS = 8_000  # kept per note for prompts (the budget cuts further)
-MAX_INDEX_CHARS = 20_000  # of a note's text indexed for relatedness
 FULL_RESCAN_SECONDS = 300.0
-MIN_TOKEN = 3
-ADDRESS_KEYS = ("email", "emails", "e-mail", "mail", "address", "addresses")
-
-_ADDRESS = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
-_LINK = re.compile(r"\[\[([^\[\]|#^\n]+)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# fmt: off
-STOPWORDS = frozenset("""
-the and for are but not you your yours our ours all any can had has have her his him its was were will would
-shall should could may might must with this that these those from into onto over under about above after
-before again then than there their they them what when where which while who whom why how been being
-does did doing done just also only very more most much many some such own same each few both other
-out off per via let lets get got okay yes hello dear thanks thank regards best cheers please kind
-und der die das den dem des ein eine einer eines nicht mit von für auf ist sind wir ihr sie ich bitte
-les des une pour pas avec vous nous est sont dans sur que qui merci
-""".split())
-# fmt: on
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased words of 3+ letters or digits, without common words (the relatedness vocabulary)."""
-    return [w for w in _WORD.findall(text.lower()) if len(w) >= MIN_TOKEN and w not in STOPWORDS]
-
-
-def link_targets(text: str) -> list[str]:
-    """The note names a text links to (`[[Name]]`, `[[Folder/Name|alias]]`, `[[Name#Heading]]`), in order."""
-    seen: dict[str, None] = {}
-    for match in _LINK.finditer(text):
-        target = match.group(1).strip()
-        if target:
-            seen.setdefault(target, None)
-    return list(seen)
-
-
-@dataclass(frozen=True, slots=True)
-class KnowledgeNote:
-    """One note of the owner's, as a prompt may show it."""
-
-    path: str
-    title: str  # the file name without .md: what a [[link]] to it says
-    text: str  # the body (frontmatter left out), cut to MAX_TEXT_CHARS
-    frontmatter: Mapping[str, Any] = field(default_factory=dict)
-    links: tuple[str, ...] = ()
-
-    @property
-    def link(self) -> str:
-        return f"[[{self.title}]]"
-
-
-@dataclass(frozen=True, slots=True)
-class Related:
-    note: KnowledgeNote
-    score: float
-    why: str
-
-
-class KnowledgeSource(Protocol):
-    """What drafting asks of the vault's knowledge. Private notes are never returned."""
-
-    def notes_for_address(self, address: str) -> list[KnowledgeNote]:
-        """Notes about this address (a People note naming it in `email:`, first; then notes mentioning it)."""
-        ...
-
-    def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
-        """The notes most related to `text`, best first, each with why (never private ones)."""
-        ...
-
-    def resolve_link(self, target: str) -> KnowledgeNote | None:
-        """The note a `[[target]]` names (by path, else by file name), or None (missing or private)."""
-        ...
-
-    def is_private(self, path: str) -> bool:
-        """True when the note at `path` may never enter a prompt."""
-        ...
 
 
 @dataclass(slots=True)
@@ -164,7 +95,7 @@ class VaultKnowledge:
     def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
         self.refresh()
         words = Counter(tokens(text[:MAX_INDEX_CHARS]))
-        lowered = f" {' '.join(_WORD.findall(text[:MAX_INDEX_CHARS].lower()))} "
+        lowered = f" {' '.join(WORD.findall(text[:MAX_INDEX_CHARS].lower()))} "
         skip = set(exclude)
         with self._lock:
             n = max(self._knowledge, 1)
@@ -312,13 +243,13 @@ class VaultKnowledge:
             return _Entry(kind, st.st_mtime_ns, st.st_size)
         title = rel.rsplit("/", 1)[-1].removesuffix(NOTE_SUFFIX)
         addresses = frozenset(a.lower() for a in frontmatter_addresses(fm))
-        mentioned = frozenset(a.lower() for a in _ADDRESS.findall(body[:MAX_INDEX_CHARS])) - addresses
-        aliases = [str(a) for a in _as_list(fm.get("aliases"))][:20]
-        tags = [str(t) for t in _as_list(fm.get("tags"))][:20]
+        mentioned = frozenset(a.lower() for a in ADDRESS.findall(body[:MAX_INDEX_CHARS])) - addresses
+        aliases = [str(a) for a in as_list(fm.get("aliases"))][:20]
+        tags = [str(t) for t in as_list(fm.get("tags"))][:20]
         indexed = " ".join([title, title, *aliases, *tags, body[:MAX_INDEX_CHARS]])
         counts = Counter(tokens(indexed))
         note = KnowledgeNote(rel, title, body[:MAX_TEXT_CHARS].strip(), fm, tuple(link_targets(body[:MAX_INDEX_CHARS])))
-        names = tuple(dict.fromkeys(" ".join(_WORD.findall(n.lower())) for n in [title, *aliases] if n.strip()))
+        names = tuple(dict.fromkeys(" ".join(WORD.findall(n.lower())) for n in [title, *aliases] if n.strip()))
         return _Entry("knowledge", st.st_mtime_ns, st.st_size, note, addresses, mentioned, counts,
                       sum(counts.values()), names)
 
@@ -362,48 +293,3 @@ class VaultKnowledge:
                 self._by_title.setdefault(folder_key(entry.note.title), []).append(rel)
                 self._by_path[folder_key(rel)] = rel
         self._dirty = False
-
-
-def read_knowledge(root: Path, rel: str, privacy: PrivacyRule) -> tuple[str, Mapping[str, Any], str]:
-    """(kind, frontmatter, body) of the note at `rel`: kind "knowledge", "private" or "inert" (an email or
-    a draft). Only a regular file is opened, without waiting (a FIFO named *.md never holds a call up),
-    and only its first MAX_READ_BYTES are read. Raises OSError, H0Error or ValueError when unreadable."""
-    data = read_head(root / rel, MAX_READ_BYTES)
-    parts = frontmatter.split(_decode_head(data, rel))
-    fm = frontmatter.load(parts.yaml)
-    if privacy.is_private(rel, fm):
-        return "private", fm, ""
-    if str(fm.get("type") or "").strip().lower() == "email" or _is_draft(fm):
-        return "inert", fm, ""
-    return "knowledge", fm, parts.body
-
-
-def _decode_head(data: bytes, rel: str) -> str:
-    if len(data) < MAX_READ_BYTES:
-        return decode(data, rel)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start >= len(data) - 4:  # the read ended inside a character
-            return data[: exc.start].decode("utf-8")
-        raise ParseError(f"The note is not UTF-8 text (bad byte at offset {exc.start}).", path=rel) from None
-
-
-def _is_draft(fm: Mapping[str, Any]) -> bool:
-    """A reply draft kept outside H0's folders (it has recipients and a status): H0's words, not knowledge."""
-    return bool(fm.get("to")) and "subject" in fm and "status" in fm
-
-
-def _as_list(value: Any) -> list[Any]:
-    if value is None or value == "":
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def frontmatter_addresses(fm: Mapping[str, Any]) -> list[str]:
-    found = []
-    for key in ADDRESS_KEYS:
-        for value in _as_list(fm.get(key)):
-            if isinstance(value, str):
-                found += _ADDRESS.findall(value)
-    return found

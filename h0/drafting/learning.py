@@ -34,6 +34,8 @@ from h0.drafting.service import DRAFTING_STREAM, Drafting
 from h0.drafting.voice import learn
 from h0.errors import Conflict, H0Error, NotFound
 from h0.mail.drafts import message_body
+from h0.triage.llm import LLMTriage
+from h0.vault.api import VaultAPI
 from h0.vault.audit import AuditLog, utcnow
 from h0.vault.layout import DONE, LOGS
 
@@ -86,7 +88,8 @@ def written_text(log: AuditLog, draft_id: str, wanted_hash: str | None) -> str |
     return found
 
 
-def learn_from_filed(api: Any, drafting: Drafting, llm: Any = None, *, limit: int = MAX_LEARN_BATCH) -> list[dict]:
+def learn_from_filed(api: VaultAPI, drafting: Drafting, llm: LLMTriage | None = None, *,
+                     limit: int = MAX_LEARN_BATCH) -> list[dict[str, Any]]:
     """Compare each H0 draft filed in Done/ since the last look (`h0_learn: pending`) with what became of it.
     `api`: a VaultAPI. `llm`: an h0.triage.llm.LLMTriage for lessons (None: no lessons). Returns the outcomes."""
     try:
@@ -107,7 +110,7 @@ def learn_from_filed(api: Any, drafting: Drafting, llm: Any = None, *, limit: in
     return outcomes
 
 
-def _learn_one(api: Any, drafting: Drafting, llm: Any, path: str) -> dict | None:
+def _learn_one(api: VaultAPI, drafting: Drafting, llm: LLMTriage | None, path: str) -> dict[str, Any] | None:
     note = api.read(path)
     fm = note.frontmatter
     status = str(fm.get("status") or "").strip().lower()
@@ -160,7 +163,7 @@ LESSON_SCHEMA = {
 }
 
 
-def distill(llm: Any, ours: str, sent: str) -> list[str]:
+def distill(llm: LLMTriage, ours: str, sent: str) -> list[str]:
     """At most two lessons from one edited draft (one model call); [] when the model gives none or fails."""
     from h0.triage.prompt import AnswerInvalid, new_nonce
     from h0.triage.prompt import _json_object as json_object
@@ -185,7 +188,7 @@ def distill(llm: Any, ours: str, sent: str) -> list[str]:
     return answer.value
 
 
-def refresh_learned_profile(api: Any, drafting: Drafting) -> bool:
+def refresh_learned_profile(api: VaultAPI, drafting: Drafting) -> bool:
     """Rewrite the profile's learned section from the owner's sent replies (only when it exists and changed)."""
     from h0.drafting.privacy import PROFILE_NOTE
 

@@ -23,7 +23,7 @@ from email.utils import getaddresses
 from pathlib import Path
 from typing import Any
 
-from h0.drafting.knowledge import tokens
+from h0.drafting.knowledgenotes import tokens
 from h0.drafting.replytext import ReplyParts, split_reply
 from h0.errors import H0Error
 from h0.mail.drafts import message_body

@@ -17,8 +17,10 @@ from typing import Any
 
 from loguru import logger
 
+from h0.config import Settings
 from h0.drafting.context import DraftContext, assemble, recipient_of
-from h0.drafting.knowledge import KnowledgeSource, VaultKnowledge
+from h0.drafting.knowledge import VaultKnowledge
+from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.memory import Memory, load_memory
 from h0.drafting.past import SENT_CACHE_FILE, PastReplies
 from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
@@ -29,7 +31,9 @@ from h0.vault.audit import AuditLog
 from h0.vault.layout import LOGS
 
 DRAFTING_STREAM = "drafting"  # Logs/drafting_<date>.jsonl: what H0 wrote, what was sent, how alike
-_instances: dict[tuple[Any, ...], Drafting] = {}
+# (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
+FileSignature = tuple[int, int, int] | None
+_instances: dict[tuple[str, tuple[str, ...], int, str], Drafting] = {}
 _instances_lock = threading.Lock()
 _fed: dict[str, int] = {}  # vault root -> watchers reporting its every note (see `watching`)
 
@@ -51,11 +55,11 @@ class Drafting:
         self.past = PastReplies(self.root, sent_cache)
         self.log = AuditLog(self.root / LOGS, DRAFTING_STREAM)
         self._lock = threading.Lock()
-        self._profile: tuple[Any, Profile] | None = None
-        self._memory: tuple[Any, Memory] | None = None
+        self._profile: tuple[FileSignature, Profile] | None = None
+        self._memory: tuple[FileSignature, Memory] | None = None
 
     @classmethod
-    def for_settings(cls, settings: Any, root: Path | None = None) -> Drafting:
+    def for_settings(cls, settings: Settings, root: Path | None = None) -> Drafting:
         """The process's Drafting for this vault and these settings (built on first use), its knowledge
         answered by the vault index (a scan of the vault when the index cannot be opened)."""
         root = Path(root or settings.vault_path)
@@ -168,7 +172,7 @@ def sent_cache_path(root: Path, state_dir: Path | None) -> Path | None:
         return None
 
 
-def _signature(path: Path) -> tuple[int, int, int] | None:
+def _signature(path: Path) -> FileSignature:
     try:
         st = os.stat(path)
     except OSError:
@@ -176,7 +180,7 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-def owner_voice(settings: Any, root: Path, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
+def owner_voice(settings: Settings, root: Path, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
     """(greeting, sign-off) of the owner's mail to these people (`Drafting.voice_for_people`); (None, None)
     when the vault's drafting state cannot be read: the caller's defaults, never a failure."""
     try:

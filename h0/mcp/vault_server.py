@@ -1,41 +1,32 @@
 """The vault MCP server (`h0 mcp vault`): notes in an Obsidian vault as typed tools.
 
-Every tool adapts one `h0.vault.Vault` operation. The one policy kept here is the
-human-in-the-loop guard: approval is the human's act alone, so no tool creates, edits or
-moves a note into `Approved/`, edits one there, or moves one out — except the daemon's
-own server (`daemon_filing`), which files the notes it sent (or held, or saw bounce) into
-Done/, Drafts/ or Logs/failed/. "In Approved/" means what the path resolves to
-(`h0.vault.approval`: symlinks, `..`, case, Unicode), and — defensively, since it is
-Approved/ on macOS and Windows — any first folder that case-folds to `approved`. Each
-refusal is `permission_denied` with one audit line.
+Every tool adapts one `h0.vault.Vault` operation. The one policy kept on the way is the
+human-in-the-loop guard (`h0.mcp.vault_guard`): no tool creates, edits or moves a note into
+`Approved/`, edits one there, or moves one out, except the daemon's own filing. Writes go
+through `h0.mcp.vault_writes` (guarded, audited, recorded with who made them); the drafting
+tools are in `h0.mcp.vault_drafting`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
-import stat
 import time
-import unicodedata
 from pathlib import Path
-from typing import Annotated, Any, Literal, NoReturn
+from typing import Annotated, Any
 
-from loguru import logger
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from h0 import __version__
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
-from h0.mail.drafts import CUTOFF
-from h0.mcp.base import READ_ONLY, H0Server, current_client
+from h0.mcp.base import READ_ONLY, H0Server
 from h0.mcp.live_index import BUILD_WAIT_S, LiveIndex
+from h0.mcp.vault_drafting import add_drafting_tools
+from h0.mcp.vault_guard import ApprovalGuard
 from h0.mcp.vault_models import (
     AddressNotes,
-    ChangeResult,
     ChangesApplied,
-    ContextEntry,
-    DraftContextResult,
     HealthStatus,
     ItemError,
     MoveResult,
@@ -46,22 +37,16 @@ from h0.mcp.vault_models import (
     NotesRead,
     RelatedNote,
     RelatedNotes,
-    RevisionQueued,
     SearchResults,
 )
+from h0.mcp.vault_writes import Change, NoteWriter, item_error
 from h0.platform.watch import NATIVE
-from h0.printable import printable
-from h0.state import StateDB
 from h0.vault import AuditLog, Vault
-from h0.vault.approval import ApprovalFolder, same_directory
-from h0.vault.audit import note_timestamp
 from h0.vault.index import VaultIndex
-from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
+from h0.vault.layout import LOGS
 from h0.vault.note import Note
-from h0.vault.paths import VaultPath, folder_key
 from h0.vault.privacy import is_private
 from h0.vault.privacy import private_folders as private_folders_of
-from h0.vault.seen import CHANGED_BY, H0_CLIENT, name_key
 
 INSTRUCTIONS = """\
 H0's Obsidian vault. Paths are vault-relative ('Needs_Action/EMAIL_1.md').
@@ -71,71 +56,8 @@ Logs. read_note returns a hash; pass it as if_match to write_note so you never o
 edit the human made in between."""
 
 MAX_LIST = 10_000
-_APPROVED_KEY = folder_key(APPROVED)
-DAEMON_FILING_FOLDERS = (DONE, DRAFTS, FAILED)  # sent, held or invalid, bounced
-DAEMON_CHILD_ENV = "H0_DAEMON_CHILD"  # set by the daemon on the vault server it spawns, and only there
-
-_INTO_APPROVED = (
-    "Only the human approves: no tool may create, edit or move a note into Approved/. "
-    "Write the draft to Drafts/ and let the human move it."
-)
-_EDIT_IN_APPROVED = (
-    "A note in Approved/ is what the human approved: no tool may change it. To change it, "
-    "ask the human to move it back to Drafts/, then edit it there."
-)
-_OUT_OF_APPROVED = (
-    "Only the human moves notes out of Approved/ (H0's daemon files the ones it sent itself). "
-    "To withdraw an approval, ask the human to move the note back to Drafts/ or to Rejected/."
-)
-_DAEMON_FILING_ONLY = (
-    "H0's daemon files notes from Approved/ only into Done/, Drafts/ or Logs/failed/; "
-    "anything else is the human's move."
-)
-_THROUGH_SYMLINK = (
-    "This note is a symlink: H0 does not write through links (a write would replace the link "
-    "with a copy). Write to the note it points to instead."
-)
-
-
 MAX_BATCH = 500
-
-
-class WriteChange(BaseModel):
-    """write_note's arguments, as one change."""
-
-    op: Literal["write"]
-    path: str = Field(description="Vault-relative path; folders are created as needed.")
-    frontmatter: dict[str, Any] = Field(description="The complete frontmatter mapping to write.")
-    body: str = Field(description="The note body (Markdown).")
-    if_match: str | None = Field(default=None, description="Hash from read_note: 'conflict' if the note changed.")
-    create_only: bool = Field(default=False, description="'conflict' if the note already exists.")
-
-
-class UpdateChange(BaseModel):
-    """update_frontmatter's arguments, as one change."""
-
-    op: Literal["update"]
-    path: str
-    set: dict[str, Any] = Field(description="Keys to add or change in the frontmatter.")
-    remove: list[str] = Field(default_factory=list, description="Keys to delete from the frontmatter.")
-    if_match: str | None = None
-
-
-class MoveChange(BaseModel):
-    """move_note's arguments, as one change."""
-
-    op: Literal["move"]
-    source: str
-    destination: str = Field(description="New vault-relative path, or a folder ending in '/'.")
-    overwrite: bool = False
-    rename_if_exists: bool = False
-    set_frontmatter: dict[str, Any] | None = None
-
-
-def _item_error(path: str, error: H0Error) -> ItemError:
-    """The error as its item's answer, under the path the caller gave (the error's details keep the resolved one)."""
-    return ItemError(path=path, error=error.code, message=error.message,
-                     details=json.loads(json.dumps(error.details, default=str)))
+DAEMON_CHILD_ENV = "H0_DAEMON_CHILD"  # set by the daemon on the vault server it spawns, and only there
 
 
 def _content(note: Note) -> NoteContent:
@@ -164,12 +86,11 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
     if daemon_filing is None:
         daemon_filing = daemon_filing_from_env()
     vault = Vault(vault_root)
-    writes = _WriteRecord(vault.root, state_dir, daemon_filing)
     private = private_folders_of(private_folders)
     live = LiveIndex(vault.root, state_dir, private, watcher=watcher)
-    approval = ApprovalFolder(vault.root)
-    filing_folders = tuple(vault.root / name for name in DAEMON_FILING_FOLDERS)
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
+    guard = ApprovalGuard(vault.root, audit, daemon_filing=daemon_filing)
+    writer = NoteWriter(vault, guard, audit, live, state_dir, daemon_filing=daemon_filing)
     started = time.monotonic()
     server = H0Server("h0-vault", title="H0 vault", version=__version__, instructions=INSTRUCTIONS)
     server.on_start(live.start)
@@ -182,89 +103,6 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
                 f"{note.path} is private (`private: true`, or in a folder of PRIVATE_FOLDERS): H0 never shows it to an "
                 "MCP client. Remove the mark in Obsidian if you want to share it.", path=note.path, reason="private")
         return note
-
-    def in_approval(target: VaultPath) -> bool:
-        return folder_key(target.top) == _APPROVED_KEY or approval.contains(target.abs)
-
-    def refuse(tool: str, reason: str, message: str, path: str, **fields: Any) -> NoReturn:
-        audit.write("approval_guard_refused", "warning", tool=tool, reason=reason, path=path, **fields)
-        raise PermissionDenied(message, path=path, **fields)
-
-    def guard_write(tool: str, target: VaultPath) -> None:
-        """write_note and update_frontmatter: never in Approved/, never through a symlink."""
-        try:
-            mode: int | None = os.lstat(target.abs).st_mode
-        except OSError:
-            mode = None
-        if in_approval(target):
-            if mode is None:
-                refuse(tool, "into_approved", _INTO_APPROVED, target.rel)
-            refuse(tool, "edit_in_approved", _EDIT_IN_APPROVED, target.rel)
-        if mode is not None and stat.S_ISLNK(mode):
-            refuse(tool, "symlink", _THROUGH_SYMLINK, target.rel)
-
-    def guard_move(tool: str, src: VaultPath, dst: VaultPath) -> None:
-        """move_note (and a batch's moves): never into Approved/; out of it only as the daemon's own filing."""
-        if in_approval(dst):
-            refuse(tool, "into_approved", _INTO_APPROVED, dst.rel, source=src.rel)
-        if not in_approval(src):
-            return
-        if not daemon_filing:
-            refuse(tool, "out_of_approved", _OUT_OF_APPROVED, dst.rel, source=src.rel)
-        if not any(same_directory(dst.abs.parent, folder) for folder in filing_folders):
-            refuse(tool, "not_a_filing_folder", _DAEMON_FILING_ONLY, dst.rel, source=src.rel)
-
-    # The guarded operations: each single-note tool and apply_changes go through these.
-
-    def log(done: list[tuple[str, dict]] | None, event: str, **fields: Any) -> None:
-        """An audit line (and the record of who wrote what) now, or (in a batch) with the batch's others when it ends."""
-        fields["client"] = writes.client()
-        live.changed([p for p in (fields.get("path"), fields.get("source"), fields.get("destination")) if p])
-        if done is None:
-            audit.write(event, **fields)
-            writes.record([(event, fields)])
-        else:
-            done.append((event, fields))
-
-    def stamp(tool: str, target: VaultPath) -> dict[str, str]:
-        """On a draft an agent writes (not H0 itself): who wrote it, through which tool, when — shown on the
-        draft (and, from the state database, on the dashboard). Whatever the agent put there is replaced."""
-        if daemon_filing or folder_key(target.top) != folder_key(DRAFTS):
-            return {}
-        client = printable(writes.client() or "an unnamed MCP client", 80)
-        return {CHANGED_BY: f"{tool} from {client} at {note_timestamp()}"}
-
-    def do_write(tool: str, path: str, frontmatter: dict, body: str, if_match: str | None, create_only: bool,
-                 done: list | None = None) -> Note:
-        target = vault.resolve(path, write=True)
-        guard_write(tool, target)
-        frontmatter = {**frontmatter, **stamp(tool, target)}
-        note = vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
-        log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
-        return note
-
-    def do_update(tool: str, path: str, changes: dict, remove: list[str], if_match: str | None,
-                  done: list | None = None) -> Note:
-        target = vault.resolve(path, write=True)
-        guard_write(tool, target)
-        changes = {**changes, **stamp(tool, target)}
-        note = vault.update_frontmatter(target.rel, changes, remove=tuple(remove), if_match=if_match)
-        log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
-        return note
-
-    def do_move(tool: str, source: str, destination: str, overwrite: bool, rename_if_exists: bool,
-                set_frontmatter: dict | None, done: list | None = None) -> MoveResult:
-        src = vault.resolve(source, write=True)
-        dst = vault.destination_for(destination, src)
-        guard_move(tool, src, dst)
-        moved = vault.move_note(
-            src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
-        )
-        log(done, "note_moved", tool=tool, source=moved.source, destination=moved.destination, hash=moved.hash)
-        return MoveResult(
-            moved=True, source=moved.source, destination=moved.destination, moved_hash=moved.moved_hash, hash=moved.hash,
-            warning=moved.warning,
-        )
 
     @server.typed_tool(NoteContent, annotations=READ_ONLY, title="Read a note", inline=True)
     def read_note(
@@ -287,7 +125,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
             try:
                 notes.append(_content(shown(vault.read_note(path))))
             except H0Error as error:
-                errors.append(_item_error(path, error))
+                errors.append(item_error(path, error))
         return NotesRead(notes=notes, errors=errors)
 
     @server.typed_tool(
@@ -297,7 +135,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
     )
     def write_note(
         path: Annotated[str, Field(description="Vault-relative path; folders are created as needed.")],
-        frontmatter: Annotated[dict, Field(description="The complete frontmatter mapping to write.")],
+        frontmatter: Annotated[dict[str, Any], Field(description="The complete frontmatter mapping to write.")],
         body: Annotated[str, Field(description="The note body (Markdown).")],
         if_match: Annotated[
             str | None, Field(description="Hash from read_note; the write fails with 'conflict' if the note changed.")
@@ -305,7 +143,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
         create_only: Annotated[bool, Field(description="Fail with 'conflict' if the note already exists.")] = False,
     ) -> NoteContent:
         """Write a note atomically. Frontmatter keys you did not change keep their exact formatting."""
-        return _content(do_write("write_note", path, frontmatter, body, if_match, create_only))
+        return _content(writer.write("write_note", path, frontmatter, body, if_match, create_only))
 
     @server.typed_tool(
         NoteRef,
@@ -314,14 +152,14 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
     )
     def update_frontmatter(
         path: Annotated[str, Field(description="Vault-relative path of the note.")],
-        set: Annotated[dict, Field(description="Keys to add or change in the frontmatter.")],
+        set: Annotated[dict[str, Any], Field(description="Keys to add or change in the frontmatter.")],
         remove: Annotated[list[str], Field(description="Keys to delete from the frontmatter.")] = [],  # noqa: B006
         if_match: Annotated[
             str | None, Field(description="Hash from read_note; fails with 'conflict' if the note changed since.")
         ] = None,
     ) -> NoteRef:
         """Change some frontmatter keys of a note, leaving its body and every other key exactly as they are."""
-        note = do_update("update_frontmatter", path, set, remove, if_match)
+        note = writer.update("update_frontmatter", path, set, remove, if_match)
         return NoteRef(path=note.path, hash=note.hash)
 
     @server.typed_tool(NoteList, annotations=READ_ONLY, title="List notes")
@@ -362,11 +200,11 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
             bool, Field(description="If the destination exists, use 'name (2).md', 'name (3).md', … instead of failing.")
         ] = False,
         set_frontmatter: Annotated[
-            dict | None, Field(description="Keys to merge into the note's frontmatter right after the move.")
+            dict[str, Any] | None, Field(description="Keys to merge into the note's frontmatter right after the move.")
         ] = None,
     ) -> MoveResult:
         """Move (rename) a note atomically. Refuses to overwrite unless asked; can file and annotate in one call."""
-        return do_move("move_note", source, destination, overwrite, rename_if_exists, set_frontmatter)
+        return writer.move("move_note", source, destination, overwrite, rename_if_exists, set_frontmatter)
 
     @server.typed_tool(
         ChangesApplied,
@@ -375,7 +213,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
     )
     def apply_changes(
         changes: Annotated[
-            list[Annotated[WriteChange | UpdateChange | MoveChange, Field(discriminator="op")]],
+            list[Annotated[Change, Field(discriminator="op")]],
             Field(min_length=1, max_length=MAX_BATCH, description="Up to 500 changes, applied in this order."),
         ],
     ) -> ChangesApplied:
@@ -383,34 +221,7 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
         update_frontmatter or move_note would (same rules, same errors). Each change stands on its own: one that
         fails is reported in its place (ok: false, with its error code) and the others still apply. Every change
         is on disk, durably, when the call answers."""
-        results: list[ChangeResult] = []
-        done: list[tuple[str, dict]] = []
-        try:
-            with vault.batch():  # each folder fsynced once, at the end (before answering)
-                for change in changes:
-                    try:
-                        results.append(_apply(change, done))
-                    except H0Error as error:
-                        failed = _item_error(change.source if isinstance(change, MoveChange) else change.path, error)
-                        results.append(ChangeResult(ok=False, path=failed.path, error=failed.error,
-                                                    message=failed.message, details=failed.details))
-        finally:
-            audit.write_many(done)
-            writes.record(done)
-        return ChangesApplied(results=results)
-
-    def _apply(change: WriteChange | UpdateChange | MoveChange, done: list) -> ChangeResult:
-        if isinstance(change, WriteChange):
-            note = do_write("apply_changes", change.path, change.frontmatter, change.body, change.if_match,
-                            change.create_only, done)
-            return ChangeResult(ok=True, path=note.path, hash=note.hash)
-        if isinstance(change, UpdateChange):
-            note = do_update("apply_changes", change.path, change.set, change.remove, change.if_match, done)
-            return ChangeResult(ok=True, path=note.path, hash=note.hash)
-        moved = do_move("apply_changes", change.source, change.destination, change.overwrite,
-                        change.rename_if_exists, change.set_frontmatter, done)
-        return ChangeResult(ok=True, path=moved.destination, hash=moved.hash, source=moved.source,
-                            moved_hash=moved.moved_hash, warning=moved.warning)
+        return writer.apply_all(changes)
 
     @server.typed_tool(SearchResults, annotations=READ_ONLY, title="Search notes")
     def search_notes(
@@ -460,102 +271,6 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
         return AddressNotes(address=address.strip().lower(),
                             notes=index.notes_for_address(address, include_private=daemon_filing)[:500])
 
-    drafting_box: list[Any] = []
-
-    def _drafting() -> Any:
-        """Drafting over the server's own live index (built once, when the index is ready)."""
-        if not drafting_box:
-            from h0.drafting import Drafting
-            from h0.drafting.indexed import IndexKnowledge
-            from h0.drafting.service import sent_cache_path
-
-            index = _index_or_wait()
-            knowledge = IndexKnowledge(index, private, watched=live.watching)
-            drafting_box.append(Drafting(vault.root, private_folders=private, budget_tokens=draft_tokens,
-                                         knowledge=knowledge, sent_cache=sent_cache_path(vault.root, state_dir)))
-        return drafting_box[0]
-
-    @server.typed_tool(DraftContextResult, annotations=READ_ONLY, title="Draft context")
-    def draft_context(
-        path: Annotated[str, Field(description="An email note (Needs_Action/…), or a reply draft (Drafts/…): "
-                                               "the context for replying to its email.")],
-    ) -> DraftContextResult:
-        """The context H0 drafts a reply from: the owner's profile and lessons, the sender's People notes and the
-        notes they link to, the notes most related to the email, the owner's past replies — each with why, in
-        budget order. Private notes, Logs/ and other people's mail never appear. Use it to write a reply the
-        owner would send; put it in Drafts/ with write_note (only the owner approves)."""
-        from h0.drafting.context import recipient_of
-        from h0.mail.htmltext import block_text
-
-        note = shown(vault.read_note(vault.resolve(path).rel))
-        email = note
-        source = note.frontmatter.get("source")
-        if str(note.frontmatter.get("type") or "").lower() != "email" and isinstance(source, str) and source.strip():
-            email = _email_of(source) or note
-        fm = dict(email.frontmatter)
-        reply_to = None
-        if email is note and str(fm.get("type") or "").lower() != "email":  # a draft whose email is gone
-            reply_to = recipient_of(str(fm.get("to") or ""))[1] or None
-        text = block_text(email.body) if email is not note or str(fm.get("type") or "").lower() == "email" \
-            else note.body.split(CUTOFF, 1)[0]
-        context = _drafting().context_for_email(fm, text, reply_to)
-        data = context.to_json()
-        return DraftContextResult(email=email.path, recipient=data["recipient"], greeting=data["greeting"] or "",
-                                  sign_off=data["sign_off"] or "", voice_from=str(data["voice_from"] or ""),
-                                  items=[ContextEntry(**item) for item in data["items"]], omitted=data["omitted"],
-                                  budget_chars=data["budget_chars"], used_chars=data["used_chars"],
-                                  problems=data["problems"])
-
-    def _email_of(source: str) -> Note | None:
-        """The email note a draft answers (its `source`, wherever the email was filed since)."""
-        name = source.strip().strip("[]").rsplit("/", 1)[-1]
-        name = name if name.endswith(".md") else f"{name}.md"
-        for folder in (source.strip().strip("[]").rsplit("/", 1)[0] if "/" in source else "", "Needs_Action", DONE):
-            try:
-                found = vault.read_note(f"{folder}/{name}" if folder else name)
-            except H0Error:
-                continue
-            if str(found.frontmatter.get("type") or "").lower() == "email":
-                return shown(found)
-        return None
-
-    @server.typed_tool(
-        RevisionQueued,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                    open_world_hint=False),
-        title="Ask H0 to revise a draft",
-    )
-    def revise_draft(
-        path: Annotated[str, Field(description="A reply draft directly in Drafts/.")],
-        instruction: Annotated[str, Field(description="What to change, one line, e.g. 'shorter, offer Friday "
-                                                      "instead'.", min_length=1, max_length=500)],
-    ) -> RevisionQueued:
-        """Ask H0 to rewrite a draft: the instruction is written on the draft (its `h0` property) and H0 rewrites
-        the text in place with the same context (keeping the previous version below the line) once the draft
-        has been left alone a few seconds. A revision changes only the text: never the recipients or subject,
-        and the draft never leaves Drafts/ (only the owner approves). Needs an LLM (LLM_PROVIDER)."""
-        from h0.drafting.revise import INSTRUCTION_KEY
-        from h0.vault.draft_state import draft_status
-
-        target = vault.resolve(path)
-        if folder_key(target.top) != folder_key(DRAFTS) or target.rel.count("/") != 1:
-            raise InvalidRequest(f"{target.rel} is not a draft in {DRAFTS}/: only drafts there are revised (a draft "
-                                 "in Approved/ is the owner's to send as it is).", path=target.rel, field="path")
-        line = " ".join(instruction.split())
-        if not line or any(unicodedata.category(ch) in ("Cc", "Cf") for ch in instruction if ch not in "\t\n"):
-            raise InvalidRequest("instruction must be visible text on one line (no control or invisible "
-                                 "characters).", field="instruction")
-        note = shown(vault.read_note(target.rel))
-        if not draft_status(note.frontmatter).sendable:
-            raise InvalidRequest(f"{target.rel} no longer awaits sending (status: "
-                                 f"{note.frontmatter.get('status')}); it is not revised.", path=target.rel)
-        if not note.frontmatter.get("to"):
-            raise InvalidRequest(f"{target.rel} is not a reply draft (it has no `to`).", path=target.rel)
-        written = do_update("revise_draft", target.rel, {INSTRUCTION_KEY: line}, [], note.hash)
-        return RevisionQueued(path=written.path, instruction=line, hash=written.hash, note=(
-            "H0 rewrites the draft in Drafts/ once it has been left alone for REVISE_SETTLE_SECONDS, while h0 watch "
-            "runs (or at the next h0 sweep), with the configured LLM; read it again with read_note."))
-
     def _index_or_wait() -> VaultIndex:
         index = live.wait(BUILD_WAIT_S)
         if index is None:
@@ -576,6 +291,10 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
             return is_private(rel, vault.read_note(rel).frontmatter, private)
         except H0Error:
             return True  # unreadable now: not shown
+
+    # After the index tools, before health_check: tools/list keeps its order.
+    add_drafting_tools(server, vault, writer, shown=shown, index=_index_or_wait, watching=live.watching,
+                       private=private, state_dir=state_dir, draft_tokens=draft_tokens)
 
     @server.typed_tool(HealthStatus, annotations=READ_ONLY, title="Health check")
     def health_check() -> HealthStatus:
@@ -598,36 +317,6 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
 
     server.vault = vault  # type: ignore[attr-defined]  # for in-process tests and benchmarks
     return server
-
-
-class _WriteRecord:
-    """Who wrote which note through this server, in H0's state database (h0.vault.seen reads it)."""
-
-    def __init__(self, root: Path, state_dir: Path | None, daemon: bool) -> None:
-        self.root = root
-        self.state_dir = state_dir
-        self.daemon = daemon
-        self._state: StateDB | None = None
-        self._failed = False
-
-    def client(self) -> str | None:
-        return H0_CLIENT if self.daemon else current_client()
-
-    def record(self, events: list[tuple[str, dict]]) -> None:
-        rows = [(name_key(path), path, fields.get("hash"), str(fields.get("tool")), fields.get("client"))
-                for event, fields in events
-                if (path := fields.get("path") if event == "note_written" else fields.get("destination"))]
-        if not rows or self._failed:
-            return
-        try:
-            if self._state is None:
-                self._state = StateDB.for_vault(self.root, self.state_dir)
-            self._state.record_note_writes(rows)
-        except H0Error as error:
-            # Without the record a change made just before approval is still seen by its file
-            # time; say once that who made it will not be named.
-            self._failed = True
-            logger.warning("cannot record note writes in H0's state database: {}", error.message)
 
 
 def _probe_writable(root: Path, problems: list[str]) -> bool:

@@ -10,94 +10,52 @@ given back to Drafts/, a pause, a note the human moved. A file is rewritten only
 content changed, and neither file is in a folder the watcher routes (only Approved/,
 Rejected/, Drafts/ and Needs_Action/ are), so writing them can never trigger more work.
 
-Everything that comes from an email or a note (subjects, reasons, names, paths) is escaped
-(`md_text`): it cannot break a table, nor become a link, an embed or HTML.
+Everything that comes from an email or a note is escaped (`h0.report.markdown`); the briefing's
+content is `h0.report.briefing`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
+from h0.config import Settings
 from h0.followup.report import age
-from h0.mail.htmltext import inert_inline
 from h0.mail.lookalike import Correspondents
-from h0.mail.lookalike import shown as shown_domain
-from h0.mail.recipients import count, describe_recipients
 from h0.pipeline import signals
 from h0.platform.fileio import atomic_write
-from h0.printable import printable
-from h0.report.collect import AuditTail, collect_status, current_errors, sent_recipients
+from h0.report.audittail import AuditTail
+from h0.report.briefing import BRIEFINGS, render_briefing
+from h0.report.collect import collect_status
+from h0.report.markdown import heading, md_link, md_new, md_recipients, md_text, more, table, why_needed
 from h0.report.text import changed_by, draft_quality_line, local_time
+from h0.state import StateDB
 from h0.vault import Vault
 from h0.vault.audit import iso
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
 
+if TYPE_CHECKING:  # the daemon imports this module when it starts the writer
+    from h0.pipeline.daemon import Daemon
+
 DASHBOARD_NOTE = "H0_Dashboard.md"
-BRIEFINGS = "Briefings"
 MIN_INTERVAL = 1.0  # seconds between two rewrites, at the most
 POLL_INTERVAL = 1.0  # how often the idle thread looks for changes no signal reported
 LOAD_FACTOR = 20  # collecting may take at most 1/LOAD_FACTOR of the thread's time
-BRIEFING_ROWS = 50
-DASHBOARD_RECIPIENTS = 20  # per table cell; `h0 status --json` and the audit log hold every one
+# (mtime_ns, size) of each path the idle thread watches, None where there is none.
+Fingerprint = tuple[tuple[int, int] | None, ...]
+# The renderers and the folder too: the dashboard module is where callers find them.
+__all__ = ["BRIEFINGS", "DASHBOARD_NOTE", "DashboardWriter", "md_link", "md_text", "render_briefing",
+           "render_dashboard", "start_dashboard"]
+
 REPORT_SIGNALS = (signals.email_sent, signals.send_failed, signals.note_archived, signals.triage_decided,
                   signals.sweep_completed)
-_LINK_UNSAFE = re.compile(r"[\[\]|#^\\<>`*\x00-\x1f\x7f]|%%")
-
-# ---------------------------------------------------------------------------------- Markdown
-
-
-def md_text(value: object, limit: int = 160) -> str:
-    """A stranger's words as one inert line of Markdown: no line break, link, embed, HTML or
-    table cell break (`|` is escaped), bare URLs defused so they are not auto-linked."""
-    text = "" if value is None else (", ".join(map(str, value)) if isinstance(value, list) else str(value))
-    text = printable(" ".join(text.split()), limit)  # what is left of controls and bidi shows escaped
-    return inert_inline(text).replace("://", r":\/\/").replace("www.", r"www\.") or "—"
-
-
-def md_recipients(lists: dict[str, list[str]]) -> str:
-    """Every recipient by real address, inert (h0.mail.recipients); past DASHBOARD_RECIPIENTS, "+N more"."""
-    text = describe_recipients(lists, limit=DASHBOARD_RECIPIENTS)
-    if count(lists) > DASHBOARD_RECIPIENTS:
-        text += " (`h0 status --json` lists all)"
-    return md_text(text, limit=len(text) + 1)
-
-
-def md_link(path: object) -> str:
-    """A [[wikilink]] to a vault note, or its escaped text when its name could break out of one."""
-    text = str(path or "")
-    if not text or _LINK_UNSAFE.search(text) or text != text.strip() or printable(text) != text:
-        return md_text(text)
-    return f"[[{text.removesuffix('.md')}]]"
-
-
-def _md_new(item: dict[str, Any]) -> str:
-    """' — **first message to** new.example' for a draft to a domain the vault never corresponded with."""
-    fresh = item.get("new_domains") or []
-    return f" — **first message to** {md_text(', '.join(shown_domain(d) for d in fresh))}" if fresh else ""
-
-
-def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
-    return [f"| {' | '.join(head)} |", "|" + "---|" * len(head)] + [f"| {' | '.join(row)} |" for row in rows]
-
-
-def _heading(title: str, total: int, shown: int) -> str:
-    return f"## {title} ({total}, showing {shown})" if total > shown else f"## {title} ({total})"
-
-
-def _more(total: int, shown: int, where: str) -> list[str]:
-    # After a blank line: a line right below a table is one more row of it, below a list item part of it.
-    return ["", f"*…and {total - shown} more in {where}.*"] if total > shown else []
-
 
 def render_dashboard(status: dict[str, Any]) -> str:
     """H0_Dashboard.md's content (without its "last change" line)."""
@@ -116,7 +74,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
         if cap["left"] == 0:
             slot = f"next slot at {local_time(cap['next_slot_at'])}" if cap["next_slot_at"] else "sending is off"
             lines += [f"> [!warning] The per-{cap['window']} send cap ({cap['limit']}) is reached", f"> {slot}.", ""]
-    lines += _table(("send cap", "used", "left", "next slot", "oldest send leaves the window"), [
+    lines += table(("send cap", "used", "left", "next slot", "oldest send leaves the window"), [
         (f"per {c['window']}", f"{c['used']} of {c['limit']}", str(c["left"]),
          local_time(c["next_slot_at"]) if c["next_slot_at"] else ("now" if c["left"] else "—"),
          local_time(c["oldest_leaves_at"]) if c["oldest_leaves_at"] else "—")
@@ -124,27 +82,27 @@ def render_dashboard(status: dict[str, Any]) -> str:
     ]) + [""]
 
     needs = status["needs_you"]
-    lines.append(_heading("Emails that need you", totals["needs_you"], len(needs)))
-    lines += _table(("email", "from", "subject", "why"), [
-        (md_link(n["path"]), md_text(n["from"], 60), md_text(n["subject"], 80), _why_needed(n)) for n in needs
+    lines.append(heading("Emails that need you", totals["needs_you"], len(needs)))
+    lines += table(("email", "from", "subject", "why"), [
+        (md_link(n["path"]), md_text(n["from"], 60), md_text(n["subject"], 80), why_needed(n)) for n in needs
     ]) if needs else ["Nothing needs you."]
-    lines += _more(totals["needs_you"], len(needs), f"{NEEDS_ACTION}/") + [""]
+    lines += more(totals["needs_you"], len(needs), f"{NEEDS_ACTION}/") + [""]
 
     waiting = status["waiting_for_approval"]
-    lines.append(_heading("Drafts waiting for your approval", totals["waiting_for_approval"], len(waiting)))
+    lines.append(heading("Drafts waiting for your approval", totals["waiting_for_approval"], len(waiting)))
     if waiting:
         lines += [f"Move a draft into {APPROVED}/ to send it, or into Rejected/ to drop it.", ""]
         details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
-        lines += [f"- {md_link(path)}{_md_new(details.get(path, {}))}{md_text(changed_by(details.get(path, {})), 200)}"
+        lines += [f"- {md_link(path)}{md_new(details.get(path, {}))}{md_text(changed_by(details.get(path, {})), 200)}"
                   for path in waiting]
     else:
         lines.append("No draft is waiting.")
-    lines += _more(totals["waiting_for_approval"], len(waiting), f"{DRAFTS}/") + [""]
+    lines += more(totals["waiting_for_approval"], len(waiting), f"{DRAFTS}/") + [""]
 
     approved = status["approved_not_yet_sent"]
-    lines.append(_heading("Approved, not sent yet", totals["approved_not_yet_sent"], len(approved)))
-    lines += _table(("draft", "to", "subject", "why it waits"), [
-        (md_link(a["path"]), md_recipients(a["recipients"]) + _md_new(a), md_text(a["subject"], 80),
+    lines.append(heading("Approved, not sent yet", totals["approved_not_yet_sent"], len(approved)))
+    lines += table(("draft", "to", "subject", "why it waits"), [
+        (md_link(a["path"]), md_recipients(a["recipients"]) + md_new(a), md_text(a["subject"], 80),
          md_text(a["reason"], 200) + (f" (next try {local_time(a['retry_at'], seconds=True)})" if a["retry_at"] else ""))
         for a in approved
     ]) if approved else ["Nothing approved is waiting."]
@@ -157,16 +115,16 @@ def render_dashboard(status: dict[str, Any]) -> str:
 
     returned = status["returned_to_drafts"]
     if returned:
-        lines.append(_heading(f"Not sent — back in {DRAFTS}/ for you to fix", totals["returned_to_drafts"], len(returned)))
-        lines += _table(("draft", "to", "subject", "reason"), [
-            (md_link(r["path"]), md_recipients(r["recipients"]) + _md_new(r), md_text(r["subject"], 80),
+        lines.append(heading(f"Not sent — back in {DRAFTS}/ for you to fix", totals["returned_to_drafts"], len(returned)))
+        lines += table(("draft", "to", "subject", "reason"), [
+            (md_link(r["path"]), md_recipients(r["recipients"]) + md_new(r), md_text(r["subject"], 80),
              f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}")
             for r in returned
         ]) + ["", f"Fix the draft, then move it into {APPROVED}/ again.", ""]
 
     sends = status["recent_sends"]
     lines.append(f"## Last sends ({totals['sends_24h']} in the last 24 h)")
-    lines += _table(("sent", "note", "to", "subject"), [
+    lines += table(("sent", "note", "to", "subject"), [
         (local_time(s["timestamp"]), md_link(s.get("done_path") or s.get("path")), md_recipients(s["recipients"]),
          md_text(s.get("subject"), 80)) for s in sends
     ]) if sends else ["Nothing sent lately."]
@@ -175,7 +133,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     errors = status["recent_errors"]
     shown = f", showing {len(errors)}" if totals["errors_24h"] > len(errors) else ""
     lines.append(f"## Last errors ({totals['errors_24h']} in the last 24 h{shown})")
-    lines += _table(("time", "what", "note", "message"), [
+    lines += table(("time", "what", "note", "message"), [
         (local_time(e["timestamp"]), md_text(e.get("event"), 40),
          md_link(e.get("returned_to") or e["path"]) if e.get("path") else "—",
          md_text(e.get("message") or e.get("error"), 200)) for e in errors
@@ -187,120 +145,24 @@ def _followup_sections(fu: dict[str, Any]) -> list[str]:
     """Replies owed and awaited with their age, snoozed notes, notes back from a snooze (h0.followup.report)."""
     if not fu:
         return []
-    lines = [_heading("Replies you owe", fu["owed_total"], len(fu["owed"]))]
-    lines += _table(("email", "from", "subject", "waiting"), [
+    lines = [heading("Replies you owe", fu["owed_total"], len(fu["owed"]))]
+    lines += table(("email", "from", "subject", "waiting"), [
         (md_link(o["path"]), md_text(o["sender"], 60), md_text(o["subject"], 80), age(o["working_days"]))
         for o in fu["owed"]
     ]) if fu["owed"] else ["No reply owed."]
-    lines += _more(fu["owed_total"], len(fu["owed"]), f"{NEEDS_ACTION}/ (`follow_up: reply_owed`)") + [""]
-    lines.append(_heading("Replies you are waiting for", fu["awaited_total"], len(fu["awaited"])))
-    lines += _table(("follow-up", "from", "subject", "waiting", "draft"), [
+    lines += more(fu["owed_total"], len(fu["owed"]), f"{NEEDS_ACTION}/ (`follow_up: reply_owed`)") + [""]
+    lines.append(heading("Replies you are waiting for", fu["awaited_total"], len(fu["awaited"])))
+    lines += table(("follow-up", "from", "subject", "waiting", "draft"), [
         (md_link(a["path"]), md_text(a["waiting_on"], 60), md_text(a["subject"], 80), age(a["working_days"]),
          md_link(a["draft"]) if a["draft"] else "—") for a in fu["awaited"]
     ]) if fu["awaited"] else ["No answer is overdue."]
-    lines += _more(fu["awaited_total"], len(fu["awaited"]), f"{NEEDS_ACTION}/ (`follow_up: reply_awaited`)") + [""]
+    lines += more(fu["awaited_total"], len(fu["awaited"]), f"{NEEDS_ACTION}/ (`follow_up: reply_awaited`)") + [""]
     if fu["back"] or fu["snoozed_total"]:
         lines.append(f"## Snoozed ({fu['snoozed_total']} hidden until their time)")
         lines += [f"- back: {md_link(b['path'])} — {md_text(b['reason'], 120)}" for b in fu["back"]] or [
             "Nothing came back in the last day."]
         lines.append("")
     return lines
-
-
-def _why_needed(item: dict[str, Any]) -> str:
-    reason = md_text(item["reason"], 200)
-    if item["decision"] == "urgent":
-        draft = f" — reply drafted: {md_link(item['draft'])}" if item.get("draft") else ""
-        return f"**urgent**{draft}: {reason}"
-    if item["decision"] == "delegate":
-        return f"delegate to {md_text(item['delegate_to'], 60)}: {reason}"
-    if item["decision"] == "rejected_reply":
-        return "you rejected the reply" + (f": {md_link(item['draft'])}" if item.get("draft") else "")
-    return f"needs information: {reason}"
-
-
-def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[str, Any]) -> str:
-    """Briefings/<day>.md: what arrived that (local) day, what H0 decided, what was sent, what waits."""
-    start = dt.datetime.combine(day, dt.time.min).astimezone()
-    since, until = iso(start), iso(start + dt.timedelta(days=1))
-    today = [r for r in records if since <= str(r.get("timestamp", "")) < until and r.get("stream") == "h0"]
-    ingested = [r for r in today if r.get("event") == "email_ingested"]
-    decided = [r for r in today if r.get("event") == "triage_decision"]
-    sent = [r for r in today if r.get("event") == "email_sent"]
-    filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in today if r.get("event") == "email_filed"}
-    unsent = current_errors(today, since, frozenset({"send_refused", "send_held", "email_delivery_failed"}))
-    arrived = {str(r.get("path")) for r in ingested}
-    dropped_in = [r for r in decided if str(r.get("note")) not in arrived]
-    lines = [f"# H0 briefing — {day:%A %d %B %Y}", "", "What is happening right now: [[H0_Dashboard]].", ""]
-
-    lines.append(f"## Arrived ({len(ingested) + len(dropped_in)})")
-    rows = [(local_time(r["timestamp"]), md_link(_name(r.get("path"))), md_text(r.get("sender"), 60),
-             md_text(r.get("subject"), 80)) for r in ingested]
-    rows += [(local_time(r["timestamp"]), md_link(_name(r.get("note"))), md_text(r.get("sender") or "—", 60),
-              md_text(r.get("subject") or "—", 80)) for r in dropped_in]
-    lines += _rows(("time", "email", "from", "subject"), rows, "Nothing arrived.")
-
-    counts = Counter(str(r.get("decision")) for r in decided)
-    lines.append(f"## What H0 decided ({len(decided)})")
-    if counts:
-        lines += [" · ".join(f"{md_text(name, 30)}: {n}" for name, n in counts.most_common()), ""]
-    lines += _rows(("time", "email", "decision", "why"), [
-        (local_time(r["timestamp"]), md_link(_name(r.get("note"))), md_text(r.get("decision"), 30),
-         md_text(r.get("reasoning"), 200)) for r in decided
-    ], "No email was triaged.")
-
-    lines.append(f"## Sent ({len(sent)})")
-    lines += _rows(("time", "note", "to", "subject"), [
-        (local_time(r["timestamp"]), md_link(filed.get((r.get("path"), r.get("idempotency_key"))) or r.get("path")),
-         md_recipients(sent_recipients(r)), md_text(r.get("subject"), 80)) for r in sent
-    ], "Nothing was sent.")
-    if unsent:
-        lines.append(f"## Not sent, and not sent since ({len(unsent)})")
-        lines += _rows(("time", "note", "why"), [
-            (local_time(r["timestamp"]), md_link(r.get("returned_to") or r.get("failed_path") or r.get("path")),
-             md_text(r.get("message") or r.get("reason"), 200)) for r in unsent
-        ], "")
-
-    lines += _briefing_followups(today, status)
-    totals = status["totals"]
-    lines += ["## Waiting for you", ""]
-    lines.append(f"- Emails that need you: {totals['needs_you']}")
-    lines += [f"    - {md_link(n['path'])}: {_why_needed(n)}" for n in status["needs_you"]]
-    lines.append(f"- Drafts waiting for your approval: {totals['waiting_for_approval']}")
-    lines.append(f"- Approved, not sent yet: {totals['approved_not_yet_sent']}")
-    lines.append(f"- Not sent, back in {DRAFTS}/ to fix: {totals['returned_to_drafts']}")
-    return "\n".join(lines) + "\n"
-
-
-def _briefing_followups(today: list[dict[str, Any]], status: dict[str, Any]) -> list[str]:
-    """The day's follow-ups: replies owed and awaited now, notes back from a snooze today."""
-    fu = status.get("follow_ups") or {}
-    if not fu:
-        return []
-    woke = [r for r in today if r.get("event") == "note_unsnoozed"]
-    lines = [f"## Follow-ups ({fu['owed_total']} owed, {fu['awaited_total']} awaited)", ""]
-    lines += [f"- Reply owed: {md_link(_name(o['path']))} — {md_text(o['sender'], 60)}, {age(o['working_days'])}"
-              for o in fu["owed"]]
-    lines += [f"- No answer from {md_text(a['waiting_on'], 60)}: {md_link(_name(a['path']))}, {age(a['working_days'])}"
-              for a in fu["awaited"]]
-    lines += [f"- Back from snooze at {local_time(r['timestamp'])}: {md_link(_name(r.get('path')))} — "
-              f"{md_text(r.get('reason'), 120)}" for r in woke]
-    if len(lines) == 2:
-        lines.append("No reply owed or overdue, nothing back from a snooze.")
-    return lines + [""]
-
-
-def _rows(head: tuple[str, ...], rows: Sequence[tuple[str, ...]], empty: str) -> list[str]:
-    if not rows:
-        return [empty, ""]
-    shown = rows[-BRIEFING_ROWS:]
-    more = [f"*…and {len(rows) - len(shown)} earlier ones (see {LOGS}/).*", ""] if len(rows) > len(shown) else []
-    return more + _table(head, shown) + [""]
-
-
-def _name(path: object) -> str:
-    """An email note by its name: it moves from Needs_Action/ to Done/, and the link still resolves."""
-    return str(path or "").rsplit("/", 1)[-1]
 
 
 # ---------------------------------------------------------------------------------- writer
@@ -311,10 +173,10 @@ class DashboardWriter:
 
     def __init__(
         self,
-        settings: Any,
+        settings: Settings,
         *,
         vault: Vault | None = None,
-        state_db: Any = None,
+        state_db: StateDB | None = None,
         live: Callable[[], dict[str, Any]] | None = None,
         dashboard: bool = True,
         briefing: bool = True,
@@ -342,7 +204,7 @@ class DashboardWriter:
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._last: dict[Path, str] = {}
-        self._seen: tuple | None = None
+        self._seen: Fingerprint | None = None
         self._failed: str | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False
@@ -395,7 +257,7 @@ class DashboardWriter:
             self._interval = max(self.min_interval, LOAD_FACTOR * elapsed)
             last = time.monotonic()
 
-    def _fingerprint(self) -> tuple:
+    def _fingerprint(self) -> Fingerprint:
         """Cheap signs of change: the trigger folders' and today's audit files' mtime and size."""
         day = dt.datetime.now(dt.UTC).date().isoformat()
         paths = [self.root / DRAFTS, self.root / APPROVED, self.root / NEEDS_ACTION]
@@ -446,7 +308,7 @@ class DashboardWriter:
         return True
 
 
-def start_dashboard(daemon: Any) -> DashboardWriter | None:
+def start_dashboard(daemon: Daemon) -> DashboardWriter | None:
     """The daemon's writer (None when DASHBOARD_ENABLED and BRIEFINGS_ENABLED are both off)."""
     settings = daemon.settings
     dashboard = bool(getattr(settings, "dashboard_enabled", True))

@@ -4,6 +4,8 @@ mail sync cursors, and the per-installation secret they derive from."""
 
 from __future__ import annotations
 
-from h0.state.db import DB_FILE, Cap, Claim, StateDB, default_state_root, state_dir_for
+from h0.state.connection import DB_FILE
+from h0.state.db import StateDB, default_state_root, state_dir_for
+from h0.state.ledger import Cap, Claim
 
 __all__ = ["DB_FILE", "Cap", "Claim", "StateDB", "default_state_root", "state_dir_for"]

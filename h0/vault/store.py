@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import marshal
 import os
-import re
 import stat
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,28 +20,14 @@ from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, ParseError, P
 from h0.platform.fileio import atomic_write, typed_os_error
 from h0.platform.fs import fsync_dir, rename_noreplace
 from h0.vault import frontmatter
+from h0.vault.filters import AnyOf
 from h0.vault.layout import NOTE_FOLDERS
+from h0.vault.listing import FrontmatterCache, Listing, list_folder, walk_notes
 from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, decode, parse
 from h0.vault.paths import NOTE_SUFFIX, PathResolver, VaultPath
 from h0.vault.search import SearchHit, check_query, search_files
 
-FRONTMATTER_PROBE = 16 * 1024
 _pending = threading.local()  # folders whose fsync `Vault.batch` defers to its end
-CACHE_LIMIT = 200_000
-
-
-@dataclass(slots=True)
-class Listed:
-    path: str
-    frontmatter: dict[str, Any] | None = None
-
-
-@dataclass(slots=True)
-class Listing:
-    notes: list[Listed]
-    total: int
-    truncated: bool
-    skipped: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -53,101 +37,6 @@ class Moved:
     moved_hash: str | None = None  # the note's content hash as it was moved
     hash: str | None = None  # after `set_frontmatter` was applied
     warning: str | None = None  # set when the move happened but the frontmatter could not be updated
-
-
-@dataclass(frozen=True, slots=True)
-class Filter:
-    """`field:value` — scalar equality, or membership when the field is a list."""
-
-    field: str
-    value: str
-
-    @classmethod
-    def parse(cls, text: str | None) -> Filter | None:
-        if text is None or not text.strip():
-            return None
-        name, sep, value = text.partition(":")
-        if not sep or not name.strip():
-            raise InvalidRequest("A filter looks like 'field:value', e.g. 'status:pending'.", filter=text)
-        return cls(name.strip(), value.strip())
-
-    def matches(self, data: Mapping[str, Any]) -> bool:
-        if self.field not in data:
-            return False
-        return self._value_matches(data[self.field])
-
-    def needle(self) -> bytes | None:
-        """Bytes every matching note's marshalled frontmatter contains, when there are such."""
-        if _NOT_TEXT_ONLY.match(self.value):
-            return None
-        return self.value.encode("utf-8")
-
-    def _value_matches(self, value: Any) -> bool:
-        if isinstance(value, (list, tuple)):
-            return any(_scalar_text(item) == self.value for item in value)
-        return _scalar_text(value) == self.value
-
-
-# A value that can match only a string of the same text: then the filter value's bytes must
-# occur in the note's marshalled frontmatter, a test much cheaper than unmarshalling it.
-_NOT_TEXT_ONLY = re.compile(r"^(|true|false|null|~|[-+]?[0-9][0-9_.eE+-]*|[-+]?\.?(inf|nan))$", re.IGNORECASE)
-
-
-MAX_FILTERS = 500
-
-
-def _walk_order(rel: str) -> tuple[tuple[int, str], ...]:
-    """The order `Vault._walk` yields paths in: in each folder its notes by name, then its
-    sub-folders by name (so 'A/z.md' comes before 'A/B/a.md')."""
-    parts = rel.split("/")
-    return (*((1, part) for part in parts[:-1]), (0, parts[-1]))
-
-
-@dataclass(frozen=True, slots=True)
-class AnyOf:
-    """One or more `Filter`s; a note matches when any of them does."""
-
-    filters: tuple[Filter, ...]
-
-    @classmethod
-    def parse(cls, text: str | Sequence[str] | None) -> AnyOf | None:
-        texts = [text] if text is None or isinstance(text, str) else list(text)
-        if len(texts) > MAX_FILTERS:
-            raise InvalidRequest(f"At most {MAX_FILTERS} filters at once.", filters=len(texts))
-        filters = []
-        for item in texts:
-            if item is not None and not isinstance(item, str):
-                raise InvalidRequest("A filter is a string 'field:value'.", filter=repr(item)[:200])
-            parsed = Filter.parse(item)
-            if parsed is not None:
-                filters.append(parsed)
-        return cls(tuple(filters)) if filters else None
-
-    def matches(self, data: Mapping[str, Any]) -> bool:
-        return any(f.matches(data) for f in self.filters)
-
-    def needle(self) -> re.Pattern[bytes] | None:
-        """A pattern every matching note's marshalled frontmatter contains, when there is one:
-        one regular-expression scan tests 200 values at once (a substring test per value
-        costs 50x more)."""
-        needles = [f.needle() for f in self.filters]
-        found = [n for n in needles if n is not None]
-        if len(found) < len(needles):
-            return None
-        return re.compile(b"|".join(re.escape(n) for n in sorted(set(found), key=len, reverse=True)))
-
-
-def _scalar_text(value: Any) -> str | None:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (str, int, float)):
-        return str(value)
-    return None
-
-
-MAX_FOLDER_DEPTH = 128  # folders below a listed one; deeper notes are not listed (nor indexed, nor searched)
 
 
 class Vault:
@@ -162,7 +51,7 @@ class Vault:
     def __init__(self, root: Path) -> None:
         self.paths = PathResolver(Path(root))
         self.root = self.paths.root
-        self._fm_cache: dict[str, tuple[int, int, bytes | ParseError]] = {}
+        self._frontmatter = FrontmatterCache()
         self._write_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -471,111 +360,8 @@ class Vault:
         flt = AnyOf.parse(filter)
         if limit is not None and limit < 1:
             raise InvalidRequest("limit must be at least 1.", limit=limit)
-        need_fm = flt is not None or with_frontmatter
-        needle = flt.needle() if flt is not None and not with_frontmatter else None
-        if not need_fm:
-            notes = [Listed(rel) for rel, _, _ in self._walk(folder, recursive, stat=False)]
-            shown = notes if limit is None else notes[:limit]
-            return Listing(shown, len(notes), len(shown) < len(notes))
-        # Filtered: walk in directory order and sort only what matched (sorting every entry of
-        # a 10,000-note vault to keep a handful was a tenth of a thread look-up).
-        matched: list[Listed] = []
-        skipped: list[dict[str, str]] = []
-        for rel, abs_path, st in self._walk(folder, recursive, stat=True, ordered=False):
-            cached = self._frontmatter(abs_path, rel, st)
-            if isinstance(cached, ParseError):
-                skipped.append({"path": rel, "error": cached.code, "message": cached.message})
-                continue
-            if needle is not None and needle.search(cached) is None:
-                continue
-            data = marshal.loads(cached)
-            if flt is not None and not flt.matches(data):
-                continue
-            matched.append(Listed(rel, data if with_frontmatter else None))
-        matched.sort(key=lambda item: _walk_order(item.path))
-        skipped.sort(key=lambda item: _walk_order(item["path"]))
-        shown = matched if limit is None else matched[:limit]
-        return Listing(shown, len(matched), len(shown) < len(matched), skipped)
-
-    def _walk(self, folder: VaultPath, recursive: bool, *, stat: bool = True, ordered: bool = True):
-        """Yield (rel, absolute path as str, stat or None) for each note: a folder's notes sorted by
-        name, then its sub-folders' (`ordered=False`: in the order the OS lists them).
-
-        Iterative, and at most MAX_FOLDER_DEPTH folders deep: a 1,000-deep tree answers (its
-        deepest notes unlisted) instead of exhausting Python's recursion. Only regular files are
-        yielded (a FIFO, socket or device named *.md never is), and no symlink is followed.
-        Plain strings, not Path objects: building a Path per note was a fifth of a warm
-        filtered listing. `stat=False` skips the per-note stat (DirEntry's d_type is enough).
-        """
-        stack: list[tuple[str, str, int]] = [(f"{folder.rel}/" if folder.rel else "", str(folder.abs), 0)]
-        while stack:
-            prefix, directory, depth = stack.pop()
-            try:
-                with os.scandir(directory) as it:
-                    entries = sorted(it, key=lambda e: e.name) if ordered else list(it)
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                if depth:
-                    continue  # a sub-folder that vanished or refuses listing: the rest still answers
-                raise typed_os_error(exc, f"list {folder.rel or '/'}", folder.rel) from exc
-            subfolders = []
-            for entry in entries:
-                name = entry.name
-                if name.startswith("."):
-                    continue
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if recursive and depth < MAX_FOLDER_DEPTH:
-                            subfolders.append((f"{prefix}{name}/", entry.path, depth + 1))
-                        continue
-                    if not name.endswith(NOTE_SUFFIX) or not entry.is_file(follow_symlinks=False):
-                        continue
-                    st = entry.stat(follow_symlinks=False) if stat else None
-                except OSError:
-                    continue
-                yield prefix + name, entry.path, st
-            stack.extend(reversed(subfolders))  # depth first, in name order: the listing's order
-
-    def _frontmatter(self, abs_path: str, rel: str, st: os.stat_result) -> bytes | ParseError:
-        """A note's parsed frontmatter, marshalled, cached by (mtime_ns, size).
-
-        marshal bytes rather than dicts: ~0.6 KB a note instead of ~4.5 KB (10,000 email
-        notes: ~7 MB instead of ~45 MB), and a filter first tests the value's bytes against
-        them, so only candidate notes are unmarshalled.
-        """
-        hit = self._fm_cache.get(rel)
-        if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
-            return hit[2]
-        try:
-            value: bytes | ParseError = marshal.dumps(self._read_frontmatter(abs_path, rel))
-        except ParseError as exc:
-            value = exc
-        except OSError as exc:
-            return ParseError(typed_os_error(exc, f"read {rel}", rel).message, path=rel)
-        except (InvalidRequest, ValueError) as exc:
-            return ParseError(str(exc), path=rel)
-        if len(self._fm_cache) >= CACHE_LIMIT:
-            self._fm_cache.clear()
-        self._fm_cache[rel] = (st.st_mtime_ns, st.st_size, value)
-        return value
-
-    @staticmethod
-    def _read_frontmatter(abs_path: str | Path, rel: str) -> dict[str, Any]:
-        """Parse only the frontmatter block, reading just the head of the file."""
-        with open(abs_path, "rb") as handle:
-            head = handle.read(FRONTMATTER_PROBE)
-            text_head = head.lstrip(b"\xef\xbb\xbf")
-            if not text_head.startswith(b"---"):
-                return {}
-            if not _has_close(text_head) and len(head) == FRONTMATTER_PROBE:
-                head += handle.read(MAX_NOTE_BYTES)
-        text = decode(head, rel) if len(head) < FRONTMATTER_PROBE else _decode_prefix(head, rel)
-        try:
-            parts = frontmatter.split(text)
-            return frontmatter.load(parts.yaml)
-        except ParseError as exc:
-            raise ParseError(exc.message, path=rel) from None
+        return list_folder(folder, flt, self._frontmatter, recursive=recursive, limit=limit,
+                           with_frontmatter=with_frontmatter)
 
     # ------------------------------------------------------------------ search
 
@@ -589,7 +375,7 @@ class Vault:
             if os.path.exists(folder.abs):
                 raise InvalidRequest(f"{folder.rel} is a note, not a folder.", path=folder.rel)
             raise NotFound(f"No folder at {folder.rel or '/'}.", path=folder.rel)
-        files = ((rel, abs_path) for rel, abs_path, _ in self._walk(folder, True, stat=False))
+        files = ((rel, abs_path) for rel, abs_path, _ in walk_notes(folder, True, stat=False))
         return search_files(files, query, limit)
 
     # ------------------------------------------------------------------ counts
@@ -607,17 +393,3 @@ class Vault:
             except OSError:
                 result[name] = 0
         return result
-
-
-def _has_close(head: bytes) -> bool:
-    return b"\n---" in head[3:] or b"\n..." in head[3:]
-
-
-def _decode_prefix(head: bytes, rel: str) -> str:
-    # The probe may end inside a multi-byte character; only the frontmatter matters here.
-    try:
-        return head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start >= len(head) - 4:
-            return head[: exc.start].decode("utf-8")
-        raise ParseError(f"The note is not UTF-8 text (bad byte at offset {exc.start}).", path=rel) from None

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from h0.vault import Vault
 from h0.vault.index import VaultIndex, walk_notes
-from h0.vault.store import MAX_FOLDER_DEPTH
+from h0.vault.listing import MAX_FOLDER_DEPTH
 
 WORDS = ["invoice", "Invoices", "reinvoiced", "Atlas", "atlas-2", "Dana", "dana@example.com", "café", "CAFE",
          "quarterly", "e-mail", "Straße", "日本語", "re:", "x", "a_b", "--", "    ", "Ünïcödé"]

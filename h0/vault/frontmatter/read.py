@@ -49,7 +49,8 @@ def load_checked(yaml_text: str) -> dict[str, Any]:
         return {}
     if not isinstance(data, Mapping):
         raise ParseError("The frontmatter must be a mapping of keys to values.")
-    return to_json(data)
+    mapping: dict[str, Any] = to_json(data)  # a mapping stays one
+    return mapping
 
 
 def to_json(data: Any) -> Any:

@@ -67,7 +67,8 @@ LOCAL = _Local()
 
 
 def resolves_to(raw: str, kind: str) -> bool:
-    return LOCAL.safe.resolver.resolve(ScalarNode, raw, (True, False)) == f"tag:yaml.org,2002:{kind}"
+    tag: str = LOCAL.safe.resolver.resolve(ScalarNode, raw, (True, False))
+    return tag == f"tag:yaml.org,2002:{kind}"
 
 
 def json_scalar(value: Any) -> Any:

@@ -39,10 +39,10 @@ from h0.vault.index.db import Damaged, IndexDB, pack
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.query import every_row, plan, ranked
 from h0.vault.layout import LOGS
+from h0.vault.listing import MAX_FOLDER_DEPTH
 from h0.vault.paths import NOTE_SUFFIX, nfc
 from h0.vault.privacy import private_folders as private_folders_of
 from h0.vault.search import Matcher, SearchHit, check_query, read_file
-from h0.vault.store import MAX_FOLDER_DEPTH
 
 INDEX_FILE = "index.db"
 BATCH = 500  # notes written per transaction while (re)building

@@ -119,7 +119,8 @@ class IndexDB:
             return self._memory
         cached = getattr(self._local, "db", None)
         if cached is not None and cached[0] == self._generation:
-            return cached[1]
+            connection: sqlite3.Connection = cached[1]  # this thread's, of the current generation
+            return connection
         if cached is not None:
             cached[1].close()
         db = self._connect()

@@ -1,0 +1,104 @@
+"""Briefings/<day>.md: what arrived that (local) day, what H0 decided, what was sent, what waits."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from h0.followup.report import age
+from h0.report.audittail import current_errors, sent_recipients
+from h0.report.markdown import md_link, md_recipients, md_text, table, why_needed
+from h0.report.text import local_time
+from h0.vault.audit import iso
+from h0.vault.layout import DRAFTS, LOGS
+
+BRIEFINGS = "Briefings"
+BRIEFING_ROWS = 50
+
+
+def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[str, Any]) -> str:
+    """Briefings/<day>.md: what arrived that (local) day, what H0 decided, what was sent, what waits."""
+    start = dt.datetime.combine(day, dt.time.min).astimezone()
+    since, until = iso(start), iso(start + dt.timedelta(days=1))
+    today = [r for r in records if since <= str(r.get("timestamp", "")) < until and r.get("stream") == "h0"]
+    ingested = [r for r in today if r.get("event") == "email_ingested"]
+    decided = [r for r in today if r.get("event") == "triage_decision"]
+    sent = [r for r in today if r.get("event") == "email_sent"]
+    filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in today if r.get("event") == "email_filed"}
+    unsent = current_errors(today, since, frozenset({"send_refused", "send_held", "email_delivery_failed"}))
+    arrived = {str(r.get("path")) for r in ingested}
+    dropped_in = [r for r in decided if str(r.get("note")) not in arrived]
+    lines = [f"# H0 briefing — {day:%A %d %B %Y}", "", "What is happening right now: [[H0_Dashboard]].", ""]
+
+    lines.append(f"## Arrived ({len(ingested) + len(dropped_in)})")
+    rows = [(local_time(r["timestamp"]), md_link(_name(r.get("path"))), md_text(r.get("sender"), 60),
+             md_text(r.get("subject"), 80)) for r in ingested]
+    rows += [(local_time(r["timestamp"]), md_link(_name(r.get("note"))), md_text(r.get("sender") or "—", 60),
+              md_text(r.get("subject") or "—", 80)) for r in dropped_in]
+    lines += _rows(("time", "email", "from", "subject"), rows, "Nothing arrived.")
+
+    counts = Counter(str(r.get("decision")) for r in decided)
+    lines.append(f"## What H0 decided ({len(decided)})")
+    if counts:
+        lines += [" · ".join(f"{md_text(name, 30)}: {n}" for name, n in counts.most_common()), ""]
+    lines += _rows(("time", "email", "decision", "why"), [
+        (local_time(r["timestamp"]), md_link(_name(r.get("note"))), md_text(r.get("decision"), 30),
+         md_text(r.get("reasoning"), 200)) for r in decided
+    ], "No email was triaged.")
+
+    lines.append(f"## Sent ({len(sent)})")
+    lines += _rows(("time", "note", "to", "subject"), [
+        (local_time(r["timestamp"]), md_link(filed.get((r.get("path"), r.get("idempotency_key"))) or r.get("path")),
+         md_recipients(sent_recipients(r)), md_text(r.get("subject"), 80)) for r in sent
+    ], "Nothing was sent.")
+    if unsent:
+        lines.append(f"## Not sent, and not sent since ({len(unsent)})")
+        lines += _rows(("time", "note", "why"), [
+            (local_time(r["timestamp"]), md_link(r.get("returned_to") or r.get("failed_path") or r.get("path")),
+             md_text(r.get("message") or r.get("reason"), 200)) for r in unsent
+        ], "")
+
+    lines += _briefing_followups(today, status)
+    totals = status["totals"]
+    lines += ["## Waiting for you", ""]
+    lines.append(f"- Emails that need you: {totals['needs_you']}")
+    lines += [f"    - {md_link(n['path'])}: {why_needed(n)}" for n in status["needs_you"]]
+    lines.append(f"- Drafts waiting for your approval: {totals['waiting_for_approval']}")
+    lines.append(f"- Approved, not sent yet: {totals['approved_not_yet_sent']}")
+    lines.append(f"- Not sent, back in {DRAFTS}/ to fix: {totals['returned_to_drafts']}")
+    return "\n".join(lines) + "\n"
+
+
+def _briefing_followups(today: list[dict[str, Any]], status: dict[str, Any]) -> list[str]:
+    """The day's follow-ups: replies owed and awaited now, notes back from a snooze today."""
+    fu = status.get("follow_ups") or {}
+    if not fu:
+        return []
+    woke = [r for r in today if r.get("event") == "note_unsnoozed"]
+    lines = [f"## Follow-ups ({fu['owed_total']} owed, {fu['awaited_total']} awaited)", ""]
+    lines += [f"- Reply owed: {md_link(_name(o['path']))} — {md_text(o['sender'], 60)}, {age(o['working_days'])}"
+              for o in fu["owed"]]
+    lines += [f"- No answer from {md_text(a['waiting_on'], 60)}: {md_link(_name(a['path']))}, {age(a['working_days'])}"
+              for a in fu["awaited"]]
+    lines += [f"- Back from snooze at {local_time(r['timestamp'])}: {md_link(_name(r.get('path')))} — "
+              f"{md_text(r.get('reason'), 120)}" for r in woke]
+    if len(lines) == 2:
+        lines.append("No reply owed or overdue, nothing back from a snooze.")
+    return lines + [""]
+
+
+def _rows(head: tuple[str, ...], rows: Sequence[tuple[str, ...]], empty: str) -> list[str]:
+    if not rows:
+        return [empty, ""]
+    shown = rows[-BRIEFING_ROWS:]
+    more = [f"*…and {len(rows) - len(shown)} earlier ones (see {LOGS}/).*", ""] if len(rows) > len(shown) else []
+    return more + table(head, shown) + [""]
+
+
+
+
+def _name(path: object) -> str:
+    """An email note by its name: it moves from Needs_Action/ to Done/, and the link still resolves."""
+    return str(path or "").rsplit("/", 1)[-1]

@@ -1,0 +1,33 @@
+"""Frontmatter values and times as the status reports them (plain, JSON-ready text), and how many
+items each of its lists holds."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from h0.mail.recipients import recipient_lists
+from h0.vault.audit import iso
+
+SHOWN = 10  # a list beside a total holds at most this many ("37 (showing 10)")
+
+
+def note_recipients(fm: dict[str, Any]) -> dict[str, list[str]]:
+    """A note's recipients by real address, per field."""
+    return recipient_lists(fm.get("to"), fm.get("cc"), fm.get("bcc"))
+
+
+def iso_epoch(epoch: float | None) -> str | None:
+    return iso(dt.datetime.fromtimestamp(epoch, dt.UTC)) if epoch is not None else None
+
+
+def lower(value: object) -> str:
+    return str(value or "").strip().lower()
+
+
+def text(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)

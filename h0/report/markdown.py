@@ -1,0 +1,75 @@
+"""Inert Markdown for the reports H0 writes into the vault: a stranger's words, links, recipients,
+tables and headings with their counts.
+
+Everything that comes from an email or a note (subjects, reasons, names, paths) is escaped
+(`md_text`): it cannot break a table, nor become a link, an embed or HTML.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from h0.mail.htmltext import inert_inline
+from h0.mail.lookalike import shown as shown_domain
+from h0.mail.recipients import count, describe_recipients
+from h0.printable import printable
+
+DASHBOARD_RECIPIENTS = 20  # per table cell; `h0 status --json` and the audit log hold every one
+_LINK_UNSAFE = re.compile(r"[\[\]|#^\\<>`*\x00-\x1f\x7f]|%%")
+
+
+def md_text(value: object, limit: int = 160) -> str:
+    """A stranger's words as one inert line of Markdown: no line break, link, embed, HTML or
+    table cell break (`|` is escaped), bare URLs defused so they are not auto-linked."""
+    text = "" if value is None else (", ".join(map(str, value)) if isinstance(value, list) else str(value))
+    text = printable(" ".join(text.split()), limit)  # what is left of controls and bidi shows escaped
+    return inert_inline(text).replace("://", r":\/\/").replace("www.", r"www\.") or "—"
+
+
+def md_recipients(lists: dict[str, list[str]]) -> str:
+    """Every recipient by real address, inert (h0.mail.recipients); past DASHBOARD_RECIPIENTS, "+N more"."""
+    text = describe_recipients(lists, limit=DASHBOARD_RECIPIENTS)
+    if count(lists) > DASHBOARD_RECIPIENTS:
+        text += " (`h0 status --json` lists all)"
+    return md_text(text, limit=len(text) + 1)
+
+
+def md_link(path: object) -> str:
+    """A [[wikilink]] to a vault note, or its escaped text when its name could break out of one."""
+    text = str(path or "")
+    if not text or _LINK_UNSAFE.search(text) or text != text.strip() or printable(text) != text:
+        return md_text(text)
+    return f"[[{text.removesuffix('.md')}]]"
+
+
+def md_new(item: dict[str, Any]) -> str:
+    """' — **first message to** new.example' for a draft to a domain the vault never corresponded with."""
+    fresh = item.get("new_domains") or []
+    return f" — **first message to** {md_text(', '.join(shown_domain(d) for d in fresh))}" if fresh else ""
+
+
+def table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
+    return [f"| {' | '.join(head)} |", "|" + "---|" * len(head)] + [f"| {' | '.join(row)} |" for row in rows]
+
+
+def heading(title: str, total: int, shown: int) -> str:
+    return f"## {title} ({total}, showing {shown})" if total > shown else f"## {title} ({total})"
+
+
+def more(total: int, shown: int, where: str) -> list[str]:
+    # After a blank line: a line right below a table is one more row of it, below a list item part of it.
+    return ["", f"*…and {total - shown} more in {where}.*"] if total > shown else []
+
+
+def why_needed(item: dict[str, Any]) -> str:
+    reason = md_text(item["reason"], 200)
+    if item["decision"] == "urgent":
+        draft = f" — reply drafted: {md_link(item['draft'])}" if item.get("draft") else ""
+        return f"**urgent**{draft}: {reason}"
+    if item["decision"] == "delegate":
+        return f"delegate to {md_text(item['delegate_to'], 60)}: {reason}"
+    if item["decision"] == "rejected_reply":
+        return "you rejected the reply" + (f": {md_link(item['draft'])}" if item.get("draft") else "")
+    return f"needs information: {reason}"
