@@ -28,6 +28,7 @@ from google.auth.exceptions import RefreshError
 from google.oauth2.credentials import Credentials
 
 from h0.errors import AuthRequired, InvalidRequest
+from h0.mail.models import TokenState
 from h0.platform.fileio import atomic_write
 
 GMAIL_SCOPES = ["https://www.googleapis.com/auth/gmail.modify"]
@@ -126,7 +127,7 @@ class TokenStore:
             info["expiry"] = creds.expiry.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
         write_token_file(self.path, info)
 
-    def state(self) -> str:
+    def state(self) -> TokenState:
         """valid | expired_refreshable | missing | revoked — from the file, without network."""
         if self._credentials is not None and self._credentials.revoked:
             return "revoked"

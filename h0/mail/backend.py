@@ -20,6 +20,7 @@ from email.message import EmailMessage
 from typing import TYPE_CHECKING, ClassVar, Self
 
 from h0.errors import H0Error, InternalError, NotFound, NotSupported
+from h0.mail.models import TokenState
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -31,8 +32,6 @@ BACKENDS: dict[str, str] = {
     "outbox": "h0.mail.outbox:OutboxBackend",
     "imap": "h0.mail.imap:ImapBackend",
 }
-
-TOKEN_STATES = ("valid", "expired_refreshable", "missing", "revoked", "n/a")
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,8 +206,8 @@ class MailBackend:
         """The sending address, asking the provider for at most `timeout` seconds."""
         return None
 
-    def token_state(self) -> str:
-        """One of TOKEN_STATES, from local knowledge only (no network)."""
+    def token_state(self) -> TokenState:
+        """What the backend knows of its credentials, from local knowledge only (no network)."""
         return "n/a"
 
     def problems(self) -> list[str]:

@@ -45,6 +45,7 @@ from h0.mail.gmail_batch import BATCH_LIMIT, BatchRunner, batch_uri
 from h0.mail.gmail_transport import NoHttp, SessionHttp, ThreadSessions, Timeouts
 from h0.mail.gmail_wire import fetched_from_resource, history_id, map_http_error, map_transport_error
 from h0.mail.mime import raw_bytes
+from h0.mail.models import TokenState
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -415,7 +416,7 @@ class GmailBackend(MailBackend):
             self._account = str(address)
         return self._account
 
-    def token_state(self) -> str:
+    def token_state(self) -> TokenState:
         return self.tokens.state()
 
     def problems(self) -> list[str]:

@@ -22,11 +22,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from email.message import EmailMessage
+from typing import Any
 
 from loguru import logger
 
 from h0.errors import Conflict, H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, SendFailed
 from h0.mail.backend import MailBackend, Sent
+from h0.mail.models import SendEmailResult
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.state import Cap, StateDB
 from h0.vault.audit import AuditLog, iso, utcnow
@@ -41,18 +43,6 @@ UNKNOWN_OUTCOME_MESSAGE = (
     "An earlier attempt to send this may or may not have gone out, and the {backend} backend cannot "
     "check. Look in your Sent folder: if it is there, nothing more to do; if not, send it again as a new draft."
 )
-
-
-@dataclass(slots=True)
-class Receipt:
-    message_id: str
-    thread_id: str | None
-    sent_at: str
-    rfc822_message_id: str
-    backend: str
-    idempotency_key: str
-    already_sent: bool = False
-    hints: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +90,7 @@ class Sender:
         self._key_locks: dict[str, threading.Lock] = {}
         self._key_locks_guard = threading.Lock()
 
-    def send(self, out: Outgoing) -> Receipt:
+    def send(self, out: Outgoing) -> SendEmailResult:
         with self._lock_for(out.key):
             for _ in range(3):
                 claimed, done = self._claim(out)
@@ -118,8 +108,8 @@ class Sender:
                 self._key_locks = {k: v for k, v in self._key_locks.items() if v.locked()}
             return self._key_locks.setdefault(key, threading.Lock())
 
-    def _claim(self, out: Outgoing) -> tuple[bool, Receipt | None]:
-        """(True, None): claimed, go ahead. (False, None): claim again. (False, receipt): already sent."""
+    def _claim(self, out: Outgoing) -> tuple[bool, SendEmailResult | None]:
+        """(True, None): claimed, go ahead. (False, None): claim again. (False, result): already sent."""
         with self._drain:
             if self._stopping:
                 raise McpUnavailable("The mail server is shutting down; nothing was sent. Try again.", retryable=True)
@@ -134,7 +124,7 @@ class Sender:
             return True, None
         row = claim.row or {}
         if claim.status == "already_sent":
-            return False, self._receipt_from(row, out.key)
+            return False, self._result_from_ledger(row, out.key)
         if claim.status == "conflict":
             raise Conflict(
                 "This idempotency key was already used for a message with different content; nothing was sent. "
@@ -172,12 +162,11 @@ class Sender:
             logger.info("{}: an earlier attempt never reached {}; sending", rfc, self.backend.name)
             self.state.mark_failed(rfc, error="send_failed", reason="never reached the provider")
             return False, None
-        receipt = self._record_sent(found, out, ["recovered: an earlier attempt had sent it"], recovered=True)
-        receipt.already_sent = True
-        return False, receipt
+        recovered = self._record_sent(found, out, ["recovered: an earlier attempt had sent it"], recovered=True)
+        return False, recovered.model_copy(update={"already_sent": True})
 
-    def _receipt_from(self, row: dict, key: str) -> Receipt:
-        return Receipt(
+    def _result_from_ledger(self, row: dict[str, Any], key: str) -> SendEmailResult:
+        return SendEmailResult(
             message_id=str(row.get("provider_message_id")), thread_id=row.get("thread_id"),
             sent_at=str(row.get("sent_at")), rfc822_message_id=str(row.get("rfc822_message_id")),
             backend=str(row.get("backend") or self.backend.name), idempotency_key=key, already_sent=True,
@@ -185,7 +174,7 @@ class Sender:
 
     # -- 2–4. audit, send, record ----------------------------------------------------------
 
-    def _send_claimed(self, out: Outgoing) -> Receipt:
+    def _send_claimed(self, out: Outgoing) -> SendEmailResult:
         rfc = out.rfc822_message_id
         with self._drain:
             self._in_flight += 1
@@ -246,7 +235,7 @@ class Sender:
                 logger.error("could not write the audit record of a failed send {}: {}", rfc, log_err.message)
             raise
 
-    def _record_sent(self, sent: Sent, out: Outgoing, hints: list[str], *, recovered: bool = False) -> Receipt:
+    def _record_sent(self, sent: Sent, out: Outgoing, hints: list[str], *, recovered: bool = False) -> SendEmailResult:
         rfc = out.rfc822_message_id
         sent_at = iso(utcnow())
         try:
@@ -264,4 +253,6 @@ class Sender:
         except InternalError as err:
             logger.error("sent {} but could not write the audit log: {}", rfc, err.message)
             hints.append(f"sent, but the audit log could not be written: {err.message}")
-        return Receipt(sent.message_id, sent.thread_id, sent_at, rfc, self.backend.name, out.key, False, list(hints))
+        return SendEmailResult(message_id=sent.message_id, thread_id=sent.thread_id, sent_at=sent_at,
+                               rfc822_message_id=rfc, backend=self.backend.name, already_sent=False,
+                               idempotency_key=out.key, hints=list(hints))

@@ -61,12 +61,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from loguru import logger
 
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotSupported, PermissionDenied, RateLimited
 from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position
+from h0.mail.models import AckResult, SkippedEmail
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.retry import Backoff
 from h0.state import StateDB
@@ -148,8 +149,8 @@ class Slice:
     emails: list[Fetched]
     cursor: str
     more: bool
-    mode: str  # "history" | "catch_up"
-    skipped: list[dict[str, str]] = field(default_factory=list)  # {"id", "reason"}: could not be read
+    mode: Literal["history", "catch_up"]
+    skipped: list[SkippedEmail] = field(default_factory=list)  # could not be read
     sent: list[Fetched] = field(default_factory=list)  # the owner's sent mail in the same changes (follow-ups)
 
 
@@ -316,7 +317,7 @@ class MailSync:
 
     # -- acknowledging -------------------------------------------------------------------
 
-    def ack(self, token: str, message_ids: list[str], failed_ids: list[str]) -> dict[str, Any]:
+    def ack(self, token: str, message_ids: list[str], failed_ids: list[str]) -> AckResult:
         """The caller wrote notes for `message_ids`: label them ingested, then move the cursor past the slice.
 
         `failed_ids` could not be written: they stay unlabelled, the cursor still moves (one bad
@@ -336,8 +337,8 @@ class MailSync:
             if failed_ids:
                 self._catch_up_soon(source, len(failed_ids), "could not be ingested")
             row = self.state.mail_sync(source) or {}
-            return {"cursor": row.get("cursor"), "labelled": labelled, "gone": gone,
-                    "mode": "history" if kind == "h" else "catch_up"}
+            return AckResult(cursor=row.get("cursor"), labelled=labelled, gone=gone,
+                             mode="history" if kind == "h" else "catch_up")
 
     def _catch_up_soon(self, source: str, count: int, why: str) -> None:
         """Bring the next catch-up by query forward (with backoff while messages keep failing)."""
@@ -348,9 +349,9 @@ class MailSync:
         self.state.update_mail_sync(source, failures=failures, catch_up_due=due)
         logger.warning("mail sync: {} message(s) {}; catching up again in {:.0f} s", count, why, due - self.clock())
 
-    def _retry_unreadable(self, source: str, skipped: list[dict[str, str]]) -> None:
+    def _retry_unreadable(self, source: str, skipped: list[SkippedEmail]) -> None:
         """A new message Gmail would not give H0 (not a deleted one) is looked for again by query."""
-        unreadable = [s for s in skipped if s["reason"] == "unreadable"]
+        unreadable = [s for s in skipped if s.reason == "unreadable"]
         if unreadable:
             self._catch_up_soon(source, len(unreadable), "could not be read")
 
@@ -453,16 +454,16 @@ class MailSync:
     def _retry(self, what: str, call: Callable[[], T]) -> T:
         return self.policy.run(lambda _: call(), what=f"mail sync ({what})", sleep=self.sleep)
 
-    def _fetch(self, message_ids: list[str]) -> tuple[list[Fetched], list[dict[str, str]]]:
+    def _fetch(self, message_ids: list[str]) -> tuple[list[Fetched], list[SkippedEmail]]:
         done, skipped = self._in_batches(message_ids, self.backend.fetch_many)
         if len(self._rfc822) > 10_000:
             self._rfc822.clear()
         self._rfc822.update({i: _rfc822(f) for i, f in done.items()})
-        gone = []
+        gone: list[SkippedEmail] = []
         for message_id, error in skipped.items():
-            reason = "deleted" if error.code == "not_found" else "unreadable"
+            reason: Literal["deleted", "unreadable"] = "deleted" if error.code == "not_found" else "unreadable"
             logger.warning("mail sync: message {} skipped ({}): {}", message_id, reason, error.message)
-            gone.append({"id": message_id, "reason": reason})
+            gone.append(SkippedEmail(id=message_id, reason=reason))
         return [done[i] for i in message_ids if i in done], gone
 
     def _in_batches(self, ids: list[str], call: Callable[[list[str]], dict[str, Any]]) -> tuple[dict[str, Any], dict[str, H0Error]]:
