@@ -37,7 +37,8 @@ from h0.mail.backend import (
     CursorExpired,
     Fetched,
     Label,
-    MailBackend,
+    Mailbox,
+    MailSender,
     Position,
     Sent,
 )
@@ -138,9 +139,8 @@ def _history_page(page: Any) -> tuple[int, list[tuple[int, list[tuple[str, tuple
     return now, records, token
 
 
-class GmailBackend(MailBackend):
+class GmailBackend(MailSender, Mailbox):
     name = "gmail"
-    can_read = True
     batch_limit = BATCH_LIMIT
 
     def __init__(self, settings: Settings, *, timeout: float = REQUEST_TIMEOUT_S) -> None:
@@ -302,6 +302,9 @@ class GmailBackend(MailBackend):
                 return Changes(added, max(now, last), complete=True)
             if len(added) >= limit:
                 return Changes(added, last, complete=False)
+
+    def sent_changes(self, cursor: int | None, *, limit: int) -> None:
+        return None  # SENT is a label in the history that changes_since reads
 
     def message_ids(self, query: str, max_results: int) -> list[str]:
         """messages.list, ids only (5 quota units a page of up to 500)."""

@@ -35,7 +35,18 @@ from imapclient.imapclient import SENT as SENT_FLAG
 
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, SendFailed
 from h0.mail.addresses import refuse_line_breaks
-from h0.mail.backend import Added, Changes, CursorExpired, Fetched, Label, MailBackend, Position, Sent
+from h0.mail.backend import (
+    Added,
+    Changes,
+    CursorExpired,
+    Fetched,
+    Label,
+    Mailbox,
+    MailSender,
+    Position,
+    Sent,
+    one_by_one,
+)
 from h0.mail.imap_query import SENT, ImapQuery, parse_query
 from h0.mail.imap_wire import (
     FLAG_LABELS,
@@ -73,9 +84,8 @@ def _flag_names(flags: Iterable[Any]) -> set[bytes]:
     return {(f if isinstance(f, bytes) else str(f).encode()).lower() for f in flags or ()}
 
 
-class ImapBackend(MailBackend):
+class ImapBackend(MailSender, Mailbox):
     name = "imap"
-    can_read = True
     batch_limit = BATCH
 
     def __init__(self, settings: Settings, *, clock: Callable[[], float] = time.time) -> None:
@@ -404,6 +414,9 @@ class ImapBackend(MailBackend):
 
     # -- labels and folders --------------------------------------------------------------
 
+    def find_bounce(self, rfc822_message_id: str) -> int | None:
+        return None  # delivery reports are not looked for in an IMAP mailbox (yet): none is known
+
     def ensure_label(self, name: str) -> Label:
         """A label is a keyword; nothing to create (a move creates its folder when it happens).
         `kept` says whether the server keeps it on a message (see `keeps_keyword`)."""
@@ -470,7 +483,7 @@ class ImapBackend(MailBackend):
     def modify_many(self, message_ids: list[str], add: list[str], remove: list[str]) -> dict[str, list[str] | H0Error]:
         """One STORE per folder (the sync's ingested mark); moves go one by one."""
         if "INBOX" in remove or "INBOX" in add:
-            return super().modify_many(message_ids, add, remove)
+            return one_by_one(message_ids, lambda message_id: self.modify_labels(message_id, add, remove))
         answers: dict[str, list[str] | H0Error] = {}
         fetched = self.fetch_flags(message_ids)
         by_folder: dict[str, list[tuple[str, int]]] = defaultdict(list)

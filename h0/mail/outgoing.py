@@ -25,11 +25,12 @@ import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from email.headerregistry import Address
 from email.message import EmailMessage
 
-from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
+from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, PermissionDenied
 from h0.mail.addresses import parse_recipients, refuse_line_breaks
-from h0.mail.backend import MailBackend
+from h0.mail.backend import Fetched, MailSender, mailbox_of
 from h0.mail.drafts import Draft, parse_draft
 from h0.mail.lookalike import Correspondents, checked_recipients
 from h0.mail.mime import (
@@ -55,6 +56,7 @@ BODY_PREVIEW_CHARS = 200
 MAX_KEY_CHARS = 200
 RECENT_SEND_HOLD_S = 3600.0
 ARRIVALS = ("moved", "written", "unknown")
+Threading = tuple[str | None, str | None, str | None]  # (In-Reply-To, References, provider thread id)
 
 
 def message_id_domain(settings: object) -> str:
@@ -83,9 +85,10 @@ class _Read:
 class OutgoingBuilder:
     """Builds `Outgoing` messages for one vault, backend and state database."""
 
-    def __init__(self, settings: object, backend: MailBackend, state: StateDB, *, trusted_caller: bool = False) -> None:
+    def __init__(self, settings: object, backend: MailSender, state: StateDB, *, trusted_caller: bool = False) -> None:
         self.resolver = PathResolver(settings.vault_path)  # type: ignore[attr-defined]
         self.backend = backend
+        self.mailbox = mailbox_of(backend)  # None: the originals of replies are not readable here
         self.state = state
         self.settle_s = float(getattr(settings, "approval_settle_seconds", 10.0))
         self.fresh_s = float(getattr(settings, "approval_fresh_seconds", 3.0))
@@ -317,16 +320,16 @@ class OutgoingBuilder:
 
     # ------------------------------------------------------------------ shared
 
-    def _compose(self, to, cc, bcc, subject, body, html_body, files, key, thread, *, rfc: str | None = None) -> EmailMessage:
-        if not isinstance(to, list):  # a draft's addresses are still text
-            to, cc, bcc = (parse_recipients(n, list(v)) for n, v in (("to", to), ("cc", cc), ("bcc", bcc)))
+    def _compose(self, to: list[Address], cc: list[Address], bcc: list[Address], subject: str, body: str,
+                 html_body: str | None, files: list[Attachment], key: str, thread: Threading, *,
+                 rfc: str | None = None) -> EmailMessage:
         subject = check_subject(subject)
         rfc = rfc or f"<h0.{self.state.mac('message-id', key)[:32]}@{self.domain}>"
         return compose(to=to, cc=cc, bcc=bcc, subject=subject, body=body, html_body=html_body, attachments=files,
                        message_id=rfc, in_reply_to=thread[0], references=thread[1])
 
     @staticmethod
-    def _audit_fields(message: EmailMessage, body: str, files) -> dict[str, object]:
+    def _audit_fields(message: EmailMessage, body: str, files: list[Attachment]) -> dict[str, object]:
         return {
             "to": message.get("To"), "cc": message.get("Cc"), "bcc": message.get("Bcc"),
             "subject": message.get("Subject"), "body_preview": body[:BODY_PREVIEW_CHARS],
@@ -335,7 +338,7 @@ class OutgoingBuilder:
 
     def _thread(self, reply_to: str | None, thread_id: str | None, subject: str, hints: list[str], *,
                 check_newer: bool, drafted_at: str | None = None, path: str | None = None,
-                source: str | None = None):
+                source: str | None = None) -> Threading:
         """(In-Reply-To, References, threadId) for a reply; a failed look-up blocks the
         send only when there is no thread_id to fall back on. With `check_newer`, a Gmail
         thread that received an inbound message after the one answered holds the reply.
@@ -343,14 +346,14 @@ class OutgoingBuilder:
         note answered (`source:`) keeps."""
         if not reply_to:
             return (*self._headers_from_note(source), thread_id) if source else (None, None, thread_id)
-        try:
-            original = self.backend.get_message(reply_to)
-        except NotSupported:
+        if self.mailbox is None:
             in_reply_to, references = self._headers_from_note(source)
             if in_reply_to is None:
                 hints.append(f"the {self.backend.name} backend cannot read the original and the email note holds no "
                              "Message-ID; sent without In-Reply-To")
             return in_reply_to, references, thread_id
+        try:
+            original = self.mailbox.get_message(reply_to)
         except H0Error as err:
             if thread_id is None:
                 if isinstance(err, NotFound):
@@ -383,10 +386,12 @@ class OutgoingBuilder:
         except (H0Error, OSError, ValueError):
             return None, None
 
-    def _refuse_newer_inbound(self, thread: str, original, drafted_at: str | None, path: str | None) -> None:
+    def _refuse_newer_inbound(self, thread: str, original: Fetched, drafted_at: str | None, path: str | None) -> None:
+        if self.mailbox is None:
+            return
         try:
-            messages = self.backend.thread_messages(thread)
-        except (NotSupported, NotFound):
+            messages = self.mailbox.thread_messages(thread)
+        except NotFound:
             return
         baseline = max(original.internal_date_ms or 0, _epoch_ms(drafted_at))
         newer = [m for m in messages if m.id != original.id and not {"SENT", "DRAFT"} & set(m.labels)

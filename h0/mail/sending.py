@@ -27,7 +27,7 @@ from typing import Any
 from loguru import logger
 
 from h0.errors import Conflict, H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, SendFailed
-from h0.mail.backend import MailBackend, Sent
+from h0.mail.backend import MailSender, Sent
 from h0.mail.models import SendEmailResult
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.state import Cap, StateDB
@@ -78,7 +78,7 @@ class Outgoing:
 class Sender:
     """The send path of the mail service; one per server process."""
 
-    def __init__(self, backend: MailBackend, state: StateDB, audit: AuditLog, policy: RetryPolicy, caps: Caps) -> None:
+    def __init__(self, backend: MailSender, state: StateDB, audit: AuditLog, policy: RetryPolicy, caps: Caps) -> None:
         self.backend = backend
         self.state = state
         self.audit = audit

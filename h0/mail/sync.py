@@ -65,8 +65,8 @@ from typing import Any, Literal, TypeVar
 
 from loguru import logger
 
-from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotSupported, PermissionDenied, RateLimited
-from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position
+from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, PermissionDenied, RateLimited
+from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Label, Mailbox, Position
 from h0.mail.models import AckResult, SkippedEmail
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.retry import Backoff
@@ -157,12 +157,12 @@ class Slice:
 class MailSync:
     """The sync of one backend's mailbox into H0. Thread-safe; one per mail server process."""
 
-    def __init__(self, backend: MailBackend, state: StateDB, policy: RetryPolicy, *, query: str, ingested_label: str,
+    def __init__(self, backend: Mailbox, state: StateDB, policy: RetryPolicy, *, query: str, ingested_label: str,
                  clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
                  follow_sent: bool = True) -> None:
         self.backend = backend
         self.follow_sent = follow_sent
-        self._sent_stream_unsupported = False
+        self._sent_in_history = False  # the mailbox keeps no separate stream of sent mail (Gmail)
         self.state = state
         self.policy = policy
         self.filter = QueryFilter(query)
@@ -236,7 +236,7 @@ class MailSync:
 
     def _start_sent_stream(self, source: str) -> None:
         """At the first sync: the sent mail is followed from now on (a catch-up reads none)."""
-        if self.follow_sent and not self._sent_stream_unsupported and self.state.sent_cursor(source) is None:
+        if self.follow_sent and not self._sent_in_history and self.state.sent_cursor(source) is None:
             self._sent_stream(source, 1)
 
     def _sent_stream(self, source: str, limit: int) -> tuple[list[Added], int, bool] | None:
@@ -244,18 +244,18 @@ class MailSync:
         folder): (what was added, the cursor after it, more waiting), or None (nothing new, or a backend
         whose sent mail is in the history itself: Gmail). A Sent folder H0 cannot read costs the
         follow-ups a look, never the ingest."""
-        if not self.follow_sent or self._sent_stream_unsupported:
+        if not self.follow_sent or self._sent_in_history:
             return None
         stored = self.state.sent_cursor(source)
         try:
             changes = self._retry("sent mail", lambda: self.backend.sent_changes(stored, limit=limit))
-        except NotSupported:
-            self._sent_stream_unsupported = True
-            return None
         except (AuthRequired, RateLimited):
             raise
         except H0Error as error:
             logger.warning("mail sync: the sent mail could not be read this time ({})", error.message)
+            return None
+        if changes is None:
+            self._sent_in_history = True
             return None
         if not changes.added:
             if changes.cursor != stored:
@@ -398,8 +398,6 @@ class MailSync:
             try:
                 self._retry("label", lambda: self.backend.modify_all(ids, [label.id], []))
                 return len(ids), []
-            except NotSupported:
-                pass
             except (AuthRequired, PermissionDenied, RateLimited):
                 raise
             except H0Error as error:  # e.g. one id deleted meanwhile: label them one by one
