@@ -41,6 +41,11 @@ TESTING_APP_NOTE = (
 )
 
 
+# google-auth's Credentials has no annotations: the two of its methods called here, typed once.
+_init_credentials: Callable[..., None] = Credentials.__init__
+_refresh_credentials: Callable[[Credentials, Any], None] = Credentials.refresh
+
+
 class RefreshingCredentials(Credentials):
     """User credentials whose refresh is serialised across threads and persisted.
 
@@ -49,7 +54,7 @@ class RefreshingCredentials(Credentials):
     """
 
     def __init__(self, *args: Any, on_refresh: Callable[[RefreshingCredentials], None], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        _init_credentials(self, *args, **kwargs)
         self._refresh_lock = threading.Lock()
         self._on_refresh = on_refresh
         self.revoked = False
@@ -60,7 +65,7 @@ class RefreshingCredentials(Credentials):
             if self.token != seen and self.valid:
                 return  # another thread refreshed while we waited
             try:
-                super().refresh(request)
+                _refresh_credentials(self, request)
             except RefreshError as exc:
                 if "invalid_grant" in str(exc):
                     self.revoked = True
@@ -196,6 +201,6 @@ def run_consent_flow(
         authorization_prompt_message="Open this URL in a browser to let H0 use your Gmail:\n{url}\n",
         success_message="H0 is authorised. You can close this tab.",
     )
-    info = json.loads(creds.to_json())
+    info: dict[str, Any] = json.loads(creds.to_json())
     write_token_file(token_path, info)
     return info

@@ -168,7 +168,8 @@ class GmailBackend(MailSender, Mailbox):
     def _execute(self, build_request: Any, *, sending: bool = False) -> dict[str, Any]:
         api, pool = self._api()
         try:
-            return build_request(api).execute(http=pool.get(), num_retries=0)
+            result: dict[str, Any] = build_request(api).execute(http=pool.get(), num_retries=0)
+            return result
         except HttpError as exc:
             raise map_http_error(exc, sending=sending) from None
         except H0Error:

@@ -166,7 +166,7 @@ class ImapBackend(MailSender, Mailbox):
             raise NotFound(f"Message {msg_id} is gone: the server renumbered {folder} since.", message_id=msg_id)
         return folder, uid
 
-    def _fetched(self, folder: str, validity: int, uid: int, data: dict, *, full: bool) -> Fetched:
+    def _fetched(self, folder: str, validity: int, uid: int, data: dict[bytes, Any], *, full: bool) -> Fetched:
         raw = data.get(b"BODY[]") or data.get(b"BODY[HEADER]") or b""
         return fetched_from_raw(message_id(folder, validity, uid), raw, folder=folder, flags=data.get(b"FLAGS"),
                                 internal_date=data.get(b"INTERNALDATE"), sent_folder=self._sent_folder, full=full)
@@ -223,7 +223,7 @@ class ImapBackend(MailSender, Mailbox):
         rfc = rfc822_message_id.strip()
         refuse_line_breaks("rfc822_message_id", rfc)
 
-        def look(client: IMAPClient) -> tuple[str, int, dict]:
+        def look(client: IMAPClient) -> tuple[str, int, dict[int, dict[bytes, Any]]]:
             folder = self._folder(client, SENT)
             validity = self._select(client, folder)
             uids = client.search(["HEADER", "Message-ID", rfc])
@@ -232,7 +232,7 @@ class ImapBackend(MailSender, Mailbox):
         folder, validity, found = self._run("the search of Sent", look)
         if not found:
             return None
-        done = [uid for uid, data in found.items() if PENDING.lower() not in _flag_names(data.get(b"FLAGS"))]
+        done = [uid for uid, data in found.items() if PENDING.lower() not in _flag_names(data.get(b"FLAGS", ()))]
         if not done:
             raise SendFailed(
                 f"H0 stopped while sending {rfc}: the copy in the Sent folder ({folder}) is still flagged as a draft, "
