@@ -30,20 +30,11 @@ from email.message import EmailMessage
 
 from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, PermissionDenied
 from h0.mail.addresses import parse_recipients, refuse_line_breaks
+from h0.mail.attachments import Attachment, hash_attachments, load_attachments
 from h0.mail.backend import Fetched, MailSender, mailbox_of
 from h0.mail.drafts import Draft, parse_draft
 from h0.mail.lookalike import Correspondents, checked_recipients
-from h0.mail.mime import (
-    MESSAGE_ID_DOMAIN,
-    Attachment,
-    check_body,
-    check_subject,
-    compose,
-    hash_attachments,
-    load_attachments,
-    normalize_message_id,
-    reply_headers,
-)
+from h0.mail.mime import MESSAGE_ID_DOMAIN, check_body, check_subject, compose, normalize_message_id, reply_headers
 from h0.mail.sending import Outgoing
 from h0.state import StateDB
 from h0.vault.draft_state import draft_status, refusal
