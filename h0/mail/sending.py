@@ -45,6 +45,11 @@ UNKNOWN_OUTCOME_MESSAGE = (
 )
 
 
+def hold(message: str, reason: str, **details: object) -> Conflict:
+    """A refusal the daemon answers by returning the note to Drafts/ with the reason on it (nothing sent)."""
+    return Conflict(message, reason=reason, hold=True, **details)
+
+
 @dataclass(frozen=True, slots=True)
 class Caps:
     per_hour: int
@@ -135,11 +140,11 @@ class Sender:
             raise Conflict("This message is being sent by another H0 process right now.", idempotency_key=out.key,
                            reason="in_progress", retry_after=5.0)
         if claim.status == "answered":
-            raise Conflict(
+            raise hold(
                 f"H0 already sent a reply to this email ({row.get('note_path') or row.get('rfc822_message_id')}, "
                 f"{row.get('sent_at')}). Nothing was sent. Set `send_anyway: true` in the draft's frontmatter "
                 "to send a second reply.",
-                reason="already_answered", hold=True, answered_by=row.get("note_path"), answered_at=row.get("sent_at"),
+                "already_answered", answered_by=row.get("note_path"), answered_at=row.get("sent_at"),
             )
         if claim.status == "rate_limited":
             cap = claim.cap
