@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -146,6 +147,21 @@ class TokenStore:
         if info.get("token") and expiry is not None and expiry > _utcnow_naive() + dt.timedelta(seconds=60):
             return "valid"
         return "expired_refreshable"
+
+    def problems(self) -> list[str]:
+        """What a person should fix about the token, from the file alone (no network)."""
+        state = self.state()
+        if state == "missing":
+            return [f"no usable Gmail token at {self.path}: {REAUTH_MESSAGE}"]
+        if state == "revoked":
+            return [f"Google refused the refresh token (revoked, or a 7-day 'Testing' app token): {REAUTH_MESSAGE}"]
+        try:
+            mode = stat.S_IMODE(self.path.stat().st_mode)
+        except OSError:
+            return []
+        if mode & 0o077:
+            return [f"{self.path} is readable by other users (mode {mode:o}); run: chmod 600 {self.path}"]
+        return []
 
 
 def refresh_failure(exc: RefreshError) -> AuthRequired:
