@@ -44,7 +44,6 @@ ALLOWED = {
 MAX_LINES = 400
 OVERSIZED = {
     "h0/drafting/knowledge.py", "h0/handlers/triage.py",
-    "h0/mail/imap.py",
     "h0/mcp/vault_server.py", "h0/pipeline/daemon.py", "h0/report/collect.py", "h0/report/dashboard.py",
     "h0/report/logview.py", "h0/state/db.py", "h0/vault/store.py",
 }

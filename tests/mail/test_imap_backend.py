@@ -20,6 +20,7 @@ from h0.handlers.ingest import ingest_new_mail
 from h0.mail import MailService
 from h0.mail.api import LocalMail
 from h0.mail.imap import ImapBackend
+from h0.mail.imap_connection import ImapConnection
 from h0.mail.imap_idle import IdleWatcher
 from h0.mail.imap_query import parse_query
 from h0.mail.imap_wire import keyword
@@ -412,7 +413,7 @@ def test_given_a_crash_before_the_copy_reached_sent_then_the_retry_sends_once(
     def die(*args, **kwargs):
         raise Crash
 
-    monkeypatch.setattr(ImapBackend, "_run", die)
+    monkeypatch.setattr(ImapConnection, "run", die)  # the first IMAP call dies with the process
     with pytest.raises(Crash):
         first.send_email(to="bob@example.org", subject="Plan", body="B.", idempotency_key="k-early")
     monkeypatch.undo()
