@@ -152,7 +152,7 @@ class MailSender(Protocol):
 
     def close(self) -> None:
         """Release connections. Safe to call twice."""
-        return
+        return  # a body, not `...`: the default for a backend that holds no connection
 
     def __enter__(self) -> Self:
         return self
