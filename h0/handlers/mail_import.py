@@ -19,9 +19,9 @@ from h0.errors import Conflict, H0Error
 from h0.followup.threads import owner_addresses
 from h0.handlers.context import HandlerContext
 from h0.handlers.ingest import email_body, email_frontmatter, write_email_note
+from h0.mail.email_views import email_full
 from h0.mail.importer import FileMessage, Problem
 from h0.mail.models import EmailFull
-from h0.mail.service import email_full
 from h0.vault.layout import DONE
 
 
@@ -51,7 +51,7 @@ def import_messages(items: Iterable[FileMessage | Problem], ctx: HandlerContext)
             report.problems.append(item)
             continue
         try:
-            email = EmailFull.model_validate(email_full(item.fetched))
+            email = email_full(item.fetched)
             if _from_owner(email, owner):
                 path = _write_sent(email, ctx)
                 (report.sent.append(path) if path else None)

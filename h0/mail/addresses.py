@@ -135,7 +135,8 @@ def other_address_in_name(display_name: str, address: str) -> str | None:
     if "@" not in shown:
         return None
     real = address.strip().casefold()
-    for candidate in _ADDRESS_LIKE.findall(shown):
+    candidates: list[str] = _ADDRESS_LIKE.findall(shown)
+    for candidate in candidates:
         if candidate.strip(".").casefold() != real:
             return candidate.strip(".")
     return None

@@ -32,25 +32,25 @@ class MailAPI(Protocol):
 
 
 class LocalMail:
-    """`MailAPI` over a `MailService` in this process (what the mail server itself wraps)."""
+    """`MailAPI` over a `MailService` in this process: the service already answers with these models."""
 
     def __init__(self, service: MailService) -> None:
         self.service = service
 
     def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> SendEmailResult:
-        return SendEmailResult.model_validate(self.service.send_approved_draft(path, note_hash, arrival))
+        return self.service.send_approved_draft(path, note_hash, arrival)
 
     def list_new_emails(self, max_results: int) -> NewEmails:
-        return NewEmails.model_validate(self.service.list_new_emails(max_results))
+        return self.service.list_new_emails(max_results)
 
     def ack_new_emails(self, cursor: str, message_ids: Sequence[str], failed_ids: Sequence[str] = ()) -> AckResult:
-        return AckResult.model_validate(self.service.ack_new_emails(cursor, list(message_ids), list(failed_ids)))
+        return self.service.ack_new_emails(cursor, list(message_ids), list(failed_ids))
 
     def list_emails(self, query: str, max_results: int) -> EmailList:
-        return EmailList.model_validate(self.service.list_emails(query, max_results))
+        return self.service.list_emails(query, max_results)
 
     def get_email(self, message_id: str) -> EmailFull:
-        return EmailFull.model_validate(self.service.get_email(message_id))
+        return self.service.get_email(message_id)
 
     def add_label(self, message_id: str, label_name: str) -> LabelResult:
-        return LabelResult.model_validate(self.service.add_label(message_id, label_name))
+        return self.service.add_label(message_id, label_name)

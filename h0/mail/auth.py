@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,7 @@ from google.auth.exceptions import RefreshError
 from google.oauth2.credentials import Credentials
 
 from h0.errors import AuthRequired, InvalidRequest
+from h0.mail.models import TokenState
 from h0.platform.fileio import atomic_write
 
 GMAIL_SCOPES = ["https://www.googleapis.com/auth/gmail.modify"]
@@ -40,6 +42,11 @@ TESTING_APP_NOTE = (
 )
 
 
+# google-auth's Credentials has no annotations: the two of its methods called here, typed once.
+_init_credentials: Callable[..., None] = Credentials.__init__
+_refresh_credentials: Callable[[Credentials, Any], None] = Credentials.refresh
+
+
 class RefreshingCredentials(Credentials):
     """User credentials whose refresh is serialised across threads and persisted.
 
@@ -48,7 +55,7 @@ class RefreshingCredentials(Credentials):
     """
 
     def __init__(self, *args: Any, on_refresh: Callable[[RefreshingCredentials], None], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        _init_credentials(self, *args, **kwargs)
         self._refresh_lock = threading.Lock()
         self._on_refresh = on_refresh
         self.revoked = False
@@ -59,7 +66,7 @@ class RefreshingCredentials(Credentials):
             if self.token != seen and self.valid:
                 return  # another thread refreshed while we waited
             try:
-                super().refresh(request)
+                _refresh_credentials(self, request)
             except RefreshError as exc:
                 if "invalid_grant" in str(exc):
                     self.revoked = True
@@ -126,7 +133,7 @@ class TokenStore:
             info["expiry"] = creds.expiry.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
         write_token_file(self.path, info)
 
-    def state(self) -> str:
+    def state(self) -> TokenState:
         """valid | expired_refreshable | missing | revoked — from the file, without network."""
         if self._credentials is not None and self._credentials.revoked:
             return "revoked"
@@ -140,6 +147,21 @@ class TokenStore:
         if info.get("token") and expiry is not None and expiry > _utcnow_naive() + dt.timedelta(seconds=60):
             return "valid"
         return "expired_refreshable"
+
+    def problems(self) -> list[str]:
+        """What a person should fix about the token, from the file alone (no network)."""
+        state = self.state()
+        if state == "missing":
+            return [f"no usable Gmail token at {self.path}: {REAUTH_MESSAGE}"]
+        if state == "revoked":
+            return [f"Google refused the refresh token (revoked, or a 7-day 'Testing' app token): {REAUTH_MESSAGE}"]
+        try:
+            mode = stat.S_IMODE(self.path.stat().st_mode)
+        except OSError:
+            return []
+        if mode & 0o077:
+            return [f"{self.path} is readable by other users (mode {mode:o}); run: chmod 600 {self.path}"]
+        return []
 
 
 def refresh_failure(exc: RefreshError) -> AuthRequired:
@@ -195,6 +217,6 @@ def run_consent_flow(
         authorization_prompt_message="Open this URL in a browser to let H0 use your Gmail:\n{url}\n",
         success_message="H0 is authorised. You can close this tab.",
     )
-    info = json.loads(creds.to_json())
+    info: dict[str, Any] = json.loads(creds.to_json())
     write_token_file(token_path, info)
     return info

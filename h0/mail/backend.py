@@ -7,22 +7,28 @@ Failures are raised as `h0.errors` types; a failure that may succeed if tried ag
 `details["retryable"] = True`, and a send whose fate is unknown sets
 `details["outcome"] = "unknown"` (never retryable: the caller checks `find_sent` first).
 
-A backend that cannot do something raises `NotSupported` (the default for every optional
-method here). Backends hold connections: use them as context managers or call `close()`.
-A new backend is one module and one line in `BACKENDS`.
+Two small protocols, split by role: `MailSender` (send, and say whether a message was sent:
+every backend) and `Mailbox` (read, label, follow changes: Gmail and IMAP). A caller asks
+whether there is a mailbox by type, with `mailbox_of`, never by trying and catching.
+Backends hold connections: use them as context managers or call `close()`. A new backend is
+one module and one line in `BACKENDS`, and `open_backend` is the one place a backend is chosen.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from typing import TYPE_CHECKING, ClassVar, Self
+from typing import TYPE_CHECKING, ClassVar, Protocol, Self, TypeVar, runtime_checkable
 
 from h0.errors import H0Error, InternalError, NotFound, NotSupported
+from h0.mail.models import TokenState
 
 if TYPE_CHECKING:
     from h0.config import Settings
+
+T = TypeVar("T")
 
 # name → "module:Class"; imported on demand so the outbox never loads the Google client.
 BACKENDS: dict[str, str] = {
@@ -31,8 +37,6 @@ BACKENDS: dict[str, str] = {
     "outbox": "h0.mail.outbox:OutboxBackend",
     "imap": "h0.mail.imap:ImapBackend",
 }
-
-TOKEN_STATES = ("valid", "expired_refreshable", "missing", "revoked", "n/a")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,102 +117,33 @@ class ChangesUnreadable(InternalError):
         super().__init__(message, retryable=False, **details)
 
 
-class MailBackend:
-    """Base class; `send` is the only method every backend must implement."""
+class MailSender(Protocol):
+    """What every backend does: hand a message to the provider, and say whether it already did.
 
-    name: ClassVar[str] = "?"
-    can_read: ClassVar[bool] = False
+    SMTP and the outbox are this alone; Gmail and IMAP are a `Mailbox` too. The methods with a
+    body answer for a backend that has nothing more to say (no token, no local problems); a
+    backend class subclasses this protocol to inherit them, and `close()`'s context manager.
+    """
+
+    name: ClassVar[str]
     notice: ClassVar[str | None] = None  # said loudly at start-up (the outbox: "nothing is sent")
 
     def send(self, message: EmailMessage, *, thread_id: str | None = None) -> Sent:
         """Hand `message` to the provider once. Never retries on its own."""
-        raise NotImplementedError
+        ...
 
     def find_sent(self, rfc822_message_id: str) -> Sent | None:
         """The message with this Message-ID if the provider has sent it, else None.
-        Raises NotSupported when the provider cannot tell (SMTP)."""
-        raise NotSupported(f"The {self.name} backend cannot look up sent messages.")
-
-    def list_messages(self, query: str, max_results: int) -> list[Fetched]:
-        """Messages matching a Gmail-syntax query, newest first, headers and snippet only."""
-        raise NotSupported(f"The {self.name} backend cannot read mail.")
-
-    def get_message(self, message_id: str) -> Fetched:
-        """One message with its decoded bodies and attachment metadata (never attachment bytes)."""
-        raise NotSupported(f"The {self.name} backend cannot read mail.")
-
-    def thread_messages(self, thread_id: str) -> list[Fetched]:
-        """The messages of one thread, oldest first, with headers From/To/Subject/Message-ID/Date, labels and
-        internal_date_ms (no bodies needed). Backends that cannot read raise NotSupported."""
-        raise NotSupported(f"The {self.name} backend cannot read mail.")
-
-    def ensure_label(self, name: str) -> Label:
-        """The label called `name` (case-insensitive), created if missing."""
-        raise NotSupported(f"The {self.name} backend has no labels.")
-
-    def modify_labels(self, message_id: str, add: list[str], remove: list[str]) -> list[str]:
-        """Add and remove label ids on a message; returns its label ids afterwards."""
-        raise NotSupported(f"The {self.name} backend has no labels.")
-
-    # -- incremental sync (optional) ---------------------------------------------------
-
-    batch_limit: ClassVar[int] = 1  # how many calls one round trip may carry (fetch_many, modify_many)
-
-    def position(self) -> Position:
-        """The account and where its mailbox stands now."""
-        raise NotSupported(f"The {self.name} backend cannot follow a mailbox's changes.")
-
-    def changes_since(self, cursor: int, *, label: str | None, limit: int) -> Changes:
-        """Messages added after `cursor` (only those with label id `label`, if given), reading until at
-        least `limit` are found or none are left. Raises CursorExpired when `cursor` is too old."""
-        raise NotSupported(f"The {self.name} backend cannot follow a mailbox's changes.")
-
-    def sent_changes(self, cursor: int | None, *, limit: int) -> Changes:
-        """The owner's sent messages after `cursor`, oldest first, where the provider keeps them apart from the
-        changes `changes_since` follows (IMAP's Sent folder). `cursor` None, or one from before the folder was
-        renumbered: nothing, and the cursor of now. Gmail: NotSupported (SENT is in its history)."""
-        raise NotSupported(f"The {self.name} backend has no separate stream of sent mail.")
-
-    def message_ids(self, query: str, max_results: int) -> list[str]:
-        """Ids of the messages matching a Gmail-syntax query, newest first (nothing fetched)."""
-        raise NotSupported(f"The {self.name} backend cannot read mail.")
-
-    def fetch_many(self, message_ids: list[str]) -> dict[str, Fetched | H0Error]:
-        """Full messages in one round trip where the provider allows (at most `batch_limit` ids): each id
-        answered by its message or its own typed error (NotFound: deleted since)."""
-        answers: dict[str, Fetched | H0Error] = {}
-        for message_id in message_ids:
-            try:
-                answers[message_id] = self.get_message(message_id)
-            except H0Error as error:
-                answers[message_id] = error
-        return answers
-
-    def modify_many(self, message_ids: list[str], add: list[str], remove: list[str]) -> dict[str, list[str] | H0Error]:
-        """modify_labels for many messages in one round trip where the provider allows (at most `batch_limit`)."""
-        answers: dict[str, list[str] | H0Error] = {}
-        for message_id in message_ids:
-            try:
-                answers[message_id] = self.modify_labels(message_id, add, remove)
-            except H0Error as error:
-                answers[message_id] = error
-        return answers
-
-    def modify_all(self, message_ids: list[str], add: list[str], remove: list[str]) -> None:
-        """The same label change on many messages in one call (Gmail: messages.batchModify, ≤ 1000 ids,
-        cheaper than one modify each from about ten messages on)."""
-        raise NotSupported(f"The {self.name} backend cannot change many messages at once.")
-
-    def find_bounce(self, rfc822_message_id: str) -> int | None:
-        """Epoch ms of a delivery-failure report for this Message-ID, or None if none is known."""
-        return None
+        Raises NotSupported when the provider cannot tell (SMTP): the outcome of an unanswered
+        send then stays unknown, and is never guessed by sending again."""
+        ...
 
     def account(self, timeout: float) -> str | None:
         """The sending address, asking the provider for at most `timeout` seconds."""
         return None
 
-    def token_state(self) -> str:
-        """One of TOKEN_STATES, from local knowledge only (no network)."""
+    def token_state(self) -> TokenState:
+        """What the backend knows of its credentials, from local knowledge only (no network)."""
         return "n/a"
 
     def problems(self) -> list[str]:
@@ -217,6 +152,7 @@ class MailBackend:
 
     def close(self) -> None:
         """Release connections. Safe to call twice."""
+        return  # a body, not `...`: the default for a backend that holds no connection
 
     def __enter__(self) -> Self:
         return self
@@ -225,11 +161,105 @@ class MailBackend:
         self.close()
 
 
-def open_backend(settings: Settings) -> MailBackend:
+@runtime_checkable
+class Mailbox(Protocol):
+    """A mailbox the provider keeps: read it, label it, follow its changes (Gmail, IMAP).
+
+    Whether a backend has one is asked by type, once: `mailbox_of(backend)`. Every method
+    answers in full or raises a typed `H0Error`, with the module's contract on retries.
+    """
+
+    name: ClassVar[str]
+    batch_limit: ClassVar[int]  # how many calls one round trip may carry (fetch_many, modify_many)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def list_messages(self, query: str, max_results: int) -> list[Fetched]:
+        """Messages matching a Gmail-syntax query, newest first, headers and snippet only."""
+        ...
+
+    def message_ids(self, query: str, max_results: int) -> list[str]:
+        """Ids of the messages matching a Gmail-syntax query, newest first (nothing fetched)."""
+        ...
+
+    def get_message(self, message_id: str) -> Fetched:
+        """One message with its decoded bodies and attachment metadata (never attachment bytes)."""
+        ...
+
+    def fetch_many(self, message_ids: list[str]) -> dict[str, Fetched | H0Error]:
+        """Full messages in one round trip where the provider allows (at most `batch_limit` ids): each id
+        answered by its message or its own typed error (NotFound: deleted since)."""
+        ...
+
+    def thread_messages(self, thread_id: str) -> list[Fetched]:
+        """The messages of one thread, oldest first, with headers From/To/Subject/Message-ID/Date, labels and
+        internal_date_ms (no bodies needed)."""
+        ...
+
+    def find_bounce(self, rfc822_message_id: str) -> int | None:
+        """Epoch ms of a delivery-failure report for this Message-ID, or None if none is known."""
+        ...
+
+    # -- labels --------------------------------------------------------------------------
+
+    def ensure_label(self, name: str) -> Label:
+        """The label called `name` (case-insensitive), created if missing."""
+        ...
+
+    def modify_labels(self, message_id: str, add: list[str], remove: list[str]) -> list[str]:
+        """Add and remove label ids on a message; returns its label ids afterwards."""
+        ...
+
+    def modify_many(self, message_ids: list[str], add: list[str], remove: list[str]) -> dict[str, list[str] | H0Error]:
+        """modify_labels for many messages in one round trip where the provider allows (at most `batch_limit`)."""
+        ...
+
+    def modify_all(self, message_ids: list[str], add: list[str], remove: list[str]) -> None:
+        """The same label change on many messages in one call (Gmail: messages.batchModify, ≤ 1000 ids,
+        cheaper than one modify each from about ten messages on)."""
+        ...
+
+    # -- changes -------------------------------------------------------------------------
+
+    def position(self) -> Position:
+        """The account and where its mailbox stands now."""
+        ...
+
+    def changes_since(self, cursor: int, *, label: str | None, limit: int) -> Changes:
+        """Messages added after `cursor` (only those with label id `label`, if given), reading until at
+        least `limit` are found or none are left. Raises CursorExpired when `cursor` is too old."""
+        ...
+
+    def sent_changes(self, cursor: int | None, *, limit: int) -> Changes | None:
+        """The owner's sent messages after `cursor`, oldest first, where the provider keeps them apart from the
+        changes `changes_since` follows (IMAP's Sent folder). `cursor` None, or one from before the folder was
+        renumbered: nothing, and the cursor of now. None where the sent mail is in those changes already
+        (Gmail: SENT is in its history)."""
+        ...
+
+
+def one_by_one(ids: list[str], call: Callable[[str], T]) -> dict[str, T | H0Error]:
+    """`call` on each id in turn, each answered by its result or its own typed error: a batch method
+    (`fetch_many`, `modify_many`) where the provider has no batch for it."""
+    answers: dict[str, T | H0Error] = {}
+    for one in ids:
+        try:
+            answers[one] = call(one)
+        except H0Error as error:
+            answers[one] = error
+    return answers
+
+
+def mailbox_of(backend: MailSender) -> Mailbox | None:
+    """The backend's mailbox, or None for a backend that only sends (SMTP, the outbox)."""
+    return backend if isinstance(backend, Mailbox) else None
+
+
+def open_backend(settings: Settings) -> MailSender:
     """The backend MAIL_BACKEND names, built from settings (no network until first use)."""
     target = BACKENDS.get(settings.mail_backend)
     if target is None:
         raise NotSupported(f"Unknown MAIL_BACKEND {settings.mail_backend!r}; choose one of {', '.join(BACKENDS)}.")
     module_name, _, class_name = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    return cls(settings)
+    build: Callable[[Settings], MailSender] = getattr(importlib.import_module(module_name), class_name)
+    return build(settings)

@@ -10,7 +10,7 @@ that renders as nothing in reading view above the cut-off (comments, invisible c
 link reference definitions, hidden HTML, embeds…: h0.mail.visible) and a template marker
 nobody edited away are refused — never stripped, since stripping would send something
 nobody read either. `parse_draft` is pure: it reads no
-files; the attachments' bytes are hashed by `h0.mail.mime.load_attachments`.
+files; the attachments' bytes are hashed by `h0.mail.attachments.load_attachments`.
 """
 
 from __future__ import annotations

@@ -15,8 +15,6 @@ import base64
 import functools
 import io
 import json
-import re
-import stat
 import threading
 from dataclasses import dataclass
 from email.message import EmailMessage
@@ -29,22 +27,30 @@ from googleapiclient.http import MediaIoBaseUpload
 
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotFound
 from h0.mail.addresses import refuse_line_breaks
-from h0.mail.auth import REAUTH_MESSAGE, TokenStore
+from h0.mail.auth import TokenStore
 from h0.mail.backend import (
     Added,
     Changes,
-    ChangesUnreadable,
     CursorExpired,
     Fetched,
     Label,
-    MailBackend,
+    Mailbox,
+    MailSender,
     Position,
     Sent,
 )
 from h0.mail.gmail_batch import BATCH_LIMIT, BatchRunner, batch_uri
 from h0.mail.gmail_transport import NoHttp, SessionHttp, ThreadSessions, Timeouts
-from h0.mail.gmail_wire import fetched_from_resource, history_id, map_http_error, map_transport_error
+from h0.mail.gmail_wire import (
+    fetched_from_resource,
+    fetched_or_error,
+    history_id,
+    history_page,
+    map_http_error,
+    map_transport_error,
+)
 from h0.mail.mime import raw_bytes
+from h0.mail.models import TokenState
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -85,61 +91,12 @@ def _gmail_api(api_endpoint: str | None) -> _Api:
     return _Api(users, users.messages(), users.labels(), users.threads(), users.history())
 
 
-def _fetched(resource: Any) -> Fetched | H0Error:
-    """A batch part's message resource, or the typed error of one Gmail should never send."""
-    try:
-        return fetched_from_resource(resource)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        return InternalError(f"Gmail answered a message H0 cannot read: {type(exc).__name__}: {exc}", retryable=False)
-
-
 def _bare(message_id: str) -> str:
     return message_id.strip().strip("<>")
 
 
-_MESSAGE_ID = re.compile(r"[0-9A-Za-z_-]{1,256}")  # Gmail's ids are hex; nothing else belongs in a URL path or a note name
-
-
-def _history_page(page: Any) -> tuple[int, list[tuple[int, list[tuple[str, tuple[str, ...] | None]]]], str | None]:
-    """One history.list answer as (historyId, [(record id, [(message id, labels)])], nextPageToken),
-    or ChangesUnreadable naming what is wrong with it."""
-    try:
-        if not isinstance(page, dict):
-            raise TypeError(f"the answer is a {type(page).__name__}, not an object")
-        now = history_id(page.get("historyId"), "history historyId")
-        history = page.get("history") or []
-        if not isinstance(history, list):
-            raise TypeError("`history` is not a list")
-        records = []
-        for record in history:
-            if not isinstance(record, dict):
-                raise TypeError("a history record is not an object")
-            position = history_id(record.get("id"), "history record id")
-            entries = record.get("messagesAdded") or []
-            if not isinstance(entries, list):
-                raise TypeError(f"record {position}: `messagesAdded` is not a list")
-            messages = []
-            for entry in entries:
-                message = entry.get("message") if isinstance(entry, dict) else None
-                message_id = message.get("id") if isinstance(message, dict) else None
-                if not isinstance(message_id, str) or not _MESSAGE_ID.fullmatch(message_id):
-                    shown = repr(message_id)[:40]
-                    raise ValueError(f"record {position}: a messagesAdded entry has no usable message id ({shown})")
-                labels = message.get("labelIds") if isinstance(message, dict) else None
-                messages.append((message_id, tuple(map(str, labels)) if isinstance(labels, list) else None))
-            records.append((position, messages))
-        token = page.get("nextPageToken") or None
-        if token is not None and not isinstance(token, str):
-            raise ValueError("`nextPageToken` is not a string")
-    except (TypeError, ValueError, InternalError) as exc:
-        text = exc.message if isinstance(exc, InternalError) else str(exc)
-        raise ChangesUnreadable(f"Gmail's history answer cannot be read: {text}") from None
-    return now, records, token
-
-
-class GmailBackend(MailBackend):
+class GmailBackend(MailSender, Mailbox):
     name = "gmail"
-    can_read = True
     batch_limit = BATCH_LIMIT
 
     def __init__(self, settings: Settings, *, timeout: float = REQUEST_TIMEOUT_S) -> None:
@@ -167,7 +124,8 @@ class GmailBackend(MailBackend):
     def _execute(self, build_request: Any, *, sending: bool = False) -> dict[str, Any]:
         api, pool = self._api()
         try:
-            return build_request(api).execute(http=pool.get(), num_retries=0)
+            result: dict[str, Any] = build_request(api).execute(http=pool.get(), num_retries=0)
+            return result
         except HttpError as exc:
             raise map_http_error(exc, sending=sending) from None
         except H0Error:
@@ -290,7 +248,7 @@ class GmailBackend(MailBackend):
                 page = self._execute(lambda api, params=params: api.history.list(**params))
             except NotFound as err:
                 raise CursorExpired(f"Gmail no longer keeps history from {cursor}: {err.message}", cursor=str(cursor)) from None
-            now, records, page_token = _history_page(page)
+            now, records, page_token = history_page(page)
             for position, messages in records:
                 last = max(last, position)
                 for message_id, labels in messages:
@@ -301,6 +259,9 @@ class GmailBackend(MailBackend):
                 return Changes(added, max(now, last), complete=True)
             if len(added) >= limit:
                 return Changes(added, last, complete=False)
+
+    def sent_changes(self, cursor: int | None, *, limit: int) -> None:
+        return None  # SENT is a label in the history that changes_since reads
 
     def message_ids(self, query: str, max_results: int) -> list[str]:
         """messages.list, ids only (5 quota units a page of up to 500)."""
@@ -323,7 +284,7 @@ class GmailBackend(MailBackend):
             message_id: (lambda api, message_id=message_id: api.messages.get(userId="me", id=message_id, format="full"))
             for message_id in dict.fromkeys(message_ids)
         })
-        return {key: value if isinstance(value, H0Error) else _fetched(value) for key, value in answers.items()}
+        return {key: value if isinstance(value, H0Error) else fetched_or_error(value) for key, value in answers.items()}
 
     def modify_many(self, message_ids: list[str], add: list[str], remove: list[str]) -> dict[str, list[str] | H0Error]:
         """messages.modify for each id, in one batch request (5 quota units each)."""
@@ -415,23 +376,11 @@ class GmailBackend(MailBackend):
             self._account = str(address)
         return self._account
 
-    def token_state(self) -> str:
+    def token_state(self) -> TokenState:
         return self.tokens.state()
 
     def problems(self) -> list[str]:
-        state = self.tokens.state()
-        path = self.tokens.path
-        if state == "missing":
-            return [f"no usable Gmail token at {path}: {REAUTH_MESSAGE}"]
-        if state == "revoked":
-            return [f"Google refused the refresh token (revoked, or a 7-day 'Testing' app token): {REAUTH_MESSAGE}"]
-        try:
-            mode = stat.S_IMODE(path.stat().st_mode)
-        except OSError:
-            return []
-        if mode & 0o077:
-            return [f"{path} is readable by other users (mode {mode:o}); run: chmod 600 {path}"]
-        return []
+        return self.tokens.problems()
 
     def close(self) -> None:
         with self._lock:

@@ -36,6 +36,7 @@ import ssl
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -54,6 +55,8 @@ from urllib3.util.retry import Retry
 STALE_AFTER_S = 15.0
 NO_RETRIES = Retry(total=0, read=False, redirect=False)
 _IDEMPOTENT = frozenset({"GET", "HEAD"})
+# google-auth's AuthorizedSession has no annotations: it is a requests.Session, and typed as one here.
+_authorized_session: Callable[..., requests.Session] = AuthorizedSession
 # Raised by requests while preparing the request, before any connection is made.
 _PREPARE_ERRORS = (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
                    requests.exceptions.InvalidHeader, requests.exceptions.URLRequired)
@@ -92,7 +95,7 @@ class SessionHttp:
     def __init__(self, credentials: Credentials, timeouts: Timeouts) -> None:
         self.timeouts = timeouts
         # One refresh and re-send after a 401; a token refresh gets each request's timeouts too.
-        self.session = AuthorizedSession(credentials, max_refresh_attempts=1)
+        self.session = _authorized_session(credentials, max_refresh_attempts=1)
         self._adapter = HTTPAdapter(max_retries=NO_RETRIES)
         self.session.mount("https://", self._adapter)
         self.session.mount("http://", self._adapter)

@@ -1,5 +1,6 @@
 """Gmail's wire format, translated: HTTP failures → typed H0 errors, message resources →
-plain `Fetched` values. Everything Gmail-shaped stays in this module and gmail.py.
+plain `Fetched` values, history.list pages → (cursor, records). Everything Gmail-shaped stays
+in this module and gmail.py.
 
 Header values arrive as the sender wrote them (RFC 2047 words undecoded). `Fetched.headers`
 holds them cleaned (h0.mail.headers.clean_inbound_header): decoded completely, no control
@@ -33,7 +34,7 @@ from h0.errors import (
     SendFailed,
 )
 from h0.mail.auth import REAUTH_MESSAGE, refresh_failure
-from h0.mail.backend import AttachmentInfo, Fetched
+from h0.mail.backend import AttachmentInfo, ChangesUnreadable, Fetched
 from h0.mail.gmail_transport import OutcomeUnknown, RequestNotSent
 from h0.mail.headers import clean_header_text, clean_inbound_header
 from h0.retry import retry_after
@@ -168,3 +169,51 @@ def fetched_from_resource(resource: dict[str, Any]) -> Fetched:
             fetched.html = _decode_data(body.get("data"), part_headers)
         stack[0:0] = list(part.get("parts") or [])
     return fetched
+
+
+def fetched_or_error(resource: Any) -> Fetched | H0Error:
+    """A batch part's message resource, or the typed error of one Gmail should never send."""
+    try:
+        return fetched_from_resource(resource)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return InternalError(f"Gmail answered a message H0 cannot read: {type(exc).__name__}: {exc}", retryable=False)
+
+
+_MESSAGE_ID = re.compile(r"[0-9A-Za-z_-]{1,256}")  # Gmail's ids are hex; nothing else belongs in a URL path or a note name
+
+
+def history_page(page: Any) -> tuple[int, list[tuple[int, list[tuple[str, tuple[str, ...] | None]]]], str | None]:
+    """One history.list answer as (historyId, [(record id, [(message id, labels)])], nextPageToken),
+    or ChangesUnreadable naming what is wrong with it."""
+    try:
+        if not isinstance(page, dict):
+            raise TypeError(f"the answer is a {type(page).__name__}, not an object")
+        now = history_id(page.get("historyId"), "history historyId")
+        history = page.get("history") or []
+        if not isinstance(history, list):
+            raise TypeError("`history` is not a list")
+        records = []
+        for record in history:
+            if not isinstance(record, dict):
+                raise TypeError("a history record is not an object")
+            position = history_id(record.get("id"), "history record id")
+            entries = record.get("messagesAdded") or []
+            if not isinstance(entries, list):
+                raise TypeError(f"record {position}: `messagesAdded` is not a list")
+            messages = []
+            for entry in entries:
+                message = entry.get("message") if isinstance(entry, dict) else None
+                message_id = message.get("id") if isinstance(message, dict) else None
+                if not isinstance(message_id, str) or not _MESSAGE_ID.fullmatch(message_id):
+                    shown = repr(message_id)[:40]
+                    raise ValueError(f"record {position}: a messagesAdded entry has no usable message id ({shown})")
+                labels = message.get("labelIds") if isinstance(message, dict) else None
+                messages.append((message_id, tuple(map(str, labels)) if isinstance(labels, list) else None))
+            records.append((position, messages))
+        token = page.get("nextPageToken") or None
+        if token is not None and not isinstance(token, str):
+            raise ValueError("`nextPageToken` is not a string")
+    except (TypeError, ValueError, InternalError) as exc:
+        text = exc.message if isinstance(exc, InternalError) else str(exc)
+        raise ChangesUnreadable(f"Gmail's history answer cannot be read: {text}") from None
+    return now, records, token

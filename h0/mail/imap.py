@@ -6,7 +6,7 @@ it, and a cursor from another UIDVALIDITY (the server renumbered INBOX) raises C
 the sync catches up by query (`-label:H0/ingested` → `UNKEYWORD H0-ingested`). The "ingested"
 mark is an IMAP keyword on the message itself, so nothing local can drift and a renumbered
 mailbox never yields a second note. Labels are keywords; `move_email` moves between folders
-(MOVE). The push channel, IDLE, is h0.mail.imap_idle.
+(MOVE): h0.mail.imap_labels. The push channel, IDLE, is h0.mail.imap_idle.
 
 Sending is exactly-once with a write-ahead copy: the message is APPENDed to the Sent folder
 flagged `\\Draft` ("being sent"), handed to SMTP, then un-flagged. `find_sent` searches Sent
@@ -15,38 +15,46 @@ for the deterministic Message-ID: no copy → SMTP never saw it (send); a copy w
 so the outcome is unknown and nothing is re-sent (the human checks, and deletes that copy to
 allow a new attempt). A definite SMTP refusal deletes the copy again.
 
-One connection, used under a lock (the mail server's tools run in worker threads); a lost
-connection is reopened once at once, then left to the caller's retry policy.
+One connection (h0.mail.imap_connection), used under a lock (the mail server's tools run in
+worker threads); a lost connection is reopened once at once, then left to the caller's retry policy.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientAbortError, IMAPClientError
-from imapclient.imapclient import SENT as SENT_FLAG
 
-from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, SendFailed
+from h0.errors import H0Error, InvalidRequest, NotFound, SendFailed
 from h0.mail.addresses import refuse_line_breaks
-from h0.mail.backend import Added, Changes, CursorExpired, Fetched, Label, MailBackend, Position, Sent
+from h0.mail.backend import (
+    Added,
+    Changes,
+    CursorExpired,
+    Fetched,
+    Label,
+    Mailbox,
+    MailSender,
+    Position,
+    Sent,
+)
+from h0.mail.imap_connection import ImapConnection
+from h0.mail.imap_labels import ImapLabels
 from h0.mail.imap_query import SENT, ImapQuery, parse_query
 from h0.mail.imap_wire import (
-    FLAG_LABELS,
     INBOX,
     SNIPPET_MAX_BYTES,
+    appended_uid,
     connect,
     fetched_from_raw,
+    flag_names,
     internal_ms,
-    keyword,
     labels_for,
-    map_error,
     message_id,
     parse_id,
     thread_root,
@@ -69,13 +77,8 @@ def _cursor(validity: int, uid: int) -> int:
     return (validity << 32) | uid
 
 
-def _flag_names(flags: Iterable[Any]) -> set[bytes]:
-    return {(f if isinstance(f, bytes) else str(f).encode()).lower() for f in flags or ()}
-
-
-class ImapBackend(MailBackend):
+class ImapBackend(MailSender, Mailbox):
     name = "imap"
-    can_read = True
     batch_limit = BATCH
 
     def __init__(self, settings: Settings, *, clock: Callable[[], float] = time.time) -> None:
@@ -85,81 +88,17 @@ class ImapBackend(MailBackend):
         self.smtp = SmtpBackend(settings)  # SMTP_* as for MAIL_BACKEND=smtp (its own login: hosts differ)
         self.smtp.sender = self.smtp.sender or (self.user if "@" in self.user else None)
         self.clock = clock
-        self._lock = threading.RLock()
-        self._client: IMAPClient | None = None
-        self._sent_folder: str | None = None
-        self._folder_names: dict[str, str] = {}  # label id (keyword) → the name it was asked for
-        self._kept: dict[str, bool] = {}  # keyword → whether INBOX's PERMANENTFLAGS allow it
+        self.connection = ImapConnection(settings)
+        self.labels = ImapLabels(self.connection)
         self.folders: list[str] = []  # the folders the last health check found
 
-    # -- the connection ------------------------------------------------------------------
-
-    def _run(self, what: str, call: Callable[[IMAPClient], T], *, again: bool = True) -> T:
-        """`call` with a logged-in client; a lost connection is reopened and tried once more."""
-        with self._lock:
-            for attempt in (0, 1):
-                if self._client is None:
-                    self._client = connect(self.settings)
-                try:
-                    return call(self._client)
-                except Exception as exc:
-                    mapped = map_error(exc, what)
-                    if mapped is None:
-                        raise
-                    if mapped.details.pop("reconnect", False):
-                        self._drop()
-                        if again and attempt == 0:
-                            continue
-                    raise mapped from None
-            raise AssertionError("unreachable")
-
-    def _drop(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            with contextlib.suppress(Exception):  # it is gone either way
-                client.shutdown()
-
     def close(self) -> None:
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None:
-            try:
-                client.logout()
-            except Exception:  # noqa: BLE001 — closing anyway
-                with contextlib.suppress(Exception):
-                    client.shutdown()
+        self.connection.close()
 
-    def _select(self, client: IMAPClient, folder: str) -> int:
-        """SELECT `folder` afresh (so new mail is seen); its UIDVALIDITY."""
-        try:
-            status = client.select_folder(folder)
-        except IMAPClientAbortError:
-            raise
-        except IMAPClientError:  # a NO
-            raise NotFound(f"There is no folder {folder!r} on the IMAP server.", folder=folder) from None
-        return int(status[b"UIDVALIDITY"])
-
-    def _folder(self, client: IMAPClient, name: str) -> str:
-        if name != SENT:
-            return name
-        if self._sent_folder is None:
-            found = client.find_special_folder(SENT_FLAG)
-            if found is None:
-                client.create_folder("Sent")
-                found = "Sent"
-            self._sent_folder = found
-        return self._sent_folder
-
-    def _open(self, client: IMAPClient, msg_id: str) -> tuple[str, int]:
-        folder, validity, uid = parse_id(msg_id)
-        if self._select(client, folder) != validity:
-            raise NotFound(f"Message {msg_id} is gone: the server renumbered {folder} since.", message_id=msg_id)
-        return folder, uid
-
-    def _fetched(self, folder: str, validity: int, uid: int, data: dict, *, full: bool) -> Fetched:
+    def _fetched(self, folder: str, validity: int, uid: int, data: dict[bytes, Any], *, full: bool) -> Fetched:
         raw = data.get(b"BODY[]") or data.get(b"BODY[HEADER]") or b""
         return fetched_from_raw(message_id(folder, validity, uid), raw, folder=folder, flags=data.get(b"FLAGS"),
-                                internal_date=data.get(b"INTERNALDATE"), sent_folder=self._sent_folder, full=full)
+                                internal_date=data.get(b"INTERNALDATE"), sent_folder=self.connection.sent_folder, full=full)
 
     # -- sending -------------------------------------------------------------------------
 
@@ -170,15 +109,15 @@ class ImapBackend(MailBackend):
         raw = raw_bytes(message)
 
         def append(client: IMAPClient) -> tuple[str, int, int]:
-            folder = self._folder(client, SENT)
+            folder = self.connection.folder(client, SENT)
             answer = client.append(folder, raw, flags=(b"\\Seen", PENDING))
-            validity = self._select(client, folder)
+            validity = self.connection.select(client, folder)
             uids = client.search(["HEADER", "Message-ID", rfc]) if rfc else []
-            uid = _appended_uid(answer) or (max(uids) if uids else 0)
+            uid = appended_uid(answer) or (max(uids) if uids else 0)
             return folder, validity, uid
 
         try:
-            folder, validity, uid = self._run("the copy to Sent", append, again=False)
+            folder, validity, uid = self.connection.run("the copy to Sent", append, again=False)
         except H0Error as err:
             raise SendFailed(f"Could not put the copy in the Sent folder, so nothing was sent: {err.message}",
                              retryable=bool(err.details.get("retryable")), outcome="not_sent") from None
@@ -194,17 +133,17 @@ class ImapBackend(MailBackend):
         return Sent(message_id(folder, validity, uid) if uid else rfc, thread_id or thread_root(message), tuple(warnings))
 
     def _settle(self, client: IMAPClient, folder: str, validity: int, uid: int) -> None:
-        if uid and self._select(client, folder) == validity:
+        if uid and self.connection.select(client, folder) == validity:
             client.remove_flags([uid], [PENDING])
 
     def _delete(self, client: IMAPClient, folder: str, validity: int, uid: int) -> None:
-        if uid and self._select(client, folder) == validity:
+        if uid and self.connection.select(client, folder) == validity:
             client.delete_messages([uid])
             client.uid_expunge([uid]) if client.has_capability("UIDPLUS") else client.expunge()
 
     def _quietly(self, call: Callable[[IMAPClient], None]) -> bool:
         try:
-            self._run("tidying the Sent copy", call)
+            self.connection.run("tidying the Sent copy", call)
             return True
         except H0Error:
             return False
@@ -213,16 +152,16 @@ class ImapBackend(MailBackend):
         rfc = rfc822_message_id.strip()
         refuse_line_breaks("rfc822_message_id", rfc)
 
-        def look(client: IMAPClient) -> tuple[str, int, dict]:
-            folder = self._folder(client, SENT)
-            validity = self._select(client, folder)
+        def look(client: IMAPClient) -> tuple[str, int, dict[int, dict[bytes, Any]]]:
+            folder = self.connection.folder(client, SENT)
+            validity = self.connection.select(client, folder)
             uids = client.search(["HEADER", "Message-ID", rfc])
             return folder, validity, client.fetch(uids, [b"FLAGS", b"BODY.PEEK[HEADER]"]) if uids else {}
 
-        folder, validity, found = self._run("the search of Sent", look)
+        folder, validity, found = self.connection.run("the search of Sent", look)
         if not found:
             return None
-        done = [uid for uid, data in found.items() if PENDING.lower() not in _flag_names(data.get(b"FLAGS"))]
+        done = [uid for uid, data in found.items() if PENDING.lower() not in flag_names(data.get(b"FLAGS", ()))]
         if not done:
             raise SendFailed(
                 f"H0 stopped while sending {rfc}: the copy in the Sent folder ({folder}) is still flagged as a draft, "
@@ -237,8 +176,8 @@ class ImapBackend(MailBackend):
     # -- reading -------------------------------------------------------------------------
 
     def _search(self, client: IMAPClient, query: ImapQuery, max_results: int) -> tuple[str, int, list[int]]:
-        folder = self._folder(client, query.folder)
-        validity = self._select(client, folder)
+        folder = self.connection.folder(client, query.folder)
+        validity = self.connection.select(client, folder)
         uids = sorted(client.search(query.search, query.charset), reverse=True)
         if query.after_s is not None or query.before_s is not None:
             kept: list[int] = []
@@ -253,7 +192,7 @@ class ImapBackend(MailBackend):
 
     def message_ids(self, query: str, max_results: int) -> list[str]:
         parsed = parse_query(query, now_s=self.clock())
-        folder, validity, uids = self._run("a search", lambda c: self._search(c, parsed, max_results))
+        folder, validity, uids = self.connection.run("a search", lambda c: self._search(c, parsed, max_results))
         return [message_id(folder, validity, uid) for uid in uids]
 
     def list_messages(self, query: str, max_results: int) -> list[Fetched]:
@@ -271,7 +210,7 @@ class ImapBackend(MailBackend):
                     data[uid][b"BODY[]"] = body.get(b"BODY[]")
             return [self._fetched(folder, validity, u, data[u], full=False) for u in uids if u in data]
 
-        return self._run("a listing", listing)
+        return self.connection.run("a listing", listing)
 
     def get_message(self, message_id: str) -> Fetched:
         answer = self.fetch_many([message_id])[message_id]
@@ -294,7 +233,7 @@ class ImapBackend(MailBackend):
         def fetch(client: IMAPClient) -> None:
             for (folder, validity), wanted in by_folder.items():
                 try:
-                    current = self._select(client, folder)
+                    current = self.connection.select(client, folder)
                 except NotFound as err:
                     answers.update({m: err for m, _ in wanted})
                     continue
@@ -311,7 +250,7 @@ class ImapBackend(MailBackend):
                                                    message_id=msg_id)
 
         try:
-            self._run("fetching messages", fetch)
+            self.connection.run("fetching messages", fetch)
         except H0Error as err:
             for msg_id in message_ids:
                 answers.setdefault(msg_id, err)
@@ -330,14 +269,14 @@ class ImapBackend(MailBackend):
         def gather(client: IMAPClient) -> list[Fetched]:
             found: list[Fetched] = []
             for name in (INBOX, SENT):
-                folder = self._folder(client, name)
-                validity = self._select(client, folder)
+                folder = self.connection.folder(client, name)
+                validity = self.connection.select(client, folder)
                 uids = client.search(criteria)
                 data = client.fetch(uids, _LIST) if uids else {}
                 found += [self._fetched(folder, validity, u, d, full=False) for u, d in data.items()]
             return found
 
-        return sorted(self._run("a thread search", gather), key=lambda m: m.internal_date_ms or 0)
+        return sorted(self.connection.run("a thread search", gather), key=lambda m: m.internal_date_ms or 0)
 
     # -- incremental sync ----------------------------------------------------------------
 
@@ -348,7 +287,7 @@ class ImapBackend(MailBackend):
             status = client.select_folder(INBOX)
             return _cursor(int(status[b"UIDVALIDITY"]), max(0, int(status[b"UIDNEXT"]) - 1))
 
-        return Position(f"{self.user}@{self.host}", self._run("reading INBOX's position", where))
+        return Position(f"{self.user}@{self.host}", self.connection.run("reading INBOX's position", where))
 
     def changes_since(self, cursor: int, *, label: str | None, limit: int) -> Changes:
         """INBOX's messages with a UID above the cursor's, oldest first, with their flags as labels.
@@ -367,12 +306,12 @@ class ImapBackend(MailBackend):
             taken = uids[:limit]
             flags = client.get_flags(taken) if taken else {}
             added = [Added(message_id(INBOX, validity, u), _cursor(validity, u),
-                           tuple(_labels(flags.get(u, ())))) for u in taken]
+                           tuple(labels_for(INBOX, flags.get(u, ()), None))) for u in taken]
             if len(uids) > limit:
                 return Changes(added, _cursor(validity, taken[-1]), complete=False)
             return Changes(added, _cursor(validity, max([last, uidnext - 1, *uids])), complete=True)
 
-        return self._run("reading new mail", read)
+        return self.connection.run("reading new mail", read)
 
     def sent_changes(self, cursor: int | None, *, limit: int) -> Changes:
         """The Sent folder's messages with a UID above the cursor's (its UIDVALIDITY << 32 | UID), oldest first.
@@ -380,7 +319,7 @@ class ImapBackend(MailBackend):
         A copy still flagged `\\Draft` (H0's own send under way) is listed with the DRAFT label."""
 
         def read(client: IMAPClient) -> Changes:
-            folder = self._folder(client, SENT)
+            folder = self.connection.folder(client, SENT)
             status = client.folder_status(folder, [b"UIDVALIDITY", b"UIDNEXT"])
             validity, uidnext = int(status[b"UIDVALIDITY"]), int(status[b"UIDNEXT"])
             now = _cursor(validity, max(0, uidnext - 1))
@@ -389,141 +328,35 @@ class ImapBackend(MailBackend):
             last = cursor & 0xFFFFFFFF
             if uidnext - 1 <= last:
                 return Changes([], _cursor(validity, max(last, uidnext - 1)), complete=True)
-            if self._select(client, folder) != validity:
+            if self.connection.select(client, folder) != validity:
                 return Changes([], now, complete=True)
             uids = sorted(u for u in client.search(["UID", f"{last + 1}:*"]) if u > last)
             taken = uids[:limit]
             flags = client.get_flags(taken) if taken else {}
             added = [Added(message_id(folder, validity, u), _cursor(validity, u),
-                           tuple(_labels(flags.get(u, ()), folder, folder))) for u in taken]
+                           tuple(labels_for(folder, flags.get(u, ()), folder))) for u in taken]
             if len(uids) > limit:
                 return Changes(added, _cursor(validity, taken[-1]), complete=False)
             return Changes(added, _cursor(validity, max([last, uidnext - 1, *uids])), complete=True)
 
-        return self._run("reading sent mail", read)
+        return self.connection.run("reading sent mail", read)
 
-    # -- labels and folders --------------------------------------------------------------
+    # -- labels and folders (h0.mail.imap_labels) ---------------------------------------
+
+    def find_bounce(self, rfc822_message_id: str) -> int | None:
+        return None  # delivery reports are not looked for in an IMAP mailbox (yet): none is known
 
     def ensure_label(self, name: str) -> Label:
-        """A label is a keyword; nothing to create (a move creates its folder when it happens).
-        `kept` says whether the server keeps it on a message (see `keeps_keyword`)."""
-        if name.strip().upper() == INBOX:
-            return Label(INBOX, INBOX)
-        word = keyword(name)
-        self._folder_names[word] = name.strip()
-        return Label(word, name.strip(), kept=self.keeps_keyword(word))
-
-    def keeps_keyword(self, word: str) -> bool:
-        """Whether INBOX keeps this keyword on a message: its PERMANENTFLAGS hold `\\*` (any new
-        keyword) or name it. Servers without either (many hosted Exchange-style ones) drop it silently."""
-        if word not in self._kept:
-            flags = self._run("reading INBOX's flags", lambda c: c.select_folder(INBOX).get(b"PERMANENTFLAGS", ()))
-            allowed = {(f if isinstance(f, bytes) else str(f).encode()).lower() for f in flags or ()}
-            self._kept[word] = b"\\*" in allowed or word.lower().encode() in allowed
-        return self._kept[word]
+        return self.labels.ensure_label(name)
 
     def modify_labels(self, message_id: str, add: list[str], remove: list[str]) -> list[str]:
-        """Keywords and flags are stored; adding a label while removing INBOX moves the message to
-        the folder of that name (created if missing) — `move_email`. Returns the labels afterwards
-        (a moved message's are those in its new folder)."""
-
-        def modify(client: IMAPClient) -> list[str]:
-            folder, uid = self._open(client, message_id)
-            targets = [a for a in add if a not in ("INBOX", "UNREAD", "STARRED", "DRAFT")]
-            if folder == INBOX and "INBOX" in remove and targets:
-                return self._move(client, uid, self._folder_names.get(targets[0], targets[0]))
-            if folder != INBOX and "INBOX" in add:
-                return self._move(client, uid, INBOX)
-            self._store(client, [uid], add, remove)
-            return _labels(client.get_flags([uid]).get(uid, ()), folder, self._sent_folder)
-
-        return self._run("a label change", modify)
-
-    def _store(self, client: IMAPClient, uids: list[int], add: list[str], remove: list[str]) -> None:
-        plus, minus = _flags_for(add, remove)
-        if plus:
-            client.add_flags(uids, plus)
-        if minus:
-            client.remove_flags(uids, minus)
-        wanted = [f for f in plus if not f.startswith(b"\\")]
-        if wanted:
-            after = client.get_flags(uids)
-            missing = [w for w in wanted if any(w.lower() not in _flag_names(after.get(u, ())) for u in after)]
-            if missing:
-                raise InternalError(
-                    f"The IMAP server did not keep the keyword {missing[0].decode()!r} (its PERMANENTFLAGS have no \\*): "
-                    "H0 needs keywords to mark ingested mail. `h0 doctor` shows what the server allows.",
-                    retryable=False, keyword=missing[0].decode())
-
-    def _move(self, client: IMAPClient, uid: int, destination: str) -> list[str]:
-        names = {name for _, _, name in client.list_folders()}
-        if destination not in names:
-            client.create_folder(destination)
-        if client.has_capability("MOVE"):
-            client.move([uid], destination)
-        else:
-            client.copy([uid], destination)
-            client.delete_messages([uid])
-            client.uid_expunge([uid]) if client.has_capability("UIDPLUS") else client.expunge()
-        return ["SENT" if destination == self._sent_folder else destination]
+        return self.labels.modify_labels(message_id, add, remove)
 
     def modify_many(self, message_ids: list[str], add: list[str], remove: list[str]) -> dict[str, list[str] | H0Error]:
-        """One STORE per folder (the sync's ingested mark); moves go one by one."""
-        if "INBOX" in remove or "INBOX" in add:
-            return super().modify_many(message_ids, add, remove)
-        answers: dict[str, list[str] | H0Error] = {}
-        fetched = self.fetch_flags(message_ids)
-        by_folder: dict[str, list[tuple[str, int]]] = defaultdict(list)
-        for msg_id, found in fetched.items():
-            if isinstance(found, H0Error):
-                answers[msg_id] = found
-            else:
-                by_folder[found[0]].append((msg_id, found[1]))
-
-        def store(client: IMAPClient) -> None:
-            for folder, wanted in by_folder.items():
-                self._select(client, folder)
-                uids = [uid for _, uid in wanted]
-                self._store(client, uids, add, remove)
-                flags = client.get_flags(uids)
-                for msg_id, uid in wanted:
-                    answers[msg_id] = _labels(flags.get(uid, ()), folder, self._sent_folder)
-
-        self._run("a label change", store)
-        return answers
+        return self.labels.modify_many(message_ids, add, remove)
 
     def modify_all(self, message_ids: list[str], add: list[str], remove: list[str]) -> None:
-        failed = [a for a in self.modify_many(message_ids, add, remove).values() if isinstance(a, H0Error)]
-        if failed:
-            raise failed[0]
-
-    def fetch_flags(self, message_ids: list[str]) -> dict[str, tuple[str, int] | H0Error]:
-        """(folder, uid) of each id still valid, else its NotFound/InvalidRequest."""
-        answers: dict[str, tuple[str, int] | H0Error] = {}
-        parsed: dict[str, tuple[str, int, int]] = {}
-        for msg_id in dict.fromkeys(message_ids):
-            try:
-                parsed[msg_id] = parse_id(msg_id)
-            except InvalidRequest as err:
-                answers[msg_id] = err
-
-        def check(client: IMAPClient) -> None:
-            validities: dict[str, int | None] = {}
-            for msg_id, (folder, validity, uid) in parsed.items():
-                if folder not in validities:
-                    try:
-                        validities[folder] = int(client.folder_status(folder, [b"UIDVALIDITY"])[b"UIDVALIDITY"])
-                    except IMAPClientAbortError:
-                        raise
-                    except IMAPClientError:  # a NO: no such folder
-                        validities[folder] = None
-                if validities[folder] != validity:
-                    answers[msg_id] = NotFound(f"Message {msg_id} is gone (folder renumbered or removed).", message_id=msg_id)
-                else:
-                    answers[msg_id] = (folder, uid)
-
-        self._run("checking messages", check)
-        return answers
+        self.labels.modify_all(message_ids, add, remove)
 
     # -- health --------------------------------------------------------------------------
 
@@ -559,38 +392,6 @@ class ImapBackend(MailBackend):
         return problems
 
 
-def _appended_uid(answer: Any) -> int | None:
-    """The UID from an APPENDUID response code (RFC 4315), if the server gave one."""
-    text = answer.decode("ascii", "replace") if isinstance(answer, bytes) else str(answer or "")
-    if "APPENDUID" not in text.upper():
-        return None
-    try:
-        return int(text.upper().split("APPENDUID", 1)[1].split("]")[0].split()[1])
-    except (IndexError, ValueError):
-        return None
-
-
 def _seconds(value: Any) -> float | None:
     ms = internal_ms(value)
     return ms / 1000 if ms is not None else None
-
-
-def _labels(flags: Any, folder: str = INBOX, sent_folder: str | None = None) -> list[str]:
-    return labels_for(folder, flags, sent_folder)
-
-
-def _flags_for(add: list[str], remove: list[str]) -> tuple[list[bytes], list[bytes]]:
-    """Label ids as IMAP flags to set and to clear (UNREAD is the absence of \\Seen)."""
-    plus: list[bytes] = []
-    minus: list[bytes] = []
-    system = {label: (flag, when_set) for label, flag, when_set in FLAG_LABELS}
-    for labels, adding in ((add, True), (remove, False)):
-        for label in labels:
-            if label == "INBOX":
-                continue
-            if label in system:
-                flag, when_set = system[label]
-                (plus if adding == when_set else minus).append(flag)
-            else:
-                (plus if adding else minus).append(keyword(label).encode())
-    return plus, minus

@@ -19,6 +19,7 @@ import imaplib
 import re
 import socket
 import ssl
+from collections.abc import Iterable
 from email import policy
 from email.message import EmailMessage, Message
 from email.parser import HeaderParser
@@ -211,3 +212,19 @@ def fetched_from_raw(msg_id: str, raw: bytes, *, folder: str, flags: Any, intern
     snippet = text if text is not None else html_to_text(html or "")
     fetched.snippet = clean_header_text(" ".join(snippet.split())[:SNIPPET_CHARS])
     return fetched
+
+
+def flag_names(flags: Iterable[Any]) -> set[bytes]:
+    """A message's flags as lower-case bytes, however the server spelled them."""
+    return {(f if isinstance(f, bytes) else str(f).encode()).lower() for f in flags or ()}
+
+
+def appended_uid(answer: Any) -> int | None:
+    """The UID from an APPENDUID response code (RFC 4315), if the server gave one."""
+    text = answer.decode("ascii", "replace") if isinstance(answer, bytes) else str(answer or "")
+    if "APPENDUID" not in text.upper():
+        return None
+    try:
+        return int(text.upper().split("APPENDUID", 1)[1].split("]")[0].split()[1])
+    except (IndexError, ValueError):
+        return None

@@ -12,6 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+# What a backend knows of its credentials without the network (MailHealth.token).
+TokenState = Literal["valid", "expired_refreshable", "missing", "revoked", "n/a"]
+
 
 class SendEmailResult(BaseModel):
     message_id: str = Field(description="The provider's id of the sent message (Gmail message id).")
@@ -151,7 +154,7 @@ class MailHealth(BaseModel):
     version: str
     backend: str
     account: str | None = Field(description="The sending address, when known.")
-    token: Literal["valid", "expired_refreshable", "missing", "revoked", "n/a"]
+    token: TokenState
     sends_last_hour: int
     sends_last_day: int
     rate_limit_per_hour: int

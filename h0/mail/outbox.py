@@ -15,7 +15,7 @@ from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
 from h0.errors import SendFailed
-from h0.mail.backend import MailBackend, Sent
+from h0.mail.backend import MailSender, Sent
 from h0.mail.mime import raw_bytes
 from h0.platform.fileio import atomic_write
 from h0.vault.layout import OUTBOX
@@ -31,9 +31,8 @@ def _id_hash(rfc822_message_id: str) -> str:
     return hashlib.sha256(rfc822_message_id.strip().encode("utf-8")).hexdigest()[:12]
 
 
-class OutboxBackend(MailBackend):
+class OutboxBackend(MailSender):
     name = "outbox"
-    can_read = False
     notice = (
         "MAIL_BACKEND=outbox: NOTHING IS REALLY SENT. Every message is written to the vault's "
         "Outbox/ folder as an .eml file. Set MAIL_BACKEND=gmail (after `h0 auth gmail`) or "
@@ -61,6 +60,3 @@ class OutboxBackend(MailBackend):
     def find_sent(self, rfc822_message_id: str) -> Sent | None:
         matches = sorted(self.folder.glob(f"*_{_id_hash(rfc822_message_id)}.eml"))
         return Sent(matches[0].stem, matches[0].stem) if matches else None
-
-    def account(self, timeout: float) -> str | None:
-        return None

@@ -17,7 +17,6 @@ content hash that went out.
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import os
@@ -25,25 +24,18 @@ import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from email.headerregistry import Address
 from email.message import EmailMessage
 
-from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
+from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, PermissionDenied
 from h0.mail.addresses import parse_recipients, refuse_line_breaks
-from h0.mail.backend import MailBackend
+from h0.mail.attachments import Attachment, hash_attachments, load_attachments
+from h0.mail.backend import MailSender, mailbox_of
 from h0.mail.drafts import Draft, parse_draft
 from h0.mail.lookalike import Correspondents, checked_recipients
-from h0.mail.mime import (
-    MESSAGE_ID_DOMAIN,
-    Attachment,
-    check_body,
-    check_subject,
-    compose,
-    hash_attachments,
-    load_attachments,
-    normalize_message_id,
-    reply_headers,
-)
-from h0.mail.sending import Outgoing
+from h0.mail.mime import MESSAGE_ID_DOMAIN, check_body, check_subject, compose, normalize_message_id
+from h0.mail.reply_thread import ReplyThreading, Threading
+from h0.mail.sending import Outgoing, hold
 from h0.state import StateDB
 from h0.vault.draft_state import draft_status, refusal
 from h0.vault.layout import APPROVED
@@ -64,11 +56,6 @@ def message_id_domain(settings: object) -> str:
     return domain or MESSAGE_ID_DOMAIN
 
 
-def _hold(message: str, reason: str, **details: object) -> Conflict:
-    """A refusal the daemon answers by returning the note to Drafts/ with the reason on it."""
-    return Conflict(message, reason=reason, hold=True, **details)
-
-
 @dataclass(frozen=True, slots=True)
 class _Read:
     rel: str
@@ -83,9 +70,10 @@ class _Read:
 class OutgoingBuilder:
     """Builds `Outgoing` messages for one vault, backend and state database."""
 
-    def __init__(self, settings: object, backend: MailBackend, state: StateDB, *, trusted_caller: bool = False) -> None:
+    def __init__(self, settings: object, backend: MailSender, state: StateDB, *, trusted_caller: bool = False) -> None:
         self.resolver = PathResolver(settings.vault_path)  # type: ignore[attr-defined]
         self.backend = backend
+        self.replies = ReplyThreading(self.resolver, mailbox_of(backend), backend.name)
         self.state = state
         self.settle_s = float(getattr(settings, "approval_settle_seconds", 10.0))
         self.fresh_s = float(getattr(settings, "approval_fresh_seconds", 3.0))
@@ -150,7 +138,7 @@ class OutgoingBuilder:
         if arrival.kind != "moved":
             self._refuse_recent_name(read.rel, key)
         hints: list[str] = []
-        thread = self._thread(draft.reply_to_message_id, draft.thread_id, draft.subject, hints,
+        thread = self.replies.thread(draft.reply_to_message_id, draft.thread_id, draft.subject, hints,
                               check_newer=not draft.send_anyway, drafted_at=draft.drafted_at, path=read.rel,
                               source=draft.source)
         recipients = checked_recipients(draft, self.correspondents)  # confirm_domains:, look-alikes held
@@ -170,7 +158,7 @@ class OutgoingBuilder:
         gap = too_fresh(arrived, change, fresh_s=self.fresh_s, agent_s=self.settle_s)
         if gap is None:
             return
-        raise _hold(
+        raise hold(
             f"This draft changed {when(gap)} you approved it, {change.describe()}, so you may not have read this "
             "version. It was not sent. Read it, then move it to Approved/ again.",
             "changed_before_approval", path=read.rel, seconds=round(gap, 2), changed_by=change.describe(),
@@ -193,7 +181,7 @@ class OutgoingBuilder:
                     path=rel, changed=[name],
                 )
             if gap < self.fresh_s:
-                raise _hold(
+                raise hold(
                     f"The attachment {name} changed {when(gap)} you approved this draft, so you may not have seen "
                     "this version of it. It was not sent. Check the file, then move the draft to Approved/ again.",
                     "attachment_changed_before_approval", path=rel, attachment=name, seconds=round(gap, 2),
@@ -255,7 +243,7 @@ class OutgoingBuilder:
             if row.get("idempotency_key") == key:
                 continue
             sent_at = row.get("sent_at")
-            raise _hold(
+            raise hold(
                 f"A draft named {os.path.basename(rel)} was sent at {sent_at}, and this note appeared in Approved/ "
                 "without being moved there (an editor saving it again?). It was not sent. Check it, then move it "
                 "into Approved/ again to send it as a new message.",
@@ -308,7 +296,7 @@ class OutgoingBuilder:
                 raise PermissionDenied("Message-IDs starting with 'h0.' are H0's own; choose another.",
                                        field="message_id")
         hints: list[str] = []
-        thread = self._thread(reply_to_message_id, thread_id, subject, hints, check_newer=False)
+        thread = self.replies.thread(reply_to_message_id, thread_id, subject, hints, check_newer=False)
         to_list, cc_list, bcc_list = recipients
         message = self._compose(to_list, cc_list, bcc_list, subject, body, html_body, files, key, thread, rfc=rfc)
         return Outgoing(message=message, key=key, content_hash=content_digest, thread_id=thread[2],
@@ -317,89 +305,21 @@ class OutgoingBuilder:
 
     # ------------------------------------------------------------------ shared
 
-    def _compose(self, to, cc, bcc, subject, body, html_body, files, key, thread, *, rfc: str | None = None) -> EmailMessage:
-        if not isinstance(to, list):  # a draft's addresses are still text
-            to, cc, bcc = (parse_recipients(n, list(v)) for n, v in (("to", to), ("cc", cc), ("bcc", bcc)))
+    def _compose(self, to: list[Address], cc: list[Address], bcc: list[Address], subject: str, body: str,
+                 html_body: str | None, files: list[Attachment], key: str, thread: Threading, *,
+                 rfc: str | None = None) -> EmailMessage:
         subject = check_subject(subject)
         rfc = rfc or f"<h0.{self.state.mac('message-id', key)[:32]}@{self.domain}>"
         return compose(to=to, cc=cc, bcc=bcc, subject=subject, body=body, html_body=html_body, attachments=files,
                        message_id=rfc, in_reply_to=thread[0], references=thread[1])
 
     @staticmethod
-    def _audit_fields(message: EmailMessage, body: str, files) -> dict[str, object]:
+    def _audit_fields(message: EmailMessage, body: str, files: list[Attachment]) -> dict[str, object]:
         return {
             "to": message.get("To"), "cc": message.get("Cc"), "bcc": message.get("Bcc"),
             "subject": message.get("Subject"), "body_preview": body[:BODY_PREVIEW_CHARS],
             "attachments": [{"path": a.rel, "sha256": a.sha256} for a in files] or None,
         }
-
-    def _thread(self, reply_to: str | None, thread_id: str | None, subject: str, hints: list[str], *,
-                check_newer: bool, drafted_at: str | None = None, path: str | None = None,
-                source: str | None = None):
-        """(In-Reply-To, References, threadId) for a reply; a failed look-up blocks the
-        send only when there is no thread_id to fall back on. With `check_newer`, a Gmail
-        thread that received an inbound message after the one answered holds the reply.
-        A backend that cannot read mail (outbox, SMTP) threads by the Message-ID the email
-        note answered (`source:`) keeps."""
-        if not reply_to:
-            return (*self._headers_from_note(source), thread_id) if source else (None, None, thread_id)
-        try:
-            original = self.backend.get_message(reply_to)
-        except NotSupported:
-            in_reply_to, references = self._headers_from_note(source)
-            if in_reply_to is None:
-                hints.append(f"the {self.backend.name} backend cannot read the original and the email note holds no "
-                             "Message-ID; sent without In-Reply-To")
-            return in_reply_to, references, thread_id
-        except H0Error as err:
-            if thread_id is None:
-                if isinstance(err, NotFound):
-                    raise NotFound(f"The message being replied to ({reply_to}) was not found.",
-                                   reply_to_message_id=reply_to) from None
-                raise
-            hints.append(f"could not read the original ({err.code}); threaded by thread_id only")
-            return None, None, thread_id
-        parent = original.headers.get("Message-ID")
-        if not parent:
-            hints.append("the original has no Message-ID header; threaded by thread_id only")
-        in_reply_to, references = reply_headers(str(parent) if parent else None, original.headers.get("References"))
-        if not subject.lower().startswith("re:") and original.headers.get("Subject"):
-            hints.append("the subject does not start with 'Re:'; some mail clients will not thread it")
-        thread = thread_id or original.thread_id
-        if check_newer and thread:
-            self._refuse_newer_inbound(thread, original, drafted_at, path)
-        return in_reply_to, references, thread
-
-    def _headers_from_note(self, source: str | None) -> tuple[str | None, str | None]:
-        """(In-Reply-To, References) from the Message-ID the email note a draft answers keeps."""
-        if not source:
-            return None, None
-        try:
-            target = self.resolver.resolve(source, note=True)
-            with open(target.abs, "rb") as handle:
-                data = handle.read(MAX_NOTE_BYTES + 1)
-            fm = parse(data, target.rel).frontmatter
-            return reply_headers(str(fm.get("rfc822_message_id") or "") or None, None)
-        except (H0Error, OSError, ValueError):
-            return None, None
-
-    def _refuse_newer_inbound(self, thread: str, original, drafted_at: str | None, path: str | None) -> None:
-        try:
-            messages = self.backend.thread_messages(thread)
-        except (NotSupported, NotFound):
-            return
-        baseline = max(original.internal_date_ms or 0, _epoch_ms(drafted_at))
-        newer = [m for m in messages if m.id != original.id and not {"SENT", "DRAFT"} & set(m.labels)
-                 and (m.internal_date_ms or 0) > baseline]
-        if newer:
-            latest = newer[-1]
-            sender = latest.headers.get("From") or "someone"
-            raise _hold(
-                f"The conversation moved on: {sender} wrote again in this thread after the email this draft answers, "
-                "so the reply may be out of date. It was not sent. Read the new message, edit the draft if needed, "
-                "then set `send_anyway: true` (or approve a new draft) to send it.",
-                "thread_has_newer_message", path=path, newer_message_id=latest.id,
-            )
 
 
 def _refuse_stale(rel: str, note: Note) -> None:
@@ -408,20 +328,8 @@ def _refuse_stale(rel: str, note: Note) -> None:
     frontmatter = note.frontmatter
     if str(frontmatter.get("stale") or "").strip().lower() in ("true", "yes", "1"):
         reason = str(frontmatter.get("stale_reason") or "a newer message arrived in this thread")
-        raise _hold(
+        raise hold(
             f"The conversation moved on ({reason[:300]}), so the reply may be out of date. It was not sent. Read the "
             "new message, edit the draft if needed, then set `send_anyway: true` (or approve a new draft) to send it.",
             "thread_has_newer_message", path=rel, stale_since=frontmatter.get("stale_since"),
         )
-
-
-def _epoch_ms(value: str | None) -> int:
-    if not value:
-        return 0
-    try:
-        stamp = dt.datetime.fromisoformat(str(value))
-    except ValueError:
-        return 0
-    if stamp.tzinfo is None:
-        stamp = stamp.astimezone()
-    return int(stamp.timestamp() * 1000)

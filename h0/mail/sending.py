@@ -22,11 +22,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from email.message import EmailMessage
+from typing import Any
 
 from loguru import logger
 
 from h0.errors import Conflict, H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, SendFailed
-from h0.mail.backend import MailBackend, Sent
+from h0.mail.backend import MailSender, Sent
+from h0.mail.models import SendEmailResult
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.state import Cap, StateDB
 from h0.vault.audit import AuditLog, iso, utcnow
@@ -43,16 +45,9 @@ UNKNOWN_OUTCOME_MESSAGE = (
 )
 
 
-@dataclass(slots=True)
-class Receipt:
-    message_id: str
-    thread_id: str | None
-    sent_at: str
-    rfc822_message_id: str
-    backend: str
-    idempotency_key: str
-    already_sent: bool = False
-    hints: list[str] = field(default_factory=list)
+def hold(message: str, reason: str, **details: object) -> Conflict:
+    """A refusal the daemon answers by returning the note to Drafts/ with the reason on it (nothing sent)."""
+    return Conflict(message, reason=reason, hold=True, **details)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +83,7 @@ class Outgoing:
 class Sender:
     """The send path of the mail service; one per server process."""
 
-    def __init__(self, backend: MailBackend, state: StateDB, audit: AuditLog, policy: RetryPolicy, caps: Caps) -> None:
+    def __init__(self, backend: MailSender, state: StateDB, audit: AuditLog, policy: RetryPolicy, caps: Caps) -> None:
         self.backend = backend
         self.state = state
         self.audit = audit
@@ -100,7 +95,7 @@ class Sender:
         self._key_locks: dict[str, threading.Lock] = {}
         self._key_locks_guard = threading.Lock()
 
-    def send(self, out: Outgoing) -> Receipt:
+    def send(self, out: Outgoing) -> SendEmailResult:
         with self._lock_for(out.key):
             for _ in range(3):
                 claimed, done = self._claim(out)
@@ -118,8 +113,8 @@ class Sender:
                 self._key_locks = {k: v for k, v in self._key_locks.items() if v.locked()}
             return self._key_locks.setdefault(key, threading.Lock())
 
-    def _claim(self, out: Outgoing) -> tuple[bool, Receipt | None]:
-        """(True, None): claimed, go ahead. (False, None): claim again. (False, receipt): already sent."""
+    def _claim(self, out: Outgoing) -> tuple[bool, SendEmailResult | None]:
+        """(True, None): claimed, go ahead. (False, None): claim again. (False, result): already sent."""
         with self._drain:
             if self._stopping:
                 raise McpUnavailable("The mail server is shutting down; nothing was sent. Try again.", retryable=True)
@@ -134,7 +129,7 @@ class Sender:
             return True, None
         row = claim.row or {}
         if claim.status == "already_sent":
-            return False, self._receipt_from(row, out.key)
+            return False, self._result_from_ledger(row, out.key)
         if claim.status == "conflict":
             raise Conflict(
                 "This idempotency key was already used for a message with different content; nothing was sent. "
@@ -145,11 +140,11 @@ class Sender:
             raise Conflict("This message is being sent by another H0 process right now.", idempotency_key=out.key,
                            reason="in_progress", retry_after=5.0)
         if claim.status == "answered":
-            raise Conflict(
+            raise hold(
                 f"H0 already sent a reply to this email ({row.get('note_path') or row.get('rfc822_message_id')}, "
                 f"{row.get('sent_at')}). Nothing was sent. Set `send_anyway: true` in the draft's frontmatter "
                 "to send a second reply.",
-                reason="already_answered", hold=True, answered_by=row.get("note_path"), answered_at=row.get("sent_at"),
+                "already_answered", answered_by=row.get("note_path"), answered_at=row.get("sent_at"),
             )
         if claim.status == "rate_limited":
             cap = claim.cap
@@ -172,12 +167,11 @@ class Sender:
             logger.info("{}: an earlier attempt never reached {}; sending", rfc, self.backend.name)
             self.state.mark_failed(rfc, error="send_failed", reason="never reached the provider")
             return False, None
-        receipt = self._record_sent(found, out, ["recovered: an earlier attempt had sent it"], recovered=True)
-        receipt.already_sent = True
-        return False, receipt
+        recovered = self._record_sent(found, out, ["recovered: an earlier attempt had sent it"], recovered=True)
+        return False, recovered.model_copy(update={"already_sent": True})
 
-    def _receipt_from(self, row: dict, key: str) -> Receipt:
-        return Receipt(
+    def _result_from_ledger(self, row: dict[str, Any], key: str) -> SendEmailResult:
+        return SendEmailResult(
             message_id=str(row.get("provider_message_id")), thread_id=row.get("thread_id"),
             sent_at=str(row.get("sent_at")), rfc822_message_id=str(row.get("rfc822_message_id")),
             backend=str(row.get("backend") or self.backend.name), idempotency_key=key, already_sent=True,
@@ -185,7 +179,7 @@ class Sender:
 
     # -- 2–4. audit, send, record ----------------------------------------------------------
 
-    def _send_claimed(self, out: Outgoing) -> Receipt:
+    def _send_claimed(self, out: Outgoing) -> SendEmailResult:
         rfc = out.rfc822_message_id
         with self._drain:
             self._in_flight += 1
@@ -246,7 +240,7 @@ class Sender:
                 logger.error("could not write the audit record of a failed send {}: {}", rfc, log_err.message)
             raise
 
-    def _record_sent(self, sent: Sent, out: Outgoing, hints: list[str], *, recovered: bool = False) -> Receipt:
+    def _record_sent(self, sent: Sent, out: Outgoing, hints: list[str], *, recovered: bool = False) -> SendEmailResult:
         rfc = out.rfc822_message_id
         sent_at = iso(utcnow())
         try:
@@ -264,4 +258,6 @@ class Sender:
         except InternalError as err:
             logger.error("sent {} but could not write the audit log: {}", rfc, err.message)
             hints.append(f"sent, but the audit log could not be written: {err.message}")
-        return Receipt(sent.message_id, sent.thread_id, sent_at, rfc, self.backend.name, out.key, False, list(hints))
+        return SendEmailResult(message_id=sent.message_id, thread_id=sent.thread_id, sent_at=sent_at,
+                               rfc822_message_id=rfc, backend=self.backend.name, already_sent=False,
+                               idempotency_key=out.key, hints=list(hints))

@@ -1,7 +1,7 @@
 """The mail service: everything the mail MCP server offers, as plain Python.
 
-It owns one backend, H0's state database and the retry policy, and answers with plain dicts
-shaped like the server's output models (the server only validates and wraps them).
+It owns one backend, H0's state database and the retry policy, and answers with the models of
+`h0.mail.models` — the server's output as it is published — so the server only wraps them.
 Reads are retried on retryable failures; sends go through `Sender` (sending.py).
 """
 
@@ -10,19 +10,29 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from collections.abc import Callable
-from dataclasses import asdict
-from email.utils import parsedate_to_datetime
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from h0 import __version__
 from h0.config import Settings
 from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
 from h0.mail.addresses import check_address, parse_recipients, refuse_line_breaks
-from h0.mail.authresults import authentication_verdicts
-from h0.mail.automated import automated_kind, list_address
-from h0.mail.backend import Fetched, MailBackend, open_backend
+from h0.mail.backend import Mailbox, MailSender, mailbox_of, open_backend
 from h0.mail.drafts import CUTOFF, parse_draft
-from h0.mail.htmltext import html_to_text, truncate
+from h0.mail.email_views import email_full, email_summary, header_text, iso_date
+from h0.mail.models import (
+    AckResult,
+    DraftCreated,
+    EmailFull,
+    EmailList,
+    EmailStatus,
+    EmailValidation,
+    LabelResult,
+    MailHealth,
+    MoveResult,
+    NewEmails,
+    SendEmailResult,
+)
 from h0.mail.outgoing import OutgoingBuilder
 from h0.mail.retry import RetryPolicy
 from h0.mail.sending import DAY, HOUR, Caps, Sender
@@ -35,27 +45,8 @@ from h0.vault.seen import Arrival, name_key
 
 T = TypeVar("T")
 AUDIT_STREAM = "gmail_mcp"
-MAX_BODY_CHARS = 100_000
 MAX_LABEL_CHARS = 225
 HEALTH_NETWORK_BUDGET_S = 2.0
-
-
-def _iso_date(fetched: Fetched) -> str | None:
-    if fetched.internal_date_ms:
-        return iso(dt.datetime.fromtimestamp(fetched.internal_date_ms / 1000, dt.UTC))
-    header = fetched.headers.get("Date")
-    if not header:
-        return None
-    try:
-        stamp = parsedate_to_datetime(str(header))
-    except (TypeError, ValueError):
-        return None
-    return iso(stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC))
-
-
-def _header(fetched: Fetched, name: str) -> str:
-    value = fetched.headers.get(name)
-    return str(value) if value is not None else ""
 
 
 def _slug(text: str) -> str:
@@ -63,34 +54,13 @@ def _slug(text: str) -> str:
     return "-".join(words)[:40].strip("-") or "draft"
 
 
-def email_full(fetched: Fetched) -> dict[str, Any]:
-    """A fetched message as get_email answers it (EmailFull's fields): body as text, headers cleaned."""
-    text = fetched.text
-    if text is None and fetched.html is not None:
-        text = html_to_text(fetched.html)
-    text = (text or "").replace("\r\n", "\n")  # mail is CRLF on the wire; notes are not
-    body, cut = truncate(text, MAX_BODY_CHARS)
-    return {
-        "id": fetched.id, "thread_id": fetched.thread_id, "rfc822_message_id": _header(fetched, "Message-ID") or None,
-        "subject": _header(fetched, "Subject"), "sender": _header(fetched, "From"), "to": _header(fetched, "To"),
-        "cc": _header(fetched, "Cc"), "date": _iso_date(fetched), "body": body, "body_truncated": cut,
-        "body_format": "plain" if fetched.text is not None else ("html" if fetched.html is not None else "none"),
-        "has_attachments": bool(fetched.attachments),
-        "attachment_names": [a.filename for a in fetched.attachments],
-        "attachments": [asdict(a) for a in fetched.attachments],
-        "labels": fetched.labels,
-        "authentication": authentication_verdicts(fetched.headers),
-        "automated": automated_kind(fetched.headers),
-        "list_address": list_address(fetched.headers),
-    }
-
-
 class MailService:
     """One per server process. Thread-safe: tools run in worker threads."""
 
-    def __init__(self, settings: Settings, backend: MailBackend | None = None, *, trusted_caller: bool = False) -> None:
+    def __init__(self, settings: Settings, backend: MailSender | None = None, *, trusted_caller: bool = False) -> None:
         self.settings = settings
         self.backend = backend or open_backend(settings)
+        self.mailbox = mailbox_of(self.backend)  # None: SMTP and the outbox only send
         self.audit = AuditLog(settings.vault_path / LOGS, AUDIT_STREAM)
         self.state = StateDB.for_vault(settings.vault_path, settings.h0_state_dir)
         self.policy = RetryPolicy.from_settings(settings)
@@ -99,8 +69,8 @@ class MailService:
             self.backend, self.state, self.audit, self.policy,
             Caps(settings.rate_limit_per_hour, settings.rate_limit_per_day),
         )
-        self.sync = MailSync(self.backend, self.state, self.policy, query=settings.gmail_query,
-                             ingested_label=settings.gmail_ingested_label)
+        self.sync = MailSync(self.mailbox, self.state, self.policy, query=settings.gmail_query,
+                             ingested_label=settings.gmail_ingested_label) if self.mailbox else None
 
     def close(self) -> None:
         self.backend.close()
@@ -113,13 +83,39 @@ class MailService:
     def _read(self, what: str, call: Callable[[int], T]) -> T:
         return self.policy.run(call, what=what)
 
+    def _mailbox(self, cannot: str = "cannot read mail") -> Mailbox:
+        """The mailbox, or the typed refusal a client sees where the backend only sends."""
+        if self.mailbox is None:
+            raise NotSupported(f"The {self.backend.name} backend {cannot}.")
+        return self.mailbox
+
+    def _sync(self) -> MailSync:
+        if self.sync is None:
+            raise NotSupported(f"The {self.backend.name} backend cannot follow a mailbox's changes.")
+        return self.sync
+
     # -- sending -------------------------------------------------------------------------
 
-    def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> dict[str, Any]:
+    def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> SendEmailResult:
         """Send the note at `path` in Approved/, as it was when the caller read it (`note_hash`)."""
-        return asdict(self.sender.send(self.builder.approved_message(path, note_hash, arrival=arrival)))
+        return self.sender.send(self.builder.approved_message(path, note_hash, arrival=arrival))
 
-    def send_email(self, **arguments: Any) -> dict[str, Any]:
+    def send_email(
+        self,
+        *,
+        to: str | Sequence[str],
+        subject: str,
+        body: str,
+        cc: str | Sequence[str] | None = None,
+        bcc: str | Sequence[str] | None = None,
+        html_body: str | None = None,
+        attachments: Sequence[str] | None = None,
+        reply_to_message_id: str | None = None,
+        thread_id: str | None = None,
+        message_id: str | None = None,
+        idempotency_key: str | None = None,
+        allow_typo_domains: bool = False,
+    ) -> SendEmailResult:
         """Free-content sending: refused unless the user opted in (ALLOW_UNAPPROVED_SEND)."""
         if not self.settings.allow_unapproved_send:
             raise PermissionDenied(
@@ -128,7 +124,11 @@ class MailService:
                 "ALLOW_UNAPPROVED_SEND=true to let any MCP client send (caps still apply).",
                 setting="ALLOW_UNAPPROVED_SEND",
             )
-        return asdict(self.sender.send(self.builder.direct_message(**arguments)))
+        return self.sender.send(self.builder.direct_message(
+            to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body, attachments=attachments,
+            reply_to_message_id=reply_to_message_id, thread_id=thread_id, message_id=message_id,
+            idempotency_key=idempotency_key, allow_typo_domains=allow_typo_domains,
+        ))
 
     def create_draft(
         self,
@@ -140,7 +140,7 @@ class MailService:
         bcc: str | list[str] | None = None,
         reply_to_message_id: str | None = None,
         client: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> DraftCreated:
         """Write a well-formed draft into Drafts/ for the human to approve ("draft yes, send no").
         `client`: the MCP client asking, recorded as the draft's writer (h0.vault.seen)."""
         recipients = {name: [str(a) for a in parse_recipients(name, value)] for name, value in
@@ -151,11 +151,12 @@ class MailService:
         source = None
         if reply_to_message_id:
             refuse_line_breaks("reply_to_message_id", reply_to_message_id)
-            try:
-                original = self._read("create_draft", lambda _: self.backend.get_message(reply_to_message_id))
-                thread_id, parent = original.thread_id, _header(original, "Subject").strip()
-            except NotSupported:  # outbox, SMTP: the email note ingest or `h0 import` wrote knows it
+            mailbox = self.mailbox
+            if mailbox is None:  # outbox, SMTP: the email note ingest or `h0 import` wrote knows it
                 source, thread_id, parent = self._email_note(reply_to_message_id)
+            else:
+                original = self._read("create_draft", lambda _: mailbox.get_message(reply_to_message_id))
+                thread_id, parent = original.thread_id, header_text(original, "Subject").strip()
             if not subject:
                 subject = parent if parent.lower().startswith("re:") else f"Re: {parent}".strip()
         if not subject or not subject.strip():
@@ -194,8 +195,8 @@ class MailService:
         self.state.record_note_writes([(name_key(note.path), note.path, note.hash, "create_draft", client)])
         self.audit.write("draft_created", path=note.path, to=frontmatter["to"], subject=frontmatter["subject"],
                          reply_to_message_id=reply_to_message_id, client=client)
-        return {"path": note.path, "hash": note.hash, "to": recipients["to"], "subject": frontmatter["subject"],
-                "thread_id": thread_id}
+        return DraftCreated(path=note.path, hash=note.hash, to=recipients["to"], subject=frontmatter["subject"],
+                            thread_id=thread_id)
 
     def _email_note(self, message_id: str) -> tuple[str, str | None, str]:
         """(path, thread id, subject) of the email note for `message_id`, for a backend that reads no mail."""
@@ -211,39 +212,29 @@ class MailService:
 
     # -- reading -------------------------------------------------------------------------
 
-    def list_emails(self, query: str, max_results: int) -> dict[str, Any]:
+    def list_emails(self, query: str, max_results: int) -> EmailList:
         refuse_line_breaks("query", query)
-        found = self._read("list_emails", lambda _: self.backend.list_messages(query, max_results))
-        return {
-            "emails": [
-                {
-                    "id": item.id, "thread_id": item.thread_id, "subject": _header(item, "Subject"),
-                    "sender": _header(item, "From"), "date": _iso_date(item), "snippet": item.snippet,
-                    "labels": item.labels,
-                }
-                for item in found
-            ]
-        }
+        mailbox = self._mailbox()
+        found = self._read("list_emails", lambda _: mailbox.list_messages(query, max_results))
+        return EmailList(emails=[email_summary(item) for item in found])
 
-    def get_email(self, message_id: str) -> dict[str, Any]:
-        return self._email(self._read("get_email", lambda _: self.backend.get_message(message_id)))
+    def get_email(self, message_id: str) -> EmailFull:
+        mailbox = self._mailbox()
+        return email_full(self._read("get_email", lambda _: mailbox.get_message(message_id)))
 
-    def list_new_emails(self, max_results: int = 25) -> dict[str, Any]:
+    def list_new_emails(self, max_results: int = 25) -> NewEmails:
         """Mail that arrived since the last acknowledged sync (see h0.mail.sync), as get_email gives it."""
-        found = self.sync.list_new(max_results)
+        found = self._sync().list_new(max_results)
         for skipped in found.skipped:
-            self.audit.write("email_skipped", "warning", message_id=skipped["id"], reason=skipped["reason"])
-        return {"emails": [self._email(item) for item in found.emails], "cursor": found.cursor, "more": found.more,
-                "mode": found.mode, "skipped": found.skipped, "sent": [self._email(item) for item in found.sent]}
+            self.audit.write("email_skipped", "warning", message_id=skipped.id, reason=skipped.reason)
+        return NewEmails(emails=[email_full(item) for item in found.emails], cursor=found.cursor, more=found.more,
+                         mode=found.mode, skipped=found.skipped, sent=[email_full(item) for item in found.sent])
 
-    def ack_new_emails(self, cursor: str, message_ids: list[str], failed_ids: list[str] | None = None) -> dict[str, Any]:
+    def ack_new_emails(self, cursor: str, message_ids: list[str], failed_ids: list[str] | None = None) -> AckResult:
         """Label `message_ids` ingested and move the sync cursor past the slice `cursor` came with."""
         for message_id in [*message_ids, *(failed_ids or [])]:
             refuse_line_breaks("message_id", message_id)
-        return self.sync.ack(cursor, list(message_ids), list(failed_ids or []))
-
-    def _email(self, fetched: Fetched) -> dict[str, Any]:
-        return email_full(fetched)
+        return self._sync().ack(cursor, list(message_ids), list(failed_ids or []))
 
     # -- labels --------------------------------------------------------------------------
 
@@ -255,60 +246,66 @@ class MailService:
             raise InvalidRequest(f"A label name must be 1–{MAX_LABEL_CHARS} characters.", field="label_name")
         return name
 
-    def add_label(self, message_id: str, label_name: str) -> dict[str, Any]:
+    def add_label(self, message_id: str, label_name: str) -> LabelResult:
         name = self._label_name(label_name)
-        label = self._read("add_label", lambda _: self.backend.ensure_label(name))
+        mailbox = self._mailbox("has no labels")
+        label = self._read("add_label", lambda _: mailbox.ensure_label(name))
         if not label.kept and name == self.settings.gmail_ingested_label.strip():
             # The mailbox keeps no keywords: the ingested mark lives in H0's state database (h0.mail.sync).
-            self.sync.mark_ingested([message_id])
-            return {"message_id": message_id, "label_id": label.id, "label_name": label.name, "created": False,
-                    "labels": []}
-        labels = self._read("add_label", lambda _: self.backend.modify_labels(message_id, [label.id], []))
-        return {"message_id": message_id, "label_id": label.id, "label_name": label.name, "created": label.created, "labels": labels}
+            self._sync().mark_ingested([message_id])
+            return LabelResult(message_id=message_id, label_id=label.id, label_name=label.name, created=False,
+                               labels=[])
+        labels = self._read("add_label", lambda _: mailbox.modify_labels(message_id, [label.id], []))
+        return LabelResult(message_id=message_id, label_id=label.id, label_name=label.name, created=label.created,
+                           labels=labels)
 
-    def move_email(self, message_id: str, destination_label: str) -> dict[str, Any]:
+    def move_email(self, message_id: str, destination_label: str) -> MoveResult:
         """Gmail has no folders: "moving" adds the destination label and takes the message out of the inbox."""
         name = self._label_name(destination_label)
-        label = self._read("move_email", lambda _: self.backend.ensure_label(name))
+        mailbox = self._mailbox("has no labels")
+        label = self._read("move_email", lambda _: mailbox.ensure_label(name))
         remove = [] if label.id == "INBOX" else ["INBOX"]
-        labels = self._read("move_email", lambda _: self.backend.modify_labels(message_id, [label.id], remove))
-        return {"message_id": message_id, "destination_label": label.name, "label_id": label.id,
-                "created": label.created, "labels": labels}
+        labels = self._read("move_email", lambda _: mailbox.modify_labels(message_id, [label.id], remove))
+        return MoveResult(message_id=message_id, destination_label=label.name, label_id=label.id,
+                          created=label.created, labels=labels)
 
     # -- checks --------------------------------------------------------------------------
 
     @staticmethod
-    def validate_email(address: str) -> dict[str, Any]:
+    def validate_email(address: str) -> EmailValidation:
         checked = check_address(address)
-        return {"email": address, "valid": checked.valid, "normalized": checked.normalized,
-                "reason": checked.reason, "suggestion": checked.suggestion}
+        return EmailValidation(email=address, valid=checked.valid, normalized=checked.normalized,
+                               reason=checked.reason, suggestion=checked.suggestion)
 
-    def email_status(self, message_id: str) -> dict[str, Any]:
+    def email_status(self, message_id: str) -> EmailStatus:
         refuse_line_breaks("message_id", message_id)
         row = self.state.send_for_message(message_id.strip())
+        mailbox = self.mailbox
         if row is not None:
             rfc = str(row["rfc822_message_id"])
-            result = {"message_id": message_id, "rfc822_message_id": rfc}
             started = iso(dt.datetime.fromtimestamp(row["started_at"], dt.UTC))
             if row["state"] == "sent":
-                bounced_ms = self._quietly(lambda: self.backend.find_bounce(rfc))
+                bounced_ms = self._quietly(lambda: mailbox.find_bounce(rfc)) if mailbox else None
                 if bounced_ms:
                     stamp = iso(dt.datetime.fromtimestamp(bounced_ms / 1000, dt.UTC))
-                    return {**result, "status": "bounced", "timestamp": stamp, "error": "a delivery-failure report arrived"}
-                return {**result, "status": "sent", "timestamp": row["sent_at"]}
+                    return EmailStatus(message_id=message_id, rfc822_message_id=rfc, status="bounced", timestamp=stamp,
+                                       error="a delivery-failure report arrived")
+                return EmailStatus(message_id=message_id, rfc822_message_id=rfc, status="sent", timestamp=row["sent_at"])
             if row["state"] == "failed":
-                status = "bounced" if row["bounce"] else "failed"
-                return {**result, "status": status, "timestamp": started, "error": row["reason"]}
-            return {**result, "status": "unknown", "timestamp": started, "error": "the send's outcome was never confirmed"}
-        if self.backend.can_read:
+                return EmailStatus(message_id=message_id, rfc822_message_id=rfc,
+                                   status="bounced" if row["bounce"] else "failed", timestamp=started,
+                                   error=row["reason"])
+            return EmailStatus(message_id=message_id, rfc822_message_id=rfc, status="unknown", timestamp=started,
+                               error="the send's outcome was never confirmed")
+        if mailbox is not None:
             try:
-                fetched = self._read("get_email_status", lambda _: self.backend.get_message(message_id))
+                fetched = self._read("get_email_status", lambda _: mailbox.get_message(message_id))
             except NotFound:
                 fetched = None
             if fetched is not None and "SENT" in fetched.labels:
-                return {"message_id": message_id, "status": "sent", "timestamp": _iso_date(fetched),
-                        "rfc822_message_id": _header(fetched, "Message-ID") or None}
-        return {"message_id": message_id, "status": "unknown", "timestamp": None}
+                return EmailStatus(message_id=message_id, status="sent", timestamp=iso_date(fetched),
+                                   rfc822_message_id=header_text(fetched, "Message-ID") or None)
+        return EmailStatus(message_id=message_id, status="unknown", timestamp=None)
 
     def unapproved_notice(self) -> str | None:
         if self.settings.allow_unapproved_send:
@@ -323,14 +320,15 @@ class MailService:
         except H0Error:
             return None
 
-    def health(self) -> dict[str, Any]:
+    def health(self, server: str) -> MailHealth:
+        """The backend, account, token, recent sends and any problems, as the server `server` answers it."""
         started = time.monotonic()
         problems = list(self.backend.problems())
         token = self.backend.token_state()
         account = None
         if token not in ("missing", "revoked"):
             account = self.backend.account(HEALTH_NETWORK_BUDGET_S)
-            if account is None and self.backend.can_read:
+            if account is None and self.mailbox is not None:
                 server = {"gmail": "Gmail", "imap": f"the IMAP server {self.settings.imap_host}"}.get(
                     self.backend.name, f"the {self.backend.name} server")
                 problems.append(f"{server} did not confirm the account within {HEALTH_NETWORK_BUDGET_S:.0f} s "
@@ -338,19 +336,21 @@ class MailService:
         logs = self.audit.logs_dir
         if not os.access(logs if logs.exists() else logs.parent, os.W_OK):
             problems.append(f"cannot write the audit log in {logs}: sends are refused without it")
-        return {
-            "status": "ok" if not problems else "degraded",
-            "backend": self.backend.name,
-            "account": account,
-            "token": token,
-            "sends_last_hour": len(self.state.sends_within(HOUR)),
-            "sends_last_day": len(self.state.sends_within(DAY)),
-            "rate_limit_per_hour": self.settings.rate_limit_per_hour,
-            "rate_limit_per_day": self.settings.rate_limit_per_day,
-            "problems": problems,
-            "notes": [n for n in (self.backend.notice, self.unapproved_notice()) if n],
-            "elapsed_ms": round((time.monotonic() - started) * 1000, 1),
-        }
+        return MailHealth(
+            status="ok" if not problems else "degraded",
+            server=server,
+            version=__version__,
+            backend=self.backend.name,
+            account=account,
+            token=token,
+            sends_last_hour=len(self.state.sends_within(HOUR)),
+            sends_last_day=len(self.state.sends_within(DAY)),
+            rate_limit_per_hour=self.settings.rate_limit_per_hour,
+            rate_limit_per_day=self.settings.rate_limit_per_day,
+            problems=problems,
+            notes=[n for n in (self.backend.notice, self.unapproved_notice()) if n],
+            elapsed_ms=round((time.monotonic() - started) * 1000, 1),
+        )
 
 
 def for_agent(message: str) -> str:

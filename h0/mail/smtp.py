@@ -17,8 +17,8 @@ from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import TYPE_CHECKING
 
-from h0.errors import AuthRequired, SendFailed
-from h0.mail.backend import MailBackend, Sent
+from h0.errors import AuthRequired, NotSupported, SendFailed
+from h0.mail.backend import MailSender, Sent
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -43,9 +43,8 @@ def _definite(code: int, text: str, what: str) -> SendFailed:
     )
 
 
-class SmtpBackend(MailBackend):
+class SmtpBackend(MailSender):
     name = "smtp"
-    can_read = False
 
     def __init__(self, settings: Settings) -> None:
         self.host = settings.smtp_host
@@ -128,3 +127,6 @@ class SmtpBackend(MailBackend):
                 client.close()
         warnings = tuple(f"{addr} refused: {code} {_reply_text(text)}" for addr, (code, text) in refused.items())
         return Sent(str(message["Message-ID"]), thread_id, warnings)
+
+    def find_sent(self, rfc822_message_id: str) -> Sent | None:
+        raise NotSupported(f"The {self.name} backend cannot look up sent messages.")

@@ -21,15 +21,6 @@ soon after a message could not be written or read (with backoff). The profile's 
 first catch-up reaches back before H0 started syncing this mailbox; later ones add
 `after:<that time>`.
 
-What GMAIL_QUERY means for new mail: new arrivals are matched against it as Gmail would.
-Terms that are labels (`in:inbox`, `is:unread`, `is:read`, `is:starred`, `category:…`, with `-`)
-are checked on the message's own labels, at no cost; `in:inbox` also narrows the history call
-(`labelId=INBOX`). Any other term (`from:`, words, `OR`, …) is left to Gmail: one
-`messages.list` for the query restricted to the new messages' dates (`after:`), 5 units, only
-when there is new mail. Drafts never count; spam and trash only if the query asks for them.
-The label on each ingested message stays the truth: whatever happens to the cursor, a message
-carrying it is never returned again.
-
 Sent mail, for follow-ups: the owner's messages from any client come back with each slice (`sent`),
 read in the same round trips. Gmail: the history is then not narrowed to INBOX — it is the same
 one call, and SENT messages are read in the same batch as the new mail. IMAP: the Sent folder is
@@ -38,36 +29,29 @@ when nothing was sent). Either way the slice's token carries where the sent mail
 acknowledged with the slice and a crash in between reads it again. A first sync and a catch-up by
 query bring no sent mail: H0 follows it from the first history on.
 
-A mailbox that keeps no label on a message (an IMAP server whose PERMANENTFLAGS have no `\\*`, so
-the keyword is silently dropped): the backend says so (`Label.kept` False), and H0 keeps the mark
-itself — in the state database's `ingested` table, by the provider's id (UIDVALIDITY-UID) and by
-Message-ID — said once in the log. Everything else stays the same: the mark decides what was
-ingested, a renumbered mailbox is matched by Message-ID, and `h0 doctor` says the mailbox itself
-is not marked.
-
-Messages are read and labelled in batch requests of at most the backend's `batch_limit` (50).
-Gmail works a batch's parts in parallel and refuses the parts past its per-user concurrency
-with 429 "Too many concurrent requests for user": those parts are retried after a pause, and
-the number that got through becomes the batch size for CONCURRENCY_MEMORY_S — one batch in
-flight at a time (h0.mail.gmail_batch) and that size are the cap on concurrent requests.
+Which new mail GMAIL_QUERY selects: h0.mail.sync_query. Reading and labelling in batches:
+h0.mail.sync_batches. The ingested mark, on the server or (where it keeps none) in H0: h0.mail.sync_marks.
 """
 
 from __future__ import annotations
 
 import hmac
 import math
-import shlex
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from loguru import logger
 
-from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotSupported, PermissionDenied, RateLimited
-from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Label, MailBackend, Position
-from h0.mail.retry import RetryPolicy, is_retryable
+from h0.errors import AuthRequired, H0Error, InvalidRequest, RateLimited
+from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Mailbox, Position
+from h0.mail.models import AckResult, SkippedEmail
+from h0.mail.retry import RetryPolicy
+from h0.mail.sync_batches import Batches
+from h0.mail.sync_marks import IngestedMarks
+from h0.mail.sync_query import QueryFilter, ingest_query
 from h0.retry import Backoff
 from h0.state import StateDB
 
@@ -78,67 +62,8 @@ RETRY_AFTER_FAILURE_S = 30.0  # a message that could not be written: catch up af
 MAX_RETRY_AFTER_FAILURE_S = 3600.0
 _CATCH_UP_BACKOFF = Backoff(RETRY_AFTER_FAILURE_S, 2.0, cap=MAX_RETRY_AFTER_FAILURE_S)
 SINCE_MARGIN_S = 3600.0  # later catch-ups reach this far before the first sync (clock skew, delivery delay)
-BULK_LABEL_FROM = 10  # from this many messages on, one batchModify (50 units) beats a modify each (5 units)
 MAX_MATCH_LIST = 500  # one messages.list page when Gmail decides the query for new mail
-CONCURRENCY_MEMORY_S = 300.0  # how long a batch size Gmail accepted without 429s is kept as the cap
 _MAC_PURPOSE = "mail-sync-cursor"
-
-# Query terms that are labels, checked on a message's label ids (the value: is the label wanted?).
-_LABEL_TERMS: dict[str, tuple[str, bool]] = {
-    "in:inbox": ("INBOX", True), "in:sent": ("SENT", True), "in:spam": ("SPAM", True), "in:trash": ("TRASH", True),
-    "in:drafts": ("DRAFT", True), "in:draft": ("DRAFT", True), "in:starred": ("STARRED", True),
-    "in:important": ("IMPORTANT", True), "in:chats": ("CHAT", True), "is:unread": ("UNREAD", True),
-    "is:read": ("UNREAD", False), "is:starred": ("STARRED", True), "is:important": ("IMPORTANT", True),
-    "category:primary": ("CATEGORY_PERSONAL", True), "category:social": ("CATEGORY_SOCIAL", True),
-    "category:promotions": ("CATEGORY_PROMOTIONS", True), "category:updates": ("CATEGORY_UPDATES", True),
-    "category:forums": ("CATEGORY_FORUMS", True),
-}
-_HIDDEN = {"SPAM", "TRASH"}
-
-
-def ingest_query(query: str, ingested_label: str) -> str:
-    """GMAIL_QUERY without what H0 already ingested."""
-    quoted = f'"{ingested_label}"' if " " in ingested_label else ingested_label
-    return f"{query} -label:{quoted}".strip()
-
-
-class QueryFilter:
-    """GMAIL_QUERY applied to one message's labels where that is possible (see the module docstring)."""
-
-    def __init__(self, query: str) -> None:
-        self.query = query
-        try:
-            words = shlex.split(query)
-        except ValueError:
-            words = query.split()
-        structured = any(w.upper() in ("OR", "AND") or any(c in w for c in "{}()") for w in words)
-        self.terms: list[tuple[str, bool]] | None = None if structured else []
-        self.shows_hidden = "in:anywhere" in (w.lower() for w in words)
-        for word in words:
-            negated = word.startswith("-") and len(word) > 1
-            term = _LABEL_TERMS.get((word[1:] if negated else word).lower())
-            if term is not None and not negated and term[0] in _HIDDEN:
-                self.shows_hidden = True
-            if self.terms is None:
-                continue
-            if term is None:
-                if word.lower() != "in:anywhere":
-                    self.terms = None  # a term only Gmail can judge
-                continue
-            label, wanted = term
-            self.terms.append((label, wanted != negated))
-        self.history_label = "INBOX" if not structured and "in:inbox" in (w.lower() for w in words) else None
-
-    def decide(self, labels: tuple[str, ...] | list[str] | None) -> bool | None:
-        """True/False when the labels settle it, None when only Gmail can say."""
-        if labels is None:
-            return None
-        present = set(labels)
-        if "DRAFT" in present or (not self.shows_hidden and present & _HIDDEN):
-            return False
-        if self.terms is None:
-            return None
-        return all((label in present) == wanted for label, wanted in self.terms)
 
 
 @dataclass
@@ -148,20 +73,20 @@ class Slice:
     emails: list[Fetched]
     cursor: str
     more: bool
-    mode: str  # "history" | "catch_up"
-    skipped: list[dict[str, str]] = field(default_factory=list)  # {"id", "reason"}: could not be read
+    mode: Literal["history", "catch_up"]
+    skipped: list[SkippedEmail] = field(default_factory=list)  # could not be read
     sent: list[Fetched] = field(default_factory=list)  # the owner's sent mail in the same changes (follow-ups)
 
 
 class MailSync:
     """The sync of one backend's mailbox into H0. Thread-safe; one per mail server process."""
 
-    def __init__(self, backend: MailBackend, state: StateDB, policy: RetryPolicy, *, query: str, ingested_label: str,
+    def __init__(self, backend: Mailbox, state: StateDB, policy: RetryPolicy, *, query: str, ingested_label: str,
                  clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
                  follow_sent: bool = True) -> None:
         self.backend = backend
         self.follow_sent = follow_sent
-        self._sent_stream_unsupported = False
+        self._sent_in_history = False  # the mailbox keeps no separate stream of sent mail (Gmail)
         self.state = state
         self.policy = policy
         self.filter = QueryFilter(query)
@@ -171,10 +96,9 @@ class MailSync:
         self.sleep = sleep
         self._lock = threading.RLock()
         self._account: str | None = None
-        self._label: Label | None = None
-        self._learned: tuple[int, float] = (0, 0.0)  # (batch size, until when) after a 429 on concurrency
-        self._marks_here = False  # the mailbox keeps no label: the `ingested` table holds the marks
-        self._rfc822: dict[str, str | None] = {}  # provider id → Message-ID of what was fetched (local marks)
+        # Deferred to self.clock/self.sleep, which a test may replace after construction.
+        self.batches = Batches(policy, backend.batch_limit, clock=lambda: self.clock(), sleep=lambda s: self.sleep(s))
+        self.marks = IngestedMarks(backend, state, ingested_label, self.batches, self._retry)
 
     # -- listing -------------------------------------------------------------------------
 
@@ -235,7 +159,7 @@ class MailSync:
 
     def _start_sent_stream(self, source: str) -> None:
         """At the first sync: the sent mail is followed from now on (a catch-up reads none)."""
-        if self.follow_sent and not self._sent_stream_unsupported and self.state.sent_cursor(source) is None:
+        if self.follow_sent and not self._sent_in_history and self.state.sent_cursor(source) is None:
             self._sent_stream(source, 1)
 
     def _sent_stream(self, source: str, limit: int) -> tuple[list[Added], int, bool] | None:
@@ -243,18 +167,18 @@ class MailSync:
         folder): (what was added, the cursor after it, more waiting), or None (nothing new, or a backend
         whose sent mail is in the history itself: Gmail). A Sent folder H0 cannot read costs the
         follow-ups a look, never the ingest."""
-        if not self.follow_sent or self._sent_stream_unsupported:
+        if not self.follow_sent or self._sent_in_history:
             return None
         stored = self.state.sent_cursor(source)
         try:
             changes = self._retry("sent mail", lambda: self.backend.sent_changes(stored, limit=limit))
-        except NotSupported:
-            self._sent_stream_unsupported = True
-            return None
         except (AuthRequired, RateLimited):
             raise
         except H0Error as error:
             logger.warning("mail sync: the sent mail could not be read this time ({})", error.message)
+            return None
+        if changes is None:
+            self._sent_in_history = True
             return None
         if not changes.added:
             if changes.cursor != stored:
@@ -280,8 +204,8 @@ class MailSync:
         query = self.catch_up_query + (f" after:{episode['after']}" if episode.get("after") else "")
         ids: list[str] = []
         if want:
-            self._ingested()  # whether the mailbox keeps the mark decides how to list
-        if want and self._marks_here:
+            self.marks.label()  # whether the mailbox keeps the mark decides how to list
+        if want and self.marks.here:
             # The query cannot leave out what H0 marked (the mark is not on the server): list the
             # newest, then leave out what the state database says was ingested, before reading any.
             listed = self._retry("catch-up", lambda: self.backend.message_ids(query, CATCH_UP_LIMIT))
@@ -290,9 +214,9 @@ class MailSync:
         elif want:
             ids = self._retry("catch-up", lambda: self.backend.message_ids(query, want))
         fetched, skipped = self._fetch(ids)
-        label = self._ingested() if fetched else None
+        label = self.marks.label() if fetched else None
         unlabelled = [f for f in fetched if label is None or label.id not in f.labels]
-        emails = sorted(self._not_marked_here(source, unlabelled), key=lambda f: f.internal_date_ms or 0)
+        emails = sorted(self.marks.not_marked(source, unlabelled), key=lambda f: f.internal_date_ms or 0)
         served = int(episode["served"]) + len(ids)
         final = len(ids) < want or served >= CATCH_UP_LIMIT
         if not emails:
@@ -303,8 +227,8 @@ class MailSync:
         """The fetched messages GMAIL_QUERY selects that H0 has not ingested yet."""
         if not fetched:
             return []
-        label = self._ingested()
-        fresh = self._not_marked_here(source, [f for f in fetched if label.id not in f.labels])
+        label = self.marks.label()
+        fresh = self.marks.not_marked(source, [f for f in fetched if label.id not in f.labels])
         verdicts = {f.id: self.filter.decide(f.labels) for f in fresh}
         undecided = [f for f in fresh if verdicts[f.id] is None]
         if undecided:  # Gmail judges the query, for the new messages' time span only
@@ -316,7 +240,7 @@ class MailSync:
 
     # -- acknowledging -------------------------------------------------------------------
 
-    def ack(self, token: str, message_ids: list[str], failed_ids: list[str]) -> dict[str, Any]:
+    def ack(self, token: str, message_ids: list[str], failed_ids: list[str]) -> AckResult:
         """The caller wrote notes for `message_ids`: label them ingested, then move the cursor past the slice.
 
         `failed_ids` could not be written: they stay unlabelled, the cursor still moves (one bad
@@ -326,7 +250,7 @@ class MailSync:
         with self._lock:
             source, _ = self._source()
             kind, values = self._untoken(source, token)
-            labelled, gone = self._label_ingested(message_ids) if message_ids else (0, [])
+            labelled, gone = self.marks.mark(message_ids, lambda: source) if message_ids else (0, [])
             if kind == "h":
                 self._advance(source, values[0])
                 if len(values) == 2:
@@ -336,8 +260,8 @@ class MailSync:
             if failed_ids:
                 self._catch_up_soon(source, len(failed_ids), "could not be ingested")
             row = self.state.mail_sync(source) or {}
-            return {"cursor": row.get("cursor"), "labelled": labelled, "gone": gone,
-                    "mode": "history" if kind == "h" else "catch_up"}
+            return AckResult(cursor=row.get("cursor"), labelled=labelled, gone=gone,
+                             mode="history" if kind == "h" else "catch_up")
 
     def _catch_up_soon(self, source: str, count: int, why: str) -> None:
         """Bring the next catch-up by query forward (with backoff while messages keep failing)."""
@@ -348,9 +272,9 @@ class MailSync:
         self.state.update_mail_sync(source, failures=failures, catch_up_due=due)
         logger.warning("mail sync: {} message(s) {}; catching up again in {:.0f} s", count, why, due - self.clock())
 
-    def _retry_unreadable(self, source: str, skipped: list[dict[str, str]]) -> None:
+    def _retry_unreadable(self, source: str, skipped: list[SkippedEmail]) -> None:
         """A new message Gmail would not give H0 (not a deleted one) is looked for again by query."""
-        unreadable = [s for s in skipped if s["reason"] == "unreadable"]
+        unreadable = [s for s in skipped if s.reason == "unreadable"]
         if unreadable:
             self._catch_up_soon(source, len(unreadable), "could not be read")
 
@@ -376,37 +300,7 @@ class MailSync:
     def mark_ingested(self, message_ids: list[str]) -> tuple[int, list[str]]:
         """Mark these messages ingested (the label, or H0's own record where the mailbox keeps none)."""
         with self._lock:
-            return self._label_ingested(message_ids)
-
-    def _label_ingested(self, message_ids: list[str]) -> tuple[int, list[str]]:
-        label = self._ingested()
-        ids = list(dict.fromkeys(message_ids))
-        if not self._marks_here:
-            try:
-                return self._label_on_server(label, ids)
-            except InternalError as error:
-                if "keyword" not in error.details:
-                    raise
-                self._keep_marks_here(f"the server did not keep the keyword {error.details['keyword']}")
-        source, _ = self._source()
-        self.state.record_ingested(source, [(i, self._rfc822.get(i)) for i in ids])
-        return len(ids), []
-
-    def _label_on_server(self, label: Label, ids: list[str]) -> tuple[int, list[str]]:
-        if len(ids) >= BULK_LABEL_FROM:
-            try:
-                self._retry("label", lambda: self.backend.modify_all(ids, [label.id], []))
-                return len(ids), []
-            except NotSupported:
-                pass
-            except (AuthRequired, PermissionDenied, RateLimited):
-                raise
-            except H0Error as error:  # e.g. one id deleted meanwhile: label them one by one
-                if "keyword" in error.details:
-                    raise
-                logger.info("mail sync: batchModify refused ({}); labelling one by one", error.message)
-        done, skipped = self._in_batches(ids, lambda chunk: self.backend.modify_many(chunk, [label.id], []))
-        return len(done), sorted(skipped)
+            return self.marks.mark(message_ids, lambda: self._source()[0])
 
     # -- plumbing ------------------------------------------------------------------------
 
@@ -417,116 +311,18 @@ class MailSync:
             self._account = fresh.account
         return f"{self.backend.name}:{self._account}", fresh
 
-    def _ingested(self) -> Label:
-        if self._label is None:
-            label = self._retry("label", lambda: self.backend.ensure_label(self.label_name))
-            if not label.kept:
-                self._keep_marks_here(f"its PERMANENTFLAGS have no \\* and do not list {label.id}")
-            self._label = label
-        return self._label
-
-    @property
-    def marks_here(self) -> bool:
-        """True when the mailbox keeps no label, so H0's state database holds what was ingested."""
-        return self._marks_here
-
-    def _keep_marks_here(self, why: str) -> None:
-        if not self._marks_here:
-            logger.warning("mail sync: the mailbox keeps no custom keywords ({}), so it is not marked: H0 records "
-                           "what it ingested in its own state database instead (by UID and Message-ID) and "
-                           "ingests normally", why)
-        self._marks_here = True
-
-    def _not_marked_here(self, source: str, fetched: list[Fetched]) -> list[Fetched]:
-        """`fetched` minus what the state database records as ingested (only where it keeps the marks).
-        A message known by its Message-ID under another id (the mailbox was renumbered) is recorded
-        under the new id too, so it is not read again."""
-        if not self._marks_here or not fetched:
-            return fetched
-        rfc = {f.id: _rfc822(f) for f in fetched}
-        known = self.state.ingested_among(source, list(rfc), [v for v in rfc.values() if v])
-        again = [(i, v) for i, v in rfc.items() if i not in known and v in known]
-        if again:
-            self.state.record_ingested(source, again)
-        return [f for f in fetched if f.id not in known and (rfc[f.id] is None or rfc[f.id] not in known)]
-
     def _retry(self, what: str, call: Callable[[], T]) -> T:
         return self.policy.run(lambda _: call(), what=f"mail sync ({what})", sleep=self.sleep)
 
-    def _fetch(self, message_ids: list[str]) -> tuple[list[Fetched], list[dict[str, str]]]:
-        done, skipped = self._in_batches(message_ids, self.backend.fetch_many)
-        if len(self._rfc822) > 10_000:
-            self._rfc822.clear()
-        self._rfc822.update({i: _rfc822(f) for i, f in done.items()})
-        gone = []
+    def _fetch(self, message_ids: list[str]) -> tuple[list[Fetched], list[SkippedEmail]]:
+        done, skipped = self.batches.run(message_ids, self.backend.fetch_many)
+        self.marks.remember(done.values())
+        gone: list[SkippedEmail] = []
         for message_id, error in skipped.items():
-            reason = "deleted" if error.code == "not_found" else "unreadable"
+            reason: Literal["deleted", "unreadable"] = "deleted" if error.code == "not_found" else "unreadable"
             logger.warning("mail sync: message {} skipped ({}): {}", message_id, reason, error.message)
-            gone.append({"id": message_id, "reason": reason})
+            gone.append(SkippedEmail(id=message_id, reason=reason))
         return [done[i] for i in message_ids if i in done], gone
-
-    def _in_batches(self, ids: list[str], call: Callable[[list[str]], dict[str, Any]]) -> tuple[dict[str, Any], dict[str, H0Error]]:
-        """`call` over `ids` in batches of at most the backend's limit, retrying the parts Gmail
-        rate-limits (429 "too many concurrent requests", 403 rateLimitExceeded, 5xx) until they pass.
-        A round where some parts got through resets the patience and shrinks the batch to what got
-        through; rounds with no progress count against MAX_RETRIES. Returns (answers, skipped):
-        skipped are ids answered not_found/invalid (deleted since, or not a message id)."""
-        pending = list(dict.fromkeys(ids))
-        size = self._batch_size()
-        done: dict[str, Any] = {}
-        skipped: dict[str, H0Error] = {}
-        stalls = 0
-        while pending:
-            chunk = pending[:size]
-            try:
-                answers = call(chunk)
-            except H0Error as error:
-                if not is_retryable(error):
-                    raise
-                stalls += 1
-                self._pause(error, stalls, len(chunk))
-                size = max(1, size // 2)
-                continue
-            retry: list[str] = []
-            last: H0Error | None = None
-            for key in chunk:
-                answer = answers.get(key, InternalError("no answer for this call", retryable=True))
-                if not isinstance(answer, H0Error):
-                    done[key] = answer
-                elif is_retryable(answer):
-                    retry.append(key)
-                    last = answer
-                elif isinstance(answer, (AuthRequired, PermissionDenied)):
-                    raise answer
-                else:
-                    skipped[key] = answer
-            pending = retry + pending[len(chunk):]
-            if last is not None:
-                through = len(chunk) - len(retry)
-                if through and isinstance(last, RateLimited):
-                    self._learn_batch_size(through)
-                stalls = 0 if through else stalls + 1
-                self._pause(last, stalls, len(retry))
-                size = max(1, through or size // 2)
-        return done, skipped
-
-    def _batch_size(self) -> int:
-        """Calls per batch: the backend's limit, or fewer while Gmail recently refused parts past that many."""
-        limit = max(1, self.backend.batch_limit)
-        size, until = self._learned
-        return max(1, min(limit, size)) if until > self.clock() else limit
-
-    def _learn_batch_size(self, size: int) -> None:
-        """Gmail answered 429 "too many concurrent requests" past `size` parts: send no more at once for a while,
-        rather than have every batch refused in part (and waited on) again."""
-        self._learned = (size, self.clock() + CONCURRENCY_MEMORY_S)
-
-    def _pause(self, error: H0Error, stalls: int, parts: int) -> None:
-        wait = self.policy.wait_before(stalls, error)
-        if wait is None:
-            raise error
-        logger.warning("mail sync: {} call(s) refused ({}: {}); again in {:.2f} s", parts, error.code, error.message, wait)
-        self.sleep(wait)
 
     def _token(self, source: str, kind: str, *values: object) -> str:
         payload = ".".join([kind, *map(str, values)])
@@ -543,10 +339,6 @@ class MailSync:
         if not valid or not all(v.isdigit() for v in values) or not hmac.compare_digest(mac, expected):
             raise InvalidRequest("cursor is not one list_new_emails gave for this mailbox.", field="cursor")
         return kind, [int(v) for v in values]
-
-
-def _rfc822(fetched: Fetched) -> str | None:
-    return str(fetched.headers.get("Message-ID") or "").strip() or None
 
 
 def _sent_labels(labels: tuple[str, ...] | list[str] | None) -> bool:

@@ -1,7 +1,7 @@
 """The mail MCP server (`h0 mcp gmail`): read, label and send mail as typed tools.
 
-Each tool adapts one `h0.mail.MailService` call; the rules (validation, caps, audit,
-exactly-once) live there. The backend is whatever MAIL_BACKEND says — gmail, smtp or
+Each tool is one `h0.mail.MailService` call, whose model it returns as it is; the rules
+(validation, caps, audit, exactly-once) live there. The backend is whatever MAIL_BACKEND says — gmail, smtp or
 the outbox, which writes .eml files and is announced loudly on stderr at start-up.
 """
 
@@ -19,7 +19,6 @@ from pydantic import Field
 from h0 import __version__
 from h0.config import Settings
 from h0.mail import MailService
-from h0.mail.api import LocalMail
 from h0.mail.models import (
     AckResult,
     DraftCreated,
@@ -58,7 +57,6 @@ SYNC = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_
 def build_mail_server(settings: Settings, service: MailService | None = None) -> H0Server:
     """Create the mail server for these settings (no network until a tool needs it)."""
     mail = service or MailService(settings)
-    api = LocalMail(mail)  # the typed calls the daemon's McpMail mirrors (h0.mail.api)
     server = H0Server(SERVER_NAME, title="H0 mail", version=__version__, instructions=INSTRUCTIONS)
 
     @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an approved draft")
@@ -81,7 +79,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         the note and refuses (nothing sent) anything not in Approved/, not marked as awaiting sending, changed
         since `note_hash` or just before it was approved, still being written, with hidden text or an unedited
         template, changed attachments, or a second reply to one email."""
-        return api.send_approved_draft(path, note_hash, Arrival(arrival, arrived_at, source_changed_at))
+        return mail.send_approved_draft(path, note_hash, Arrival(arrival, arrived_at, source_changed_at))
 
     @server.typed_tool(DraftCreated, annotations=DRAFTS, title="Create a draft")
     def create_draft(
@@ -96,8 +94,8 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     ) -> DraftCreated:
         """Write a draft into Drafts/ for the human to review and approve. Nothing is sent: the human moves
         the note into Approved/ to send it."""
-        return DraftCreated(**mail.create_draft(to=to, body=body, subject=subject, cc=cc, bcc=bcc,
-                                                reply_to_message_id=reply_to_message_id, client=current_client()))
+        return mail.create_draft(to=to, body=body, subject=subject, cc=cc, bcc=bcc,
+                                 reply_to_message_id=reply_to_message_id, client=current_client())
 
     @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an email (free content; off by default)")
     def send_email(
@@ -128,11 +126,11 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         """Send free content — refused (permission_denied) unless the user set ALLOW_UNAPPROVED_SEND; use
         create_draft instead. When allowed: refuses bad addresses, suspected domain typos, header injection,
         empty bodies, oversized or executable attachments; caps apply; every send is audited first."""
-        return SendEmailResult(**mail.send_email(
+        return mail.send_email(
             to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body, attachments=attachments,
             reply_to_message_id=reply_to_message_id, thread_id=thread_id, message_id=message_id,
             idempotency_key=idempotency_key, allow_typo_domains=allow_typo_domains,
-        ))
+        )
 
     @server.typed_tool(EmailList, annotations=REMOTE_READ, title="List emails")
     def list_emails(
@@ -140,7 +138,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         max_results: Annotated[int, Field(ge=1, le=100, description="How many, newest first (1–100).")] = 10,
     ) -> EmailList:
         """List messages matching a Gmail query: id, thread, subject, sender, date, snippet, labels."""
-        return api.list_emails(query, max_results)
+        return mail.list_emails(query, max_results)
 
     @server.typed_tool(NewEmails, annotations=SYNC, title="List new emails (H0's ingest)")
     def list_new_emails(
@@ -148,7 +146,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     ) -> NewEmails:
         """New mail since H0's last acknowledged sync, matching GMAIL_QUERY, not yet ingested: full messages, oldest
         first, and a cursor for ack_new_emails. Idle, this costs one Gmail history call. H0's ingest uses it."""
-        return api.list_new_emails(max_results)
+        return mail.list_new_emails(max_results)
 
     @server.typed_tool(AckResult, annotations=LABELS, title="Acknowledge new emails (H0's ingest)")
     def ack_new_emails(
@@ -159,12 +157,12 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         ] = [],  # noqa: B006 — pydantic copies defaults
     ) -> AckResult:
         """Label the handled messages GMAIL_INGESTED_LABEL, then move H0's sync cursor past them (never back)."""
-        return api.ack_new_emails(cursor, message_ids, failed_ids)
+        return mail.ack_new_emails(cursor, message_ids, failed_ids)
 
     @server.typed_tool(EmailFull, annotations=REMOTE_READ, title="Read an email")
     def get_email(message_id: Annotated[str, Field(description="The provider's message id (from list_emails).")]) -> EmailFull:
         """Read one message: headers, the body as plain text, attachment metadata (never their content)."""
-        return api.get_email(message_id)
+        return mail.get_email(message_id)
 
     @server.typed_tool(MoveResult, annotations=LABELS, title="Move an email")
     def move_email(
@@ -172,7 +170,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         destination_label: Annotated[str, Field(description="Label to move to, e.g. 'H0/Done' (created if missing) or 'INBOX'.")],
     ) -> MoveResult:
         """Move a message: add the destination label and remove INBOX (Gmail has labels, not folders)."""
-        return MoveResult(**mail.move_email(message_id, destination_label))
+        return mail.move_email(message_id, destination_label)
 
     @server.typed_tool(LabelResult, annotations=LABELS, title="Label an email")
     def add_label(
@@ -180,24 +178,24 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         label_name: Annotated[str, Field(description="Label name, e.g. 'AI_PROCESSED'; created if missing.")],
     ) -> LabelResult:
         """Add a label to a message, creating the label first if it does not exist."""
-        return api.add_label(message_id, label_name)
+        return mail.add_label(message_id, label_name)
 
     @server.typed_tool(EmailValidation, annotations=READ_ONLY, title="Validate an address")
     def validate_email(email: Annotated[str, Field(description="One address, e.g. 'bob@example.com'.")]) -> EmailValidation:
         """Check an address's syntax (RFC 5322, no DNS look-up) and common domain typos (gmial.com)."""
-        return EmailValidation(**mail.validate_email(email))
+        return mail.validate_email(email)
 
     @server.typed_tool(EmailStatus, annotations=REMOTE_READ, title="Status of a sent email")
     def get_email_status(
         message_id: Annotated[str, Field(description="Provider id from send_email, or the RFC 5322 Message-ID.")],
     ) -> EmailStatus:
         """What became of a message H0 sent: sent, bounced, failed or unknown."""
-        return EmailStatus(**mail.email_status(message_id))
+        return mail.email_status(message_id)
 
     @server.typed_tool(MailHealth, annotations=REMOTE_READ, title="Health check")
     def health_check() -> MailHealth:
         """Backend, account, token state, sends in the last hour/day and any problems (answers within 3 s)."""
-        return MailHealth(server=SERVER_NAME, version=__version__, **mail.health())
+        return mail.health(SERVER_NAME)
 
     server.mail = mail  # type: ignore[attr-defined]  # for in-process tests and benchmarks
     return server

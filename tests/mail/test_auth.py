@@ -14,6 +14,7 @@ import pytest
 from h0.errors import AuthRequired
 from h0.mail import MailService
 from h0.mail.auth import REAUTH_MESSAGE, TokenStore
+from h0.mcp.mail_server import SERVER_NAME
 from tests.conftest import H0_BIN, ROOT, subprocess_env
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import audit_records, gmail_settings_for
@@ -27,7 +28,7 @@ def test_given_no_token_json_then_tools_answer_auth_required_and_nothing_is_sent
     assert "missing" in caught.value.details["reason"]
     assert gmail.sent == [] and service.backend.token_state() == "missing"
     assert [r["event"] for r in audit_records(vault_dir)] == ["pre_send_audit", "send_failed"]
-    assert service.health()["token"] == "missing"
+    assert service.health(SERVER_NAME).token == "missing"
 
 
 def test_given_an_expired_token_then_it_is_refreshed_at_gmail_token_uri_and_persisted_0600(
@@ -38,7 +39,7 @@ def test_given_an_expired_token_then_it_is_refreshed_at_gmail_token_uri_and_pers
     assert TokenStore(token).state() == "expired_refreshable"
     service = MailService(gmail_settings_for(vault_dir, gmail, token))
     gmail.add_message(subject="hello")
-    assert service.list_emails("in:inbox", 5)["emails"][0]["subject"] == "hello"
+    assert service.list_emails("in:inbox", 5).emails[0].subject == "hello"
     assert gmail.token_refreshes == 1
     after = json.loads(token.read_text())
     assert after["token"] != before["token"] and after["expiry"] > before["expiry"]
@@ -65,8 +66,8 @@ def test_given_a_revoked_refresh_token_then_auth_required_says_to_re_authenticat
     assert caught.value.message == "Run `h0 auth gmail` to re-authenticate"
     assert "revoked" in caught.value.details["reason"]
     assert gmail.sent == []
-    health = service.health()
-    assert health["token"] == "revoked" and health["status"] == "degraded"
+    health = service.health(SERVER_NAME)
+    assert health.token == "revoked" and health.status == "degraded"
     with pytest.raises(AuthRequired):  # and it stays refused without another round trip
         service.get_email("anything")
 
@@ -74,7 +75,7 @@ def test_given_a_revoked_refresh_token_then_auth_required_says_to_re_authenticat
 def test_given_gmail_rejects_the_access_token_then_it_is_refreshed_once_and_the_call_succeeds(service, gmail):
     msg_id = gmail.add_message(subject="after 401")
     gmail.expire_access_tokens()
-    assert service.get_email(msg_id)["subject"] == "after 401"
+    assert service.get_email(msg_id).subject == "after 401"
     assert gmail.token_refreshes == 1
 
 
@@ -85,7 +86,7 @@ def test_given_many_threads_and_an_expired_token_then_one_refresh_serves_them_al
     results: dict[int, str] = {}
 
     def read(i: int) -> None:
-        results[i] = service.get_email(ids[i])["subject"]
+        results[i] = service.get_email(ids[i]).subject
 
     threads = [threading.Thread(target=read, args=(i,)) for i in range(8)]
     for thread in threads:
@@ -108,8 +109,8 @@ def test_given_a_corrupt_token_json_then_auth_required(vault_dir, gmail, tmp_pat
 
 def test_given_a_token_readable_by_others_then_health_says_so(vault_dir, gmail, token_path):
     token_path.chmod(0o644)
-    health = MailService(gmail_settings_for(vault_dir, gmail, token_path)).health()
-    assert any("chmod 600" in p for p in health["problems"])
+    health = MailService(gmail_settings_for(vault_dir, gmail, token_path)).health(SERVER_NAME)
+    assert any("chmod 600" in p for p in health.problems)
 
 
 def test_given_no_oauth_client_file_then_h0_auth_gmail_explains_where_to_get_it(tmp_path: Path):

@@ -12,6 +12,8 @@ import pytest
 
 from h0.errors import Conflict, InternalError, InvalidRequest, McpUnavailable, NotFound, RateLimited, SendFailed
 from h0.mail import MailService
+from h0.mail.models import AttachmentMeta, EmailStatus
+from h0.mcp.mail_server import SERVER_NAME
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import audit_records, dead_pid, gmail_settings_for
 
@@ -20,8 +22,8 @@ def test_given_a_message_when_sent_then_gmail_receives_the_mime_and_the_audit_br
     result = service.send_email(to="Bob <bob@example.com>", cc="carol@example.com", bcc=["dan@example.com"],
                                 subject="Quarterly report", body="Numbers attached.\n", html_body="<p>Numbers</p>")
     [sent] = gmail.sent
-    assert result["message_id"] == sent.id and result["thread_id"] == sent.thread_id and result["backend"] == "gmail"
-    assert result["already_sent"] is False and result["rfc822_message_id"] == sent.header("Message-ID")
+    assert result.message_id == sent.id and result.thread_id == sent.thread_id and result.backend == "gmail"
+    assert result.already_sent is False and result.rfc822_message_id == sent.header("Message-ID")
     assert sent.header("To") == "Bob <bob@example.com>" and sent.header("Cc") == "carol@example.com"
     assert sent.header("Bcc") == "dan@example.com"  # Gmail reads Bcc from the raw message and strips it
     assert sent.message.get_body(("html",)).get_content().strip() == "<p>Numbers</p>"
@@ -30,7 +32,7 @@ def test_given_a_message_when_sent_then_gmail_receives_the_mime_and_the_audit_br
     assert events == ["pre_send_audit", "email_sent"]
     [pre] = audit_records(vault_dir, "pre_send_audit")
     assert pre["to"] == "Bob <bob@example.com>" and pre["subject"] == "Quarterly report"
-    assert pre["body_preview"] == "Numbers attached.\n" and pre["rfc822_message_id"] == result["rfc822_message_id"]
+    assert pre["body_preview"] == "Numbers attached.\n" and pre["rfc822_message_id"] == result.rfc822_message_id
     assert "reply_to_message_id" not in pre  # None fields are left out of the line
 
 
@@ -49,8 +51,8 @@ def test_given_a_reply_then_it_threads_by_the_original_message_id_and_thread(ser
     sent = gmail.sent[-1]
     assert sent.header("In-Reply-To") == "<q1@example.com>"
     assert sent.header("References") == "<q0@example.com> <q1@example.com>"
-    assert result["thread_id"] == sent.thread_id == "thread-77" and sent.metadata["threadId"] == "thread-77"
-    assert result["hints"] == []
+    assert result.thread_id == sent.thread_id == "thread-77" and sent.metadata["threadId"] == "thread-77"
+    assert result.hints == []
 
 
 def test_given_a_reply_to_an_unknown_message_then_not_found_unless_a_thread_id_is_given(service, gmail):
@@ -59,7 +61,7 @@ def test_given_a_reply_to_an_unknown_message_then_not_found_unless_a_thread_id_i
     assert gmail.sent == []
     thread = gmail.message(gmail.add_message(subject="x", thread_id="t-1")).thread_id
     result = service.send_email(to="ann@example.com", subject="Re: x", body="b", reply_to_message_id="deadbeef", thread_id=thread)
-    assert result["thread_id"] == "t-1" and "threaded by thread_id only" in result["hints"][0]
+    assert result.thread_id == "t-1" and "threaded by thread_id only" in result.hints[0]
 
 
 @pytest.mark.parametrize("thread_id", [None, "t-big"])
@@ -84,30 +86,30 @@ def test_given_a_mailbox_then_queries_select_like_gmail(service, gmail):
     service.send_email(to="bob@example.com", subject="sent by me", body="b")
 
     def ids(query: str) -> set[str]:
-        return {e["id"] for e in service.list_emails(query, 50)["emails"]}
+        return {e.id for e in service.list_emails(query, 50).emails}
 
     assert ids("is:unread") == {unread}
     assert ids("in:inbox") == {unread, read, client}
     assert ids("label:clients") == {client, archived}
     assert ids("in:inbox -label:Clients") == {unread, read}
     assert ids("in:sent") == {gmail.sent[-1].id}
-    listed = service.list_emails("in:inbox", 2)["emails"]
-    assert [e["subject"] for e in listed] == ["client mail", "read one"]  # newest first, capped
-    assert listed[0]["sender"] == "Ann Example <ann@example.com>" and listed[0]["date"].endswith("Z")
-    assert listed[0]["labels"] == ["INBOX", "Clients"]
+    listed = service.list_emails("in:inbox", 2).emails
+    assert [e.subject for e in listed] == ["client mail", "read one"]  # newest first, capped
+    assert listed[0].sender == "Ann Example <ann@example.com>" and listed[0].date.endswith("Z")
+    assert listed[0].labels == ["INBOX", "Clients"]
 
 
 def test_given_rich_messages_then_get_email_decodes_them(service, gmail):
     html_only = gmail.add_message(subject="Überweisung ✓", body=None, html="<p>Pay&nbsp;<b>now</b></p><p>Thanks</p>",
                                   attachments=[("invoice.pdf", b"%PDF" * 100, "application/pdf")], cc="x@example.com")
     email = service.get_email(html_only)
-    assert email["subject"] == "Überweisung ✓" and email["cc"] == "x@example.com"
-    assert email["body"] == "Pay now\n\nThanks" and email["body_format"] == "html"
-    assert email["has_attachments"] and email["attachment_names"] == ["invoice.pdf"]
-    assert email["attachments"] == [{"filename": "invoice.pdf", "mime_type": "application/pdf", "size": 400}]
+    assert email.subject == "Überweisung ✓" and email.cc == "x@example.com"
+    assert email.body == "Pay now\n\nThanks" and email.body_format == "html"
+    assert email.has_attachments and email.attachment_names == ["invoice.pdf"]
+    assert email.attachments == [AttachmentMeta(filename="invoice.pdf", mime_type="application/pdf", size=400)]
     long_one = gmail.add_message(subject="long", body="line\n" * 30_000)
     email = service.get_email(long_one)
-    assert email["body_truncated"] and len(email["body"]) == 100_000 and "\r" not in email["body"]
+    assert email.body_truncated and len(email.body) == 100_000 and "\r" not in email.body
     with pytest.raises(NotFound):
         service.get_email("0000000000000000")
 
@@ -116,11 +118,11 @@ def test_given_labels_then_add_label_creates_once_and_move_takes_mail_out_of_the
     msg = gmail.add_message(labels=["INBOX", "UNREAD"])
     first = service.add_label(msg, "H0/Processed")
     again = service.add_label(msg, "h0/processed")
-    assert first["created"] and not again["created"] and first["label_id"] == again["label_id"]
+    assert first.created and not again.created and first.label_id == again.label_id
     moved = service.move_email(msg, "H0/Done")
-    assert "INBOX" not in moved["labels"] and moved["label_id"] in moved["labels"]
+    assert "INBOX" not in moved.labels and moved.label_id in moved.labels
     back = service.move_email(msg, "INBOX")
-    assert "INBOX" in back["labels"] and not back["created"]
+    assert "INBOX" in back.labels and not back.created
 
 
 @pytest.mark.parametrize("name", ["Work//Clients", "/leading", "SENT"])
@@ -148,7 +150,7 @@ def test_given_gmail_answers_429_five_times_then_rate_limited_with_retry_after_a
 def test_given_transient_429_and_5xx_then_reads_and_sends_succeed_after_retries(service, gmail):
     msg = gmail.add_message(subject="eventually")
     gmail.fail_next(503, count=2, path_contains="/messages/")
-    assert service.get_email(msg)["subject"] == "eventually"
+    assert service.get_email(msg).subject == "eventually"
     gmail.fail_next(429, count=1, retry_after=0.01, path_contains="messages/send")
     gmail.fail_next(500, count=1, path_contains="messages/send")
     service.send_email(to="bob@example.com", subject="S", body="b")
@@ -166,7 +168,7 @@ def test_given_the_connection_drops_after_gmail_took_the_send_then_it_is_not_rep
     assert len(gmail.sent) == 1  # Gmail did send it — once
     # The caller retries with the same key: H0 finds it by Message-ID instead of sending again.
     again = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-1")
-    assert again["already_sent"] is True and again["message_id"] == gmail.sent[0].id
+    assert again.already_sent is True and again.message_id == gmail.sent[0].id
     assert len(gmail.sent) == 1
     [recovered] = audit_records(vault_dir, "email_sent")
     assert recovered["recovered"] is True
@@ -178,7 +180,7 @@ def test_given_gmail_refuses_a_recipient_then_send_failed_is_a_bounce(service, g
         service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="k-bounce")
     assert caught.value.details["bounce"] is True and caught.value.details["retryable"] is False
     status = service.email_status(caught.value.details["rfc822_message_id"])
-    assert status["status"] == "bounced"
+    assert status.status == "bounced"
 
 
 def test_given_the_hourly_cap_is_reached_then_rate_limited_even_after_a_restart(vault_dir, gmail, token_path):
@@ -192,18 +194,19 @@ def test_given_the_hourly_cap_is_reached_then_rate_limited_even_after_a_restart(
     restarted = MailService(settings)
     with pytest.raises(RateLimited):
         restarted.send_email(to="bob@example.com", subject="S3", body="b")
-    assert len(gmail.sent) == 2 and restarted.health()["sends_last_hour"] == 2
+    assert len(gmail.sent) == 2 and restarted.health(SERVER_NAME).sends_last_hour == 2
 
 
 def test_given_sent_mail_then_its_status_is_sent_until_a_bounce_report_arrives(service, gmail):
     result = service.send_email(to="bob@example.com", subject="S", body="b")
-    assert service.email_status(result["message_id"])["status"] == "sent"
-    assert service.email_status(result["rfc822_message_id"])["status"] == "sent"
+    assert service.email_status(result.message_id).status == "sent"
+    assert service.email_status(result.rfc822_message_id).status == "sent"
     gmail.add_message(sender="Mail Delivery Subsystem <mailer-daemon@googlemail.com>",
                       subject="Delivery Status Notification (Failure)",
-                      body=f"Address not found.\n\nMessage-ID: {result['rfc822_message_id']}\n")
-    assert service.email_status(result["message_id"])["status"] == "bounced"
-    assert service.email_status("ffffffffffffffff") == {"message_id": "ffffffffffffffff", "status": "unknown", "timestamp": None}
+                      body=f"Address not found.\n\nMessage-ID: {result.rfc822_message_id}\n")
+    assert service.email_status(result.message_id).status == "bounced"
+    assert service.email_status("ffffffffffffffff") == EmailStatus(message_id="ffffffffffffffff", status="unknown",
+                                                                   timestamp=None)
 
 
 def _pending_attempt(service, pid: int, **message) -> str:
@@ -223,7 +226,7 @@ def test_given_a_crash_after_gmail_sent_then_the_same_key_returns_already_sent(s
     rfc = _pending_attempt(service, dead_pid(), **message)
     gmail.add_message(message_id=rfc, labels=["SENT"], subject="S", thread_id="t-crash")
     result = service.send_email(**message)
-    assert result["already_sent"] is True and result["thread_id"] == "t-crash"
+    assert result.already_sent is True and result.thread_id == "t-crash"
     assert gmail.sent == []
 
 
@@ -231,9 +234,9 @@ def test_given_a_crash_before_gmail_got_it_then_the_same_key_sends_once(service,
     message = {"to": "bob@example.com", "subject": "S", "body": "b", "idempotency_key": "draft-10"}
     rfc = _pending_attempt(service, dead_pid(), **message)
     result = service.send_email(**message)
-    assert result["already_sent"] is False and len(gmail.sent) == 1
-    assert result["rfc822_message_id"] == rfc
-    assert service.send_email(**message)["already_sent"]
+    assert result.already_sent is False and len(gmail.sent) == 1
+    assert result.rfc822_message_id == rfc
+    assert service.send_email(**message).already_sent
     assert len(gmail.sent) == 1
 
 
@@ -253,17 +256,18 @@ def test_given_gmail_does_not_answer_then_health_check_still_answers_degraded(va
     try:
         endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}/"
         service = MailService(gmail_settings_for(vault_dir, gmail, token_path, gmail_api_endpoint=endpoint))
-        health = service.health()
-        assert health["status"] == "degraded" and health["account"] is None and health["token"] == "valid"
+        health = service.health(SERVER_NAME)
+        assert health.status == "degraded" and health.account is None and health.token == "valid"
     finally:
         silent.close()
 
 
 def test_given_a_healthy_account_then_health_reports_it(service, gmail):
     service.send_email(to="bob@example.com", subject="S", body="b")
-    health = service.health()
-    assert health == {**health, "status": "ok", "backend": "gmail", "account": gmail.address, "token": "valid",
-                      "sends_last_hour": 1, "sends_last_day": 1, "problems": []}
+    health = service.health(SERVER_NAME)
+    expected = {"status": "ok", "backend": "gmail", "account": gmail.address, "token": "valid",
+                "sends_last_hour": 1, "sends_last_day": 1, "problems": []}
+    assert health == health.model_copy(update=expected)
 
 
 def test_fake_gmail_is_usable_on_its_own_with_the_plain_google_client(tmp_path: Path):

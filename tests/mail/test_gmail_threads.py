@@ -12,7 +12,8 @@ import pytest
 
 from h0.config import Settings, load_settings
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, NotSupported
-from h0.mail.backend import open_backend
+from h0.mail import MailService
+from h0.mail.backend import Mailbox, mailbox_of, open_backend
 from h0.mail.gmail import GmailBackend
 from h0.mail.retry import RetryPolicy
 from h0.retry import Backoff
@@ -78,12 +79,17 @@ def test_given_a_malformed_thread_id_then_invalid_request_and_gmail_is_not_asked
     assert thread_requests(gmail) == []
 
 
-def test_given_the_outbox_backend_when_a_thread_is_read_then_not_supported(vault_dir: Path):
-    """Given the outbox backend (the dry-run default), when a thread is read, then NotSupported."""
-    with open_backend(load_settings(vault_path=vault_dir)) as outbox:
+def test_given_the_outbox_backend_when_a_thread_is_wanted_then_there_is_no_mailbox_to_read_it(vault_dir: Path):
+    """Given the outbox backend (the dry-run default), when a caller wants a thread, then the backend has no
+    mailbox (it only sends), and the mail service answers a read with NotSupported."""
+    settings = load_settings(vault_path=vault_dir)
+    with open_backend(settings) as outbox:
         assert outbox.name == "outbox"
-        with pytest.raises(NotSupported):
-            outbox.thread_messages("t-1")
+        assert mailbox_of(outbox) is None and not isinstance(outbox, Mailbox)
+    service = MailService(settings)
+    with pytest.raises(NotSupported):
+        service.get_email("t-1")
+    service.close()
 
 
 def test_given_a_500_then_success_when_the_thread_is_read_under_the_retry_policy_then_it_is_retried(backend, gmail):

@@ -109,25 +109,25 @@ def test_the_cursor_moves_only_after_the_notes_are_written_and_never_back(servic
     acknowledgement (label first, then cursor) moves it; an older or forged token never moves it back."""
     gmail.add_message(subject="seed")
     first = service.list_new_emails(25)
-    service.ack_new_emails(first["cursor"], [e["id"] for e in first["emails"]])
+    service.ack_new_emails(first.cursor, [e.id for e in first.emails])
     start = cursor(service)
 
     message = gmail.add_message(subject="new")
     listed = service.list_new_emails(25)
-    assert [e["id"] for e in listed["emails"]] == [message] and listed["mode"] == "history"
+    assert [e.id for e in listed.emails] == [message] and listed.mode == "history"
     assert cursor(service) == start and not ingested(gmail, message)
 
-    acked = service.ack_new_emails(listed["cursor"], [message])
-    assert acked["labelled"] == 1 and ingested(gmail, message)
+    acked = service.ack_new_emails(listed.cursor, [message])
+    assert acked.labelled == 1 and ingested(gmail, message)
     moved = cursor(service)
     assert moved > start
 
     # A late acknowledgement of the first slice cannot take the cursor back.
-    service.ack_new_emails(first["cursor"], [])
+    service.ack_new_emails(first.cursor, [])
     assert cursor(service) == moved
     with pytest.raises(InvalidRequest):
-        service.ack_new_emails(listed["cursor"][:-4] + "0000", [])
-    kind, value, mac = listed["cursor"].split(".")
+        service.ack_new_emails(listed.cursor[:-4] + "0000", [])
+    kind, value, mac = listed.cursor.split(".")
     with pytest.raises(InvalidRequest):  # a cursor pushed past mail nobody saw
         service.ack_new_emails(f"{kind}.{int(value) + 1000}.{mac}", [])
     assert cursor(service) == moved
@@ -343,7 +343,7 @@ def test_an_expired_token_is_refreshed_once_and_persisted_0600(vault_dir, gmail,
     try:
         gmail.add_message(subject="second")
         listed = again.list_new_emails(25)
-        assert len(listed["emails"]) == 1
+        assert len(listed.emails) == 1
     finally:
         again.close()
     assert gmail.token_refreshes == 1

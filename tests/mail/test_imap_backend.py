@@ -20,9 +20,11 @@ from h0.handlers.ingest import ingest_new_mail
 from h0.mail import MailService
 from h0.mail.api import LocalMail
 from h0.mail.imap import ImapBackend
+from h0.mail.imap_connection import ImapConnection
 from h0.mail.imap_idle import IdleWatcher
 from h0.mail.imap_query import parse_query
 from h0.mail.imap_wire import keyword
+from h0.mcp.mail_server import SERVER_NAME
 from h0.retry import Backoff
 from h0.vault import Vault
 from tests.fakes.imap_server import FaultyLink, PymapServer
@@ -341,14 +343,14 @@ def test_given_a_send_then_smtp_gets_it_once_and_sent_holds_a_settled_copy(vault
     wire = smtp_box.received[0].content.decode()
     assert "In-Reply-To: <q1@example.org>" in wire and "References: <q1@example.org>" in wire
     (copy,) = imap.messages(sent_of(imap))
-    assert result["rfc822_message_id"].encode() in copy
+    assert result.rfc822_message_id.encode() in copy
     (uid,) = imap.uids(sent_of(imap))
     assert "\\Draft" not in imap.flags(uid, sent_of(imap)) and "\\Seen" in imap.flags(uid, sent_of(imap))
-    found = service.backend.find_sent(result["rfc822_message_id"])
+    found = service.backend.find_sent(result.rfc822_message_id)
     assert found is not None and found.thread_id == "<q1@example.org>"
     again = service.send_email(to="ann@example.org", subject="Re: Question", body="Yes.",
                                reply_to_message_id=original, idempotency_key="k-reply")
-    assert again["already_sent"] is True and len(smtp_box.received) == 1
+    assert again.already_sent is True and len(smtp_box.received) == 1
 
 
 class Crash(BaseException):
@@ -397,7 +399,7 @@ def test_given_a_crash_after_the_send_was_complete_then_the_sent_search_recovers
     monkeypatch.undo()
     second = MailService(settings)
     result = second.send_email(to="bob@example.org", subject="Report", body="Here.", idempotency_key="k-done")
-    assert result["already_sent"] is True and len(smtp_box.received) == 1
+    assert result.already_sent is True and len(smtp_box.received) == 1
     first.close()
     second.close()
 
@@ -411,14 +413,14 @@ def test_given_a_crash_before_the_copy_reached_sent_then_the_retry_sends_once(
     def die(*args, **kwargs):
         raise Crash
 
-    monkeypatch.setattr(ImapBackend, "_run", die)
+    monkeypatch.setattr(ImapConnection, "run", die)  # the first IMAP call dies with the process
     with pytest.raises(Crash):
         first.send_email(to="bob@example.org", subject="Plan", body="B.", idempotency_key="k-early")
     monkeypatch.undo()
     assert smtp_box.received == [] and imap.uids(sent_of(imap)) == []
     second = MailService(settings)
     result = second.send_email(to="bob@example.org", subject="Plan", body="B.", idempotency_key="k-early")
-    assert result["already_sent"] is False and len(smtp_box.received) == 1 and len(imap.uids(sent_of(imap))) == 1
+    assert result.already_sent is False and len(smtp_box.received) == 1 and len(imap.uids(sent_of(imap))) == 1
     first.close()
     second.close()
 
@@ -439,7 +441,7 @@ def test_given_mail_when_listed_with_gmail_syntax_then_the_imap_search_matches(v
     imap.deliver(raw_message("Old news", "pineapple"), flags=["\\Seen"])
 
     def subjects(query: str) -> list[str]:
-        return sorted(e["subject"] for e in service.list_emails(query, 10)["emails"])
+        return sorted(e.subject for e in service.list_emails(query, 10).emails)
 
     assert subjects("from:acme.example") == ["Invoice 42"]
     assert subjects("is:unread") == ["Invoice 42"]
@@ -450,9 +452,9 @@ def test_given_mail_when_listed_with_gmail_syntax_then_the_imap_search_matches(v
     assert subjects("newer_than:1d") == ["Invoice 42", "Lunch", "Old news"]
     assert subjects("after:2000/01/01 -label:Clients") == ["Invoice 42", "Old news"]
     assert subjects("in:sent") == []
-    listed = service.list_emails("from:bob@example.org", 10)["emails"][0]
-    assert {"INBOX", "Clients"} <= set(listed["labels"]) and "UNREAD" not in listed["labels"]
-    assert listed["snippet"] == "Friday?"
+    listed = service.list_emails("from:bob@example.org", 10).emails[0]
+    assert {"INBOX", "Clients"} <= set(listed.labels) and "UNREAD" not in listed.labels
+    assert listed.snippet == "Friday?"
 
 
 @pytest.mark.parametrize("query", ["from:a OR from:b", "{from:a from:b}", "has:attachment", "in:anywhere",
@@ -474,16 +476,16 @@ def test_given_a_message_when_labelled_and_moved_then_keywords_and_folders_chang
     uid = imap.deliver(raw_message("File me"))
     (msg_id,) = service.backend.message_ids("subject:File", 1)
     labelled = service.add_label(msg_id, "Clients")
-    assert "Clients" in labelled["labels"] and "Clients" in imap.flags(uid)
+    assert "Clients" in labelled.labels and "Clients" in imap.flags(uid)
     email = service.get_email(msg_id)
-    assert email["subject"] == "File me" and "Clients" in email["labels"]
+    assert email.subject == "File me" and "Clients" in email.labels
     moved = service.move_email(msg_id, "Archive")
-    assert moved["labels"] == ["Archive"]
+    assert moved.labels == ["Archive"]
     assert imap.uids("INBOX") == [] and len(imap.uids("Archive")) == 1
     with pytest.raises(NotFound):
         service.backend.get_message(msg_id)  # the UID belonged to INBOX
     (archived,) = service.backend.message_ids("in:Archive subject:File", 1)
-    assert archived.startswith("Archive/") and service.get_email(archived)["subject"] == "File me"
+    assert archived.startswith("Archive/") and service.get_email(archived).subject == "File me"
 
 
 def test_given_imap_settings_then_doctor_logs_in_and_names_the_folders(vault_dir, imap, relay):
@@ -503,7 +505,7 @@ def test_given_a_wrong_password_then_doctor_says_what_to_fix(vault_dir, imap, re
 
 
 def test_given_health_check_then_the_imap_login_is_confirmed(vault_dir, imap, service):
-    health = service.health()
-    assert health["backend"] == "imap" and health["status"] == "ok", health["problems"]
-    assert health["account"] == imap.user
+    health = service.health(SERVER_NAME)
+    assert health.backend == "imap" and health.status == "ok", health.problems
+    assert health.account == imap.user
     assert {"INBOX", sent_of(imap), "Archive"} <= set(service.backend.folders)

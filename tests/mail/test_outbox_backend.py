@@ -11,6 +11,7 @@ import pytest
 from h0.config import load_settings
 from h0.errors import NotSupported
 from h0.mail import MailService
+from h0.mcp.mail_server import SERVER_NAME
 from tests.mail.conftest import DIRECT_SEND, dead_pid
 
 
@@ -26,17 +27,17 @@ def emls(vault_dir: Path) -> list[Path]:
 def test_given_a_fresh_checkout_when_mail_is_sent_then_it_lands_in_outbox_as_eml(outbox, vault_dir):
     result = outbox.send_email(to="bob@example.com", subject="Hello there", body="Hi Bob,\n", idempotency_key="d1")
     [eml] = emls(vault_dir)
-    assert result["backend"] == "outbox" and result["message_id"] == eml.stem
+    assert result.backend == "outbox" and result.message_id == eml.stem
     parsed = BytesParser(policy=policy.default).parsebytes(eml.read_bytes())
     assert parsed["To"] == "bob@example.com" and parsed["From"] == "H0 outbox <outbox@h0.local>"
-    assert parsed["Message-ID"] == result["rfc822_message_id"]
+    assert parsed["Message-ID"] == result.rfc822_message_id
     assert "hello-there" in eml.name
 
 
 def test_given_the_same_key_even_after_a_restart_then_one_eml_only(outbox, vault_dir):
     first = outbox.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d2")
     again = MailService(outbox.settings).send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d2")
-    assert again["already_sent"] and again["message_id"] == first["message_id"]
+    assert again.already_sent and again.message_id == first.message_id
     assert len(emls(vault_dir)) == 1
 
 
@@ -45,22 +46,22 @@ def test_given_a_crash_after_the_eml_was_written_then_the_key_is_recognised(outb
     # Lose the outcome, as if the process died right after writing the file.
     outbox.state._db().execute("UPDATE sends SET state = 'pending', pid = ?, sent_epoch = NULL", (dead_pid(),))
     again = MailService(outbox.settings).send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d3")
-    assert again["already_sent"] and again["message_id"] == first["message_id"]
+    assert again.already_sent and again.message_id == first.message_id
     assert len(emls(vault_dir)) == 1
 
 
 def test_given_the_outbox_then_reading_is_not_supported_and_health_says_nothing_is_sent(outbox):
     with pytest.raises(NotSupported):
         outbox.list_emails("is:unread", 10)
-    health = outbox.health()
-    assert health["status"] == "ok" and health["token"] == "n/a" and health["account"] is None
-    assert "NOTHING IS REALLY SENT" in health["notes"][0]
+    health = outbox.health(SERVER_NAME)
+    assert health.status == "ok" and health.token == "n/a" and health.account is None
+    assert "NOTHING IS REALLY SENT" in health.notes[0]
 
 
 def test_given_a_reply_on_the_outbox_then_it_is_written_without_in_reply_to_and_says_why(outbox):
     result = outbox.send_email(to="bob@example.com", subject="Re: S", body="b", reply_to_message_id="18f0abc", thread_id="t1")
-    assert result["thread_id"] == "t1"
-    assert "cannot read the original" in result["hints"][0]
+    assert result.thread_id == "t1"
+    assert "cannot read the original" in result.hints[0]
 
 
 EMAIL_NOTE = """---
@@ -100,10 +101,10 @@ def test_given_a_reply_to_an_email_note_then_the_outbox_eml_threads_by_its_messa
 def test_given_create_draft_replying_to_an_email_note_then_the_outbox_backend_finds_it_in_the_vault(outbox, vault_dir):
     (vault_dir / "Needs_Action/EMAIL_m-77.md").write_text(EMAIL_NOTE)
     made = outbox.create_draft(to="dana@example.com", body="Friday works.", reply_to_message_id="m-77")
-    assert made["subject"] == "Re: Friday review" and made["thread_id"] == "t-77"
+    assert made.subject == "Re: Friday review" and made.thread_id == "t-77"
     from h0.vault import Vault
 
-    fm = Vault(vault_dir).read_note(made["path"]).frontmatter
+    fm = Vault(vault_dir).read_note(made.path).frontmatter
     assert fm["source"] == "Needs_Action/EMAIL_m-77.md" and fm["reply_to_message_id"] == "m-77"
     with pytest.raises(Exception, match="No email with the id"):
         outbox.create_draft(to="dana@example.com", body="x", reply_to_message_id="m-missing")

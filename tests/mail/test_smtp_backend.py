@@ -21,6 +21,7 @@ from cryptography.x509.oid import NameOID
 from h0.config import load_settings
 from h0.errors import AuthRequired, NotSupported, SendFailed
 from h0.mail import MailService
+from h0.mcp.mail_server import SERVER_NAME
 from tests.mail.conftest import DIRECT_SEND, audit_records
 
 USER, PASSWORD = "h0@example.com", "app-password"
@@ -126,8 +127,8 @@ def test_given_an_smtp_relay_with_tls_and_login_then_the_message_arrives_intact(
     assert envelope.mail_from == USER
     assert sorted(envelope.rcpt_tos) == ["bob@example.com", "hidden@example.com"]
     assert b"hidden@example.com" not in envelope.original_content  # smtplib strips Bcc from the wire
-    assert b"=?utf-8?" in envelope.original_content and result["backend"] == "smtp"
-    assert result["message_id"] == result["rfc822_message_id"]  # SMTP has no provider id
+    assert b"=?utf-8?" in envelope.original_content and result.backend == "smtp"
+    assert result.message_id == result.rfc822_message_id  # SMTP has no provider id
     assert [r["event"] for r in audit_records(vault_dir)] == ["pre_send_audit", "email_sent"]
 
 
@@ -197,5 +198,5 @@ def test_given_the_smtp_backend_then_read_tools_are_not_supported(smtp):
         service.get_email("x")
     with pytest.raises(NotSupported):
         service.add_label("x", "Done")
-    health = service.health()
-    assert health["token"] == "n/a" and health["account"] == USER and health["status"] == "ok"
+    health = service.health(SERVER_NAME)
+    assert health.token == "n/a" and health.account == USER and health.status == "ok"

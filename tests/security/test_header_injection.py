@@ -316,7 +316,7 @@ def test_given_an_email_with_an_injecting_subject_when_ingested_triaged_and_the_
     wire = wire_headers(sent.raw)
     assert names(wire) == BASE_NAMES + Counter({"in-reply-to": 1, "references": 1})
     assert [a.addr_spec for a in wire["To"].addresses] == ["dana@example.com"]
-    assert str(wire["Subject"]) == draft_subject and result["rfc822_message_id"] == str(wire["Message-ID"])
+    assert str(wire["Subject"]) == draft_subject and result.rfc822_message_id == str(wire["Message-ID"])
 
 
 @pytest.mark.parametrize("display_name", [
@@ -351,10 +351,10 @@ def test_given_tool_results_for_a_hostile_email_then_list_and_get_show_clean_lin
     msg = gmail.add_message(extra_headers=[("Subject", HOSTILE_SUBJECTS[0]),
                                            ("From", "=?utf-8?q?Eve=0D=0ABcc:_x@evil.example?= <eve@evil.example>")])
     got = mail.get_email(msg)
-    (listed,) = mail.list_emails("in:inbox", 10)["emails"]
-    for value in (got["subject"], got["sender"], listed["subject"], listed["sender"]):
+    (listed,) = mail.list_emails("in:inbox", 10).emails
+    for value in (got.subject, got.sender, listed.subject, listed.sender):
         assert not hides_control(value) and "\n" not in value
-    assert got["subject"] == listed["subject"] == "Lunch Bcc: eve@evil.example"
+    assert got.subject == listed.subject == "Lunch Bcc: eve@evil.example"
 
 
 def test_given_the_running_daemon_when_an_injecting_subject_arrives_and_the_reply_is_approved_then_no_extra_header_leaves(

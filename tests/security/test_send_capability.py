@@ -62,16 +62,16 @@ def test_given_an_approved_note_then_it_is_sent_as_read_and_a_changed_one_is_ref
     result = mail.send_approved_draft("Approved/d.md", note_hash, Arrival("moved"))
     (sent,) = gmail.sent
     assert sent.header("To") == "bob@example.com" and sent.text.strip() == "Thursday at noon?"
-    assert sent.header("Message-ID") == result["rfc822_message_id"]
+    assert sent.header("Message-ID") == result.rfc822_message_id
     again = mail.send_approved_draft("Approved/d.md", note_hash, Arrival("moved"))
-    assert again["already_sent"] is True and len(gmail.sent) == 1
+    assert again.already_sent is True and len(gmail.sent) == 1
 
 
 def test_given_create_draft_then_the_note_lands_in_drafts_and_nothing_is_sent(mail, vault_dir, gmail):
     incoming = gmail.add_message(subject="Invoice 7", thread_id="t-7", message_id="<inv7@example.com>")
     made = mail.create_draft(to="ann@example.com", body="Paid today.", reply_to_message_id=incoming)
-    assert made["path"].startswith("Drafts/") and made["subject"] == "Re: Invoice 7" and made["thread_id"] == "t-7"
-    note = Vault(vault_dir).read_note(made["path"])
+    assert made.path.startswith("Drafts/") and made.subject == "Re: Invoice 7" and made.thread_id == "t-7"
+    note = Vault(vault_dir).read_note(made.path)
     assert note.frontmatter["reply_to_message_id"] == incoming and note.frontmatter["status"] == "pending_approval"
     assert gmail.sent == []
     with pytest.raises(InvalidRequest):  # the send-time checks apply at once
@@ -104,7 +104,7 @@ def test_given_a_caller_who_knows_a_draft_when_it_spends_a_guessed_key_first_the
     forged = len(gmail.sent)
     note_hash = approved(vault_dir)
     result = service.send_approved_draft("Approved/d.md", note_hash, Arrival("moved"))
-    assert result["already_sent"] is False and len(gmail.sent) == forged + 1
+    assert result.already_sent is False and len(gmail.sent) == forged + 1
     assert gmail.sent[-1].header("To") == "bob@example.com" and gmail.sent[-1].text.strip() == "Thursday at noon?"
 
 
@@ -121,7 +121,7 @@ def test_given_a_key_already_sent_when_other_content_reuses_it_then_conflict_not
 
 def test_given_a_derived_message_id_then_it_needs_the_installation_secret(mail, vault_dir, gmail, tmp_path):
     """The same approved note gets a different Message-ID under another installation's secret."""
-    first = mail.send_approved_draft("Approved/d.md", approved(vault_dir), Arrival("moved"))["rfc822_message_id"]
+    first = mail.send_approved_draft("Approved/d.md", approved(vault_dir), Arrival("moved")).rfc822_message_id
     other_vault = tmp_path / "other"
     from h0.vault import init_vault
 
@@ -131,7 +131,7 @@ def test_given_a_derived_message_id_then_it_needs_the_installation_secret(mail, 
     os.rename(other_vault / "Drafts/d.md", other_vault / "Approved/d.md")
     other = MailService(gmail_settings_for(other_vault, gmail, mail.settings.gmail_token_path), trusted_caller=True)
     second = other.send_approved_draft("Approved/d.md", Vault(other_vault).read_note("Approved/d.md").hash, Arrival("moved"))
-    assert first != second["rfc822_message_id"] and first.startswith("<h0.")
+    assert first != second.rfc822_message_id and first.startswith("<h0.")
 
 
 # -- class 4: what goes out is what was approved -----------------------------------------------

@@ -244,4 +244,4 @@ def test_given_an_email_that_passed_dmarc_then_the_draft_carries_no_warning(vaul
 def test_given_an_email_with_authentication_results_then_get_email_reports_the_verdicts(gmail: FakeGmail,
                                                                                         mail: MailService):
     msg = gmail.add_message(extra_headers=[("Authentication-Results", GMAIL_AR_FAIL)])
-    assert mail.get_email(msg).get("authentication") == {"spf": "pass", "dkim": "fail", "dmarc": "fail"}
+    assert mail.get_email(msg).authentication == {"spf": "pass", "dkim": "fail", "dmarc": "fail"}
