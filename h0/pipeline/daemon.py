@@ -25,6 +25,7 @@ from h0.drafting import service as drafting_service
 from h0.drafting.revise import revision_request
 from h0.errors import H0Error, ParseError
 from h0.handlers.context import HandlerContext, HandlerState, NoteOps, Outcome
+from h0.handlers.triage import needs_triage
 from h0.mail.api import MailAPI
 from h0.mcp.api import McpMail, McpVault
 from h0.mcp.client import McpConnection, ServerCommand, settings_env, with_fallback
@@ -32,7 +33,7 @@ from h0.pipeline import signals
 from h0.pipeline.followups import FOLLOW_UP_PASS_SECONDS, FOLLOWUP_JOB, find_followup_notes
 from h0.pipeline.lock import VaultLock
 from h0.pipeline.settle import STABILITY_SECONDS, SettleTracker
-from h0.pipeline.sweep import needs_triage, reconcile
+from h0.pipeline.sweep import reconcile
 from h0.pipeline.tally import PassTally
 from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.wiring import connect_handlers

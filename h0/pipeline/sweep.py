@@ -11,16 +11,11 @@ from __future__ import annotations
 
 from h0.drafting.revise import drafts_asking_revision
 from h0.errors import H0Error
+from h0.handlers.triage import needs_triage
 from h0.vault import Vault
 from h0.vault.approval import ApprovalFolder
 from h0.vault.layout import DRAFTS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import nfc
-
-TRIAGE_STATUSES = {"", "pending"}
-
-
-def needs_triage(frontmatter: dict) -> bool:
-    return str(frontmatter.get("status") or "").strip().lower() in TRIAGE_STATUSES
 
 
 def reconcile(vault: Vault, *, triage: bool = True) -> list[str]:
