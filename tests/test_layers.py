@@ -45,7 +45,7 @@ MAX_LINES = 400
 OVERSIZED = {
     "h0/drafting/knowledge.py", "h0/mail/gmail.py",
     "h0/mail/imap.py", "h0/mail/mime.py", "h0/mail/outgoing.py", "h0/mail/sync.py", "h0/mail/visible.py",
-    "h0/mcp/vault_server.py", "h0/pipeline/daemon.py", "h0/report/collect.py", "h0/report/dashboard.py",
+    "h0/mcp/vault_server.py", "h0/report/collect.py", "h0/report/dashboard.py",
     "h0/report/logview.py", "h0/state/db.py", "h0/vault/store.py",
 }
 

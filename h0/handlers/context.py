@@ -16,19 +16,45 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypedDict
 
 from loguru import logger
 
+from h0.config import Settings
+from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mail.api import MailAPI
 from h0.retry import Backoff
 from h0.state import StateDB
+from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.layout import LOGS, NEEDS_ACTION
 from h0.vault.paths import PathResolver
 from h0.vault.seen import Arrival
+
+
+class OutcomeData(TypedDict, total=False):
+    """The facts an Outcome carries: the keywords of the report signal the pipeline sends for it
+    (h0.pipeline.signals) and what the pass tally counts. Each handler fills the keys it knows."""
+
+    done_path: str  # sent, rejected: where the note was filed in Done/
+    to: str  # sent: the draft's `to:` as written
+    recipients: dict[str, list[str]]  # sent: every recipient by real address (h0.mail.recipients)
+    message_id: str  # sent: the provider's id
+    already_sent: bool  # sent: it had gone out before (a crash between send and filing)
+    elapsed_ms: float  # sent, revised
+    error: H0Error  # failed, refused, held, bounced
+    retry_in: float | None  # failed: when the pipeline looks again (None: not retried)
+    kind: str  # failed, paused: "cap" (frees by itself) or "auth" (needs the human)
+    setting: str | None  # a send cap's setting (RATE_LIMIT_PER_HOUR, …)
+    resumes_at: float  # a send cap: when sending resumes (epoch seconds)
+    returned_to: str  # refused, held: where the draft went back to in Drafts/
+    failed_path: str  # bounced: where the draft was filed in Logs/failed/
+    decision: str  # triaged, rejected
+    confidence: float  # triaged
+    draft_path: str | None  # triaged: the reply draft written, if any
+    outcomes: int  # learned: how many drafts were compared
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +65,13 @@ class Outcome:
     action: str
     detail: str = ""
     retry_in: float | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    data: OutcomeData = field(default_factory=lambda: OutcomeData())
+
+
+class EmailTriager(Protocol):
+    """What the triage handler asks of a triager (h0.triage.Triager, or a test's own)."""
+
+    def triage(self, email: EmailInput, context: ReplyContext | None = None) -> TriageOutcome: ...
 
 
 class NoteOps:
@@ -119,7 +151,7 @@ class HandlerState:
     sends_paused_until: float = 0.0
     pause_reason: str = ""
     pause_kind: str = ""  # "auth" (needs the human: credentials, configuration) or "cap" (frees by itself)
-    pause_facts: dict[str, Any] = field(default_factory=dict)  # e.g. the cap's setting and when it frees
+    pause_facts: OutcomeData = field(default_factory=lambda: OutcomeData())  # the cap's setting and when it frees
     announced: tuple[str, str] = ("", "")  # (key, reason) of the pause last said; cleared when a send succeeds
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -144,8 +176,14 @@ class HandlerState:
             self.reported[(path, code)] = version
             return True
 
-    def pause_sends(self, seconds: float, reason: str, kind: str = "auth", **facts: Any) -> bool:
+    def pause_sends(self, seconds: float, reason: str, kind: str = "auth", *, setting: str | None = None,
+                    resumes_at: float | None = None) -> bool:
         """Pause sending; True if sends were not already paused (record it once per pause)."""
+        facts = OutcomeData()
+        if kind == "cap":
+            facts["setting"] = setting
+        if resumes_at is not None:
+            facts["resumes_at"] = resumes_at
         with self.lock:
             was_paused = self.sends_paused_until > time.monotonic()
             self.sends_paused_until = time.monotonic() + seconds
@@ -179,14 +217,14 @@ def _unknown_arrival(path: str) -> Arrival:
 
 @dataclass
 class HandlerContext:
-    settings: Any
+    settings: Settings
     notes: NoteOps
     mail: MailAPI | None  # None: no mail server configured (sending waits, ingest is off)
     audit: AuditLog
     paths: PathResolver  # the vault's path confinement (where a `source:` resolves on disk); no note I/O
     state: HandlerState = field(default_factory=HandlerState)
-    triager: Any = None
-    drafting: Any = None  # h0.drafting.Drafting for this vault (built on first use by the triage handler)
+    triager: EmailTriager | None = None
+    drafting: Drafting | None = None  # this vault's drafting state (built on first use by the triage handler)
     state_db: StateDB | None = None  # H0's durable bookkeeping (the filing journal among it)
     # How a note came into Approved/ as the pipeline's events saw it (kind "moved", "written" or "unknown").
     arrival: Callable[[str], Arrival] = _unknown_arrival
@@ -195,7 +233,7 @@ class HandlerContext:
     one_pass: bool = False
 
     @classmethod
-    def local(cls, settings: Any, vault: Vault, *, mail: MailAPI | None = None, audit: AuditLog | None = None,
+    def local(cls, settings: Settings, vault: Vault, *, mail: MailAPI | None = None, audit: AuditLog | None = None,
               **fields: Any) -> HandlerContext:
         """A context over this process's vault, without a vault server (tests, benchmarks)."""
         return cls(settings=settings, notes=NoteOps(LocalVault(vault)), mail=mail,

@@ -36,7 +36,7 @@ from h0.errors import (
     RateLimited,
     SendFailed,
 )
-from h0.handlers.context import HandlerContext, Outcome, source_note
+from h0.handlers.context import HandlerContext, Outcome, OutcomeData, source_note
 from h0.handlers.reject import archive_rejected
 from h0.mail.drafts import CUTOFF, NEXT_STEP
 from h0.mail.models import SendEmailResult
@@ -105,7 +105,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     done_path = _file_sent_draft(path, note, result, ctx, describe_recipients(recipients))
     verb = "was already sent" if result.already_sent else "sent"
     logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, describe_recipients(recipients), elapsed_ms, done_path)
-    data = {
+    data: OutcomeData = {
         "done_path": done_path, "to": to, "recipients": recipients, "message_id": result.message_id,
         "already_sent": result.already_sent, "elapsed_ms": elapsed_ms,
     }
@@ -212,7 +212,7 @@ def finish_interrupted_filings(ctx: HandlerContext, *, days: int = 7) -> int:
     return finished
 
 
-def _find_unfiled(row: dict, ctx: HandlerContext) -> str | None:
+def _find_unfiled(row: dict[str, Any], ctx: HandlerContext) -> str | None:
     """The sent note in Done/: same name (or 'name (n).md'), same bytes as were sent, not yet marked."""
     name = row["note_path"].rsplit("/", 1)[-1]
     stem = name[:-3]
@@ -290,7 +290,7 @@ def _send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> 
     return Outcome("failed", error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})
 
 
-def _send_capped(path: str, error: RateLimited, fields: dict, ctx: HandlerContext) -> Outcome:
+def _send_capped(path: str, error: RateLimited, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
     """A send cap is reached (or the provider asks H0 to slow down): pause every send until
     it frees and say so once, naming the setting and when sending resumes (local time).
     The drafts approved meanwhile wait in Approved/ without a line each."""

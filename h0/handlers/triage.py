@@ -31,7 +31,7 @@ from loguru import logger
 from h0.drafting import DraftContext, Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.followup.threads import owner_addresses
-from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeData
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.headers import clean_header_text
@@ -78,8 +78,11 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     The order is the single note's: a draft exists before its email says `awaiting_approval`,
     and an email whose draft could not be written is left untouched (its error is its result,
     and the pipeline retries it). Each path maps to its Outcome, or to the exception that
-    stopped it; one note's trouble never stops the others.
+    stopped it; one note's trouble never stops the others. Without a triager, nothing is triaged.
     """
+    triager = ctx.triager
+    if triager is None:
+        return {path: Outcome("skipped", "triage is off") for path in paths}
     results: dict[str, Outcome | Exception] = {}
     pending: list[Note] = []
     for path, got in zip(paths, ctx.notes.read_many(paths), strict=True):
@@ -99,7 +102,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     plans = []
     for note in pending:
         try:
-            plans.append(_plan(note, threads.get(note.path, []), ctx, drafting))
+            plans.append(_plan(note, threads.get(note.path, []), ctx, triager, drafting))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
     _apply_plans(plans, ctx)
@@ -146,7 +149,8 @@ def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNot
             for n in notes}
 
 
-def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext, drafting: Drafting | None = None) -> _Plan:
+def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext, triager: EmailTriager,
+          drafting: Drafting | None = None) -> _Plan:
     from h0.triage.models import EarlierMessage, EmailInput
 
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
@@ -157,17 +161,17 @@ def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext, drafting: D
             EarlierMessage(**entry) for entry in conversation(thread, note.frontmatter.get("received"))]})
     to = reply_recipient(note.frontmatter)
     context: DraftContext | None = None
-    if drafting is not None and getattr(ctx.triager, "llm", None) is not None:
+    if drafting is not None and getattr(triager, "llm", None) is not None:
         # A model decides with the owner's notes in view (no extra call: they travel in the one prompt).
         context = drafting.context_for_email(note.frontmatter, text, to)
-        outcome = ctx.triager.triage(email, context.reply_context())
+        outcome = triager.triage(email, context.reply_context())
     elif drafting is not None:
         # Rules: the template needs only the greeting and sign-off; the rest is looked up for a draft alone.
-        outcome = ctx.triager.triage(email, drafting.voice_context(to, str(note.frontmatter.get("from") or "")))
+        outcome = triager.triage(email, drafting.voice_context(to, str(note.frontmatter.get("from") or "")))
         if outcome.decision.decision in ("draft_reply", "urgent"):
             context = drafting.context_for_email(note.frontmatter, text, to)
     else:
-        outcome = ctx.triager.triage(email)
+        outcome = triager.triage(email)
     decision = outcome.decision
     record = {
         "decision": decision.decision,
@@ -267,7 +271,7 @@ def _decided(plan: _Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcom
         logger.warning("{}: {}", path, warning)
     where = f" → {draft_path}" if draft_path else (f" → {done_path}" if done_path else "")
     logger.info("☐ triaged {}: {} ({:.0%}){}", path, record["decision"], record["confidence"], where)
-    data = {"decision": record["decision"], "confidence": record["confidence"], "draft_path": draft_path}
+    data: OutcomeData = {"decision": record["decision"], "confidence": record["confidence"], "draft_path": draft_path}
     return Outcome("triaged", record["decision"], data=data)
 
 

@@ -87,11 +87,11 @@ def root_spellings(root: str) -> frozenset[str]:
     return frozenset(os.path.normcase(p) for p in (root, os.path.realpath(root)))
 
 
-def _polling_listdir(root: str) -> Callable[[str], list[os.DirEntry]]:
+def _polling_listdir(root: str) -> Callable[[str], list[os.DirEntry[str]]]:
     """What the polling observer lists: the trigger folders at the root, and the notes directly
     in them — not the rest of a 10,000-note vault, which can never trigger anything."""
 
-    def listdir(path: str) -> list[os.DirEntry]:
+    def listdir(path: str) -> list[os.DirEntry[str]]:
         if path == root:
             with os.scandir(path) as entries:
                 return [e for e in entries if folder_key(e.name) in TRIGGER_FOLDERS and e.is_dir()]
