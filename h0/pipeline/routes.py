@@ -118,7 +118,7 @@ LEARN = Route(LEARN_JOB, signals.drafts_filed, _learn, lambda vault: [])
 _BY_FOLDER: dict[str, tuple[Route, ...]] = {}
 for _route in ROUTES:
     _BY_FOLDER[folder_key(_route.folder)] = (*_BY_FOLDER.get(folder_key(_route.folder), ()), _route)
-TRIGGER_FOLDERS = (*dict.fromkeys(route.folder for route in ROUTES), TRIAGE.folder)
+TRIGGER_FOLDERS = (*dict.fromkeys(route.folder for route in ROUTES), TRIAGE.folder)  # what the watcher watches
 
 
 def folder_of(path: str) -> str:
