@@ -24,7 +24,6 @@ from h0.config import Settings
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mail.api import MailAPI
-from h0.retry import Backoff
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
@@ -66,6 +65,14 @@ class Outcome:
     detail: str = ""
     retry_in: float | None = None
     data: OutcomeData = field(default_factory=lambda: OutcomeData())
+
+
+class RetrySchedule(Protocol):
+    """Who looks at a note again after a failure (the pipeline's work queue, which owns the backoff)."""
+
+    def next_delay(self, path: str) -> float:
+        """The wait before `path` is looked at again if its handler fails now."""
+        ...
 
 
 class EmailTriager(Protocol):
@@ -146,7 +153,6 @@ class NoteOps:
 class HandlerState:
     """In-memory bookkeeping shared by the handlers of one daemon."""
 
-    attempts: dict[str, int] = field(default_factory=dict)
     reported: dict[tuple[str, str], str] = field(default_factory=dict)
     sends_paused_until: float = 0.0
     pause_reason: str = ""
@@ -155,16 +161,9 @@ class HandlerState:
     announced: tuple[str, str] = ("", "")  # (key, reason) of the pause last said; cleared when a send succeeds
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def backoff(self, path: str, policy: Backoff) -> float:
-        """The wait before `path` is looked at again: `policy`'s next delay for it (reset by `succeeded`)."""
-        with self.lock:
-            n = self.attempts.get(path, 0)
-            self.attempts[path] = n + 1
-        return policy.delay(n)
-
     def succeeded(self, path: str) -> None:
+        """`path` is done with: its problems may be said again should they come back."""
         with self.lock:
-            self.attempts.pop(path, None)
             for key in [k for k in self.reported if k[0] == path]:
                 del self.reported[key]
 
@@ -231,6 +230,8 @@ class HandlerContext:
     # `h0 sweep`: the process exits after this pass, so nothing is retried in it; the next
     # sweep (or `h0 watch`) is what looks again, and log lines must say so.
     one_pass: bool = False
+    # Who retries a failure, and after how long (the daemon's work queue); None: nothing retries.
+    retries: RetrySchedule | None = None
 
     @classmethod
     def local(cls, settings: Settings, vault: Vault, *, mail: MailAPI | None = None, audit: AuditLog | None = None,
@@ -238,6 +239,10 @@ class HandlerContext:
         """A context over this process's vault, without a vault server (tests, benchmarks)."""
         return cls(settings=settings, notes=NoteOps(LocalVault(vault)), mail=mail,
                    audit=audit or AuditLog(vault.root / LOGS, "h0"), paths=vault.paths, **fields)
+
+    def retry_delay(self, path: str) -> float | None:
+        """The wait before a failing `path` is looked at again (None: nothing will look again)."""
+        return self.retries.next_delay(path) if self.retries is not None else None
 
     def retry_words(self, seconds: float | None) -> str:
         """When a note is looked at again, as a log line can truthfully say it."""

@@ -36,7 +36,7 @@ from h0.pipeline.settle import STABILITY_SECONDS, SettleTracker
 from h0.pipeline.tally import PassTally
 from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.workers import INGEST_JOB, Workers
-from h0.pipeline.workqueue import WorkQueue
+from h0.pipeline.workqueue import WorkQueue, failure_backoff
 from h0.platform.watch import NATIVE
 from h0.state import StateDB
 from h0.vault import AuditLog, Vault
@@ -69,7 +69,7 @@ class Daemon:
         self.root = Path(settings.vault_path)
         self.vault = Vault(self.root)
         self.audit = AuditLog(self.root / LOGS, "h0")
-        self.queue = WorkQueue()
+        self.queue = WorkQueue(backoff=failure_backoff(settings.retry_delay_ms, settings.retry_backoff_multiplier))
         self.lock = VaultLock(self.root)
         self.workers = workers
         self.sweep_interval = sweep_interval if sweep_interval is not None else settings.sweep_interval_seconds
@@ -137,6 +137,7 @@ class Daemon:
             state_db=StateDB.for_vault(self.root, self.settings.h0_state_dir),
             arrival=self.settle.observed,
             one_pass=self.one_pass,
+            retries=self.queue,
         )
         workers = Workers(self.queue, self.vault, self.settle, self.tally, self.ctx, self.audit, sender=self,
                           jobs={INGEST_JOB: self.run_ingest, FOLLOWUP_JOB: self.run_followup},

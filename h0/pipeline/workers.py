@@ -81,33 +81,47 @@ class Workers:
     def run_job(self, job: Job) -> None:
         """Run one job and finish it in the queue, whatever happens (one bad note never stops a worker)."""
         try:
-            retry_in = self._dispatch(job)
+            self._dispatch(job)
         except Exception as exc:  # noqa: BLE001 - one bad note must not stop the worker
             self._failed(job, exc)
-        else:
-            self.queue.done(job, retry_in=retry_in)
 
-    def _dispatch(self, job: Job) -> float | None:
+    def _dispatch(self, job: Job) -> None:
         keyed = self.jobs.get(job.path)
         if keyed is not None:
             keyed()
-            return None
+            self.queue.done(job)
+            return
         if job.path == routes.LEARN_JOB:
-            return self._handle(routes.LEARN, job.path)
+            self._handle(job, routes.LEARN)
+            return
         if not routes.routes_for(job.path):
-            return None
+            self.queue.done(job)
+            return
         approval = routes.is_approval(job.path)
         wait = self.settle.wait_for(job.path, self.root / job.path, approval=approval)
         if wait > 0:
             if approval:
                 self.tally.settling(job.path)
-            return wait  # still being written: look again shortly
+            self.queue.done(job, retry_in=wait)  # still being written: look again shortly
+            return
         route = routes.route_for(job.path, self.vault)
-        return self._handle(route, job.path) if route is not None else None
+        if route is None:
+            self.queue.done(job)
+        else:
+            self._handle(job, route)
 
-    def _handle(self, route: routes.Route, path: str) -> float | None:
-        route.signal.send(self.sender, path=path)
-        return self.finish(path, route.handler(path, self.ctx))
+    def _handle(self, job: Job, route: routes.Route) -> None:
+        route.signal.send(self.sender, path=job.path)
+        self._close(job, route.handler(job.path, self.ctx))
+
+    def _close(self, job: Job, outcome: Outcome) -> None:
+        """Finish a job with its handler's Outcome: a failure that asks for a retry counts an attempt
+        (the queue's backoff grows with them); any other wait it asks for does not."""
+        retry_in = self.finish(job.path, outcome)
+        if outcome.action == "failed" and retry_in is not None:
+            self.queue.failed(job, retry_after=retry_in)
+        else:
+            self.queue.done(job, retry_in=retry_in)
 
     def run_batch(self, jobs: list[Job]) -> None:
         """Triage a batch of Needs_Action/ notes: those still being written wait, those not pending
@@ -130,9 +144,11 @@ class Workers:
                 result = results.get(path)
                 if isinstance(result, Exception):
                     self._failed(left.pop(path), result)
+                elif result is None:
+                    self.queue.done(left.pop(path))
                 else:
-                    retry_in = self.finish(path, result) if result is not None else None
-                    self.queue.done(left.pop(path), retry_in=retry_in)
+                    self._close(left[path], result)
+                    del left[path]
         except Exception as exc:  # noqa: BLE001 - the batch failed as a whole (e.g. the vault unreadable)
             for job in list(left.values()):
                 self._failed(job, exc)

@@ -22,10 +22,16 @@ from dataclasses import dataclass
 
 from h0.retry import Backoff
 
-# A handler that failed (a crash, or a typed error with no retry of its own) is looked at again after
-# 15-30 s, then twice as long each time, at most 15 minutes apart: a bad note costs a log line now and
-# then, never a loop.
-FAILURE_BACKOFF = Backoff(base=30.0, multiplier=2.0, cap=900.0)
+MAX_BACKOFF_SECONDS = 900.0  # longest wait before a job that keeps failing is tried again
+# Without settings (tests): a failed job is looked at again after 1-2 s, then twice as long each time.
+FAILURE_BACKOFF = Backoff(base=2.0, multiplier=2.0, cap=MAX_BACKOFF_SECONDS)
+
+
+def failure_backoff(retry_delay_ms: float, multiplier: float) -> Backoff:
+    """The queue's policy from RETRY_DELAY_MS and RETRY_BACKOFF_MULTIPLIER: from at least a second
+    (a failed send, a handler that crashed), growing by `multiplier`, at most MAX_BACKOFF_SECONDS
+    apart — a bad note costs a log line now and then, never a loop."""
+    return Backoff(max(retry_delay_ms / 1000.0, 1.0), multiplier, cap=MAX_BACKOFF_SECONDS)
 
 
 @dataclass(slots=True)
@@ -47,7 +53,7 @@ class WorkQueue:
         self.backoff = backoff
         self._heap: list[tuple[float, int, str]] = []
         self._jobs: dict[str, Job] = {}
-        self._running: set[str] = set()
+        self._running: dict[str, Job] = {}
         self._dirty: dict[str, Job] = {}
         self._seq = itertools.count()
         self._cond = threading.Condition()
@@ -94,7 +100,7 @@ class WorkQueue:
                         break
                     heapq.heappop(self._heap)
                     del self._jobs[path]
-                    self._running.add(path)
+                    self._running[path] = job
                     return job
                 wait = None if not self._heap else self._heap[0][0] - now
                 if deadline is not None:
@@ -124,7 +130,7 @@ class WorkQueue:
                 heapq.heappop(self._heap)
                 if accept(path):
                     del self._jobs[path]
-                    self._running.add(path)
+                    self._running[path] = job
                     taken.append(job)
                 else:
                     passed.append((due, seq, path))
@@ -139,7 +145,7 @@ class WorkQueue:
 
     def _finish(self, job: Job, retry_in: float | None, attempt: int) -> None:
         with self._cond:
-            self._running.discard(job.path)
+            self._running.pop(job.path, None)
             dirty = self._dirty.pop(job.path, None)
             if dirty is not None:
                 dirty.attempt = attempt  # a failing note keeps its backoff when an event lands mid-job
@@ -162,6 +168,14 @@ class WorkQueue:
             delay = retry_after if retry_after is not None and retry_after >= 0 else self.backoff.delay(job.attempt)
         self._finish(job, delay, job.attempt + 1)
         return delay
+
+    def next_delay(self, path: str) -> float:
+        """How long after a failure now `path` would wait (the backoff for its attempt), for a handler
+        that says when it is looked at again; the retry is scheduled when the job ends `failed`."""
+        with self._cond:
+            job = self._running.get(path) or self._jobs.get(path)
+            attempt = job.attempt if job is not None else 0
+        return self.backoff.delay(attempt)
 
     def close(self) -> None:
         with self._cond:
