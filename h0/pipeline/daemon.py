@@ -1,9 +1,9 @@
 """The daemon: lock the vault, open the MCP sessions, watch, sweep, and run the workers.
 
     watchdog event ─┐
-    sweep ──────────┼─► WorkQueue (dedupe by path) ─► worker ─► routes: trigger signal + handler
-    retry backoff ──┘        (h0.pipeline.workqueue)   (h0.pipeline.workers)     │
-                                                         Outcome ─► report signal + log line
+    sweep ──────────┴─► WorkQueue ─► worker ─► routing table ─► trigger signal, then handler(path, ctx)
+                        (dedupe by path;     (h0.pipeline.workers,                  │
+                         retry backoff)       h0.pipeline.routes)   Outcome ─► tally, report signal
 
 `Daemon.run()` is `h0 watch`; `Daemon.run_once()` is `h0 sweep` (one pass, then exit: with
 `one_pass` set before `start()`, nothing that failed is retried in the pass — the next sweep
