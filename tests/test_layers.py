@@ -117,3 +117,64 @@ def test_no_new_module_grows_past_the_size_to_split():
     assert too_long == {}, "split these modules (STYLE.md: a module does one thing you can say in its first line)"
     split_already = {name for name in OVERSIZED if sizes.get(name, 0) <= MAX_LINES}
     assert split_already == set(), "these are short enough now: take them off OVERSIZED"
+
+
+def outside_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, 'module' or 'module:name') for every import of something that is not H0's own."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found += [(node.lineno, f"{node.module}:{alias.name}") for alias in node.names]
+    return [(line, name) for line, name in found if name.split(":")[0].split(".")[0] != "h0"]
+
+
+def test_h0_imports_only_the_public_names_of_other_libraries():
+    """Given every import in h0/ of a module that is not H0's own, then no part of its name is private
+    (a leading underscore): internals of the SDK, the email package or watchdog change without notice."""
+    private = [
+        f"{path.relative_to(ROOT)}:{line}: {name}"
+        for path in sources()
+        for line, name in outside_imports(path)
+        if any(part.startswith("_") and part != "__future__" for part in name.replace(":", ".").split("."))
+    ]
+    assert private == []
+
+
+def module_level_imports(path: Path) -> set[str]:
+    """The h0 modules a module imports when it is itself imported (lazy imports in functions excluded)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    name = module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    known = {module_name(p) for p in sources()}
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If):  # `if TYPE_CHECKING:` blocks are not run
+            continue
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+            # `from package import module` imports the module; `from module import name` the module
+            found |= {f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names}
+    return {module for module in found if module in known and module != name}
+
+
+def test_no_import_cycles_between_h0_modules():
+    """Given the imports each h0 module runs when imported, then no module reaches itself again."""
+    graph = {module_name(p): module_level_imports(p) for p in sources()}
+    cycles = []
+    for start in graph:
+        stack, seen = [(start, (start,))], set()
+        while stack:
+            module, trail = stack.pop()
+            for target in graph.get(module, ()):
+                if target == start:
+                    cycles.append(" → ".join((*trail, target)))
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append((target, (*trail, target)))
+    assert cycles == []

@@ -7,6 +7,12 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from h0.config import Settings
+    from h0.pipeline.daemon import Daemon
+    from h0.triage import Triager
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -17,7 +23,7 @@ EXIT_WORK_FAILED = 4
 Command = Callable[[argparse.Namespace], int]
 
 
-def settings_for(args: argparse.Namespace):
+def settings_for(args: argparse.Namespace) -> Settings:
     from h0.config import load_settings
 
     overrides: dict[str, object] = {}
@@ -28,26 +34,26 @@ def settings_for(args: argparse.Namespace):
     return load_settings(**overrides)
 
 
-def setup_logging_for(settings) -> None:
+def setup_logging_for(settings: Settings) -> None:
     from h0.logsetup import setup_logging
 
     setup_logging(settings.log_level)
 
 
-def build_daemon(settings, args: argparse.Namespace):
+def build_daemon(settings: Settings, args: argparse.Namespace) -> Daemon:
     from h0.pipeline.daemon import Daemon
 
     return Daemon(settings, workers=args.workers, triager=triager_for(settings), ingest=True)
 
 
-def triager_for(settings):
+def triager_for(settings: Settings) -> Triager:
     """The triage engine for LLM_PROVIDER (ValueError with a message for a bad provider)."""
     from h0.triage import Triager
 
     return Triager.from_settings(settings, settings.vault_path)
 
 
-def prepared(args: argparse.Namespace, command: str):
+def prepared(args: argparse.Namespace, command: str) -> Settings | None:
     """Settings with logging set up, or None (after one line saying what to do) if the daemon
     must not start: the vault is missing, or H0 could not file what it sends (read-only,
     full, a folder that is a file). Checked before the daemon starts, so before any send."""
@@ -77,7 +83,7 @@ def prepared(args: argparse.Namespace, command: str):
     return settings
 
 
-def mail_ready(settings, command: str) -> bool:
+def mail_ready(settings: Settings, command: str) -> bool:
     """False (after one line saying what to do) if the mail backend cannot send at all:
     no usable Gmail token, SMTP not configured. Better said at start than found at the first send."""
     from h0.cli.doctor import mail_setup_problem
@@ -89,7 +95,7 @@ def mail_ready(settings, command: str) -> bool:
     return True
 
 
-def vault_exists(settings) -> bool:
+def vault_exists(settings: Settings) -> bool:
     if not Path(settings.vault_path).is_dir():
         print(
             f"h0: the vault folder {settings.vault_path} does not exist. Set VAULT_PATH (or --vault) to your "
@@ -100,7 +106,7 @@ def vault_exists(settings) -> bool:
     return True
 
 
-def start_daemon(daemon, command: str, why: str, **start: bool) -> int | None:
+def start_daemon(daemon: Daemon, command: str, why: str, **start: bool) -> int | None:
     """Start the daemon; on a locked vault print who holds it and return EXIT_LOCKED; if the
     vault refuses the lock file (it turned read-only since the check), one line and EXIT_FAILED."""
     from h0.errors import H0Error

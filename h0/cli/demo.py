@@ -28,13 +28,16 @@ import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
 from h0.drafting.profile import DEFAULT_PROFILE_TEXT
 from h0.errors import InvalidRequest
 from h0.state import DB_FILE, state_dir_for
 from h0.vault.layout import DRAFTS, FOLDERS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX
+
+if TYPE_CHECKING:
+    from h0.config import Settings
 
 MARKER = ".h0-demo"
 DASHBOARD = "H0_Dashboard.md"
@@ -150,7 +153,7 @@ class ResetReport:
                 f"{len(self.removed)} file(s) H0 or the demo wrote, forgot {self.sends_forgotten} send(s).")
 
 
-def refusal(root: Path, settings: Any) -> str | None:
+def refusal(root: Path, settings: Settings) -> str | None:
     """Why `root` must not be reset (one line saying what to do), or None if it is H0's demo vault."""
     root = Path(root)
     if not (root / MARKER).is_file() or (root / MARKER).is_symlink():
@@ -170,7 +173,7 @@ def refusal(root: Path, settings: Any) -> str | None:
     return None
 
 
-def reset_demo(root: Path, settings: Any) -> ResetReport:
+def reset_demo(root: Path, settings: Settings) -> ResetReport:
     """Restore the examples, delete the demo's runtime files, forget its sends. The caller holds
     the vault's daemon lock and has checked `refusal()`."""
     from h0.triage import RULES_FILENAME
@@ -218,7 +221,7 @@ def reset_demo(root: Path, settings: Any) -> ResetReport:
     return report
 
 
-def _files(folder: Path) -> list[os.DirEntry]:
+def _files(folder: Path) -> list[os.DirEntry[str]]:
     """The files (and symlinks) directly in `folder`; subfolders are left alone."""
     try:
         with os.scandir(folder) as entries:
@@ -227,17 +230,17 @@ def _files(folder: Path) -> list[os.DirEntry]:
         return []
 
 
-def _remove(entry: os.DirEntry | Path, rel: str, report: ResetReport) -> None:
+def _remove(entry: os.DirEntry[str] | Path, rel: str, report: ResetReport) -> None:
     os.unlink(entry.path if isinstance(entry, os.DirEntry) else entry)  # a symlink itself, never its target
     report.removed.append(rel)
 
 
-def _ledger(root: Path, settings: Any) -> Path | None:
+def _ledger(root: Path, settings: Settings) -> Path | None:
     path = state_dir_for(root, settings.h0_state_dir) / DB_FILE
     return path if path.is_file() else None
 
 
-def _real_sends(root: Path, settings: Any) -> int:
+def _real_sends(root: Path, settings: Settings) -> int:
     path = _ledger(root, settings)
     if path is None:
         return 0
@@ -246,7 +249,7 @@ def _real_sends(root: Path, settings: Any) -> int:
     return int(row[0])
 
 
-def _forget_sends(root: Path, settings: Any) -> int:
+def _forget_sends(root: Path, settings: Settings) -> int:
     """Clear the vault's send ledger (sends, first-seen attachments); its secret stays."""
     path = _ledger(root, settings)
     if path is None:

@@ -10,9 +10,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from h0.vault.layout import FOLDERS
+
+if TYPE_CHECKING:
+    from h0.config import Settings
 
 OK, WARN, FAIL = "✓", "!", "✗"
 
@@ -27,7 +30,7 @@ class Check:
         return f"{self.mark} {self.what}" + (f" — {self.detail}" if self.detail else "")
 
 
-def run_checks(settings: Any, *, servers: bool = True) -> list[Check]:
+def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
     from h0.config import unknown_settings, using_bundled_vault
 
     checks: list[Check] = [Check(FAIL, f"{name} is not an H0 setting", f"did you mean {close}? H0 ignores {name}")
@@ -70,7 +73,7 @@ def missing_folders(root: Path) -> list[str]:
     return [name for name in FOLDERS if not (root / name).is_dir()]
 
 
-def _triage(settings: Any) -> list[Check]:
+def _triage(settings: Settings) -> list[Check]:
     try:
         from h0.triage import Triager, rules_path
 
@@ -87,7 +90,7 @@ def _triage(settings: Any) -> list[Check]:
     return checks
 
 
-def _drafting(settings: Any) -> list[Check]:
+def _drafting(settings: Settings) -> list[Check]:
     """H0_Profile.md and H0_Memory.md: read as drafting reads them; a problem means the defaults are used."""
     from h0.drafting.memory import load_memory
     from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
@@ -107,7 +110,7 @@ def _drafting(settings: Any) -> list[Check]:
     return checks
 
 
-def mail_setup_problem(settings: Any) -> str | None:
+def mail_setup_problem(settings: Settings) -> str | None:
     """Why the configured mail backend cannot send at all, as one line saying what to do — or None.
 
     Checked without the network: a Gmail token that is missing, unreadable or incomplete
@@ -142,7 +145,7 @@ def mail_setup_problem(settings: Any) -> str | None:
     return None
 
 
-def _mail(settings: Any) -> list[Check]:
+def _mail(settings: Settings) -> list[Check]:
     backend = settings.mail_backend
     if backend == "outbox":
         return [Check(WARN, "mail backend: outbox", "a dry run — messages go to Outbox/, nothing is really sent")]
@@ -156,7 +159,7 @@ def _mail(settings: Any) -> list[Check]:
     return [Check(OK, "mail backend: gmail", f"token at {Path(settings.gmail_token_path).expanduser()}")]
 
 
-def _imap(settings: Any) -> list[Check]:
+def _imap(settings: Settings) -> list[Check]:
     """Log in to the IMAP server and name its folders; say whether it keeps H0's keyword."""
     from h0.errors import H0Error
     from h0.mail.imap_wire import connect, keyword
@@ -186,7 +189,7 @@ def _imap(settings: Any) -> list[Check]:
     return checks
 
 
-def _servers(settings: Any) -> list[Check]:
+def _servers(settings: Settings) -> list[Check]:
     from h0.errors import H0Error
     from h0.mcp.client import McpConnection, ServerCommand, settings_env
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from h0.cli.common import (
     EXIT_FAILED,
@@ -17,6 +18,10 @@ from h0.cli.common import (
     setup_logging_for,
     start_daemon,
 )
+
+if TYPE_CHECKING:
+    from h0.config import Settings
+    from h0.pipeline.daemon import Daemon
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -50,10 +55,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print_banner(settings, daemon) -> None:
+def _print_banner(settings: Settings, daemon: Daemon) -> None:
     from loguru import logger
 
-    backend = settings.mail_backend
+    backend: str = settings.mail_backend
     if backend == "outbox":
         backend += " (dry run: messages are written to Outbox/, nothing is really sent)"
     triage = settings.llm_provider if daemon.triager is not None else "off"

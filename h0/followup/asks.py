@@ -16,9 +16,12 @@ import re
 import secrets
 import threading
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from loguru import logger
+
+if TYPE_CHECKING:
+    from h0.config import Settings
 
 MAX_TEXT = 4_000  # of the owner's own words, what is judged
 MAX_ASK = 200  # the sentence that asks, as kept and shown
@@ -148,22 +151,22 @@ def _parse(text: str) -> tuple[bool, str] | None:
     return data["asks"], ask if isinstance(ask, str) else ""
 
 
-_judges: dict[tuple, AskJudge] = {}
+_judges: dict[tuple[str, str | None, str | None, str | None], AskJudge] = {}
 _judges_lock = threading.Lock()
 
 
-def judge_for(settings: Any) -> AskJudge:
+def judge_for(settings: Settings) -> AskJudge:
     """The judge LLM_PROVIDER asks for, built once per configuration (rules when it is `rules`, or
     when the model cannot be set up: said once in the log)."""
     from h0.triage.providers import RULES, build_provider, canonical_name
 
     try:
-        name = canonical_name(str(getattr(settings, "llm_provider", "rules") or "rules"))
+        name = canonical_name(settings.llm_provider or RULES)
     except ValueError:
         return RulesJudge()  # triage says what is wrong with LLM_PROVIDER; the rules judge meanwhile
     if name == RULES:
         return RulesJudge()
-    secret = settings.llm_api_key.get_secret_value() if getattr(settings, "llm_api_key", None) else None
+    secret = settings.llm_api_key.get_secret_value() if settings.llm_api_key is not None else None
     key = (name, settings.llm_model, settings.llm_base_url, secret)
     with _judges_lock:
         if key not in _judges:

@@ -23,6 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from h0.config import Settings
 
 NOT_ANSWERS = frozenset({"auto_reply", "bounce"})
 
@@ -87,13 +91,12 @@ def assess(messages: Iterable[Message], owner: frozenset[str], lists: frozenset[
     return Assessment(last, unanswered, answer, awaited, waiting_on, new)
 
 
-def owner_addresses(settings: object, learned: Iterable[str] = ()) -> frozenset[str]:
+def owner_addresses(settings: Settings, learned: Iterable[str] = ()) -> frozenset[str]:
     """The owner's addresses: OWNER_EMAILS (comma-separated), SMTP_FROM, SMTP_USER and IMAP_USER when they
     are addresses, and `learned` (the senders of the owner's sent mail), lower-case."""
     from email.utils import getaddresses
 
-    values: list[str] = [str(getattr(settings, "owner_emails", "") or "")]
-    values += [str(getattr(settings, name, "") or "") for name in ("smtp_from", "smtp_user", "imap_user")]
+    values = [settings.owner_emails] + [value or "" for value in (settings.smtp_from, settings.smtp_user, settings.imap_user)]
     found = {addr.strip().lower() for _, addr in getaddresses(values) if "@" in addr}
     found |= {a.strip().lower() for a in learned if a and "@" in a}
     return frozenset(found)

@@ -50,7 +50,8 @@ from h0.handlers.thread import (
     threads_of,
 )
 from h0.mail.api import MailAPI
-from h0.mail.headers import AUTH_METHODS, clean_address_header, clean_header_text, format_address
+from h0.mail.authresults import AUTH_METHODS
+from h0.mail.headers import clean_address_header, clean_header_text, format_address
 from h0.mail.htmltext import defuse_cutoff, inert_block
 from h0.mail.models import EmailFull
 from h0.mail.sync import ingest_query as _query_without_label

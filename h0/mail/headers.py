@@ -19,7 +19,6 @@ charsets), and judged on what it decodes to as well as on what it is.
 "Control" means Unicode category Cc (C0 with NUL, BEL, ESC and TAB; DEL; C1 with NEL), Zl
 and Zp (U+2028, U+2029): everything a header parser or a terminal may take for a line end.
 
-`authentication_verdicts` reads the receiving provider's SPF/DKIM/DMARC results.
 """
 
 from __future__ import annotations
@@ -27,13 +26,14 @@ from __future__ import annotations
 import binascii
 import contextlib
 import re
+import secrets
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from email import _header_value_parser, policy
+from email import policy
 from email.header import decode_header
 from email.headerregistry import Address
-from email.message import EmailMessage, Message
+from email.message import EmailMessage
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
 
@@ -64,6 +64,9 @@ _CONTROL_TABLE = {
     for code in [*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029]
 }
 _ADDR_JUNK = re.compile(r"[\s<>,;\"()\\]")
+_ADDR_NO_WORD = re.compile(r"=\?+")  # an address never carries an encoded word: no '=?' is left to decode
+# An encoded word as a list parser would see one token: no space, no '?' inside its parts.
+_WORD_TOKEN = re.compile(r"=\?[^?\s]*\?[qQbB]\?[^?\s]*\?=")
 _SURROGATES = re.compile("[\ud800-\udfff]")  # undecodable bytes the email package keeps as surrogates
 _NEEDS_QUOTES = re.compile(r"[()<>\[\]:;@\\,.\"]")
 
@@ -202,36 +205,48 @@ def clean_header_text(value: object) -> str:
 def clean_address_header(value: object) -> str:
     """Mail in: an address list with every display name cleaned, rendered so any parser splits it alike.
 
-    The list is split first, the way the email package's own parser splits it (an encoded
-    word is one token, whatever it holds), and only display names are decoded: a comma or
-    `<` inside an encoded word stays inside its name (quoted). Addresses are never decoded
-    (an encoded word is not an address); controls and list punctuation are dropped from them.
+    The list is split first, each encoded word one token whatever it holds, and only display
+    names are decoded: a comma or `<` inside an encoded word stays inside its name (quoted).
+    Addresses are never decoded (an encoded word is not an address): controls, list
+    punctuation and the `=?` that opens an encoded word are dropped from them.
     """
     text = remove_controls("" if value is None else str(value))
     rendered = []
     for name, addr in _mailboxes(text):
         name = clean_header_text(name)
-        addr = _ADDR_JUNK.sub("", addr).replace("=?", "= ?").replace(" ", "")
+        addr = _ADDR_NO_WORD.sub("=", _ADDR_JUNK.sub("", addr))
         if addr:  # a name without an address is no mailbox; shown alone it could pass for one
             rendered.append(format_address(name, addr))
     return ", ".join(rendered)
 
 
 def _mailboxes(text: str) -> list[tuple[str, str]]:
-    """(display name, address) pairs of an address list, groups flattened.
+    """(display name, address) pairs of an address list, groups flattened, nothing decoded yet.
 
-    The parser behind `policy.default` (what Gmail-like readers do: it decodes the display
-    names, without refusing the line breaks they may decode to, as the public API does);
-    the legacy `getaddresses` if it ever fails.
+    Each encoded word is first set aside as a plain token, so that nothing it holds (a comma,
+    a quote, an angle bracket, even after decoding) can take part in splitting the list; the
+    list is then split by the standard library's `getaddresses`, and the words are put back.
     """
+    nonce = secrets.token_hex(6)
+    while nonce in text:  # pragma: no cover - 48 random bits
+        nonce = secrets.token_hex(6)
+    words: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        words.append(match.group(0))
+        return f"h0w{nonce}n{len(words) - 1}e"
+
+    held = _WORD_TOKEN.sub(hold, text)
+    held_word = re.compile(f"h0w{nonce}n([0-9]+)e")
+
+    def restore(part: str) -> str:
+        return held_word.sub(lambda match: words[int(match.group(1))], part)
+
     try:
-        address_list, _rest = _header_value_parser.get_address_list(text)
-        return [(str(box.display_name or ""), str(box.addr_spec or "")) for box in address_list.all_mailboxes]
-    except Exception:  # noqa: BLE001 - a parser error on hostile input: fall back to the lenient one
-        try:
-            return getaddresses([text])
-        except Exception:  # noqa: BLE001
-            return []
+        pairs = getaddresses([held])
+    except Exception:  # noqa: BLE001 - a parser error on hostile input is an empty list, not a crash
+        return []
+    return [(restore(name), restore(addr)) for name, addr in pairs]
 
 
 def format_address(name: str, addr: str) -> str:
@@ -323,73 +338,3 @@ def _wire_refused(why: str) -> InvalidRequest:
     return InvalidRequest(f"The message was not sent: {why} (header injection refused). Retype the subject and the "
                           "recipients' names in the frontmatter as plain text, one line each, then approve again.",
                           reason="header_check")
-
-
-# -- authentication results (RFC 8601) ---------------------------------------------------------
-
-AUTH_METHODS = ("spf", "dkim", "dmarc")
-_RESULT = re.compile(r"\s*([A-Za-z0-9_.-]+)\s*(?:/\s*\d+\s*)?=\s*([A-Za-z]{1,16})\b")
-
-
-def authentication_verdicts(headers: Message) -> dict[str, str] | None:
-    """{spf, dkim, dmarc: pass|fail|none|softfail|…} from the topmost Authentication-Results header.
-
-    Only the topmost one counts: the receiving provider (Gmail: mx.google.com) adds its own
-    on top of what arrived, and any such header further down was written by someone on the
-    way — the sender included — and may be forged. Read from the raw value: results carry
-    no encoded words, and decoding one could conjure a `; dmarc=pass`. None when there is
-    no such header; a method the header does not mention is "none".
-    """
-    values = [value for name, value in headers.raw_items() if name.lower() == "authentication-results"]
-    if not values:
-        return None
-    return parse_authentication_results(str(values[0]))
-
-
-def parse_authentication_results(value: str) -> dict[str, str]:
-    """The verdicts of one Authentication-Results value; comments and quoted strings ignored.
-
-    With several results for one method (a message with two DKIM signatures), a pass of
-    any counts for DKIM; SPF and DMARC take the first.
-    """
-    text = _without_comments(remove_controls(value))
-    _authserv, _, rest = text.partition(";")
-    verdicts: dict[str, str] = {}
-    for clause in rest.split(";"):
-        match = _RESULT.match(clause)
-        if match is None:
-            continue
-        method, result = match.group(1).lower(), match.group(2).lower()
-        if method not in AUTH_METHODS:
-            continue
-        if method not in verdicts or (method == "dkim" and result == "pass"):
-            verdicts[method] = result
-    return {method: verdicts.get(method, "none") for method in AUTH_METHODS}
-
-
-def _without_comments(text: str) -> str:
-    """`text` with (nested) comments and quoted strings blanked: text in them never counts as a result."""
-    out = []
-    depth = 0
-    quoted = False
-    escaped = False
-    for ch in text:
-        if escaped:
-            escaped = False
-            continue
-        if (quoted or depth) and ch == "\\":
-            escaped = True
-            continue
-        if quoted:
-            quoted = ch != '"'
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")" and depth:
-            depth -= 1
-        elif ch == '"' and not depth:
-            quoted = True
-            out.append("x")
-        elif not depth:
-            out.append(ch)
-    return "".join(out)

@@ -18,10 +18,10 @@ from typing import Any, TypeVar
 from h0.config import Settings
 from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
 from h0.mail.addresses import check_address, parse_recipients, refuse_line_breaks
+from h0.mail.authresults import authentication_verdicts
 from h0.mail.automated import automated_kind, list_address
 from h0.mail.backend import Fetched, MailBackend, open_backend
 from h0.mail.drafts import CUTOFF, parse_draft
-from h0.mail.headers import authentication_verdicts
 from h0.mail.htmltext import html_to_text, truncate
 from h0.mail.outgoing import OutgoingBuilder
 from h0.mail.retry import RetryPolicy

@@ -32,6 +32,7 @@ from typing import Any, TypeVar, cast
 
 from loguru import logger
 
+from h0.config import Settings
 from h0.errors import H0Error, InternalError, McpUnavailable, error_from_dict
 from h0.retry import Backoff
 from h0.vault import AuditLog
@@ -282,7 +283,7 @@ class Fallback:
         call.__name__ = name
         return call
 
-    def _fall_back(self, name: str, outage: McpUnavailable, started: float, args: tuple, kwargs: dict) -> Any:
+    def _fall_back(self, name: str, outage: McpUnavailable, started: float, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         self._audit.write(
             "mcp_fallback", "warning", server=self.server, tool=name, error=outage.message,
             elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
@@ -312,7 +313,7 @@ def with_fallback(primary: T, fallback: T | None, audit: AuditLog, server: str) 
     return cast(T, Fallback(primary, fallback, audit, server))
 
 
-def settings_env(settings: Any) -> dict[str, str]:
+def settings_env(settings: Settings) -> dict[str, str]:
     """The daemon's settings as environment variables, so its servers see the same configuration."""
     env = dict(os.environ)
     for name, value in settings.model_dump().items():

@@ -13,6 +13,7 @@ import itertools
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 from h0.errors import Conflict, H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
 from h0.platform.fs import fchmod, fsync_dir
@@ -89,7 +90,7 @@ def typed_os_error(exc: OSError, what: str, path: str | os.PathLike[str] | None 
     return InternalError(f"{head}: {exc.strerror or exc}.", retryable=False, **details)
 
 
-def _name_too_long(head: str, exc: OSError, shown: str | None, details: dict) -> H0Error:
+def _name_too_long(head: str, exc: OSError, shown: str | None, details: dict[str, Any]) -> H0Error:
     names = [os.fsencode(n) for n in (exc.filename, exc.filename2, shown) if n]
     longest = max((len(part) for name in names for part in name.split(b"/")), default=0)
     limit_name = name_max(_existing_folder(Path(os.fsdecode(names[0])))) if names else DEFAULT_NAME_MAX

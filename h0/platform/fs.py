@@ -15,6 +15,7 @@ import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 Rename = Callable[[Path, Path], None]
 
@@ -27,7 +28,7 @@ _UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "EN
 # --------------------------------------------------------------------------- no-replace rename
 
 
-def _libc_function(name: str, argtypes: list) -> Callable | None:
+def _libc_function(name: str, argtypes: list[Any]) -> Callable[..., int] | None:
     if sys.platform == "win32":
         return None
     libc_name = ctypes.util.find_library("c")
@@ -38,7 +39,7 @@ def _libc_function(name: str, argtypes: list) -> Callable | None:
         return None
     fn.argtypes = argtypes
     fn.restype = ctypes.c_int
-    return fn
+    return cast("Callable[..., int]", fn)
 
 
 _renameat2 = _libc_function(

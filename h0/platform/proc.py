@@ -41,7 +41,7 @@ def process_alive(pid: object) -> bool:
     `os.kill(pid, 0)` would not probe but terminate it)."""
     if not isinstance(pid, int) or isinstance(pid, bool) or not 0 < pid < 2**31:
         return False  # a pid read from a database row is data: nothing outside a pid's range
-    return psutil.pid_exists(pid)
+    return bool(psutil.pid_exists(pid))
 
 
 def thread_free_stdio(fds: tuple[int, ...] = (0, 1)) -> bool:

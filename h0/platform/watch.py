@@ -18,7 +18,7 @@ NATIVE, POLLING = "native", "polling"
 WATCHERS = (NATIVE, POLLING)
 POLL_SECONDS = 0.5  # the polling observer's interval: what it adds to a send's latency, at most
 
-ListDir = Callable[[str], Iterable[os.DirEntry]]
+ListDir = Callable[[str], Iterable[os.DirEntry[str]]]
 
 
 def new_observer(kind: str = NATIVE, *, listdir: ListDir | None = None) -> tuple[Any, bool]:

@@ -8,6 +8,7 @@ from email.message import EmailMessage
 
 import pytest
 
+from h0.config import load_settings
 from h0.errors import InvalidRequest
 from h0.followup.asks import own_words, rules_verdict
 from h0.followup.nudge import NudgeRequest, default_greeting, follow_up_text
@@ -235,13 +236,9 @@ def test_the_order_h0_saw_messages_in_breaks_ties():
 
 
 def test_the_owners_addresses_come_from_settings_and_their_sent_mail():
-    class S:
-        owner_emails = "Me <ME@example.com>, me@work.example.com"
-        smtp_from = "Ann <ann@example.com>"
-        smtp_user = "not-an-address"
-        imap_user = None
-
-    assert owner_addresses(S(), ["alias@example.com"]) == {"me@example.com", "me@work.example.com",
+    settings = load_settings(owner_emails="Me <ME@example.com>, me@work.example.com", smtp_from="Ann <ann@example.com>",
+                             smtp_user="not-an-address", imap_user=None)
+    assert owner_addresses(settings, ["alias@example.com"]) == {"me@example.com", "me@work.example.com",
                                                           "ann@example.com", "alias@example.com"}
 
 

@@ -229,6 +229,34 @@ def test_given_any_text_then_cleaning_never_raises_leaves_no_control_and_is_stab
     assert not hides_control(reply_subject(value)) and reply_subject(value).startswith("Re: ")
 
 
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        # A comma and an address inside an encoded word stay inside the one name they belong to.
+        ("=?utf-8?q?Smith=2C_Bob_=3Ceve@evil.example=3E?= <bob@example.com>",
+         [("Smith, Bob <eve@evil.example>", "bob@example.com")]),
+        ("=?utf-8?q?a,b?= <c@example.com>, d@example.com", [("a,b", "c@example.com"), ("", "d@example.com")]),
+        ('"=?utf-8?q?Quoted?=" <q@example.com>', [("Quoted", "q@example.com")]),
+        ("=?utf-8?Q?J=C3=B6rg?= <j@example.de>, =?iso-8859-1?q?Andr=E9?= <a@example.fr>",
+         [("Jörg", "j@example.de"), ("André", "a@example.fr")]),
+        # Something that only looks like one word (spaces in it) hides no address behind it.
+        ("=?a, b <c@example.com>, ?q?zz?= <x@example.com>",
+         [("", "=a"), ("b", "c@example.com"), ("?q?zz?=", "x@example.com")]),
+        # An address is never decoded: no encoded word is left in it to be decoded later.
+        ("=?utf-8?q?x?=@evil.example", [("", "=utf-8?q?x?=@evil.example")]),
+        ("Group: a@example.com, b@example.com;", [("", "a@example.com"), ("", "b@example.com")]),
+        ("a@example.com (Old Style)", [("Old Style", "a@example.com")]),
+    ],
+)
+def test_given_an_address_list_with_encoded_words_when_cleaned_then_each_name_stays_with_its_own_address(
+    value: str, expected: list[tuple[str, str]]
+):
+    cleaned = clean_address_header(value)
+    assert getaddresses([cleaned]) == expected
+    assert clean_address_header(cleaned) == cleaned
+
+
 # -- the real paths: ingest → note → triage draft → approval → send -----------------------------------
 
 

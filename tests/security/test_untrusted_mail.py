@@ -20,8 +20,8 @@ from h0.handlers.reply import DMARC_WARNING
 from h0.handlers.triage import triage_email
 from h0.mail import MailService
 from h0.mail.api import LocalMail
+from h0.mail.authresults import authentication_verdicts, parse_authentication_results
 from h0.mail.drafts import CUTOFF, message_body
-from h0.mail.headers import authentication_verdicts, parse_authentication_results
 from h0.mail.htmltext import html_to_text, inert_block
 from h0.triage.models import TriageDecision, TriageOutcome
 from h0.vault import Vault

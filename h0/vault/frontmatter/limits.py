@@ -21,7 +21,7 @@ from ruamel.yaml.events import (
 )
 
 from h0.errors import InvalidRequest, ParseError
-from h0.vault.frontmatter.yamls import CParser, first_line, shorten
+from h0.vault.frontmatter.yamls import EventParser, first_line, shorten
 
 # Limits on what H0 reads (and writes: check_representable refuses what could not be read
 # back). Real frontmatter is a few hundred bytes and a few dozen keys; these are far above
@@ -141,10 +141,10 @@ def check_structure(text: str, subject: str = "The frontmatter") -> int:
 def _events(text: str, subject: str = "The frontmatter") -> Iterator[Any]:
     """Parse events, from ruamel's C parser when it is installed; YAML errors as ParseError."""
     try:
-        if CParser is None:  # pragma: no cover
+        if EventParser is None:  # pragma: no cover
             yield from YAML(typ="safe", pure=True).parse(text)
             return
-        parser = CParser(text)
+        parser = EventParser(text)
         try:
             while parser.check_event():
                 yield parser.get_event()

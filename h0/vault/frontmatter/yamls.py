@@ -15,11 +15,14 @@ from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.nodes import ScalarNode
 
-try:  # the C event parser: iterative (a heap stack, not the C stack), and the one load uses
-    from _ruamel_yaml import CParser
-except ImportError:  # pragma: no cover - ruamel.yaml.clib is a dependency
-    CParser = None
+# The C event parser (ruamel.yaml.clib): iterative, a heap stack and not the C stack; the one load uses.
+EventParser: type[Any] | None
+try:
+    from ruamel.yaml.cyaml import CBaseLoader
 
+    EventParser = CBaseLoader
+except ImportError:  # pragma: no cover - ruamel.yaml.clib is a dependency
+    EventParser = None
 
 _LEADING_ZERO_INT = re.compile(r"[-+]?0[0-9_]+$")
 

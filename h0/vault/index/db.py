@@ -62,6 +62,12 @@ CREATE INDEX IF NOT EXISTS links_doc ON links (doc);
 _TOKENIZER = "unicode61 remove_diacritics 2"  # the same as fts's: a query is tokenized as the notes were
 
 
+def busy(exc: sqlite3.Error) -> bool:
+    """Another connection holds the database (SQLITE_BUSY, SQLITE_LOCKED and their extended codes): try
+    again later. Any other error means the index file cannot be trusted."""
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 class Damaged(Exception):
     """The database file is not a usable index (deleted, truncated, corrupted): rebuild it."""
 
@@ -190,7 +196,7 @@ class IndexDB:
         try:
             return self.db().execute(sql, args).fetchall()
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            if busy(exc):
                 raise
             raise Damaged(str(exc)) from exc
 
@@ -219,7 +225,7 @@ class IndexDB:
                     db.execute("ROLLBACK")
                     raise
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            if busy(exc):
                 raise
             raise Damaged(str(exc)) from exc
 
