@@ -106,6 +106,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     finally:
         daemon.stop()
     report = daemon.last_ingest
+    assert report is not None  # run_ingest() sets it or raises
     if report.unsupported:
         print(f"h0 ingest: MAIL_BACKEND={settings.mail_backend} cannot read mail; use MAIL_BACKEND=gmail.", file=sys.stderr)
         return EXIT_FAILED

@@ -16,19 +16,44 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypedDict
 
 from loguru import logger
 
+from h0.config import Settings
+from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mail.api import MailAPI
-from h0.retry import Backoff
 from h0.state import StateDB
+from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.layout import LOGS, NEEDS_ACTION
 from h0.vault.paths import PathResolver
 from h0.vault.seen import Arrival
+
+
+class OutcomeData(TypedDict, total=False):
+    """The facts an Outcome carries: the keywords of the report signal the pipeline sends for it
+    (h0.pipeline.signals) and what the pass tally counts. Each handler fills the keys it knows."""
+
+    done_path: str  # sent, rejected: where the note was filed in Done/
+    to: str  # sent: the draft's `to:` as written
+    recipients: dict[str, list[str]]  # sent: every recipient by real address (h0.mail.recipients)
+    message_id: str  # sent: the provider's id
+    already_sent: bool  # sent: it had gone out before (a crash between send and filing)
+    elapsed_ms: float  # sent, revised
+    error: H0Error  # failed, refused, held, bounced
+    retry_in: float | None  # failed: when the pipeline looks again (None: not retried)
+    kind: str  # failed, paused: "cap" (frees by itself) or "auth" (needs the human)
+    setting: str | None  # a send cap's setting (RATE_LIMIT_PER_HOUR, …)
+    resumes_at: float  # a send cap: when sending resumes (epoch seconds)
+    returned_to: str  # refused, held: where the draft went back to in Drafts/
+    failed_path: str  # bounced: where the draft was filed in Logs/failed/
+    decision: str  # triaged, rejected
+    confidence: float  # triaged
+    draft_path: str | None  # triaged: the reply draft written, if any
+    outcomes: int  # learned: how many drafts were compared
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +64,21 @@ class Outcome:
     action: str
     detail: str = ""
     retry_in: float | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    data: OutcomeData = field(default_factory=lambda: OutcomeData())
+
+
+class RetrySchedule(Protocol):
+    """Who looks at a note again after a failure (the pipeline's work queue, which owns the backoff)."""
+
+    def next_delay(self, path: str) -> float:
+        """The wait before `path` is looked at again if its handler fails now."""
+        ...
+
+
+class EmailTriager(Protocol):
+    """What the triage handler asks of a triager (h0.triage.Triager, or a test's own)."""
+
+    def triage(self, email: EmailInput, context: ReplyContext | None = None) -> TriageOutcome: ...
 
 
 class NoteOps:
@@ -114,25 +153,17 @@ class NoteOps:
 class HandlerState:
     """In-memory bookkeeping shared by the handlers of one daemon."""
 
-    attempts: dict[str, int] = field(default_factory=dict)
     reported: dict[tuple[str, str], str] = field(default_factory=dict)
     sends_paused_until: float = 0.0
     pause_reason: str = ""
     pause_kind: str = ""  # "auth" (needs the human: credentials, configuration) or "cap" (frees by itself)
-    pause_facts: dict[str, Any] = field(default_factory=dict)  # e.g. the cap's setting and when it frees
+    pause_facts: OutcomeData = field(default_factory=lambda: OutcomeData())  # the cap's setting and when it frees
     announced: tuple[str, str] = ("", "")  # (key, reason) of the pause last said; cleared when a send succeeds
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def backoff(self, path: str, policy: Backoff) -> float:
-        """The wait before `path` is looked at again: `policy`'s next delay for it (reset by `succeeded`)."""
-        with self.lock:
-            n = self.attempts.get(path, 0)
-            self.attempts[path] = n + 1
-        return policy.delay(n)
-
     def succeeded(self, path: str) -> None:
+        """`path` is done with: its problems may be said again should they come back."""
         with self.lock:
-            self.attempts.pop(path, None)
             for key in [k for k in self.reported if k[0] == path]:
                 del self.reported[key]
 
@@ -144,8 +175,14 @@ class HandlerState:
             self.reported[(path, code)] = version
             return True
 
-    def pause_sends(self, seconds: float, reason: str, kind: str = "auth", **facts: Any) -> bool:
+    def pause_sends(self, seconds: float, reason: str, kind: str = "auth", *, setting: str | None = None,
+                    resumes_at: float | None = None) -> bool:
         """Pause sending; True if sends were not already paused (record it once per pause)."""
+        facts = OutcomeData()
+        if kind == "cap":
+            facts["setting"] = setting
+        if resumes_at is not None:
+            facts["resumes_at"] = resumes_at
         with self.lock:
             was_paused = self.sends_paused_until > time.monotonic()
             self.sends_paused_until = time.monotonic() + seconds
@@ -179,27 +216,33 @@ def _unknown_arrival(path: str) -> Arrival:
 
 @dataclass
 class HandlerContext:
-    settings: Any
+    settings: Settings
     notes: NoteOps
     mail: MailAPI | None  # None: no mail server configured (sending waits, ingest is off)
     audit: AuditLog
     paths: PathResolver  # the vault's path confinement (where a `source:` resolves on disk); no note I/O
     state: HandlerState = field(default_factory=HandlerState)
-    triager: Any = None
-    drafting: Any = None  # h0.drafting.Drafting for this vault (built on first use by the triage handler)
+    triager: EmailTriager | None = None
+    drafting: Drafting | None = None  # this vault's drafting state (built on first use by the triage handler)
     state_db: StateDB | None = None  # H0's durable bookkeeping (the filing journal among it)
     # How a note came into Approved/ as the pipeline's events saw it (kind "moved", "written" or "unknown").
     arrival: Callable[[str], Arrival] = _unknown_arrival
     # `h0 sweep`: the process exits after this pass, so nothing is retried in it; the next
     # sweep (or `h0 watch`) is what looks again, and log lines must say so.
     one_pass: bool = False
+    # Who retries a failure, and after how long (the daemon's work queue); None: nothing retries.
+    retries: RetrySchedule | None = None
 
     @classmethod
-    def local(cls, settings: Any, vault: Vault, *, mail: MailAPI | None = None, audit: AuditLog | None = None,
+    def local(cls, settings: Settings, vault: Vault, *, mail: MailAPI | None = None, audit: AuditLog | None = None,
               **fields: Any) -> HandlerContext:
         """A context over this process's vault, without a vault server (tests, benchmarks)."""
         return cls(settings=settings, notes=NoteOps(LocalVault(vault)), mail=mail,
                    audit=audit or AuditLog(vault.root / LOGS, "h0"), paths=vault.paths, **fields)
+
+    def retry_delay(self, path: str) -> float | None:
+        """The wait before a failing `path` is looked at again (None: nothing will look again)."""
+        return self.retries.next_delay(path) if self.retries is not None else None
 
     def retry_words(self, seconds: float | None) -> str:
         """When a note is looked at again, as a log line can truthfully say it."""

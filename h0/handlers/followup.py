@@ -45,8 +45,8 @@ from h0.followup.threads import Assessment, Message, assess, display_names, is_o
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup_record import record_own_sends, state_of
+from h0.handlers.reply import reply_subject
 from h0.handlers.snooze import check_snooze, wake
-from h0.handlers.triage import reply_subject
 from h0.mail.drafts import CUTOFF
 from h0.mail.htmltext import inert_inline
 from h0.vault.audit import note_timestamp

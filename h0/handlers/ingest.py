@@ -35,6 +35,7 @@ from typing import Any
 
 from loguru import logger
 
+from h0.config import Settings
 from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotSupported, RateLimited
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup_record import record_mail
@@ -76,7 +77,8 @@ class IngestReport:
     sent: int = 0  # messages the owner sent (any client), passed to the follow-ups
 
 
-def ingest_query(settings: Any) -> str:
+def ingest_query(settings: Settings) -> str:
+    """The Gmail query for mail not ingested yet: GMAIL_QUERY without the ingested label."""
     return _query_without_label(settings.gmail_query, settings.gmail_ingested_label)
 
 

@@ -36,19 +36,17 @@ from h0.errors import (
     RateLimited,
     SendFailed,
 )
-from h0.handlers.context import HandlerContext, Outcome, source_note
+from h0.handlers.context import HandlerContext, Outcome, OutcomeData, source_note
 from h0.handlers.reject import archive_rejected
 from h0.mail.drafts import CUTOFF, NEXT_STEP
 from h0.mail.models import SendEmailResult
 from h0.mail.recipients import describe_recipients, recipient_lists
-from h0.retry import Backoff
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
 from h0.vault.draft_state import is_rejected
 from h0.vault.layout import DONE, DRAFTS, FAILED
 
 AUTH_PAUSE_SECONDS = 60.0
-MAX_BACKOFF_SECONDS = 900.0  # longest wait before a draft whose send failed is tried again
 # What H0 writes on a draft it could not send; cleared once the fixed draft is sent.
 ERROR_KEYS = ("h0_error", "h0_error_code", "h0_error_at")
 CHANGED_RETRY_SECONDS = 0.2
@@ -105,7 +103,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     done_path = _file_sent_draft(path, note, result, ctx, describe_recipients(recipients))
     verb = "was already sent" if result.already_sent else "sent"
     logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, describe_recipients(recipients), elapsed_ms, done_path)
-    data = {
+    data: OutcomeData = {
         "done_path": done_path, "to": to, "recipients": recipients, "message_id": result.message_id,
         "already_sent": result.already_sent, "elapsed_ms": elapsed_ms,
     }
@@ -212,7 +210,7 @@ def finish_interrupted_filings(ctx: HandlerContext, *, days: int = 7) -> int:
     return finished
 
 
-def _find_unfiled(row: dict, ctx: HandlerContext) -> str | None:
+def _find_unfiled(row: dict[str, Any], ctx: HandlerContext) -> str | None:
     """The sent note in Done/: same name (or 'name (n).md'), same bytes as were sent, not yet marked."""
     name = row["note_path"].rsplit("/", 1)[-1]
     stem = name[:-3]
@@ -248,10 +246,8 @@ def _file_source(note: Note, done_path: str, ctx: HandlerContext) -> None:
 
 
 def _send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
-    settings = ctx.settings
-    # RETRY_DELAY_MS and RETRY_BACKOFF_MULTIPLIER pace the second look too, from at least a second.
-    backoff = Backoff(max(settings.retry_delay_ms / 1000.0, 1.0), settings.retry_backoff_multiplier,
-                      cap=MAX_BACKOFF_SECONDS)
+    # The pipeline's work queue paces the second look (RETRY_DELAY_MS, RETRY_BACKOFF_MULTIPLIER):
+    # asked here only so that the log line can say when it comes.
     retry_in: float | None
     fields: dict[str, Any] = {"path": path, "to": note.frontmatter.get("to"), "subject": note.frontmatter.get("subject")}
     reason = error.details.get("reason")
@@ -265,7 +261,7 @@ def _send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> 
     ):
         return _return_to_drafts(path, note, error, ctx)
     if isinstance(error, McpUnavailable):
-        retry_in = ctx.state.backoff(path, backoff)
+        retry_in = ctx.retry_delay(path)
         ctx.audit.write("mcp_unavailable", "error", server="mail", retry_in=retry_in, **fields, **ctx.error_fields(error))
         logger.error("{}: the mail server is unavailable; the draft stays in Approved/ ({})", path,
                      ctx.retry_words(retry_in))
@@ -284,13 +280,13 @@ def _send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> 
         ctx.report(path, "send_outcome_unknown", note.hash, error.message, **fields, **ctx.error_fields(error))
         retry_in = None
     else:
-        retry_in = ctx.state.backoff(path, backoff)
+        retry_in = ctx.retry_delay(path)
         ctx.audit.write("send_failed", "error", retry_in=retry_in, **fields, **ctx.error_fields(error))
         logger.error("{}: send failed ({}); {}", path, error.message, ctx.retry_words(retry_in))
     return Outcome("failed", error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})
 
 
-def _send_capped(path: str, error: RateLimited, fields: dict, ctx: HandlerContext) -> Outcome:
+def _send_capped(path: str, error: RateLimited, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
     """A send cap is reached (or the provider asks H0 to slow down): pause every send until
     it frees and say so once, naming the setting and when sending resumes (local time).
     The drafts approved meanwhile wait in Approved/ without a line each."""

@@ -17,81 +17,37 @@ created only if absent: after a crash between "draft written" and "email updated
 next pass finds the draft and re-uses it instead of writing a second one (or overwriting
 the human's edits).
 
-The email's words stay data in the draft: the subject is cleaned of control characters
-(h0.mail.headers), the drafted reply fetches nothing when opened and never carries H0's
-cut-off line (h0.mail.htmltext.disarm_reply), and anything quoted below the cut-off is
-escaped. A reply to a sender whose domain failed DMARC (the email note's `auth.dmarc`)
-says so: `warning:` in the draft's frontmatter and a callout below the cut-off, never in
-the text that is sent.
+The draft itself — recipients, subject, warnings, text — is h0.handlers.reply's.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from email.utils import getaddresses, parseaddr
 from typing import Any
 
 from loguru import logger
 
 from h0.drafting import DraftContext, Drafting
-from h0.drafting.grounding import clean_reply, grounding, notes_section
-from h0.drafting.learning import LEARN_KEY, TEXT_HASH_KEY, text_hash, written_record
-from h0.drafting.revise import REVISE_HINT
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.followup.threads import owner_addresses
-from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeData
+from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
-from h0.mail.drafts import CUTOFF, NEXT_STEP
-from h0.mail.headers import clean_address_header, clean_header_text
-from h0.mail.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
+from h0.mail.headers import clean_header_text
+from h0.mail.htmltext import block_text, inert_inline
 from h0.vault import Moved, Note
 from h0.vault.api import Change, Move, Update, Write
 from h0.vault.audit import note_timestamp
-from h0.vault.layout import DONE, DRAFTS
+from h0.vault.layout import DONE
 
 TRIAGE_STATUSES = {"", "pending"}
-_RE_PREFIX = re.compile(r"^\s*((re|aw|sv|antw|r)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
-DMARC_WARNING = (
-    "The sender's domain failed DMARC: this email may not come from who it claims to be. "
-    "Check the sender another way before replying or acting on it."
-)
 
 
-def reply_subject(subject: str) -> str:
-    """'Re: ' + the subject, without doubling an existing Re:/AW:/SV: prefix.
-
-    The subject is cleaned first (control characters removed, encoded words decoded): a
-    stranger's subject is copied into a message the human will send.
-    """
-    stripped = _RE_PREFIX.sub("", defuse_cutoff(clean_header_text(subject or ""))).strip()
-    return f"Re: {stripped}" if stripped else "Re: (no subject)"
-
-
-def sender_warning(frontmatter: dict[str, Any]) -> str | None:
-    """The warning a reply to this email carries, or None: DMARC failed for the sender's domain."""
-    auth = frontmatter.get("auth")
-    if isinstance(auth, dict) and str(auth.get("dmarc") or "").strip().lower() == "fail":
-        return DMARC_WARNING
-    return None
-
-
-def reply_recipient(frontmatter: dict[str, Any]) -> str | None:
-    """Reply-To if the email had one, else From — the bare address."""
-    for field in ("reply_to", "from"):
-        value = frontmatter.get(field)
-        if isinstance(value, list):
-            value = ", ".join(str(v) for v in value)
-        if isinstance(value, str) and value.strip():
-            value = clean_address_header(value)
-            addresses = [addr for _, addr in getaddresses([value]) if "@" in addr]
-            if addresses:
-                return addresses[0]
-            _name, addr = parseaddr(value)
-            if "@" in addr:
-                return addr
-    return None
+def needs_triage(frontmatter: Mapping[str, Any]) -> bool:
+    """True for an email note triage has not decided yet (`status: pending`, or none): the one
+    test the handler, the sweep and the pipeline's cheap look before a batch all use."""
+    return str(frontmatter.get("status") or "").strip().lower() in TRIAGE_STATUSES
 
 
 def triage_email(path: str, ctx: HandlerContext) -> Outcome:
@@ -122,8 +78,11 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     The order is the single note's: a draft exists before its email says `awaiting_approval`,
     and an email whose draft could not be written is left untouched (its error is its result,
     and the pipeline retries it). Each path maps to its Outcome, or to the exception that
-    stopped it; one note's trouble never stops the others.
+    stopped it; one note's trouble never stops the others. Without a triager, nothing is triaged.
     """
+    triager = ctx.triager
+    if triager is None:
+        return {path: Outcome("skipped", "triage is off") for path in paths}
     results: dict[str, Outcome | Exception] = {}
     pending: list[Note] = []
     for path, got in zip(paths, ctx.notes.read_many(paths), strict=True):
@@ -134,7 +93,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
             results[path] = Outcome("waiting", "corrupt frontmatter")
         elif isinstance(got, H0Error):
             results[path] = got
-        elif str(got.frontmatter.get("status") or "").strip().lower() not in TRIAGE_STATUSES:
+        elif not needs_triage(got.frontmatter):
             results[path] = Outcome("skipped", "already triaged")
         else:
             pending.append(got)
@@ -143,7 +102,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     plans = []
     for note in pending:
         try:
-            plans.append(_plan(note, threads.get(note.path, []), ctx, drafting))
+            plans.append(_plan(note, threads.get(note.path, []), ctx, triager, drafting))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
     _apply_plans(plans, ctx)
@@ -190,7 +149,8 @@ def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNot
             for n in notes}
 
 
-def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext, drafting: Drafting | None = None) -> _Plan:
+def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext, triager: EmailTriager,
+          drafting: Drafting | None = None) -> _Plan:
     from h0.triage.models import EarlierMessage, EmailInput
 
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
@@ -201,17 +161,17 @@ def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext, drafting: D
             EarlierMessage(**entry) for entry in conversation(thread, note.frontmatter.get("received"))]})
     to = reply_recipient(note.frontmatter)
     context: DraftContext | None = None
-    if drafting is not None and getattr(ctx.triager, "llm", None) is not None:
+    if drafting is not None and getattr(triager, "llm", None) is not None:
         # A model decides with the owner's notes in view (no extra call: they travel in the one prompt).
         context = drafting.context_for_email(note.frontmatter, text, to)
-        outcome = ctx.triager.triage(email, context.reply_context())
+        outcome = triager.triage(email, context.reply_context())
     elif drafting is not None:
         # Rules: the template needs only the greeting and sign-off; the rest is looked up for a draft alone.
-        outcome = ctx.triager.triage(email, drafting.voice_context(to, str(note.frontmatter.get("from") or "")))
+        outcome = triager.triage(email, drafting.voice_context(to, str(note.frontmatter.get("from") or "")))
         if outcome.decision.decision in ("draft_reply", "urgent"):
             context = drafting.context_for_email(note.frontmatter, text, to)
     else:
-        outcome = ctx.triager.triage(email)
+        outcome = triager.triage(email)
     decision = outcome.decision
     record = {
         "decision": decision.decision,
@@ -224,9 +184,9 @@ def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext, drafting: D
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.frontmatter.get("received"))
         by_model = outcome.provider != "rules" and not outcome.fallback
-        plan.draft, plan.written = _draft(note, decision, newer[-1] if newer else None, context, by_model,
-                                          outcome.provider if by_model else "rules",
-                                          owner=owner_addresses(ctx.settings))
+        plan.draft, plan.written = reply_draft(note, decision, newer[-1] if newer else None, context, by_model,
+                                               outcome.provider if by_model else "rules",
+                                               owner=owner_addresses(ctx.settings))
         if plan.draft is None:
             record["decision"] = "needs_info"
             plan.change = Update(note.path, {**record, "status": "needs_info", "problem": "no address to reply to"},
@@ -311,7 +271,7 @@ def _decided(plan: _Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcom
         logger.warning("{}: {}", path, warning)
     where = f" → {draft_path}" if draft_path else (f" → {done_path}" if done_path else "")
     logger.info("☐ triaged {}: {} ({:.0%}){}", path, record["decision"], record["confidence"], where)
-    data = {"decision": record["decision"], "confidence": record["confidence"], "draft_path": draft_path}
+    data: OutcomeData = {"decision": record["decision"], "confidence": record["confidence"], "draft_path": draft_path}
     return Outcome("triaged", record["decision"], data=data)
 
 
@@ -322,83 +282,3 @@ def _title(note: Note) -> str:
         if text and not text.startswith(("```", "~~~", "---")):
             return inert_inline(text)[:120]
     return note.path.rsplit("/", 1)[-1].removesuffix(".md")
-
-
-def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tuple[list[str], str]:
-    """Who else was on the email and gets the reply (Cc), and the sentence saying so.
-
-    Everyone in its To and Cc but the sender and the owner (OWNER_EMAILS, SMTP_FROM, …). When H0
-    does not know the owner's addresses, the To line may be the owner's own: only its Cc is kept."""
-    def addresses(field: str) -> list[str]:
-        value = frontmatter.get(field)
-        items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
-        return [addr for _, addr in getaddresses([clean_address_header(str(v)) for v in items]) if "@" in addr]
-
-    fields = ("to", "cc") if owner else ("cc",)
-    skip = {to.lower(), *owner}
-    cc = list(dict.fromkeys(a for field in fields for a in addresses(field) if a.lower() not in skip))
-    if not cc:
-        return [], ""
-    note = f"Replying to all: Cc {', '.join(cc)} (everyone else who was on the email"
-    note += ", but you)." if owner else "; set OWNER_EMAILS so H0 knows your own addresses and keeps the To line too)."
-    return cc, note
-
-
-def _draft(note: Note, decision: Any, newer: ThreadNote | None = None, context: DraftContext | None = None,
-           by_model: bool = False, drafted_by: str = "rules",
-           owner: frozenset[str] = frozenset()) -> tuple[Write | None, dict[str, Any] | None]:
-    """The reply draft for this email (created only if absent) and the record of what H0 wrote in it;
-    (None, None) when there is no address to reply to."""
-    fm = note.frontmatter
-    to = reply_recipient(fm)
-    if to is None:
-        return None, None
-    cc, all_note = reply_all(fm, to, owner)
-    name = note.path.rsplit("/", 1)[-1]
-    draft_path = f"{DRAFTS}/REPLY_{name}"
-    draft_fm: dict[str, Any] = {
-        "to": to,
-        "subject": reply_subject(str(fm.get("subject") or "")),
-        "status": "pending_approval",
-        "draft_id": f"REPLY_{name[:-3]}",
-        "source": note.path,
-        "drafted_at": note_timestamp(),
-    }
-    if cc:
-        draft_fm["cc"] = ", ".join(cc)
-    if fm.get("message_id"):
-        draft_fm["reply_to_message_id"] = str(fm["message_id"])
-    if fm.get("thread_id"):
-        draft_fm["thread_id"] = str(fm["thread_id"])
-    if decision.decision == "urgent":
-        draft_fm["priority"] = "urgent"
-    if newer is not None:  # the thread already moved on past this email: the draft is out of date from the start
-        draft_fm["stale"] = True
-        draft_fm["stale_reason"] = (f"{inert_inline(str(newer.note.frontmatter.get('from') or 'someone'))} wrote again "
-                                    f"in this thread ({newer.link}) after the email this draft answers: read it, "
-                                    "edit the reply, and set `send_anyway: true` to send it anyway")
-        draft_fm["stale_since"] = newer.link
-    warning = sender_warning(fm)
-    if warning:
-        draft_fm["warning"] = warning
-    draft_fm["decision"] = decision.decision
-    draft_fm["confidence"] = round(float(decision.confidence), 3)
-    cleaned = clean_reply(disarm_reply((decision.reply_body or "").strip()))
-    reply = cleaned.text or "[H0 draft — write your reply here before approving]"
-    found = grounding(context, cleaned, decision.sources, decision.questions, by_model=by_model)
-    draft_fm["drafted_by"] = drafted_by
-    draft_fm[TEXT_HASH_KEY] = text_hash(reply)
-    draft_fm[LEARN_KEY] = "pending"
-    link = name[:-3]  # by name: the link survives the email moving to Done/
-    body = (
-        f"{reply}\n\n{CUTOFF}\n"
-        + (f"> [!warning] H0: {warning}\n\n" if warning else "")
-        + f"Replying to [[{link}]] — H0's reasoning: {inert_inline(decision.reasoning)}\n"
-        + (f"{inert_inline(all_note)}\n" if all_note else "")
-        + f"{NEXT_STEP}\n"
-        + (f"\n{section}" if (section := notes_section(found)) else "")
-        + f"\n{REVISE_HINT}\n"
-    )
-    written = written_record(draft_path, draft_fm["draft_id"], reply, drafted_by,
-                             [i.label for i in found.used] or [i.label for i in found.given], found.questions)
-    return Write(draft_path, draft_fm, body, create_only=True), written

@@ -1,9 +1,9 @@
-"""The daemon: lock the vault, open the MCP sessions, watch, sweep, and run handlers.
+"""The daemon: lock the vault, open the MCP sessions, watch, sweep, and run the workers.
 
     watchdog event ─┐
-    sweep ──────────┼─► WorkQueue (dedupe by path) ─► worker ─► trigger signal ─► handler
-    retry backoff ──┘                                              │
-                                                      Outcome ─► report signal + log line
+    sweep ──────────┴─► WorkQueue ─► worker ─► routing table ─► trigger signal, then handler(path, ctx)
+                        (dedupe by path;     (h0.pipeline.workers,                  │
+                         retry backoff)       h0.pipeline.routes)   Outcome ─► tally, report signal
 
 `Daemon.run()` is `h0 watch`; `Daemon.run_once()` is `h0 sweep` (one pass, then exit: with
 `one_pass` set before `start()`, nothing that failed is retried in the pass — the next sweep
@@ -17,58 +17,50 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from loguru import logger
 
+from h0.config import Settings
 from h0.drafting import service as drafting_service
-from h0.drafting.revise import revision_request
-from h0.errors import H0Error, ParseError
-from h0.handlers.context import HandlerContext, HandlerState, NoteOps, Outcome
+from h0.errors import H0Error
+from h0.handlers.context import EmailTriager, HandlerContext, HandlerState, NoteOps
 from h0.mail.api import MailAPI
 from h0.mcp.api import McpMail, McpVault
 from h0.mcp.client import McpConnection, ServerCommand, settings_env, with_fallback
 from h0.pipeline import signals
 from h0.pipeline.followups import FOLLOW_UP_PASS_SECONDS, FOLLOWUP_JOB, find_followup_notes
 from h0.pipeline.lock import VaultLock
+from h0.pipeline.routes import LEARN_JOB, reconcile
 from h0.pipeline.settle import STABILITY_SECONDS, SettleTracker
-from h0.pipeline.sweep import needs_triage, reconcile
 from h0.pipeline.tally import PassTally
 from h0.pipeline.watcher import VaultWatcher
-from h0.pipeline.wiring import connect_handlers
-from h0.pipeline.workqueue import Job, WorkQueue
+from h0.pipeline.workers import INGEST_JOB, Workers
+from h0.pipeline.workqueue import WorkQueue, failure_backoff
 from h0.platform.watch import NATIVE
 from h0.state import StateDB
 from h0.vault import AuditLog, Vault
 from h0.vault.api import LocalVault, VaultAPI
-from h0.vault.draft_state import is_rejected
-from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, REJECTED
-from h0.vault.paths import folder_key
+from h0.vault.layout import LOGS
 
-INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
-LEARN_JOB = "@learn"  # not a path: "learn from the drafts filed in Done/ since the last look"
-LEARN_DELAY = 5.0  # after a send or a rejection: a burst of them is a few looks, not one a second
+if TYPE_CHECKING:
+    from h0.handlers.followup import FollowupReport
+    from h0.handlers.ingest import IngestReport
+    from h0.mail.imap_idle import IdleWatcher
+    from h0.report.dashboard import DashboardWriter
+
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
-HANDLER_ERROR_RETRY = 30.0
 SWEEP_WAITS_SECONDS = 2 * STABILITY_SECONDS  # `h0 sweep` waits for retries due this soon (a note still being written)
-
-_ROUTES = {
-    folder_key(APPROVED): signals.note_approved,
-    folder_key(REJECTED): signals.note_rejected,
-    folder_key(DRAFTS): signals.note_rejected,
-}
-_NEEDS_ACTION_KEY = folder_key(NEEDS_ACTION)  # triaged in batches: signals.notes_need_action
-TRIAGE_BATCH = 500  # notes a worker takes at once from a burst (one thread look-up, three vault calls; the batch tools' most)
 
 
 class Daemon:
     def __init__(
         self,
-        settings: Any,
+        settings: Settings,
         *,
         workers: int = 4,
-        triager: Any = None,
+        triager: EmailTriager | None = None,
         connect_servers: bool = True,
         sweep_interval: float | None = None,
         ingest: bool = False,
@@ -77,7 +69,7 @@ class Daemon:
         self.root = Path(settings.vault_path)
         self.vault = Vault(self.root)
         self.audit = AuditLog(self.root / LOGS, "h0")
-        self.queue = WorkQueue()
+        self.queue = WorkQueue(backoff=failure_backoff(settings.retry_delay_ms, settings.retry_backoff_multiplier))
         self.lock = VaultLock(self.root)
         self.workers = workers
         self.sweep_interval = sweep_interval if sweep_interval is not None else settings.sweep_interval_seconds
@@ -95,13 +87,13 @@ class Daemon:
         self._next_sweep = 0.0
         self._periodic: list[tuple[float, float, Callable[[], None]]] = []
         self.ingest = ingest
-        self.last_ingest: Any = None
+        self.last_ingest: IngestReport | None = None
         self.one_pass = False  # `h0 sweep`: set before start()
         self.tally = PassTally()  # what the handlers did, note by note (`h0 sweep`'s summary)
-        self.dashboard: Any = None  # h0.report.dashboard.DashboardWriter while running
-        self.idle: Any = None  # h0.mail.imap_idle.IdleWatcher while running with MAIL_BACKEND=imap
+        self.dashboard: DashboardWriter | None = None  # while running
+        self.idle: IdleWatcher | None = None  # while running with MAIL_BACKEND=imap
         self.clock: Callable[[], float] = time.time  # the follow-up pass's "now" (tests move it forward)
-        self.last_followup: Any = None  # h0.handlers.followup.FollowupReport of the last pass
+        self.last_followup: FollowupReport | None = None  # the last pass's
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -115,7 +107,6 @@ class Daemon:
             raise
 
     def _start(self, watch: bool, sweep: bool) -> None:
-        connect_handlers()
         vault: VaultAPI = LocalVault(self.vault)
         mail: MailAPI | None = None
         if self.connect_servers:
@@ -146,9 +137,13 @@ class Daemon:
             state_db=StateDB.for_vault(self.root, self.settings.h0_state_dir),
             arrival=self.settle.observed,
             one_pass=self.one_pass,
+            retries=self.queue,
         )
+        workers = Workers(self.queue, self.vault, self.settle, self.tally, self.ctx, self.audit, sender=self,
+                          jobs={INGEST_JOB: self.run_ingest, FOLLOWUP_JOB: self.run_followup},
+                          triage=self.triager is not None, one_pass=self.one_pass)
         for index in range(self.workers):
-            thread = threading.Thread(target=self._work, name=f"h0-worker-{index}", daemon=True)
+            thread = threading.Thread(target=workers.work, args=(self._stop,), name=f"h0-worker-{index}", daemon=True)
             thread.start()
             self._threads.append(thread)
         if watch:
@@ -341,163 +336,3 @@ class Daemon:
         self.audit.write("watcher_restarted", "warning", reason=reason)
         signals.watcher_restarted.send(self, reason=reason)
         self.sweep(f"watcher restarted: {reason}")
-
-    # ------------------------------------------------------------------ workers
-
-    def _work(self) -> None:
-        while True:
-            job = self.queue.get(timeout=0.5)
-            if job is None:
-                if self._stop.is_set():
-                    return
-                continue
-            if self._triage_job(job.path):
-                self._work_triage([job, *self.queue.take(self._triage_job, TRIAGE_BATCH - 1)])
-                continue
-            retry_in: float | None = None
-            try:
-                retry_in = self._dispatch(job)
-            except Exception as exc:  # noqa: BLE001 - one bad note must not stop the worker
-                retry_in = self._failure_retry()
-                self._handler_failed(job.path, exc, retry_in)
-            finally:
-                self.queue.done(job, retry_in=retry_in)
-
-    def _failure_retry(self) -> float | None:
-        return None if self.one_pass else HANDLER_ERROR_RETRY
-
-    @staticmethod
-    def _triage_job(path: str) -> bool:
-        return folder_key(path.split("/", 1)[0]) == _NEEDS_ACTION_KEY
-
-    def _work_triage(self, jobs: list[Job]) -> None:
-        """Triage a batch of Needs_Action/ notes: each job finished with its own retry."""
-        retries: dict[str, float | None] = {}
-        try:
-            retries = self._dispatch_triage(jobs)
-        except Exception as exc:  # noqa: BLE001 - the batch failed as a whole (e.g. the vault unreadable)
-            for job in jobs:
-                retries[job.path] = self._failure_retry()
-                self._handler_failed(job.path, exc, retries[job.path])
-        finally:
-            for job in jobs:
-                self.queue.done(job, retry_in=retries.get(job.path))
-
-    def _handler_failed(self, path: str, exc: Exception, retry_in: float | None) -> None:
-        """A typed error is one line, said once per message (e.g. ingest while the Gmail token is
-        missing, every poll); anything else is a bug, with its traceback."""
-        self.tally.crashed(path)
-        again = "the next `h0 sweep` or `h0 watch` retries" if retry_in is None else f"retry in {retry_in:.0f}s"
-        if isinstance(exc, H0Error):
-            if self.ctx is None or self.ctx.state.first_report(path, f"handler_{exc.code}", exc.message):
-                what = "looking for new mail" if path == INGEST_JOB else path
-                logger.error("{} failed: {} ({}; {})", what, exc.message, exc.code, again)
-        else:
-            logger.opt(exception=exc).error("handler failed for {} ({})", path, again)
-        try:
-            self.audit.write("handler_error", "error", path=path, error=f"{type(exc).__name__}: {exc}", retry_in=retry_in)
-        except H0Error:
-            pass
-
-    def _dispatch(self, job: Job) -> float | None:
-        if job.path == INGEST_JOB:
-            self.run_ingest()
-            return None
-        if job.path == FOLLOWUP_JOB:
-            self.run_followup()
-            return None
-        if job.path == LEARN_JOB:
-            signals.drafts_filed.send(self, path=job.path, ctx=self.ctx)
-            return None
-        folder = job.path.split("/", 1)[0]
-        key = folder_key(folder)
-        signal = _ROUTES.get(key)
-        if signal is None:
-            return None
-        wait = self.settle.wait_for(job.path, self.root / job.path, approval=key == folder_key(APPROVED))
-        if wait > 0:
-            if key == folder_key(APPROVED):
-                self.tally.settling(job.path)
-            return wait  # still being written: look again shortly
-        if key == folder_key(DRAFTS):
-            if self._revision_requested(job.path):
-                signal = signals.draft_revision_requested
-            elif not self._draft_rejected(job.path):
-                return None
-        results = signal.send(self, path=job.path, ctx=self.ctx)
-        outcome = results[0][1] if results else None
-        return self._finish(job.path, outcome) if isinstance(outcome, Outcome) else None
-
-    def _dispatch_triage(self, jobs: list[Job]) -> dict[str, float | None]:
-        """The notes of the batch still being written wait; those not pending triage end here
-        (H0's own updates); the rest go to triage together. Returns each path's retry."""
-        retries: dict[str, float | None] = {}
-        if self.triager is None:
-            return retries
-        ready = []
-        for job in jobs:
-            wait = self.settle.wait_for(job.path, self.root / job.path, approval=False)
-            if wait > 0:
-                retries[job.path] = wait  # still being written: look again shortly
-            elif self._untriaged(job.path):
-                ready.append(job.path)
-        if not ready:
-            return retries
-        results = signals.notes_need_action.send(self, paths=ready, ctx=self.ctx)
-        outcomes = results[0][1] if results else {}
-        for path in ready:
-            outcome = outcomes.get(path)
-            if isinstance(outcome, Exception):
-                retries[path] = self._failure_retry()
-                self._handler_failed(path, outcome, retries[path])
-            elif isinstance(outcome, Outcome):
-                retries[path] = self._finish(path, outcome)
-        return retries
-
-    def _finish(self, path: str, outcome: Outcome) -> float | None:
-        """Count and announce what a handler did; the retry it asks for."""
-        self.tally.record(path, outcome.action, outcome.detail, outcome.data)
-        self._announce(path, outcome)
-        if outcome.action in ("sent", "rejected"):
-            self.queue.put(LEARN_JOB, delay=LEARN_DELAY)  # compare what was sent with what H0 wrote
-        if self.one_pass and outcome.action in ("failed", "paused"):
-            return None  # this process exits after the pass: the next sweep or `h0 watch` retries
-        return outcome.retry_in
-
-    # The two checks below read the note locally, cheaply, so that the events H0's own writes
-    # cause (a draft written, an email note updated) end here instead of costing MCP calls;
-    # the handler then re-reads through the vault server before it acts.
-
-    def _draft_rejected(self, path: str) -> bool:
-        try:
-            return is_rejected(self.vault.read_note(path).frontmatter)
-        except H0Error:
-            return False
-
-    def _revision_requested(self, path: str) -> bool:
-        try:
-            note = self.vault.read_note(path)
-        except H0Error:
-            return False
-        return not is_rejected(note.frontmatter) and revision_request(note.frontmatter, note.body) is not None
-
-    def _untriaged(self, path: str) -> bool:
-        try:
-            return needs_triage(self.vault.read_note(path).frontmatter)
-        except ParseError:
-            return True  # the handler reports read_error once
-        except H0Error:
-            return False
-
-    def _announce(self, path: str, outcome: Outcome) -> None:
-        report = {
-            "sent": signals.email_sent,
-            "failed": signals.send_failed,
-            "bounced": signals.send_failed,
-            "rejected": signals.note_archived,
-            "archived": signals.note_archived,
-            "triaged": signals.triage_decided,
-        }.get(outcome.action)
-        if report is not None:
-            report.send(self, path=path, **outcome.data)
-

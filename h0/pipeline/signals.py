@@ -1,18 +1,19 @@
 """H0's event vocabulary: one private blinker namespace, one line per signal.
 
-Trigger signals (sent by the pipeline's workers; the handler connected in
-`h0.pipeline.wiring` answers with an `Outcome`), each with `path=` (vault-relative)
-and `ctx=` (the HandlerContext):
+Trigger signals (sent by the pipeline's workers just before they call the handler the routing
+table names for the note, h0.pipeline.routes), each with `path=` (vault-relative). They say
+"this handler runs now"; nothing is answered through them (the handler's `Outcome` is its
+return value):
 
 - note-approved      a note is in Approved/: send it (or archive it if status: rejected)
 - note-rejected      a note is in Rejected/, or a draft in Drafts/ says status: rejected
-- notes-need-action  notes are in Needs_Action/: triage them (`paths=`, a batch: the handler
-                     answers {path: Outcome, or the exception that stopped that note})
+- notes-need-action  notes are in Needs_Action/: triage them (`paths=`, a batch)
 - draft-revision-requested  a draft in Drafts/ carries an `h0:` instruction: rewrite it
 - drafts-filed       sent or rejected drafts were filed in Done/: learn from them (`path=` is
                      the job's key)
 
-Report signals (sent by handlers and the pipeline, for the console, tests and benchmarks):
+Report signals (sent by the pipeline from a handler's Outcome, for the console, the dashboard,
+tests and benchmarks):
 
 - email-sent         path=, done_path=, to=, message_id=, already_sent=, elapsed_ms=
 - send-failed        path=, error= (an H0Error), retry_in= (seconds or None)

@@ -1,55 +1,53 @@
-"""The reconciliation sweep: list the trigger folders and return every note that needs work.
+"""The reconciliation sweep's finders: how each trigger folder's notes that need work are listed.
 
-It runs at start, every SWEEP_INTERVAL_SECONDS, after an inotify overflow and whenever
-the watcher had to be restarted, so correctness never depends on an event arriving. It
-reads the vault directly (listing is cached by mtime and size, so a sweep of a large
+The sweep runs at start, every SWEEP_INTERVAL_SECONDS, after an inotify overflow and whenever
+the watcher had to be restarted, so correctness never depends on an event arriving. Which
+folders it lists, and with which finder, is the routing table's (h0.pipeline.routes.reconcile).
+It reads the vault directly (listing is cached by mtime and size, so a sweep of a large
 vault costs a stat per note). Paths come out as the watcher names them (NFC; Approved/
 notes by `ApprovalFolder.note_rel`), so an event and a sweep for one note are one job.
 """
 
 from __future__ import annotations
 
-from h0.drafting.revise import drafts_asking_revision
+from collections.abc import Callable
+
 from h0.errors import H0Error
+from h0.handlers.triage import needs_triage
 from h0.vault import Vault
 from h0.vault.approval import ApprovalFolder
-from h0.vault.layout import DRAFTS, NEEDS_ACTION, REJECTED
+from h0.vault.layout import DRAFTS, NEEDS_ACTION
 from h0.vault.paths import nfc
 
-TRIAGE_STATUSES = {"", "pending"}
+
+def approved_notes(vault: Vault) -> list[str]:
+    """Everything in Approved/: the real `<vault>/Approved` only (`h0.vault.approval`, the watcher's
+    definition too): a separate `approved/` folder on a case-sensitive file system is not it."""
+    return ApprovalFolder(vault.root).notes()
 
 
-def needs_triage(frontmatter: dict) -> bool:
-    return str(frontmatter.get("status") or "").strip().lower() in TRIAGE_STATUSES
+def listed(folder: str, flt: str | None = None) -> Callable[[Vault], list[str]]:
+    """A finder for the notes of `folder` that match `flt` (notes that cannot be read too, except
+    in Drafts/, where an unreadable draft is the human's to fix, not H0's to file)."""
 
-
-def reconcile(vault: Vault, *, triage: bool = True) -> list[str]:
-    """Paths that need a handler now: everything in Approved/ and Rejected/, drafts marked
-    rejected or asking for a revision (`h0: …`), and (when triage runs) untriaged notes in Needs_Action/.
-
-    Approved/ is the real `<vault>/Approved` only (`h0.vault.approval`, the watcher's
-    definition too): a separate `approved/` folder on a case-sensitive file system is not it.
-    """
-    paths = ApprovalFolder(vault.root).notes()
-    paths += _list(vault, REJECTED)
-    paths += _list(vault, DRAFTS, "status:rejected")
-    paths += [nfc(p) for p in drafts_asking_revision(vault.root)]
-    if triage:
+    def find(vault: Vault) -> list[str]:
         try:
-            listing = vault.list_notes(NEEDS_ACTION, with_frontmatter=True)
+            listing = vault.list_notes(folder, flt)
         except H0Error:
-            listing = None
-        if listing is not None:
-            paths += [nfc(n.path) for n in listing.notes if n.frontmatter is not None and needs_triage(n.frontmatter)]
-            paths += [nfc(s["path"]) for s in listing.skipped]  # unreadable: the handler logs read_error once
-    return paths
+            return []  # a missing folder has nothing to do
+        return [nfc(n.path) for n in listing.notes] + (
+            [nfc(s["path"]) for s in listing.skipped] if folder != DRAFTS else []
+        )
+
+    return find
 
 
-def _list(vault: Vault, folder: str, flt: str | None = None) -> list[str]:
+def untriaged_notes(vault: Vault) -> list[str]:
+    """The notes of Needs_Action/ triage has not decided, and those it cannot read (the handler
+    logs read_error once)."""
     try:
-        listing = vault.list_notes(folder, flt)
+        listing = vault.list_notes(NEEDS_ACTION, with_frontmatter=True)
     except H0Error:
-        return []  # a missing folder has nothing to do
-    return [nfc(n.path) for n in listing.notes] + (
-        [nfc(s["path"]) for s in listing.skipped] if folder != DRAFTS else []
-    )
+        return []
+    return ([nfc(n.path) for n in listing.notes if n.frontmatter is not None and needs_triage(n.frontmatter)]
+            + [nfc(s["path"]) for s in listing.skipped])

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from typing import Any
 
+from h0.handlers.context import OutcomeData
 from h0.handlers.send import local_clock
 from h0.mail.recipients import describe_recipients, recipient_lists
 from h0.printable import printable
@@ -39,9 +39,9 @@ class PassTally:
         self._cap_setting: str | None = None
         self._lock = threading.Lock()
 
-    def record(self, path: str, action: str, detail: str = "", data: dict[str, Any] | None = None) -> None:
+    def record(self, path: str, action: str, detail: str = "", data: OutcomeData | None = None) -> None:
         """Record a handler's Outcome (action, detail, data) for `path`."""
-        data = data or {}
+        data = data or OutcomeData()
         bucket = _bucket(action, detail, data)
         if bucket is None:
             return
@@ -115,7 +115,7 @@ class PassTally:
         return words
 
 
-def _bucket(action: str, detail: str, data: dict[str, Any]) -> str | None:
+def _bucket(action: str, detail: str, data: OutcomeData) -> str | None:
     if action == "sent":
         return SENT
     if action in ("refused", "held"):

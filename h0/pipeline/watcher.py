@@ -42,13 +42,15 @@ from watchdog.events import (
     FileSystemEventHandler,
 )
 
+from h0.pipeline import routes
 from h0.pipeline.settle import STABILITY_SECONDS, QuietPeriod
 from h0.platform.watch import NATIVE, new_observer
 from h0.vault.approval import ApprovalFolder, is_note_name
-from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION, REJECTED
+from h0.vault.layout import APPROVED
 from h0.vault.paths import folder_key, nfc
 
-TRIGGER_FOLDERS = {folder_key(name): name for name in (APPROVED, NEEDS_ACTION, REJECTED, DRAFTS)}
+# The folders the routing table has work in (h0.pipeline.routes), by the key the vault compares names by.
+TRIGGER_FOLDERS = {folder_key(name): name for name in routes.TRIGGER_FOLDERS}
 
 # (vault-relative path, kind, delay, source). kind: "moved" (renamed in from another folder: the
 # human's drag), "closed" (complete, but written in place: a close after writing, or an atomic save
@@ -87,11 +89,11 @@ def root_spellings(root: str) -> frozenset[str]:
     return frozenset(os.path.normcase(p) for p in (root, os.path.realpath(root)))
 
 
-def _polling_listdir(root: str) -> Callable[[str], list[os.DirEntry]]:
+def _polling_listdir(root: str) -> Callable[[str], list[os.DirEntry[str]]]:
     """What the polling observer lists: the trigger folders at the root, and the notes directly
     in them — not the rest of a 10,000-note vault, which can never trigger anything."""
 
-    def listdir(path: str) -> list[os.DirEntry]:
+    def listdir(path: str) -> list[os.DirEntry[str]]:
         if path == root:
             with os.scandir(path) as entries:
                 return [e for e in entries if folder_key(e.name) in TRIGGER_FOLDERS and e.is_dir()]

@@ -1,9 +1,14 @@
-"""A de-duplicating, delay-aware work queue keyed by vault path.
+"""A de-duplicating, delay-aware work queue keyed by vault path, and when a failed job runs again.
 
 A path is queued at most once; queuing it again only moves its due time earlier. A
 path being worked on is never handed to a second worker: if it is queued meanwhile it
 is marked dirty and handed out again once the first job ends, so an event that lands
 mid-job is never lost and never runs concurrently with it.
+
+A job ends in one of three ways: `done` (with the wait its handler asked for, if any),
+or `failed`: the queue then schedules the retry itself, with capped exponential backoff
+and jitter (h0.retry.Backoff) over the job's attempts, or after the Retry-After the
+failure named — the handlers and the daemon do no retry arithmetic of their own.
 """
 
 from __future__ import annotations
@@ -15,6 +20,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from h0.retry import Backoff
+
+MAX_BACKOFF_SECONDS = 900.0  # longest wait before a job that keeps failing is tried again
+# Without settings (tests): a failed job is looked at again after 1-2 s, then twice as long each time.
+FAILURE_BACKOFF = Backoff(base=2.0, multiplier=2.0, cap=MAX_BACKOFF_SECONDS)
+
+
+def failure_backoff(retry_delay_ms: float, multiplier: float) -> Backoff:
+    """The queue's policy from RETRY_DELAY_MS and RETRY_BACKOFF_MULTIPLIER: from at least a second
+    (a failed send, a handler that crashed), growing by `multiplier`, at most MAX_BACKOFF_SECONDS
+    apart — a bad note costs a log line now and then, never a loop."""
+    return Backoff(max(retry_delay_ms / 1000.0, 1.0), multiplier, cap=MAX_BACKOFF_SECONDS)
+
 
 @dataclass(slots=True)
 class Job:
@@ -25,11 +43,17 @@ class Job:
 
 
 class WorkQueue:
-    def __init__(self, capacity: int = 100_000) -> None:
+    """Thread-safe. `clock` (monotonic seconds) and `backoff` are for tests: a fake clock makes
+    due times exact without sleeping, a `Backoff(jitter="none")` makes retries predictable."""
+
+    def __init__(self, capacity: int = 100_000, *, clock: Callable[[], float] = time.monotonic,
+                 backoff: Backoff = FAILURE_BACKOFF) -> None:
         self.capacity = capacity
+        self.clock = clock
+        self.backoff = backoff
         self._heap: list[tuple[float, int, str]] = []
         self._jobs: dict[str, Job] = {}
-        self._running: set[str] = set()
+        self._running: dict[str, Job] = {}
         self._dirty: dict[str, Job] = {}
         self._seq = itertools.count()
         self._cond = threading.Condition()
@@ -38,7 +62,7 @@ class WorkQueue:
 
     def put(self, path: str, *, delay: float = 0.0, settled: bool = True) -> bool:
         """Queue `path`; False if the queue is full (the sweep will find it later)."""
-        due = time.monotonic() + delay
+        due = self.clock() + delay
         with self._cond:
             if path in self._running:
                 previous = self._dirty.get(path)
@@ -62,10 +86,10 @@ class WorkQueue:
 
     def get(self, timeout: float | None = None) -> Job | None:
         """The next due job (marked running), or None on timeout or close."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else self.clock() + timeout
         with self._cond:
             while not self._closed:
-                now = time.monotonic()
+                now = self.clock()
                 while self._heap:
                     due, _, path = self._heap[0]
                     job = self._jobs.get(path)
@@ -76,7 +100,7 @@ class WorkQueue:
                         break
                     heapq.heappop(self._heap)
                     del self._jobs[path]
-                    self._running.add(path)
+                    self._running[path] = job
                     return job
                 wait = None if not self._heap else self._heap[0][0] - now
                 if deadline is not None:
@@ -94,7 +118,7 @@ class WorkQueue:
         taken: list[Job] = []
         passed: list[tuple[float, int, str]] = []
         with self._cond:
-            now = time.monotonic()
+            now = self.clock()
             while self._heap and len(taken) < limit and len(passed) < 4 * limit:
                 due, seq, path = self._heap[0]
                 job = self._jobs.get(path)
@@ -106,7 +130,7 @@ class WorkQueue:
                 heapq.heappop(self._heap)
                 if accept(path):
                     del self._jobs[path]
-                    self._running.add(path)
+                    self._running[path] = job
                     taken.append(job)
                 else:
                     passed.append((due, seq, path))
@@ -115,18 +139,43 @@ class WorkQueue:
         return taken
 
     def done(self, job: Job, *, retry_in: float | None = None) -> None:
-        """Finish a job; re-queue it if it became dirty meanwhile or asks for a retry."""
+        """Finish a job; re-queue it if it became dirty meanwhile or its handler asks to look again
+        after `retry_in` seconds (a note still being written: no failure, so no attempt counted)."""
+        self._finish(job, retry_in, job.attempt if retry_in is not None else 0)
+
+    def _finish(self, job: Job, retry_in: float | None, attempt: int) -> None:
         with self._cond:
-            self._running.discard(job.path)
+            self._running.pop(job.path, None)
             dirty = self._dirty.pop(job.path, None)
             if dirty is not None:
+                dirty.attempt = attempt  # a failing note keeps its backoff when an event lands mid-job
                 self._jobs[job.path] = dirty
                 heapq.heappush(self._heap, (dirty.due, next(self._seq), job.path))
             elif retry_in is not None:
-                again = Job(job.path, time.monotonic() + retry_in, True, job.attempt + 1)
+                again = Job(job.path, self.clock() + retry_in, True, attempt)
                 self._jobs[job.path] = again
                 heapq.heappush(self._heap, (again.due, next(self._seq), job.path))
             self._cond.notify_all()
+
+    def failed(self, job: Job, *, retryable: bool = True, retry_after: float | None = None) -> float | None:
+        """Finish a job whose handler failed; returns the seconds until it runs again (None: it does
+        not, unless an event or the sweep queues it anew). A retryable failure runs again after
+        `retry_after` when the failure named one (a server's Retry-After), else after the backoff
+        for the job's attempt; each retry counts one more attempt, and a job that ends `done`
+        starts over. A job queued anew while it ran (dirty) runs when that says, as after `done`."""
+        delay = None
+        if retryable:
+            delay = retry_after if retry_after is not None and retry_after >= 0 else self.backoff.delay(job.attempt)
+        self._finish(job, delay, job.attempt + 1)
+        return delay
+
+    def next_delay(self, path: str) -> float:
+        """How long after a failure now `path` would wait (the backoff for its attempt), for a handler
+        that says when it is looked at again; the retry is scheduled when the job ends `failed`."""
+        with self._cond:
+            job = self._running.get(path) or self._jobs.get(path)
+            attempt = job.attempt if job is not None else 0
+        return self.backoff.delay(attempt)
 
     def close(self) -> None:
         with self._cond:
@@ -139,10 +188,10 @@ class WorkQueue:
 
     def wait_idle(self, timeout: float, *, horizon: float = 0.0) -> bool:
         """Block until nothing is running or due within `horizon` seconds (later retries do not count)."""
-        deadline = time.monotonic() + timeout
+        deadline = self.clock() + timeout
         with self._cond:
             while True:
-                now = time.monotonic()
+                now = self.clock()
                 busy = self._running or any(job.due <= now + horizon for job in self._jobs.values())
                 if not busy:
                     return True

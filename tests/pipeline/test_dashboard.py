@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from h0.pipeline.sweep import reconcile
+from h0.pipeline.routes import reconcile
 from h0.pipeline.watcher import trigger_path
 from h0.report import dashboard as dashboard_module
 from h0.report.collect import AuditTail, collect_status

@@ -1,11 +1,23 @@
-"""The work queue: one job per path, never two workers on one note, nothing lost mid-job."""
+"""The work queue: one job per path, never two workers on one note, nothing lost mid-job, and a
+failed job retried on the queue's own backoff."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from h0.pipeline.workqueue import WorkQueue
+from h0.pipeline.workqueue import FAILURE_BACKOFF, WorkQueue
+from h0.retry import Backoff
+
+
+class FakeClock:
+    """Monotonic seconds that move only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def test_a_path_queued_twice_is_one_job():
@@ -46,7 +58,77 @@ def test_retry_comes_back_after_the_delay():
     q.done(job, retry_in=0.15)
     assert q.get(timeout=0.05) is None  # not handed out before it is due
     again = q.get(timeout=1)
-    assert again.path == "a" and again.attempt == 1 and again.due >= finished + 0.15
+    # A wait the handler asked for (a note still being written) is no failure: no attempt counted.
+    assert again.path == "a" and again.attempt == 0 and again.due >= finished + 0.15
+
+
+def test_given_a_job_that_failed_then_the_queue_retries_it_after_its_backoff_growing_and_capped():
+    clock = FakeClock()
+    q = WorkQueue(clock=clock, backoff=Backoff(base=30.0, multiplier=2.0, cap=100.0, jitter="none"))
+    q.put("Approved/a.md")
+    delays = []
+    for _ in range(4):
+        job = q.get(timeout=0)
+        assert job is not None and job.path == "Approved/a.md"
+        delays.append(q.failed(job))
+        clock.now += delays[-1] - 0.001
+        assert q.get(timeout=0) is None  # not a moment before it is due
+        clock.now += 0.001
+    assert delays == [30.0, 60.0, 100.0, 100.0]
+    assert q.get(timeout=0).attempt == 4
+
+
+def test_given_jitter_then_each_retry_is_drawn_between_half_and_all_of_its_delay():
+    clock = FakeClock()
+    q = WorkQueue(clock=clock)  # the daemon's policy: FAILURE_BACKOFF, equal jitter
+    q.put("a")
+    for attempt in range(6):
+        job = q.get(timeout=0)
+        delay = q.failed(job)
+        nominal = FAILURE_BACKOFF.nominal(attempt)
+        assert nominal / 2 <= delay <= nominal <= FAILURE_BACKOFF.cap
+        clock.now += delay
+
+
+def test_given_a_retry_after_then_the_queue_waits_that_long_instead_of_its_backoff():
+    clock = FakeClock()
+    q = WorkQueue(clock=clock, backoff=Backoff(base=30.0, jitter="none"))
+    q.put("a")
+    assert q.failed(q.get(timeout=0), retry_after=5.0) == 5.0
+    clock.now += 5.0
+    assert q.get(timeout=0).path == "a"
+
+
+def test_given_a_failure_that_is_not_retryable_then_the_job_leaves_the_queue():
+    clock = FakeClock()
+    q = WorkQueue(clock=clock)
+    q.put("a")
+    assert q.failed(q.get(timeout=0), retryable=False) is None
+    clock.now += 10 * FAILURE_BACKOFF.cap
+    assert q.get(timeout=0) is None and q.pending() == 0
+
+
+def test_given_a_job_that_succeeds_after_failing_then_its_next_failure_starts_the_backoff_over():
+    clock = FakeClock()
+    q = WorkQueue(clock=clock, backoff=Backoff(base=1.0, jitter="none"))
+    q.put("a")
+    clock.now += q.failed(q.get(timeout=0))
+    clock.now += q.failed(q.get(timeout=0))
+    q.done(q.get(timeout=0))  # it worked
+    q.put("a")  # a new event, later
+    assert q.failed(q.get(timeout=0)) == 1.0
+
+
+def test_given_an_event_mid_job_then_a_failing_job_keeps_its_attempts():
+    clock = FakeClock()
+    q = WorkQueue(clock=clock, backoff=Backoff(base=1.0, jitter="none"))
+    q.put("a")
+    clock.now += q.failed(q.get(timeout=0))
+    job = q.get(timeout=0)
+    q.put("a")  # an event lands while it runs: it runs again at once, not after the backoff
+    q.failed(job)
+    again = q.get(timeout=0)
+    assert again is not None and again.attempt == 2
 
 
 def test_a_full_queue_refuses_and_counts():

@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from h0.mcp.vault_server import build_vault_server
-from h0.pipeline.sweep import reconcile
+from h0.pipeline.routes import reconcile
 from h0.pipeline.watcher import trigger_path
 from h0.vault import AuditLog, Vault
 from h0.vault.approval import ApprovalFolder

@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 from h0.config import load_settings
 from h0.errors import InvalidRequest
 from h0.handlers.ingest import ingest_new_mail
-from h0.handlers.triage import reply_subject, triage_email
+from h0.handlers.reply import reply_subject
+from h0.handlers.triage import triage_email
 from h0.mail import MailService
 from h0.mail.addresses import parse_recipients
 from h0.mail.api import LocalMail

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from h0.handlers.ingest import ingest_new_mail
-from h0.handlers.triage import DMARC_WARNING, triage_email
+from h0.handlers.reply import DMARC_WARNING
+from h0.handlers.triage import triage_email
 from h0.mail import MailService
 from h0.mail.api import LocalMail
 from h0.mail.authresults import authentication_verdicts, parse_authentication_results

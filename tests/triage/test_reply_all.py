@@ -9,7 +9,8 @@ import pytest
 
 from h0.config import load_settings
 from h0.handlers.context import HandlerContext
-from h0.handlers.triage import reply_all, triage_emails
+from h0.handlers.reply import reply_all
+from h0.handlers.triage import triage_emails
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
 

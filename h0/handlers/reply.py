@@ -1,0 +1,150 @@
+"""The reply draft triage writes for an email: who it goes to, its subject, the warnings it carries.
+
+The email's words stay data in the draft: the subject is cleaned of control characters
+(h0.mail.headers), the drafted reply fetches nothing when opened and never carries H0's
+cut-off line (h0.mail.htmltext.disarm_reply), and anything quoted below the cut-off is
+escaped. A reply to a sender whose domain failed DMARC (the email note's `auth.dmarc`)
+says so: `warning:` in the draft's frontmatter and a callout below the cut-off, never in
+the text that is sent.
+"""
+
+from __future__ import annotations
+
+import re
+from email.utils import getaddresses, parseaddr
+from typing import Any
+
+from h0.drafting import DraftContext
+from h0.drafting.grounding import clean_reply, grounding, notes_section
+from h0.drafting.learning import LEARN_KEY, TEXT_HASH_KEY, text_hash, written_record
+from h0.drafting.revise import REVISE_HINT
+from h0.handlers.thread import ThreadNote
+from h0.mail.drafts import CUTOFF, NEXT_STEP
+from h0.mail.headers import clean_address_header, clean_header_text
+from h0.mail.htmltext import defuse_cutoff, disarm_reply, inert_inline
+from h0.vault import Note
+from h0.vault.api import Write
+from h0.vault.audit import note_timestamp
+from h0.vault.layout import DRAFTS
+
+_RE_PREFIX = re.compile(r"^\s*((re|aw|sv|antw|r)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+DMARC_WARNING = (
+    "The sender's domain failed DMARC: this email may not come from who it claims to be. "
+    "Check the sender another way before replying or acting on it."
+)
+
+
+def reply_subject(subject: str) -> str:
+    """'Re: ' + the subject, without doubling an existing Re:/AW:/SV: prefix.
+
+    The subject is cleaned first (control characters removed, encoded words decoded): a
+    stranger's subject is copied into a message the human will send.
+    """
+    stripped = _RE_PREFIX.sub("", defuse_cutoff(clean_header_text(subject or ""))).strip()
+    return f"Re: {stripped}" if stripped else "Re: (no subject)"
+
+
+def sender_warning(frontmatter: dict[str, Any]) -> str | None:
+    """The warning a reply to this email carries, or None: DMARC failed for the sender's domain."""
+    auth = frontmatter.get("auth")
+    if isinstance(auth, dict) and str(auth.get("dmarc") or "").strip().lower() == "fail":
+        return DMARC_WARNING
+    return None
+
+
+def reply_recipient(frontmatter: dict[str, Any]) -> str | None:
+    """Reply-To if the email had one, else From — the bare address."""
+    for field in ("reply_to", "from"):
+        value = frontmatter.get(field)
+        if isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        if isinstance(value, str) and value.strip():
+            value = clean_address_header(value)
+            addresses = [addr for _, addr in getaddresses([value]) if "@" in addr]
+            if addresses:
+                return addresses[0]
+            _name, addr = parseaddr(value)
+            if "@" in addr:
+                return addr
+    return None
+
+
+
+def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tuple[list[str], str]:
+    """Who else was on the email and gets the reply (Cc), and the sentence saying so.
+
+    Everyone in its To and Cc but the sender and the owner (OWNER_EMAILS, SMTP_FROM, …). When H0
+    does not know the owner's addresses, the To line may be the owner's own: only its Cc is kept."""
+    def addresses(field: str) -> list[str]:
+        value = frontmatter.get(field)
+        items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        return [addr for _, addr in getaddresses([clean_address_header(str(v)) for v in items]) if "@" in addr]
+
+    fields = ("to", "cc") if owner else ("cc",)
+    skip = {to.lower(), *owner}
+    cc = list(dict.fromkeys(a for field in fields for a in addresses(field) if a.lower() not in skip))
+    if not cc:
+        return [], ""
+    note = f"Replying to all: Cc {', '.join(cc)} (everyone else who was on the email"
+    note += ", but you)." if owner else "; set OWNER_EMAILS so H0 knows your own addresses and keeps the To line too)."
+    return cc, note
+
+
+def reply_draft(note: Note, decision: Any, newer: ThreadNote | None = None, context: DraftContext | None = None,
+           by_model: bool = False, drafted_by: str = "rules",
+           owner: frozenset[str] = frozenset()) -> tuple[Write | None, dict[str, Any] | None]:
+    """The reply draft for this email (created only if absent) and the record of what H0 wrote in it;
+    (None, None) when there is no address to reply to."""
+    fm = note.frontmatter
+    to = reply_recipient(fm)
+    if to is None:
+        return None, None
+    cc, all_note = reply_all(fm, to, owner)
+    name = note.path.rsplit("/", 1)[-1]
+    draft_path = f"{DRAFTS}/REPLY_{name}"
+    draft_fm: dict[str, Any] = {
+        "to": to,
+        "subject": reply_subject(str(fm.get("subject") or "")),
+        "status": "pending_approval",
+        "draft_id": f"REPLY_{name[:-3]}",
+        "source": note.path,
+        "drafted_at": note_timestamp(),
+    }
+    if cc:
+        draft_fm["cc"] = ", ".join(cc)
+    if fm.get("message_id"):
+        draft_fm["reply_to_message_id"] = str(fm["message_id"])
+    if fm.get("thread_id"):
+        draft_fm["thread_id"] = str(fm["thread_id"])
+    if decision.decision == "urgent":
+        draft_fm["priority"] = "urgent"
+    if newer is not None:  # the thread already moved on past this email: the draft is out of date from the start
+        draft_fm["stale"] = True
+        draft_fm["stale_reason"] = (f"{inert_inline(str(newer.note.frontmatter.get('from') or 'someone'))} wrote again "
+                                    f"in this thread ({newer.link}) after the email this draft answers: read it, "
+                                    "edit the reply, and set `send_anyway: true` to send it anyway")
+        draft_fm["stale_since"] = newer.link
+    warning = sender_warning(fm)
+    if warning:
+        draft_fm["warning"] = warning
+    draft_fm["decision"] = decision.decision
+    draft_fm["confidence"] = round(float(decision.confidence), 3)
+    cleaned = clean_reply(disarm_reply((decision.reply_body or "").strip()))
+    reply = cleaned.text or "[H0 draft — write your reply here before approving]"
+    found = grounding(context, cleaned, decision.sources, decision.questions, by_model=by_model)
+    draft_fm["drafted_by"] = drafted_by
+    draft_fm[TEXT_HASH_KEY] = text_hash(reply)
+    draft_fm[LEARN_KEY] = "pending"
+    link = name[:-3]  # by name: the link survives the email moving to Done/
+    body = (
+        f"{reply}\n\n{CUTOFF}\n"
+        + (f"> [!warning] H0: {warning}\n\n" if warning else "")
+        + f"Replying to [[{link}]] — H0's reasoning: {inert_inline(decision.reasoning)}\n"
+        + (f"{inert_inline(all_note)}\n" if all_note else "")
+        + f"{NEXT_STEP}\n"
+        + (f"\n{section}" if (section := notes_section(found)) else "")
+        + f"\n{REVISE_HINT}\n"
+    )
+    written = written_record(draft_path, draft_fm["draft_id"], reply, drafted_by,
+                             [i.label for i in found.used] or [i.label for i in found.given], found.questions)
+    return Write(draft_path, draft_fm, body, create_only=True), written

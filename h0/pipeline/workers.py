@@ -1,0 +1,186 @@
+"""The workers: take a job from the queue, run its handler through the routing table, count and
+announce what it did, and tell the queue when to look again.
+
+    job ─► routes (folder → signal + handler) ─► settle? ─► signal.send ─► handler(path, ctx)
+                                                                  │
+               queue.done(retry_in) ◄── tally + report signal ◄── Outcome
+               queue.failed(...)    ◄── log line + handler_error ◄── exception
+
+A handler's Outcome comes back as its return value; the report signal for it (email-sent,
+send-failed, note-archived, triage-decided) is sent with the Outcome's data, for observers.
+With `one_pass` (`h0 sweep`) nothing that failed is retried in the pass: the next sweep or
+`h0 watch` retries it, and the log lines say so.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from blinker import NamedSignal
+from loguru import logger
+
+from h0.errors import H0Error, RateLimited
+from h0.handlers.context import HandlerContext, Outcome
+from h0.pipeline import routes, signals
+from h0.pipeline.settle import SettleTracker
+from h0.pipeline.tally import PassTally
+from h0.pipeline.workqueue import Job, WorkQueue
+from h0.vault import AuditLog, Vault
+
+INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
+LEARN_DELAY = 5.0  # after a send or a rejection: a burst of them is a few looks, not one a second
+GET_TIMEOUT = 0.5  # how often an idle worker looks whether it should stop
+
+# The report signal each kind of Outcome is announced on (the others are announced by nothing).
+REPORTS: dict[str, NamedSignal] = {
+    "sent": signals.email_sent,
+    "failed": signals.send_failed,
+    "bounced": signals.send_failed,
+    "rejected": signals.note_archived,
+    "archived": signals.note_archived,
+    "triaged": signals.triage_decided,
+}
+
+
+class Workers:
+    """What every worker thread runs (`work`): thread-safe, one instance per daemon.
+
+    `jobs` maps the queue's non-path keys (new mail, the follow-up pass) to what runs them;
+    `sender` is who the signals say sent them (the daemon: observers filter on it)."""
+
+    def __init__(self, queue: WorkQueue, vault: Vault, settle: SettleTracker, tally: PassTally, ctx: HandlerContext,
+                 audit: AuditLog, *, sender: object, jobs: Mapping[str, Callable[[], None]], triage: bool,
+                 one_pass: bool = False) -> None:
+        self.queue = queue
+        self.vault = vault
+        self.root = Path(vault.root)
+        self.settle = settle
+        self.tally = tally
+        self.ctx = ctx
+        self.audit = audit
+        self.sender = sender
+        self.jobs = dict(jobs)
+        self.triage = triage
+        self.one_pass = one_pass
+
+    def work(self, stop: threading.Event) -> None:
+        """One worker's loop, until `stop` is set and the queue has nothing due."""
+        while True:
+            job = self.queue.get(timeout=GET_TIMEOUT)
+            if job is None:
+                if stop.is_set():
+                    return
+                continue
+            if self.triage and routes.batched(job.path):
+                self.run_batch([job, *self.queue.take(routes.batched, routes.TRIAGE.limit - 1)])
+            else:
+                self.run_job(job)
+
+    def run_job(self, job: Job) -> None:
+        """Run one job and finish it in the queue, whatever happens (one bad note never stops a worker)."""
+        try:
+            self._dispatch(job)
+        except Exception as exc:  # noqa: BLE001 - one bad note must not stop the worker
+            self._failed(job, exc)
+
+    def _dispatch(self, job: Job) -> None:
+        keyed = self.jobs.get(job.path)
+        if keyed is not None:
+            keyed()
+            self.queue.done(job)
+            return
+        if job.path == routes.LEARN_JOB:
+            self._handle(job, routes.LEARN)
+            return
+        if not routes.routes_for(job.path):
+            self.queue.done(job)
+            return
+        approval = routes.is_approval(job.path)
+        wait = self.settle.wait_for(job.path, self.root / job.path, approval=approval)
+        if wait > 0:
+            if approval:
+                self.tally.settling(job.path)
+            self.queue.done(job, retry_in=wait)  # still being written: look again shortly
+            return
+        route = routes.route_for(job.path, self.vault)
+        if route is None:
+            self.queue.done(job)
+        else:
+            self._handle(job, route)
+
+    def _handle(self, job: Job, route: routes.Route) -> None:
+        route.signal.send(self.sender, path=job.path)
+        self._close(job, route.handler(job.path, self.ctx))
+
+    def _close(self, job: Job, outcome: Outcome) -> None:
+        """Finish a job with its handler's Outcome: a failure that asks for a retry counts an attempt
+        (the queue's backoff grows with them); any other wait it asks for does not."""
+        retry_in = self.finish(job.path, outcome)
+        if outcome.action == "failed" and retry_in is not None:
+            self.queue.failed(job, retry_after=retry_in)
+        else:
+            self.queue.done(job, retry_in=retry_in)
+
+    def run_batch(self, jobs: list[Job]) -> None:
+        """Triage a batch of Needs_Action/ notes: those still being written wait, those not pending
+        triage end here (H0's own updates), the rest go to the handler together; each job is
+        finished with its own retry."""
+        left = {job.path: job for job in jobs}
+        try:
+            ready = []
+            for job in jobs:
+                wait = self.settle.wait_for(job.path, self.root / job.path, approval=False)
+                if wait > 0 or not routes.TRIAGE.wanted(self.vault, job.path):
+                    self.queue.done(left.pop(job.path), retry_in=wait if wait > 0 else None)
+                else:
+                    ready.append(job.path)
+            if not ready:
+                return
+            routes.TRIAGE.signal.send(self.sender, paths=ready)
+            results = routes.TRIAGE.handler(ready, self.ctx)
+            for path in ready:
+                result = results.get(path)
+                if isinstance(result, Exception):
+                    self._failed(left.pop(path), result)
+                elif result is None:
+                    self.queue.done(left.pop(path))
+                else:
+                    self._close(left[path], result)
+                    del left[path]
+        except Exception as exc:  # noqa: BLE001 - the batch failed as a whole (e.g. the vault unreadable)
+            for job in list(left.values()):
+                self._failed(job, exc)
+
+    def finish(self, path: str, outcome: Outcome) -> float | None:
+        """Count and announce what a handler did; the retry it asks for."""
+        self.tally.record(path, outcome.action, outcome.detail, outcome.data)
+        report = REPORTS.get(outcome.action)
+        if report is not None:
+            report.send(self.sender, path=path, **outcome.data)
+        if outcome.action in ("sent", "rejected"):
+            self.queue.put(routes.LEARN_JOB, delay=LEARN_DELAY)  # compare what was sent with what H0 wrote
+        if self.one_pass and outcome.action in ("failed", "paused"):
+            return None  # this process exits after the pass: the next sweep or `h0 watch` retries
+        return outcome.retry_in
+
+    def _failed(self, job: Job, exc: Exception) -> None:
+        """The queue schedules the retry (its backoff, or the Retry-After the error named); then
+        the failure is said: a typed error in one line, once per message (e.g. ingest while the
+        Gmail token is missing, every poll); anything else is a bug, with its traceback."""
+        retry_after = exc.retry_after if isinstance(exc, RateLimited) and exc.retry_after > 0 else None
+        retry_in = self.queue.failed(job, retryable=not self.one_pass, retry_after=retry_after)
+        path = job.path
+        self.tally.crashed(path)
+        again = "the next `h0 sweep` or `h0 watch` retries" if retry_in is None else f"retry in {retry_in:.0f}s"
+        if isinstance(exc, H0Error):
+            if self.ctx.state.first_report(path, f"handler_{exc.code}", exc.message):
+                what = "looking for new mail" if path == INGEST_JOB else path
+                logger.error("{} failed: {} ({}; {})", what, exc.message, exc.code, again)
+        else:
+            logger.opt(exception=exc).error("handler failed for {} ({})", path, again)
+        try:
+            self.audit.write("handler_error", "error", path=path, error=f"{type(exc).__name__}: {exc}", retry_in=retry_in)
+        except H0Error:
+            pass
