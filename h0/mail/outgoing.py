@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from email.headerregistry import Address
 from email.message import EmailMessage
 
+from h0.config import Settings
 from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, PermissionDenied
 from h0.mail.addresses import parse_recipients, refuse_line_breaks
 from h0.mail.attachments import Attachment, hash_attachments, load_attachments
@@ -41,7 +42,16 @@ from h0.vault.draft_state import draft_status, refusal
 from h0.vault.layout import APPROVED
 from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, parse
 from h0.vault.paths import PathResolver
-from h0.vault.seen import Arrival, arrival_time, file_changed_at, last_change, name_key, too_fresh, when
+from h0.vault.seen import (
+    Arrival,
+    arrival_time,
+    file_changed_at,
+    last_change,
+    name_key,
+    settle_left,
+    too_fresh,
+    when,
+)
 
 BODY_PREVIEW_CHARS = 200
 MAX_KEY_CHARS = 200
@@ -49,9 +59,9 @@ RECENT_SEND_HOLD_S = 3600.0
 ARRIVALS = ("moved", "written", "unknown")
 
 
-def message_id_domain(settings: object) -> str:
+def message_id_domain(settings: Settings) -> str:
     """The domain of H0's Message-IDs: the sender's, else h0.local."""
-    sender = getattr(settings, "smtp_from", None) or getattr(settings, "smtp_user", None) or ""
+    sender = settings.smtp_from or settings.smtp_user or ""
     domain = sender.rsplit("@", 1)[-1].strip(" >") if "@" in sender else ""
     return domain or MESSAGE_ID_DOMAIN
 
@@ -70,13 +80,13 @@ class _Read:
 class OutgoingBuilder:
     """Builds `Outgoing` messages for one vault, backend and state database."""
 
-    def __init__(self, settings: object, backend: MailSender, state: StateDB, *, trusted_caller: bool = False) -> None:
-        self.resolver = PathResolver(settings.vault_path)  # type: ignore[attr-defined]
+    def __init__(self, settings: Settings, backend: MailSender, state: StateDB, *, trusted_caller: bool = False) -> None:
+        self.resolver = PathResolver(settings.vault_path)
         self.backend = backend
         self.replies = ReplyThreading(self.resolver, mailbox_of(backend), backend.name)
         self.state = state
-        self.settle_s = float(getattr(settings, "approval_settle_seconds", 10.0))
-        self.fresh_s = float(getattr(settings, "approval_fresh_seconds", 3.0))
+        self.settle_s = settings.approval_settle_seconds
+        self.fresh_s = settings.approval_fresh_seconds
         self.domain = message_id_domain(settings)
         self.correspondents = Correspondents(self.resolver.root, state, warm=trusted_caller)  # look-alike domains
         # Only the daemon's own child server (its stdio pipe is the daemon's alone) may vouch
@@ -97,8 +107,8 @@ class OutgoingBuilder:
             raise Conflict(f"{read.rel} changed since it was read; read it again (nothing was sent).",
                            path=read.rel, expected=note_hash, actual=actual, reason="note_changed")
         note = parse(read.data, read.rel)
-        settle_left = 0.0 if arrival.kind == "moved" else self.settle_s - (time.time() - read.mtime)
-        if settle_left > 0:
+        left = settle_left(moved=arrival.kind == "moved", quiet_for=time.time() - read.mtime, settle_s=self.settle_s)
+        if left > 0:
             # Still possibly being typed: refuse nothing for its content yet, but note what its
             # attachments are now, so a change before it is sent is caught.
             try:
@@ -108,7 +118,7 @@ class OutgoingBuilder:
             raise Conflict(
                 f"{read.rel} was written in Approved/ less than {self.settle_s:.0f} s ago and may still be being "
                 f"typed; it is sent once it has been unchanged that long (APPROVAL_SETTLE_SECONDS).",
-                path=read.rel, reason="not_settled", retry_after=round(settle_left + 0.05, 2),
+                path=read.rel, reason="not_settled", retry_after=round(left + 0.05, 2),
             )
         status = draft_status(note.frontmatter)
         if not status.sendable:

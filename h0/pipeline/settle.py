@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-from h0.vault.seen import Arrival
+from h0.vault.seen import Arrival, settle_left
 
 STABILITY_SECONDS = 0.5
 QUIET_SECONDS = 0.5
@@ -113,7 +113,8 @@ class SettleTracker:
             # Written and not closed yet: the writer still holds it open, however quiet it is.
             return min(STABILITY_SECONDS, WRITER_GONE_SECONDS - (now - wrote))
         quiet_events = now - last_touch if last_touch else float("inf")
-        return max(0.0, self.approval_settle_seconds - min(quiet_events, _mtime_age(absolute)))
+        quiet_for = min(quiet_events, _mtime_age(absolute))
+        return settle_left(moved=False, quiet_for=quiet_for, settle_s=self.approval_settle_seconds)
 
     def forget_old(self) -> None:
         cutoff = time.monotonic() - FORGET_AFTER_SECONDS

@@ -15,6 +15,7 @@ from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso
 from h0.vault.layout import APPROVED
+from h0.vault.seen import settle_left
 
 # A pause (auth required, SMTP not configured) lasts 60 s and is renewed, and logged again,
 # by the next attempt: one older than this without a newer one has ended.
@@ -123,10 +124,11 @@ def _why_waiting(settings: Settings, vault: Vault, path: str, fm: dict[str, Any]
     if sending["cap_reached"]:
         cap = next(c for c in sending["caps"] if c["left"] == 0)
         return "rate_limited", f"the per-{cap['window']} send cap ({cap['limit']}) is reached", cap["next_slot_at"]
-    settle = float(settings.approval_settle_seconds)
-    if now - mtime < settle:
+    settle = settings.approval_settle_seconds
+    left = settle_left(moved=False, quiet_for=now - mtime, settle_s=settle)  # a report sees no drag: the mtime rules
+    if left > 0:
         return ("settling", f"changed in place {now - mtime:.0f} s ago: sent once unchanged for {settle:g} s",
-                iso_epoch(mtime + settle))
+                iso_epoch(now + left))
     return "queued", "being sent now", None
 
 

@@ -94,6 +94,13 @@ def last_change(note_hash: str, mtime: float, writes: Sequence[Mapping[str, Any]
     return change
 
 
+def settle_left(*, moved: bool, quiet_for: float, settle_s: float) -> float:
+    """Seconds before a note in Approved/ may be sent under the settle rule (APPROVAL_SETTLE_SECONDS): none
+    for a note the human moved in; for one written in place (an editor's autosave, a script, an agent), until
+    it has been unchanged for `settle_s`. The one rule the daemon, the mail server and the reports ask."""
+    return 0.0 if moved else max(0.0, settle_s - quiet_for)
+
+
 def too_fresh(arrived_at: float, change: Change, *, fresh_s: float, agent_s: float) -> float | None:
     """Seconds from `change` to `arrived_at` when that is too short to have read the result (negative:
     it changed after arriving); None when it had been there long enough."""

@@ -23,7 +23,7 @@ from h0.errors import Conflict, InvalidRequest
 from h0.mail import MailService
 from h0.state import StateDB
 from h0.vault import Vault
-from h0.vault.seen import H0_CLIENT, Arrival, Change, last_change, name_key, too_fresh, when
+from h0.vault.seen import H0_CLIENT, Arrival, Change, last_change, name_key, settle_left, too_fresh, when
 from tests.conftest import H0_BIN, subprocess_env
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import gmail_settings_for
@@ -73,6 +73,15 @@ def test_the_latest_recorded_write_of_these_bytes_names_the_change_else_it_came_
 ])
 def test_the_windows(change: Change, arrived: float, held: bool):
     assert (too_fresh(arrived, change, fresh_s=FRESH, agent_s=10.0) is not None) is held
+
+
+@pytest.mark.parametrize(
+    ("moved", "quiet_for", "left"),
+    [(True, 0.0, 0.0), (False, 0.0, 10.0), (False, 4.0, 6.0), (False, 10.0, 0.0), (False, 99.0, 0.0)],
+)
+def test_the_settle_rule_moved_notes_go_at_once_written_ones_wait_until_quiet(moved: bool, quiet_for: float,
+                                                                              left: float):
+    assert settle_left(moved=moved, quiet_for=quiet_for, settle_s=10.0) == left
 
 
 def test_the_words_for_the_gap():
