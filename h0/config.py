@@ -176,8 +176,9 @@ def setting_problems(exc: ValidationError) -> list[str]:
 _FOREIGN = frozenset({"PATH", "HOME", "LANG", "SHELL", "USER", "TERM", "PWD", "TMPDIR", "VIRTUAL_ENV"})
 
 
-def unknown_settings(environ: dict[str, str] | None = None, files: tuple[Path | str, ...] | None = None
-                     ) -> list[tuple[str, str]]:
+def unknown_settings(
+    environ: dict[str, str] | None = None, files: tuple[Path | str, ...] | None = None
+) -> list[tuple[str, str]]:
     """(name, the H0 setting it is probably a misspelling of) for every variable in the environment
     or the .env files that is not a setting but close to one — a setting H0 would silently ignore."""
     import difflib

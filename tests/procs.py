@@ -38,7 +38,9 @@ def find_children(fragment: str, pid: int | None = None) -> list[int]:
     return [p for p in descendants(pid) if fragment in cmdline(p)]
 
 
-def kill_children(fragment: str, sig: int = getattr(signal, "SIGKILL", signal.SIGTERM), pid: int | None = None) -> list[int]:
+def kill_children(
+    fragment: str, sig: int = getattr(signal, "SIGKILL", signal.SIGTERM), pid: int | None = None
+) -> list[int]:
     victims = find_children(fragment, pid)
     for victim in victims:
         try:

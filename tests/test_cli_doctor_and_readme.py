@@ -11,8 +11,9 @@ from tests.conftest import H0_BIN, ROOT, subprocess_env
 
 def test_doctor_checks_vault_rules_backend_and_both_servers(vault_dir: Path):
     subprocess.run([H0_BIN, "init", str(vault_dir)], check=True, capture_output=True)
-    result = subprocess.run([H0_BIN, "doctor"], env=subprocess_env(VAULT_PATH=str(vault_dir)),
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [H0_BIN, "doctor"], env=subprocess_env(VAULT_PATH=str(vault_dir)), capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "✓ MCP server `h0 mcp vault`: ok" in result.stdout
     assert "✓ MCP server `h0 mcp gmail`: ok" in result.stdout

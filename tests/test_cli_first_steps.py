@@ -12,8 +12,9 @@ from tests.conftest import H0_BIN, subprocess_env
 
 
 def h0(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([H0_BIN, *args], capture_output=True, text=True, timeout=120, cwd=cwd,
-                          env=subprocess_env(**env))
+    return subprocess.run(
+        [H0_BIN, *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=subprocess_env(**env)
+    )
 
 
 def test_every_bad_setting_is_said_at_once_with_its_value_and_what_is_allowed(tmp_path: Path):
@@ -69,8 +70,10 @@ def test_a_sweep_prints_one_line_and_no_banner(tmp_path: Path):
     assert h0("init", str(vault)).returncode == 0
     quiet = h0("sweep", VAULT_PATH=str(vault), H0_STATE_DIR=str(tmp_path / "state"))
     assert quiet.returncode == 0 and quiet.stdout == "h0 sweep: nothing to do\n" and quiet.stderr == ""
-    (vault / "Needs_Action/EMAIL_n1.md").write_text("---\ntype: email\nstatus: pending\nfrom: news@shop.example\n"
-                                                     "subject: Weekly newsletter\n---\nOur weekly deals.\n")
+    (vault / "Needs_Action/EMAIL_n1.md").write_text(
+        "---\ntype: email\nstatus: pending\nfrom: news@shop.example\n"
+        "subject: Weekly newsletter\n---\nOur weekly deals.\n"
+    )
     verbose = h0("sweep", "-v", VAULT_PATH=str(vault), H0_STATE_DIR=str(tmp_path / "state"))
     assert verbose.stdout == "h0 sweep: 1 triaged\n" and "☐ triaged Needs_Action/EMAIL_n1.md" in verbose.stderr
 

@@ -16,9 +16,20 @@ from h0.vault import Vault
 pytestmark = pytest.mark.usefixtures("loguru_restored")
 
 
-def message(sender: str, subject: str, body: str, *, to: str = "me@example.com", cc: str | None = None,
-            html: str | None = None, charset: str = "utf-8", msg_id: str | None = None, reply_to: str | None = None,
-            attachment: bytes | None = None, date: str = "Tue, 24 Nov 2026 09:30:00 +0000") -> EmailMessage:
+def message(
+    sender: str,
+    subject: str,
+    body: str,
+    *,
+    to: str = "me@example.com",
+    cc: str | None = None,
+    html: str | None = None,
+    charset: str = "utf-8",
+    msg_id: str | None = None,
+    reply_to: str | None = None,
+    attachment: bytes | None = None,
+    date: str = "Tue, 24 Nov 2026 09:30:00 +0000",
+) -> EmailMessage:
     mail = EmailMessage()
     mail["From"], mail["To"], mail["Subject"] = sender, to, subject
     mail["Date"] = date
@@ -52,10 +63,25 @@ def imports(vault_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys):
 
 def test_a_mailbox_of_varied_mail_becomes_notes_as_ingest_writes_them(vault_dir: Path, tmp_path: Path, imports):
     box = mailbox.mbox(tmp_path / "export.mbox")
-    box.add(message("Dana Rivera <dana@acme.example>", "Friday review", "Could we move it to Friday?",
-                    cc="Lee <lee@acme.example>", msg_id="<first@acme.example>"))
-    box.add(message("Lee <lee@acme.example>", "Re: Friday review", "Friday works for me.", msg_id="<second@acme.example>",
-                    reply_to="<first@acme.example>", date="Tue, 24 Nov 2026 11:00:00 +0000"))
+    box.add(
+        message(
+            "Dana Rivera <dana@acme.example>",
+            "Friday review",
+            "Could we move it to Friday?",
+            cc="Lee <lee@acme.example>",
+            msg_id="<first@acme.example>",
+        )
+    )
+    box.add(
+        message(
+            "Lee <lee@acme.example>",
+            "Re: Friday review",
+            "Friday works for me.",
+            msg_id="<second@acme.example>",
+            reply_to="<first@acme.example>",
+            date="Tue, 24 Nov 2026 11:00:00 +0000",
+        )
+    )
     box.add(message("News <news@shop.example>", "Deals", "", html="<p>Our <b>weekly</b> deals</p>"))
     box.add(message("Jörg <joerg@example.de>", "Grüße", "Schöne Grüße aus Köln", charset="iso-8859-1"))
     box.add(message("Sam <sam@example.com>", "Quote", "Attached.", attachment=b"%PDF-1.4 quote"))
@@ -93,15 +119,21 @@ def test_single_eml_files_and_folders_of_them(vault_dir: Path, tmp_path: Path, i
     assert code == EXIT_OK and out[0] == "h0 import: 2 new in Needs_Action/"
 
 
-def test_files_that_are_not_mail_are_named_with_the_reason_and_the_rest_is_imported(vault_dir: Path, tmp_path: Path,
-                                                                                   imports):
+def test_files_that_are_not_mail_are_named_with_the_reason_and_the_rest_is_imported(
+    vault_dir: Path, tmp_path: Path, imports
+):
     (tmp_path / "empty.eml").write_bytes(b"")
     (tmp_path / "binary.eml").write_bytes(bytes(range(256)) * 40)
     (tmp_path / "broken.mbox").write_text("this is not a mailbox\nat all\n")
     (tmp_path / "huge.eml").write_bytes(b"From: a@example.org\nSubject: big\n\n" + b"x" * (26 * 1024 * 1024))
     (tmp_path / "good.eml").write_bytes(bytes(message("C <c@example.org>", "Fine", "a real one")))
-    code, out = imports(tmp_path / "empty.eml", tmp_path / "binary.eml", tmp_path / "broken.mbox",
-                        tmp_path / "huge.eml", tmp_path / "good.eml")
+    code, out = imports(
+        tmp_path / "empty.eml",
+        tmp_path / "binary.eml",
+        tmp_path / "broken.mbox",
+        tmp_path / "huge.eml",
+        tmp_path / "good.eml",
+    )
     assert code == EXIT_WORK_FAILED
     assert out[0] == "h0 import: 1 new in Needs_Action/, 4 not imported"
     reasons = "\n".join(out[1:])

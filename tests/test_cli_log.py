@@ -55,30 +55,80 @@ def streams(vault_dir: Path) -> tuple[AuditLog, AuditLog, AuditLog]:
     return tuple(AuditLog(vault_dir / "Logs", s) for s in ("h0", "gmail_mcp", "vault_mcp"))  # type: ignore[return-value]
 
 
-def sent_trail(vault_dir: Path, n: int, *, draft: str | None = None, done: str | None = None, email: str | None = None,
-               to: str = "sam@example.org", subject: str = "Re: Dinner?", cc: str | None = None) -> dict[str, str]:
+def sent_trail(
+    vault_dir: Path,
+    n: int,
+    *,
+    draft: str | None = None,
+    done: str | None = None,
+    email: str | None = None,
+    to: str = "sam@example.org",
+    subject: str = "Re: Dinner?",
+    cc: str | None = None,
+) -> dict[str, str]:
     """The records of one email ingested, triaged, its reply approved, sent and filed — as H0 writes them."""
     h0, mail, vault = streams(vault_dir)
     email = email or f"EMAIL_m{n}.md"
     draft = draft or f"REPLY_{email}"
     done = done or f"Done/{draft}"
     ids = {"gid": f"18c{n:04d}", "key": f"n-key{n}", "rfc": f"<h0.rfc{n}@h0.local>", "pid": f"19a{n:04d}", "done": done}
-    h0.write("email_ingested", path=f"Needs_Action/{email}", message_id=ids["gid"], subject=subject[4:],
-             sender="Sam <sam@example.org>")
+    h0.write(
+        "email_ingested",
+        path=f"Needs_Action/{email}",
+        message_id=ids["gid"],
+        subject=subject[4:],
+        sender="Sam <sam@example.org>",
+    )
     vault.write("note_written", tool="write_note", path=f"Drafts/{draft}", hash="a1")
-    h0.write("triage_decision", note=f"Needs_Action/{email}", decision="draft_reply", confidence=0.6,
-             reasoning="A direct question", provider="rules", latency_ms=4.2, rule="Direct questions",
-             draft=f"Drafts/{draft}")
+    h0.write(
+        "triage_decision",
+        note=f"Needs_Action/{email}",
+        decision="draft_reply",
+        confidence=0.6,
+        reasoning="A direct question",
+        provider="rules",
+        latency_ms=4.2,
+        rule="Direct questions",
+        draft=f"Drafts/{draft}",
+    )
     h0.write("draft_approved", path=f"Approved/{draft}", arrival="moved", note_hash="b2")
-    mail.write("pre_send_audit", durable=True, rfc822_message_id=ids["rfc"], idempotency_key=ids["key"],
-               backend="gmail", note_path=f"Approved/{draft}", note_hash="b2", to=to, cc=cc, subject=subject,
-               body_preview="Hi Sam")
-    mail.write("email_sent", rfc822_message_id=ids["rfc"], idempotency_key=ids["key"], provider_message_id=ids["pid"],
-               thread_id=f"t{n}", sent_at=audit_module.iso(audit_module.utcnow()), backend="gmail",
-               note_path=f"Approved/{draft}")
-    h0.write("email_sent", path=f"Approved/{draft}", note_hash="b2", to=to, subject=subject,
-             idempotency_key=ids["key"], message_id=ids["pid"], rfc822_message_id=ids["rfc"], thread_id=f"t{n}",
-             already_sent=False, backend="gmail", elapsed_ms=15.0)
+    mail.write(
+        "pre_send_audit",
+        durable=True,
+        rfc822_message_id=ids["rfc"],
+        idempotency_key=ids["key"],
+        backend="gmail",
+        note_path=f"Approved/{draft}",
+        note_hash="b2",
+        to=to,
+        cc=cc,
+        subject=subject,
+        body_preview="Hi Sam",
+    )
+    mail.write(
+        "email_sent",
+        rfc822_message_id=ids["rfc"],
+        idempotency_key=ids["key"],
+        provider_message_id=ids["pid"],
+        thread_id=f"t{n}",
+        sent_at=audit_module.iso(audit_module.utcnow()),
+        backend="gmail",
+        note_path=f"Approved/{draft}",
+    )
+    h0.write(
+        "email_sent",
+        path=f"Approved/{draft}",
+        note_hash="b2",
+        to=to,
+        subject=subject,
+        idempotency_key=ids["key"],
+        message_id=ids["pid"],
+        rfc822_message_id=ids["rfc"],
+        thread_id=f"t{n}",
+        already_sent=False,
+        backend="gmail",
+        elapsed_ms=15.0,
+    )
     vault.write("note_moved", tool="move_note", source=f"Approved/{draft}", destination=done)
     vault.write("note_moved", tool="move_note", source=f"Needs_Action/{email}", destination=f"Done/{email}")
     h0.write("source_filed", path=f"Needs_Action/{email}", done_path=f"Done/{email}", reply=done)
@@ -102,7 +152,8 @@ def trail_events(out: str) -> list[str]:
 
 
 def test_given_three_sends_on_two_days_when_listed_then_oldest_first_in_local_time_with_filed_note_and_id(
-        vault_dir, clock, capsys):
+    vault_dir, clock, capsys
+):
     clock.set("2026-11-19T15:00:00")
     sent_trail(vault_dir, 1, to="ann@example.com", subject="Re: Budget")
     clock.set("2026-11-20T14:00:00")
@@ -114,12 +165,12 @@ def test_given_three_sends_on_two_days_when_listed_then_oldest_first_in_local_ti
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0] == "3 message(s) sent, oldest first:"
-    assert lines[1].startswith("2026-11-19 10:00  to ann@example.com  \"Re: Budget\"  Done/REPLY_EMAIL_m1.md")
+    assert lines[1].startswith('2026-11-19 10:00  to ann@example.com  "Re: Budget"  Done/REPLY_EMAIL_m1.md')
     assert "(no longer there)" in lines[1]  # the log says Done/…, the vault no longer has it
     assert lines[1].endswith("id 19a0001")
     assert "to sam@example.org · cc carol@example.net  " in lines[2]  # real addresses, every field
     assert "Done/REPLY_EMAIL_m2 (2).md" in lines[2] and lines[2].endswith("id 19a0002")
-    assert lines[3].startswith("2026-11-20 09:00  to bob@example.com  \"Re: Lunch\"")
+    assert lines[3].startswith('2026-11-20 09:00  to bob@example.com  "Re: Lunch"')
 
 
 def test_given_sends_over_days_when_filtered_by_date_then_only_that_local_range_is_shown(vault_dir, clock, capsys):
@@ -172,15 +223,16 @@ def test_json_is_one_array_of_sends_and_says_the_total_on_stderr(vault_dir, cloc
     assert send["provider_message_id"] == "19a0002" and send["filed"] is True
     assert send["sent_from"] == "Approved/REPLY_EMAIL_m2.md" and send["to"] == "sam@example.org"
     assert "showing the newest 1 of 2" in err
-    (first,) = json.loads(h0_log(vault_dir, capsys, "--json", "--until", clock.now.astimezone().date().isoformat(),
-                                 "--note", "(2)")[1])
+    (first,) = json.loads(
+        h0_log(vault_dir, capsys, "--json", "--until", clock.now.astimezone().date().isoformat(), "--note", "(2)")[1]
+    )
     assert first["note"] == ids["done"] and first["rfc822_message_id"] == ids["rfc"]
 
 
 def test_a_date_range_opens_only_the_files_of_its_days(vault_dir, clock, capsys):
     clock.set("2026-11-20T14:00:00")
     sent_trail(vault_dir, 1)
-    (vault_dir / "Logs" / "h0_2026-11-01.jsonl").write_text("not json\n{\"torn\": \n")
+    (vault_dir / "Logs" / "h0_2026-11-01.jsonl").write_text('not json\n{"torn": \n')
     (vault_dir / "Logs" / "gmail_mcp_2026-11-02.jsonl").mkdir()  # a day it must not even open
     code, out, err = h0_log(vault_dir, capsys, "--since", "2026-11-15")
     assert code == 0 and out.count(" id ") == 1 and err == ""
@@ -199,8 +251,15 @@ def test_a_sent_note_is_traced_from_ingest_to_filing_under_the_name_it_was_filed
         code, out, err = h0_log(vault_dir, capsys, note)
         assert code == 0 and err == "", note
         assert out.splitlines()[0] == "Done/REPLY_EMAIL_m1 (2).md — 7 event(s), oldest first:"
-        assert trail_events(out) == ["email_ingested", "triage_decision", "draft_approved", "pre_send_audit",
-                                     "email_sent", "source_filed", "email_filed"], note
+        assert trail_events(out) == [
+            "email_ingested",
+            "triage_decision",
+            "draft_approved",
+            "pre_send_audit",
+            "email_sent",
+            "source_filed",
+            "email_filed",
+        ], note
     lines = out.splitlines()
     assert "ingest" in lines[1] and "Needs_Action/EMAIL_m1.md" in lines[1] and "(provider id 18c0001)" in lines[1]
     assert "→ draft Drafts/REPLY_EMAIL_m1.md" in lines[2] and "moved into Approved/" in lines[3]
@@ -232,25 +291,71 @@ def test_a_reused_name_traces_the_latest_note_and_points_to_the_earlier_one(vaul
 def test_refusals_failures_and_a_second_approval_show_in_between(vault_dir, clock, capsys):
     h0, mail, _ = streams(vault_dir)
     h0.write("draft_approved", path="Approved/offer.md", arrival="written", note_hash="c1")
-    h0.write("send_refused", "error", path="Approved/offer.md", returned_to="Drafts/offer.md", reason="invalid_request",
-             message="The draft has no recipient.", field="to")
+    h0.write(
+        "send_refused",
+        "error",
+        path="Approved/offer.md",
+        returned_to="Drafts/offer.md",
+        reason="invalid_request",
+        message="The draft has no recipient.",
+        field="to",
+    )
     h0.write("draft_approved", path="Approved/offer.md", arrival="moved", note_hash="c2")
-    mail.write("pre_send_audit", rfc822_message_id="<h0.o@h0.local>", idempotency_key="n-o", backend="smtp",
-               note_path="Approved/offer.md", note_hash="c2", to="dee@example.com", subject="Offer")
-    mail.write("send_failed", "error", rfc822_message_id="<h0.o@h0.local>", idempotency_key="n-o", backend="smtp",
-               error="send_failed", reason="connection reset", retryable=True, outcome="failed",
-               note_path="Approved/offer.md")
-    h0.write("send_failed", "error", retry_in=2.0, path="Approved/offer.md", to="dee@example.com", subject="Offer",
-             error="send_failed", message="connection reset")
-    mail.write("email_sent", rfc822_message_id="<h0.o@h0.local>", idempotency_key="n-o", provider_message_id="<smtp-1>",
-               backend="smtp", note_path="Approved/offer.md")
+    mail.write(
+        "pre_send_audit",
+        rfc822_message_id="<h0.o@h0.local>",
+        idempotency_key="n-o",
+        backend="smtp",
+        note_path="Approved/offer.md",
+        note_hash="c2",
+        to="dee@example.com",
+        subject="Offer",
+    )
+    mail.write(
+        "send_failed",
+        "error",
+        rfc822_message_id="<h0.o@h0.local>",
+        idempotency_key="n-o",
+        backend="smtp",
+        error="send_failed",
+        reason="connection reset",
+        retryable=True,
+        outcome="failed",
+        note_path="Approved/offer.md",
+    )
+    h0.write(
+        "send_failed",
+        "error",
+        retry_in=2.0,
+        path="Approved/offer.md",
+        to="dee@example.com",
+        subject="Offer",
+        error="send_failed",
+        message="connection reset",
+    )
+    mail.write(
+        "email_sent",
+        rfc822_message_id="<h0.o@h0.local>",
+        idempotency_key="n-o",
+        provider_message_id="<smtp-1>",
+        backend="smtp",
+        note_path="Approved/offer.md",
+    )
     h0.write("email_filed", path="Approved/offer.md", done_path="Done/offer.md", idempotency_key="n-o")
     h0.write("daemon_stopped", pid=1)
 
     code, out, _ = h0_log(vault_dir, capsys, "offer.md")
     assert code == 0
-    assert trail_events(out) == ["draft_approved", "send_refused", "draft_approved", "pre_send_audit", "send_failed",
-                                 "send_failed", "email_sent", "email_filed"]
+    assert trail_events(out) == [
+        "draft_approved",
+        "send_refused",
+        "draft_approved",
+        "pre_send_audit",
+        "send_failed",
+        "send_failed",
+        "email_sent",
+        "email_filed",
+    ]
     assert "invalid_request: The draft has no recipient. → back in Drafts/offer.md" in out
     assert "send_failed: connection reset (retry in 2 s)" in out
     assert "written in Approved/ (sent once quiet)" in out
@@ -259,11 +364,19 @@ def test_refusals_failures_and_a_second_approval_show_in_between(vault_dir, cloc
 def test_a_second_reply_to_the_same_email_does_not_pull_in_its_sibling(vault_dir, clock, capsys):
     sent_trail(vault_dir, 1)
     h0, _mail, _ = streams(vault_dir)
-    (vault_dir / "Drafts" / "more.md").write_text("---\nto: sam@example.org\nsubject: More\n"
-                                                    "reply_to_message_id: '18c0001'\n---\nAlso…\n")
+    (vault_dir / "Drafts" / "more.md").write_text(
+        "---\nto: sam@example.org\nsubject: More\nreply_to_message_id: '18c0001'\n---\nAlso…\n"
+    )
     h0.write("draft_approved", path="Approved/more.md", arrival="moved", note_hash="d1")
-    h0.write("send_held", "warning", path="Approved/more.md", returned_to="Drafts/more.md", reason="already_answered",
-             message="Already answered.", answered_by="Approved/REPLY_EMAIL_m1.md")
+    h0.write(
+        "send_held",
+        "warning",
+        path="Approved/more.md",
+        returned_to="Drafts/more.md",
+        reason="already_answered",
+        message="Already answered.",
+        answered_by="Approved/REPLY_EMAIL_m1.md",
+    )
 
     code, out, _ = h0_log(vault_dir, capsys, "more")
     assert code == 0 and out.startswith("Drafts/more.md — 3 event(s)")
@@ -277,8 +390,13 @@ def test_a_strangers_subject_and_name_reach_the_terminal_without_control_charact
     evil = "Re: Invoice\x1b]0;pwned\x07\x1b[2J\r\nFake: header\u202e\x9b31m"
     sent_trail(vault_dir, 1, subject=evil, to="eve@example.com\x1b[8m")
     h0, _, _ = streams(vault_dir)
-    h0.write("email_ingested", path="Needs_Action/EMAIL_m1.md", message_id="18c0001", subject=evil,
-             sender="Eve\x07 <eve@example.com>")
+    h0.write(
+        "email_ingested",
+        path="Needs_Action/EMAIL_m1.md",
+        message_id="18c0001",
+        subject=evil,
+        sender="Eve\x07 <eve@example.com>",
+    )
     for args in ((), ("REPLY_EMAIL_m1",), ("--all", "EMAIL_m1")):
         code, out, err = h0_log(vault_dir, capsys, *args)
         assert code == 0
@@ -292,8 +410,10 @@ def test_malformed_log_lines_are_skipped_and_counted(vault_dir, clock, capsys):
     ids = sent_trail(vault_dir, 1)
     day = clock.now.date().isoformat()
     with open(vault_dir / "Logs" / f"gmail_mcp_{day}.jsonl", "ab") as handle:
-        handle.write(b'not json at all\n[1, 2]\n{"event": "email_sent"}\n{"timestamp": "2026-11-20T14:00:00.000Z", '
-                     b'"event": "email_sent", "provider_message_id": "x"\n\xff\xfe\n')
+        handle.write(
+            b'not json at all\n[1, 2]\n{"event": "email_sent"}\n{"timestamp": "2026-11-20T14:00:00.000Z", '
+            b'"event": "email_sent", "provider_message_id": "x"\n\xff\xfe\n'
+        )
     code, out, err = h0_log(vault_dir, capsys)
     assert code == 0 and ids["pid"] in out and out.count(" id ") == 1
     assert err == "h0 log: skipped 5 malformed line(s) in Logs/ (not JSON records).\n"
@@ -324,10 +444,19 @@ def test_an_unknown_note_or_an_empty_log_is_one_line_and_exit_1(vault_dir, clock
     assert h0_log(vault_dir, capsys)[0] == 1
 
 
-@pytest.mark.parametrize("args", [
-    ("--today", "--since", "2026-11-01"), ("--since", "2026-13-01"), ("--until", "yesterday"), ("--days", "0"),
-    ("--limit", "-1"), ("--since", "2026-11-20", "--until", "2026-11-19"), ("NOTE", "--to", "bob@"), ("",),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--today", "--since", "2026-11-01"),
+        ("--since", "2026-13-01"),
+        ("--until", "yesterday"),
+        ("--days", "0"),
+        ("--limit", "-1"),
+        ("--since", "2026-11-20", "--until", "2026-11-19"),
+        ("NOTE", "--to", "bob@"),
+        ("",),
+    ],
+)
 def test_bad_options_are_usage_errors(vault_dir, capsys, args):
     code, out, err = h0_log(vault_dir, capsys, *args)
     assert code == 2 and out == "" and err.startswith("h0 log: ") and err.count("\n") == 1
@@ -345,28 +474,49 @@ def test_real_daemon_gmail_inbox_to_sent_reply_then_h0_log_traces_it_end_to_end(
 
     ensure_rules_file(vault_dir)
     triager = Triager.from_settings(load_settings(vault_path=vault_dir), vault_dir)
-    msg_id = gmail.add_message(sender="Dana Rivera <dana@example.com>", subject="Friday review?",
-                               body="Could we move the review to Friday?", thread_id="thread-77")
-    overrides = {"mail_backend": "gmail", "gmail_token_path": token_path, "gmail_api_endpoint": gmail.api_endpoint,
-                 "gmail_token_uri": gmail.token_uri}
+    msg_id = gmail.add_message(
+        sender="Dana Rivera <dana@example.com>",
+        subject="Friday review?",
+        body="Could we move the review to Friday?",
+        thread_id="thread-77",
+    )
+    overrides = {
+        "mail_backend": "gmail",
+        "gmail_token_path": token_path,
+        "gmail_api_endpoint": gmail.api_endpoint,
+        "gmail_token_uri": gmail.token_uri,
+    }
     draft = f"REPLY_EMAIL_{msg_id}.md"
     with running_daemon(vault_dir, triager=triager, ingest=True, **overrides) as daemon:
         daemon.request_ingest()
         # The triage's audit line is written just after its notes (one line per batch): a human
         # reads the draft for seconds, the test approves in milliseconds, so it waits for the line.
-        assert wait_until(lambda: (vault_dir / "Drafts" / draft).exists()
-                          and frontmatter(vault_dir, f"Needs_Action/EMAIL_{msg_id}.md")["status"] != "pending"
-                          and any(AuditLog(vault_dir / "Logs", "h0").records(event="triage_decision")))
+        assert wait_until(
+            lambda: (
+                (vault_dir / "Drafts" / draft).exists()
+                and frontmatter(vault_dir, f"Needs_Action/EMAIL_{msg_id}.md")["status"] != "pending"
+                and any(AuditLog(vault_dir / "Logs", "h0").records(event="triage_decision"))
+            )
+        )
         edit_template(vault_dir, draft)
         approve(vault_dir, draft)
-        assert wait_until(lambda: (vault_dir / "Done" / draft).exists() and (vault_dir / f"Done/EMAIL_{msg_id}.md").exists())
+        assert wait_until(
+            lambda: (vault_dir / "Done" / draft).exists() and (vault_dir / f"Done/EMAIL_{msg_id}.md").exists()
+        )
     (sent,) = gmail.sent
 
     code, out, err = h0_log(vault_dir, capsys, draft[:-3])
     assert code == 0 and err == ""
     assert out.startswith(f"Done/{draft} — 7 event(s)")
-    assert trail_events(out) == ["email_ingested", "triage_decision", "draft_approved", "pre_send_audit",
-                                 "email_sent", "source_filed", "email_filed"]
+    assert trail_events(out) == [
+        "email_ingested",
+        "triage_decision",
+        "draft_approved",
+        "pre_send_audit",
+        "email_sent",
+        "source_filed",
+        "email_filed",
+    ]
     assert f"provider id {msg_id}" in out and f"provider id {sent.id} via gmail" in out
     assert "moved into Approved/" in out and f"→ Done/{draft}" in out
     code, out, _ = h0_log(vault_dir, capsys, "--to", "DANA@")
@@ -384,15 +534,22 @@ def test_real_daemon_refused_then_fixed_and_filed_under_a_new_name_is_one_trail(
     ensure_rules_file(vault_dir)
     (vault_dir / "Needs_Action" / "EMAIL_q7.md").write_text(
         "---\ntype: email\nstatus: pending\nmessage_id: q7\nthread_id: t-q7\nfrom: 'Sam <sam@example.org>'\n"
-        "to: me@example.com\nsubject: 'Dinner?'\nreceived: 2026-11-21T09:00:00Z\n---\nFree on Sunday?\n")
+        "to: me@example.com\nsubject: 'Dinner?'\nreceived: 2026-11-21T09:00:00Z\n---\nFree on Sunday?\n"
+    )
     (vault_dir / "Done" / "REPLY_EMAIL_q7.md").write_text("---\nstatus: sent\n---\nan older reply\n")
     triager = Triager.from_settings(load_settings(vault_path=vault_dir), vault_dir)
     with running_daemon(vault_dir, triager=triager):
-        assert wait_until(lambda: frontmatter(vault_dir, "Needs_Action/EMAIL_q7.md").get("status") == "awaiting_approval"
-                          and any(AuditLog(vault_dir / "Logs", "h0").records(event="triage_decision")))  # see above
+        assert wait_until(
+            lambda: (
+                frontmatter(vault_dir, "Needs_Action/EMAIL_q7.md").get("status") == "awaiting_approval"
+                and any(AuditLog(vault_dir / "Logs", "h0").records(event="triage_decision"))
+            )
+        )  # see above
         approve(vault_dir, "REPLY_EMAIL_q7.md")
         refused = vault_dir / "Drafts/REPLY_EMAIL_q7.md"  # absent while the note sits in Approved/
-        assert wait_until(lambda: refused.exists() and frontmatter(vault_dir, "Drafts/REPLY_EMAIL_q7.md").get("status") == "not_sent")
+        assert wait_until(
+            lambda: refused.exists() and frontmatter(vault_dir, "Drafts/REPLY_EMAIL_q7.md").get("status") == "not_sent"
+        )
         edit_template(vault_dir, "REPLY_EMAIL_q7.md")
         approve(vault_dir, "REPLY_EMAIL_q7.md")
         assert wait_until(lambda: (vault_dir / "Done/REPLY_EMAIL_q7 (2).md").exists())
@@ -401,7 +558,15 @@ def test_real_daemon_refused_then_fixed_and_filed_under_a_new_name_is_one_trail(
     for note in ("REPLY_EMAIL_q7", "Done/REPLY_EMAIL_q7 (2).md"):
         code, out, _ = h0_log(vault_dir, capsys, note)
         assert code == 0 and out.startswith("Done/REPLY_EMAIL_q7 (2).md — 8 event(s)"), out
-        assert trail_events(out) == ["triage_decision", "draft_approved", "send_refused", "draft_approved",
-                                     "pre_send_audit", "email_sent", "source_filed", "email_filed"]
+        assert trail_events(out) == [
+            "triage_decision",
+            "draft_approved",
+            "send_refused",
+            "draft_approved",
+            "pre_send_audit",
+            "email_sent",
+            "source_filed",
+            "email_filed",
+        ]
         assert f"provider id {sent_id} via outbox" in out
     assert h0_log(vault_dir, capsys, "Done/REPLY_EMAIL_q7.md")[0] == 1  # the older note: nothing logged

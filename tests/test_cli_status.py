@@ -66,16 +66,35 @@ def test_given_25_drafts_waiting_then_the_total_is_25_and_the_list_shows_10(vaul
 def test_the_emails_that_need_the_human_are_listed_with_their_reason_urgent_first(vault_dir: Path, capsys):
     """As triage leaves them: urgent (a draft waits), needs_info (a question, or no address to
     reply to), delegated (with whom); replied-to and untriaged emails are not listed."""
-    note(vault_dir, "Needs_Action/EMAIL_b-info.md", "status: needs_info\ndecision: needs_info\n"
-         "reasoning: Which invoice do they mean?\nsubject: Invoice\nfrom: Bo <bo@example.com>")
-    note(vault_dir, "Needs_Action/EMAIL_c-noaddr.md", "status: needs_info\ndecision: draft_reply\n"
-         "reasoning: looks routine\nproblem: no address to reply to\nsubject: Hi")
-    note(vault_dir, "Needs_Action/EMAIL_d-deleg.md", "status: delegated\ndecision: delegate\n"
-         "delegate_to: Sam (finance)\nreasoning: a refund request\nsubject: Refund")
-    note(vault_dir, "Needs_Action/EMAIL_z-urgent.md", "status: awaiting_approval\ndecision: urgent\n"
-         "reasoning: the server is down\ndraft: Drafts/REPLY_EMAIL_z-urgent.md\nsubject: DOWN")
-    note(vault_dir, "Needs_Action/clients/EMAIL_e-filed.md", "status: needs_info\ndecision: needs_info\n"
-         "reasoning: filed in a sub-folder by the human")
+    note(
+        vault_dir,
+        "Needs_Action/EMAIL_b-info.md",
+        "status: needs_info\ndecision: needs_info\n"
+        "reasoning: Which invoice do they mean?\nsubject: Invoice\nfrom: Bo <bo@example.com>",
+    )
+    note(
+        vault_dir,
+        "Needs_Action/EMAIL_c-noaddr.md",
+        "status: needs_info\ndecision: draft_reply\n"
+        "reasoning: looks routine\nproblem: no address to reply to\nsubject: Hi",
+    )
+    note(
+        vault_dir,
+        "Needs_Action/EMAIL_d-deleg.md",
+        "status: delegated\ndecision: delegate\n"
+        "delegate_to: Sam (finance)\nreasoning: a refund request\nsubject: Refund",
+    )
+    note(
+        vault_dir,
+        "Needs_Action/EMAIL_z-urgent.md",
+        "status: awaiting_approval\ndecision: urgent\n"
+        "reasoning: the server is down\ndraft: Drafts/REPLY_EMAIL_z-urgent.md\nsubject: DOWN",
+    )
+    note(
+        vault_dir,
+        "Needs_Action/clients/EMAIL_e-filed.md",
+        "status: needs_info\ndecision: needs_info\nreasoning: filed in a sub-folder by the human",
+    )
     note(vault_dir, "Needs_Action/EMAIL_f-reply.md", "status: awaiting_approval\ndecision: draft_reply\nreasoning: x")
     note(vault_dir, "Needs_Action/EMAIL_g-new.md", "status: pending\nsubject: untriaged, mentions urgent")
     data = collect_status(settings_for(vault_dir))
@@ -105,7 +124,10 @@ def test_without_a_daemon_approved_drafts_wait_for_h0_to_run(vault_dir: Path, ca
     note(vault_dir, "Approved/go.md", "to: a@example.com\nsubject: Go")
     _code, out = run_status(capsys, vault_dir)
     assert "Daemon: not running" in out
-    assert "Approved but not yet sent: 1" in out and "Approved/go.md → to a@example.com (first message to example.com)  not_running" in out
+    assert (
+        "Approved but not yet sent: 1" in out
+        and "Approved/go.md → to a@example.com (first message to example.com)  not_running" in out
+    )
 
 
 def test_each_approved_draft_says_why_it_waits(vault_dir: Path):
@@ -114,20 +136,53 @@ def test_each_approved_draft_says_why_it_waits(vault_dir: Path):
     unknown), its status (rejected) — and an old failure does not stick to a newer note."""
     now = dt.datetime.now(dt.UTC)
     for name in ("settling", "deferred", "failed", "unknown", "rejected", "queued", "stale"):
-        note(vault_dir, f"Approved/{name}.md", f"to: a@example.com\nsubject: {name}"
-             + ("\nstatus: rejected" if name == "rejected" else ""), age=2.0 if name == "settling" else 600.0)
-    log_line(vault_dir, "h0", now, "send_deferred", "warning", path="Approved/deferred.md", retry_in=120.0,
-             message="hourly cap of 100 reached")
-    log_line(vault_dir, "h0", now, "send_failed", "error", path="Approved/failed.md", retry_in=8.0,
-             message="connection reset")
+        note(
+            vault_dir,
+            f"Approved/{name}.md",
+            f"to: a@example.com\nsubject: {name}" + ("\nstatus: rejected" if name == "rejected" else ""),
+            age=2.0 if name == "settling" else 600.0,
+        )
+    log_line(
+        vault_dir,
+        "h0",
+        now,
+        "send_deferred",
+        "warning",
+        path="Approved/deferred.md",
+        retry_in=120.0,
+        message="hourly cap of 100 reached",
+    )
+    log_line(
+        vault_dir,
+        "h0",
+        now,
+        "send_failed",
+        "error",
+        path="Approved/failed.md",
+        retry_in=8.0,
+        message="connection reset",
+    )
     log_line(vault_dir, "h0", now, "send_outcome_unknown", "error", path="Approved/unknown.md", message="timed out")
-    log_line(vault_dir, "h0", now - dt.timedelta(hours=2), "send_failed", "error", path="Approved/stale.md",
-             retry_in=8.0, message="long ago, before the note was written")
+    log_line(
+        vault_dir,
+        "h0",
+        now - dt.timedelta(hours=2),
+        "send_failed",
+        "error",
+        path="Approved/stale.md",
+        retry_in=8.0,
+        message="long ago, before the note was written",
+    )
     data = collect_status(settings_for(vault_dir, approval_settle_seconds=10), live=RUNNING)
     why = {item["path"].split("/")[1][:-3]: item for item in data["approved_not_yet_sent"]}
     assert {k: v["code"] for k, v in why.items()} == {
-        "settling": "settling", "deferred": "rate_limited", "failed": "retrying", "unknown": "outcome_unknown",
-        "rejected": "rejected", "queued": "queued", "stale": "queued",
+        "settling": "settling",
+        "deferred": "rate_limited",
+        "failed": "retrying",
+        "unknown": "outcome_unknown",
+        "rejected": "rejected",
+        "queued": "queued",
+        "stale": "queued",
     }
     assert "connection reset" in why["failed"]["reason"]
     retry = dt.datetime.fromisoformat(why["deferred"]["retry_at"])
@@ -140,14 +195,23 @@ def test_each_approved_draft_says_why_it_waits(vault_dir: Path):
 def test_a_pause_from_the_audit_log_is_shown_while_a_daemon_runs_and_ends_after_a_send(vault_dir: Path, capsys):
     now = dt.datetime.now(dt.UTC)
     note(vault_dir, "Approved/go.md", "to: a@example.com\nsubject: Go")
-    log_line(vault_dir, "h0", now - dt.timedelta(seconds=5), "sends_paused", "error", path="Approved/go.md",
-             reason="Gmail needs you to sign in again: run `h0 auth gmail`.")
+    log_line(
+        vault_dir,
+        "h0",
+        now - dt.timedelta(seconds=5),
+        "sends_paused",
+        "error",
+        path="Approved/go.md",
+        reason="Gmail needs you to sign in again: run `h0 auth gmail`.",
+    )
     running = collect_status(settings_for(vault_dir), live=RUNNING)
     assert running["sending"]["paused"] and "h0 auth gmail" in running["sending"]["pause_reason"]
     assert running["approved_not_yet_sent"][0]["code"] == "paused"
     assert "Sending: PAUSED — Gmail needs you to sign in again" in render_status(running)
     # The daemon's own view says paused too (a pause it has not logged again).
-    live = collect_status(settings_for(vault_dir), live={**RUNNING, "paused_for": 30.0, "pause_reason": "token revoked"})
+    live = collect_status(
+        settings_for(vault_dir), live={**RUNNING, "paused_for": 30.0, "pause_reason": "token revoked"}
+    )
     assert live["sending"]["pause_reason"] == "token revoked"
     # No daemon: no pause to report.
     assert not collect_status(settings_for(vault_dir))["sending"]["paused"]
@@ -163,7 +227,10 @@ def test_an_old_pause_has_ended(vault_dir: Path):
 
 def _sent(db: StateDB, n: int, at: float) -> None:
     mid = f"<m{n}@test>"
-    assert db.claim_send(key=f"k{n}", rfc822_message_id=mid, content_hash="h", caps=[], in_flight_s=60, now=at).status == "claimed"
+    assert (
+        db.claim_send(key=f"k{n}", rfc822_message_id=mid, content_hash="h", caps=[], in_flight_s=60, now=at).status
+        == "claimed"
+    )
     db.mark_sent(mid, provider_message_id=None, thread_id=None, sent_at="", backend="outbox", now=at)
 
 
@@ -192,10 +259,17 @@ def test_the_send_caps_show_used_left_and_when_the_next_slot_frees(vault_dir: Pa
 
 
 def test_refused_and_held_drafts_back_in_drafts_are_listed_with_their_reason(vault_dir: Path, capsys):
-    note(vault_dir, "Drafts/bad.md", "subject: nobody\nstatus: not_sent\nh0_error: The frontmatter needs `to:`\n"
-         "h0_error_code: invalid_request\nh0_error_at: 2026-01-01T00:00:00Z")
-    note(vault_dir, "Drafts/held.md", "to: a@example.com\nsubject: again\nstatus: held\n"
-         "h0_error: already answered\nh0_error_code: already_answered")
+    note(
+        vault_dir,
+        "Drafts/bad.md",
+        "subject: nobody\nstatus: not_sent\nh0_error: The frontmatter needs `to:`\n"
+        "h0_error_code: invalid_request\nh0_error_at: 2026-01-01T00:00:00Z",
+    )
+    note(
+        vault_dir,
+        "Drafts/held.md",
+        "to: a@example.com\nsubject: again\nstatus: held\nh0_error: already answered\nh0_error_code: already_answered",
+    )
     (vault_dir / "Drafts/broken.md").write_text("---\nto: [unclosed\n---\nbody\n")
     note(vault_dir, "Drafts/ok.md", "to: a@example.com\nsubject: fine\nstatus: pending_approval")
     data = collect_status(settings_for(vault_dir))
@@ -211,8 +285,14 @@ def test_refused_and_held_drafts_back_in_drafts_are_listed_with_their_reason(vau
 def test_errors_are_counted_in_full_across_streams_newest_first(vault_dir: Path):
     now = dt.datetime.now(dt.UTC)
     for i in range(12):
-        log_line(vault_dir, "gmail_mcp" if i % 2 else "h0", now - dt.timedelta(minutes=30 - i), f"boom_{i}", "error",
-                 message=f"m{i}")
+        log_line(
+            vault_dir,
+            "gmail_mcp" if i % 2 else "h0",
+            now - dt.timedelta(minutes=30 - i),
+            f"boom_{i}",
+            "error",
+            message=f"m{i}",
+        )
     log_line(vault_dir, "vault_mcp", now - dt.timedelta(hours=30), "old_boom", "error")  # older than 24 h
     log_line(vault_dir, "h0", now, "note_written", "info")
     data = collect_status(settings_for(vault_dir))
@@ -228,13 +308,19 @@ def test_recent_sends_name_where_the_sent_note_was_filed(vault_dir: Path):
         log.write("email_filed", path=f"Approved/s{i}.md", done_path=f"Done/s{i} (2).md", idempotency_key=f"k{i}")
     data = collect_status(settings_for(vault_dir))
     assert data["totals"]["sends_24h"] == 12 and len(data["recent_sends"]) == SHOWN
-    assert data["recent_sends"][0]["path"] == "Approved/s11.md" and data["recent_sends"][0]["done_path"] == "Done/s11 (2).md"
+    assert (
+        data["recent_sends"][0]["path"] == "Approved/s11.md"
+        and data["recent_sends"][0]["done_path"] == "Done/s11 (2).md"
+    )
 
 
 def test_hostile_text_cannot_drive_the_terminal(vault_dir: Path, capsys):
     """A subject or reason with escape sequences and line breaks prints as one plain line."""
-    note(vault_dir, "Needs_Action/EMAIL_x.md", 'status: needs_info\ndecision: needs_info\n'
-         'reasoning: "clear \\e[2J\\e]0;pwned\\a screen\\nINJECTED LINE"')
+    note(
+        vault_dir,
+        "Needs_Action/EMAIL_x.md",
+        'status: needs_info\ndecision: needs_info\nreasoning: "clear \\e[2J\\e]0;pwned\\a screen\\nINJECTED LINE"',
+    )
     code, out = run_status(capsys, vault_dir)
     assert code == 0 and "\x1b" not in out and "\x07" not in out
     (line,) = [line for line in out.splitlines() if "EMAIL_x" in line]

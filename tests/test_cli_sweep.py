@@ -56,13 +56,17 @@ def closed_port() -> int:
 
 
 def test_given_a_send_a_rejection_and_an_email_when_swept_then_one_line_says_so_and_it_exits_0(
-        vault_dir: Path, sweep_env, capsys):
+    vault_dir: Path, sweep_env, capsys
+):
     write_draft(vault_dir, "Approved", "go.md")
     write_draft(vault_dir, "Rejected", "no.md")
     (vault_dir / "Needs_Action/EMAIL_m-1.md").write_text(EMAIL)
     code, out, err = sweep(capsys)
     assert code == EXIT_OK, err
-    assert out == ["h0 sweep: 1 sent, 1 rejected (filed in Done/), 1 triaged", "  ✉ Approved/go.md → to bob@example.com"]
+    assert out == [
+        "h0 sweep: 1 sent, 1 rejected (filed in Done/), 1 triaged",
+        "  ✉ Approved/go.md → to bob@example.com",
+    ]
     assert frontmatter(vault_dir, "Done/go.md")["status"] == "sent"
     assert frontmatter(vault_dir, "Done/no.md")["decision"] == "rejected"
     assert frontmatter(vault_dir, "Needs_Action/EMAIL_m-1.md")["status"] == "awaiting_approval"
@@ -78,7 +82,8 @@ def test_given_nothing_to_do_when_swept_then_it_says_nothing_to_do_and_exits_0(v
 
 
 def test_given_a_draft_without_a_recipient_then_it_goes_back_to_drafts_and_that_is_not_a_failure(
-        vault_dir: Path, sweep_env, capsys):
+    vault_dir: Path, sweep_env, capsys
+):
     """A refused draft is done as designed (the reason is on it, the human fixes it): exit 0."""
     bad = vault_dir / "Approved/bad.md"
     bad.write_text("---\nsubject: nobody to send to\n---\nHello\n")
@@ -86,8 +91,10 @@ def test_given_a_draft_without_a_recipient_then_it_goes_back_to_drafts_and_that_
     os.utime(bad, (time.time() - 60, time.time() - 60))
     code, out, err = sweep(capsys)
     assert code == EXIT_OK, err
-    assert out == ["h0 sweep: 1 sent, 1 refused (back in Drafts/) — see h0 status",
-                   "  ✉ Approved/good.md → to bob@example.com"]
+    assert out == [
+        "h0 sweep: 1 sent, 1 refused (back in Drafts/) — see h0 status",
+        "  ✉ Approved/good.md → to bob@example.com",
+    ]
     assert frontmatter(vault_dir, "Drafts/bad.md")["h0_error_code"] == "invalid_request"
 
 
@@ -96,9 +103,17 @@ def test_given_an_smtp_server_that_is_down_when_swept_then_it_exits_4_naming_the
     the draft stays in Approved/ for the next pass, the summary counts the failure, and nothing
     promises a retry this process won't make."""
     write_draft(vault_dir, "Approved", "down.md")
-    env = subprocess_env(VAULT_PATH=str(vault_dir), MAIL_BACKEND="smtp", SMTP_HOST="127.0.0.1",
-                         SMTP_PORT=str(closed_port()), SMTP_SECURE="none", SMTP_FROM="me@example.com",
-                         MAX_RETRIES="1", RETRY_DELAY_MS="50", LOG_LEVEL="INFO")
+    env = subprocess_env(
+        VAULT_PATH=str(vault_dir),
+        MAIL_BACKEND="smtp",
+        SMTP_HOST="127.0.0.1",
+        SMTP_PORT=str(closed_port()),
+        SMTP_SECURE="none",
+        SMTP_FROM="me@example.com",
+        MAX_RETRIES="1",
+        RETRY_DELAY_MS="50",
+        LOG_LEVEL="INFO",
+    )
     result = subprocess.run([H0_BIN, "sweep"], env=env, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == EXIT_WORK_FAILED == 4, result.stderr
     assert result.stdout.splitlines() == ["h0 sweep: 1 failed — see h0 status"]
@@ -113,12 +128,18 @@ def test_given_an_smtp_server_that_is_down_when_swept_then_it_exits_4_naming_the
 
 
 def test_given_a_revoked_gmail_token_when_swept_then_sending_pauses_once_says_h0_auth_gmail_and_exits_4(
-        vault_dir: Path, sweep_env, capsys, gmail, token_path: Path):
+    vault_dir: Path, sweep_env, capsys, gmail, token_path: Path
+):
     """The token looks fine on disk (so the sweep starts) but Google refuses it at the first send."""
     gmail.write_token(token_path, expired=True)
     gmail.revoke_refresh_token()
-    for env, value in {"MAIL_BACKEND": "gmail", "GMAIL_TOKEN_PATH": str(token_path), "MAX_RETRIES": "0",
-                       "GMAIL_API_ENDPOINT": gmail.api_endpoint, "GMAIL_TOKEN_URI": gmail.token_uri}.items():
+    for env, value in {
+        "MAIL_BACKEND": "gmail",
+        "GMAIL_TOKEN_PATH": str(token_path),
+        "MAX_RETRIES": "0",
+        "GMAIL_API_ENDPOINT": gmail.api_endpoint,
+        "GMAIL_TOKEN_URI": gmail.token_uri,
+    }.items():
         sweep_env.setenv(env, value)
     for name in ("a.md", "b.md", "c.md"):
         write_draft(vault_dir, "Approved", name)
@@ -127,13 +148,16 @@ def test_given_a_revoked_gmail_token_when_swept_then_sending_pauses_once_says_h0
     assert out[0].startswith("h0 sweep: 3 failed")
     paused = [line for line in err.splitlines() if "sending paused" in line]
     assert len(paused) == 1 and "h0 auth gmail" in paused[0]
-    assert any(f"Approved/{name} and the drafts approved meanwhile wait" in paused[0] for name in ("a.md", "b.md", "c.md"))
+    assert any(
+        f"Approved/{name} and the drafts approved meanwhile wait" in paused[0] for name in ("a.md", "b.md", "c.md")
+    )
     assert "Traceback" not in err and gmail.sent == []
     assert sorted(p.name for p in (vault_dir / "Approved").glob("*.md")) == ["a.md", "b.md", "c.md"]
 
 
 def test_given_a_cap_of_one_an_hour_and_three_approved_drafts_then_the_cap_is_said_once_naming_the_setting(
-        vault_dir: Path, sweep_env, capsys):
+    vault_dir: Path, sweep_env, capsys
+):
     sweep_env.setenv("RATE_LIMIT_PER_HOUR", "1")
     for name in ("a.md", "b.md", "c.md"):
         write_draft(vault_dir, "Approved", name)
@@ -170,8 +194,17 @@ def test_given_a_daemon_already_on_the_vault_when_swept_then_exit_3(vault_dir: P
     assert code == 3 and out == [] and "it already does this work" in err
 
 
-@pytest.mark.parametrize("args", [["--workers", "0"], ["--workers", "many"], ["--workers", "100000"],
-                                  ["--timeout", "-1"], ["--timeout", "nan"], ["--timeout", "inf"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--workers", "0"],
+        ["--workers", "many"],
+        ["--workers", "100000"],
+        ["--timeout", "-1"],
+        ["--timeout", "nan"],
+        ["--timeout", "inf"],
+    ],
+)
 def test_hostile_arguments_are_usage_errors_not_a_sweep_that_never_ends(vault_dir: Path, sweep_env, capsys, args):
     with pytest.raises(SystemExit) as exited:
         main(["sweep", *args])
@@ -182,11 +215,14 @@ def test_hostile_arguments_are_usage_errors_not_a_sweep_that_never_ends(vault_di
 # -- mail that cannot work at all: one line at start, never a traceback ---------------------------
 
 
-def test_given_gmail_without_a_token_then_watch_and_sweep_refuse_to_start_with_one_line(vault_dir: Path, tmp_path: Path):
+def test_given_gmail_without_a_token_then_watch_and_sweep_refuse_to_start_with_one_line(
+    vault_dir: Path, tmp_path: Path
+):
     """`h0 watch` does not start with sends paused: it says what to run and exits 1 (so a service
     manager shows the failure instead of a daemon that silently never sends)."""
-    env = subprocess_env(VAULT_PATH=str(vault_dir), MAIL_BACKEND="gmail",
-                         GMAIL_TOKEN_PATH=str(tmp_path / "missing" / "token.json"))
+    env = subprocess_env(
+        VAULT_PATH=str(vault_dir), MAIL_BACKEND="gmail", GMAIL_TOKEN_PATH=str(tmp_path / "missing" / "token.json")
+    )
     for command in ("watch", "sweep"):
         result = subprocess.run([H0_BIN, command], env=env, capture_output=True, text=True, timeout=60, check=False)
         assert result.returncode == EXIT_FAILED
@@ -196,13 +232,17 @@ def test_given_gmail_without_a_token_then_watch_and_sweep_refuse_to_start_with_o
         assert result.stdout == ""
 
 
-@pytest.mark.parametrize("token_text, why", [
-    ("{not json", "unreadable"),
-    ('{"token": "only an access token"}', "lacks refresh_token"),
-    ("[]", ""),
-])
+@pytest.mark.parametrize(
+    "token_text, why",
+    [
+        ("{not json", "unreadable"),
+        ('{"token": "only an access token"}', "lacks refresh_token"),
+        ("[]", ""),
+    ],
+)
 def test_given_a_broken_token_file_then_watch_says_one_line_naming_h0_auth_gmail(
-        vault_dir: Path, sweep_env, tmp_path: Path, capsys, token_text: str, why: str):
+    vault_dir: Path, sweep_env, tmp_path: Path, capsys, token_text: str, why: str
+):
     token = tmp_path / "token.json"
     token.write_text(token_text)
     sweep_env.setenv("MAIL_BACKEND", "gmail")
@@ -221,14 +261,19 @@ def test_given_smtp_without_a_host_then_watch_says_what_to_set(vault_dir: Path, 
 
 
 def test_given_gmail_without_a_token_then_doctor_shows_one_fail_line_naming_h0_auth_gmail(
-        vault_dir: Path, sweep_env, tmp_path: Path, capsys):
+    vault_dir: Path, sweep_env, tmp_path: Path, capsys
+):
     sweep_env.setenv("MAIL_BACKEND", "gmail")
     sweep_env.setenv("GMAIL_TOKEN_PATH", str(tmp_path / "token.json"))
     assert main(["doctor", "--no-servers"]) == EXIT_FAILED
     out, err = capsys.readouterr()
     failures = [line for line in out.splitlines() if line.startswith("✗")]
-    assert failures == [(f"✗ mail backend: gmail — MAIL_BACKEND=gmail but there is no usable Gmail token at "
-                         f"{tmp_path / 'token.json'} (token.json is missing): run `h0 auth gmail`.")]
+    assert failures == [
+        (
+            f"✗ mail backend: gmail — MAIL_BACKEND=gmail but there is no usable Gmail token at "
+            f"{tmp_path / 'token.json'} (token.json is missing): run `h0 auth gmail`."
+        )
+    ]
     assert "1 problem(s) to fix." in out and "Traceback" not in out + err
 
 
@@ -240,8 +285,13 @@ def test_the_readme_documents_the_exit_codes_the_commands_use():
 
     text = (ROOT / "README.md").read_text()
     (line,) = [para for para in text.split("\n\n") if para.startswith("Exit codes:")]
-    for code, words in ((EXIT_OK, "success"), (EXIT_FAILED, "failed"), (EXIT_USAGE, "usage"), (3, "another"),
-                        (EXIT_WORK_FAILED, "(`h0 sweep`) the pass ran but some of its work failed")):
+    for code, words in (
+        (EXIT_OK, "success"),
+        (EXIT_FAILED, "failed"),
+        (EXIT_USAGE, "usage"),
+        (3, "another"),
+        (EXIT_WORK_FAILED, "(`h0 sweep`) the pass ran but some of its work failed"),
+    ):
         assert f"{code} {words}" in " ".join(line.split())
     assert "RATE_LIMIT_PER_HOUR" in line and "RATE_LIMIT_PER_DAY" in line
 
@@ -257,7 +307,8 @@ def test_a_missing_llm_sdk_says_how_to_install_the_extra_from_pypi_and_from_a_ch
 
 
 def test_given_a_note_dropped_into_rejected_a_moment_before_the_sweep_then_the_same_pass_files_it(
-        vault_dir: Path, sweep_env, capsys):
+    vault_dir: Path, sweep_env, capsys
+):
     """A note younger than the stability window (still possibly being written) is waited for within
     the pass, not left for the next cron run (this failed under load: the pass ended first)."""
     path = write_draft(vault_dir, "Rejected", "fresh.md")

@@ -82,9 +82,20 @@ def test_git_tracks_the_examples_and_the_marker_but_ignores_what_a_demo_run_writ
         return subprocess.run(["git", "check-ignore", "-q", f"vault/{rel}"], cwd=ROOT, check=False).returncode == 0
 
     assert [rel for rel in SHIPPED if ignored(rel)] == []
-    runtime = ["Logs/h0_2026-01-01.jsonl", "Outbox/x.eml", "Done/x.md", "Needs_Action/EMAIL_x.md",
-               "Drafts/REPLY_EMAIL_x.md", "Approved/x.md", "Rejected/x.md", "Logs/failed/x.md",
-               "H0_Dashboard.md", "Briefings/2026-01-01.md", ".h0/daemon.lock", "H0_Memory.md"]
+    runtime = [
+        "Logs/h0_2026-01-01.jsonl",
+        "Outbox/x.eml",
+        "Done/x.md",
+        "Needs_Action/EMAIL_x.md",
+        "Drafts/REPLY_EMAIL_x.md",
+        "Approved/x.md",
+        "Rejected/x.md",
+        "Logs/failed/x.md",
+        "H0_Dashboard.md",
+        "Briefings/2026-01-01.md",
+        ".h0/daemon.lock",
+        "H0_Memory.md",
+    ]
     assert [rel for rel in runtime if not ignored(rel)] == []
 
 
@@ -125,10 +136,13 @@ def test_given_the_demo_under_h0_watch_then_dana_gets_no_second_draft(demo: Path
 
 
 def test_demo_reset_restores_the_shipped_files_deletes_what_the_demo_wrote_and_forgets_the_send(
-        demo: Path, capsys, tmp_path: Path):
+    demo: Path, capsys, tmp_path: Path
+):
     approve_reply(demo)
-    assert run(capsys, "sweep")[:2] == (EXIT_OK, ("h0 sweep: 1 sent, 1 triaged\n"
-                                                "  ✉ Approved/reply-example-001.md → to dana.rivera@example.com\n"))
+    assert run(capsys, "sweep")[:2] == (
+        EXIT_OK,
+        ("h0 sweep: 1 sent, 1 triaged\n  ✉ Approved/reply-example-001.md → to dana.rivera@example.com\n"),
+    )
     assert (demo / "H0_Dashboard.md").exists() and list((demo / "Briefings").glob("*.md"))
     assert list((demo / "Logs").glob("*.jsonl")) and len(outbox(demo)) == 1
     # What else a person may have done to the demo: new notes, an edited rules file, a link out.
@@ -212,8 +226,13 @@ def test_demo_reset_refuses_a_vault_that_once_sent_real_mail(demo: Path, capsys,
     controller = Controller(Sink(), hostname="127.0.0.1", port=port)
     controller.start()
     try:
-        for name, value in {"MAIL_BACKEND": "smtp", "SMTP_HOST": "127.0.0.1", "SMTP_PORT": str(port),
-                            "SMTP_SECURE": "none", "SMTP_FROM": "me@example.com"}.items():
+        for name, value in {
+            "MAIL_BACKEND": "smtp",
+            "SMTP_HOST": "127.0.0.1",
+            "SMTP_PORT": str(port),
+            "SMTP_SECURE": "none",
+            "SMTP_FROM": "me@example.com",
+        }.items():
             monkeypatch.setenv(name, value)
         approve_reply(demo)
         code, out, err = run(capsys, "sweep")

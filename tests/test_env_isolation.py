@@ -22,12 +22,17 @@ DEFAULTS = {name: field.get_default(call_default_factory=True) for name, field i
 def test_nothing_from_the_shell_reaches_a_test(tmp_path: Path):
     leaked = sorted(n for n in os.environ if n.lower() in Settings.model_fields and n not in SET_BY_CONFTEST)
     assert leaked == [], leaked
-    assert {n: os.environ[n] for n in SET_BY_CONFTEST} == {"H0_STATE_DIR": str(tmp_path / "h0-state"),
-                                                           "APPROVAL_FRESH_SECONDS": "0"}
+    assert {n: os.environ[n] for n in SET_BY_CONFTEST} == {
+        "H0_STATE_DIR": str(tmp_path / "h0-state"),
+        "APPROVAL_FRESH_SECONDS": "0",
+    }
     settings = load_settings(vault_path=tmp_path)
     expected = {**DEFAULTS, "approval_fresh_seconds": SET_BY_CONFTEST["APPROVAL_FRESH_SECONDS"]}
-    differs = {n: getattr(settings, n) for n in DEFAULTS if n not in ("vault_path", "h0_state_dir")
-               and getattr(settings, n) != expected[n]}
+    differs = {
+        n: getattr(settings, n)
+        for n in DEFAULTS
+        if n not in ("vault_path", "h0_state_dir") and getattr(settings, n) != expected[n]
+    }
     assert differs == {}
 
 
@@ -39,8 +44,22 @@ def test_a_shell_setting_every_setting_leaks_none_into_the_suite(tmp_path: Path)
         env[name.upper() if index % 2 else name.capitalize()] = "leaked"
     env["SMTP_FROM"] = "leak@example.com"
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--no-header",
-         f"tests/{Path(__file__).name}::test_nothing_from_the_shell_reaches_a_test"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "--no-header",
+            f"tests/{Path(__file__).name}::test_nothing_from_the_shell_reaches_a_test",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout[-3000:] + run.stderr[-2000:]

@@ -23,31 +23,83 @@ from tests.test_cli_import import message as imported_message
 pytestmark = pytest.mark.slow
 
 
-def message(sender: str, subject: str, body: str, *, hour: int = 9, to: str = "alex@home.example",
-            **parts: object) -> EmailMessage:
+def message(
+    sender: str, subject: str, body: str, *, hour: int = 9, to: str = "alex@home.example", **parts: object
+) -> EmailMessage:
     """tests/test_cli_import.py's builder, to the owner of this session, at an hour of 24 November."""
-    return imported_message(sender, subject, body, to=to, date=f"Tue, 24 Nov 2026 {hour:02d}:30:00 +0000",
-                            **parts)  # type: ignore[arg-type]
+    return imported_message(sender, subject, body, to=to, date=f"Tue, 24 Nov 2026 {hour:02d}:30:00 +0000", **parts)  # type: ignore[arg-type]
 
 
 def twenty_messages(path: Path) -> None:
     box = mailbox.mbox(path)
-    box.add(message("Dana Rivera <dana@acme.example>", "Friday review", "Could we move the review to Friday?",
-                    cc="Lee Park <lee@acme.example>, Alex <alex@home.example>", msg_id="<t1@acme.example>"))
-    box.add(message("Lee Park <lee@acme.example>", "Re: Friday review", "Friday works for me, what time?",
-                    cc="Dana Rivera <dana@acme.example>", msg_id="<t2@acme.example>", reply_to="<t1@acme.example>",
-                    hour=10))
-    box.add(message("Alex <alex@home.example>", "Re: Friday review", "Hi Dana,\n\nFriday 10:00 it is.\n\nCheers,\nAlex",
-                    to="dana@acme.example", msg_id="<t3@home.example>", reply_to="<t2@acme.example>", hour=11))
-    box.add(message("Deals <news@shop.example>", "Weekly deals", "", html="<p>Our <b>weekly</b> deals</p>",
-                    msg_id="<n1@shop.example>"))
-    box.add(message("Jörg Weiß <joerg@bau.example>", "Angebot", "Schöne Grüße aus Köln. Können Sie bis Freitag "
-                    "antworten?", charset="iso-8859-1", msg_id="<j1@bau.example>"))
-    box.add(message("Sam Okafor <sam@globex.example>", "Quote", "Can you check the attached quote?",
-                    attachment=b"%PDF-1.4 quote", msg_id="<s1@globex.example>"))
+    box.add(
+        message(
+            "Dana Rivera <dana@acme.example>",
+            "Friday review",
+            "Could we move the review to Friday?",
+            cc="Lee Park <lee@acme.example>, Alex <alex@home.example>",
+            msg_id="<t1@acme.example>",
+        )
+    )
+    box.add(
+        message(
+            "Lee Park <lee@acme.example>",
+            "Re: Friday review",
+            "Friday works for me, what time?",
+            cc="Dana Rivera <dana@acme.example>",
+            msg_id="<t2@acme.example>",
+            reply_to="<t1@acme.example>",
+            hour=10,
+        )
+    )
+    box.add(
+        message(
+            "Alex <alex@home.example>",
+            "Re: Friday review",
+            "Hi Dana,\n\nFriday 10:00 it is.\n\nCheers,\nAlex",
+            to="dana@acme.example",
+            msg_id="<t3@home.example>",
+            reply_to="<t2@acme.example>",
+            hour=11,
+        )
+    )
+    box.add(
+        message(
+            "Deals <news@shop.example>",
+            "Weekly deals",
+            "",
+            html="<p>Our <b>weekly</b> deals</p>",
+            msg_id="<n1@shop.example>",
+        )
+    )
+    box.add(
+        message(
+            "Jörg Weiß <joerg@bau.example>",
+            "Angebot",
+            "Schöne Grüße aus Köln. Können Sie bis Freitag antworten?",
+            charset="iso-8859-1",
+            msg_id="<j1@bau.example>",
+        )
+    )
+    box.add(
+        message(
+            "Sam Okafor <sam@globex.example>",
+            "Quote",
+            "Can you check the attached quote?",
+            attachment=b"%PDF-1.4 quote",
+            msg_id="<s1@globex.example>",
+        )
+    )
     for n in range(14):
-        box.add(message(f"Person {n} <p{n}@example.org>", f"Question {n}", f"Could you send me the file {n}?",
-                        msg_id=f"<q{n}@example.org>", hour=12))
+        box.add(
+            message(
+                f"Person {n} <p{n}@example.org>",
+                f"Question {n}",
+                f"Could you send me the file {n}?",
+                msg_id=f"<q{n}@example.org>",
+                hour=12,
+            )
+        )
     box.flush()
     assert len(box) == 20
 
@@ -57,9 +109,14 @@ def test_the_first_hour_from_the_demo_to_ones_own_mail(tmp_path: Path):
     home.mkdir()
 
     def h0(*args: str, **env: str) -> tuple[int, str, str]:
-        run = subprocess.run([H0_BIN, *args], capture_output=True, text=True, timeout=180, cwd=tmp_path,
-                             env=subprocess_env(HOME=str(home), USERPROFILE=str(home), APPROVAL_SETTLE_SECONDS="0",
-                                                **env))
+        run = subprocess.run(
+            [H0_BIN, *args],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=tmp_path,
+            env=subprocess_env(HOME=str(home), USERPROFILE=str(home), APPROVAL_SETTLE_SECONDS="0", **env),
+        )
         assert "Traceback" not in run.stderr, run.stderr
         return run.returncode, run.stdout, run.stderr
 
@@ -100,8 +157,14 @@ def test_the_first_hour_from_the_demo_to_ones_own_mail(tmp_path: Path):
     assert summary.startswith("h0 sweep: ") and "19 triaged" in summary, out
     drafts = sorted(p.name for p in (mine / "Drafts").glob("*.md"))
     assert drafts, "questions get reply drafts"
-    lee = next((mine / "Drafts" / name for name in drafts
-                if "to: lee@acme.example" in (mine / "Drafts" / name).read_text(encoding="utf-8")), None)
+    lee = next(
+        (
+            mine / "Drafts" / name
+            for name in drafts
+            if "to: lee@acme.example" in (mine / "Drafts" / name).read_text(encoding="utf-8")
+        ),
+        None,
+    )
     assert lee is not None, drafts  # the reply to Lee's message of the thread, which asks something
     text = lee.read_text(encoding="utf-8")
     head = text.split("---\n", 2)[1]

@@ -40,8 +40,9 @@ def test_a_refused_draft_fixed_and_sent_leaves_the_current_lists_and_stays_in_th
     assert before["totals"]["returned_to_drafts"] == 1
     # The human fixes it and approves again: it goes out.
     draft = env / "Drafts/fix.md"
-    draft.write_text(draft.read_text(encoding="utf-8").replace("[H0 draft — edit before approving]\n", ""),
-                     encoding="utf-8")
+    draft.write_text(
+        draft.read_text(encoding="utf-8").replace("[H0 draft — edit before approving]\n", ""), encoding="utf-8"
+    )
     draft.rename(env / "Approved/fix.md")
     assert main(["sweep"]) == 0
     capsys.readouterr()
@@ -64,8 +65,9 @@ def test_a_refused_draft_fixed_and_sent_leaves_the_current_lists_and_stays_in_th
 
 
 def test_a_note_written_by_hand_shows_its_title_in_the_briefing(env: Path, capsys):
-    (env / "Needs_Action/call plumber.md").write_text("# Call the plumber about the leak\n\nBefore Friday.\n",
-                                                       encoding="utf-8")
+    (env / "Needs_Action/call plumber.md").write_text(
+        "# Call the plumber about the leak\n\nBefore Friday.\n", encoding="utf-8"
+    )
     assert main(["sweep"]) == 0
     capsys.readouterr()
     records = AuditTail(env / "Logs").refresh()

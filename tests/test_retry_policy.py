@@ -78,8 +78,13 @@ def test_given_very_many_attempts_then_the_delay_stays_the_cap_without_overflowi
 
 
 @pytest.mark.parametrize(
-    "options", [{"base": -1.0}, {"base": 1.0, "multiplier": 0.5}, {"base": 1.0, "cap": -1.0},
-                {"base": 1.0, "jitter": "decorrelated"}]
+    "options",
+    [
+        {"base": -1.0},
+        {"base": 1.0, "multiplier": 0.5},
+        {"base": 1.0, "cap": -1.0},
+        {"base": 1.0, "jitter": "decorrelated"},
+    ],
 )
 def test_given_nonsense_parameters_then_the_backoff_refuses_them(options: dict):
     with pytest.raises(ValueError):
@@ -109,8 +114,8 @@ def test_given_the_obsolete_http_date_forms_then_they_are_read_too(shape: str):
 
 
 @pytest.mark.parametrize(
-    "value", [None, "", "   ", "soon", "12 seconds", "1e3", "nan", "inf", "0x10", "1_000", "Mon, 32 Foo 2023",
-              "9" * 200]
+    "value",
+    [None, "", "   ", "soon", "12 seconds", "1e3", "nan", "inf", "0x10", "1_000", "Mon, 32 Foo 2023", "9" * 200],
 )
 def test_given_garbage_then_none(value: str | None):
     assert retry_after(value, now=NOW) is None

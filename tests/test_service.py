@@ -37,7 +37,7 @@ HOSTILE = [
     "My Vault",
     "100% sure %n %%",
     "$HOME ${USER} $$ cost",
-    "it's \"quoted\"",
+    'it\'s "quoted"',
     "back\\slash \\n not a line break",
     "Ünïcødé ✉ 日本語",
     "semi;colon & pipe | star* `tick`",
@@ -104,6 +104,7 @@ def snapshot(root: Path) -> dict[str, tuple[int, int, int]]:
 
 
 # --- systemd's rules, re-implemented to read a unit back ------------------------------------
+
 
 def parse_unit(text: str) -> dict[str, dict[str, list[str]]]:
     """Sections → key → values, as systemd's line parser sees them (no continuation lines)."""
@@ -182,8 +183,12 @@ def hostile_spec(tmp_path: Path, name: str) -> ServiceSpec:
     program.chmod(0o755)
     vault = tmp_path / "vaults" / name
     vault.mkdir(parents=True)
-    return ServiceSpec(program=(str(program),), vault=vault, working_dir=vault,
-                       environment={"VAULT_PATH": str(vault), "GMAIL_QUERY": "is:unread $x `y` \"z\" \\w 100%"})
+    return ServiceSpec(
+        program=(str(program),),
+        vault=vault,
+        working_dir=vault,
+        environment={"VAULT_PATH": str(vault), "GMAIL_QUERY": 'is:unread $x `y` "z" \\w 100%'},
+    )
 
 
 @pytest.mark.parametrize("name", HOSTILE)
@@ -212,8 +217,9 @@ def test_systemd_analyze_verify_accepts_the_units_for_hostile_paths(tmp_path: Pa
         unit = tmp_path / f"unit{index}" / UNIT_NAME
         unit.parent.mkdir()
         unit.write_text(render_unit(spec, tmp_path / "h0.env"), encoding="utf-8")
-        result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60,
-                                check=False)
+        result = subprocess.run(
+            ["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60, check=False
+        )
         assert result.returncode == 0 and UNIT_NAME not in result.stderr, (name, result.stderr)
 
 
@@ -243,9 +249,11 @@ def test_plutil_lints_the_plist(tmp_path: Path):
 def test_a_line_break_in_a_path_is_refused(tmp_path: Path, where: str, render: str):
     spec = hostile_spec(tmp_path, "ok")
     bad = str(tmp_path / "two\nlines")
-    spec = ServiceSpec(program=(bad,) if where == "program" else spec.program,
-                       vault=Path(bad) if where == "vault" else spec.vault,
-                       working_dir=Path(bad) if where == "working_dir" else spec.working_dir)
+    spec = ServiceSpec(
+        program=(bad,) if where == "program" else spec.program,
+        vault=Path(bad) if where == "vault" else spec.vault,
+        working_dir=Path(bad) if where == "working_dir" else spec.working_dir,
+    )
     with pytest.raises(InvalidRequest, match="line break"):
         render_unit(spec, tmp_path / "h0.env") if render == "unit" else render_plist(spec, tmp_path / "w.log")
 
@@ -272,6 +280,7 @@ def test_install_refuses_a_vault_path_with_a_line_break_in_one_line(home, runner
 
 # --- install / uninstall through `h0.cli.main` ----------------------------------------------
 
+
 @pytest.mark.parametrize("platform", ["linux", "macos"])
 def test_install_status_logs_uninstall_round_trip(platform, home, runner, vault_dir, tmp_path, capsys):
     """Given a temporary HOME, when the service is installed, reinstalled, queried, its logs shown
@@ -286,16 +295,20 @@ def test_install_status_logs_uninstall_round_trip(platform, home, runner, vault_
         env_file = home / ".config" / "h0" / "h0.env"
         assert stat.S_IMODE(env_file.stat().st_mode) == 0o600
         assert env_file_values(env_file.read_text())["VAULT_PATH"] == str(vault_dir)
-        assert runner.commands == [("systemctl", "--user", "daemon-reload"),
-                                   ("systemctl", "--user", "enable", "--now", UNIT_NAME)]
+        assert runner.commands == [
+            ("systemctl", "--user", "daemon-reload"),
+            ("systemctl", "--user", "enable", "--now", UNIT_NAME),
+        ]
         assert "loginctl enable-linger $USER" in out
     else:
         agent = plistlib.loads(path.read_bytes())
         assert agent["ProgramArguments"] == argv and agent["WorkingDirectory"] == str(tmp_path)
         assert agent["EnvironmentVariables"]["VAULT_PATH"] == str(vault_dir)
         assert (home / "Library" / "Logs" / "h0").is_dir()
-        assert runner.commands == [("launchctl", "enable", f"gui/{UID}/{LABEL}"),
-                                   ("launchctl", "bootstrap", f"gui/{UID}", str(path))]
+        assert runner.commands == [
+            ("launchctl", "enable", f"gui/{UID}/{LABEL}"),
+            ("launchctl", "bootstrap", f"gui/{UID}", str(path)),
+        ]
     assert f"Wrote {path}." in out
     installed = path.read_bytes()
 
@@ -331,9 +344,11 @@ def test_install_status_logs_uninstall_round_trip(platform, home, runner, vault_
     kept = home / ".config" / "h0" / "h0.env" if platform == "linux" else home / "Library" / "Logs" / "h0"
     assert kept.exists() and f"Kept {kept}" in out
     if platform == "linux":
-        assert runner.commands == [("systemctl", "--user", "disable", "--now", UNIT_NAME),
-                                   ("systemctl", "--user", "daemon-reload"),
-                                   ("systemctl", "--user", "reset-failed", UNIT_NAME)]
+        assert runner.commands == [
+            ("systemctl", "--user", "disable", "--now", UNIT_NAME),
+            ("systemctl", "--user", "daemon-reload"),
+            ("systemctl", "--user", "reset-failed", UNIT_NAME),
+        ]
     else:
         assert runner.commands == [("launchctl", "bootout", f"gui/{UID}/{LABEL}")]
 
@@ -347,15 +362,19 @@ def test_install_status_logs_uninstall_round_trip(platform, home, runner, vault_
 
 
 @pytest.mark.parametrize("platform", ["linux", "macos"])
-def test_a_dry_run_prints_the_file_and_commands_and_touches_nothing(platform, home, runner, vault_dir, tmp_path,
-                                                                   capsys):
+def test_a_dry_run_prints_the_file_and_commands_and_touches_nothing(
+    platform, home, runner, vault_dir, tmp_path, capsys
+):
     before = snapshot(tmp_path)
     assert h0("install", "--platform", platform, "--vault", str(vault_dir), "--dry-run") == 0
     out = capsys.readouterr().out
     assert snapshot(tmp_path) == before and runner.calls == []
     assert f"# would write {definition(platform, home)}:" in out and str(vault_dir) in out
-    assert ("systemctl --user enable --now h0.service" in out) if platform == "linux" else \
-        (f"launchctl bootstrap gui/{UID}" in out and "launchctl load -w" in out)
+    assert (
+        ("systemctl --user enable --now h0.service" in out)
+        if platform == "linux"
+        else (f"launchctl bootstrap gui/{UID}" in out and "launchctl load -w" in out)
+    )
 
     assert h0("install", "--platform", platform, "--vault", str(vault_dir)) == 0
     capsys.readouterr()
@@ -365,8 +384,11 @@ def test_a_dry_run_prints_the_file_and_commands_and_touches_nothing(platform, ho
     out = capsys.readouterr().out
     assert snapshot(tmp_path) == before and runner.calls == []
     assert f"# would remove {definition(platform, home)}" in out
-    assert ("systemctl --user disable --now h0.service" in out) if platform == "linux" else \
-        (f"launchctl bootout gui/{UID}/{LABEL}" in out)
+    assert (
+        ("systemctl --user disable --now h0.service" in out)
+        if platform == "linux"
+        else (f"launchctl bootout gui/{UID}/{LABEL}" in out)
+    )
 
 
 @pytest.mark.parametrize("platform", ["linux", "macos"])
@@ -400,8 +422,9 @@ def test_windows_gets_one_line_saying_what_to_do_instead(action, home, runner, v
     assert runner.calls == []
 
 
-def test_install_refuses_a_missing_vault_and_a_missing_h0_command(home, runner, vault_dir, tmp_path, monkeypatch,
-                                                                  capsys):
+def test_install_refuses_a_missing_vault_and_a_missing_h0_command(
+    home, runner, vault_dir, tmp_path, monkeypatch, capsys
+):
     assert h0("install", "--platform", "linux", "--vault", str(tmp_path / "nowhere")) == 1
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "does not exist" in err
@@ -414,8 +437,9 @@ def test_install_refuses_a_missing_vault_and_a_missing_h0_command(home, runner, 
 
 
 @pytest.mark.parametrize("platform", ["linux", "macos"])
-def test_settings_from_the_shell_are_carried_and_secrets_are_not(platform, home, runner, vault_dir, monkeypatch,
-                                                                 capsys):
+def test_settings_from_the_shell_are_carried_and_secrets_are_not(
+    platform, home, runner, vault_dir, monkeypatch, capsys
+):
     monkeypatch.setenv("MAIL_BACKEND", "smtp")
     monkeypatch.setenv("SMTP_HOST", "mail.example.com")
     monkeypatch.setenv("SMTP_PASS", "hunter2-secret")

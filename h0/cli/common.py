@@ -69,8 +69,11 @@ def prepared(args: argparse.Namespace, command: str) -> Settings | None:
         print(f"h0 {command}: {name} is not an H0 setting (did you mean {close}?); it is ignored", file=sys.stderr)
     root = Path(settings.vault_path)
     if root.is_dir() and len(missing_folders(root)) == len(FOLDERS):  # never initialised (a part missing: see below)
-        print(f"h0 {command}: {root} has none of H0's folders yet: run `h0 init {root}` first (it adds them and "
-              "touches nothing else)", file=sys.stderr)
+        print(
+            f"h0 {command}: {root} has none of H0's folders yet: run `h0 init {root}` first (it adds them and "
+            "touches nothing else)",
+            file=sys.stderr,
+        )
         return None
     try:
         check_vault_writable(root)
@@ -78,8 +81,11 @@ def prepared(args: argparse.Namespace, command: str) -> Settings | None:
         print(f"h0 {command}: {exc.message}", file=sys.stderr)
         return None
     if using_bundled_vault(settings):
-        print(f"h0 {command}: VAULT_PATH is not set: this runs on the demo vault bundled with H0 ({root}). Set "
-              "VAULT_PATH to your Obsidian vault (in .env or the environment) to use your own.", file=sys.stderr)
+        print(
+            f"h0 {command}: VAULT_PATH is not set: this runs on the demo vault bundled with H0 ({root}). Set "
+            "VAULT_PATH to your Obsidian vault (in .env or the environment) to use your own.",
+            file=sys.stderr,
+        )
     return settings
 
 

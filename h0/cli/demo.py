@@ -51,7 +51,7 @@ folders) — only in a folder holding this file, and never in one H0 sent real m
 Delete this file to make the vault your own: `h0 demo reset` then refuses to touch it.
 """
 
-EXAMPLE_EMAIL = '''\
+EXAMPLE_EMAIL = """\
 ---
 type: email
 status: awaiting_approval
@@ -82,9 +82,9 @@ Something came up on Thursday afternoon. Could we move the design review to Frid
 Thanks,
 Dana
 ```
-'''
+"""
 
-EXAMPLE_REPLY = '''\
+EXAMPLE_REPLY = """\
 ---
 to: dana.rivera@example.com
 subject: "Re: Can we move Thursday's review to Friday?"
@@ -104,9 +104,9 @@ Best,
 Replying to [[EMAIL_example-001]] — H0 drafted this and the text above was already edited:
 move this note to Approved/ to send it (the demo's outbox backend writes it to Outbox/),
 or to Rejected/ to drop it.
-'''
+"""
 
-EXAMPLE_NEWSLETTER = '''\
+EXAMPLE_NEWSLETTER = """\
 ---
 type: email
 status: pending
@@ -129,7 +129,7 @@ one-line habit that saves an hour a week.
 You are receiving this email because you subscribed to The Example Weekly.
 Unsubscribe at any time from your email preferences.
 ```
-'''
+"""
 
 # Vault-relative path → the text shipped (the bundled vault's files are byte-identical:
 # tests/test_demo.py checks it).
@@ -149,27 +149,37 @@ class ResetReport:
     sends_forgotten: int = 0
 
     def line(self, root: Path) -> str:
-        return (f"Reset the demo vault {root}: restored {len(self.restored)} example file(s), removed "
-                f"{len(self.removed)} file(s) H0 or the demo wrote, forgot {self.sends_forgotten} send(s).")
+        return (
+            f"Reset the demo vault {root}: restored {len(self.restored)} example file(s), removed "
+            f"{len(self.removed)} file(s) H0 or the demo wrote, forgot {self.sends_forgotten} send(s)."
+        )
 
 
 def refusal(root: Path, settings: Settings) -> str | None:
     """Why `root` must not be reset (one line saying what to do), or None if it is H0's demo vault."""
     root = Path(root)
     if not (root / MARKER).is_file() or (root / MARKER).is_symlink():
-        return (f"{root} is not H0's demo vault (it has no {MARKER} file), so it is left alone: reset only "
-                "ever touches the bundled vault/ or a copy of it. Use --vault to name the demo vault.")
+        return (
+            f"{root} is not H0's demo vault (it has no {MARKER} file), so it is left alone: reset only "
+            "ever touches the bundled vault/ or a copy of it. Use --vault to name the demo vault."
+        )
     linked = [name for name in (*FOLDERS, BRIEFINGS) if (root / name).is_symlink()]
     if linked:
-        return (f"{', '.join(linked)} in {root} is a link to another folder: reset deletes files only in the "
-                "demo vault's own folders, so it leaves this vault alone.")
+        return (
+            f"{', '.join(linked)} in {root} is a link to another folder: reset deletes files only in the "
+            "demo vault's own folders, so it leaves this vault alone."
+        )
     if settings.mail_backend != "outbox":
-        return (f"MAIL_BACKEND={settings.mail_backend}: the demo runs on the outbox backend, and a vault "
-                "configured to send real mail is never reset. Unset MAIL_BACKEND to reset the demo.")
+        return (
+            f"MAIL_BACKEND={settings.mail_backend}: the demo runs on the outbox backend, and a vault "
+            "configured to send real mail is never reset. Unset MAIL_BACKEND to reset the demo."
+        )
     real = _real_sends(root, settings)
     if real:
-        return (f"{root} has sent real mail ({real} send(s) through gmail or smtp in H0's ledger): it is "
-                f"not a demo any more, so it is left alone. Delete its {MARKER} file to make that plain.")
+        return (
+            f"{root} has sent real mail ({real} send(s) through gmail or smtp in H0's ledger): it is "
+            f"not a demo any more, so it is left alone. Delete its {MARKER} file to make that plain."
+        )
     return None
 
 
@@ -225,7 +235,9 @@ def _files(folder: Path) -> list[os.DirEntry[str]]:
     """The files (and symlinks) directly in `folder`; subfolders are left alone."""
     try:
         with os.scandir(folder) as entries:
-            return sorted((e for e in entries if e.is_symlink() or e.is_file(follow_symlinks=False)), key=lambda e: e.name)
+            return sorted(
+                (e for e in entries if e.is_symlink() or e.is_file(follow_symlinks=False)), key=lambda e: e.name
+            )
     except (FileNotFoundError, NotADirectoryError):
         return []
 

@@ -33,26 +33,36 @@ class Check:
 def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
     from h0.config import unknown_settings, using_bundled_vault
 
-    checks: list[Check] = [Check(FAIL, f"{name} is not an H0 setting", f"did you mean {close}? H0 ignores {name}")
-                           for name, close in unknown_settings()]
+    checks: list[Check] = [
+        Check(FAIL, f"{name} is not an H0 setting", f"did you mean {close}? H0 ignores {name}")
+        for name, close in unknown_settings()
+    ]
     root = Path(settings.vault_path)
     if not root.is_dir():
         return checks + [Check(FAIL, f"vault {root}", "the folder does not exist; set VAULT_PATH and run `h0 init`")]
     if using_bundled_vault(settings):
-        checks.append(Check(FAIL, f"vault {root}", "this is the demo vault bundled with H0, because VAULT_PATH is not "
-                                                   "set: set VAULT_PATH to your Obsidian vault (in .env or the "
-                                                   "environment), then run `h0 init`"))
+        checks.append(
+            Check(
+                FAIL,
+                f"vault {root}",
+                "this is the demo vault bundled with H0, because VAULT_PATH is not "
+                "set: set VAULT_PATH to your Obsidian vault (in .env or the "
+                "environment), then run `h0 init`",
+            )
+        )
     else:
         checks.append(Check(OK, f"vault {root}"))
     missing = missing_folders(root)
     checks.append(
         Check(FAIL, "folders", f"missing {', '.join(f + '/' for f in missing)}: run `h0 init {root}` to add them")
-        if missing else Check(OK, "folders", ", ".join(FOLDERS))
+        if missing
+        else Check(OK, "folders", ", ".join(FOLDERS))
     )
     writable = os.access(root, os.W_OK)
     checks.append(Check(OK if writable else FAIL, "vault is writable" if writable else "vault is not writable"))
     checks.append(
-        Check(OK, "opened in Obsidian") if (root / ".obsidian").is_dir()
+        Check(OK, "opened in Obsidian")
+        if (root / ".obsidian").is_dir()
         else Check(WARN, "no .obsidian/ folder", "open the vault in Obsidian to approve drafts by dragging them")
     )
     checks += _triage(settings)
@@ -63,8 +73,11 @@ def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
     from h0.pipeline.lock import daemon_holder
 
     holder = daemon_holder(root)
-    checks.append(Check(OK, "daemon running", f"pid {holder.get('pid')}") if holder
-                  else Check(WARN, "daemon not running", "start it with `h0 watch`"))
+    checks.append(
+        Check(OK, "daemon running", f"pid {holder.get('pid')}")
+        if holder
+        else Check(WARN, "daemon not running", "start it with `h0 watch`")
+    )
     return checks
 
 
@@ -80,10 +93,14 @@ def _triage(settings: Settings) -> list[Check]:
         triager = Triager.from_settings(settings, settings.vault_path)
     except ValueError as exc:
         return [Check(FAIL, f"triage ({settings.llm_provider})", str(exc))]
-    checks = [Check(OK, f"triage: {triager.provider_name}" + (f" ({triager.model_name})" if triager.model_name else ""))]
+    checks = [
+        Check(OK, f"triage: {triager.provider_name}" + (f" ({triager.model_name})" if triager.model_name else ""))
+    ]
     path = rules_path(Path(settings.vault_path))
     if not path.exists():
-        checks.append(Check(WARN, "rules file", f"{path.name} is missing: built-in defaults apply (`h0 init` writes it)"))
+        checks.append(
+            Check(WARN, "rules file", f"{path.name} is missing: built-in defaults apply (`h0 init` writes it)")
+        )
     else:
         problems = list(triager.rules.ruleset().problems)
         checks.append(Check(WARN if problems else OK, f"rules file {path.name}", "; ".join(problems)))
@@ -100,11 +117,21 @@ def _drafting(settings: Settings) -> list[Check]:
     profile, memory = load_profile(root), load_memory(root)
     checks = []
     if not profile.exists:
-        checks.append(Check(WARN, "profile", f"{PROFILE_NOTE} is missing: drafts use plain defaults (`h0 init` writes "
-                                             "one to fill in)"))
+        checks.append(
+            Check(
+                WARN,
+                "profile",
+                f"{PROFILE_NOTE} is missing: drafts use plain defaults (`h0 init` writes one to fill in)",
+            )
+        )
     else:
-        checks.append(Check(WARN if profile.problems else OK, f"profile {PROFILE_NOTE}",
-                            "; ".join(p.message for p in profile.problems)))
+        checks.append(
+            Check(
+                WARN if profile.problems else OK,
+                f"profile {PROFILE_NOTE}",
+                "; ".join(p.message for p in profile.problems),
+            )
+        )
     if memory.exists and memory.problems:
         checks.append(Check(WARN, f"lessons {MEMORY_NOTE}", "; ".join(p.message for p in memory.problems)))
     return checks
@@ -171,21 +198,32 @@ def _imap(settings: Settings) -> list[Check]:
         return [Check(FAIL, "mail backend: imap", exc.message)]
     try:
         folders = [name for _, _, name in client.list_folders()]
-        allowed = {f.decode() if isinstance(f, bytes) else str(f) for f in client.select_folder("INBOX")
-                   .get(b"PERMANENTFLAGS", ())}
+        allowed = {
+            f.decode() if isinstance(f, bytes) else str(f)
+            for f in client.select_folder("INBOX").get(b"PERMANENTFLAGS", ())
+        }
     except Exception as exc:  # noqa: BLE001 — any failure here is the line's answer
         return [Check(FAIL, "mail backend: imap", f"logged in as {where}, then: {exc}")]
     finally:
         client.logout() if client else None
-    checks = [Check(OK, "mail backend: imap", f"logged in as {where}; folders: {', '.join(folders)}"),
-              Check(OK, "sending: smtp", f"{settings.smtp_host}:{settings.smtp_port} ({settings.smtp_secure}), "
-                                         "a copy to Sent")]
+    checks = [
+        Check(OK, "mail backend: imap", f"logged in as {where}; folders: {', '.join(folders)}"),
+        Check(
+            OK, "sending: smtp", f"{settings.smtp_host}:{settings.smtp_port} ({settings.smtp_secure}), a copy to Sent"
+        ),
+    ]
     mark = keyword(settings.gmail_ingested_label)
     if "\\*" not in allowed and mark not in allowed:
-        checks.append(Check(WARN, "IMAP keywords", f"the server keeps no custom keywords (only "
-                                                   f"{', '.join(sorted(allowed)) or 'none'}), so the mailbox itself "
-                                                   f"is not marked {mark}: H0 records what it ingested in its own "
-                                                   "state database instead and ingests normally"))
+        checks.append(
+            Check(
+                WARN,
+                "IMAP keywords",
+                f"the server keeps no custom keywords (only "
+                f"{', '.join(sorted(allowed)) or 'none'}), so the mailbox itself "
+                f"is not marked {mark}: H0 records what it ingested in its own "
+                "state database instead and ingests normally",
+            )
+        )
     return checks
 
 

@@ -31,13 +31,17 @@ def cmd_init(args: argparse.Namespace) -> int:
         for name in created:
             print(f"  {name}" if name.endswith(".md") else f"  {name}/")
     else:
-        print(f"{root} already has every H0 folder ({', '.join(FOLDERS)}), {RULES_FILENAME} and H0_Profile.md; "
-              "nothing to do.")
-    print("\nNext:\n"
-          f"  1. Point H0 at this vault: put VAULT_PATH={root} in .env (or the environment).\n"
-          "  2. Try it on your own mail without an account: `h0 import mail.mbox` (or .eml files), then `h0 sweep`;\n"
-          "     or connect your mailbox: MAIL_BACKEND=gmail after `h0 auth gmail` (or imap/smtp: see .env.example).\n"
-          "  3. Run `h0 doctor` to check everything, then `h0 watch`.")
+        print(
+            f"{root} already has every H0 folder ({', '.join(FOLDERS)}), {RULES_FILENAME} and H0_Profile.md; "
+            "nothing to do."
+        )
+    print(
+        "\nNext:\n"
+        f"  1. Point H0 at this vault: put VAULT_PATH={root} in .env (or the environment).\n"
+        "  2. Try it on your own mail without an account: `h0 import mail.mbox` (or .eml files), then `h0 sweep`;\n"
+        "     or connect your mailbox: MAIL_BACKEND=gmail after `h0 auth gmail` (or imap/smtp: see .env.example).\n"
+        "  3. Run `h0 doctor` to check everything, then `h0 watch`."
+    )
     return EXIT_OK
 
 

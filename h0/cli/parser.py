@@ -44,8 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
         command.set_defaults(handler=handler)
         return command
 
-    init = add("init", cmd_init, "Create H0's folders, H0_Rules.md and H0_Profile.md inside an existing vault "
-                                  "(touches nothing that exists).")
+    init = add(
+        "init",
+        cmd_init,
+        "Create H0's folders, H0_Rules.md and H0_Profile.md inside an existing vault (touches nothing that exists).",
+    )
     init.add_argument("path", nargs="?", help="the vault folder (default: VAULT_PATH)")
 
     watch = add("watch", cmd_watch, "Run H0 in the foreground: triage new mail, send approved drafts.")
@@ -56,24 +59,39 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     sweep.add_argument("--workers", type=_workers, default=4, help="parallel handlers (default: 4)")
     sweep.add_argument("-v", "--verbose", action="store_true", help="say what the pass does, line by line (stderr)")
-    sweep.add_argument("--timeout", type=_seconds, default=600.0,
-                       help="stop waiting for the pass after this many seconds (default: 600; exit 1)")
+    sweep.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=600.0,
+        help="stop waiting for the pass after this many seconds (default: 600; exit 1)",
+    )
 
     ingest = add("ingest", cmd_ingest, "Look for new mail once (GMAIL_QUERY) and write it to Needs_Action/.")
     ingest.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
 
-    imp = add("import", cmd_import, "Import mail from files (.eml, .mbox, or folders of them) into Needs_Action/, "
-              "as if it had just arrived; messages you sent go to Done/ as sent mail.")
+    imp = add(
+        "import",
+        cmd_import,
+        "Import mail from files (.eml, .mbox, or folders of them) into Needs_Action/, "
+        "as if it had just arrived; messages you sent go to Done/ as sent mail.",
+    )
     imp.add_argument("files", nargs="+", metavar="FILE", help=".eml files, .mbox mailboxes, or folders of them")
     imp.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
 
-    status = add("status", cmd_status, "What needs you, drafts waiting, why approved drafts wait, send caps, "
-                 "recent sends and errors, daemon state (the data of H0_Dashboard.md).")
+    status = add(
+        "status",
+        cmd_status,
+        "What needs you, drafts waiting, why approved drafts wait, send caps, "
+        "recent sends and errors, daemon state (the data of H0_Dashboard.md).",
+    )
     status.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     status.add_argument("--json", action="store_true", help="machine-readable output")
 
-    log = add("log", cmd_log, "What H0 sent (oldest first, the newest last), or with NOTE that note's trail "
-              "from ingest to filing.")
+    log = add(
+        "log",
+        cmd_log,
+        "What H0 sent (oldest first, the newest last), or with NOTE that note's trail from ingest to filing.",
+    )
     log.add_argument("note", nargs="?", metavar="NOTE", help="a note's path or name (Done/x.md, x, [[x]])")
     log.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     log.add_argument("--since", metavar="DATE", help="from this local date (YYYY-MM-DD) or time")
@@ -90,20 +108,27 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     doctor.add_argument("--no-servers", action="store_true", help="skip starting the MCP servers")
 
-    service = add("service", cmd_service,
-                  "Run `h0 watch` at login: a systemd user unit (Linux) or launchd agent (macOS).")
+    service = add(
+        "service", cmd_service, "Run `h0 watch` at login: a systemd user unit (Linux) or launchd agent (macOS)."
+    )
     service_common = argparse.ArgumentParser(add_help=False)
-    service_common.add_argument("--platform", choices=["linux", "macos", "windows"],
-                                help="act as on this OS (default: this machine's); with --dry-run, a preview")
+    service_common.add_argument(
+        "--platform",
+        choices=["linux", "macos", "windows"],
+        help="act as on this OS (default: this machine's); with --dry-run, a preview",
+    )
     service_actions = service.add_subparsers(dest="action", metavar="ACTION", required=True)
-    service_install = service_actions.add_parser("install", parents=[service_common],
-                                                 help="write the unit/agent for `h0 watch --vault VAULT` and start it")
+    service_install = service_actions.add_parser(
+        "install", parents=[service_common], help="write the unit/agent for `h0 watch --vault VAULT` and start it"
+    )
     service_install.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     service_install.add_argument("--force", action="store_true", help="replace a unit/agent with different content")
-    service_install.add_argument("--dry-run", action="store_true",
-                                 help="print what would be written and run; touch nothing")
-    service_uninstall = service_actions.add_parser("uninstall", parents=[service_common],
-                                                   help="stop, disable and remove it")
+    service_install.add_argument(
+        "--dry-run", action="store_true", help="print what would be written and run; touch nothing"
+    )
+    service_uninstall = service_actions.add_parser(
+        "uninstall", parents=[service_common], help="stop, disable and remove it"
+    )
     service_uninstall.add_argument("--purge", action="store_true", help="also remove its settings file / log folder")
     service_uninstall.add_argument("--dry-run", action="store_true", help="print what would be run; touch nothing")
     service_actions.add_parser("status", parents=[service_common], help="installed? running?")
@@ -122,8 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
     auth.add_argument("--port", type=int, default=0, help="local port for Google's redirect (default: any free one)")
 
     demo = add("demo", cmd_demo, "The bundled demo vault: `h0 demo reset` puts its examples back as shipped.")
-    demo.add_argument("action", choices=["reset"], help="reset: restore the examples, delete what the demo wrote, "
-                      "forget its sends (only in H0's demo vault)")
+    demo.add_argument(
+        "action",
+        choices=["reset"],
+        help="reset: restore the examples, delete what the demo wrote, forget its sends (only in H0's demo vault)",
+    )
     demo.add_argument("--vault", help="the demo vault (default: VAULT_PATH, i.e. the bundled vault/)")
     return parser
 

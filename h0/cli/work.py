@@ -31,7 +31,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     from h0.platform.proc import on_stop_signals
 
-
     settings = prepared(args, "watch")
     if settings is None or not mail_ready(settings, "watch"):
         return EXIT_FAILED
@@ -86,7 +85,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         daemon.stop()
     print(daemon.tally.summary(), flush=True)
     if not finished:
-        print(f"h0 sweep: work was still running after {args.timeout:.0f}s; the next pass picks it up.", file=sys.stderr)
+        print(
+            f"h0 sweep: work was still running after {args.timeout:.0f}s; the next pass picks it up.", file=sys.stderr
+        )
         return EXIT_FAILED
     return EXIT_WORK_FAILED if daemon.tally.failed else EXIT_OK
 
@@ -108,7 +109,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     report = daemon.last_ingest
     assert report is not None  # run_ingest() sets it or raises
     if report.unsupported:
-        print(f"h0 ingest: MAIL_BACKEND={settings.mail_backend} cannot read mail; use MAIL_BACKEND=gmail.", file=sys.stderr)
+        print(
+            f"h0 ingest: MAIL_BACKEND={settings.mail_backend} cannot read mail; use MAIL_BACKEND=gmail.",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     from h0.printable import printable
 
@@ -157,9 +161,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         if args.server == "vault":
             from h0.mcp.vault_server import build_vault_server
 
-            server = build_vault_server(settings.vault_path, state_dir=settings.h0_state_dir,
-                                        private_folders=settings.private_folders, watcher=settings.h0_watcher,
-                                        draft_tokens=settings.draft_context_tokens)
+            server = build_vault_server(
+                settings.vault_path,
+                state_dir=settings.h0_state_dir,
+                private_folders=settings.private_folders,
+                watcher=settings.h0_watcher,
+                draft_tokens=settings.draft_context_tokens,
+            )
         else:
             from h0.mcp.mail_server import main as serve_mail
     finally:

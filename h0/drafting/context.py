@@ -75,15 +75,20 @@ class DraftContext:
 
     def reply_context(self) -> ReplyContext:
         """The context as triage's prompt and rules engine take it."""
-        return ReplyContext(greeting=self.voice.greeting, sign_off=self.voice.sign_off,
-                            notes=[item.owner_note() for item in self.items], language=self.language)
+        return ReplyContext(
+            greeting=self.voice.greeting,
+            sign_off=self.voice.sign_off,
+            notes=[item.owner_note() for item in self.items],
+            language=self.language,
+        )
 
     def text(self) -> str:
         """Everything the model would read of the owner's, as one text (what fact checks look in)."""
         return "\n\n".join([*(f"{i.label}\n{i.text}" for i in self.items), self.voice.greeting, self.voice.sign_off])
 
-    def links(self, kinds: Sequence[str] = ("person", "linked", "related", "past_reply", "similar_reply")
-              ) -> list[ContextItem]:
+    def links(
+        self, kinds: Sequence[str] = ("person", "linked", "related", "past_reply", "similar_reply")
+    ) -> list[ContextItem]:
         return [item for item in self.items if item.kind in kinds]
 
     def to_json(self) -> dict[str, Any]:
@@ -92,8 +97,9 @@ class DraftContext:
             "greeting": self.voice.greeting,
             "sign_off": self.voice.sign_off,
             "voice_from": self.voice.source,
-            "items": [{"kind": i.kind, "label": i.label, "path": i.path, "why": i.why, "text": i.text}
-                      for i in self.items],
+            "items": [
+                {"kind": i.kind, "label": i.label, "path": i.path, "why": i.why, "text": i.text} for i in self.items
+            ],
             "omitted": list(self.omitted),
             "budget_chars": self.budget_chars,
             "used_chars": self.used_chars,
@@ -176,22 +182,34 @@ def assemble(
             if target_note is not None and target_note.path not in seen:
                 seen.add(target_note.path)
                 linked.append(target_note)
-                budget.add("linked", target_note.link, f"linked from {person.link}", target_note.text,
-                           target_note.path)
+                budget.add("linked", target_note.link, f"linked from {person.link}", target_note.text, target_note.path)
     query = f"{subject}\n{subject}\n{body}"
     for related in knowledge.related(query, CAPS["related"][1], exclude=seen):
         seen.add(related.note.path)
         budget.add("related", related.note.link, related.why, related.note.text, related.note.path)
     for reply, score in past.similar(query, CAPS["similar_reply"][1], exclude=history):
-        budget.add("similar_reply", reply.link, f"your reply to a similar email (score {score})", _reply_text(reply),
-                   reply.path)
+        budget.add(
+            "similar_reply",
+            reply.link,
+            f"your reply to a similar email (score {score})",
+            _reply_text(reply),
+            reply.path,
+        )
     voice = voice_for(address, name, profile, history)
     problems = tuple(p.message for p in (*profile.problems, *memory.problems))
     used = budget_tokens * CHARS_PER_TOKEN - budget.left
-    return DraftContext(address, name, voice, tuple(budget.items), tuple(budget.omitted),
-                        budget_tokens * CHARS_PER_TOKEN, used, problems,
-                        round((time.perf_counter() - started) * 1000, 3),
-                        profile.languages[0] if profile.languages else None)
+    return DraftContext(
+        address,
+        name,
+        voice,
+        tuple(budget.items),
+        tuple(budget.omitted),
+        budget_tokens * CHARS_PER_TOKEN,
+        used,
+        problems,
+        round((time.perf_counter() - started) * 1000, 3),
+        profile.languages[0] if profile.languages else None,
+    )
 
 
 def _addresses_of(note: KnowledgeNote) -> set[str]:

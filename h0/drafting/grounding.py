@@ -72,7 +72,7 @@ def _fill(what: str) -> str:
 def quoted_notes(reply: str, items: Sequence[ContextItem]) -> list[ContextItem]:
     """The owner's notes (not past replies or the profile) the reply copies QUOTE_WORDS words in a row from."""
     words = [w.lower() for w in _WORDS.findall(reply)]
-    shingles = {tuple(words[i:i + QUOTE_WORDS]) for i in range(len(words) - QUOTE_WORDS + 1)}
+    shingles = {tuple(words[i : i + QUOTE_WORDS]) for i in range(len(words) - QUOTE_WORDS + 1)}
     if not shingles:
         return []
     found = []
@@ -80,7 +80,7 @@ def quoted_notes(reply: str, items: Sequence[ContextItem]) -> list[ContextItem]:
         if item.kind not in ("person", "linked", "related"):
             continue
         theirs = [w.lower() for w in _WORDS.findall(item.text)]
-        if any(tuple(theirs[i:i + QUOTE_WORDS]) in shingles for i in range(len(theirs) - QUOTE_WORDS + 1)):
+        if any(tuple(theirs[i : i + QUOTE_WORDS]) in shingles for i in range(len(theirs) - QUOTE_WORDS + 1)):
             found.append(item)
     return found
 
@@ -98,8 +98,14 @@ class Grounding:
     by_model: bool = True  # False: a rules template (the notes are listed as found, not as used)
 
 
-def grounding(context: DraftContext | None, reply: CleanReply, sources: Sequence[str] = (),
-              questions: Sequence[str] = (), *, by_model: bool = True) -> Grounding:
+def grounding(
+    context: DraftContext | None,
+    reply: CleanReply,
+    sources: Sequence[str] = (),
+    questions: Sequence[str] = (),
+    *,
+    by_model: bool = True,
+) -> Grounding:
     """Match the model's named sources against what it was given; add a question per placeholder."""
     if context is None:
         return Grounding(questions=tuple(questions), placeholders=reply.placeholders, by_model=by_model)
@@ -116,8 +122,9 @@ def grounding(context: DraftContext | None, reply: CleanReply, sources: Sequence
     if reply.removed_instructions:
         remarks.append("H0 removed a line starting `h0:` from the model's text (only you ask for revisions).")
     quoted = quoted_notes(reply.text, context.items) if by_model else []
-    return Grounding(tuple(used), tuple(given), tuple(asks), reply.placeholders, tuple(quoted), tuple(remarks),
-                     by_model)
+    return Grounding(
+        tuple(used), tuple(given), tuple(asks), reply.placeholders, tuple(quoted), tuple(remarks), by_model
+    )
 
 
 def _label_key(label: str) -> str:
@@ -128,8 +135,10 @@ def notes_section(found: Grounding) -> str:
     """The draft's lines about its grounding (Markdown, every model- or email-made string escaped)."""
     lines: list[str] = []
     for item in found.quoted:
-        lines.append(f"> [!warning] H0: this draft quotes your note {item.label} word for word. Check that you mean "
-                     "to share it before you approve.")
+        lines.append(
+            f"> [!warning] H0: this draft quotes your note {item.label} word for word. Check that you mean "
+            "to share it before you approve."
+        )
     if found.quoted:
         lines.append("")
     if found.used:
@@ -139,8 +148,10 @@ def notes_section(found: Grounding) -> str:
         lines.append(title + _list(found.given))
     if found.questions:
         lines.append("")
-        lines.append("**Questions for you**" + (" — the draft cannot be sent until each [FILL: …] is replaced"
-                                                if found.placeholders else ""))
+        lines.append(
+            "**Questions for you**"
+            + (" — the draft cannot be sent until each [FILL: …] is replaced" if found.placeholders else "")
+        )
         lines += [f"- {inert_inline(q)}" for q in found.questions[:MAX_LISTED]]
     for remark in found.notes:
         lines.append(f"_{remark}_")

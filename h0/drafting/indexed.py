@@ -33,8 +33,9 @@ OVERFETCH = 4  # related notes asked of the index per one returned (mail folders
 class IndexKnowledge:
     """The owner's knowledge notes, found through the vault index (thread-safe, like the index)."""
 
-    def __init__(self, index: VaultIndex, private_folders: Iterable[str] = (),
-                 watched: Callable[[], bool] | None = None) -> None:
+    def __init__(
+        self, index: VaultIndex, private_folders: Iterable[str] = (), watched: Callable[[], bool] | None = None
+    ) -> None:
         self.index = index
         self.watched = watched  # True while a watcher of its own keeps the index fresh (the vault server's)
         self.root = Path(index.root)
@@ -78,9 +79,11 @@ class IndexKnowledge:
             note = self._note(name + NOTE_SUFFIX)
             if note is not None:
                 return note
-        rows = self.index.db.rows("SELECT path FROM docs WHERE name = ? AND private = 0 "
-                                  "ORDER BY length(path) - length(replace(path, '/', '')), path LIMIT 5",
-                                  (link_key(name),))
+        rows = self.index.db.rows(
+            "SELECT path FROM docs WHERE name = ? AND private = 0 "
+            "ORDER BY length(path) - length(replace(path, '/', '')), path LIMIT 5",
+            (link_key(name),),
+        )
         for (rel,) in rows:
             note = self._note(str(rel))
             if note is not None:

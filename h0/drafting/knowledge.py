@@ -211,8 +211,12 @@ class VaultKnowledge:
                         if entry.is_dir(follow_symlinks=False):
                             if not self.privacy.never(child) and not PrivacyRule.mail_folder(child + "/x"):
                                 subfolders.append(child)
-                        elif (entry.name.endswith(NOTE_SUFFIX) and entry.is_file(follow_symlinks=False)
-                              and not PrivacyRule.mail_folder(child) and not self.privacy.never(child)):
+                        elif (
+                            entry.name.endswith(NOTE_SUFFIX)
+                            and entry.is_file(follow_symlinks=False)
+                            and not PrivacyRule.mail_folder(child)
+                            and not self.privacy.never(child)
+                        ):
                             notes.append(child)
                     except OSError:
                         continue
@@ -250,8 +254,9 @@ class VaultKnowledge:
         counts = Counter(tokens(indexed))
         note = KnowledgeNote(rel, title, body[:MAX_TEXT_CHARS].strip(), fm, tuple(link_targets(body[:MAX_INDEX_CHARS])))
         names = tuple(dict.fromkeys(" ".join(WORD.findall(n.lower())) for n in [title, *aliases] if n.strip()))
-        return _Entry("knowledge", st.st_mtime_ns, st.st_size, note, addresses, mentioned, counts,
-                      sum(counts.values()), names)
+        return _Entry(
+            "knowledge", st.st_mtime_ns, st.st_size, note, addresses, mentioned, counts, sum(counts.values()), names
+        )
 
     def _add(self, rel: str, entry: _Entry) -> None:
         self._entries[rel] = entry

@@ -48,8 +48,10 @@ LOOKBACK_DAYS = 120  # how far back the drafting log is searched for what H0 wro
 MAX_LEARN_BATCH = 50
 LESSON_TEXT_CHARS = 4_000
 
-DEFINITION = (f"share of H0's drafts resolved in the last {WINDOW_DAYS} days that were sent with at most light "
-              f"edits (the sent words match H0's at a difflib ratio of at least {SEND_READY_SIMILARITY})")
+DEFINITION = (
+    f"share of H0's drafts resolved in the last {WINDOW_DAYS} days that were sent with at most light "
+    f"edits (the sent words match H0's at a difflib ratio of at least {SEND_READY_SIMILARITY})"
+)
 
 
 def text_hash(text: str) -> str:
@@ -58,11 +60,19 @@ def text_hash(text: str) -> str:
     return hashlib.blake2b("\n".join(lines).encode("utf-8"), digest_size=12).hexdigest()
 
 
-def written_record(path: str, draft_id: str, text: str, drafted_by: str, sources: Sequence[str] = (),
-                   questions: Sequence[str] = ()) -> dict[str, Any]:
+def written_record(
+    path: str, draft_id: str, text: str, drafted_by: str, sources: Sequence[str] = (), questions: Sequence[str] = ()
+) -> dict[str, Any]:
     """The `draft_written` (or `draft_revised`) record: the text line by line (no line is cut)."""
-    return {"draft": path, "draft_id": draft_id, "text_hash": text_hash(text), "lines": text.split("\n"),
-            "drafted_by": drafted_by, "sources": list(sources) or None, "questions": list(questions) or None}
+    return {
+        "draft": path,
+        "draft_id": draft_id,
+        "text_hash": text_hash(text),
+        "lines": text.split("\n"),
+        "drafted_by": drafted_by,
+        "sources": list(sources) or None,
+        "questions": list(questions) or None,
+    }
 
 
 def similarity(ours: str, sent: str) -> float:
@@ -88,8 +98,9 @@ def written_text(log: AuditLog, draft_id: str, wanted_hash: str | None) -> str |
     return found
 
 
-def learn_from_filed(api: VaultAPI, drafting: Drafting, llm: LLMTriage | None = None, *,
-                     limit: int = MAX_LEARN_BATCH) -> list[dict[str, Any]]:
+def learn_from_filed(
+    api: VaultAPI, drafting: Drafting, llm: LLMTriage | None = None, *, limit: int = MAX_LEARN_BATCH
+) -> list[dict[str, Any]]:
     """Compare each H0 draft filed in Done/ since the last look (`h0_learn: pending`) with what became of it.
     `api`: a VaultAPI. `llm`: an h0.triage.llm.LLMTriage for lessons (None: no lessons). Returns the outcomes."""
     try:
@@ -120,14 +131,25 @@ def _learn_one(api: VaultAPI, drafting: Drafting, llm: LLMTriage | None, path: s
     draft_id = str(fm.get("draft_id") or path.rsplit("/", 1)[-1].removesuffix(".md"))
     ours = written_text(drafting.log, draft_id, fm.get(TEXT_HASH_KEY))
     sent = message_body(note.body).strip()
-    record: dict[str, Any] = {"note": path, "draft_id": draft_id, "outcome": "rejected" if rejected else "sent",
-                              "drafted_by": fm.get("drafted_by"), "revisions": fm.get("revisions")}
+    record: dict[str, Any] = {
+        "note": path,
+        "draft_id": draft_id,
+        "outcome": "rejected" if rejected else "sent",
+        "drafted_by": fm.get("drafted_by"),
+        "revisions": fm.get("revisions"),
+    }
     changes: dict[str, Any] = {LEARN_KEY: "done"}
     lessons: list[str] = []
     if not rejected:
         score = similarity(ours, sent) if ours is not None else None
-        record.update({"similarity": score, "send_ready": score is not None and score >= SEND_READY_SIMILARITY,
-                       "h0_lines": ours.split("\n") if ours is not None else None, "sent_lines": sent.split("\n")})
+        record.update(
+            {
+                "similarity": score,
+                "send_ready": score is not None and score >= SEND_READY_SIMILARITY,
+                "h0_lines": ours.split("\n") if ours is not None else None,
+                "sent_lines": sent.split("\n"),
+            }
+        )
         if score is not None:
             changes["edit_similarity"] = score
         if llm is not None and ours is not None and score is not None and score < EDITED_BELOW:
@@ -169,8 +191,10 @@ def distill(llm: LLMTriage, ours: str, sent: str) -> list[str]:
     from h0.triage.prompt import _json_object as json_object
 
     nonce = new_nonce()
-    message = (f"NONCE = {nonce}.\n\n<h0-draft-{nonce}>\n{ours[:LESSON_TEXT_CHARS]}\n</h0-draft-{nonce}>\n\n"
-               f"<sent-{nonce}>\n{sent[:LESSON_TEXT_CHARS]}\n</sent-{nonce}>\n\nAnswer with the JSON object only.")
+    message = (
+        f"NONCE = {nonce}.\n\n<h0-draft-{nonce}>\n{ours[:LESSON_TEXT_CHARS]}\n</h0-draft-{nonce}>\n\n"
+        f"<sent-{nonce}>\n{sent[:LESSON_TEXT_CHARS]}\n</sent-{nonce}>\n\nAnswer with the JSON object only."
+    )
 
     def parse(text: str | None) -> list[str]:
         data = json_object(text or "")
@@ -179,9 +203,16 @@ def distill(llm: LLMTriage, ours: str, sent: str) -> list[str]:
             raise AnswerInvalid('"lessons" must be a list of strings (possibly empty).')
         return [line for line in (clean_lesson(str(item)) for item in items[:2]) if line]
 
-    answer = llm.ask(LESSON_SYSTEM, message, parse, LESSON_SCHEMA,
-                     correction=lambda error: f"Your answer was rejected: {error} Answer again with one JSON "
-                                              'object {"lessons": [...]} and nothing else.')
+    answer = llm.ask(
+        LESSON_SYSTEM,
+        message,
+        parse,
+        LESSON_SCHEMA,
+        correction=lambda error: (
+            f"Your answer was rejected: {error} Answer again with one JSON "
+            'object {"lessons": [...]} and nothing else.'
+        ),
+    )
     if answer.value is None:
         logger.info("no lesson from this edit: {}", answer.reason)
         return []
@@ -254,9 +285,20 @@ def remember_sent(cache: Path, emails: Sequence[Any]) -> int:
             continue
         have.add(str(full.id))
         text, signature = latest_reply(full.body or "")
-        lines.append(json.dumps({"id": full.id, "to": full.to, "cc": full.cc, "subject": full.subject,
-                                 "when": epoch(full.date), "text": text[:6000], "signature": signature[:500]},
-                                ensure_ascii=False))
+        lines.append(
+            json.dumps(
+                {
+                    "id": full.id,
+                    "to": full.to,
+                    "cc": full.cc,
+                    "subject": full.subject,
+                    "when": epoch(full.date),
+                    "text": text[:6000],
+                    "signature": signature[:500],
+                },
+                ensure_ascii=False,
+            )
+        )
     if lines:
         cache.parent.mkdir(parents=True, exist_ok=True)
         with open(cache, "a", encoding="utf-8") as handle:

@@ -54,8 +54,9 @@ class Loaded:
 
     @property
     def usable(self) -> bool:
-        return self.exists and not any(isinstance(p, (ParseError, InvalidRequest)) and p.details.get("whole")
-                                       for p in self.problems)
+        return self.exists and not any(
+            isinstance(p, (ParseError, InvalidRequest)) and p.details.get("whole") for p in self.problems
+        )
 
 
 def load_control_note(root: Path, name: str) -> Loaded:
@@ -69,18 +70,34 @@ def load_control_note(root: Path, name: str) -> Loaded:
     except FileNotFoundError:
         return loaded
     except OSError as exc:
-        loaded.problems.append(InvalidRequest(f"{name} cannot be read ({exc.strerror or exc}); H0 uses its defaults.",
-                                              path=name, whole=True))
+        loaded.problems.append(
+            InvalidRequest(
+                f"{name} cannot be read ({exc.strerror or exc}); H0 uses its defaults.", path=name, whole=True
+            )
+        )
         return loaded
     loaded.exists = True
     if not os.path.isfile(target) or os.path.islink(target):
-        loaded.problems.append(InvalidRequest(f"{name} is not a plain note (a link or a folder); H0 uses its "
-                                              "defaults. Make it an ordinary Markdown file.", path=name, whole=True))
+        loaded.problems.append(
+            InvalidRequest(
+                f"{name} is not a plain note (a link or a folder); H0 uses its "
+                "defaults. Make it an ordinary Markdown file.",
+                path=name,
+                whole=True,
+            )
+        )
         return loaded
     if st.st_size > MAX_NOTE_BYTES:
-        loaded.problems.append(InvalidRequest(
-            f"{name} is {st.st_size / 1024:.0f} KiB; H0 reads notes like it up to {MAX_NOTE_BYTES // 1024} KiB, so it "
-            "uses its defaults until you shorten it.", path=name, size=st.st_size, limit=MAX_NOTE_BYTES, whole=True))
+        loaded.problems.append(
+            InvalidRequest(
+                f"{name} is {st.st_size / 1024:.0f} KiB; H0 reads notes like it up to {MAX_NOTE_BYTES // 1024} KiB, so it "
+                "uses its defaults until you shorten it.",
+                path=name,
+                size=st.st_size,
+                limit=MAX_NOTE_BYTES,
+                whole=True,
+            )
+        )
         return loaded
     try:
         with open(target, "rb") as handle:
@@ -89,12 +106,16 @@ def load_control_note(root: Path, name: str) -> Loaded:
         parts = frontmatter.split(text)
         fm = frontmatter.load(parts.yaml)
     except OSError as exc:
-        loaded.problems.append(InvalidRequest(f"{name} cannot be read ({exc.strerror or exc}); H0 uses its defaults.",
-                                              path=name, whole=True))
+        loaded.problems.append(
+            InvalidRequest(
+                f"{name} cannot be read ({exc.strerror or exc}); H0 uses its defaults.", path=name, whole=True
+            )
+        )
         return loaded
     except H0Error as exc:
-        loaded.problems.append(ParseError(f"{name}: {exc.message} H0 uses its defaults until it is fixed.",
-                                          path=name, whole=True))
+        loaded.problems.append(
+            ParseError(f"{name}: {exc.message} H0 uses its defaults until it is fixed.", path=name, whole=True)
+        )
         return loaded
     loaded.frontmatter = fm
     loaded.body = parts.body
@@ -110,15 +131,24 @@ def safe_lines(loaded: Loaded, lines: list[str], what: str) -> list[str]:
         if not text:
             continue
         if len(text) > MAX_LINE_CHARS:
-            loaded.problems.append(InvalidRequest(
-                f"{loaded.path}: a {what} line is {len(text)} characters (at most {MAX_LINE_CHARS}); H0 left it out: "
-                f"“{text[:60]}…”", path=loaded.path, line=text[:200]))
+            loaded.problems.append(
+                InvalidRequest(
+                    f"{loaded.path}: a {what} line is {len(text)} characters (at most {MAX_LINE_CHARS}); H0 left it out: "
+                    f"“{text[:60]}…”",
+                    path=loaded.path,
+                    line=text[:200],
+                )
+            )
             continue
         if injected(text):
-            loaded.problems.append(InvalidRequest(
-                f"{loaded.path}: H0 left out a {what} line that reads like an instruction to the model rather than "
-                f"something about you: “{text[:120]}”. Reword it as a fact or a habit if it is yours.",
-                path=loaded.path, line=text[:200]))
+            loaded.problems.append(
+                InvalidRequest(
+                    f"{loaded.path}: H0 left out a {what} line that reads like an instruction to the model rather than "
+                    f"something about you: “{text[:120]}”. Reword it as a fact or a habit if it is yours.",
+                    path=loaded.path,
+                    line=text[:200],
+                )
+            )
             continue
         kept.append(text)
     return kept
@@ -131,7 +161,7 @@ def section(body: str, heading: str) -> str:
     if match is None:
         return ""
     nxt = re.compile(r"^#{1,2}\s", re.MULTILINE).search(body, match.end())
-    return body[match.end(): nxt.start() if nxt else len(body)]
+    return body[match.end() : nxt.start() if nxt else len(body)]
 
 
 def bullets(text: str) -> list[str]:

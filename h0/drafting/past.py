@@ -244,5 +244,6 @@ def _cached_reply(record: dict[str, Any]) -> PastReply | None:
     if not to or not text.strip():
         return None
     parts = split_reply(text[:MAX_TEXT_CHARS])
-    return PastReply(to, str(record.get("subject") or "")[:300], float(record.get("when") or 0), parts.text, parts,
-                     None, "sent mail")
+    return PastReply(
+        to, str(record.get("subject") or "")[:300], float(record.get("when") or 0), parts.text, parts, None, "sent mail"
+    )

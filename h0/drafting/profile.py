@@ -161,17 +161,33 @@ def _build(loaded: Loaded, *, exists: bool, facts: bool = True) -> Profile:
     listed = raw_languages if isinstance(raw_languages, list) else [raw_languages] if raw_languages else []
     languages = tuple(_text(v, 20) for v in listed if _text(v, 20))
     fact_lines = safe_lines(loaded, bullets(section(loaded.body, FACTS_HEADING)), "standing fact") if facts else []
-    fact_lines = [f for f in fact_lines if not f.lower().startswith("working hours: (for example)")
-                  and not f.lower().startswith("to book a meeting: (for example)")]
+    fact_lines = [
+        f
+        for f in fact_lines
+        if not f.lower().startswith("working hours: (for example)")
+        and not f.lower().startswith("to book a meeting: (for example)")
+    ]
     if len(fact_lines) > MAX_FACTS:
-        loaded.problems.append(InvalidRequest(
-            f"{loaded.path} lists {len(fact_lines)} standing facts; H0 uses the first {MAX_FACTS}.", path=loaded.path))
+        loaded.problems.append(
+            InvalidRequest(
+                f"{loaded.path} lists {len(fact_lines)} standing facts; H0 uses the first {MAX_FACTS}.",
+                path=loaded.path,
+            )
+        )
         fact_lines = fact_lines[:MAX_FACTS]
     learned = section(loaded.body, LEARNED_HEADING)
     return Profile(
-        name=checked["name"], role=checked["role"], languages=languages[:10], tone=checked["tone"],
-        greeting=checked["greeting"], sign_off=checked["sign_off"], signature=checked["signature"],
-        facts=tuple(fact_lines), learned=learned if exists else "", exists=exists, problems=tuple(loaded.problems),
+        name=checked["name"],
+        role=checked["role"],
+        languages=languages[:10],
+        tone=checked["tone"],
+        greeting=checked["greeting"],
+        sign_off=checked["sign_off"],
+        signature=checked["signature"],
+        facts=tuple(fact_lines),
+        learned=learned if exists else "",
+        exists=exists,
+        problems=tuple(loaded.problems),
     )
 
 
@@ -206,7 +222,7 @@ def with_learned(text: str, learned: str) -> str:
     if match is None:
         return text.rstrip("\n") + "\n\n" + learned
     nxt = re.compile(r"^#{1,2}\s", re.MULTILINE).search(text, match.end())
-    tail = text[nxt.start():] if nxt else ""
+    tail = text[nxt.start() :] if nxt else ""
     return text[: match.start()] + learned + ("\n" + tail if tail else "")
 
 

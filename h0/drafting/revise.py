@@ -37,14 +37,24 @@ INSTRUCTION_KEY = "h0"
 MAX_INSTRUCTION_CHARS = 500
 KEEP_VERSIONS = 5  # previous versions kept below the line
 MAX_SCAN_BYTES = 1024 * 1024  # of a draft, when the sweep looks for an instruction
-REVISE_HINT = ("_To have H0 rewrite this draft, add a line `h0: what to change` above the text "
-               "(e.g. `h0: shorter, offer Friday instead`) and save._")
+REVISE_HINT = (
+    "_To have H0 rewrite this draft, add a line `h0: what to change` above the text "
+    "(e.g. `h0: shorter, offer Friday instead`) and save._"
+)
 _LINE = re.compile(r"^[ \t]*h0[ \t]*:[ \t]*(.*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _VERSION = "> [!quote]- Before revision"
 # Where H0's own remarks start under the cut-off line: everything from here is rebuilt on a revision.
-_H0_PARTS = ("> [!warning] H0: this draft quotes", "**Drawn from:**", "**Also given to the model:**",
-             "**Notes H0 found for this reply:**", "**Questions for you**", "_H0 removed", REVISE_HINT[:30],
-             "> [!note] H0 could not revise", _VERSION)
+_H0_PARTS = (
+    "> [!warning] H0: this draft quotes",
+    "**Drawn from:**",
+    "**Also given to the model:**",
+    "**Notes H0 found for this reply:**",
+    "**Questions for you**",
+    "_H0 removed",
+    REVISE_HINT[:30],
+    "> [!note] H0 could not revise",
+    _VERSION,
+)
 
 
 def revision_request(frontmatter: Mapping[str, Any], body: str) -> str | None:
@@ -180,48 +190,81 @@ def rewrite(
     if email is not None:
         context = drafting.context_for_email(email[0], email[1], to)
     elif to:
-        context = drafting.context(reply_to=to, sender=to, subject=str(frontmatter.get("subject") or ""),
-                                   body=current)
+        context = drafting.context(reply_to=to, sender=to, subject=str(frontmatter.get("subject") or ""), body=current)
     if llm is None:
-        return _not_revised(path, fm, current_body, instruction,
-                            "H0 rewrites drafts with a language model, and LLM_PROVIDER is `rules`. Edit the text "
-                            "yourself, or set LLM_PROVIDER (see .env.example) and write the line again.")
+        return _not_revised(
+            path,
+            fm,
+            current_body,
+            instruction,
+            "H0 rewrites drafts with a language model, and LLM_PROVIDER is `rules`. Edit the text "
+            "yourself, or set LLM_PROVIDER (see .env.example) and write the line again.",
+        )
     nonce = new_nonce()
-    parts = [f"Revise the draft. NONCE = {nonce}.\n\n", owner_notes_block(context.reply_context(), nonce) if context
-             else ""]
+    parts = [
+        f"Revise the draft. NONCE = {nonce}.\n\n",
+        owner_notes_block(context.reply_context(), nonce) if context else "",
+    ]
     if email is not None:
         efm, words = email
-        parts.append(f"<email-{nonce}>\nFrom: {inert_inline(str(efm.get('from') or ''))}\n"
-                     f"Subject: {inert_inline(str(efm.get('subject') or ''))}\n\n{words[:12_000]}\n</email-{nonce}>\n\n")
+        parts.append(
+            f"<email-{nonce}>\nFrom: {inert_inline(str(efm.get('from') or ''))}\n"
+            f"Subject: {inert_inline(str(efm.get('subject') or ''))}\n\n{words[:12_000]}\n</email-{nonce}>\n\n"
+        )
     parts.append(f"<draft-{nonce}>\n{current[:MAX_REPLY_CHARS]}\n</draft-{nonce}>\n\n")
     parts.append(f"<instruction-{nonce}>\n{instruction}\n</instruction-{nonce}>\n\nAnswer with the JSON object only.")
-    answer = llm.ask(SYSTEM, "".join(parts), parse_revision, SCHEMA,
-                     correction=lambda error: f"Your answer was rejected: {error} Answer again with one JSON object "
-                                              "with reply_body (and optionally questions and sources), nothing else.")
+    answer = llm.ask(
+        SYSTEM,
+        "".join(parts),
+        parse_revision,
+        SCHEMA,
+        correction=lambda error: (
+            f"Your answer was rejected: {error} Answer again with one JSON object "
+            "with reply_body (and optionally questions and sources), nothing else."
+        ),
+    )
     if answer.value is None:
-        return _not_revised(path, fm, current_body, instruction,
-                            f"The model gave no usable rewrite ({answer.reason}). Edit the text yourself, or write "
-                            "the line again to retry.")
+        return _not_revised(
+            path,
+            fm,
+            current_body,
+            instruction,
+            f"The model gave no usable rewrite ({answer.reason}). Edit the text yourself, or write "
+            "the line again to retry.",
+        )
     revision: Revision = answer.value
     cleaned: CleanReply = clean_reply(disarm_reply(revision.reply_body.strip()))
     found = grounding(context, cleaned, revision.sources, revision.questions)
     count = _count(fm.get("revisions")) + 1
     head, versions = _below_parts(current_body)
     version = _version_callout(count, instruction, current)
-    below = head.rstrip("\n") + "\n" + (f"\n{notes_section(found)}" if notes_section(found) else "") + \
-        f"\n{REVISE_HINT}\n\n{version}" + "".join(versions[: KEEP_VERSIONS - 1])
+    below = (
+        head.rstrip("\n")
+        + "\n"
+        + (f"\n{notes_section(found)}" if notes_section(found) else "")
+        + f"\n{REVISE_HINT}\n\n{version}"
+        + "".join(versions[: KEEP_VERSIONS - 1])
+    )
     new_fm = {**fm, "revisions": count, "revised_at": note_timestamp(), TEXT_HASH_KEY: text_hash(cleaned.text)}
     new_body = f"{cleaned.text}\n\n{CUTOFF}\n{below}"
-    record = written_record(path, str(fm.get("draft_id") or path.rsplit("/", 1)[-1][:-3]), cleaned.text,
-                            getattr(llm.provider, "name", "llm"), [i.label for i in found.used], found.questions)
+    record = written_record(
+        path,
+        str(fm.get("draft_id") or path.rsplit("/", 1)[-1][:-3]),
+        cleaned.text,
+        getattr(llm.provider, "name", "llm"),
+        [i.label for i in found.used],
+        found.questions,
+    )
     record.update({"instruction": instruction, "revision": count})
     return Rewritten(new_fm, new_body, record, True)
 
 
 def _not_revised(path: str, fm: dict[str, Any], body: str, instruction: str, why: str) -> Rewritten:
     above, sep, below = body.partition(CUTOFF)
-    note = (f"> [!note] H0 could not revise this draft: {inert_inline(why)}\n> Your instruction was: "
-            f"“{inert_inline(instruction)}”\n")
+    note = (
+        f"> [!note] H0 could not revise this draft: {inert_inline(why)}\n> Your instruction was: "
+        f"“{inert_inline(instruction)}”\n"
+    )
     if not sep:
         new_body = above.rstrip("\n") + f"\n\n{CUTOFF}\n{note}"
     else:
@@ -241,7 +284,7 @@ def _below_parts(body: str) -> tuple[str, list[str]]:
     index = below.find(_VERSION)
     while index >= 0:
         nxt = below.find(_VERSION, index + 1)
-        block = below[index: nxt if nxt >= 0 else len(below)]
+        block = below[index : nxt if nxt >= 0 else len(below)]
         versions.append(block.rstrip("\n") + "\n")
         index = nxt
     return head, ["\n" + v for v in versions]
@@ -250,7 +293,7 @@ def _below_parts(body: str) -> tuple[str, list[str]]:
 def _version_callout(count: int, instruction: str, text: str) -> str:
     lines = defuse_cutoff(text).split("\n")
     quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in lines)
-    return (f"{_VERSION} {count} ({note_timestamp()}), asked: “{inert_inline(instruction)}”\n{quoted}\n")
+    return f"{_VERSION} {count} ({note_timestamp()}), asked: “{inert_inline(instruction)}”\n{quoted}\n"
 
 
 def _count(value: Any) -> int:

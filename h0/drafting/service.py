@@ -68,9 +68,13 @@ class Drafting:
         with _instances_lock:
             found = _instances.get(key)
             if found is None:
-                found = _instances[key] = cls(root, private_folders=private, budget_tokens=settings.draft_context_tokens,
-                                              sent_cache=sent_cache_path(root, settings.h0_state_dir),
-                                              knowledge=indexed_knowledge(root, settings.h0_state_dir, private))
+                found = _instances[key] = cls(
+                    root,
+                    private_folders=private,
+                    budget_tokens=settings.draft_context_tokens,
+                    sent_cache=sent_cache_path(root, settings.h0_state_dir),
+                    knowledge=indexed_knowledge(root, settings.h0_state_dir, private),
+                )
             return found
 
     def note_changed(self, path: str | None) -> None:
@@ -98,15 +102,25 @@ class Drafting:
         self._memory = (signature, memory)
         return memory
 
-    def context(self, *, reply_to: str, sender: str, subject: str, body: str, exclude: Sequence[str] = ()
-                ) -> DraftContext:
+    def context(
+        self, *, reply_to: str, sender: str, subject: str, body: str, exclude: Sequence[str] = ()
+    ) -> DraftContext:
         """Everything a reply to `reply_to` answering this email may draw on (h0.drafting.context)."""
         freshen = getattr(self.knowledge, "freshen", None)
         if freshen is not None:
             freshen(fed=_fed.get(os.path.normcase(os.path.abspath(self.root)), 0) > 0)
-        return assemble(reply_to=reply_to, sender=sender, subject=subject, body=body, profile=self.profile(),
-                        memory=self.memory(), knowledge=self.knowledge, past=self.past,
-                        budget_tokens=self.budget_tokens, exclude=exclude)
+        return assemble(
+            reply_to=reply_to,
+            sender=sender,
+            subject=subject,
+            body=body,
+            profile=self.profile(),
+            memory=self.memory(),
+            knowledge=self.knowledge,
+            past=self.past,
+            budget_tokens=self.budget_tokens,
+            exclude=exclude,
+        )
 
     def voice_context(self, reply_to: str | None, sender: str) -> ReplyContext:
         """Just the greeting and sign-off of a reply (what a rules template needs): the profile and the

@@ -88,17 +88,28 @@ class LearnedVoice:
         if not self.replies:
             return render_learned(["Nothing yet: H0 fills this in from the replies you send."])
         stamp = time.strftime("%Y-%m-%d", time.gmtime())
-        lines = [(f"_H0 rewrites this section from your {self.replies} latest sent replies (updated {stamp}). "
-                  "Change the properties above to override it._"), ""]
-        facts = [("Greeting", self.greeting), ("Sign-off", self.sign_off),
-                 ("Typical length", f"{self.words} words" if self.words else None), ("Formality", self.formality),
-                 ("Language", self.language)]
+        lines = [
+            (
+                f"_H0 rewrites this section from your {self.replies} latest sent replies (updated {stamp}). "
+                "Change the properties above to override it._"
+            ),
+            "",
+        ]
+        facts = [
+            ("Greeting", self.greeting),
+            ("Sign-off", self.sign_off),
+            ("Typical length", f"{self.words} words" if self.words else None),
+            ("Formality", self.formality),
+            ("Language", self.language),
+        ]
         lines += [f"- {label}: {_cell(value, 80)}" for label, value in facts if value]
         if self.recipients:
             lines += ["", "| recipient | greeting | sign-off | replies | latest |", "|---|---|---|---|---|"]
             for voice in self.recipients[:MAX_RECIPIENTS_SHOWN]:
-                lines.append(f"| {_cell(voice.address)} | {_cell(voice.greeting or '—')} | "
-                             f"{_cell(voice.sign_off or '—')} | {voice.replies} | {voice.last or ''} |")
+                lines.append(
+                    f"| {_cell(voice.address)} | {_cell(voice.greeting or '—')} | "
+                    f"{_cell(voice.sign_off or '—')} | {voice.replies} | {voice.last or ''} |"
+                )
         return render_learned(lines)
 
 
@@ -138,13 +149,15 @@ def learn(replies: Sequence[PastReply], names: dict[str, str] | None = None, lim
     recipients = []
     for address, theirs in per.items():
         window = theirs[:VOICE_WINDOW]
-        recipients.append(RecipientVoice(
-            address,
-            _most_used([r.parts.greeting for r in window]),
-            _most_used([r.parts.sign_off for r in window]),
-            len(theirs),
-            theirs[0].link if theirs[0].path else None,
-        ))
+        recipients.append(
+            RecipientVoice(
+                address,
+                _most_used([r.parts.greeting for r in window]),
+                _most_used([r.parts.sign_off for r in window]),
+                len(theirs),
+                theirs[0].link if theirs[0].path else None,
+            )
+        )
     recipients.sort(key=lambda r: (-r.replies, r.address))
     formality = None
     if formal or informal:

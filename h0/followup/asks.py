@@ -121,14 +121,19 @@ class LlmJudge:
         words = own_words(text)
         fallback = rules_verdict(text, subject)
         nonce = secrets.token_hex(6)
-        prompt = (f"The subject and the owner's words are inside <email-{nonce}> … </email-{nonce}>.\n"
-                  f"<email-{nonce}>\nSubject: {' '.join(subject.split())[:300]}\n\n{words}\n</email-{nonce}>")
+        prompt = (
+            f"The subject and the owner's words are inside <email-{nonce}> … </email-{nonce}>.\n"
+            f"<email-{nonce}>\nSubject: {' '.join(subject.split())[:300]}\n\n{words}\n</email-{nonce}>"
+        )
         try:
             completion = self.provider.complete(SYSTEM_PROMPT, [("user", prompt)])
             answer = _parse(completion.text or "")
         except Exception as exc:  # noqa: BLE001 — a model's failure of any kind: the rules answer
-            logger.info("follow-ups: {} could not judge a sent message ({}); the rules decide", self.name,
-                        " ".join(str(exc).split())[:200])
+            logger.info(
+                "follow-ups: {} could not judge a sent message ({}); the rules decide",
+                self.name,
+                " ".join(str(exc).split())[:200],
+            )
             return fallback
         if answer is None:
             logger.info("follow-ups: {} answered something other than the JSON asked for; the rules decide", self.name)
@@ -142,7 +147,7 @@ def _parse(text: str) -> tuple[bool, str] | None:
     if start < 0 or end <= start:
         return None
     try:
-        data = json.loads(text[start:end + 1])
+        data = json.loads(text[start : end + 1])
     except ValueError:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("asks"), bool):
@@ -171,11 +176,13 @@ def judge_for(settings: Settings) -> AskJudge:
     with _judges_lock:
         if key not in _judges:
             try:
-                provider = build_provider(name, model=settings.llm_model, api_key=secret, base_url=settings.llm_base_url,
-                                          timeout=30.0)
+                provider = build_provider(
+                    name, model=settings.llm_model, api_key=secret, base_url=settings.llm_base_url, timeout=30.0
+                )
                 _judges[key] = LlmJudge(provider)
             except ValueError as exc:
-                logger.warning("follow-ups: LLM_PROVIDER={} cannot be used ({}); the rules decide what asks something",
-                               name, exc)
+                logger.warning(
+                    "follow-ups: LLM_PROVIDER={} cannot be used ({}); the rules decide what asks something", name, exc
+                )
                 _judges[key] = RulesJudge()
         return _judges[key]

@@ -44,16 +44,26 @@ def _row_message(row: dict[str, Any]) -> Message:
     except (ValueError, TypeError):
         recipients = ()
     return Message(
-        key=row["key"], thread=row["thread"], outbound=bool(row["outbound"]), sender=row["sender"] or "",
-        recipients=recipients, subject=row["subject"] or "", at=float(row["at"]), seen_at=float(row["seen_at"]),
-        provider_id=row["provider_id"], automated=row["automated"], list_address=row["list_address"],
-        asks=None if row["asks"] is None else bool(row["asks"]), ask=row["ask"], note=row["note"],
+        key=row["key"],
+        thread=row["thread"],
+        outbound=bool(row["outbound"]),
+        sender=row["sender"] or "",
+        recipients=recipients,
+        subject=row["subject"] or "",
+        at=float(row["at"]),
+        seen_at=float(row["seen_at"]),
+        provider_id=row["provider_id"],
+        automated=row["automated"],
+        list_address=row["list_address"],
+        asks=None if row["asks"] is None else bool(row["asks"]),
+        ask=row["ask"],
+        note=row["note"],
     )
 
 
 def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
     for start in range(0, len(items), CHUNK):
-        yield items[start:start + CHUNK]
+        yield items[start : start + CHUNK]
 
 
 class FollowupLedger:
@@ -85,13 +95,29 @@ class FollowupLedger:
                         "list_address = coalesce(list_address, excluded.list_address), "
                         "asks = coalesce(excluded.asks, asks), ask = coalesce(excluded.ask, ask), "
                         "note = coalesce(note, excluded.note)",
-                        (m.key, m.provider_id, m.thread, int(m.outbound), m.sender,
-                         json.dumps([list(r) for r in m.recipients]), m.subject, m.at, m.seen_at, m.automated,
-                         m.list_address, None if m.asks is None else int(m.asks), m.ask, m.note),
+                        (
+                            m.key,
+                            m.provider_id,
+                            m.thread,
+                            int(m.outbound),
+                            m.sender,
+                            json.dumps([list(r) for r in m.recipients]),
+                            m.subject,
+                            m.at,
+                            m.seen_at,
+                            m.automated,
+                            m.list_address,
+                            None if m.asks is None else int(m.asks),
+                            m.ask,
+                            m.note,
+                        ),
                     )
                 threads = sorted({m.thread for m in rows})
-                db.executemany("INSERT INTO followup_threads (thread, dirty) VALUES (?, 1) "
-                               "ON CONFLICT(thread) DO UPDATE SET dirty = 1, gen = gen + 1", [(t,) for t in threads])
+                db.executemany(
+                    "INSERT INTO followup_threads (thread, dirty) VALUES (?, 1) "
+                    "ON CONFLICT(thread) DO UPDATE SET dirty = 1, gen = gen + 1",
+                    [(t,) for t in threads],
+                )
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
         return threads
@@ -100,8 +126,9 @@ class FollowupLedger:
         """Which of these message keys are recorded."""
         found: set[str] = set()
         for chunk in _chunks(list(dict.fromkeys(keys))):
-            rows = self.state.query(f"SELECT key FROM followup_messages WHERE key IN ({', '.join('?' * len(chunk))})",
-                                    chunk)
+            rows = self.state.query(
+                f"SELECT key FROM followup_messages WHERE key IN ({', '.join('?' * len(chunk))})", chunk
+            )
             found.update(r["key"] for r in rows)
         return found
 
@@ -109,8 +136,10 @@ class FollowupLedger:
 
     def work(self, now: float, limit: int | None = None) -> list[str]:
         """Threads that are dirty or whose deadline has passed, the oldest deadline first."""
-        sql = ("SELECT thread FROM followup_threads WHERE dirty = 1 UNION "
-               "SELECT thread FROM followup_threads WHERE due_at IS NOT NULL AND due_at <= ?")
+        sql = (
+            "SELECT thread FROM followup_threads WHERE dirty = 1 UNION "
+            "SELECT thread FROM followup_threads WHERE due_at IS NOT NULL AND due_at <= ?"
+        )
         rows = self.state.query(sql + (f" LIMIT {int(limit)}" if limit else ""), (now,))
         return [r["thread"] for r in rows]
 
@@ -118,7 +147,8 @@ class FollowupLedger:
         found: dict[str, list[Message]] = {t: [] for t in threads}
         for chunk in _chunks(list(dict.fromkeys(threads))):
             rows = self.state.query(
-                f"SELECT * FROM followup_messages WHERE thread IN ({', '.join('?' * len(chunk))}) ORDER BY at", chunk)
+                f"SELECT * FROM followup_messages WHERE thread IN ({', '.join('?' * len(chunk))}) ORDER BY at", chunk
+            )
             for row in rows:
                 found.setdefault(row["thread"], []).append(_row_message(row))
         return found
@@ -127,12 +157,21 @@ class FollowupLedger:
         found: dict[str, ThreadRow] = {}
         for chunk in _chunks(list(dict.fromkeys(threads))):
             rows = self.state.query(
-                f"SELECT * FROM followup_threads WHERE thread IN ({', '.join('?' * len(chunk))})", chunk)
+                f"SELECT * FROM followup_threads WHERE thread IN ({', '.join('?' * len(chunk))})", chunk
+            )
             for row in rows:
                 found[row["thread"]] = ThreadRow(
-                    row["thread"], bool(row["dirty"]), row["due_at"], row["state"] or "", row["anchor"], row["note"],
-                    row["draft"], None if row["override"] is None else bool(row["override"]), row["checked_at"] or 0.0,
-                    row["gen"])
+                    row["thread"],
+                    bool(row["dirty"]),
+                    row["due_at"],
+                    row["state"] or "",
+                    row["anchor"],
+                    row["note"],
+                    row["draft"],
+                    None if row["override"] is None else bool(row["override"]),
+                    row["checked_at"] or 0.0,
+                    row["gen"],
+                )
         return found
 
     def settle(self, rows: Iterable[ThreadRow], now: float) -> None:
@@ -145,7 +184,9 @@ class FollowupLedger:
             with self.state.transaction() as db:
                 db.executemany(
                     "UPDATE followup_threads SET dirty = CASE WHEN gen = ? THEN 0 ELSE 1 END, due_at = ?, state = ?, "
-                    "anchor = ?, note = ?, draft = ?, checked_at = ? WHERE thread = ?", values)
+                    "anchor = ?, note = ?, draft = ?, checked_at = ? WHERE thread = ?",
+                    values,
+                )
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
 
@@ -154,13 +195,17 @@ class FollowupLedger:
         if not overrides:
             return []
         current = self.threads(list(overrides))
-        changed = [(None if v is None else int(v), t) for t, v in overrides.items()
-                   if t in current and current[t].override != v]
+        changed = [
+            (None if v is None else int(v), t)
+            for t, v in overrides.items()
+            if t in current and current[t].override != v
+        ]
         if changed:
             try:
                 with self.state.transaction() as db:
-                    db.executemany("UPDATE followup_threads SET override = ?, dirty = 1, gen = gen + 1 WHERE thread = ?",
-                                   changed)
+                    db.executemany(
+                        "UPDATE followup_threads SET override = ?, dirty = 1, gen = gen + 1 WHERE thread = ?", changed
+                    )
             except sqlite3.Error as exc:
                 raise self._error(exc) from exc
         return [t for _, t in changed]
@@ -172,12 +217,21 @@ class FollowupLedger:
     # -- what the owner's addresses and the lists are -------------------------------------------
 
     def owner_senders(self) -> set[str]:
-        return {r["sender"] for r in self.state.query(
-            "SELECT DISTINCT sender FROM followup_messages WHERE outbound = 1 AND automated IS NULL") if r["sender"]}
+        return {
+            r["sender"]
+            for r in self.state.query(
+                "SELECT DISTINCT sender FROM followup_messages WHERE outbound = 1 AND automated IS NULL"
+            )
+            if r["sender"]
+        }
 
     def list_addresses(self) -> set[str]:
-        return {r["list_address"] for r in self.state.query(
-            "SELECT DISTINCT list_address FROM followup_messages WHERE list_address IS NOT NULL")}
+        return {
+            r["list_address"]
+            for r in self.state.query(
+                "SELECT DISTINCT list_address FROM followup_messages WHERE list_address IS NOT NULL"
+            )
+        }
 
     # -- H0's own sends, read from the send ledger once -------------------------------------------
 
@@ -197,7 +251,9 @@ class FollowupLedger:
 
     def stats(self) -> dict[str, int]:
         """Counts for benchmarks and tests."""
-        row = self.state.query("SELECT (SELECT count(*) FROM followup_messages) AS messages, "
-                               "(SELECT count(*) FROM followup_threads) AS threads, "
-                               "(SELECT count(*) FROM followup_threads WHERE dirty = 1) AS dirty")[0]
+        row = self.state.query(
+            "SELECT (SELECT count(*) FROM followup_messages) AS messages, "
+            "(SELECT count(*) FROM followup_threads) AS threads, "
+            "(SELECT count(*) FROM followup_threads WHERE dirty = 1) AS dirty"
+        )[0]
         return {k: int(v) for k, v in row.items()}

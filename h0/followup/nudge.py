@@ -50,8 +50,10 @@ def _when(epoch: float) -> str:
 def template_middle(request: NudgeRequest) -> str:
     subject = " ".join(request.subject.split())[:120]
     about = f" about “{subject}”" if subject else ""
-    return (f"Just following up on my email of {_when(request.asked_at)}{about}. "
-            "Could you let me know when you have a moment?")
+    return (
+        f"Just following up on my email of {_when(request.asked_at)}{about}. "
+        "Could you let me know when you have a moment?"
+    )
 
 
 SYSTEM_PROMPT = (
@@ -66,22 +68,28 @@ def llm_middle(provider: Any, request: NudgeRequest) -> str | None:
     """The model's middle for the follow-up, or None (any failure: the template's is used)."""
     nonce = secrets.token_hex(6)
     names = ", ".join(name or addr for name, addr in request.people)
-    prompt = (f"Write a follow-up to {names}, who have not answered since {_when(request.asked_at)}.\n"
-              f"<message-{nonce}>\nSubject: {' '.join(request.subject.split())[:300]}\n"
-              f"What the owner asked: {request.ask or '(not known)'}\n</message-{nonce}>")
+    prompt = (
+        f"Write a follow-up to {names}, who have not answered since {_when(request.asked_at)}.\n"
+        f"<message-{nonce}>\nSubject: {' '.join(request.subject.split())[:300]}\n"
+        f"What the owner asked: {request.ask or '(not known)'}\n</message-{nonce}>"
+    )
     try:
         text = (provider.complete(SYSTEM_PROMPT, [("user", prompt)]).text or "").strip()
     except Exception as exc:  # noqa: BLE001 — a model's failure of any kind: the template writes it
-        logger.info("follow-ups: {} could not write a follow-up ({}); using the template",
-                    getattr(provider, "name", "the model"), " ".join(str(exc).split())[:200])
+        logger.info(
+            "follow-ups: {} could not write a follow-up ({}); using the template",
+            getattr(provider, "name", "the model"),
+            " ".join(str(exc).split())[:200],
+        )
         return None
     if not text or len(text) > MAX_MIDDLE or nonce in text:
         return None
     return text
 
 
-def follow_up_text(request: NudgeRequest, *, greeting: str | None = None, sign_off: str | None = None,
-                   provider: Any = None) -> str:
+def follow_up_text(
+    request: NudgeRequest, *, greeting: str | None = None, sign_off: str | None = None, provider: Any = None
+) -> str:
     """The follow-up's body: greeting, middle, sign-off. `greeting`/`sign_off` come from the owner's
     profile when there is one; `provider` is the LLM's ChatProvider, or None for the template."""
     middle = (llm_middle(provider, request) if provider is not None else None) or template_middle(request)

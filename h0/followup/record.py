@@ -78,23 +78,35 @@ def _when(value: Any, now: float) -> float:
     return now if at is None else min(at, now)
 
 
-def from_email(email: EmailFull, *, outbound: bool, now: float, note: str | None = None,
-               judge: AskJudge | None = None) -> Message:
+def from_email(
+    email: EmailFull, *, outbound: bool, now: float, note: str | None = None, judge: AskJudge | None = None
+) -> Message:
     """A message the sync brought. The owner's (outbound) is judged: does it ask something?"""
     outbound = outbound or "SENT" in email.labels
     subject = clean_header_text(email.subject)[:MAX_SUBJECT]
     verdict = judge.judge(email.body, subject) if outbound and judge is not None and not email.automated else None
     key = message_key(email.rfc822_message_id, email.id)
     return Message(
-        key=key, thread=str(email.thread_id or key)[:MAX_KEY], outbound=outbound, sender=_sender(email.sender),
-        recipients=people(email.to, email.cc), subject=subject, at=_when(email.date, now), seen_at=now,
-        provider_id=email.id, automated=email.automated, list_address=email.list_address,
-        asks=None if verdict is None else verdict.asks, ask=verdict.ask if verdict else None, note=note,
+        key=key,
+        thread=str(email.thread_id or key)[:MAX_KEY],
+        outbound=outbound,
+        sender=_sender(email.sender),
+        recipients=people(email.to, email.cc),
+        subject=subject,
+        at=_when(email.date, now),
+        seen_at=now,
+        provider_id=email.id,
+        automated=email.automated,
+        list_address=email.list_address,
+        asks=None if verdict is None else verdict.asks,
+        ask=verdict.ask if verdict else None,
+        note=note,
     )
 
 
-def from_send(row: Mapping[str, Any], note: Any, *, now: float, judge: AskJudge | None = None,
-              sender: str = "") -> Message:
+def from_send(
+    row: Mapping[str, Any], note: Any, *, now: float, judge: AskJudge | None = None, sender: str = ""
+) -> Message:
     """A message H0 sent (a row of the send ledger), with the sent note it was filed as when it could be read."""
     fm: Mapping[str, Any] = note.frontmatter if note is not None else {}
     subject = clean_header_text(fm.get("subject") or row.get("subject") or "")[:MAX_SUBJECT]
@@ -104,10 +116,17 @@ def from_send(row: Mapping[str, Any], note: Any, *, now: float, judge: AskJudge 
     thread = row.get("thread_id") or fm.get("thread_id") or key
     at = float(row.get("sent_epoch") or now)
     return Message(
-        key=key, thread=str(thread)[:MAX_KEY], outbound=True, sender=sender.lower(),
-        recipients=people(fm.get("to") or row.get("recipients"), fm.get("cc")), subject=subject, at=min(at, now),
-        seen_at=now, provider_id=row.get("provider_message_id"),
-        asks=None if verdict is None else verdict.asks, ask=verdict.ask if verdict else None,
+        key=key,
+        thread=str(thread)[:MAX_KEY],
+        outbound=True,
+        sender=sender.lower(),
+        recipients=people(fm.get("to") or row.get("recipients"), fm.get("cc")),
+        subject=subject,
+        at=min(at, now),
+        seen_at=now,
+        provider_id=row.get("provider_message_id"),
+        asks=None if verdict is None else verdict.asks,
+        ask=verdict.ask if verdict else None,
     )
 
 
@@ -118,8 +137,14 @@ def from_email_note(path: str, fm: Mapping[str, Any], *, now: float) -> Message 
     key = message_key(fm.get("rfc822_message_id"), fm.get("message_id"))
     labels = fm["labels"] if isinstance(fm.get("labels"), list) else []
     return Message(
-        key=key, thread=str(fm.get("thread_id") or key)[:MAX_KEY], outbound="SENT" in labels,
-        sender=_sender(fm.get("from")), recipients=people(fm.get("to"), fm.get("cc")),
-        subject=clean_header_text(fm.get("subject") or "")[:MAX_SUBJECT], at=_when(fm.get("received"), now),
-        seen_at=now, provider_id=str(fm.get("message_id") or "") or None, note=path,
+        key=key,
+        thread=str(fm.get("thread_id") or key)[:MAX_KEY],
+        outbound="SENT" in labels,
+        sender=_sender(fm.get("from")),
+        recipients=people(fm.get("to"), fm.get("cc")),
+        subject=clean_header_text(fm.get("subject") or "")[:MAX_SUBJECT],
+        at=_when(fm.get("received"), now),
+        seen_at=now,
+        provider_id=str(fm.get("message_id") or "") or None,
+        note=path,
     )

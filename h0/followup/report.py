@@ -94,19 +94,33 @@ def collect_followups(vault: Vault, now: float, *, shown: int = SHOWN) -> Follow
             continue
         woke = epoch(fm.get("snooze_woke_at"))
         if woke is not None and now - BACK_WITHIN_S <= woke <= now + 60:
-            back.append(BackFromSnooze(path, _text(fm.get("subject")), _text(fm.get("snooze_woke_at")),
-                                       _text(fm.get("snooze_woke_reason"))))
+            back.append(
+                BackFromSnooze(
+                    path, _text(fm.get("subject")), _text(fm.get("snooze_woke_at")), _text(fm.get("snooze_woke_reason"))
+                )
+            )
         kind = fm.get("follow_up")
         if not path.startswith(f"{NEEDS_ACTION}/"):
             continue
         if kind == "reply_owed":
             since = epoch(fm.get("reply_owed_since")) or epoch(fm.get("received")) or now
-            owed.append(OwedReply(path, _text(fm.get("from")), _text(fm.get("subject")), _iso(since),
-                                  working_days_between(since, now)))
+            owed.append(
+                OwedReply(
+                    path, _text(fm.get("from")), _text(fm.get("subject")), _iso(since), working_days_between(since, now)
+                )
+            )
         elif kind == "reply_awaited" and str(fm.get("status") or "") == "awaiting_reply":
             since = epoch(fm.get("asked_at")) or now
-            awaited.append(AwaitedReply(path, _text(fm.get("awaiting_from")), _text(fm.get("subject")), _iso(since),
-                                        working_days_between(since, now), _text(fm.get("draft")) or None))
+            awaited.append(
+                AwaitedReply(
+                    path,
+                    _text(fm.get("awaiting_from")),
+                    _text(fm.get("subject")),
+                    _iso(since),
+                    working_days_between(since, now),
+                    _text(fm.get("draft")) or None,
+                )
+            )
     owed.sort(key=lambda item: (item.since, item.path))
     awaited.sort(key=lambda item: (item.since, item.path))
     back.sort(key=lambda item: (item.at, item.path), reverse=True)

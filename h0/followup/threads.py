@@ -69,8 +69,14 @@ def is_owners(message: Message, owner: frozenset[str]) -> bool:
     return message.outbound or message.sender in owner
 
 
-def assess(messages: Iterable[Message], owner: frozenset[str], lists: frozenset[str] = frozenset(),
-           override: bool | None = None, *, since: float | None = None) -> Assessment:
+def assess(
+    messages: Iterable[Message],
+    owner: frozenset[str],
+    lists: frozenset[str] = frozenset(),
+    override: bool | None = None,
+    *,
+    since: float | None = None,
+) -> Assessment:
     """Owed and awaited for one thread (see the module docstring). `since`: also list the messages from
     others (people or lists, not robots) that H0 first saw after that moment — what wakes a snoozed note."""
     ordered = sorted(messages, key=lambda m: m.order)
@@ -96,7 +102,9 @@ def owner_addresses(settings: Settings, learned: Iterable[str] = ()) -> frozense
     are addresses, and `learned` (the senders of the owner's sent mail), lower-case."""
     from email.utils import getaddresses
 
-    values = [settings.owner_emails] + [value or "" for value in (settings.smtp_from, settings.smtp_user, settings.imap_user)]
+    values = [settings.owner_emails] + [
+        value or "" for value in (settings.smtp_from, settings.smtp_user, settings.imap_user)
+    ]
     found = {addr.strip().lower() for _, addr in getaddresses(values) if "@" in addr}
     found |= {a.strip().lower() for a in learned if a and "@" in a}
     return frozenset(found)
@@ -106,5 +114,5 @@ def display_names(people: Sequence[tuple[str, str]], limit: int = 3) -> str:
     """'Dana Rivera', 'Dana Rivera and Bob', 'Dana, Bob and 2 others' — who an answer is awaited from."""
     names = [(name.strip() or addr) for name, addr in people]
     if len(names) > limit:
-        return f"{', '.join(names[:limit - 1])} and {len(names) - limit + 1} others"
+        return f"{', '.join(names[: limit - 1])} and {len(names) - limit + 1} others"
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

@@ -95,13 +95,25 @@ class NoteOps:
         return self.api.read_many(paths)
 
     def write(
-        self, path: str, frontmatter: Mapping[str, Any], body: str, *, if_match: str | None = None,
+        self,
+        path: str,
+        frontmatter: Mapping[str, Any],
+        body: str,
+        *,
+        if_match: str | None = None,
         create_only: bool = False,
     ) -> NoteRef:
         return self.api.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
 
-    def update(self, path: str, changes: Mapping[str, Any], *, if_match: str | None = None, attempts: int = 3,
-               remove: tuple[str, ...] = ()) -> str:
+    def update(
+        self,
+        path: str,
+        changes: Mapping[str, Any],
+        *,
+        if_match: str | None = None,
+        attempts: int = 3,
+        remove: tuple[str, ...] = (),
+    ) -> str:
         """Merge `changes` into a note's frontmatter (keys in `remove` dropped; body untouched); returns the new hash.
 
         With `if_match`, a concurrent human edit makes the first attempt a Conflict; the
@@ -127,15 +139,22 @@ class NoteOps:
         rename_if_exists: bool = False,
         set_frontmatter: Mapping[str, Any] | None = None,
     ) -> Moved:
-        return self.api.move(source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists,
-                             set_frontmatter=set_frontmatter)
+        return self.api.move(
+            source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
+        )
 
     def move_to_folder(self, source: str, folder: str, set_frontmatter: Mapping[str, Any] | None = None) -> Moved:
         """File a note in `folder` (as 'name (2).md'… if the name is taken), annotating it in the same call."""
         return self.move(source, f"{folder}/", rename_if_exists=True, set_frontmatter=set_frontmatter)
 
-    def list(self, directory: str = "", filter: str | Sequence[str] | None = None, *, recursive: bool = False,
-             limit: int | None = None) -> list[str]:
+    def list(
+        self,
+        directory: str = "",
+        filter: str | Sequence[str] | None = None,
+        *,
+        recursive: bool = False,
+        limit: int | None = None,
+    ) -> list[str]:
         """Paths of the notes of a folder matching any of the filters; none when the folder does not exist."""
         try:
             return self.api.list(directory, filter, recursive=recursive, limit=limit)
@@ -175,8 +194,15 @@ class HandlerState:
             self.reported[(path, code)] = version
             return True
 
-    def pause_sends(self, seconds: float, reason: str, kind: str = "auth", *, setting: str | None = None,
-                    resumes_at: float | None = None) -> bool:
+    def pause_sends(
+        self,
+        seconds: float,
+        reason: str,
+        kind: str = "auth",
+        *,
+        setting: str | None = None,
+        resumes_at: float | None = None,
+    ) -> bool:
         """Pause sending; True if sends were not already paused (record it once per pause)."""
         facts = OutcomeData()
         if kind == "cap":
@@ -234,11 +260,24 @@ class HandlerContext:
     retries: RetrySchedule | None = None
 
     @classmethod
-    def local(cls, settings: Settings, vault: Vault, *, mail: MailAPI | None = None, audit: AuditLog | None = None,
-              **fields: Any) -> HandlerContext:
+    def local(
+        cls,
+        settings: Settings,
+        vault: Vault,
+        *,
+        mail: MailAPI | None = None,
+        audit: AuditLog | None = None,
+        **fields: Any,
+    ) -> HandlerContext:
         """A context over this process's vault, without a vault server (tests, benchmarks)."""
-        return cls(settings=settings, notes=NoteOps(LocalVault(vault)), mail=mail,
-                   audit=audit or AuditLog(vault.root / LOGS, "h0"), paths=vault.paths, **fields)
+        return cls(
+            settings=settings,
+            notes=NoteOps(LocalVault(vault)),
+            mail=mail,
+            audit=audit or AuditLog(vault.root / LOGS, "h0"),
+            paths=vault.paths,
+            **fields,
+        )
 
     def retry_delay(self, path: str) -> float | None:
         """The wait before a failing `path` is looked at again (None: nothing will look again)."""

@@ -85,8 +85,15 @@ class FollowupReport:
 
     @property
     def changed(self) -> bool:
-        return bool(self.owed or self.replied or self.awaited or self.answered or self.withdrawn or self.woke
-                    or self.snooze_errors)
+        return bool(
+            self.owed
+            or self.replied
+            or self.awaited
+            or self.answered
+            or self.withdrawn
+            or self.woke
+            or self.snooze_errors
+        )
 
 
 def _days(ctx: HandlerContext) -> float:
@@ -125,8 +132,9 @@ def follow_up(ctx: HandlerContext, found: Found, *, now: float) -> FollowupRepor
         # New messages wake a snoozed note only in a thread looked at before (not at its first look).
         assessment = assess(messages.get(thread, []), owner, lists, row.override, since=row.checked_at or None)
         try:
-            _look_at(ctx, row, assessment, messages.get(thread, []), by_thread.get(thread, _Thread()), owner, now,
-                     report)
+            _look_at(
+                ctx, row, assessment, messages.get(thread, []), by_thread.get(thread, _Thread()), owner, now, report
+            )
         except H0Error as error:
             report.failed += 1
             logger.warning("follow-ups: thread {} — {} (looked at again next pass)", thread[:80], error.message)
@@ -136,8 +144,9 @@ def follow_up(ctx: HandlerContext, found: Found, *, now: float) -> FollowupRepor
     return report
 
 
-def _by_thread(ctx: HandlerContext, found: Found, ledger: FollowupLedger, now: float,
-               report: FollowupReport) -> dict[str, _Thread]:
+def _by_thread(
+    ctx: HandlerContext, found: Found, ledger: FollowupLedger, now: float, report: FollowupReport
+) -> dict[str, _Thread]:
     """The found notes by thread; along the way: untracked emails recorded, `awaiting:` words passed to the
     ledger, due snoozes woken and broken ones written on their notes."""
     threads: dict[str, _Thread] = {}
@@ -166,8 +175,13 @@ def _by_thread(ctx: HandlerContext, found: Found, ledger: FollowupLedger, now: f
             threads.setdefault(thread, _Thread()).snoozed.append((path, fm, until))
     if emails:  # email notes the ledger has not seen (written before follow-ups existed, or by another tool)
         known = ledger.known([key for _, _, key in emails])
-        fresh = [m for path, fm, key in emails if key not in known
-                 for m in [from_email_note(path, fm, now=now)] if m is not None]
+        fresh = [
+            m
+            for path, fm, key in emails
+            if key not in known
+            for m in [from_email_note(path, fm, now=now)]
+            if m is not None
+        ]
         if fresh:
             ledger.record(fresh)
             report.recorded += len(fresh)
@@ -182,8 +196,9 @@ def _awaiting(value: Any) -> bool | None:
     return {"true": True, "yes": True, "false": False, "no": False}.get(text)
 
 
-def _update(ctx: HandlerContext, path: str, changes: dict[str, Any], report: FollowupReport,
-            remove: tuple[str, ...] = ()) -> bool:
+def _update(
+    ctx: HandlerContext, path: str, changes: dict[str, Any], report: FollowupReport, remove: tuple[str, ...] = ()
+) -> bool:
     try:
         ctx.notes.update(path, changes, remove=remove)
         return True
@@ -198,8 +213,16 @@ def _update(ctx: HandlerContext, path: str, changes: dict[str, Any], report: Fol
 # ---------------------------------------------------------------------------------- one thread
 
 
-def _look_at(ctx: HandlerContext, row: ThreadRow, a: Assessment, messages: list[Message], notes: _Thread,
-             owner: frozenset[str], now: float, report: FollowupReport) -> None:
+def _look_at(
+    ctx: HandlerContext,
+    row: ThreadRow,
+    a: Assessment,
+    messages: list[Message],
+    notes: _Thread,
+    owner: frozenset[str],
+    now: float,
+    report: FollowupReport,
+) -> None:
     deadlines: list[float] = []
     if a.new_from_others and notes.snoozed:
         latest = a.new_from_others[-1]
@@ -212,8 +235,15 @@ def _look_at(ctx: HandlerContext, row: ThreadRow, a: Assessment, messages: list[
     row.due_at = min(deadlines) if deadlines else None
 
 
-def _owed(ctx: HandlerContext, a: Assessment, messages: list[Message], notes: _Thread, owner: frozenset[str],
-          now: float, report: FollowupReport) -> list[float]:
+def _owed(
+    ctx: HandlerContext,
+    a: Assessment,
+    messages: list[Message],
+    notes: _Thread,
+    owner: frozenset[str],
+    now: float,
+    report: FollowupReport,
+) -> list[float]:
     by_key = {m.key: m for m in messages}
     deadlines: list[float] = []
     for path, fm in notes.emails:
@@ -235,8 +265,9 @@ def _owed(ctx: HandlerContext, a: Assessment, messages: list[Message], notes: _T
             deadlines.append(due)
         elif needs_owner and fm.get("follow_up") != "reply_owed":
             if _update(ctx, path, {"follow_up": "reply_owed", "reply_owed_since": _iso(received)}, report):
-                ctx.audit.write("reply_owed", path=path, since=_iso(received), subject=fm.get("subject"),
-                                sender=fm.get("from"))
+                ctx.audit.write(
+                    "reply_owed", path=path, since=_iso(received), subject=fm.get("subject"), sender=fm.get("from")
+                )
                 logger.info("↩ reply owed: {} ({} since {})", path, fm.get("from") or "?", _day(received))
                 report.owed.append(path)
         elif status in ("", "pending"):
@@ -257,16 +288,19 @@ def _replied(ctx: HandlerContext, path: str, fm: dict[str, Any], mine: Message, 
         return
     draft = fm.get("draft")
     if isinstance(draft, str) and draft.startswith(f"{DRAFTS}/"):
-        reason = (f"you already replied in this thread on {_day(mine.at)} from another mail client, after the email "
-                  "this draft answers: read what you sent, then set `send_anyway: true` to send this too")
+        reason = (
+            f"you already replied in this thread on {_day(mine.at)} from another mail client, after the email "
+            "this draft answers: read what you sent, then set `send_anyway: true` to send this too"
+        )
         _update(ctx, draft, {"stale": True, "stale_reason": reason, "stale_since": when}, report)
     ctx.audit.write("reply_sent_elsewhere", path=path, done_path=moved.destination, replied_at=when, draft=draft)
     logger.info("✓ {} was answered from another mail client; filed as {}", path, moved.destination)
     report.replied.append(moved.destination)
 
 
-def _awaited(ctx: HandlerContext, row: ThreadRow, a: Assessment, messages: list[Message], now: float,
-             report: FollowupReport) -> list[float]:
+def _awaited(
+    ctx: HandlerContext, row: ThreadRow, a: Assessment, messages: list[Message], now: float, report: FollowupReport
+) -> list[float]:
     mine = a.awaited
     if row.state == "awaited" and (mine is None or mine.key != row.anchor):
         _close(ctx, row, a, now, report)
@@ -281,8 +315,9 @@ def _awaited(ctx: HandlerContext, row: ThreadRow, a: Assessment, messages: list[
     return []
 
 
-def _open(ctx: HandlerContext, row: ThreadRow, mine: Message, a: Assessment, messages: list[Message],
-          report: FollowupReport) -> None:
+def _open(
+    ctx: HandlerContext, row: ThreadRow, mine: Message, a: Assessment, messages: list[Message], report: FollowupReport
+) -> None:
     """The note "No answer from Dana since …" and its follow-up draft (each created only if absent)."""
     name = f"FOLLOWUP_{_SAFE.sub('_', mine.provider_id or mine.key)[:MAX_NAME]}.md"
     note_path, draft_path = f"{NEEDS_ACTION}/{name}", f"{DRAFTS}/REPLY_{name}"
@@ -290,39 +325,62 @@ def _open(ctx: HandlerContext, row: ThreadRow, mine: Message, a: Assessment, mes
     request = NudgeRequest(a.waiting_on, mine.subject, mine.at, mine.ask)
     judge = judge_for(ctx.settings)
     greeting, sign_off = owner_voice(ctx.settings, ctx.paths.root, a.waiting_on)
-    text = follow_up_text(request, greeting=greeting, sign_off=sign_off,
-                          provider=judge.provider if isinstance(judge, LlmJudge) else None)
+    text = follow_up_text(
+        request, greeting=greeting, sign_off=sign_off, provider=judge.provider if isinstance(judge, LlmJudge) else None
+    )
     drafted = note_timestamp()
     draft_fm: dict[str, Any] = {
-        "to": ", ".join(addr for _, addr in a.waiting_on), "subject": reply_subject(mine.subject),
-        "status": "pending_approval", "draft_id": f"REPLY_{name[:-3]}", "source": note_path, "thread_id": mine.thread,
-        "drafted_at": drafted, "follow_up": "draft",
+        "to": ", ".join(addr for _, addr in a.waiting_on),
+        "subject": reply_subject(mine.subject),
+        "status": "pending_approval",
+        "draft_id": f"REPLY_{name[:-3]}",
+        "source": note_path,
+        "thread_id": mine.thread,
+        "drafted_at": drafted,
+        "follow_up": "draft",
     }
     if mine.provider_id:
         draft_fm["reply_to_message_id"] = mine.provider_id
-    draft_body = (f"{text}\n\n{CUTOFF}\nA follow-up to your message of {_day(mine.at)} ([[{name[:-3]}]]): no answer "
-                  f"from {inert_inline(who)} since. Edit it, then move it to Approved/ to send it, or to Rejected/ to "
-                  "drop it. H0 withdraws it if the answer arrives first.\n")
+    draft_body = (
+        f"{text}\n\n{CUTOFF}\nA follow-up to your message of {_day(mine.at)} ([[{name[:-3]}]]): no answer "
+        f"from {inert_inline(who)} since. Edit it, then move it to Approved/ to send it, or to Rejected/ to "
+        "drop it. H0 withdraws it if the answer arrives first.\n"
+    )
     links = list(dict.fromkeys(m.note.rsplit("/", 1)[-1].removesuffix(".md") for m in messages if m.note))[-MAX_LINKS:]
     note_fm: dict[str, Any] = {
-        "type": "follow_up", "status": OPEN_FOLLOW_UP, "follow_up": "reply_awaited", "thread_id": mine.thread,
-        "subject": mine.subject, "awaiting_from": [f"{n} <{addr}>" if n else addr for n, addr in a.waiting_on],
-        "asked_at": _iso(mine.at), "asked_message_id": mine.provider_id, "draft": draft_path, "created_at": drafted,
+        "type": "follow_up",
+        "status": OPEN_FOLLOW_UP,
+        "follow_up": "reply_awaited",
+        "thread_id": mine.thread,
+        "subject": mine.subject,
+        "awaiting_from": [f"{n} <{addr}>" if n else addr for n, addr in a.waiting_on],
+        "asked_at": _iso(mine.at),
+        "asked_message_id": mine.provider_id,
+        "draft": draft_path,
+        "created_at": drafted,
     }
     asked = f"\n\nYou asked: “{inert_inline(mine.ask)}”" if mine.ask else ""
-    note_body = (f"No answer from {inert_inline(who)} since {_day(mine.at)} "
-                 f"({inert_inline(mine.subject) or '(no subject)'}).{asked}\n\n"
-                 f"H0 drafted a follow-up: [[REPLY_{name[:-3]}]]. Edit it and move it to Approved/ to send it. "
-                 "H0 files this note when the answer arrives; set `awaiting: false` here if you expect none.\n"
-                 + (f"\nThe thread: {', '.join(f'[[{link}]]' for link in links)}\n" if links else ""))
+    note_body = (
+        f"No answer from {inert_inline(who)} since {_day(mine.at)} "
+        f"({inert_inline(mine.subject) or '(no subject)'}).{asked}\n\n"
+        f"H0 drafted a follow-up: [[REPLY_{name[:-3]}]]. Edit it and move it to Approved/ to send it. "
+        "H0 files this note when the answer arrives; set `awaiting: false` here if you expect none.\n"
+        + (f"\nThe thread: {', '.join(f'[[{link}]]' for link in links)}\n" if links else "")
+    )
     for path, fm, body in ((draft_path, draft_fm, draft_body), (note_path, note_fm, note_body)):
         try:
             ctx.notes.write(path, fm, body, create_only=True)
         except Conflict:
             logger.info("follow-ups: {} exists already (a pass that stopped before recording it); kept", path)
     row.state, row.anchor, row.note, row.draft = "awaited", mine.key, note_path, draft_path
-    ctx.audit.write("reply_awaited", path=note_path, draft=draft_path, thread_id=mine.thread, since=_iso(mine.at),
-                    waiting_on=[addr for _, addr in a.waiting_on])
+    ctx.audit.write(
+        "reply_awaited",
+        path=note_path,
+        draft=draft_path,
+        thread_id=mine.thread,
+        since=_iso(mine.at),
+        waiting_on=[addr for _, addr in a.waiting_on],
+    )
     logger.info("⧗ no answer from {} since {}: {} (follow-up drafted: {})", who, _day(mine.at), note_path, draft_path)
     report.awaited.append(note_path)
 
@@ -370,8 +428,9 @@ def _withdraw(ctx: HandlerContext, path: str, why: str, now: float, report: Foll
     if not draft_status(draft.frontmatter).sendable:
         return
     reason = f"{why}."
-    moved = ctx.notes.move_to_folder(path, DONE, {"status": "withdrawn", "withdrawn_reason": reason,
-                                                  "withdrawn_at": _iso(now)})
+    moved = ctx.notes.move_to_folder(
+        path, DONE, {"status": "withdrawn", "withdrawn_reason": reason, "withdrawn_at": _iso(now)}
+    )
     ctx.audit.write("draft_withdrawn", path=path, done_path=moved.destination, reason=reason)
     logger.info("↶ withdrew {} (never sent): {}", path, reason)
     report.withdrawn.append(moved.destination)

@@ -26,9 +26,14 @@ def state_of(ctx: HandlerContext) -> StateDB:
     return ctx.state_db or StateDB.for_vault(ctx.settings.vault_path, ctx.settings.h0_state_dir)
 
 
-
-def record_mail(ctx: HandlerContext, emails: Sequence[EmailFull], sent: Sequence[EmailFull] = (),
-                written: Mapping[str, str] | None = None, *, now: float) -> int:
+def record_mail(
+    ctx: HandlerContext,
+    emails: Sequence[EmailFull],
+    sent: Sequence[EmailFull] = (),
+    written: Mapping[str, str] | None = None,
+    *,
+    now: float,
+) -> int:
     """Ingest's hand-off: record the new messages and the owner's sent ones. Never raises: a ledger
     that cannot be written costs the follow-ups of these messages, never the ingest."""
     if not emails and not sent:

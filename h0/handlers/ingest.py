@@ -58,7 +58,9 @@ from h0.mail.sync_query import ingest_query as _query_without_label
 from h0.vault import Note
 from h0.vault.layout import NEEDS_ACTION
 
-TRUNCATION_MARKER = "\n\n[… H0 cut this message here: it is longer than 100,000 characters. Open it in Gmail to read the rest.]\n"
+TRUNCATION_MARKER = (
+    "\n\n[… H0 cut this message here: it is longer than 100,000 characters. Open it in Gmail to read the rest.]\n"
+)
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 _VERDICT = re.compile(r"[a-z]{1,16}")
 MAX_LOOKUP = 10_000  # notes one duplicate look-up returns, the whole batch together
@@ -102,7 +104,9 @@ def ingest_new_mail(ctx: HandlerContext, *, max_results: int = 50, mode: str = "
             return report
         except H0Error as error:
             ctx.audit.write("ingest_sync_failed", "warning", **ctx.error_fields(error))
-            logger.warning("ingest: the incremental sync failed ({}); searching with GMAIL_QUERY this time", error.message)
+            logger.warning(
+                "ingest: the incremental sync failed ({}); searching with GMAIL_QUERY this time", error.message
+            )
     return ingest_by_query(ctx, report, max_results=max_results)
 
 
@@ -196,8 +200,9 @@ class _Seen:
         self.holders.setdefault(key, []).append(note.path)
         thread_id = str(note.frontmatter.get("thread_id") or "")
         if thread_id in self.threads:
-            self.threads[thread_id] = sorted([*self.threads[thread_id], classify(note)],
-                                             key=lambda n: (n.when, n.note.path))
+            self.threads[thread_id] = sorted(
+                [*self.threads[thread_id], classify(note)], key=lambda n: (n.when, n.note.path)
+            )
 
 
 def _duplicate_key(message_id: str, rfc822: str | None) -> str:
@@ -280,11 +285,16 @@ def _check_own_note(path: str, message_id: str, ctx: HandlerContext) -> None:
     try:
         existing = ctx.notes.read(path)
     except H0Error as error:
-        raise Conflict(f"{path} is taken by something H0 cannot read as a note ({error.message}); "
-                       "the email was not ingested.", path=path) from None
+        raise Conflict(
+            f"{path} is taken by something H0 cannot read as a note ({error.message}); the email was not ingested.",
+            path=path,
+        ) from None
     if str(existing.frontmatter.get("message_id") or "") != message_id:
-        raise Conflict(f"{path} holds another note (message_id {existing.frontmatter.get('message_id')!r}); "
-                       "the email was not ingested.", path=path)
+        raise Conflict(
+            f"{path} holds another note (message_id {existing.frontmatter.get('message_id')!r}); "
+            "the email was not ingested.",
+            path=path,
+        )
 
 
 def _text(value: Any) -> str:
@@ -295,8 +305,9 @@ def _text(value: Any) -> str:
 def _addresses(value: Any) -> list[str]:
     if not value:
         return []
-    return [defuse_cutoff(format_address(name, addr))
-            for name, addr in getaddresses([clean_address_header(value)]) if addr]
+    return [
+        defuse_cutoff(format_address(name, addr)) for name, addr in getaddresses([clean_address_header(value)]) if addr
+    ]
 
 
 def _subject(email: EmailFull) -> str:

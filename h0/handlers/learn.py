@@ -26,8 +26,12 @@ def learn_from_drafts(ctx: HandlerContext) -> Outcome:
     outcomes = learn_from_filed(ctx.notes.api, drafting, llm)
     for record in outcomes:
         if record["outcome"] == "sent" and record.get("similarity") is not None:
-            logger.info("📏 {}: sent {:.0%} as H0 wrote it{}", record["note"], record["similarity"],
-                        " (send-ready)" if record.get("send_ready") else "")
+            logger.info(
+                "📏 {}: sent {:.0%} as H0 wrote it{}",
+                record["note"],
+                record["similarity"],
+                " (send-ready)" if record.get("send_ready") else "",
+            )
     return Outcome("learned", f"{len(outcomes)} draft(s)", data={"outcomes": len(outcomes)})
 
 

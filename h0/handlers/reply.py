@@ -69,12 +69,12 @@ def reply_recipient(frontmatter: dict[str, Any]) -> str | None:
     return None
 
 
-
 def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tuple[list[str], str]:
     """Who else was on the email and gets the reply (Cc), and the sentence saying so.
 
     Everyone in its To and Cc but the sender and the owner (OWNER_EMAILS, SMTP_FROM, …). When H0
     does not know the owner's addresses, the To line may be the owner's own: only its Cc is kept."""
+
     def addresses(field: str) -> list[str]:
         value = frontmatter.get(field)
         items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
@@ -90,9 +90,15 @@ def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tu
     return cc, note
 
 
-def reply_draft(note: Note, decision: Any, newer: ThreadNote | None = None, context: DraftContext | None = None,
-           by_model: bool = False, drafted_by: str = "rules",
-           owner: frozenset[str] = frozenset()) -> tuple[Write | None, dict[str, Any] | None]:
+def reply_draft(
+    note: Note,
+    decision: Any,
+    newer: ThreadNote | None = None,
+    context: DraftContext | None = None,
+    by_model: bool = False,
+    drafted_by: str = "rules",
+    owner: frozenset[str] = frozenset(),
+) -> tuple[Write | None, dict[str, Any] | None]:
     """The reply draft for this email (created only if absent) and the record of what H0 wrote in it;
     (None, None) when there is no address to reply to."""
     fm = note.frontmatter
@@ -120,9 +126,11 @@ def reply_draft(note: Note, decision: Any, newer: ThreadNote | None = None, cont
         draft_fm["priority"] = "urgent"
     if newer is not None:  # the thread already moved on past this email: the draft is out of date from the start
         draft_fm["stale"] = True
-        draft_fm["stale_reason"] = (f"{inert_inline(str(newer.note.frontmatter.get('from') or 'someone'))} wrote again "
-                                    f"in this thread ({newer.link}) after the email this draft answers: read it, "
-                                    "edit the reply, and set `send_anyway: true` to send it anyway")
+        draft_fm["stale_reason"] = (
+            f"{inert_inline(str(newer.note.frontmatter.get('from') or 'someone'))} wrote again "
+            f"in this thread ({newer.link}) after the email this draft answers: read it, "
+            "edit the reply, and set `send_anyway: true` to send it anyway"
+        )
         draft_fm["stale_since"] = newer.link
     warning = sender_warning(fm)
     if warning:
@@ -145,6 +153,12 @@ def reply_draft(note: Note, decision: Any, newer: ThreadNote | None = None, cont
         + (f"\n{section}" if (section := notes_section(found)) else "")
         + f"\n{REVISE_HINT}\n"
     )
-    written = written_record(draft_path, draft_fm["draft_id"], reply, drafted_by,
-                             [i.label for i in found.used] or [i.label for i in found.given], found.questions)
+    written = written_record(
+        draft_path,
+        draft_fm["draft_id"],
+        reply,
+        drafted_by,
+        [i.label for i in found.used] or [i.label for i in found.given],
+        found.questions,
+    )
     return Write(draft_path, draft_fm, body, create_only=True), written

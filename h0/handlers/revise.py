@@ -45,12 +45,20 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     ctx.drafting = drafting
     llm = getattr(ctx.triager, "llm", None)
     started = time.perf_counter()
-    rewritten = rewrite(path, note.frontmatter, note.body, instruction, drafting=drafting, llm=llm,
-                        email=email_for(ctx.notes.api, note.frontmatter))
+    rewritten = rewrite(
+        path,
+        note.frontmatter,
+        note.body,
+        instruction,
+        drafting=drafting,
+        llm=llm,
+        email=email_for(ctx.notes.api, note.frontmatter),
+    )
     changed = [k for k in FIXED_KEYS if rewritten.frontmatter.get(k) != note.frontmatter.get(k)]
     if changed:  # cannot happen by construction; checked because recipients are what a revision must never touch
-        raise InternalError(f"A revision of {path} would have changed {', '.join(changed)}; nothing was written.",
-                            path=path)
+        raise InternalError(
+            f"A revision of {path} would have changed {', '.join(changed)}; nothing was written.", path=path
+        )
     try:
         ctx.notes.write(path, rewritten.frontmatter, rewritten.body, if_match=note.hash)
     except Conflict:

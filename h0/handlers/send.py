@@ -67,8 +67,12 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
 
     paused = ctx.state.sends_paused_for()
     if paused > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
-        return Outcome("paused", ctx.state.pause_reason, retry_in=paused,
-                       data={"kind": ctx.state.pause_kind, **ctx.state.pause_facts})
+        return Outcome(
+            "paused",
+            ctx.state.pause_reason,
+            retry_in=paused,
+            data={"kind": ctx.state.pause_kind, **ctx.state.pause_facts},
+        )
     if ctx.mail is None:
         raise McpUnavailable("No mail server is configured.")
 
@@ -104,8 +108,12 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     verb = "was already sent" if result.already_sent else "sent"
     logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, describe_recipients(recipients), elapsed_ms, done_path)
     data: OutcomeData = {
-        "done_path": done_path, "to": to, "recipients": recipients, "message_id": result.message_id,
-        "already_sent": result.already_sent, "elapsed_ms": elapsed_ms,
+        "done_path": done_path,
+        "to": to,
+        "recipients": recipients,
+        "message_id": result.message_id,
+        "already_sent": result.already_sent,
+        "elapsed_ms": elapsed_ms,
     }
     return Outcome("sent", done_path, data=data)
 
@@ -132,7 +140,9 @@ def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: Handle
         # The human saved while the message was going out: what was sent is the version
         # read before the send; say so rather than pretend the note is what went out.
         ctx.notes.update(done_path, {"edited_during_send": True, "sent_version_hash": note.hash})
-        ctx.audit.write("draft_edited_during_send", "warning", path=path, done_path=done_path, sent_version_hash=note.hash)
+        ctx.audit.write(
+            "draft_edited_during_send", "warning", path=path, done_path=done_path, sent_version_hash=note.hash
+        )
         logger.warning("{} was edited while being sent; the version read before sending went out", path)
     if moved.warning:
         ctx.audit.write("filing_incomplete", "warning", path=path, done_path=done_path, message=moved.warning)
@@ -142,8 +152,15 @@ def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: Handle
     return done_path
 
 
-def _say_sent(done_path: str, frontmatter: dict[str, Any], body: str, filed_hash: str, sent_at: object, to: str,
-              ctx: HandlerContext) -> None:
+def _say_sent(
+    done_path: str,
+    frontmatter: dict[str, Any],
+    body: str,
+    filed_hash: str,
+    sent_at: object,
+    to: str,
+    ctx: HandlerContext,
+) -> None:
     """Replace H0's "move this note to Approved/" line (below the cut-off) with when and to whom it went,
     in one write on the note exactly as H0 filed it (`filed_hash`): one changed since is left as it is."""
     cut = body.find(CUTOFF)
@@ -203,8 +220,9 @@ def finish_interrupted_filings(ctx: HandlerContext, *, days: int = 7) -> int:
         ctx.notes.patch(note, {k: v for k, v in changes.items() if v is not None})
         _file_source(note, done_path, ctx)
         _journal_filed(ctx, row["rfc822_message_id"], done_path)
-        ctx.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=row.get("idempotency_key"),
-                        recovered=True)
+        ctx.audit.write(
+            "email_filed", path=path, done_path=done_path, idempotency_key=row.get("idempotency_key"), recovered=True
+        )
         logger.info("finished filing {} as {} (interrupted after sending)", path, done_path)
         finished += 1
     return finished
@@ -235,8 +253,13 @@ def _file_source(note: Note, done_path: str, ctx: HandlerContext) -> None:
     source = source_note(note.frontmatter.get("source"), ctx)
     if source is None:
         if note.frontmatter.get("source"):
-            ctx.audit.write("source_not_filed", "warning", path=done_path, source=str(note.frontmatter.get("source")),
-                            reason="source: must name an email note in Needs_Action/")
+            ctx.audit.write(
+                "source_not_filed",
+                "warning",
+                path=done_path,
+                source=str(note.frontmatter.get("source")),
+                reason="source: must name an email note in Needs_Action/",
+            )
         return
     try:
         moved = ctx.notes.move_to_folder(source, DONE, {"status": "done", "replied_with": done_path})
@@ -249,7 +272,11 @@ def _send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> 
     # The pipeline's work queue paces the second look (RETRY_DELAY_MS, RETRY_BACKOFF_MULTIPLIER):
     # asked here only so that the log line can say when it comes.
     retry_in: float | None
-    fields: dict[str, Any] = {"path": path, "to": note.frontmatter.get("to"), "subject": note.frontmatter.get("subject")}
+    fields: dict[str, Any] = {
+        "path": path,
+        "to": note.frontmatter.get("to"),
+        "subject": note.frontmatter.get("subject"),
+    }
     reason = error.details.get("reason")
     if isinstance(error, Conflict) and reason in ("not_settled", "note_changed", "in_progress"):
         # Still being written, changed since read, or another process is sending it: look again.
@@ -262,9 +289,12 @@ def _send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> 
         return _return_to_drafts(path, note, error, ctx)
     if isinstance(error, McpUnavailable):
         retry_in = ctx.retry_delay(path)
-        ctx.audit.write("mcp_unavailable", "error", server="mail", retry_in=retry_in, **fields, **ctx.error_fields(error))
-        logger.error("{}: the mail server is unavailable; the draft stays in Approved/ ({})", path,
-                     ctx.retry_words(retry_in))
+        ctx.audit.write(
+            "mcp_unavailable", "error", server="mail", retry_in=retry_in, **fields, **ctx.error_fields(error)
+        )
+        logger.error(
+            "{}: the mail server is unavailable; the draft stays in Approved/ ({})", path, ctx.retry_words(retry_in)
+        )
     elif isinstance(error, RateLimited):
         return _send_capped(path, error, fields, ctx)
     elif isinstance(error, AuthRequired):
@@ -272,8 +302,11 @@ def _send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> 
         if ctx.state.pause_sends(AUTH_PAUSE_SECONDS, error.message):
             ctx.audit.write("sends_paused", "error", reason=error.message, **fields, **ctx.error_fields(error))
         if ctx.state.announce_pause(f"auth {error.message}", error.message):  # renewed every minute: said once
-            logger.error("sending paused: {} ({} and the drafts approved meanwhile wait in Approved/; vault work "
-                         "goes on)", error.message, path)
+            logger.error(
+                "sending paused: {} ({} and the drafts approved meanwhile wait in Approved/; vault work goes on)",
+                error.message,
+                path,
+            )
     elif isinstance(error, SendFailed) and error.details.get("bounce"):
         return _file_bounce(path, note, error, ctx)
     elif isinstance(error, SendFailed) and error.details.get("outcome") == "unknown":
@@ -295,24 +328,38 @@ def _send_capped(path: str, error: RateLimited, fields: dict[str, Any], ctx: Han
     setting = error.details.get("setting")
     if setting:
         window = error.details.get("window") or ""
-        reason = (f"the {window} send cap is reached ({setting}={error.details.get('cap')}); "
-                  f"sending resumes at {local_clock(resumes_at)}")
+        reason = (
+            f"the {window} send cap is reached ({setting}={error.details.get('cap')}); "
+            f"sending resumes at {local_clock(resumes_at)}"
+        )
     else:
-        reason = f"the mail provider asks H0 to slow down ({error.message}); sending resumes at {local_clock(resumes_at)}"
-    ctx.audit.write("send_deferred", "warning", retry_in=retry_in, resumes_at=note_timestamp(
-        dt.datetime.fromtimestamp(resumes_at, dt.UTC)), **fields, **ctx.error_fields(error))
+        reason = (
+            f"the mail provider asks H0 to slow down ({error.message}); sending resumes at {local_clock(resumes_at)}"
+        )
+    ctx.audit.write(
+        "send_deferred",
+        "warning",
+        retry_in=retry_in,
+        resumes_at=note_timestamp(dt.datetime.fromtimestamp(resumes_at, dt.UTC)),
+        **fields,
+        **ctx.error_fields(error),
+    )
     ctx.state.pause_sends(retry_in, reason, "cap", setting=setting, resumes_at=resumes_at)
     if ctx.state.announce_pause(f"cap {setting or 'provider'}", reason):
         then = "the first `h0 sweep` or `h0 watch` after that sends them" if ctx.one_pass else "H0 sends them then"
-        logger.warning("sending paused: {}. {} and the drafts approved meanwhile wait in Approved/; {}.",
-                       reason, path, then)
+        logger.warning(
+            "sending paused: {}. {} and the drafts approved meanwhile wait in Approved/; {}.", reason, path, then
+        )
     else:
         logger.debug("{}: waits for the send cap", path)
     # "failed" (the send-failed report signal) for the draft the cap refused; those approved
     # meanwhile come back "paused" without a word.
-    return Outcome("failed", error.code, retry_in=retry_in,
-                   data={"error": error, "retry_in": retry_in, "kind": "cap", "setting": setting,
-                         "resumes_at": resumes_at})
+    return Outcome(
+        "failed",
+        error.code,
+        retry_in=retry_in,
+        data={"error": error, "retry_in": retry_in, "kind": "cap", "setting": setting, "resumes_at": resumes_at},
+    )
 
 
 def _say_resumed(ctx: HandlerContext, path: str) -> None:
@@ -353,13 +400,25 @@ def _return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext
         return Outcome("gone")
     except H0Error as move_error:
         # Cannot move it back: leave it in Approved/ and say so once per version.
-        ctx.report(path, "send_refused", note.hash, f"{error.message} (and it could not be moved back to "
-                   f"{DRAFTS}/: {move_error.message})", **ctx.error_fields(error))
+        ctx.report(
+            path,
+            "send_refused",
+            note.hash,
+            f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})",
+            **ctx.error_fields(error),
+        )
         return Outcome("failed", error.code, data={"error": error, "retry_in": None})
     back = moved.destination
     event = "send_held" if held else "send_refused"
-    ctx.audit.write(event, "warning" if held else "error", path=path, returned_to=back, reason=code,
-                    message=error.message, **{k: v for k, v in error.details.items() if k not in ("reason", "path")})
+    ctx.audit.write(
+        event,
+        "warning" if held else "error",
+        path=path,
+        returned_to=back,
+        reason=code,
+        message=error.message,
+        **{k: v for k, v in error.details.items() if k not in ("reason", "path")},
+    )
     log = logger.warning if held else logger.error
     log("{}: not sent ({}) — back in {}: {}", path, code, back, error.message)
     ctx.state.succeeded(path)
@@ -374,11 +433,23 @@ def _return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Out
     except NotFound:
         return Outcome("gone")
     except H0Error as move_error:
-        ctx.report(path, "read_error", "corrupt", f"{error.message} (and it could not be moved back to "
-                   f"{DRAFTS}/: {move_error.message})", **ctx.error_fields(error))
+        ctx.report(
+            path,
+            "read_error",
+            "corrupt",
+            f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})",
+            **ctx.error_fields(error),
+        )
         return Outcome("waiting", "corrupt frontmatter")
-    ctx.audit.write("send_refused", "error", path=path, returned_to=back, reason=error.code, message=error.message,
-                    **{k: v for k, v in error.details.items() if k != "path"})
+    ctx.audit.write(
+        "send_refused",
+        "error",
+        path=path,
+        returned_to=back,
+        reason=error.code,
+        message=error.message,
+        **{k: v for k, v in error.details.items() if k != "path"},
+    )
     logger.error("{}: not sent ({}) — back in {}, unchanged: {}", path, error.code, back, error.message)
     ctx.state.succeeded(path)
     return Outcome("refused", back, data={"error": error, "retry_in": None, "returned_to": back})
@@ -389,8 +460,13 @@ def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) 
         path, FAILED, {"status": "failed", "failed_at": note_timestamp(), "error": error.message}
     ).destination
     ctx.audit.write(
-        "email_delivery_failed", "error", path=path, failed_path=failed_path, to=note.frontmatter.get("to"),
-        subject=note.frontmatter.get("subject"), **ctx.error_fields(error),
+        "email_delivery_failed",
+        "error",
+        path=path,
+        failed_path=failed_path,
+        to=note.frontmatter.get("to"),
+        subject=note.frontmatter.get("subject"),
+        **ctx.error_fields(error),
     )
     logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)
     return Outcome("bounced", failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})

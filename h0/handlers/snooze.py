@@ -45,8 +45,9 @@ def check_snooze(ctx: HandlerContext, path: str, fm: dict[str, Any], now: float)
         if fm.get("snooze_error") == error.message:
             return None, ""
         if _update(ctx, path, {"snooze_error": error.message, "snooze_error_code": error.code}):
-            ctx.audit.write("snooze_invalid", "warning", path=path, message=error.message,
-                            value=str(fm.get(SNOOZE))[:80])
+            ctx.audit.write(
+                "snooze_invalid", "warning", path=path, message=error.message, value=str(fm.get(SNOOZE))[:80]
+            )
             logger.warning("{}: {}", path, error.message)
             return None, "error"
         return None, ""
@@ -59,8 +60,9 @@ def check_snooze(ctx: HandlerContext, path: str, fm: dict[str, Any], now: float)
 
 def wake(ctx: HandlerContext, path: str, reason: str, now: float) -> bool:
     """Bring a snoozed note back now, saying why; False when it is gone or could not be changed."""
-    if not _update(ctx, path, {"snooze_woke_at": _iso(now), "snooze_woke_reason": reason},
-                   remove=(SNOOZE, *ERROR_KEYS)):
+    if not _update(
+        ctx, path, {"snooze_woke_at": _iso(now), "snooze_woke_reason": reason}, remove=(SNOOZE, *ERROR_KEYS)
+    ):
         return False
     ctx.audit.write("note_unsnoozed", path=path, reason=reason)
     logger.info("⏰ {} is back: {}", path, reason)

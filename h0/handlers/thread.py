@@ -59,7 +59,9 @@ def thread_notes(ctx: HandlerContext, thread_id: str, *, exclude: str | None = N
     return [n for n in notes if n.note.path != exclude]
 
 
-def threads_of(ctx: HandlerContext, thread_ids: Iterable[str], *, known: Iterable[Note] = ()) -> dict[str, list[ThreadNote]]:
+def threads_of(
+    ctx: HandlerContext, thread_ids: Iterable[str], *, known: Iterable[Note] = ()
+) -> dict[str, list[ThreadNote]]:
     """The notes of each of these threads, oldest first: one walk of the vault for all of them
     (a list with any-of filters) and one batch read of what it found (`known` notes are not read
     again). Unreadable notes are left out; a thread with no note maps to []."""
@@ -146,8 +148,10 @@ def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: Email
             continue
         if str(fm.get("reply_to_message_id") or "") == message_id or fm.get("stale_since") == link:
             continue
-        reason = (f"{sender} wrote again in this thread ({link}) after the email this draft answers: read it, "
-                  "edit the reply, and set `send_anyway: true` to send it anyway")
+        reason = (
+            f"{sender} wrote again in this thread ({link}) after the email this draft answers: read it, "
+            "edit the reply, and set `send_anyway: true` to send it anyway"
+        )
         try:
             ctx.notes.update(item.note.path, {"stale": True, "stale_reason": reason, "stale_since": link})
         except H0Error as error:

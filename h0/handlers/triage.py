@@ -142,23 +142,32 @@ def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNot
     try:
         threads = threads_of(ctx, ids, known=notes)
     except H0Error as error:
-        logger.warning("the threads of {} email(s) could not be read ({}); triaged on their own", len(notes),
-                       error.message)
+        logger.warning(
+            "the threads of {} email(s) could not be read ({}); triaged on their own", len(notes), error.message
+        )
         return {}
-    return {n.path: [t for t in threads.get(str(n.frontmatter.get("thread_id") or ""), []) if t.note.path != n.path]
-            for n in notes}
+    return {
+        n.path: [t for t in threads.get(str(n.frontmatter.get("thread_id") or ""), []) if t.note.path != n.path]
+        for n in notes
+    }
 
 
-def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext, triager: EmailTriager,
-          drafting: Drafting | None = None) -> _Plan:
+def _plan(
+    note: Note, thread: list[ThreadNote], ctx: HandlerContext, triager: EmailTriager, drafting: Drafting | None = None
+) -> _Plan:
     from h0.triage.models import EarlierMessage, EmailInput
 
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
     text = block_text(note.body)
     email = EmailInput.from_note(note.frontmatter, text)
     if thread:
-        email = email.model_copy(update={"conversation": [
-            EarlierMessage(**entry) for entry in conversation(thread, note.frontmatter.get("received"))]})
+        email = email.model_copy(
+            update={
+                "conversation": [
+                    EarlierMessage(**entry) for entry in conversation(thread, note.frontmatter.get("received"))
+                ]
+            }
+        )
     to = reply_recipient(note.frontmatter)
     context: DraftContext | None = None
     if drafting is not None and getattr(triager, "llm", None) is not None:
@@ -184,24 +193,38 @@ def _plan(note: Note, thread: list[ThreadNote], ctx: HandlerContext, triager: Em
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.frontmatter.get("received"))
         by_model = outcome.provider != "rules" and not outcome.fallback
-        plan.draft, plan.written = reply_draft(note, decision, newer[-1] if newer else None, context, by_model,
-                                               outcome.provider if by_model else "rules",
-                                               owner=owner_addresses(ctx.settings))
+        plan.draft, plan.written = reply_draft(
+            note,
+            decision,
+            newer[-1] if newer else None,
+            context,
+            by_model,
+            outcome.provider if by_model else "rules",
+            owner=owner_addresses(ctx.settings),
+        )
         if plan.draft is None:
             record["decision"] = "needs_info"
-            plan.change = Update(note.path, {**record, "status": "needs_info", "problem": "no address to reply to"},
-                                 if_match=note.hash)
+            plan.change = Update(
+                note.path, {**record, "status": "needs_info", "problem": "no address to reply to"}, if_match=note.hash
+            )
         else:
-            plan.change = Update(note.path, {**record, "status": "awaiting_approval", "draft": plan.draft.path},
-                                 if_match=note.hash)
+            plan.change = Update(
+                note.path, {**record, "status": "awaiting_approval", "draft": plan.draft.path}, if_match=note.hash
+            )
     elif decision.decision == "archive":
         plan.change = Move(note.path, f"{DONE}/", rename_if_exists=True, set_frontmatter={**record, "status": "done"})
     elif decision.decision == "delegate":
         whom = decision.delegate_to or "someone else"
-        appended = (note.body.rstrip("\n")
-                    + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}\n")
-        plan.change = Write(note.path, {**note.frontmatter, **record, "status": "delegated", "delegate_to": whom},
-                            appended, if_match=note.hash)
+        appended = (
+            note.body.rstrip("\n")
+            + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}\n"
+        )
+        plan.change = Write(
+            note.path,
+            {**note.frontmatter, **record, "status": "delegated", "delegate_to": whom},
+            appended,
+            if_match=note.hash,
+        )
     else:
         plan.change = Update(note.path, {**record, "status": "needs_info"}, if_match=note.hash)
     return plan
@@ -214,11 +237,15 @@ def _apply_plans(plans: list[_Plan], ctx: HandlerContext) -> None:
     it is kept (never a second draft, never over the human's edits). An email the human edited
     since it was read gets the single note's treatment: its keys merged on the fresh note."""
     drafted = [p for p in plans if p.draft is not None]
-    for plan, result in zip(drafted, ctx.notes.apply([p.draft for p in drafted if p.draft is not None]) if drafted else [], strict=True):
+    for plan, result in zip(
+        drafted, ctx.notes.apply([p.draft for p in drafted if p.draft is not None]) if drafted else [], strict=True
+    ):
         if isinstance(result, Exception) and not isinstance(result, Conflict):
             plan.result = result
     ready = [p for p in plans if p.result is None and p.change is not None]
-    for plan, result in zip(ready, ctx.notes.apply([p.change for p in ready if p.change is not None]) if ready else [], strict=True):
+    for plan, result in zip(
+        ready, ctx.notes.apply([p.change for p in ready if p.change is not None]) if ready else [], strict=True
+    ):
         if isinstance(result, Conflict):
             try:
                 _again(plan, ctx)
@@ -237,8 +264,17 @@ def _again(plan: _Plan, ctx: HandlerContext) -> None:
         ctx.notes.update(change.path, change.set)
     elif isinstance(change, Write):  # delegate: the decision recorded, the body left as the human has it now
         fresh = ctx.notes.read(change.path)
-        ctx.notes.write(change.path, {**fresh.frontmatter, **plan.record, "status": "delegated",
-                                      "delegate_to": change.frontmatter["delegate_to"]}, fresh.body, if_match=fresh.hash)
+        ctx.notes.write(
+            change.path,
+            {
+                **fresh.frontmatter,
+                **plan.record,
+                "status": "delegated",
+                "delegate_to": change.frontmatter["delegate_to"],
+            },
+            fresh.body,
+            if_match=fresh.hash,
+        )
     else:
         raise Conflict(f"{plan.note.path} changed while it was being filed.", path=plan.note.path)
 
@@ -250,23 +286,28 @@ def _decided(plan: _Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcom
     draft_path = plan.draft.path if plan.draft is not None else None
     done_path = record.pop("done_path", None)
     fm = plan.note.frontmatter
-    decisions.append(("triage_decision", {
-        "note": path,
-        # Who and what, for the briefing: a note written by hand has no sender, and its title stands in.
-        "sender": inert_inline(clean_header_text(str(fm.get("from") or "")))[:200] or None,
-        "subject": inert_inline(clean_header_text(str(fm.get("subject") or "")))[:200] or _title(plan.note),
-        "decision": record["decision"],
-        "confidence": record["confidence"],
-        "reasoning": decision.reasoning,
-        "provider": outcome.provider,
-        "model": outcome.model,
-        "latency_ms": round(outcome.latency_ms, 2),
-        "fallback": outcome.fallback or None,
-        "fallback_reason": outcome.fallback_reason,
-        "rule": outcome.rule,
-        "draft": draft_path,
-        "warnings": outcome.warnings or None,
-    }))
+    decisions.append(
+        (
+            "triage_decision",
+            {
+                "note": path,
+                # Who and what, for the briefing: a note written by hand has no sender, and its title stands in.
+                "sender": inert_inline(clean_header_text(str(fm.get("from") or "")))[:200] or None,
+                "subject": inert_inline(clean_header_text(str(fm.get("subject") or "")))[:200] or _title(plan.note),
+                "decision": record["decision"],
+                "confidence": record["confidence"],
+                "reasoning": decision.reasoning,
+                "provider": outcome.provider,
+                "model": outcome.model,
+                "latency_ms": round(outcome.latency_ms, 2),
+                "fallback": outcome.fallback or None,
+                "fallback_reason": outcome.fallback_reason,
+                "rule": outcome.rule,
+                "draft": draft_path,
+                "warnings": outcome.warnings or None,
+            },
+        )
+    )
     for warning in outcome.warnings:
         logger.warning("{}: {}", path, warning)
     where = f" → {draft_path}" if draft_path else (f" → {done_path}" if done_path else "")

@@ -29,19 +29,49 @@ from h0.mail.headers import check_header_text, decode_fully, hides_control
 # Domains people mean, and the misspellings seen most in practice. The table catches the
 # famous ones exactly; `_near_miss` catches other one-letter slips of the long names.
 POPULAR_DOMAINS = (
-    "gmail.com", "googlemail.com", "hotmail.com", "outlook.com", "yahoo.com",
-    "icloud.com", "protonmail.com", "proton.me", "live.com", "aol.com",
+    "gmail.com",
+    "googlemail.com",
+    "hotmail.com",
+    "outlook.com",
+    "yahoo.com",
+    "icloud.com",
+    "protonmail.com",
+    "proton.me",
+    "live.com",
+    "aol.com",
 )
 KNOWN_TYPOS = {
-    "gmial.com": "gmail.com", "gmai.com": "gmail.com", "gmal.com": "gmail.com", "gamil.com": "gmail.com",
-    "gnail.com": "gmail.com", "gmaill.com": "gmail.com", "gmail.co": "gmail.com", "gmail.con": "gmail.com",
-    "gmail.cm": "gmail.com", "gmail.om": "gmail.com", "gmail.cmo": "gmail.com", "gmaik.com": "gmail.com",
-    "hotmial.com": "hotmail.com", "hotmal.com": "hotmail.com", "hotmai.com": "hotmail.com",
-    "hotmail.co": "hotmail.com", "hotmail.con": "hotmail.com", "homail.com": "hotmail.com",
-    "outlok.com": "outlook.com", "outloo.com": "outlook.com", "outlook.co": "outlook.com",
-    "outlook.con": "outlook.com", "yaho.com": "yahoo.com", "yahooo.com": "yahoo.com", "yahoo.co": "yahoo.com",
-    "yahoo.con": "yahoo.com", "yhoo.com": "yahoo.com", "iclod.com": "icloud.com", "icloud.co": "icloud.com",
-    "icoud.com": "icloud.com", "protonmial.com": "protonmail.com",
+    "gmial.com": "gmail.com",
+    "gmai.com": "gmail.com",
+    "gmal.com": "gmail.com",
+    "gamil.com": "gmail.com",
+    "gnail.com": "gmail.com",
+    "gmaill.com": "gmail.com",
+    "gmail.co": "gmail.com",
+    "gmail.con": "gmail.com",
+    "gmail.cm": "gmail.com",
+    "gmail.om": "gmail.com",
+    "gmail.cmo": "gmail.com",
+    "gmaik.com": "gmail.com",
+    "hotmial.com": "hotmail.com",
+    "hotmal.com": "hotmail.com",
+    "hotmai.com": "hotmail.com",
+    "hotmail.co": "hotmail.com",
+    "hotmail.con": "hotmail.com",
+    "homail.com": "hotmail.com",
+    "outlok.com": "outlook.com",
+    "outloo.com": "outlook.com",
+    "outlook.co": "outlook.com",
+    "outlook.con": "outlook.com",
+    "yaho.com": "yahoo.com",
+    "yahooo.com": "yahoo.com",
+    "yahoo.co": "yahoo.com",
+    "yahoo.con": "yahoo.com",
+    "yhoo.com": "yahoo.com",
+    "iclod.com": "icloud.com",
+    "icloud.co": "icloud.com",
+    "icoud.com": "icloud.com",
+    "protonmial.com": "protonmail.com",
 }
 _NEAR_MISS_MIN_LEN = 9  # one edit away from "aol.com" is too often a real domain
 
@@ -87,7 +117,10 @@ def check_address(text: str) -> Checked:
         local = normalized.rsplit("@", 1)[0]
         suggestion = f"{local}@{fixed}"
         return Checked(
-            text, False, normalized=normalized, suggestion=suggestion,
+            text,
+            False,
+            normalized=normalized,
+            suggestion=suggestion,
             reason=f"'{result.ascii_domain}' looks like a typo of '{fixed}' — did you mean {suggestion}?",
         )
     return Checked(text, True, normalized=normalized)
@@ -115,7 +148,9 @@ def _one_edit_apart(a: str, b: str) -> bool:
         diffs = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
         if len(diffs) == 1:
             return True
-        return len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]]
+        return (
+            len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]]
+        )
     shorter, longer = (a, b) if len(a) < len(b) else (b, a)
     for i in range(len(longer)):
         if longer[:i] + longer[i + 1 :] == shorter:
@@ -142,8 +177,13 @@ def other_address_in_name(display_name: str, address: str) -> str | None:
     return None
 
 
-def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typo_domains: bool = False,
-                     confirmed_domains: Collection[str] = ()) -> list[Address]:
+def parse_recipients(
+    field: str,
+    value: str | Iterable[str] | None,
+    *,
+    allow_typo_domains: bool = False,
+    confirmed_domains: Collection[str] = (),
+) -> list[Address]:
     """Turn a To/Cc/Bcc argument into validated addresses, or raise InvalidRequest.
 
     Accepts "a@x.com", "a@x.com, B <b@y.org>" or ["a@x.com", "B <b@y.org>"]. Every problem
@@ -166,10 +206,16 @@ def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typ
         checked = check_address(addr or name)
         posing = other_address_in_name(decode_fully(name), checked.normalized or addr) if addr else None
         if posing:
-            problems.append({"address": addr, "reason": (
-                f"its display name reads as another address, {posing}, so the recipient's mail would show "
-                f"{posing} while it goes to {addr}; write just the address (or a person's name without an @ "
-                "before it)")})
+            problems.append(
+                {
+                    "address": addr,
+                    "reason": (
+                        f"its display name reads as another address, {posing}, so the recipient's mail would show "
+                        f"{posing} while it goes to {addr}; write just the address (or a person's name without an @ "
+                        "before it)"
+                    ),
+                }
+            )
             continue
         confirmed = bool(checked.normalized and checked.normalized.rpartition("@")[2].lower() in confirmed_domains)
         if checked.normalized and (checked.valid or allow_typo_domains or confirmed):
@@ -186,12 +232,15 @@ def parse_recipients(field: str, value: str | Iterable[str] | None, *, allow_typ
         hint = ""
         if "suggestion" in first:
             domain = first["address"].rpartition("@")[2].strip(" >").lower()
-            hint = (f" Correct the address in `{field}:`; if {domain} is really meant, add "
-                    f"`confirm_domains: [{domain}]` to the draft's frontmatter, then approve again.")
+            hint = (
+                f" Correct the address in `{field}:`; if {domain} is really meant, add "
+                f"`confirm_domains: [{domain}]` to the draft's frontmatter, then approve again."
+            )
         elif "display name" in first["reason"]:
             hint = f" Fix it in `{field}:` in the frontmatter, then approve again."
         # The message is for the person reading the draft; an agent calling a tool finds its way out here.
         tool = {"tool_argument": "allow_typo_domains"} if "suggestion" in first else {}
-        raise InvalidRequest(f"{field}: {first['address']!r} — {first['reason']}{hint}", field=field, problems=problems,
-                             **tool)
+        raise InvalidRequest(
+            f"{field}: {first['address']!r} — {first['reason']}{hint}", field=field, problems=problems, **tool
+        )
     return addresses

@@ -32,8 +32,15 @@ BLOCKED_EXTENSIONS = frozenset(
     ".msp .mst .nsh .pif .ps1 .scr .sct .shb .sys .vb .vbe .vbs .vhd .vxd .wsc .wsf .wsh .xll".split()
 )
 # Executables renamed to look harmless are still executables: PE, ELF, Mach-O (and fat/Java).
-_EXECUTABLE_MAGIC = (b"MZ", b"\x7fELF", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe",
-                     b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")
+_EXECUTABLE_MAGIC = (
+    b"MZ",
+    b"\x7fELF",
+    b"\xfe\xed\xfa\xce",
+    b"\xfe\xed\xfa\xcf",
+    b"\xce\xfa\xed\xfe",
+    b"\xcf\xfa\xed\xfe",
+    b"\xca\xfe\xba\xbe",
+)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -54,7 +61,6 @@ class Attachment:
     rel: str = ""
     sha256: str = ""
     info: os.stat_result | None = None  # the file as read (its times: h0.vault.seen)
-
 
 
 def load_attachments(resolver: PathResolver, paths: Sequence[str]) -> list[Attachment]:
@@ -115,8 +121,11 @@ def _check_attachment_path(resolver: PathResolver, raw: str) -> VaultPath:
     target = resolver.resolve(raw)
     if any(part.startswith(".") for part in target.parts):
         # .obsidian/ holds plugin settings (API keys among them): never mail them out.
-        raise PermissionDenied(f"Attachments cannot come from hidden files or folders ({target.rel}); copy the file "
-                               f"into a visible folder of the vault and {_FIX_ATTACHMENTS}.", path=target.rel)
+        raise PermissionDenied(
+            f"Attachments cannot come from hidden files or folders ({target.rel}); copy the file "
+            f"into a visible folder of the vault and {_FIX_ATTACHMENTS}.",
+            path=target.rel,
+        )
     if target.parts and target.parts[0].casefold() in _RUNTIME_FOLDERS:
         # The audit trail and the outbox hold other people's mail: never mailed out as an attachment.
         raise PermissionDenied(
@@ -127,8 +136,11 @@ def _check_attachment_path(resolver: PathResolver, raw: str) -> VaultPath:
     name = PurePosixPath(target.rel).name
     refuse_line_breaks("attachment file name", name)
     if PurePosixPath(name.lower()).suffix in BLOCKED_EXTENSIONS:
-        raise InvalidRequest(f"{name}: executable file types are not sent (Gmail blocks them too); share a link to it "
-                             f"in the message instead and {_FIX_ATTACHMENTS}.", path=target.rel)
+        raise InvalidRequest(
+            f"{name}: executable file types are not sent (Gmail blocks them too); share a link to it "
+            f"in the message instead and {_FIX_ATTACHMENTS}.",
+            path=target.rel,
+        )
     return target
 
 
@@ -152,8 +164,10 @@ def _open_attachment(resolver: PathResolver, target: VaultPath) -> int:
         if stat.S_ISDIR(info.st_mode):
             raise _folder_refused(target.rel)
         if not stat.S_ISREG(info.st_mode):
-            raise InvalidRequest(f"{target.rel} is not a regular file (a device, pipe or socket); it is not sent: "
-                                 f"{_FIX_ATTACHMENTS}.", path=target.rel)
+            raise InvalidRequest(
+                f"{target.rel} is not a regular file (a device, pipe or socket); it is not sent: {_FIX_ATTACHMENTS}.",
+                path=target.rel,
+            )
         if info.st_nlink != 1:
             raise PermissionDenied(
                 f"{target.rel} is a hard link: the same file also lives elsewhere, possibly outside the vault. "
@@ -204,21 +218,28 @@ def _open_refused(root: Path, parts: tuple[str, ...], rel: str, exc: OSError) ->
         try:
             info = os.lstat(path)
         except FileNotFoundError:
-            return NotFound(f"The attachment {rel} does not exist; check its vault path (e.g. Files/report.pdf) and "
-                            f"{_FIX_ATTACHMENTS}.", path=rel)
+            return NotFound(
+                f"The attachment {rel} does not exist; check its vault path (e.g. Files/report.pdf) and "
+                f"{_FIX_ATTACHMENTS}.",
+                path=rel,
+            )
         except OSError:
             break
         if stat.S_ISLNK(info.st_mode):
             return _symlink_refused(rel)
         if not last and not stat.S_ISDIR(info.st_mode):
-            return NotFound(f"The attachment {rel} does not exist (a folder on its path is a file); "
-                            f"{_FIX_ATTACHMENTS}.", path=rel)
+            return NotFound(
+                f"The attachment {rel} does not exist (a folder on its path is a file); {_FIX_ATTACHMENTS}.", path=rel
+            )
         if last and stat.S_ISDIR(info.st_mode):
             return _folder_refused(rel)
     if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a symlink that has since gone
         return _symlink_refused(rel)
-    return PermissionDenied(f"The attachment {rel} cannot be opened: {exc.strerror or exc}. Check that you can open "
-                            f"it, or {_FIX_ATTACHMENTS}.", path=rel)
+    return PermissionDenied(
+        f"The attachment {rel} cannot be opened: {exc.strerror or exc}. Check that you can open "
+        f"it, or {_FIX_ATTACHMENTS}.",
+        path=rel,
+    )
 
 
 class _Read(NamedTuple):
@@ -234,8 +255,11 @@ def _read_fd(fd: int, rel: str, budget: int, *, keep: bool) -> _Read:
     size = 0
     while chunk := os.read(fd, min(_CHUNK, budget + 1 - size)):
         if size == 0 and chunk.startswith(_EXECUTABLE_MAGIC):
-            raise InvalidRequest(f"{rel} is an executable program; it is not sent: share a link to it in the message "
-                                 f"instead and {_FIX_ATTACHMENTS}.", path=rel)
+            raise InvalidRequest(
+                f"{rel} is an executable program; it is not sent: share a link to it in the message "
+                f"instead and {_FIX_ATTACHMENTS}.",
+                path=rel,
+            )
         digest.update(chunk)
         size += len(chunk)
         if size > budget:  # it grew since it was measured
@@ -268,5 +292,8 @@ def _symlink_refused(rel: str) -> PermissionDenied:
 
 
 def _folder_refused(rel: str) -> InvalidRequest:
-    return InvalidRequest(f"{rel} is a folder, not a file; list the files in it one by one, or a zip of it, in "
-                          "`attachments:` in the draft's frontmatter, then approve again.", path=rel)
+    return InvalidRequest(
+        f"{rel} is a folder, not a file; list the files in it one by one, or a zip of it, in "
+        "`attachments:` in the draft's frontmatter, then approve again.",
+        path=rel,
+    )

@@ -87,7 +87,9 @@ class TokenStore:
         """The loaded credentials (cached), or AuthRequired if there is no usable token."""
         with self._lock:
             if self._credentials is not None and self._credentials.revoked:
-                raise AuthRequired(REAUTH_MESSAGE, reason="the refresh token was revoked or expired", token_path=str(self.path))
+                raise AuthRequired(
+                    REAUTH_MESSAGE, reason="the refresh token was revoked or expired", token_path=str(self.path)
+                )
             if self._credentials is None:
                 self._credentials = self._load()
             return self._credentials
@@ -98,7 +100,9 @@ class TokenStore:
         except FileNotFoundError:
             raise AuthRequired(REAUTH_MESSAGE, reason="token.json is missing", token_path=str(self.path)) from None
         except (OSError, ValueError) as exc:
-            raise AuthRequired(REAUTH_MESSAGE, reason=f"token.json is unreadable: {exc}", token_path=str(self.path)) from None
+            raise AuthRequired(
+                REAUTH_MESSAGE, reason=f"token.json is unreadable: {exc}", token_path=str(self.path)
+            ) from None
         if not isinstance(info, dict):
             raise AuthRequired(REAUTH_MESSAGE, reason="token.json is not a JSON object", token_path=str(self.path))
         return info
@@ -107,7 +111,9 @@ class TokenStore:
         info = self._read()
         missing = [k for k in ("refresh_token", "client_id", "client_secret") if not info.get(k)]
         if missing:
-            raise AuthRequired(REAUTH_MESSAGE, reason=f"token.json lacks {', '.join(missing)}", token_path=str(self.path))
+            raise AuthRequired(
+                REAUTH_MESSAGE, reason=f"token.json lacks {', '.join(missing)}", token_path=str(self.path)
+            )
         scopes = info.get("scopes")
         return RefreshingCredentials(
             token=info.get("token"),
@@ -166,7 +172,9 @@ class TokenStore:
 
 def refresh_failure(exc: RefreshError) -> AuthRequired:
     """The typed error for a failed refresh (invalid_grant: revoked, or a 7-day Testing token)."""
-    reason = "the refresh token was revoked or expired" if "invalid_grant" in str(exc) else f"token refresh failed: {exc}"
+    reason = (
+        "the refresh token was revoked or expired" if "invalid_grant" in str(exc) else f"token refresh failed: {exc}"
+    )
     return AuthRequired(REAUTH_MESSAGE, reason=reason)
 
 

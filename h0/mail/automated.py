@@ -25,8 +25,9 @@ from typing import Literal
 Automated = Literal["auto_reply", "bounce", "list"]
 
 _DAEMONS = frozenset({"mailer-daemon", "postmaster", "mail-daemon", "mailer_daemon"})
-_AUTO_SUBJECT = re.compile(r"^\s*(automatic reply|auto[- ]?reply|autoreply|out of (the )?office|auto)\s*[:\-]",
-                           re.IGNORECASE)
+_AUTO_SUBJECT = re.compile(
+    r"^\s*(automatic reply|auto[- ]?reply|autoreply|out of (the )?office|auto)\s*[:\-]", re.IGNORECASE
+)
 _OUT_OF_OFFICE = re.compile(r"^\s*out of (the )?office\b", re.IGNORECASE)
 _MAILTO = re.compile(r"<mailto:([^>?\s]+)", re.IGNORECASE)
 
@@ -40,15 +41,23 @@ def automated_kind(headers: Message) -> Automated | None:
     """What kind of machine-made mail this is, or None for mail a person wrote."""
     content_type = _header(headers, "Content-Type").lower()
     sender = parseaddr(_header(headers, "From"))[1].lower()
-    if (("multipart/report" in content_type and "delivery-status" in content_type)
-            or _header(headers, "X-Failed-Recipients") or sender.split("@", 1)[0] in _DAEMONS):
+    if (
+        ("multipart/report" in content_type and "delivery-status" in content_type)
+        or _header(headers, "X-Failed-Recipients")
+        or sender.split("@", 1)[0] in _DAEMONS
+    ):
         return "bounce"
     submitted = _header(headers, "Auto-Submitted").lower()
     precedence = _header(headers, "Precedence").lower()
     subject = _header(headers, "Subject")
-    if ((submitted and not submitted.startswith("no")) or _header(headers, "X-Autoreply")
-            or _header(headers, "X-Autorespond") or precedence == "auto_reply"
-            or _AUTO_SUBJECT.match(subject) or _OUT_OF_OFFICE.match(subject)):
+    if (
+        (submitted and not submitted.startswith("no"))
+        or _header(headers, "X-Autoreply")
+        or _header(headers, "X-Autorespond")
+        or precedence == "auto_reply"
+        or _AUTO_SUBJECT.match(subject)
+        or _OUT_OF_OFFICE.match(subject)
+    ):
         return "auto_reply"
     if _header(headers, "List-Id") or _header(headers, "List-Post") or precedence in ("list", "bulk", "junk"):
         return "list"

@@ -72,13 +72,19 @@ class Draft:
         identical replies to different emails two different messages.
         """
         if len(attachment_hashes) != len(self.attachments):
-            raise ValueError(
-                f"{len(self.attachments)} attachments but {len(attachment_hashes)} hashes for {self.path}"
-            )
+            raise ValueError(f"{len(self.attachments)} attachments but {len(attachment_hashes)} hashes for {self.path}")
         name = self.draft_id or self.path.rsplit("/", 1)[-1]
         files = [[path, digest] for path, digest in zip(self.attachments, attachment_hashes)]
-        canonical = [name, list(self.to), list(self.cc), list(self.bcc), self.subject, self.body, files,
-                     self.reply_to_message_id]
+        canonical = [
+            name,
+            list(self.to),
+            list(self.cc),
+            list(self.bcc),
+            self.subject,
+            self.body,
+            files,
+            self.reply_to_message_id,
+        ]
         return json.dumps(canonical, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
@@ -105,15 +111,18 @@ def parse_draft(path: str, frontmatter: Mapping[str, Any], body: str, note_hash:
     _check_body(above, problems)
     if not text.strip():
         problems.append(
-            f"The message is empty: write it in the body of the note, above `{CUTOFF}` if that line is there, "
-            f"{_AGAIN}."
+            f"The message is empty: write it in the body of the note, above `{CUTOFF}` if that line is there, {_AGAIN}."
         )
     attachments = _attachments(frontmatter.get("attachments"), problems)
     reply_to = _header_text("reply_to_message_id", frontmatter.get("reply_to_message_id"), problems)
     thread_id = _header_text("thread_id", frontmatter.get("thread_id"), problems)
     if problems:
-        message = problems[0] if len(problems) == 1 else (
-            f"This draft has {len(problems)} problems: " + " ".join(f"({i}) {p}" for i, p in enumerate(problems, 1))
+        message = (
+            problems[0]
+            if len(problems) == 1
+            else (
+                f"This draft has {len(problems)} problems: " + " ".join(f"({i}) {p}" for i, p in enumerate(problems, 1))
+            )
         )
         raise InvalidRequest(message, problems=problems, path=path)
     return Draft(
@@ -241,8 +250,11 @@ def _source(value: Any) -> str | None:
 def _domains(value: Any) -> tuple[str, ...]:
     """`confirm_domains:` — one domain or a list of them; anything else confirms nothing."""
     items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-    return tuple(str(item).strip().lstrip("@").lower() for item in items
-                 if isinstance(item, str) and item.strip() and not _has_header_control(item))
+    return tuple(
+        str(item).strip().lstrip("@").lower()
+        for item in items
+        if isinstance(item, str) and item.strip() and not _has_header_control(item)
+    )
 
 
 def _flag(value: Any) -> bool:

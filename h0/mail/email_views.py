@@ -44,14 +44,22 @@ def email_full(fetched: Fetched) -> EmailFull:
     text = (text or "").replace("\r\n", "\n")  # mail is CRLF on the wire; notes are not
     body, cut = truncate(text, MAX_BODY_CHARS)
     return EmailFull(
-        id=fetched.id, thread_id=fetched.thread_id, rfc822_message_id=header_text(fetched, "Message-ID") or None,
-        subject=header_text(fetched, "Subject"), sender=header_text(fetched, "From"), to=header_text(fetched, "To"),
-        cc=header_text(fetched, "Cc"), date=iso_date(fetched), body=body, body_truncated=cut,
+        id=fetched.id,
+        thread_id=fetched.thread_id,
+        rfc822_message_id=header_text(fetched, "Message-ID") or None,
+        subject=header_text(fetched, "Subject"),
+        sender=header_text(fetched, "From"),
+        to=header_text(fetched, "To"),
+        cc=header_text(fetched, "Cc"),
+        date=iso_date(fetched),
+        body=body,
+        body_truncated=cut,
         body_format="plain" if fetched.text is not None else ("html" if fetched.html is not None else "none"),
         has_attachments=bool(fetched.attachments),
         attachment_names=[a.filename for a in fetched.attachments],
-        attachments=[AttachmentMeta(filename=a.filename, mime_type=a.mime_type, size=a.size)
-                     for a in fetched.attachments],
+        attachments=[
+            AttachmentMeta(filename=a.filename, mime_type=a.mime_type, size=a.size) for a in fetched.attachments
+        ],
         labels=list(fetched.labels),
         authentication=authentication_verdicts(fetched.headers),
         automated=automated_kind(fetched.headers),
@@ -61,6 +69,12 @@ def email_full(fetched: Fetched) -> EmailFull:
 
 def email_summary(fetched: Fetched) -> EmailSummary:
     """A listed message as list_emails answers it: headers, snippet and labels, no body."""
-    return EmailSummary(id=fetched.id, thread_id=fetched.thread_id, subject=header_text(fetched, "Subject"),
-                        sender=header_text(fetched, "From"), date=iso_date(fetched), snippet=fetched.snippet,
-                        labels=list(fetched.labels))
+    return EmailSummary(
+        id=fetched.id,
+        thread_id=fetched.thread_id,
+        subject=header_text(fetched, "Subject"),
+        sender=header_text(fetched, "From"),
+        date=iso_date(fetched),
+        snippet=fetched.snippet,
+        labels=list(fetched.labels),
+    )

@@ -145,8 +145,9 @@ class GmailBackend(MailSender, Mailbox):
     def _batch(self, build_requests: dict[str, Any]) -> dict[str, Any]:
         """One batch request: key → (api → HttpRequest); returns key → JSON answer or typed error."""
         api, pool = self._api()
-        return self._batches.run({key: build(api) for key, build in build_requests.items()}, pool.get(),
-                                 self._transport_error)
+        return self._batches.run(
+            {key: build(api) for key, build in build_requests.items()}, pool.get(), self._transport_error
+        )
 
     @property
     def http_count(self) -> int:
@@ -162,8 +163,9 @@ class GmailBackend(MailSender, Mailbox):
             # The upload part is ASCII (RFC 2047 headers, quoted-printable and base64 bodies),
             # which googleapiclient's multipart writer requires of message/rfc822 media.
             media = MediaIoBaseUpload(io.BytesIO(raw), mimetype="message/rfc822", resumable=False)
-            result = self._execute(lambda api: api.messages.send(userId="me", body=body or None, media_body=media),
-                                   sending=True)
+            result = self._execute(
+                lambda api: api.messages.send(userId="me", body=body or None, media_body=media), sending=True
+            )
         else:
             body["raw"] = base64.urlsafe_b64encode(raw).decode("ascii")
             result = self._execute(lambda api: api.messages.send(userId="me", body=body), sending=True)
@@ -238,8 +240,12 @@ class GmailBackend(MailSender, Mailbox):
         page_token: str | None = None
         last = cursor
         while True:
-            params: dict[str, Any] = {"userId": "me", "startHistoryId": str(cursor), "historyTypes": ["messageAdded"],
-                                      "maxResults": HISTORY_PAGE}
+            params: dict[str, Any] = {
+                "userId": "me",
+                "startHistoryId": str(cursor),
+                "historyTypes": ["messageAdded"],
+                "maxResults": HISTORY_PAGE,
+            }
             if label:
                 params["labelId"] = label
             if page_token:
@@ -247,7 +253,9 @@ class GmailBackend(MailSender, Mailbox):
             try:
                 page = self._execute(lambda api, params=params: api.history.list(**params))
             except NotFound as err:
-                raise CursorExpired(f"Gmail no longer keeps history from {cursor}: {err.message}", cursor=str(cursor)) from None
+                raise CursorExpired(
+                    f"Gmail no longer keeps history from {cursor}: {err.message}", cursor=str(cursor)
+                ) from None
             now, records, page_token = history_page(page)
             for position, messages in records:
                 last = max(last, position)
@@ -268,11 +276,17 @@ class GmailBackend(MailSender, Mailbox):
         ids: list[str] = []
         page_token: str | None = None
         while len(ids) < max_results:
-            params: dict[str, Any] = {"userId": "me", "q": query, "maxResults": min(MAX_LIST_PAGE, max_results - len(ids))}
+            params: dict[str, Any] = {
+                "userId": "me",
+                "q": query,
+                "maxResults": min(MAX_LIST_PAGE, max_results - len(ids)),
+            }
             if page_token:
                 params["pageToken"] = page_token
             page = self._execute(lambda api, params=params: api.messages.list(**params))
-            ids.extend(str(item["id"]) for item in page.get("messages") or [] if isinstance(item, dict) and item.get("id"))
+            ids.extend(
+                str(item["id"]) for item in page.get("messages") or [] if isinstance(item, dict) and item.get("id")
+            )
             page_token = page.get("nextPageToken") or None
             if page_token is None:
                 break
@@ -280,34 +294,47 @@ class GmailBackend(MailSender, Mailbox):
 
     def fetch_many(self, message_ids: list[str]) -> dict[str, Fetched | H0Error]:
         """messages.get format=full for each id, in one batch request (5 quota units each)."""
-        answers = self._batch({
-            message_id: (lambda api, message_id=message_id: api.messages.get(userId="me", id=message_id, format="full"))
-            for message_id in dict.fromkeys(message_ids)
-        })
+        answers = self._batch(
+            {
+                message_id: (
+                    lambda api, message_id=message_id: api.messages.get(userId="me", id=message_id, format="full")
+                )
+                for message_id in dict.fromkeys(message_ids)
+            }
+        )
         return {key: value if isinstance(value, H0Error) else fetched_or_error(value) for key, value in answers.items()}
 
     def modify_many(self, message_ids: list[str], add: list[str], remove: list[str]) -> dict[str, list[str] | H0Error]:
         """messages.modify for each id, in one batch request (5 quota units each)."""
         body = {"addLabelIds": add, "removeLabelIds": remove}
-        answers = self._batch({
-            message_id: (lambda api, message_id=message_id: api.messages.modify(userId="me", id=message_id, body=body))
-            for message_id in dict.fromkeys(message_ids)
-        })
-        return {key: value if isinstance(value, H0Error) else list(value.get("labelIds") or [])
-                for key, value in answers.items()}
+        answers = self._batch(
+            {
+                message_id: (
+                    lambda api, message_id=message_id: api.messages.modify(userId="me", id=message_id, body=body)
+                )
+                for message_id in dict.fromkeys(message_ids)
+            }
+        )
+        return {
+            key: value if isinstance(value, H0Error) else list(value.get("labelIds") or [])
+            for key, value in answers.items()
+        }
 
     def modify_all(self, message_ids: list[str], add: list[str], remove: list[str]) -> None:
         """messages.batchModify: one call (50 quota units) per 1,000 ids."""
         ids = list(dict.fromkeys(message_ids))
         for start in range(0, len(ids), BATCH_MODIFY_LIMIT):
-            body = {"ids": ids[start:start + BATCH_MODIFY_LIMIT], "addLabelIds": add, "removeLabelIds": remove}
+            body = {"ids": ids[start : start + BATCH_MODIFY_LIMIT], "addLabelIds": add, "removeLabelIds": remove}
             self._execute(lambda api, body=body: api.messages.batchModify(userId="me", body=body))
 
     # -- labels --------------------------------------------------------------------------
 
     def _load_labels(self) -> None:
         result = self._execute(lambda api: api.labels.list(userId="me"))
-        labels = {str(item["id"]): Label(str(item["id"]), str(item.get("name", item["id"]))) for item in result.get("labels") or []}
+        labels = {
+            str(item["id"]): Label(str(item["id"]), str(item.get("name", item["id"])))
+            for item in result.get("labels") or []
+        }
         with self._lock:
             self._labels = labels
 

@@ -46,7 +46,9 @@ class BatchRunner:
         self.uri = uri
         self._slot = threading.Lock()  # one batch in flight per user: Gmail caps concurrent requests
 
-    def run(self, calls: dict[str, Any], http: Any, on_error: Callable[[BaseException], H0Error | None]) -> dict[str, Any]:
+    def run(
+        self, calls: dict[str, Any], http: Any, on_error: Callable[[BaseException], H0Error | None]
+    ) -> dict[str, Any]:
         """Send `calls` (key → googleapiclient HttpRequest; keys unique, at most BATCH_LIMIT) as one batch.
 
         Returns key → the call's JSON answer, or its typed error (h0.errors). A failure of the

@@ -58,8 +58,13 @@ _IDEMPOTENT = frozenset({"GET", "HEAD"})
 # google-auth's AuthorizedSession has no annotations: it is a requests.Session, and typed as one here.
 _authorized_session: Callable[..., requests.Session] = AuthorizedSession
 # Raised by requests while preparing the request, before any connection is made.
-_PREPARE_ERRORS = (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
-                   requests.exceptions.InvalidHeader, requests.exceptions.URLRequired)
+_PREPARE_ERRORS = (
+    requests.exceptions.InvalidURL,
+    requests.exceptions.MissingSchema,
+    requests.exceptions.InvalidSchema,
+    requests.exceptions.InvalidHeader,
+    requests.exceptions.URLRequired,
+)
 
 
 class RequestNotSent(ConnectionError):
@@ -106,9 +111,15 @@ class SessionHttp:
         self._proxies: dict[str, dict[str, str]] = {}
         self._last_used = time.monotonic()
 
-    def request(self, uri: str, method: str = "GET", body: str | bytes | None = None,
-                headers: dict[str, str] | None = None, redirections: int = 0,
-                connection_type: Any = None) -> tuple[httplib2.Response, bytes]:
+    def request(
+        self,
+        uri: str,
+        method: str = "GET",
+        body: str | bytes | None = None,
+        headers: dict[str, str] | None = None,
+        redirections: int = 0,
+        connection_type: Any = None,
+    ) -> tuple[httplib2.Response, bytes]:
         """googleapiclient's call: one HTTP exchange, `(response, content)`; the arguments
         `redirections` and `connection_type` are httplib2's and are not used."""
         method = method.upper()
@@ -118,9 +129,15 @@ class SessionHttp:
         headers = {name: value for name, value in (headers or {}).items() if name.lower() != "content-length"}
         data = body.encode("utf-8") if isinstance(body, str) else body  # requests counts the length of bytes
         try:
-            response = self.session.request(method, uri, data=data, headers=headers, allow_redirects=False,
-                                            proxies=self._proxies_for(uri),
-                                            timeout=(self.timeouts.connect, self.timeouts.read))
+            response = self.session.request(
+                method,
+                uri,
+                data=data,
+                headers=headers,
+                allow_redirects=False,
+                proxies=self._proxies_for(uri),
+                timeout=(self.timeouts.connect, self.timeouts.read),
+            )
         except requests.RequestException as exc:
             raise _typed(exc) from exc
         finally:
@@ -164,8 +181,14 @@ def _connection_refused(exc: BaseException) -> bool:
         if isinstance(item, (urllib3.exceptions.NewConnectionError, ssl.SSLCertVerificationError)):
             return True
         if isinstance(item, BaseException):
-            stack.extend([getattr(item, "reason", None), getattr(item, "original_error", None), item.__cause__,
-                          *[arg for arg in item.args if isinstance(arg, BaseException)]])
+            stack.extend(
+                [
+                    getattr(item, "reason", None),
+                    getattr(item, "original_error", None),
+                    item.__cause__,
+                    *[arg for arg in item.args if isinstance(arg, BaseException)],
+                ]
+            )
     return False
 
 

@@ -40,7 +40,13 @@ from h0.mail.headers import clean_header_text, clean_inbound_header
 from h0.retry import retry_after
 
 _RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded", "limitExceeded"}
-_RECIPIENT_HINTS = ("invalid to header", "invalid cc header", "invalid bcc header", "recipient address", "invalid recipient")
+_RECIPIENT_HINTS = (
+    "invalid to header",
+    "invalid cc header",
+    "invalid bcc header",
+    "recipient address",
+    "invalid recipient",
+)
 DEFAULT_RETRY_AFTER_S = 1.0
 _HEADER_NAME = re.compile(r"[!-9;-~]+")  # RFC 5322 ftext: printable ASCII but ':'
 
@@ -64,7 +70,11 @@ def map_http_error(exc: HttpError, *, sending: bool) -> H0Error:
     details: dict[str, Any] = {"status": status, "gmail_reason": reason}
     if status == 429 or (status == 403 and reason in _RATE_REASONS):
         wait = retry_after(exc.resp.get("retry-after"))
-        return RateLimited(f"Gmail is rate limiting H0: {message}", retry_after=wait if wait is not None else DEFAULT_RETRY_AFTER_S, **details)
+        return RateLimited(
+            f"Gmail is rate limiting H0: {message}",
+            retry_after=wait if wait is not None else DEFAULT_RETRY_AFTER_S,
+            **details,
+        )
     if status == 401:
         return AuthRequired(REAUTH_MESSAGE, reason=f"Gmail rejected the access token: {message}", **details)
     if status == 403 and "scope" in message.lower():
@@ -96,7 +106,9 @@ def map_transport_error(exc: BaseException, *, sending: bool) -> H0Error | None:
             "Gmail did not answer after the message was handed over, so it may or may not have been sent. "
             "It was not re-sent. Check the Sent folder, or retry with the same idempotency_key: "
             "H0 looks the Message-ID up before sending again.",
-            retryable=False, outcome="unknown", cause=str(exc),
+            retryable=False,
+            outcome="unknown",
+            cause=str(exc),
         )
     # google-auth's TransportError: the token refresh failed, before the API request was made.
     if isinstance(exc, (RequestNotSent, TransportError)) and sending:
@@ -118,8 +130,10 @@ def history_id(value: Any, what: str = "historyId") -> int:
     text = str(value if value is not None else "").strip()
     if not text.isascii() or not text.isdigit() or len(text) > MAX_HISTORY_ID_DIGITS:
         shown = text[:40] + ("…" if len(text) > 40 else "")
-        raise InternalError(f"Gmail answered a {what} that is not a number: {shown!r}; the sync cursor was left as it was.",
-                            retryable=False)
+        raise InternalError(
+            f"Gmail answered a {what} that is not a number: {shown!r}; the sync cursor was left as it was.",
+            retryable=False,
+        )
     return int(text)
 
 
@@ -162,7 +176,9 @@ def fetched_from_resource(resource: dict[str, Any]) -> Fetched:
         disposition = str(part_headers.get("Content-Disposition", "")).lower()
         if part.get("filename") or body.get("attachmentId") or disposition.startswith("attachment"):
             name = clean_header_text(part.get("filename") or part_headers.get_filename() or "") or "(unnamed)"
-            fetched.attachments.append(AttachmentInfo(name, mime or "application/octet-stream", int(body.get("size") or 0)))
+            fetched.attachments.append(
+                AttachmentInfo(name, mime or "application/octet-stream", int(body.get("size") or 0))
+            )
         elif mime == "text/plain" and fetched.text is None and "data" in body:
             fetched.text = _decode_data(body.get("data"), part_headers)
         elif mime == "text/html" and fetched.html is None and "data" in body:
@@ -179,7 +195,9 @@ def fetched_or_error(resource: Any) -> Fetched | H0Error:
         return InternalError(f"Gmail answered a message H0 cannot read: {type(exc).__name__}: {exc}", retryable=False)
 
 
-_MESSAGE_ID = re.compile(r"[0-9A-Za-z_-]{1,256}")  # Gmail's ids are hex; nothing else belongs in a URL path or a note name
+_MESSAGE_ID = re.compile(
+    r"[0-9A-Za-z_-]{1,256}"
+)  # Gmail's ids are hex; nothing else belongs in a URL path or a note name
 
 
 def history_page(page: Any) -> tuple[int, list[tuple[int, list[tuple[str, tuple[str, ...] | None]]]], str | None]:

@@ -60,8 +60,7 @@ _MAX_ROUNDS = 16  # an honest value nests no words at all; 16 levels is already 
 # Line-like controls become a space (two words stay two words); every other control goes.
 _LINE_LIKE = "\t\n\v\f\r\x1c\x1d\x1e\x1f\x85\u2028\u2029"
 _CONTROL_TABLE = {
-    code: (" " if chr(code) in _LINE_LIKE else None)
-    for code in [*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029]
+    code: (" " if chr(code) in _LINE_LIKE else None) for code in [*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029]
 }
 _ADDR_JUNK = re.compile(r"[\s<>,;\"()\\]")
 _ADDR_NO_WORD = re.compile(r"=\?+")  # an address never carries an encoded word: no '=?' is left to decode
@@ -90,7 +89,7 @@ def decode_words(text: str) -> str:
     pos = 0
     previous_decoded = False
     for match in _WORD.finditer(text):
-        gap = text[pos:match.start()]
+        gap = text[pos : match.start()]
         decoded = _decode_word(match)
         if decoded is None:
             out += [gap, match.group()]
@@ -138,10 +137,12 @@ def _stdlib_decodings(text: str) -> list[str]:
     with contextlib.suppress(Exception):  # a parser bug on hostile input is not our answer
         found.append(str(policy.default.header_factory("subject", text)))
     with contextlib.suppress(Exception):  # unknown charsets raise LookupError here
-        found.append("".join(
-            part.decode(charset or "utf-8", "replace") if isinstance(part, bytes) else part
-            for part, charset in decode_header(text)
-        ))
+        found.append(
+            "".join(
+                part.decode(charset or "utf-8", "replace") if isinstance(part, bytes) else part
+                for part, charset in decode_header(text)
+            )
+        )
     return found
 
 
@@ -283,13 +284,17 @@ def checked_addresses(field: str, addresses: Sequence[Address]) -> list[Address]
             name = " ".join(decode_fully(address.display_name).split())
             checked.append(Address(display_name=name, username=address.username, domain=address.domain))
         except (ValueError, TypeError) as exc:
-            raise InvalidRequest(f"{field}: {address.addr_spec!r} cannot be encoded: {exc}. Retype the address and "
-                                 f"name in `{field}:` as plain text, then approve again.", field=field) from None
+            raise InvalidRequest(
+                f"{field}: {address.addr_spec!r} cannot be encoded: {exc}. Retype the address and "
+                f"name in `{field}:` as plain text, then approve again.",
+                field=field,
+            ) from None
     return checked
 
 
-def check_wire(msg: EmailMessage, *, subject: str | None = None,
-               recipients: dict[str, list[Address]] | None = None) -> bytes:
+def check_wire(
+    msg: EmailMessage, *, subject: str | None = None, recipients: dict[str, list[Address]] | None = None
+) -> bytes:
     """The message's bytes, after proving they carry exactly its headers (and recipients, subject).
 
     The header block is parsed back as a receiving server would: the same header names,
@@ -322,8 +327,10 @@ def check_wire(msg: EmailMessage, *, subject: str | None = None,
     except (ValueError, TypeError, AttributeError):  # the email package refuses to parse an address part
         raise _wire_refused("a header of it cannot be parsed back") from None
     # A literal encoded word in the subject may go out as it is or decoded, depending on the Python version.
-    if subject is not None and _words(str(values.get("subject", ""))) not in (_words(subject),
-                                                                               _words(decode_fully(subject))):
+    if subject is not None and _words(str(values.get("subject", ""))) not in (
+        _words(subject),
+        _words(decode_fully(subject)),
+    ):
         raise _wire_refused("its serialised subject differs from the one meant")
     return raw
 
@@ -335,6 +342,8 @@ def _words(text: str) -> str:
 
 
 def _wire_refused(why: str) -> InvalidRequest:
-    return InvalidRequest(f"The message was not sent: {why} (header injection refused). Retype the subject and the "
-                          "recipients' names in the frontmatter as plain text, one line each, then approve again.",
-                          reason="header_check")
+    return InvalidRequest(
+        f"The message was not sent: {why} (header injection refused). Retype the subject and the "
+        "recipients' names in the frontmatter as plain text, one line each, then approve again.",
+        reason="header_check",
+    )

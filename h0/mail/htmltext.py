@@ -129,7 +129,8 @@ _BODY_CONTROLS = {code: None for code in [*range(0x20), *range(0x7F, 0xA0)] if c
 _BACKTICKS = re.compile(r"`+")
 _FETCHING_TAGS = re.compile(
     r"<(?=\s*/?\s*(?:img|image|iframe|frame|frameset|video|audio|source|track|picture|object|embed|link|"
-    r"script|style|svg|meta|base|input|form)\b)", re.IGNORECASE,
+    r"script|style|svg|meta|base|input|form)\b)",
+    re.IGNORECASE,
 )
 _MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>!%#|~=^${}])")
 assert _CUTOFF_LIKE.fullmatch(CUTOFF) and not _CUTOFF_LIKE.search(_CUTOFF_DEFUSED)
@@ -165,8 +166,8 @@ def block_text(body: str) -> str:
     closing = re.compile(rf"^ {{0,3}}`{{{len(opening.group(1))},}}[ \t]*$", re.MULTILINE).search(body, opening.end())
     if closing is None:
         return body
-    inside = body[opening.end():closing.start()].removesuffix("\n")
-    after = body[closing.end():].strip("\n")
+    inside = body[opening.end() : closing.start()].removesuffix("\n")
+    after = body[closing.end() :].strip("\n")
     return f"{inside}\n\n{after}\n" if after else f"{inside}\n"
 
 
@@ -174,8 +175,9 @@ def inert_inline(text: str) -> str:
     """One line of a stranger's words inside H0's own Markdown: line breaks and controls become
     spaces, the cut-off line is defused, and every character Markdown or Obsidian give a meaning
     (images, links, embeds, HTML, comments, tags, code) is backslash-escaped."""
-    one_line = " ".join("".join(" " if ch in "\t\n" else ch for ch in
-                                "\n".join(text.splitlines()).translate(_BODY_CONTROLS)).split())
+    one_line = " ".join(
+        "".join(" " if ch in "\t\n" else ch for ch in "\n".join(text.splitlines()).translate(_BODY_CONTROLS)).split()
+    )
     return _MARKDOWN_ACTIVE.sub(r"\\\1", defuse_cutoff(one_line))
 
 

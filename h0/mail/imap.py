@@ -97,8 +97,15 @@ class ImapBackend(MailSender, Mailbox):
 
     def _fetched(self, folder: str, validity: int, uid: int, data: dict[bytes, Any], *, full: bool) -> Fetched:
         raw = data.get(b"BODY[]") or data.get(b"BODY[HEADER]") or b""
-        return fetched_from_raw(message_id(folder, validity, uid), raw, folder=folder, flags=data.get(b"FLAGS"),
-                                internal_date=data.get(b"INTERNALDATE"), sent_folder=self.connection.sent_folder, full=full)
+        return fetched_from_raw(
+            message_id(folder, validity, uid),
+            raw,
+            folder=folder,
+            flags=data.get(b"FLAGS"),
+            internal_date=data.get(b"INTERNALDATE"),
+            sent_folder=self.connection.sent_folder,
+            full=full,
+        )
 
     # -- sending -------------------------------------------------------------------------
 
@@ -119,8 +126,11 @@ class ImapBackend(MailSender, Mailbox):
         try:
             folder, validity, uid = self.connection.run("the copy to Sent", append, again=False)
         except H0Error as err:
-            raise SendFailed(f"Could not put the copy in the Sent folder, so nothing was sent: {err.message}",
-                             retryable=bool(err.details.get("retryable")), outcome="not_sent") from None
+            raise SendFailed(
+                f"Could not put the copy in the Sent folder, so nothing was sent: {err.message}",
+                retryable=bool(err.details.get("retryable")),
+                outcome="not_sent",
+            ) from None
         try:
             sent = self.smtp.send(message, thread_id=thread_id)
         except SendFailed as err:
@@ -130,7 +140,9 @@ class ImapBackend(MailSender, Mailbox):
         warnings = list(sent.warnings)
         if not self._quietly(lambda c: self._settle(c, folder, validity, uid)):
             warnings.append("sent, but the copy in Sent is still flagged as a draft")
-        return Sent(message_id(folder, validity, uid) if uid else rfc, thread_id or thread_root(message), tuple(warnings))
+        return Sent(
+            message_id(folder, validity, uid) if uid else rfc, thread_id or thread_root(message), tuple(warnings)
+        )
 
     def _settle(self, client: IMAPClient, folder: str, validity: int, uid: int) -> None:
         if uid and self.connection.select(client, folder) == validity:
@@ -167,7 +179,9 @@ class ImapBackend(MailSender, Mailbox):
                 f"H0 stopped while sending {rfc}: the copy in the Sent folder ({folder}) is still flagged as a draft, "
                 "so the SMTP server may or may not have accepted it. It was not re-sent. Check with a recipient; "
                 "to send it again, delete that copy from Sent first.",
-                retryable=False, outcome="unknown", rfc822_message_id=rfc,
+                retryable=False,
+                outcome="unknown",
+                rfc822_message_id=rfc,
             )
         uid = min(done)
         fetched = self._fetched(folder, validity, uid, found[uid], full=False)
@@ -182,7 +196,7 @@ class ImapBackend(MailSender, Mailbox):
         if query.after_s is not None or query.before_s is not None:
             kept: list[int] = []
             for start in range(0, len(uids), BATCH):
-                chunk = uids[start:start + BATCH]
+                chunk = uids[start : start + BATCH]
                 dates = client.fetch(chunk, [b"INTERNALDATE"])
                 kept += [u for u in chunk if u in dates and query.admits(_seconds(dates[u].get(b"INTERNALDATE")))]
                 if len(kept) >= max_results:
@@ -238,16 +252,21 @@ class ImapBackend(MailSender, Mailbox):
                     answers.update({m: err for m, _ in wanted})
                     continue
                 if current != validity:
-                    answers.update({m: NotFound(f"Message {m} is gone: the server renumbered {folder} since.",
-                                                message_id=m) for m, _ in wanted})
+                    answers.update(
+                        {
+                            m: NotFound(f"Message {m} is gone: the server renumbered {folder} since.", message_id=m)
+                            for m, _ in wanted
+                        }
+                    )
                     continue
                 data = client.fetch([uid for _, uid in wanted], _FULL)
                 for msg_id, uid in wanted:
                     if uid in data and data[uid].get(b"BODY[]") is not None:
                         answers[msg_id] = self._fetched(folder, validity, uid, data[uid], full=True)
                     else:
-                        answers[msg_id] = NotFound(f"Message {msg_id} is not on the IMAP server (deleted or moved).",
-                                                   message_id=msg_id)
+                        answers[msg_id] = NotFound(
+                            f"Message {msg_id} is not on the IMAP server (deleted or moved).", message_id=msg_id
+                        )
 
         try:
             self.connection.run("fetching messages", fetch)
@@ -264,7 +283,19 @@ class ImapBackend(MailSender, Mailbox):
         refuse_line_breaks("thread_id", root)
         if len(root) > MAX_THREAD_ID_CHARS:
             raise InvalidRequest(f"thread_id is longer than {MAX_THREAD_ID_CHARS} characters.", field="thread_id")
-        criteria = ["OR", "HEADER", "Message-ID", root, "OR", "HEADER", "References", root, "HEADER", "In-Reply-To", root]
+        criteria = [
+            "OR",
+            "HEADER",
+            "Message-ID",
+            root,
+            "OR",
+            "HEADER",
+            "References",
+            root,
+            "HEADER",
+            "In-Reply-To",
+            root,
+        ]
 
         def gather(client: IMAPClient) -> list[Fetched]:
             found: list[Fetched] = []
@@ -298,15 +329,23 @@ class ImapBackend(MailSender, Mailbox):
             status = client.select_folder(INBOX)
             current, uidnext = int(status[b"UIDVALIDITY"]), int(status[b"UIDNEXT"])
             if current != validity:
-                raise CursorExpired(f"INBOX's UIDVALIDITY changed ({validity} → {current}): the server renumbered it.",
-                                    cursor=str(cursor))
+                raise CursorExpired(
+                    f"INBOX's UIDVALIDITY changed ({validity} → {current}): the server renumbered it.",
+                    cursor=str(cursor),
+                )
             if uidnext - 1 <= last:
                 return Changes([], _cursor(validity, max(last, uidnext - 1)), complete=True)
             uids = sorted(u for u in client.search(["UID", f"{last + 1}:*"]) if u > last)  # n:* always has one
             taken = uids[:limit]
             flags = client.get_flags(taken) if taken else {}
-            added = [Added(message_id(INBOX, validity, u), _cursor(validity, u),
-                           tuple(labels_for(INBOX, flags.get(u, ()), None))) for u in taken]
+            added = [
+                Added(
+                    message_id(INBOX, validity, u),
+                    _cursor(validity, u),
+                    tuple(labels_for(INBOX, flags.get(u, ()), None)),
+                )
+                for u in taken
+            ]
             if len(uids) > limit:
                 return Changes(added, _cursor(validity, taken[-1]), complete=False)
             return Changes(added, _cursor(validity, max([last, uidnext - 1, *uids])), complete=True)
@@ -333,8 +372,14 @@ class ImapBackend(MailSender, Mailbox):
             uids = sorted(u for u in client.search(["UID", f"{last + 1}:*"]) if u > last)
             taken = uids[:limit]
             flags = client.get_flags(taken) if taken else {}
-            added = [Added(message_id(folder, validity, u), _cursor(validity, u),
-                           tuple(labels_for(folder, flags.get(u, ()), folder))) for u in taken]
+            added = [
+                Added(
+                    message_id(folder, validity, u),
+                    _cursor(validity, u),
+                    tuple(labels_for(folder, flags.get(u, ()), folder)),
+                )
+                for u in taken
+            ]
             if len(uids) > limit:
                 return Changes(added, _cursor(validity, taken[-1]), complete=False)
             return Changes(added, _cursor(validity, max([last, uidnext - 1, *uids])), complete=True)

@@ -44,8 +44,15 @@ _NEW_MAIL = (b"EXISTS", b"RECENT")
 class IdleWatcher:
     """A daemon thread calling `on_new_mail()` within moments of mail arriving in INBOX."""
 
-    def __init__(self, settings: Settings, on_new_mail: Callable[[], None], *, renew_s: float = RENEW_S,
-                 backoff: Backoff = BACKOFF, connect_to: Callable[[], IMAPClient] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        on_new_mail: Callable[[], None],
+        *,
+        renew_s: float = RENEW_S,
+        backoff: Backoff = BACKOFF,
+        connect_to: Callable[[], IMAPClient] | None = None,
+    ) -> None:
         self.settings = settings
         self.on_new_mail = on_new_mail
         self.renew_s = renew_s

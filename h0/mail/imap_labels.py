@@ -35,7 +35,9 @@ class ImapLabels:
         """Whether INBOX keeps this keyword on a message: its PERMANENTFLAGS hold `\\*` (any new
         keyword) or name it. Servers without either (many hosted Exchange-style ones) drop it silently."""
         if word not in self._kept:
-            flags = self.connection.run("reading INBOX's flags", lambda c: c.select_folder(INBOX).get(b"PERMANENTFLAGS", ()))
+            flags = self.connection.run(
+                "reading INBOX's flags", lambda c: c.select_folder(INBOX).get(b"PERMANENTFLAGS", ())
+            )
             allowed = {(f if isinstance(f, bytes) else str(f).encode()).lower() for f in flags or ()}
             self._kept[word] = b"\\*" in allowed or word.lower().encode() in allowed
         return self._kept[word]
@@ -71,7 +73,9 @@ class ImapLabels:
                 raise InternalError(
                     f"The IMAP server did not keep the keyword {missing[0].decode()!r} (its PERMANENTFLAGS have no \\*): "
                     "H0 needs keywords to mark ingested mail. `h0 doctor` shows what the server allows.",
-                    retryable=False, keyword=missing[0].decode())
+                    retryable=False,
+                    keyword=missing[0].decode(),
+                )
 
     def _move(self, client: IMAPClient, uid: int, destination: str) -> list[str]:
         names = {name for _, _, name in client.list_folders()}
@@ -136,7 +140,9 @@ class ImapLabels:
                     except IMAPClientError:  # a NO: no such folder
                         validities[folder] = None
                 if validities[folder] != validity:
-                    answers[msg_id] = NotFound(f"Message {msg_id} is gone (folder renumbered or removed).", message_id=msg_id)
+                    answers[msg_id] = NotFound(
+                        f"Message {msg_id} is gone (folder renumbered or removed).", message_id=msg_id
+                    )
                 else:
                     answers[msg_id] = (folder, uid)
 

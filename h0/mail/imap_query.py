@@ -36,8 +36,10 @@ _FLAG_TERMS = {"is:unread": ["UNSEEN"], "is:read": ["SEEN"], "is:starred": ["FLA
 _AGE = re.compile(r"([0-9]{1,5})([dwmy])")
 _DAYS = {"d": 1, "w": 7, "m": 31, "y": 366}
 _OPERATOR = re.compile(r"([A-Za-z_]+):(.*)", re.DOTALL)
-SUPPORTED = ("from:, to:, cc:, bcc:, subject:, is:unread, is:read, is:starred, label:, rfc822msgid:, after:, "
-             "before:, newer_than:, older_than:, in:inbox, in:sent, in:<folder>, words and quoted phrases")
+SUPPORTED = (
+    "from:, to:, cc:, bcc:, subject:, is:unread, is:read, is:starred, label:, rfc822msgid:, after:, "
+    "before:, newer_than:, older_than:, in:inbox, in:sent, in:<folder>, words and quoted phrases"
+)
 
 
 @dataclass
@@ -58,12 +60,15 @@ class ImapQuery:
     def admits(self, internal_s: float | None) -> bool:
         if internal_s is None:
             return True
-        return (self.after_s is None or internal_s > self.after_s) and (self.before_s is None or internal_s < self.before_s)
+        return (self.after_s is None or internal_s > self.after_s) and (
+            self.before_s is None or internal_s < self.before_s
+        )
 
 
 def _refuse(term: str, why: str = "") -> InvalidRequest:
-    return InvalidRequest(f"The IMAP backend cannot search for {term!r}{why}. It understands: {SUPPORTED}.",
-                          field="query", term=term)
+    return InvalidRequest(
+        f"The IMAP backend cannot search for {term!r}{why}. It understands: {SUPPORTED}.", field="query", term=term
+    )
 
 
 def _when(value: str, term: str) -> float:

@@ -63,15 +63,19 @@ def parse_id(value: str) -> tuple[str, int, int]:
     """(folder, UIDVALIDITY, UID) of a message id; InvalidRequest for anything else."""
     match = _ID.fullmatch(str(value).strip())
     if not match or any(c in value for c in "\r\n\0"):
-        raise InvalidRequest("message_id is not an IMAP message id ('<uidvalidity>-<uid>', "
-                             "or '<folder>/<uidvalidity>-<uid>').", field="message_id")
+        raise InvalidRequest(
+            "message_id is not an IMAP message id ('<uidvalidity>-<uid>', or '<folder>/<uidvalidity>-<uid>').",
+            field="message_id",
+        )
     return match.group("folder") or INBOX, int(match.group("validity")), int(match.group("uid"))
 
 
 # -- the connection ---------------------------------------------------------------------------
 
 
-def connect(settings: Settings, *, host: str | None = None, port: int | None = None, timeout: float | None = None) -> IMAPClient:
+def connect(
+    settings: Settings, *, host: str | None = None, port: int | None = None, timeout: float | None = None
+) -> IMAPClient:
     """A logged-in client for IMAP_* (ssl: implicit TLS, starttls, or none: plain, loopback only
     in practice). Certificates are verified against the system store."""
     host = host or settings.imap_host
@@ -82,10 +86,14 @@ def connect(settings: Settings, *, host: str | None = None, port: int | None = N
     user = settings.imap_user
     password = settings.imap_pass.get_secret_value() if settings.imap_pass else None
     if not user or password is None:
-        raise AuthRequired("IMAP is not configured: set IMAP_USER and IMAP_PASS (see .env.example).", setting="IMAP_USER")
+        raise AuthRequired(
+            "IMAP is not configured: set IMAP_USER and IMAP_PASS (see .env.example).", setting="IMAP_USER"
+        )
     context = ssl.create_default_context()
     try:
-        client = IMAPClient(host, port, ssl=secure == "ssl", ssl_context=context, timeout=timeout or settings.imap_timeout_seconds)
+        client = IMAPClient(
+            host, port, ssl=secure == "ssl", ssl_context=context, timeout=timeout or settings.imap_timeout_seconds
+        )
         client.normalise_times = False  # INTERNALDATE with its zone, not as naive local time
         if secure == "starttls":
             client.starttls(context)
@@ -97,8 +105,11 @@ def connect(settings: Settings, *, host: str | None = None, port: int | None = N
         client.login(user, password)
     except LoginError:
         _quietly_close(client)
-        raise AuthRequired(f"The IMAP server {host} refused the login for {user}: check IMAP_USER / IMAP_PASS "
-                           "(many providers need an app password).", setting="IMAP_PASS") from None
+        raise AuthRequired(
+            f"The IMAP server {host} refused the login for {user}: check IMAP_USER / IMAP_PASS "
+            "(many providers need an app password).",
+            setting="IMAP_PASS",
+        ) from None
     except (OSError, IMAPClientError) as exc:
         _quietly_close(client)
         raise InternalError(f"The IMAP server {host}:{port} failed during login: {exc}", retryable=True) from None
@@ -181,14 +192,20 @@ def internal_ms(value: Any) -> int | None:
     return None
 
 
-def fetched_from_raw(msg_id: str, raw: bytes, *, folder: str, flags: Any, internal_date: Any,
-                     sent_folder: str | None, full: bool) -> Fetched:
+def fetched_from_raw(
+    msg_id: str, raw: bytes, *, folder: str, flags: Any, internal_date: Any, sent_folder: str | None, full: bool
+) -> Fetched:
     """A fetched message as `Fetched`: cleaned headers, labels, and (full) the first text/plain and
     text/html bodies and attachment metadata. Malformed MIME is read as far as it goes."""
     head, _, _ = raw.partition(b"\r\n\r\n") if b"\r\n\r\n" in raw else raw.partition(b"\n\n")
     headers = headers_message(head + b"\r\n\r\n")
-    fetched = Fetched(id=msg_id, thread_id=thread_root(headers), headers=headers,
-                      labels=labels_for(folder, flags, sent_folder), internal_date_ms=internal_ms(internal_date))
+    fetched = Fetched(
+        id=msg_id,
+        thread_id=thread_root(headers),
+        headers=headers,
+        labels=labels_for(folder, flags, sent_folder),
+        internal_date_ms=internal_ms(internal_date),
+    )
     if not raw:
         return fetched
     message = email.message_from_bytes(raw, policy=policy.compat32)
@@ -202,7 +219,9 @@ def fetched_from_raw(msg_id: str, raw: bytes, *, folder: str, flags: Any, intern
         if filename or disposition.startswith("attachment"):
             payload = part.get_payload(decode=True)
             size = len(payload) if isinstance(payload, bytes) else 0
-            fetched.attachments.append(AttachmentInfo(clean_header_text(_text(filename or "")) or "(unnamed)", mime, size))
+            fetched.attachments.append(
+                AttachmentInfo(clean_header_text(_text(filename or "")) or "(unnamed)", mime, size)
+            )
         elif mime == "text/plain" and text is None:
             text = _decoded(part)
         elif mime == "text/html" and html is None:

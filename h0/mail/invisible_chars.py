@@ -25,9 +25,7 @@ SUSPECT = re.compile(
     "\U000e0000-\U000e0fff]"
 )
 # Format characters that draw a visible sign (Arabic number sign, end of ayah…): not hidden.
-_VISIBLE_FORMAT = frozenset(
-    [*range(0x0600, 0x0606), 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD]
-)
+_VISIBLE_FORMAT = frozenset([*range(0x0600, 0x0606), 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD])
 _ZWNJ, _ZWJ = "\u200c", "\u200d"
 _VS = frozenset(chr(c) for c in [*range(0xFE00, 0xFE10), *range(0x180B, 0x180E), 0x180F])
 _VS_SUPPLEMENT = range(0xE0100, 0xE01F0)
@@ -38,14 +36,29 @@ _FLAG_TAGS = frozenset({"gbeng", "gbsct", "gbwls"})
 _JOINING_SCRIPTS_FROM = 0x0590  # Hebrew onwards: Arabic, Syriac, Indic, … use ZWJ/ZWNJ between letters
 
 _KNOWN_NAMES = {
-    "\u00ad": "soft hyphen", "\u200b": "zero-width space", "\u200c": "zero-width non-joiner",
-    "\u200d": "zero-width joiner", "\u200e": "left-to-right mark", "\u200f": "right-to-left mark",
-    "\u202a": "left-to-right embedding", "\u202b": "right-to-left embedding", "\u202c": "bidi pop",
-    "\u202d": "left-to-right override", "\u202e": "right-to-left override", "\u2060": "word joiner",
-    "\u2066": "left-to-right isolate", "\u2067": "right-to-left isolate", "\u2068": "first-strong isolate",
-    "\u2069": "bidi isolate pop", "\ufeff": "zero-width no-break space (BOM)", "\u061c": "Arabic letter mark",
-    "\u2800": "blank Braille pattern", "\u3164": "Hangul filler", "\u2028": "line separator",
-    "\u2029": "paragraph separator", "\u034f": "combining grapheme joiner",
+    "\u00ad": "soft hyphen",
+    "\u200b": "zero-width space",
+    "\u200c": "zero-width non-joiner",
+    "\u200d": "zero-width joiner",
+    "\u200e": "left-to-right mark",
+    "\u200f": "right-to-left mark",
+    "\u202a": "left-to-right embedding",
+    "\u202b": "right-to-left embedding",
+    "\u202c": "bidi pop",
+    "\u202d": "left-to-right override",
+    "\u202e": "right-to-left override",
+    "\u2060": "word joiner",
+    "\u2066": "left-to-right isolate",
+    "\u2067": "right-to-left isolate",
+    "\u2068": "first-strong isolate",
+    "\u2069": "bidi isolate pop",
+    "\ufeff": "zero-width no-break space (BOM)",
+    "\u061c": "Arabic letter mark",
+    "\u2800": "blank Braille pattern",
+    "\u3164": "Hangul filler",
+    "\u2028": "line separator",
+    "\u2029": "paragraph separator",
+    "\u034f": "combining grapheme joiner",
 }
 
 
@@ -78,7 +91,7 @@ def hidden_character(text: str, i: int) -> str | None:
     """What the suspect character at `i` is, if it is invisible there; None if it is shown."""
     ch = text[i]
     code = ord(ch)
-    if ch == "\r" and text[i + 1:i + 2] == "\n":
+    if ch == "\r" and text[i + 1 : i + 2] == "\n":
         return None  # a CRLF line end
     if code in _VISIBLE_FORMAT:
         return None
@@ -120,8 +133,12 @@ def _in_flag(text: str, i: int) -> bool:
     while end < len(text) and end - i < 8 and 0xE0020 <= ord(text[end]) <= 0xE007F:
         end += 1
     run = text[start:end]
-    return (start > 0 and text[start - 1] == _BLACK_FLAG and run[-1] == _CANCEL_TAG
-            and "".join(chr(ord(c) - 0xE0000) for c in run[:-1]) in _FLAG_TAGS)
+    return (
+        start > 0
+        and text[start - 1] == _BLACK_FLAG
+        and run[-1] == _CANCEL_TAG
+        and "".join(chr(ord(c) - 0xE0000) for c in run[:-1]) in _FLAG_TAGS
+    )
 
 
 def _name(ch: str) -> str:

@@ -217,8 +217,10 @@ def checked_recipients(draft: Any, known: Correspondents) -> tuple[list[Address]
     """A draft's To, Cc and Bcc, parsed for sending with the domains its note confirms; a look-alike of
     a domain corresponded with, not confirmed, is held (Conflict, hold=True) naming both."""
     confirmed = confirmed_domains(getattr(draft, "confirm_domains", ()))
-    lists = tuple(parse_recipients(name, list(value), confirmed_domains=confirmed)
-                  for name, value in (("to", draft.to), ("cc", draft.cc), ("bcc", draft.bcc)))
+    lists = tuple(
+        parse_recipients(name, list(value), confirmed_domains=confirmed)
+        for name, value in (("to", draft.to), ("cc", draft.cc), ("bcc", draft.bcc))
+    )
     clashes = lookalikes((a.domain for addresses in lists for a in addresses), known, confirmed)
     if clashes:
         domain, like = clashes[0]
@@ -227,14 +229,19 @@ def checked_recipients(draft: Any, known: Correspondents) -> tuple[list[Address]
             f"Not sent: {shown(domain)} looks like {shown(like)}, a domain you have corresponded with, but it is a "
             f"different domain{others} — a look-alike can be an impostor. Check the address. If you really mean "
             f"{domain}, add `confirm_domains: [{ascii_domain(domain)}]` to the frontmatter, then approve again.",
-            reason="lookalike_domain", hold=True, path=getattr(draft, "path", None), domain=ascii_domain(domain),
-            looks_like=like, lookalikes=[[d, k] for d, k in clashes],
+            reason="lookalike_domain",
+            hold=True,
+            path=getattr(draft, "path", None),
+            domain=ascii_domain(domain),
+            looks_like=like,
+            lookalikes=[[d, k] for d, k in clashes],
         )
     return lists  # type: ignore[return-value]
 
 
-def lookalikes(domains: Iterable[str], known: Correspondents,
-               confirmed: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+def lookalikes(
+    domains: Iterable[str], known: Correspondents, confirmed: frozenset[str] = frozenset()
+) -> list[tuple[str, str]]:
     """(domain, the known domain it looks like) for each domain confusable with a different known one."""
     by_skeleton = known.known()
     found = []

@@ -32,7 +32,6 @@ _MESSAGE_ID = re.compile(r"^(?:<([^<>\s@]+@[^<>\s@]+)>|([^<>\s@]+@[^<>\s@]+))$")
 _SMTP = policy.SMTP  # CRLF line ends, RFC 2047 encoded words, 78-column folding
 
 
-
 def normalize_message_id(value: str) -> str:
     """'<x@y>' from 'x@y' or '<x@y>'; refuses anything that is not one id on one line."""
     text = value.strip()
@@ -64,22 +63,27 @@ def reply_headers(original_message_id: str | None, original_references: str | No
     return parent, " ".join(chain)
 
 
-
 def check_subject(subject: str) -> str:
     refuse_line_breaks("subject", subject)
     if not subject.strip():
-        raise InvalidRequest("The subject is empty; write one in `subject:` in the frontmatter, then approve again.",
-                             field="subject")
+        raise InvalidRequest(
+            "The subject is empty; write one in `subject:` in the frontmatter, then approve again.", field="subject"
+        )
     if len(subject) > MAX_SUBJECT_CHARS:
-        raise InvalidRequest(f"The subject is longer than {MAX_SUBJECT_CHARS} characters; shorten `subject:` in the "
-                             "frontmatter, then approve again.", field="subject")
+        raise InvalidRequest(
+            f"The subject is longer than {MAX_SUBJECT_CHARS} characters; shorten `subject:` in the "
+            "frontmatter, then approve again.",
+            field="subject",
+        )
     return subject.strip()
 
 
 def check_body(body: str) -> str:
     if not body.strip():
-        raise InvalidRequest("The body is empty; H0 does not send empty mail. Write the message in the note, then "
-                             "approve again.", field="body")
+        raise InvalidRequest(
+            "The body is empty; H0 does not send empty mail. Write the message in the note, then approve again.",
+            field="body",
+        )
     return body
 
 
@@ -104,8 +108,11 @@ def compose(
     """
     if not to:
         raise InvalidRequest("At least one recipient is needed in 'to'.", field="to")
-    recipients = {"To": checked_addresses("to", to), "Cc": checked_addresses("cc", cc),
-                  "Bcc": checked_addresses("bcc", bcc)}
+    recipients = {
+        "To": checked_addresses("to", to),
+        "Cc": checked_addresses("cc", cc),
+        "Bcc": checked_addresses("bcc", bcc),
+    }
     subject = check_subject(subject)
     for field, value in (("sender", sender), ("in_reply_to", in_reply_to), ("references", references)):
         if value:
@@ -125,8 +132,10 @@ def compose(
         if references:
             msg["References"] = references
     except (ValueError, TypeError) as exc:  # the email package's own refusals (CR/LF in an address part…)
-        raise InvalidRequest(f"A header value cannot be encoded: {exc}. Retype the subject and the recipients in the "
-                             "frontmatter as plain text, one line each, then approve again.") from None
+        raise InvalidRequest(
+            f"A header value cannot be encoded: {exc}. Retype the subject and the recipients in the "
+            "frontmatter as plain text, one line each, then approve again."
+        ) from None
     _refuse_invisible(body, html_body)
     msg.set_content(check_body(body), subtype="plain", charset="utf-8", cte=_text_cte(body))
     if html_body and html_body.strip():

@@ -22,7 +22,9 @@ class SendEmailResult(BaseModel):
     sent_at: str = Field(description="When H0 recorded the send, ISO 8601 UTC.")
     rfc822_message_id: str = Field(description="The Message-ID header the message carries, with angle brackets.")
     backend: str = Field(description="gmail, smtp or outbox (outbox: nothing really left the machine).")
-    already_sent: bool = Field(description="True when this idempotency_key had already been sent: nothing new was sent.")
+    already_sent: bool = Field(
+        description="True when this idempotency_key had already been sent: nothing new was sent."
+    )
     idempotency_key: str = Field(description="H0's key for this send (derived with the installation's secret).")
     hints: list[str] = Field(default_factory=list, description="Warnings worth showing a human; the mail was sent.")
 
@@ -58,7 +60,9 @@ class AttachmentMeta(BaseModel):
 class EmailFull(BaseModel):
     id: str
     thread_id: str | None
-    rfc822_message_id: str | None = Field(description="The Message-ID header; reply with it via reply_to_message_id=id.")
+    rfc822_message_id: str | None = Field(
+        description="The Message-ID header; reply with it via reply_to_message_id=id."
+    )
     subject: str
     sender: str
     to: str
@@ -87,7 +91,9 @@ class EmailFull(BaseModel):
 
 class SkippedEmail(BaseModel):
     id: str
-    reason: Literal["deleted", "unreadable"] = Field(description="Gone before it could be read, or refused by the provider.")
+    reason: Literal["deleted", "unreadable"] = Field(
+        description="Gone before it could be read, or refused by the provider."
+    )
 
 
 class NewEmails(BaseModel):
@@ -98,7 +104,9 @@ class NewEmails(BaseModel):
         description="history: what the mailbox's change history lists; catch_up: the newest matches of GMAIL_QUERY "
         "(first run, expired history, or a periodic reconciliation)."
     )
-    skipped: list[SkippedEmail] = Field(default_factory=list, description="New messages that could not be read (logged).")
+    skipped: list[SkippedEmail] = Field(
+        default_factory=list, description="New messages that could not be read (logged)."
+    )
     sent: list[EmailFull] = Field(
         default_factory=list,
         description="Messages the owner sent (from any mail client: Gmail's SENT label, the IMAP Sent folder) since "
@@ -134,7 +142,9 @@ class EmailValidation(BaseModel):
     valid: bool
     normalized: str | None = Field(default=None, description="The address as H0 would send to it.")
     reason: str | None = None
-    suggestion: str | None = Field(default=None, description="A likely intended address when the domain looks mistyped.")
+    suggestion: str | None = Field(
+        default=None, description="A likely intended address when the domain looks mistyped."
+    )
 
 
 class EmailStatus(BaseModel):

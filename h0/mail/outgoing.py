@@ -80,7 +80,9 @@ class _Read:
 class OutgoingBuilder:
     """Builds `Outgoing` messages for one vault, backend and state database."""
 
-    def __init__(self, settings: Settings, backend: MailSender, state: StateDB, *, trusted_caller: bool = False) -> None:
+    def __init__(
+        self, settings: Settings, backend: MailSender, state: StateDB, *, trusted_caller: bool = False
+    ) -> None:
         self.resolver = PathResolver(settings.vault_path)
         self.backend = backend
         self.replies = ReplyThreading(self.resolver, mailbox_of(backend), backend.name)
@@ -104,26 +106,40 @@ class OutgoingBuilder:
         read = self._read_approved(path)
         actual = content_hash(read.data)
         if actual != note_hash:
-            raise Conflict(f"{read.rel} changed since it was read; read it again (nothing was sent).",
-                           path=read.rel, expected=note_hash, actual=actual, reason="note_changed")
+            raise Conflict(
+                f"{read.rel} changed since it was read; read it again (nothing was sent).",
+                path=read.rel,
+                expected=note_hash,
+                actual=actual,
+                reason="note_changed",
+            )
         note = parse(read.data, read.rel)
         left = settle_left(moved=arrival.kind == "moved", quiet_for=time.time() - read.mtime, settle_s=self.settle_s)
         if left > 0:
             # Still possibly being typed: refuse nothing for its content yet, but note what its
             # attachments are now, so a change before it is sent is caught.
             try:
-                self._first_seen_attachments(read.rel, actual, parse_draft(read.rel, note.frontmatter, note.body, actual))
+                self._first_seen_attachments(
+                    read.rel, actual, parse_draft(read.rel, note.frontmatter, note.body, actual)
+                )
             except H0Error:
                 pass
             raise Conflict(
                 f"{read.rel} was written in Approved/ less than {self.settle_s:.0f} s ago and may still be being "
                 f"typed; it is sent once it has been unchanged that long (APPROVAL_SETTLE_SECONDS).",
-                path=read.rel, reason="not_settled", retry_after=round(left + 0.05, 2),
+                path=read.rel,
+                reason="not_settled",
+                retry_after=round(left + 0.05, 2),
             )
         status = draft_status(note.frontmatter)
         if not status.sendable:
-            raise InvalidRequest(refusal(status, note.frontmatter), path=read.rel, reason="status_not_sendable",
-                                 status=status.word, state=status.state.value)
+            raise InvalidRequest(
+                refusal(status, note.frontmatter),
+                path=read.rel,
+                reason="status_not_sendable",
+                status=status.word,
+                state=status.state.value,
+            )
         # Written in place in Approved/ (the daemon saw no move): the settle period above is its rule.
         arrived = None if arrival.kind == "written" or self.fresh_s <= 0 else arrival_time(read.info, arrival.at)
         if arrived is not None:
@@ -141,23 +157,38 @@ class OutgoingBuilder:
             raise InvalidRequest(
                 f"The attachment {', '.join(changed)} changed after the draft was approved, so it is not what you "
                 "approved; nothing was sent. Check it, then move the draft to Approved/ again.",
-                path=read.rel, changed=changed,
+                path=read.rel,
+                changed=changed,
             )
         identity = draft.identity([a.sha256 for a in files])
         key = "n-" + self.state.mac("approved-draft", identity)[:40]
         if arrival.kind != "moved":
             self._refuse_recent_name(read.rel, key)
         hints: list[str] = []
-        thread = self.replies.thread(draft.reply_to_message_id, draft.thread_id, draft.subject, hints,
-                              check_newer=not draft.send_anyway, drafted_at=draft.drafted_at, path=read.rel,
-                              source=draft.source)
+        thread = self.replies.thread(
+            draft.reply_to_message_id,
+            draft.thread_id,
+            draft.subject,
+            hints,
+            check_newer=not draft.send_anyway,
+            drafted_at=draft.drafted_at,
+            path=read.rel,
+            source=draft.source,
+        )
         recipients = checked_recipients(draft, self.correspondents)  # confirm_domains:, look-alikes held
         message = self._compose(*recipients, draft.subject, draft.body, None, files, key, thread)
         return Outgoing(
-            message=message, key=key, content_hash=hashlib.sha256(identity).hexdigest(), thread_id=thread[2],
-            audit=self._audit_fields(message, draft.body, files), note_path=read.rel, note_hash=actual,
-            reply_to=draft.reply_to_message_id, source=draft.source,
-            exclusive_reply=not draft.send_anyway and bool(draft.reply_to_message_id or draft.source), hints=hints,
+            message=message,
+            key=key,
+            content_hash=hashlib.sha256(identity).hexdigest(),
+            thread_id=thread[2],
+            audit=self._audit_fields(message, draft.body, files),
+            note_path=read.rel,
+            note_hash=actual,
+            reply_to=draft.reply_to_message_id,
+            source=draft.source,
+            exclusive_reply=not draft.send_anyway and bool(draft.reply_to_message_id or draft.source),
+            hints=hints,
         )
 
     def _refuse_unseen_version(self, read: _Read, note_hash: str, arrived: float, arrival: Arrival) -> None:
@@ -171,8 +202,12 @@ class OutgoingBuilder:
         raise hold(
             f"This draft changed {when(gap)} you approved it, {change.describe()}, so you may not have read this "
             "version. It was not sent. Read it, then move it to Approved/ again.",
-            "changed_before_approval", path=read.rel, seconds=round(gap, 2), changed_by=change.describe(),
-            tool=change.tool, client=change.client,
+            "changed_before_approval",
+            path=read.rel,
+            seconds=round(gap, 2),
+            changed_by=change.describe(),
+            tool=change.tool,
+            client=change.client,
         )
 
     def _refuse_attachments_changed_around(self, rel: str, files: Sequence[Attachment], arrived: float) -> None:
@@ -188,13 +223,17 @@ class OutgoingBuilder:
                 raise InvalidRequest(
                     f"The attachment {name} changed after you approved this draft, so it is not what you approved; "
                     "nothing was sent. Check the file, then move the draft to Approved/ again.",
-                    path=rel, changed=[name],
+                    path=rel,
+                    changed=[name],
                 )
             if gap < self.fresh_s:
                 raise hold(
                     f"The attachment {name} changed {when(gap)} you approved this draft, so you may not have seen "
                     "this version of it. It was not sent. Check the file, then move the draft to Approved/ again.",
-                    "attachment_changed_before_approval", path=rel, attachment=name, seconds=round(gap, 2),
+                    "attachment_changed_before_approval",
+                    path=rel,
+                    attachment=name,
+                    seconds=round(gap, 2),
                 )
 
     def _first_seen_attachments(self, rel: str, note_hash: str, draft: Draft) -> dict[str, str]:
@@ -213,19 +252,22 @@ class OutgoingBuilder:
         if (folder.st_dev, folder.st_ino) != (home.st_dev, home.st_ino):
             raise PermissionDenied(
                 f"{target.rel} is not in Approved/. Only a note the human moved into Approved/ can be sent; "
-                "write a draft (create_draft) and let the human approve it.", path=target.rel,
+                "write a draft (create_draft) and let the human approve it.",
+                path=target.rel,
             )
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
         try:
             if os.path.islink(target.abs):
-                raise PermissionDenied(f"{target.rel} is a symbolic link; only a real note in Approved/ is sent.",
-                                       path=target.rel)
+                raise PermissionDenied(
+                    f"{target.rel} is a symbolic link; only a real note in Approved/ is sent.", path=target.rel
+                )
             fd = os.open(target.abs, flags)
         except FileNotFoundError:
             raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
         except OSError as exc:
-            raise PermissionDenied(f"{target.rel} cannot be opened as a note: {exc.strerror or exc}",
-                                   path=target.rel) from None
+            raise PermissionDenied(
+                f"{target.rel} cannot be opened as a note: {exc.strerror or exc}", path=target.rel
+            ) from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
@@ -234,7 +276,8 @@ class OutgoingBuilder:
                 # A hard link elsewhere would let its other name change what the human approved.
                 raise PermissionDenied(
                     f"{target.rel} has {info.st_nlink} hard links: another name could change it after approval. "
-                    "Approve a copy of it instead.", path=target.rel,
+                    "Approve a copy of it instead.",
+                    path=target.rel,
                 )
             if info.st_size > MAX_NOTE_BYTES:
                 raise InvalidRequest(f"{target.rel} is too large to be a draft.", path=target.rel)
@@ -257,7 +300,9 @@ class OutgoingBuilder:
                 f"A draft named {os.path.basename(rel)} was sent at {sent_at}, and this note appeared in Approved/ "
                 "without being moved there (an editor saving it again?). It was not sent. Check it, then move it "
                 "into Approved/ again to send it as a new message.",
-                "reappeared_after_send", path=rel, sent_at=sent_at,
+                "reappeared_after_send",
+                path=rel,
+                sent_at=sent_at,
             )
 
     # ------------------------------------------------------------------ free content (opt-in)
@@ -278,22 +323,27 @@ class OutgoingBuilder:
         idempotency_key: str | None = None,
         allow_typo_domains: bool = False,
     ) -> Outgoing:
-        for name, value in (("reply_to_message_id", reply_to_message_id), ("thread_id", thread_id),
-                            ("idempotency_key", idempotency_key)):
+        for name, value in (
+            ("reply_to_message_id", reply_to_message_id),
+            ("thread_id", thread_id),
+            ("idempotency_key", idempotency_key),
+        ):
             if value is not None:
                 refuse_line_breaks(name, value)
         if idempotency_key is not None and not (0 < len(idempotency_key.strip()) <= MAX_KEY_CHARS):
             raise InvalidRequest(f"idempotency_key must be 1–{MAX_KEY_CHARS} characters.", field="idempotency_key")
-        recipients = [parse_recipients(name, value, allow_typo_domains=allow_typo_domains)
-                      for name, value in (("to", to), ("cc", cc), ("bcc", bcc))]
+        recipients = [
+            parse_recipients(name, value, allow_typo_domains=allow_typo_domains)
+            for name, value in (("to", to), ("cc", cc), ("bcc", bcc))
+        ]
         if not recipients[0]:
             raise InvalidRequest("At least one recipient is needed in 'to'.", field="to")
         subject = check_subject(subject)
         check_body(body)
         files = load_attachments(self.resolver, list(attachments or []))
         content = json.dumps(
-            [[str(a) for a in r] for r in recipients] + [subject, body, html_body, [[a.rel, a.sha256] for a in files],
-                                                         reply_to_message_id, thread_id],
+            [[str(a) for a in r] for r in recipients]
+            + [subject, body, html_body, [[a.rel, a.sha256] for a in files], reply_to_message_id, thread_id],
             ensure_ascii=False,
         ).encode("utf-8")
         content_digest = hashlib.sha256(content).hexdigest()
@@ -303,31 +353,62 @@ class OutgoingBuilder:
         if message_id:
             rfc = normalize_message_id(message_id)
             if rfc[1:].lower().startswith("h0."):
-                raise PermissionDenied("Message-IDs starting with 'h0.' are H0's own; choose another.",
-                                       field="message_id")
+                raise PermissionDenied(
+                    "Message-IDs starting with 'h0.' are H0's own; choose another.", field="message_id"
+                )
         hints: list[str] = []
         thread = self.replies.thread(reply_to_message_id, thread_id, subject, hints, check_newer=False)
         to_list, cc_list, bcc_list = recipients
         message = self._compose(to_list, cc_list, bcc_list, subject, body, html_body, files, key, thread, rfc=rfc)
-        return Outgoing(message=message, key=key, content_hash=content_digest, thread_id=thread[2],
-                        audit={**self._audit_fields(message, body, files), "direct": True}, reply_to=reply_to_message_id,
-                        hints=hints)
+        return Outgoing(
+            message=message,
+            key=key,
+            content_hash=content_digest,
+            thread_id=thread[2],
+            audit={**self._audit_fields(message, body, files), "direct": True},
+            reply_to=reply_to_message_id,
+            hints=hints,
+        )
 
     # ------------------------------------------------------------------ shared
 
-    def _compose(self, to: list[Address], cc: list[Address], bcc: list[Address], subject: str, body: str,
-                 html_body: str | None, files: list[Attachment], key: str, thread: Threading, *,
-                 rfc: str | None = None) -> EmailMessage:
+    def _compose(
+        self,
+        to: list[Address],
+        cc: list[Address],
+        bcc: list[Address],
+        subject: str,
+        body: str,
+        html_body: str | None,
+        files: list[Attachment],
+        key: str,
+        thread: Threading,
+        *,
+        rfc: str | None = None,
+    ) -> EmailMessage:
         subject = check_subject(subject)
         rfc = rfc or f"<h0.{self.state.mac('message-id', key)[:32]}@{self.domain}>"
-        return compose(to=to, cc=cc, bcc=bcc, subject=subject, body=body, html_body=html_body, attachments=files,
-                       message_id=rfc, in_reply_to=thread[0], references=thread[1])
+        return compose(
+            to=to,
+            cc=cc,
+            bcc=bcc,
+            subject=subject,
+            body=body,
+            html_body=html_body,
+            attachments=files,
+            message_id=rfc,
+            in_reply_to=thread[0],
+            references=thread[1],
+        )
 
     @staticmethod
     def _audit_fields(message: EmailMessage, body: str, files: list[Attachment]) -> dict[str, object]:
         return {
-            "to": message.get("To"), "cc": message.get("Cc"), "bcc": message.get("Bcc"),
-            "subject": message.get("Subject"), "body_preview": body[:BODY_PREVIEW_CHARS],
+            "to": message.get("To"),
+            "cc": message.get("Cc"),
+            "bcc": message.get("Bcc"),
+            "subject": message.get("Subject"),
+            "body_preview": body[:BODY_PREVIEW_CHARS],
             "attachments": [{"path": a.rel, "sha256": a.sha256} for a in files] or None,
         }
 
@@ -341,5 +422,7 @@ def _refuse_stale(rel: str, note: Note) -> None:
         raise hold(
             f"The conversation moved on ({reason[:300]}), so the reply may be out of date. It was not sent. Read the "
             "new message, edit the draft if needed, then set `send_anyway: true` (or approve a new draft) to send it.",
-            "thread_has_newer_message", path=rel, stale_since=frontmatter.get("stale_since"),
+            "thread_has_newer_message",
+            path=rel,
+            stale_since=frontmatter.get("stale_since"),
         )

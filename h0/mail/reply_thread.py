@@ -28,9 +28,18 @@ class ReplyThreading:
         self.mailbox = mailbox  # None: the originals of replies are not readable here
         self.backend_name = backend_name
 
-    def thread(self, reply_to: str | None, thread_id: str | None, subject: str, hints: list[str], *,
-               check_newer: bool, drafted_at: str | None = None, path: str | None = None,
-               source: str | None = None) -> Threading:
+    def thread(
+        self,
+        reply_to: str | None,
+        thread_id: str | None,
+        subject: str,
+        hints: list[str],
+        *,
+        check_newer: bool,
+        drafted_at: str | None = None,
+        path: str | None = None,
+        source: str | None = None,
+    ) -> Threading:
         """(In-Reply-To, References, threadId) for a reply; a failed look-up blocks the
         send only when there is no thread_id to fall back on. With `check_newer`, a Gmail
         thread that received an inbound message after the one answered holds the reply.
@@ -41,16 +50,19 @@ class ReplyThreading:
         if self.mailbox is None:
             in_reply_to, references = self._headers_from_note(source)
             if in_reply_to is None:
-                hints.append(f"the {self.backend_name} backend cannot read the original and the email note holds no "
-                             "Message-ID; sent without In-Reply-To")
+                hints.append(
+                    f"the {self.backend_name} backend cannot read the original and the email note holds no "
+                    "Message-ID; sent without In-Reply-To"
+                )
             return in_reply_to, references, thread_id
         try:
             original = self.mailbox.get_message(reply_to)
         except H0Error as err:
             if thread_id is None:
                 if isinstance(err, NotFound):
-                    raise NotFound(f"The message being replied to ({reply_to}) was not found.",
-                                   reply_to_message_id=reply_to) from None
+                    raise NotFound(
+                        f"The message being replied to ({reply_to}) was not found.", reply_to_message_id=reply_to
+                    ) from None
                 raise
             hints.append(f"could not read the original ({err.code}); threaded by thread_id only")
             return None, None, thread_id
@@ -86,8 +98,11 @@ class ReplyThreading:
         except NotFound:
             return
         baseline = max(original.internal_date_ms or 0, _epoch_ms(drafted_at))
-        newer = [m for m in messages if m.id != original.id and not {"SENT", "DRAFT"} & set(m.labels)
-                 and (m.internal_date_ms or 0) > baseline]
+        newer = [
+            m
+            for m in messages
+            if m.id != original.id and not {"SENT", "DRAFT"} & set(m.labels) and (m.internal_date_ms or 0) > baseline
+        ]
         if newer:
             latest = newer[-1]
             sender = latest.headers.get("From") or "someone"
@@ -95,7 +110,9 @@ class ReplyThreading:
                 f"The conversation moved on: {sender} wrote again in this thread after the email this draft answers, "
                 "so the reply may be out of date. It was not sent. Read the new message, edit the draft if needed, "
                 "then set `send_anyway: true` (or approve a new draft) to send it.",
-                "thread_has_newer_message", path=path, newer_message_id=latest.id,
+                "thread_has_newer_message",
+                path=path,
+                newer_message_id=latest.id,
             )
 
 

@@ -82,11 +82,18 @@ class RetryPolicy:
 
         def before_sleep(state: RetryCallState) -> None:
             error, pause = failure(state), wait(state)
-            logger.warning("{} failed ({}: {}); retry {} in {:.3f}s", what, error.code, error.message,
-                           state.attempt_number, pause)
+            logger.warning(
+                "{} failed ({}: {}); retry {} in {:.3f}s", what, error.code, error.message, state.attempt_number, pause
+            )
             if on_retry is not None:
                 on_retry(state.attempt_number, error, pause)
 
-        retrying = Retrying(retry=retry_if_exception(lambda e: isinstance(e, H0Error)), stop=stop, wait=wait,
-                            before_sleep=before_sleep, sleep=sleep, reraise=True)
+        retrying = Retrying(
+            retry=retry_if_exception(lambda e: isinstance(e, H0Error)),
+            stop=stop,
+            wait=wait,
+            before_sleep=before_sleep,
+            sleep=sleep,
+            reraise=True,
+        )
         return retrying(lambda: attempt(retrying.statistics.get("attempt_number", 1) - 1))

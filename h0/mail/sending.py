@@ -64,14 +64,14 @@ class Outgoing:
     """One message ready to go, and what it is bound to."""
 
     message: EmailMessage
-    key: str                      # the idempotency key as stored (nobody outside can mint it)
-    content_hash: str             # what "already sent" is bound to
+    key: str  # the idempotency key as stored (nobody outside can mint it)
+    content_hash: str  # what "already sent" is bound to
     thread_id: str | None
-    audit: dict[str, object]      # to, cc, bcc, subject, body_preview, attachments… for the pre-send record
+    audit: dict[str, object]  # to, cc, bcc, subject, body_preview, attachments… for the pre-send record
     note_path: str | None = None
     note_hash: str | None = None
-    reply_to: str | None = None   # the provider id of the email answered (one reply per email)
-    source: str | None = None     # the vault path of the email note answered
+    reply_to: str | None = None  # the provider id of the email answered (one reply per email)
+    source: str | None = None  # the vault path of the email note answered
     exclusive_reply: bool = False  # refuse if another message already answered the same email
     hints: list[str] = field(default_factory=list)
 
@@ -120,10 +120,19 @@ class Sender:
                 raise McpUnavailable("The mail server is shutting down; nothing was sent. Try again.", retryable=True)
         rfc = out.rfc822_message_id
         claim = self.state.claim_send(
-            key=out.key, rfc822_message_id=rfc, content_hash=out.content_hash, caps=self.caps.windows(),
-            in_flight_s=IN_FLIGHT_S, note_path=out.note_path, note_hash=out.note_hash, reply_to=out.reply_to,
-            source=out.source, exclusive_reply=out.exclusive_reply, recipients=str(out.audit.get("to") or ""),
-            subject=str(out.audit.get("subject") or ""), backend=self.backend.name,
+            key=out.key,
+            rfc822_message_id=rfc,
+            content_hash=out.content_hash,
+            caps=self.caps.windows(),
+            in_flight_s=IN_FLIGHT_S,
+            note_path=out.note_path,
+            note_hash=out.note_hash,
+            reply_to=out.reply_to,
+            source=out.source,
+            exclusive_reply=out.exclusive_reply,
+            recipients=str(out.audit.get("to") or ""),
+            subject=str(out.audit.get("subject") or ""),
+            backend=self.backend.name,
         )
         if claim.status == "claimed":
             return True, None
@@ -134,17 +143,24 @@ class Sender:
             raise Conflict(
                 "This idempotency key was already used for a message with different content; nothing was sent. "
                 "'Already sent' is only ever answered for the same content.",
-                idempotency_key=out.key, reason="key_content_mismatch",
+                idempotency_key=out.key,
+                reason="key_content_mismatch",
             )
         if claim.status == "in_progress":
-            raise Conflict("This message is being sent by another H0 process right now.", idempotency_key=out.key,
-                           reason="in_progress", retry_after=5.0)
+            raise Conflict(
+                "This message is being sent by another H0 process right now.",
+                idempotency_key=out.key,
+                reason="in_progress",
+                retry_after=5.0,
+            )
         if claim.status == "answered":
             raise hold(
                 f"H0 already sent a reply to this email ({row.get('note_path') or row.get('rfc822_message_id')}, "
                 f"{row.get('sent_at')}). Nothing was sent. Set `send_anyway: true` in the draft's frontmatter "
                 "to send a second reply.",
-                "already_answered", answered_by=row.get("note_path"), answered_at=row.get("sent_at"),
+                "already_answered",
+                answered_by=row.get("note_path"),
+                answered_at=row.get("sent_at"),
             )
         if claim.status == "rate_limited":
             cap = claim.cap
@@ -152,7 +168,9 @@ class Sender:
             raise RateLimited(
                 f"The {cap.label if cap else ''} send cap ({cap.limit if cap else '?'}, {setting}) is reached; "
                 f"nothing was sent. Sending resumes in {claim.retry_after:.0f} s.",
-                retry_after=claim.retry_after, cap=cap.limit if cap else None, window=cap.label if cap else None,
+                retry_after=claim.retry_after,
+                cap=cap.limit if cap else None,
+                window=cap.label if cap else None,
                 setting=setting,
             )
         # unresolved: an earlier attempt never recorded its outcome (a crash, or "outcome unknown")
@@ -161,7 +179,10 @@ class Sender:
         except NotSupported:
             raise SendFailed(
                 UNKNOWN_OUTCOME_MESSAGE.format(backend=self.backend.name),
-                outcome="unknown", retryable=False, idempotency_key=out.key, rfc822_message_id=rfc,
+                outcome="unknown",
+                retryable=False,
+                idempotency_key=out.key,
+                rfc822_message_id=rfc,
             ) from None
         if found is None:
             logger.info("{}: an earlier attempt never reached {}; sending", rfc, self.backend.name)
@@ -172,9 +193,13 @@ class Sender:
 
     def _result_from_ledger(self, row: dict[str, Any], key: str) -> SendEmailResult:
         return SendEmailResult(
-            message_id=str(row.get("provider_message_id")), thread_id=row.get("thread_id"),
-            sent_at=str(row.get("sent_at")), rfc822_message_id=str(row.get("rfc822_message_id")),
-            backend=str(row.get("backend") or self.backend.name), idempotency_key=key, already_sent=True,
+            message_id=str(row.get("provider_message_id")),
+            thread_id=row.get("thread_id"),
+            sent_at=str(row.get("sent_at")),
+            rfc822_message_id=str(row.get("rfc822_message_id")),
+            backend=str(row.get("backend") or self.backend.name),
+            idempotency_key=key,
+            already_sent=True,
         )
 
     # -- 2–4. audit, send, record ----------------------------------------------------------
@@ -185,9 +210,17 @@ class Sender:
             self._in_flight += 1
         try:
             try:
-                self.audit.write(PRE_SEND, "info", durable=True, rfc822_message_id=rfc, idempotency_key=out.key,
-                                 backend=self.backend.name, note_path=out.note_path, note_hash=out.note_hash,
-                                 **out.audit)
+                self.audit.write(
+                    PRE_SEND,
+                    "info",
+                    durable=True,
+                    rfc822_message_id=rfc,
+                    idempotency_key=out.key,
+                    backend=self.backend.name,
+                    note_path=out.note_path,
+                    note_hash=out.note_hash,
+                    **out.audit,
+                )
             except H0Error as err:
                 self.state.mark_failed(rfc, error=err.code, reason=f"pre-send audit record: {err.message}")
                 raise
@@ -218,8 +251,16 @@ class Sender:
             return self.backend.send(out.message, thread_id=out.thread_id)
 
         def on_retry(number: int, error: H0Error, wait: float) -> None:
-            self.audit.write("send_retry", "warning", rfc822_message_id=rfc, idempotency_key=out.key,
-                             attempt=number, error=error.code, reason=error.message, wait_s=wait)
+            self.audit.write(
+                "send_retry",
+                "warning",
+                rfc822_message_id=rfc,
+                idempotency_key=out.key,
+                attempt=number,
+                error=error.code,
+                reason=error.message,
+                wait_s=wait,
+            )
 
         try:
             what = f"send {out.note_path} ({rfc})" if out.note_path else f"send {rfc}"  # name the note
@@ -232,9 +273,17 @@ class Sender:
             self.state.mark_failed(rfc, error=err.code, reason=err.message, unknown=unknown, bounce=bounce)
             try:
                 self.audit.write(
-                    FAILED, "error", rfc822_message_id=rfc, idempotency_key=out.key, backend=self.backend.name,
-                    error=err.code, reason=err.message, retryable=is_retryable(err), bounce=bounce,
-                    outcome=err.details.get("outcome", "failed"), note_path=out.note_path,
+                    FAILED,
+                    "error",
+                    rfc822_message_id=rfc,
+                    idempotency_key=out.key,
+                    backend=self.backend.name,
+                    error=err.code,
+                    reason=err.message,
+                    retryable=is_retryable(err),
+                    bounce=bounce,
+                    outcome=err.details.get("outcome", "failed"),
+                    note_path=out.note_path,
                 )
             except H0Error as log_err:
                 logger.error("could not write the audit record of a failed send {}: {}", rfc, log_err.message)
@@ -244,20 +293,42 @@ class Sender:
         rfc = out.rfc822_message_id
         sent_at = iso(utcnow())
         try:
-            self.state.mark_sent(rfc, provider_message_id=sent.message_id, thread_id=sent.thread_id,
-                                 sent_at=sent_at, backend=self.backend.name, now=time.time())
+            self.state.mark_sent(
+                rfc,
+                provider_message_id=sent.message_id,
+                thread_id=sent.thread_id,
+                sent_at=sent_at,
+                backend=self.backend.name,
+                now=time.time(),
+            )
         except InternalError as err:
             # The mail is gone; failing now would only invite a resend. The pending row plus
             # a Message-ID look-up will still recognise it next time.
             logger.error("sent {} but could not record it: {}", rfc, err.message)
             hints.append(f"sent, but the state database could not be written: {err.message}")
         try:
-            self.audit.write(SENT, "info", rfc822_message_id=rfc, idempotency_key=out.key,
-                             provider_message_id=sent.message_id, thread_id=sent.thread_id, sent_at=sent_at,
-                             backend=self.backend.name, note_path=out.note_path, recovered=recovered or None)
+            self.audit.write(
+                SENT,
+                "info",
+                rfc822_message_id=rfc,
+                idempotency_key=out.key,
+                provider_message_id=sent.message_id,
+                thread_id=sent.thread_id,
+                sent_at=sent_at,
+                backend=self.backend.name,
+                note_path=out.note_path,
+                recovered=recovered or None,
+            )
         except InternalError as err:
             logger.error("sent {} but could not write the audit log: {}", rfc, err.message)
             hints.append(f"sent, but the audit log could not be written: {err.message}")
-        return SendEmailResult(message_id=sent.message_id, thread_id=sent.thread_id, sent_at=sent_at,
-                               rfc822_message_id=rfc, backend=self.backend.name, already_sent=False,
-                               idempotency_key=out.key, hints=list(hints))
+        return SendEmailResult(
+            message_id=sent.message_id,
+            thread_id=sent.thread_id,
+            sent_at=sent_at,
+            rfc822_message_id=rfc,
+            backend=self.backend.name,
+            already_sent=False,
+            idempotency_key=out.key,
+            hints=list(hints),
+        )

@@ -66,11 +66,23 @@ class MailService:
         self.policy = RetryPolicy.from_settings(settings)
         self.builder = OutgoingBuilder(settings, self.backend, self.state, trusted_caller=trusted_caller)
         self.sender = Sender(
-            self.backend, self.state, self.audit, self.policy,
+            self.backend,
+            self.state,
+            self.audit,
+            self.policy,
             Caps(settings.rate_limit_per_hour, settings.rate_limit_per_day),
         )
-        self.sync = MailSync(self.mailbox, self.state, self.policy, query=settings.gmail_query,
-                             ingested_label=settings.gmail_ingested_label) if self.mailbox else None
+        self.sync = (
+            MailSync(
+                self.mailbox,
+                self.state,
+                self.policy,
+                query=settings.gmail_query,
+                ingested_label=settings.gmail_ingested_label,
+            )
+            if self.mailbox
+            else None
+        )
 
     def close(self) -> None:
         self.backend.close()
@@ -124,11 +136,22 @@ class MailService:
                 "ALLOW_UNAPPROVED_SEND=true to let any MCP client send (caps still apply).",
                 setting="ALLOW_UNAPPROVED_SEND",
             )
-        return self.sender.send(self.builder.direct_message(
-            to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body, attachments=attachments,
-            reply_to_message_id=reply_to_message_id, thread_id=thread_id, message_id=message_id,
-            idempotency_key=idempotency_key, allow_typo_domains=allow_typo_domains,
-        ))
+        return self.sender.send(
+            self.builder.direct_message(
+                to=to,
+                subject=subject,
+                body=body,
+                cc=cc,
+                bcc=bcc,
+                html_body=html_body,
+                attachments=attachments,
+                reply_to_message_id=reply_to_message_id,
+                thread_id=thread_id,
+                message_id=message_id,
+                idempotency_key=idempotency_key,
+                allow_typo_domains=allow_typo_domains,
+            )
+        )
 
     def create_draft(
         self,
@@ -143,8 +166,10 @@ class MailService:
     ) -> DraftCreated:
         """Write a well-formed draft into Drafts/ for the human to approve ("draft yes, send no").
         `client`: the MCP client asking, recorded as the draft's writer (h0.vault.seen)."""
-        recipients = {name: [str(a) for a in parse_recipients(name, value)] for name, value in
-                      (("to", to), ("cc", cc), ("bcc", bcc))}
+        recipients = {
+            name: [str(a) for a in parse_recipients(name, value)]
+            for name, value in (("to", to), ("cc", cc), ("bcc", bcc))
+        }
         if not recipients["to"]:
             raise InvalidRequest("At least one recipient is needed in 'to'.", field="to")
         thread_id = None
@@ -166,16 +191,24 @@ class MailService:
         for name in ("cc", "bcc"):
             if recipients[name]:
                 frontmatter[name] = ", ".join(recipients[name])
-        frontmatter.update({"subject": subject.strip(), "status": "pending_approval", "drafted_at": drafted,
-                            "created_by": "create_draft"})
+        frontmatter.update(
+            {
+                "subject": subject.strip(),
+                "status": "pending_approval",
+                "drafted_at": drafted,
+                "created_by": "create_draft",
+            }
+        )
         if reply_to_message_id:
             frontmatter["reply_to_message_id"] = reply_to_message_id
         if thread_id:
             frontmatter["thread_id"] = thread_id
         if source:
             frontmatter["source"] = source
-        text = (f"{body.strip()}\n\n{CUTOFF}\nWritten by an MCP client (create_draft) at {drafted}. Read it, edit it "
-                "if needed, then move it to Approved/ to send it, or to Rejected/ to drop it.\n")
+        text = (
+            f"{body.strip()}\n\n{CUTOFF}\nWritten by an MCP client (create_draft) at {drafted}. Read it, edit it "
+            "if needed, then move it to Approved/ to send it, or to Rejected/ to drop it.\n"
+        )
         name = f"DRAFT_{drafted.replace(':', '').replace('-', '')}_{_slug(subject)}"
         frontmatter["draft_id"] = name
         try:
@@ -193,19 +226,29 @@ class MailService:
         else:
             raise Conflict(f"Could not find a free name for the draft in {DRAFTS}/.")
         self.state.record_note_writes([(name_key(note.path), note.path, note.hash, "create_draft", client)])
-        self.audit.write("draft_created", path=note.path, to=frontmatter["to"], subject=frontmatter["subject"],
-                         reply_to_message_id=reply_to_message_id, client=client)
-        return DraftCreated(path=note.path, hash=note.hash, to=recipients["to"], subject=frontmatter["subject"],
-                            thread_id=thread_id)
+        self.audit.write(
+            "draft_created",
+            path=note.path,
+            to=frontmatter["to"],
+            subject=frontmatter["subject"],
+            reply_to_message_id=reply_to_message_id,
+            client=client,
+        )
+        return DraftCreated(
+            path=note.path, hash=note.hash, to=recipients["to"], subject=frontmatter["subject"], thread_id=thread_id
+        )
 
     def _email_note(self, message_id: str) -> tuple[str, str | None, str]:
         """(path, thread id, subject) of the email note for `message_id`, for a backend that reads no mail."""
         vault = Vault(self.settings.vault_path)
         listing = vault.list_notes("", f"message_id:{message_id}", recursive=True, limit=1, with_frontmatter=True)
         if not listing.notes:
-            raise NotFound(f"No email with the id {message_id!r} in the vault, and the {self.backend.name} backend "
-                           "cannot read mail: give the draft a subject and no reply_to_message_id, or import the "
-                           "email first (h0 import).", reply_to_message_id=message_id)
+            raise NotFound(
+                f"No email with the id {message_id!r} in the vault, and the {self.backend.name} backend "
+                "cannot read mail: give the draft a subject and no reply_to_message_id, or import the "
+                "email first (h0 import).",
+                reply_to_message_id=message_id,
+            )
         note = listing.notes[0]
         fm = note.frontmatter or {}
         return note.path, (str(fm["thread_id"]) if fm.get("thread_id") else None), str(fm.get("subject") or "")
@@ -227,8 +270,14 @@ class MailService:
         found = self._sync().list_new(max_results)
         for skipped in found.skipped:
             self.audit.write("email_skipped", "warning", message_id=skipped.id, reason=skipped.reason)
-        return NewEmails(emails=[email_full(item) for item in found.emails], cursor=found.cursor, more=found.more,
-                         mode=found.mode, skipped=found.skipped, sent=[email_full(item) for item in found.sent])
+        return NewEmails(
+            emails=[email_full(item) for item in found.emails],
+            cursor=found.cursor,
+            more=found.more,
+            mode=found.mode,
+            skipped=found.skipped,
+            sent=[email_full(item) for item in found.sent],
+        )
 
     def ack_new_emails(self, cursor: str, message_ids: list[str], failed_ids: list[str] | None = None) -> AckResult:
         """Label `message_ids` ingested and move the sync cursor past the slice `cursor` came with."""
@@ -253,11 +302,13 @@ class MailService:
         if not label.kept and name == self.settings.gmail_ingested_label.strip():
             # The mailbox keeps no keywords: the ingested mark lives in H0's state database (h0.mail.sync).
             self._sync().mark_ingested([message_id])
-            return LabelResult(message_id=message_id, label_id=label.id, label_name=label.name, created=False,
-                               labels=[])
+            return LabelResult(
+                message_id=message_id, label_id=label.id, label_name=label.name, created=False, labels=[]
+            )
         labels = self._read("add_label", lambda _: mailbox.modify_labels(message_id, [label.id], []))
-        return LabelResult(message_id=message_id, label_id=label.id, label_name=label.name, created=label.created,
-                           labels=labels)
+        return LabelResult(
+            message_id=message_id, label_id=label.id, label_name=label.name, created=label.created, labels=labels
+        )
 
     def move_email(self, message_id: str, destination_label: str) -> MoveResult:
         """Gmail has no folders: "moving" adds the destination label and takes the message out of the inbox."""
@@ -266,16 +317,22 @@ class MailService:
         label = self._read("move_email", lambda _: mailbox.ensure_label(name))
         remove = [] if label.id == "INBOX" else ["INBOX"]
         labels = self._read("move_email", lambda _: mailbox.modify_labels(message_id, [label.id], remove))
-        return MoveResult(message_id=message_id, destination_label=label.name, label_id=label.id,
-                          created=label.created, labels=labels)
+        return MoveResult(
+            message_id=message_id, destination_label=label.name, label_id=label.id, created=label.created, labels=labels
+        )
 
     # -- checks --------------------------------------------------------------------------
 
     @staticmethod
     def validate_email(address: str) -> EmailValidation:
         checked = check_address(address)
-        return EmailValidation(email=address, valid=checked.valid, normalized=checked.normalized,
-                               reason=checked.reason, suggestion=checked.suggestion)
+        return EmailValidation(
+            email=address,
+            valid=checked.valid,
+            normalized=checked.normalized,
+            reason=checked.reason,
+            suggestion=checked.suggestion,
+        )
 
     def email_status(self, message_id: str) -> EmailStatus:
         refuse_line_breaks("message_id", message_id)
@@ -288,29 +345,51 @@ class MailService:
                 bounced_ms = self._quietly(lambda: mailbox.find_bounce(rfc)) if mailbox else None
                 if bounced_ms:
                     stamp = iso(dt.datetime.fromtimestamp(bounced_ms / 1000, dt.UTC))
-                    return EmailStatus(message_id=message_id, rfc822_message_id=rfc, status="bounced", timestamp=stamp,
-                                       error="a delivery-failure report arrived")
-                return EmailStatus(message_id=message_id, rfc822_message_id=rfc, status="sent", timestamp=row["sent_at"])
+                    return EmailStatus(
+                        message_id=message_id,
+                        rfc822_message_id=rfc,
+                        status="bounced",
+                        timestamp=stamp,
+                        error="a delivery-failure report arrived",
+                    )
+                return EmailStatus(
+                    message_id=message_id, rfc822_message_id=rfc, status="sent", timestamp=row["sent_at"]
+                )
             if row["state"] == "failed":
-                return EmailStatus(message_id=message_id, rfc822_message_id=rfc,
-                                   status="bounced" if row["bounce"] else "failed", timestamp=started,
-                                   error=row["reason"])
-            return EmailStatus(message_id=message_id, rfc822_message_id=rfc, status="unknown", timestamp=started,
-                               error="the send's outcome was never confirmed")
+                return EmailStatus(
+                    message_id=message_id,
+                    rfc822_message_id=rfc,
+                    status="bounced" if row["bounce"] else "failed",
+                    timestamp=started,
+                    error=row["reason"],
+                )
+            return EmailStatus(
+                message_id=message_id,
+                rfc822_message_id=rfc,
+                status="unknown",
+                timestamp=started,
+                error="the send's outcome was never confirmed",
+            )
         if mailbox is not None:
             try:
                 fetched = self._read("get_email_status", lambda _: mailbox.get_message(message_id))
             except NotFound:
                 fetched = None
             if fetched is not None and "SENT" in fetched.labels:
-                return EmailStatus(message_id=message_id, status="sent", timestamp=iso_date(fetched),
-                                   rfc822_message_id=header_text(fetched, "Message-ID") or None)
+                return EmailStatus(
+                    message_id=message_id,
+                    status="sent",
+                    timestamp=iso_date(fetched),
+                    rfc822_message_id=header_text(fetched, "Message-ID") or None,
+                )
         return EmailStatus(message_id=message_id, status="unknown", timestamp=None)
 
     def unapproved_notice(self) -> str | None:
         if self.settings.allow_unapproved_send:
-            return ("ALLOW_UNAPPROVED_SEND is on: any MCP client can send free content with send_email, "
-                    "without the human's approval (caps still apply)")
+            return (
+                "ALLOW_UNAPPROVED_SEND is on: any MCP client can send free content with send_email, "
+                "without the human's approval (caps still apply)"
+            )
         return None
 
     @staticmethod
@@ -330,9 +409,12 @@ class MailService:
             account = self.backend.account(HEALTH_NETWORK_BUDGET_S)
             if account is None and self.mailbox is not None:
                 server = {"gmail": "Gmail", "imap": f"the IMAP server {self.settings.imap_host}"}.get(
-                    self.backend.name, f"the {self.backend.name} server")
-                problems.append(f"{server} did not confirm the account within {HEALTH_NETWORK_BUDGET_S:.0f} s "
-                                "(check the address, the user name and the password or token)")
+                    self.backend.name, f"the {self.backend.name} server"
+                )
+                problems.append(
+                    f"{server} did not confirm the account within {HEALTH_NETWORK_BUDGET_S:.0f} s "
+                    "(check the address, the user name and the password or token)"
+                )
         logs = self.audit.logs_dir
         if not os.access(logs if logs.exists() else logs.parent, os.W_OK):
             problems.append(f"cannot write the audit log in {logs}: sends are refused without it")
@@ -356,7 +438,11 @@ class MailService:
 def for_agent(message: str) -> str:
     """A refusal worded for a person fixing a note in Obsidian, reworded for an agent calling create_draft:
     nothing was written, and the fix goes into the call's arguments."""
-    text = (message.replace("then approve again", "then call create_draft again")
-            .replace("in the draft's frontmatter", "in the arguments").replace("in the frontmatter", "in the arguments")
-            .replace("to the frontmatter", "to the arguments").replace("fix it in the frontmatter", "fix the argument"))
+    text = (
+        message.replace("then approve again", "then call create_draft again")
+        .replace("in the draft's frontmatter", "in the arguments")
+        .replace("in the frontmatter", "in the arguments")
+        .replace("to the frontmatter", "to the arguments")
+        .replace("fix it in the frontmatter", "fix the argument")
+    )
     return f"Nothing was written: {text[0].lower()}{text[1:]}" if text else text

@@ -39,7 +39,10 @@ def _definite(code: int, text: str, what: str) -> SendFailed:
     bounce = permanent and (what == "recipient" or (what == "message" and code in _MAILBOX_CODES))
     return SendFailed(
         f"The SMTP server refused the {what}: {code} {text}",
-        smtp_code=code, retryable=not permanent, bounce=bounce, outcome="not_sent",
+        smtp_code=code,
+        retryable=not permanent,
+        bounce=bounce,
+        outcome="not_sent",
     )
 
 
@@ -88,14 +91,21 @@ class SmtpBackend(MailSender):
         except smtplib.SMTPAuthenticationError as exc:
             raise AuthRequired(
                 f"The SMTP server refused the login for {self.user}: check SMTP_USER / SMTP_PASS "
-                "(Gmail needs an app password).", smtp_code=exc.smtp_code,
+                "(Gmail needs an app password).",
+                smtp_code=exc.smtp_code,
             ) from None
         except smtplib.SMTPNotSupportedError as exc:
-            raise SendFailed(f"The SMTP server does not support this: {exc}", retryable=False, outcome="not_sent") from None
+            raise SendFailed(
+                f"The SMTP server does not support this: {exc}", retryable=False, outcome="not_sent"
+            ) from None
         except ssl.SSLError as exc:
-            raise SendFailed(f"TLS with {self.host}:{self.port} failed: {exc}", retryable=False, outcome="not_sent") from None
+            raise SendFailed(
+                f"TLS with {self.host}:{self.port} failed: {exc}", retryable=False, outcome="not_sent"
+            ) from None
         except (OSError, smtplib.SMTPException) as exc:
-            raise SendFailed(f"Could not reach {self.host}:{self.port}: {exc}", retryable=True, outcome="not_sent") from None
+            raise SendFailed(
+                f"Could not reach {self.host}:{self.port}: {exc}", retryable=True, outcome="not_sent"
+            ) from None
         return client
 
     def send(self, message: EmailMessage, *, thread_id: str | None = None) -> Sent:
@@ -118,7 +128,9 @@ class SmtpBackend(MailSender):
             raise SendFailed(
                 f"The SMTP connection {what} during the send, so the message may or may not have gone out. "
                 "It was not re-sent: check your Sent folder before sending again.",
-                retryable=False, outcome="unknown", cause=str(exc),
+                retryable=False,
+                outcome="unknown",
+                cause=str(exc),
             ) from None
         finally:
             try:

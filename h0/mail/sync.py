@@ -81,9 +81,18 @@ class Slice:
 class MailSync:
     """The sync of one backend's mailbox into H0. Thread-safe; one per mail server process."""
 
-    def __init__(self, backend: Mailbox, state: StateDB, policy: RetryPolicy, *, query: str, ingested_label: str,
-                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
-                 follow_sent: bool = True) -> None:
+    def __init__(
+        self,
+        backend: Mailbox,
+        state: StateDB,
+        policy: RetryPolicy,
+        *,
+        query: str,
+        ingested_label: str,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+        follow_sent: bool = True,
+    ) -> None:
         self.backend = backend
         self.follow_sent = follow_sent
         self._sent_in_history = False  # the mailbox keeps no separate stream of sent mail (Gmail)
@@ -111,15 +120,18 @@ class MailSync:
                 row = self.state.mail_sync(source) or {}
                 due = row.get("catch_up_due")
                 if row.get("catch_up") or row.get("cursor") is None:
-                    return self._catch_up(source, row, max_results, fresh, "resuming" if row.get("catch_up") else "first sync")
+                    return self._catch_up(
+                        source, row, max_results, fresh, "resuming" if row.get("catch_up") else "first sync"
+                    )
                 if due is not None and due <= self.clock():
                     return self._catch_up(source, row, max_results, fresh, "reconciliation")
                 cursor = int(row["cursor"])
                 try:
                     # Following sent mail too: the history is not narrowed to INBOX (the same one call).
                     label = None if self.follow_sent else self.filter.history_label
-                    changes = self._retry("history", lambda: self.backend.changes_since(
-                        cursor, label=label, limit=max_results + 1))
+                    changes = self._retry(
+                        "history", lambda: self.backend.changes_since(cursor, label=label, limit=max_results + 1)
+                    )
                 except CursorExpired as expired:
                     logger.warning("mail sync: {} — catching up by query", expired.message)
                     return self._catch_up(source, row, max_results, fresh, "history expired")
@@ -134,8 +146,9 @@ class MailSync:
 
     def _history_slice(self, source: str, changes: Changes, max_results: int) -> Slice:
         wanted = {a.message_id for a in changes.added if self.filter.decide(a.labels) is not False}
-        candidates = [a for a in changes.added
-                      if a.message_id in wanted or (self.follow_sent and _sent_labels(a.labels))]
+        candidates = [
+            a for a in changes.added if a.message_id in wanted or (self.follow_sent and _sent_labels(a.labels))
+        ]
         cursor, more = changes.cursor, not changes.complete
         if len(candidates) > max_results:
             cut = max_results
@@ -192,14 +205,21 @@ class MailSync:
             # The profile first: whatever arrives while the query runs is in the history after it.
             position = fresh or self._retry("profile", self.backend.position)
             since = row.get("since")
-            episode = {"cursor": str(position.cursor), "served": 0,
-                       "after": int(since - SINCE_MARGIN_S) if since else None}
+            episode = {
+                "cursor": str(position.cursor),
+                "served": 0,
+                "after": int(since - SINCE_MARGIN_S) if since else None,
+            }
             changes: dict[str, Any] = {"catch_up": episode}
             if since is None:
                 changes["since"] = self.clock()
             self.state.update_mail_sync(source, **changes)
-            logger.info("mail sync: catching up by query ({}): at most {} messages, then history from {}",
-                        why, CATCH_UP_LIMIT, position.cursor)
+            logger.info(
+                "mail sync: catching up by query ({}): at most {} messages, then history from {}",
+                why,
+                CATCH_UP_LIMIT,
+                position.cursor,
+            )
         want = max(0, min(max_results, CATCH_UP_LIMIT - int(episode["served"])))
         query = self.catch_up_query + (f" after:{episode['after']}" if episode.get("after") else "")
         ids: list[str] = []
@@ -221,7 +241,9 @@ class MailSync:
         final = len(ids) < want or served >= CATCH_UP_LIMIT
         if not emails:
             self._settle_catch_up(source, int(episode["cursor"]), served, final, failed=False)
-        return Slice(emails, self._token(source, "c", episode["cursor"], served, int(final)), not final, "catch_up", skipped)
+        return Slice(
+            emails, self._token(source, "c", episode["cursor"], served, int(final)), not final, "catch_up", skipped
+        )
 
     def _wanted(self, source: str, fetched: list[Fetched]) -> list[Fetched]:
         """The fetched messages GMAIL_QUERY selects that H0 has not ingested yet."""
@@ -260,8 +282,9 @@ class MailSync:
             if failed_ids:
                 self._catch_up_soon(source, len(failed_ids), "could not be ingested")
             row = self.state.mail_sync(source) or {}
-            return AckResult(cursor=row.get("cursor"), labelled=labelled, gone=gone,
-                             mode="history" if kind == "h" else "catch_up")
+            return AckResult(
+                cursor=row.get("cursor"), labelled=labelled, gone=gone, mode="history" if kind == "h" else "catch_up"
+            )
 
     def _catch_up_soon(self, source: str, count: int, why: str) -> None:
         """Bring the next catch-up by query forward (with backoff while messages keep failing)."""

@@ -24,15 +24,18 @@ CONCURRENCY_MEMORY_S = 300.0  # how long a batch size Gmail accepted without 429
 class Batches:
     """Calls over many ids, at most `limit` a round trip, retried and paced under the retry policy."""
 
-    def __init__(self, policy: RetryPolicy, limit: int, *, clock: Callable[[], float],
-                 sleep: Callable[[float], None]) -> None:
+    def __init__(
+        self, policy: RetryPolicy, limit: int, *, clock: Callable[[], float], sleep: Callable[[float], None]
+    ) -> None:
         self.policy = policy
         self.limit = limit
         self.clock = clock
         self.sleep = sleep
         self._learned: tuple[int, float] = (0, 0.0)  # (batch size, until when) after a 429 on concurrency
 
-    def run(self, ids: list[str], call: Callable[[list[str]], Mapping[str, T | H0Error]]) -> tuple[dict[str, T], dict[str, H0Error]]:
+    def run(
+        self, ids: list[str], call: Callable[[list[str]], Mapping[str, T | H0Error]]
+    ) -> tuple[dict[str, T], dict[str, H0Error]]:
         """`call` over `ids` in batches of at most `limit`, retrying the parts Gmail
         rate-limits (429 "too many concurrent requests", 403 rateLimitExceeded, 5xx) until they pass.
         A round where some parts got through resets the patience and shrinks the batch to what got
@@ -67,7 +70,7 @@ class Batches:
                     raise answer
                 else:
                     skipped[key] = answer
-            pending = retry + pending[len(chunk):]
+            pending = retry + pending[len(chunk) :]
             if last is not None:
                 through = len(chunk) - len(retry)
                 if through and isinstance(last, RateLimited):
@@ -92,5 +95,7 @@ class Batches:
         wait = self.policy.wait_before(stalls, error)
         if wait is None:
             raise error
-        logger.warning("mail sync: {} call(s) refused ({}: {}); again in {:.2f} s", parts, error.code, error.message, wait)
+        logger.warning(
+            "mail sync: {} call(s) refused ({}: {}); again in {:.2f} s", parts, error.code, error.message, wait
+        )
         self.sleep(wait)

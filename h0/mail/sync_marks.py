@@ -33,8 +33,7 @@ class Retrying(Protocol):
 class IngestedMarks:
     """What the sync marks ingested and how. The sync calls it holding its own lock."""
 
-    def __init__(self, backend: Mailbox, state: StateDB, label_name: str, batches: Batches,
-                 retry: Retrying) -> None:
+    def __init__(self, backend: Mailbox, state: StateDB, label_name: str, batches: Batches, retry: Retrying) -> None:
         self.backend = backend
         self.state = state
         self.label_name = label_name
@@ -107,9 +106,12 @@ class IngestedMarks:
 
     def _keep_here(self, why: str) -> None:
         if not self._here:
-            logger.warning("mail sync: the mailbox keeps no custom keywords ({}), so it is not marked: H0 records "
-                           "what it ingested in its own state database instead (by UID and Message-ID) and "
-                           "ingests normally", why)
+            logger.warning(
+                "mail sync: the mailbox keeps no custom keywords ({}), so it is not marked: H0 records "
+                "what it ingested in its own state database instead (by UID and Message-ID) and "
+                "ingests normally",
+                why,
+            )
         self._here = True
 
 

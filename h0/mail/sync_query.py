@@ -16,12 +16,23 @@ import shlex
 
 # Query terms that are labels, checked on a message's label ids (the value: is the label wanted?).
 _LABEL_TERMS: dict[str, tuple[str, bool]] = {
-    "in:inbox": ("INBOX", True), "in:sent": ("SENT", True), "in:spam": ("SPAM", True), "in:trash": ("TRASH", True),
-    "in:drafts": ("DRAFT", True), "in:draft": ("DRAFT", True), "in:starred": ("STARRED", True),
-    "in:important": ("IMPORTANT", True), "in:chats": ("CHAT", True), "is:unread": ("UNREAD", True),
-    "is:read": ("UNREAD", False), "is:starred": ("STARRED", True), "is:important": ("IMPORTANT", True),
-    "category:primary": ("CATEGORY_PERSONAL", True), "category:social": ("CATEGORY_SOCIAL", True),
-    "category:promotions": ("CATEGORY_PROMOTIONS", True), "category:updates": ("CATEGORY_UPDATES", True),
+    "in:inbox": ("INBOX", True),
+    "in:sent": ("SENT", True),
+    "in:spam": ("SPAM", True),
+    "in:trash": ("TRASH", True),
+    "in:drafts": ("DRAFT", True),
+    "in:draft": ("DRAFT", True),
+    "in:starred": ("STARRED", True),
+    "in:important": ("IMPORTANT", True),
+    "in:chats": ("CHAT", True),
+    "is:unread": ("UNREAD", True),
+    "is:read": ("UNREAD", False),
+    "is:starred": ("STARRED", True),
+    "is:important": ("IMPORTANT", True),
+    "category:primary": ("CATEGORY_PERSONAL", True),
+    "category:social": ("CATEGORY_SOCIAL", True),
+    "category:promotions": ("CATEGORY_PROMOTIONS", True),
+    "category:updates": ("CATEGORY_UPDATES", True),
     "category:forums": ("CATEGORY_FORUMS", True),
 }
 _HIDDEN = {"SPAM", "TRASH"}

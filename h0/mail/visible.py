@@ -40,7 +40,17 @@ from h0.mail.invisible_chars import CHARACTER, CONTROL, SUSPECT, Invisible, find
 
 # The kinds beyond characters (CONTROL, CHARACTER: h0.mail.invisible_chars); `problems` reports them in `order`.
 COMMENT, REFERENCE, EMPTY_LINK, EMBED, HTML, MATH, ENTITY, FOLDED, BLOCK_ID, RENDERED = (
-    "comment", "reference", "empty_link", "embed", "html", "math", "entity", "folded", "block_id", "rendered_block")
+    "comment",
+    "reference",
+    "empty_link",
+    "embed",
+    "html",
+    "math",
+    "entity",
+    "folded",
+    "block_id",
+    "rendered_block",
+)
 
 _AGAIN = "then approve again"
 
@@ -66,17 +76,65 @@ _OPEN_TAG = re.compile(rf"(?<!\\)<([A-Za-z][A-Za-z0-9-]*)((?:{_ATTRIBUTE})*)\s*/
 _CLOSE_TAG = re.compile(r"(?<!\\)</([A-Za-z][A-Za-z0-9-]*)\s*>")
 _OTHER_HTML = re.compile(r"(?<!\\)(?:<\?.*?\?>|<![A-Za-z][^>]*>|<!\[CDATA\[.*?\]\]>)", re.DOTALL)
 # Formatting tags that hide nothing, when they carry no attribute (an `<a>` only its href).
-_PLAIN_TAGS = frozenset((
-    "a", "b", "i", "u", "s", "em", "strong", "del", "ins", "mark", "sub", "sup", "br", "hr", "p", "div", "span",
-    "blockquote", "code", "kbd", "pre", "ul", "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr",
-    "th", "td", "caption", "h1", "h2", "h3", "h4", "h5", "h6", "small", "big", "cite", "q", "abbr", "center",
-))
+_PLAIN_TAGS = frozenset(
+    (
+        "a",
+        "b",
+        "i",
+        "u",
+        "s",
+        "em",
+        "strong",
+        "del",
+        "ins",
+        "mark",
+        "sub",
+        "sup",
+        "br",
+        "hr",
+        "p",
+        "div",
+        "span",
+        "blockquote",
+        "code",
+        "kbd",
+        "pre",
+        "ul",
+        "ol",
+        "li",
+        "dl",
+        "dt",
+        "dd",
+        "table",
+        "thead",
+        "tbody",
+        "tfoot",
+        "tr",
+        "th",
+        "td",
+        "caption",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "small",
+        "big",
+        "cite",
+        "q",
+        "abbr",
+        "center",
+    )
+)
 _ATTR_NAME = re.compile(r"\s+([A-Za-z_:][A-Za-z0-9_.:-]*)")
 _MATH_BLOCK = re.compile(r"(?<!\\)\$\$(.+?)\$\$", re.DOTALL)
 _MATH_INLINE = re.compile(r"(?<![\\$])\$(?![\s$])((?:[^$\n\\]|\\.)+?)(?<![\s\\])\$(?![\d$])")
 # TeX that paints text away, or styles it where CSS could.
-_MATH_HIDING = re.compile(r"\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|style|class|cssId|htmlStyle|"
-                          r"htmlClass|htmlId|htmlData|require|mathchoice)(?![A-Za-z])")
+_MATH_HIDING = re.compile(
+    r"\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|style|class|cssId|htmlStyle|"
+    r"htmlClass|htmlId|htmlData|require|mathchoice)(?![A-Za-z])"
+)
 _MATH_SPACING = re.compile(
     r"\\(?:[,:;!> ]|(?:q?quad|enspace|enskip|thinspace|medspace|thickspace|negthinspace|negmedspace|"
     r"negthickspace|space|nobreakspace|hfill?|strut|mathstrut|relax|displaystyle|textstyle|scriptstyle|"
@@ -160,7 +218,7 @@ def _matches(pattern: re.Pattern[str], text: str, kind: str, *, whole_line: bool
         what = m.group()
         if whole_line:
             end = text.find("\n", m.start())
-            what = text[m.start():end if end != -1 else len(text)]
+            what = text[m.start() : end if end != -1 else len(text)]
         found.append(Invisible(kind, line_of(text, m.start()), _short(what)))
     return found
 
@@ -184,8 +242,9 @@ def _math(text: str) -> list[Invisible]:
     found = []
     spans = [(m, "$$") for m in _MATH_BLOCK.finditer(text)]
     blocked = [(m.start(), m.end()) for m, _ in spans]
-    spans += [(m, "$") for m in _MATH_INLINE.finditer(text)
-              if not any(start <= m.start() < end for start, end in blocked)]
+    spans += [
+        (m, "$") for m in _MATH_INLINE.finditer(text) if not any(start <= m.start() < end for start, end in blocked)
+    ]
     for match, fence in spans:
         body = match.group(1)
         if _MATH_HIDING.search(body) or not _draws_something(body):
@@ -204,8 +263,9 @@ def _entities(text: str) -> list[Invisible]:
     found = []
     for match in _ENTITY.finditer(text):
         decoded = html.unescape(match.group())
-        if decoded != match.group() and any(hidden_character(decoded, i) for i in range(len(decoded))
-                                            if SUSPECT.match(decoded, i)):
+        if decoded != match.group() and any(
+            hidden_character(decoded, i) for i in range(len(decoded)) if SUSPECT.match(decoded, i)
+        ):
             found.append(Invisible(ENTITY, line_of(text, match.start()), match.group()))
     return found
 
@@ -217,8 +277,23 @@ def _short(text: str, limit: int = 40) -> str:
 
 # ------------------------------------------------------------------------------ HTML parts
 
-_NEVER_SHOWN = frozenset({"script", "style", "template", "noscript", "title", "object", "iframe", "embed",
-                          "frameset", "noframes", "datalist", "dialog", "slot"})
+_NEVER_SHOWN = frozenset(
+    {
+        "script",
+        "style",
+        "template",
+        "noscript",
+        "title",
+        "object",
+        "iframe",
+        "embed",
+        "frameset",
+        "noframes",
+        "datalist",
+        "dialog",
+        "slot",
+    }
+)
 _HIDING_STYLE = re.compile(
     r"(?:^|[;{\s])(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
     r"|opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)\s*%?\s*(?:!important\s*)?(?:;|$)"
@@ -273,8 +348,9 @@ def _examples(items: list[Invisible], limit: int = 3) -> str:
     return text + (f" and {len(seen) - limit} more" if len(seen) > limit else "")
 
 
-def problems(found: list[Invisible], *, cutoff: str | None = None, where: str = "The message",
-             again: str = _AGAIN) -> list[str]:
+def problems(
+    found: list[Invisible], *, cutoff: str | None = None, where: str = "The message", again: str = _AGAIN
+) -> list[str]:
     """One sentence per kind found, each naming the lines and what to do in the note (`again`: the
     last step, "then approve again" for a draft)."""
     by_kind: dict[str, list[Invisible]] = {}
@@ -284,46 +360,59 @@ def problems(found: list[Invisible], *, cutoff: str | None = None, where: str = 
     sentences = {
         COMMENT: lambda at, ex: (
             f"{where} contains text Obsidian hides in reading view (%%…%% or <!-- -->) above the cut-off line: "
-            f"{at}. {below}, {again}." if cutoff else
-            f"{where} contains comments (<!-- -->) whose text a reader never sees: {at}; remove them."),
+            f"{at}. {below}, {again}."
+            if cutoff
+            else f"{where} contains comments (<!-- -->) whose text a reader never sees: {at}; remove them."
+        ),
         CONTROL: lambda at, ex: (
             f"{where} contains invisible control characters at {at}; retype those lines "
-            f"(paste them as plain text), {again}."),
+            f"(paste them as plain text), {again}."
+        ),
         CHARACTER: lambda at, ex: (
             f"{where} contains characters that show as nothing at {at}: {ex}. They could carry text nobody sees; "
-            f"delete them (retype those lines, or paste them as plain text), {again}."),
+            f"delete them (retype those lines, or paste them as plain text), {again}."
+        ),
         REFERENCE: lambda at, ex: (
             f"{where} has a link reference definition at {at} ({ex}): reading view shows nothing there, but the "
             f"email would carry the line as text. Delete it, or write the link inline as [text](address), "
-            f"{again}."),
+            f"{again}."
+        ),
         EMPTY_LINK: lambda at, ex: (
             f"{where} has a link with no text at {at} ({ex}), which shows as nothing; give it words you can see "
-            f"or delete it, {again}."),
+            f"or delete it, {again}."
+        ),
         EMBED: lambda at, ex: (
             f"{where} embeds a note, image or file at {at} ({ex}): reading view shows its content, but the email "
             f"would carry only that reference. Paste the text you mean to send, or attach the file with "
-            f"`attachments:` in the frontmatter, and delete the embed, {again}."),
+            f"`attachments:` in the frontmatter, and delete the embed, {again}."
+        ),
         HTML: lambda at, ex: (
             f"{where} has HTML that can hide text or shows nothing at {at} ({ex}). Delete the HTML and write plain "
-            f"text or Markdown, {again}."),
+            f"text or Markdown, {again}."
+        ),
         MATH: lambda at, ex: (
             f"{where} has math that draws nothing or can be coloured away at {at} ({ex}). Delete it or write "
-            f"what you mean as text, {again}."),
-        ENTITY: lambda at, ex: (
-            f"{where} has an HTML entity that shows as nothing at {at} ({ex}); delete it, {again}."),
+            f"what you mean as text, {again}."
+        ),
+        ENTITY: lambda at, ex: f"{where} has an HTML entity that shows as nothing at {at} ({ex}); delete it, {again}.",
         FOLDED: lambda at, ex: (
             f"{where} has a folded callout at {at} ({ex}): its content stays hidden until clicked. Remove the `-` "
-            f"after the callout type so it shows unfolded, or write the text without a callout, {again}."),
+            f"after the callout type so it shows unfolded, or write the text without a callout, {again}."
+        ),
         BLOCK_ID: lambda at, ex: (
-            f"{where} has a block ID at {at} ({ex}), which Obsidian hides in reading view; delete it, {again}."),
+            f"{where} has a block ID at {at} ({ex}), which Obsidian hides in reading view; delete it, {again}."
+        ),
         RENDERED: lambda at, ex: (
             f"{where} has a code block at {at} ({ex}) that Obsidian runs and shows the result of, not its text; "
-            f"write the text you mean to send instead, {again}."),
+            f"write the text you mean to send instead, {again}."
+        ),
     }
-    order = [COMMENT, CONTROL, CHARACTER, REFERENCE, EMPTY_LINK, EMBED, HTML, MATH, ENTITY, FOLDED, BLOCK_ID,
-             RENDERED]
-    return [sentences[kind](lines(i.line for i in by_kind[kind]), _examples(by_kind[kind]))
-            for kind in order if kind in by_kind]
+    order = [COMMENT, CONTROL, CHARACTER, REFERENCE, EMPTY_LINK, EMBED, HTML, MATH, ENTITY, FOLDED, BLOCK_ID, RENDERED]
+    return [
+        sentences[kind](lines(i.line for i in by_kind[kind]), _examples(by_kind[kind]))
+        for kind in order
+        if kind in by_kind
+    ]
 
 
 __all__ = ["Invisible", "find_in_html", "find_in_markdown", "find_in_text", "lines", "problems"]

@@ -42,8 +42,11 @@ def _shaped(server: str, tool: str, build: Callable[[], T]) -> T:
     try:
         return build()
     except (KeyError, TypeError, ValueError, StopIteration, ValidationError) as exc:
-        raise InternalError(f"{server}.{tool} answered without the promised shape ({type(exc).__name__}: {exc})",
-                            server=server, tool=tool) from None
+        raise InternalError(
+            f"{server}.{tool} answered without the promised shape ({type(exc).__name__}: {exc})",
+            server=server,
+            tool=tool,
+        ) from None
 
 
 def _note(data: Mapping[str, Any]) -> Note:
@@ -51,14 +54,20 @@ def _note(data: Mapping[str, Any]) -> Note:
 
 
 def _moved(data: Mapping[str, Any]) -> Moved:
-    return Moved(str(data["source"]), str(data["destination"]), data.get("moved_hash"), data.get("hash"),
-                 data.get("warning"))
+    return Moved(
+        str(data["source"]), str(data["destination"]), data.get("moved_hash"), data.get("hash"), data.get("warning")
+    )
 
 
 def _change_args(change: Change) -> dict[str, Any]:
     if isinstance(change, Write):
-        args: dict[str, Any] = {"op": "write", "path": change.path, "frontmatter": dict(change.frontmatter),
-                                "body": change.body, "create_only": change.create_only}
+        args: dict[str, Any] = {
+            "op": "write",
+            "path": change.path,
+            "frontmatter": dict(change.frontmatter),
+            "body": change.body,
+            "create_only": change.create_only,
+        }
         if change.if_match is not None:
             args["if_match"] = change.if_match
         return args
@@ -68,20 +77,26 @@ def _change_args(change: Change) -> dict[str, Any]:
             args["if_match"] = change.if_match
         return args
     assert isinstance(change, Move)
-    args = {"op": "move", "source": change.source, "destination": change.destination, "overwrite": change.overwrite,
-            "rename_if_exists": change.rename_if_exists}
+    args = {
+        "op": "move",
+        "source": change.source,
+        "destination": change.destination,
+        "overwrite": change.overwrite,
+        "rename_if_exists": change.rename_if_exists,
+    }
     if change.set_frontmatter:
         args["set_frontmatter"] = dict(change.set_frontmatter)
     return args
 
 
 def _error(item: Mapping[str, Any]) -> H0Error:
-    return error_from_dict({"error": item.get("error"), "message": item.get("message") or "",
-                            "details": item.get("details") or {}})
+    return error_from_dict(
+        {"error": item.get("error"), "message": item.get("message") or "", "details": item.get("details") or {}}
+    )
 
 
 def _chunks(items: Sequence[T], size: int = MAX_BATCH) -> list[Sequence[T]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 class McpVault:
@@ -113,7 +128,12 @@ class McpVault:
         return [found[path] for path in paths]
 
     def write(
-        self, path: str, frontmatter: Mapping[str, Any], body: str, *, if_match: str | None = None,
+        self,
+        path: str,
+        frontmatter: Mapping[str, Any],
+        body: str,
+        *,
+        if_match: str | None = None,
         create_only: bool = False,
     ) -> NoteRef:
         args: dict[str, Any] = {"path": path, "frontmatter": dict(frontmatter), "body": body}
@@ -125,7 +145,12 @@ class McpVault:
         return _shaped(self.connection.name, "write_note", lambda: NoteRef(str(data["path"]), str(data["hash"])))
 
     def update(
-        self, path: str, changes: Mapping[str, Any], *, remove: Sequence[str] = (), if_match: str | None = None,
+        self,
+        path: str,
+        changes: Mapping[str, Any],
+        *,
+        remove: Sequence[str] = (),
+        if_match: str | None = None,
     ) -> NoteRef:
         args: dict[str, Any] = {"path": path, "set": dict(changes)}
         if remove:
@@ -133,11 +158,17 @@ class McpVault:
         if if_match is not None:
             args["if_match"] = if_match
         data = self._call("update_frontmatter", args)
-        return _shaped(self.connection.name, "update_frontmatter",
-                       lambda: NoteRef(str(data["path"]), str(data["hash"])))
+        return _shaped(
+            self.connection.name, "update_frontmatter", lambda: NoteRef(str(data["path"]), str(data["hash"]))
+        )
 
     def move(
-        self, source: str, destination: str, *, overwrite: bool = False, rename_if_exists: bool = False,
+        self,
+        source: str,
+        destination: str,
+        *,
+        overwrite: bool = False,
+        rename_if_exists: bool = False,
         set_frontmatter: Mapping[str, Any] | None = None,
     ) -> Moved:
         args: dict[str, Any] = {"source": source, "destination": destination, "overwrite": overwrite}
@@ -149,7 +180,11 @@ class McpVault:
         return _shaped(self.connection.name, "move_note", lambda: _moved(data))
 
     def list(
-        self, directory: str = "", filter: str | Sequence[str] | None = None, *, recursive: bool = False,
+        self,
+        directory: str = "",
+        filter: str | Sequence[str] | None = None,
+        *,
+        recursive: bool = False,
         limit: int | None = None,
     ) -> list[str]:
         args: dict[str, Any] = {"directory": directory, "recursive": recursive, "limit": limit or LIST_LIMIT}
@@ -174,8 +209,15 @@ class McpVault:
                     if not item["ok"]:
                         results.append(_error(item))
                     elif isinstance(change, Move):
-                        results.append(Moved(str(item["source"]), str(item["path"]), item.get("moved_hash"),
-                                             item.get("hash"), item.get("warning")))
+                        results.append(
+                            Moved(
+                                str(item["source"]),
+                                str(item["path"]),
+                                item.get("moved_hash"),
+                                item.get("hash"),
+                                item.get("warning"),
+                            )
+                        )
                     else:
                         results.append(NoteRef(str(item["path"]), str(item["hash"])))
 
@@ -211,8 +253,11 @@ class McpMail:
         return self._model(NewEmails, "list_new_emails", {"max_results": max_results})
 
     def ack_new_emails(self, cursor: str, message_ids: Sequence[str], failed_ids: Sequence[str] = ()) -> AckResult:
-        return self._model(AckResult, "ack_new_emails",
-                           {"cursor": cursor, "message_ids": list(message_ids), "failed_ids": list(failed_ids)})
+        return self._model(
+            AckResult,
+            "ack_new_emails",
+            {"cursor": cursor, "message_ids": list(message_ids), "failed_ids": list(failed_ids)},
+        )
 
     def list_emails(self, query: str, max_results: int) -> EmailList:
         return self._model(EmailList, "list_emails", {"query": query, "max_results": max_results})

@@ -122,8 +122,15 @@ class H0Server(Server[Any]):
         self._tools: dict[str, _Registered] = {}
         self._on_start: list[Callable[[], object]] = []
         self._on_stop: list[Callable[[], object]] = []
-        super().__init__(name, version=version, title=title, instructions=instructions,
-                         on_list_tools=self._on_list_tools, on_call_tool=self._on_call_tool, lifespan=_lifespan)
+        super().__init__(
+            name,
+            version=version,
+            title=title,
+            instructions=instructions,
+            on_list_tools=self._on_list_tools,
+            on_call_tool=self._on_call_tool,
+            lifespan=_lifespan,
+        )
 
     def on_start(self, hook: Callable[[], object]) -> None:
         """Call `hook` when the server starts serving (its lifespan begins): background work, watchers."""
@@ -198,9 +205,12 @@ class H0Server(Server[Any]):
 
             arguments, json_fields = _arguments_model(fn)
             tool = Tool(
-                name=fn.__name__, title=title, description=inspect.getdoc(fn),
+                name=fn.__name__,
+                title=title,
+                description=inspect.getdoc(fn),
                 input_schema=arguments.model_json_schema(by_alias=True),
-                output_schema=output.model_json_schema(mode="serialization"), annotations=annotations,
+                output_schema=output.model_json_schema(mode="serialization"),
+                annotations=annotations,
             )
             self._tools[fn.__name__] = _Registered(tool, arguments, functools.wraps(fn)(run), inline, json_fields)
             return run
@@ -220,8 +230,9 @@ class H0Server(Server[Any]):
         """Serve stdin/stdout until the client closes them (see the module docstring)."""
         streams = stdio_server(*await _stdio_pipes()) if thread_free_stdio((0, 1)) else stdio_server()  # type: ignore[arg-type]
         async with streams as (read_stream, write_stream), self.lifespan(self) as state:
-            await serve_loop(self, read_stream, write_stream, lifespan_state=state,
-                             init_options=self.create_initialization_options())
+            await serve_loop(
+                self, read_stream, write_stream, lifespan_state=state, init_options=self.create_initialization_options()
+            )
 
 
 def _unknown_arguments(tool: str, model: type[BaseModel], arguments: dict[str, Any]) -> InvalidRequest | None:
@@ -236,8 +247,12 @@ def _unknown_arguments(tool: str, model: type[BaseModel], arguments: dict[str, A
     for key in unknown:
         close = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)
         hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    return InvalidRequest(f"{tool} does not take the argument{'s' if len(unknown) > 1 else ''} {', '.join(hints)}; "
-                          f"it takes: {takes}.", tool=tool, unknown=[str(k) for k in unknown], expected=list(fields))
+    return InvalidRequest(
+        f"{tool} does not take the argument{'s' if len(unknown) > 1 else ''} {', '.join(hints)}; it takes: {takes}.",
+        tool=tool,
+        unknown=[str(k) for k in unknown],
+        expected=list(fields),
+    )
 
 
 @contextlib.asynccontextmanager

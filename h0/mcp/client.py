@@ -175,7 +175,9 @@ class McpConnection:
         except FutureTimeout:
             future.cancel()
             self.restart()
-            raise McpUnavailable(f"{self.name}.{tool} did not answer in {limit:.0f}s.", server=self.name, tool=tool) from None
+            raise McpUnavailable(
+                f"{self.name}.{tool} did not answer in {limit:.0f}s.", server=self.name, tool=tool
+            ) from None
 
     async def _call(self, tool: str, arguments: dict[str, Any], timeout: float) -> dict[str, Any]:
         client = self._client
@@ -193,7 +195,9 @@ class McpConnection:
             result = await asyncio.wait_for(_call_own_tool(client, tool, arguments), timeout)
         except TimeoutError:
             self._signal_lost()  # a hung server is restarted
-            raise McpUnavailable(f"{self.name}.{tool} timed out after {timeout:.0f}s.", server=self.name, tool=tool) from None
+            raise McpUnavailable(
+                f"{self.name}.{tool} timed out after {timeout:.0f}s.", server=self.name, tool=tool
+            ) from None
         except Exception as exc:  # noqa: BLE001 - transport failures of every kind
             self.last_error = _describe(exc)
             self._signal_lost()
@@ -283,9 +287,15 @@ class Fallback:
         call.__name__ = name
         return call
 
-    def _fall_back(self, name: str, outage: McpUnavailable, started: float, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _fall_back(
+        self, name: str, outage: McpUnavailable, started: float, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         self._audit.write(
-            "mcp_fallback", "warning", server=self.server, tool=name, error=outage.message,
+            "mcp_fallback",
+            "warning",
+            server=self.server,
+            tool=name,
+            error=outage.message,
             elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
         )
         logger.warning("mcp {}: {} unavailable, using the local fallback ({})", self.server, name, outage.message)
@@ -302,7 +312,11 @@ class Fallback:
 
     def _escalate(self, name: str, outage: H0Error, exc: BaseException) -> None:
         self._audit.write(
-            "mcp_escalation", "error", server=self.server, tool=name, error=outage.message,
+            "mcp_escalation",
+            "error",
+            server=self.server,
+            tool=name,
+            error=outage.message,
             fallback_error=f"{type(exc).__name__}: {exc}",
         )
         logger.error("mcp {}: {} failed over MCP and in the fallback: {}", self.server, name, exc)

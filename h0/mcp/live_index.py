@@ -21,8 +21,9 @@ BUILD_WAIT_S = 60.0  # how long related notes wait for a first build (10,000 not
 
 
 class LiveIndex:
-    def __init__(self, root: Path, state_dir: Path | None, private_folders: str | Iterable[str] = (), *,
-                 watcher: str = NATIVE) -> None:
+    def __init__(
+        self, root: Path, state_dir: Path | None, private_folders: str | Iterable[str] = (), *, watcher: str = NATIVE
+    ) -> None:
         self.root = root
         self.state_dir = state_dir
         self.private_folders = private_folders

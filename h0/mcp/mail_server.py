@@ -62,7 +62,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an approved draft")
     def send_approved_draft(
         path: Annotated[str, Field(description="Vault path of the note in Approved/, e.g. 'Approved/reply.md'.")],
-        note_hash: Annotated[str, Field(description="The note's content hash as you read it (vault read_note's hash).")],
+        note_hash: Annotated[
+            str, Field(description="The note's content hash as you read it (vault read_note's hash).")
+        ],
         arrival: Annotated[
             Literal["moved", "written", "unknown"],
             Field(description="How the note came into Approved/ (only H0's daemon can vouch; others: unknown)."),
@@ -94,8 +96,15 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     ) -> DraftCreated:
         """Write a draft into Drafts/ for the human to review and approve. Nothing is sent: the human moves
         the note into Approved/ to send it."""
-        return mail.create_draft(to=to, body=body, subject=subject, cc=cc, bcc=bcc,
-                                 reply_to_message_id=reply_to_message_id, client=current_client())
+        return mail.create_draft(
+            to=to,
+            body=body,
+            subject=subject,
+            cc=cc,
+            bcc=bcc,
+            reply_to_message_id=reply_to_message_id,
+            client=current_client(),
+        )
 
     @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an email (free content; off by default)")
     def send_email(
@@ -106,10 +115,12 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         bcc: Annotated[Recipients, Field(description="Bcc recipient(s).")] = None,
         html_body: Annotated[str | None, Field(description="An HTML alternative to the plain body.")] = None,
         attachments: Annotated[
-            list[str] | None, Field(description="Vault-relative paths of files to attach (25 MB in total, no executables).")
+            list[str] | None,
+            Field(description="Vault-relative paths of files to attach (25 MB in total, no executables)."),
         ] = None,
         reply_to_message_id: Annotated[
-            str | None, Field(description="Provider id of the message answered: sets In-Reply-To/References and the thread.")
+            str | None,
+            Field(description="Provider id of the message answered: sets In-Reply-To/References and the thread."),
         ] = None,
         thread_id: Annotated[str | None, Field(description="Provider thread id to file the message in.")] = None,
         message_id: Annotated[
@@ -117,7 +128,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         ] = None,
         idempotency_key: Annotated[
             str | None,
-            Field(description="Makes the send exactly-once: a repeated call with the same key returns the first result."),
+            Field(
+                description="Makes the send exactly-once: a repeated call with the same key returns the first result."
+            ),
         ] = None,
         allow_typo_domains: Annotated[
             bool, Field(description="Send even if a domain looks like a typo of a popular one (gmial.com).")
@@ -127,14 +140,25 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         create_draft instead. When allowed: refuses bad addresses, suspected domain typos, header injection,
         empty bodies, oversized or executable attachments; caps apply; every send is audited first."""
         return mail.send_email(
-            to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body, attachments=attachments,
-            reply_to_message_id=reply_to_message_id, thread_id=thread_id, message_id=message_id,
-            idempotency_key=idempotency_key, allow_typo_domains=allow_typo_domains,
+            to=to,
+            subject=subject,
+            body=body,
+            cc=cc,
+            bcc=bcc,
+            html_body=html_body,
+            attachments=attachments,
+            reply_to_message_id=reply_to_message_id,
+            thread_id=thread_id,
+            message_id=message_id,
+            idempotency_key=idempotency_key,
+            allow_typo_domains=allow_typo_domains,
         )
 
     @server.typed_tool(EmailList, annotations=REMOTE_READ, title="List emails")
     def list_emails(
-        query: Annotated[str, Field(description="Gmail search syntax, e.g. 'is:unread in:inbox', 'label:Clients'.")] = "is:unread",
+        query: Annotated[
+            str, Field(description="Gmail search syntax, e.g. 'is:unread in:inbox', 'label:Clients'.")
+        ] = "is:unread",
         max_results: Annotated[int, Field(ge=1, le=100, description="How many, newest first (1–100).")] = 10,
     ) -> EmailList:
         """List messages matching a Gmail query: id, thread, subject, sender, date, snippet, labels."""
@@ -142,7 +166,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
 
     @server.typed_tool(NewEmails, annotations=SYNC, title="List new emails (H0's ingest)")
     def list_new_emails(
-        max_results: Annotated[int, Field(ge=1, le=50, description="About how many (1–50; one change is never split).")] = 25,
+        max_results: Annotated[
+            int, Field(ge=1, le=50, description="About how many (1–50; one change is never split).")
+        ] = 25,
     ) -> NewEmails:
         """New mail since H0's last acknowledged sync, matching GMAIL_QUERY, not yet ingested: full messages, oldest
         first, and a cursor for ack_new_emails. Idle, this costs one Gmail history call. H0's ingest uses it."""
@@ -151,7 +177,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     @server.typed_tool(AckResult, annotations=LABELS, title="Acknowledge new emails (H0's ingest)")
     def ack_new_emails(
         cursor: Annotated[str, Field(description="The cursor list_new_emails returned with these emails.")],
-        message_ids: Annotated[list[str], Field(description="Ids now handled (their notes written): labelled ingested.")],
+        message_ids: Annotated[
+            list[str], Field(description="Ids now handled (their notes written): labelled ingested.")
+        ],
         failed_ids: Annotated[
             list[str], Field(description="Ids that could not be handled: left unlabelled and tried again later.")
         ] = [],  # noqa: B006 — pydantic copies defaults
@@ -160,14 +188,18 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         return mail.ack_new_emails(cursor, message_ids, failed_ids)
 
     @server.typed_tool(EmailFull, annotations=REMOTE_READ, title="Read an email")
-    def get_email(message_id: Annotated[str, Field(description="The provider's message id (from list_emails).")]) -> EmailFull:
+    def get_email(
+        message_id: Annotated[str, Field(description="The provider's message id (from list_emails).")],
+    ) -> EmailFull:
         """Read one message: headers, the body as plain text, attachment metadata (never their content)."""
         return mail.get_email(message_id)
 
     @server.typed_tool(MoveResult, annotations=LABELS, title="Move an email")
     def move_email(
         message_id: Annotated[str, Field(description="The provider's message id.")],
-        destination_label: Annotated[str, Field(description="Label to move to, e.g. 'H0/Done' (created if missing) or 'INBOX'.")],
+        destination_label: Annotated[
+            str, Field(description="Label to move to, e.g. 'H0/Done' (created if missing) or 'INBOX'.")
+        ],
     ) -> MoveResult:
         """Move a message: add the destination label and remove INBOX (Gmail has labels, not folders)."""
         return mail.move_email(message_id, destination_label)
@@ -181,7 +213,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         return mail.add_label(message_id, label_name)
 
     @server.typed_tool(EmailValidation, annotations=READ_ONLY, title="Validate an address")
-    def validate_email(email: Annotated[str, Field(description="One address, e.g. 'bob@example.com'.")]) -> EmailValidation:
+    def validate_email(
+        email: Annotated[str, Field(description="One address, e.g. 'bob@example.com'.")],
+    ) -> EmailValidation:
         """Check an address's syntax (RFC 5322, no DNS look-up) and common domain typos (gmial.com)."""
         return mail.validate_email(email)
 
@@ -232,7 +266,9 @@ def main(settings: Settings) -> None:
         logger.info("SIGTERM: finishing sends in flight")
         finished = service.shutdown(SHUTDOWN_GRACE_S)
         if not finished:
-            logger.error("SIGTERM: sends still in flight after {:.0f} s; the ledger will resolve them", SHUTDOWN_GRACE_S)
+            logger.error(
+                "SIGTERM: sends still in flight after {:.0f} s; the ledger will resolve them", SHUTDOWN_GRACE_S
+            )
         sys.stderr.flush()
         os._exit(0 if finished else 1)
 

@@ -25,9 +25,18 @@ if TYPE_CHECKING:
     from h0.drafting import Drafting
 
 
-def add_drafting_tools(server: H0Server, vault: Vault, writer: NoteWriter, *, shown: Callable[[Note], Note],
-                       index: Callable[[], VaultIndex], watching: Callable[[], bool], private: tuple[str, ...],
-                       state_dir: Path | None, draft_tokens: int) -> None:
+def add_drafting_tools(
+    server: H0Server,
+    vault: Vault,
+    writer: NoteWriter,
+    *,
+    shown: Callable[[Note], Note],
+    index: Callable[[], VaultIndex],
+    watching: Callable[[], bool],
+    private: tuple[str, ...],
+    state_dir: Path | None,
+    draft_tokens: int,
+) -> None:
     """Register draft_context and revise_draft on the vault server. `shown` refuses a private note,
     `index` waits for the server's live index, `watching` says whether its watcher keeps it fresh."""
     drafting_box: list[Drafting] = []
@@ -40,14 +49,26 @@ def add_drafting_tools(server: H0Server, vault: Vault, writer: NoteWriter, *, sh
             from h0.drafting.service import sent_cache_path
 
             knowledge = IndexKnowledge(index(), private, watched=watching)
-            drafting_box.append(Drafting(vault.root, private_folders=private, budget_tokens=draft_tokens,
-                                         knowledge=knowledge, sent_cache=sent_cache_path(vault.root, state_dir)))
+            drafting_box.append(
+                Drafting(
+                    vault.root,
+                    private_folders=private,
+                    budget_tokens=draft_tokens,
+                    knowledge=knowledge,
+                    sent_cache=sent_cache_path(vault.root, state_dir),
+                )
+            )
         return drafting_box[0]
 
     @server.typed_tool(DraftContextResult, annotations=READ_ONLY, title="Draft context")
     def draft_context(
-        path: Annotated[str, Field(description="An email note (Needs_Action/…), or a reply draft (Drafts/…): "
-                                               "the context for replying to its email.")],
+        path: Annotated[
+            str,
+            Field(
+                description="An email note (Needs_Action/…), or a reply draft (Drafts/…): "
+                "the context for replying to its email."
+            ),
+        ],
     ) -> DraftContextResult:
         """The context H0 drafts a reply from: the owner's profile and lessons, the sender's People notes and the
         notes they link to, the notes most related to the email, the owner's past replies — each with why, in
@@ -65,15 +86,25 @@ def add_drafting_tools(server: H0Server, vault: Vault, writer: NoteWriter, *, sh
         reply_to = None
         if email is note and str(fm.get("type") or "").lower() != "email":  # a draft whose email is gone
             reply_to = recipient_of(str(fm.get("to") or ""))[1] or None
-        text = block_text(email.body) if email is not note or str(fm.get("type") or "").lower() == "email" \
+        text = (
+            block_text(email.body)
+            if email is not note or str(fm.get("type") or "").lower() == "email"
             else note.body.split(CUTOFF, 1)[0]
+        )
         context = drafting().context_for_email(fm, text, reply_to)
         data = context.to_json()
-        return DraftContextResult(email=email.path, recipient=data["recipient"], greeting=data["greeting"] or "",
-                                  sign_off=data["sign_off"] or "", voice_from=str(data["voice_from"] or ""),
-                                  items=[ContextEntry(**item) for item in data["items"]], omitted=data["omitted"],
-                                  budget_chars=data["budget_chars"], used_chars=data["used_chars"],
-                                  problems=data["problems"])
+        return DraftContextResult(
+            email=email.path,
+            recipient=data["recipient"],
+            greeting=data["greeting"] or "",
+            sign_off=data["sign_off"] or "",
+            voice_from=str(data["voice_from"] or ""),
+            items=[ContextEntry(**item) for item in data["items"]],
+            omitted=data["omitted"],
+            budget_chars=data["budget_chars"],
+            used_chars=data["used_chars"],
+            problems=data["problems"],
+        )
 
     def email_of(source: str) -> Note | None:
         """The email note a draft answers (its `source`, wherever the email was filed since)."""
@@ -90,14 +121,21 @@ def add_drafting_tools(server: H0Server, vault: Vault, writer: NoteWriter, *, sh
 
     @server.typed_tool(
         RevisionQueued,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                    open_world_hint=False),
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        ),
         title="Ask H0 to revise a draft",
     )
     def revise_draft(
         path: Annotated[str, Field(description="A reply draft directly in Drafts/.")],
-        instruction: Annotated[str, Field(description="What to change, one line, e.g. 'shorter, offer Friday "
-                                                      "instead'.", min_length=1, max_length=500)],
+        instruction: Annotated[
+            str,
+            Field(
+                description="What to change, one line, e.g. 'shorter, offer Friday instead'.",
+                min_length=1,
+                max_length=500,
+            ),
+        ],
     ) -> RevisionQueued:
         """Ask H0 to rewrite a draft: the instruction is written on the draft (its `h0` property) and H0 rewrites
         the text in place with the same context (keeping the previous version below the line) once the draft
@@ -108,19 +146,33 @@ def add_drafting_tools(server: H0Server, vault: Vault, writer: NoteWriter, *, sh
 
         target = vault.resolve(path)
         if folder_key(target.top) != folder_key(DRAFTS) or target.rel.count("/") != 1:
-            raise InvalidRequest(f"{target.rel} is not a draft in {DRAFTS}/: only drafts there are revised (a draft "
-                                 "in Approved/ is the owner's to send as it is).", path=target.rel, field="path")
+            raise InvalidRequest(
+                f"{target.rel} is not a draft in {DRAFTS}/: only drafts there are revised (a draft "
+                "in Approved/ is the owner's to send as it is).",
+                path=target.rel,
+                field="path",
+            )
         line = " ".join(instruction.split())
         if not line or any(unicodedata.category(ch) in ("Cc", "Cf") for ch in instruction if ch not in "\t\n"):
-            raise InvalidRequest("instruction must be visible text on one line (no control or invisible "
-                                 "characters).", field="instruction")
+            raise InvalidRequest(
+                "instruction must be visible text on one line (no control or invisible characters).",
+                field="instruction",
+            )
         note = shown(vault.read_note(target.rel))
         if not draft_status(note.frontmatter).sendable:
-            raise InvalidRequest(f"{target.rel} no longer awaits sending (status: "
-                                 f"{note.frontmatter.get('status')}); it is not revised.", path=target.rel)
+            raise InvalidRequest(
+                f"{target.rel} no longer awaits sending (status: {note.frontmatter.get('status')}); it is not revised.",
+                path=target.rel,
+            )
         if not note.frontmatter.get("to"):
             raise InvalidRequest(f"{target.rel} is not a reply draft (it has no `to`).", path=target.rel)
         written = writer.update("revise_draft", target.rel, {INSTRUCTION_KEY: line}, [], note.hash)
-        return RevisionQueued(path=written.path, instruction=line, hash=written.hash, note=(
-            "H0 rewrites the draft in Drafts/ once it has been left alone for REVISE_SETTLE_SECONDS, while h0 watch "
-            "runs (or at the next h0 sweep), with the configured LLM; read it again with read_note."))
+        return RevisionQueued(
+            path=written.path,
+            instruction=line,
+            hash=written.hash,
+            note=(
+                "H0 rewrites the draft in Drafts/ once it has been left alone for REVISE_SETTLE_SECONDS, while h0 watch "
+                "runs (or at the next h0 sweep), with the configured LLM; read it again with read_note."
+            ),
+        )

@@ -63,7 +63,9 @@ class NoteList(BaseModel):
 
     notes: Annotated[
         list[str],
-        WithJsonSchema({"type": "array", "description": "Vault-relative paths of the notes (strings), sorted by path."}),
+        WithJsonSchema(
+            {"type": "array", "description": "Vault-relative paths of the notes (strings), sorted by path."}
+        ),
     ]
     total: int = Field(description="How many notes matched (may exceed len(notes) when truncated).")
     truncated: bool = Field(description="True when more notes matched than were returned.")
@@ -77,8 +79,9 @@ class SearchResults(BaseModel):
 
     notes: Annotated[list[NoteMatch], _array_of(NoteMatch)]
     total: int = Field(description="How many notes are returned (the search stops at limit).")
-    truncated: bool = Field(description="True when more notes matched than were returned: ask again with a "
-                            "larger offset for the next page.")
+    truncated: bool = Field(
+        description="True when more notes matched than were returned: ask again with a larger offset for the next page."
+    )
     offset: int = Field(default=0, description="How many matching notes this page skipped.")
 
 
@@ -143,7 +146,9 @@ class MoveResult(BaseModel):
     destination: str = Field(description="Where the note is now (may differ from the request with rename_if_exists).")
     moved_hash: str | None = Field(default=None, description="Content hash as moved (when set_frontmatter was given).")
     hash: str | None = Field(default=None, description="Content hash after set_frontmatter was applied.")
-    warning: str | None = Field(default=None, description="Set when the note moved but set_frontmatter could not apply.")
+    warning: str | None = Field(
+        default=None, description="Set when the note moved but set_frontmatter could not apply."
+    )
 
 
 class HealthStatus(BaseModel):

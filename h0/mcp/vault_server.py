@@ -64,8 +64,15 @@ def _content(note: Note) -> NoteContent:
     return NoteContent(path=note.path, frontmatter=note.frontmatter, body=note.body, hash=note.hash)
 
 
-def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, state_dir: Path | None = None,
-                       private_folders: str = "", watcher: str = NATIVE, draft_tokens: int = 3000) -> H0Server:
+def build_vault_server(
+    vault_root: Path,
+    *,
+    daemon_filing: bool | None = None,
+    state_dir: Path | None = None,
+    private_folders: str = "",
+    watcher: str = NATIVE,
+    draft_tokens: int = 3000,
+) -> H0Server:
     """Create the vault server for one vault root.
 
     `daemon_filing` lets move_note take a note out of Approved/ into Done/, Drafts/ or
@@ -101,7 +108,10 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
         if not daemon_filing and is_private(note.path, note.frontmatter, private):
             raise PermissionDenied(
                 f"{note.path} is private (`private: true`, or in a folder of PRIVATE_FOLDERS): H0 never shows it to an "
-                "MCP client. Remove the mark in Obsidian if you want to share it.", path=note.path, reason="private")
+                "MCP client. Remove the mark in Obsidian if you want to share it.",
+                path=note.path,
+                reason="private",
+            )
         return note
 
     @server.typed_tool(NoteContent, annotations=READ_ONLY, title="Read a note", inline=True)
@@ -130,7 +140,9 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
 
     @server.typed_tool(
         NoteContent,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False),
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+        ),
         title="Write a note",
     )
     def write_note(
@@ -147,7 +159,9 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
 
     @server.typed_tool(
         NoteRef,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        ),
         title="Update a note's frontmatter",
     )
     def update_frontmatter(
@@ -167,8 +181,10 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
         directory: Annotated[str, Field(description="Vault-relative folder, e.g. 'Needs_Action'; '' for the root.")],
         filter: Annotated[
             str | list[str] | None,
-            Field(description="Frontmatter filter 'field:value' (equality, or membership for lists), e.g. "
-                  "'status:pending'; or a list of such filters, any of which a note must match (up to 500)."),
+            Field(
+                description="Frontmatter filter 'field:value' (equality, or membership for lists), e.g. "
+                "'status:pending'; or a list of such filters, any of which a note must match (up to 500)."
+            ),
         ] = None,
         recursive: Annotated[bool, Field(description="Include notes in sub-folders.")] = False,
         limit: Annotated[int, Field(ge=1, le=MAX_LIST, description="Most notes to return.")] = 1000,
@@ -187,7 +203,9 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
 
     @server.typed_tool(
         MoveResult,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False),
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+        ),
         title="Move a note",
     )
     def move_note(
@@ -197,7 +215,8 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
         ],
         overwrite: Annotated[bool, Field(description="Replace an existing note at the destination.")] = False,
         rename_if_exists: Annotated[
-            bool, Field(description="If the destination exists, use 'name (2).md', 'name (3).md', … instead of failing.")
+            bool,
+            Field(description="If the destination exists, use 'name (2).md', 'name (3).md', … instead of failing."),
         ] = False,
         set_frontmatter: Annotated[
             dict[str, Any] | None, Field(description="Keys to merge into the note's frontmatter right after the move.")
@@ -208,7 +227,9 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
 
     @server.typed_tool(
         ChangesApplied,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False),
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+        ),
         title="Apply several changes",
     )
     def apply_changes(
@@ -240,13 +261,19 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
         else:  # the index is not ready: the full scan, in path order, private notes left out as the index does
             found, _ = vault.search_notes(query, directory=directory, limit=1_000_000)
             found = [h for h in found if daemon_filing or not _private_path(h.path)]
-            hits, more = found[offset:offset + limit], len(found) > offset + limit
-        return SearchResults(notes=[NoteMatch(path=h.path, snippet=h.snippet, line=h.line) for h in hits],
-                             total=len(hits), truncated=more, offset=offset)
+            hits, more = found[offset : offset + limit], len(found) > offset + limit
+        return SearchResults(
+            notes=[NoteMatch(path=h.path, snippet=h.snippet, line=h.line) for h in hits],
+            total=len(hits),
+            truncated=more,
+            offset=offset,
+        )
 
     @server.typed_tool(RelatedNotes, annotations=READ_ONLY, title="Related notes")
     def related_notes(
-        text: Annotated[str | None, Field(description="A piece of text (an email, a question) to find notes for.")] = None,
+        text: Annotated[
+            str | None, Field(description="A piece of text (an email, a question) to find notes for.")
+        ] = None,
         path: Annotated[str | None, Field(description="Or a note: the notes most related to it.")] = None,
         limit: Annotated[int, Field(ge=1, le=50, description="Most notes to return.")] = 10,
     ) -> RelatedNotes:
@@ -268,14 +295,16 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
         if "@" not in address or len(address) > 320 or any(ch.isspace() for ch in address.strip()):
             raise InvalidRequest("address must be one email address, e.g. 'dana@example.com'.", field="address")
         index = _index_or_wait()
-        return AddressNotes(address=address.strip().lower(),
-                            notes=index.notes_for_address(address, include_private=daemon_filing)[:500])
+        return AddressNotes(
+            address=address.strip().lower(), notes=index.notes_for_address(address, include_private=daemon_filing)[:500]
+        )
 
     def _index_or_wait() -> VaultIndex:
         index = live.wait(BUILD_WAIT_S)
         if index is None:
-            raise InternalError("The vault index is still being built; ask again in a few seconds.", retryable=True,
-                                retry_after=5)
+            raise InternalError(
+                "The vault index is still being built; ask again in a few seconds.", retryable=True, retry_after=5
+            )
         return index
 
     def _folder(directory: str) -> str:
@@ -293,8 +322,17 @@ def build_vault_server(vault_root: Path, *, daemon_filing: bool | None = None, s
             return True  # unreadable now: not shown
 
     # After the index tools, before health_check: tools/list keeps its order.
-    add_drafting_tools(server, vault, writer, shown=shown, index=_index_or_wait, watching=live.watching,
-                       private=private, state_dir=state_dir, draft_tokens=draft_tokens)
+    add_drafting_tools(
+        server,
+        vault,
+        writer,
+        shown=shown,
+        index=_index_or_wait,
+        watching=live.watching,
+        private=private,
+        state_dir=state_dir,
+        draft_tokens=draft_tokens,
+    )
 
     @server.typed_tool(HealthStatus, annotations=READ_ONLY, title="Health check")
     def health_check() -> HealthStatus:

@@ -65,16 +65,25 @@ Change = WriteChange | UpdateChange | MoveChange
 
 def item_error(path: str, error: H0Error) -> ItemError:
     """The error as its item's answer, under the path the caller gave (the error's details keep the resolved one)."""
-    return ItemError(path=path, error=error.code, message=error.message,
-                     details=json.loads(json.dumps(error.details, default=str)))
+    return ItemError(
+        path=path, error=error.code, message=error.message, details=json.loads(json.dumps(error.details, default=str))
+    )
 
 
 class NoteWriter:
     """Every write and move a vault tool makes goes through here: the guard first, then the vault,
     then the audit line and the record of who wrote what (at once, or when a batch ends)."""
 
-    def __init__(self, vault: Vault, guard: ApprovalGuard, audit: AuditLog, live: LiveIndex, state_dir: Path | None,
-                 *, daemon_filing: bool) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        guard: ApprovalGuard,
+        audit: AuditLog,
+        live: LiveIndex,
+        state_dir: Path | None,
+        *,
+        daemon_filing: bool,
+    ) -> None:
         self.vault = vault
         self.guard = guard
         self.audit = audit
@@ -82,8 +91,16 @@ class NoteWriter:
         self.daemon_filing = daemon_filing
         self.record = WriteRecord(vault.root, state_dir, daemon_filing)
 
-    def write(self, tool: str, path: str, frontmatter: dict[str, Any], body: str, if_match: str | None,
-              create_only: bool, done: Written | None = None) -> Note:
+    def write(
+        self,
+        tool: str,
+        path: str,
+        frontmatter: dict[str, Any],
+        body: str,
+        if_match: str | None,
+        create_only: bool,
+        done: Written | None = None,
+    ) -> Note:
         target = self.vault.resolve(path, write=True)
         self.guard.check_write(tool, target)
         frontmatter = {**frontmatter, **self._stamp(tool, target)}
@@ -91,8 +108,15 @@ class NoteWriter:
         self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
         return note
 
-    def update(self, tool: str, path: str, changes: dict[str, Any], remove: list[str], if_match: str | None,
-               done: Written | None = None) -> Note:
+    def update(
+        self,
+        tool: str,
+        path: str,
+        changes: dict[str, Any],
+        remove: list[str],
+        if_match: str | None,
+        done: Written | None = None,
+    ) -> Note:
         target = self.vault.resolve(path, write=True)
         self.guard.check_write(tool, target)
         changes = {**changes, **self._stamp(tool, target)}
@@ -100,8 +124,16 @@ class NoteWriter:
         self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
         return note
 
-    def move(self, tool: str, source: str, destination: str, overwrite: bool, rename_if_exists: bool,
-             set_frontmatter: dict[str, Any] | None, done: Written | None = None) -> MoveResult:
+    def move(
+        self,
+        tool: str,
+        source: str,
+        destination: str,
+        overwrite: bool,
+        rename_if_exists: bool,
+        set_frontmatter: dict[str, Any] | None,
+        done: Written | None = None,
+    ) -> MoveResult:
         src = self.vault.resolve(source, write=True)
         dst = self.vault.destination_for(destination, src)
         self.guard.check_move(tool, src, dst)
@@ -110,7 +142,11 @@ class NoteWriter:
         )
         self._log(done, "note_moved", tool=tool, source=moved.source, destination=moved.destination, hash=moved.hash)
         return MoveResult(
-            moved=True, source=moved.source, destination=moved.destination, moved_hash=moved.moved_hash, hash=moved.hash,
+            moved=True,
+            source=moved.source,
+            destination=moved.destination,
+            moved_hash=moved.moved_hash,
+            hash=moved.hash,
             warning=moved.warning,
         )
 
@@ -125,8 +161,15 @@ class NoteWriter:
                         results.append(self._apply(change, done))
                     except H0Error as error:
                         failed = item_error(change.source if isinstance(change, MoveChange) else change.path, error)
-                        results.append(ChangeResult(ok=False, path=failed.path, error=failed.error,
-                                                    message=failed.message, details=failed.details))
+                        results.append(
+                            ChangeResult(
+                                ok=False,
+                                path=failed.path,
+                                error=failed.error,
+                                message=failed.message,
+                                details=failed.details,
+                            )
+                        )
         finally:
             self.audit.write_many(done)
             self.record.record(done)
@@ -134,16 +177,30 @@ class NoteWriter:
 
     def _apply(self, change: Change, done: Written) -> ChangeResult:
         if isinstance(change, WriteChange):
-            note = self.write("apply_changes", change.path, change.frontmatter, change.body, change.if_match,
-                              change.create_only, done)
+            note = self.write(
+                "apply_changes", change.path, change.frontmatter, change.body, change.if_match, change.create_only, done
+            )
             return ChangeResult(ok=True, path=note.path, hash=note.hash)
         if isinstance(change, UpdateChange):
             note = self.update("apply_changes", change.path, change.set, change.remove, change.if_match, done)
             return ChangeResult(ok=True, path=note.path, hash=note.hash)
-        moved = self.move("apply_changes", change.source, change.destination, change.overwrite,
-                          change.rename_if_exists, change.set_frontmatter, done)
-        return ChangeResult(ok=True, path=moved.destination, hash=moved.hash, source=moved.source,
-                            moved_hash=moved.moved_hash, warning=moved.warning)
+        moved = self.move(
+            "apply_changes",
+            change.source,
+            change.destination,
+            change.overwrite,
+            change.rename_if_exists,
+            change.set_frontmatter,
+            done,
+        )
+        return ChangeResult(
+            ok=True,
+            path=moved.destination,
+            hash=moved.hash,
+            source=moved.source,
+            moved_hash=moved.moved_hash,
+            warning=moved.warning,
+        )
 
     def _log(self, done: Written | None, event: str, **fields: Any) -> None:
         """An audit line (and the record of who wrote what) now, or (in a batch) with the batch's others when it ends."""
@@ -178,9 +235,11 @@ class WriteRecord:
         return H0_CLIENT if self.daemon else current_client()
 
     def record(self, events: Written) -> None:
-        rows = [(name_key(path), path, fields.get("hash"), str(fields.get("tool")), fields.get("client"))
-                for event, fields in events
-                if (path := fields.get("path") if event == "note_written" else fields.get("destination"))]
+        rows = [
+            (name_key(path), path, fields.get("hash"), str(fields.get("tool")), fields.get("client"))
+            for event, fields in events
+            if (path := fields.get("path") if event == "note_written" else fields.get("destination"))
+        ]
         if not rows or self._failed:
             return
         try:

@@ -78,8 +78,9 @@ class Daemon:
         self.connections: dict[str, McpConnection] = {}
         self.ctx: HandlerContext | None = None
         self.settle = SettleTracker(settings.approval_settle_seconds)
-        self.watcher = VaultWatcher(self.root, self._on_event, self._on_overflow, kind=settings.h0_watcher,
-                                    on_note=self._on_note)
+        self.watcher = VaultWatcher(
+            self.root, self._on_event, self._on_overflow, kind=settings.h0_watcher, on_note=self._on_note
+        )
         self._feeds_drafting = False  # this daemon's watcher reports every note to drafting's index
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
@@ -121,7 +122,9 @@ class Daemon:
             deadline = time.monotonic() + CONNECT_WAIT_SECONDS
             for name, connection in self.connections.items():
                 if not connection.wait_ready(max(0.0, deadline - time.monotonic())):
-                    logger.warning("mcp {}: not connected yet ({}); carrying on", name, connection.last_error or "starting")
+                    logger.warning(
+                        "mcp {}: not connected yet ({}); carrying on", name, connection.last_error or "starting"
+                    )
             # The vault server first, this process's own vault when it is unreachable (ADR-0007);
             # mail has no fallback: an approved draft waits in Approved/ until the server is back.
             vault = with_fallback(McpVault(self.connections["vault"]), vault, self.audit, "vault")
@@ -139,9 +142,18 @@ class Daemon:
             one_pass=self.one_pass,
             retries=self.queue,
         )
-        workers = Workers(self.queue, self.vault, self.settle, self.tally, self.ctx, self.audit, sender=self,
-                          jobs={INGEST_JOB: self.run_ingest, FOLLOWUP_JOB: self.run_followup},
-                          triage=self.triager is not None, one_pass=self.one_pass)
+        workers = Workers(
+            self.queue,
+            self.vault,
+            self.settle,
+            self.tally,
+            self.ctx,
+            self.audit,
+            sender=self,
+            jobs={INGEST_JOB: self.run_ingest, FOLLOWUP_JOB: self.run_followup},
+            triage=self.triager is not None,
+            one_pass=self.one_pass,
+        )
         for index in range(self.workers):
             thread = threading.Thread(target=workers.work, args=(self._stop,), name=f"h0-worker-{index}", daemon=True)
             thread.start()
@@ -196,8 +208,14 @@ class Daemon:
         report = follow_up(self.started_context(), find_followup_notes(self.vault), now=self.clock())
         self.last_followup = report
         if report.changed:
-            logger.debug("follow-ups: {} owed, {} awaited, {} answered, {} withdrawn, {} woken", len(report.owed),
-                         len(report.awaited), len(report.answered), len(report.withdrawn), len(report.woke))
+            logger.debug(
+                "follow-ups: {} owed, {} awaited, {} answered, {} withdrawn, {} woken",
+                len(report.owed),
+                len(report.awaited),
+                len(report.answered),
+                len(report.withdrawn),
+                len(report.woke),
+            )
 
     def add_periodic(self, interval: float, task: Callable[[], None], *, first_in: float = 0.0) -> None:
         """Run `task` every `interval` seconds from the maintenance loop (e.g. mail ingest)."""
@@ -246,7 +264,9 @@ class Daemon:
             self.ingest = False
             self._periodic = [p for p in self._periodic if p[2] != self.request_ingest]
         elif report.written or report.failed:
-            logger.info("ingest: {} new, {} duplicate, {} failed", len(report.written), report.duplicates, report.failed)
+            logger.info(
+                "ingest: {} new, {} duplicate, {} failed", len(report.written), report.duplicates, report.failed
+            )
         if report.written or report.sent:
             self.request_followup()  # an answer, a reply sent elsewhere, a snoozed thread's new message
         self.last_ingest = report

@@ -43,7 +43,9 @@ BatchHandler = Callable[[Sequence[str], HandlerContext], dict[str, Outcome | Exc
 Finder = Callable[[Vault], list[str]]
 
 LEARN_JOB = "@learn"  # not a path: "learn from the drafts filed in Done/ since the last look"
-TRIAGE_BATCH = 500  # notes a worker takes at once from a burst (one thread look-up, three vault calls; the batch tools' most)
+TRIAGE_BATCH = (
+    500  # notes a worker takes at once from a burst (one thread look-up, three vault calls; the batch tools' most)
+)
 
 
 def _always(vault: Vault, path: str) -> bool:
@@ -108,8 +110,13 @@ def _learn(path: str, ctx: HandlerContext) -> Outcome:
 ROUTES: tuple[Route, ...] = (
     Route(APPROVED, signals.note_approved, send_approved_draft, approved_notes),
     Route(REJECTED, signals.note_rejected, archive_rejected, listed(REJECTED)),
-    Route(DRAFTS, signals.draft_revision_requested, revise_draft,
-          lambda vault: [nfc(p) for p in drafts_asking_revision(vault.root)], revision_requested),
+    Route(
+        DRAFTS,
+        signals.draft_revision_requested,
+        revise_draft,
+        lambda vault: [nfc(p) for p in drafts_asking_revision(vault.root)],
+        revision_requested,
+    ),
     Route(DRAFTS, signals.note_rejected, archive_rejected, listed(DRAFTS, "status:rejected"), draft_rejected),
 )
 TRIAGE = BatchRoute(NEEDS_ACTION, signals.notes_need_action, triage_emails, untriaged_notes, untriaged, TRIAGE_BATCH)

@@ -104,8 +104,9 @@ class SettleTracker:
             return 0.0
         return max(0.0, STABILITY_SECONDS - _mtime_age(absolute))
 
-    def _approval_wait(self, now: float, wrote: float | None, closed: float | None, moved: float | None,
-                       absolute: Path) -> float:
+    def _approval_wait(
+        self, now: float, wrote: float | None, closed: float | None, moved: float | None, absolute: Path
+    ) -> float:
         last_touch = max(wrote or 0.0, closed or 0.0)
         if moved is not None and moved >= last_touch:
             return 0.0  # the human's drag

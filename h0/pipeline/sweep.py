@@ -49,5 +49,6 @@ def untriaged_notes(vault: Vault) -> list[str]:
         listing = vault.list_notes(NEEDS_ACTION, with_frontmatter=True)
     except H0Error:
         return []
-    return ([nfc(n.path) for n in listing.notes if n.frontmatter is not None and needs_triage(n.frontmatter)]
-            + [nfc(s["path"]) for s in listing.skipped])
+    return [nfc(n.path) for n in listing.notes if n.frontmatter is not None and needs_triage(n.frontmatter)] + [
+        nfc(s["path"]) for s in listing.skipped
+    ]

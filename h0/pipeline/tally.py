@@ -25,7 +25,15 @@ from h0.printable import printable
 
 # Buckets, in the order the summary names them.
 SENT, REFUSED, REJECTED, TRIAGED, CAPPED, SETTLING, UNREADABLE, FAILED = (
-    "sent", "refused", "rejected", "triaged", "capped", "settling", "unreadable", "failed")
+    "sent",
+    "refused",
+    "rejected",
+    "triaged",
+    "capped",
+    "settling",
+    "unreadable",
+    "failed",
+)
 _NEEDS_LOOK = (REFUSED, UNREADABLE, FAILED)
 
 
@@ -131,4 +139,3 @@ def _bucket(action: str, detail: str, data: OutcomeData) -> str | None:
     if action == "waiting":
         return UNREADABLE if detail == "corrupt frontmatter" else SETTLING
     return None  # skipped, gone, …: nothing happened to count
-

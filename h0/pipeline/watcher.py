@@ -106,8 +106,14 @@ def _polling_listdir(root: str) -> Callable[[str], list[os.DirEntry[str]]]:
 
 
 class _Events(FileSystemEventHandler):
-    def __init__(self, root: str, on_path: OnPath, quiet: QuietPeriod | None = None,
-                 wake: Callable[[], None] | None = None, on_note: OnNote | None = None) -> None:
+    def __init__(
+        self,
+        root: str,
+        on_path: OnPath,
+        quiet: QuietPeriod | None = None,
+        wake: Callable[[], None] | None = None,
+        on_note: OnNote | None = None,
+    ) -> None:
         self.root = root
         self.roots = root_spellings(root)
         self.approval = ApprovalFolder(root)
@@ -148,7 +154,6 @@ class _Events(FileSystemEventHandler):
                 self.on_path(rel, kind, STABILITY_SECONDS if kind == WRITTEN else 0.0, came_from)
         except Exception:  # noqa: BLE001 - never let an exception reach watchdog's thread
             logger.exception("watcher callback failed for {}", event)
-
 
     @staticmethod
     def _note_event(event: FileSystemEvent, on_note: OnNote) -> None:
@@ -230,8 +235,15 @@ class VaultWatcher:
     `kind`: `native` (the OS's own events) or `polling` (H0_WATCHER, h0.platform.watch).
     """
 
-    def __init__(self, root: Path, on_path: OnPath, on_overflow: Callable[[], None], *, kind: str = NATIVE,
-                 on_note: OnNote | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        on_path: OnPath,
+        on_overflow: Callable[[], None],
+        *,
+        kind: str = NATIVE,
+        on_note: OnNote | None = None,
+    ) -> None:
         self.root = Path(os.path.abspath(root))
         self.on_path = on_path
         self.on_note = on_note
@@ -247,8 +259,13 @@ class VaultWatcher:
             root = str(self.root)
             observer, reports_closes = new_observer(self.kind, listdir=_polling_listdir(root))
             timer = None if reports_closes else _QuietTimer(QuietPeriod(), self.on_path)
-            events = _Events(root, self.on_path, timer.quiet if timer else None, timer.wake if timer else None,
-                             self.on_note if self.kind == NATIVE else None)
+            events = _Events(
+                root,
+                self.on_path,
+                timer.quiet if timer else None,
+                timer.wake if timer else None,
+                self.on_note if self.kind == NATIVE else None,
+            )
             observer.schedule(events, root, recursive=True)
             observer.daemon = True
             for name in _WATCHDOG_LOGGERS:

@@ -50,9 +50,20 @@ class Workers:
     `jobs` maps the queue's non-path keys (new mail, the follow-up pass) to what runs them;
     `sender` is who the signals say sent them (the daemon: observers filter on it)."""
 
-    def __init__(self, queue: WorkQueue, vault: Vault, settle: SettleTracker, tally: PassTally, ctx: HandlerContext,
-                 audit: AuditLog, *, sender: object, jobs: Mapping[str, Callable[[], None]], triage: bool,
-                 one_pass: bool = False) -> None:
+    def __init__(
+        self,
+        queue: WorkQueue,
+        vault: Vault,
+        settle: SettleTracker,
+        tally: PassTally,
+        ctx: HandlerContext,
+        audit: AuditLog,
+        *,
+        sender: object,
+        jobs: Mapping[str, Callable[[], None]],
+        triage: bool,
+        one_pass: bool = False,
+    ) -> None:
         self.queue = queue
         self.vault = vault
         self.root = Path(vault.root)
@@ -181,6 +192,8 @@ class Workers:
         else:
             logger.opt(exception=exc).error("handler failed for {} ({})", path, again)
         try:
-            self.audit.write("handler_error", "error", path=path, error=f"{type(exc).__name__}: {exc}", retry_in=retry_in)
+            self.audit.write(
+                "handler_error", "error", path=path, error=f"{type(exc).__name__}: {exc}", retry_in=retry_in
+            )
         except H0Error:
             pass

@@ -46,8 +46,13 @@ class WorkQueue:
     """Thread-safe. `clock` (monotonic seconds) and `backoff` are for tests: a fake clock makes
     due times exact without sleeping, a `Backoff(jitter="none")` makes retries predictable."""
 
-    def __init__(self, capacity: int = 100_000, *, clock: Callable[[], float] = time.monotonic,
-                 backoff: Backoff = FAILURE_BACKOFF) -> None:
+    def __init__(
+        self,
+        capacity: int = 100_000,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        backoff: Backoff = FAILURE_BACKOFF,
+    ) -> None:
         self.capacity = capacity
         self.clock = clock
         self.backoff = backoff
@@ -66,7 +71,9 @@ class WorkQueue:
         with self._cond:
             if path in self._running:
                 previous = self._dirty.get(path)
-                self._dirty[path] = Job(path, min(due, previous.due) if previous else due, settled or bool(previous and previous.settled))
+                self._dirty[path] = Job(
+                    path, min(due, previous.due) if previous else due, settled or bool(previous and previous.settled)
+                )
                 return True
             job = self._jobs.get(path)
             if job is not None:

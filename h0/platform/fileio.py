@@ -111,8 +111,9 @@ def _name_too_long(head: str, exc: OSError, shown: str | None, details: dict[str
     )
 
 
-def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: bool = True,
-                 sync_dir: bool = True) -> None:
+def atomic_write(
+    path: Path, data: bytes, *, mode: int | None = None, durable: bool = True, sync_dir: bool = True
+) -> None:
     """Write `data` to `path` so readers see the old file or the new one, never a part.
 
     The temp file lives in the same folder (same filesystem, so the rename is atomic),

@@ -42,12 +42,16 @@ def _libc_function(name: str, argtypes: list[Any]) -> Callable[..., int] | None:
     return cast("Callable[..., int]", fn)
 
 
-_renameat2 = _libc_function(
-    "renameat2", [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-) if sys.platform.startswith("linux") else None
-_renamex_np = _libc_function(
-    "renamex_np", [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
-) if sys.platform == "darwin" else None
+_renameat2 = (
+    _libc_function("renameat2", [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint])
+    if sys.platform.startswith("linux")
+    else None
+)
+_renamex_np = (
+    _libc_function("renamex_np", [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint])
+    if sys.platform == "darwin"
+    else None
+)
 
 
 class _Unsupported(Exception):
@@ -67,8 +71,9 @@ def rename_renameat2(source: Path, destination: Path) -> None:
     """Linux: renameat2(RENAME_NOREPLACE), one atomic step (ext4, btrfs, xfs, tmpfs…)."""
     if _renameat2 is None:
         raise _Unsupported
-    _kernel_result(_renameat2(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(destination),
-                              _RENAME_NOREPLACE), destination)
+    _kernel_result(
+        _renameat2(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(destination), _RENAME_NOREPLACE), destination
+    )
 
 
 def rename_renamex_np(source: Path, destination: Path) -> None:
@@ -141,8 +146,11 @@ else:
 
 def rename_ways() -> tuple[str, ...]:
     """The rename implementations this machine tries, in order (`h0 doctor` and tests show it)."""
-    return tuple(name for name in _RENAME_ORDER
-                 if not (name == "renameat2" and _renameat2 is None) and not (name == "renamex_np" and _renamex_np is None))
+    return tuple(
+        name
+        for name in _RENAME_ORDER
+        if not (name == "renameat2" and _renameat2 is None) and not (name == "renamex_np" and _renamex_np is None)
+    )
 
 
 def rename_noreplace(source: Path, destination: Path, *, ways: tuple[str, ...] | None = None) -> None:

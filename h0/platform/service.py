@@ -64,13 +64,16 @@ def unsupported(platform: str, action: str, vault: Path | None = None) -> NotSup
     if platform != WINDOWS:
         return NotSupported(f"no login service for {platform}; start `h0 watch` with your system's own autostart.")
     if action == "uninstall":
-        return NotSupported("H0 installs no Windows service; remove your Task Scheduler task: "
-                            "schtasks /Delete /TN H0 /F")
+        return NotSupported(
+            "H0 installs no Windows service; remove your Task Scheduler task: schtasks /Delete /TN H0 /F"
+        )
     if action == "status":
         return NotSupported("H0 installs no Windows service; see your Task Scheduler task: schtasks /Query /TN H0")
     if action == "logs":
-        return NotSupported("H0 installs no Windows service; run `h0 watch` in a terminal to see its output "
-                            "(what it sent is in the vault's Logs/ folder).")
+        return NotSupported(
+            "H0 installs no Windows service; run `h0 watch` in a terminal to see its output "
+            "(what it sent is in the vault's Logs/ folder)."
+        )
     try:
         program = find_entry_point()
     except H0Error:
@@ -106,8 +109,10 @@ def install(
         raise unsupported(platform, "install", vault)
     backend = backend_for(platform, home=home, environ=environ)
     if not vault.is_dir():
-        raise NotFound(f"the vault folder {vault} does not exist: pass --vault (or set VAULT_PATH) to your "
-                       "Obsidian vault, and run `h0 init` there first.")
+        raise NotFound(
+            f"the vault folder {vault} does not exist: pass --vault (or set VAULT_PATH) to your "
+            "Obsidian vault, and run `h0 init` there first."
+        )
     copied, secrets = settings_from_environment(environ)
     spec = ServiceSpec(
         program=find_entry_point(executable),
@@ -119,12 +124,18 @@ def install(
     path = backend.definition_path
     existing = _read(path)
     if existing == content:
-        return Report([f"The {backend.kind} {path} is already installed with this content; nothing to do "
-                       + "(`h0 service status` says whether it runs)."])
+        return Report(
+            [
+                f"The {backend.kind} {path} is already installed with this content; nothing to do "
+                + "(`h0 service status` says whether it runs)."
+            ]
+        )
     replacing = existing is not None
     if replacing and not force and not dry_run:
-        raise Conflict(f"{path} exists with different content (another or an older H0 install): "
-                       "`h0 service install --force` replaces it; `--dry-run` shows the new one.")
+        raise Conflict(
+            f"{path} exists with different content (another or an older H0 install): "
+            "`h0 service install --force` replaces it; `--dry-run` shows the new one."
+        )
     companions = backend.companions(spec)
     kept = [c for c in companions if c.content is not None and os.path.lexists(c.path)]
     companions = [c for c in companions if not os.path.lexists(c.path)]
@@ -144,8 +155,10 @@ def install(
         ran = _run(steps, runner)
     except ServiceCommandFailed as exc:
         if replacing:
-            raise ServiceCommandFailed(f"{exc.message}. The new {path} is in place: fix that, then run the "
-                                       "command again (or `h0 service uninstall`).") from None
+            raise ServiceCommandFailed(
+                f"{exc.message}. The new {path} is in place: fix that, then run the "
+                "command again (or `h0 service uninstall`)."
+            ) from None
         path.unlink(missing_ok=True)
         for companion in companions:
             _remove_created(companion)
@@ -154,8 +167,10 @@ def install(
     lines += [f"Created {c.path} ({c.purpose})." for c in companions]
     lines += [f"Kept {c.path} as it is (edit it to change what the service gets)." for c in kept]
     lines += [f"$ {command}" for command in ran]
-    lines.append(f"H0 now runs `{shlex.join(spec.argv)}` at login and restarts it after a crash "
-                 "(`h0 service status`, `h0 service logs`).")
+    lines.append(
+        f"H0 now runs `{shlex.join(spec.argv)}` at login and restarts it after a crash "
+        "(`h0 service status`, `h0 service logs`)."
+    )
     return Report(lines + notes)
 
 
@@ -221,8 +236,9 @@ def status(
         raise unsupported(platform, "status")
     backend = backend_for(platform, home=home, environ=environ)
     if not os.path.lexists(backend.definition_path):
-        return Report([f"Not installed (no {backend.definition_path}); `h0 service install` runs `h0 watch` at login."],
-                      ok=False)
+        return Report(
+            [f"Not installed (no {backend.definition_path}); `h0 service install` runs `h0 watch` at login."], ok=False
+        )
     running, lines = backend.status(runner or run_command)
     return Report(lines, ok=running)
 
@@ -265,19 +281,24 @@ def _run(steps: Sequence[Step], runner: Runner | None) -> list[str]:
     return ran
 
 
-def _dry_run_install(path: Path, content: bytes, replacing: bool, force: bool,
-                     companions: list[Companion], steps: list[Step]) -> list[str]:
+def _dry_run_install(
+    path: Path, content: bytes, replacing: bool, force: bool, companions: list[Companion], steps: list[Step]
+) -> list[str]:
     lines = ["# h0 service install --dry-run: nothing is written or run."]
     if replacing:
-        lines.append(f"# {path} exists with different content: "
-                     + ("--force replaces it." if force else "install needs --force to replace it."))
+        lines.append(
+            f"# {path} exists with different content: "
+            + ("--force replaces it." if force else "install needs --force to replace it.")
+        )
     lines += [f"# would write {path}:", content.decode("utf-8").rstrip("\n")]
     for companion in companions:
         if companion.content is None:
             lines.append(f"# would create the folder {companion.path} ({companion.purpose})")
         else:
-            lines += [f"# would create {companion.path} (mode {companion.mode:04o}, {companion.purpose}):",
-                      companion.content.rstrip("\n")]
+            lines += [
+                f"# would create {companion.path} (mode {companion.mode:04o}, {companion.purpose}):",
+                companion.content.rstrip("\n"),
+            ]
     return lines + ["# would run:"] + [step.describe() for step in steps]
 
 

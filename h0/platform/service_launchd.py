@@ -48,10 +48,12 @@ def privacy_note(paths: list[Path], home: Path, python: str) -> str | None:
             for folder in PROTECTED:
                 guarded = home / folder
                 if candidate == guarded or guarded in candidate.parents:
-                    return (f"macOS guards ~/{folder}, so the agent may be refused {path} "
-                            "(\"Operation not permitted\" in `h0 service logs`): grant access in System Settings → "
-                            f"Privacy & Security → Full Disk Access (or Files and Folders) to {python}, the Python "
-                            "that runs h0.")
+                    return (
+                        f"macOS guards ~/{folder}, so the agent may be refused {path} "
+                        '("Operation not permitted" in `h0 service logs`): grant access in System Settings → '
+                        f"Privacy & Security → Full Disk Access (or Files and Folders) to {python}, the Python "
+                        "that runs h0."
+                    )
     return None
 
 
@@ -82,14 +84,18 @@ class LaunchAgent:
         return steps + [
             # A job disabled by an earlier `unload -w` would refuse to bootstrap.
             Step(("launchctl", "enable", self.target), may_fail=True),
-            Step(("launchctl", "bootstrap", self.domain, plist), fallback=("launchctl", "load", "-w", plist),
-                 hint="run it as yourself in your desktop session, not with sudo"),
+            Step(
+                ("launchctl", "bootstrap", self.domain, plist),
+                fallback=("launchctl", "load", "-w", plist),
+                hint="run it as yourself in your desktop session, not with sudo",
+            ),
         ]
 
     def deactivate(self) -> list[Step]:
         plist = str(self.definition_path)
-        return [Step(("launchctl", "bootout", self.target), fallback=("launchctl", "unload", "-w", plist),
-                     may_fail=True)]
+        return [
+            Step(("launchctl", "bootout", self.target), fallback=("launchctl", "unload", "-w", plist), may_fail=True)
+        ]
 
     def after_removal(self) -> list[Step]:
         return []
@@ -106,8 +112,9 @@ class LaunchAgent:
         else:  # launchctl before macOS 10.10 has no `print`
             listed = runner(("launchctl", "list", LABEL))
             if not listed.ok:
-                return False, [f"{LABEL}: not loaded ({self.definition_path}); "
-                               + "`h0 service install --force` loads it again."]
+                return False, [
+                    f"{LABEL}: not loaded ({self.definition_path}); " + "`h0 service install --force` loads it again."
+                ]
             pid = _field(listed.stdout, r'"PID" = (\d+);')
             last_exit = _field(listed.stdout, r'"LastExitStatus" = (\d+);')
             state = "running" if pid else "not running"
@@ -127,9 +134,12 @@ class LaunchAgent:
 
     def notes(self, spec: ServiceSpec, secrets: list[str]) -> list[str]:
         dotenv = spec.working_dir / ".env"
-        lines = [f"{name} is set in your shell but was not copied: launchd agents do not see your shell, so add "
-                 f"{name}=\"...\" to {dotenv} (H0 reads it from its working folder), then "
-                 f"`launchctl kickstart -k {self.target}`." for name in secrets]
+        lines = [
+            f"{name} is set in your shell but was not copied: launchd agents do not see your shell, so add "
+            f'{name}="..." to {dotenv} (H0 reads it from its working folder), then '
+            f"`launchctl kickstart -k {self.target}`."
+            for name in secrets
+        ]
         note = privacy_note([spec.vault, spec.working_dir], self.home, os.path.realpath(sys.executable))
         return lines + ([note] if note else [])
 

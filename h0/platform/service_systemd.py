@@ -27,8 +27,10 @@ def exec_program(path: str) -> str:
     """The program path of ExecStart=: quoted for spaces, `%` doubled; `$` is literal there."""
     checked(path, "the program path")
     if any(ch in path for ch in "\"'\\"):
-        raise InvalidRequest(f"systemd refuses quotes and backslashes in a program path, and {path!r} has one: "
-                             "install H0 in a folder without them.")
+        raise InvalidRequest(
+            f"systemd refuses quotes and backslashes in a program path, and {path!r} has one: "
+            "install H0 in a folder without them."
+        )
     return '"' + path.replace("%", "%%") + '"'
 
 
@@ -44,15 +46,17 @@ def path_setting(path: Path | str, what: str) -> str:
     parser strips whitespace around a value and joins a line ending in a backslash to the next."""
     text = checked(str(path), what)
     if text != text.strip() or text.endswith("\\"):
-        raise InvalidRequest(f"{what} {text!r} starts or ends with a space or a backslash, which a systemd unit "
-                             "cannot carry; rename it (or run `h0 service install` from another folder).")
+        raise InvalidRequest(
+            f"{what} {text!r} starts or ends with a space or a backslash, which a systemd unit "
+            "cannot carry; rename it (or run `h0 service install` from another folder)."
+        )
     return text.replace("%", "%%")
 
 
 def env_file_value(value: str) -> str:
     """A value in an EnvironmentFile=: double-quoted, with `\\ " $ `` escaped."""
     checked(value, "the setting")
-    for ch in "\\\"$`":
+    for ch in '\\"$`':
         value = value.replace(ch, "\\" + ch)
     return f'"{value}"'
 
@@ -87,7 +91,7 @@ WantedBy=default.target
 def render_env_file(environment: Mapping[str, str]) -> str:
     lines = [
         "# H0's settings for `h0 watch` run by systemd (written by `h0 service install`; readable by you only).",
-        "# Secrets are never copied here for you: add them yourself, e.g. SMTP_PASS=\"...\" or LLM_API_KEY=\"...\",",
+        '# Secrets are never copied here for you: add them yourself, e.g. SMTP_PASS="..." or LLM_API_KEY="...",',
         "# then `systemctl --user restart h0.service`. These win over .env files, as your shell's variables do.",
     ]
     lines += [f"{name}={env_file_value(value)}" for name, value in environment.items()]
@@ -114,8 +118,10 @@ class SystemdUserService:
         return [Companion(self.env_file, render_env_file(spec.environment), 0o600, f"readable by you only: {names}")]
 
     def activate(self, *, replacing: bool) -> list[Step]:
-        steps = [Step((*SYSTEMCTL, "daemon-reload"), hint=SESSION_HINT),
-                 Step((*SYSTEMCTL, "enable", "--now", UNIT_NAME), hint=SESSION_HINT)]
+        steps = [
+            Step((*SYSTEMCTL, "daemon-reload"), hint=SESSION_HINT),
+            Step((*SYSTEMCTL, "enable", "--now", UNIT_NAME), hint=SESSION_HINT),
+        ]
         if replacing:  # a running service keeps its old command line until restarted
             steps.append(Step((*SYSTEMCTL, "restart", UNIT_NAME), hint=SESSION_HINT))
         return steps
@@ -124,8 +130,10 @@ class SystemdUserService:
         return [Step((*SYSTEMCTL, "disable", "--now", UNIT_NAME), may_fail=True)]
 
     def after_removal(self) -> list[Step]:
-        return [Step((*SYSTEMCTL, "daemon-reload"), may_fail=True),
-                Step((*SYSTEMCTL, "reset-failed", UNIT_NAME), may_fail=True)]
+        return [
+            Step((*SYSTEMCTL, "daemon-reload"), may_fail=True),
+            Step((*SYSTEMCTL, "reset-failed", UNIT_NAME), may_fail=True),
+        ]
 
     def purge_paths(self) -> list[Path]:
         return [self.env_file]
@@ -144,10 +152,17 @@ class SystemdUserService:
         return Step(("journalctl", "--user", "-u", UNIT_NAME, "-n", "100", "--no-pager", *(["-f"] if follow else [])))
 
     def notes(self, spec: ServiceSpec, secrets: list[str]) -> list[str]:
-        lines = [f"The service reads its settings from {self.env_file}, and .env files from {spec.working_dir} "
-                 + "as `h0 watch` run there does."]
-        lines += [f"{name} is set in your shell but was not copied: add {name}=\"...\" to {self.env_file} yourself, "
-                  "then `systemctl --user restart h0.service`." for name in secrets]
-        lines.append("It stops when you log out: `loginctl enable-linger $USER` keeps it running without a login "
-                     "session (and starts it at boot).")
+        lines = [
+            f"The service reads its settings from {self.env_file}, and .env files from {spec.working_dir} "
+            + "as `h0 watch` run there does."
+        ]
+        lines += [
+            f'{name} is set in your shell but was not copied: add {name}="..." to {self.env_file} yourself, '
+            "then `systemctl --user restart h0.service`."
+            for name in secrets
+        ]
+        lines.append(
+            "It stops when you log out: `loginctl enable-linger $USER` keeps it running without a login "
+            "session (and starts it at boot)."
+        )
         return lines

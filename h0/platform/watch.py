@@ -60,8 +60,9 @@ class TreeWatcher:
 
     _WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify", "watchdog.observers.api")
 
-    def __init__(self, root: str, on_paths: Callable[[list[str]], None], on_lost: Callable[[], None], *,
-                 kind: str = NATIVE) -> None:
+    def __init__(
+        self, root: str, on_paths: Callable[[list[str]], None], on_lost: Callable[[], None], *, kind: str = NATIVE
+    ) -> None:
         import logging
 
         from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -101,8 +102,15 @@ class TreeWatcher:
         # Only what changes a note: not opens, reads and access times (a `rg` over a 10,000-note vault
         # is 20,000 of those, each an event in Python). Where closes are reported (inotify), a write
         # is its close; elsewhere a modification is the only word of a write.
-        wanted = [ev.FileCreatedEvent, ev.FileMovedEvent, ev.FileDeletedEvent, ev.DirCreatedEvent, ev.DirMovedEvent,
-                  ev.DirDeletedEvent, ev.FileClosedEvent if reports_closes else ev.FileModifiedEvent]
+        wanted = [
+            ev.FileCreatedEvent,
+            ev.FileMovedEvent,
+            ev.FileDeletedEvent,
+            ev.DirCreatedEvent,
+            ev.DirMovedEvent,
+            ev.DirDeletedEvent,
+            ev.FileClosedEvent if reports_closes else ev.FileModifiedEvent,
+        ]
         observer.schedule(self._handler, self.root, recursive=True, event_filter=wanted)
         observer.daemon = True
         for name in self._WATCHDOG_LOGGERS:

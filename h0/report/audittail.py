@@ -16,12 +16,28 @@ from h0.vault.audit import utcnow
 STREAMS = ("h0", "gmail_mcp", "vault_mcp")
 KEEP_DAYS = 7
 # Events of H0's own stream the status needs besides errors.
-_KEPT = frozenset({
-    "email_sent", "email_filed", "sends_paused", "send_deferred", "send_failed", "mcp_unavailable",
-    "send_outcome_unknown", "handler_error", "read_error", "send_refused", "send_held", "email_delivery_failed",
-    "email_ingested", "triage_decision", "draft_rejected", "daemon_started", "daemon_stopped",
-    "note_unsnoozed",  # the briefing's "back from snooze"
-})
+_KEPT = frozenset(
+    {
+        "email_sent",
+        "email_filed",
+        "sends_paused",
+        "send_deferred",
+        "send_failed",
+        "mcp_unavailable",
+        "send_outcome_unknown",
+        "handler_error",
+        "read_error",
+        "send_refused",
+        "send_held",
+        "email_delivery_failed",
+        "email_ingested",
+        "triage_decision",
+        "draft_rejected",
+        "daemon_started",
+        "daemon_stopped",
+        "note_unsnoozed",  # the briefing's "back from snooze"
+    }
+)
 _ERRORS = frozenset({"error", "critical"})
 _HEAD = 64  # a log file's first bytes (its first record's timestamp): with the inode, who it is
 
@@ -48,7 +64,7 @@ class AuditTail:
             except OSError:
                 paths = []
             for path in paths:
-                if path.stem[len(stream) + 1:] >= first:
+                if path.stem[len(stream) + 1 :] >= first:
                     seen.add(path.name)
                     self._read(path, stream)
         for name in set(self._files) - seen:
@@ -84,8 +100,9 @@ class AuditTail:
                 record = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(record, dict) and (record.get("severity") in _ERRORS
-                                             or (stream == "h0" and record.get("event") in _KEPT)):
+            if isinstance(record, dict) and (
+                record.get("severity") in _ERRORS or (stream == "h0" and record.get("event") in _KEPT)
+            ):
                 record["stream"] = stream
                 records.append(record)
         del records[: max(0, len(records) - self.per_file)]
@@ -97,8 +114,9 @@ class AuditTail:
 _RESOLVED_BY = frozenset({"email_sent", "email_filed", "triage_decision", "draft_rejected", "note_rejected"})
 
 
-def current_errors(records: list[dict[str, Any]], since: str, events: frozenset[str] | None = None
-                   ) -> list[dict[str, Any]]:
+def current_errors(
+    records: list[dict[str, Any]], since: str, events: frozenset[str] | None = None
+) -> list[dict[str, Any]]:
     """The errors (or, with `events`, the records of those events) since `since` that still hold: one
     about a note that later went out (or was filed, triaged, rejected) is fixed and drops out of the
     current lists — it stays in the log (`h0 log`)."""
@@ -107,7 +125,9 @@ def current_errors(records: list[dict[str, Any]], since: str, events: frozenset[
         if record.get("event") in _RESOLVED_BY:
             for key in ("path", "note", "done_path"):
                 if record.get(key):
-                    fixed_at[str(record[key])] = max(fixed_at.get(str(record[key]), ""), str(record.get("timestamp", "")))
+                    fixed_at[str(record[key])] = max(
+                        fixed_at.get(str(record[key]), ""), str(record.get("timestamp", ""))
+                    )
     current = []
     for record in records:
         wanted = record.get("event") in events if events is not None else record.get("severity") in _ERRORS

@@ -26,39 +26,81 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
     ingested = [r for r in today if r.get("event") == "email_ingested"]
     decided = [r for r in today if r.get("event") == "triage_decision"]
     sent = [r for r in today if r.get("event") == "email_sent"]
-    filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in today if r.get("event") == "email_filed"}
+    filed = {
+        (r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in today if r.get("event") == "email_filed"
+    }
     unsent = current_errors(today, since, frozenset({"send_refused", "send_held", "email_delivery_failed"}))
     arrived = {str(r.get("path")) for r in ingested}
     dropped_in = [r for r in decided if str(r.get("note")) not in arrived]
     lines = [f"# H0 briefing — {day:%A %d %B %Y}", "", "What is happening right now: [[H0_Dashboard]].", ""]
 
     lines.append(f"## Arrived ({len(ingested) + len(dropped_in)})")
-    rows = [(local_time(r["timestamp"]), md_link(_name(r.get("path"))), md_text(r.get("sender"), 60),
-             md_text(r.get("subject"), 80)) for r in ingested]
-    rows += [(local_time(r["timestamp"]), md_link(_name(r.get("note"))), md_text(r.get("sender") or "—", 60),
-              md_text(r.get("subject") or "—", 80)) for r in dropped_in]
+    rows = [
+        (
+            local_time(r["timestamp"]),
+            md_link(_name(r.get("path"))),
+            md_text(r.get("sender"), 60),
+            md_text(r.get("subject"), 80),
+        )
+        for r in ingested
+    ]
+    rows += [
+        (
+            local_time(r["timestamp"]),
+            md_link(_name(r.get("note"))),
+            md_text(r.get("sender") or "—", 60),
+            md_text(r.get("subject") or "—", 80),
+        )
+        for r in dropped_in
+    ]
     lines += _rows(("time", "email", "from", "subject"), rows, "Nothing arrived.")
 
     counts = Counter(str(r.get("decision")) for r in decided)
     lines.append(f"## What H0 decided ({len(decided)})")
     if counts:
         lines += [" · ".join(f"{md_text(name, 30)}: {n}" for name, n in counts.most_common()), ""]
-    lines += _rows(("time", "email", "decision", "why"), [
-        (local_time(r["timestamp"]), md_link(_name(r.get("note"))), md_text(r.get("decision"), 30),
-         md_text(r.get("reasoning"), 200)) for r in decided
-    ], "No email was triaged.")
+    lines += _rows(
+        ("time", "email", "decision", "why"),
+        [
+            (
+                local_time(r["timestamp"]),
+                md_link(_name(r.get("note"))),
+                md_text(r.get("decision"), 30),
+                md_text(r.get("reasoning"), 200),
+            )
+            for r in decided
+        ],
+        "No email was triaged.",
+    )
 
     lines.append(f"## Sent ({len(sent)})")
-    lines += _rows(("time", "note", "to", "subject"), [
-        (local_time(r["timestamp"]), md_link(filed.get((r.get("path"), r.get("idempotency_key"))) or r.get("path")),
-         md_recipients(sent_recipients(r)), md_text(r.get("subject"), 80)) for r in sent
-    ], "Nothing was sent.")
+    lines += _rows(
+        ("time", "note", "to", "subject"),
+        [
+            (
+                local_time(r["timestamp"]),
+                md_link(filed.get((r.get("path"), r.get("idempotency_key"))) or r.get("path")),
+                md_recipients(sent_recipients(r)),
+                md_text(r.get("subject"), 80),
+            )
+            for r in sent
+        ],
+        "Nothing was sent.",
+    )
     if unsent:
         lines.append(f"## Not sent, and not sent since ({len(unsent)})")
-        lines += _rows(("time", "note", "why"), [
-            (local_time(r["timestamp"]), md_link(r.get("returned_to") or r.get("failed_path") or r.get("path")),
-             md_text(r.get("message") or r.get("reason"), 200)) for r in unsent
-        ], "")
+        lines += _rows(
+            ("time", "note", "why"),
+            [
+                (
+                    local_time(r["timestamp"]),
+                    md_link(r.get("returned_to") or r.get("failed_path") or r.get("path")),
+                    md_text(r.get("message") or r.get("reason"), 200),
+                )
+                for r in unsent
+            ],
+            "",
+        )
 
     lines += _briefing_followups(today, status)
     totals = status["totals"]
@@ -78,12 +120,19 @@ def _briefing_followups(today: list[dict[str, Any]], status: dict[str, Any]) -> 
         return []
     woke = [r for r in today if r.get("event") == "note_unsnoozed"]
     lines = [f"## Follow-ups ({fu['owed_total']} owed, {fu['awaited_total']} awaited)", ""]
-    lines += [f"- Reply owed: {md_link(_name(o['path']))} — {md_text(o['sender'], 60)}, {age(o['working_days'])}"
-              for o in fu["owed"]]
-    lines += [f"- No answer from {md_text(a['waiting_on'], 60)}: {md_link(_name(a['path']))}, {age(a['working_days'])}"
-              for a in fu["awaited"]]
-    lines += [f"- Back from snooze at {local_time(r['timestamp'])}: {md_link(_name(r.get('path')))} — "
-              f"{md_text(r.get('reason'), 120)}" for r in woke]
+    lines += [
+        f"- Reply owed: {md_link(_name(o['path']))} — {md_text(o['sender'], 60)}, {age(o['working_days'])}"
+        for o in fu["owed"]
+    ]
+    lines += [
+        f"- No answer from {md_text(a['waiting_on'], 60)}: {md_link(_name(a['path']))}, {age(a['working_days'])}"
+        for a in fu["awaited"]
+    ]
+    lines += [
+        f"- Back from snooze at {local_time(r['timestamp'])}: {md_link(_name(r.get('path')))} — "
+        f"{md_text(r.get('reason'), 120)}"
+        for r in woke
+    ]
     if len(lines) == 2:
         lines.append("No reply owed or overdue, nothing back from a snooze.")
     return lines + [""]
@@ -95,8 +144,6 @@ def _rows(head: tuple[str, ...], rows: Sequence[tuple[str, ...]], empty: str) ->
     shown = rows[-BRIEFING_ROWS:]
     more = [f"*…and {len(rows) - len(shown)} earlier ones (see {LOGS}/).*", ""] if len(rows) > len(shown) else []
     return more + table(head, shown) + [""]
-
-
 
 
 def _name(path: object) -> str:

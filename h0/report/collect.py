@@ -36,8 +36,12 @@ from h0.vault.seen import last_change, name_key
 # AuditTail and SHOWN too: a caller of collect_status keeps the one and reads the other.
 __all__ = ["NEEDS_YOU", "REJECTED_REPLY_REASON", "SHOWN", "AuditTail", "collect_status"]
 
-NEEDS_YOU = (("decision:urgent", "urgent"), ("status:needs_info", "needs_info"), ("status:delegated", "delegate"),
-             ("status:rejected_reply", "rejected_reply"))  # its drafted reply was rejected: no answer is pending
+NEEDS_YOU = (
+    ("decision:urgent", "urgent"),
+    ("status:needs_info", "needs_info"),
+    ("status:delegated", "delegate"),
+    ("status:rejected_reply", "rejected_reply"),
+)  # its drafted reply was rejected: no answer is pending
 REJECTED_REPLY_REASON = "you rejected the reply"
 
 
@@ -68,7 +72,11 @@ def collect_status(
     needs_you, needs_you_total = _needs_you(vault, follow_ups.hidden)
     _mark_new_domains(settings, vault, state_db, correspondents, drafts, approved)
     _mark_changes(settings, vault, state_db, drafts["waiting_items"])
-    filed = {(r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in records if r.get("event") == "email_filed"}
+    filed = {
+        (r.get("path"), r.get("idempotency_key")): r.get("done_path")
+        for r in records
+        if r.get("event") == "email_filed"
+    }
     sends = [r for r in records if r.get("event") == "email_sent"]
     errors = current_errors(records, day_ago)
     return {
@@ -100,8 +108,11 @@ def collect_status(
         "approved_not_yet_sent": approved,
         "returned_to_drafts": drafts["returned"],
         "recent_sends": [
-            {**{k: r.get(k) for k in ("timestamp", "path", "to", "subject", "already_sent")},
-             "recipients": sent_recipients(r), "done_path": filed.get((r.get("path"), r.get("idempotency_key")))}
+            {
+                **{k: r.get(k) for k in ("timestamp", "path", "to", "subject", "already_sent")},
+                "recipients": sent_recipients(r),
+                "done_path": filed.get((r.get("path"), r.get("idempotency_key"))),
+            }
             for r in reversed(sends[-SHOWN:])
         ],
         "recent_errors": [
@@ -117,12 +128,22 @@ def _draft_quality(vault: Vault) -> dict[str, Any]:
     try:
         return quality(vault.root)
     except (H0Error, OSError) as error:
-        return {"resolved": 0, "send_ready_rate": None, "rejected_rate": None,
-                "problem": getattr(error, "message", str(error))}
+        return {
+            "resolved": 0,
+            "send_ready_rate": None,
+            "rejected_rate": None,
+            "problem": getattr(error, "message", str(error)),
+        }
 
 
-def _mark_new_domains(settings: Settings, vault: Vault, state_db: StateDB | None, correspondents: Correspondents | None,
-                      drafts: dict[str, Any], approved: list[dict[str, Any]]) -> None:
+def _mark_new_domains(
+    settings: Settings,
+    vault: Vault,
+    state_db: StateDB | None,
+    correspondents: Correspondents | None,
+    drafts: dict[str, Any],
+    approved: list[dict[str, Any]],
+) -> None:
     """`new_domains` on each listed draft: the domains it would be the first message to (h0.mail.lookalike)."""
     items = [*drafts["waiting_items"], *approved, *drafts["returned"]]
     if not any(count(item.get("recipients") or {}) for item in items):
@@ -160,8 +181,14 @@ def _mark_changes(settings: Settings, vault: Vault, state_db: StateDB | None, it
         except (H0Error, OSError):
             continue
         who = "H0" if change.tool is not None and not change.by_agent else change.describe()
-        item["last_change"] = {"by": who, "agent": change.by_agent, "outside": change.tool is None,
-                               "tool": change.tool, "client": change.client, "at": iso_epoch(change.at)}
+        item["last_change"] = {
+            "by": who,
+            "agent": change.by_agent,
+            "outside": change.tool is None,
+            "tool": change.tool,
+            "client": change.client,
+            "at": iso_epoch(change.at),
+        }
 
 
 def _daemon(vault: Vault, live: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -187,17 +214,40 @@ def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any
         if status == "pending_approval" and "h0_error" not in fm:
             waiting.append((lower(fm.get("priority")) != "urgent", note.path, note_recipients(fm)))
         elif status in ("held", "not_sent") or "h0_error" in fm:
-            returned.append({"path": note.path, "status": status, "subject": text(fm.get("subject")),
-                             "to": text(fm.get("to")), "recipients": note_recipients(fm),
-                             "code": text(fm.get("h0_error_code")),
-                             "reason": text(fm.get("h0_error")), "at": text(fm.get("h0_error_at"))})
-    returned += [{"path": s["path"], "status": "unreadable", "subject": None, "to": None,
-                  "recipients": recipient_lists(), "code": s.get("error"), "reason": s.get("message"), "at": None}
-                 for s in listing.skipped]
+            returned.append(
+                {
+                    "path": note.path,
+                    "status": status,
+                    "subject": text(fm.get("subject")),
+                    "to": text(fm.get("to")),
+                    "recipients": note_recipients(fm),
+                    "code": text(fm.get("h0_error_code")),
+                    "reason": text(fm.get("h0_error")),
+                    "at": text(fm.get("h0_error_at")),
+                }
+            )
+    returned += [
+        {
+            "path": s["path"],
+            "status": "unreadable",
+            "subject": None,
+            "to": None,
+            "recipients": recipient_lists(),
+            "code": s.get("error"),
+            "reason": s.get("message"),
+            "at": None,
+        }
+        for s in listing.skipped
+    ]
     waiting.sort(key=lambda item: item[:2])
     items = [{"path": path, "recipients": lists} for _, path, lists in waiting[:SHOWN]]
-    return {"waiting": [item["path"] for item in items], "waiting_items": items, "waiting_total": len(waiting),
-            "returned": returned[:SHOWN], "returned_total": len(returned)}
+    return {
+        "waiting": [item["path"] for item in items],
+        "waiting_items": items,
+        "waiting_total": len(waiting),
+        "returned": returned[:SHOWN],
+        "returned_total": len(returned),
+    }
 
 
 def _needs_you(vault: Vault, hidden: frozenset[str] = frozenset()) -> tuple[list[dict[str, Any]], int]:
@@ -228,7 +278,16 @@ def _needs_you(vault: Vault, hidden: frozenset[str] = frozenset()) -> tuple[list
         if kind == "rejected_reply":
             draft = text(fm.get("draft"))
             reason = f"{REJECTED_REPLY_REASON} ({draft})" if draft else REJECTED_REPLY_REASON
-        items.append({"path": path, "decision": kind, "status": text(fm.get("status")), "reason": reason,
-                      "subject": text(fm.get("subject")), "from": text(fm.get("from")),
-                      "delegate_to": text(fm.get("delegate_to")), "draft": text(fm.get("draft"))})
+        items.append(
+            {
+                "path": path,
+                "decision": kind,
+                "status": text(fm.get("status")),
+                "reason": reason,
+                "subject": text(fm.get("subject")),
+                "from": text(fm.get("from")),
+                "delegate_to": text(fm.get("delegate_to")),
+                "draft": text(fm.get("draft")),
+            }
+        )
     return items, len(found)

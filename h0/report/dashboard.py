@@ -51,41 +51,75 @@ LOAD_FACTOR = 20  # collecting may take at most 1/LOAD_FACTOR of the thread's ti
 # (mtime_ns, size) of each path the idle thread watches, None where there is none.
 Fingerprint = tuple[tuple[int, int] | None, ...]
 # The renderers and the folder too: the dashboard module is where callers find them.
-__all__ = ["BRIEFINGS", "DASHBOARD_NOTE", "DashboardWriter", "md_link", "md_text", "render_briefing",
-           "render_dashboard", "start_dashboard"]
+__all__ = [
+    "BRIEFINGS",
+    "DASHBOARD_NOTE",
+    "DashboardWriter",
+    "md_link",
+    "md_text",
+    "render_briefing",
+    "render_dashboard",
+    "start_dashboard",
+]
 
-REPORT_SIGNALS = (signals.email_sent, signals.send_failed, signals.note_archived, signals.triage_decided,
-                  signals.sweep_completed)
+REPORT_SIGNALS = (
+    signals.email_sent,
+    signals.send_failed,
+    signals.note_archived,
+    signals.triage_decided,
+    signals.sweep_completed,
+)
+
 
 def render_dashboard(status: dict[str, Any]) -> str:
     """H0_Dashboard.md's content (without its "last change" line)."""
     daemon, sending, totals = status["daemon"], status["sending"], status["totals"]
     lines = ["# H0 dashboard", ""]
     if daemon is None:
-        lines += ["> [!failure] H0 is not running",
-                  "> Nothing is sent or triaged until it runs again: start it with `h0 watch`.", ""]
+        lines += [
+            "> [!failure] H0 is not running",
+            "> Nothing is sent or triaged until it runs again: start it with `h0 watch`.",
+            "",
+        ]
     else:
-        lines += ["> [!success] H0 is running",
-                  (f"> Since {local_time(daemon.get('started'))} (pid {daemon.get('pid')}) · mail: "
-                   f"{md_text(status['mail_backend'])}"), ""]
+        lines += [
+            "> [!success] H0 is running",
+            (
+                f"> Since {local_time(daemon.get('started'))} (pid {daemon.get('pid')}) · mail: "
+                f"{md_text(status['mail_backend'])}"
+            ),
+            "",
+        ]
     if sending["paused"]:
         lines += ["> [!warning] Sending is paused", f"> {md_text(sending['pause_reason'], 300)}", ""]
     for cap in sending["caps"]:
         if cap["left"] == 0:
             slot = f"next slot at {local_time(cap['next_slot_at'])}" if cap["next_slot_at"] else "sending is off"
             lines += [f"> [!warning] The per-{cap['window']} send cap ({cap['limit']}) is reached", f"> {slot}.", ""]
-    lines += table(("send cap", "used", "left", "next slot", "oldest send leaves the window"), [
-        (f"per {c['window']}", f"{c['used']} of {c['limit']}", str(c["left"]),
-         local_time(c["next_slot_at"]) if c["next_slot_at"] else ("now" if c["left"] else "—"),
-         local_time(c["oldest_leaves_at"]) if c["oldest_leaves_at"] else "—")
-        for c in sending["caps"]
-    ]) + [""]
+    lines += table(
+        ("send cap", "used", "left", "next slot", "oldest send leaves the window"),
+        [
+            (
+                f"per {c['window']}",
+                f"{c['used']} of {c['limit']}",
+                str(c["left"]),
+                local_time(c["next_slot_at"]) if c["next_slot_at"] else ("now" if c["left"] else "—"),
+                local_time(c["oldest_leaves_at"]) if c["oldest_leaves_at"] else "—",
+            )
+            for c in sending["caps"]
+        ],
+    ) + [""]
 
     needs = status["needs_you"]
     lines.append(heading("Emails that need you", totals["needs_you"], len(needs)))
-    lines += table(("email", "from", "subject", "why"), [
-        (md_link(n["path"]), md_text(n["from"], 60), md_text(n["subject"], 80), why_needed(n)) for n in needs
-    ]) if needs else ["Nothing needs you."]
+    lines += (
+        table(
+            ("email", "from", "subject", "why"),
+            [(md_link(n["path"]), md_text(n["from"], 60), md_text(n["subject"], 80), why_needed(n)) for n in needs],
+        )
+        if needs
+        else ["Nothing needs you."]
+    )
     lines += more(totals["needs_you"], len(needs), f"{NEEDS_ACTION}/") + [""]
 
     waiting = status["waiting_for_approval"]
@@ -93,19 +127,33 @@ def render_dashboard(status: dict[str, Any]) -> str:
     if waiting:
         lines += [f"Move a draft into {APPROVED}/ to send it, or into Rejected/ to drop it.", ""]
         details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
-        lines += [f"- {md_link(path)}{md_new(details.get(path, {}))}{md_text(changed_by(details.get(path, {})), 200)}"
-                  for path in waiting]
+        lines += [
+            f"- {md_link(path)}{md_new(details.get(path, {}))}{md_text(changed_by(details.get(path, {})), 200)}"
+            for path in waiting
+        ]
     else:
         lines.append("No draft is waiting.")
     lines += more(totals["waiting_for_approval"], len(waiting), f"{DRAFTS}/") + [""]
 
     approved = status["approved_not_yet_sent"]
     lines.append(heading("Approved, not sent yet", totals["approved_not_yet_sent"], len(approved)))
-    lines += table(("draft", "to", "subject", "why it waits"), [
-        (md_link(a["path"]), md_recipients(a["recipients"]) + md_new(a), md_text(a["subject"], 80),
-         md_text(a["reason"], 200) + (f" (next try {local_time(a['retry_at'], seconds=True)})" if a["retry_at"] else ""))
-        for a in approved
-    ]) if approved else ["Nothing approved is waiting."]
+    lines += (
+        table(
+            ("draft", "to", "subject", "why it waits"),
+            [
+                (
+                    md_link(a["path"]),
+                    md_recipients(a["recipients"]) + md_new(a),
+                    md_text(a["subject"], 80),
+                    md_text(a["reason"], 200)
+                    + (f" (next try {local_time(a['retry_at'], seconds=True)})" if a["retry_at"] else ""),
+                )
+                for a in approved
+            ],
+        )
+        if approved
+        else ["Nothing approved is waiting."]
+    )
     lines.append("")
 
     lines += _followup_sections(status.get("follow_ups") or {})
@@ -115,29 +163,61 @@ def render_dashboard(status: dict[str, Any]) -> str:
 
     returned = status["returned_to_drafts"]
     if returned:
-        lines.append(heading(f"Not sent — back in {DRAFTS}/ for you to fix", totals["returned_to_drafts"], len(returned)))
-        lines += table(("draft", "to", "subject", "reason"), [
-            (md_link(r["path"]), md_recipients(r["recipients"]) + md_new(r), md_text(r["subject"], 80),
-             f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}")
-            for r in returned
-        ]) + ["", f"Fix the draft, then move it into {APPROVED}/ again.", ""]
+        lines.append(
+            heading(f"Not sent — back in {DRAFTS}/ for you to fix", totals["returned_to_drafts"], len(returned))
+        )
+        lines += table(
+            ("draft", "to", "subject", "reason"),
+            [
+                (
+                    md_link(r["path"]),
+                    md_recipients(r["recipients"]) + md_new(r),
+                    md_text(r["subject"], 80),
+                    f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}",
+                )
+                for r in returned
+            ],
+        ) + ["", f"Fix the draft, then move it into {APPROVED}/ again.", ""]
 
     sends = status["recent_sends"]
     lines.append(f"## Last sends ({totals['sends_24h']} in the last 24 h)")
-    lines += table(("sent", "note", "to", "subject"), [
-        (local_time(s["timestamp"]), md_link(s.get("done_path") or s.get("path")), md_recipients(s["recipients"]),
-         md_text(s.get("subject"), 80)) for s in sends
-    ]) if sends else ["Nothing sent lately."]
+    lines += (
+        table(
+            ("sent", "note", "to", "subject"),
+            [
+                (
+                    local_time(s["timestamp"]),
+                    md_link(s.get("done_path") or s.get("path")),
+                    md_recipients(s["recipients"]),
+                    md_text(s.get("subject"), 80),
+                )
+                for s in sends
+            ],
+        )
+        if sends
+        else ["Nothing sent lately."]
+    )
     lines.append("")
 
     errors = status["recent_errors"]
     shown = f", showing {len(errors)}" if totals["errors_24h"] > len(errors) else ""
     lines.append(f"## Last errors ({totals['errors_24h']} in the last 24 h{shown})")
-    lines += table(("time", "what", "note", "message"), [
-        (local_time(e["timestamp"]), md_text(e.get("event"), 40),
-         md_link(e.get("returned_to") or e["path"]) if e.get("path") else "—",
-         md_text(e.get("message") or e.get("error"), 200)) for e in errors
-    ]) if errors else ["No errors."]
+    lines += (
+        table(
+            ("time", "what", "note", "message"),
+            [
+                (
+                    local_time(e["timestamp"]),
+                    md_text(e.get("event"), 40),
+                    md_link(e.get("returned_to") or e["path"]) if e.get("path") else "—",
+                    md_text(e.get("message") or e.get("error"), 200),
+                )
+                for e in errors
+            ],
+        )
+        if errors
+        else ["No errors."]
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -146,21 +226,42 @@ def _followup_sections(fu: dict[str, Any]) -> list[str]:
     if not fu:
         return []
     lines = [heading("Replies you owe", fu["owed_total"], len(fu["owed"]))]
-    lines += table(("email", "from", "subject", "waiting"), [
-        (md_link(o["path"]), md_text(o["sender"], 60), md_text(o["subject"], 80), age(o["working_days"]))
-        for o in fu["owed"]
-    ]) if fu["owed"] else ["No reply owed."]
+    lines += (
+        table(
+            ("email", "from", "subject", "waiting"),
+            [
+                (md_link(o["path"]), md_text(o["sender"], 60), md_text(o["subject"], 80), age(o["working_days"]))
+                for o in fu["owed"]
+            ],
+        )
+        if fu["owed"]
+        else ["No reply owed."]
+    )
     lines += more(fu["owed_total"], len(fu["owed"]), f"{NEEDS_ACTION}/ (`follow_up: reply_owed`)") + [""]
     lines.append(heading("Replies you are waiting for", fu["awaited_total"], len(fu["awaited"])))
-    lines += table(("follow-up", "from", "subject", "waiting", "draft"), [
-        (md_link(a["path"]), md_text(a["waiting_on"], 60), md_text(a["subject"], 80), age(a["working_days"]),
-         md_link(a["draft"]) if a["draft"] else "—") for a in fu["awaited"]
-    ]) if fu["awaited"] else ["No answer is overdue."]
+    lines += (
+        table(
+            ("follow-up", "from", "subject", "waiting", "draft"),
+            [
+                (
+                    md_link(a["path"]),
+                    md_text(a["waiting_on"], 60),
+                    md_text(a["subject"], 80),
+                    age(a["working_days"]),
+                    md_link(a["draft"]) if a["draft"] else "—",
+                )
+                for a in fu["awaited"]
+            ],
+        )
+        if fu["awaited"]
+        else ["No answer is overdue."]
+    )
     lines += more(fu["awaited_total"], len(fu["awaited"]), f"{NEEDS_ACTION}/ (`follow_up: reply_awaited`)") + [""]
     if fu["back"] or fu["snoozed_total"]:
         lines.append(f"## Snoozed ({fu['snoozed_total']} hidden until their time)")
         lines += [f"- back: {md_link(b['path'])} — {md_text(b['reason'], 120)}" for b in fu["back"]] or [
-            "Nothing came back in the last day."]
+            "Nothing came back in the last day."
+        ]
         lines.append("")
     return lines
 
@@ -278,11 +379,20 @@ class DashboardWriter:
                 live = (self.live() if self.live is not None else None) if running else {"running": False}
                 if self._correspondents is None:
                     self._correspondents = Correspondents(self.vault.root, self.state_db)
-                status = collect_status(self.settings, vault=self.vault, audit=self.audit, state_db=self.state_db,
-                                        live=live, correspondents=self._correspondents, now=self.clock())
+                status = collect_status(
+                    self.settings,
+                    vault=self.vault,
+                    audit=self.audit,
+                    state_db=self.state_db,
+                    live=live,
+                    correspondents=self._correspondents,
+                    now=self.clock(),
+                )
                 stamp = dt.datetime.now().astimezone()
-                footer = (f"\n---\n*Last change {stamp:%Y-%m-%d %H:%M:%S}. H0 rewrites this note as things happen: "
-                          "edits made here are lost.*\n")
+                footer = (
+                    f"\n---\n*Last change {stamp:%Y-%m-%d %H:%M:%S}. H0 rewrites this note as things happen: "
+                    "edits made here are lost.*\n"
+                )
                 if self.dashboard and self._write(self.root / DASHBOARD_NOTE, render_dashboard(status), footer):
                     self.writes += 1
                     self.writers.add(threading.current_thread().name)
@@ -319,12 +429,22 @@ def start_dashboard(daemon: Daemon) -> DashboardWriter | None:
 
     def live() -> dict[str, Any]:
         state = daemon.ctx.state if daemon.ctx is not None else None
-        return {"running": True, "pid": os.getpid(), "started": started,
-                "paused_for": state.sends_paused_for() if state is not None else 0.0,
-                "pause_reason": state.pause_reason if state is not None else ""}
+        return {
+            "running": True,
+            "pid": os.getpid(),
+            "started": started,
+            "paused_for": state.sends_paused_for() if state is not None else 0.0,
+            "pause_reason": state.pause_reason if state is not None else "",
+        }
 
-    writer = DashboardWriter(settings, vault=daemon.vault, live=live, dashboard=dashboard, briefing=briefing,
-                             state_db=daemon.ctx.state_db if daemon.ctx is not None else None,
-                             clock=lambda: daemon.clock())
+    writer = DashboardWriter(
+        settings,
+        vault=daemon.vault,
+        live=live,
+        dashboard=dashboard,
+        briefing=briefing,
+        state_db=daemon.ctx.state_db if daemon.ctx is not None else None,
+        clock=lambda: daemon.clock(),
+    )
     writer.start(sender=daemon)
     return writer

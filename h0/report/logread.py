@@ -89,8 +89,14 @@ def _local_moment(text: str, what: str) -> tuple[dt.datetime, bool]:
     return (moment if moment.tzinfo else moment.astimezone()), False
 
 
-def make_window(since: str | None = None, until: str | None = None, *, today: bool = False,
-                days: int | None = None, now: dt.datetime | None = None) -> Window:
+def make_window(
+    since: str | None = None,
+    until: str | None = None,
+    *,
+    today: bool = False,
+    days: int | None = None,
+    now: dt.datetime | None = None,
+) -> Window:
     """The window the options ask for; dates are local, `--until` includes its whole day."""
     now = now or dt.datetime.now().astimezone()
     if [bool(since), today, days is not None].count(True) > 1:
@@ -142,8 +148,9 @@ class LogReader:
                     found.append(self.logs_dir / name)
         return found
 
-    def records(self, stream: str, events: Iterable[str] | None = None, *, extra_days: int = 0,
-                whole_days: bool = False) -> Iterator[dict[str, Any]]:
+    def records(
+        self, stream: str, events: Iterable[str] | None = None, *, extra_days: int = 0, whole_days: bool = False
+    ) -> Iterator[dict[str, Any]]:
         """Records of `stream` (with `stream` and `at`, the parsed time, added), oldest file first.
 
         With `events`, only lines that mention one are parsed (the rest are skipped unparsed,

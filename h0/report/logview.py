@@ -49,8 +49,11 @@ def _run_trace(root: Path, args: argparse.Namespace, window: Window, out: TextIO
     trail = trace_note(root, args.note, window, everything=args.all)
     _say_skipped(trail.skipped, err)
     if not trail.events:
-        print(f"h0 log: nothing in {LOGS}/{window.describe()} is about {trail.asked!r}; "
-              "check the name with `h0 log` (the list of sends).", file=err)
+        print(
+            f"h0 log: nothing in {LOGS}/{window.describe()} is about {trail.asked!r}; "
+            "check the name with `h0 log` (the list of sends).",
+            file=err,
+        )
         return 1
     if args.json:
         print(json.dumps([record_json(r) for r in trail.events], indent=2, default=str), file=out)

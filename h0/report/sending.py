@@ -21,12 +21,28 @@ from h0.vault.seen import settle_left
 # by the next attempt: one older than this without a newer one has ended.
 PAUSE_MEMORY_SECONDS = 150.0
 # The last of these about an approved note says why it is still in Approved/.
-_WAIT_EVENTS = frozenset({"sends_paused", "send_deferred", "send_failed", "mcp_unavailable",
-                          "send_outcome_unknown", "handler_error", "read_error"})
+_WAIT_EVENTS = frozenset(
+    {
+        "sends_paused",
+        "send_deferred",
+        "send_failed",
+        "mcp_unavailable",
+        "send_outcome_unknown",
+        "handler_error",
+        "read_error",
+    }
+)
 
 
-def sending_state(settings: Settings, vault: Vault, records: list[dict[str, Any]], state_db: StateDB | None,
-             daemon: dict[str, Any] | None, live: dict[str, Any] | None, now: float) -> dict[str, Any]:
+def sending_state(
+    settings: Settings,
+    vault: Vault,
+    records: list[dict[str, Any]],
+    state_db: StateDB | None,
+    daemon: dict[str, Any] | None,
+    live: dict[str, Any] | None,
+    now: float,
+) -> dict[str, Any]:
     """Paused or not and why; each send cap's use and when its next slot frees."""
     paused_reason = None
     paused_since = None
@@ -42,19 +58,31 @@ def sending_state(settings: Settings, vault: Vault, records: list[dict[str, Any]
             paused_since = ts
     times = _send_times(settings, vault, state_db, now)
     caps = []
-    for window, seconds, limit in (("hour", 3600.0, settings.rate_limit_per_hour),
-                                   ("day", 86400.0, settings.rate_limit_per_day)):
+    for window, seconds, limit in (
+        ("hour", 3600.0, settings.rate_limit_per_hour),
+        ("day", 86400.0, settings.rate_limit_per_day),
+    ):
         used = [t for t in times if t >= now - seconds]
         # When the cap is reached, the next slot frees as the send that filled it leaves the window
         # (a cap of 0 has none: sending is off).
         next_slot = used[len(used) - limit] + seconds if limit and len(used) >= limit else None
-        caps.append({
-            "window": window, "limit": limit, "used": len(used), "left": max(0, limit - len(used)),
-            "next_slot_at": iso_epoch(next_slot),
-            "oldest_leaves_at": iso_epoch(used[0] + seconds) if used else None,
-        })
-    return {"paused": paused_reason is not None, "pause_reason": paused_reason, "paused_since": paused_since,
-            "cap_reached": [c["window"] for c in caps if c["left"] == 0], "caps": caps}
+        caps.append(
+            {
+                "window": window,
+                "limit": limit,
+                "used": len(used),
+                "left": max(0, limit - len(used)),
+                "next_slot_at": iso_epoch(next_slot),
+                "oldest_leaves_at": iso_epoch(used[0] + seconds) if used else None,
+            }
+        )
+    return {
+        "paused": paused_reason is not None,
+        "pause_reason": paused_reason,
+        "paused_since": paused_since,
+        "cap_reached": [c["window"] for c in caps if c["left"] == 0],
+        "caps": caps,
+    }
 
 
 def _send_times(settings: Settings, vault: Vault, state_db: StateDB | None, now: float) -> list[float]:
@@ -70,8 +98,14 @@ def _send_times(settings: Settings, vault: Vault, state_db: StateDB | None, now:
         return []
 
 
-def approved_notes(settings: Settings, vault: Vault, records: list[dict[str, Any]], daemon: dict[str, Any] | None,
-              sending: dict[str, Any], now: float) -> tuple[list[dict[str, Any]], int]:
+def approved_notes(
+    settings: Settings,
+    vault: Vault,
+    records: list[dict[str, Any]],
+    daemon: dict[str, Any] | None,
+    sending: dict[str, Any],
+    now: float,
+) -> tuple[list[dict[str, Any]], int]:
     """Notes in Approved/ and why each is still there."""
     try:
         listing = vault.list_notes(APPROVED, with_frontmatter=True)
@@ -85,18 +119,42 @@ def approved_notes(settings: Settings, vault: Vault, records: list[dict[str, Any
     for note in listing.notes[:SHOWN]:
         fm = note.frontmatter or {}
         code, reason, retry_at = _why_waiting(settings, vault, note.path, fm, last.get(note.path), daemon, sending, now)
-        items.append({"path": note.path, "to": text(fm.get("to")), "recipients": note_recipients(fm),
-                      "subject": text(fm.get("subject")), "code": code, "reason": reason, "retry_at": retry_at})
+        items.append(
+            {
+                "path": note.path,
+                "to": text(fm.get("to")),
+                "recipients": note_recipients(fm),
+                "subject": text(fm.get("subject")),
+                "code": code,
+                "reason": reason,
+                "retry_at": retry_at,
+            }
+        )
     for skipped in listing.skipped[: max(0, SHOWN - len(items))]:
-        items.append({"path": skipped["path"], "to": None, "recipients": recipient_lists(), "subject": None,
-                      "code": "unreadable",
-                      "reason": f"H0 cannot read it ({skipped.get('message')}); it goes back to Drafts/ unchanged",
-                      "retry_at": None})
+        items.append(
+            {
+                "path": skipped["path"],
+                "to": None,
+                "recipients": recipient_lists(),
+                "subject": None,
+                "code": "unreadable",
+                "reason": f"H0 cannot read it ({skipped.get('message')}); it goes back to Drafts/ unchanged",
+                "retry_at": None,
+            }
+        )
     return items, listing.total + len(listing.skipped)
 
 
-def _why_waiting(settings: Settings, vault: Vault, path: str, fm: dict[str, Any], event: dict[str, Any] | None,
-                 daemon: dict[str, Any] | None, sending: dict[str, Any], now: float) -> tuple[str, str, str | None]:
+def _why_waiting(
+    settings: Settings,
+    vault: Vault,
+    path: str,
+    fm: dict[str, Any],
+    event: dict[str, Any] | None,
+    daemon: dict[str, Any] | None,
+    sending: dict[str, Any],
+    now: float,
+) -> tuple[str, str, str | None]:
     """(code, reason, retry_at) for one approved note, from what is knowable outside the daemon."""
     if lower(fm.get("status")) == "rejected":
         return "rejected", "marked rejected: H0 files it in Done/ and never sends it", None
@@ -115,7 +173,11 @@ def _why_waiting(settings: Settings, vault: Vault, path: str, fm: dict[str, Any]
         if name == "send_deferred":
             return "rate_limited", f"a send cap is reached ({message})", retry_at
         if name == "send_outcome_unknown":
-            return "outcome_unknown", f"the send's outcome is unknown ({message}); H0 will not send it again by itself", None
+            return (
+                "outcome_unknown",
+                f"the send's outcome is unknown ({message}); H0 will not send it again by itself",
+                None,
+            )
         if name == "read_error":
             return "unreadable", message, None
         return "retrying", f"{str(name or 'retry').replace('_', ' ')}: {message}", retry_at
@@ -127,8 +189,11 @@ def _why_waiting(settings: Settings, vault: Vault, path: str, fm: dict[str, Any]
     settle = settings.approval_settle_seconds
     left = settle_left(moved=False, quiet_for=now - mtime, settle_s=settle)  # a report sees no drag: the mtime rules
     if left > 0:
-        return ("settling", f"changed in place {now - mtime:.0f} s ago: sent once unchanged for {settle:g} s",
-                iso_epoch(now + left))
+        return (
+            "settling",
+            f"changed in place {now - mtime:.0f} s ago: sent once unchanged for {settle:g} s",
+            iso_epoch(now + left),
+        )
     return "queued", "being sent now", None
 
 

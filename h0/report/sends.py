@@ -20,7 +20,7 @@ class Send:
     sent_at: str
     to: str
     subject: str
-    note: str | None            # where the note is filed now (Done/…), else where it was sent from
+    note: str | None  # where the note is filed now (Done/…), else where it was sent from
     filed: bool
     provider_message_id: str | None
     rfc822_message_id: str | None
@@ -28,7 +28,7 @@ class Send:
     backend: str | None
     cc: str | None
     bcc: str | None
-    sent_from: str | None         # the path in Approved/ it was sent from
+    sent_from: str | None  # the path in Approved/ it was sent from
     at: dt.datetime = field(repr=False)
     note_exists: bool | None = None
 
@@ -45,13 +45,14 @@ class Send:
 
 @dataclass
 class SendList:
-    sends: list[Send]   # the ones shown, oldest first
-    total: int          # how many matched before --limit
-    skipped: int        # malformed log lines
+    sends: list[Send]  # the ones shown, oldest first
+    total: int  # how many matched before --limit
+    skipped: int  # malformed log lines
 
 
-def list_sends(root: Path, window: Window = ALL_TIME, *, to: str | None = None, note: str | None = None,
-               limit: int = 0) -> SendList:
+def list_sends(
+    root: Path, window: Window = ALL_TIME, *, to: str | None = None, note: str | None = None, limit: int = 0
+) -> SendList:
     """The messages sent in `window`, oldest first; with `limit`, the newest `limit` of them."""
     reader = LogReader(Path(root) / LOGS, window)
     pre: dict[str, dict[str, Any]] = {}
@@ -88,8 +89,9 @@ def list_sends(root: Path, window: Window = ALL_TIME, *, to: str | None = None, 
     return SendList(sends, total, reader.skipped)
 
 
-def _send(rfc: str, record: dict[str, Any], pre: dict[str, Any] | None, handler: dict[str, Any] | None,
-          filed: dict[str, str]) -> Send:
+def _send(
+    rfc: str, record: dict[str, Any], pre: dict[str, Any] | None, handler: dict[str, Any] | None, filed: dict[str, str]
+) -> Send:
     about = dict(pre or handler or record)
     lists = about.get("recipients")
     if isinstance(lists, dict):  # H0's own record: every field by real address (the mail server's record lost)
@@ -99,12 +101,19 @@ def _send(rfc: str, record: dict[str, Any], pre: dict[str, Any] | None, handler:
     sent_from = record.get("note_path") or record.get("path")
     done = filed.get(str(key)) if key else None
     return Send(
-        sent_at=str(record.get("timestamp")), to=_text(about.get("to")), subject=_text(about.get("subject")),
-        note=done or (str(sent_from) if sent_from else None), filed=done is not None,
+        sent_at=str(record.get("timestamp")),
+        to=_text(about.get("to")),
+        subject=_text(about.get("subject")),
+        note=done or (str(sent_from) if sent_from else None),
+        filed=done is not None,
         provider_message_id=_opt(record.get("provider_message_id") or record.get("message_id")),
-        rfc822_message_id=None if rfc.startswith("?") else rfc, idempotency_key=_opt(key),
-        backend=_opt(record.get("backend")), cc=_opt(about.get("cc")), bcc=_opt(about.get("bcc")),
-        sent_from=_opt(sent_from), at=record["at"],
+        rfc822_message_id=None if rfc.startswith("?") else rfc,
+        idempotency_key=_opt(key),
+        backend=_opt(record.get("backend")),
+        cc=_opt(about.get("cc")),
+        bcc=_opt(about.get("bcc")),
+        sent_from=_opt(sent_from),
+        at=record["at"],
     )
 
 
@@ -130,6 +139,8 @@ def render_sends(listing: SendList, window: Window = ALL_TIME) -> str:
             where += " (not filed)"
         elif s.note_exists is False:
             where += " (no longer there)"
-        lines.append(f"{local_time(s.sent_at)}  {describe_recipients(s.recipient_lists())}  \"{plain(s.subject, 80)}\"  "
-                     f"{where}  id {plain(s.provider_message_id or '?', 80)}")
+        lines.append(
+            f'{local_time(s.sent_at)}  {describe_recipients(s.recipient_lists())}  "{plain(s.subject, 80)}"  '
+            f"{where}  id {plain(s.provider_message_id or '?', 80)}"
+        )
     return "\n".join(lines)

@@ -18,8 +18,10 @@ def draft_quality_line(drafts: dict[str, Any]) -> str | None:
     """'H0's drafts (30 days): 75% sent as written or lightly edited (3 of 4), 25% rejected', or None."""
     if not drafts.get("resolved"):
         return None
-    return (f"H0's drafts ({drafts['window_days']} days): {drafts['send_ready_rate']:.0%} sent as written or lightly "
-            f"edited ({drafts['send_ready']} of {drafts['resolved']}), {drafts['rejected_rate']:.0%} rejected")
+    return (
+        f"H0's drafts ({drafts['window_days']} days): {drafts['send_ready_rate']:.0%} sent as written or lightly "
+        f"edited ({drafts['send_ready']} of {drafts['resolved']}), {drafts['rejected_rate']:.0%} rejected"
+    )
 
 
 def changed_by(item: dict[str, Any]) -> str:
@@ -84,20 +86,25 @@ def render_status(status: dict[str, Any]) -> str:
     needs = status["needs_you"]
     lines.append(f"Emails that need you: {_count(totals['needs_you'], len(needs))}")
     for item in needs:
-        why = f"delegate to {item['delegate_to']}: {item['reason']}" if item["decision"] == "delegate" else item["reason"]
+        why = (
+            f"delegate to {item['delegate_to']}: {item['reason']}" if item["decision"] == "delegate" else item["reason"]
+        )
         lines.append(f"  {_plain(item['path'])}  {item['decision']} — {_plain(why)}")
     waiting = status["waiting_for_approval"]
     lines.append(f"Drafts waiting for your approval: {_count(totals['waiting_for_approval'], len(waiting))}")
     details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
-    lines += [f"  {_plain(path)}{_new(details.get(path, {}))}{_plain(changed_by(details.get(path, {})), 200)}"
-              for path in waiting]
+    lines += [
+        f"  {_plain(path)}{_new(details.get(path, {}))}{_plain(changed_by(details.get(path, {})), 200)}"
+        for path in waiting
+    ]
     approved = status["approved_not_yet_sent"]
     if totals["approved_not_yet_sent"]:
         lines.append(f"Approved but not yet sent: {_count(totals['approved_not_yet_sent'], len(approved))}")
         for item in approved:
             when = f" (next try {local_time(item['retry_at'], seconds=True)})" if item["retry_at"] else ""
-            lines.append(f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: "
-                         f"{_plain(item['reason'])}{when}")
+            lines.append(
+                f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: {_plain(item['reason'])}{when}"
+            )
     lines += _followup_lines(status.get("follow_ups") or {})
     quality = draft_quality_line(status.get("drafts") or {})
     if quality:
@@ -105,16 +112,22 @@ def render_status(status: dict[str, Any]) -> str:
     returned = status["returned_to_drafts"]
     if totals["returned_to_drafts"]:
         lines.append(f"Not sent, back in Drafts/ to fix: {_count(totals['returned_to_drafts'], len(returned))}")
-        lines += [f"  {_plain(r['path'])} → {_to(r)}{_new(r)}  {_plain(r['code'])}: {_plain(r['reason'])}"
-                  for r in returned]
-    lines.append(f"Sends in the last 24 h: {totals['sends_24h']}" + (" — the latest:" if status["recent_sends"] else ""))
+        lines += [
+            f"  {_plain(r['path'])} → {_to(r)}{_new(r)}  {_plain(r['code'])}: {_plain(r['reason'])}" for r in returned
+        ]
+    lines.append(
+        f"Sends in the last 24 h: {totals['sends_24h']}" + (" — the latest:" if status["recent_sends"] else "")
+    )
     for send in status["recent_sends"]:
-        lines.append(f"  {local_time(send['timestamp'])}  {_plain(send.get('done_path') or send.get('path'))} → "
-                     f"{_to(send)}")
+        lines.append(
+            f"  {local_time(send['timestamp'])}  {_plain(send.get('done_path') or send.get('path'))} → {_to(send)}"
+        )
     lines.append(f"Errors in the last 24 h: {_count(totals['errors_24h'], len(status['recent_errors']))}")
     for err in status["recent_errors"]:
-        lines.append(f"  {local_time(err['timestamp'])}  {err.get('event')}  {_plain(err.get('path') or '')}  "
-                     f"{_plain(err.get('message') or err.get('error') or '')}")
+        lines.append(
+            f"  {local_time(err['timestamp'])}  {err.get('event')}  {_plain(err.get('path') or '')}  "
+            f"{_plain(err.get('message') or err.get('error') or '')}"
+        )
     return "\n".join(lines)
 
 
@@ -123,12 +136,16 @@ def _followup_lines(fu: dict[str, Any]) -> list[str]:
     if not fu:
         return []
     lines = [f"Replies you owe: {_count(fu['owed_total'], len(fu['owed']))}"]
-    lines += [f"  {_plain(o['path'])}  {_plain(o['sender'], 60)} — {_plain(o['subject'], 80)} — "
-              f"{age(o['working_days'])}" for o in fu["owed"]]
+    lines += [
+        f"  {_plain(o['path'])}  {_plain(o['sender'], 60)} — {_plain(o['subject'], 80)} — {age(o['working_days'])}"
+        for o in fu["owed"]
+    ]
     lines.append(f"Replies you are waiting for: {_count(fu['awaited_total'], len(fu['awaited']))}")
-    lines += [f"  {_plain(a['path'])}  {_plain(a['waiting_on'], 60)} — {_plain(a['subject'], 80)} — "
-              f"{age(a['working_days'])}" + (f" (follow-up drafted: {_plain(a['draft'])})" if a["draft"] else "")
-              for a in fu["awaited"]]
+    lines += [
+        f"  {_plain(a['path'])}  {_plain(a['waiting_on'], 60)} — {_plain(a['subject'], 80)} — "
+        f"{age(a['working_days'])}" + (f" (follow-up drafted: {_plain(a['draft'])})" if a["draft"] else "")
+        for a in fu["awaited"]
+    ]
     if fu["snoozed_total"]:
         lines.append(f"Snoozed (hidden until their time): {fu['snoozed_total']}")
     if fu["back"]:

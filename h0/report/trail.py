@@ -30,8 +30,14 @@ _BRIDGES = {
     "source_filed": (("path", "done_path"), ("reply",)),
     "draft_created": (("reply_to_message_id",), ("path",)),
 }
-_IDS = {"idempotency_key": "key", "rfc822_message_id": "rfc", "provider_message_id": "pid", "message_id": "pid",
-        "reply_to_message_id": "pid", "gmail_message_id": "pid"}
+_IDS = {
+    "idempotency_key": "key",
+    "rfc822_message_id": "rfc",
+    "provider_message_id": "pid",
+    "message_id": "pid",
+    "reply_to_message_id": "pid",
+    "gmail_message_id": "pid",
+}
 _PATHS = ("path", "note", "note_path", "done_path", "destination", "returned_to", "failed_path", "draft", "reply")
 # After these, a name in Drafts/, Approved/, Rejected/ or Needs_Action/ belongs to the next note.
 _ENDS = {"email_filed": "path", "draft_rejected": "path", "email_delivery_failed": "path", "source_filed": "path"}
@@ -108,7 +114,9 @@ class _Graph:
             self._union(nodes)
             if nodes:
                 self.items.append((record, nodes, None))
-        ended = _ENDS.get(event) or ("note" if event == "triage_decision" and record.get("decision") == "archive" else None)
+        ended = _ENDS.get(event) or (
+            "note" if event == "triage_decision" and record.get("decision") == "archive" else None
+        )
         key = _name_key(str(record.get(ended) or "")) if ended else None
         if key is not None:
             self.gen[key] = self.gen.get(key, 0) + 1
@@ -129,8 +137,8 @@ class _Graph:
 class Trail:
     asked: str
     title: str
-    events: list[dict[str, Any]]   # oldest first
-    hidden: int = 0                # vault-server writes and moves, and the handler's copy of email_sent
+    events: list[dict[str, Any]]  # oldest first
+    hidden: int = 0  # vault-server writes and moves, and the handler's copy of email_sent
     others: list[str] = field(default_factory=list)  # other notes that had the same name
     skipped: int = 0
 
@@ -251,9 +259,15 @@ def _select(graph: _Graph, own: set[Node], hop: set[Node]) -> list[tuple[dict[st
     return [(record, mine) for _, record, mine in picked]
 
 
-_FILED_AS = {"email_filed": "done_path", "draft_rejected": "done_path", "email_delivery_failed": "failed_path",
-             "source_filed": "done_path", "send_refused": "returned_to", "send_held": "returned_to",
-             "note_moved": "destination"}
+_FILED_AS = {
+    "email_filed": "done_path",
+    "draft_rejected": "done_path",
+    "email_delivery_failed": "failed_path",
+    "source_filed": "done_path",
+    "send_refused": "returned_to",
+    "send_held": "returned_to",
+    "note_moved": "destination",
+}
 
 
 def _title(events: list[tuple[dict[str, Any], bool]], asked: str) -> str:
@@ -268,11 +282,18 @@ def _title(events: list[tuple[dict[str, Any], bool]], asked: str) -> str:
 def _visible(events: list[dict[str, Any]], everything: bool) -> tuple[list[dict[str, Any]], int]:
     if everything:
         return events, 0
-    confirmed = {r.get("rfc822_message_id") for r in events if r["event"] == "email_sent" and r["stream"] == "gmail_mcp"}
+    confirmed = {
+        r.get("rfc822_message_id") for r in events if r["event"] == "email_sent" and r["stream"] == "gmail_mcp"
+    }
     shown = [
-        r for r in events
+        r
+        for r in events
         if not (r["stream"] == "vault_mcp" and r.get("severity") in ("debug", "info"))
-        and not (r["event"] == "email_sent" and r["stream"] == "h0" and not r.get("already_sent")
-                 and r.get("rfc822_message_id") in confirmed)
+        and not (
+            r["event"] == "email_sent"
+            and r["stream"] == "h0"
+            and not r.get("already_sent")
+            and r.get("rfc822_message_id") in confirmed
+        )
     ]
     return shown, len(events) - len(shown)

@@ -9,15 +9,32 @@ from h0.report.logread import local_time, plain
 from h0.report.trail import Trail
 
 _STAGES = {
-    "email_ingested": "ingest", "email_duplicate_skipped": "ingest", "ingest_failed": "ingest",
-    "triage_decision": "triage", "draft_created": "draft", "draft_approved": "approval",
-    "pre_send_audit": "pre-send", "email_sent": "sent", "send_retry": "retry",
-    "source_filed": "filing", "email_filed": "filing", "source_not_filed": "filing", "filing_incomplete": "filing",
-    "draft_edited_during_send": "filing", "send_refused": "refused", "send_held": "held",
-    "draft_rejected": "rejected", "email_delivery_failed": "bounced", "note_moved": "move", "note_written": "write",
+    "email_ingested": "ingest",
+    "email_duplicate_skipped": "ingest",
+    "ingest_failed": "ingest",
+    "triage_decision": "triage",
+    "draft_created": "draft",
+    "draft_approved": "approval",
+    "pre_send_audit": "pre-send",
+    "email_sent": "sent",
+    "send_retry": "retry",
+    "source_filed": "filing",
+    "email_filed": "filing",
+    "source_not_filed": "filing",
+    "filing_incomplete": "filing",
+    "draft_edited_during_send": "filing",
+    "send_refused": "refused",
+    "send_held": "held",
+    "draft_rejected": "rejected",
+    "email_delivery_failed": "bounced",
+    "note_moved": "move",
+    "note_written": "write",
 }
-_ARRIVALS = {"moved": "moved into Approved/", "written": "written in Approved/ (sent once quiet)",
-             "unknown": "found in Approved/ (by a sweep)"}
+_ARRIVALS = {
+    "moved": "moved into Approved/",
+    "written": "written in Approved/ (sent once quiet)",
+    "unknown": "found in Approved/ (by a sweep)",
+}
 
 
 def stage(record: dict[str, Any]) -> str:
@@ -30,14 +47,14 @@ def _subject_part(record: dict[str, Any]) -> str:
     subject = record.get("subject")
     lists = recipient_lists(record.get("to"), record.get("cc"), record.get("bcc"))
     text = describe_recipients(lists) if any(lists.values()) else ""
-    return f"{text} \"{plain(subject, 80)}\"".strip() if subject is not None else text
+    return f'{text} "{plain(subject, 80)}"'.strip() if subject is not None else text
 
 
 def describe(record: dict[str, Any]) -> str:
     """What one event says, in a line (without its time, name and note)."""
     event, r = record["event"], record
     if event == "email_ingested":
-        return f"from {plain(r.get('sender'), 80)} \"{plain(r.get('subject'), 80)}\" (provider id {plain(r.get('message_id'), 60)})"
+        return f'from {plain(r.get("sender"), 80)} "{plain(r.get("subject"), 80)}" (provider id {plain(r.get("message_id"), 60)})'
     if event == "triage_decision":
         confidence = r.get("confidence")
         how = f"{confidence:.0%}, " if isinstance(confidence, int | float) else ""
@@ -62,7 +79,9 @@ def describe(record: dict[str, Any]) -> str:
             text += " (finished after a restart)"
         return text + (f": {plain(r['message'], 160)}" if r.get("message") else "")
     if event in ("send_refused", "send_held"):
-        return f"{plain(r.get('reason'), 40)}: {plain(r.get('message'), 200)} → back in {plain(r.get('returned_to'), 120)}"
+        return (
+            f"{plain(r.get('reason'), 40)}: {plain(r.get('message'), 200)} → back in {plain(r.get('returned_to'), 120)}"
+        )
     if event == "email_delivery_failed":
         return f"{plain(r.get('message'), 160)} → {plain(r.get('failed_path'), 120)}"
     if event == "note_moved":
@@ -88,13 +107,16 @@ def _about(record: dict[str, Any]) -> str:
 def render_trail(trail: Trail) -> str:
     lines = [f"{trail.title} — {len(trail.events)} event(s), oldest first:"]
     for r in trail.events:
-        lines.append(f"{local_time(r['timestamp'], ms=True)}  {stage(r):<9} {plain(r['event'], 40):<16} "
-                     f"{_about(r)}  {describe(r)}".rstrip())
+        lines.append(
+            f"{local_time(r['timestamp'], ms=True)}  {stage(r):<9} {plain(r['event'], 40):<16} "
+            f"{_about(r)}  {describe(r)}".rstrip()
+        )
     if trail.hidden:
-        lines.append(f"(+{trail.hidden} more: the vault server's writes and moves, and H0's copy of each send; "
-                     "--all shows them)")
+        lines.append(
+            f"(+{trail.hidden} more: the vault server's writes and moves, and H0's copy of each send; --all shows them)"
+        )
     for other in trail.others:
-        lines.append(f"Another note had this name: {plain(other, 120)} — h0 log \"{plain(other, 120)}\"")
+        lines.append(f'Another note had this name: {plain(other, 120)} — h0 log "{plain(other, 120)}"')
     return "\n".join(lines)
 
 

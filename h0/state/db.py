@@ -70,10 +70,13 @@ class StateDB(SendLedger):
         return what was recorded first."""
         try:
             with self._tx() as db:
-                db.execute("INSERT OR IGNORE INTO approvals VALUES (?, ?, ?, ?)",
-                           (note_path, note_hash, json.dumps(hashes, sort_keys=True), time.time()))
-                row = db.execute("SELECT attachments FROM approvals WHERE note_path = ? AND note_hash = ?",
-                                 (note_path, note_hash)).fetchone()
+                db.execute(
+                    "INSERT OR IGNORE INTO approvals VALUES (?, ?, ?, ?)",
+                    (note_path, note_hash, json.dumps(hashes, sort_keys=True), time.time()),
+                )
+                row = db.execute(
+                    "SELECT attachments FROM approvals WHERE note_path = ? AND note_hash = ?", (note_path, note_hash)
+                ).fetchone()
         except sqlite3.Error as exc:
             raise InternalError(f"H0's state database {self.path}: {exc}") from exc
         recorded: dict[str, str] = json.loads(row[0])
@@ -81,8 +84,9 @@ class StateDB(SendLedger):
 
     # ------------------------------------------------------------------ note writes (h0.vault.seen)
 
-    def record_note_writes(self, writes: Iterable[tuple[str, str, str | None, str, str | None]],
-                           now: float | None = None) -> None:
+    def record_note_writes(
+        self, writes: Iterable[tuple[str, str, str | None, str, str | None]], now: float | None = None
+    ) -> None:
         """Record (name_key, path, note_hash, tool, client) writes made now, in one transaction;
         rows older than NOTE_WRITES_DAYS go at the same time."""
         now = time.time() if now is None else now
@@ -98,8 +102,9 @@ class StateDB(SendLedger):
 
     def note_writes(self, name_key: str, since: float = 0.0) -> list[dict[str, Any]]:
         """The recorded writes of notes named `name_key` since `since`, oldest first."""
-        return self._rows("SELECT * FROM note_writes WHERE name_key = ? AND at >= ? ORDER BY at, rowid",
-                          (name_key, since))
+        return self._rows(
+            "SELECT * FROM note_writes WHERE name_key = ? AND at >= ? ORDER BY at, rowid", (name_key, since)
+        )
 
     # ------------------------------------------------------------------ mail sync
 
@@ -132,8 +137,10 @@ class StateDB(SendLedger):
                     changes["cursor"] = str(int(cursor))
                 if changes:
                     columns = ", ".join(f"{name} = ?" for name in changes)
-                    db.execute(f"UPDATE mail_sync SET {columns}, updated_at = ? WHERE source = ?",
-                               (*changes.values(), time.time(), source))
+                    db.execute(
+                        f"UPDATE mail_sync SET {columns}, updated_at = ? WHERE source = ?",
+                        (*changes.values(), time.time(), source),
+                    )
         except sqlite3.Error as exc:
             raise InternalError(f"H0's state database {self.path}: {exc}") from exc
         row = self.mail_sync(source)
@@ -142,7 +149,9 @@ class StateDB(SendLedger):
 
     # ------------------------------------------------------------------ ingested marks kept here
 
-    def record_ingested(self, source: str, messages: Iterable[tuple[str, str | None]], now: float | None = None) -> None:
+    def record_ingested(
+        self, source: str, messages: Iterable[tuple[str, str | None]], now: float | None = None
+    ) -> None:
         """Remember (provider id, Message-ID or None) pairs as ingested from `source`, in one transaction."""
         now = time.time() if now is None else now
         rows = [(source, message_id, rfc822 or None, now) for message_id, rfc822 in messages]
@@ -157,13 +166,17 @@ class StateDB(SendLedger):
     def ingested_among(self, source: str, message_ids: Sequence[str], rfc822s: Sequence[str] = ()) -> set[str]:
         """The provider ids and Message-IDs of these that H0 recorded as ingested from `source`."""
         found: set[str] = set()
-        by_column = (("message_id", list(dict.fromkeys(message_ids))), ("rfc822", [v for v in dict.fromkeys(rfc822s) if v]))
+        by_column = (
+            ("message_id", list(dict.fromkeys(message_ids))),
+            ("rfc822", [v for v in dict.fromkeys(rfc822s) if v]),
+        )
         for column, values in by_column:
             for start in range(0, len(values), 500):
-                chunk = values[start:start + 500]
+                chunk = values[start : start + 500]
                 marks = ", ".join("?" * len(chunk))
-                rows = self._rows(f"SELECT {column} AS v FROM ingested WHERE source = ? AND {column} IN ({marks})",
-                                  (source, *chunk))
+                rows = self._rows(
+                    f"SELECT {column} AS v FROM ingested WHERE source = ? AND {column} IN ({marks})", (source, *chunk)
+                )
                 found.update(row["v"] for row in rows)
         return found
 

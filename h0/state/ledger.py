@@ -62,8 +62,10 @@ class SendLedger(Database):
         pid = os.getpid()
         try:
             with self._tx() as db:
-                rows = [dict(r) for r in db.execute(
-                    "SELECT * FROM sends WHERE idempotency_key = ? ORDER BY started_at", (key,))]
+                rows = [
+                    dict(r)
+                    for r in db.execute("SELECT * FROM sends WHERE idempotency_key = ? ORDER BY started_at", (key,))
+                ]
                 for row in rows:
                     if row["state"] == "sent":
                         return Claim("already_sent" if row["content_hash"] == content_hash else "conflict", row)
@@ -72,8 +74,12 @@ class SendLedger(Database):
                         continue
                     if row["content_hash"] != content_hash:
                         return Claim("conflict", row)
-                    if (row["state"] == "pending" and row["pid"] != pid and process_alive(row["pid"])
-                            and now - row["started_at"] < in_flight_s):
+                    if (
+                        row["state"] == "pending"
+                        and row["pid"] != pid
+                        and process_alive(row["pid"])
+                        and now - row["started_at"] < in_flight_s
+                    ):
                         return Claim("in_progress", row)
                     return Claim("unresolved", row)
                 if exclusive_reply:
@@ -92,15 +98,24 @@ class SendLedger(Database):
                     "INSERT OR REPLACE INTO sends (rfc822_message_id, idempotency_key, content_hash, state, pid, "
                     "started_at, note_path, note_hash, reply_to, source, recipients, subject, backend, note_name) "
                     "VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (rfc822_message_id, key, content_hash, pid, now, *(extra[n] for n in _CLAIM_FIELDS), extra["note_name"]),
+                    (
+                        rfc822_message_id,
+                        key,
+                        content_hash,
+                        pid,
+                        now,
+                        *(extra[n] for n in _CLAIM_FIELDS),
+                        extra["note_name"],
+                    ),
                 )
                 return Claim("claimed")
         except sqlite3.Error as exc:
             raise InternalError(f"H0's state database {self.path}: {exc}; nothing was sent") from exc
 
     @staticmethod
-    def _answered(db: sqlite3.Connection, key: str, reply_to: object, source: object, now: float,
-                  in_flight_s: float) -> dict[str, Any] | None:
+    def _answered(
+        db: sqlite3.Connection, key: str, reply_to: object, source: object, now: float, in_flight_s: float
+    ) -> dict[str, Any] | None:
         """Another message (sent, or being sent right now) that answers the same email."""
         clauses, args = [], []
         for column, value in (("reply_to", reply_to), ("source", source)):
@@ -112,7 +127,8 @@ class SendLedger(Database):
         row = db.execute(
             f"SELECT * FROM sends WHERE idempotency_key != ? AND ({' OR '.join(clauses)}) AND "
             "(state = 'sent' OR state = 'unknown' OR (state = 'pending' AND started_at >= ?)) "
-            "ORDER BY started_at LIMIT 1", (key, *args, now - in_flight_s),
+            "ORDER BY started_at LIMIT 1",
+            (key, *args, now - in_flight_s),
         ).fetchone()
         return dict(row) if row is not None else None
 
@@ -129,29 +145,41 @@ class SendLedger(Database):
         ).fetchall()
         return [row[0] for row in rows]
 
-    def mark_sent(self, rfc822_message_id: str, *, provider_message_id: str | None, thread_id: str | None,
-                  sent_at: str, backend: str, now: float | None = None) -> None:
+    def mark_sent(
+        self,
+        rfc822_message_id: str,
+        *,
+        provider_message_id: str | None,
+        thread_id: str | None,
+        sent_at: str,
+        backend: str,
+        now: float | None = None,
+    ) -> None:
         self._write(
             "UPDATE sends SET state = 'sent', sent_epoch = ?, sent_at = ?, provider_message_id = ?, thread_id = ?, "
             "backend = ?, error = NULL, reason = NULL WHERE rfc822_message_id = ?",
             (time.time() if now is None else now, sent_at, provider_message_id, thread_id, backend, rfc822_message_id),
         )
 
-    def mark_failed(self, rfc822_message_id: str, *, error: str, reason: str, unknown: bool = False,
-                    bounce: bool = False) -> None:
+    def mark_failed(
+        self, rfc822_message_id: str, *, error: str, reason: str, unknown: bool = False, bounce: bool = False
+    ) -> None:
         self._write(
             "UPDATE sends SET state = ?, error = ?, reason = ?, bounce = ? WHERE rfc822_message_id = ? AND state != 'sent'",
             ("unknown" if unknown else "failed", error, reason, int(bounce), rfc822_message_id),
         )
 
     def mark_filed(self, rfc822_message_id: str, filed_path: str) -> None:
-        self._write("UPDATE sends SET filed_path = ?, filed_at = ? WHERE rfc822_message_id = ?",
-                    (filed_path, time.time(), rfc822_message_id))
+        self._write(
+            "UPDATE sends SET filed_path = ?, filed_at = ? WHERE rfc822_message_id = ?",
+            (filed_path, time.time(), rfc822_message_id),
+        )
 
     def send_for_key(self, key: str) -> dict[str, Any] | None:
         """The row that decides what a send with this key does now: a sent one, else the latest."""
-        rows = self._rows("SELECT * FROM sends WHERE idempotency_key = ? ORDER BY state = 'sent' DESC, started_at DESC",
-                          (key,))
+        rows = self._rows(
+            "SELECT * FROM sends WHERE idempotency_key = ? ORDER BY state = 'sent' DESC, started_at DESC", (key,)
+        )
         return rows[0] if rows else None
 
     def send_for_message(self, message_id: str) -> dict[str, Any] | None:
@@ -166,29 +194,39 @@ class SendLedger(Database):
     def sends_within(self, seconds: float, now: float | None = None) -> list[float]:
         """Epoch times of the sends in the last `seconds`, oldest first."""
         now = time.time() if now is None else now
-        rows = self._rows("SELECT sent_epoch FROM sends WHERE state = 'sent' AND sent_epoch >= ? ORDER BY sent_epoch",
-                          (now - seconds,))
+        rows = self._rows(
+            "SELECT sent_epoch FROM sends WHERE state = 'sent' AND sent_epoch >= ? ORDER BY sent_epoch",
+            (now - seconds,),
+        )
         return [row["sent_epoch"] for row in rows]
 
     def sent_recipients(self, after: float = 0.0) -> list[tuple[float, str]]:
         """(sent_epoch, recipients) of the sends after `after`, oldest first: whom this vault wrote to."""
-        rows = self._rows("SELECT sent_epoch, recipients FROM sends WHERE state = 'sent' AND sent_epoch > ? "
-                          "ORDER BY sent_epoch", (after,))
+        rows = self._rows(
+            "SELECT sent_epoch, recipients FROM sends WHERE state = 'sent' AND sent_epoch > ? ORDER BY sent_epoch",
+            (after,),
+        )
         return [(row["sent_epoch"], row["recipients"] or "") for row in rows]
 
     def recently_sent_named(self, note_name: str, seconds: float, now: float | None = None) -> list[dict[str, Any]]:
         """Sends of a note with this file name in the last `seconds`."""
         now = time.time() if now is None else now
-        return self._rows("SELECT * FROM sends WHERE state = 'sent' AND note_name = ? AND sent_epoch >= ? "
-                          "ORDER BY sent_epoch DESC", (note_name, now - seconds))
+        return self._rows(
+            "SELECT * FROM sends WHERE state = 'sent' AND note_name = ? AND sent_epoch >= ? ORDER BY sent_epoch DESC",
+            (note_name, now - seconds),
+        )
 
     def unfiled_sends(self, seconds: float, now: float | None = None) -> list[dict[str, Any]]:
         """Sent notes not yet recorded as filed (a crash between the send and the filing)."""
         now = time.time() if now is None else now
-        return self._rows("SELECT * FROM sends WHERE state = 'sent' AND note_path IS NOT NULL AND filed_path IS NULL "
-                          "AND sent_epoch >= ? ORDER BY sent_epoch", (now - seconds,))
+        return self._rows(
+            "SELECT * FROM sends WHERE state = 'sent' AND note_path IS NOT NULL AND filed_path IS NULL "
+            "AND sent_epoch >= ? ORDER BY sent_epoch",
+            (now - seconds,),
+        )
 
     def sends_since(self, epoch: float, limit: int = 1000) -> list[dict[str, Any]]:
         """Messages H0 sent after `epoch` (sent_epoch), oldest first."""
-        return self._rows("SELECT * FROM sends WHERE state = 'sent' AND sent_epoch > ? ORDER BY sent_epoch LIMIT ?",
-                          (epoch, limit))
+        return self._rows(
+            "SELECT * FROM sends WHERE state = 'sent' AND sent_epoch > ? ORDER BY sent_epoch LIMIT ?", (epoch, limit)
+        )

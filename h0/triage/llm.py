@@ -85,13 +85,23 @@ class LLMTriage:
         logger.warning("Triage via {} fell back to the rules engine: {}", self.provider.name, answer.reason)
         decision, rule, warnings = self.fallback.decide(email, context)
         return self._outcome(
-            decision, started, answer.attempts, fallback=True, fallback_reason=answer.reason, rule=rule,
+            decision,
+            started,
+            answer.attempts,
+            fallback=True,
+            fallback_reason=answer.reason,
+            rule=rule,
             warnings=warnings,
         )
 
-    def ask(self, system: str, message: str, parse: Callable[[str | None], T],
-            schema: Mapping[str, Any] | None = None,
-            correction: Callable[[str], str] = correction_message) -> Answer[T]:
+    def ask(
+        self,
+        system: str,
+        message: str,
+        parse: Callable[[str | None], T],
+        schema: Mapping[str, Any] | None = None,
+        correction: Callable[[str], str] = correction_message,
+    ) -> Answer[T]:
         """One conversation with the model: ask, validate the answer with `parse` (which raises
         AnswerInvalid with words the model can act on), ask again within the budgets. Never raises
         for the model's behaviour: a refusal, an error or answers that stay invalid end in an

@@ -189,8 +189,9 @@ class RulesEngine:
         logger.info("Triage rules loaded from {} ({} rules)", self.path, len(ruleset.rules))
         return ruleset
 
-    def decide(self, email: EmailInput, context: ReplyContext | None = None
-               ) -> tuple[TriageDecision, str | None, list[str]]:
+    def decide(
+        self, email: EmailInput, context: ReplyContext | None = None
+    ) -> tuple[TriageDecision, str | None, list[str]]:
         """The decision, the name of the rule that made it (None if none matched), and warnings."""
         ruleset = self.ruleset()
         warnings = list(ruleset.problems)

@@ -98,8 +98,9 @@ def first_name(email: EmailInput) -> str:
     return word if word and "@" not in word else "there"
 
 
-def enforce(decision: TriageDecision, email: EmailInput, context: ReplyContext | None = None
-            ) -> tuple[TriageDecision, str | None]:
+def enforce(
+    decision: TriageDecision, email: EmailInput, context: ReplyContext | None = None
+) -> tuple[TriageDecision, str | None]:
     """Apply the no-archive rule; return the (possibly changed) decision and a warning if changed."""
     if decision.decision != "archive":
         return decision, None

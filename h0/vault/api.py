@@ -80,21 +80,40 @@ class VaultAPI(Protocol):
         ...
 
     def write(
-        self, path: str, frontmatter: Mapping[str, Any], body: str, *, if_match: str | None = None,
+        self,
+        path: str,
+        frontmatter: Mapping[str, Any],
+        body: str,
+        *,
+        if_match: str | None = None,
         create_only: bool = False,
     ) -> NoteRef: ...
 
     def update(
-        self, path: str, changes: Mapping[str, Any], *, remove: Sequence[str] = (), if_match: str | None = None,
+        self,
+        path: str,
+        changes: Mapping[str, Any],
+        *,
+        remove: Sequence[str] = (),
+        if_match: str | None = None,
     ) -> NoteRef: ...
 
     def move(
-        self, source: str, destination: str, *, overwrite: bool = False, rename_if_exists: bool = False,
+        self,
+        source: str,
+        destination: str,
+        *,
+        overwrite: bool = False,
+        rename_if_exists: bool = False,
         set_frontmatter: Mapping[str, Any] | None = None,
     ) -> Moved: ...
 
     def list(
-        self, directory: str = "", filter: str | Sequence[str] | None = None, *, recursive: bool = False,
+        self,
+        directory: str = "",
+        filter: str | Sequence[str] | None = None,
+        *,
+        recursive: bool = False,
         limit: int | None = None,
     ) -> list[str]:
         """Paths of the notes of a folder (sorted), matching any of the 'field:value' filters."""
@@ -126,27 +145,47 @@ class LocalVault:
         return results
 
     def write(
-        self, path: str, frontmatter: Mapping[str, Any], body: str, *, if_match: str | None = None,
+        self,
+        path: str,
+        frontmatter: Mapping[str, Any],
+        body: str,
+        *,
+        if_match: str | None = None,
         create_only: bool = False,
     ) -> NoteRef:
         note = self.vault.write_note(path, frontmatter, body, if_match=if_match, create_only=create_only)
         return NoteRef(note.path, note.hash)
 
     def update(
-        self, path: str, changes: Mapping[str, Any], *, remove: Sequence[str] = (), if_match: str | None = None,
+        self,
+        path: str,
+        changes: Mapping[str, Any],
+        *,
+        remove: Sequence[str] = (),
+        if_match: str | None = None,
     ) -> NoteRef:
         note = self.vault.update_frontmatter(path, changes, remove=tuple(remove), if_match=if_match)
         return NoteRef(note.path, note.hash)
 
     def move(
-        self, source: str, destination: str, *, overwrite: bool = False, rename_if_exists: bool = False,
+        self,
+        source: str,
+        destination: str,
+        *,
+        overwrite: bool = False,
+        rename_if_exists: bool = False,
         set_frontmatter: Mapping[str, Any] | None = None,
     ) -> Moved:
-        return self.vault.move_note(source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists,
-                                    set_frontmatter=set_frontmatter)
+        return self.vault.move_note(
+            source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
+        )
 
     def list(
-        self, directory: str = "", filter: str | Sequence[str] | None = None, *, recursive: bool = False,
+        self,
+        directory: str = "",
+        filter: str | Sequence[str] | None = None,
+        *,
+        recursive: bool = False,
         limit: int | None = None,
     ) -> list[str]:
         return [n.path for n in self.vault.list_notes(directory, filter, recursive=recursive, limit=limit).notes]
@@ -167,12 +206,18 @@ class LocalVault:
 def apply_one(api: VaultAPI, change: Change) -> Applied:
     """One change through `api`'s single-note calls."""
     if isinstance(change, Write):
-        return api.write(change.path, change.frontmatter, change.body, if_match=change.if_match,
-                         create_only=change.create_only)
+        return api.write(
+            change.path, change.frontmatter, change.body, if_match=change.if_match, create_only=change.create_only
+        )
     if isinstance(change, Update):
         return api.update(change.path, change.set, remove=change.remove, if_match=change.if_match)
-    return api.move(change.source, change.destination, overwrite=change.overwrite,
-                    rename_if_exists=change.rename_if_exists, set_frontmatter=change.set_frontmatter)
+    return api.move(
+        change.source,
+        change.destination,
+        overwrite=change.overwrite,
+        rename_if_exists=change.rename_if_exists,
+        set_frontmatter=change.set_frontmatter,
+    )
 
 
 def exists_by_reading(api: VaultAPI, path: str) -> bool:

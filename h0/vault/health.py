@@ -61,7 +61,9 @@ def check_vault_writable(root: Path) -> None:
         typed = typed_os_error(first, f"write in {', '.join(labels)}", labels[0])
         folders = {label: errno.errorcode.get(exc.errno or 0, str(exc.errno)) for label, exc in failures}
         raise type(typed)(
-            f"{typed.message} H0 checks this before it sends anything; nothing was sent.", **typed.details, folders=folders
+            f"{typed.message} H0 checks this before it sends anything; nothing was sent.",
+            **typed.details,
+            folders=folders,
         )
 
 

@@ -44,8 +44,15 @@ def walk_order(rel: str) -> tuple[tuple[int, str], ...]:
     return (*((1, part) for part in parts[:-1]), (0, parts[-1]))
 
 
-def list_folder(folder: VaultPath, flt: AnyOf | None, cache: FrontmatterCache, *, recursive: bool,
-                limit: int | None, with_frontmatter: bool) -> Listing:
+def list_folder(
+    folder: VaultPath,
+    flt: AnyOf | None,
+    cache: FrontmatterCache,
+    *,
+    recursive: bool,
+    limit: int | None,
+    with_frontmatter: bool,
+) -> Listing:
     """The notes of an existing folder, sorted by path, those matching `flt` if there is one
     (`Vault.list_notes` checks the arguments)."""
     need_fm = flt is not None or with_frontmatter
@@ -76,8 +83,9 @@ def list_folder(folder: VaultPath, flt: AnyOf | None, cache: FrontmatterCache, *
     return Listing(shown, len(matched), len(shown) < len(matched), skipped)
 
 
-def walk_notes(folder: VaultPath, recursive: bool, *, stat: bool = True,
-               ordered: bool = True) -> Iterator[tuple[str, str, os.stat_result | None]]:
+def walk_notes(
+    folder: VaultPath, recursive: bool, *, stat: bool = True, ordered: bool = True
+) -> Iterator[tuple[str, str, os.stat_result | None]]:
     """Yield (rel, absolute path as str, stat or None) for each note: a folder's notes sorted by
     name, then its sub-folders' (`ordered=False`: in the order the OS lists them).
 

@@ -28,8 +28,13 @@ class SearchHit:
 
 
 # O_NONBLOCK: a FIFO named *.md that slipped past the caller's check must not block the open.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) \
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
     | getattr(os, "O_BINARY", 0)
+)
 
 
 def _read(path: str | Path) -> bytes | None:
@@ -160,7 +165,9 @@ def _find_unicode(data: bytes, needle: bytes, query: str) -> tuple[int, str] | N
 
 
 def _in_key(data: bytes, line_start: int, index: int) -> bool:
-    colon = data.find(b":", line_start, data.find(b"\n", line_start) if data.find(b"\n", line_start) != -1 else len(data))
+    colon = data.find(
+        b":", line_start, data.find(b"\n", line_start) if data.find(b"\n", line_start) != -1 else len(data)
+    )
     return colon != -1 and index < colon
 
 

@@ -75,8 +75,9 @@ def name_key(path: str) -> str:
     return folder_key(path.replace("\\", "/").rsplit("/", 1)[-1])
 
 
-def last_change(note_hash: str, mtime: float, writes: Sequence[Mapping[str, Any]],
-                observed_at: float | None = None) -> Change:
+def last_change(
+    note_hash: str, mtime: float, writes: Sequence[Mapping[str, Any]], observed_at: float | None = None
+) -> Change:
     """The last change to a note whose current content hashes to `note_hash`.
 
     `writes` are the recorded writes of its name, oldest first; `observed_at` the daemon's

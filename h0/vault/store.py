@@ -114,8 +114,10 @@ class Vault:
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                raise InvalidRequest(f"{target.rel} is not a regular file (a pipe, socket or device); H0 does not "
-                                     "read it.", path=target.rel)
+                raise InvalidRequest(
+                    f"{target.rel} is not a regular file (a pipe, socket or device); H0 does not read it.",
+                    path=target.rel,
+                )
             if info.st_size > MAX_NOTE_BYTES:
                 raise InvalidRequest(
                     f"The note is {info.st_size / 1_048_576:.1f} MB; H0 handles notes up to "
@@ -181,7 +183,9 @@ class Vault:
                 )
             keep_block = bool(frontmatter_data) or (old_parts is not None and old_parts.yaml is not None)
             yaml_text = (
-                frontmatter.render(old_parts.yaml if old_parts else None, frontmatter_data, old_parts.newline if old_parts else "\n")
+                frontmatter.render(
+                    old_parts.yaml if old_parts else None, frontmatter_data, old_parts.newline if old_parts else "\n"
+                )
                 if keep_block
                 else None
             )
@@ -360,8 +364,9 @@ class Vault:
         flt = AnyOf.parse(filter)
         if limit is not None and limit < 1:
             raise InvalidRequest("limit must be at least 1.", limit=limit)
-        return list_folder(folder, flt, self._frontmatter, recursive=recursive, limit=limit,
-                           with_frontmatter=with_frontmatter)
+        return list_folder(
+            folder, flt, self._frontmatter, recursive=recursive, limit=limit, with_frontmatter=with_frontmatter
+        )
 
     # ------------------------------------------------------------------ search
 

@@ -62,8 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         build_s = time.perf_counter() - started
         modes = {
             "index, fed": Drafting(vault, private_folders=("Journal",), knowledge=IndexKnowledge(index, ("Journal",))),
-            "index, checked": Drafting(vault, private_folders=("Journal",),
-                                       knowledge=IndexKnowledge(index, ("Journal",))),
+            "index, checked": Drafting(
+                vault, private_folders=("Journal",), knowledge=IndexKnowledge(index, ("Journal",))
+            ),
             "scan": Drafting(vault, private_folders=("Journal",), knowledge=VaultKnowledge(vault, ("Journal",))),
         }
         drafting_service.watching(vault, True)  # "fed" as the daemon's watcher makes it; undone below

@@ -50,14 +50,17 @@ DAY = 86400.0
 OWNER = "owner@example.com"
 
 
-def build(root: Path, threads: int, open_notes: int, start: float, done_notes: int = 0) -> tuple[HandlerContext, list[Message]]:
+def build(
+    root: Path, threads: int, open_notes: int, start: float, done_notes: int = 0
+) -> tuple[HandlerContext, list[Message]]:
     vault_dir = root / "vault"
     vault_dir.mkdir()
     init_vault(vault_dir)
     for i in range(done_notes):  # the filed mail a vault piles up: the pass looks there for `awaiting:` words
         (vault_dir / "Done" / f"EMAIL_done{i:06d}.md").write_text(
             f"---\ntype: email\nstatus: done\nmessage_id: done{i:06d}\nthread_id: old-{i:06d}\nfrom: a{i}@example.org\n"
-            f"subject: Filed {i}\nreceived: 2026-01-01T00:00:00Z\n---\n```text\nOld mail {i}\n```\n")
+            f"subject: Filed {i}\nreceived: 2026-01-01T00:00:00Z\n---\n```text\nOld mail {i}\n```\n"
+        )
     settings = load_settings(vault_path=vault_dir, h0_state_dir=root / "state", owner_emails=OWNER)
     ctx = HandlerContext.local(settings, Vault(vault_dir), state_db=StateDB.for_vault(vault_dir, settings.h0_state_dir))
     messages: list[Message] = []
@@ -65,25 +68,58 @@ def build(root: Path, threads: int, open_notes: int, start: float, done_notes: i
         kind, t = i % 3, f"thread-{i:06d}"
         at = start - (i % 50) * 60
         person = (f"Person {i}", f"p{i}@example.org")
-        inbound = Message(key=f"<in-{i}@example.org>", thread=t, outbound=False, sender=person[1],
-                          recipients=(("Owner", OWNER),), subject=f"Subject {i}", at=at, seen_at=at,
-                          provider_id=f"in{i:06d}", note=f"Needs_Action/EMAIL_in{i:06d}.md" if kind == 0 else None)
+        inbound = Message(
+            key=f"<in-{i}@example.org>",
+            thread=t,
+            outbound=False,
+            sender=person[1],
+            recipients=(("Owner", OWNER),),
+            subject=f"Subject {i}",
+            at=at,
+            seen_at=at,
+            provider_id=f"in{i:06d}",
+            note=f"Needs_Action/EMAIL_in{i:06d}.md" if kind == 0 else None,
+        )
         if kind in (0, 1):
             messages.append(inbound)
         if kind == 1:
-            messages.append(Message(key=f"<re-{i}@example.com>", thread=t, outbound=True, sender=OWNER,
-                                    recipients=(person,), subject=f"Re: Subject {i}", at=at + 60, seen_at=at + 60,
-                                    provider_id=f"re{i:06d}", asks=False))
+            messages.append(
+                Message(
+                    key=f"<re-{i}@example.com>",
+                    thread=t,
+                    outbound=True,
+                    sender=OWNER,
+                    recipients=(person,),
+                    subject=f"Re: Subject {i}",
+                    at=at + 60,
+                    seen_at=at + 60,
+                    provider_id=f"re{i:06d}",
+                    asks=False,
+                )
+            )
         if kind == 2:
-            messages.append(Message(key=f"<ask-{i}@example.com>", thread=t, outbound=True, sender=OWNER,
-                                    recipients=(person,), subject=f"Question {i}?", at=at, seen_at=at,
-                                    provider_id=f"ask{i:06d}", asks=True, ask="Could you check?"))
+            messages.append(
+                Message(
+                    key=f"<ask-{i}@example.com>",
+                    thread=t,
+                    outbound=True,
+                    sender=OWNER,
+                    recipients=(person,),
+                    subject=f"Question {i}?",
+                    at=at,
+                    seen_at=at,
+                    provider_id=f"ask{i:06d}",
+                    asks=True,
+                    ask="Could you check?",
+                )
+            )
     for i in range(0, min(threads, 3 * open_notes), 3):
         (vault_dir / "Needs_Action" / f"EMAIL_in{i:06d}.md").write_text(
             f"---\ntype: email\nstatus: needs_info\nmessage_id: in{i:06d}\nrfc822_message_id: '<in-{i}@example.org>'\n"
             f"thread_id: thread-{i:06d}\nfrom: Person {i} <p{i}@example.org>\nsubject: Subject {i}\n"
             f"received: {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(start - (i % 50) * 60))}\n---\n"
-            f"```text\nHello {i}\n```\n")
+            f"```text\nHello {i}\n```\n"
+        )
     return ctx, messages
 
 
@@ -98,8 +134,12 @@ def one_pass(ctx: HandlerContext, vault: Vault, now: float):
 
 
 def bench_pass(args: argparse.Namespace) -> dict:
-    figures: dict[str, list[float]] = {"record_us_per_message": [], "first_look_ms": [], "idle_pass_ms": [],
-                                       "due_ms": []}
+    figures: dict[str, list[float]] = {
+        "record_us_per_message": [],
+        "first_look_ms": [],
+        "idle_pass_ms": [],
+        "due_ms": [],
+    }
     counts: dict[str, int] = {}
     start = time.time()
     for _ in range(args.runs):
@@ -120,20 +160,33 @@ def bench_pass(args: argparse.Namespace) -> dict:
                 assert report.threads == 0 and not report.changed
             figures["idle_pass_ms"].append(statistics.median(idle))
             # Make --due threads fall due now (their messages ten days old): owed notes and awaited questions.
-            due = ctx.state_db.query("SELECT thread FROM followup_threads WHERE due_at IS NOT NULL "
-                                     "ORDER BY thread LIMIT ?", (args.due,))
+            due = ctx.state_db.query(
+                "SELECT thread FROM followup_threads WHERE due_at IS NOT NULL ORDER BY thread LIMIT ?", (args.due,)
+            )
             with ctx.state_db.transaction() as db:
-                db.executemany("UPDATE followup_threads SET due_at = ? WHERE thread = ?",
-                               [(start, r["thread"]) for r in due])
-                db.executemany("UPDATE followup_messages SET at = ? WHERE thread = ?",
-                               [(start - 10 * DAY, r["thread"]) for r in due])
+                db.executemany(
+                    "UPDATE followup_threads SET due_at = ? WHERE thread = ?", [(start, r["thread"]) for r in due]
+                )
+                db.executemany(
+                    "UPDATE followup_messages SET at = ? WHERE thread = ?",
+                    [(start - 10 * DAY, r["thread"]) for r in due],
+                )
             ms, report = timed(one_pass, ctx, vault, start + 180)
             figures["due_ms"].append(ms)
-            counts.update(due_threads=report.threads, owed_marked=len(report.owed), awaited_written=len(report.awaited),
-                          failed=report.failed, messages=len(messages), threads=args.threads,
-                          open_email_notes=args.open_notes)
-    return {"median": {k: round(statistics.median(v), 2) for k, v in figures.items()},
-            "runs": {k: [round(x, 2) for x in v] for k, v in figures.items()}, "counts": counts}
+            counts.update(
+                due_threads=report.threads,
+                owed_marked=len(report.owed),
+                awaited_written=len(report.awaited),
+                failed=report.failed,
+                messages=len(messages),
+                threads=args.threads,
+                open_email_notes=args.open_notes,
+            )
+    return {
+        "median": {k: round(statistics.median(v), 2) for k, v in figures.items()},
+        "runs": {k: [round(x, 2) for x in v] for k, v in figures.items()},
+        "counts": counts,
+    }
 
 
 def bench_gmail() -> dict:
@@ -150,13 +203,24 @@ def bench_gmail() -> dict:
             vault_dir.mkdir()
             init_vault(vault_dir)
             token = gmail.write_token(root / "token.json")
-            settings = load_settings(vault_path=vault_dir, mail_backend="gmail", gmail_token_path=token,
-                                     gmail_api_endpoint=gmail.api_endpoint, gmail_token_uri=gmail.token_uri,
-                                     h0_state_dir=root / "state", max_retries=1, retry_delay_ms=1)
+            settings = load_settings(
+                vault_path=vault_dir,
+                mail_backend="gmail",
+                gmail_token_path=token,
+                gmail_api_endpoint=gmail.api_endpoint,
+                gmail_token_uri=gmail.token_uri,
+                h0_state_dir=root / "state",
+                max_retries=1,
+                retry_delay_ms=1,
+            )
             service = MailService(settings, trusted_caller=True)
             service.sync.follow_sent = follow_sent
-            ctx = HandlerContext.local(settings, Vault(vault_dir), mail=LocalMail(service),
-                                       state_db=StateDB.for_vault(vault_dir, settings.h0_state_dir))
+            ctx = HandlerContext.local(
+                settings,
+                Vault(vault_dir),
+                mail=LocalMail(service),
+                state_db=StateDB.for_vault(vault_dir, settings.h0_state_dir),
+            )
             gmail.add_message(subject="seed")
             ingest_new_mail(ctx)  # the first run's catch-up
             gmail.reset_quota()
@@ -164,8 +228,13 @@ def bench_gmail() -> dict:
             idle = list(gmail.quota)
             for i in range(10):
                 gmail.add_message(sender=f"P{i} <p{i}@example.org>", subject=f"New {i}", body="Hello?")
-                gmail.add_message(sender=f"Owner <{gmail.address}>", to=f"Q{i} <q{i}@example.org>", labels=("SENT",),
-                                  subject=f"Asked {i}", body="Could you send it?")
+                gmail.add_message(
+                    sender=f"Owner <{gmail.address}>",
+                    to=f"Q{i} <q{i}@example.org>",
+                    labels=("SENT",),
+                    subject=f"Asked {i}",
+                    body="Could you send it?",
+                )
             gmail.reset_quota()
             requests_before = len(gmail.requests)
             report = ingest_new_mail(ctx)
@@ -175,10 +244,15 @@ def bench_gmail() -> dict:
             gmail.reset_quota()
             follow_up(ctx, find_followup_notes(Vault(vault_dir)), now=time.time() + 30 * DAY)
             results["followed" if follow_sent else "not_followed"] = {
-                "idle_poll": idle, "busy_poll_calls": dict(busy), "busy_poll_units": busy_units,
-                "busy_poll_batches": batches, "busy_poll_requests": len(gmail.requests) - requests_before,
-                "written": len(report.written), "sent_read": report.sent,
-                "follow_up_pass_units": gmail.units, "follow_up_pass_calls": len(gmail.quota),
+                "idle_poll": idle,
+                "busy_poll_calls": dict(busy),
+                "busy_poll_units": busy_units,
+                "busy_poll_batches": batches,
+                "busy_poll_requests": len(gmail.requests) - requests_before,
+                "written": len(report.written),
+                "sent_read": report.sent,
+                "follow_up_pass_units": gmail.units,
+                "follow_up_pass_calls": len(gmail.quota),
             }
             service.close()
     return results
@@ -197,19 +271,26 @@ def main() -> None:
 
     logger.remove()
     logger.add(sys.stderr, level="WARNING")
-    figures = {"machine": f"{platform.machine()} {platform.python_version()}",
-               "pass": bench_pass(args), "gmail": bench_gmail()}
+    figures = {
+        "machine": f"{platform.machine()} {platform.python_version()}",
+        "pass": bench_pass(args),
+        "gmail": bench_gmail(),
+    }
     m = figures["pass"]["median"]
-    print(f"follow-up pass over {args.threads:,} threads ({args.open_notes:,} open email notes, {args.done_notes:,} in Done/), "
-          f"median of {args.runs}:")
+    print(
+        f"follow-up pass over {args.threads:,} threads ({args.open_notes:,} open email notes, {args.done_notes:,} in Done/), "
+        f"median of {args.runs}:"
+    )
     print(f"  record        {m['record_us_per_message']:8.1f} µs a message")
     print(f"  first look    {m['first_look_ms']:8.1f} ms   (every thread dirty, nothing due)")
     print(f"  idle pass     {m['idle_pass_ms']:8.1f} ms   (nothing changed, nothing due)")
     print(f"  due           {m['due_ms']:8.1f} ms   ({figures['pass']['counts']})")
     for name, data in figures["gmail"].items():
-        print(f"gmail, sent mail {name.replace('_', ' ')}: idle poll {data['idle_poll']}; a poll with 10 new + 10 sent: "
-              f"{data['busy_poll_calls']} = {data['busy_poll_units']} units, batches {data['busy_poll_batches']}; "
-              f"follow-up pass: {data['follow_up_pass_calls']} calls")
+        print(
+            f"gmail, sent mail {name.replace('_', ' ')}: idle poll {data['idle_poll']}; a poll with 10 new + 10 sent: "
+            f"{data['busy_poll_calls']} = {data['busy_poll_units']} units, batches {data['busy_poll_batches']}; "
+            f"follow-up pass: {data['follow_up_pass_calls']} calls"
+        )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
 

@@ -31,7 +31,8 @@ from h0.vault.note import parse
 ORDINARY = (
     "---\ntype: email\nstatus: pending\nfrom: Dana <dana@example.com>\nto: [bob@example.com]\n"
     "subject: Lunch on Thursday?\nreceived: 2026-11-22T10:00:00Z\nlabels: [INBOX, UNREAD]\n---\n"
-    + "Still on for Thursday? " * 100 + "\n"
+    + "Still on for Thursday? " * 100
+    + "\n"
 )
 
 
@@ -50,9 +51,9 @@ CASES: dict[str, str] = {
     "WIDE: 9,000 keys (under the size limit)": "---\n" + "".join(f"k{i}: {i}\n" for i in range(9_000)) + "---\nHi\n",
     "HUGE: 200 KB value": "---\nsubject: " + "x" * 200_000 + "\n---\nHi\n",
     "UNCLOSED: 10 MB note": "---\nsubject: x\n" + "y: z\n" * 2_000_000,
-    "ALIAS BOMB: 10 levels x 9": "---\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9)
-    ) + "---\nHi\n",
+    "ALIAS BOMB: 10 levels x 9": "---\na: &a [x, x, x, x, x, x, x, x, x]\n"
+    + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9))
+    + "---\nHi\n",
     "MERGE: 40 levels of <<": _merges(40),
     "BLANKS: 60 K spaces before ':'": "---\nkey" + " " * 60_000 + ": v\n---\nHi\n",
 }
@@ -72,6 +73,7 @@ def _parse(data: bytes) -> Callable[[], str]:
             return "read"
         except H0Error as error:
             return error.code
+
     return run
 
 
@@ -96,8 +98,10 @@ def main() -> int:
     for name, times in runs.items():
         median, worst = statistics.median(times), max(times)
         figures[name] = {"bytes": len(encoded[name]), "outcome": outcomes[name], "median_s": median, "worst_s": worst}
-        print(f"{name:44} {len(encoded[name]):>9,} {outcomes[name]:>12} {median * 1e3:>8.3f}ms "
-              f"{worst * 1e3:>8.3f}ms {median / base:>10.1f}x")
+        print(
+            f"{name:44} {len(encoded[name]):>9,} {outcomes[name]:>12} {median * 1e3:>8.3f}ms "
+            f"{worst * 1e3:>8.3f}ms {median / base:>10.1f}x"
+        )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0

@@ -64,13 +64,21 @@ def percentile(values: list[float], pct: float) -> float:
 
 
 def summary(values: list[float]) -> dict[str, float]:
-    return {"n": len(values), "p50": statistics.median(values), "p90": percentile(values, 90),
-            "p99": percentile(values, 99), "mean": statistics.fmean(values), "max": max(values)}
+    return {
+        "n": len(values),
+        "p50": statistics.median(values),
+        "p90": percentile(values, 90),
+        "p99": percentile(values, 99),
+        "mean": statistics.fmean(values),
+        "max": max(values),
+    }
 
 
 def raw(i: int) -> bytes:
-    return (f"From: Bench <bench@example.org>\r\nTo: h0@example.com\r\nSubject: bench {i}\r\n"
-            f"Message-ID: <bench-{i}-{time.time_ns()}@example.org>\r\n\r\nMessage number {i}.\r\n").encode()
+    return (
+        f"From: Bench <bench@example.org>\r\nTo: h0@example.com\r\nSubject: bench {i}\r\n"
+        f"Message-ID: <bench-{i}-{time.time_ns()}@example.org>\r\n\r\nMessage number {i}.\r\n"
+    ).encode()
 
 
 def run_mode(mode: str, server: PymapServer, root: Path, messages: int, poll: float) -> list[float]:
@@ -79,10 +87,19 @@ def run_mode(mode: str, server: PymapServer, root: Path, messages: int, poll: fl
     init_vault(vault)
     server.empty("INBOX")
     settings = load_settings(
-        vault_path=vault, h0_state_dir=root / f"state-{mode}", mail_backend="imap", imap_host=server.host,
-        imap_port=server.port, imap_secure="none", imap_user=server.user, imap_pass=server.password,
-        gmail_poll_seconds=3600.0 if mode == "idle" else poll, log_level="WARNING", dashboard_enabled=False,
-        briefings_enabled=False, imap_idle=mode == "idle",
+        vault_path=vault,
+        h0_state_dir=root / f"state-{mode}",
+        mail_backend="imap",
+        imap_host=server.host,
+        imap_port=server.port,
+        imap_secure="none",
+        imap_user=server.user,
+        imap_pass=server.password,
+        gmail_poll_seconds=3600.0 if mode == "idle" else poll,
+        log_level="WARNING",
+        dashboard_enabled=False,
+        briefings_enabled=False,
+        imap_idle=mode == "idle",
     )
     daemon = Daemon(settings, workers=1, ingest=True)  # with imap_idle, it holds the IDLE watcher
     daemon.start(watch=False, sweep=False)
@@ -131,12 +148,19 @@ def run_mode(mode: str, server: PymapServer, root: Path, messages: int, poll: fl
 
 
 def idle_cost(server: PymapServer, seconds: float) -> dict[str, float]:
-    settings = {"imap_host": server.host, "imap_port": server.port, "imap_secure": "none", "imap_user": server.user,
-                "imap_pass": server.password}
+    settings = {
+        "imap_host": server.host,
+        "imap_port": server.port,
+        "imap_secure": "none",
+        "imap_user": server.user,
+        "imap_pass": server.password,
+    }
     figures: dict[str, float] = {}
     for idle in (False, True):
         code = PROBE.format(repo=str(REPO), settings=settings, idle=idle, seconds=seconds + 2)
-        child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env={**os.environ, "H0_ENV_FILE": ""})
+        child = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env={**os.environ, "H0_ENV_FILE": ""}
+        )
         assert child.stdout is not None and child.stdout.readline().strip() == "ready"
         ticks = os.sysconf("SC_CLK_TCK")
 
@@ -147,8 +171,11 @@ def idle_cost(server: PymapServer, seconds: float) -> dict[str, float]:
         before = cpu()
         time.sleep(seconds)
         used = cpu() - before
-        rss = next(int(line.split()[1]) for line in Path(f"/proc/{child.pid}/status").read_text().splitlines()
-                   if line.startswith("VmRSS:"))
+        rss = next(
+            int(line.split()[1])
+            for line in Path(f"/proc/{child.pid}/status").read_text().splitlines()
+            if line.startswith("VmRSS:")
+        )
         child.kill()
         child.wait()
         key = "with_idle" if idle else "without"
@@ -167,7 +194,11 @@ def main() -> None:
     parser.add_argument("--modes", default="idle,polling")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    results: dict[str, object] = {"python": platform.python_version(), "cpus": os.cpu_count(), "messages": args.messages}
+    results: dict[str, object] = {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "messages": args.messages,
+    }
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         server = PymapServer(root / "pymap").start()
@@ -176,12 +207,16 @@ def main() -> None:
                 latencies = run_mode(mode, server, root, args.messages, args.poll)
                 results[mode] = summary(latencies)
                 s = results[mode]
-                print(f"{mode:8s} n={s['n']:4d}  p50 {s['p50']*1000:7.0f} ms  p90 {s['p90']*1000:7.0f} ms  "
-                      f"p99 {s['p99']*1000:7.0f} ms  max {s['max']*1000:7.0f} ms")
+                print(
+                    f"{mode:8s} n={s['n']:4d}  p50 {s['p50'] * 1000:7.0f} ms  p90 {s['p90'] * 1000:7.0f} ms  "
+                    f"p99 {s['p99'] * 1000:7.0f} ms  max {s['max'] * 1000:7.0f} ms"
+                )
             results["idle_cost"] = cost = idle_cost(server, args.idle_seconds)
-            print(f"idle IDLE connection: {cost['cpu_percent_of_idle_connection']:.3f} % CPU over "
-                  f"{args.idle_seconds:.0f} s, +{cost['rss_kib_of_idle_connection']} KiB RSS "
-                  f"({cost['rss_kib_with_idle']} KiB with, {cost['rss_kib_without']} KiB without)")
+            print(
+                f"idle IDLE connection: {cost['cpu_percent_of_idle_connection']:.3f} % CPU over "
+                f"{args.idle_seconds:.0f} s, +{cost['rss_kib_of_idle_connection']} KiB RSS "
+                f"({cost['rss_kib_with_idle']} KiB with, {cost['rss_kib_without']} KiB without)"
+            )
         finally:
             server.stop()
     if args.json:

@@ -131,8 +131,12 @@ async def search_figures(vault: Path, state: Path, calls: int, rounds: int) -> d
             print("rare series:", " ".join(f"{x:.0f}" for x in figures["rare_ms"]))
             print("fresh series:", " ".join(f"{x:.0f}" for x in lag))
         rss = server_rss_mb()
-    out = {"first_ms": figures["first_ms"][0], "rss_mb": rss, "fresh_p50_ms": statistics.median(figures["fresh_ms"]),
-           "fresh_max_ms": max(figures["fresh_ms"])}
+    out = {
+        "first_ms": figures["first_ms"][0],
+        "rss_mb": rss,
+        "fresh_p50_ms": statistics.median(figures["fresh_ms"]),
+        "fresh_max_ms": max(figures["fresh_ms"]),
+    }
     for key in ("rare_ms", "common_ms"):
         out[f"{key[:-3]}_p50_ms"] = statistics.median(figures[key])
         out[f"{key[:-3]}_p99_ms"] = pct(figures[key], 0.99)
@@ -171,26 +175,35 @@ def main(argv: list[str] | None = None) -> int:
             figures.update(build_s=built, reconcile_s=reconciled, notes=count, mb=manifest["bytes"] / 1e6)
             results[str(size)] = figures
             print(f"\n{count:,} notes ({figures['mb']:.0f} MB)")
-            print(f"  build {built:.2f} s (goal ≤ {5 if size <= 10_000 else 60} s at 10k/100k); reconcile unchanged "
-                  f"{reconciled * 1000:.0f} ms")
+            print(
+                f"  build {built:.2f} s (goal ≤ {5 if size <= 10_000 else 60} s at 10k/100k); reconcile unchanged "
+                f"{reconciled * 1000:.0f} ms"
+            )
             for kind in ("rare", "common"):
                 p50, p99, rg = figures[f"{kind}_p50_ms"], figures[f"{kind}_p99_ms"], figures[f"rg_{kind}_ms"]
                 label = RARE_MULTI if kind == "rare" else COMMON
-                print(f"  search {label!r}: p50 {p50:.2f} ms, p99 {p99:.2f} ms; rg -i -F -l {rg:.1f} ms → "
-                      f"{p50 / rg:.3f}× / {p99 / rg:.3f}× (goal ≤ 0.2×)")
+                print(
+                    f"  search {label!r}: p50 {p50:.2f} ms, p99 {p99:.2f} ms; rg -i -F -l {rg:.1f} ms → "
+                    f"{p50 / rg:.3f}× / {p99 / rg:.3f}× (goal ≤ 0.2×)"
+                )
             print(f"  first search on a fresh server: {figures['first_ms']:.1f} ms")
-            print(f"  a note written behind the server's back, found by search: p50 {figures['fresh_p50_ms']:.1f} ms, "
-                  f"max {figures['fresh_max_ms']:.1f} ms (goal ≤ 50 ms)")
+            print(
+                f"  a note written behind the server's back, found by search: p50 {figures['fresh_p50_ms']:.1f} ms, "
+                f"max {figures['fresh_max_ms']:.1f} ms (goal ≤ 50 ms)"
+            )
             print(f"  vault server peak RSS {figures['rss_mb']:.0f} MB (goal ≤ 150 MB at 100k)")
-        alone = recall(Path(shutil.copytree(FIXTURES / "knowledge_vault", Path(tmp) / "kv")), Path(tmp) / "s-kv",
-                       "Journal")
+        alone = recall(
+            Path(shutil.copytree(FIXTURES / "knowledge_vault", Path(tmp) / "kv")), Path(tmp) / "s-kv", "Journal"
+        )
         big, _ = ensure_vault(Params())
         mixed = Path(tmp) / "mixed"
         shutil.copytree(big, mixed)
         shutil.copytree(FIXTURES / "knowledge_vault", mixed, dirs_exist_ok=True)
         inside = recall(mixed, Path(tmp) / "s-mixed", "Journal")
-        print(f"\nrelatedness recall@5 (22 emails, 44 expected notes): {alone:.3f} on the fixture vault, "
-              f"{inside:.3f} inside the 10,000-note vault (goal ≥ 0.9)")
+        print(
+            f"\nrelatedness recall@5 (22 emails, 44 expected notes): {alone:.3f} on the fixture vault, "
+            f"{inside:.3f} inside the 10,000-note vault (goal ≥ 0.9)"
+        )
         results["recall"] = {"alone": alone, "inside_10k": inside}
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

@@ -83,10 +83,19 @@ def latency_run(messages: int, interval: float, poll: float, seed: int) -> dict:
         tmp = Path(tmp_name)
         vault = fresh_vault(tmp)
         token = gmail.write_token(tmp / "token.json")
-        env = dict(os.environ, H0_ENV_FILE="", VAULT_PATH=str(vault), MAIL_BACKEND="gmail", GMAIL_TOKEN_PATH=str(token),
-                   GMAIL_API_ENDPOINT=gmail.api_endpoint, GMAIL_TOKEN_URI=gmail.token_uri,
-                   GMAIL_POLL_SECONDS=f"{poll:g}", H0_STATE_DIR=str(tmp / "state"), LOG_LEVEL="WARNING",
-                   LLM_PROVIDER="rules")
+        env = dict(
+            os.environ,
+            H0_ENV_FILE="",
+            VAULT_PATH=str(vault),
+            MAIL_BACKEND="gmail",
+            GMAIL_TOKEN_PATH=str(token),
+            GMAIL_API_ENDPOINT=gmail.api_endpoint,
+            GMAIL_TOKEN_URI=gmail.token_uri,
+            GMAIL_POLL_SECONDS=f"{poll:g}",
+            H0_STATE_DIR=str(tmp / "state"),
+            LOG_LEVEL="WARNING",
+            LLM_PROVIDER="rules",
+        )
         clock = NoteClock(vault)
         gmail.add_message(subject="before the daemon")  # the first run's catch-up has something to do
         with open(tmp / "daemon.log", "ab") as log:
@@ -125,19 +134,25 @@ def latency_run(messages: int, interval: float, poll: float, seed: int) -> dict:
 
 
 def bench_latency(messages: int, interval: float, polls: list[float]) -> None:
-    print(f"\nlatency: message inserted into the fake Gmail → note in the vault ({messages} messages, one every "
-          f"~{interval:g} s at random moments; a real `h0 watch`)")
+    print(
+        f"\nlatency: message inserted into the fake Gmail → note in the vault ({messages} messages, one every "
+        f"~{interval:g} s at random moments; a real `h0 watch`)"
+    )
     for poll in polls:
         result = latency_run(messages, interval, poll, seed=int(poll * 1000) + messages)
         samples = result["samples"]
         p50, p90, p99 = statistics.median(samples), percentile(samples, 0.9), percentile(samples, 0.99)
         goal = " (goal ≤ 6 s)" if poll == DEFAULT_POLL else ""
-        print(f"  GMAIL_POLL_SECONDS={poll:g}: p50 {p50:.2f} s{goal}, p90 {p90:.2f} s, p99 {p99:.2f} s, "
-              f"min {min(samples):.2f} s, max {max(samples):.2f} s")
+        print(
+            f"  GMAIL_POLL_SECONDS={poll:g}: p50 {p50:.2f} s{goal}, p90 {p90:.2f} s, p99 {p99:.2f} s, "
+            f"min {min(samples):.2f} s, max {max(samples):.2f} s"
+        )
         calls = ", ".join(f"{name} ×{count}" for name, count in sorted(result["calls"].items()))
         largest = max(result["batches"]) if result["batches"] else 0
-        print(f"    over the {result['elapsed']:.0f} s of arrivals: {result['units']} quota units ({calls}); "
-              f"{len(result['batches'])} batch requests, the largest {largest} calls")
+        print(
+            f"    over the {result['elapsed']:.0f} s of arrivals: {result['units']} quota units ({calls}); "
+            f"{len(result['batches'])} batch requests, the largest {largest} calls"
+        )
 
 
 # -- quota, in process ----------------------------------------------------------------------
@@ -161,8 +176,13 @@ def quota_for(mode: str, messages: int, idle_polls: int) -> tuple[float, int, in
         os.environ["H0_ENV_FILE"] = ""
         vault = fresh_vault(tmp)
         token = gmail.write_token(tmp / "token.json")
-        settings = load_settings(vault_path=vault, mail_backend="gmail", gmail_token_path=token,
-                                 gmail_api_endpoint=gmail.api_endpoint, gmail_token_uri=gmail.token_uri)
+        settings = load_settings(
+            vault_path=vault,
+            mail_backend="gmail",
+            gmail_token_path=token,
+            gmail_api_endpoint=gmail.api_endpoint,
+            gmail_token_uri=gmail.token_uri,
+        )
         service = MailService(settings)
         try:
             ctx = HandlerContext.local(settings, Vault(vault), mail=LocalMail(service))
@@ -206,7 +226,9 @@ def bench_quota(idle_polls: int) -> None:
         hour = idle * 3600 / poll
         goal = " (goal ≤ 1,000)" if name == "history sync" and poll == DEFAULT_POLL else ""
         print(f"  {name:<15} {poll:>5g}s {idle:>16.1f} {hour:>16,.0f} {per_100:>12,} ({passes} passes){goal}")
-    print(f"  idle hour = units of one empty poll (mean of {idle_polls}) × 3600 / poll seconds: counted, not waited for.")
+    print(
+        f"  idle hour = units of one empty poll (mean of {idle_polls}) × 3600 / poll seconds: counted, not waited for."
+    )
     print("  per 100 messages: one burst of 100, passes until one finds nothing (that empty pass included).")
 
 

@@ -43,8 +43,19 @@ from h0.vault import Vault, init_vault
 from tests.fakes.fake_gmail import FakeGmail
 
 H0_BIN = str(Path(sys.executable).with_name("h0"))
-H0_VARS = ("VAULT_PATH", "MAIL_BACKEND", "H0_STATE_DIR", "ALLOW_UNAPPROVED_SEND", "H0_DAEMON_CHILD", "GMAIL_TOKEN_PATH", "GMAIL_API_ENDPOINT", "GMAIL_TOKEN_URI",
-           "RATE_LIMIT_PER_HOUR", "RATE_LIMIT_PER_DAY", "LOG_LEVEL")
+H0_VARS = (
+    "VAULT_PATH",
+    "MAIL_BACKEND",
+    "H0_STATE_DIR",
+    "ALLOW_UNAPPROVED_SEND",
+    "H0_DAEMON_CHILD",
+    "GMAIL_TOKEN_PATH",
+    "GMAIL_API_ENDPOINT",
+    "GMAIL_TOKEN_URI",
+    "RATE_LIMIT_PER_HOUR",
+    "RATE_LIMIT_PER_DAY",
+    "LOG_LEVEL",
+)
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -55,8 +66,13 @@ def percentile(values: list[float], pct: float) -> float:
 
 def summary(values: list[float]) -> dict[str, float]:
     return {
-        "n": len(values), "median": statistics.median(values), "p90": percentile(values, 90),
-        "p99": percentile(values, 99), "mean": statistics.fmean(values), "min": min(values), "max": max(values),
+        "n": len(values),
+        "median": statistics.median(values),
+        "p90": percentile(values, 90),
+        "p99": percentile(values, 99),
+        "mean": statistics.fmean(values),
+        "min": min(values),
+        "max": max(values),
     }
 
 
@@ -68,9 +84,14 @@ class Setup:
         self.gmail = gmail
         self.token = gmail.write_token(root / "token.json")
         self.values = {
-            "VAULT_PATH": str(self.vault), "MAIL_BACKEND": "gmail", "GMAIL_TOKEN_PATH": str(self.token),
-            "GMAIL_API_ENDPOINT": gmail.api_endpoint, "GMAIL_TOKEN_URI": gmail.token_uri,
-            "RATE_LIMIT_PER_HOUR": "1000000", "RATE_LIMIT_PER_DAY": "1000000", "LOG_LEVEL": "WARNING",
+            "VAULT_PATH": str(self.vault),
+            "MAIL_BACKEND": "gmail",
+            "GMAIL_TOKEN_PATH": str(self.token),
+            "GMAIL_API_ENDPOINT": gmail.api_endpoint,
+            "GMAIL_TOKEN_URI": gmail.token_uri,
+            "RATE_LIMIT_PER_HOUR": "1000000",
+            "RATE_LIMIT_PER_DAY": "1000000",
+            "LOG_LEVEL": "WARNING",
             "H0_STATE_DIR": str(root / "state"),
         }
 
@@ -83,8 +104,10 @@ class Setup:
         """An approved draft (written in Drafts/, a minute old, moved into Approved/): path and hash."""
         name = f"bench-{tag}.md"
         draft = self.vault / "Drafts" / name
-        draft.write_text(f"---\nto: Bench Recipient <bench@example.com>\nsubject: Benchmark {tag}\n---\n"
-                         "A short reply, as H0 sends them.\n")
+        draft.write_text(
+            f"---\nto: Bench Recipient <bench@example.com>\nsubject: Benchmark {tag}\n---\n"
+            "A short reply, as H0 sends them.\n"
+        )
         os.utime(draft, (time.time() - 60, time.time() - 60))
         os.rename(draft, self.vault / "Approved" / name)
         return {"path": f"Approved/{name}", "note_hash": Vault(self.vault).read_note(f"Approved/{name}").hash}
@@ -126,10 +149,16 @@ async def spawn_per_call(setup: Setup, runs: int) -> tuple[list[float], list[flo
 
 
 def in_process(setup: Setup, sends: int, warmup: int) -> list[float]:
-    settings = load_settings(vault_path=setup.vault, mail_backend="gmail", gmail_token_path=setup.token,
-                             gmail_api_endpoint=setup.gmail.api_endpoint, gmail_token_uri=setup.gmail.token_uri,
-                             rate_limit_per_hour=1_000_000, rate_limit_per_day=1_000_000,
-                             h0_state_dir=Path(setup.values["H0_STATE_DIR"]))
+    settings = load_settings(
+        vault_path=setup.vault,
+        mail_backend="gmail",
+        gmail_token_path=setup.token,
+        gmail_api_endpoint=setup.gmail.api_endpoint,
+        gmail_token_uri=setup.gmail.token_uri,
+        rate_limit_per_hour=1_000_000,
+        rate_limit_per_day=1_000_000,
+        h0_state_dir=Path(setup.values["H0_STATE_DIR"]),
+    )
     service = MailService(settings)
     totals = []
     for i in range(warmup + sends):
@@ -143,8 +172,10 @@ def in_process(setup: Setup, sends: int, warmup: int) -> list[float]:
 
 
 def row(name: str, stats: dict[str, float]) -> str:
-    return (f"{name:<40} {stats['n']:>5} {stats['median']:>9.2f} {stats['p90']:>9.2f} {stats['p99']:>9.2f} "
-            f"{stats['mean']:>9.2f} {stats['min']:>9.2f} {stats['max']:>9.2f}")
+    return (
+        f"{name:<40} {stats['n']:>5} {stats['median']:>9.2f} {stats['p90']:>9.2f} {stats['p99']:>9.2f} "
+        f"{stats['mean']:>9.2f} {stats['min']:>9.2f} {stats['max']:>9.2f}"
+    )
 
 
 def main() -> None:
@@ -170,12 +201,17 @@ def main() -> None:
         "spawn per call: to arrival": summary(spawn_arrivals),
         "in-process (no MCP; GIL shared w/ fake)": summary(direct),
     }
-    print(f"send_approved_draft against the fake Gmail — {platform.python_implementation()} {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} CPUs; {sent} messages received by the fake")
+    print(
+        f"send_approved_draft against the fake Gmail — {platform.python_implementation()} {platform.python_version()}, "
+        f"{platform.machine()}, {os.cpu_count()} CPUs; {sent} messages received by the fake"
+    )
     print(f"{'mode (milliseconds)':<40} {'n':>5} {'median':>9} {'p90':>9} {'p99':>9} {'mean':>9} {'min':>9} {'max':>9}")
     for name, stats in results.items():
         print(row(name, stats))
-    ratio = results["spawn per call: send_approved_draft"]["median"] / results["persistent session: send_approved_draft"]["median"]
+    ratio = (
+        results["spawn per call: send_approved_draft"]["median"]
+        / results["persistent session: send_approved_draft"]["median"]
+    )
     print(f"spawn-per-call / persistent (median): {ratio:.0f}x")
     if args.json:
         args.json.write_text(json.dumps({"results": results, "ratio_median": ratio}, indent=2))

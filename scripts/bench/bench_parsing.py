@@ -84,12 +84,21 @@ def main() -> int:
     for _ in range(args.runs):
         for tree in trees:
             env = {**os.environ, "PYTHONPATH": tree}
-            out = subprocess.run([sys.executable, __file__, "--child", "--loops", str(args.loops)], env=env,
-                                 capture_output=True, text=True, check=True, cwd=tree).stdout
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", "--loops", str(args.loops)],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=tree,
+            ).stdout
             figures[tree].append(json.loads(out))
     names = list(figures[trees[0]][0])
     width = max(len(n) for n in names)
-    print(f"{'µs per call, median of ' + str(args.runs) + ' runs':<{width}}  " + "  ".join(f"{t[-18:]:>18}" for t in trees))
+    print(
+        f"{'µs per call, median of ' + str(args.runs) + ' runs':<{width}}  "
+        + "  ".join(f"{t[-18:]:>18}" for t in trees)
+    )
     for name in names:
         cells = [statistics.median(run[name] for run in figures[tree]) for tree in trees]
         ratio = f"   ×{cells[-1] / cells[0]:.2f}" if len(cells) > 1 else ""

@@ -51,14 +51,25 @@ DASHBOARD_MODES = {
 
 class Daemon:
     def __init__(self, vault: Path, gmail: FakeGmail, token: Path, workers: int = 4, mode: str = "on") -> None:
-        env = dict(os.environ, **DASHBOARD_MODES[mode], H0_ENV_FILE="", VAULT_PATH=str(vault), MAIL_BACKEND="gmail",
-                   GMAIL_TOKEN_PATH=str(token), GMAIL_API_ENDPOINT=gmail.api_endpoint,
-                   GMAIL_TOKEN_URI=gmail.token_uri, RATE_LIMIT_PER_HOUR="100000", RATE_LIMIT_PER_DAY="100000",
-                   LOG_LEVEL="WARNING", LLM_PROVIDER="rules")
+        env = dict(
+            os.environ,
+            **DASHBOARD_MODES[mode],
+            H0_ENV_FILE="",
+            VAULT_PATH=str(vault),
+            MAIL_BACKEND="gmail",
+            GMAIL_TOKEN_PATH=str(token),
+            GMAIL_API_ENDPOINT=gmail.api_endpoint,
+            GMAIL_TOKEN_URI=gmail.token_uri,
+            RATE_LIMIT_PER_HOUR="100000",
+            RATE_LIMIT_PER_DAY="100000",
+            LOG_LEVEL="WARNING",
+            LLM_PROVIDER="rules",
+        )
         self.vault = vault
         self.log = open(vault.parent / "daemon.log", "ab")  # noqa: SIM115 - the daemon's output until stop() closes it
-        self.proc = subprocess.Popen([H0, "watch", "--workers", str(workers)], env=env, stdout=self.log,
-                                     stderr=self.log)
+        self.proc = subprocess.Popen(
+            [H0, "watch", "--workers", str(workers)], env=env, stdout=self.log, stderr=self.log
+        )
         deadline = time.monotonic() + 60
         while (daemon_holder(vault) or {}).get("pid") != self.proc.pid:
             if time.monotonic() > deadline or self.proc.poll() is not None:
@@ -93,8 +104,10 @@ def check_mode(vault: Path, mode: str) -> None:
 
 
 def bench_latency(drafts: int, rounds: int, modes: list[str]) -> None:
-    print(f"\nlatency: rename into Approved/ → send request at the fake Gmail ({drafts} drafts × {rounds} rounds"
-          f"{', dashboard ' + ' vs '.join(modes) if len(modes) > 1 else ''})")
+    print(
+        f"\nlatency: rename into Approved/ → send request at the fake Gmail ({drafts} drafts × {rounds} rounds"
+        f"{', dashboard ' + ' vs '.join(modes) if len(modes) > 1 else ''})"
+    )
     medians: dict[str, list[float]] = {m: [] for m in modes}
     p99s: dict[str, list[float]] = {m: [] for m in modes}
     for round_no in range(1, rounds + 1):
@@ -104,11 +117,15 @@ def bench_latency(drafts: int, rounds: int, modes: list[str]) -> None:
             med, p99 = statistics.median(samples), percentile(samples, 0.99)
             medians[mode].append(med)
             p99s[mode].append(p99)
-            print(f"  round {round_no}, dashboard {mode:<3}: median {med:.1f} ms, p90 {percentile(samples, 0.9):.1f} ms, "
-                  f"p99 {p99:.1f} ms, max {max(samples):.1f} ms")
+            print(
+                f"  round {round_no}, dashboard {mode:<3}: median {med:.1f} ms, p90 {percentile(samples, 0.9):.1f} ms, "
+                f"p99 {p99:.1f} ms, max {max(samples):.1f} ms"
+            )
     for mode in modes:
-        print(f"  dashboard {mode:<3} — median of rounds: median {statistics.median(medians[mode]):.1f} ms (goal ≤ 20), "
-              f"p99 {statistics.median(p99s[mode]):.1f} ms (goal ≤ 100)")
+        print(
+            f"  dashboard {mode:<3} — median of rounds: median {statistics.median(medians[mode]):.1f} ms (goal ≤ 20), "
+            f"p99 {statistics.median(p99s[mode]):.1f} ms (goal ≤ 100)"
+        )
     if len(modes) > 1:
         for name, values in (("median", medians), ("p99", p99s)):
             on, off = statistics.median(values["on"]), statistics.median(values["off"])
@@ -135,16 +152,20 @@ def latency_round(drafts: int, mode: str) -> list[float]:
 
 
 def bench_throughput(count: int, rounds: int, modes: list[str]) -> None:
-    print(f"\nthroughput: {count} drafts renamed into Approved/ at once"
-          f"{f' ({rounds} rounds, dashboard ' + ' vs '.join(modes) + ')' if len(modes) > 1 else ''}")
+    print(
+        f"\nthroughput: {count} drafts renamed into Approved/ at once"
+        f"{f' ({rounds} rounds, dashboard ' + ' vs '.join(modes) + ')' if len(modes) > 1 else ''}"
+    )
     rates: dict[str, list[float]] = {m: [] for m in modes}
     for round_no in range(1, rounds + 1):
-        for mode in (modes if round_no % 2 else modes[::-1]):
+        for mode in modes if round_no % 2 else modes[::-1]:
             rates[mode].append(throughput_round(count, mode))
     if len(modes) > 1:
         on, off = statistics.median(rates["on"]), statistics.median(rates["off"])
-        print(f"  dashboard on/off, median of rounds: {on:.0f} / {off:.0f} sends/s = {100 * (on / off - 1):+.1f} % "
-              "(goal ≥ −10 %)")
+        print(
+            f"  dashboard on/off, median of rounds: {on:.0f} / {off:.0f} sends/s = {100 * (on / off - 1):+.1f} % "
+            "(goal ≥ −10 %)"
+        )
 
 
 def throughput_round(count: int, mode: str) -> float:
@@ -170,8 +191,10 @@ def throughput_round(count: int, mode: str) -> float:
             daemon.stop()
         check_mode(vault, mode)
         twice = len(gmail.sent) - len({s.message["Message-ID"] for s in gmail.sent})
-        print(f"  dashboard {mode:<3}: all {count} in Done/ after {elapsed:.2f} s → {count / elapsed:.0f} sends/s "
-              f"(renames took {renamed:.2f} s); sent {len(gmail.sent)}, duplicates {twice}")
+        print(
+            f"  dashboard {mode:<3}: all {count} in Done/ after {elapsed:.2f} s → {count / elapsed:.0f} sends/s "
+            f"(renames took {renamed:.2f} s); sent {len(gmail.sent)}, duplicates {twice}"
+        )
     return count / elapsed
 
 
@@ -200,8 +223,10 @@ def bench_idle(seconds: float, modes: list[str]) -> None:
                 time.sleep(seconds)
                 for name, pid in pids.items():
                     used = cpu_seconds(pid) - before[name]
-                    print(f"  dashboard {mode:<3} {name:<14} CPU {100 * used / seconds:.2f} % (goal < 0.5), "
-                          f"RSS {rss_mb(pid):.0f} MB (goal < 100)")
+                    print(
+                        f"  dashboard {mode:<3} {name:<14} CPU {100 * used / seconds:.2f} % (goal < 0.5), "
+                        f"RSS {rss_mb(pid):.0f} MB (goal < 100)"
+                    )
             finally:
                 daemon.stop()
 
@@ -213,8 +238,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--burst", type=int, default=1000)
     parser.add_argument("--idle-seconds", type=float, default=60.0)
-    parser.add_argument("--dashboard", choices=["on", "off", "both"], default="on",
-                        help="H0_Dashboard.md and the briefing on, off, or both side by side (default: on)")
+    parser.add_argument(
+        "--dashboard",
+        choices=["on", "off", "both"],
+        default="on",
+        help="H0_Dashboard.md and the briefing on, off, or both side by side (default: on)",
+    )
     parser.add_argument("--burst-rounds", type=int, default=1, help="throughput rounds per dashboard mode")
     args = parser.parse_args()
     modes = ["on", "off"] if args.dashboard == "both" else [args.dashboard]

@@ -159,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     h0 = find_h0(args.h0)
     with tempfile.TemporaryDirectory(prefix="h0-bench-start-") as tmp:
         found = asyncio.run(measure(h0, fresh_vault(Path(tmp) / "vault"), Path(tmp), args.starts, tuple(args.only)))
-    print(f"{'server':8} {'median s':>9} {'min s':>7} {'cpu s':>7}  goal <= {GOAL_START_S:g} s ({args.starts} starts each)")
+    print(
+        f"{'server':8} {'median s':>9} {'min s':>7} {'cpu s':>7}  goal <= {GOAL_START_S:g} s ({args.starts} starts each)"
+    )
     for name, walls in found.wall.items():
         med = statistics.median(walls)
         verdict = "" if name == "bare" else ("PASS" if med <= GOAL_START_S else "MISS")

@@ -73,7 +73,9 @@ def one_run(count: int, workers: int) -> dict:
         staging = Path(tmp) / "staging"
         staging.mkdir()
         notes = make_notes(staging, count)
-        settings = load_settings(vault_path=vault_dir, mail_backend="outbox", log_level="ERROR", sweep_interval_seconds=30)
+        settings = load_settings(
+            vault_path=vault_dir, mail_backend="outbox", log_level="ERROR", sweep_interval_seconds=30
+        )
         daemon = Daemon(settings, workers=workers, triager=Triager.from_settings(settings, vault_dir))
         decided = collections.Counter()
         all_done = threading.Event()
@@ -102,7 +104,9 @@ def one_run(count: int, workers: int) -> dict:
             loop.join(5)
             daemon.stop()
             signals.triage_decided.disconnect(on_decided)
-        audit = collections.Counter(r["note"] for r in AuditLog(vault_dir / "Logs", "h0").records(event="triage_decision"))
+        audit = collections.Counter(
+            r["note"] for r in AuditLog(vault_dir / "Logs", "h0").records(event="triage_decision")
+        )
         vault = Vault(vault_dir)
         undecided = 0
         for path in notes:
@@ -130,19 +134,25 @@ def main() -> int:
     from h0.logsetup import setup_logging
 
     setup_logging("ERROR")
-    print(f"triage throughput: {args.notes} notes dropped into Needs_Action/ at once, {args.workers} workers, "
-          f"{os.cpu_count()} CPUs")
+    print(
+        f"triage throughput: {args.notes} notes dropped into Needs_Action/ at once, {args.workers} workers, "
+        f"{os.cpu_count()} CPUs"
+    )
     results = []
     for run in range(1, args.runs + 1):
         result = one_run(args.notes, args.workers)
         results.append(result)
-        print(f"  run {run}: {result['seconds']:.2f} s → {result['per_second']:.0f} notes/s "
-              f"(renames took {result['rename_seconds']:.2f} s); lost {result['lost']}, "
-              f"decided twice {result['decided_twice']}, finished={result['finished']}")
+        print(
+            f"  run {run}: {result['seconds']:.2f} s → {result['per_second']:.0f} notes/s "
+            f"(renames took {result['rename_seconds']:.2f} s); lost {result['lost']}, "
+            f"decided twice {result['decided_twice']}, finished={result['finished']}"
+        )
     median = statistics.median(r["per_second"] for r in results)
     ok = all(r["finished"] and r["lost"] == 0 and r["decided_twice"] == 0 for r in results)
-    print(f"median: {median:.0f} notes/s (goal ≥ 300) — {'PASS' if median >= 300 and ok else 'MISS'}; "
-          f"none lost, none decided twice: {ok}")
+    print(
+        f"median: {median:.0f} notes/s (goal ≥ 300) — {'PASS' if median >= 300 and ok else 'MISS'}; "
+        f"none lost, none decided twice: {ok}"
+    )
     return 0 if ok else 1
 
 

@@ -114,7 +114,11 @@ def ts_client_calls(servers: dict[str, StdioServerParameters], calls: list[dict[
     }
     done = subprocess.run(
         [shutil.which("node") or "node", str(driver), json.dumps(plan)],
-        cwd=NODE_DIR, capture_output=True, text=True, timeout=600, check=False,
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"{driver.name} failed: {done.stderr[-2000:]}")
@@ -122,7 +126,12 @@ def ts_client_calls(servers: dict[str, StdioServerParameters], calls: list[dict[
 
 
 def find_h0(explicit: str | None) -> Path:
-    for candidate in (explicit, REPO / ".venv" / "bin" / "h0", Path(sys.executable).with_name("h0"), shutil.which("h0")):
+    for candidate in (
+        explicit,
+        REPO / ".venv" / "bin" / "h0",
+        Path(sys.executable).with_name("h0"),
+        shutil.which("h0"),
+    ):
         if candidate and Path(candidate).is_file():
             return Path(candidate)
     sys.exit("cannot find the h0 command: install the project (pip install -e .) or pass --h0")
@@ -139,7 +148,9 @@ def h0_params(h0: Path, vault: Path) -> StdioServerParameters:
 
 
 def fs_params(entry: Path, vault: Path) -> StdioServerParameters:
-    return StdioServerParameters(command=shutil.which("node") or "node", args=[str(entry), str(vault)], env=server_env())
+    return StdioServerParameters(
+        command=shutil.which("node") or "node", args=[str(entry), str(vault)], env=server_env()
+    )
 
 
 def _children() -> dict[int, str]:
@@ -381,7 +392,10 @@ def goals(m: dict[str, float]) -> dict[str, tuple[str, bool | None]]:
     """Goal text and verdict for each figure key (None: reported for comparison only)."""
     rg2 = GOAL_SEARCH_RATIO * m["rg_ms"]
     return {
-        "read_h0_med_ms": (f"<= ref ({m['read_h0_med_ms'] / m['read_fs_med_ms']:.2f}x)", m["read_h0_med_ms"] <= m["read_fs_med_ms"]),
+        "read_h0_med_ms": (
+            f"<= ref ({m['read_h0_med_ms'] / m['read_fs_med_ms']:.2f}x)",
+            m["read_h0_med_ms"] <= m["read_fs_med_ms"],
+        ),
         "read_h0_p99_ms": (f"({m['read_h0_p99_ms'] / m['read_fs_p99_ms']:.2f}x ref)", None),
         "list_h0_ms": (f"({m['list_h0_ms'] / m['list_fs_ms']:.2f}x ref)", None),
         "list_h0_val_ms": _ratio_goal(m["list_h0_val_ms"], m["list_fs_val_ms"], GOAL_LIST_RATIO),
@@ -430,7 +444,9 @@ def report(runs: list[Run], manifest: dict, vault: Path, fs_ver: str) -> tuple[s
         "  ".join("-" * w for w in widths),
     ]
     for row in body:
-        lines.append("  ".join(c.rjust(w) if 0 < i < len(row) - 3 else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        lines.append(
+            "  ".join(c.rjust(w) if 0 < i < len(row) - 3 else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
+        )
     problems = [c for r in runs for c in r.checks]
     all_pass = all(ok for _, ok in verdicts.values() if ok is not None) and not problems
     lines.append("")
@@ -447,7 +463,9 @@ def report(runs: list[Run], manifest: dict, vault: Path, fs_ver: str) -> tuple[s
 
 def _node_version() -> str:
     try:
-        return subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=10, check=False).stdout.strip()
+        return subprocess.run(
+            ["node", "--version"], capture_output=True, text=True, timeout=10, check=False
+        ).stdout.strip()
     except OSError:
         return "?"
 
@@ -474,7 +492,10 @@ async def main_async(args: argparse.Namespace) -> int:
     print(table)
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"median": med, "runs": [r.figures for r in runs], "checks": [c for r in runs for c in r.checks]}, indent=2)
+            json.dumps(
+                {"median": med, "runs": [r.figures for r in runs], "checks": [c for r in runs for c in r.checks]},
+                indent=2,
+            )
             + "\n"
         )
     return 0 if all_pass or not args.strict else 1

@@ -45,10 +45,21 @@ WATCHERS = ("native", "polling")
 
 class Daemon:
     def __init__(self, vault: Path, gmail: FakeGmail, token: Path, watcher: str) -> None:
-        env = dict(os.environ, H0_ENV_FILE="", VAULT_PATH=str(vault), MAIL_BACKEND="gmail", H0_WATCHER=watcher,
-                   GMAIL_TOKEN_PATH=str(token), GMAIL_API_ENDPOINT=gmail.api_endpoint,
-                   GMAIL_TOKEN_URI=gmail.token_uri, RATE_LIMIT_PER_HOUR="100000", RATE_LIMIT_PER_DAY="100000",
-                   LOG_LEVEL="WARNING", LLM_PROVIDER="rules", H0_STATE_DIR=str(vault.parent / "state"))
+        env = dict(
+            os.environ,
+            H0_ENV_FILE="",
+            VAULT_PATH=str(vault),
+            MAIL_BACKEND="gmail",
+            H0_WATCHER=watcher,
+            GMAIL_TOKEN_PATH=str(token),
+            GMAIL_API_ENDPOINT=gmail.api_endpoint,
+            GMAIL_TOKEN_URI=gmail.token_uri,
+            RATE_LIMIT_PER_HOUR="100000",
+            RATE_LIMIT_PER_DAY="100000",
+            LOG_LEVEL="WARNING",
+            LLM_PROVIDER="rules",
+            H0_STATE_DIR=str(vault.parent / "state"),
+        )
         self.log = open(vault.parent / "daemon.log", "ab")  # noqa: SIM115 - the daemon's output until stop() closes it
         self.proc = subprocess.Popen([H0, "watch", "--workers", "4"], env=env, stdout=self.log, stderr=self.log)
         deadline = time.monotonic() + 60
@@ -88,21 +99,27 @@ def latency_round(drafts: int, watcher: str) -> list[float]:
 
 
 def bench_latency(drafts: int, rounds: int) -> None:
-    print(f"\nlatency: rename into Approved/ → send request at the fake Gmail ({drafts} drafts × {rounds} rounds,"
-          f" native vs polling every {POLL_SECONDS} s)")
+    print(
+        f"\nlatency: rename into Approved/ → send request at the fake Gmail ({drafts} drafts × {rounds} rounds,"
+        f" native vs polling every {POLL_SECONDS} s)"
+    )
     medians: dict[str, list[float]] = {w: [] for w in WATCHERS}
     p99s: dict[str, list[float]] = {w: [] for w in WATCHERS}
     for round_no in range(1, rounds + 1):
-        for watcher in (WATCHERS if round_no % 2 else WATCHERS[::-1]):
+        for watcher in WATCHERS if round_no % 2 else WATCHERS[::-1]:
             samples = latency_round(drafts, watcher)
             med, p99 = statistics.median(samples), percentile(samples, 0.99)
             medians[watcher].append(med)
             p99s[watcher].append(p99)
-            print(f"  round {round_no}, {watcher:<7}: p50 {med:.1f} ms, p90 {percentile(samples, 0.9):.1f} ms, "
-                  f"p99 {p99:.1f} ms, max {max(samples):.1f} ms")
+            print(
+                f"  round {round_no}, {watcher:<7}: p50 {med:.1f} ms, p90 {percentile(samples, 0.9):.1f} ms, "
+                f"p99 {p99:.1f} ms, max {max(samples):.1f} ms"
+            )
     for watcher in WATCHERS:
-        print(f"  {watcher:<7} — median of rounds: p50 {statistics.median(medians[watcher]):.1f} ms, "
-              f"p99 {statistics.median(p99s[watcher]):.1f} ms")
+        print(
+            f"  {watcher:<7} — median of rounds: p50 {statistics.median(medians[watcher]):.1f} ms, "
+            f"p99 {statistics.median(p99s[watcher]):.1f} ms"
+        )
 
 
 # --------------------------------------------------------------------------- idle
@@ -116,10 +133,13 @@ def big_vault(tmp: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"note-{i:05}.md").write_text(note.format(i=i))
     for i in range(500):
-        (vault / "Done" / f"done-{i:04}.md").write_text(f"---\nstatus: sent\nto: a@example.com\nsubject: s{i}\n---\nx\n")
+        (vault / "Done" / f"done-{i:04}.md").write_text(
+            f"---\nstatus: sent\nto: a@example.com\nsubject: s{i}\n---\nx\n"
+        )
     for i in range(300):
         (vault / "Needs_Action" / f"EMAIL_{i:04}.md").write_text(
-            f"---\ntype: email\nstatus: needs_info\nmessage_id: m{i}\nfrom: a@example.com\nsubject: s{i}\n---\nx\n")
+            f"---\ntype: email\nstatus: needs_info\nmessage_id: m{i}\nfrom: a@example.com\nsubject: s{i}\n---\nx\n"
+        )
     for i in range(200):
         (vault / "Drafts" / f"draft-{i:04}.md").write_text(draft_text(i))
     return vault
@@ -181,8 +201,10 @@ def bench_idle(seconds: float) -> None:
                 finally:
                     daemon.stop()
                 if before is not None and after is not None:
-                    print(f"  `h0 watch` process, H0_WATCHER={watcher:<7}            CPU {100 * (after - before) / seconds:.2f} %"
-                          " (sweeps and dashboard included)")
+                    print(
+                        f"  `h0 watch` process, H0_WATCHER={watcher:<7}            CPU {100 * (after - before) / seconds:.2f} %"
+                        " (sweeps and dashboard included)"
+                    )
 
 
 def main() -> int:

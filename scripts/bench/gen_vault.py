@@ -91,13 +91,48 @@ SUBJECTS = [
     "Weekly digest: {thing}",
     "Contract renewal {num}",
 ]
-THINGS = ["design review", "budget", "roadmap", "launch", "onboarding", "audit", "workshop", "offsite",
-          "quarterly report", "security training", "migration", "hiring plan", "partner call"]
+THINGS = [
+    "design review",
+    "budget",
+    "roadmap",
+    "launch",
+    "onboarding",
+    "audit",
+    "workshop",
+    "offsite",
+    "quarterly report",
+    "security training",
+    "migration",
+    "hiring plan",
+    "partner call",
+]
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December"]
-UNICODE_BITS = ["Café at 10:00?", "naïve estimate", "Zürich office", "São Paulo team", "会議の資料",
-                "résumé attached", "€1,250.00", "déjà vu", "Ångström units", "emoji ✅ done"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+UNICODE_BITS = [
+    "Café at 10:00?",
+    "naïve estimate",
+    "Zürich office",
+    "São Paulo team",
+    "会議の資料",
+    "résumé attached",
+    "€1,250.00",
+    "déjà vu",
+    "Ångström units",
+    "emoji ✅ done",
+]
 
 
 @dataclass(frozen=True)
@@ -172,15 +207,23 @@ def _person(rng: random.Random) -> tuple[str, str]:
 
 def _subject(rng: random.Random) -> str:
     return rng.choice(SUBJECTS).format(
-        day=rng.choice(DAYS), day2=rng.choice(DAYS), thing=rng.choice(THINGS),
-        num=rng.randint(1000, 99999), month=rng.choice(MONTHS),
+        day=rng.choice(DAYS),
+        day2=rng.choice(DAYS),
+        thing=rng.choice(THINGS),
+        num=rng.randint(1000, 99999),
+        month=rng.choice(MONTHS),
     )
 
 
 def _yaml_str(text: str) -> str:
     """A YAML scalar for `text`: plain when safe, double-quoted otherwise."""
-    if (": " in text or text.startswith(("Re:", "Fwd:", "#", "'", '"', "[", "{", "-", "*", "&", "!", "@", "%"))
-            or text.endswith(":") or " #" in text or "#" in text[:1]):
+    if (
+        ": " in text
+        or text.startswith(("Re:", "Fwd:", "#", "'", '"', "[", "{", "-", "*", "&", "!", "@", "%"))
+        or text.endswith(":")
+        or " #" in text
+        or "#" in text[:1]
+    ):
         return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return text
 
@@ -206,7 +249,9 @@ def _frontmatter(rng: random.Random, item: Planned, index: int, subject: str, wh
     labels = sorted(set(rng.sample(LABELS, rng.randint(1, 3))), key=LABELS.index)
     tags = rng.sample(TAGS, rng.randint(1, 4))
     cc = [f"{_person(rng)[1]}" for _ in range(rng.choice([0, 0, 0, 1, 2]))]
-    attachments = [f"{rng.choice(THINGS).replace(' ', '_')}_{rng.randint(1, 99)}.pdf" for _ in range(rng.choice([0, 0, 0, 1, 2]))]
+    attachments = [
+        f"{rng.choice(THINGS).replace(' ', '_')}_{rng.randint(1, 99)}.pdf" for _ in range(rng.choice([0, 0, 0, 1, 2]))
+    ]
     lines = [
         "type: email",
         f"status: {item.status}",
@@ -245,8 +290,10 @@ def _body(rng: random.Random, pool: list[str], size: int, greeting_name: str) ->
             block = ["> " + s for s in rng.sample(pool, rng.randint(2, 6))]
             block.insert(0, f"On {rng.choice(DAYS)}, {rng.choice(FIRST)} wrote:")
         elif roll < 0.3:
-            block = [f"- [{rng.choice(THINGS)}](https://{rng.choice(DOMAINS)}/{_hex(rng)[:8]})"
-                     for _ in range(rng.randint(1, 5))]
+            block = [
+                f"- [{rng.choice(THINGS)}](https://{rng.choice(DOMAINS)}/{_hex(rng)[:8]})"
+                for _ in range(rng.randint(1, 5))
+            ]
         else:
             # a paragraph, wrapped at ~90 columns like mail clients do
             words = " ".join(rng.sample(pool, rng.randint(2, 7))).split(" ")
@@ -309,9 +356,14 @@ def generate(p: Params, dest: Path) -> dict:
         if "multi-body" in item.plant:
             lines.insert(len(lines) // 2, f"We still need the {RARE_MULTI} signed before {rng.choice(DAYS)}.")
         if "multi-body-deep" in item.plant:
-            lines.insert(len(lines) * 9 // 10, f"> Note: QuillFeather Escrow documents are in the {rng.choice(THINGS)} folder.")
+            lines.insert(
+                len(lines) * 9 // 10, f"> Note: QuillFeather Escrow documents are in the {rng.choice(THINGS)} folder."
+            )
         if "single" in item.plant:
-            lines.insert(len(lines) * 3 // 4, f"Per the {RARE_SINGLE.title()} we agreed on, the {rng.choice(THINGS)} moves to {rng.choice(DAYS)}.")
+            lines.insert(
+                len(lines) * 3 // 4,
+                f"Per the {RARE_SINGLE.title()} we agreed on, the {rng.choice(THINGS)} moves to {rng.choice(DAYS)}.",
+            )
         if item.plant and item.plant != ["single"]:
             rare_multi.append(item.rel)
         if "single" in item.plant:

@@ -32,6 +32,8 @@ def knowledge_vault(tmp_path: Path) -> Path:
 
 
 def email_note(message_id: str, sender: str, subject: str, body: str, *, to: str = "alex@northwind.example") -> str:
-    return (f"---\ntype: email\nstatus: pending\nmessage_id: {message_id}\nfrom: {json.dumps(sender)}\n"
-            f"to: {to}\nsubject: {json.dumps(subject)}\nreceived: 2026-03-10T09:00:00Z\n---\n"
-            f"```text\n{body}\n```\n")
+    return (
+        f"---\ntype: email\nstatus: pending\nmessage_id: {message_id}\nfrom: {json.dumps(sender)}\n"
+        f"to: {to}\nsubject: {json.dumps(subject)}\nreceived: 2026-03-10T09:00:00Z\n---\n"
+        f"```text\n{body}\n```\n"
+    )

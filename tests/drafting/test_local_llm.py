@@ -29,17 +29,28 @@ pytestmark = [
 
 
 def test_a_local_model_triages_drafts_and_revises_within_h0s_rules(knowledge_vault: Path, monkeypatch, capsys):
-    for name, value in {"VAULT_PATH": str(knowledge_vault), "LLM_PROVIDER": os.environ.get("H0_LOCAL_LLM_PROVIDER",
-                        "openai-compatible"), "LLM_BASE_URL": URL,
-                        "LLM_MODEL": os.environ.get("H0_LOCAL_LLM_MODEL", "local"), "LLM_API_KEY": "none",
-                        "PRIVATE_FOLDERS": PRIVATE_FOLDERS, "REVISE_SETTLE_SECONDS": "0"}.items():
+    for name, value in {
+        "VAULT_PATH": str(knowledge_vault),
+        "LLM_PROVIDER": os.environ.get("H0_LOCAL_LLM_PROVIDER", "openai-compatible"),
+        "LLM_BASE_URL": URL,
+        "LLM_MODEL": os.environ.get("H0_LOCAL_LLM_MODEL", "local"),
+        "LLM_API_KEY": "none",
+        "PRIVATE_FOLDERS": PRIVATE_FOLDERS,
+        "REVISE_SETTLE_SECONDS": "0",
+    }.items():
         monkeypatch.setenv(name, value)
-    (knowledge_vault / "Needs_Action/EMAIL_l1.md").write_text(email_note(
-        "l1", "Dana Rivera <dana@acme.example>", "Atlas launch", "Hi Alex, when exactly do we launch Atlas?"),
-        encoding="utf-8")
+    (knowledge_vault / "Needs_Action/EMAIL_l1.md").write_text(
+        email_note(
+            "l1", "Dana Rivera <dana@acme.example>", "Atlas launch", "Hi Alex, when exactly do we launch Atlas?"
+        ),
+        encoding="utf-8",
+    )
     assert main(["sweep"]) == 0, capsys.readouterr()
-    email = frontmatter(knowledge_vault, "Needs_Action/EMAIL_l1.md") \
-        if (knowledge_vault / "Needs_Action/EMAIL_l1.md").exists() else {"status": "done"}
+    email = (
+        frontmatter(knowledge_vault, "Needs_Action/EMAIL_l1.md")
+        if (knowledge_vault / "Needs_Action/EMAIL_l1.md").exists()
+        else {"status": "done"}
+    )
     assert email["status"] in ("awaiting_approval", "needs_info", "done", "delegated")
     draft = knowledge_vault / "Drafts/REPLY_EMAIL_l1.md"
     if not draft.exists():

@@ -41,7 +41,9 @@ def dovecot_binary() -> str | None:
     """The `dovecot` program (Debian puts it in /usr/sbin, often not on a user's PATH), or None."""
     found = shutil.which("dovecot")
     if found is None:
-        found = next((str(p) for p in (Path("/usr/sbin/dovecot"), Path("/usr/local/sbin/dovecot")) if p.is_file()), None)
+        found = next(
+            (str(p) for p in (Path("/usr/sbin/dovecot"), Path("/usr/local/sbin/dovecot")) if p.is_file()), None
+        )
     return found
 
 
@@ -168,8 +170,18 @@ class DovecotServer(PymapServer):
     def _prepare(self) -> None:
         for sub in ("run", "state", "mail", "home"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
-        self.conf.write_text(CONF.format(root=self.root, port=self.port, user=self.run_as, group=self.group,
-                                         uid=self.uid, gid=self.gid, sent=_quoted(SENT_FOLDER)), encoding="utf-8")
+        self.conf.write_text(
+            CONF.format(
+                root=self.root,
+                port=self.port,
+                user=self.run_as,
+                group=self.group,
+                uid=self.uid,
+                gid=self.gid,
+                sent=_quoted(SENT_FOLDER),
+            ),
+            encoding="utf-8",
+        )
         (self.root / "passwd").write_text(f"{USER}:{{PLAIN}}{PASSWORD}::::::\n")
         if self._own_root is not None:
             self.root.chmod(0o755)
@@ -183,7 +195,10 @@ class DovecotServer(PymapServer):
             self._prepare()
         log = open(self.root / "dovecot.stderr", "ab")  # noqa: SIM115 — the child keeps it
         self.process = subprocess.Popen(
-            [self.binary, "-F", "-c", str(self.conf)], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+            [self.binary, "-F", "-c", str(self.conf)],
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
             user=self.uid if self._own_root is not None else None,
             group=self.gid if self._own_root is not None else None,
             extra_groups=[] if self._own_root is not None else None,
@@ -233,8 +248,13 @@ class DovecotServer(PymapServer):
             before = int(client.select_folder(folder, readonly=True)[b"UIDVALIDITY"])
         self.stop()
         path = self.maildir if folder == "INBOX" else self.maildir / f".{folder}"
-        for name in ("dovecot-uidlist", "dovecot.index", "dovecot.index.log", "dovecot.index.log.2",
-                     "dovecot.index.cache"):
+        for name in (
+            "dovecot-uidlist",
+            "dovecot.index",
+            "dovecot.index.log",
+            "dovecot.index.log.2",
+            "dovecot.index.cache",
+        ):
             (path / name).unlink(missing_ok=True)
         self.start()
         with self._lock:

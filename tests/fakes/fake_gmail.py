@@ -73,8 +73,18 @@ BATCH_PATH = "/batch/gmail/v1"
 HISTORY_TYPES = ("messageAdded", "messageDeleted", "labelAdded", "labelRemoved")
 _TIME_TERM = re.compile(r"(?:^|\s)(-?)(after|before|newer|older):(\d{9,11})(?=\s|$)")
 # Gmail's per-method quota units (developers.google.com/gmail/api/reference/quota).
-UNITS = {"getProfile": 1, "labels.list": 1, "labels.create": 5, "messages.list": 5, "messages.get": 5,
-         "messages.send": 100, "messages.modify": 5, "messages.batchModify": 50, "threads.get": 10, "history.list": 2}
+UNITS = {
+    "getProfile": 1,
+    "labels.list": 1,
+    "labels.create": 5,
+    "messages.list": 5,
+    "messages.get": 5,
+    "messages.send": 100,
+    "messages.modify": 5,
+    "messages.batchModify": 50,
+    "threads.get": 10,
+    "history.list": 2,
+}
 
 
 @dataclass
@@ -226,8 +236,16 @@ class FakeGmail:
     def _record(self, kind: str, stored: StoredMessage, label_ids: list[str] | None = None) -> int:
         """Append a history record (call with the lock held); ids grow by 1–9, never contiguously."""
         self.history_id += self._gaps.randint(1, 9)
-        self.history.append({"id": self.history_id, "type": kind, "message_id": stored.id, "thread_id": stored.thread_id,
-                             "labels": list(stored.labels), "label_ids": list(label_ids or [])})
+        self.history.append(
+            {
+                "id": self.history_id,
+                "type": kind,
+                "message_id": stored.id,
+                "thread_id": stored.thread_id,
+                "labels": list(stored.labels),
+                "label_ids": list(label_ids or []),
+            }
+        )
         self._message_history[stored.id] = self.history_id
         return self.history_id
 
@@ -272,10 +290,14 @@ class FakeGmail:
                 self._valid_tokens.add(token)
         expiry = _utc(time.time() + (-3600 if expired else 3600)).replace(tzinfo=None)
         info = {
-            "token": token, "refresh_token": REFRESH_TOKEN, "token_uri": "https://oauth2.googleapis.com/token",
-            "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET,
+            "token": token,
+            "refresh_token": REFRESH_TOKEN,
+            "token_uri": "https://oauth2.googleapis.com/token",
+            "client_id": CLIENT_ID,
+            "client_secret": CLIENT_SECRET,
             "scopes": scopes or ["https://www.googleapis.com/auth/gmail.modify"],
-            "universe_domain": "googleapis.com", "account": "",
+            "universe_domain": "googleapis.com",
+            "account": "",
             "expiry": expiry.isoformat(timespec="microseconds") + "Z",
         }
         path = Path(path)
@@ -285,8 +307,15 @@ class FakeGmail:
 
     # -- failure injection ---------------------------------------------------------------
 
-    def fail_next(self, status: int, count: int = 1, retry_after: float | None = None, path_contains: str | None = None,
-                  message: str | None = None, reason: str | None = None) -> None:
+    def fail_next(
+        self,
+        status: int,
+        count: int = 1,
+        retry_after: float | None = None,
+        path_contains: str | None = None,
+        message: str | None = None,
+        reason: str | None = None,
+    ) -> None:
         """Answer the next `count` matching requests with `status` (Gmail's error JSON)."""
         with self._lock:
             self._injected.append(_Injected("fail", count, path_contains, status, retry_after, message, reason))
@@ -329,10 +358,16 @@ class FakeGmail:
         with self._lock:
             self._valid_tokens.clear()
 
-    def _take_injected(self, path: str, kinds: tuple[str, ...] = ("fail", "drop", "delay", "stall", "rewrite")) -> _Injected | None:
+    def _take_injected(
+        self, path: str, kinds: tuple[str, ...] = ("fail", "drop", "delay", "stall", "rewrite")
+    ) -> _Injected | None:
         with self._lock:
             for item in self._injected:
-                if item.kind in kinds and item.remaining > 0 and (item.path_contains is None or item.path_contains in path):
+                if (
+                    item.kind in kinds
+                    and item.remaining > 0
+                    and (item.path_contains is None or item.path_contains in path)
+                ):
                     item.remaining -= 1
                     if item.remaining == 0:
                         self._injected.remove(item)
@@ -350,8 +385,12 @@ class FakeGmail:
             self.token_refreshes += 1
             token = f"ya29.fake-{secrets.token_hex(8)}"
             self._valid_tokens.add(token)
-        return {"access_token": token, "expires_in": 3599, "token_type": "Bearer",
-                "scope": "https://www.googleapis.com/auth/gmail.modify"}
+        return {
+            "access_token": token,
+            "expires_in": 3599,
+            "token_type": "Bearer",
+            "scope": "https://www.googleapis.com/auth/gmail.modify",
+        }
 
     def _authorised(self, header: str | None) -> bool:
         with self._lock:
@@ -372,8 +411,16 @@ class FakeGmail:
             thread = meta.get("threadId")
             if thread and not any(m.thread_id == thread for m in self.messages.values()):
                 raise GmailError(404, "Requested entity was not found.")
-            stored = StoredMessage(new_id, thread or new_id, raw, parsed, ["SENT"], int(time.time() * 1000),
-                                   received_at=time.time(), metadata={**meta, "upload": upload})
+            stored = StoredMessage(
+                new_id,
+                thread or new_id,
+                raw,
+                parsed,
+                ["SENT"],
+                int(time.time() * 1000),
+                received_at=time.time(),
+                metadata={**meta, "upload": upload},
+            )
             self.messages[new_id] = stored
             self.sent.append(stored)
             self._record("messageAdded", stored)
@@ -382,15 +429,25 @@ class FakeGmail:
     def _create_label(self, body: dict[str, Any]) -> dict[str, Any]:
         name = str(body.get("name") or "")
         stripped = name.strip()
-        if (not stripped or len(name) > 225 or stripped.upper() in SYSTEM_LABELS or stripped.startswith("/")
-                or stripped.endswith("/") or "//" in stripped):
+        if (
+            not stripped
+            or len(name) > 225
+            or stripped.upper() in SYSTEM_LABELS
+            or stripped.startswith("/")
+            or stripped.endswith("/")
+            or "//" in stripped
+        ):
             raise GmailError(400, "Invalid label name")
         with self._lock:
             if self.label_named(stripped):
                 raise GmailError(409, "Label name exists or conflicts")
-            label = {"id": f"Label_{len(self.labels) + 1}", "name": stripped, "type": "user",
-                     "labelListVisibility": body.get("labelListVisibility", "labelShow"),
-                     "messageListVisibility": body.get("messageListVisibility", "show")}
+            label = {
+                "id": f"Label_{len(self.labels) + 1}",
+                "name": stripped,
+                "type": "user",
+                "labelListVisibility": body.get("labelListVisibility", "labelShow"),
+                "messageListVisibility": body.get("messageListVisibility", "show"),
+            }
             self.labels[label["id"]] = label
         return label
 
@@ -425,6 +482,7 @@ class FakeGmail:
             for message_id in ids:
                 self._modify(message_id, body)
         return {}  # Gmail answers an empty body
+
     def handle(self, method: str, path: str, query: dict[str, list[str]], body: bytes, content_type: str) -> Any:
         """Route one API call; raises GmailError for Gmail's error answers."""
         if path == BATCH_PATH and method == "POST":
@@ -438,8 +496,12 @@ class FakeGmail:
         self._charge(method, rest)
         one = lambda name, default=None: (query.get(name) or [default])[0]
         if method == "GET" and rest == "profile":
-            return {"emailAddress": self.address, "messagesTotal": len(self.messages), "threadsTotal": len(self.messages),
-                    "historyId": str(self.history_id)}
+            return {
+                "emailAddress": self.address,
+                "messagesTotal": len(self.messages),
+                "threadsTotal": len(self.messages),
+                "historyId": str(self.history_id),
+            }
         if method == "GET" and rest == "history":
             return self._history(query)
         if method == "POST" and rest == "messages/batchModify":
@@ -479,9 +541,15 @@ class FakeGmail:
 
     def _charge(self, method: str, rest: str) -> None:
         parts = rest.split("/")
-        name = {("GET", "profile"): "getProfile", ("GET", "labels"): "labels.list", ("POST", "labels"): "labels.create",
-                ("GET", "messages"): "messages.list", ("POST", "messages/send"): "messages.send",
-                ("POST", "messages/batchModify"): "messages.batchModify", ("GET", "history"): "history.list"}.get((method, rest))
+        name = {
+            ("GET", "profile"): "getProfile",
+            ("GET", "labels"): "labels.list",
+            ("POST", "labels"): "labels.create",
+            ("GET", "messages"): "messages.list",
+            ("POST", "messages/send"): "messages.send",
+            ("POST", "messages/batchModify"): "messages.batchModify",
+            ("GET", "history"): "history.list",
+        }.get((method, rest))
         if name is None and parts[0] == "messages" and len(parts) == 2 and method == "GET":
             name = "messages.get"
         elif name is None and parts[0] == "messages" and len(parts) == 3 and parts[2] == "modify":
@@ -512,8 +580,11 @@ class FakeGmail:
         with self._lock:
             if int(start) < self.history_floor:
                 raise GmailError(404, "Requested entity was not found.")
-            records = [r for r in self.history if r["id"] > after and r["type"] in types
-                       and (label is None or label in r["labels"])]
+            records = [
+                r
+                for r in self.history
+                if r["id"] > after and r["type"] in types and (label is None or label in r["labels"])
+            ]
             current = self.history_id
         page = records[:limit]
         answer: dict[str, Any] = {"historyId": str(current)}
@@ -562,16 +633,25 @@ class FakeGmail:
         with self._lock:
             self.requests.append((method, url.path))
         if self.concurrency_limit is not None and index >= self.concurrency_limit:
-            return 429, {**_error_json(429, "Too many concurrent requests for user.", "rateLimitExceeded"), "_concurrency": True}
+            return 429, {
+                **_error_json(429, "Too many concurrent requests for user.", "rateLimitExceeded"),
+                "_concurrency": True,
+            }
         injected = self._take_injected(url.path, kinds=("fail", "delay"))
         if injected is not None and injected.kind == "delay":
             time.sleep(injected.seconds)
         if injected is not None and injected.kind == "fail":
-            return injected.status, _error_json(injected.status, injected.message or f"Injected failure {injected.status}",
-                                                injected.reason)
+            return injected.status, _error_json(
+                injected.status, injected.message or f"Injected failure {injected.status}", injected.reason
+            )
         try:
-            result = self.handle(method, url.path, parse_qs(url.query), payload.encode("utf-8"),
-                                 headers.get("Content-Type", headers.get("content-type", "application/json")).strip())
+            result = self.handle(
+                method,
+                url.path,
+                parse_qs(url.query),
+                payload.encode("utf-8"),
+                headers.get("Content-Type", headers.get("content-type", "application/json")).strip(),
+            )
         except GmailError as err:
             return err.status, _error_json(err.status, err.message, err.reason)
         if isinstance(result, RawReply):
@@ -592,7 +672,9 @@ class FakeGmail:
         if not upload:
             meta = json.loads(body or b"{}")
             if not meta.get("raw"):
-                raise GmailError(400, "'raw' RFC822 payload message string or uploading message via /upload/* URL required")
+                raise GmailError(
+                    400, "'raw' RFC822 payload message string or uploading message via /upload/* URL required"
+                )
             return self._store_send(b64url_decode(meta.pop("raw")), meta, "json")
         if kind == "media":
             return self._store_send(body, {}, "media")
@@ -608,7 +690,9 @@ def _utc(epoch: float) -> dt.datetime:
 
 def _error_json(status: int, message: str, reason: str | None = None) -> dict[str, Any]:
     errors = [{"message": message, "domain": "global", "reason": reason or _REASONS.get(status, "failed")}]
-    return {"error": {"code": status, "message": message, "errors": errors, "status": _STATUS_NAMES.get(status, "UNKNOWN")}}
+    return {
+        "error": {"code": status, "message": message, "errors": errors, "status": _STATUS_NAMES.get(status, "UNKNOWN")}
+    }
 
 
 def _history_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -628,7 +712,9 @@ def _history_record(record: dict[str, Any]) -> dict[str, Any]:
 
 def _time_terms(query: str) -> tuple[str, Any]:
     """Take Gmail's after:/before: (epoch seconds) out of a query: (the rest, a test of internalDate ms)."""
-    bounds: list[tuple[str, int, bool]] = [(m.group(2), int(m.group(3)), bool(m.group(1))) for m in _TIME_TERM.finditer(query)]
+    bounds: list[tuple[str, int, bool]] = [
+        (m.group(2), int(m.group(3)), bool(m.group(1))) for m in _TIME_TERM.finditer(query)
+    ]
     rest = _TIME_TERM.sub(" ", query).strip()
 
     def in_time(internal_ms: int) -> bool:
@@ -640,5 +726,3 @@ def _time_terms(query: str) -> tuple[str, Any]:
         return True
 
     return rest, in_time
-
-

@@ -18,11 +18,27 @@ from tests.fakes.gmail_resources import GmailError
 if TYPE_CHECKING:
     from tests.fakes.fake_gmail import FakeGmail
 
-_STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-                 409: "ALREADY_EXISTS", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 502: "BAD_GATEWAY",
-                 503: "UNAVAILABLE"}
-_REASONS = {400: "invalidArgument", 401: "authError", 403: "forbidden", 404: "notFound", 409: "duplicate",
-            429: "rateLimitExceeded", 500: "backendError", 503: "backendError"}
+_STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ALREADY_EXISTS",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    502: "BAD_GATEWAY",
+    503: "UNAVAILABLE",
+}
+_REASONS = {
+    400: "invalidArgument",
+    401: "authError",
+    403: "forbidden",
+    404: "notFound",
+    409: "duplicate",
+    429: "rateLimitExceeded",
+    500: "backendError",
+    503: "backendError",
+}
 
 
 class RawReply(NamedTuple):
@@ -75,10 +91,22 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def _error(self, status: int, message: str, reason: str | None = None, headers: dict[str, str] | None = None) -> None:
+        def _error(
+            self, status: int, message: str, reason: str | None = None, headers: dict[str, str] | None = None
+        ) -> None:
             errors = [{"message": message, "domain": "global", "reason": reason or _REASONS.get(status, "failed")}]
-            self._reply(status, {"error": {"code": status, "message": message, "errors": errors,
-                                           "status": _STATUS_NAMES.get(status, "UNKNOWN")}}, headers)
+            self._reply(
+                status,
+                {
+                    "error": {
+                        "code": status,
+                        "message": message,
+                        "errors": errors,
+                        "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+                    }
+                },
+                headers,
+            )
 
         def _serve(self, method: str) -> None:
             url = urlsplit(self.path)
@@ -104,9 +132,13 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
                     form = {k: v[0] for k, v in parse_qs(body.decode("utf-8")).items()}
                     result = fake._refresh(form)
                 elif not fake._authorised(self.headers.get("Authorization")):
-                    raise GmailError(401, "Request had invalid authentication credentials. Expected OAuth 2 access token.")
+                    raise GmailError(
+                        401, "Request had invalid authentication credentials. Expected OAuth 2 access token."
+                    )
                 else:
-                    result = fake.handle(method, url.path, parse_qs(url.query), body, self.headers.get("Content-Type", ""))
+                    result = fake.handle(
+                        method, url.path, parse_qs(url.query), body, self.headers.get("Content-Type", "")
+                    )
             except GmailError as err:
                 if url.path == "/token":
                     self._reply(err.status, {"error": err.reason or err.message, "error_description": err.message})

@@ -20,8 +20,20 @@ from email.utils import getaddresses
 from typing import Any
 
 SYSTEM_LABELS = (
-    "INBOX", "SENT", "DRAFT", "SPAM", "TRASH", "UNREAD", "STARRED", "IMPORTANT", "CHAT",
-    "CATEGORY_PERSONAL", "CATEGORY_SOCIAL", "CATEGORY_PROMOTIONS", "CATEGORY_UPDATES", "CATEGORY_FORUMS",
+    "INBOX",
+    "SENT",
+    "DRAFT",
+    "SPAM",
+    "TRASH",
+    "UNREAD",
+    "STARRED",
+    "IMPORTANT",
+    "CHAT",
+    "CATEGORY_PERSONAL",
+    "CATEGORY_SOCIAL",
+    "CATEGORY_PROMOTIONS",
+    "CATEGORY_UPDATES",
+    "CATEGORY_FORUMS",
 )
 _WORDS = re.compile(r"\s+")
 
@@ -109,17 +121,29 @@ def _part(part: EmailMessage, part_id: str) -> dict[str, Any]:
 def message_resource(stored: StoredMessage, fmt: str, metadata_headers: list[str]) -> dict[str, Any]:
     """users.messages.get in format minimal / metadata / full / raw."""
     resource: dict[str, Any] = {
-        "id": stored.id, "threadId": stored.thread_id, "labelIds": list(stored.labels),
-        "snippet": stored.snippet(), "sizeEstimate": len(stored.raw),
-        "historyId": str(1000 + stored.internal_date_ms % 1000), "internalDate": str(stored.internal_date_ms),
+        "id": stored.id,
+        "threadId": stored.thread_id,
+        "labelIds": list(stored.labels),
+        "snippet": stored.snippet(),
+        "sizeEstimate": len(stored.raw),
+        "historyId": str(1000 + stored.internal_date_ms % 1000),
+        "internalDate": str(stored.internal_date_ms),
     }
     if fmt == "raw":
         resource["raw"] = b64url(stored.raw)
     elif fmt == "metadata":
         wanted = {h.lower() for h in metadata_headers}
-        headers = [{"name": k, "value": _unfold(str(v))} for k, v in stored.message.raw_items()
-                   if not wanted or k.lower() in wanted]
-        resource["payload"] = {"partId": "", "mimeType": stored.message.get_content_type(), "filename": "", "headers": headers}
+        headers = [
+            {"name": k, "value": _unfold(str(v))}
+            for k, v in stored.message.raw_items()
+            if not wanted or k.lower() in wanted
+        ]
+        resource["payload"] = {
+            "partId": "",
+            "mimeType": stored.message.get_content_type(),
+            "filename": "",
+            "headers": headers,
+        }
     elif fmt == "full":
         resource["payload"] = _part(stored.message, "")
     return resource
@@ -162,8 +186,12 @@ def _term_matches(term: str, stored: StoredMessage, label_names: dict[str, str])
         return term.lower() in (stored.raw.decode("utf-8", "replace") + "\n" + stored.text).lower()
     op, value = op.lower(), value.strip('"')
     if op == "is":
-        return {"unread": "UNREAD" in labels, "read": "UNREAD" not in labels, "starred": "STARRED" in labels,
-                "important": "IMPORTANT" in labels}.get(value.lower(), False)
+        return {
+            "unread": "UNREAD" in labels,
+            "read": "UNREAD" not in labels,
+            "starred": "STARRED" in labels,
+            "important": "IMPORTANT" in labels,
+        }.get(value.lower(), False)
     if op == "in":
         return value.lower() == "anywhere" or value.upper() in labels
     if op == "label":
@@ -182,7 +210,9 @@ def _term_matches(term: str, stored: StoredMessage, label_names: dict[str, str])
     return term.lower() in stored.raw.decode("utf-8", "replace").lower()
 
 
-def search(messages: list[StoredMessage], query: str, label_names: dict[str, str], include_spam_trash: bool) -> list[StoredMessage]:
+def search(
+    messages: list[StoredMessage], query: str, label_names: dict[str, str], include_spam_trash: bool
+) -> list[StoredMessage]:
     """Messages matching a Gmail query (the subset H0 uses), newest first."""
     try:
         terms = shlex.split(query or "", posix=True)

@@ -88,9 +88,19 @@ class PymapServer:
             self._prepare()
         log = open(self.root / "pymap.log", "ab")  # noqa: SIM115 — the child keeps it
         self.process = subprocess.Popen(
-            [str(Path(sys.executable).with_name("pymap")), "--host", self.host, "--port", str(self.port), "--no-tls",
-             "maildir", str(self.root / "mail")],
-            stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+            [
+                str(Path(sys.executable).with_name("pymap")),
+                "--host",
+                self.host,
+                "--port",
+                str(self.port),
+                "--no-tls",
+                "maildir",
+                str(self.root / "mail"),
+            ],
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
         )
         log.close()
         _wait_for_port(self.port, self.process)

@@ -51,8 +51,9 @@ def clock() -> Clock:
 @pytest.fixture
 def mail(vault_dir: Path, gmail, token_path: Path) -> Iterator[MailService]:
     # The daemon's own mail server: it may vouch that a note was moved into Approved/.
-    service = MailService(gmail_settings_for(vault_dir, gmail, token_path, allow_unapproved_send=False),
-                          trusted_caller=True)
+    service = MailService(
+        gmail_settings_for(vault_dir, gmail, token_path, allow_unapproved_send=False), trusted_caller=True
+    )
     yield service
     service.close()
 
@@ -62,10 +63,14 @@ def context(vault_dir: Path, service: MailService | None, **overrides: Any) -> H
     settings = service.settings if service is not None else load_settings(vault_path=vault_dir, **overrides)
     if overrides and service is not None:
         settings = settings.model_copy(update=overrides)
-    return HandlerContext.local(settings, Vault(vault_dir), mail=LocalMail(service) if service else None,
-                                triager=Triager.from_settings(settings, vault_dir),
-                                state_db=StateDB.for_vault(vault_dir, settings.h0_state_dir),
-                                arrival=lambda path: Arrival("moved"))
+    return HandlerContext.local(
+        settings,
+        Vault(vault_dir),
+        mail=LocalMail(service) if service else None,
+        triager=Triager.from_settings(settings, vault_dir),
+        state_db=StateDB.for_vault(vault_dir, settings.h0_state_dir),
+        arrival=lambda path: Arrival("moved"),
+    )
 
 
 @pytest.fixture

@@ -16,8 +16,14 @@ from tests.pipeline.harness import events, frontmatter, running_daemon, wait_unt
 
 @pytest.fixture
 def gmail_overrides(gmail, token_path: Path) -> dict:
-    return {"mail_backend": "gmail", "gmail_token_path": token_path, "gmail_api_endpoint": gmail.api_endpoint,
-            "gmail_token_uri": gmail.token_uri, "max_retries": 2, "retry_delay_ms": 50}
+    return {
+        "mail_backend": "gmail",
+        "gmail_token_path": token_path,
+        "gmail_api_endpoint": gmail.api_endpoint,
+        "gmail_token_uri": gmail.token_uri,
+        "max_retries": 2,
+        "retry_delay_ms": 50,
+    }
 
 
 def test_the_daemon_drafts_a_follow_up_then_withdraws_it_when_the_answer_arrives(vault_dir, gmail, gmail_overrides):
@@ -31,9 +37,17 @@ def test_the_daemon_drafts_a_follow_up_then_withdraws_it_when_the_answer_arrives
         daemon.request_ingest()
         assert wait_until(lambda: daemon.last_ingest is not None and daemon.last_ingest.mode == "catch_up")
         daemon.clock = lambda: time.time() + 10 * DAY  # the question below is ten days old by the pass's clock
-        sent_id = gmail.add_message(sender=f"Owner <{OWNER}>", to=DANA, subject="Q3 numbers?", labels=("SENT",),
-                                    body="Could you send me the Q3 numbers?")
-        note, draft = vault_dir / f"Needs_Action/FOLLOWUP_{sent_id}.md", vault_dir / f"Drafts/REPLY_FOLLOWUP_{sent_id}.md"
+        sent_id = gmail.add_message(
+            sender=f"Owner <{OWNER}>",
+            to=DANA,
+            subject="Q3 numbers?",
+            labels=("SENT",),
+            body="Could you send me the Q3 numbers?",
+        )
+        note, draft = (
+            vault_dir / f"Needs_Action/FOLLOWUP_{sent_id}.md",
+            vault_dir / f"Drafts/REPLY_FOLLOWUP_{sent_id}.md",
+        )
         daemon.request_ingest()
         assert wait_until(lambda: events(vault_dir, event="reply_awaited")), daemon.last_followup  # after both notes
         assert [e["path"] for e in events(vault_dir, event="reply_awaited")] == [f"Needs_Action/{note.name}"]
@@ -42,8 +56,13 @@ def test_the_daemon_drafts_a_follow_up_then_withdraws_it_when_the_answer_arrives
         gmail.add_message(sender=DANA, subject="Re: Q3 numbers?", thread_id=sent_id, body="Here you go.")
         daemon.request_ingest()
         # The move and its frontmatter are two steps of the vault server's move: wait for the second.
-        assert wait_until(lambda: (vault_dir / "Done" / note.name).exists() and (vault_dir / "Done" / draft.name).exists()
-                          and frontmatter(vault_dir, f"Done/{draft.name}").get("status") == "withdrawn")
+        assert wait_until(
+            lambda: (
+                (vault_dir / "Done" / note.name).exists()
+                and (vault_dir / "Done" / draft.name).exists()
+                and frontmatter(vault_dir, f"Done/{draft.name}").get("status") == "withdrawn"
+            )
+        )
         assert "Here you go" not in (vault_dir / "Done" / draft.name).read_text()
         assert not draft.exists() and not note.exists()
     assert gmail.sent == []  # nothing was sent by any of it

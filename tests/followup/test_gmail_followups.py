@@ -21,15 +21,22 @@ def received(vault_dir: Path, rel: str) -> float:
 
 def owners_question(gmail, **extra) -> str:
     """The owner asks Dana something from their phone: the message is in Gmail's sent mail only."""
-    return gmail.add_message(sender=f"Owner <{OWNER}>", to=DANA, subject="Q3 numbers?", labels=("SENT",),
-                             body="Hi Dana,\n\nCould you send me the Q3 numbers by Friday?\n\nThanks", **extra)
+    return gmail.add_message(
+        sender=f"Owner <{OWNER}>",
+        to=DANA,
+        subject="Q3 numbers?",
+        labels=("SENT",),
+        body="Hi Dana,\n\nCould you send me the Q3 numbers by Friday?\n\nThanks",
+        **extra,
+    )
 
 
 # -- replies owed ---------------------------------------------------------------------------------------
 
 
 def test_given_an_email_with_a_draft_waiting_when_two_working_days_pass_then_a_reply_is_owed(
-        ctx, gmail, vault_dir, clock):
+    ctx, gmail, vault_dir, clock
+):
     """Given Dana's question, triaged into a draft nobody approved, When the clock passes FOLLOW_UP_DAYS working
     days after it arrived, Then the email note says `follow_up: reply_owed` (with reply_owed_since), once —
     and the passes asked Gmail for nothing."""
@@ -53,7 +60,8 @@ def test_given_an_email_with_a_draft_waiting_when_two_working_days_pass_then_a_r
 
 
 def test_given_a_reply_owed_when_the_owner_answers_from_another_mail_client_then_it_is_cleared(
-        ctx, gmail, vault_dir, clock):
+    ctx, gmail, vault_dir, clock
+):
     """Given a reply owed to Dana, When the owner answers from their phone (Gmail's sent mail, same thread),
     Then the next sync reads it with the new mail (one history call, one read, no search), and the pass
     files the email in Done/ (`follow_up: replied`) and marks H0's waiting draft stale — so it is held,
@@ -66,8 +74,14 @@ def test_given_a_reply_owed_when_the_owner_answers_from_another_mail_client_then
     due = add_working_days(received(vault_dir, path), 2)
     assert follow(ctx, due + 60).owed == [path]
 
-    gmail.add_message(sender=f"Owner <{OWNER}>", to=DANA, subject="Re: Friday review?", labels=("SENT",),
-                      thread_id=first, body="Friday works, see you then.")
+    gmail.add_message(
+        sender=f"Owner <{OWNER}>",
+        to=DANA,
+        subject="Re: Friday review?",
+        labels=("SENT",),
+        thread_id=first,
+        body="Friday works, see you then.",
+    )
     gmail.reset_quota()
     report = ingest(ctx)
     assert report.sent == 1 and report.written == []
@@ -93,8 +107,12 @@ def test_the_sync_reads_sent_mail_without_a_call_of_its_own(ctx, gmail, vault_di
     owners_question(gmail)
     report = ingest(ctx)
     assert len(report.written) == 1 and report.sent == 1
-    assert sorted(gmail.quota) == [("history.list", 2), ("messages.get", 5), ("messages.get", 5),
-                                   ("messages.modify", 5)]
+    assert sorted(gmail.quota) == [
+        ("history.list", 2),
+        ("messages.get", 5),
+        ("messages.get", 5),
+        ("messages.modify", 5),
+    ]
     assert gmail.batches[0] == 2  # both messages read in one batch request (then one to label the new one)
 
 
@@ -102,7 +120,8 @@ def test_the_sync_reads_sent_mail_without_a_call_of_its_own(ctx, gmail, vault_di
 
 
 def test_given_the_owners_question_from_another_client_when_no_answer_comes_then_a_follow_up_is_drafted(
-        ctx, gmail, vault_dir, clock):
+    ctx, gmail, vault_dir, clock
+):
     """Given the owner asked Dana something from their phone, When FOLLOW_UP_DAYS pass without an answer,
     Then Needs_Action/ holds "No answer from Dana Rivera since …" linked to the thread, with a short
     follow-up draft in Drafts/ (to Dana, Re: the subject, replying in the thread, waiting for approval);
@@ -138,7 +157,8 @@ def test_given_the_owners_question_from_another_client_when_no_answer_comes_then
 
 
 def test_given_a_follow_up_drafted_when_the_answer_lands_before_approval_then_it_is_withdrawn_and_never_sent(
-        ctx, gmail, vault_dir, clock):
+    ctx, gmail, vault_dir, clock
+):
     """Given the follow-up note and its draft, When Dana answers before the owner approved it, Then the note
     is filed in Done/ (answered, linked to her email) and the draft leaves Drafts/ as `status: withdrawn`
     with the reason; the owner moving it into Approved/ afterwards gets it back with that reason, nothing sent."""
@@ -174,8 +194,9 @@ def test_the_owners_awaiting_word_overrides_the_rules_both_ways(ctx, gmail, vaul
     thread whose message asked nothing (by the rules) makes H0 wait for an answer there too."""
     synced(ctx, gmail)
     sent_id = owners_question(gmail)
-    news = gmail.add_message(sender=f"Owner <{OWNER}>", to=DANA, subject="The deck", labels=("SENT",),
-                             body="Here is the deck from today.")
+    news = gmail.add_message(
+        sender=f"Owner <{OWNER}>", to=DANA, subject="The deck", labels=("SENT",), body="Here is the deck from today."
+    )
     ingest(ctx)
     due = add_working_days(clock.now, 2)
     assert follow(ctx, due + 60).awaited == [f"Needs_Action/FOLLOWUP_{sent_id}.md"]  # the deck asked nothing
@@ -184,9 +205,14 @@ def test_the_owners_awaiting_word_overrides_the_rules_both_ways(ctx, gmail, vaul
     text = (vault_dir / note).read_text().replace("status: awaiting_reply", "status: awaiting_reply\nawaiting: false")
     (vault_dir / note).write_text(text)
     report = follow(ctx, due + 120)
-    assert report.answered == [f"Done/FOLLOWUP_{sent_id}.md"] and report.withdrawn == [f"Done/REPLY_FOLLOWUP_{sent_id}.md"]
+    assert report.answered == [f"Done/FOLLOWUP_{sent_id}.md"] and report.withdrawn == [
+        f"Done/REPLY_FOLLOWUP_{sent_id}.md"
+    ]
     assert fm(vault_dir, f"Done/FOLLOWUP_{sent_id}.md")["follow_up"] == "dismissed"
-    assert "You marked this thread `awaiting: false`" in fm(vault_dir, f"Done/REPLY_FOLLOWUP_{sent_id}.md")["withdrawn_reason"]
+    assert (
+        "You marked this thread `awaiting: false`"
+        in fm(vault_dir, f"Done/REPLY_FOLLOWUP_{sent_id}.md")["withdrawn_reason"]
+    )
 
     # The owner keeps a note of the deck thread saying it awaits an answer after all.
     (vault_dir / "Done" / "deck.md").write_text(f"---\nthread_id: '{news}'\nawaiting: true\n---\nSent the deck.\n")
@@ -199,11 +225,19 @@ def test_an_auto_reply_and_a_bounce_are_no_answer_and_owe_nothing(ctx, gmail, va
     follow-up is still drafted when the time comes, and neither gets `reply_owed`, whatever triage said."""
     synced(ctx, gmail)
     sent_id = owners_question(gmail)
-    gmail.add_message(sender=DANA, subject="Automatic reply: Q3 numbers?", thread_id=sent_id,
-                      body="I am out of the office until Monday. Can you write to Sam?",
-                      extra_headers=[("Auto-Submitted", "auto-replied")])
-    gmail.add_message(sender="Mail Delivery Subsystem <mailer-daemon@googlemail.com>", subject="Delivery delayed",
-                      thread_id=sent_id, body="Delivery to dana@example.com has been delayed. Could not connect?")
+    gmail.add_message(
+        sender=DANA,
+        subject="Automatic reply: Q3 numbers?",
+        thread_id=sent_id,
+        body="I am out of the office until Monday. Can you write to Sam?",
+        extra_headers=[("Auto-Submitted", "auto-replied")],
+    )
+    gmail.add_message(
+        sender="Mail Delivery Subsystem <mailer-daemon@googlemail.com>",
+        subject="Delivery delayed",
+        thread_id=sent_id,
+        body="Delivery to dana@example.com has been delayed. Could not connect?",
+    )
     written = ingest(ctx).written
     assert len(written) == 2
     for path in written:
@@ -216,8 +250,13 @@ def test_an_auto_reply_and_a_bounce_are_no_answer_and_owe_nothing(ctx, gmail, va
 
 def test_mail_the_owner_sent_to_themselves_gets_no_follow_up_and_is_owed_nothing(ctx, gmail, vault_dir, clock):
     synced(ctx, gmail)
-    gmail.add_message(sender=f"Owner <{OWNER}>", to=f"Owner <{OWNER}>", subject="Remember: call the bank?",
-                      labels=("SENT", "INBOX", "UNREAD"), body="Can you call the bank tomorrow?")
+    gmail.add_message(
+        sender=f"Owner <{OWNER}>",
+        to=f"Owner <{OWNER}>",
+        subject="Remember: call the bank?",
+        labels=("SENT", "INBOX", "UNREAD"),
+        body="Can you call the bank tomorrow?",
+    )
     report = ingest(ctx)
     assert report.sent == 1 and len(report.written) == 1  # in the inbox too: a note, like any new mail
     triage(ctx, report.written[0])
@@ -228,14 +267,23 @@ def test_mail_the_owner_sent_to_themselves_gets_no_follow_up_and_is_owed_nothing
 
 def test_a_mailing_list_owes_nothing_and_a_question_to_it_awaits_nothing(ctx, gmail, vault_dir, clock):
     synced(ctx, gmail)
-    post = gmail.add_message(sender="Bob <bob@example.org>", to="dev@lists.example.org", subject="Release plan?",
-                             body="Should we ship on Friday?",
-                             extra_headers=[("List-Id", "<dev.lists.example.org>"),
-                                            ("List-Post", "<mailto:dev@lists.example.org>")])
+    post = gmail.add_message(
+        sender="Bob <bob@example.org>",
+        to="dev@lists.example.org",
+        subject="Release plan?",
+        body="Should we ship on Friday?",
+        extra_headers=[("List-Id", "<dev.lists.example.org>"), ("List-Post", "<mailto:dev@lists.example.org>")],
+    )
     (path,) = ingest(ctx).written
     triage(ctx, path)
-    gmail.add_message(sender=f"Owner <{OWNER}>", to="dev@lists.example.org", subject="Re: Release plan?",
-                      labels=("SENT",), thread_id=post, body="Could we wait until Monday?")
+    gmail.add_message(
+        sender=f"Owner <{OWNER}>",
+        to="dev@lists.example.org",
+        subject="Re: Release plan?",
+        labels=("SENT",),
+        thread_id=post,
+        body="Could we wait until Monday?",
+    )
     ingest(ctx)
     report = follow(ctx, add_working_days(clock.now, 2) + 5 * DAY)
     assert report.awaited == [] and report.owed == []
@@ -252,8 +300,7 @@ def test_dates_in_the_future_count_from_when_h0_saw_the_mail(ctx, gmail, vault_d
     assert report.awaited == [f"Needs_Action/FOLLOWUP_{sent_id}.md"]
 
 
-def test_an_llm_judges_what_asks_something_and_its_failure_falls_back_to_the_rules(
-        vault_dir, gmail, token_path, clock):
+def test_an_llm_judges_what_asks_something_and_its_failure_falls_back_to_the_rules(vault_dir, gmail, token_path, clock):
     """With LLM_PROVIDER set, the model decides whether the owner's message waits for an answer (the rules
     would say no to "The report is attached."); when the model fails, the rules decide."""
     from h0.mail import MailService
@@ -262,23 +309,40 @@ def test_an_llm_judges_what_asks_something_and_its_failure_falls_back_to_the_rul
     from tests.triage.fake_llm import FakeLLM, error_reply, openai_answer
 
     with FakeLLM() as llm:
-        settings = gmail_settings_for(vault_dir, gmail, token_path, llm_provider="openai", llm_model="fake-model",
-                                      llm_api_key="sk-test", llm_base_url=f"{llm.url}/v1")
+        settings = gmail_settings_for(
+            vault_dir,
+            gmail,
+            token_path,
+            llm_provider="openai",
+            llm_model="fake-model",
+            llm_api_key="sk-test",
+            llm_base_url=f"{llm.url}/v1",
+        )
         service = MailService(settings, trusted_caller=True)
         try:
             ctx = context(vault_dir, service)
             synced(ctx, gmail)
-            llm.queue(openai_answer('{"asks": true, "ask": "Tell me what you think of the figures."}'),
-                      error_reply(500, "down"), openai_answer("Just checking in on the report: any thoughts?"))
-            report_id = gmail.add_message(sender=f"Owner <{OWNER}>", to=DANA, subject="Report", labels=("SENT",),
-                                          body="The report is attached. Tell me what you think of the figures.")
-            plain_id = gmail.add_message(sender=f"Owner <{OWNER}>", to=DANA, subject="Plain", labels=("SENT",),
-                                         body="Could you call me?")
+            llm.queue(
+                openai_answer('{"asks": true, "ask": "Tell me what you think of the figures."}'),
+                error_reply(500, "down"),
+                openai_answer("Just checking in on the report: any thoughts?"),
+            )
+            report_id = gmail.add_message(
+                sender=f"Owner <{OWNER}>",
+                to=DANA,
+                subject="Report",
+                labels=("SENT",),
+                body="The report is attached. Tell me what you think of the figures.",
+            )
+            plain_id = gmail.add_message(
+                sender=f"Owner <{OWNER}>", to=DANA, subject="Plain", labels=("SENT",), body="Could you call me?"
+            )
             ingest(ctx)
             assert "The report is attached" in llm.requests[0].last_text
             report = follow(ctx, add_working_days(clock.now, 2) + 3600)
-            assert sorted(report.awaited) == sorted([f"Needs_Action/FOLLOWUP_{report_id}.md",
-                                                     f"Needs_Action/FOLLOWUP_{plain_id}.md"])
+            assert sorted(report.awaited) == sorted(
+                [f"Needs_Action/FOLLOWUP_{report_id}.md", f"Needs_Action/FOLLOWUP_{plain_id}.md"]
+            )
             drafts = [(vault_dir / "Drafts" / f"REPLY_FOLLOWUP_{i}.md").read_text() for i in (report_id, plain_id)]
             assert any("any thoughts?" in d for d in drafts)  # the model wrote one follow-up's middle
             assert all(d.split("---\n", 2)[2].startswith("Hi Dana,") for d in drafts)
@@ -295,8 +359,14 @@ def test_a_thread_of_hundreds_of_messages_is_followed_as_one_conversation(ctx, g
     last = root
     for i in range(1, 300):
         if i % 2:
-            last = gmail.add_message(sender=f"Owner <{OWNER}>", to=DANA, subject="Re: Plan", labels=("SENT",),
-                              thread_id=root, body="Could you check this?")
+            last = gmail.add_message(
+                sender=f"Owner <{OWNER}>",
+                to=DANA,
+                subject="Re: Plan",
+                labels=("SENT",),
+                thread_id=root,
+                body="Could you check this?",
+            )
         else:
             gmail.add_message(sender=DANA, subject="Re: Plan", thread_id=root, body=f"Point {i}.")
     written = sent = 0
@@ -311,8 +381,13 @@ def test_a_thread_of_hundreds_of_messages_is_followed_as_one_conversation(ctx, g
     assert len(ledger.messages([root])[root]) == 300
     report = follow(ctx, add_working_days(clock.now, 2) + DAY)
     assert report.awaited == [f"Needs_Action/FOLLOWUP_{last}.md"]
-    assert max(len(fm(vault_dir, f"Needs_Action/{p.name}").get("thread") or [])
-               for p in (vault_dir / "Needs_Action").glob("EMAIL_*.md")) == 20
+    assert (
+        max(
+            len(fm(vault_dir, f"Needs_Action/{p.name}").get("thread") or [])
+            for p in (vault_dir / "Needs_Action").glob("EMAIL_*.md")
+        )
+        == 20
+    )
     assert follow(ctx, add_working_days(clock.now, 2) + 2 * DAY).awaited == []
 
 
@@ -320,8 +395,13 @@ def test_a_follow_up_opens_and_closes_as_the_owner_writes_to_that_person(ctx, gm
     """The follow-up draft is in the owner's voice: the greeting and sign-off of the owner's own sent mail to
     Dana (read from the sync H0 already makes, no call of its own), not H0's defaults."""
     synced(ctx, gmail)
-    sent_id = gmail.add_message(sender=f"Owner <{OWNER}>", to=DANA, subject="Q3 numbers?", labels=("SENT",),
-                                body="Hey Dana!\n\nCould you send me the Q3 numbers by Friday?\n\nCheers,\nSam")
+    sent_id = gmail.add_message(
+        sender=f"Owner <{OWNER}>",
+        to=DANA,
+        subject="Q3 numbers?",
+        labels=("SENT",),
+        body="Hey Dana!\n\nCould you send me the Q3 numbers by Friday?\n\nCheers,\nSam",
+    )
     assert ingest(ctx).sent == 1
     due = add_working_days(gmail.message(sent_id).internal_date_ms / 1000, 2)
     gmail.reset_quota()

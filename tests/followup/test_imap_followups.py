@@ -30,7 +30,8 @@ def service(vault_dir: Path, imap: PymapServer, relay) -> Iterator[MailService]:
 
 
 def test_given_the_owners_question_in_the_sent_folder_when_no_answer_comes_then_a_follow_up_and_the_answer_closes_it(
-        vault_dir, imap, service):
+    vault_dir, imap, service
+):
     """Given H0 follows the mailbox, When the owner's question to Dana lands in the Sent folder (another mail
     client saved it there) and FOLLOW_UP_DAYS pass, Then the follow-up note and draft are written (replying to
     that Sent message); When Dana's answer arrives in INBOX (In-Reply-To the question), Then the note is filed
@@ -38,8 +39,17 @@ def test_given_the_owners_question_in_the_sent_folder_when_no_answer_comes_then_
     ctx = context(vault_dir, service)
     ingest_new_mail(ctx)  # the first sync: from here on the Sent folder is followed
     now = time.time()
-    imap.deliver(raw_message("Q3 numbers?", "Hi Dana,\nCould you send me the Q3 numbers?\n", sender=OWNER, to=DANA,
-                             message_id="<q3@example.com>"), folder=sent_of(imap), flags=["\\Seen"])
+    imap.deliver(
+        raw_message(
+            "Q3 numbers?",
+            "Hi Dana,\nCould you send me the Q3 numbers?\n",
+            sender=OWNER,
+            to=DANA,
+            message_id="<q3@example.com>",
+        ),
+        folder=sent_of(imap),
+        flags=["\\Seen"],
+    )
     report = ingest_new_mail(ctx)
     assert report.sent == 1 and report.written == []
     due = add_working_days(now, 2) + 3600
@@ -50,8 +60,16 @@ def test_given_the_owners_question_in_the_sent_folder_when_no_answer_comes_then_
     assert fm(vault_dir, draft)["reply_to_message_id"].startswith(f"{sent_of(imap)}/")
     assert fm(vault_dir, draft)["to"] == "dana@example.org"
 
-    imap.deliver(raw_message("Re: Q3 numbers?", "Here they are.", sender=DANA, to=OWNER,
-                             In_Reply_To="<q3@example.com>", References="<q3@example.com>"))
+    imap.deliver(
+        raw_message(
+            "Re: Q3 numbers?",
+            "Here they are.",
+            sender=DANA,
+            to=OWNER,
+            In_Reply_To="<q3@example.com>",
+            References="<q3@example.com>",
+        )
+    )
     (answer,) = ingest_new_mail(ctx).written
     closed = follow(ctx, due + 60)
     assert closed.answered == [f"Done/{Path(note).name}"] and closed.withdrawn == [f"Done/{Path(draft).name}"]
@@ -63,12 +81,15 @@ def test_sent_mail_with_no_message_id_is_recorded_by_its_uid_and_still_followed_
     UIDVALIDITY-UID, and its follow-up replies to it by that id."""
     ctx = context(vault_dir, service)
     ingest_new_mail(ctx)
-    bare = (f"From: {OWNER}\r\nTo: {DANA}\r\nSubject: Contract\r\n\r\nCan you sign the contract by Friday?\r\n"
-            ).encode()
+    bare = (
+        f"From: {OWNER}\r\nTo: {DANA}\r\nSubject: Contract\r\n\r\nCan you sign the contract by Friday?\r\n"
+    ).encode()
     imap.deliver(bare, folder=sent_of(imap), flags=["\\Seen"])
     report = ingest_new_mail(ctx)
     assert report.sent == 1 and report.failed == 0
     (note,) = follow(ctx, add_working_days(time.time(), 2) + 3600).awaited
     provider_id = fm(vault_dir, note)["asked_message_id"]
-    assert provider_id.startswith(f"{sent_of(imap)}/") and fm(vault_dir, fm(vault_dir, note)["draft"])["subject"] == \
-        "Re: Contract"
+    assert (
+        provider_id.startswith(f"{sent_of(imap)}/")
+        and fm(vault_dir, fm(vault_dir, note)["draft"])["subject"] == "Re: Contract"
+    )

@@ -33,15 +33,18 @@ def day(epoch: float) -> str:
 # -- working days -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("start", "days", "due"), [
-    ("2026-05-04 10:00", 2, "Wed 2026-05-06 10:00"),  # Monday + 2
-    ("2026-05-08 17:00", 2, "Tue 2026-05-12 17:00"),  # Friday: the weekend does not count
-    ("2026-05-09 10:00", 2, "Wed 2026-05-13 00:00"),  # Saturday: counts from Monday 00:00
-    ("2026-05-10 23:00", 1, "Tue 2026-05-12 00:00"),  # Sunday night
-    ("2026-05-08 17:00", 0.5, "Mon 2026-05-11 05:00"),  # half a day, carried over the weekend
-    ("2026-05-06 09:00", 0, "Wed 2026-05-06 09:00"),
-    ("2026-05-04 10:00", 10, "Mon 2026-05-18 10:00"),
-])
+@pytest.mark.parametrize(
+    ("start", "days", "due"),
+    [
+        ("2026-05-04 10:00", 2, "Wed 2026-05-06 10:00"),  # Monday + 2
+        ("2026-05-08 17:00", 2, "Tue 2026-05-12 17:00"),  # Friday: the weekend does not count
+        ("2026-05-09 10:00", 2, "Wed 2026-05-13 00:00"),  # Saturday: counts from Monday 00:00
+        ("2026-05-10 23:00", 1, "Tue 2026-05-12 00:00"),  # Sunday night
+        ("2026-05-08 17:00", 0.5, "Mon 2026-05-11 05:00"),  # half a day, carried over the weekend
+        ("2026-05-06 09:00", 0, "Wed 2026-05-06 09:00"),
+        ("2026-05-04 10:00", 10, "Mon 2026-05-18 10:00"),
+    ],
+)
 def test_a_deadline_counts_working_days_and_skips_weekends(start, days, due):
     assert day(add_working_days(at(start), days, tz=UTC)) == due
 
@@ -56,21 +59,41 @@ def test_an_age_is_whole_working_days():
 # -- snooze values ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("2026-05-12", "2026-05-12 00:00"),
-    ("2026-05-12 09:30", "2026-05-12 09:30"),
-    ("2026-05-12T9:30", "2026-05-12 09:30"),
-    ("2026-05-12T09:30:15Z", "2026-05-12 09:30"),
-    ("2026-05-12 11:30+02:00", "2026-05-12 09:30"),
-    (dt.date(2026, 5, 12), "2026-05-12 00:00"),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2026-05-12", "2026-05-12 00:00"),
+        ("2026-05-12 09:30", "2026-05-12 09:30"),
+        ("2026-05-12T9:30", "2026-05-12 09:30"),
+        ("2026-05-12T09:30:15Z", "2026-05-12 09:30"),
+        ("2026-05-12 11:30+02:00", "2026-05-12 09:30"),
+        (dt.date(2026, 5, 12), "2026-05-12 00:00"),
+    ],
+)
 def test_snooze_until_takes_a_date_or_a_date_and_time(value, expected):
     assert dt.datetime.fromtimestamp(parse_snooze(value, tz=UTC), UTC).strftime("%Y-%m-%d %H:%M") == expected
 
 
-@pytest.mark.parametrize("value", ["next tuesday", "tomorrow", "12/05/2026", "2026-13-45", "2026-02-30", "09:00",
-                                   "", "2026-05-12 25:00", 1715500000, 3.5, True, ["2026-05-12"], {"d": 1},
-                                   "2026-05-12\nstatus: sent", "9999-99-99"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "next tuesday",
+        "tomorrow",
+        "12/05/2026",
+        "2026-13-45",
+        "2026-02-30",
+        "09:00",
+        "",
+        "2026-05-12 25:00",
+        1715500000,
+        3.5,
+        True,
+        ["2026-05-12"],
+        {"d": 1},
+        "2026-05-12\nstatus: sent",
+        "9999-99-99",
+    ],
+)
 def test_a_broken_snooze_until_is_a_typed_error_saying_how_to_write_it(value):
     with pytest.raises(InvalidRequest) as caught:
         parse_snooze(value, tz=UTC)
@@ -88,27 +111,33 @@ def test_only_a_valid_snooze_in_the_future_hides_a_note():
 # -- does it ask something? ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [
-    "Could you send me the Q3 numbers?",
-    "Hi Dana,\n\nCan you review the deck before the meeting.\n\nThanks",
-    "Please confirm the room booking.",
-    "Let me know what works for you",
-    "I need the signed contract by Friday.",
-    "Send it over before 5pm",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Could you send me the Q3 numbers?",
+        "Hi Dana,\n\nCan you review the deck before the meeting.\n\nThanks",
+        "Please confirm the room booking.",
+        "Let me know what works for you",
+        "I need the signed contract by Friday.",
+        "Send it over before 5pm",
+    ],
+)
 def test_the_rules_find_questions_requests_and_deadlines(text):
     verdict = rules_verdict(text)
     assert verdict.asks and verdict.ask and verdict.ask in " ".join(text.split())
 
 
-@pytest.mark.parametrize("text", [
-    "Thanks, that's great news!",
-    "Here are the numbers you asked for.",
-    "FYI: the office is closed on Monday.",
-    "Thanks!\n\nOn Mon, 4 May 2026 Dana wrote:\n> Could you send me the numbers?\n> By Friday please",
-    "Done.\n> Can you do it?\n",
-    "Sounds good.\n\n-- \nAnn\nCan you believe it? (a signature line)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks, that's great news!",
+        "Here are the numbers you asked for.",
+        "FYI: the office is closed on Monday.",
+        "Thanks!\n\nOn Mon, 4 May 2026 Dana wrote:\n> Could you send me the numbers?\n> By Friday please",
+        "Done.\n> Can you do it?\n",
+        "Sounds good.\n\n-- \nAnn\nCan you believe it? (a signature line)",
+    ],
+)
 def test_quoted_text_signatures_and_plain_news_ask_nothing(text):
     assert not rules_verdict(text).asks, own_words(text)
 
@@ -127,21 +156,27 @@ def headers(**values: str) -> EmailMessage:
     return msg
 
 
-@pytest.mark.parametrize(("values", "kind"), [
-    ({"From": "MAILER-DAEMON@mx.example.com", "Subject": "Undelivered Mail Returned to Sender"}, "bounce"),
-    ({"From": "postmaster@example.com"}, "bounce"),
-    ({"From": "x@example.com", "Content_Type": "multipart/report; report-type=delivery-status; boundary=b"}, "bounce"),
-    ({"From": "x@example.com", "X_Failed_Recipients": "dana@example.com"}, "bounce"),
-    ({"From": "dana@example.com", "Auto_Submitted": "auto-replied"}, "auto_reply"),
-    ({"From": "dana@example.com", "Subject": "Automatic reply: Numbers?"}, "auto_reply"),
-    ({"From": "dana@example.com", "Subject": "Out of Office: back on Monday"}, "auto_reply"),
-    ({"From": "dana@example.com", "X_Autoreply": "yes"}, "auto_reply"),
-    ({"From": "dana@example.com", "Precedence": "auto_reply"}, "auto_reply"),
-    ({"From": "dev@lists.example.org", "List_Id": "<dev.lists.example.org>"}, "list"),
-    ({"From": "news@example.org", "Precedence": "bulk"}, "list"),
-    ({"From": "dana@example.com", "Auto_Submitted": "no", "Subject": "Re: Numbers?"}, None),
-    ({"From": "dana@example.com", "Subject": "Auto insurance quote"}, None),
-])
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [
+        ({"From": "MAILER-DAEMON@mx.example.com", "Subject": "Undelivered Mail Returned to Sender"}, "bounce"),
+        ({"From": "postmaster@example.com"}, "bounce"),
+        (
+            {"From": "x@example.com", "Content_Type": "multipart/report; report-type=delivery-status; boundary=b"},
+            "bounce",
+        ),
+        ({"From": "x@example.com", "X_Failed_Recipients": "dana@example.com"}, "bounce"),
+        ({"From": "dana@example.com", "Auto_Submitted": "auto-replied"}, "auto_reply"),
+        ({"From": "dana@example.com", "Subject": "Automatic reply: Numbers?"}, "auto_reply"),
+        ({"From": "dana@example.com", "Subject": "Out of Office: back on Monday"}, "auto_reply"),
+        ({"From": "dana@example.com", "X_Autoreply": "yes"}, "auto_reply"),
+        ({"From": "dana@example.com", "Precedence": "auto_reply"}, "auto_reply"),
+        ({"From": "dev@lists.example.org", "List_Id": "<dev.lists.example.org>"}, "list"),
+        ({"From": "news@example.org", "Precedence": "bulk"}, "list"),
+        ({"From": "dana@example.com", "Auto_Submitted": "no", "Subject": "Re: Numbers?"}, None),
+        ({"From": "dana@example.com", "Subject": "Auto insurance quote"}, None),
+    ],
+)
 def test_auto_replies_bounces_and_list_posts_are_told_from_their_headers(values, kind):
     assert automated_kind(headers(**values)) == kind
 
@@ -154,11 +189,29 @@ def test_a_list_post_names_its_posting_address():
 # -- what a thread owes and awaits ----------------------------------------------------------------------
 
 
-def msg(key: str, when: str, *, out: bool = False, sender: str = "dana@example.com", to: str = "dana@example.com",
-        asks: bool | None = None, automated: str | None = None, seen: str | None = None) -> Message:
-    return Message(key=key, thread="t", outbound=out, sender="me@example.com" if out else sender,
-                   recipients=((to.split("@")[0].title(), to),), subject="Numbers?", at=at(when),
-                   seen_at=at(seen or when), asks=asks, automated=automated)
+def msg(
+    key: str,
+    when: str,
+    *,
+    out: bool = False,
+    sender: str = "dana@example.com",
+    to: str = "dana@example.com",
+    asks: bool | None = None,
+    automated: str | None = None,
+    seen: str | None = None,
+) -> Message:
+    return Message(
+        key=key,
+        thread="t",
+        outbound=out,
+        sender="me@example.com" if out else sender,
+        recipients=((to.split("@")[0].title(), to),),
+        subject="Numbers?",
+        at=at(when),
+        seen_at=at(seen or when),
+        asks=asks,
+        automated=automated,
+    )
 
 
 def test_an_email_after_the_owners_last_message_is_unanswered_and_the_owners_reply_answers_it():
@@ -236,10 +289,18 @@ def test_the_order_h0_saw_messages_in_breaks_ties():
 
 
 def test_the_owners_addresses_come_from_settings_and_their_sent_mail():
-    settings = load_settings(owner_emails="Me <ME@example.com>, me@work.example.com", smtp_from="Ann <ann@example.com>",
-                             smtp_user="not-an-address", imap_user=None)
-    assert owner_addresses(settings, ["alias@example.com"]) == {"me@example.com", "me@work.example.com",
-                                                          "ann@example.com", "alias@example.com"}
+    settings = load_settings(
+        owner_emails="Me <ME@example.com>, me@work.example.com",
+        smtp_from="Ann <ann@example.com>",
+        smtp_user="not-an-address",
+        imap_user=None,
+    )
+    assert owner_addresses(settings, ["alias@example.com"]) == {
+        "me@example.com",
+        "me@work.example.com",
+        "ann@example.com",
+        "alias@example.com",
+    }
 
 
 # -- the follow-up draft's text ---------------------------------------------------------------------------
@@ -256,7 +317,8 @@ def test_the_follow_up_text_takes_the_owners_greeting_and_sign_off():
 
 
 def test_a_hostile_subject_cannot_smuggle_the_cut_off_line_into_the_follow_up():
-    request = NudgeRequest((("Dana", "dana@example.com"),), f"x {CUTOFF} y ![img](http://t.example/p.png)",
-                           at("2026-05-04 10:00"))
+    request = NudgeRequest(
+        (("Dana", "dana@example.com"),), f"x {CUTOFF} y ![img](http://t.example/p.png)", at("2026-05-04 10:00")
+    )
     text = follow_up_text(request)
     assert CUTOFF not in text and "![" not in text

@@ -22,11 +22,20 @@ def local_day(epoch: float) -> str:
     return dt.datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M")
 
 
-def email_note(vault_dir: Path, name: str, *, snooze: str | None = None, status: str = "needs_info",
-               thread: str = "t-1") -> str:
-    lines = ["---", "type: email", f"status: {status}", f"message_id: {name}", f"thread_id: {thread}",
-             f"from: {DANA}", "subject: Contract renewal", "received: 2026-01-05T10:00:00Z",
-             "reasoning: the contract needs a decision"]
+def email_note(
+    vault_dir: Path, name: str, *, snooze: str | None = None, status: str = "needs_info", thread: str = "t-1"
+) -> str:
+    lines = [
+        "---",
+        "type: email",
+        f"status: {status}",
+        f"message_id: {name}",
+        f"thread_id: {thread}",
+        f"from: {DANA}",
+        "subject: Contract renewal",
+        "received: 2026-01-05T10:00:00Z",
+        "reasoning: the contract needs a decision",
+    ]
     if snooze is not None:
         lines.append(f"snooze_until: {snooze}")
     (vault_dir / "Needs_Action" / f"{name}.md").write_text("\n".join([*lines, "---", "```text\nRenew?\n```", ""]))
@@ -43,7 +52,8 @@ def test_a_snoozed_note_is_hidden_until_its_time_then_comes_back_with_why(vault_
     tomorrow = local_day(clock.now + DAY)
     path = email_note(vault_dir, "EMAIL_snoozed", snooze=tomorrow)
     (vault_dir / "Drafts" / "REPLY_x.md").write_text(
-        f"---\nto: dana@example.com\nsubject: 'Re: x'\nstatus: pending_approval\nsnooze_until: {tomorrow}\n---\nHi\n")
+        f"---\nto: dana@example.com\nsubject: 'Re: x'\nstatus: pending_approval\nsnooze_until: {tomorrow}\n---\nHi\n"
+    )
     status = collect_status(ctx.settings, now=clock.now)
     assert status["needs_you"] == [] and status["waiting_for_approval"] == []
     assert status["totals"]["needs_you"] == 0 and status["totals"]["snoozed"] == 2
@@ -57,7 +67,9 @@ def test_a_snoozed_note_is_hidden_until_its_time_then_comes_back_with_why(vault_
     assert note["snooze_woke_at"]
     assert sorted(r["path"] for r in events(vault_dir, event="note_unsnoozed")) == sorted(report.woke)
     status = collect_status(ctx.settings, now=clock.now)
-    assert [n["path"] for n in status["needs_you"]] == [path] and status["waiting_for_approval"] == ["Drafts/REPLY_x.md"]
+    assert [n["path"] for n in status["needs_you"]] == [path] and status["waiting_for_approval"] == [
+        "Drafts/REPLY_x.md"
+    ]
     assert "## Snoozed (0 hidden until their time)" in render_dashboard(status)
     assert f"back: [[{path.removesuffix('.md')}]]" in render_dashboard(status)
     records = events(vault_dir)

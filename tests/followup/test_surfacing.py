@@ -21,8 +21,13 @@ def surfaced(ctx, gmail, vault_dir, clock):
     past FOLLOW_UP_DAYS."""
     synced(ctx, gmail)
     gmail.add_message(sender=DANA, subject="Friday | review [[x]]?", body="Could we move the review to Friday?")
-    gmail.add_message(sender=f"Owner <{OWNER}>", to="Bob Stone <bob@example.com>", subject="Invoice?",
-                      labels=("SENT",), body="Could you send me the invoice?")
+    gmail.add_message(
+        sender=f"Owner <{OWNER}>",
+        to="Bob Stone <bob@example.com>",
+        subject="Invoice?",
+        labels=("SENT",),
+        body="Could you send me the invoice?",
+    )
     (owed,) = ingest(ctx).written
     triage(ctx, owed)
     now = add_working_days(clock.now, 3) + 60
@@ -34,7 +39,9 @@ def surfaced(ctx, gmail, vault_dir, clock):
 def test_replies_owed_and_awaited_are_on_the_notes_for_obsidian_to_query(vault_dir, surfaced):
     owed, awaited, _ = surfaced
     assert fm(vault_dir, owed)["follow_up"] == "reply_owed"
-    assert fm(vault_dir, awaited)["follow_up"] == "reply_awaited" and fm(vault_dir, awaited)["status"] == "awaiting_reply"
+    assert (
+        fm(vault_dir, awaited)["follow_up"] == "reply_awaited" and fm(vault_dir, awaited)["status"] == "awaiting_reply"
+    )
 
 
 def test_h0_status_lists_them_under_their_own_headings_with_their_age(ctx, surfaced):

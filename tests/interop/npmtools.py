@@ -33,7 +33,9 @@ class NpmTool:
 
 # The MCP Inspector's CLI; 0.15.0 is the last release that runs on Node 20 (later ones
 # need Node >= 22) and has the `--cli … --method …` interface the tests use.
-INSPECTOR = NpmTool("@modelcontextprotocol/inspector", os.environ.get("H0_INTEROP_INSPECTOR_VERSION", "0.15.0"), "mcp-inspector")
+INSPECTOR = NpmTool(
+    "@modelcontextprotocol/inspector", os.environ.get("H0_INTEROP_INSPECTOR_VERSION", "0.15.0"), "mcp-inspector"
+)
 CLAUDE_CODE = NpmTool("@anthropic-ai/claude-code", os.environ.get("H0_INTEROP_CLAUDE_VERSION", "2.1.197"), "claude")
 
 
@@ -68,10 +70,23 @@ def ensure(tool: NpmTool, cache: Path) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if installed_version(prefix, tool) == tool.version and binary.exists():
             return binary
-        env = {**os.environ, "npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"}
+        env = {
+            **os.environ,
+            "npm_config_update_notifier": "false",
+            "npm_config_fund": "false",
+            "npm_config_audit": "false",
+        }
         try:
             proc = subprocess.run(
-                [npm, "install", "--prefix", str(prefix), "--no-save", "--loglevel=error", f"{tool.package}@{tool.version}"],
+                [
+                    npm,
+                    "install",
+                    "--prefix",
+                    str(prefix),
+                    "--no-save",
+                    "--loglevel=error",
+                    f"{tool.package}@{tool.version}",
+                ],
                 capture_output=True,
                 text=True,
                 timeout=INSTALL_TIMEOUT,

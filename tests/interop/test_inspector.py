@@ -18,11 +18,30 @@ from tests.conftest import H0_BIN, subprocess_env
 pytestmark = pytest.mark.interop
 
 VAULT_TOOLS = {
-    "read_note", "read_notes", "write_note", "update_frontmatter", "list_notes", "move_note", "apply_changes",
-    "search_notes", "related_notes", "notes_for_address", "draft_context", "revise_draft", "health_check",
+    "read_note",
+    "read_notes",
+    "write_note",
+    "update_frontmatter",
+    "list_notes",
+    "move_note",
+    "apply_changes",
+    "search_notes",
+    "related_notes",
+    "notes_for_address",
+    "draft_context",
+    "revise_draft",
+    "health_check",
 }
-READ_ONLY = {"read_note", "read_notes", "list_notes", "search_notes", "related_notes", "notes_for_address",
-             "draft_context", "health_check"}
+READ_ONLY = {
+    "read_note",
+    "read_notes",
+    "list_notes",
+    "search_notes",
+    "related_notes",
+    "notes_for_address",
+    "draft_context",
+    "health_check",
+}
 NOTE = "Needs_Action/EMAIL_interop-001.md"
 NOTE_TEXT = """\
 ---
@@ -50,7 +69,9 @@ def inspect(inspector: Path, vault: Path, *method: str) -> dict[str, Any]:
         stdin=subprocess.DEVNULL,
         env=subprocess_env(VAULT_PATH=str(vault), LOG_LEVEL="WARNING"),
     )
-    assert proc.returncode == 0, f"inspector exited {proc.returncode}\nstdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}"
+    assert proc.returncode == 0, (
+        f"inspector exited {proc.returncode}\nstdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}"
+    )
     return json.loads(proc.stdout)
 
 
@@ -79,7 +100,16 @@ def test_tools_list_shows_every_vault_tool_with_schemas_and_annotations(inspecto
 
 
 def test_read_note_returns_structured_content(inspector_bin: Path, vault_with_note: Path) -> None:
-    result = inspect(inspector_bin, vault_with_note, "--method", "tools/call", "--tool-name", "read_note", "--tool-arg", f"path={NOTE}")
+    result = inspect(
+        inspector_bin,
+        vault_with_note,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "read_note",
+        "--tool-arg",
+        f"path={NOTE}",
+    )
 
     assert not result.get("isError")
     data = result["structuredContent"]
@@ -110,8 +140,16 @@ def test_list_notes_with_a_filter(inspector_bin: Path, vault_with_note: Path) ->
         pytest.param(["--tool-name", "read_note", "--tool-arg", "path=../../etc/passwd"], id="read-escape"),
         pytest.param(["--tool-name", "read_note", "--tool-arg", "path=/etc/passwd"], id="read-absolute-outside"),
         pytest.param(
-            ["--tool-name", "write_note", "--tool-arg", "path=Approved/sneaky.md",
-             "--tool-arg", 'frontmatter={"to": "dana@example.com", "subject": "hi"}', "--tool-arg", "body=Send it."],
+            [
+                "--tool-name",
+                "write_note",
+                "--tool-arg",
+                "path=Approved/sneaky.md",
+                "--tool-arg",
+                'frontmatter={"to": "dana@example.com", "subject": "hi"}',
+                "--tool-arg",
+                "body=Send it.",
+            ],
             id="write-into-approved",
         ),
         pytest.param(

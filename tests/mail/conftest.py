@@ -35,8 +35,13 @@ def gmail_settings(vault_dir: Path, gmail: FakeGmail, token_path: Path) -> Setti
 
 def gmail_settings_for(vault_dir: Path, gmail: FakeGmail, token_path: Path, **overrides: object) -> Settings:
     values: dict[str, object] = {
-        "vault_path": vault_dir, "mail_backend": "gmail", "gmail_token_path": token_path,
-        "gmail_api_endpoint": gmail.api_endpoint, "gmail_token_uri": gmail.token_uri, **FAST_RETRIES, **DIRECT_SEND,
+        "vault_path": vault_dir,
+        "mail_backend": "gmail",
+        "gmail_token_path": token_path,
+        "gmail_api_endpoint": gmail.api_endpoint,
+        "gmail_token_uri": gmail.token_uri,
+        **FAST_RETRIES,
+        **DIRECT_SEND,
     }
     values.update(overrides)
     return load_settings(**values)
@@ -45,9 +50,15 @@ def gmail_settings_for(vault_dir: Path, gmail: FakeGmail, token_path: Path, **ov
 def gmail_env(vault_dir: Path, gmail: FakeGmail, token_path: Path, **overrides: str) -> dict[str, str]:
     """Environment variables for an `h0 mcp gmail` child process against the fake."""
     env = {
-        "VAULT_PATH": str(vault_dir), "MAIL_BACKEND": "gmail", "GMAIL_TOKEN_PATH": str(token_path),
-        "GMAIL_API_ENDPOINT": gmail.api_endpoint, "GMAIL_TOKEN_URI": gmail.token_uri, "MAX_RETRIES": "3",
-        "RETRY_DELAY_MS": "1", "LOG_LEVEL": "WARNING", "ALLOW_UNAPPROVED_SEND": "true",
+        "VAULT_PATH": str(vault_dir),
+        "MAIL_BACKEND": "gmail",
+        "GMAIL_TOKEN_PATH": str(token_path),
+        "GMAIL_API_ENDPOINT": gmail.api_endpoint,
+        "GMAIL_TOKEN_URI": gmail.token_uri,
+        "MAX_RETRIES": "3",
+        "RETRY_DELAY_MS": "1",
+        "LOG_LEVEL": "WARNING",
+        "ALLOW_UNAPPROVED_SEND": "true",
     }
     env.update(overrides)
     return env
@@ -101,8 +112,10 @@ async def drive_concurrently(client: Client, gmail, n: int) -> None:
         read[i] = result.structured_content["body"].strip()
 
     async def send(i: int) -> None:
-        result = await client.call_tool("send_email", {"to": f"r{i}@example.com", "subject": f"out {i}", "body": f"b{i}",
-                                                       "idempotency_key": f"c-{i}"})
+        result = await client.call_tool(
+            "send_email",
+            {"to": f"r{i}@example.com", "subject": f"out {i}", "body": f"b{i}", "idempotency_key": f"c-{i}"},
+        )
         assert not result.is_error, result.content[0].text
         sent[i] = result.structured_content
 

@@ -77,21 +77,38 @@ def smtp_box(relay: tuple[Controller, Mailbox]) -> Mailbox:
     return relay[1]
 
 
-def imap_settings(vault_dir: Path, server: PymapServer, relay: Controller | None = None, **overrides: object) -> Settings:
+def imap_settings(
+    vault_dir: Path, server: PymapServer, relay: Controller | None = None, **overrides: object
+) -> Settings:
     values: dict[str, object] = {
-        "vault_path": vault_dir, "mail_backend": "imap", "imap_host": server.host, "imap_port": server.port,
-        "imap_secure": "none", "imap_user": server.user, "imap_pass": server.password, "imap_timeout_seconds": 10,
-        **FAST_RETRIES, **DIRECT_SEND,
+        "vault_path": vault_dir,
+        "mail_backend": "imap",
+        "imap_host": server.host,
+        "imap_port": server.port,
+        "imap_secure": "none",
+        "imap_user": server.user,
+        "imap_pass": server.password,
+        "imap_timeout_seconds": 10,
+        **FAST_RETRIES,
+        **DIRECT_SEND,
     }
     if relay is not None:
-        values.update({"smtp_host": relay.hostname, "smtp_port": relay.port, "smtp_secure": "none",
-                       "smtp_from": server.user})
+        values.update(
+            {"smtp_host": relay.hostname, "smtp_port": relay.port, "smtp_secure": "none", "smtp_from": server.user}
+        )
     values.update(overrides)
     return load_settings(**values)
 
 
-def raw_message(subject: str = "Hello", body: str = "Hi there", *, sender: str = "Ann <ann@example.org>",
-                to: str = "h0@example.com", message_id: str | None = None, **headers: str) -> bytes:
+def raw_message(
+    subject: str = "Hello",
+    body: str = "Hi there",
+    *,
+    sender: str = "Ann <ann@example.org>",
+    to: str = "h0@example.com",
+    message_id: str | None = None,
+    **headers: str,
+) -> bytes:
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"] = sender, to, subject
     msg["Message-ID"] = message_id or make_msgid(domain="example.org")

@@ -13,7 +13,9 @@ def test_given_a_plain_address_when_checked_then_it_is_valid_and_normalised():
     assert checked.valid and checked.normalized == "Bob@example.com"
 
 
-@pytest.mark.parametrize("text", ["not-an-address", "a@", "@example.com", "a@@example.com", "a b@example.com", "a@localhost"])
+@pytest.mark.parametrize(
+    "text", ["not-an-address", "a@", "@example.com", "a@@example.com", "a b@example.com", "a@localhost"]
+)
 def test_given_a_malformed_address_when_checked_then_it_is_invalid_with_a_reason(text):
     checked = check_address(text)
     assert not checked.valid and checked.reason
@@ -21,8 +23,14 @@ def test_given_a_malformed_address_when_checked_then_it_is_invalid_with_a_reason
 
 @pytest.mark.parametrize(
     ("typo", "meant"),
-    [("a@gmial.com", "a@gmail.com"), ("a@hotmial.com", "a@hotmail.com"), ("a@yahooo.com", "a@yahoo.com"),
-     ("a@outlok.com", "a@outlook.com"), ("a@googlemial.com", "a@googlemail.com"), ("a@protonmial.com", "a@protonmail.com")],
+    [
+        ("a@gmial.com", "a@gmail.com"),
+        ("a@hotmial.com", "a@hotmail.com"),
+        ("a@yahooo.com", "a@yahoo.com"),
+        ("a@outlok.com", "a@outlook.com"),
+        ("a@googlemial.com", "a@googlemail.com"),
+        ("a@protonmial.com", "a@protonmail.com"),
+    ],
 )
 def test_given_a_misspelled_popular_domain_when_checked_then_the_fix_is_suggested(typo, meant):
     checked = check_address(typo)
@@ -49,19 +57,29 @@ def test_given_a_non_ascii_local_part_then_it_is_refused_before_sending():
 
 
 def test_given_comma_separated_or_list_recipients_then_all_are_parsed():
-    assert [a.addr_spec for a in parse_recipients("to", "a@example.com, B <b@example.org>")] == ["a@example.com", "b@example.org"]
+    assert [a.addr_spec for a in parse_recipients("to", "a@example.com, B <b@example.org>")] == [
+        "a@example.com",
+        "b@example.org",
+    ]
     assert [a.addr_spec for a in parse_recipients("cc", ["a@example.com", '"Doe, Jane" <j@example.org>'])] == [
-        "a@example.com", "j@example.org",
+        "a@example.com",
+        "j@example.org",
     ]
     assert parse_recipients("bcc", None) == []
 
 
 @pytest.mark.parametrize(
     "value",
-    ["bob@example.com\r\nBcc: evil@x.com", "bob@example.com\nBcc: evil@x.com", "Bob\r <bob@example.com>",
-     "bob@example.com\u2028Bcc: evil@x.com", ["ok@example.com", "bob@example.com\r\nX: y"],
-     "=?utf-8?q?Bob=0D=0ABcc:_evil@x.com?= <bob@example.com>", "=?utf-8?b?Qm9iDQo=?= <bob@example.com>",
-     "=?utf-8?q?Bob=07?= <bob@example.com>"],
+    [
+        "bob@example.com\r\nBcc: evil@x.com",
+        "bob@example.com\nBcc: evil@x.com",
+        "Bob\r <bob@example.com>",
+        "bob@example.com\u2028Bcc: evil@x.com",
+        ["ok@example.com", "bob@example.com\r\nX: y"],
+        "=?utf-8?q?Bob=0D=0ABcc:_evil@x.com?= <bob@example.com>",
+        "=?utf-8?b?Qm9iDQo=?= <bob@example.com>",
+        "=?utf-8?q?Bob=07?= <bob@example.com>",
+    ],
 )
 def test_given_a_line_break_in_a_recipient_then_header_injection_is_refused(value):
     with pytest.raises(InvalidRequest) as caught:

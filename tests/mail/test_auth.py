@@ -20,7 +20,9 @@ from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import audit_records, gmail_settings_for
 
 
-def test_given_no_token_json_then_tools_answer_auth_required_and_nothing_is_sent(vault_dir: Path, gmail: FakeGmail, tmp_path: Path):
+def test_given_no_token_json_then_tools_answer_auth_required_and_nothing_is_sent(
+    vault_dir: Path, gmail: FakeGmail, tmp_path: Path
+):
     service = MailService(gmail_settings_for(vault_dir, gmail, tmp_path / "absent.json"))
     with pytest.raises(AuthRequired) as caught:
         service.send_email(to="bob@example.com", subject="S", body="b")
@@ -114,8 +116,13 @@ def test_given_a_token_readable_by_others_then_health_says_so(vault_dir, gmail, 
 
 
 def test_given_no_oauth_client_file_then_h0_auth_gmail_explains_where_to_get_it(tmp_path: Path):
-    env = subprocess_env(GMAIL_CREDENTIALS_PATH=str(tmp_path / "credentials.json"), GMAIL_TOKEN_PATH=str(tmp_path / "t.json"))
-    for command in ([H0_BIN, "auth", "gmail", "--no-browser"], [sys.executable, str(ROOT / "scripts" / "gmail_auth.py"), "--no-browser"]):
+    env = subprocess_env(
+        GMAIL_CREDENTIALS_PATH=str(tmp_path / "credentials.json"), GMAIL_TOKEN_PATH=str(tmp_path / "t.json")
+    )
+    for command in (
+        [H0_BIN, "auth", "gmail", "--no-browser"],
+        [sys.executable, str(ROOT / "scripts" / "gmail_auth.py"), "--no-browser"],
+    ):
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30)
         assert done.returncode == 1
         assert "Desktop app" in done.stderr and "credentials.json" in done.stderr

@@ -28,8 +28,9 @@ async def test_given_the_same_key_sent_concurrently_then_it_goes_out_once(gmail_
         results: list[dict] = []
 
         async def send() -> None:
-            result = await client.call_tool("send_email", {"to": "bob@example.com", "subject": "once", "body": "b",
-                                                           "idempotency_key": "same"})
+            result = await client.call_tool(
+                "send_email", {"to": "bob@example.com", "subject": "once", "body": "b", "idempotency_key": "same"}
+            )
             results.append(result.structured_content)
 
         async with anyio.create_task_group() as group:

@@ -18,9 +18,17 @@ from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import audit_records, dead_pid, gmail_settings_for
 
 
-def test_given_a_message_when_sent_then_gmail_receives_the_mime_and_the_audit_brackets_the_call(service, gmail, vault_dir):
-    result = service.send_email(to="Bob <bob@example.com>", cc="carol@example.com", bcc=["dan@example.com"],
-                                subject="Quarterly report", body="Numbers attached.\n", html_body="<p>Numbers</p>")
+def test_given_a_message_when_sent_then_gmail_receives_the_mime_and_the_audit_brackets_the_call(
+    service, gmail, vault_dir
+):
+    result = service.send_email(
+        to="Bob <bob@example.com>",
+        cc="carol@example.com",
+        bcc=["dan@example.com"],
+        subject="Quarterly report",
+        body="Numbers attached.\n",
+        html_body="<p>Numbers</p>",
+    )
     [sent] = gmail.sent
     assert result.message_id == sent.id and result.thread_id == sent.thread_id and result.backend == "gmail"
     assert result.already_sent is False and result.rfc822_message_id == sent.header("Message-ID")
@@ -45,9 +53,12 @@ def test_given_the_audit_log_cannot_be_written_then_nothing_is_sent(service, gma
 
 
 def test_given_a_reply_then_it_threads_by_the_original_message_id_and_thread(service, gmail):
-    original = gmail.add_message(subject="Question", message_id="<q1@example.com>", references="<q0@example.com>",
-                                 thread_id="thread-77")
-    result = service.send_email(to="ann@example.com", subject="Re: Question", body="Answer.", reply_to_message_id=original)
+    original = gmail.add_message(
+        subject="Question", message_id="<q1@example.com>", references="<q0@example.com>", thread_id="thread-77"
+    )
+    result = service.send_email(
+        to="ann@example.com", subject="Re: Question", body="Answer.", reply_to_message_id=original
+    )
     sent = gmail.sent[-1]
     assert sent.header("In-Reply-To") == "<q1@example.com>"
     assert sent.header("References") == "<q0@example.com> <q1@example.com>"
@@ -60,7 +71,9 @@ def test_given_a_reply_to_an_unknown_message_then_not_found_unless_a_thread_id_i
         service.send_email(to="ann@example.com", subject="Re: x", body="b", reply_to_message_id="deadbeef")
     assert gmail.sent == []
     thread = gmail.message(gmail.add_message(subject="x", thread_id="t-1")).thread_id
-    result = service.send_email(to="ann@example.com", subject="Re: x", body="b", reply_to_message_id="deadbeef", thread_id=thread)
+    result = service.send_email(
+        to="ann@example.com", subject="Re: x", body="b", reply_to_message_id="deadbeef", thread_id=thread
+    )
     assert result.thread_id == "t-1" and "threaded by thread_id only" in result.hints[0]
 
 
@@ -70,7 +83,9 @@ def test_given_a_large_attachment_then_it_goes_as_a_media_upload(service, gmail,
         gmail.add_message(thread_id=thread_id)
     data = bytes(range(256)) * (14 * 1024)  # 3.5 MB, 4.8 MB as base64 MIME: over the JSON-body threshold
     (vault_dir / "Done" / "scan.bin").write_bytes(data)
-    service.send_email(to="bob@example.com", subject="Scan", body="see attached", attachments=["Done/scan.bin"], thread_id=thread_id)
+    service.send_email(
+        to="bob@example.com", subject="Scan", body="see attached", attachments=["Done/scan.bin"], thread_id=thread_id
+    )
     sent = gmail.sent[-1]
     assert sent.metadata["upload"] == ("multipart" if thread_id else "media")
     assert sent.thread_id == (thread_id or sent.id)
@@ -100,8 +115,13 @@ def test_given_a_mailbox_then_queries_select_like_gmail(service, gmail):
 
 
 def test_given_rich_messages_then_get_email_decodes_them(service, gmail):
-    html_only = gmail.add_message(subject="Überweisung ✓", body=None, html="<p>Pay&nbsp;<b>now</b></p><p>Thanks</p>",
-                                  attachments=[("invoice.pdf", b"%PDF" * 100, "application/pdf")], cc="x@example.com")
+    html_only = gmail.add_message(
+        subject="Überweisung ✓",
+        body=None,
+        html="<p>Pay&nbsp;<b>now</b></p><p>Thanks</p>",
+        attachments=[("invoice.pdf", b"%PDF" * 100, "application/pdf")],
+        cc="x@example.com",
+    )
     email = service.get_email(html_only)
     assert email.subject == "Überweisung ✓" and email.cc == "x@example.com"
     assert email.body == "Pay now\n\nThanks" and email.body_format == "html"
@@ -134,7 +154,9 @@ def test_given_a_label_name_gmail_rejects_then_invalid_request_and_nothing_chang
     assert gmail.labels == labels_before and gmail.message(msg).labels == ["INBOX"]
 
 
-def test_given_gmail_answers_429_five_times_then_rate_limited_with_retry_after_and_nothing_sent(service, gmail, vault_dir):
+def test_given_gmail_answers_429_five_times_then_rate_limited_with_retry_after_and_nothing_sent(
+    service, gmail, vault_dir
+):
     gmail.fail_next(429, count=5, retry_after=0.02, path_contains="messages/send")
     with pytest.raises(RateLimited) as caught:
         service.send_email(to="bob@example.com", subject="S", body="b")
@@ -201,20 +223,24 @@ def test_given_sent_mail_then_its_status_is_sent_until_a_bounce_report_arrives(s
     result = service.send_email(to="bob@example.com", subject="S", body="b")
     assert service.email_status(result.message_id).status == "sent"
     assert service.email_status(result.rfc822_message_id).status == "sent"
-    gmail.add_message(sender="Mail Delivery Subsystem <mailer-daemon@googlemail.com>",
-                      subject="Delivery Status Notification (Failure)",
-                      body=f"Address not found.\n\nMessage-ID: {result.rfc822_message_id}\n")
+    gmail.add_message(
+        sender="Mail Delivery Subsystem <mailer-daemon@googlemail.com>",
+        subject="Delivery Status Notification (Failure)",
+        body=f"Address not found.\n\nMessage-ID: {result.rfc822_message_id}\n",
+    )
     assert service.email_status(result.message_id).status == "bounced"
-    assert service.email_status("ffffffffffffffff") == EmailStatus(message_id="ffffffffffffffff", status="unknown",
-                                                                   timestamp=None)
+    assert service.email_status("ffffffffffffffff") == EmailStatus(
+        message_id="ffffffffffffffff", status="unknown", timestamp=None
+    )
 
 
 def _pending_attempt(service, pid: int, **message) -> str:
     """A send claimed in the state database by process `pid` whose outcome was never recorded
     (the process died mid-send); returns its Message-ID."""
     out = service.builder.direct_message(**message)
-    claim = service.state.claim_send(key=out.key, rfc822_message_id=out.rfc822_message_id,
-                                     content_hash=out.content_hash, caps=(), in_flight_s=120.0)
+    claim = service.state.claim_send(
+        key=out.key, rfc822_message_id=out.rfc822_message_id, content_hash=out.content_hash, caps=(), in_flight_s=120.0
+    )
     assert claim.status == "claimed"
     service.state._db().execute("UPDATE sends SET pid = ? WHERE rfc822_message_id = ?", (pid, out.rfc822_message_id))
     return out.rfc822_message_id
@@ -265,8 +291,15 @@ def test_given_gmail_does_not_answer_then_health_check_still_answers_degraded(va
 def test_given_a_healthy_account_then_health_reports_it(service, gmail):
     service.send_email(to="bob@example.com", subject="S", body="b")
     health = service.health(SERVER_NAME)
-    expected = {"status": "ok", "backend": "gmail", "account": gmail.address, "token": "valid",
-                "sends_last_hour": 1, "sends_last_day": 1, "problems": []}
+    expected = {
+        "status": "ok",
+        "backend": "gmail",
+        "account": gmail.address,
+        "token": "valid",
+        "sends_last_hour": 1,
+        "sends_last_day": 1,
+        "problems": [],
+    }
     assert health == health.model_copy(update=expected)
 
 
@@ -278,8 +311,13 @@ def test_fake_gmail_is_usable_on_its_own_with_the_plain_google_client(tmp_path: 
 
     with FakeGmail(address="me@example.com") as fake:
         token = json.loads(fake.write_token(tmp_path / "t.json", expired=True).read_text())
-        creds = Credentials(token["token"], refresh_token=token["refresh_token"], token_uri=fake.token_uri,
-                            client_id=token["client_id"], client_secret=token["client_secret"])
+        creds = Credentials(
+            token["token"],
+            refresh_token=token["refresh_token"],
+            token_uri=fake.token_uri,
+            client_id=token["client_id"],
+            client_secret=token["client_secret"],
+        )
         http = google_auth_httplib2.AuthorizedHttp(creds)
         api = build("gmail", "v1", http=http, static_discovery=True, client_options={"api_endpoint": fake.api_endpoint})
         msg_id = fake.add_message(subject="Raw test", body="raw body", labels=["INBOX"])

@@ -37,10 +37,20 @@ def test_given_two_inbound_and_one_sent_message_when_the_thread_is_read_then_the
     sent into it, when its messages are read, then they come oldest first with headers, labels and
     internal dates, the sent one labelled SENT, and no bodies are fetched."""
     now_ms = int(time.time() * 1000)
-    newer = gmail.add_message(subject="Re: Plans", thread_id="t-plans", date_ms=now_ms - HOUR_MS,
-                              message_id="<second@example.com>", sender="Ann <ann@example.com>")
-    older = gmail.add_message(subject="Plans", thread_id="t-plans", date_ms=now_ms - 2 * HOUR_MS,
-                              message_id="<first@example.com>", sender="Ann <ann@example.com>")
+    newer = gmail.add_message(
+        subject="Re: Plans",
+        thread_id="t-plans",
+        date_ms=now_ms - HOUR_MS,
+        message_id="<second@example.com>",
+        sender="Ann <ann@example.com>",
+    )
+    older = gmail.add_message(
+        subject="Plans",
+        thread_id="t-plans",
+        date_ms=now_ms - 2 * HOUR_MS,
+        message_id="<first@example.com>",
+        sender="Ann <ann@example.com>",
+    )
     gmail.add_message(subject="Elsewhere", thread_id="t-other")
     reply = backend.send(build_reply(), thread_id="t-plans")
 
@@ -101,7 +111,8 @@ def test_given_a_500_then_success_when_the_thread_is_read_under_the_retry_policy
     retries: list[H0Error] = []
 
     messages = RetryPolicy(max_retries=2, backoff=Backoff(0.001)).run(
-        lambda _: backend.thread_messages("t-flaky"), what="read thread",
+        lambda _: backend.thread_messages("t-flaky"),
+        what="read thread",
         on_retry=lambda number, error, wait: retries.append(error),
     )
 

@@ -97,8 +97,10 @@ class ScriptedGmail:
                     self._release.wait(30)
                     return
                 body = json.dumps(SENT if method == "POST" else PROFILE).encode()
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=UTF-8\r\n"
-                             b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=UTF-8\r\n"
+                    b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+                )
                 if action == "answer_then_close":  # no "Connection: close": the client learns by the FIN
                     return
         except OSError:
@@ -123,7 +125,9 @@ def scripted() -> Iterator[Callable[[Script], ScriptedGmail]]:
         server.__exit__()
 
 
-def backend_for(vault_dir: Path, gmail: FakeGmail, token_path: Path, endpoint: str, timeout: float = 5.0) -> GmailBackend:
+def backend_for(
+    vault_dir: Path, gmail: FakeGmail, token_path: Path, endpoint: str, timeout: float = 5.0
+) -> GmailBackend:
     return GmailBackend(gmail_settings_for(vault_dir, gmail, token_path, gmail_api_endpoint=endpoint), timeout=timeout)
 
 
@@ -155,7 +159,9 @@ def test_given_the_fake_gmail_drops_the_send_after_storing_it_then_one_post_and_
     with pytest.raises(SendFailed) as caught:
         service.send_email(to="bob@example.com", subject="S", body="b")
     assert caught.value.details["outcome"] == "unknown"
-    assert [p for m, p in gmail.requests if m == "POST" and p.endswith("messages/send")] == ["/gmail/v1/users/me/messages/send"]
+    assert [p for m, p in gmail.requests if m == "POST" and p.endswith("messages/send")] == [
+        "/gmail/v1/users/me/messages/send"
+    ]
     assert len(gmail.sent) == 1
 
 
@@ -260,7 +266,9 @@ def test_given_threads_calling_at_once_then_each_has_its_own_session_and_reuses_
     backend.close()
 
 
-def test_given_an_expired_token_then_a_batch_refreshes_it_once_and_persists_it_0600(vault_dir, gmail: FakeGmail, tmp_path):
+def test_given_an_expired_token_then_a_batch_refreshes_it_once_and_persists_it_0600(
+    vault_dir, gmail: FakeGmail, tmp_path
+):
     token = gmail.write_token(tmp_path / "token.json", expired=True)
     before = json.loads(token.read_text())["token"]
     ids = [gmail.add_message(subject=f"m{i}") for i in range(3)]

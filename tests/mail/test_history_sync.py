@@ -29,8 +29,9 @@ INGESTED = "H0/ingested"
 
 @pytest.fixture
 def ctx(vault_dir: Path, service: MailService) -> HandlerContext:
-    return HandlerContext.local(service.settings, Vault(vault_dir), mail=LocalMail(service),
-                          audit=AuditLog(vault_dir / "Logs", "h0"))
+    return HandlerContext.local(
+        service.settings, Vault(vault_dir), mail=LocalMail(service), audit=AuditLog(vault_dir / "Logs", "h0")
+    )
 
 
 def email_notes(vault_dir: Path) -> list[str]:
@@ -88,7 +89,9 @@ def test_first_run_catches_up_by_query_then_new_mail_becomes_a_note_from_history
     assert ingested(gmail, new)
     # One history call, one read, one label: 2 + 5 + 5 units.
     assert sorted(methods(gmail)) == ["history.list", "messages.get", "messages.modify"]
-    assert cursor(service) >= max(r["id"] for r in gmail.history if r["message_id"] == new and r["type"] == "messageAdded")
+    assert cursor(service) >= max(
+        r["id"] for r in gmail.history if r["message_id"] == new and r["type"] == "messageAdded"
+    )
 
 
 def test_nothing_new_is_one_history_call_of_two_quota_units(ctx, gmail, service):
@@ -174,7 +177,9 @@ def test_a_lost_cursor_never_duplicates_a_note_the_label_is_the_truth(ctx, gmail
 
 
 @pytest.mark.slow  # ~5-10 s: 500 notes written and labelled through the real client
-def test_a_burst_of_500_messages_becomes_500_notes_exactly_once_in_batches_of_at_most_50(ctx, gmail, vault_dir, service):
+def test_a_burst_of_500_messages_becomes_500_notes_exactly_once_in_batches_of_at_most_50(
+    ctx, gmail, vault_dir, service
+):
     """Given a synced mailbox, when 500 messages arrive at once, then one pass writes 500 notes,
     each message is read in a batch request of at most 50 calls and labelled once, and a
     second pass finds nothing."""
@@ -214,8 +219,14 @@ def test_429_too_many_concurrent_requests_is_retried_and_nothing_is_lost(ctx, gm
 def test_429_on_the_history_call_itself_is_retried(ctx, gmail, vault_dir):
     synced(ctx, gmail)
     message = gmail.add_message(subject="behind a 429")
-    gmail.fail_next(429, count=2, retry_after=0.01, path_contains="/history",
-                    message="Too many concurrent requests for user.", reason="rateLimitExceeded")
+    gmail.fail_next(
+        429,
+        count=2,
+        retry_after=0.01,
+        path_contains="/history",
+        message="Too many concurrent requests for user.",
+        reason="rateLimitExceeded",
+    )
     report = ingest_new_mail(ctx)
     assert report.written == [f"Needs_Action/{note_for(message)}"] and report.mode == "history"
 
@@ -283,7 +294,8 @@ def test_a_history_answer_h0_cannot_read_is_a_typed_error_and_nothing_is_lost(ct
 
 
 def test_a_profile_with_a_non_numeric_history_id_is_a_typed_error_and_ingest_falls_back_to_the_query(
-        ctx, gmail, vault_dir, service):
+    ctx, gmail, vault_dir, service
+):
     """Given a first run, when getProfile's historyId is not a number, then no cursor is stored and
     the pass falls back to the query-based ingest: the mail still becomes a note."""
     message = gmail.add_message(subject="first")

@@ -118,7 +118,9 @@ def test_given_the_server_renumbers_inbox_then_ingest_catches_up_without_duplica
         mail = MailService(imap_settings(vault_dir, server, relay[0]), trusted_caller=True)
         report = ingest(vault_dir, mail)
         assert report.mode == "catch_up" and report.failed == 0
-        assert [Vault(vault_dir).read_note(p).frontmatter["subject"] for p in report.written] == ["After the renumbering"]
+        assert [Vault(vault_dir).read_note(p).frontmatter["subject"] for p in report.written] == [
+            "After the renumbering"
+        ]
         assert len(notes(vault_dir)) == 3
         assert ingest(vault_dir, mail).written == []
         mail.close()
@@ -130,8 +132,10 @@ ODD_RAW = {
     "no message-id, no date": b"From: x@example.org\r\nSubject: bare\r\n\r\nbare body\r\n",
     "unknown charset": b"From: x@example.org\r\nSubject: charset\r\nContent-Type: text/plain; charset=x-klingon\r\n\r\nq\xfcx\r\n",
     "8-bit header": "From: Jos\u00e9 <jose@example.org>\r\nSubject: Caf\u00e9 \u2615\r\n\r\nol\u00e9\r\n".encode(),
-    "broken multipart": (b"From: x@example.org\r\nSubject: broken\r\nContent-Type: multipart/mixed; boundary=zzz\r\n\r\n"
-                         b"--zzz\r\nContent-Type: text/plain\r\n\r\npart one\r\n--zz"),
+    "broken multipart": (
+        b"From: x@example.org\r\nSubject: broken\r\nContent-Type: multipart/mixed; boundary=zzz\r\n\r\n"
+        b"--zzz\r\nContent-Type: text/plain\r\n\r\npart one\r\n--zz"
+    ),
     "empty body": b"From: x@example.org\r\nSubject: empty\r\n\r\n",
     "header without value": b"From: x@example.org\r\nSubject:\r\nX-Weird:\r\n\tfolded\r\n\r\nbody\r\n",
 }
@@ -179,7 +183,9 @@ def test_given_an_idle_watcher_when_mail_arrives_then_it_wakes_ingest(vault_dir,
         woken.clear()  # the wake-up every new session makes
         imap.deliver(raw_message("Pushed"))
         assert woken.wait(WAIT_S), "IDLE did not report the new message"
-        assert [Vault(vault_dir).read_note(p).frontmatter["subject"] for p in ingest(vault_dir, service).written] == ["Pushed"]
+        assert [Vault(vault_dir).read_note(p).frontmatter["subject"] for p in ingest(vault_dir, service).written] == [
+            "Pushed"
+        ]
     finally:
         watcher.stop()
     assert not watcher._thread.is_alive()
@@ -275,8 +281,11 @@ def _scripted_imap_server(listener: socket.socket) -> None:
                 idles, idle_tag = idles + 1, tag
                 conn.sendall(b"+ idling\r\n" + (b"* 2 EXISTS\r\n* 1 RECENT\r\n" if idles == 1 else b""))
             elif command in (b"EXAMINE", b"SELECT"):
-                conn.sendall(b"* 1 EXISTS\r\n* 0 RECENT\r\n* OK [UIDVALIDITY 7] ok\r\n* OK [UIDNEXT 2] ok\r\n"
-                             + tag + b" OK [READ-ONLY] done\r\n")
+                conn.sendall(
+                    b"* 1 EXISTS\r\n* 0 RECENT\r\n* OK [UIDVALIDITY 7] ok\r\n* OK [UIDNEXT 2] ok\r\n"
+                    + tag
+                    + b" OK [READ-ONLY] done\r\n"
+                )
             elif command == b"CAPABILITY":
                 conn.sendall(b"* CAPABILITY IMAP4rev1 IDLE\r\n" + tag + b" OK done\r\n")
             elif command == b"LOGOUT":
@@ -337,8 +346,13 @@ def test_given_a_send_then_smtp_gets_it_once_and_sent_holds_a_settled_copy(vault
     incoming = imap.deliver(raw_message("Question", message_id="<q1@example.org>"))
     original = service.backend.message_ids("subject:Question", 1)[0]
     assert original.endswith(f"-{incoming}")
-    result = service.send_email(to="ann@example.org", subject="Re: Question", body="Yes.",
-                                reply_to_message_id=original, idempotency_key="k-reply")
+    result = service.send_email(
+        to="ann@example.org",
+        subject="Re: Question",
+        body="Yes.",
+        reply_to_message_id=original,
+        idempotency_key="k-reply",
+    )
     assert len(smtp_box.received) == 1
     wire = smtp_box.received[0].content.decode()
     assert "In-Reply-To: <q1@example.org>" in wire and "References: <q1@example.org>" in wire
@@ -348,8 +362,13 @@ def test_given_a_send_then_smtp_gets_it_once_and_sent_holds_a_settled_copy(vault
     assert "\\Draft" not in imap.flags(uid, sent_of(imap)) and "\\Seen" in imap.flags(uid, sent_of(imap))
     found = service.backend.find_sent(result.rfc822_message_id)
     assert found is not None and found.thread_id == "<q1@example.org>"
-    again = service.send_email(to="ann@example.org", subject="Re: Question", body="Yes.",
-                               reply_to_message_id=original, idempotency_key="k-reply")
+    again = service.send_email(
+        to="ann@example.org",
+        subject="Re: Question",
+        body="Yes.",
+        reply_to_message_id=original,
+        idempotency_key="k-reply",
+    )
     assert again.already_sent is True and len(smtp_box.received) == 1
 
 
@@ -457,8 +476,20 @@ def test_given_mail_when_listed_with_gmail_syntax_then_the_imap_search_matches(v
     assert listed.snippet == "Friday?"
 
 
-@pytest.mark.parametrize("query", ["from:a OR from:b", "{from:a from:b}", "has:attachment", "in:anywhere",
-                                   "category:social", "larger:5M", "newer_than:soon", 'subject:"open', "in:a in:b"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "from:a OR from:b",
+        "{from:a from:b}",
+        "has:attachment",
+        "in:anywhere",
+        "category:social",
+        "larger:5M",
+        "newer_than:soon",
+        'subject:"open',
+        "in:a in:b",
+    ],
+)
 def test_given_a_query_outside_the_subset_then_a_typed_invalid_request(query):
     with pytest.raises(InvalidRequest) as refused:
         parse_query(query, now_s=1_800_000_000)
@@ -468,11 +499,24 @@ def test_given_a_query_outside_the_subset_then_a_typed_invalid_request(query):
 def test_given_gmail_terms_then_the_imap_criteria_are_the_documented_ones():
     q = parse_query('from:ann -subject:"big sale" is:unread label:H0/ingested in:Archive words', now_s=0)
     assert q.folder == "Archive"
-    assert q.criteria == ["FROM", "ann", "NOT", "SUBJECT", "big sale", "UNSEEN", "KEYWORD", "H0-ingested", "TEXT", "words"]
+    assert q.criteria == [
+        "FROM",
+        "ann",
+        "NOT",
+        "SUBJECT",
+        "big sale",
+        "UNSEEN",
+        "KEYWORD",
+        "H0-ingested",
+        "TEXT",
+        "words",
+    ]
     assert keyword("H0/ingested") == "H0-ingested" and keyword("a b(c)") == "a-b-c"
 
 
-def test_given_a_message_when_labelled_and_moved_then_keywords_and_folders_change_on_the_server(vault_dir, imap, service):
+def test_given_a_message_when_labelled_and_moved_then_keywords_and_folders_change_on_the_server(
+    vault_dir, imap, service
+):
     uid = imap.deliver(raw_message("File me"))
     (msg_id,) = service.backend.message_ids("subject:File", 1)
     labelled = service.add_label(msg_id, "Clients")

@@ -73,7 +73,8 @@ def test_given_the_server_keeps_no_keywords_then_it_says_so(bare):
 
 
 def test_given_a_server_without_keywords_when_ingest_runs_then_each_message_is_one_note_and_h0_keeps_the_mark(
-        vault_dir, bare, relay, said):
+    vault_dir, bare, relay, said
+):
     """Given three messages in INBOX of a server that keeps no keywords, When ingest runs twice and a
     fourth message arrives, Then three notes are written, then none, then one; the server carries no
     H0 keyword and nothing is marked read; H0's state database records each message by its
@@ -82,7 +83,11 @@ def test_given_a_server_without_keywords_when_ingest_runs_then_each_message_is_o
     service = service_for(vault_dir, bare, relay)
     try:
         first = ingest(vault_dir, service)
-        assert first.failed == 0 and sorted(subjects(vault_dir, first.written)) == ["Message 0", "Message 1", "Message 2"]
+        assert first.failed == 0 and sorted(subjects(vault_dir, first.written)) == [
+            "Message 0",
+            "Message 1",
+            "Message 2",
+        ]
         assert all(bare.flags(uid) == set() for uid in uids)  # no keyword, and not marked \Seen
         assert ingest(vault_dir, service).written == []
         later = bare.deliver(raw_message("Later", message_id="<later@example.org>"))
@@ -95,7 +100,9 @@ def test_given_a_server_without_keywords_when_ingest_runs_then_each_message_is_o
         ids = [Vault(vault_dir).read_note(p).frontmatter["message_id"] for p in [*first.written, *third.written]]
         assert state.ingested_among(source, ids) == set(ids)
         assert state.ingested_among(source, [], ["<m0@example.org>", "<later@example.org>"]) == {
-            "<m0@example.org>", "<later@example.org>"}
+            "<m0@example.org>",
+            "<later@example.org>",
+        }
     finally:
         service.close()
     notices = [line for line in said if "keeps no custom keywords" in line]
@@ -124,7 +131,8 @@ def test_given_a_lost_cursor_on_a_server_without_keywords_then_nothing_is_writte
 
 
 def test_given_more_mail_than_one_slice_on_a_server_without_keywords_then_the_catch_up_reaches_all_of_it(
-        vault_dir, bare, relay):
+    vault_dir, bare, relay
+):
     """The query cannot leave out what H0 ingested (nothing is on the server), so the catch-up leaves it
     out itself: 60 messages at a first sync, in slices of 25, become 60 notes, each once."""
     for i in range(60):
@@ -174,8 +182,18 @@ def test_given_a_server_without_keywords_then_the_doctor_command_exits_0(vault_d
     from h0.cli import main
 
     settings = imap_settings(vault_dir, bare, relay[0])
-    for name in ("vault_path", "mail_backend", "imap_host", "imap_port", "imap_secure", "imap_user", "smtp_host",
-                 "smtp_port", "smtp_secure", "smtp_from"):
+    for name in (
+        "vault_path",
+        "mail_backend",
+        "imap_host",
+        "imap_port",
+        "imap_secure",
+        "imap_user",
+        "smtp_host",
+        "smtp_port",
+        "smtp_secure",
+        "smtp_from",
+    ):
         monkeypatch.setenv(name.upper(), str(getattr(settings, name)))
     monkeypatch.setenv("IMAP_PASS", bare.password)
     assert main(["doctor", "--no-servers"]) == 0

@@ -15,8 +15,20 @@ from tests.mcp.contracts import check_contract
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"send_approved_draft", "create_draft", "send_email", "list_emails", "get_email", "move_email", "add_label", "validate_email", "get_email_status",
-         "health_check", "list_new_emails", "ack_new_emails"}
+TOOLS = {
+    "send_approved_draft",
+    "create_draft",
+    "send_email",
+    "list_emails",
+    "get_email",
+    "move_email",
+    "add_label",
+    "validate_email",
+    "get_email_status",
+    "health_check",
+    "list_new_emails",
+    "ack_new_emails",
+}
 
 
 @pytest.fixture
@@ -43,8 +55,16 @@ async def test_given_a_session_then_send_read_label_move_and_status_are_typed(cl
     assert listed.structured_content["emails"][0]["id"] == incoming
     email = (await call(client, "get_email", message_id=incoming)).structured_content
     assert email["rfc822_message_id"] == "<inv42@example.com>" and email["body"].strip() == "Please pay."
-    sent = await call(client, "send_email", to=["ann@example.com"], subject="Re: Invoice 42", body="Paid.",
-                      reply_to_message_id=incoming, idempotency_key="reply-42", message_id="reply42@example.org")
+    sent = await call(
+        client,
+        "send_email",
+        to=["ann@example.com"],
+        subject="Re: Invoice 42",
+        body="Paid.",
+        reply_to_message_id=incoming,
+        idempotency_key="reply-42",
+        message_id="reply42@example.org",
+    )
     result = sent.structured_content
     assert not sent.is_error and json.loads(sent.content[0].text) == result
     assert result["rfc822_message_id"] == "<reply42@example.org>" and result["thread_id"] == email["thread_id"]
@@ -56,9 +76,13 @@ async def test_given_a_session_then_send_read_label_move_and_status_are_typed(cl
     status = (await call(client, "get_email_status", message_id=result["message_id"])).structured_content
     assert status["status"] == "sent"
     valid = (await call(client, "validate_email", email="a@gmial.com")).structured_content
-    assert valid == {"email": "a@gmial.com", "valid": False, "normalized": "a@gmial.com",
-                     "reason": "'gmial.com' looks like a typo of 'gmail.com' — did you mean a@gmail.com?",
-                     "suggestion": "a@gmail.com"}
+    assert valid == {
+        "email": "a@gmial.com",
+        "valid": False,
+        "normalized": "a@gmial.com",
+        "reason": "'gmial.com' looks like a typo of 'gmail.com' — did you mean a@gmail.com?",
+        "suggestion": "a@gmail.com",
+    }
     health = (await call(client, "health_check")).structured_content
     assert health["status"] == "ok" and health["server"] == "h0-gmail" and health["sends_last_hour"] == 1
 
@@ -111,9 +135,17 @@ async def test_given_gmail_answers_429_five_times_then_rate_limited_with_retry_a
 async def test_given_unknown_ids_and_rejected_labels_then_typed_errors(client, gmail):
     assert tool_error(await call(client, "get_email", message_id="0123456789abcdef"))["error"] == "not_found"
     msg = gmail.add_message()
-    assert tool_error(await call(client, "add_label", message_id=msg, label_name="Bad//Name"))["error"] == "invalid_request"
-    assert tool_error(await call(client, "add_label", message_id=msg, label_name="x\r\ny"))["error"] == "invalid_request"
-    assert tool_error(await call(client, "add_label", message_id="0123456789abcdef", label_name="Fine"))["error"] == "not_found"
+    assert (
+        tool_error(await call(client, "add_label", message_id=msg, label_name="Bad//Name"))["error"]
+        == "invalid_request"
+    )
+    assert (
+        tool_error(await call(client, "add_label", message_id=msg, label_name="x\r\ny"))["error"] == "invalid_request"
+    )
+    assert (
+        tool_error(await call(client, "add_label", message_id="0123456789abcdef", label_name="Fine"))["error"]
+        == "not_found"
+    )
     assert tool_error(await call(client, "list_emails", max_results=0))["error"] == "invalid_request"
 
 
@@ -126,7 +158,9 @@ async def test_given_the_hourly_cap_is_reached_then_rate_limited(vault_dir, gmai
     assert len(gmail.sent) == 1
 
 
-async def test_given_a_missing_or_revoked_token_then_auth_required_tells_the_human_what_to_run(vault_dir, gmail, tmp_path: Path):
+async def test_given_a_missing_or_revoked_token_then_auth_required_tells_the_human_what_to_run(
+    vault_dir, gmail, tmp_path: Path
+):
     async with Client(build_mail_server(gmail_settings_for(vault_dir, gmail, tmp_path / "none.json"))) as client:
         error = tool_error(await call(client, "send_email", to="bob@example.com", subject="S", body="b"))
         assert error["error"] == "auth_required" and error["message"] == "Run `h0 auth gmail` to re-authenticate"
@@ -143,9 +177,15 @@ async def test_given_a_missing_or_revoked_token_then_auth_required_tells_the_hum
 async def test_given_the_smtp_backend_then_read_tools_answer_not_supported(vault_dir):
     from h0.config import load_settings
 
-    settings = load_settings(vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_from="h0@example.com")
+    settings = load_settings(
+        vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_from="h0@example.com"
+    )
     async with Client(build_mail_server(settings)) as client:
-        for tool, args in (("list_emails", {}), ("get_email", {"message_id": "x"}), ("move_email", {"message_id": "x", "destination_label": "y"})):
+        for tool, args in (
+            ("list_emails", {}),
+            ("get_email", {"message_id": "x"}),
+            ("move_email", {"message_id": "x", "destination_label": "y"}),
+        ):
             assert tool_error(await client.call_tool(tool, args))["error"] == "not_supported"
 
 

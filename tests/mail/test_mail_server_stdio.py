@@ -23,7 +23,9 @@ def params(**env: str) -> StdioServerParameters:
     return StdioServerParameters(command=H0_BIN, args=["mcp", "gmail"], env=subprocess_env(**env))
 
 
-async def test_given_a_spawned_server_then_health_check_answers_within_3_seconds(vault_dir: Path, gmail: FakeGmail, token_path: Path):
+async def test_given_a_spawned_server_then_health_check_answers_within_3_seconds(
+    vault_dir: Path, gmail: FakeGmail, token_path: Path
+):
     """SC-006, with the account confirmed by Gmail. The 3 s are the call's; start-up (mostly
     importing the MCP SDK) is bounded loosely, as it depends on how busy the machine is."""
     spawned = time.monotonic()
@@ -43,11 +45,14 @@ async def test_given_an_expired_token_when_a_session_sends_then_the_child_refres
     before = json.loads(token.read_text())["token"]
     async with Client(params(**gmail_env(vault_dir, gmail, token))) as client:
         for i in range(3):
-            result = await client.call_tool("send_email", {"to": "bob@example.com", "subject": f"S{i}", "body": "b",
-                                                           "idempotency_key": f"stdio-{i}"})
+            result = await client.call_tool(
+                "send_email",
+                {"to": "bob@example.com", "subject": f"S{i}", "body": "b", "idempotency_key": f"stdio-{i}"},
+            )
             assert not result.is_error, result.content[0].text
-        again = await client.call_tool("send_email", {"to": "bob@example.com", "subject": "S0", "body": "b",
-                                                      "idempotency_key": "stdio-0"})
+        again = await client.call_tool(
+            "send_email", {"to": "bob@example.com", "subject": "S0", "body": "b", "idempotency_key": "stdio-0"}
+        )
         assert again.structured_content["already_sent"] is True
         missing = await client.call_tool("get_email", {"message_id": "ffffffffffffffff"})
         assert tool_error(missing)["error"] == "not_found"
@@ -63,7 +68,9 @@ async def test_given_concurrent_calls_on_one_stdio_session_then_every_answer_mat
         await drive_concurrently(client, gmail, 8)
 
 
-async def test_given_no_token_then_the_server_still_starts_and_answers_auth_required(vault_dir: Path, gmail: FakeGmail, tmp_path: Path):
+async def test_given_no_token_then_the_server_still_starts_and_answers_auth_required(
+    vault_dir: Path, gmail: FakeGmail, tmp_path: Path
+):
     async with Client(params(**gmail_env(vault_dir, gmail, tmp_path / "missing.json"))) as client:
         error = tool_error(await client.call_tool("send_email", {"to": "bob@example.com", "subject": "S", "body": "b"}))
         health = await client.call_tool("health_check", {})
@@ -72,8 +79,14 @@ async def test_given_no_token_then_the_server_still_starts_and_answers_auth_requ
 
 
 def test_given_the_outbox_backend_then_start_up_says_loudly_on_stderr_that_nothing_is_sent(vault_dir: Path):
-    done = subprocess.run([H0_BIN, "mcp", "gmail"], input="", capture_output=True, text=True, timeout=30,
-                          env=subprocess_env(VAULT_PATH=str(vault_dir)))
+    done = subprocess.run(
+        [H0_BIN, "mcp", "gmail"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=subprocess_env(VAULT_PATH=str(vault_dir)),
+    )
     assert "NOTHING IS REALLY SENT" in done.stderr
     assert done.stdout == ""  # stdout is the protocol's
 
@@ -85,15 +98,35 @@ async def test_given_sigterm_during_a_send_then_the_send_completes_is_audited_an
     gmail.delay_next(1.0, path_contains="messages/send")
     env = subprocess_env(**gmail_env(vault_dir, gmail, token_path))
     # Driven by hand over its pipes (raw JSON-RPC lines, then SIGTERM mid-send): Popen starts it and returns.
-    child = subprocess.Popen([H0_BIN, "mcp", "gmail"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,  # noqa: ASYNC220
-                             stderr=subprocess.DEVNULL, env=env)
+    child = subprocess.Popen(  # noqa: ASYNC220
+        [H0_BIN, "mcp", "gmail"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     try:
         for message in (
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-             "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"},
+                },
+            },
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "send_email", "arguments": {
-                "to": "bob@example.com", "subject": "in flight", "body": "b"}}},
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    "name": "send_email",
+                    "arguments": {"to": "bob@example.com", "subject": "in flight", "body": "b"},
+                },
+            },
         ):
             child.stdin.write((json.dumps(message) + "\n").encode())
             child.stdin.flush()

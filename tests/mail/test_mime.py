@@ -21,7 +21,9 @@ def roundtrip(msg):
 
 
 def test_given_non_ascii_names_subject_and_body_then_headers_are_rfc2047_and_the_body_utf8():
-    msg = compose(to=parse_recipients("to", "José Müller <jose@example.com>"), subject="Grüße — Résumé", body="Héllo wörld\n")
+    msg = compose(
+        to=parse_recipients("to", "José Müller <jose@example.com>"), subject="Grüße — Résumé", body="Héllo wörld\n"
+    )
     wire = raw_bytes(msg)
     assert wire.isascii(), "headers encoded per RFC 2047, body quoted-printable: survives any relay"
     assert b"=?utf-8?" in wire
@@ -32,14 +34,26 @@ def test_given_non_ascii_names_subject_and_body_then_headers_are_rfc2047_and_the
 
 
 def test_given_an_html_body_then_plain_and_html_are_alternatives():
-    msg = roundtrip(compose(to=parse_recipients("to", "a@example.com"), subject="S", body="plain", html_body="<b>html</b>"))
+    msg = roundtrip(
+        compose(to=parse_recipients("to", "a@example.com"), subject="S", body="plain", html_body="<b>html</b>")
+    )
     assert msg.get_content_type() == "multipart/alternative"
     assert msg.get_body(("plain",)).get_content().strip() == "plain"
     assert msg.get_body(("html",)).get_content().strip() == "<b>html</b>"
 
 
-@pytest.mark.parametrize("subject", ["Hi\r\nBcc: evil@x.com", "Hi\nthere", "Hi\rthere", "Hi\tthere", "Hi\x1b[31m",
-                                     "=?utf-8?q?Hi=0D=0ABcc:_evil@x.com?=", "Hi =?utf-8?b?DQpCY2M6IGV2aWxAeC5jb20=?="])
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "Hi\r\nBcc: evil@x.com",
+        "Hi\nthere",
+        "Hi\rthere",
+        "Hi\tthere",
+        "Hi\x1b[31m",
+        "=?utf-8?q?Hi=0D=0ABcc:_evil@x.com?=",
+        "Hi =?utf-8?b?DQpCY2M6IGV2aWxAeC5jb20=?=",
+    ],
+)
 def test_given_a_subject_with_a_line_break_then_it_is_refused(subject):
     with pytest.raises(InvalidRequest):
         compose(to=parse_recipients("to", "a@example.com"), subject=subject, body="b")
@@ -82,8 +96,16 @@ def test_given_an_original_with_references_then_the_reply_chains_them():
 
 def test_given_reply_headers_then_the_message_carries_them_with_angle_brackets():
     in_reply_to, references = reply_headers("<orig@example.com>", None)
-    msg = roundtrip(compose(to=parse_recipients("to", "a@example.com"), subject="Re: S", body="b",
-                            message_id="mine@h0.local", in_reply_to=in_reply_to, references=references))
+    msg = roundtrip(
+        compose(
+            to=parse_recipients("to", "a@example.com"),
+            subject="Re: S",
+            body="b",
+            message_id="mine@h0.local",
+            in_reply_to=in_reply_to,
+            references=references,
+        )
+    )
     assert msg["In-Reply-To"] == "<orig@example.com>"
     assert msg["References"] == "<orig@example.com>"
     assert msg["Message-ID"] == "<mine@h0.local>"
@@ -93,7 +115,9 @@ def test_given_vault_attachments_then_they_are_attached_with_their_type(vault_di
     (vault_dir / "Done" / "report.pdf").write_bytes(b"%PDF-1.4 fake")
     (vault_dir / "Done" / "notes é.txt").write_text("hello", encoding="utf-8")
     files = load_attachments(PathResolver(vault_dir), ["Done/report.pdf", "Done/notes é.txt"])
-    msg = roundtrip(compose(to=parse_recipients("to", "a@example.com"), subject="S", body="see attached", attachments=files))
+    msg = roundtrip(
+        compose(to=parse_recipients("to", "a@example.com"), subject="S", body="see attached", attachments=files)
+    )
     parts = {p.get_filename(): p for p in msg.iter_attachments()}
     assert parts["report.pdf"].get_content_type() == "application/pdf"
     assert parts["report.pdf"].get_content() == b"%PDF-1.4 fake"
@@ -115,6 +139,8 @@ def test_given_html_only_mail_then_it_reads_as_text():
 
 
 def test_given_images_and_unsafe_links_in_html_then_the_text_names_images_and_drops_unsafe_targets():
-    text = html_to_text('<img src="https://t.example/p.gif" width=1><img alt="Logo" src="https://t.example/l.png">'
-                        '<a href="javascript:alert(1)">Claim</a> <a href="data:text/html,x">Data</a>')
+    text = html_to_text(
+        '<img src="https://t.example/p.gif" width=1><img alt="Logo" src="https://t.example/l.png">'
+        '<a href="javascript:alert(1)">Claim</a> <a href="data:text/html,x">Data</a>'
+    )
     assert text == "[image: Logo]Claim Data"

@@ -59,7 +59,9 @@ def test_given_the_outbox_then_reading_is_not_supported_and_health_says_nothing_
 
 
 def test_given_a_reply_on_the_outbox_then_it_is_written_without_in_reply_to_and_says_why(outbox):
-    result = outbox.send_email(to="bob@example.com", subject="Re: S", body="b", reply_to_message_id="18f0abc", thread_id="t1")
+    result = outbox.send_email(
+        to="bob@example.com", subject="Re: S", body="b", reply_to_message_id="18f0abc", thread_id="t1"
+    )
     assert result.thread_id == "t1"
     assert "cannot read the original" in result.hints[0]
 
@@ -85,14 +87,17 @@ def test_given_a_reply_to_an_email_note_then_the_outbox_eml_threads_by_its_messa
     """Issue 24: the outbox cannot read the original, but the email note keeps its Message-ID."""
     (vault_dir / "Needs_Action/EMAIL_m-77.md").write_text(EMAIL_NOTE)
     draft = vault_dir / "Approved/reply.md"
-    draft.write_text("---\nto: dana@example.com\nsubject: 'Re: Friday review'\nreply_to_message_id: m-77\n"
-                     "source: Needs_Action/EMAIL_m-77.md\n---\nFriday works.\n")
+    draft.write_text(
+        "---\nto: dana@example.com\nsubject: 'Re: Friday review'\nreply_to_message_id: m-77\n"
+        "source: Needs_Action/EMAIL_m-77.md\n---\nFriday works.\n"
+    )
     from h0.vault import Vault
     from h0.vault.seen import Arrival
 
     note_hash = Vault(vault_dir).read_note("Approved/reply.md").hash
-    MailService(outbox.settings, trusted_caller=True).send_approved_draft("Approved/reply.md", note_hash,
-                                                                          Arrival("moved"))
+    MailService(outbox.settings, trusted_caller=True).send_approved_draft(
+        "Approved/reply.md", note_hash, Arrival("moved")
+    )
     (eml,) = emls(vault_dir)
     message = BytesParser(policy=policy.default).parsebytes(eml.read_bytes())
     assert message["In-Reply-To"] == "<cafe.77@mail.example>" and message["References"] == "<cafe.77@mail.example>"

@@ -39,7 +39,11 @@ def test_given_retryable_failures_then_it_backs_off_exponentially_and_succeeds()
 
 
 def test_given_a_failure_not_marked_retryable_then_it_is_raised_at_once():
-    for error in (SendFailed("timeout after sending", outcome="unknown", retryable=False), AuthRequired("x"), SendFailed("x")):
+    for error in (
+        SendFailed("timeout after sending", outcome="unknown", retryable=False),
+        AuthRequired("x"),
+        SendFailed("x"),
+    ):
         attempt, calls = flaky([error])
         with pytest.raises(type(error)):
             RetryPolicy(3, exact(0.001)).run(attempt, what="t", sleep=lambda _: None)
@@ -82,7 +86,9 @@ def test_given_a_backoff_longer_than_the_wait_budget_then_it_waits_the_budget_no
 def test_given_retries_then_each_is_reported():
     seen: list[tuple[int, str]] = []
     attempt, _ = flaky([InternalError("a", retryable=True)])
-    RetryPolicy(2, exact(0.0)).run(attempt, what="t", on_retry=lambda n, e, w: seen.append((n, e.code)), sleep=lambda _: None)
+    RetryPolicy(2, exact(0.0)).run(
+        attempt, what="t", on_retry=lambda n, e, w: seen.append((n, e.code)), sleep=lambda _: None
+    )
     assert seen == [(1, "internal_error")]
 
 

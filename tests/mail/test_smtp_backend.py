@@ -33,17 +33,25 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
     now = dt.datetime.now(dt.UTC)
     cert = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-        .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(minutes=5))
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
         .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            False,
+        )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
         .sign(key, hashes.SHA256())
     )
     cert_path, key_path = folder / "cert.pem", folder / "key.pem"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return cert_path, key_path
 
 
@@ -70,7 +78,11 @@ class Mailbox:
 
 
 def authenticate(server, session, envelope, mechanism, auth_data):
-    ok = isinstance(auth_data, LoginPassword) and auth_data.login.decode() == USER and auth_data.password.decode() == PASSWORD
+    ok = (
+        isinstance(auth_data, LoginPassword)
+        and auth_data.login.decode() == USER
+        and auth_data.password.decode() == PASSWORD
+    )
     return AuthResult(success=ok, handled=False)  # handled=False: aiosmtpd answers 535 itself
 
 
@@ -94,11 +106,27 @@ def start(mailbox: Mailbox, cert: Path, key: Path, *, implicit_tls: bool) -> Con
     if implicit_tls:
         # aiosmtpd only counts STARTTLS as TLS when deciding whether to offer AUTH; this
         # session is TLS from the first byte, so let it offer AUTH.
-        controller = Controller(mailbox, hostname="127.0.0.1", port=port, ssl_context=context, server_hostname="localhost",
-                                authenticator=authenticate, auth_required=True, auth_require_tls=False)
+        controller = Controller(
+            mailbox,
+            hostname="127.0.0.1",
+            port=port,
+            ssl_context=context,
+            server_hostname="localhost",
+            authenticator=authenticate,
+            auth_required=True,
+            auth_require_tls=False,
+        )
     else:
-        controller = Controller(mailbox, hostname="127.0.0.1", port=port, tls_context=context, require_starttls=True,
-                                server_hostname="localhost", authenticator=authenticate, auth_required=True)
+        controller = Controller(
+            mailbox,
+            hostname="127.0.0.1",
+            port=port,
+            tls_context=context,
+            require_starttls=True,
+            server_hostname="localhost",
+            authenticator=authenticate,
+            auth_required=True,
+        )
     controller.start()
     return controller
 
@@ -110,9 +138,19 @@ pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiri
 def smtp(request, certificate, vault_dir: Path) -> Iterator[tuple[Mailbox, MailService]]:
     mailbox = Mailbox()
     controller = start(mailbox, *certificate, implicit_tls=request.param == "ssl")
-    settings = load_settings(vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_port=controller.port, **DIRECT_SEND,
-                             smtp_secure=request.param, smtp_user=USER, smtp_pass=PASSWORD, smtp_timeout_seconds=5,
-                             max_retries=2, retry_delay_ms=1)
+    settings = load_settings(
+        vault_path=vault_dir,
+        mail_backend="smtp",
+        smtp_host="localhost",
+        smtp_port=controller.port,
+        **DIRECT_SEND,
+        smtp_secure=request.param,
+        smtp_user=USER,
+        smtp_pass=PASSWORD,
+        smtp_timeout_seconds=5,
+        max_retries=2,
+        retry_delay_ms=1,
+    )
     try:
         yield mailbox, MailService(settings)
     finally:
@@ -121,8 +159,9 @@ def smtp(request, certificate, vault_dir: Path) -> Iterator[tuple[Mailbox, MailS
 
 def test_given_an_smtp_relay_with_tls_and_login_then_the_message_arrives_intact(smtp, vault_dir):
     mailbox, service = smtp
-    result = service.send_email(to="Bob <bob@example.com>", bcc="hidden@example.com", subject="Grüße",
-                                body="Héllo\n", html_body="<p>Héllo</p>")
+    result = service.send_email(
+        to="Bob <bob@example.com>", bcc="hidden@example.com", subject="Grüße", body="Héllo\n", html_body="<p>Héllo</p>"
+    )
     [envelope] = mailbox.received
     assert envelope.mail_from == USER
     assert sorted(envelope.rcpt_tos) == ["bob@example.com", "hidden@example.com"]
@@ -152,9 +191,18 @@ def test_given_a_temporary_refusal_then_it_is_retried_and_reported_retryable(smt
 def test_given_wrong_credentials_then_auth_required_names_the_settings(certificate, vault_dir):
     controller = start(Mailbox(), *certificate, implicit_tls=False)
     try:
-        settings = load_settings(vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_port=controller.port, **DIRECT_SEND,
-                                 smtp_user=USER, smtp_pass="wrong", smtp_timeout_seconds=5,
-                                 max_retries=2, retry_delay_ms=1)
+        settings = load_settings(
+            vault_path=vault_dir,
+            mail_backend="smtp",
+            smtp_host="localhost",
+            smtp_port=controller.port,
+            **DIRECT_SEND,
+            smtp_user=USER,
+            smtp_pass="wrong",
+            smtp_timeout_seconds=5,
+            max_retries=2,
+            retry_delay_ms=1,
+        )
         with pytest.raises(AuthRequired) as caught:
             MailService(settings).send_email(to="bob@example.com", subject="S", body="b")
         assert "SMTP_PASS" in caught.value.message
@@ -167,9 +215,18 @@ def test_given_an_untrusted_certificate_then_nothing_is_sent(certificate, vault_
     controller = start(mailbox, *certificate, implicit_tls=False)
     monkeypatch.delenv("SSL_CERT_FILE")
     try:
-        settings = load_settings(vault_path=vault_dir, mail_backend="smtp", smtp_host="localhost", smtp_port=controller.port, **DIRECT_SEND,
-                                 smtp_user=USER, smtp_pass=PASSWORD, smtp_timeout_seconds=5,
-                                 max_retries=2, retry_delay_ms=1)
+        settings = load_settings(
+            vault_path=vault_dir,
+            mail_backend="smtp",
+            smtp_host="localhost",
+            smtp_port=controller.port,
+            **DIRECT_SEND,
+            smtp_user=USER,
+            smtp_pass=PASSWORD,
+            smtp_timeout_seconds=5,
+            max_retries=2,
+            retry_delay_ms=1,
+        )
         with pytest.raises(SendFailed) as caught:
             MailService(settings).send_email(to="bob@example.com", subject="S", body="b")
         assert "TLS" in caught.value.message and mailbox.received == []

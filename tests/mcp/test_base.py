@@ -26,8 +26,10 @@ def server() -> H0Server:
     srv = H0Server("test-server", version="1")
 
     @srv.typed_tool(Echo)
-    def echo(items: Annotated[list[str], Field(description="Some items.")],
-             options: Annotated[dict[str, int], Field(description="Some options.")] = {}) -> Echo:  # noqa: B006
+    def echo(
+        items: Annotated[list[str], Field(description="Some items.")],
+        options: Annotated[dict[str, int], Field(description="Some options.")] = {},  # noqa: B006
+    ) -> Echo:
         """Answer what was asked, and who asked."""
         return Echo(client=current_client(), items=items, options=options)
 
@@ -88,7 +90,11 @@ async def test_errors_are_typed_unknown_tools_wrong_arguments_h0_errors_and_bugs
         bug = error_of(await client.call_tool("broken", {}))
     assert unknown["error"] == "invalid_request" and "nope" in unknown["message"]
     assert wrong["error"] == "invalid_request" and wrong["details"]["problems"][0]["field"] == "items"
-    assert (missing["error"], missing["message"], missing["details"]) == ("not_found", "No note at Drafts/x.md.", {"path": "Drafts/x.md"})
+    assert (missing["error"], missing["message"], missing["details"]) == (
+        "not_found",
+        "No note at Drafts/x.md.",
+        {"path": "Drafts/x.md"},
+    )
     assert bug["error"] == "internal_error" and "a bug" not in bug["message"]  # no traceback, no internals
 
 
@@ -100,7 +106,8 @@ async def test_a_misspelled_argument_is_named_with_the_arguments_the_tool_takes(
         typo = error_of(await client.call_tool("echo", {"itmes": ["a"]}))
         stray = error_of(await client.call_tool("missing", {"path": "x.md", "force": True}))
     assert typo["error"] == "invalid_request"
-    assert typo["message"] == ("echo does not take the argument 'itmes' (did you mean 'items'?); "
-                               "it takes: items (required), options.")
+    assert typo["message"] == (
+        "echo does not take the argument 'itmes' (did you mean 'items'?); it takes: items (required), options."
+    )
     assert typo["details"]["unknown"] == ["itmes"] and typo["details"]["expected"] == ["items", "options"]
     assert "'force'" in stray["message"] and "path (required)" in stray["message"]

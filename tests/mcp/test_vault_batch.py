@@ -30,8 +30,11 @@ async def test_read_notes_answers_each_note_in_order_and_each_failure_in_errors(
     assert [n["path"] for n in result["notes"]] == ["Needs_Action/b.md", "Needs_Action/a.md"]
     assert result["notes"][0]["frontmatter"]["thread_id"] == "t1" and result["notes"][0]["body"] == "Hello\n"
     errors = {e["path"]: e["error"] for e in result["errors"]}
-    assert errors == {"Needs_Action/missing.md": "not_found", "Needs_Action/bad.md": "parse_error",
-                      "../x.md": "permission_denied"}
+    assert errors == {
+        "Needs_Action/missing.md": "not_found",
+        "Needs_Action/bad.md": "parse_error",
+        "../x.md": "permission_denied",
+    }
 
 
 @pytest.mark.anyio
@@ -39,8 +42,13 @@ async def test_apply_changes_applies_in_order_and_a_failed_change_stops_no_other
     (vault_dir / "Needs_Action/e.md").write_text(EMAIL.format(tid="t1"))
     (vault_dir / "Drafts/taken.md").write_text("mine\n")
     changes = [
-        {"op": "write", "path": "Drafts/new.md", "frontmatter": {"to": "a@example.com"}, "body": "Hi\n",
-         "create_only": True},
+        {
+            "op": "write",
+            "path": "Drafts/new.md",
+            "frontmatter": {"to": "a@example.com"},
+            "body": "Hi\n",
+            "create_only": True,
+        },
         {"op": "write", "path": "Drafts/taken.md", "frontmatter": {}, "body": "not mine\n", "create_only": True},
         {"op": "update", "path": "Needs_Action/e.md", "set": {"status": "awaiting_approval"}, "if_match": "stale"},
         {"op": "update", "path": "Needs_Action/e.md", "set": {"status": "awaiting_approval"}},
@@ -102,8 +110,9 @@ async def test_read_notes_refuses_an_empty_or_oversized_batch(client):
 async def test_list_notes_with_a_list_of_filters_returns_the_notes_matching_any(client, vault_dir: Path):
     for name, tid in (("a", "t1"), ("b", "t2"), ("c", "t3"), ("d", "12")):
         (vault_dir / f"Needs_Action/{name}.md").write_text(EMAIL.format(tid=tid))
-    result = await client.call_tool("list_notes", {"directory": "", "recursive": True,
-                                                   "filter": ["thread_id:t1", "thread_id:t3", "thread_id:12"]})
+    result = await client.call_tool(
+        "list_notes", {"directory": "", "recursive": True, "filter": ["thread_id:t1", "thread_id:t3", "thread_id:12"]}
+    )
     assert result.structured_content["notes"] == ["Needs_Action/a.md", "Needs_Action/c.md", "Needs_Action/d.md"]
     body = error_of(await client.call_tool("list_notes", {"directory": "", "filter": ["thread_id:t1", "no colon"]}))
     assert body["error"] == "invalid_request"
@@ -148,19 +157,23 @@ def test_both_implementations_answer_the_same_typed_values(stdio_vault, kind):
     assert api.exists(f"{folder}/a.md") and api.exists(f"{folder}/bad.md") and not api.exists(f"{folder}/none.md")
     assert not api.exists("../outside.md")
 
-    written, conflict, updated, moved = api.apply([
-        Write(f"{folder}/draft.md", {"to": "a@example.com"}, "Hi\n", create_only=True),
-        Write(f"{folder}/a.md", {}, "x", create_only=True),
-        Update(f"{folder}/a.md", {"status": "awaiting_approval"}, if_match=a.hash),
-        Move(f"{folder}/draft.md", f"{folder}/sub/", rename_if_exists=True, set_frontmatter={"status": "done"}),
-    ])
+    written, conflict, updated, moved = api.apply(
+        [
+            Write(f"{folder}/draft.md", {"to": "a@example.com"}, "Hi\n", create_only=True),
+            Write(f"{folder}/a.md", {}, "x", create_only=True),
+            Update(f"{folder}/a.md", {"status": "awaiting_approval"}, if_match=a.hash),
+            Move(f"{folder}/draft.md", f"{folder}/sub/", rename_if_exists=True, set_frontmatter={"status": "done"}),
+        ]
+    )
     assert isinstance(written, NoteRef) and written.path == f"{folder}/draft.md"
     assert isinstance(conflict, Conflict)
     assert isinstance(updated, NoteRef) and updated.hash == api.read(f"{folder}/a.md").hash != a.hash
     assert isinstance(moved, Moved) and moved.destination == f"{folder}/sub/draft.md" and moved.hash
 
-    assert api.list(folder, ["thread_id:t1", "status:done"], recursive=True) == [f"{folder}/a.md",
-                                                                                 f"{folder}/sub/draft.md"]
+    assert api.list(folder, ["thread_id:t1", "status:done"], recursive=True) == [
+        f"{folder}/a.md",
+        f"{folder}/sub/draft.md",
+    ]
     assert api.update(f"{folder}/a.md", {"x": 1}, remove=("status",)).path == f"{folder}/a.md"
     assert "status" not in api.read(f"{folder}/a.md").frontmatter
     with pytest.raises(PermissionDenied):
@@ -181,11 +194,14 @@ class Answers:
         return self.answer
 
 
-@pytest.mark.parametrize("answer", [
-    {"notes": [], "errors": []},  # fewer notes than asked
-    {"notes": [{"path": "a.md"}]},  # a note without its fields
-    {"errors": []},
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"notes": [], "errors": []},  # fewer notes than asked
+        {"notes": [{"path": "a.md"}]},  # a note without its fields
+        {"errors": []},
+    ],
+)
 def test_a_result_without_the_promised_shape_is_an_internal_error_not_a_crash(answer):
     from h0.errors import InternalError
 

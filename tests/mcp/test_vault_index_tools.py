@@ -26,9 +26,11 @@ def note(vault_dir: Path, rel: str, body: str, **frontmatter: str) -> None:
 
 
 def params(vault_dir: Path, **env: str) -> StdioServerParameters:
-    return StdioServerParameters(command=H0_BIN, args=["mcp", "vault"],
-                                 env=subprocess_env(VAULT_PATH=str(vault_dir), H0_STATE_DIR=os.environ["H0_STATE_DIR"],
-                                                    **env))
+    return StdioServerParameters(
+        command=H0_BIN,
+        args=["mcp", "vault"],
+        env=subprocess_env(VAULT_PATH=str(vault_dir), H0_STATE_DIR=os.environ["H0_STATE_DIR"], **env),
+    )
 
 
 def error_of(result) -> dict:
@@ -65,7 +67,9 @@ async def test_search_is_fresh_ranked_paged_and_keeps_private_notes_from_mcp_cli
             if "Done/late.md" in seen:
                 break
         assert seen == {"Projects/Atlas.md", "Drafts/a.md", "Done/late.md"}
-        second = (await client.call_tool("search_notes", {"query": "atlas", "limit": 2, "offset": 2})).structured_content
+        second = (
+            await client.call_tool("search_notes", {"query": "atlas", "limit": 2, "offset": 2})
+        ).structured_content
         assert len(second["notes"]) == 1 and second["truncated"] is False and second["offset"] == 2
         refused = error_of(await client.call_tool("read_note", {"path": "Journal/2026-11-24.md"}))
         assert refused["error"] == "permission_denied" and "private" in refused["message"]
@@ -73,8 +77,9 @@ async def test_search_is_fresh_ranked_paged_and_keeps_private_notes_from_mcp_cli
 
 async def test_related_notes_and_people_by_address_with_why(vault_dir: Path):
     vault_with_people(vault_dir)
-    email = ("From: Dana Rivera <dana@acme.example>\nSubject: Atlas budget\n\n"
-             "Hi, can we go over the Atlas budget on Friday?")
+    email = (
+        "From: Dana Rivera <dana@acme.example>\nSubject: Atlas budget\n\nHi, can we go over the Atlas budget on Friday?"
+    )
     async with Client(params(vault_dir, PRIVATE_FOLDERS="Journal")) as client:
         related = (await client.call_tool("related_notes", {"text": email, "limit": 5})).structured_content["notes"]
         people = (await client.call_tool("notes_for_address", {"address": "Dana@Acme.example"})).structured_content

@@ -18,9 +18,21 @@ pytestmark = pytest.mark.anyio
 
 async def test_contract_of_every_vault_tool_is_pinned(client):
     tools = (await client.list_tools()).tools
-    assert {t.name for t in tools} == {"read_note", "read_notes", "write_note", "update_frontmatter", "list_notes", "move_note", "apply_changes",
-                                       "search_notes", "related_notes", "notes_for_address", "draft_context", "revise_draft",
-                                       "health_check"}
+    assert {t.name for t in tools} == {
+        "read_note",
+        "read_notes",
+        "write_note",
+        "update_frontmatter",
+        "list_notes",
+        "move_note",
+        "apply_changes",
+        "search_notes",
+        "related_notes",
+        "notes_for_address",
+        "draft_context",
+        "revise_draft",
+        "health_check",
+    }
     for tool in tools:
         assert tool.output_schema and tool.input_schema and tool.annotations
     check_contract("vault_tools", tools)
@@ -54,7 +66,9 @@ async def test_given_a_note_when_moved_then_it_is_gone_from_the_source(client, v
     result = await client.call_tool("move_note", {"source": "Needs_Action/email.md", "destination": "Done/email.md"})
     assert result.structured_content["moved"] is True
     assert (result.structured_content["source"], result.structured_content["destination"]) == (
-        "Needs_Action/email.md", "Done/email.md")
+        "Needs_Action/email.md",
+        "Done/email.md",
+    )
     assert not (vault_dir / "Needs_Action/email.md").exists() and (vault_dir / "Done/email.md").exists()
 
 
@@ -73,8 +87,12 @@ async def test_a_listing_sends_each_note_as_just_its_path(client, vault_dir: Pat
     for name in ("b.md", "a.md"):
         (vault_dir / "Done" / name).write_text("---\nstatus: done\n---\n")
     result = await client.call_tool("list_notes", {"directory": "Done"})
-    assert result.structured_content == {"notes": ["Done/a.md", "Done/b.md"], "total": 2, "truncated": False,
-                                         "skipped": []}
+    assert result.structured_content == {
+        "notes": ["Done/a.md", "Done/b.md"],
+        "total": 2,
+        "truncated": False,
+        "skipped": [],
+    }
     assert json.loads(result.content[0].text) == result.structured_content
 
 

@@ -29,8 +29,13 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 20.0, interval: fl
 
 def settings_for(vault_dir: Path, **overrides: Any):
     # A 1 s approval settle period (default 10 s) keeps tests of notes written in place fast.
-    base = {"vault_path": vault_dir, "mail_backend": "outbox", "retry_delay_ms": 200, "log_level": "WARNING",
-            "approval_settle_seconds": 1.0}
+    base = {
+        "vault_path": vault_dir,
+        "mail_backend": "outbox",
+        "retry_delay_ms": 200,
+        "log_level": "WARNING",
+        "approval_settle_seconds": 1.0,
+    }
     base.update(overrides)
     return load_settings(**base)
 
@@ -74,8 +79,17 @@ def counting_sweeps(daemon: Daemon) -> Iterator[Callable[[int], bool]]:
         signals.sweep_completed.disconnect(on_sweep)
 
 
-def write_draft(vault_dir: Path, folder: str, name: str, *, to: str = "bob@example.com", subject: str = "Hello",
-                body: str = "Hi Bob,\n\nSee you soon.\n", settled: bool = True, **extra: Any) -> Path:
+def write_draft(
+    vault_dir: Path,
+    folder: str,
+    name: str,
+    *,
+    to: str = "bob@example.com",
+    subject: str = "Hello",
+    body: str = "Hi Bob,\n\nSee you soon.\n",
+    settled: bool = True,
+    **extra: Any,
+) -> Path:
     """Write a draft note. In Approved/ it is by default one that has sat there a minute: a note
     written in place there is sent only once it has been unchanged for the settle period."""
     lines = ["---", f"to: {to}", f"subject: {subject!r}"] + [f"{k}: {v}" for k, v in extra.items()] + ["---", body]
@@ -100,7 +114,10 @@ def approve(vault_dir: Path, name: str) -> None:
 
 
 def outbox(vault_dir: Path) -> list[Any]:
-    return [message_from_bytes(p.read_bytes().replace(b"\r\n", b"\n"), policy=policy.default) for p in sorted((vault_dir / "Outbox").glob("*.eml"))]
+    return [
+        message_from_bytes(p.read_bytes().replace(b"\r\n", b"\n"), policy=policy.default)
+        for p in sorted((vault_dir / "Outbox").glob("*.eml"))
+    ]
 
 
 def events(vault_dir: Path, stream: str = "h0", event: str | None = None) -> list[dict[str, Any]]:

@@ -60,8 +60,11 @@ def test_status_shows_folders_waiting_drafts_sends_errors_and_the_daemon(vault_d
     assert text.returncode == 0
     assert "Daemon: not running" in text.stdout and "Drafts/wait.md" in text.stdout
     assert "Done/go.md → to bob@example.com" in text.stdout and "send_refused" in text.stdout  # where it is now
-    data = json.loads(subprocess.run([H0_BIN, "status", "--json"], env=env_for(vault_dir), capture_output=True,
-                                     text=True, timeout=60).stdout)
+    data = json.loads(
+        subprocess.run(
+            [H0_BIN, "status", "--json"], env=env_for(vault_dir), capture_output=True, text=True, timeout=60
+        ).stdout
+    )
     assert data["folders"]["Done"] == 1 and data["waiting_for_approval"] == ["Drafts/wait.md"]
     assert data["approved_not_yet_sent"] == []  # a draft with no recipient went back to Drafts/
     assert frontmatter(vault_dir, "Drafts/bad.md")["h0_error_code"] == "invalid_request"
@@ -69,16 +72,31 @@ def test_status_shows_folders_waiting_drafts_sends_errors_and_the_daemon(vault_d
 
 
 def test_a_missing_vault_and_bad_configuration_get_a_message_and_exit_1(tmp_path: Path):
-    missing = subprocess.run([H0_BIN, "watch"], env=subprocess_env(VAULT_PATH=str(tmp_path / "nope")),
-                             capture_output=True, text=True, timeout=60)
+    missing = subprocess.run(
+        [H0_BIN, "watch"],
+        env=subprocess_env(VAULT_PATH=str(tmp_path / "nope")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert missing.returncode == 1 and "does not exist" in missing.stderr and "h0 init" in missing.stderr
-    bad = subprocess.run([H0_BIN, "status"], env=subprocess_env(VAULT_PATH=str(tmp_path), MAIL_BACKEND="carrier-pigeon"),
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [H0_BIN, "status"],
+        env=subprocess_env(VAULT_PATH=str(tmp_path), MAIL_BACKEND="carrier-pigeon"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 1 and "MAIL_BACKEND" in bad.stderr and ".env.example" in bad.stderr
 
 
 def test_an_unknown_llm_provider_is_a_message_not_a_traceback(vault_dir: Path):
-    result = subprocess.run([H0_BIN, "sweep"], env=subprocess_env(VAULT_PATH=str(vault_dir), LLM_PROVIDER="bogus"),
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [H0_BIN, "sweep"],
+        env=subprocess_env(VAULT_PATH=str(vault_dir), LLM_PROVIDER="bogus"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1 and "Unknown LLM_PROVIDER 'bogus'" in result.stderr
     assert "Traceback" not in result.stderr

@@ -96,22 +96,31 @@ def test_given_hostile_subjects_and_reasons_then_the_dashboard_and_briefing_stay
         quoted = json.dumps(text)  # a JSON string is a YAML string
         (vault_dir / f"Needs_Action/EMAIL_{i}.md").write_text(
             f"---\nstatus: needs_info\ndecision: needs_info\nreasoning: {quoted}\nsubject: {quoted}\nfrom: {quoted}\n"
-            f"draft: {quoted}\n---\nx\n")
+            f"draft: {quoted}\n---\nx\n"
+        )
         (vault_dir / f"Approved/a{i}.md").write_text(f"---\nto: {quoted}\nsubject: {quoted}\n---\nx\n")
         (vault_dir / f"Drafts/r{i}.md").write_text(
-            f"---\nsubject: {quoted}\nstatus: not_sent\nh0_error: {quoted}\nh0_error_code: {quoted}\n---\nx\n")
+            f"---\nsubject: {quoted}\nstatus: not_sent\nh0_error: {quoted}\nh0_error_code: {quoted}\n---\nx\n"
+        )
         log.write("email_sent", path=f"Approved/s{i}.md", to=text, subject=text, idempotency_key=f"k{i}")
         log.write("send_failed", "error", path=text, message=text, retry_in=5)
         log.write("email_ingested", path=f"Needs_Action/EMAIL_{i}.md", subject=text, sender=text)
         log.write("triage_decision", note=f"Needs_Action/EMAIL_{i}.md", decision=text, reasoning=text)
         log.write("send_refused", "error", path=f"Approved/q{i}.md", returned_to=text, message=text)
-    (vault_dir / "Drafts/weird ]] |name.md").write_text("---\nto: a@b.c\nsubject: s\nstatus: pending_approval\n---\nx\n")
+    (vault_dir / "Drafts/weird ]] |name.md").write_text(
+        "---\nto: a@b.c\nsubject: s\nstatus: pending_approval\n---\nx\n"
+    )
     status = collect_status(settings, live={"running": True, "pid": 1, "started": iso(dt.datetime.now(dt.UTC))})
     n = len(HOSTILE)
     assert status["totals"]["needs_you"] == n and status["totals"]["returned_to_drafts"] == n
-    ours = ({f"Needs_Action/EMAIL_{i}" for i in range(n)} | {f"Approved/a{i}" for i in range(n)}
-            | {f"Drafts/r{i}" for i in range(n)} | {f"Approved/s{i}" for i in range(n)} | {"H0_Dashboard"}
-            | {f"EMAIL_{i}" for i in range(n)})
+    ours = (
+        {f"Needs_Action/EMAIL_{i}" for i in range(n)}
+        | {f"Approved/a{i}" for i in range(n)}
+        | {f"Drafts/r{i}" for i in range(n)}
+        | {f"Approved/s{i}" for i in range(n)}
+        | {"H0_Dashboard"}
+        | {f"EMAIL_{i}" for i in range(n)}
+    )
     page = render_dashboard(status)
     assert_inert(page, ours)
     assert "weird" in page  # the oddly named draft is listed, as text
@@ -127,15 +136,27 @@ def test_the_briefing_covers_the_local_day_from_the_audit_log(vault_dir: Path):
     yesterday = dt.datetime.combine(dt.date.today(), dt.time.min).astimezone() - dt.timedelta(minutes=5)
     path = vault_dir / "Logs" / f"h0_{yesterday.astimezone(dt.UTC).date().isoformat()}.jsonl"
     with open(path, "a") as handle:
-        handle.write(json.dumps({"timestamp": iso(yesterday), "event": "email_sent", "severity": "info",
-                                 "path": "Approved/yesterday.md", "to": "old@example.com"}) + "\n")
+        handle.write(
+            json.dumps(
+                {
+                    "timestamp": iso(yesterday),
+                    "event": "email_sent",
+                    "severity": "info",
+                    "path": "Approved/yesterday.md",
+                    "to": "old@example.com",
+                }
+            )
+            + "\n"
+        )
     log.write("email_ingested", path="Needs_Action/EMAIL_1.md", subject="Quarterly numbers", sender="Dana <d@x.org>")
     log.write("triage_decision", note="Needs_Action/EMAIL_1.md", decision="draft_reply", reasoning="a question")
     log.write("triage_decision", note="Needs_Action/EMAIL_2.md", decision="archive", reasoning="newsletter")
     log.write("email_sent", path="Approved/r.md", to="d@x.org", subject="Re: Quarterly numbers", idempotency_key="k")
     log.write("email_filed", path="Approved/r.md", done_path="Done/r.md", idempotency_key="k")
     log.write("send_held", "warning", path="Approved/h.md", returned_to="Drafts/h.md", message="already answered")
-    (vault_dir / "Needs_Action/EMAIL_3.md").write_text("---\nstatus: delegated\ndelegate_to: Sam\nreasoning: refund\n---\n")
+    (vault_dir / "Needs_Action/EMAIL_3.md").write_text(
+        "---\nstatus: delegated\ndelegate_to: Sam\nreasoning: refund\n---\n"
+    )
     status = collect_status(settings)
     text = render_briefing(dt.date.today(), AuditTail(vault_dir / "Logs").refresh(), status)
     assert "## Arrived (2)" in text  # one ingested, one dropped into Needs_Action/ by hand and triaged
@@ -242,8 +263,14 @@ def test_given_a_running_daemon_when_a_draft_is_sent_then_the_dashboard_shows_it
     written on its own thread, never a handler's, and the watcher never queues it."""
     for i in range(25):
         write_draft(vault_dir, "Drafts", f"w{i:02}.md", status="pending_approval")
-    write_draft(vault_dir, "Drafts", "go.md", to="dana@example.com", subject="a | b ]] ![[x]] <img src=http://e/x>",
-                status="pending_approval")
+    write_draft(
+        vault_dir,
+        "Drafts",
+        "go.md",
+        to="dana@example.com",
+        subject="a | b ]] ![[x]] <img src=http://e/x>",
+        status="pending_approval",
+    )
     with running_daemon(vault_dir) as daemon:
         writer = daemon.dashboard
         queued: list[str] = []
@@ -257,6 +284,7 @@ def test_given_a_running_daemon_when_a_draft_is_sent_then_the_dashboard_shows_it
         assert "| [[Done/go]] | to dana@example.com |" in page and "## Last sends (1 in the last 24 h)" in page
         assert_inert(page.split("---\n*Last change")[0], {f"Drafts/w{i:02}" for i in range(10)} | {"Done/go"})
         assert wait_until(lambda: "[[Done/go]]" in read(vault_dir, f"{BRIEFINGS}/{dt.date.today()}.md"), timeout=5)
+
         # Idle: no write loop with the watcher. Once settled, a poke and the refresh it causes rewrite nothing
         # (the dashboard is outside the folders the watcher reports, so its own write wakes nobody).
         def settled() -> tuple[int, int]:
@@ -302,8 +330,10 @@ def test_a_reached_hourly_cap_keeps_the_second_draft_waiting_and_says_until_when
         approve(vault_dir, "one.md")
         assert wait_until(lambda: (vault_dir / "Done/one.md").exists(), timeout=10)
         approve(vault_dir, "two.md")
-        assert wait_until(lambda: "per-hour send cap (1) is reached" in read(vault_dir)
-                          and "[[Approved/two]]" in read(vault_dir), timeout=15)
+        assert wait_until(
+            lambda: "per-hour send cap (1) is reached" in read(vault_dir) and "[[Approved/two]]" in read(vault_dir),
+            timeout=15,
+        )
         page = read(vault_dir)
     (row,) = [line for line in page.splitlines() if line.startswith("| [[Approved/two]]")]
     assert "cap" in row and "next try" in row

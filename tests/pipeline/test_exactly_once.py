@@ -29,9 +29,16 @@ DRAFTS = 120
 
 def start_daemon(vault_dir: Path, gmail: FakeGmail, token: Path, log) -> subprocess.Popen:
     env = subprocess_env(
-        VAULT_PATH=str(vault_dir), MAIL_BACKEND="gmail", GMAIL_TOKEN_PATH=str(token),
-        GMAIL_API_ENDPOINT=gmail.api_endpoint, GMAIL_TOKEN_URI=gmail.token_uri, RETRY_DELAY_MS="100",
-        MAX_RETRIES="2", RATE_LIMIT_PER_HOUR="10000", RATE_LIMIT_PER_DAY="10000", SWEEP_INTERVAL_SECONDS="1",
+        VAULT_PATH=str(vault_dir),
+        MAIL_BACKEND="gmail",
+        GMAIL_TOKEN_PATH=str(token),
+        GMAIL_API_ENDPOINT=gmail.api_endpoint,
+        GMAIL_TOKEN_URI=gmail.token_uri,
+        RETRY_DELAY_MS="100",
+        MAX_RETRIES="2",
+        RATE_LIMIT_PER_HOUR="10000",
+        RATE_LIMIT_PER_DAY="10000",
+        SWEEP_INTERVAL_SECONDS="1",
         LOG_LEVEL="INFO",
     )
     return subprocess.Popen([H0_BIN, "watch", "--workers", "3"], env=env, stdout=log, stderr=log)
@@ -75,8 +82,13 @@ def test_sigkill_at_random_points_never_loses_or_double_sends(vault_dir: Path, t
                 proc = start_daemon(vault_dir, gmail, token, log)
                 # Kill once it is sending (start-up time varies with the machine's load),
                 # at a random moment in the middle of the work.
-                wait_until(lambda before=before, sent_before=sent_before: done_count() > before
-                           or len(gmail.sent) > sent_before, timeout=60, interval=0.01)
+                wait_until(
+                    lambda before=before, sent_before=sent_before: (
+                        done_count() > before or len(gmail.sent) > sent_before
+                    ),
+                    timeout=60,
+                    interval=0.01,
+                )
                 time.sleep(rng.uniform(0.0, 1.0))
                 proc.send_signal(signal.SIGKILL)
                 proc.wait(10)

@@ -15,8 +15,12 @@ from tests.pipeline.harness import approve, edit_template, events, frontmatter, 
 @pytest.fixture
 def gmail_overrides(gmail: FakeGmail, token_path: Path) -> dict:
     return {
-        "mail_backend": "gmail", "gmail_token_path": token_path, "gmail_api_endpoint": gmail.api_endpoint,
-        "gmail_token_uri": gmail.token_uri, "max_retries": 2, "retry_delay_ms": 50,
+        "mail_backend": "gmail",
+        "gmail_token_path": token_path,
+        "gmail_api_endpoint": gmail.api_endpoint,
+        "gmail_token_uri": gmail.token_uri,
+        "max_retries": 2,
+        "retry_delay_ms": 50,
     }
 
 
@@ -28,10 +32,20 @@ def rules(vault_dir: Path) -> Triager:
 def test_seeded_inbox_to_notes_to_drafts_to_a_threaded_reply_with_everything_in_done(vault_dir, gmail, gmail_overrides):
     """Issue 5 end to end: inbox → h0 watch → notes → draft → approved → sent in the thread → Done/."""
     original = "<CA+question-1@mail.example.com>"
-    msg_id = gmail.add_message(sender="Dana Rivera <dana@example.com>", to=gmail.address, subject="Friday review?",
-                               body="Could we move the review to Friday?", message_id=original, thread_id="thread-77")
-    gmail.add_message(sender="Deals <newsletter@shop.example>", subject="50% off everything",
-                      body="Unsubscribe here.", labels=("INBOX", "UNREAD", "CATEGORY_PROMOTIONS"))
+    msg_id = gmail.add_message(
+        sender="Dana Rivera <dana@example.com>",
+        to=gmail.address,
+        subject="Friday review?",
+        body="Could we move the review to Friday?",
+        message_id=original,
+        thread_id="thread-77",
+    )
+    gmail.add_message(
+        sender="Deals <newsletter@shop.example>",
+        subject="50% off everything",
+        body="Unsubscribe here.",
+        labels=("INBOX", "UNREAD", "CATEGORY_PROMOTIONS"),
+    )
     with running_daemon(vault_dir, triager=rules(vault_dir), ingest=True, **gmail_overrides) as daemon:
         daemon.request_ingest()
         draft = f"REPLY_EMAIL_{msg_id}.md"
@@ -43,7 +57,9 @@ def test_seeded_inbox_to_notes_to_drafts_to_a_threaded_reply_with_everything_in_
         assert gmail.label_named("H0/ingested")
         edit_template(vault_dir, draft)
         approve(vault_dir, draft)
-        assert wait_until(lambda: (vault_dir / "Done" / draft).exists() and (vault_dir / f"Done/EMAIL_{msg_id}.md").exists())
+        assert wait_until(
+            lambda: (vault_dir / "Done" / draft).exists() and (vault_dir / f"Done/EMAIL_{msg_id}.md").exists()
+        )
         daemon.request_ingest()  # a second pass finds nothing new
         assert wait_until(lambda: daemon.last_ingest is not None and daemon.queue.pending() == 0)
     (sent,) = gmail.sent
@@ -51,7 +67,10 @@ def test_seeded_inbox_to_notes_to_drafts_to_a_threaded_reply_with_everything_in_
     assert sent.thread_id == "thread-77" and sent.message["Subject"] == "Re: Friday review?"
     assert sent.message["To"] == "dana@example.com"
     assert "%% h0" not in sent.text
-    assert len(list((vault_dir / "Needs_Action").glob("EMAIL_*.md"))) + len(list((vault_dir / "Done").glob("EMAIL_*.md"))) == 2
+    assert (
+        len(list((vault_dir / "Needs_Action").glob("EMAIL_*.md"))) + len(list((vault_dir / "Done").glob("EMAIL_*.md")))
+        == 2
+    )
     assert frontmatter(vault_dir, f"Done/{draft}")["gmail_message_id"] == sent.id
 
 

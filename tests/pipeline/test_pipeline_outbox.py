@@ -36,11 +36,21 @@ Can we move it?
 def test_given_an_approved_draft_then_it_is_sent_filed_and_logged(vault_dir: Path):
     """US1-1/US1-2: the human moves a draft into Approved/ → sent, draft and source email in Done/."""
     (vault_dir / "Needs_Action/EMAIL_msg-1.md").write_text(EMAIL)
-    write_draft(vault_dir, "Drafts", "reply.md", to="dana@example.com", subject="Re: Review on Friday?",
-                source="Needs_Action/EMAIL_msg-1.md", reply_to_message_id="msg-1", status="pending_approval")
+    write_draft(
+        vault_dir,
+        "Drafts",
+        "reply.md",
+        to="dana@example.com",
+        subject="Re: Review on Friday?",
+        source="Needs_Action/EMAIL_msg-1.md",
+        reply_to_message_id="msg-1",
+        status="pending_approval",
+    )
     with running_daemon(vault_dir):
         approve(vault_dir, "reply.md")
-        assert wait_until(lambda: (vault_dir / "Done/reply.md").exists() and (vault_dir / "Done/EMAIL_msg-1.md").exists())
+        assert wait_until(
+            lambda: (vault_dir / "Done/reply.md").exists() and (vault_dir / "Done/EMAIL_msg-1.md").exists()
+        )
     (message,) = outbox(vault_dir)
     assert message["To"] == "dana@example.com" and message["Subject"] == "Re: Review on Friday?"
     assert message.get_content().strip() == "Hi Bob,\n\nSee you soon."
@@ -142,15 +152,22 @@ def test_a_note_half_written_when_its_event_fires_is_sent_whole(vault_dir: Path)
 def test_a_duplicate_event_or_a_re_approved_sent_draft_never_sends_twice(vault_dir: Path):
     with running_daemon(vault_dir) as daemon:
         write_draft(vault_dir, "Approved", "once.md")
-        assert wait_until(lambda: (vault_dir / "Done/once.md").exists()
-                          and frontmatter(vault_dir, "Done/once.md").get("status") == "sent")
+        assert wait_until(
+            lambda: (
+                (vault_dir / "Done/once.md").exists() and frontmatter(vault_dir, "Done/once.md").get("status") == "sent"
+            )
+        )
         # The human copies the sent note back into Approved/: it says `status: sent`, so it is
         # given back to Drafts/ with that word kept and the reason, and not sent.
         text = (vault_dir / "Done/once.md").read_text()
         (vault_dir / "Approved/once.md").write_text(text)
         daemon.sweep("test")
-        assert wait_until(lambda: (vault_dir / "Drafts/once.md").exists()
-                          and frontmatter(vault_dir, "Drafts/once.md").get("h0_error_code") == "status_not_sendable")
+        assert wait_until(
+            lambda: (
+                (vault_dir / "Drafts/once.md").exists()
+                and frontmatter(vault_dir, "Drafts/once.md").get("h0_error_code") == "status_not_sendable"
+            )
+        )
         # Marked as awaiting sending again but unchanged: the same message → the same key → not resent.
         (vault_dir / "Drafts/once.md").unlink()
         (vault_dir / "Approved/once.md").write_text(text.replace("status: sent", "status: pending_approval"))
@@ -223,12 +240,14 @@ def test_a_burst_of_notes_moved_into_approved_at_once_none_lost_none_sent_twice(
 
     signals.sweep_completed.connect(on_sweep, weak=False)
     try:
-        with running_daemon(vault_dir, workers=4, sweep_interval_seconds=2, rate_limit_per_hour=5000,
-                            rate_limit_per_day=5000):
+        with running_daemon(
+            vault_dir, workers=4, sweep_interval_seconds=2, rate_limit_per_hour=5000, rate_limit_per_day=5000
+        ):
             for path in staging.iterdir():
                 os.rename(path, vault_dir / "Approved" / path.name)
-            assert wait_until(lambda: len(list((vault_dir / "Done").glob("bulk-*.md"))) == BURST, timeout=240,
-                              interval=0.5)
+            assert wait_until(
+                lambda: len(list((vault_dir / "Done").glob("bulk-*.md"))) == BURST, timeout=240, interval=0.5
+            )
     finally:
         signals.sweep_completed.disconnect(on_sweep)
     assert any(interval_sweeps), "an interval sweep listed notes of the burst while they were being sent"

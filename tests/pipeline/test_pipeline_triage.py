@@ -25,25 +25,45 @@ def triager(vault_dir: Path) -> Triager:
 
 def test_a_question_gets_a_draft_reply_linked_both_ways(vault_dir: Path):
     with running_daemon(vault_dir, triager=triager(vault_dir)):
-        email(vault_dir, "EMAIL_q1.md", sender="Dana Rivera <dana@example.com>", subject="Re: Friday?",
-              body="Could we move the review to Friday?")
+        email(
+            vault_dir,
+            "EMAIL_q1.md",
+            sender="Dana Rivera <dana@example.com>",
+            subject="Re: Friday?",
+            body="Could we move the review to Friday?",
+        )
         assert wait_until(lambda: (vault_dir / "Drafts/REPLY_EMAIL_q1.md").exists())
-        assert wait_until(lambda: frontmatter(vault_dir, "Needs_Action/EMAIL_q1.md").get("status") == "awaiting_approval")
+        assert wait_until(
+            lambda: frontmatter(vault_dir, "Needs_Action/EMAIL_q1.md").get("status") == "awaiting_approval"
+        )
     draft = frontmatter(vault_dir, "Drafts/REPLY_EMAIL_q1.md")
     assert draft["to"] == "dana@example.com" and draft["subject"] == "Re: Friday?"  # no "Re: Re:"
-    assert draft["status"] == "pending_approval" and draft["reply_to_message_id"] == "q1" and draft["thread_id"] == "t-q1"
+    assert (
+        draft["status"] == "pending_approval" and draft["reply_to_message_id"] == "q1" and draft["thread_id"] == "t-q1"
+    )
     assert draft["source"] == "Needs_Action/EMAIL_q1.md"
     assert "[[EMAIL_q1]]" in (vault_dir / "Drafts/REPLY_EMAIL_q1.md").read_text()
     note = frontmatter(vault_dir, "Needs_Action/EMAIL_q1.md")
-    assert note["decision"] == "draft_reply" and note["draft"] == "Drafts/REPLY_EMAIL_q1.md" and 0 <= note["confidence"] <= 1
+    assert (
+        note["decision"] == "draft_reply"
+        and note["draft"] == "Drafts/REPLY_EMAIL_q1.md"
+        and 0 <= note["confidence"] <= 1
+    )
     (decision,) = events(vault_dir, event="triage_decision")
-    assert decision["note"] == "Needs_Action/EMAIL_q1.md" and decision["provider"] == "rules" and "latency_ms" in decision
+    assert (
+        decision["note"] == "Needs_Action/EMAIL_q1.md" and decision["provider"] == "rules" and "latency_ms" in decision
+    )
 
 
 def test_a_newsletter_is_archived_to_done(vault_dir: Path):
     with running_daemon(vault_dir, triager=triager(vault_dir)):
-        email(vault_dir, "EMAIL_n1.md", sender="Weekly Digest <newsletter@news.example.com>",
-              subject="This week's top stories", body="Unsubscribe at any time.")
+        email(
+            vault_dir,
+            "EMAIL_n1.md",
+            sender="Weekly Digest <newsletter@news.example.com>",
+            subject="This week's top stories",
+            body="Unsubscribe at any time.",
+        )
         assert wait_until(lambda: (vault_dir / "Done/EMAIL_n1.md").exists())
     fm = frontmatter(vault_dir, "Done/EMAIL_n1.md")
     assert fm["status"] == "done" and fm["decision"] == "archive"
@@ -51,8 +71,13 @@ def test_a_newsletter_is_archived_to_done(vault_dir: Path):
 
 def test_an_invoice_from_a_no_reply_sender_is_never_auto_archived(vault_dir: Path):
     with running_daemon(vault_dir, triager=triager(vault_dir)):
-        email(vault_dir, "EMAIL_i1.md", sender="Billing <no-reply@vendor.example>", subject="Invoice #4411 overdue",
-              body="Your invoice is attached. Unsubscribe here.")
+        email(
+            vault_dir,
+            "EMAIL_i1.md",
+            sender="Billing <no-reply@vendor.example>",
+            subject="Invoice #4411 overdue",
+            body="Your invoice is attached. Unsubscribe here.",
+        )
         assert wait_until(lambda: frontmatter(vault_dir, "Needs_Action/EMAIL_i1.md").get("decision"))
     assert frontmatter(vault_dir, "Needs_Action/EMAIL_i1.md")["decision"] in ("needs_info", "urgent")
     assert not (vault_dir / "Done/EMAIL_i1.md").exists()
@@ -74,7 +99,9 @@ def test_seeded_question_to_sent_threaded_reply_and_both_notes_in_done(vault_dir
         assert wait_until(lambda: (vault_dir / "Drafts/REPLY_EMAIL_q2.md").exists())
         edit_template(vault_dir, "REPLY_EMAIL_q2.md")
         approve(vault_dir, "REPLY_EMAIL_q2.md")
-        assert wait_until(lambda: (vault_dir / "Done/REPLY_EMAIL_q2.md").exists() and (vault_dir / "Done/EMAIL_q2.md").exists())
+        assert wait_until(
+            lambda: (vault_dir / "Done/REPLY_EMAIL_q2.md").exists() and (vault_dir / "Done/EMAIL_q2.md").exists()
+        )
     (message,) = outbox(vault_dir)
     assert message["Subject"] == "Re: Dinner?" and message["To"] == "sam@example.org"
     assert "%% h0" not in message.get_content() and "[[EMAIL_q2]]" not in message.get_content()

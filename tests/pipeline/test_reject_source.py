@@ -23,15 +23,27 @@ def wikilink_target(vault_dir: Path, link: str) -> Path:
 
 def test_given_a_triaged_email_when_its_draft_is_moved_to_rejected_then_the_email_says_rejected_reply(vault_dir: Path):
     with running_daemon(vault_dir, triager=triager(vault_dir)) as daemon:
-        email(vault_dir, "EMAIL_r1.md", sender="Dana Rivera <dana@example.com>", subject="Friday?",
-              body="Could we move the review to Friday?")
-        assert wait_until(lambda: frontmatter(vault_dir, "Needs_Action/EMAIL_r1.md").get("status") == "awaiting_approval")
+        email(
+            vault_dir,
+            "EMAIL_r1.md",
+            sender="Dana Rivera <dana@example.com>",
+            subject="Friday?",
+            body="Could we move the review to Friday?",
+        )
+        assert wait_until(
+            lambda: frontmatter(vault_dir, "Needs_Action/EMAIL_r1.md").get("status") == "awaiting_approval"
+        )
         (vault_dir / "Drafts/REPLY_EMAIL_r1.md").rename(vault_dir / "Rejected/REPLY_EMAIL_r1.md")
         assert wait_until(lambda: frontmatter(vault_dir, "Needs_Action/EMAIL_r1.md").get("status") == "rejected_reply")
         # The dashboard puts it back on the human's list, linked to the filed draft.
         if daemon.settings.dashboard_enabled:
-            assert wait_until(lambda: "you rejected the reply: [[Done/REPLY_EMAIL_r1]]"
-                              in (vault_dir / "H0_Dashboard.md").read_text(errors="replace"), timeout=20)
+            assert wait_until(
+                lambda: (
+                    "you rejected the reply: [[Done/REPLY_EMAIL_r1]]"
+                    in (vault_dir / "H0_Dashboard.md").read_text(errors="replace")
+                ),
+                timeout=20,
+            )
     note = frontmatter(vault_dir, "Needs_Action/EMAIL_r1.md")
     assert note["draft"] == "Done/REPLY_EMAIL_r1.md" and wikilink_target(vault_dir, note["draft"]).is_file()
     assert note["rejected_at"]
@@ -51,18 +63,32 @@ def test_given_a_triaged_email_when_its_draft_is_moved_to_rejected_then_the_emai
     assert status["totals"]["needs_you"] == 1
 
 
-
-
 def test_given_status_rejected_on_a_draft_in_drafts_when_swept_then_the_email_is_back_on_the_list(
-        vault_dir: Path, monkeypatch, capsys):
+    vault_dir: Path, monkeypatch, capsys
+):
     """The other way to reject: `status: rejected` on the draft where it is; `h0 sweep` files it."""
-    email(vault_dir, "EMAIL_r2.md", sender="Sam <sam@example.com>", subject="Lunch?", body="Lunch on Tuesday?",
-          status="awaiting_approval")
+    email(
+        vault_dir,
+        "EMAIL_r2.md",
+        sender="Sam <sam@example.com>",
+        subject="Lunch?",
+        body="Lunch on Tuesday?",
+        status="awaiting_approval",
+    )
     note = vault_dir / "Needs_Action/EMAIL_r2.md"
-    note.write_text(note.read_text().replace("status: awaiting_approval", "status: awaiting_approval\n"
-                                             "draft: Drafts/REPLY_EMAIL_r2.md"))
-    write_draft(vault_dir, "Drafts", "REPLY_EMAIL_r2.md", to="sam@example.com", status="rejected",
-                source="Needs_Action/EMAIL_r2.md")
+    note.write_text(
+        note.read_text().replace(
+            "status: awaiting_approval", "status: awaiting_approval\ndraft: Drafts/REPLY_EMAIL_r2.md"
+        )
+    )
+    write_draft(
+        vault_dir,
+        "Drafts",
+        "REPLY_EMAIL_r2.md",
+        to="sam@example.com",
+        status="rejected",
+        source="Needs_Action/EMAIL_r2.md",
+    )
     monkeypatch.setenv("VAULT_PATH", str(vault_dir))
     assert main(["sweep"]) == 0
     out = capsys.readouterr().out
@@ -76,14 +102,18 @@ def test_given_status_rejected_on_a_draft_in_drafts_when_swept_then_the_email_is
     assert "Needs_Action/EMAIL_r2.md  rejected_reply — you rejected the reply (Done/REPLY_EMAIL_r2.md)" in text
 
 
-@pytest.mark.parametrize("email_status, draft_field, marked", [
-    ("awaiting_approval", "Drafts/other-reply.md", False),  # it waits for another draft, which still answers it
-    ("done", None, False),                                  # already answered another way
-    ("needs_info", None, False),                            # the human moved on
-    ("awaiting_approval", None, True),
-])
-def test_only_an_email_waiting_for_this_very_draft_is_marked(vault_dir: Path, monkeypatch, capsys,
-                                                            email_status: str, draft_field: str | None, marked: bool):
+@pytest.mark.parametrize(
+    "email_status, draft_field, marked",
+    [
+        ("awaiting_approval", "Drafts/other-reply.md", False),  # it waits for another draft, which still answers it
+        ("done", None, False),  # already answered another way
+        ("needs_info", None, False),  # the human moved on
+        ("awaiting_approval", None, True),
+    ],
+)
+def test_only_an_email_waiting_for_this_very_draft_is_marked(
+    vault_dir: Path, monkeypatch, capsys, email_status: str, draft_field: str | None, marked: bool
+):
     email(vault_dir, "EMAIL_r3.md", sender="Lee <lee@example.com>", subject="Hi", body="Hello?", status=email_status)
     if draft_field:
         note = vault_dir / "Needs_Action/EMAIL_r3.md"
@@ -98,8 +128,17 @@ def test_only_an_email_waiting_for_this_very_draft_is_marked(vault_dir: Path, mo
     assert frontmatter(vault_dir, "Done/mine.md")["decision"] == "rejected"
 
 
-HOSTILE_SOURCES = ["H0_Rules.md", "../H0_Rules.md", "Needs_Action/../H0_Rules.md", "[[H0_Rules]]",
-                   "Drafts/other.md", "[[other]]", "/etc/passwd", "Needs_Action/missing.md", "Needs_Action"]
+HOSTILE_SOURCES = [
+    "H0_Rules.md",
+    "../H0_Rules.md",
+    "Needs_Action/../H0_Rules.md",
+    "[[H0_Rules]]",
+    "Drafts/other.md",
+    "[[other]]",
+    "/etc/passwd",
+    "Needs_Action/missing.md",
+    "Needs_Action",
+]
 
 
 def test_a_hostile_source_never_marks_a_note_outside_needs_action(vault_dir: Path, monkeypatch, capsys):
@@ -126,16 +165,26 @@ def test_an_urgent_email_whose_reply_was_rejected_is_listed_for_the_rejection_wi
     "reply drafted"); a `draft:` someone edited into markup stays text on the dashboard."""
     from h0.report.dashboard import render_dashboard
 
-    email(vault_dir, "EMAIL_u1.md", sender="Boss <boss@example.com>", subject="Now!", body="Call me.",
-          status="rejected_reply")
+    email(
+        vault_dir,
+        "EMAIL_u1.md",
+        sender="Boss <boss@example.com>",
+        subject="Now!",
+        body="Call me.",
+        status="rejected_reply",
+    )
     email(vault_dir, "EMAIL_u2.md", sender="Eve <eve@example.com>", subject="Hi", body="x", status="rejected_reply")
-    for name, extra in (("EMAIL_u1.md", "decision: urgent\ndraft: Done/REPLY_EMAIL_u1.md"),
-                        ("EMAIL_u2.md", "draft: \"x]]|[[evil\""),):
+    for name, extra in (
+        ("EMAIL_u1.md", "decision: urgent\ndraft: Done/REPLY_EMAIL_u1.md"),
+        ("EMAIL_u2.md", 'draft: "x]]|[[evil"'),
+    ):
         path = vault_dir / "Needs_Action" / name
         path.write_text(path.read_text().replace("type: email", f"type: email\n{extra}"))
     status = collect_status(load_settings(vault_path=vault_dir))
     assert [(n["path"], n["decision"]) for n in status["needs_you"]] == [
-        ("Needs_Action/EMAIL_u1.md", "rejected_reply"), ("Needs_Action/EMAIL_u2.md", "rejected_reply")]
+        ("Needs_Action/EMAIL_u1.md", "rejected_reply"),
+        ("Needs_Action/EMAIL_u2.md", "rejected_reply"),
+    ]
     assert status["needs_you"][0]["reason"] == "you rejected the reply (Done/REPLY_EMAIL_u1.md)"
     page = render_dashboard(status)
     assert "you rejected the reply: [[Done/REPLY_EMAIL_u1]]" in page

@@ -54,7 +54,8 @@ def test_the_sweep_finds_what_the_table_routes(vault_dir: Path):
 
 
 def test_given_an_observer_on_note_approved_that_returns_something_then_the_draft_is_sent_once_all_the_same(
-        vault_dir: Path):
+    vault_dir: Path,
+):
     """No code reads a signal's return list: a receiver that answers (as the old wiring's handlers
     did) changes nothing; it hears the path, before the report signal for what the handler did."""
     heard: list[tuple[str, str]] = []

@@ -25,8 +25,9 @@ def test_given_a_cap_of_one_an_hour_when_three_more_drafts_are_approved_then_the
         logger.remove(sink)
     said = [line for line in lines if "RATE_LIMIT_PER_HOUR" in line and not line.startswith("DEBUG")]
     assert len(said) == 1, said
-    assert said[0].startswith("WARNING sending paused: the hourly send cap is reached (RATE_LIMIT_PER_HOUR=1); "
-                              "sending resumes at ")
+    assert said[0].startswith(
+        "WARNING sending paused: the hourly send cap is reached (RATE_LIMIT_PER_HOUR=1); sending resumes at "
+    )
     assert "H0 sends them then" in said[0]  # a daemon does resend them itself
     assert not [line for line in lines if "sending resumed" in line]
     # Each draft the mail server turned away keeps its own trail record (`h0 log NOTE`): a warning,

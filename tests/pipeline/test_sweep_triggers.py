@@ -24,7 +24,9 @@ def test_an_inotify_overflow_warning_from_watchdog_triggers_a_sweep(vault_dir: P
     try:
         with running_daemon(vault_dir):
             # What watchdog's inotify reader logs when the kernel queue overflowed.
-            logging.getLogger("watchdog.observers.inotify_c").warning("Inotify queue overflowed; filesystem events were lost")
+            logging.getLogger("watchdog.observers.inotify_c").warning(
+                "Inotify queue overflowed; filesystem events were lost"
+            )
             assert wait_until(lambda: "inotify queue overflow" in reasons, timeout=10)
     finally:
         done()

@@ -27,12 +27,20 @@ pytestmark = pytest.mark.slow  # two daemon starts and two kills: ~10-20 s
 
 def start_watch(vault_dir: Path, gmail: FakeGmail, token_path: Path, log: Path) -> subprocess.Popen:
     env = subprocess_env(
-        VAULT_PATH=str(vault_dir), MAIL_BACKEND="gmail", GMAIL_TOKEN_PATH=str(token_path),
-        GMAIL_API_ENDPOINT=gmail.api_endpoint, GMAIL_TOKEN_URI=gmail.token_uri, GMAIL_POLL_SECONDS="0.2",
-        LOG_LEVEL="INFO", MAX_RETRIES="1", RETRY_DELAY_MS="50", H0_STATE_DIR=str(vault_dir.parent / "h0-state"),
+        VAULT_PATH=str(vault_dir),
+        MAIL_BACKEND="gmail",
+        GMAIL_TOKEN_PATH=str(token_path),
+        GMAIL_API_ENDPOINT=gmail.api_endpoint,
+        GMAIL_TOKEN_URI=gmail.token_uri,
+        GMAIL_POLL_SECONDS="0.2",
+        LOG_LEVEL="INFO",
+        MAX_RETRIES="1",
+        RETRY_DELAY_MS="50",
+        H0_STATE_DIR=str(vault_dir.parent / "h0-state"),
     )
-    return subprocess.Popen([H0_BIN, "watch"], env=env, stdout=subprocess.DEVNULL, stderr=open(log, "a"),
-                            start_new_session=True)
+    return subprocess.Popen(
+        [H0_BIN, "watch"], env=env, stdout=subprocess.DEVNULL, stderr=open(log, "a"), start_new_session=True
+    )
 
 
 def kill_everything(daemon: subprocess.Popen) -> None:
@@ -96,8 +104,9 @@ def test_a_killed_daemon_resumes_from_its_cursor_without_loss_or_duplicates(vaul
     seen = len(gmail.requests)
     daemon = start_watch(vault_dir, gmail, token_path, log)
     try:
-        assert wait_until(lambda: any(path.endswith("batchModify") for _, path in gmail.requests[seen:]), timeout=60), \
+        assert wait_until(lambda: any(path.endswith("batchModify") for _, path in gmail.requests[seen:]), timeout=60), (
             log.read_text()
+        )
         assert all(f"EMAIL_{m}.md" in email_notes(vault_dir) for m in wanted)  # written before the acknowledgement
     finally:
         kill_everything(daemon)

@@ -45,15 +45,21 @@ class RecordingTriager:
 def make_ctx(vault_dir: Path, service: MailService) -> HandlerContext:
     ensure_rules_file(vault_dir)
     triager = RecordingTriager(Triager.from_settings(load_settings(vault_path=vault_dir), vault_dir))
-    return HandlerContext.local(service.settings, Vault(vault_dir), mail=LocalMail(service), triager=triager,
-                                arrival=lambda path: Arrival("moved"))
+    return HandlerContext.local(
+        service.settings,
+        Vault(vault_dir),
+        mail=LocalMail(service),
+        triager=triager,
+        arrival=lambda path: Arrival("moved"),
+    )
 
 
 @pytest.fixture
 def mail(vault_dir, gmail, token_path):
     # The daemon's own mail server: it may vouch that a note was moved into Approved/.
-    service = MailService(gmail_settings_for(vault_dir, gmail, token_path, allow_unapproved_send=False),
-                          trusted_caller=True)
+    service = MailService(
+        gmail_settings_for(vault_dir, gmail, token_path, allow_unapproved_send=False), trusted_caller=True
+    )
     yield service
     service.close()
 
@@ -70,15 +76,20 @@ def approve(vault_dir: Path, name: str, **extra: Any) -> None:
 
 
 def test_a_reply_in_the_thread_links_the_earlier_note_marks_the_draft_stale_and_the_approved_draft_is_held(
-        vault_dir, gmail, mail):
+    vault_dir, gmail, mail
+):
     """Given Dana's question was triaged into a draft, when Dana writes again in the same thread,
     then the new note records the thread (thread_id, a link to the first note), the waiting
     draft is marked stale with the reason, triage of the new email sees the conversation, and
     the stale draft, once approved, is held (back in Drafts/, nothing sent) until the human
     says send_anyway — then it goes out in the thread."""
     ctx = make_ctx(vault_dir, mail)
-    first = gmail.add_message(sender="Dana Rivera <dana@example.com>", subject="Friday review?",
-                              body="Could we move the review to Friday?", message_id=ORIGINAL)
+    first = gmail.add_message(
+        sender="Dana Rivera <dana@example.com>",
+        subject="Friday review?",
+        body="Could we move the review to Friday?",
+        message_id=ORIGINAL,
+    )
     assert ingest_new_mail(ctx).written == [f"Needs_Action/EMAIL_{first}.md"]
     first_note = frontmatter(vault_dir, f"Needs_Action/EMAIL_{first}.md")
     assert first_note["thread_id"] == first and "thread" not in first_note  # it starts the conversation
@@ -86,9 +97,14 @@ def test_a_reply_in_the_thread_links_the_earlier_note_marks_the_draft_stale_and_
     draft = f"REPLY_EMAIL_{first}.md"
     assert "stale" not in frontmatter(vault_dir, f"Drafts/{draft}")
 
-    second = gmail.add_message(sender="Dana Rivera <dana@example.com>", subject="Re: Friday review?",
-                               body="Actually Thursday would be better, if you can.", thread_id=first,
-                               in_reply_to=ORIGINAL, references=ORIGINAL)
+    second = gmail.add_message(
+        sender="Dana Rivera <dana@example.com>",
+        subject="Re: Friday review?",
+        body="Actually Thursday would be better, if you can.",
+        thread_id=first,
+        in_reply_to=ORIGINAL,
+        references=ORIGINAL,
+    )
     assert ingest_new_mail(ctx).written == [f"Needs_Action/EMAIL_{second}.md"]
     second_note = frontmatter(vault_dir, f"Needs_Action/EMAIL_{second}.md")
     assert second_note["thread_id"] == first and second_note["thread"] == [f"[[EMAIL_{first}]]"]
@@ -103,8 +119,11 @@ def test_a_reply_in_the_thread_links_the_earlier_note_marks_the_draft_stale_and_
     assert "Dana Rivera" in seen.conversation[0].sender and not seen.conversation[0].own
     prompt = email_message(seen, "n0nce")
     inside = prompt.split("<email-n0nce>")[1].split("</email-n0nce>")[0]
-    assert inside.index("Could we move the review to Friday?") < inside.index("--- The email to triage ---") \
+    assert (
+        inside.index("Could we move the review to Friday?")
+        < inside.index("--- The email to triage ---")
         < inside.index("Actually Thursday would be better")
+    )
 
     # The human approves the stale draft: held, not sent.
     approve(vault_dir, draft)
@@ -127,9 +146,19 @@ def test_a_stale_draft_is_held_even_where_the_provider_cannot_say_the_thread_mov
     service = MailService(load_settings(vault_path=vault_dir, mail_backend="outbox"), trusted_caller=True)
     try:
         ctx = make_ctx(vault_dir, service)
-        Vault(vault_dir).write_note("Drafts/r.md", {
-            "to": "dana@example.com", "subject": "Re: Friday review?", "status": "pending_approval",
-            "thread_id": "t-1", "stale": True, "stale_since": "[[EMAIL_2]]", "stale_reason": "Dana wrote again"}, "Sure.\n")
+        Vault(vault_dir).write_note(
+            "Drafts/r.md",
+            {
+                "to": "dana@example.com",
+                "subject": "Re: Friday review?",
+                "status": "pending_approval",
+                "thread_id": "t-1",
+                "stale": True,
+                "stale_since": "[[EMAIL_2]]",
+                "stale_reason": "Dana wrote again",
+            },
+            "Sure.\n",
+        )
         approve(vault_dir, "r.md")
         send_approved_draft("Approved/r.md", ctx)
         held = frontmatter(vault_dir, "Drafts/r.md")
@@ -147,10 +176,19 @@ def test_a_draft_for_an_email_the_thread_already_moved_past_is_stale_from_the_st
     """Given two messages of one thread ingested together, when triage drafts a reply to the older
     one, then that draft is written stale (the newer message is already there); the newer one's draft is not."""
     ctx = make_ctx(vault_dir, mail)
-    first = gmail.add_message(sender="Dana Rivera <dana@example.com>", subject="Friday review?",
-                              body="Could we move the review to Friday?", message_id=ORIGINAL)
-    second = gmail.add_message(sender="Dana Rivera <dana@example.com>", subject="Re: Friday review?",
-                               body="Could we move it to Thursday instead?", thread_id=first, in_reply_to=ORIGINAL)
+    first = gmail.add_message(
+        sender="Dana Rivera <dana@example.com>",
+        subject="Friday review?",
+        body="Could we move the review to Friday?",
+        message_id=ORIGINAL,
+    )
+    second = gmail.add_message(
+        sender="Dana Rivera <dana@example.com>",
+        subject="Re: Friday review?",
+        body="Could we move it to Thursday instead?",
+        thread_id=first,
+        in_reply_to=ORIGINAL,
+    )
     assert len(ingest_new_mail(ctx).written) == 2
     older = triage_email(f"Needs_Action/EMAIL_{first}.md", ctx).data["draft_path"]
     newer = triage_email(f"Needs_Action/EMAIL_{second}.md", ctx).data["draft_path"]
@@ -179,10 +217,12 @@ def test_one_batch_of_new_mail_walks_the_vault_twice_and_sees_its_own_earlier_me
     ctx.notes = NoteOps(CountingLists(Vault(vault_dir)))
     assert ingest_new_mail(ctx).written == []  # the first pass (a catch-up) sets the cursor
     first = gmail.add_message(sender="Dana <dana@example.com>", subject="Plan", body="One", message_id="<p1@x>")
-    second = gmail.add_message(sender="Dana <dana@example.com>", subject="Re: Plan", body="Two",
-                               message_id="<p2@x>", thread_id=first)
-    third = gmail.add_message(sender="Dana <dana@example.com>", subject="Re: Plan", body="Three",
-                              message_id="<p3@x>", thread_id=first)
+    second = gmail.add_message(
+        sender="Dana <dana@example.com>", subject="Re: Plan", body="Two", message_id="<p2@x>", thread_id=first
+    )
+    third = gmail.add_message(
+        sender="Dana <dana@example.com>", subject="Re: Plan", body="Three", message_id="<p3@x>", thread_id=first
+    )
     gmail.add_message(subject="Once", message_id="<dup@x>")
     gmail.add_message(subject="Once", message_id="<dup@x>")
     for i in range(7):
@@ -194,4 +234,6 @@ def test_one_batch_of_new_mail_walks_the_vault_twice_and_sees_its_own_earlier_me
     vault = Vault(vault_dir)
     assert vault.read_note(f"Needs_Action/EMAIL_{second}.md").frontmatter["thread"] == [f"[[EMAIL_{first}]]"]
     assert vault.read_note(f"Needs_Action/EMAIL_{third}.md").frontmatter["thread"] == [
-        f"[[EMAIL_{first}]]", f"[[EMAIL_{second}]]"]
+        f"[[EMAIL_{first}]]",
+        f"[[EMAIL_{second}]]",
+    ]

@@ -21,10 +21,20 @@ from h0.vault.api import Change, LocalVault
 DANA = "Dana Rivera <dana@example.com>"
 
 
-def email(vault_dir: Path, name: str, *, thread: str, received: str = "2026-11-21T09:00:00Z", status: str = "pending",
-          sender: str = DANA, subject: str = "Can we move Thursday's review?") -> str:
-    text = (f"---\ntype: email\nstatus: {status}\nmessage_id: m-{name}\nthread_id: {thread}\nfrom: {sender!r}\n"
-            f"subject: {subject!r}\nreceived: {received}\n---\nCould we move the review to Friday at 10?\n")
+def email(
+    vault_dir: Path,
+    name: str,
+    *,
+    thread: str,
+    received: str = "2026-11-21T09:00:00Z",
+    status: str = "pending",
+    sender: str = DANA,
+    subject: str = "Can we move Thursday's review?",
+) -> str:
+    text = (
+        f"---\ntype: email\nstatus: {status}\nmessage_id: m-{name}\nthread_id: {thread}\nfrom: {sender!r}\n"
+        f"subject: {subject!r}\nreceived: {received}\n---\nCould we move the review to Friday at 10?\n"
+    )
     (vault_dir / "Needs_Action" / f"{name}.md").write_text(text)
     return f"Needs_Action/{name}.md"
 
@@ -86,10 +96,17 @@ def test_a_batch_decides_as_one_note_at_a_time_would(vault_dir: Path, tmp_path: 
     init_vault(other)
     outcomes = {}
     for root, batch in ((vault_dir, True), (other, False)):
-        paths = [email(root, "first", thread="t1", received="2026-11-21T09:00:00Z"),
-                 email(root, "second", thread="t1", received="2026-11-21T10:00:00Z"),
-                 email(root, "news", thread="t2", sender="Weekly Digest <newsletter@news.example.com>",
-                       subject="Top stories this week")]
+        paths = [
+            email(root, "first", thread="t1", received="2026-11-21T09:00:00Z"),
+            email(root, "second", thread="t1", received="2026-11-21T10:00:00Z"),
+            email(
+                root,
+                "news",
+                thread="t2",
+                sender="Weekly Digest <newsletter@news.example.com>",
+                subject="Top stories this week",
+            ),
+        ]
         ctx = context(root, LocalVault(Vault(root)))
         got = triage_emails(paths, ctx) if batch else {p: triage_email(p, ctx) for p in paths}
         outcomes[batch] = {p: (o.action, o.detail) for p, o in got.items()}
@@ -97,7 +114,9 @@ def test_a_batch_decides_as_one_note_at_a_time_would(vault_dir: Path, tmp_path: 
     for rel in ("Drafts/REPLY_first.md", "Drafts/REPLY_second.md"):
         batch_fm, single_fm = (Vault(r).read_note(rel).frontmatter for r in (vault_dir, other))
         drop = {"drafted_at"}
-        assert {k: v for k, v in batch_fm.items() if k not in drop} == {k: v for k, v in single_fm.items() if k not in drop}
+        assert {k: v for k, v in batch_fm.items() if k not in drop} == {
+            k: v for k, v in single_fm.items() if k not in drop
+        }
     assert Vault(vault_dir).read_note("Drafts/REPLY_first.md").frontmatter.get("stale") is True
     assert "stale" not in Vault(vault_dir).read_note("Drafts/REPLY_second.md").frontmatter
 
@@ -107,10 +126,14 @@ def test_each_note_gets_its_own_answer_gone_corrupt_done_or_failed(vault_dir: Pa
     done = email(vault_dir, "done", thread="t2", status="needs_info")
     (vault_dir / "Needs_Action/corrupt.md").write_text("---\nstatus: [unclosed\n---\n")
     blocked = email(vault_dir, "blocked", thread="t3")
-    (vault_dir / "Drafts/REPLY_blocked.md").symlink_to(vault_dir.parent / "elsewhere.md")  # its draft cannot be written there
+    (vault_dir / "Drafts/REPLY_blocked.md").symlink_to(
+        vault_dir.parent / "elsewhere.md"
+    )  # its draft cannot be written there
     before = (vault_dir / blocked).read_bytes()
-    results = triage_emails([ok, done, "Needs_Action/corrupt.md", "Needs_Action/gone.md", blocked],
-                            context(vault_dir, LocalVault(Vault(vault_dir))))
+    results = triage_emails(
+        [ok, done, "Needs_Action/corrupt.md", "Needs_Action/gone.md", blocked],
+        context(vault_dir, LocalVault(Vault(vault_dir))),
+    )
     assert results[ok].action == "triaged"
     assert (results[done].action, results["Needs_Action/corrupt.md"].action) == ("skipped", "waiting")
     assert results["Needs_Action/gone.md"].action == "gone"

@@ -27,8 +27,18 @@ def workers_for(vault_dir: Path, queue: WorkQueue, *, one_pass: bool = False) ->
     vault = Vault(vault_dir)
     ctx = HandlerContext.local(settings_for(vault_dir), vault, retries=queue, one_pass=one_pass)  # no mail server
     tally = PassTally()
-    return Workers(queue, vault, SettleTracker(1.0), tally, ctx, ctx.audit, sender=object(), jobs={},
-                   triage=False, one_pass=one_pass), tally
+    return Workers(
+        queue,
+        vault,
+        SettleTracker(1.0),
+        tally,
+        ctx,
+        ctx.audit,
+        sender=object(),
+        jobs={},
+        triage=False,
+        one_pass=one_pass,
+    ), tally
 
 
 def test_given_no_mail_server_when_an_approved_draft_fails_then_the_queue_retries_it_after_its_backoff(vault_dir: Path):

@@ -32,8 +32,10 @@ def _runnable(name: str) -> bool:
     return POSIX  # link + unlink and reserve need POSIX rename semantics
 
 
-WAYS = [pytest.param(name, marks=pytest.mark.skipif(not _runnable(name), reason=f"{name} is not on this OS"))
-        for name in fs.RENAMES]
+WAYS = [
+    pytest.param(name, marks=pytest.mark.skipif(not _runnable(name), reason=f"{name} is not on this OS"))
+    for name in fs.RENAMES
+]
 
 
 def test_this_os_prefers_its_own_atomic_rename_and_keeps_the_fallbacks():
@@ -120,7 +122,9 @@ def test_with_no_way_left_the_rename_says_so_and_touches_nothing(tmp_path: Path)
     source = tmp_path / "a.md"
     source.write_text("x")
     with pytest.raises(OSError) as info:
-        fs.rename_noreplace(source, tmp_path / "b.md", ways=("renamex_np",) if fs._renamex_np is None else ("renameat2",))
+        fs.rename_noreplace(
+            source, tmp_path / "b.md", ways=("renamex_np",) if fs._renamex_np is None else ("renameat2",)
+        )
     assert info.value.errno == errno.EOPNOTSUPP
     assert source.read_text() == "x" and not (tmp_path / "b.md").exists()
 

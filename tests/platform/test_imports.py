@@ -60,7 +60,9 @@ def h0_modules() -> list[str]:
 def test_every_h0_module_imports_without_fcntl():
     modules = h0_modules()
     assert len(modules) > 40 and "h0.pipeline.lock" in modules and "h0.vault.audit" in modules
-    proc = subprocess.run([sys.executable, "-c", PROBE, *modules], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *modules], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
 

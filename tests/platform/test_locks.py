@@ -54,8 +54,10 @@ def test_a_process_lock_excludes_other_holders_and_a_dropped_reference_keeps_it(
 
 
 def test_given_a_running_daemon_when_a_second_starts_then_it_is_refused_naming_the_first(vault_dir: Path):
-    code = ("import sys,time; from h0.pipeline.lock import VaultLock; VaultLock(sys.argv[1]).acquire(); "
-            "print('locked', flush=True); time.sleep(60)")
+    code = (
+        "import sys,time; from h0.pipeline.lock import VaultLock; VaultLock(sys.argv[1]).acquire(); "
+        "print('locked', flush=True); time.sleep(60)"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code, str(vault_dir)], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "locked"

@@ -56,8 +56,13 @@ def test_given_polling_when_200_drafts_arrive_at_once_then_each_is_sent_exactly_
     staging.mkdir()
     for i in range(200):
         (staging / f"bulk-{i:03}.md").write_text(f"---\nto: user{i}@example.com\nsubject: Bulk {i}\n---\nMessage {i}\n")
-    with running_daemon(vault_dir, sweep_interval_seconds=3600, approval_settle_seconds=0.5, rate_limit_per_hour=5000,
-                        rate_limit_per_day=5000):
+    with running_daemon(
+        vault_dir,
+        sweep_interval_seconds=3600,
+        approval_settle_seconds=0.5,
+        rate_limit_per_hour=5000,
+        rate_limit_per_day=5000,
+    ):
         for path in staging.iterdir():
             os.rename(path, vault_dir / "Approved" / path.name)
         assert wait_until(lambda: len(list((vault_dir / "Done").glob("bulk-*.md"))) == 200, timeout=60, interval=0.2)

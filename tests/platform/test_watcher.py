@@ -100,8 +100,12 @@ def test_events_naming_the_resolved_vault_path_are_understood(tmp_path: Path, va
     recorder = Recorder()
     events = _Events(str(link), recorder)
     (vault_dir / "Approved/x.md").write_text("---\nto: a@example.com\nsubject: x\n---\n")
-    events.dispatch(FileMovedEvent(os.path.join(os.path.realpath(vault_dir), "Drafts", "x.md"),
-                                   os.path.join(os.path.realpath(vault_dir), "Approved", "x.md")))
+    events.dispatch(
+        FileMovedEvent(
+            os.path.join(os.path.realpath(vault_dir), "Drafts", "x.md"),
+            os.path.join(os.path.realpath(vault_dir), "Approved", "x.md"),
+        )
+    )
     assert recorder.seen == [("Approved/x.md", MOVED)]
 
 

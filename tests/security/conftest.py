@@ -21,8 +21,9 @@ from tests.mail.conftest import gmail_settings_for
 @pytest.fixture
 def mail(vault_dir: Path, gmail: FakeGmail, token_path: Path):
     """The mail service as the daemon's own child sees it (it may vouch that a note was moved in)."""
-    service = MailService(gmail_settings_for(vault_dir, gmail, token_path, allow_unapproved_send=False),
-                          trusted_caller=True)
+    service = MailService(
+        gmail_settings_for(vault_dir, gmail, token_path, allow_unapproved_send=False), trusted_caller=True
+    )
     yield service
     service.close()
 
@@ -30,7 +31,9 @@ def mail(vault_dir: Path, gmail: FakeGmail, token_path: Path):
 def handler_context(vault_dir: Path, mail: MailAPI) -> HandlerContext:
     ensure_rules_file(vault_dir)
     settings_ = load_settings(vault_path=vault_dir)
-    return HandlerContext.local(settings_, Vault(vault_dir), mail=mail, triager=Triager.from_settings(settings_, vault_dir))
+    return HandlerContext.local(
+        settings_, Vault(vault_dir), mail=mail, triager=Triager.from_settings(settings_, vault_dir)
+    )
 
 
 def approve_draft(vault_dir: Path, draft: str) -> str:

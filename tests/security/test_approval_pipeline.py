@@ -50,8 +50,9 @@ def test_given_a_sent_note_when_the_editor_saves_it_again_in_approved_then_it_is
 
 def test_given_two_drafts_answering_one_email_then_the_second_goes_back_to_drafts_with_the_reason(vault_dir: Path):
     for name in ("a.md", "b.md"):
-        write_draft(vault_dir, "Drafts", name, subject="Re: Plan", body=f"Reply {name}\n",
-                    source="Needs_Action/EMAIL_plan.md")
+        write_draft(
+            vault_dir, "Drafts", name, subject="Re: Plan", body=f"Reply {name}\n", source="Needs_Action/EMAIL_plan.md"
+        )
     with running_daemon(vault_dir, approval_settle_seconds=SETTLE):
         approve(vault_dir, "a.md")
         assert wait_until(lambda: (vault_dir / "Done/a.md").exists())

@@ -47,8 +47,14 @@ def refusal(body: str = "Hi Ann,\n", **frontmatter: Any) -> InvalidRequest:
         ("Hi Ann,\nBest,\n<!-- never closed\nP.S. secret\n", 3),
         ("Hi Ann,\n<!--\nmulti\nline\n-->\nBest,\n", 2),
     ],
-    ids=["inline-percent", "multi-line-percent", "unclosed-percent", "html-comment", "unclosed-html",
-         "multi-line-html"],
+    ids=[
+        "inline-percent",
+        "multi-line-percent",
+        "unclosed-percent",
+        "html-comment",
+        "unclosed-html",
+        "multi-line-html",
+    ],
 )
 def test_given_text_obsidian_hides_above_the_cut_off_then_the_draft_is_refused(body: str, line: int):
     """Given a draft with a %%…%% or <!-- --> comment (closed or not) above the cut-off,
@@ -135,8 +141,20 @@ def test_given_prose_that_mentions_the_marker_then_the_draft_is_sendable(line: s
 # --- control characters --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("subject", ["Hi\r\nBcc: evil@x.com", "Hi\nthere", "Hi\rthere", "Hi\x00", "Hi\tthere",
-                                     "Hi\x1b[2J", "Hi\x85there", "Hi\u2028there", "Hi\x7f"])
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "Hi\r\nBcc: evil@x.com",
+        "Hi\nthere",
+        "Hi\rthere",
+        "Hi\x00",
+        "Hi\tthere",
+        "Hi\x1b[2J",
+        "Hi\x85there",
+        "Hi\u2028there",
+        "Hi\x7f",
+    ],
+)
 def test_given_a_control_character_in_the_subject_then_the_draft_is_refused(subject: str):
     """Given a subject with CR, LF, NUL, TAB or another C0/C1 control, When parsed, Then it is
     refused (never stripped)."""
@@ -145,8 +163,10 @@ def test_given_a_control_character_in_the_subject_then_the_draft_is_refused(subj
 
 
 @pytest.mark.parametrize("field", ["to", "cc", "bcc"])
-@pytest.mark.parametrize("value", ["ann@example.com\nBcc: evil@x.com", "ann@example.com\x00",
-                                   ["ok@example.com", "b@x.com\r"], "ann@example.com\x9b"])
+@pytest.mark.parametrize(
+    "value",
+    ["ann@example.com\nBcc: evil@x.com", "ann@example.com\x00", ["ok@example.com", "b@x.com\r"], "ann@example.com\x9b"],
+)
 def test_given_a_control_character_in_an_address_then_the_draft_is_refused(field: str, value: Any):
     """Given a recipient field with a line break or another control character, When parsed,
     Then it is refused with the field named."""
@@ -200,8 +220,12 @@ def test_given_problems_of_every_kind_then_they_are_listed_together():
     """Given a marker, a hidden comment, a bad subject and bad attachments at once, When parsed,
     Then every problem is in the one refusal."""
     with pytest.raises(InvalidRequest) as caught:
-        parse_draft("Approved/x.md", {"to": "a@example.com", "subject": "a\nb", "attachments": 3},
-                    "[H0 draft — edit before approving]\nHi %%x%%\n", "h")
+        parse_draft(
+            "Approved/x.md",
+            {"to": "a@example.com", "subject": "a\nb", "attachments": 3},
+            "[H0 draft — edit before approving]\nHi %%x%%\n",
+            "h",
+        )
     assert len(caught.value.details["problems"]) == 4
 
 
@@ -221,23 +245,54 @@ def test_given_a_complete_draft_then_every_field_is_read():
     """Given a draft note with every field, When parsed, Then the Draft carries each of them."""
     draft = parse_draft(
         "Approved/reply.md",
-        {"to": "Ann <ann@example.com>, bob@example.com", "cc": ["c@example.com"], "bcc": "d@example.com",
-         "subject": 2024, "attachments": "Files/a.pdf", "reply_to_message_id": " <m@x> ", "thread_id": "t1",
-         "source": "[[Needs_Action/mail.md|the mail]]", "draft_id": "d-1", "send_anyway": "Yes",
-         "drafted_at": "2024-05-01T10:00:00Z"},
+        {
+            "to": "Ann <ann@example.com>, bob@example.com",
+            "cc": ["c@example.com"],
+            "bcc": "d@example.com",
+            "subject": 2024,
+            "attachments": "Files/a.pdf",
+            "reply_to_message_id": " <m@x> ",
+            "thread_id": "t1",
+            "source": "[[Needs_Action/mail.md|the mail]]",
+            "draft_id": "d-1",
+            "send_anyway": "Yes",
+            "drafted_at": "2024-05-01T10:00:00Z",
+        },
         f"\n\nHi Ann,\n\nSee attached.  \n\n{CUTOFF}\nReplying to [[Needs_Action/mail]]\n",
         "sha-of-note",
     )
     assert draft == Draft(
-        path="Approved/reply.md", note_hash="sha-of-note", to=("Ann <ann@example.com>", "bob@example.com"),
-        cc=("c@example.com",), bcc=("d@example.com",), subject="2024", body="Hi Ann,\n\nSee attached.\n",
-        attachments=("Files/a.pdf",), reply_to_message_id="<m@x>", thread_id="t1", source="Needs_Action/mail.md",
-        draft_id="d-1", send_anyway=True, drafted_at="2024-05-01T10:00:00Z",
+        path="Approved/reply.md",
+        note_hash="sha-of-note",
+        to=("Ann <ann@example.com>", "bob@example.com"),
+        cc=("c@example.com",),
+        bcc=("d@example.com",),
+        subject="2024",
+        body="Hi Ann,\n\nSee attached.\n",
+        attachments=("Files/a.pdf",),
+        reply_to_message_id="<m@x>",
+        thread_id="t1",
+        source="Needs_Action/mail.md",
+        draft_id="d-1",
+        send_anyway=True,
+        drafted_at="2024-05-01T10:00:00Z",
     )
 
 
-@pytest.mark.parametrize(("value", "expected"), [(True, True), ("true", True), ("YES", True), ("1", True), (1, True),
-                                                 (False, False), ("no", False), (None, False), ("maybe", False)])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (True, True),
+        ("true", True),
+        ("YES", True),
+        ("1", True),
+        (1, True),
+        (False, False),
+        ("no", False),
+        (None, False),
+        ("maybe", False),
+    ],
+)
 def test_given_send_anyway_spellings_then_only_true_ones_count(value: Any, expected: bool):
     """Given `send_anyway` as a YAML bool or a string, When parsed, Then true/yes/1 mean yes."""
     assert parse(send_anyway=value).send_anyway is expected
@@ -255,21 +310,37 @@ def test_given_a_body_and_a_cut_off_then_the_message_body_is_the_trimmed_text_ab
 # --- identity ----------------------------------------------------------------------------------
 
 
-BASE_NOTE = {"to": "ann@example.com", "cc": "c@example.com", "bcc": "b@example.com", "subject": "Re: x",
-             "attachments": ["Files/a.pdf"], "reply_to_message_id": "<m@x>", "draft_id": "d-1"}
+BASE_NOTE = {
+    "to": "ann@example.com",
+    "cc": "c@example.com",
+    "bcc": "b@example.com",
+    "subject": "Re: x",
+    "attachments": ["Files/a.pdf"],
+    "reply_to_message_id": "<m@x>",
+    "draft_id": "d-1",
+}
 BASE_BODY = f"Hi Ann,\nPaid.\n{CUTOFF}\nreasoning\n"
 
 
-def identity(hashes: tuple[str, ...] = ("h-a",), body: str = BASE_BODY, path: str = "Approved/r.md",
-             **changes: Any) -> bytes:
+def identity(
+    hashes: tuple[str, ...] = ("h-a",), body: str = BASE_BODY, path: str = "Approved/r.md", **changes: Any
+) -> bytes:
     return parse_draft(path, {**BASE_NOTE, **changes}, body, "note-hash").identity(hashes)
 
 
 @pytest.mark.parametrize(
     "change",
-    [{"to": "zed@example.com"}, {"cc": "z@example.com"}, {"bcc": ""}, {"subject": "Re: y"},
-     {"attachments": ["Files/b.pdf"]}, {"reply_to_message_id": "<n@x>"}, {"draft_id": "d-2"},
-     {"body": f"Hi Ann,\nNot paid.\n{CUTOFF}\nreasoning\n"}, {"hashes": ("h-b",)}],
+    [
+        {"to": "zed@example.com"},
+        {"cc": "z@example.com"},
+        {"bcc": ""},
+        {"subject": "Re: y"},
+        {"attachments": ["Files/b.pdf"]},
+        {"reply_to_message_id": "<n@x>"},
+        {"draft_id": "d-2"},
+        {"body": f"Hi Ann,\nNot paid.\n{CUTOFF}\nreasoning\n"},
+        {"hashes": ("h-b",)},
+    ],
     ids=lambda change: next(iter(change)),
 )
 def test_given_any_sent_field_or_attachment_hash_changes_then_the_identity_changes(change: dict[str, Any]):
@@ -281,8 +352,12 @@ def test_given_any_sent_field_or_attachment_hash_changes_then_the_identity_chang
 def test_given_only_text_below_the_cut_off_changes_then_the_identity_is_the_same():
     """Given an approved draft, When only H0's notes below the cut-off, the thread, the source,
     the note hash or its folder change, Then its identity is the same."""
-    same = parse_draft("Drafts/r.md", {**BASE_NOTE, "thread_id": "t9", "source": "[[Needs_Action/a]]"},
-                       f"Hi Ann,\nPaid.\n{CUTOFF}\nother reasoning %% x %%\n", "other-hash")
+    same = parse_draft(
+        "Drafts/r.md",
+        {**BASE_NOTE, "thread_id": "t9", "source": "[[Needs_Action/a]]"},
+        f"Hi Ann,\nPaid.\n{CUTOFF}\nother reasoning %% x %%\n",
+        "other-hash",
+    )
     assert same.identity(("h-a",)) == identity()
 
 
@@ -292,8 +367,11 @@ def test_given_a_draft_then_its_identity_is_canonical_json_of_what_is_sent():
     note = {"to": "a@example.com", "subject": "Grüße", "attachments": ["F/a.pdf"]}
     draft = parse_draft("Approved/réponse.md", note, "Hallo\n", "h")
     raw = draft.identity(["ab" * 32])
-    assert raw == json.dumps(["réponse.md", ["a@example.com"], [], [], "Grüße", "Hallo\n", [["F/a.pdf", "ab" * 32]],
-                              None], ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    assert raw == json.dumps(
+        ["réponse.md", ["a@example.com"], [], [], "Grüße", "Hallo\n", [["F/a.pdf", "ab" * 32]], None],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    ).encode("utf-8")
     with pytest.raises(ValueError):
         draft.identity([])
 

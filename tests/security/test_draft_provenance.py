@@ -24,8 +24,9 @@ DRAFT_FM = {"to": "bob@example.com", "subject": "Hello", "status": "pending_appr
 async def write_as(vault_dir: Path, client_name: str, path: str, *, daemon: bool = False, **extra: str) -> None:
     server = build_vault_server(vault_dir, daemon_filing=daemon, state_dir=Path(os.environ["H0_STATE_DIR"]))
     async with Client(server, client_info=Implementation(name=client_name, version="1")) as client:
-        result = await client.call_tool("write_note", {"path": path, "frontmatter": {**DRAFT_FM, **extra},
-                                                       "body": "Hi Bob,\n\nSee you soon.\n"})
+        result = await client.call_tool(
+            "write_note", {"path": path, "frontmatter": {**DRAFT_FM, **extra}, "body": "Hi Bob,\n\nSee you soon.\n"}
+        )
         assert not result.is_error, result
 
 
@@ -34,8 +35,9 @@ def status_json(capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-async def test_an_agents_draft_names_the_agent_on_the_note_in_status_and_on_the_dashboard(vault_dir, monkeypatch,
-                                                                                          capsys):
+async def test_an_agents_draft_names_the_agent_on_the_note_in_status_and_on_the_dashboard(
+    vault_dir, monkeypatch, capsys
+):
     monkeypatch.setenv("VAULT_PATH", str(vault_dir))
     # The agent tries to pass its draft off as H0's: the stamp is the server's, not the agent's.
     await write_as(vault_dir, "probe-agent", "Drafts/agent.md", h0_changed_by="H0")
@@ -66,5 +68,7 @@ async def test_an_agents_draft_names_the_agent_on_the_note_in_status_and_on_the_
 
     text = render_dashboard(collect_status(Settings()))
     line = next(line for line in text.splitlines() if "agent2" in line)
-    assert "last changed by an agent (write\\_note from the MCP client probe-agent 1)" in line or \
-        "last changed by an agent (write_note from the MCP client probe-agent 1)" in line
+    assert (
+        "last changed by an agent (write\\_note from the MCP client probe-agent 1)" in line
+        or "last changed by an agent (write_note from the MCP client probe-agent 1)" in line
+    )

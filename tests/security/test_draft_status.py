@@ -33,11 +33,20 @@ def test_the_words_that_mean_awaits_sending(word):
     assert draft_status({} if word is None else {"status": word}).sendable
 
 
-@pytest.mark.parametrize("value, state", [
-    ("rejected", DraftState.REJECTED), ("sent", DraftState.SENT), ("withdrawn", DraftState.WITHDRAWN),
-    (" Sent ", DraftState.SENT), ("pending", DraftState.UNKNOWN), (["pending_approval"], DraftState.UNKNOWN),
-    ({"a": 1}, DraftState.UNKNOWN), (1, DraftState.UNKNOWN), ("x" * 10_000, DraftState.UNKNOWN),
-])
+@pytest.mark.parametrize(
+    "value, state",
+    [
+        ("rejected", DraftState.REJECTED),
+        ("sent", DraftState.SENT),
+        ("withdrawn", DraftState.WITHDRAWN),
+        (" Sent ", DraftState.SENT),
+        ("pending", DraftState.UNKNOWN),
+        (["pending_approval"], DraftState.UNKNOWN),
+        ({"a": 1}, DraftState.UNKNOWN),
+        (1, DraftState.UNKNOWN),
+        ("x" * 10_000, DraftState.UNKNOWN),
+    ],
+)
 def test_hostile_and_terminal_status_values_never_mean_send(value, state):
     status = draft_status({"status": value})
     assert status.state is state and not status.sendable
@@ -57,7 +66,8 @@ def approved_note(vault_dir: Path, name: str, status: str | None, **extra: str) 
 
 @pytest.mark.parametrize("word", NOT_SENDABLE)
 def test_given_a_note_not_awaiting_sending_when_the_mail_tool_is_asked_then_it_is_refused_and_nothing_leaves(
-        mail: MailService, vault_dir: Path, gmail: FakeGmail, word: str):
+    mail: MailService, vault_dir: Path, gmail: FakeGmail, word: str
+):
     note_hash = approved_note(vault_dir, "n.md", word)
     with pytest.raises(InvalidRequest) as refused:
         mail.send_approved_draft("Approved/n.md", note_hash, Arrival("moved"))
@@ -68,8 +78,9 @@ def test_given_a_note_not_awaiting_sending_when_the_mail_tool_is_asked_then_it_i
     assert gmail.sent == []
 
 
-def test_given_a_held_draft_fixed_and_approved_again_then_it_is_sent(mail: MailService, vault_dir: Path,
-                                                                      gmail: FakeGmail):
+def test_given_a_held_draft_fixed_and_approved_again_then_it_is_sent(
+    mail: MailService, vault_dir: Path, gmail: FakeGmail
+):
     note_hash = approved_note(vault_dir, "h.md", "held", h0_error="'was held'")
     mail.send_approved_draft("Approved/h.md", note_hash, Arrival("moved"))
     assert len(gmail.sent) == 1
@@ -77,11 +88,13 @@ def test_given_a_held_draft_fixed_and_approved_again_then_it_is_sent(mail: MailS
 
 @pytest.mark.anyio
 async def test_given_the_real_mail_server_when_a_client_asks_to_send_a_rejected_note_then_nothing_is_sent(
-        vault_dir: Path, gmail: FakeGmail, token_path: Path):
+    vault_dir: Path, gmail: FakeGmail, token_path: Path
+):
     """The probe's case: an agent calls the mail server's tool for a note the human marked rejected."""
     note_hash = approved_note(vault_dir, "r.md", "rejected")
-    params = StdioServerParameters(command=H0_BIN, args=["mcp", "gmail"],
-                                   env=subprocess_env(**gmail_env(vault_dir, gmail, token_path)))
+    params = StdioServerParameters(
+        command=H0_BIN, args=["mcp", "gmail"], env=subprocess_env(**gmail_env(vault_dir, gmail, token_path))
+    )
     async with Client(params) as client:
         result = await client.call_tool("send_approved_draft", {"path": "Approved/r.md", "note_hash": note_hash})
     assert result.is_error and '"status_not_sendable"' in result.content[0].text
@@ -90,7 +103,8 @@ async def test_given_the_real_mail_server_when_a_client_asks_to_send_a_rejected_
 
 @pytest.mark.parametrize("word", ["sent", "withdrawn", "pending"])
 def test_given_a_note_marked_word_in_approved_when_the_daemon_sees_it_then_it_goes_back_with_its_word_kept(
-        vault_dir: Path, word: str):
+    vault_dir: Path, word: str
+):
     with running_daemon(vault_dir):
         write_draft(vault_dir, "Drafts", "w.md", status=word, withdrawn_reason="'Dana answered on Monday'")
         os.utime(vault_dir / "Drafts/w.md", (time.time() - 60, time.time() - 60))
@@ -114,10 +128,12 @@ def test_given_a_rejected_note_in_approved_when_the_daemon_sees_it_then_it_is_fi
 
 @pytest.mark.usefixtures("loguru_restored")
 def test_given_notes_of_every_word_when_swept_then_only_those_awaiting_sending_are_sent(
-        vault_dir: Path, monkeypatch, capsys):
+    vault_dir: Path, monkeypatch, capsys
+):
     for index, word in enumerate(NOT_SENDABLE + ["pending_approval", "held", "not_sent"]):
-        write_draft(vault_dir, "Approved", f"n{index}.md", subject=f"note {index}",
-                    **({"status": repr(word)} if word else {}))
+        write_draft(
+            vault_dir, "Approved", f"n{index}.md", subject=f"note {index}", **({"status": repr(word)} if word else {})
+        )
     monkeypatch.setenv("VAULT_PATH", str(vault_dir))
     assert main(["sweep"]) == 0
     capsys.readouterr()

@@ -202,8 +202,20 @@ def hostile_yaml(draw) -> str:
                 st.builds(lambda n, c: c * n, st.integers(1, 3000), st.sampled_from(["[", "{", "- ", " ", "a", "*a "])),
                 st.builds(lambda n: "k: " + nested(n), st.integers(1, 500)),
                 st.builds(lambda n: "".join(" " * i + "k:\n" for i in range(n)), st.integers(1, 120)),
-                st.sampled_from(["a: &a [x]\n", "b: *a\n", "<<: *a\n", "? [a]\n: b\n", "!!binary aGk=\n", "k: !!int 1\n",
-                                 "k: !!python/object:os.system x\n", "%YAML 1.1\n", "--- x\n", "k: 1" + "0" * 5000]),
+                st.sampled_from(
+                    [
+                        "a: &a [x]\n",
+                        "b: *a\n",
+                        "<<: *a\n",
+                        "? [a]\n: b\n",
+                        "!!binary aGk=\n",
+                        "k: !!int 1\n",
+                        "k: !!python/object:os.system x\n",
+                        "%YAML 1.1\n",
+                        "--- x\n",
+                        "k: 1" + "0" * 5000,
+                    ]
+                ),
             ),
             max_size=6,
         )
@@ -225,7 +237,11 @@ def test_load_returns_a_dict_or_raises_parse_error_on_any_text(text):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.binary(max_size=300), hostile_yaml())
 def test_parse_returns_a_note_or_raises_a_typed_error_on_any_bytes(raw, yaml):
-    for data in (raw, b"---\n" + raw + b"\n---\n", f"\ufeff---\r\n{yaml}\r\n---\r\nbody".encode("utf-8", "surrogatepass")):
+    for data in (
+        raw,
+        b"---\n" + raw + b"\n---\n",
+        f"\ufeff---\r\n{yaml}\r\n---\r\nbody".encode("utf-8", "surrogatepass"),
+    ):
         try:
             note = parse(data, "fuzz.md")
         except H0Error as exc:

@@ -40,8 +40,23 @@ from tests.fakes.fake_gmail import FakeGmail
 from tests.security.conftest import approve_draft, handler_context
 
 # Every character a header parser, a terminal or a Markdown renderer may take for a line end or act on.
-CONTROLS = ["\r\n", "\r", "\n", "\x00", "\x07", "\x1b", "\t", "\x0b", "\x0c", "\x1c", "\x7f", "\x85", "\x9b",
-            "\u2028", "\u2029"]
+CONTROLS = [
+    "\r\n",
+    "\r",
+    "\n",
+    "\x00",
+    "\x07",
+    "\x1b",
+    "\t",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x7f",
+    "\x85",
+    "\x9b",
+    "\u2028",
+    "\u2029",
+]
 INJECTED = ["Bcc: eve@evil.example", "Cc: eve@evil.example", "X-Evil: 1", "To: eve@evil.example", ""]
 SAFE_TEXT = st.text(st.characters(blacklist_categories=("Cc", "Zl", "Zp", "Cs")), max_size=40)
 
@@ -84,8 +99,9 @@ def read_back(to: list[Address], subject: str) -> tuple[list[tuple[str, str]], s
     """(To as read, subject as read) when the email package serialises them unchecked: display names
     and subject without whitespace (folding may move it), addresses as they are."""
     naive = EmailMessage(policy=policy.SMTP)
-    naive["To"] = [Address(display_name=" ".join(a.display_name.split()), username=a.username, domain=a.domain)
-                   for a in to]
+    naive["To"] = [
+        Address(display_name=" ".join(a.display_name.split()), username=a.username, domain=a.domain) for a in to
+    ]
     naive["Subject"] = subject
     naive.set_content("x")
     parsed = wire_headers(naive.as_bytes(policy=policy.SMTP))
@@ -96,8 +112,17 @@ def as_read(address: Address) -> tuple[str, str]:
     return "".join(address.display_name.split()), address.addr_spec
 
 
-BASE_NAMES = Counter({"to": 1, "subject": 1, "date": 1, "message-id": 1, "content-type": 1,
-                      "content-transfer-encoding": 1, "mime-version": 1})
+BASE_NAMES = Counter(
+    {
+        "to": 1,
+        "subject": 1,
+        "date": 1,
+        "message-id": 1,
+        "content-type": 1,
+        "content-transfer-encoding": 1,
+        "mime-version": 1,
+    }
+)
 TO = [Address(username="bob", domain="example.com")]
 
 
@@ -127,8 +152,12 @@ def test_given_a_display_name_hiding_a_control_when_composed_or_parsed_then_it_i
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(subject=SAFE_TEXT.filter(str.strip), names_=st.lists(SAFE_TEXT, min_size=1, max_size=3),
-       with_bcc=st.booleans(), encode=st.booleans())
+@given(
+    subject=SAFE_TEXT.filter(str.strip),
+    names_=st.lists(SAFE_TEXT, min_size=1, max_size=3),
+    with_bcc=st.booleans(),
+    encode=st.booleans(),
+)
 def test_given_any_clean_subject_and_names_when_composed_then_the_wire_carries_exactly_the_headers_set(
     subject: str, names_: list[str], with_bcc: bool, encode: bool
 ):
@@ -173,8 +202,9 @@ def test_given_a_message_built_around_the_checks_when_serialised_then_the_wire_c
     except InvalidRequest:
         return
     parsed = wire_headers(raw)
-    assert names(parsed) == Counter({"to": 1, "subject": 1, "content-type": 1, "content-transfer-encoding": 1,
-                                     "mime-version": 1})
+    assert names(parsed) == Counter(
+        {"to": 1, "subject": 1, "content-type": 1, "content-transfer-encoding": 1, "mime-version": 1}
+    )
     assert [a.addr_spec for a in parsed["To"].addresses] == ["bob@example.com"]
 
 
@@ -207,11 +237,19 @@ def test_given_hostile_subject_and_display_name_from_gmail_then_the_fetched_head
     """Given a Gmail message resource whose Subject and From display name decode to control characters,
     When translated into a Fetched, Then every header value H0 exposes (subject, from, to) is one clean
     line, the sender's address is unchanged, and nothing raises."""
-    resource = {"id": "m1", "threadId": "t1", "payload": {"mimeType": "text/plain", "headers": [
-        {"name": "Subject", "value": subject},
-        {"name": "From", "value": f"{name} <eve@evil.example>"},
-        {"name": "To", "value": f"{name} <me@example.com>, other@example.com"},
-    ], "body": {"size": 0, "data": ""}}}
+    resource = {
+        "id": "m1",
+        "threadId": "t1",
+        "payload": {
+            "mimeType": "text/plain",
+            "headers": [
+                {"name": "Subject", "value": subject},
+                {"name": "From", "value": f"{name} <eve@evil.example>"},
+                {"name": "To", "value": f"{name} <me@example.com>, other@example.com"},
+            ],
+            "body": {"size": 0, "data": ""},
+        },
+    }
     headers = fetched_from_resource(resource).headers
     for field in ("Subject", "From", "To"):
         assert not hides_control(str(headers[field])), field
@@ -229,20 +267,25 @@ def test_given_any_text_then_cleaning_never_raises_leaves_no_control_and_is_stab
     assert not hides_control(reply_subject(value)) and reply_subject(value).startswith("Re: ")
 
 
-
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
         # A comma and an address inside an encoded word stay inside the one name they belong to.
-        ("=?utf-8?q?Smith=2C_Bob_=3Ceve@evil.example=3E?= <bob@example.com>",
-         [("Smith, Bob <eve@evil.example>", "bob@example.com")]),
+        (
+            "=?utf-8?q?Smith=2C_Bob_=3Ceve@evil.example=3E?= <bob@example.com>",
+            [("Smith, Bob <eve@evil.example>", "bob@example.com")],
+        ),
         ("=?utf-8?q?a,b?= <c@example.com>, d@example.com", [("a,b", "c@example.com"), ("", "d@example.com")]),
         ('"=?utf-8?q?Quoted?=" <q@example.com>', [("Quoted", "q@example.com")]),
-        ("=?utf-8?Q?J=C3=B6rg?= <j@example.de>, =?iso-8859-1?q?Andr=E9?= <a@example.fr>",
-         [("Jörg", "j@example.de"), ("André", "a@example.fr")]),
+        (
+            "=?utf-8?Q?J=C3=B6rg?= <j@example.de>, =?iso-8859-1?q?Andr=E9?= <a@example.fr>",
+            [("Jörg", "j@example.de"), ("André", "a@example.fr")],
+        ),
         # Something that only looks like one word (spaces in it) hides no address behind it.
-        ("=?a, b <c@example.com>, ?q?zz?= <x@example.com>",
-         [("", "=a"), ("b", "c@example.com"), ("?q?zz?=", "x@example.com")]),
+        (
+            "=?a, b <c@example.com>, ?q?zz?= <x@example.com>",
+            [("", "=a"), ("b", "c@example.com"), ("?q?zz?=", "x@example.com")],
+        ),
         # An address is never decoded: no encoded word is left in it to be decoded later.
         ("=?utf-8?q?x?=@evil.example", [("", "=utf-8?q?x?=@evil.example")]),
         ("Group: a@example.com, b@example.com;", [("", "a@example.com"), ("", "b@example.com")]),
@@ -270,8 +313,9 @@ HOSTILE_SUBJECTS = [
 ]
 
 
-@settings(max_examples=30, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(subject=hostile_values(), name=hostile_values())
 def test_given_any_hostile_subject_and_sender_name_when_ingested_then_the_note_holds_clean_lines(
     vault_dir: Path, gmail: FakeGmail, mail: MailService, subject: str, name: str
@@ -296,8 +340,12 @@ def test_given_an_email_with_an_injecting_subject_when_ingested_triaged_and_the_
     When ingested through the real ingest path, Then the note's subject is one clean line; When
     triage drafts the reply and the human approves it, Then the message on the wire has exactly one
     of each expected header — no Bcc, no Cc, no extra header — and goes to the sender only."""
-    gmail.add_message(sender="Dana Rivera <dana@example.com>", message_id="<q1@mail.example.com>",
-                      extra_headers=[("Subject", subject)], body="Are we still on for lunch?")
+    gmail.add_message(
+        sender="Dana Rivera <dana@example.com>",
+        message_id="<q1@mail.example.com>",
+        extra_headers=[("Subject", subject)],
+        body="Are we still on for lunch?",
+    )
     ctx = handler_context(vault_dir, LocalMail(mail))
     report = ingest_new_mail(ctx)
     assert report.failed == 0 and len(report.written) == 1
@@ -320,19 +368,23 @@ def test_given_an_email_with_an_injecting_subject_when_ingested_triaged_and_the_
     assert str(wire["Subject"]) == draft_subject and result.rfc822_message_id == str(wire["Message-ID"])
 
 
-@pytest.mark.parametrize("display_name", [
-    "=?utf-8?q?Dana=0D=0ABcc:_eve@evil.example?=",
-    "=?utf-8?b?RGFuYQ0KQ2M6IGV2ZUBldmlsLmV4YW1wbGU=?=",
-    "=?utf-8?q?eve@evil.example=2C_Dana?=",  # a decoded comma must not make a second address
-])
+@pytest.mark.parametrize(
+    "display_name",
+    [
+        "=?utf-8?q?Dana=0D=0ABcc:_eve@evil.example?=",
+        "=?utf-8?b?RGFuYQ0KQ2M6IGV2ZUBldmlsLmV4YW1wbGU=?=",
+        "=?utf-8?q?eve@evil.example=2C_Dana?=",  # a decoded comma must not make a second address
+    ],
+)
 def test_given_an_email_whose_sender_name_injects_when_ingested_and_replied_to_then_only_the_sender_receives_it(
     vault_dir: Path, gmail: FakeGmail, mail: MailService, display_name: str
 ):
     """Given a From display name that decodes to CR LF and a header (or to a comma and an address), When
     the email is ingested and the reply approved, Then the note's `from` is one line with the real
     address, and the reply goes to that address alone with no extra header."""
-    gmail.add_message(extra_headers=[("From", f"{display_name} <dana@example.com>")], subject="Lunch",
-                      body="Are we still on?")
+    gmail.add_message(
+        extra_headers=[("From", f"{display_name} <dana@example.com>")], subject="Lunch", body="Are we still on?"
+    )
     ctx = handler_context(vault_dir, LocalMail(mail))
     (note_path,) = ingest_new_mail(ctx).written
     sender = Vault(vault_dir).read_note(note_path).frontmatter["from"]
@@ -345,12 +397,14 @@ def test_given_an_email_whose_sender_name_injects_when_ingested_and_replied_to_t
     assert [a.addr_spec for a in wire["To"].addresses] == ["dana@example.com"]
 
 
-def test_given_tool_results_for_a_hostile_email_then_list_and_get_show_clean_lines(
-    gmail: FakeGmail, mail: MailService
-):
+def test_given_tool_results_for_a_hostile_email_then_list_and_get_show_clean_lines(gmail: FakeGmail, mail: MailService):
     """get_email and list_emails — what any MCP client sees — carry the cleaned subject and sender too."""
-    msg = gmail.add_message(extra_headers=[("Subject", HOSTILE_SUBJECTS[0]),
-                                           ("From", "=?utf-8?q?Eve=0D=0ABcc:_x@evil.example?= <eve@evil.example>")])
+    msg = gmail.add_message(
+        extra_headers=[
+            ("Subject", HOSTILE_SUBJECTS[0]),
+            ("From", "=?utf-8?q?Eve=0D=0ABcc:_x@evil.example?= <eve@evil.example>"),
+        ]
+    )
     got = mail.get_email(msg)
     (listed,) = mail.list_emails("in:inbox", 10).emails
     for value in (got.subject, got.sender, listed.subject, listed.sender):
@@ -366,10 +420,20 @@ def test_given_the_running_daemon_when_an_injecting_subject_arrives_and_the_repl
     Approved/, Then exactly one message leaves, to the sender alone, with one of each expected header."""
     from tests.pipeline.harness import approve, edit_template, frontmatter, running_daemon, wait_until
 
-    overrides = {"mail_backend": "gmail", "gmail_token_path": token_path, "gmail_api_endpoint": gmail.api_endpoint,
-                 "gmail_token_uri": gmail.token_uri, "max_retries": 2, "retry_delay_ms": 50}
-    msg_id = gmail.add_message(sender="Dana Rivera <dana@example.com>", message_id="<lunch@mail.example.com>",
-                               extra_headers=[("Subject", HOSTILE_SUBJECTS[0])], body="Are we still on for lunch?")
+    overrides = {
+        "mail_backend": "gmail",
+        "gmail_token_path": token_path,
+        "gmail_api_endpoint": gmail.api_endpoint,
+        "gmail_token_uri": gmail.token_uri,
+        "max_retries": 2,
+        "retry_delay_ms": 50,
+    }
+    msg_id = gmail.add_message(
+        sender="Dana Rivera <dana@example.com>",
+        message_id="<lunch@mail.example.com>",
+        extra_headers=[("Subject", HOSTILE_SUBJECTS[0])],
+        body="Are we still on for lunch?",
+    )
     ensure_rules_file(vault_dir)
     triager = Triager.from_settings(load_settings(vault_path=vault_dir), vault_dir)
     draft = f"REPLY_EMAIL_{msg_id}.md"

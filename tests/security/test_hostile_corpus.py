@@ -23,9 +23,14 @@ from tests.security.test_hostile_notes import sweep
 DEEP = "---\nto: " + "[" * 60_000 + "\n---\nHi\n"  # ruamel segfaulted past ~30,000 levels
 WIDE = "---\n" + "".join(f"k{i}: {i}\n" for i in range(30_000)) + "---\nHi\n"  # past the key limit
 HUGE_VALUE = "---\nto: bob@example.com\nsubject: " + "x" * 70_000 + "\n---\nHi\n"  # past the value limit
-ALIAS_BOMB = "---\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9)
-) + "---\nHi\n"
+ALIAS_BOMB = (
+    "---\na: &a [x, x, x, x, x, x, x, x, x]\n"
+    + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(9)
+    )
+    + "---\nHi\n"
+)
 
 # Notes in Approved/ the daemon must refuse, each with the code it must write on the returned draft.
 REFUSED = {
@@ -61,12 +66,20 @@ def _corpus(vault_dir: Path) -> dict[str, bytes]:
             _settled(path)
     (vault_dir / "Approved" / "hidden.md").write_text(HIDDEN)
     _settled(vault_dir / "Approved" / "hidden.md")
-    write_draft(vault_dir, "Approved", "escape.md", to="amy@example.org", subject="Re: rules",
-                source="Needs_Action/../H0_Rules.md")
+    write_draft(
+        vault_dir,
+        "Approved",
+        "escape.md",
+        to="amy@example.org",
+        subject="Re: rules",
+        source="Needs_Action/../H0_Rules.md",
+    )
     write_draft(vault_dir, "Approved", "fine.md", to="amy@example.org", subject="Lunch")
     untouched = {}
     for folder, name, text in [
-        ("Approved", "deep.md", DEEP), ("Approved", "wide.md", WIDE), ("Approved", "huge-value.md", HUGE_VALUE),
+        ("Approved", "deep.md", DEEP),
+        ("Approved", "wide.md", WIDE),
+        ("Approved", "huge-value.md", HUGE_VALUE),
         ("Approved", "alias-bomb.md", ALIAS_BOMB),  # each given back to Drafts/ unchanged: see UNREADABLE
         ("Needs_Action", "EMAIL_deep.md", DEEP.replace("to:", "from:")),
         ("Needs_Action", "EMAIL_bomb.md", ALIAS_BOMB),
@@ -101,7 +114,9 @@ def test_given_the_whole_hostile_corpus_when_swept_twice_then_only_the_ordinary_
             assert not (vault_dir / rel).exists()
             rel = rel.replace("Approved/", "Drafts/")
         assert (vault_dir / rel).read_bytes() == data, f"{rel} changed"
-    unreadable = {e["path"]: e["reason"] for e in events(vault_dir, event="send_refused") if e["reason"] == "parse_error"}
+    unreadable = {
+        e["path"]: e["reason"] for e in events(vault_dir, event="send_refused") if e["reason"] == "parse_error"
+    }
     assert unreadable == {f"Approved/{name}": "parse_error" for name in UNREADABLE}
     # reported once each, not once per sweep
     assert len(events(vault_dir, event="send_refused")) == len(REFUSED) + 1 + len(UNREADABLE)
@@ -111,8 +126,9 @@ def test_given_the_whole_hostile_corpus_when_swept_twice_then_only_the_ordinary_
 def test_given_the_hostile_corpus_when_h0_status_runs_then_it_reports_and_exits_0(vault_dir: Path):
     _corpus(vault_dir)
     env = subprocess_env(VAULT_PATH=str(vault_dir))
-    result = subprocess.run([H0_BIN, "status", "--json"], env=env, capture_output=True, text=True, timeout=120,
-                            check=False)
+    result = subprocess.run(
+        [H0_BIN, "status", "--json"], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
     assert isinstance(json.loads(result.stdout), dict)

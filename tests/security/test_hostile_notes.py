@@ -18,16 +18,25 @@ from tests.pipeline.harness import approve, events, frontmatter, outbox, running
 
 
 def sweep(vault_dir: Path, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([H0_BIN, "sweep"], env=subprocess_env(VAULT_PATH=str(vault_dir), LOG_LEVEL="INFO", **env),
-                          capture_output=True, text=True, timeout=120, cwd=cwd)
+    return subprocess.run(
+        [H0_BIN, "sweep"],
+        env=subprocess_env(VAULT_PATH=str(vault_dir), LOG_LEVEL="INFO", **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+    )
 
 
-@pytest.mark.parametrize("draft", [
-    {"to": "bob@gmial.com"},                                   # a typo domain
-    {"to": "not-an-address"},                                  # a bad address
-    {"to": "bob@example.com", "cc": "carol@@example.com"},     # a bad cc
-    {"to": "bob@example.com", "attachments": "[Files/missing.pdf]"},  # a missing attachment
-])
+@pytest.mark.parametrize(
+    "draft",
+    [
+        {"to": "bob@gmial.com"},  # a typo domain
+        {"to": "not-an-address"},  # a bad address
+        {"to": "bob@example.com", "cc": "carol@@example.com"},  # a bad cc
+        {"to": "bob@example.com", "attachments": "[Files/missing.pdf]"},  # a missing attachment
+    ],
+)
 def test_given_an_unsendable_draft_when_swept_repeatedly_then_it_is_reported_once_on_the_note_and_never_crashes(
     vault_dir: Path, draft: dict
 ):
@@ -61,14 +70,17 @@ def test_given_a_fixed_draft_when_approved_again_then_it_is_sent_and_the_error_i
     assert [m["To"] for m in outbox(vault_dir)] == ["bob@gmail.com"]
 
 
-@pytest.mark.parametrize("source", [
-    "Needs_Action/../H0_Rules.md",
-    "[[Needs_Action/../H0_Rules]]",
-    "Drafts/other.md",
-    "Needs_Action/sub/../../Drafts/other.md",
-    "/etc/passwd",
-    "[[../H0_Rules]]",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "Needs_Action/../H0_Rules.md",
+        "[[Needs_Action/../H0_Rules]]",
+        "Drafts/other.md",
+        "Needs_Action/sub/../../Drafts/other.md",
+        "/etc/passwd",
+        "[[../H0_Rules]]",
+    ],
+)
 def test_given_a_source_outside_needs_action_when_the_reply_is_sent_then_nothing_else_is_filed(
     vault_dir: Path, source: str
 ):
@@ -96,7 +108,9 @@ def test_given_source_spellings_of_an_email_note_then_they_resolve_inside_needs_
     assert source_note(["Needs_Action/EMAIL_1.md"], ctx) is None
 
 
-def test_given_an_h0_package_in_the_working_folder_then_the_servers_run_the_installed_h0(vault_dir: Path, tmp_path: Path):
+def test_given_an_h0_package_in_the_working_folder_then_the_servers_run_the_installed_h0(
+    vault_dir: Path, tmp_path: Path
+):
     """Given a folder holding an `h0/` package and an `h0.py` that would leave a mark if imported, when
     `h0 sweep` runs from there, then the mark never appears and the ordinary draft is sent."""
     trap = tmp_path / "trap"

@@ -54,7 +54,11 @@ INVISIBLE_CHARACTERS = {
     "right-to-left mark": ("Hi\u200f Ann\n", 1, "U+200F"),
     "Arabic letter mark": ("Hi\u061c Ann\n", 1, "U+061C"),
     "tag characters (ASCII smuggling)": (f"Hi Ann{TAGS}\n", 1, "U+E0042"),
-    "variation selectors carrying bytes": ("Thanks 😀" + "".join(chr(0xFE00 + i) for i in range(8)) + "\n", 1, "U+FE01"),
+    "variation selectors carrying bytes": (
+        "Thanks 😀" + "".join(chr(0xFE00 + i) for i in range(8)) + "\n",
+        1,
+        "U+FE01",
+    ),
     "supplementary variation selectors": ("ok \U000e0100\U000e0101\n", 1, "U+E0100"),
     "Hangul filler": ("Hi\n\u3164\n", 2, "U+3164"),
     "blank Braille": ("Hi\n\u2800\u2800\u2800\n", 2, "U+2800"),
@@ -67,7 +71,8 @@ INVISIBLE_CHARACTERS = {
 
 @pytest.mark.parametrize(("body", "line", "code"), INVISIBLE_CHARACTERS.values(), ids=INVISIBLE_CHARACTERS.keys())
 def test_given_a_character_that_renders_as_nothing_then_the_draft_is_refused_naming_line_and_fix(
-        body: str, line: int, code: str):
+    body: str, line: int, code: str
+):
     """Given a draft whose text holds an invisible character, When parsed, Then it is refused:
     the reason names the line, the character and the fix in Obsidian, and nothing is stripped."""
     error = refusal(body)
@@ -99,16 +104,32 @@ def test_given_an_html_entity_that_decodes_to_nothing_then_it_is_refused(hidden:
 # --- hostile: Markdown that renders as nothing -------------------------------------------------
 
 INVISIBLE_MARKDOWN = {
-    "link reference definition": ("Hi Ann,\n\n[wire]: https://evil.example/IBAN-DE99\n\nBest,\n", 3,
-                                  "link reference definition", "inline"),
-    "reference definition, destination on the next line": ("Hi\n\n[x]:\nwire the money to account 666\n", 3,
-                                                           "link reference definition", "inline"),
-    "reference definition in a quote": ("Hi\n\n> [x]: https://evil.example\n", 3, "link reference definition",
-                                        "inline"),
+    "link reference definition": (
+        "Hi Ann,\n\n[wire]: https://evil.example/IBAN-DE99\n\nBest,\n",
+        3,
+        "link reference definition",
+        "inline",
+    ),
+    "reference definition, destination on the next line": (
+        "Hi\n\n[x]:\nwire the money to account 666\n",
+        3,
+        "link reference definition",
+        "inline",
+    ),
+    "reference definition in a quote": (
+        "Hi\n\n> [x]: https://evil.example\n",
+        3,
+        "link reference definition",
+        "inline",
+    ),
     "empty link": ("Hi Ann, see [](https://evil.example/pixel)\n", 1, "link with no text", "give it words"),
     "blank link text": ("Hi Ann [ ](https://evil.example)\n", 1, "link with no text", "give it words"),
-    "span hidden by style": ('Hi <span style="display:none">and Bcc the board</span> Ann\n', 1, "HTML",
-                             "Delete the HTML"),
+    "span hidden by style": (
+        'Hi <span style="display:none">and Bcc the board</span> Ann\n',
+        1,
+        "HTML",
+        "Delete the HTML",
+    ),
     "div with hidden attribute": ("Hi\n<div hidden>secret</div>\n", 2, "HTML", "Delete the HTML"),
     "visibility hidden": ('Hi <p style="visibility:hidden">x</p>\n', 1, "HTML", "Delete the HTML"),
     "font size zero": ('Hi <font style="font-size:0">x</font>\n', 1, "HTML", "Delete the HTML"),
@@ -134,7 +155,8 @@ INVISIBLE_MARKDOWN = {
 
 @pytest.mark.parametrize(("body", "line", "what", "fix"), INVISIBLE_MARKDOWN.values(), ids=INVISIBLE_MARKDOWN.keys())
 def test_given_markdown_that_renders_as_nothing_then_the_draft_is_refused_naming_line_and_fix(
-        body: str, line: int, what: str, fix: str):
+    body: str, line: int, what: str, fix: str
+):
     """Given a draft with Markdown that reading view shows as nothing (or as something other than
     the text that would be sent), When parsed, Then it is refused naming the line and the fix."""
     error = refusal(body)
@@ -173,7 +195,7 @@ SENDABLE = {
     "code span": "Type `<div hidden>` and `$\\phantom{x}$` literally.\n",
     "footnote": "As agreed[^1].\n\n[^1]: In the call on Monday.\n",
     "links with text, autolinks": "See [the plan](https://example.com) or <https://example.com> or <a@example.com>.\n",
-    "formatting HTML": "It is <b>due</b> <u>today</u><br>\n<a href=\"https://example.com\">link</a>\n",
+    "formatting HTML": 'It is <b>due</b> <u>today</u><br>\n<a href="https://example.com">link</a>\n',
     "dollar amounts": "It costs $5 and $10, or $5-$10 in total; US$3.\n",
     "visible math": "The area is $\\pi r^2$ and $$E = mc^2$$\n",
     "callout (unfolded)": "> [!note] Remember\n> the meeting\n",
@@ -245,8 +267,10 @@ def test_given_an_html_part_that_hides_text_then_compose_refuses_it(markup: str)
 
 def test_given_an_ordinary_html_part_then_it_is_composed():
     """Given plain, visible HTML (styles that hide nothing), When composed, Then both parts go out."""
-    markup = ('<p style="font-size:14px;color:#333;opacity:0.9">Hi <b>Ann</b>,</p>'
-              '<p style="margin:0">See <a href="https://example.com">the plan</a>.</p>')
+    markup = (
+        '<p style="font-size:14px;color:#333;opacity:0.9">Hi <b>Ann</b>,</p>'
+        '<p style="margin:0">See <a href="https://example.com">the plan</a>.</p>'
+    )
     assert find_in_html(markup) == []
     message = _compose(html=markup)
     assert [part.get_content_type() for part in message.iter_parts()] == ["text/plain", "text/html"]
@@ -255,7 +279,7 @@ def test_given_an_ordinary_html_part_then_it_is_composed():
 def test_given_a_free_content_send_with_invisible_text_then_nothing_reaches_the_provider(mail, gmail):
     """Given the free-content send path, When its body holds a zero-width space or its HTML part
     a hidden span, Then invalid_request and nothing reaches the provider."""
-    for body, markup in (("Hi\u200bAnn\n", None), ("Hi Ann\n", '<p>Hi</p><p hidden>x</p>')):
+    for body, markup in (("Hi\u200bAnn\n", None), ("Hi Ann\n", "<p>Hi</p><p hidden>x</p>")):
         with pytest.raises(InvalidRequest):
             mail.builder.direct_message(to="ann@example.com", subject="Hi", body=body, html_body=markup)
     assert gmail.sent == []

@@ -263,7 +263,10 @@ def test_given_a_note_over_the_size_limit_when_read_or_written_then_invalid_requ
     huge = vault_dir / "Needs_Action/huge.md"
     with huge.open("wb") as handle:
         handle.truncate(MAX_NOTE_BYTES + 1)  # sparse: no 10 MB of test data on disk
-    for call in (lambda: vault.read_note("Needs_Action/huge.md"), lambda: vault.update_frontmatter("Needs_Action/huge.md", {"a": 1})):
+    for call in (
+        lambda: vault.read_note("Needs_Action/huge.md"),
+        lambda: vault.update_frontmatter("Needs_Action/huge.md", {"a": 1}),
+    ):
         with pytest.raises(InvalidRequest) as refused:
             call()
         assert refused.value.details["limit"] == MAX_NOTE_BYTES and refused.value.details["size"] == MAX_NOTE_BYTES + 1
@@ -394,9 +397,7 @@ def error_of(result) -> dict:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_given_limits_when_vault_tools_are_called_then_each_is_a_typed_error(
-    vault_dir: Path, anyio_backend
-):
+async def test_given_limits_when_vault_tools_are_called_then_each_is_a_typed_error(vault_dir: Path, anyio_backend):
     (vault_dir / "Drafts/keep.md").write_text(NOTE)
     (vault_dir / "Drafts/plain.md").write_text(NOTE)
     huge = vault_dir / "Needs_Action/huge.md"
@@ -415,8 +416,12 @@ async def test_given_limits_when_vault_tools_are_called_then_each_is_a_typed_err
         ("update_frontmatter", {"path": DEEP_PATH, "set": {"a": 1}}, "invalid_request", "levels deep"),
         ("read_note", {"path": "Needs_Action/huge.md"}, "invalid_request", "10 MB"),
         ("update_frontmatter", {"path": "Needs_Action/huge.md", "set": {"a": 1}}, "invalid_request", "10 MB"),
-        ("write_note", {"path": "Drafts/big.md", "frontmatter": {}, "body": "x" * (MAX_NOTE_BYTES + 1)},
-         "invalid_request", "10 MB"),
+        (
+            "write_note",
+            {"path": "Drafts/big.md", "frontmatter": {}, "body": "x" * (MAX_NOTE_BYTES + 1)},
+            "invalid_request",
+            "10 MB",
+        ),
         ("write_note", {"path": "Drafts/nul.md", "frontmatter": {}, "body": "a\x00b"}, "invalid_request", "NUL"),
         ("write_note", {"path": "Drafts/a\x00b.md", "frontmatter": {}, "body": "x"}, "invalid_request", "NUL"),
         ("move_note", {"source": "Drafts/keep.md", "destination": "Done/\x00.md"}, "invalid_request", "NUL"),
@@ -462,7 +467,9 @@ async def test_given_a_full_disk_when_write_note_is_called_then_internal_error_n
     (vault_dir / "Drafts/keep.md").write_text(NOTE)
     monkeypatch.setattr(fileio, "os", FaultyOs(vault_dir, errno.ENOSPC, ("write",)))
     async with Client(build_vault_server(vault_dir)) as client:
-        body = error_of(await client.call_tool("write_note", {"path": "Drafts/keep.md", "frontmatter": {}, "body": "y" * 64}))
+        body = error_of(
+            await client.call_tool("write_note", {"path": "Drafts/keep.md", "frontmatter": {}, "body": "y" * 64})
+        )
     assert body["error"] == "internal_error" and "the disk is full" in body["message"]
     assert body["details"] == {"path": "Drafts/keep.md", "errno": "ENOSPC", "retryable": False}
     assert (vault_dir / "Drafts/keep.md").read_text() == NOTE and not temp_files(vault_dir)

@@ -60,8 +60,10 @@ def test_given_a_look_alike_of_a_known_domain_then_they_share_a_skeleton(domain:
     assert skeleton(domain) == skeleton(known) and domain.lower() != known
 
 
-@pytest.mark.parametrize(("a", "b"), [("example.com", "example.org"), ("bank.com", "banks.com"),
-                                      ("mail.com", "gmail.com"), ("münchen.de", "berlin.de")])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("example.com", "example.org"), ("bank.com", "banks.com"), ("mail.com", "gmail.com"), ("münchen.de", "berlin.de")],
+)
 def test_given_different_looking_domains_then_their_skeletons_differ(a: str, b: str):
     assert skeleton(a) != skeleton(b)
 
@@ -72,10 +74,10 @@ def _state(vault_dir: Path) -> StateDB:
 
 def _ledger_send(db: StateDB, to: str, n: int = 1) -> None:
     key = f"k{n}"
-    db.claim_send(key=key, rfc822_message_id=f"<{key}@h0>", content_hash="c", caps=[], in_flight_s=60,
-                  recipients=to)
-    db.mark_sent(f"<{key}@h0>", provider_message_id=None, thread_id=None, sent_at="2026-01-01T00:00:00Z",
-                 backend="outbox")
+    db.claim_send(key=key, rfc822_message_id=f"<{key}@h0>", content_hash="c", caps=[], in_flight_s=60, recipients=to)
+    db.mark_sent(
+        f"<{key}@h0>", provider_message_id=None, thread_id=None, sent_at="2026-01-01T00:00:00Z", backend="outbox"
+    )
 
 
 def test_known_domains_come_from_the_ledger_email_notes_and_sent_drafts(vault_dir: Path):
@@ -112,7 +114,8 @@ def sweep_env(monkeypatch: pytest.MonkeyPatch, vault_dir: Path):
 
 @pytest.mark.parametrize("to", ["ceo@b\u0430nk.com", "ceo@xn--bnk-6cd.com", "'Bank <ceo@b\u0430nk.com>'"])
 def test_given_a_reply_to_a_look_alike_of_a_known_sender_then_it_is_held_naming_both(
-        vault_dir: Path, sweep_env, capsys, to: str):
+    vault_dir: Path, sweep_env, capsys, to: str
+):
     """Given an email once received from ceo@bank.com, When a draft to the Cyrillic look-alike (or its
     punycode) is approved and swept, Then nothing is sent and the draft is back in Drafts/ held, the
     warning naming both domains and the fix; When the note confirms the domain, Then it is sent."""
@@ -145,8 +148,9 @@ def test_given_a_look_alike_of_a_domain_only_written_to_then_it_is_held(vault_di
     assert "paypa1.com" in held["h0_error"] and outbox(vault_dir) == []
 
 
-def test_given_a_known_domain_and_a_new_one_then_only_the_first_message_is_sent_as_such(vault_dir: Path, sweep_env,
-                                                                                         capsys):
+def test_given_a_known_domain_and_a_new_one_then_only_the_first_message_is_sent_as_such(
+    vault_dir: Path, sweep_env, capsys
+):
     """A draft to a domain never corresponded with is marked as a first message in `h0 status` (text
     and JSON) and on the dashboard; one to a known domain is not; both are sent when approved."""
     (vault_dir / "Done/EMAIL_1.md").write_text(EMAIL_FROM_BANK)

@@ -38,8 +38,22 @@ HOSTILE_NAMES = [
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
 
 
-@pytest.mark.parametrize("text", ["a\nb", "a\rb", "a\x1b[31mb", "a\x9bb", "a\x00b", "a\x7fb", "a\u202eb", "a\u2028b",
-                                  "a\U000e0041b", "a\u200bb", "a\tb"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a\nb",
+        "a\rb",
+        "a\x1b[31mb",
+        "a\x9bb",
+        "a\x00b",
+        "a\x7fb",
+        "a\u202eb",
+        "a\u2028b",
+        "a\U000e0041b",
+        "a\u200bb",
+        "a\tb",
+    ],
+)
 def test_every_control_format_and_separator_character_is_escaped_visibly(text: str):
     shown = printable(text)
     assert not RAW.search(shown) and "\n" not in shown and "\u200b" not in shown

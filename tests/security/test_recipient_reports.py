@@ -47,12 +47,15 @@ def sweep(capsys, *args: str) -> tuple[int, list[str], str]:
 # --- hostile: a display name that poses as another address ----------------------------------------
 
 
-@pytest.mark.parametrize("value", [
-    '"ceo@bank.com" <evil@x.example>',
-    '"Your CEO (ceo@bank.com)" <evil@x.example>',
-    '"ceo＠bank.com" <evil@x.example>',  # a fullwidth at sign reads as @
-    "=?utf-8?q?ceo=40bank.com?= <evil@x.example>",  # an encoded word that decodes to one
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        '"ceo@bank.com" <evil@x.example>',
+        '"Your CEO (ceo@bank.com)" <evil@x.example>',
+        '"ceo＠bank.com" <evil@x.example>',  # a fullwidth at sign reads as @
+        "=?utf-8?q?ceo=40bank.com?= <evil@x.example>",  # an encoded word that decodes to one
+    ],
+)
 def test_given_a_display_name_that_reads_as_another_address_then_the_send_is_refused_naming_both(value: str):
     """Given a recipient whose display name reads as a different address, When the recipients are
     parsed for sending, Then refused: the reason names the address it shows and the one it goes to."""
@@ -82,8 +85,7 @@ def test_given_a_posing_draft_when_swept_then_it_comes_back_unsent_with_the_reas
 
 
 def test_given_names_and_lists_then_only_real_addresses_are_shown_and_a_long_list_says_how_many_more():
-    lists = recipient_lists('"Boss" <boss@example.com>, Ann <ann@example.com>', ["Cc Person <cc@example.com>"],
-                            BCC)
+    lists = recipient_lists('"Boss" <boss@example.com>, Ann <ann@example.com>', ["Cc Person <cc@example.com>"], BCC)
     assert lists["to"] == ["boss@example.com", "ann@example.com"] and lists["cc"] == ["cc@example.com"]
     # Unquoted, an address before <…> is a recipient of its own (the send path splits it so too).
     assert recipient_lists("ceo@bank.com <evil@x.example>")["to"] == ["ceo@bank.com", "evil@x.example"]
@@ -107,8 +109,14 @@ def test_given_a_send_to_to_cc_and_bcc_then_every_report_names_every_recipient(v
     Then the console line, the sweep summary, `h0 log` (text and JSON), `h0 status` (text and JSON),
     the dashboard and the briefing each name To, Cc and Bcc by real address; the text reports that
     shorten a long list say "+N more", and the JSON holds every address."""
-    write_draft(vault_dir, "Approved", "board.md", to="'Dana Rivera <dana@example.com>'", cc="carol@example.net",
-                bcc=json.dumps(BCC))
+    write_draft(
+        vault_dir,
+        "Approved",
+        "board.md",
+        to="'Dana Rivera <dana@example.com>'",
+        cc="carol@example.net",
+        bcc=json.dumps(BCC),
+    )
     code, out, err = sweep(capsys, "-v")  # -v: the console lines too (the pass is quiet by default)
     assert code == 0, err
     (message,) = outbox(vault_dir)
@@ -154,8 +162,9 @@ def test_given_a_send_to_to_cc_and_bcc_then_every_report_names_every_recipient(v
 def test_given_drafts_waiting_or_returned_then_status_names_their_recipients(vault_dir: Path, sweep_env, capsys):
     """Given a draft back in Drafts/ (refused) with a Bcc, When `h0 status` runs, Then its line names
     To and Bcc by real address, and the JSON lists them."""
-    write_draft(vault_dir, "Approved", "back.md", to="'Eve <eve@example.com>'", bcc="hidden@example.org",
-                body="Hi \u200b\n")
+    write_draft(
+        vault_dir, "Approved", "back.md", to="'Eve <eve@example.com>'", bcc="hidden@example.org", body="Hi \u200b\n"
+    )
     sweep(capsys)
     assert main(["status"]) == 0
     (line,) = [line for line in capsys.readouterr().out.splitlines() if "Drafts/back.md" in line]

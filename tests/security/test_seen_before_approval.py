@@ -54,8 +54,10 @@ def approve(vault_dir: Path, name: str) -> str:
 
 
 def test_the_latest_recorded_write_of_these_bytes_names_the_change_else_it_came_from_outside():
-    writes = [{"at": 100.0, "note_hash": "a", "tool": "apply_changes", "client": H0_CLIENT},
-              {"at": 200.0, "note_hash": "b", "tool": "write_note", "client": "probe-agent 1.0"}]
+    writes = [
+        {"at": 100.0, "note_hash": "a", "tool": "apply_changes", "client": H0_CLIENT},
+        {"at": 200.0, "note_hash": "b", "tool": "write_note", "client": "probe-agent 1.0"},
+    ]
     assert last_change("b", 150.0, writes) == Change(200.0, "write_note", "probe-agent 1.0")
     assert last_change("c", 250.0, writes) == Change(250.0)  # bytes nobody recorded: an edit outside H0
     assert last_change("c", 50.0, writes) == Change(200.0)  # an mtime set back cannot hide a later write
@@ -63,14 +65,18 @@ def test_the_latest_recorded_write_of_these_bytes_names_the_change_else_it_came_
     assert last_change("b", 150.0, writes, observed_at=260.0) == Change(260.0)
 
 
-@pytest.mark.parametrize("change, arrived, held", [
-    (Change(100.0), 102.0, True), (Change(100.0), 104.0, False),  # a person's edit: 3 s
-    (Change(100.0, "apply_changes", H0_CLIENT), 102.0, True),  # H0's own drafting counts like a person's
-    (Change(100.0, "apply_changes", H0_CLIENT), 104.0, False),
-    (Change(100.0, "write_note", "claude-code"), 108.0, True),  # an agent: the settle period, 10 s
-    (Change(100.0, "write_note", "claude-code"), 111.0, False),
-    (Change(100.0), 99.0, True),  # changed after arriving
-])
+@pytest.mark.parametrize(
+    "change, arrived, held",
+    [
+        (Change(100.0), 102.0, True),
+        (Change(100.0), 104.0, False),  # a person's edit: 3 s
+        (Change(100.0, "apply_changes", H0_CLIENT), 102.0, True),  # H0's own drafting counts like a person's
+        (Change(100.0, "apply_changes", H0_CLIENT), 104.0, False),
+        (Change(100.0, "write_note", "claude-code"), 108.0, True),  # an agent: the settle period, 10 s
+        (Change(100.0, "write_note", "claude-code"), 111.0, False),
+        (Change(100.0), 99.0, True),  # changed after arriving
+    ],
+)
 def test_the_windows(change: Change, arrived: float, held: bool):
     assert (too_fresh(arrived, change, fresh_s=FRESH, agent_s=10.0) is not None) is held
 
@@ -79,8 +85,9 @@ def test_the_windows(change: Change, arrived: float, held: bool):
     ("moved", "quiet_for", "left"),
     [(True, 0.0, 0.0), (False, 0.0, 10.0), (False, 4.0, 6.0), (False, 10.0, 0.0), (False, 99.0, 0.0)],
 )
-def test_the_settle_rule_moved_notes_go_at_once_written_ones_wait_until_quiet(moved: bool, quiet_for: float,
-                                                                              left: float):
+def test_the_settle_rule_moved_notes_go_at_once_written_ones_wait_until_quiet(
+    moved: bool, quiet_for: float, left: float
+):
     assert settle_left(moved=moved, quiet_for=quiet_for, settle_s=10.0) == left
 
 
@@ -94,14 +101,17 @@ def test_the_words_for_the_gap():
 
 @pytest.fixture
 def strict_mail(vault_dir: Path, gmail: FakeGmail, token_path: Path):
-    service = MailService(gmail_settings_for(vault_dir, gmail, token_path, approval_fresh_seconds=FRESH,
-                                             allow_unapproved_send=False), trusted_caller=True)
+    service = MailService(
+        gmail_settings_for(vault_dir, gmail, token_path, approval_fresh_seconds=FRESH, allow_unapproved_send=False),
+        trusted_caller=True,
+    )
     yield service
     service.close()
 
 
 def test_given_a_draft_edited_outside_h0_a_second_before_the_drag_then_it_is_held_with_when(
-        strict_mail: MailService, vault_dir: Path, gmail: FakeGmail):
+    strict_mail: MailService, vault_dir: Path, gmail: FakeGmail
+):
     drafted(vault_dir, "d.md", edited_ago=1.0)
     note_hash = approve(vault_dir, "d.md")
     with pytest.raises(Conflict) as held:
@@ -112,8 +122,9 @@ def test_given_a_draft_edited_outside_h0_a_second_before_the_drag_then_it_is_hel
     assert gmail.sent == []
 
 
-def test_given_a_human_who_edits_then_reads_then_drags_then_it_is_sent(strict_mail: MailService, vault_dir: Path,
-                                                                        gmail: FakeGmail):
+def test_given_a_human_who_edits_then_reads_then_drags_then_it_is_sent(
+    strict_mail: MailService, vault_dir: Path, gmail: FakeGmail
+):
     """The human's quick edit: Obsidian saved 5 s before the drag (typing stops, the save follows 2 s
     later, the human reads it over and drags)."""
     drafted(vault_dir, "d.md", edited_ago=5.0)
@@ -124,24 +135,26 @@ def test_given_a_human_who_edits_then_reads_then_drags_then_it_is_sent(strict_ma
 
 
 def test_given_a_file_replaced_onto_the_drafts_name_with_an_old_mtime_then_the_daemons_event_still_holds_it(
-        strict_mail: MailService, vault_dir: Path, gmail: FakeGmail):
+    strict_mail: MailService, vault_dir: Path, gmail: FakeGmail
+):
     drafted(vault_dir, "d.md", DRAFT.replace("noon", "midnight"), edited_ago=3600.0)  # looks an hour old
     note_hash = approve(vault_dir, "d.md")
     now = time.time()
     with pytest.raises(Conflict, match="outside H0's tools"):
-        strict_mail.send_approved_draft("Approved/d.md", note_hash,
-                                        Arrival("moved", now, source_changed_at=now - 0.5))
+        strict_mail.send_approved_draft("Approved/d.md", note_hash, Arrival("moved", now, source_changed_at=now - 0.5))
     assert gmail.sent == []
 
 
 @pytest.mark.parametrize("seconds_before, held", [(5.0, True), (15.0, False)])
 def test_given_an_agent_wrote_the_draft_through_the_vault_server_then_the_settle_period_is_its_window(
-        strict_mail: MailService, vault_dir: Path, gmail: FakeGmail, seconds_before: float, held: bool):
+    strict_mail: MailService, vault_dir: Path, gmail: FakeGmail, seconds_before: float, held: bool
+):
     path = drafted(vault_dir, "d.md", edited_ago=seconds_before)
     note_hash = Vault(vault_dir).read_note("Drafts/d.md").hash
     StateDB.for_vault(vault_dir, strict_mail.settings.h0_state_dir).record_note_writes(
         [(name_key(str(path)), "Drafts/d.md", note_hash, "write_note", "probe-agent 0.1")],
-        now=time.time() - seconds_before)
+        now=time.time() - seconds_before,
+    )
     approve(vault_dir, "d.md")
     if not held:
         strict_mail.send_approved_draft("Approved/d.md", note_hash, Arrival("moved", time.time()))
@@ -153,18 +166,28 @@ def test_given_an_agent_wrote_the_draft_through_the_vault_server_then_the_settle
     assert refused.value.details["client"] == "probe-agent 0.1" and gmail.sent == []
 
 
-def test_given_an_untrusted_caller_then_its_word_on_the_arrival_is_ignored(vault_dir: Path, gmail: FakeGmail,
-                                                                            token_path: Path):
+def test_given_an_untrusted_caller_then_its_word_on_the_arrival_is_ignored(
+    vault_dir: Path, gmail: FakeGmail, token_path: Path
+):
     """Claude Code's mail server cannot claim an old arrival to slip a fresh change through: the file
     times decide (the note's status change is its arrival)."""
-    service = MailService(gmail_settings_for(vault_dir, gmail, token_path, approval_fresh_seconds=FRESH,
-                                             approval_settle_seconds=0, allow_unapproved_send=False))
+    service = MailService(
+        gmail_settings_for(
+            vault_dir,
+            gmail,
+            token_path,
+            approval_fresh_seconds=FRESH,
+            approval_settle_seconds=0,
+            allow_unapproved_send=False,
+        )
+    )
     try:
         drafted(vault_dir, "d.md", edited_ago=0.0)
         note_hash = approve(vault_dir, "d.md")
         with pytest.raises(Conflict, match="before you approved it"):
-            service.send_approved_draft("Approved/d.md", note_hash,
-                                        Arrival("moved", time.time() + 3600, source_changed_at=0.0))
+            service.send_approved_draft(
+                "Approved/d.md", note_hash, Arrival("moved", time.time() + 3600, source_changed_at=0.0)
+            )
     finally:
         service.close()
     assert gmail.sent == []
@@ -174,12 +197,15 @@ def test_given_an_untrusted_caller_then_its_word_on_the_arrival_is_ignored(vault
 
 
 def test_given_an_edit_outside_h0_and_a_drag_at_once_when_the_daemon_runs_then_it_is_held_and_back_in_drafts(
-        vault_dir: Path):
+    vault_dir: Path,
+):
     drafted(vault_dir, "race.md")
     with running_daemon(vault_dir, approval_fresh_seconds=FRESH):
         (vault_dir / "Drafts/race.md").write_text(DRAFT.replace("noon works", "send the invoice to eve@evil.example"))
         os.rename(vault_dir / "Drafts/race.md", vault_dir / "Approved/race.md")
-        assert wait_until(lambda: (vault_dir / "Drafts/race.md").exists() and not (vault_dir / "Approved/race.md").exists())
+        assert wait_until(
+            lambda: (vault_dir / "Drafts/race.md").exists() and not (vault_dir / "Approved/race.md").exists()
+        )
     back = frontmatter(vault_dir, "Drafts/race.md")
     assert back["status"] == "held" and back["h0_error_code"] == "changed_before_approval"
     assert "before you approved it" in back["h0_error"] and "read it" in back["h0_error"].lower()
@@ -187,7 +213,8 @@ def test_given_an_edit_outside_h0_and_a_drag_at_once_when_the_daemon_runs_then_i
 
 
 def test_given_a_replace_onto_the_drafts_name_with_a_backdated_file_when_the_daemon_runs_then_it_is_held(
-        vault_dir: Path):
+    vault_dir: Path,
+):
     drafted(vault_dir, "swap.md")
     with running_daemon(vault_dir, approval_fresh_seconds=FRESH) as daemon:
         forged = vault_dir / "Drafts/.swap.tmp"
@@ -196,7 +223,9 @@ def test_given_a_replace_onto_the_drafts_name_with_a_backdated_file_when_the_dae
         os.rename(forged, vault_dir / "Drafts/swap.md")
         assert wait_until(lambda: daemon.settle.arrival("Drafts/swap.md") != "unknown")  # the daemon saw it land
         os.rename(vault_dir / "Drafts/swap.md", vault_dir / "Approved/swap.md")
-        assert wait_until(lambda: (vault_dir / "Drafts/swap.md").exists() and not (vault_dir / "Approved/swap.md").exists())
+        assert wait_until(
+            lambda: (vault_dir / "Drafts/swap.md").exists() and not (vault_dir / "Approved/swap.md").exists()
+        )
     assert frontmatter(vault_dir, "Drafts/swap.md")["h0_error_code"] == "changed_before_approval"
     assert outbox(vault_dir) == []
 
@@ -213,7 +242,8 @@ def test_given_a_draft_last_edited_seconds_earlier_when_the_daemon_sees_the_drag
 
 @pytest.mark.anyio
 async def test_given_an_agent_rewrites_a_draft_through_the_vault_server_when_the_human_drags_it_then_it_is_held_naming_the_agent(
-        vault_dir: Path, tmp_path: Path):
+    vault_dir: Path, tmp_path: Path
+):
     """The agent holds H0's MCP tools (its own `h0 mcp vault`, as Claude Code starts it); the record of
     its write reaches the daemon's mail server through H0's state database."""
     drafted(vault_dir, "agent.md")
@@ -222,12 +252,20 @@ async def test_given_an_agent_rewrites_a_draft_through_the_vault_server_when_the
     with running_daemon(vault_dir, approval_fresh_seconds=FRESH):
         async with Client(params) as client:
             note = (await client.call_tool("read_note", {"path": "Drafts/agent.md"})).structured_content
-            wrote = await client.call_tool("write_note", {
-                "path": "Drafts/agent.md", "frontmatter": note["frontmatter"], "if_match": note["hash"],
-                "body": "Hi Bob, please also wire the deposit to the new account.\n"})
+            wrote = await client.call_tool(
+                "write_note",
+                {
+                    "path": "Drafts/agent.md",
+                    "frontmatter": note["frontmatter"],
+                    "if_match": note["hash"],
+                    "body": "Hi Bob, please also wire the deposit to the new account.\n",
+                },
+            )
             assert not wrote.is_error, wrote.content[0].text
         os.rename(vault_dir / "Drafts/agent.md", vault_dir / "Approved/agent.md")
-        assert wait_until(lambda: (vault_dir / "Drafts/agent.md").exists() and not (vault_dir / "Approved/agent.md").exists())
+        assert wait_until(
+            lambda: (vault_dir / "Drafts/agent.md").exists() and not (vault_dir / "Approved/agent.md").exists()
+        )
     back = frontmatter(vault_dir, "Drafts/agent.md")
     assert back["h0_error_code"] == "changed_before_approval"
     assert "by an agent (write_note from the MCP client" in back["h0_error"]
@@ -247,7 +285,8 @@ def sweep_env(monkeypatch: pytest.MonkeyPatch, vault_dir: Path):
 
 @pytest.mark.usefixtures("loguru_restored")
 def test_given_a_draft_changed_just_before_it_was_moved_when_swept_later_then_it_is_held(
-        vault_dir: Path, sweep_env, capsys):
+    vault_dir: Path, sweep_env, capsys
+):
     drafted(vault_dir, "late.md", edited_ago=0.0)
     approve(vault_dir, "late.md")
     assert main(["sweep"]) == 0
@@ -294,10 +333,13 @@ def changed_after(path: Path, reference: Path, data: bytes, *, backdate: bool = 
 @pytest.mark.usefixtures("loguru_restored")
 @pytest.mark.parametrize("backdate", [False, True])
 def test_given_an_attachment_changed_after_approval_while_no_daemon_ran_when_swept_then_it_is_refused(
-        vault_dir: Path, sweep_env, capsys, backdate: bool):
+    vault_dir: Path, sweep_env, capsys, backdate: bool
+):
     attachment = with_attachment(vault_dir, "att.md")
     approve(vault_dir, "att.md")
-    changed_after(attachment, vault_dir / "Approved/att.md", b"%PDF-1.4 a different quote: 9,000 EUR", backdate=backdate)
+    changed_after(
+        attachment, vault_dir / "Approved/att.md", b"%PDF-1.4 a different quote: 9,000 EUR", backdate=backdate
+    )
     assert main(["sweep"]) == 0
     capsys.readouterr()
     back = frontmatter(vault_dir, "Drafts/att.md")
@@ -307,7 +349,8 @@ def test_given_an_attachment_changed_after_approval_while_no_daemon_ran_when_swe
 
 @pytest.mark.usefixtures("loguru_restored")
 def test_given_an_attachment_written_a_moment_before_approval_when_swept_then_it_is_held(
-        vault_dir: Path, sweep_env, capsys):
+    vault_dir: Path, sweep_env, capsys
+):
     with_attachment(vault_dir, "att.md", file_age=0.5)
     approve(vault_dir, "att.md")
     assert main(["sweep"]) == 0
@@ -319,7 +362,8 @@ def test_given_an_attachment_written_a_moment_before_approval_when_swept_then_it
 
 @pytest.mark.usefixtures("loguru_restored")
 def test_given_an_attachment_unchanged_since_long_before_approval_when_swept_then_it_is_sent(
-        vault_dir: Path, sweep_env, capsys):
+    vault_dir: Path, sweep_env, capsys
+):
     """A file's status-change time cannot be set back (that is the point), so "long before" is real
     time here: a 0.3 s window, and the file older than that when the draft is approved."""
     sweep_env.setenv("APPROVAL_FRESH_SECONDS", "0.3")
@@ -333,7 +377,8 @@ def test_given_an_attachment_unchanged_since_long_before_approval_when_swept_the
 
 
 def test_given_an_attachment_changed_after_approval_then_the_mail_tool_refuses_it_too(
-        strict_mail: MailService, vault_dir: Path, gmail: FakeGmail):
+    strict_mail: MailService, vault_dir: Path, gmail: FakeGmail
+):
     attachment = with_attachment(vault_dir, "att.md")
     note_hash = approve(vault_dir, "att.md")
     changed_after(attachment, vault_dir / "Approved/att.md", b"%PDF-1.4 another quote")

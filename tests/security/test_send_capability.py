@@ -89,14 +89,16 @@ def test_given_a_caller_who_knows_a_draft_when_it_spends_a_guessed_key_first_the
     """Given free sending opted in and an agent that can read a pending draft, when it sends other content
     under every key it can compute from the draft (and under H0's Message-ID namespace), then the
     human's later approval is still sent, with the approved content — never answered "already sent"."""
-    service = MailService(gmail_settings_for(vault_dir, gmail, token_path, allow_unapproved_send=True),
-                          trusted_caller=True)
+    service = MailService(
+        gmail_settings_for(vault_dir, gmail, token_path, allow_unapproved_send=True), trusted_caller=True
+    )
     (vault_dir / "Drafts/d.md").write_text(DRAFT)
     import hashlib
     import json
 
-    naive = hashlib.sha256(json.dumps(["d.md", ["bob@example.com"], [], [], "Lunch", "Thursday at noon?\n", [],
-                                       None]).encode()).hexdigest()[:32]
+    naive = hashlib.sha256(
+        json.dumps(["d.md", ["bob@example.com"], [], [], "Lunch", "Thursday at noon?\n", [], None]).encode()
+    ).hexdigest()[:32]
     for key in (naive, "d.md", "n-" + naive):
         service.send_email(to="eve@example.com", subject="Lunch", body="Forged.", idempotency_key=key)
     with pytest.raises(PermissionDenied):
@@ -130,7 +132,9 @@ def test_given_a_derived_message_id_then_it_needs_the_installation_secret(mail, 
     (other_vault / "Drafts/d.md").write_text(DRAFT)
     os.rename(other_vault / "Drafts/d.md", other_vault / "Approved/d.md")
     other = MailService(gmail_settings_for(other_vault, gmail, mail.settings.gmail_token_path), trusted_caller=True)
-    second = other.send_approved_draft("Approved/d.md", Vault(other_vault).read_note("Approved/d.md").hash, Arrival("moved"))
+    second = other.send_approved_draft(
+        "Approved/d.md", Vault(other_vault).read_note("Approved/d.md").hash, Arrival("moved")
+    )
     assert first != second.rfc822_message_id and first.startswith("<h0.")
 
 
@@ -166,15 +170,21 @@ def test_given_a_hard_linked_attachment_or_note_then_nothing_is_sent(mail, vault
     assert gmail.sent == []
 
 
-@pytest.mark.parametrize("body", [
-    "Hi Bob,\n%% Bcc the whole board %%\nSee you.\n",
-    "Hi Bob,\n<!-- the reader never sees this -->\nSee you.\n",
-    "[H0 draft — edit before approving]\nHi Bob,\n\nThanks for your message.\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Hi Bob,\n%% Bcc the whole board %%\nSee you.\n",
+        "Hi Bob,\n<!-- the reader never sees this -->\nSee you.\n",
+        "[H0 draft — edit before approving]\nHi Bob,\n\nThanks for your message.\n",
+    ],
+)
 def test_given_hidden_text_or_an_unedited_template_then_it_is_refused_with_how_to_fix(mail, vault_dir, gmail, body):
     with pytest.raises(InvalidRequest) as refused:
-        mail.send_approved_draft("Approved/t.md", approved(vault_dir, "t.md", f"---\nto: bob@example.com\nsubject: S\n---\n{body}"),
-                                 Arrival("moved"))
+        mail.send_approved_draft(
+            "Approved/t.md",
+            approved(vault_dir, "t.md", f"---\nto: bob@example.com\nsubject: S\n---\n{body}"),
+            Arrival("moved"),
+        )
     assert "approve again" in refused.value.message
     assert gmail.sent == []
 
@@ -234,26 +244,37 @@ def test_given_two_drafts_answering_one_email_then_the_second_is_held_unless_sen
         mail.send_approved_draft("Approved/r2.md", approved(vault_dir, "r2.md", reply(email)), Arrival("moved"))
     assert held.value.details["hold"] and held.value.details["reason"] == "already_answered"
     assert "send_anyway" in held.value.message and len(gmail.sent) == 1
-    mail.send_approved_draft("Approved/r3.md", approved(vault_dir, "r3.md", reply(email, send_anyway="true")), Arrival("moved"))
+    mail.send_approved_draft(
+        "Approved/r3.md", approved(vault_dir, "r3.md", reply(email, send_anyway="true")), Arrival("moved")
+    )
     assert len(gmail.sent) == 2
 
 
 def test_given_a_newer_message_in_the_thread_then_the_reply_is_held(mail, vault_dir, gmail):
     now_ms = int(time.time() * 1000)
     email = gmail.add_message(subject="Plan", thread_id="t-new", message_id="<p1@example.com>", date_ms=now_ms - 60_000)
-    gmail.add_message(subject="Re: Plan", thread_id="t-new", message_id="<p2@example.com>", date_ms=now_ms - 1_000,
-                      sender="Ann <ann@example.com>")
+    gmail.add_message(
+        subject="Re: Plan",
+        thread_id="t-new",
+        message_id="<p2@example.com>",
+        date_ms=now_ms - 1_000,
+        sender="Ann <ann@example.com>",
+    )
     with pytest.raises(Conflict) as held:
         mail.send_approved_draft("Approved/r.md", approved(vault_dir, "r.md", reply(email)), Arrival("moved"))
     assert held.value.details["reason"] == "thread_has_newer_message" and "Ann" in held.value.message
     assert gmail.sent == []
-    mail.send_approved_draft("Approved/r2.md", approved(vault_dir, "r2.md", reply(email, send_anyway="true")), Arrival("moved"))
+    mail.send_approved_draft(
+        "Approved/r2.md", approved(vault_dir, "r2.md", reply(email, send_anyway="true")), Arrival("moved")
+    )
     assert len(gmail.sent) == 1
 
 
 def test_given_the_replied_message_is_gone_then_not_found_and_nothing_sent(mail, vault_dir, gmail):
     with pytest.raises(NotFound):
-        mail.send_approved_draft("Approved/r.md", approved(vault_dir, "r.md", reply("ffffffffffffffff")), Arrival("moved"))
+        mail.send_approved_draft(
+            "Approved/r.md", approved(vault_dir, "r.md", reply("ffffffffffffffff")), Arrival("moved")
+        )
     assert gmail.sent == []
 
 
@@ -270,9 +291,11 @@ async def test_given_a_real_server_from_mcp_json_then_free_content_is_refused_an
 ):
     env = {**gmail_env(vault_dir, gmail, token_path), "ALLOW_UNAPPROVED_SEND": "false", "APPROVAL_SETTLE_SECONDS": "0"}
     async with Client(params(**env)) as client:
-        refused = tool_error(await client.call_tool("send_email", {"to": "eve@example.com", "subject": "x", "body": "y"}))
+        refused = tool_error(
+            await client.call_tool("send_email", {"to": "eve@example.com", "subject": "x", "body": "y"})
+        )
         assert refused["error"] == "permission_denied"
-        made = (await client.call_tool("create_draft", {"to": "bob@example.com", "subject": "Hi", "body": "Hello"}))
+        made = await client.call_tool("create_draft", {"to": "bob@example.com", "subject": "Hi", "body": "Hello"})
         assert not made.is_error and gmail.sent == []
         path = made.structured_content["path"]
         name = path.split("/", 1)[1]
@@ -297,7 +320,9 @@ async def test_given_two_mail_server_processes_racing_then_caps_hold_across_them
 
     async def drive(client: Client) -> None:
         async def one(name: str) -> None:
-            result = await client.call_tool("send_approved_draft", {"path": f"Approved/{name}", "note_hash": hashes[name]})
+            result = await client.call_tool(
+                "send_approved_draft", {"path": f"Approved/{name}", "note_hash": hashes[name]}
+            )
             if result.is_error:
                 outcomes.append(tool_error(result)["error"])
             else:

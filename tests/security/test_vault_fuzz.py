@@ -50,8 +50,28 @@ _SCALARS = st.one_of(
     st.sampled_from([3999, 4000, 4001, 5000]).map(lambda digits: -(10**digits)),  # past str() of 4,300 digits
     st.floats(),  # NaN and ±inf included
     _ANY_TEXT,
-    st.sampled_from(["yes", "null", "~", "<<", "=", "1e3", "2026-11-21", "a: b", "# c", "[x", "*a", "&a", "!!str",
-                     "\x85", "\u2028", "\ufeff", "\ufffe", "\x7f"]),
+    st.sampled_from(
+        [
+            "yes",
+            "null",
+            "~",
+            "<<",
+            "=",
+            "1e3",
+            "2026-11-21",
+            "a: b",
+            "# c",
+            "[x",
+            "*a",
+            "&a",
+            "!!str",
+            "\x85",
+            "\u2028",
+            "\ufeff",
+            "\ufffe",
+            "\x7f",
+        ]
+    ),
     st.integers(0, 300_000).map(lambda n: "x" * n),  # up to past the 256 KiB frontmatter limit
     st.binary(max_size=8),
     st.dates(),

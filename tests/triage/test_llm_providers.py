@@ -116,7 +116,12 @@ def test_given_a_valid_answer_then_the_models_decision_is_used(wire: Wire, fake:
     if wire.name == "openai":
         assert request.json["response_format"]["type"] == "json_schema"  # OpenAI enforces the answer's schema
         assert request.json["response_format"]["json_schema"]["schema"]["required"] == [
-            "decision", "confidence", "reasoning", "reply_body", "delegate_to"]
+            "decision",
+            "confidence",
+            "reasoning",
+            "reply_body",
+            "delegate_to",
+        ]
         assert request.headers["authorization"] == f"Bearer {KEY}"
 
 
@@ -287,7 +292,8 @@ def test_given_no_server_listening_then_connection_errors_fall_back(wire: Wire, 
 
 
 def test_given_a_server_without_structured_output_then_h0_steps_down_and_stays_there(
-        fake: FakeLLM, vault_dir: Path) -> None:
+    fake: FakeLLM, vault_dir: Path
+) -> None:
     """Some proxies refuse both json_schema and json_object with a 400: H0 asks again a mode down, each
     time, and keeps the mode that worked for the next emails."""
     fake.queue(

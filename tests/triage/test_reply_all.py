@@ -28,12 +28,18 @@ Could we meet on Friday at 10:00?
 """
 
 
-@pytest.mark.parametrize("owner, cc", [
-    (frozenset({"me@example.com"}), ["lee@example.com", "sam@example.com"]),
-    (frozenset(), ["sam@example.com", "me@example.com"]),  # owner unknown: only the Cc line is kept, as written
-])
+@pytest.mark.parametrize(
+    "owner, cc",
+    [
+        (frozenset({"me@example.com"}), ["lee@example.com", "sam@example.com"]),
+        (frozenset(), ["sam@example.com", "me@example.com"]),  # owner unknown: only the Cc line is kept, as written
+    ],
+)
 def test_who_else_gets_the_reply(owner, cc):
-    frontmatter = {"to": ["Me <me@example.com>", "Lee <lee@example.com>"], "cc": ["Sam <sam@example.com>", "me@example.com"]}
+    frontmatter = {
+        "to": ["Me <me@example.com>", "Lee <lee@example.com>"],
+        "cc": ["Sam <sam@example.com>", "me@example.com"],
+    }
     got, sentence = reply_all(frontmatter, "dana@example.com", owner)
     assert got == cc and sentence.startswith("Replying to all: Cc ")
     assert ("OWNER_EMAILS" in sentence) is (not owner)

@@ -299,8 +299,10 @@ def test_given_the_owners_voice_when_drafted_then_the_template_opens_and_closes_
     voice = ReplyContext(greeting="Hi Dana,", sign_off="Cheers,\nAlex")
     reply = engine.triage(CASES[0].email(), voice).decision.reply_body or ""
     assert reply.splitlines()[1] == "Hi Dana," and reply.endswith("Cheers,\nAlex")
-    german = engine.triage(next(c for c in CASES if c.id == "german-umlauts").email(),
-                           ReplyContext(greeting="Hallo Jürgen,", sign_off="Viele Grüße"))
+    german = engine.triage(
+        next(c for c in CASES if c.id == "german-umlauts").email(),
+        ReplyContext(greeting="Hallo Jürgen,", sign_off="Viele Grüße"),
+    )
     assert "Hallo Jürgen," in (german.decision.reply_body or "")
 
 

@@ -17,8 +17,27 @@ from h0.vault import Vault
 from h0.vault.index import VaultIndex, walk_notes
 from h0.vault.listing import MAX_FOLDER_DEPTH
 
-WORDS = ["invoice", "Invoices", "reinvoiced", "Atlas", "atlas-2", "Dana", "dana@example.com", "café", "CAFE",
-         "quarterly", "e-mail", "Straße", "日本語", "re:", "x", "a_b", "--", "    ", "Ünïcödé"]
+WORDS = [
+    "invoice",
+    "Invoices",
+    "reinvoiced",
+    "Atlas",
+    "atlas-2",
+    "Dana",
+    "dana@example.com",
+    "café",
+    "CAFE",
+    "quarterly",
+    "e-mail",
+    "Straße",
+    "日本語",
+    "re:",
+    "x",
+    "a_b",
+    "--",
+    "    ",
+    "Ünïcödé",
+]
 
 
 def note(vault_dir: Path, rel: str, body: str, **frontmatter: str) -> Path:
@@ -47,23 +66,58 @@ def scan(vault_dir: Path, query: str, folder: str = "") -> set[str]:
 
 
 def test_a_search_finds_exactly_what_a_full_scan_finds_inside_words_across_punctuation_and_in_values(
-        vault_dir: Path, tmp_path: Path):
-    for i, text in enumerate(["The invoice is late.", "Three INVOICES attached", "reinvoiced twice", "an e-mail, from Dana",
-                              "Café au lait", "nothing here", "dana@example.com wrote", "Straße 5"]):
+    vault_dir: Path, tmp_path: Path
+):
+    for i, text in enumerate(
+        [
+            "The invoice is late.",
+            "Three INVOICES attached",
+            "reinvoiced twice",
+            "an e-mail, from Dana",
+            "Café au lait",
+            "nothing here",
+            "dana@example.com wrote",
+            "Straße 5",
+        ]
+    ):
         note(vault_dir, f"Done/n{i}.md", text + "\n", subject=f"note {i}", invoice_no="INV-7" if i == 5 else "none")
     index = VaultIndex.open(vault_dir, tmp_path / "state")
-    for query in ["invoice", "voice", "INVOI", "e-mail", "-mail", "mail, fr", "Dana", "café", "cafe", "straße",
-                  "inv-7", "subject", "note 3", " dana", "@example.c", ":", "zzz"]:
+    for query in [
+        "invoice",
+        "voice",
+        "INVOI",
+        "e-mail",
+        "-mail",
+        "mail, fr",
+        "Dana",
+        "café",
+        "cafe",
+        "straße",
+        "inv-7",
+        "subject",
+        "note 3",
+        " dana",
+        "@example.c",
+        ":",
+        "zzz",
+    ]:
         assert paths(index.search(query, limit=1000)) == scan(vault_dir, query), query
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(bodies=st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join), min_size=1, max_size=8),
-       query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join).flatmap(
-           lambda q: st.integers(0, max(0, len(q) - 1)).flatmap(
-               lambda start: st.integers(start + 1, len(q)).map(lambda end: q[start:end]))))
-def test_property_any_fragment_of_any_text_is_found_exactly_as_the_scan_finds_it(vault_dir: Path, tmp_path: Path,
-                                                                                 bodies, query):
+@given(
+    bodies=st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join), min_size=1, max_size=8),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)
+    .map(" ".join)
+    .flatmap(
+        lambda q: st.integers(0, max(0, len(q) - 1)).flatmap(
+            lambda start: st.integers(start + 1, len(q)).map(lambda end: q[start:end])
+        )
+    ),
+)
+def test_property_any_fragment_of_any_text_is_found_exactly_as_the_scan_finds_it(
+    vault_dir: Path, tmp_path: Path, bodies, query
+):
     for old in (vault_dir / "Done").glob("p*.md"):
         old.unlink()
     for i, body in enumerate(bodies):
@@ -99,7 +153,8 @@ def test_a_folder_search_stays_in_the_folder(vault_dir: Path, index: VaultIndex)
 
 
 def test_a_note_written_moved_or_deleted_a_moment_ago_is_found_or_not_as_the_file_system_says(
-        vault_dir: Path, index: VaultIndex):
+    vault_dir: Path, index: VaultIndex
+):
     path = note(vault_dir, "Drafts/new.md", "quillfeather escrow\n")
     index.changed([str(path)])
     assert paths(index.search("quillfeather")) == {"Drafts/new.md"}
@@ -112,7 +167,8 @@ def test_a_note_written_moved_or_deleted_a_moment_ago_is_found_or_not_as_the_fil
 
 
 def test_a_result_whose_file_changed_since_indexing_is_read_again_before_it_is_returned(
-        vault_dir: Path, index: VaultIndex):
+    vault_dir: Path, index: VaultIndex
+):
     path = note(vault_dir, "Done/x.md", "atlas budget\nline two\n")
     index.reconcile()
     path.write_text("nothing about it now\n")  # no event: the index still has the old text
@@ -210,7 +266,8 @@ def test_a_thousand_folders_deep_tree_answers(vault_dir: Path, index: VaultIndex
 
 
 def test_a_20_mb_note_invalid_utf8_and_binary_bytes_are_skipped_or_searched_as_the_scan_does(
-        vault_dir: Path, index: VaultIndex):
+    vault_dir: Path, index: VaultIndex
+):
     (vault_dir / "Done/huge.md").write_bytes(b"atlas " * (20 * 1024 * 1024 // 6))
     (vault_dir / "Done/latin1.md").write_bytes("caf\xe9 atlas\n".encode("latin-1"))
     (vault_dir / "Done/binary.md").write_bytes(b"\x00\xff\xfeatlas\x00\x01")
@@ -235,7 +292,8 @@ def test_notes_renamed_deleted_and_rewritten_during_a_rebuild_end_as_the_disk_sa
 
 @pytest.mark.parametrize("damage", ["deleted", "truncated", "corrupted"])
 def test_an_index_file_deleted_truncated_or_corrupted_while_in_use_is_rebuilt_with_one_log_line(
-        vault_dir: Path, tmp_path: Path, damage: str, caplog_loguru):
+    vault_dir: Path, tmp_path: Path, damage: str, caplog_loguru
+):
     note(vault_dir, "Done/a.md", "atlas\n")
     index = VaultIndex(vault_dir, tmp_path / "index.db")
     index.reconcile()

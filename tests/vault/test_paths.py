@@ -110,7 +110,8 @@ def test_a_vault_root_re_pointed_elsewhere_after_start_is_caught(tmp_path: Path)
 
 
 def test_a_plain_path_costs_no_whole_path_resolution_and_a_link_below_the_root_does(
-        vault_dir: Path, tmp_path: Path, monkeypatch):
+    vault_dir: Path, tmp_path: Path, monkeypatch
+):
     resolved: list[str] = []
     real = os.path.realpath
     monkeypatch.setattr(os.path, "realpath", lambda p, *a, **k: resolved.append(str(p)) or real(p, *a, **k))

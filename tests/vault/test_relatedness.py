@@ -40,4 +40,6 @@ def test_each_related_note_says_why(tmp_path: Path):
     assert all(r.why for r in top)
     linked = index.related(path="Projects/Atlas Migration.md", limit=10)
     assert any(r.path == "People/Priya Shah.md" and "linked as [[priya shah]]" in r.why for r in linked)
-    assert any(r.path == "Meetings/2026-11-14 Atlas kickoff.md" and "links to [[atlas migration]]" in r.why for r in linked)
+    assert any(
+        r.path == "Meetings/2026-11-14 Atlas kickoff.md" and "links to [[atlas migration]]" in r.why for r in linked
+    )

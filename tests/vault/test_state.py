@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def claim(db: StateDB, key: str, content: str = "c", *, caps=(), rfc: str | None = None, **fields):
-    return db.claim_send(key=key, rfc822_message_id=rfc or f"<{key}@t>", content_hash=content, caps=caps,
-                         in_flight_s=120.0, **fields)
+    return db.claim_send(
+        key=key, rfc822_message_id=rfc or f"<{key}@t>", content_hash=content, caps=caps, in_flight_s=120.0, **fields
+    )
 
 
 def test_given_a_vault_then_its_state_lives_outside_it_with_a_private_secret(tmp_path: Path, vault_dir: Path):
@@ -127,7 +128,9 @@ print(json.dumps(results))
 
 
 @pytest.mark.parametrize("processes", [4])
-def test_given_processes_racing_then_one_claims_a_shared_key_and_the_cap_holds_across_them(tmp_path: Path, processes: int):
+def test_given_processes_racing_then_one_claims_a_shared_key_and_the_cap_holds_across_them(
+    tmp_path: Path, processes: int
+):
     """Given several processes claiming at the same instant, when they share one key and each claims
     more sends than the cap allows, then exactly one process wins the shared key and the capped
     processes claim no more sends than the cap in total. (The extra racers on the shared key have a
@@ -137,14 +140,29 @@ def test_given_processes_racing_then_one_claims_a_shared_key_and_the_cap_holds_a
     start = time.time() + 1.0
     cap, per_process = 5, 4
     children = [
-        subprocess.Popen([sys.executable, "-c", _RACER, str(tmp_path), "shared" if n == 0 else f"own{n}",
-                          str(start), str(per_process), str(cap)], stdout=subprocess.PIPE, cwd=ROOT)
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                _RACER,
+                str(tmp_path),
+                "shared" if n == 0 else f"own{n}",
+                str(start),
+                str(per_process),
+                str(cap),
+            ],
+            stdout=subprocess.PIPE,
+            cwd=ROOT,
+        )
         for n in range(processes)
     ]
     # Every process also races on the shared key with its first claim.
     shared = [
-        subprocess.Popen([sys.executable, "-c", _RACER, str(tmp_path), "shared", str(start), "1", "1000"],
-                         stdout=subprocess.PIPE, cwd=ROOT)
+        subprocess.Popen(
+            [sys.executable, "-c", _RACER, str(tmp_path), "shared", str(start), "1", "1000"],
+            stdout=subprocess.PIPE,
+            cwd=ROOT,
+        )
         for _ in range(processes)
     ]
     outcomes = [json.loads(p.communicate(timeout=60)[0]) for p in children + shared]

@@ -215,7 +215,9 @@ def test_list_is_sorted_skips_dotfiles_and_non_notes(vault: Vault, vault_dir: Pa
     put(vault_dir, "Done/sub/deep.md", NOTE)
     assert [n.path for n in vault.list_notes("Done").notes] == ["Done/a.md", "Done/b.md"]
     assert [n.path for n in vault.list_notes("Done", recursive=True).notes] == [
-        "Done/a.md", "Done/b.md", "Done/sub/deep.md"
+        "Done/a.md",
+        "Done/b.md",
+        "Done/sub/deep.md",
     ]
 
 

@@ -48,11 +48,17 @@ PROVIDERS: dict[str, ProviderSpec] = {
     "ollama": ProviderSpec("openai", "http://localhost:11434/v1", "llama3.1", local=True, structured="json_schema"),
     "lmstudio": ProviderSpec("openai", "http://localhost:1234/v1", None, local=True, structured="json_schema"),
     "vllm": ProviderSpec("openai", "http://localhost:8000/v1", None, local=True, structured="json_schema"),
-    "openrouter": ProviderSpec("openai", "https://openrouter.ai/api/v1", "openai/gpt-4o-mini", structured="json_schema"),
+    "openrouter": ProviderSpec(
+        "openai", "https://openrouter.ai/api/v1", "openai/gpt-4o-mini", structured="json_schema"
+    ),
     "groq": ProviderSpec("openai", "https://api.groq.com/openai/v1", "llama-3.1-8b-instant"),
     "deepseek": ProviderSpec("openai", "https://api.deepseek.com/v1", "deepseek-chat"),
-    "gemini": ProviderSpec("openai", "https://generativelanguage.googleapis.com/v1beta/openai/", "gemini-2.0-flash",
-                           structured="json_schema"),
+    "gemini": ProviderSpec(
+        "openai",
+        "https://generativelanguage.googleapis.com/v1beta/openai/",
+        "gemini-2.0-flash",
+        structured="json_schema",
+    ),
 }
 RULES = "rules"
 _ALIASES = {
@@ -105,6 +111,10 @@ def build_provider(
     if not api_key and not spec.local and not base_url:
         raise ValueError(f"LLM_PROVIDER={name} needs LLM_API_KEY (or LLM_BASE_URL pointing at a server without keys).")
     return _BUILDERS[spec.wire](
-        name=name, model=model, base_url=(base_url or "").strip() or spec.base_url, api_key=api_key, timeout=timeout,
+        name=name,
+        model=model,
+        base_url=(base_url or "").strip() or spec.base_url,
+        api_key=api_key,
+        timeout=timeout,
         structured=spec.structured,
     )

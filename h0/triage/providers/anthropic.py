@@ -11,8 +11,9 @@ MAX_TOKENS = 2048  # the Messages API requires a cap; a triage answer with a dra
 
 
 class AnthropicProvider:
-    def __init__(self, *, name: str, model: str, base_url: str, api_key: str | None, timeout: float,
-                 structured: str = "none") -> None:
+    def __init__(
+        self, *, name: str, model: str, base_url: str, api_key: str | None, timeout: float, structured: str = "none"
+    ) -> None:
         self._sdk = anthropic = import_sdk("anthropic", name)
         self.name = name
         self.model = model
@@ -22,8 +23,9 @@ class AnthropicProvider:
         # max_retries=0: the triage loop owns retries, so their number and timing are ours.
         self._client = anthropic.Anthropic(api_key=api_key or NO_KEY, base_url=base, timeout=timeout, max_retries=0)
 
-    def complete(self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
-                 ) -> Completion:
+    def complete(
+        self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
+    ) -> Completion:
         # The Messages API has no JSON mode: the prompt asks for the object, h0.triage.prompt repairs
         # and validates it, and an invalid answer is asked for again.
         try:

@@ -52,8 +52,9 @@ class ChatProvider(Protocol):
     name: str
     model: str
 
-    def complete(self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
-                 ) -> Completion:
+    def complete(
+        self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
+    ) -> Completion:
         """Send the conversation; return the answer or raise ProviderError (never an SDK error).
         `schema`: the JSON schema the answer must follow, for servers that can enforce one."""
         ...
@@ -66,8 +67,10 @@ def import_sdk(module: str, provider: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ValueError(f"LLM_PROVIDER={provider} needs the {module} package: pip install 'h0[llm]' "
-                         "(in a source checkout: .venv/bin/pip install -e '.[llm]')") from exc
+        raise ValueError(
+            f"LLM_PROVIDER={provider} needs the {module} package: pip install 'h0[llm]' "
+            "(in a source checkout: .venv/bin/pip install -e '.[llm]')"
+        ) from exc
 
 
 def classify(exc: Exception, sdk: ModuleType) -> ProviderError:

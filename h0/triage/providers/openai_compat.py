@@ -26,8 +26,16 @@ _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "response form
 
 
 class OpenAICompatProvider:
-    def __init__(self, *, name: str, model: str, base_url: str, api_key: str | None, timeout: float,
-                 structured: str = "json_object") -> None:
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str,
+        base_url: str,
+        api_key: str | None,
+        timeout: float,
+        structured: str = "json_object",
+    ) -> None:
         self._sdk = openai = import_sdk("openai", name)
         self.name = name
         self.model = model
@@ -41,8 +49,9 @@ class OpenAICompatProvider:
         """The structured-output mode in use now (it only ever moves down, after a refusal)."""
         return MODES[self._mode]
 
-    def complete(self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
-                 ) -> Completion:
+    def complete(
+        self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
+    ) -> Completion:
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         messages += [{"role": role, "content": text} for role, text in conversation]
         while True:
@@ -58,8 +67,12 @@ class OpenAICompatProvider:
                 with self._lock:
                     if self._mode <= mode:
                         self._mode = mode + 1
-                        logger.info("{} refused response_format {}; asking with {} from now on", self.name,
-                                    MODES[mode], MODES[mode + 1])
+                        logger.info(
+                            "{} refused response_format {}; asking with {} from now on",
+                            self.name,
+                            MODES[mode],
+                            MODES[mode + 1],
+                        )
             except Exception as exc:  # noqa: BLE001 - classify() sorts every SDK error into transient or not
                 raise classify(exc, self._sdk) from None
         if not response.choices:

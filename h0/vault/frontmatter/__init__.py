@@ -30,6 +30,20 @@ from h0.vault.frontmatter.text import BOM, Split, compose, split
 from h0.vault.frontmatter.write import render
 
 __all__ = [
-    "BOM", "JSON_NODE_BUDGET", "MAX_ALIASES", "MAX_DEPTH", "MAX_NODES", "MAX_SCALAR_CHARS", "MAX_YAML_CHARS",
-    "Split", "check_bounds", "check_representable", "compose", "load", "load_full", "render", "split", "to_json",
+    "BOM",
+    "JSON_NODE_BUDGET",
+    "MAX_ALIASES",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "MAX_SCALAR_CHARS",
+    "MAX_YAML_CHARS",
+    "Split",
+    "check_bounds",
+    "check_representable",
+    "compose",
+    "load",
+    "load_full",
+    "render",
+    "split",
+    "to_json",
 ]

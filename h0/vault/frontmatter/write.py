@@ -198,8 +198,12 @@ def _plain_scalar(value: Any) -> str | None:
         text = repr(value)
         return text if math.isfinite(value) and resolves_to(text, "float") and float(text) == value else None
     if isinstance(value, str):
-        if (_SAFE_PLAIN.match(value) and not value.endswith(" ") and value.lower() not in _YAML11_WORDS
-                and resolves_to(value, "str")):
+        if (
+            _SAFE_PLAIN.match(value)
+            and not value.endswith(" ")
+            and value.lower() not in _YAML11_WORDS
+            and resolves_to(value, "str")
+        ):
             return value
         # YAML 1.2 is a superset of JSON: a JSON string is a valid double-quoted scalar,
         # as long as it holds no character YAML wants escaped that JSON leaves raw.

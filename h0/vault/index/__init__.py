@@ -84,8 +84,14 @@ class VaultIndex:
         self._sync_lock = threading.Lock()
 
     @classmethod
-    def open(cls, root: Path, state_dir: Path | None = None, private_folders: str | Iterable[str] = (), *,
-             reconcile: bool = True) -> VaultIndex:
+    def open(
+        cls,
+        root: Path,
+        state_dir: Path | None = None,
+        private_folders: str | Iterable[str] = (),
+        *,
+        reconcile: bool = True,
+    ) -> VaultIndex:
         """The index of `root` in its state folder (memory when that cannot be written), reconciled."""
         from h0.state import state_dir_for
 
@@ -146,8 +152,9 @@ class VaultIndex:
                 return self._reconcile()
 
     def _reconcile(self) -> Reconciled:
-        known = {path: Signature(m, s, i) for path, m, s, i in
-                 self.db.rows("SELECT path, mtime_ns, size, ino FROM docs")}
+        known = {
+            path: Signature(m, s, i) for path, m, s, i in self.db.rows("SELECT path, mtime_ns, size, ino FROM docs")
+        }
         report = Reconciled()
         todo: list[tuple[str, str]] = []
         seen: set[str] = set()
@@ -200,15 +207,17 @@ class VaultIndex:
     def _signatures(self, rels: list[str]) -> list[tuple[str, int, int, int]]:
         found: list[tuple[str, int, int, int]] = []
         for start in range(0, len(rels), 500):
-            chunk = rels[start:start + 500]
-            found += self.db.rows(f"SELECT path, mtime_ns, size, ino FROM docs WHERE path IN ({','.join('?' * len(chunk))})",
-                                  chunk)
+            chunk = rels[start : start + 500]
+            found += self.db.rows(
+                f"SELECT path, mtime_ns, size, ino FROM docs WHERE path IN ({','.join('?' * len(chunk))})", chunk
+            )
         return found
 
     # ------------------------------------------------------------------ search
 
-    def search(self, query: str, *, folder: str = "", limit: int = 50, offset: int = 0,
-               include_private: bool = False) -> SearchPage:
+    def search(
+        self, query: str, *, folder: str = "", limit: int = 50, offset: int = 0, include_private: bool = False
+    ) -> SearchPage:
         """Notes holding `query` (literal, case-insensitive; body and frontmatter values), best first.
 
         The same notes a full scan of the folder finds; `limit` of them from `offset`, and whether
@@ -222,8 +231,9 @@ class VaultIndex:
             return SearchPage([], False, offset)
         where, args = self._scope(folder, include_private)
         if found.expression is None:
-            rows = self._guarded(every_row(self.db, f"SELECT path, mtime_ns, size, ino FROM docs WHERE {where} "
-                                                    "ORDER BY path", args))
+            rows = self._guarded(
+                every_row(self.db, f"SELECT path, mtime_ns, size, ino FROM docs WHERE {where} ORDER BY path", args)
+            )
         else:
             rows = self._guarded(ranked(self.db, found.expression, where, args, first=offset + limit + 16))
         hits: list[SearchHit] = []
@@ -270,8 +280,9 @@ class VaultIndex:
             yield from rows
         except sqlite3.DatabaseError as exc:
             self.everything_changed()
-            raise InternalError(f"The vault index could not be read ({exc}); it is being rebuilt, ask again.",
-                                retryable=True) from exc
+            raise InternalError(
+                f"The vault index could not be read ({exc}); it is being rebuilt, ask again.", retryable=True
+            ) from exc
 
     # ------------------------------------------------------------------ people, privacy, related
 
@@ -282,7 +293,8 @@ class VaultIndex:
         rows = self.db.rows(
             "SELECT DISTINCT docs.path, docs.person FROM addresses JOIN docs ON docs.id = addresses.doc "
             f"WHERE addresses.address = ?{private} ORDER BY docs.person DESC, docs.path",
-            (address.strip().lower(),))
+            (address.strip().lower(),),
+        )
         return [row[0] for row in rows]
 
     def is_private(self, path: str) -> bool:
@@ -296,8 +308,9 @@ class VaultIndex:
         note = read_note_file(os.path.join(self.root, *rel.split("/")), rel, self.private_folders)
         return bool(note and note.private)
 
-    def related(self, *, text: str | None = None, path: str | None = None, limit: int = 10,
-                include_private: bool = False) -> list[Related]:
+    def related(
+        self, *, text: str | None = None, path: str | None = None, limit: int = 10, include_private: bool = False
+    ) -> list[Related]:
         from h0.vault.index.related import related_notes
 
         self.sync()
@@ -329,7 +342,7 @@ class VaultIndex:
 def extract_all(todo: list[tuple[str, str]], private_folders: tuple[str, ...]) -> Iterator[list[Extracted]]:
     """The notes of `todo` ((absolute path, rel) pairs) read and extracted in batches; a large rebuild
     spreads the reading and parsing over a process per CPU while this one writes the index."""
-    chunks = [todo[i:i + BATCH] for i in range(0, len(todo), BATCH)]
+    chunks = [todo[i : i + BATCH] for i in range(0, len(todo), BATCH)]
     workers = min(os.cpu_count() or 1, 4)
     if len(todo) < PARALLEL_FROM or workers < 2:
         for chunk in chunks:

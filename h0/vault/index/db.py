@@ -107,7 +107,9 @@ class IndexDB:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # a rebuildable cache: a power cut costs a rebuild at most
         db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok USING fts5(t, tokenize='unicode61 remove_diacritics 2')")
+        db.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok USING fts5(t, tokenize='unicode61 remove_diacritics 2')"
+        )
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok_vocab USING fts5vocab('temp', 'tok', 'row')")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok_at USING fts5vocab('temp', 'tok', 'instance')")
         return db
@@ -237,7 +239,9 @@ class IndexDB:
             return
         doc, packed = row
         title, meta, body = unpack(packed)
-        db.execute("INSERT INTO fts(fts, rowid, title, meta, body) VALUES ('delete', ?, ?, ?, ?)", (doc, title, meta, body))
+        db.execute(
+            "INSERT INTO fts(fts, rowid, title, meta, body) VALUES ('delete', ?, ?, ?, ?)", (doc, title, meta, body)
+        )
         db.execute("DELETE FROM docs WHERE id = ?", (doc,))
         db.execute("DELETE FROM addresses WHERE doc = ?", (doc,))
         db.execute("DELETE FROM links WHERE doc = ?", (doc,))
@@ -249,11 +253,25 @@ class IndexDB:
         cursor = db.execute(
             "INSERT INTO docs (path, name, folder, mtime_ns, size, ino, hash, private, person, frontmatter, problem, "
             "packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (note.path, link_key(note.path), folder, sig.mtime_ns, sig.size, sig.ino, note.hash, int(note.private), int(note.person),
-             frontmatter_json(note), note.problem, pack(note)),
+            (
+                note.path,
+                link_key(note.path),
+                folder,
+                sig.mtime_ns,
+                sig.size,
+                sig.ino,
+                note.hash,
+                int(note.private),
+                int(note.person),
+                frontmatter_json(note),
+                note.problem,
+                pack(note),
+            ),
         )
         doc = cursor.lastrowid
-        db.execute("INSERT INTO fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)", (doc, note.title, note.meta, note.body))
+        db.execute(
+            "INSERT INTO fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)", (doc, note.title, note.meta, note.body)
+        )
         if note.addresses:
             db.executemany("INSERT INTO addresses VALUES (?, ?, ?)", [(a, doc, f) for a, f in note.addresses])
         if note.links:
@@ -274,7 +292,9 @@ class IndexDB:
             with self._memory_lock if self.path is None else _nullcontext():
                 db.execute("BEGIN IMMEDIATE")
                 try:
-                    new = db.execute("SELECT term FROM fts_vocab WHERE term NOT IN (SELECT term FROM terms_seen)").fetchall()
+                    new = db.execute(
+                        "SELECT term FROM fts_vocab WHERE term NOT IN (SELECT term FROM terms_seen)"
+                    ).fetchall()
                     self._add_terms(db, new)
                     db.execute("COMMIT")
                 except BaseException:
@@ -307,7 +327,7 @@ class IndexDB:
         with self._memory_lock if self.path is None else _nullcontext():
             db.execute("INSERT INTO temp.tok (t) VALUES (?)", (text,))
             try:
-                placed = db.execute("SELECT term, \"offset\" FROM temp.tok_at").fetchall()
+                placed = db.execute('SELECT term, "offset" FROM temp.tok_at').fetchall()
             finally:
                 db.execute("DELETE FROM temp.tok")
         return [term for term, _ in sorted(placed, key=lambda item: item[1])]

@@ -22,13 +22,20 @@ from h0.vault.privacy import in_private_folder, is_private
 PERSON_FIELDS = ("email", "emails", "aliases")
 # Email notes' header fields: the note is about (from, to) these people too.
 HEADER_FIELDS = ("from", "to", "cc", "reply_to", "sender")
-ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-                     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+")
+ADDRESS = re.compile(
+    r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+"
+)
 WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]{1,200})(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 MAX_ADDRESSES = 200  # per note: a mailing list's archive need not fill the table
 MAX_LINKS = 500
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) \
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_BINARY", 0)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +95,13 @@ def read_note_file(abs_path: str, rel: str, private_folders: tuple[str, ...] = (
             return None  # swapped between lstat and open
         signature = Signature.of(info)
         if info.st_size > MAX_NOTE_BYTES:
-            return Extracted(rel, signature, title=_title(rel), problem=f"larger than {MAX_NOTE_BYTES // 1_048_576} MB",
-                             private=in_private_folder(rel, private_folders))
+            return Extracted(
+                rel,
+                signature,
+                title=_title(rel),
+                problem=f"larger than {MAX_NOTE_BYTES // 1_048_576} MB",
+                private=in_private_folder(rel, private_folders),
+            )
         chunks = []
         remaining = MAX_NOTE_BYTES + 1
         while remaining > 0 and (chunk := os.read(fd, min(remaining, 1 << 20))):
@@ -160,6 +172,11 @@ def _scalars(values: Iterable[Any], depth: int = 0) -> Iterable[str]:
 
 
 def _addresses_in(value: Any) -> list[str]:
-    texts = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] if isinstance(value, list) \
+    texts = (
+        [value]
+        if isinstance(value, str)
+        else [v for v in value if isinstance(v, str)]
+        if isinstance(value, list)
         else []
+    )
     return [m.group().lower() for text in texts for m in ADDRESS.finditer(text)][:MAX_ADDRESSES]

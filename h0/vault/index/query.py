@@ -72,8 +72,9 @@ def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def ranked(db: IndexDB, expression: str, where: str, args: Sequence[object], first: int
-           ) -> Iterator[tuple[str, int, int, int]]:
+def ranked(
+    db: IndexDB, expression: str, where: str, args: Sequence[object], first: int
+) -> Iterator[tuple[str, int, int, int]]:
     """The candidates best first (BM25, then insertion order), in growing batches: FTS5 ranks the top N
     of its own table with a bounded sort, several times faster than ordering the whole match joined with
     `docs` (a common word matches most of the vault). Each batch's notes are then looked up in `docs`,
@@ -82,12 +83,25 @@ def ranked(db: IndexDB, expression: str, where: str, args: Sequence[object], fir
     done, size = 0, min(max(first, 64), MAX_BATCH)
     connection = db.db()
     while True:
-        ids = [row[0] for row in connection.execute(
-            "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 4.0, 2.0, 1.0), rowid LIMIT ? OFFSET ?",
-            [expression, size, done])]
-        found = {row[0]: tuple(row[1:]) for row in connection.execute(
-            f"SELECT docs.id, docs.path, docs.mtime_ns, docs.size, docs.ino FROM docs WHERE docs.id IN "
-            f"({','.join('?' * len(ids))}) AND {where}", (*ids, *args))} if ids else {}
+        ids = [
+            row[0]
+            for row in connection.execute(
+                "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 4.0, 2.0, 1.0), rowid LIMIT ? OFFSET ?",
+                [expression, size, done],
+            )
+        ]
+        found = (
+            {
+                row[0]: tuple(row[1:])
+                for row in connection.execute(
+                    f"SELECT docs.id, docs.path, docs.mtime_ns, docs.size, docs.ino FROM docs WHERE docs.id IN "
+                    f"({','.join('?' * len(ids))}) AND {where}",
+                    (*ids, *args),
+                )
+            }
+            if ids
+            else {}
+        )
         for doc in ids:
             if doc in found:
                 yield found[doc]

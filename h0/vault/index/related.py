@@ -35,11 +35,167 @@ _COMMON = 0.3  # a term in more than this share of notes tells nothing (in a vau
 MIN_VAULT = 20
 _NUMBER = re.compile(r"\d+")
 # Words that tell nothing about what an email or a note is about (English and mail's own vocabulary).
-STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "hi", "hello", "hey", "dear", "thanks", "thank", "regards", "best", "cheers", "please", "re", "fwd", "fw", "subject", "sent", "wrote", "email", "mail", "message", "com", "org", "net", "www", "http", "https"])
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "let",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "hi",
+        "hello",
+        "hey",
+        "dear",
+        "thanks",
+        "thank",
+        "regards",
+        "best",
+        "cheers",
+        "please",
+        "re",
+        "fwd",
+        "fw",
+        "subject",
+        "sent",
+        "wrote",
+        "email",
+        "mail",
+        "message",
+        "com",
+        "org",
+        "net",
+        "www",
+        "http",
+        "https",
+    ]
+)
 
 
-def related_notes(index: VaultIndex, *, text: str | None, path: str | None, limit: int,
-                  include_private: bool) -> list[Related]:
+def related_notes(
+    index: VaultIndex, *, text: str | None, path: str | None, limit: int, include_private: bool
+) -> list[Related]:
     from h0.vault.index import Related
 
     source_rel, source_text, addresses, links = _source(index, text, path)
@@ -59,26 +215,30 @@ def related_notes(index: VaultIndex, *, text: str | None, path: str | None, limi
     private = "" if include_private else " AND docs.private = 0"
     for address in addresses:
         for rel, person in index.db.rows(
-                "SELECT DISTINCT docs.path, docs.person FROM addresses JOIN docs ON docs.id = addresses.doc "
-                f"WHERE addresses.address = ?{private}", (address,)):
-            add(rel, PERSON_WEIGHT if person else MENTION_WEIGHT,
-                f"{'about' if person else 'names'} {address}")
+            "SELECT DISTINCT docs.path, docs.person FROM addresses JOIN docs ON docs.id = addresses.doc "
+            f"WHERE addresses.address = ?{private}",
+            (address,),
+        ):
+            add(rel, PERSON_WEIGHT if person else MENTION_WEIGHT, f"{'about' if person else 'names'} {address}")
     if links:
         placeholders = ",".join("?" * len(links))
-        for rel, in index.db.rows(f"SELECT path FROM docs WHERE name IN ({placeholders}){private}", links):
+        for (rel,) in index.db.rows(f"SELECT path FROM docs WHERE name IN ({placeholders}){private}", links):
             add(rel, LINK_WEIGHT, f"linked as [[{link_key(rel)}]]")
     if source_rel is not None:
         name = link_key(source_rel)
-        for rel, in index.db.rows(
-                f"SELECT DISTINCT docs.path FROM links JOIN docs ON docs.id = links.doc WHERE links.target = ?{private}",
-                (name,)):
+        for (rel,) in index.db.rows(
+            f"SELECT DISTINCT docs.path FROM links JOIN docs ON docs.id = links.doc WHERE links.target = ?{private}",
+            (name,),
+        ):
             add(rel, BACKLINK_WEIGHT, f"links to [[{name}]]")
     terms = _telling_terms(index, source_text)
     if terms:
         expression = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         ranked = index.db.rows(
             "SELECT docs.path, bm25(fts, 4.0, 2.0, 1.0), docs.packed FROM fts JOIN docs ON docs.id = fts.rowid "
-            f"WHERE fts MATCH ?{private} ORDER BY bm25(fts, 4.0, 2.0, 1.0) LIMIT ?", (expression, CANDIDATES))
+            f"WHERE fts MATCH ?{private} ORDER BY bm25(fts, 4.0, 2.0, 1.0) LIMIT ?",
+            (expression, CANDIDATES),
+        )
         best = max((-row[1] for row in ranked), default=0.0) or 1.0
         wanted = set(terms)
         for rel, rank, packed in ranked:
