@@ -35,19 +35,15 @@ from pathlib import Path
 from loguru import logger
 
 from h0.errors import InternalError, InvalidRequest
-from h0.vault.index.db import Damaged, IndexDB, pack
+from h0.vault.index.db import Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
+from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
 from h0.vault.index.query import every_row, plan, ranked
-from h0.vault.layout import LOGS
-from h0.vault.listing import MAX_FOLDER_DEPTH
-from h0.vault.paths import NOTE_SUFFIX, nfc
+from h0.vault.paths import nfc
 from h0.vault.privacy import private_folders as private_folders_of
 from h0.vault.search import Matcher, SearchHit, check_query, read_file
 
 INDEX_FILE = "index.db"
-BATCH = 500  # notes written per transaction while (re)building
-PARALLEL_FROM = 2000  # notes to (re)index before the reading and parsing are spread over processes
-_SKIPPED_TOP = frozenset({LOGS.casefold()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +187,7 @@ class VaultIndex:
                 continue
             if info is not None and known.get(rel) == Signature.of(info):
                 continue  # unchanged: an event for its access time, or for a write this index already has
-            note = read_note_file(abs_path, rel, self.private_folders) if self._indexable(rel) else None
+            note = read_note_file(abs_path, rel, self.private_folders) if indexable(rel) else None
             if note is None:
                 if rel in known:
                     deletes.append(rel)
@@ -330,71 +326,6 @@ class VaultIndex:
                 return None
         rel = nfc(text.replace(os.sep, "/")).strip("/")
         return None if not rel or rel == ".." or rel.startswith("../") else rel
-
-    @staticmethod
-    def _indexable(rel: str) -> bool:
-        parts = rel.split("/")
-        if any(part.startswith(".") for part in parts) or parts[0].casefold() in _SKIPPED_TOP:
-            return False
-        return len(parts) - 1 <= MAX_FOLDER_DEPTH + 1 and parts[-1].endswith(NOTE_SUFFIX)
-
-
-def extract_all(todo: list[tuple[str, str]], private_folders: tuple[str, ...]) -> Iterator[list[Extracted]]:
-    """The notes of `todo` ((absolute path, rel) pairs) read and extracted in batches; a large rebuild
-    spreads the reading and parsing over a process per CPU while this one writes the index."""
-    chunks = [todo[i : i + BATCH] for i in range(0, len(todo), BATCH)]
-    workers = min(os.cpu_count() or 1, 4)
-    if len(todo) < PARALLEL_FROM or workers < 2:
-        for chunk in chunks:
-            yield _extract_chunk(chunk, private_folders)
-        return
-    import concurrent.futures
-    import multiprocessing
-
-    # forkserver (or spawn): never fork this process itself, whose other threads may hold locks.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    try:
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-            yield from pool.map(_extract_chunk, chunks, [private_folders] * len(chunks))
-    except (OSError, concurrent.futures.process.BrokenProcessPool) as exc:  # no processes to be had: in this one
-        logger.warning("indexing in one process ({})", exc)
-        for chunk in chunks:
-            yield _extract_chunk(chunk, private_folders)
-
-
-def _extract_chunk(chunk: list[tuple[str, str]], private_folders: tuple[str, ...]) -> list[Extracted]:
-    notes = [read_note_file(abs_path, rel, private_folders) for abs_path, rel in chunk]
-    for note in notes:
-        if note is not None:
-            note.packed = pack(note)  # compressed here, in the worker, not in the writer
-    return [note for note in notes if note is not None]
-
-
-def walk_notes(root: Path) -> Iterator[tuple[str, str, os.stat_result]]:
-    """Every note the index holds: (vault-relative path, absolute path, lstat), regular files only,
-    no symlink followed, no hidden folder or Logs/, iteratively and at most MAX_FOLDER_DEPTH deep."""
-    stack: list[tuple[str, str, int]] = [("", str(root), 0)]
-    while stack:
-        prefix, directory, depth = stack.pop()
-        try:
-            with os.scandir(directory) as entries:
-                listed = list(entries)
-        except OSError:
-            continue
-        for entry in listed:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if depth < MAX_FOLDER_DEPTH and not (depth == 0 and name.casefold() in _SKIPPED_TOP):
-                        stack.append((f"{prefix}{name}/", entry.path, depth + 1))
-                    continue
-                if name.endswith(NOTE_SUFFIX) and entry.is_file(follow_symlinks=False):
-                    yield nfc(prefix + name), entry.path, entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
 
 
 def _like_prefix(text: str) -> str:
