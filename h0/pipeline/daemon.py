@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from h0.handlers.followup import FollowupReport
     from h0.handlers.ingest import IngestReport
     from h0.mail.imap_idle import IdleWatcher
-    from h0.report.dashboard import DashboardWriter
+    from h0.report.dashwriter import DashboardWriter
 
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
@@ -164,7 +164,7 @@ class Daemon:
                 drafting_service.watching(self.root, True)
                 self._feeds_drafting = True
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
-        from h0.report.dashboard import start_dashboard
+        from h0.report.dashwriter import start_dashboard
 
         self.dashboard = start_dashboard(self)  # H0_Dashboard.md and the briefing, on their own thread
         if sweep:

@@ -14,17 +14,10 @@ import pytest
 
 from h0.pipeline.routes import reconcile
 from h0.pipeline.watcher import trigger_path
-from h0.report import dashboard as dashboard_module
+from h0.report import dashwriter as writer_module
 from h0.report.collect import AuditTail, collect_status
-from h0.report.dashboard import (
-    BRIEFINGS,
-    DASHBOARD_NOTE,
-    DashboardWriter,
-    md_link,
-    md_text,
-    render_briefing,
-    render_dashboard,
-)
+from h0.report.dashboard import BRIEFINGS, DASHBOARD_NOTE, md_link, md_text, render_briefing, render_dashboard
+from h0.report.dashwriter import DashboardWriter
 from h0.vault import AuditLog, Vault
 from h0.vault.approval import ApprovalFolder
 from h0.vault.audit import iso
@@ -229,7 +222,7 @@ def test_a_failing_write_is_logged_and_does_not_stop_the_writer(vault_dir: Path,
         calls.append(path)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(dashboard_module, "atomic_write", full_disk)
+    monkeypatch.setattr(writer_module, "atomic_write", full_disk)
     writer = DashboardWriter(settings_for(vault_dir), poll_interval=0.1)
     writer.start()
     try:
