@@ -19,7 +19,7 @@ import threading
 from collections import Counter
 
 from h0.handlers.context import OutcomeData
-from h0.handlers.send import local_clock
+from h0.handlers.unsent import local_clock
 from h0.mail.recipients import describe_recipients, recipient_lists
 from h0.printable import printable
 

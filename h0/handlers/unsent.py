@@ -1,0 +1,237 @@
+"""An approved note whose send did not go: looked at again after a pause or a send cap, given back to
+Drafts/ with the reason written on it (the human fixes it and approves again), or filed in Failed/ when
+its message bounced. Only the words and the note's place change here; nothing is sent."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any
+
+from loguru import logger
+
+from h0.errors import (
+    AuthRequired,
+    Conflict,
+    H0Error,
+    InvalidRequest,
+    McpUnavailable,
+    NotFound,
+    ParseError,
+    PermissionDenied,
+    RateLimited,
+    SendFailed,
+)
+from h0.handlers.context import HandlerContext, Outcome
+from h0.vault import Note
+from h0.vault.audit import note_timestamp
+from h0.vault.layout import DRAFTS, FAILED
+
+AUTH_PAUSE_SECONDS = 60.0
+# What H0 writes on a draft it could not send; cleared once the fixed draft is sent.
+ERROR_KEYS = ("h0_error", "h0_error_code", "h0_error_at")
+CHANGED_RETRY_SECONDS = 0.2
+
+
+def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
+    # The pipeline's work queue paces the second look (RETRY_DELAY_MS, RETRY_BACKOFF_MULTIPLIER):
+    # asked here only so that the log line can say when it comes.
+    retry_in: float | None
+    fields: dict[str, Any] = {
+        "path": path,
+        "to": note.frontmatter.get("to"),
+        "subject": note.frontmatter.get("subject"),
+    }
+    reason = error.details.get("reason")
+    if isinstance(error, Conflict) and reason in ("not_settled", "note_changed", "in_progress"):
+        # Still being written, changed since read, or another process is sending it: look again.
+        retry_in = float(error.details.get("retry_after") or CHANGED_RETRY_SECONDS)
+        logger.debug("{}: {} — looking again in {:.1f}s", path, reason, retry_in)
+        return Outcome("waiting", reason, retry_in=retry_in)
+    if (isinstance(error, Conflict) and error.details.get("hold")) or isinstance(
+        error, (InvalidRequest, PermissionDenied, NotFound)
+    ):
+        return return_to_drafts(path, note, error, ctx)
+    if isinstance(error, McpUnavailable):
+        retry_in = ctx.retry_delay(path)
+        ctx.audit.write(
+            "mcp_unavailable", "error", server="mail", retry_in=retry_in, **fields, **ctx.error_fields(error)
+        )
+        logger.error(
+            "{}: the mail server is unavailable; the draft stays in Approved/ ({})", path, ctx.retry_words(retry_in)
+        )
+    elif isinstance(error, RateLimited):
+        return _send_capped(path, error, fields, ctx)
+    elif isinstance(error, AuthRequired):
+        retry_in = AUTH_PAUSE_SECONDS
+        if ctx.state.pause_sends(AUTH_PAUSE_SECONDS, error.message):
+            ctx.audit.write("sends_paused", "error", reason=error.message, **fields, **ctx.error_fields(error))
+        if ctx.state.announce_pause(f"auth {error.message}", error.message):  # renewed every minute: said once
+            logger.error(
+                "sending paused: {} ({} and the drafts approved meanwhile wait in Approved/; vault work goes on)",
+                error.message,
+                path,
+            )
+    elif isinstance(error, SendFailed) and error.details.get("bounce"):
+        return _file_bounce(path, note, error, ctx)
+    elif isinstance(error, SendFailed) and error.details.get("outcome") == "unknown":
+        ctx.report(path, "send_outcome_unknown", note.hash, error.message, **fields, **ctx.error_fields(error))
+        retry_in = None
+    else:
+        retry_in = ctx.retry_delay(path)
+        ctx.audit.write("send_failed", "error", retry_in=retry_in, **fields, **ctx.error_fields(error))
+        logger.error("{}: send failed ({}); {}", path, error.message, ctx.retry_words(retry_in))
+    return Outcome("failed", error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})
+
+
+def _send_capped(path: str, error: RateLimited, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
+    """A send cap is reached (or the provider asks H0 to slow down): pause every send until
+    it frees and say so once, naming the setting and when sending resumes (local time).
+    The drafts approved meanwhile wait in Approved/ without a line each."""
+    retry_in = max(error.retry_after, 1.0)
+    resumes_at = time.time() + retry_in
+    setting = error.details.get("setting")
+    if setting:
+        window = error.details.get("window") or ""
+        reason = (
+            f"the {window} send cap is reached ({setting}={error.details.get('cap')}); "
+            f"sending resumes at {local_clock(resumes_at)}"
+        )
+    else:
+        reason = (
+            f"the mail provider asks H0 to slow down ({error.message}); sending resumes at {local_clock(resumes_at)}"
+        )
+    ctx.audit.write(
+        "send_deferred",
+        "warning",
+        retry_in=retry_in,
+        resumes_at=note_timestamp(dt.datetime.fromtimestamp(resumes_at, dt.UTC)),
+        **fields,
+        **ctx.error_fields(error),
+    )
+    ctx.state.pause_sends(retry_in, reason, "cap", setting=setting, resumes_at=resumes_at)
+    if ctx.state.announce_pause(f"cap {setting or 'provider'}", reason):
+        then = "the first `h0 sweep` or `h0 watch` after that sends them" if ctx.one_pass else "H0 sends them then"
+        logger.warning(
+            "sending paused: {}. {} and the drafts approved meanwhile wait in Approved/; {}.", reason, path, then
+        )
+    else:
+        logger.debug("{}: waits for the send cap", path)
+    # "failed" (the send-failed report signal) for the draft the cap refused; those approved
+    # meanwhile come back "paused" without a word.
+    return Outcome(
+        "failed",
+        error.code,
+        retry_in=retry_in,
+        data={"error": error, "retry_in": retry_in, "kind": "cap", "setting": setting, "resumes_at": resumes_at},
+    )
+
+
+def say_resumed(ctx: HandlerContext, path: str) -> None:
+    if ctx.state.sends_paused_for() > 0:
+        # This send was under way before the pause began (it took the cap's last slot while
+        # the next drafts were refused): sending has not resumed, and the pause stays said.
+        return
+    pause = ctx.state.resumed()
+    if pause:
+        ctx.audit.write("sends_resumed", path=path, after=pause)
+        logger.info("sending resumed ({} was sent); it had paused: {}", path, pause)
+
+
+def local_clock(epoch: float) -> str:
+    """A moment in the near future as a person reads it here (local time): 14:05, or Tue 09:30 if not today."""
+    when = dt.datetime.fromtimestamp(epoch).astimezone()
+    if when.date() == dt.date.today():
+        return when.strftime("%H:%M")
+    return when.strftime("%a %H:%M")
+
+
+def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """Nothing was sent and sending again would not help: give the note back to the human,
+    with the reason on it. Approving it again (after fixing it) is a new approval."""
+    held = bool(error.details.get("hold"))
+    code = str(error.details.get("reason") or error.code)
+    record = {
+        "status": "held" if held else "not_sent",
+        "h0_error": error.message,
+        "h0_error_code": code,
+        "h0_error_at": note_timestamp(),
+    }
+    if code == "status_not_sendable":
+        del record["status"]  # the note's own word (sent, withdrawn, …) stands: it was the reason
+    try:
+        moved = ctx.notes.move_to_folder(path, DRAFTS, record)
+    except NotFound:
+        return Outcome("gone")
+    except H0Error as move_error:
+        # Cannot move it back: leave it in Approved/ and say so once per version.
+        ctx.report(
+            path,
+            "send_refused",
+            note.hash,
+            f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})",
+            **ctx.error_fields(error),
+        )
+        return Outcome("failed", error.code, data={"error": error, "retry_in": None})
+    back = moved.destination
+    event = "send_held" if held else "send_refused"
+    ctx.audit.write(
+        event,
+        "warning" if held else "error",
+        path=path,
+        returned_to=back,
+        reason=code,
+        message=error.message,
+        **{k: v for k, v in error.details.items() if k not in ("reason", "path")},
+    )
+    log = logger.warning if held else logger.error
+    log("{}: not sent ({}) — back in {}: {}", path, code, back, error.message)
+    ctx.state.succeeded(path)
+    return Outcome("held" if held else "refused", back, data={"error": error, "retry_in": None, "returned_to": back})
+
+
+def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outcome:
+    """An approved note H0 cannot read (frontmatter past a limit, invalid YAML) was not sent: it goes
+    back to Drafts/ byte for byte — its frontmatter cannot carry h0_error — and the log says why."""
+    try:
+        back = ctx.notes.move_to_folder(path, DRAFTS).destination
+    except NotFound:
+        return Outcome("gone")
+    except H0Error as move_error:
+        ctx.report(
+            path,
+            "read_error",
+            "corrupt",
+            f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})",
+            **ctx.error_fields(error),
+        )
+        return Outcome("waiting", "corrupt frontmatter")
+    ctx.audit.write(
+        "send_refused",
+        "error",
+        path=path,
+        returned_to=back,
+        reason=error.code,
+        message=error.message,
+        **{k: v for k, v in error.details.items() if k != "path"},
+    )
+    logger.error("{}: not sent ({}) — back in {}, unchanged: {}", path, error.code, back, error.message)
+    ctx.state.succeeded(path)
+    return Outcome("refused", back, data={"error": error, "retry_in": None, "returned_to": back})
+
+
+def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) -> Outcome:
+    failed_path = ctx.notes.move_to_folder(
+        path, FAILED, {"status": "failed", "failed_at": note_timestamp(), "error": error.message}
+    ).destination
+    ctx.audit.write(
+        "email_delivery_failed",
+        "error",
+        path=path,
+        failed_path=failed_path,
+        to=note.frontmatter.get("to"),
+        subject=note.frontmatter.get("subject"),
+        **ctx.error_fields(error),
+    )
+    logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)
+    return Outcome("bounced", failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})
