@@ -44,7 +44,7 @@ from h0.vault.api import LocalVault, VaultAPI
 from h0.vault.layout import LOGS
 
 if TYPE_CHECKING:
-    from h0.handlers.followup import FollowupReport
+    from h0.handlers.followup_report import FollowupReport
     from h0.handlers.ingest import IngestReport
     from h0.mail.imap_idle import IdleWatcher
     from h0.report.dashwriter import DashboardWriter

@@ -12,7 +12,8 @@ import pytest
 
 from h0.config import load_settings
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup import FollowupReport, follow_up
+from h0.handlers.followup import follow_up
+from h0.handlers.followup_report import FollowupReport
 from h0.handlers.ingest import IngestReport, ingest_new_mail
 from h0.handlers.triage import triage_email
 from h0.mail import MailService

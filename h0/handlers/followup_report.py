@@ -1,0 +1,73 @@
+"""What one follow-up pass did (`FollowupReport`), and the small steps every part of the pass shares:
+updating a note without letting one note's trouble stop the pass, the wait in working days, dates in words."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from loguru import logger
+
+from h0.errors import H0Error, NotFound
+from h0.handlers.context import HandlerContext
+
+
+@dataclass
+class FollowupReport:
+    recorded: int = 0
+    threads: int = 0
+    owed: list[str] = field(default_factory=list)  # email notes marked reply_owed
+    replied: list[str] = field(default_factory=list)  # email notes filed: the owner answered outside H0
+    awaited: list[str] = field(default_factory=list)  # follow-up notes written
+    answered: list[str] = field(default_factory=list)  # follow-up notes filed
+    withdrawn: list[str] = field(default_factory=list)  # follow-up drafts withdrawn
+    woke: list[str] = field(default_factory=list)  # snoozed notes woken
+    snooze_errors: list[str] = field(default_factory=list)
+    failed: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self.owed
+            or self.replied
+            or self.awaited
+            or self.answered
+            or self.withdrawn
+            or self.woke
+            or self.snooze_errors
+        )
+
+
+def days_to_wait(ctx: HandlerContext) -> float:
+    return float(getattr(ctx.settings, "follow_up_days", 2.0))
+
+
+def update_note(
+    ctx: HandlerContext, path: str, changes: dict[str, Any], report: FollowupReport, remove: tuple[str, ...] = ()
+) -> bool:
+    try:
+        ctx.notes.update(path, changes, remove=remove)
+        return True
+    except NotFound:
+        return False
+    except H0Error as error:
+        report.failed += 1
+        logger.warning("follow-ups: {} could not be updated ({})", path, error.message)
+        return False
+
+
+def note_key(fm: Mapping[str, Any]) -> str:
+    from h0.followup.record import message_key
+
+    return message_key(fm.get("rfc822_message_id"), fm.get("message_id"))
+
+
+def iso(when: float) -> str:
+    return dt.datetime.fromtimestamp(when, dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def day(when: float) -> str:
+    local = dt.datetime.fromtimestamp(when).astimezone()
+    return f"{local:%a} {local.day} {local:%b} {local:%H:%M}"
