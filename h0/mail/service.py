@@ -11,14 +11,14 @@ import datetime as dt
 import os
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from h0 import __version__
 from h0.config import Settings
-from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
+from h0.errors import H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
 from h0.mail.addresses import check_address, parse_recipients, refuse_line_breaks
+from h0.mail.agent_drafts import email_note, write_draft
 from h0.mail.backend import Mailbox, MailSender, mailbox_of, open_backend
-from h0.mail.drafts import CUTOFF, parse_draft
 from h0.mail.email_views import email_full, email_summary, header_text, iso_date
 from h0.mail.models import (
     AckResult,
@@ -39,19 +39,14 @@ from h0.mail.sending import DAY, HOUR, Caps, Sender
 from h0.mail.sync import MailSync
 from h0.state import StateDB
 from h0.vault import Vault
-from h0.vault.audit import AuditLog, iso, note_timestamp
-from h0.vault.layout import DRAFTS, LOGS
-from h0.vault.seen import Arrival, name_key
+from h0.vault.audit import AuditLog, iso
+from h0.vault.layout import LOGS
+from h0.vault.seen import Arrival
 
 T = TypeVar("T")
 AUDIT_STREAM = "gmail_mcp"
 MAX_LABEL_CHARS = 225
 HEALTH_NETWORK_BUDGET_S = 2.0
-
-
-def _slug(text: str) -> str:
-    words = "".join(ch if ch.isalnum() else " " for ch in text.lower()).split()
-    return "-".join(words)[:40].strip("-") or "draft"
 
 
 class MailService:
@@ -178,7 +173,7 @@ class MailService:
             refuse_line_breaks("reply_to_message_id", reply_to_message_id)
             mailbox = self.mailbox
             if mailbox is None:  # outbox, SMTP: the email note ingest or `h0 import` wrote knows it
-                source, thread_id, parent = self._email_note(reply_to_message_id)
+                source, thread_id, parent = email_note(self.settings.vault_path, reply_to_message_id, self.backend.name)
             else:
                 original = self._read("create_draft", lambda _: mailbox.get_message(reply_to_message_id))
                 thread_id, parent = original.thread_id, header_text(original, "Subject").strip()
@@ -186,72 +181,18 @@ class MailService:
                 subject = parent if parent.lower().startswith("re:") else f"Re: {parent}".strip()
         if not subject or not subject.strip():
             raise InvalidRequest("A draft needs a subject.", field="subject")
-        drafted = note_timestamp()
-        frontmatter: dict[str, Any] = {"to": ", ".join(recipients["to"])}
-        for name in ("cc", "bcc"):
-            if recipients[name]:
-                frontmatter[name] = ", ".join(recipients[name])
-        frontmatter.update(
-            {
-                "subject": subject.strip(),
-                "status": "pending_approval",
-                "drafted_at": drafted,
-                "created_by": "create_draft",
-            }
-        )
-        if reply_to_message_id:
-            frontmatter["reply_to_message_id"] = reply_to_message_id
-        if thread_id:
-            frontmatter["thread_id"] = thread_id
-        if source:
-            frontmatter["source"] = source
-        text = (
-            f"{body.strip()}\n\n{CUTOFF}\nWritten by an MCP client (create_draft) at {drafted}. Read it, edit it "
-            "if needed, then move it to Approved/ to send it, or to Rejected/ to drop it.\n"
-        )
-        name = f"DRAFT_{drafted.replace(':', '').replace('-', '')}_{_slug(subject)}"
-        frontmatter["draft_id"] = name
-        try:
-            parse_draft(f"{DRAFTS}/{name}.md", frontmatter, text, "")  # the send-time checks, now
-        except InvalidRequest as error:  # said to the agent calling, not to a human holding a note
-            raise InvalidRequest(for_agent(error.message), **error.details) from None
-        vault = Vault(self.settings.vault_path)
-        for n in range(1, 100):
-            path = f"{DRAFTS}/{name}.md" if n == 1 else f"{DRAFTS}/{name} ({n}).md"
-            try:
-                note = vault.write_note(path, frontmatter, text, create_only=True)
-                break
-            except Conflict:
-                continue
-        else:
-            raise Conflict(f"Could not find a free name for the draft in {DRAFTS}/.")
-        self.state.record_note_writes([(name_key(note.path), note.path, note.hash, "create_draft", client)])
-        self.audit.write(
-            "draft_created",
-            path=note.path,
-            to=frontmatter["to"],
-            subject=frontmatter["subject"],
+        return write_draft(
+            Vault(self.settings.vault_path),
+            self.state,
+            self.audit,
+            recipients,
+            subject,
+            body,
             reply_to_message_id=reply_to_message_id,
+            thread_id=thread_id,
+            source=source,
             client=client,
         )
-        return DraftCreated(
-            path=note.path, hash=note.hash, to=recipients["to"], subject=frontmatter["subject"], thread_id=thread_id
-        )
-
-    def _email_note(self, message_id: str) -> tuple[str, str | None, str]:
-        """(path, thread id, subject) of the email note for `message_id`, for a backend that reads no mail."""
-        vault = Vault(self.settings.vault_path)
-        listing = vault.list_notes("", f"message_id:{message_id}", recursive=True, limit=1, with_frontmatter=True)
-        if not listing.notes:
-            raise NotFound(
-                f"No email with the id {message_id!r} in the vault, and the {self.backend.name} backend "
-                "cannot read mail: give the draft a subject and no reply_to_message_id, or import the "
-                "email first (h0 import).",
-                reply_to_message_id=message_id,
-            )
-        note = listing.notes[0]
-        fm = note.frontmatter or {}
-        return note.path, (str(fm["thread_id"]) if fm.get("thread_id") else None), str(fm.get("subject") or "")
 
     # -- reading -------------------------------------------------------------------------
 
@@ -433,16 +374,3 @@ class MailService:
             notes=[n for n in (self.backend.notice, self.unapproved_notice()) if n],
             elapsed_ms=round((time.monotonic() - started) * 1000, 1),
         )
-
-
-def for_agent(message: str) -> str:
-    """A refusal worded for a person fixing a note in Obsidian, reworded for an agent calling create_draft:
-    nothing was written, and the fix goes into the call's arguments."""
-    text = (
-        message.replace("then approve again", "then call create_draft again")
-        .replace("in the draft's frontmatter", "in the arguments")
-        .replace("in the frontmatter", "in the arguments")
-        .replace("to the frontmatter", "to the arguments")
-        .replace("fix it in the frontmatter", "fix the argument")
-    )
-    return f"Nothing was written: {text[0].lower()}{text[1:]}" if text else text
