@@ -8,12 +8,7 @@ mark is an IMAP keyword on the message itself, so nothing local can drift and a 
 mailbox never yields a second note. Labels are keywords; `move_email` moves between folders
 (MOVE): h0.mail.imap_labels. The push channel, IDLE, is h0.mail.imap_idle.
 
-Sending is exactly-once with a write-ahead copy: the message is APPENDed to the Sent folder
-flagged `\\Draft` ("being sent"), handed to SMTP, then un-flagged. `find_sent` searches Sent
-for the deterministic Message-ID: no copy → SMTP never saw it (send); a copy without `\\Draft`
-→ sent; a copy still flagged `\\Draft` → H0 stopped between APPEND and the end of the send,
-so the outcome is unknown and nothing is re-sent (the human checks, and deletes that copy to
-allow a new attempt). A definite SMTP refusal deletes the copy again.
+Sending is exactly-once with a write-ahead copy in the Sent folder: h0.mail.imap_send.
 
 One connection (h0.mail.imap_connection), used under a lock (the mail server's tools run in
 worker threads); a lost connection is reopened once at once, then left to the caller's retry policy.
@@ -30,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from imapclient import IMAPClient
 
-from h0.errors import H0Error, InvalidRequest, NotFound, SendFailed
+from h0.errors import H0Error, InvalidRequest, NotFound
 from h0.mail.addresses import refuse_line_breaks
 from h0.mail.backend import (
     Added,
@@ -46,20 +41,17 @@ from h0.mail.backend import (
 from h0.mail.imap_connection import ImapConnection
 from h0.mail.imap_labels import ImapLabels
 from h0.mail.imap_query import SENT, ImapQuery, parse_query
+from h0.mail.imap_send import SentCopy
 from h0.mail.imap_wire import (
     INBOX,
     SNIPPET_MAX_BYTES,
-    appended_uid,
     connect,
     fetched_from_raw,
-    flag_names,
     internal_ms,
     labels_for,
     message_id,
     parse_id,
-    thread_root,
 )
-from h0.mail.mime import raw_bytes
 from h0.mail.smtp import SmtpBackend
 
 if TYPE_CHECKING:
@@ -67,7 +59,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 BATCH = 200  # UIDs one FETCH or STORE carries
-PENDING = b"\\Draft"  # on the Sent copy while the SMTP send is under way
 _FULL = [b"FLAGS", b"INTERNALDATE", b"BODY.PEEK[]"]
 _LIST = [b"FLAGS", b"INTERNALDATE", b"RFC822.SIZE", b"BODY.PEEK[HEADER]"]
 MAX_THREAD_ID_CHARS = 1000
@@ -90,6 +81,7 @@ class ImapBackend(MailSender, Mailbox):
         self.clock = clock
         self.connection = ImapConnection(settings)
         self.labels = ImapLabels(self.connection)
+        self.sent_copy = SentCopy(self.connection, self.smtp, self._fetched)
         self.folders: list[str] = []  # the folders the last health check found
 
     def close(self) -> None:
@@ -107,85 +99,13 @@ class ImapBackend(MailSender, Mailbox):
             full=full,
         )
 
-    # -- sending -------------------------------------------------------------------------
+    # -- sending: a write-ahead copy in Sent (h0.mail.imap_send) ----------------------------
 
     def send(self, message: EmailMessage, *, thread_id: str | None = None) -> Sent:
-        if "From" not in message and self.smtp.sender:
-            message["From"] = self.smtp.sender
-        rfc = str(message["Message-ID"] or "")
-        raw = raw_bytes(message)
-
-        def append(client: IMAPClient) -> tuple[str, int, int]:
-            folder = self.connection.folder(client, SENT)
-            answer = client.append(folder, raw, flags=(b"\\Seen", PENDING))
-            validity = self.connection.select(client, folder)
-            uids = client.search(["HEADER", "Message-ID", rfc]) if rfc else []
-            uid = appended_uid(answer) or (max(uids) if uids else 0)
-            return folder, validity, uid
-
-        try:
-            folder, validity, uid = self.connection.run("the copy to Sent", append, again=False)
-        except H0Error as err:
-            raise SendFailed(
-                f"Could not put the copy in the Sent folder, so nothing was sent: {err.message}",
-                retryable=bool(err.details.get("retryable")),
-                outcome="not_sent",
-            ) from None
-        try:
-            sent = self.smtp.send(message, thread_id=thread_id)
-        except SendFailed as err:
-            if err.details.get("outcome") == "not_sent":
-                self._quietly(lambda c: self._delete(c, folder, validity, uid))
-            raise
-        warnings = list(sent.warnings)
-        if not self._quietly(lambda c: self._settle(c, folder, validity, uid)):
-            warnings.append("sent, but the copy in Sent is still flagged as a draft")
-        return Sent(
-            message_id(folder, validity, uid) if uid else rfc, thread_id or thread_root(message), tuple(warnings)
-        )
-
-    def _settle(self, client: IMAPClient, folder: str, validity: int, uid: int) -> None:
-        if uid and self.connection.select(client, folder) == validity:
-            client.remove_flags([uid], [PENDING])
-
-    def _delete(self, client: IMAPClient, folder: str, validity: int, uid: int) -> None:
-        if uid and self.connection.select(client, folder) == validity:
-            client.delete_messages([uid])
-            client.uid_expunge([uid]) if client.has_capability("UIDPLUS") else client.expunge()
-
-    def _quietly(self, call: Callable[[IMAPClient], None]) -> bool:
-        try:
-            self.connection.run("tidying the Sent copy", call)
-            return True
-        except H0Error:
-            return False
+        return self.sent_copy.send(message, thread_id=thread_id)
 
     def find_sent(self, rfc822_message_id: str) -> Sent | None:
-        rfc = rfc822_message_id.strip()
-        refuse_line_breaks("rfc822_message_id", rfc)
-
-        def look(client: IMAPClient) -> tuple[str, int, dict[int, dict[bytes, Any]]]:
-            folder = self.connection.folder(client, SENT)
-            validity = self.connection.select(client, folder)
-            uids = client.search(["HEADER", "Message-ID", rfc])
-            return folder, validity, client.fetch(uids, [b"FLAGS", b"BODY.PEEK[HEADER]"]) if uids else {}
-
-        folder, validity, found = self.connection.run("the search of Sent", look)
-        if not found:
-            return None
-        done = [uid for uid, data in found.items() if PENDING.lower() not in flag_names(data.get(b"FLAGS", ()))]
-        if not done:
-            raise SendFailed(
-                f"H0 stopped while sending {rfc}: the copy in the Sent folder ({folder}) is still flagged as a draft, "
-                "so the SMTP server may or may not have accepted it. It was not re-sent. Check with a recipient; "
-                "to send it again, delete that copy from Sent first.",
-                retryable=False,
-                outcome="unknown",
-                rfc822_message_id=rfc,
-            )
-        uid = min(done)
-        fetched = self._fetched(folder, validity, uid, found[uid], full=False)
-        return Sent(fetched.id, fetched.thread_id)
+        return self.sent_copy.find_sent(rfc822_message_id)
 
     # -- reading -------------------------------------------------------------------------
 

@@ -19,10 +19,10 @@ from h0.errors import InvalidRequest, NotFound, SendFailed
 from h0.handlers.ingest import ingest_new_mail
 from h0.mail import MailService
 from h0.mail.api import LocalMail
-from h0.mail.imap import ImapBackend
 from h0.mail.imap_connection import ImapConnection
 from h0.mail.imap_idle import IdleWatcher
 from h0.mail.imap_query import parse_query
+from h0.mail.imap_send import SentCopy
 from h0.mail.imap_wire import keyword
 from h0.mcp.mail_server import SERVER_NAME
 from h0.retry import Backoff
@@ -387,7 +387,7 @@ def test_given_a_crash_after_smtp_accepted_before_the_copy_was_settled_then_noth
     def die(*args, **kwargs):
         raise Crash
 
-    monkeypatch.setattr(ImapBackend, "_settle", die)
+    monkeypatch.setattr(SentCopy, "mark_sent", die)
     with pytest.raises(Crash):
         first.send_email(to="bob@example.org", subject="Invoice", body="Attached.", idempotency_key="k-crash")
     monkeypatch.undo()
