@@ -20,15 +20,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from email.headerregistry import Address
 from email.message import EmailMessage
 
 from h0.config import Settings
-from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, PermissionDenied
+from h0.errors import Conflict, H0Error, InvalidRequest, PermissionDenied
 from h0.mail.addresses import parse_recipients, refuse_line_breaks
 from h0.mail.attachments import Attachment, hash_attachments, load_attachments
 from h0.mail.backend import MailSender, mailbox_of
@@ -38,9 +36,9 @@ from h0.mail.mime import MESSAGE_ID_DOMAIN, check_body, check_subject, compose, 
 from h0.mail.reply_thread import ReplyThreading, Threading
 from h0.mail.sending import Outgoing, hold
 from h0.state import StateDB
+from h0.vault.approval import ApprovedNote, read_approved
 from h0.vault.draft_state import draft_status, refusal
-from h0.vault.layout import APPROVED
-from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, parse
+from h0.vault.note import Note, content_hash, parse
 from h0.vault.paths import PathResolver
 from h0.vault.seen import (
     Arrival,
@@ -64,17 +62,6 @@ def message_id_domain(settings: Settings) -> str:
     sender = settings.smtp_from or settings.smtp_user or ""
     domain = sender.rsplit("@", 1)[-1].strip(" >") if "@" in sender else ""
     return domain or MESSAGE_ID_DOMAIN
-
-
-@dataclass(frozen=True, slots=True)
-class _Read:
-    rel: str
-    data: bytes
-    info: os.stat_result
-
-    @property
-    def mtime(self) -> float:
-        return self.info.st_mtime
 
 
 class OutgoingBuilder:
@@ -103,7 +90,7 @@ class OutgoingBuilder:
             raise InvalidRequest(f"arrival must be one of {', '.join(ARRIVALS)}.", field="arrival")
         if not self.trusted_caller:
             arrival = Arrival()  # only the daemon's own server may vouch for how a note arrived
-        read = self._read_approved(path)
+        read = read_approved(self.resolver, path)
         actual = content_hash(read.data)
         if actual != note_hash:
             raise Conflict(
@@ -191,7 +178,7 @@ class OutgoingBuilder:
             hints=hints,
         )
 
-    def _refuse_unseen_version(self, read: _Read, note_hash: str, arrived: float, arrival: Arrival) -> None:
+    def _refuse_unseen_version(self, read: ApprovedNote, note_hash: str, arrived: float, arrival: Arrival) -> None:
         """Hold a note whose content changed too shortly before it arrived in Approved/ to have been
         read in that form (h0.vault.seen): the human approved what they saw, which may not be this."""
         writes = self.state.note_writes(name_key(read.rel), since=arrived - 86400.0)
@@ -240,53 +227,6 @@ class OutgoingBuilder:
         """The attachments' hashes when this version of the note was first read in Approved/."""
         now = hash_attachments(self.resolver, list(draft.attachments)) if draft.attachments else {}
         return self.state.first_seen_attachments(rel, note_hash, now)
-
-    def _read_approved(self, path: str) -> _Read:
-        target = self.resolver.resolve(path, note=True)
-        approved = self.resolver.root / APPROVED
-        try:
-            folder = os.stat(target.abs.parent)
-            home = os.stat(approved)
-        except FileNotFoundError:
-            raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
-        if (folder.st_dev, folder.st_ino) != (home.st_dev, home.st_ino):
-            raise PermissionDenied(
-                f"{target.rel} is not in Approved/. Only a note the human moved into Approved/ can be sent; "
-                "write a draft (create_draft) and let the human approve it.",
-                path=target.rel,
-            )
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-        try:
-            if os.path.islink(target.abs):
-                raise PermissionDenied(
-                    f"{target.rel} is a symbolic link; only a real note in Approved/ is sent.", path=target.rel
-                )
-            fd = os.open(target.abs, flags)
-        except FileNotFoundError:
-            raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
-        except OSError as exc:
-            raise PermissionDenied(
-                f"{target.rel} cannot be opened as a note: {exc.strerror or exc}", path=target.rel
-            ) from None
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise PermissionDenied(f"{target.rel} is not a regular file.", path=target.rel)
-            if info.st_nlink != 1:
-                # A hard link elsewhere would let its other name change what the human approved.
-                raise PermissionDenied(
-                    f"{target.rel} has {info.st_nlink} hard links: another name could change it after approval. "
-                    "Approve a copy of it instead.",
-                    path=target.rel,
-                )
-            if info.st_size > MAX_NOTE_BYTES:
-                raise InvalidRequest(f"{target.rel} is too large to be a draft.", path=target.rel)
-            chunks = []
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-        finally:
-            os.close(fd)
-        return _Read(target.rel, b"".join(chunks), info)
 
     def _refuse_recent_name(self, rel: str, key: str) -> None:
         """A note that reappears under the name of a draft sent in the last hour without being

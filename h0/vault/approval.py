@@ -1,8 +1,8 @@
 """The approval folder, recognised by what a path resolves to rather than how it is spelled.
 
 `<vault>/Approved` is the one folder whose notes H0 sends. Every part of H0 that asks
-"is this in Approved/?" — the vault server's guard, the watcher, the sweep — asks this
-module, so they cannot disagree. A directory is the approval folder when it *is* the
+"is this in Approved/?" — the vault server's guard, the watcher, the sweep, the mail server's
+read of the note it sends (`read_approved`) — asks this module, so they cannot disagree. A directory is the approval folder when it *is* the
 directory `<vault>/Approved` resolves to: the same (st_dev, st_ino). That makes a case
 variant (`approved/`) the approval folder on a case-insensitive file system and a separate
 folder on a case-sensitive one, and it sees through symlinks, `..` and Unicode spellings.
@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from h0.errors import InvalidRequest, NotFound, PermissionDenied
 from h0.vault.layout import APPROVED
-from h0.vault.paths import NOTE_SUFFIX, folder_key, nfc
+from h0.vault.note import MAX_NOTE_BYTES
+from h0.vault.paths import NOTE_SUFFIX, PathResolver, folder_key, nfc
 
 Identity = tuple[int, int]  # (st_dev, st_ino)
 
@@ -139,3 +142,67 @@ def same_directory(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool
         return os.path.samefile(real_a, real_b)
     except OSError:
         return False
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovedNote:
+    """A note in Approved/ as it was read for sending: its bytes and the file's status at that moment."""
+
+    rel: str
+    data: bytes
+    info: os.stat_result
+
+    @property
+    def mtime(self) -> float:
+        return self.info.st_mtime
+
+
+def read_approved(resolver: PathResolver, path: str) -> ApprovedNote:
+    """The note at `path` read once, safely, for sending: it must sit in `<vault>/Approved` itself (the same
+    directory, by identity), be a regular file with one name (no symlink, no hard link another name could
+    change), and be no larger than a note may be. Anything else is refused with why."""
+    target = resolver.resolve(path, note=True)
+    approved = resolver.root / APPROVED
+    try:
+        folder = os.stat(target.abs.parent)
+        home = os.stat(approved)
+    except FileNotFoundError:
+        raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
+    if (folder.st_dev, folder.st_ino) != (home.st_dev, home.st_ino):
+        raise PermissionDenied(
+            f"{target.rel} is not in Approved/. Only a note the human moved into Approved/ can be sent; "
+            "write a draft (create_draft) and let the human approve it.",
+            path=target.rel,
+        )
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        if os.path.islink(target.abs):
+            raise PermissionDenied(
+                f"{target.rel} is a symbolic link; only a real note in Approved/ is sent.", path=target.rel
+            )
+        fd = os.open(target.abs, flags)
+    except FileNotFoundError:
+        raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
+    except OSError as exc:
+        raise PermissionDenied(
+            f"{target.rel} cannot be opened as a note: {exc.strerror or exc}", path=target.rel
+        ) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise PermissionDenied(f"{target.rel} is not a regular file.", path=target.rel)
+        if info.st_nlink != 1:
+            # A hard link elsewhere would let its other name change what the human approved.
+            raise PermissionDenied(
+                f"{target.rel} has {info.st_nlink} hard links: another name could change it after approval. "
+                "Approve a copy of it instead.",
+                path=target.rel,
+            )
+        if info.st_size > MAX_NOTE_BYTES:
+            raise InvalidRequest(f"{target.rel} is too large to be a draft.", path=target.rel)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return ApprovedNote(target.rel, b"".join(chunks), info)
