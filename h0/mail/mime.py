@@ -21,7 +21,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
 from h0.errors import InvalidRequest
-from h0.mail import visible
+from h0.mail import visible, visible_html
 from h0.mail.addresses import refuse_line_breaks
 from h0.mail.attachments import Attachment
 from h0.mail.headers import check_header_text, check_wire, checked_addresses
@@ -153,7 +153,7 @@ def _refuse_invisible(body: str, html_body: str | None) -> None:
     again = "then send it again"
     found = visible.problems(visible.find_in_text(body), where="The message's text", again=again)
     if html_body:
-        found += visible.problems(visible.find_in_html(html_body), where="The HTML part", again=again)
+        found += visible.problems(visible_html.find_in_html(html_body), where="The HTML part", again=again)
     if found:
         message = found[0] if len(found) == 1 else " ".join(f"({i}) {p}" for i, p in enumerate(found, 1))
         raise InvalidRequest(message, problems=found, reason="invisible_text")

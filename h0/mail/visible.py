@@ -15,7 +15,7 @@ nobody read either):
   nothing or can be coloured away, entities that decode to an invisible character, folded
   callouts, block IDs, and code blocks Obsidian runs instead of showing (`query`, `dataview`…).
 - `find_in_text(text)` — plain text (a message's text part, a model's reply): characters only.
-- `find_in_html(html)` — an HTML part: characters (also behind entities), comments, elements
+- `find_in_html(html)` (h0.mail.visible_html) — an HTML part: characters (also behind entities), comments, elements
   that never render (`<script>`, `<style>`, `<template>`…) and elements hidden by attribute
   or inline style (`hidden`, `display:none`, `visibility:hidden`, `font-size:0`, `opacity:0`…).
 - `problems(found)` — one sentence per kind, naming the lines and the fix in Obsidian terms.
@@ -162,7 +162,7 @@ def find_in_markdown(text: str) -> list[Invisible]:
     if "$" in masked:
         found += _math(masked)
     if "&" in masked:
-        found += _entities(masked)
+        found += entities(masked)
     if "[!" in masked:
         found += _matches(_FOLDED, masked, FOLDED)
     if "^" in masked:
@@ -219,7 +219,7 @@ def _matches(pattern: re.Pattern[str], text: str, kind: str, *, whole_line: bool
         if whole_line:
             end = text.find("\n", m.start())
             what = text[m.start() : end if end != -1 else len(text)]
-        found.append(Invisible(kind, line_of(text, m.start()), _short(what)))
+        found.append(Invisible(kind, line_of(text, m.start()), short(what)))
     return found
 
 
@@ -230,10 +230,10 @@ def _html_in_markdown(text: str) -> list[Invisible]:
         names = {name.lower() for name in _ATTR_NAME.findall(attributes)}
         if tag in _PLAIN_TAGS and (not names or (tag == "a" and names == {"href"})):
             continue
-        found.append(Invisible(HTML, line_of(text, match.start()), _short(match.group())))
+        found.append(Invisible(HTML, line_of(text, match.start()), short(match.group())))
     for match in _CLOSE_TAG.finditer(text):
         if match.group(1).lower() not in _PLAIN_TAGS:
-            found.append(Invisible(HTML, line_of(text, match.start()), _short(match.group())))
+            found.append(Invisible(HTML, line_of(text, match.start()), short(match.group())))
     found += _matches(_OTHER_HTML, text, HTML)
     return found
 
@@ -248,7 +248,7 @@ def _math(text: str) -> list[Invisible]:
     for match, fence in spans:
         body = match.group(1)
         if _MATH_HIDING.search(body) or not _draws_something(body):
-            found.append(Invisible(MATH, line_of(text, match.start()), _short(f"{fence}{body.strip()}{fence}")))
+            found.append(Invisible(MATH, line_of(text, match.start()), short(f"{fence}{body.strip()}{fence}")))
     return found
 
 
@@ -259,7 +259,7 @@ def _draws_something(tex: str) -> bool:
     return bool(tex)
 
 
-def _entities(text: str) -> list[Invisible]:
+def entities(text: str) -> list[Invisible]:
     found = []
     for match in _ENTITY.finditer(text):
         decoded = html.unescape(match.group())
@@ -270,63 +270,9 @@ def _entities(text: str) -> list[Invisible]:
     return found
 
 
-def _short(text: str, limit: int = 40) -> str:
+def short(text: str, limit: int = 40) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-# ------------------------------------------------------------------------------ HTML parts
-
-_NEVER_SHOWN = frozenset(
-    {
-        "script",
-        "style",
-        "template",
-        "noscript",
-        "title",
-        "object",
-        "iframe",
-        "embed",
-        "frameset",
-        "noframes",
-        "datalist",
-        "dialog",
-        "slot",
-    }
-)
-_HIDING_STYLE = re.compile(
-    r"(?:^|[;{\s])(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
-    r"|opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)\s*%?\s*(?:!important\s*)?(?:;|$)"
-    r"|font-size\s*:\s*(?:0+(?:\.0*)?|0*\.[0-4]\d*|1(?=px|pt))(?:px|pt|em|rem|%|vw|vh|ex|ch)?\s*(?:!important\s*)?(?:;|$)"
-    r"|(?:max-)?(?:height|width)\s*:\s*0+(?:px|em|rem|%)?\s*(?:!important\s*)?(?:;|$)"
-    r"|color\s*:\s*(?:transparent|rgba\([^)]*,\s*0*\.?0+\s*\))|text-indent\s*:\s*-\d{3,}"
-    r"|(?:left|top|right|bottom|margin-left|margin-top)\s*:\s*-\d{3,}|clip(?:-path)?\s*:|transform\s*:\s*scale\(\s*0"
-    r"|mso-hide\s*:\s*all|line-height\s*:\s*0+(?:px)?\s*(?:;|$))",
-    re.IGNORECASE,
-)
-_STYLE_ATTR = re.compile(r"""\sstyle\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
-_HIDDEN_ATTR = re.compile(r"""\s(?:hidden|aria-hidden\s*=\s*["']?true)(?=[\s/=]|$)""", re.IGNORECASE)
-_ANY_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)(\s[^>]*)?>", re.DOTALL)
-_HTML_COMMENT = re.compile(r"<!--(.*?)(?:-->|$)", re.DOTALL)
-
-
-def find_in_html(markup: str) -> list[Invisible]:
-    """What an HTML part hides from its reader: characters (also as entities), comments with
-    text, elements that never render, elements hidden by attribute or inline style."""
-    found = find_in_text(markup) + _entities(markup)
-    for match in _HTML_COMMENT.finditer(markup):
-        if match.group(1).strip():
-            found.append(Invisible(COMMENT, line_of(markup, match.start()), "comment"))
-    for match in _ANY_TAG.finditer(markup):
-        tag, attributes = match.group(1).lower(), match.group(2) or ""
-        hidden = tag in _NEVER_SHOWN or (tag == "input" and "hidden" in attributes.lower())
-        hidden = hidden or bool(_HIDDEN_ATTR.search(attributes))
-        style = _STYLE_ATTR.search(attributes)
-        if style:
-            hidden = hidden or bool(_HIDING_STYLE.search(next(g for g in style.groups() if g is not None)))
-        if hidden:
-            found.append(Invisible(HTML, line_of(markup, match.start()), _short(match.group())))
-    return sorted(found, key=lambda f: f.line)
 
 
 # ------------------------------------------------------------------------------ in words
@@ -415,4 +361,4 @@ def problems(
     ]
 
 
-__all__ = ["Invisible", "find_in_html", "find_in_markdown", "find_in_text", "lines", "problems"]
+__all__ = ["Invisible", "entities", "find_in_markdown", "find_in_text", "lines", "problems", "short"]

@@ -22,7 +22,8 @@ import pytest
 from h0.errors import InvalidRequest
 from h0.mail.drafts import CUTOFF, Draft, parse_draft
 from h0.mail.mime import compose
-from h0.mail.visible import find_in_html, find_in_markdown, find_in_text
+from h0.mail.visible import find_in_markdown, find_in_text
+from h0.mail.visible_html import find_in_html
 from tests.pipeline.harness import approve, events, frontmatter, outbox, running_daemon, wait_until, write_draft
 
 GOOD = {"to": "ann@example.com", "subject": "Re: the invoice"}
