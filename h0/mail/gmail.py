@@ -1,27 +1,17 @@
 """The Gmail backend: google-api-python-client over per-thread google-auth sessions.
 
-The API client is built once from the discovery document bundled with the library (no
-network). `GMAIL_API_ENDPOINT` becomes the document's `rootUrl`, from which the library
-derives every URL — the methods' and the media upload's, scheme included — so nothing is
-rewritten afterwards. The bundled document has `rootUrl` https://gmail.googleapis.com/ and an
-empty `servicePath`, and every method path starts with `gmail/v1/…`, so an endpoint of
-`http://127.0.0.1:PORT/` serves `http://127.0.0.1:PORT/gmail/v1/users/me/…`.
-Each call passes the calling thread's own session to `execute()` (see gmail_transport.py).
+The API's resources are built once (h0.mail.gmail_api); each call passes the calling thread's own
+session to `execute()` (see gmail_transport.py).
 """
 
 from __future__ import annotations
 
 import base64
-import functools
 import io
-import json
 import threading
-from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-from googleapiclient.discovery import build_from_document
-from googleapiclient.discovery_cache import get_static_doc
 from googleapiclient.errors import HttpError
 from googleapiclient.http import MediaIoBaseUpload
 
@@ -39,8 +29,9 @@ from h0.mail.backend import (
     Position,
     Sent,
 )
+from h0.mail.gmail_api import GmailApi, gmail_api
 from h0.mail.gmail_batch import BATCH_LIMIT, BatchRunner, batch_uri
-from h0.mail.gmail_transport import NoHttp, SessionHttp, ThreadSessions, Timeouts
+from h0.mail.gmail_transport import SessionHttp, ThreadSessions, Timeouts
 from h0.mail.gmail_wire import (
     fetched_from_resource,
     fetched_or_error,
@@ -66,31 +57,6 @@ MAX_LIST_PAGE = 500  # messages.list's largest page
 BATCH_MODIFY_LIMIT = 1000  # messages.batchModify takes at most this many ids
 
 
-@dataclass(frozen=True, slots=True)
-class _Api:
-    """The resources H0 calls. Built once and shared: googleapiclient builds every method of a
-    resource each time `users()`/`messages()` is called (~4 ms a send); requests made from
-    them are independent objects, so sharing across threads is safe."""
-
-    users: Any
-    messages: Any
-    labels: Any
-    threads: Any
-    history: Any
-
-
-@functools.lru_cache(maxsize=4)
-def _gmail_api(api_endpoint: str | None) -> _Api:
-    document = json.loads(get_static_doc("gmail", "v1"))
-    if api_endpoint:
-        # Not client_options.api_endpoint: that moves media uploads to the endpoint's host but
-        # keeps the document's https, so an http endpoint (a local proxy, the test fake) breaks.
-        document["rootUrl"] = document["baseUrl"] = api_endpoint
-    service = build_from_document(document, http=NoHttp())
-    users = service.users()
-    return _Api(users, users.messages(), users.labels(), users.threads(), users.history())
-
-
 def _bare(message_id: str) -> str:
     return message_id.strip().strip("<>")
 
@@ -104,7 +70,7 @@ class GmailBackend(MailSender, Mailbox):
         self.api_endpoint = settings.gmail_api_endpoint
         self.timeout = timeout
         self._lock = threading.Lock()
-        self._service: _Api | None = None
+        self._service: GmailApi | None = None
         self._http: ThreadSessions | None = None
         self._labels: dict[str, Label] = {}
         self._account: str | None = None
@@ -112,11 +78,11 @@ class GmailBackend(MailSender, Mailbox):
 
     # -- plumbing ------------------------------------------------------------------------
 
-    def _api(self) -> tuple[_Api, ThreadSessions]:
+    def _api(self) -> tuple[GmailApi, ThreadSessions]:
         creds = self.tokens.credentials()  # AuthRequired when token.json is missing or revoked
         with self._lock:
             if self._service is None:
-                self._service = _gmail_api(self.api_endpoint)
+                self._service = gmail_api(self.api_endpoint)
             if self._http is None or self._http.credentials is not creds:
                 self._http = ThreadSessions(creds, Timeouts.within(self.timeout))
             return self._service, self._http
