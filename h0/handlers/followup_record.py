@@ -57,7 +57,7 @@ def record_own_sends(ctx: HandlerContext, ledger: FollowupLedger, now: float) ->
     if not rows:
         return 0
     judge = judge_for(ctx.settings)
-    sender = str(getattr(ctx.settings, "smtp_from", "") or "")
+    sender = ctx.settings.smtp_from or ""
     messages = []
     for row in rows:
         note = None

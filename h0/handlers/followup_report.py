@@ -41,7 +41,7 @@ class FollowupReport:
 
 
 def days_to_wait(ctx: HandlerContext) -> float:
-    return float(getattr(ctx.settings, "follow_up_days", 2.0))
+    return ctx.settings.follow_up_days
 
 
 def update_note(

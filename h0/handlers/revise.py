@@ -37,7 +37,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
         return Outcome("skipped", "no revision asked")
     if not draft_status(note.frontmatter).sendable:
         return Outcome("skipped", "the draft is no longer waiting (sent, rejected or withdrawn)")
-    quiet = getattr(ctx.settings, "revise_settle_seconds", 5.0)
+    quiet = ctx.settings.revise_settle_seconds
     age = _age(ctx, path)
     if age is not None and age < quiet:
         return Outcome("waiting", "the instruction may still be being typed", retry_in=quiet - age + 0.05)

@@ -206,8 +206,8 @@ class DashboardWriter:
 def start_dashboard(daemon: Daemon) -> DashboardWriter | None:
     """The daemon's writer (None when DASHBOARD_ENABLED and BRIEFINGS_ENABLED are both off)."""
     settings = daemon.settings
-    dashboard = bool(getattr(settings, "dashboard_enabled", True))
-    briefing = bool(getattr(settings, "briefings_enabled", True))
+    dashboard = settings.dashboard_enabled
+    briefing = settings.briefings_enabled
     if not (dashboard or briefing):
         return None
     started = iso(dt.datetime.now(dt.UTC))
