@@ -14,24 +14,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import H0_BIN, subprocess_env
+from tests.mcp.test_vault_server import VAULT_TOOLS
 
 pytestmark = pytest.mark.interop
 
-VAULT_TOOLS = {
-    "read_note",
-    "read_notes",
-    "write_note",
-    "update_frontmatter",
-    "list_notes",
-    "move_note",
-    "apply_changes",
-    "search_notes",
-    "related_notes",
-    "notes_for_address",
-    "draft_context",
-    "revise_draft",
-    "health_check",
-}
 READ_ONLY = {
     "read_note",
     "read_notes",
