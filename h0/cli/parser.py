@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from h0.cli.common import EXIT_FAILED, EXIT_USAGE, Command
 from h0.cli.install import cmd_auth, cmd_demo, cmd_init, cmd_service
@@ -34,14 +35,27 @@ def _seconds(text: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+@dataclass(frozen=True)
+class CommandDoc:
+    """One command as the reference shows it: `service install`, what it does, its parser."""
+
+    name: str
+    summary: str
+    parser: argparse.ArgumentParser
+
+
+def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParser:
+    """The parser of `h0 …`; with `docs`, each command (and each `service` action) is also listed there."""
     parser = argparse.ArgumentParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    listed = docs if docs is not None else []
 
     def add(name: str, handler: Command, help_text: str) -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=help_text, description=help_text)
         command.set_defaults(handler=handler)
+        if name != "service":  # listed by its actions instead
+            listed.append(CommandDoc(name, help_text, command))
         return command
 
     init = add(
@@ -118,22 +132,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="act as on this OS (default: this machine's); with --dry-run, a preview",
     )
     service_actions = service.add_subparsers(dest="action", metavar="ACTION", required=True)
-    service_install = service_actions.add_parser(
-        "install", parents=[service_common], help="write the unit/agent for `h0 watch --vault VAULT` and start it"
+
+    def service_action(name: str, help_text: str) -> argparse.ArgumentParser:
+        return service_actions.add_parser(name, parents=[service_common], help=help_text, description=help_text)
+
+    service_install = service_action(
+        "install", "Write the unit/agent for `h0 watch --vault VAULT` and start it now and at every login."
     )
     service_install.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     service_install.add_argument("--force", action="store_true", help="replace a unit/agent with different content")
     service_install.add_argument(
         "--dry-run", action="store_true", help="print what would be written and run; touch nothing"
     )
-    service_uninstall = service_actions.add_parser(
-        "uninstall", parents=[service_common], help="stop, disable and remove it"
-    )
+    service_uninstall = service_action("uninstall", "Stop, disable and remove the unit/agent.")
     service_uninstall.add_argument("--purge", action="store_true", help="also remove its settings file / log folder")
     service_uninstall.add_argument("--dry-run", action="store_true", help="print what would be run; touch nothing")
-    service_actions.add_parser("status", parents=[service_common], help="installed? running?")
-    service_logs = service_actions.add_parser("logs", parents=[service_common], help="its last 100 log lines")
+    service_action("status", "Is the service installed? Is it running?")
+    service_logs = service_action("logs", "The service's last 100 log lines.")
     service_logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+    for action_name, action_parser in service_actions.choices.items():
+        listed.append(CommandDoc(f"service {action_name}", action_parser.description or "", action_parser))
 
     mcp = add("mcp", cmd_mcp, "Run an MCP server on stdio (for Claude Code and H0 itself).")
     mcp.add_argument("server", choices=["vault", "gmail"], help="vault: notes; gmail: mail (any MAIL_BACKEND)")
