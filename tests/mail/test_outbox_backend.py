@@ -13,6 +13,7 @@ from h0.errors import NotSupported
 from h0.mail import MailService
 from h0.mcp.mail_server import SERVER_NAME
 from tests.mail.conftest import DIRECT_SEND, dead_pid
+from tests.statedb import crash_edit
 
 
 @pytest.fixture
@@ -44,7 +45,9 @@ def test_given_the_same_key_even_after_a_restart_then_one_eml_only(outbox, vault
 def test_given_a_crash_after_the_eml_was_written_then_the_key_is_recognised(outbox, vault_dir):
     first = outbox.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d3")
     # Lose the outcome, as if the process died right after writing the file.
-    outbox.state._db().execute("UPDATE sends SET state = 'pending', pid = ?, sent_epoch = NULL", (dead_pid(),))
+    assert crash_edit(
+        outbox.state.path, "UPDATE sends SET state = 'pending', pid = ?, sent_epoch = NULL", (dead_pid(),)
+    )
     again = MailService(outbox.settings).send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d3")
     assert again.already_sent and again.message_id == first.message_id
     assert len(emls(vault_dir)) == 1
