@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from h0.cli.common import EXIT_FAILED, EXIT_USAGE, Command
+from h0.cli.evaluate import cmd_eval
 from h0.cli.install import cmd_auth, cmd_demo, cmd_init, cmd_service
 from h0.cli.look import cmd_doctor, cmd_log, cmd_status
 from h0.cli.work import cmd_import, cmd_ingest, cmd_mcp, cmd_sweep, cmd_watch
@@ -117,6 +118,18 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
     log.add_argument("--limit", type=int, default=50, help="show the newest N sends (default 50; 0: all)")
     log.add_argument("--all", action="store_true", help="NOTE: also the vault server's writes and moves")
     log.add_argument("--json", action="store_true", help="machine-readable output (a JSON array)")
+
+    evaluate = add(
+        "eval",
+        cmd_eval,
+        "How good would H0's drafts be on your own mail? Each reply you sent is hidden, drafted again "
+        "from the email and the vault, and compared with what you sent; a table, and a report note in Logs/.",
+    )
+    evaluate.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    evaluate.add_argument("--limit", type=int, default=20, help="your newest N replies (default: 20)")
+    evaluate.add_argument("--model", help="draft with this model instead of LLM_MODEL (compare models)")
+    evaluate.add_argument("--json", action="store_true", help="machine-readable output")
+    evaluate.add_argument("--no-note", action="store_true", help="write no report note into Logs/")
 
     doctor = add("doctor", cmd_doctor, "Check configuration, vault, rules, mail backend and both MCP servers.")
     doctor.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")

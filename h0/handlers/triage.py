@@ -323,3 +323,12 @@ def _title(note: Note) -> str:
         if text and not text.startswith(("```", "~~~", "---")):
             return inert_inline(text)[:120]
     return note.path.rsplit("/", 1)[-1].removesuffix(".md")
+
+
+def plan_reply(
+    note: Note, ctx: HandlerContext, triager: EmailTriager, drafting: Drafting | None
+) -> tuple[str, Write | None]:
+    """What triage would decide for this email and the reply draft it would write, with nothing
+    written (`h0 eval` drafts the owner's past mail again this way)."""
+    plan = _plan(note, [], ctx, triager, drafting)
+    return str(plan.record["decision"]), plan.draft

@@ -12,6 +12,7 @@ from typing import Any
 
 from h0.followup.report import age
 from h0.report.briefing import BRIEFINGS, render_briefing
+from h0.report.chart import send_ready_chart
 from h0.report.markdown import heading, md_link, md_new, md_recipients, md_text, more, table, why_needed
 from h0.report.text import changed_by, draft_quality_line, local_time
 from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION
@@ -110,6 +111,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     quality = draft_quality_line(status.get("drafts") or {})
     if quality:
         lines += [quality, ""]
+    lines += send_ready_chart(status.get("drafts") or {})
 
     returned = status["returned_to_drafts"]
     if returned:
