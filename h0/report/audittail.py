@@ -18,7 +18,6 @@ KEEP_DAYS = 7
 # Events of H0's own stream the status needs besides errors.
 _KEPT = frozenset(
     {
-        "email_sent",
         "email_filed",
         "sends_paused",
         "send_deferred",
@@ -101,7 +100,9 @@ class AuditTail:
             except ValueError:
                 continue
             if isinstance(record, dict) and (
-                record.get("severity") in _ERRORS or (stream == "h0" and record.get("event") in _KEPT)
+                record.get("severity") in _ERRORS
+                or (stream == "h0" and record.get("event") in _KEPT)
+                or (stream == "gmail_mcp" and record.get("event") == "email_sent")  # the mail server's, the one record
             ):
                 record["stream"] = stream
                 records.append(record)

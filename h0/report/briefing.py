@@ -22,7 +22,12 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
     """Briefings/<day>.md: what arrived that (local) day, what H0 decided, what was sent, what waits."""
     start = dt.datetime.combine(day, dt.time.min).astimezone()
     since, until = iso(start), iso(start + dt.timedelta(days=1))
-    today = [r for r in records if since <= str(r.get("timestamp", "")) < until and r.get("stream") == "h0"]
+    today = [
+        r
+        for r in records
+        if since <= str(r.get("timestamp", "")) < until
+        and (r.get("stream") == "h0" or (r.get("stream") == "gmail_mcp" and r.get("event") == "email_sent"))
+    ]
     ingested = [r for r in today if r.get("event") == "email_ingested"]
     decided = [r for r in today if r.get("event") == "triage_decision"]
     sent = [r for r in today if r.get("event") == "email_sent"]

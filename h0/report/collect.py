@@ -109,7 +109,7 @@ def collect_status(
         "returned_to_drafts": drafts["returned"],
         "recent_sends": [
             {
-                **{k: r.get(k) for k in ("timestamp", "path", "to", "subject", "already_sent")},
+                **{k: r.get(k) for k in ("timestamp", "path", "to", "subject")},
                 "recipients": sent_recipients(r),
                 "done_path": filed.get((r.get("path"), r.get("idempotency_key"))),
             }

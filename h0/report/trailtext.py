@@ -17,6 +17,7 @@ _STAGES = {
     "draft_approved": "approval",
     "pre_send_audit": "pre-send",
     "email_sent": "sent",
+    "already_sent": "sent",
     "send_retry": "retry",
     "source_filed": "filing",
     "email_filed": "filing",
@@ -65,6 +66,9 @@ def describe(record: dict[str, Any]) -> str:
         return _ARRIVALS.get(str(r.get("arrival")), plain(r.get("arrival"), 20))
     if event == "pre_send_audit":
         return f"{_subject_part(r)}, Message-ID {plain(r.get('rfc822_message_id'), 100)}"
+    if event == "already_sent":
+        pid = r.get("provider_message_id") or r.get("message_id")
+        return f"already sent before (provider id {plain(pid, 100)} via {plain(r.get('backend'), 20)}): not sent again"
     if event == "email_sent":
         pid = r.get("provider_message_id") or r.get("message_id")
         text = f"provider id {plain(pid, 100)} via {plain(r.get('backend'), 20)}"

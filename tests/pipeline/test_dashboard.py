@@ -95,7 +95,9 @@ def test_given_hostile_subjects_and_reasons_then_the_dashboard_and_briefing_stay
         (vault_dir / f"Drafts/r{i}.md").write_text(
             f"---\nsubject: {quoted}\nstatus: not_sent\nh0_error: {quoted}\nh0_error_code: {quoted}\n---\nx\n"
         )
-        log.write("email_sent", path=f"Approved/s{i}.md", to=text, subject=text, idempotency_key=f"k{i}")
+        AuditLog(vault_dir / "Logs", "gmail_mcp").write(
+            "email_sent", path=f"Approved/s{i}.md", to=text, subject=text, idempotency_key=f"k{i}"
+        )
         log.write("send_failed", "error", path=text, message=text, retry_in=5)
         log.write("email_ingested", path=f"Needs_Action/EMAIL_{i}.md", subject=text, sender=text)
         log.write("triage_decision", note=f"Needs_Action/EMAIL_{i}.md", decision=text, reasoning=text)
@@ -127,7 +129,7 @@ def test_the_briefing_covers_the_local_day_from_the_audit_log(vault_dir: Path):
     settings = settings_for(vault_dir)
     log = AuditLog(vault_dir / "Logs", "h0")
     yesterday = dt.datetime.combine(dt.date.today(), dt.time.min).astimezone() - dt.timedelta(minutes=5)
-    path = vault_dir / "Logs" / f"h0_{yesterday.astimezone(dt.UTC).date().isoformat()}.jsonl"
+    path = vault_dir / "Logs" / f"gmail_mcp_{yesterday.astimezone(dt.UTC).date().isoformat()}.jsonl"
     with open(path, "a") as handle:
         handle.write(
             json.dumps(
@@ -144,7 +146,9 @@ def test_the_briefing_covers_the_local_day_from_the_audit_log(vault_dir: Path):
     log.write("email_ingested", path="Needs_Action/EMAIL_1.md", subject="Quarterly numbers", sender="Dana <d@x.org>")
     log.write("triage_decision", note="Needs_Action/EMAIL_1.md", decision="draft_reply", reasoning="a question")
     log.write("triage_decision", note="Needs_Action/EMAIL_2.md", decision="archive", reasoning="newsletter")
-    log.write("email_sent", path="Approved/r.md", to="d@x.org", subject="Re: Quarterly numbers", idempotency_key="k")
+    AuditLog(vault_dir / "Logs", "gmail_mcp").write(
+        "email_sent", path="Approved/r.md", to="d@x.org", subject="Re: Quarterly numbers", idempotency_key="k"
+    )
     log.write("email_filed", path="Approved/r.md", done_path="Done/r.md", idempotency_key="k")
     log.write("send_held", "warning", path="Approved/h.md", returned_to="Drafts/h.md", message="already answered")
     (vault_dir / "Needs_Action/EMAIL_3.md").write_text(
