@@ -42,8 +42,11 @@ def setup_logging_for(settings: Settings) -> None:
 
 def build_daemon(settings: Settings, args: argparse.Namespace) -> Daemon:
     from h0.pipeline.daemon import Daemon
+    from h0.report.dashwriter import start_dashboard
 
-    return Daemon(settings, workers=args.workers, triager=triager_for(settings), ingest=True)
+    return Daemon(
+        settings, workers=args.workers, triager=triager_for(settings), ingest=True, companions=[start_dashboard]
+    )
 
 
 def triager_for(settings: Settings) -> Triager:

@@ -94,11 +94,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from h0.pipeline.daemon import Daemon
+    from h0.report.dashwriter import start_dashboard
 
     settings = prepared(args, "ingest")
     if settings is None or not mail_ready(settings, "ingest"):
         return EXIT_FAILED
-    daemon = Daemon(settings, workers=1)
+    daemon = Daemon(settings, workers=1, companions=[start_dashboard])
     failed = start_daemon(daemon, "ingest", "; it ingests every GMAIL_POLL_SECONDS already.", watch=False, sweep=False)
     if failed is not None:
         return failed

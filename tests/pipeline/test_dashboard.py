@@ -269,7 +269,8 @@ def test_given_a_running_daemon_when_a_draft_is_sent_then_the_dashboard_shows_it
         status="pending_approval",
     )
     with running_daemon(vault_dir) as daemon:
-        writer = daemon.dashboard
+        (writer,) = daemon.companions
+        assert isinstance(writer, DashboardWriter)
         queued: list[str] = []
         put = daemon.queue.put
         daemon.queue.put = lambda path, **kw: (queued.append(path), put(path, **kw))[1]
@@ -346,6 +347,6 @@ def test_a_disabled_dashboard_writes_no_file(vault_dir: Path, dashboard: bool, b
         if briefings:
             assert wait_until(lambda: "## Sent (1)" in read(vault_dir, f"{BRIEFINGS}/{dt.date.today()}.md"), timeout=5)
         else:
-            assert daemon.dashboard is None  # no writer at all: nothing can write the note, now or on stop
+            assert daemon.companions == []  # no writer at all: nothing can write the note, now or on stop
     assert not (vault_dir / DASHBOARD_NOTE).exists()
     assert (vault_dir / BRIEFINGS).exists() == briefings
