@@ -17,6 +17,7 @@ second, an absurd COUNT), and what was not reached is the window's `horizon`, ne
 from __future__ import annotations
 
 import itertools
+import time as clock
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
@@ -26,7 +27,9 @@ import recurring_ical_events
 
 from h0.errors import H0Error, ParseError
 
-MAX_OCCURRENCES = 20_000  # per calendar and window: far past any person's month
+MAX_OCCURRENCES = 5_000  # per calendar and window: ~80 events a day for two months, far past any person's
+MAX_EXPAND_SECONDS = 2.0  # a backstop: a series built to be slow to expand stops here
+_FLOOD = {"SECONDLY", "MINUTELY"}  # no meeting repeats every second or minute: such a series is left out
 MAX_TITLE_CHARS = 120
 
 
@@ -71,6 +74,12 @@ def expand(calendar: icalendar.Calendar, start: datetime, end: datetime, zone: t
     problems: list[H0Error] = []
     busy: list[Busy] = []
     horizon = end
+    calendar, flooding = _without_floods(calendar)
+    if flooding:
+        problems.append(
+            ParseError(f"{name}: H0 left out {flooding} event series repeating every second or minute.", source=name)
+        )
+    deadline = clock.monotonic() + MAX_EXPAND_SECONDS
     try:
         query = recurring_ical_events.of(calendar, skip_bad_series=True)
         occurrences = query.after(start)
@@ -80,12 +89,13 @@ def expand(calendar: icalendar.Calendar, start: datetime, end: datetime, zone: t
                 continue
             if interval[0] >= end:
                 break
-            if len(busy) >= MAX_OCCURRENCES:
+            if len(busy) >= MAX_OCCURRENCES or clock.monotonic() > deadline:
                 horizon = interval[0]
                 problems.append(
                     ParseError(
-                        f"{name} has more than {MAX_OCCURRENCES} events before {end:%Y-%m-%d}; H0 read them up to "
-                        f"{horizon:%Y-%m-%d %H:%M} UTC and proposes no time after that.",
+                        f"{name} has more events before {end:%Y-%m-%d} than H0 reads ({MAX_OCCURRENCES}, or "
+                        f"{MAX_EXPAND_SECONDS:g} s); H0 read them up to {horizon:%Y-%m-%d %H:%M} UTC and proposes "
+                        "no time after that.",
                         source=name,
                     )
                 )
@@ -100,6 +110,25 @@ def expand(calendar: icalendar.Calendar, start: datetime, end: datetime, zone: t
         horizon = start
     busy.sort(key=lambda b: b.start)
     return Expanded(tuple(busy), horizon, tuple(problems))
+
+
+def _without_floods(calendar: icalendar.Calendar) -> tuple[icalendar.Calendar, int]:
+    """The calendar without event series that repeat every second or minute, and how many were left out."""
+    floods = []
+    for component in calendar.subcomponents:
+        rule: Any = component.get("RRULE") if component.name == "VEVENT" else None
+        frequencies = rule.get("FREQ", []) if rule is not None and hasattr(rule, "get") else []
+        if any(str(f).upper() in _FLOOD for f in frequencies):
+            floods.append(component)
+    if not floods:
+        return calendar, 0
+    kept = icalendar.Calendar()
+    for key, value in calendar.items():
+        kept[key] = value
+    for component in calendar.subcomponents:
+        if not any(component is flood for flood in floods):
+            kept.add_component(component)
+    return kept, len(floods)
 
 
 def _counts_as_busy(event: icalendar.Event) -> bool:
