@@ -81,23 +81,42 @@ def named_times(text: str, today: date) -> list[NamedTime]:
     return found
 
 
-def unfree_times(text: str, scheduling: Scheduling) -> list[NamedTime]:
-    """The times `text` names that no free slot (or meeting with the sender) backs."""
+def read_times(text: str, scheduling: Scheduling) -> list[tuple[NamedTime, tzinfo]]:
+    """Every time `text` names, with the zone it is read in: the owner's, unless the words right
+    after it name the sender's ("06:00 for you", "09:00 your time", "15:00 New York time") — an
+    ambiguous time is checked as the owner will read it in the draft."""
     now = scheduling.asked_at or datetime.now(UTC)
-    zones = [scheduling.owner_zone] + ([scheduling.sender_zone] if scheduling.sender_zone is not None else [])
+    cue = _sender_cue(scheduling.sender_zone_name) if scheduling.sender_zone is not None else None
+    found = []
+    for named in named_times(text, now.astimezone(scheduling.owner_zone).date()):
+        after = text[named.end : named.end + 40].split("\n", 1)[0]
+        theirs = cue is not None and scheduling.sender_zone is not None and cue.search(after) is not None
+        found.append((named, scheduling.sender_zone if theirs and scheduling.sender_zone else scheduling.owner_zone))
+    return found
+
+
+def unfree_times(text: str, scheduling: Scheduling) -> list[NamedTime]:
+    """The times `text` names that no free slot (or meeting with the sender) backs, on the day named."""
     allowed = scheduling.allowed() if scheduling.has_calendar else []
-    marks = _marks(allowed, zones)
-    today = now.astimezone(scheduling.owner_zone).date()
+    marks: dict[tzinfo, set[tuple[date | None, tuple[int, int]]]] = {}
     bad = []
-    for named in named_times(text, today):
-        clock = (named.hour, named.minute)
-        if named.day is None:
-            ok = any(m[1] == clock for m in marks)
-        else:
-            ok = (named.day, clock) in marks
-        if not ok:
+    for named, zone in read_times(text, scheduling):
+        if zone not in marks:
+            marks[zone] = _marks(allowed, zone)
+        if (named.day, (named.hour, named.minute)) not in marks[zone]:
             bad.append(named)
     return bad
+
+
+def _sender_cue(zone_name: str | None) -> re.Pattern[str]:
+    """Words after a time saying it is the sender's: "for you", "your time", their zone or city."""
+    words = [r"for you", r"your time", r"you(?:r)? (?:local )?time", r"bei (?:dir|ihnen)", r"ihrer zeit"]
+    if zone_name:
+        words.append(re.escape(zone_name))
+        city = zone_name.rsplit("/", 1)[-1].replace("_", " ")
+        if city and not city.upper().startswith("UTC"):
+            words.append(re.escape(city))
+    return re.compile(r"^[^.;!?]{0,20}?(?:" + "|".join(words) + r")", re.IGNORECASE)
 
 
 def flag_unfree(text: str, scheduling: Scheduling) -> tuple[str, list[str]]:
@@ -108,21 +127,21 @@ def flag_unfree(text: str, scheduling: Scheduling) -> tuple[str, list[str]]:
     for named in bad:
         out.append(text[last : named.start])
         shown = " ".join(named.text.split())
-        out.append(f"[FILL: {shown} is {reason}]")
+        out.append(f"[FILL: {shown} — {reason}]")
         flagged.append(shown if named.day is None else f"{named.day.isoformat()} {shown}")
         last = named.end
     out.append(text[last:])
     return "".join(out), flagged
 
 
-def _marks(slots: list[Slot], zones: list[tzinfo]) -> set[tuple[date | None, tuple[int, int]]]:
+def _marks(slots: list[Slot], zone: tzinfo) -> set[tuple[date | None, tuple[int, int]]]:
+    """(day, clock) of every slot's start and end in `zone`, and (None, clock) for a time named without a day."""
     marks: set[tuple[date | None, tuple[int, int]]] = set()
     for slot in slots:
-        for zone in zones:
-            for moment in (slot.start, slot.end):
-                local = moment.astimezone(zone)
-                marks.add((local.date(), (local.hour, local.minute)))
-                marks.add((None, (local.hour, local.minute)))
+        for moment in (slot.start, slot.end):
+            local = moment.astimezone(zone)
+            marks.add((local.date(), (local.hour, local.minute)))
+            marks.add((None, (local.hour, local.minute)))
     return marks
 
 
@@ -159,15 +178,12 @@ def _day(words: re.Match[str], today: date) -> date | None:
 
 
 def named_slots(text: str, scheduling: Scheduling) -> list[Slot]:
-    """The free slots whose start a reply names (on its day, in either zone): what a model proposed."""
-    now = scheduling.asked_at or datetime.now(UTC)
-    zones = [scheduling.owner_zone] + ([scheduling.sender_zone] if scheduling.sender_zone is not None else [])
-    named = named_times(text, now.astimezone(scheduling.owner_zone).date())
+    """The free slots whose start a reply names, on its day and in the zone it is read in: what a model proposed."""
+    readings = [(n.day, (n.hour, n.minute), zone) for n, zone in read_times(text, scheduling)]
     found: list[Slot] = []
     for slot in (*scheduling.proposed, *scheduling.free):
-        for zone in zones:
+        for day, clock, zone in readings:
             local = slot.start.astimezone(zone)
-            clock = (local.hour, local.minute)
-            if slot not in found and any((n.hour, n.minute) == clock and n.day == local.date() for n in named):
+            if slot not in found and day == local.date() and clock == (local.hour, local.minute):
                 found.append(slot)
     return sorted(found, key=lambda s: s.start)

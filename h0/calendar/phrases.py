@@ -15,12 +15,20 @@ from datetime import date, timedelta
 MAX_TEXT_CHARS = 4_000  # the ask is in the first lines of an email
 SEARCH_WORKING_DAYS = 7  # without a day named: the next this-many working days
 
+# A request to meet, not just a word about meetings: "can we …", "are you free …", "let's …", "Zeit für …".
+_MEETING_WORDS = r"(?:meet|talk|chat|call|catch[ -]?up|find|schedule|set up|sync|get together|hop on|jump on|grab)"
 _MEET = re.compile(
-    r"\b(meet(?:ing|up)?|call|catch[ -]?up|chat|sync|talk|zoom|teams call|video call|get together|"
-    r"find (?:a )?(?:time|slot)|\d+\s*(?:min|minutes)\b|half an hour|an hour|availability|available|"
-    r"when (?:are|would) you (?:be )?free|what time suits|schedule|book a time|"
-    r"treffen|termin|telefonat|telefonieren|besprechung|gespräch|zeit für|kurz sprechen|wann passt)",
-    re.IGNORECASE,
+    rf"\b(?:can|could|shall|should|may) (?:we|i)\b.{{0,40}}\b{_MEETING_WORDS}"
+    rf"|\blet'?s\b.{{0,20}}\b{_MEETING_WORDS}"
+    r"|\b(?:are|would|will) you (?:be )?(?:free|available|around)\b"
+    r"|\b(?:your|any) availability\b|\bwhen (?:are|would|will) you (?:be )?(?:free|available)"
+    r"|\bwhat time (?:suits|works)|\bwhen (?:suits|works) (?:you|for you)"
+    r"|\bfind (?:a |some )?(?:time|slot)|\b\d+\s*(?:min|minutes)\b.{0,30}\b(?:call|chat|meeting|talk)"
+    r"|\b(?:schedule|set up|book|arrange) (?:a|an|some)\b.{0,20}\b(?:call|meeting|chat|time)"
+    r"|\bkönnen wir\b.{0,40}\b(?:treffen|telefonieren|sprechen|besprechen)"
+    r"|\b(?:hast du|haben sie|hättest du|hätten sie)\b.{0,40}\bzeit\b|\bzeit für\b|\bwann passt\b"
+    r"|\btermin (?:finden|vereinbaren|ausmachen)",
+    re.IGNORECASE | re.DOTALL,
 )
 # Words that make a "call"/"meeting" something other than a request to meet now.
 _NOT_AN_ASK = re.compile(r"\b(unsubscribe|newsletter|webinar recording|call for papers|invoice)\b", re.IGNORECASE)

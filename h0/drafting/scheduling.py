@@ -97,8 +97,8 @@ def scheduled_reply(text: str, scheduling: Scheduling | None, *, by_model: bool,
         return ScheduledReply(text)
     flagged: list[str] = []
     if by_model:
-        text, flagged = flag_unfree(text, scheduling)
         slots = [slot.iso(scheduling.owner_zone) for slot in named_slots(text, scheduling)]
+        text, flagged = flag_unfree(text, scheduling)
     elif scheduling.proposed and text.strip():
         text = _before_sign_off(text, scheduling.reply_text(), sign_off)
         slots = scheduling.proposed_slots
