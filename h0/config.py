@@ -115,6 +115,19 @@ class Settings(BaseSettings):
     # this long, so an instruction still being typed is not acted on.
     revise_settle_seconds: float = Field(default=5.0, ge=0)
 
+    # Calendar (h0.calendar, docs/calendar.md): where the owner's busy times come from, so a
+    # scheduling reply proposes real free times. CALENDAR_ICS: comma-separated .ics files or
+    # http(s) iCal feed addresses (fetched with a timeout, cached in H0's state folder, refreshed
+    # every CALENDAR_REFRESH_MINUTES; a feed that fails keeps its last good copy). CALDAV_*: every
+    # calendar of one CalDAV account (Fastmail, iCloud, Nextcloud, Radicale).
+    calendar_ics: str = ""
+    caldav_url: str | None = None
+    caldav_user: str | None = None
+    caldav_password: SecretStr | None = None
+    calendar_refresh_minutes: float = Field(default=15.0, ge=0, le=24 * 60)
+    calendar_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    calendar_max_mb: float = Field(default=20.0, gt=0, le=1024)
+
     log_level: Literal["TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING", "ERROR", "CRITICAL"] = "INFO"
 
     @field_validator("smtp_secure", mode="before")

@@ -19,6 +19,7 @@ LAYERS = (
     "state",  # H0's SQLite database: send ledger, caps, cursors, note writes
     "vault",  # notes, frontmatter, confinement, the approval guard, the index
     "mail",  # the message and the providers
+    "calendar",  # the owner's calendar: sources, busy and free times, scheduling proposals
     "triage",  # the rules engine and the LLM providers
     "drafting",  # context, profile, memory, revisions
     "followup",  # replies owed and awaited, snooze

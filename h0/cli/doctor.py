@@ -134,6 +134,23 @@ def _drafting(settings: Settings) -> list[Check]:
         )
     if memory.exists and memory.problems:
         checks.append(Check(WARN, f"lessons {MEMORY_NOTE}", "; ".join(p.message for p in memory.problems)))
+    return checks + _calendar(settings)
+
+
+def _calendar(settings: Settings) -> list[Check]:
+    """Each calendar source's last read (nothing is fetched here): a failing one serves its last good copy."""
+    from h0.calendar.service import calendar_states
+
+    checks = []
+    for state in calendar_states(settings):
+        if state.error is None:
+            detail = f"read {state.last_good_at}" if state.last_good_at else "not read yet (the daemon reads it)"
+            checks.append(Check(OK, f"calendar {state.name}", detail))
+        elif state.last_good_at:
+            detail = f"{state.error}; H0 uses the last good copy, from {state.last_good_at}"
+            checks.append(Check(WARN, f"calendar {state.name}", detail))
+        else:
+            checks.append(Check(FAIL, f"calendar {state.name}", f"{state.error}; no time is proposed until it reads"))
     return checks
 
 

@@ -160,10 +160,12 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         settings = settings_for(args)
         setup_logging_for(settings)
         if args.server == "vault":
+            from h0.calendar import OwnerCalendar
             from h0.mcp.vault_server import build_vault_server
 
             server = build_vault_server(
                 settings.vault_path,
+                calendar=OwnerCalendar.for_settings(settings),
                 state_dir=settings.h0_state_dir,
                 private_folders=settings.private_folders,
                 watcher=settings.h0_watcher,

@@ -9,14 +9,17 @@ only brought up to date. The knowledge source is a constructor argument: the vau
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from loguru import logger
 
+from h0.calendar import OwnerCalendar, Scheduling
 from h0.config import Settings
 from h0.drafting.context import DraftContext, assemble, recipient_of
 from h0.drafting.knowledge import VaultKnowledge
@@ -25,6 +28,7 @@ from h0.drafting.memory import Memory, load_memory
 from h0.drafting.past import SENT_CACHE_FILE, PastReplies
 from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
 from h0.drafting.profile import Profile, load_profile
+from h0.drafting.scheduling import scheduling_for_email
 from h0.drafting.voice import VOICE_WINDOW, voice_for
 from h0.triage.models import ReplyContext
 from h0.vault.audit import AuditLog
@@ -33,7 +37,7 @@ from h0.vault.layout import LOGS
 DRAFTING_STREAM = "drafting"  # Logs/drafting_<date>.jsonl: what H0 wrote, what was sent, how alike
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
 FileSignature = tuple[int, int, int] | None
-_instances: dict[tuple[str, tuple[str, ...], int, str], Drafting] = {}
+_instances: dict[tuple[str, tuple[str, ...], int, str, str], Drafting] = {}
 _instances_lock = threading.Lock()
 _fed: dict[str, int] = {}  # vault root -> watchers reporting its every note (see `watching`)
 
@@ -47,8 +51,10 @@ class Drafting:
         budget_tokens: int = 3000,
         knowledge: KnowledgeSource | None = None,
         sent_cache: Path | None = None,
+        calendar: OwnerCalendar | None = None,
     ) -> None:
         self.root = Path(root)
+        self.calendar = calendar  # None: no calendar source, and no reply proposes a time
         self.budget_tokens = budget_tokens
         self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, private_folders)
         self.sent_cache = sent_cache
@@ -64,7 +70,8 @@ class Drafting:
         answered by the vault index (a scan of the vault when the index cannot be opened)."""
         root = Path(root or settings.vault_path)
         private = tuple(settings.private_folder_list)
-        key = (str(root), private, settings.draft_context_tokens, str(settings.h0_state_dir))
+        calendar = f"{settings.calendar_ics}|{settings.caldav_url or ''}"
+        key = (str(root), private, settings.draft_context_tokens, str(settings.h0_state_dir), calendar)
         with _instances_lock:
             found = _instances.get(key)
             if found is None:
@@ -74,6 +81,7 @@ class Drafting:
                     budget_tokens=settings.draft_context_tokens,
                     sent_cache=sent_cache_path(root, settings.h0_state_dir),
                     knowledge=indexed_knowledge(root, settings.h0_state_dir, private),
+                    calendar=OwnerCalendar.for_settings(settings, root),
                 )
             return found
 
@@ -144,7 +152,19 @@ class Drafting:
         """The context for an email note's frontmatter and its words (`text`: the body's email text)."""
         sender = str(frontmatter.get("from") or "")
         address = reply_to or recipient_of(sender)[1]
-        return self.context(reply_to=address, sender=sender, subject=str(frontmatter.get("subject") or ""), body=text)
+        context = self.context(
+            reply_to=address, sender=sender, subject=str(frontmatter.get("subject") or ""), body=text
+        )
+        scheduling = self.scheduling_for_email(frontmatter, text, address)
+        return dataclasses.replace(context, scheduling=scheduling) if scheduling is not None else context
+
+    def scheduling_for_email(
+        self, frontmatter: dict[str, Any], text: str, reply_to: str, now: datetime | None = None
+    ) -> Scheduling | None:
+        """The free times a reply to this email proposes (None: it does not ask to meet)."""
+        return scheduling_for_email(
+            self.calendar, self.profile(), self.knowledge, frontmatter, text, reply_to, now or datetime.now(UTC)
+        )
 
 
 def indexed_knowledge(root: Path, state_dir: Path | None, private: Sequence[str]) -> KnowledgeSource | None:

@@ -18,6 +18,7 @@ from h0.drafting import DraftContext
 from h0.drafting.grounding import clean_reply, grounding, notes_section
 from h0.drafting.learning import LEARN_KEY, TEXT_HASH_KEY, text_hash, written_record
 from h0.drafting.revise import REVISE_HINT
+from h0.drafting.scheduling import scheduled_reply
 from h0.handlers.thread import ThreadNote
 from h0.mail.drafts import CUTOFF, NEXT_STEP
 from h0.mail.headers import clean_address_header, clean_header_text
@@ -137,9 +138,20 @@ def reply_draft(
         draft_fm["warning"] = warning
     draft_fm["decision"] = decision.decision
     draft_fm["confidence"] = round(float(decision.confidence), 3)
-    cleaned = clean_reply(disarm_reply((decision.reply_body or "").strip()))
+    scheduled = scheduled_reply(
+        disarm_reply((decision.reply_body or "").strip()),
+        context.scheduling if context is not None else None,
+        by_model=by_model,
+        sign_off=context.voice.sign_off if context is not None else "",
+    )
+    cleaned = clean_reply(scheduled.text)
     reply = cleaned.text or "[H0 draft — write your reply here before approving]"
-    found = grounding(context, cleaned, decision.sources, decision.questions, by_model=by_model)
+    asked = [*decision.questions, *scheduled.questions]
+    found = grounding(context, cleaned, decision.sources, asked, by_model=by_model)
+    if scheduled.proposed_slots:
+        draft_fm["proposed_slots"] = list(scheduled.proposed_slots)
+    if scheduled.flagged:
+        draft_fm["unverified_times"] = list(scheduled.flagged)
     draft_fm["drafted_by"] = drafted_by
     draft_fm[TEXT_HASH_KEY] = text_hash(reply)
     draft_fm[LEARN_KEY] = "pending"
@@ -150,6 +162,7 @@ def reply_draft(
         + f"Replying to [[{link}]] — H0's reasoning: {inert_inline(decision.reasoning)}\n"
         + (f"{inert_inline(all_note)}\n" if all_note else "")
         + f"{NEXT_STEP}\n"
+        + "".join(f"\n{line}\n" for line in scheduled.notes)
         + (f"\n{section}" if (section := notes_section(found)) else "")
         + f"\n{REVISE_HINT}\n"
     )

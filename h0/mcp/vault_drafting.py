@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Annotated
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from h0.calendar import OwnerCalendar
 from h0.errors import H0Error, InvalidRequest
 from h0.mail.drafts import CUTOFF
 from h0.mcp.base import READ_ONLY, H0Server
-from h0.mcp.vault_models import ContextEntry, DraftContextResult, RevisionQueued
+from h0.mcp.vault_models import ContextEntry, DraftContextResult, RevisionQueued, SchedulingContext
 from h0.mcp.vault_writes import NoteWriter
 from h0.vault import Vault
 from h0.vault.index import VaultIndex
@@ -36,6 +37,7 @@ def add_drafting_tools(
     private: tuple[str, ...],
     state_dir: Path | None,
     draft_tokens: int,
+    calendar: OwnerCalendar | None = None,
 ) -> None:
     """Register draft_context and revise_draft on the vault server. `shown` refuses a private note,
     `index` waits for the server's live index, `watching` says whether its watcher keeps it fresh."""
@@ -56,6 +58,7 @@ def add_drafting_tools(
                     budget_tokens=draft_tokens,
                     knowledge=knowledge,
                     sent_cache=sent_cache_path(vault.root, state_dir),
+                    calendar=calendar,
                 )
             )
         return drafting_box[0]
@@ -104,6 +107,7 @@ def add_drafting_tools(
             budget_chars=data["budget_chars"],
             used_chars=data["used_chars"],
             problems=data["problems"],
+            scheduling=SchedulingContext(**data["scheduling"]) if data["scheduling"] else None,
         )
 
     def email_of(source: str) -> Note | None:

@@ -19,9 +19,11 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from h0 import __version__
+from h0.calendar import OwnerCalendar
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
 from h0.mcp.base import READ_ONLY, H0Server
 from h0.mcp.live_index import BUILD_WAIT_S, LiveIndex
+from h0.mcp.vault_calendar import add_calendar_tools
 from h0.mcp.vault_drafting import add_drafting_tools
 from h0.mcp.vault_guard import ApprovalGuard
 from h0.mcp.vault_models import (
@@ -72,6 +74,7 @@ def build_vault_server(
     private_folders: str = "",
     watcher: str = NATIVE,
     draft_tokens: int = 3000,
+    calendar: OwnerCalendar | None = None,
 ) -> H0Server:
     """Create the vault server for one vault root.
 
@@ -332,7 +335,9 @@ def build_vault_server(
         private=private,
         state_dir=state_dir,
         draft_tokens=draft_tokens,
+        calendar=calendar,
     )
+    add_calendar_tools(server, vault.root, calendar)
 
     @server.typed_tool(HealthStatus, annotations=READ_ONLY, title="Health check")
     def health_check() -> HealthStatus:

@@ -18,6 +18,7 @@ import os
 import time
 from typing import Any
 
+from h0.calendar.service import calendar_states
 from h0.config import Settings
 from h0.errors import H0Error
 from h0.followup.report import collect_followups
@@ -118,6 +119,11 @@ def collect_status(
         "recent_errors": [
             {k: r.get(k) for k in ("timestamp", "stream", "event", "path", "returned_to", "message", "error")}
             for r in reversed(errors[-SHOWN:])
+        ],
+        # Each calendar source's last read (h0.calendar.cache): a failing feed serves its last good copy.
+        "calendar": [
+            {"name": c.name, "ok": c.ok, "last_good_at": c.last_good_at, "error": c.error}
+            for c in calendar_states(settings, vault.root)
         ],
     }
 

@@ -106,6 +106,7 @@ def render_status(status: dict[str, Any]) -> str:
                 f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: {_plain(item['reason'])}{when}"
             )
     lines += _followup_lines(status.get("follow_ups") or {})
+    lines += calendar_lines(status.get("calendar") or [])
     quality = draft_quality_line(status.get("drafts") or {})
     if quality:
         lines.append(quality)
@@ -129,6 +130,20 @@ def render_status(status: dict[str, Any]) -> str:
             f"{_plain(err.get('message') or err.get('error') or '')}"
         )
     return "\n".join(lines)
+
+
+def calendar_lines(sources: list[dict[str, Any]]) -> list[str]:
+    """One line per calendar source: read fine, or failing (and whether a last good copy still serves)."""
+    lines = []
+    for source in sources:
+        name = _plain(source.get("name"))
+        good = source.get("last_good_at")
+        if source.get("error"):
+            kept = f"using the last good copy from {local_time(good)}" if good else "no copy yet: no times are proposed"
+            lines.append(f"Calendar {name}: FAILING — {_plain(source['error'], 200)}; {kept}")
+        else:
+            lines.append(f"Calendar {name}: " + (f"read {local_time(good)}" if good else "not read yet"))
+    return lines
 
 
 def _followup_lines(fu: dict[str, Any]) -> list[str]:
