@@ -50,7 +50,7 @@ def test_the_readme_is_a_front_door_of_at_most_200_lines():
     sys.version_info[:2] not in ((3, 11), (3, 12)),
     reason="argparse's help layout changed in 3.13; the reference is written with 3.11",
 )
-@pytest.mark.parametrize("page", ["README.md", "docs/commands.md"])
+@pytest.mark.parametrize("page", ["README.md", "docs/commands.md", "docs/configuration.md"])
 def test_the_command_reference_is_what_the_parser_says(page: str, capsys):
     status = Cog().main(["cog", "--check", str(ROOT / page)])
     out = capsys.readouterr()

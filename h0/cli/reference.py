@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from pathlib import Path
 
 from h0.cli.parser import CommandDoc, build_parser
 
@@ -51,3 +52,39 @@ def command_details() -> str:
         doc.parser.formatter_class = _Fixed
         out += [f"## h0 {doc.name}", "", doc.summary, "", "```text", doc.parser.format_help().rstrip(), "```", ""]
     return "\n".join(out)
+
+
+_SECTION = re.compile(r"^# -{2,} (.+?) -*$")
+_SETTING = re.compile(r"^#?([A-Z][A-Z0-9_]+)=(.*)$")
+
+
+def settings_reference(example: Path) -> str:
+    """Every setting of `.env.example`, section by section: a table of the setting, its example value
+    and the comment above it (`docs/configuration.md`; the comments are the one place a setting is explained)."""
+    out: list[str] = []
+    comment: list[str] = []
+    rows: list[str] = []
+
+    def flush() -> None:
+        if rows:
+            out.extend(["| setting | example | what it does |", "|---|---|---|", *rows, ""])
+            rows.clear()
+
+    for line in example.read_text(encoding="utf-8").splitlines():
+        if section := _SECTION.match(line):
+            flush()
+            comment = []
+            out += [f"### {section.group(1)}", ""]
+        elif setting := _SETTING.match(line):
+            value = setting.group(2).strip()
+            what = _cell(" ".join(comment)) if comment else "(with the setting above)"
+            rows.append(f"| `{setting.group(1)}` | {f'`{_cell(value)}`' if value else ''} | {what} |")
+            comment = []
+        elif line.startswith("#"):
+            comment.append(line.lstrip("#").strip())
+        elif not line.strip():
+            if not rows and comment and out:  # a section's introduction, before its first setting
+                out += [" ".join(comment), ""]
+            comment = [] if not rows else comment
+    flush()
+    return "\n".join(out).rstrip("\n") + "\n"
