@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from h0.cli.common import EXIT_FAILED, EXIT_USAGE, Command
 from h0.cli.install import cmd_auth, cmd_demo, cmd_init, cmd_service
@@ -34,8 +36,27 @@ def _seconds(text: str) -> float:
     return value
 
 
+class _SuggestingParser(argparse.ArgumentParser):
+    """An argument parser whose "invalid choice" names the nearest valid one (`h0 stauts` → status).
+
+    Python 3.14's `suggest_on_error` does this; H0 supports older Pythons. Sub-command parsers are
+    made with the class of their parent, so every choice (commands, `mcp vault`, `--platform`) gets it.
+    """
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is not None and value not in choices:
+            names = [str(choice) for choice in choices]
+            nearest = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
+            if nearest:
+                raise argparse.ArgumentError(
+                    action, f"invalid choice: {value!r} — did you mean {nearest[0]!r}? (choose from {', '.join(names)})"
+                )
+        super()._check_value(action, value)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
+    parser = _SuggestingParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -111,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     service = add(
         "service", cmd_service, "Run `h0 watch` at login: a systemd user unit (Linux) or launchd agent (macOS)."
     )
-    service_common = argparse.ArgumentParser(add_help=False)
+    service_common = _SuggestingParser(add_help=False)
     service_common.add_argument(
         "--platform",
         choices=["linux", "macos", "windows"],

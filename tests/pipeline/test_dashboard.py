@@ -299,7 +299,7 @@ def test_a_refused_draft_shows_up_as_not_sent_with_its_reason(vault_dir: Path):
         (vault_dir / "Approved/bad.md").write_text("---\nsubject: nobody to send to\n---\nx\n")
         assert wait_until(lambda: "Not sent — back in Drafts/" in read(vault_dir), timeout=15)
         page = read(vault_dir)
-    assert "| [[Drafts/bad]] | nobody | nobody to send to | invalid\\_request:" in page
+    assert "| [[Drafts/bad]] | no recipient yet (fill in to:) | nobody to send to | invalid\\_request:" in page
     assert "## Last errors (1 in the last 24 h)" in page and "send\\_refused" in page
     assert "## Not sent, and not sent since (1)" in read(vault_dir, f"{BRIEFINGS}/{dt.date.today()}.md")
 
