@@ -18,6 +18,7 @@ from h0.report.markdown import (
     md_link,
     md_new,
     md_recipients,
+    md_sender,
     md_subject,
     md_text,
     more,
@@ -76,7 +77,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     lines += (
         table(
             ("email", "from", "subject", "why"),
-            [(md_link(n["path"]), md_text(n["from"], 60), md_text(n["subject"], 80), why_needed(n)) for n in needs],
+            [(md_link(n["path"]), md_sender(n["from"]), md_text(n["subject"], 80), why_needed(n)) for n in needs],
         )
         if needs
         else ["Nothing needs you."]
@@ -192,7 +193,7 @@ def _followup_sections(fu: dict[str, Any]) -> list[str]:
         table(
             ("email", "from", "subject", "waiting"),
             [
-                (md_link(o["path"]), md_text(o["sender"], 60), md_text(o["subject"], 80), age(o["working_days"]))
+                (md_link(o["path"]), md_sender(o["sender"]), md_text(o["subject"], 80), age(o["working_days"]))
                 for o in fu["owed"]
             ],
         )

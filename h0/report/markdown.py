@@ -13,7 +13,7 @@ from typing import Any
 
 from h0.mail.htmltext import inert_inline
 from h0.mail.lookalike import shown as shown_domain
-from h0.mail.recipients import count, describe_recipients
+from h0.mail.recipients import count, describe_recipients, shown_sender
 from h0.printable import printable
 from h0.report.fields import NO_RECIPIENT, subject_shown
 
@@ -27,6 +27,12 @@ def md_text(value: object, limit: int = 160) -> str:
     text = "" if value is None else (", ".join(map(str, value)) if isinstance(value, list) else str(value))
     text = printable(" ".join(text.split()), limit)  # what is left of controls and bidi shows escaped
     return inert_inline(text).replace("://", r":\/\/").replace("www.", r"www\.") or "—"
+
+
+def md_sender(value: object) -> str:
+    """Who wrote an email, inert, never cut before its real address (h0.mail.recipients.shown_sender)."""
+    text = shown_sender(value)
+    return md_text(text, limit=len(text) + 1)
 
 
 def md_recipients(lists: dict[str, list[str]]) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from h0.followup.report import age
 from h0.mail.lookalike import shown as shown_domain
-from h0.mail.recipients import count, describe_recipients, recipient_lists
+from h0.mail.recipients import count, describe_recipients, recipient_lists, shown_sender
 from h0.printable import printable
 from h0.report.fields import NO_RECIPIENT, subject_shown
 
@@ -147,7 +147,7 @@ def _followup_lines(fu: dict[str, Any]) -> list[str]:
         return []
     lines = [f"Replies you owe: {_count(fu['owed_total'], len(fu['owed']))}"]
     lines += [
-        f"  {_plain(o['path'])}  {_plain(o['sender'], 60)} — {_plain(o['subject'], 80)} — {age(o['working_days'])}"
+        f"  {_plain(o['path'])}  {shown_sender(o['sender'])} — {_plain(o['subject'], 80)} — {age(o['working_days'])}"
         for o in fu["owed"]
     ]
     lines.append(f"Replies you are waiting for: {_count(fu['awaited_total'], len(fu['awaited']))}")
