@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from h0.vault.layout import FOLDERS
+from h0.vault.layout import FOLDERS, WORK_FOLDERS, is_h0_vault
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -50,6 +50,15 @@ def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
                 "environment), then run `h0 init`",
             )
         )
+    elif not is_h0_vault(root):
+        return checks + [
+            Check(
+                FAIL,
+                f"vault {root}",
+                f"not an H0 vault (none of {', '.join(f + '/' for f in WORK_FOLDERS)}): set VAULT_PATH to your "
+                f"vault, or run `h0 init {root}` to make this one",
+            )
+        ]
     else:
         checks.append(Check(OK, f"vault {root}"))
     missing = missing_folders(root)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from h0.cli.common import EXIT_FAILED, EXIT_USAGE, Command
 from h0.cli.evaluate import cmd_eval
@@ -36,6 +39,27 @@ def _seconds(text: str) -> float:
     return value
 
 
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+class _SuggestingParser(argparse.ArgumentParser):
+    """An argument parser whose "invalid choice" names the nearest valid one (`h0 stauts` → status).
+
+    Python 3.14's `suggest_on_error` does this; H0 supports older Pythons, so `error` (argparse's
+    documented hook for how a usage error is reported) adds the suggestion to argparse's own message.
+    Sub-command parsers are made with the class of their parent, so every choice gets it.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        found = _INVALID_CHOICE.search(message)
+        if found:
+            names = re.findall(r"'([^']*)'", found.group(2)) or [n.strip() for n in found.group(2).split(",")]
+            nearest = difflib.get_close_matches(found.group(1), names, n=1, cutoff=0.6)
+            if nearest:
+                message = f"{message} — did you mean {nearest[0]!r}?"
+        super().error(message)
+
+
 @dataclass(frozen=True)
 class CommandDoc:
     """One command as the reference shows it: `service install`, what it does, its parser."""
@@ -47,7 +71,7 @@ class CommandDoc:
 
 def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParser:
     """The parser of `h0 …`; with `docs`, each command (and each `service` action) is also listed there."""
-    parser = argparse.ArgumentParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
+    parser = _SuggestingParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     listed = docs if docs is not None else []
@@ -138,7 +162,7 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
     service = add(
         "service", cmd_service, "Run `h0 watch` at login: a systemd user unit (Linux) or launchd agent (macOS)."
     )
-    service_common = argparse.ArgumentParser(add_help=False)
+    service_common = _SuggestingParser(add_help=False)
     service_common.add_argument(
         "--platform",
         choices=["linux", "macos", "windows"],

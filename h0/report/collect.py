@@ -210,7 +210,7 @@ def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any
         listing = vault.list_notes(DRAFTS, with_frontmatter=True)
     except H0Error:
         return {"waiting": [], "waiting_items": [], "waiting_total": 0, "returned": [], "returned_total": 0}
-    waiting: list[tuple[bool, str, dict[str, list[str]]]] = []
+    waiting: list[tuple[bool, str, dict[str, list[str]], str | None]] = []
     returned: list[dict[str, Any]] = []
     for note in listing.notes:
         if note.path in hidden:
@@ -218,7 +218,8 @@ def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any
         fm = note.frontmatter or {}
         status = lower(fm.get("status"))
         if status == "pending_approval" and "h0_error" not in fm:
-            waiting.append((lower(fm.get("priority")) != "urgent", note.path, note_recipients(fm)))
+            urgent_last = lower(fm.get("priority")) != "urgent"
+            waiting.append((urgent_last, note.path, note_recipients(fm), text(fm.get("subject"))))
         elif status in ("held", "not_sent") or "h0_error" in fm:
             returned.append(
                 {
@@ -246,7 +247,7 @@ def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any
         for s in listing.skipped
     ]
     waiting.sort(key=lambda item: item[:2])
-    items = [{"path": path, "recipients": lists} for _, path, lists in waiting[:SHOWN]]
+    items = [{"path": path, "subject": subject, "recipients": lists} for _, path, lists, subject in waiting[:SHOWN]]
     return {
         "waiting": [item["path"] for item in items],
         "waiting_items": items,

@@ -13,7 +13,19 @@ from typing import Any
 from h0.followup.report import age
 from h0.report.briefing import BRIEFINGS, render_briefing
 from h0.report.chart import send_ready_chart
-from h0.report.markdown import heading, md_link, md_new, md_recipients, md_text, more, table, why_needed
+from h0.report.markdown import (
+    heading,
+    md_draft,
+    md_link,
+    md_new,
+    md_recipients,
+    md_sender,
+    md_subject,
+    md_text,
+    more,
+    table,
+    why_needed,
+)
 from h0.report.text import changed_by, draft_quality_line, local_time
 from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION
 
@@ -66,7 +78,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     lines += (
         table(
             ("email", "from", "subject", "why"),
-            [(md_link(n["path"]), md_text(n["from"], 60), md_text(n["subject"], 80), why_needed(n)) for n in needs],
+            [(md_link(n["path"]), md_sender(n["from"]), md_text(n["subject"], 80), why_needed(n)) for n in needs],
         )
         if needs
         else ["Nothing needs you."]
@@ -79,7 +91,8 @@ def render_dashboard(status: dict[str, Any]) -> str:
         lines += [f"Move a draft into {APPROVED}/ to send it, or into Rejected/ to drop it.", ""]
         details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
         lines += [
-            f"- {md_link(path)}{md_new(details.get(path, {}))}{md_text(changed_by(details.get(path, {})), 200)}"
+            f"- {md_draft(details.get(path, {'path': path}))}{md_new(details.get(path, {}))}"
+            f"{md_text(changed_by(details.get(path, {})), 200) if changed_by(details.get(path, {})) else ''}"
             for path in waiting
         ]
     else:
@@ -95,7 +108,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
                 (
                     md_link(a["path"]),
                     md_recipients(a["recipients"]) + md_new(a),
-                    md_text(a["subject"], 80),
+                    md_subject(a["subject"]),
                     md_text(a["reason"], 200)
                     + (f" (next try {local_time(a['retry_at'], seconds=True)})" if a["retry_at"] else ""),
                 )
@@ -124,7 +137,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
                 (
                     md_link(r["path"]),
                     md_recipients(r["recipients"]) + md_new(r),
-                    md_text(r["subject"], 80),
+                    md_subject(r["subject"]),
                     f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}",
                 )
                 for r in returned
@@ -182,7 +195,7 @@ def _followup_sections(fu: dict[str, Any]) -> list[str]:
         table(
             ("email", "from", "subject", "waiting"),
             [
-                (md_link(o["path"]), md_text(o["sender"], 60), md_text(o["subject"], 80), age(o["working_days"]))
+                (md_link(o["path"]), md_sender(o["sender"]), md_text(o["subject"], 80), age(o["working_days"]))
                 for o in fu["owed"]
             ],
         )

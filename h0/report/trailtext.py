@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from h0.mail.recipients import describe_recipients, recipient_lists
+from h0.mail.recipients import describe_recipients, recipient_lists, shown_sender
 from h0.report.logread import local_time, plain
 from h0.report.trail import Trail
 
@@ -55,7 +55,7 @@ def describe(record: dict[str, Any]) -> str:
     """What one event says, in a line (without its time, name and note)."""
     event, r = record["event"], record
     if event == "email_ingested":
-        return f'from {plain(r.get("sender"), 80)} "{plain(r.get("subject"), 80)}" (provider id {plain(r.get("message_id"), 60)})'
+        return f'from {shown_sender(r.get("sender"))} "{plain(r.get("subject"), 80)}" (provider id {plain(r.get("message_id"), 60)})'
     if event == "triage_decision":
         confidence = r.get("confidence")
         how = f"{confidence:.0%}, " if isinstance(confidence, int | float) else ""

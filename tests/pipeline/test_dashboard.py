@@ -198,7 +198,7 @@ def test_a_storm_of_changes_is_written_at_most_about_once_a_second(vault_dir: Pa
         for t in pokers:
             t.join()
         elapsed = time.monotonic() - start
-        assert wait_until(lambda: "(2000, showing 10)" in read(vault_dir), timeout=5)
+        assert wait_until(lambda: "(2000, showing 10)" in read(vault_dir), timeout=120)  # a loaded machine is slow
         writes = settled()
         assert writes - 1 <= elapsed + 2, (writes, elapsed)
         assert writer.writers == {"h0-dashboard"}  # written on its own thread, never on a poker's
@@ -304,7 +304,7 @@ def test_a_refused_draft_shows_up_as_not_sent_with_its_reason(vault_dir: Path):
         (vault_dir / "Approved/bad.md").write_text("---\nsubject: nobody to send to\n---\nx\n")
         assert wait_until(lambda: "Not sent — back in Drafts/" in read(vault_dir), timeout=15)
         page = read(vault_dir)
-    assert "| [[Drafts/bad]] | nobody | nobody to send to | invalid\\_request:" in page
+    assert "| [[Drafts/bad]] | no recipient yet (fill in to:) | nobody to send to | invalid\\_request:" in page
     assert "## Last errors (1 in the last 24 h)" in page and "send\\_refused" in page
     assert "## Not sent, and not sent since (1)" in read(vault_dir, f"{BRIEFINGS}/{dt.date.today()}.md")
 
