@@ -10,6 +10,7 @@ from h0.followup.report import age
 from h0.mail.lookalike import shown as shown_domain
 from h0.mail.recipients import count, describe_recipients, recipient_lists
 from h0.printable import printable
+from h0.report.control import said, waiting
 
 SHOWN_RECIPIENTS = 20  # per line of `h0 status`; its --json and the audit log hold every one
 
@@ -106,6 +107,7 @@ def render_status(status: dict[str, Any]) -> str:
                 f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: {_plain(item['reason'])}{when}"
             )
     lines += _followup_lines(status.get("follow_ups") or {})
+    lines += _control_lines(status.get("control_notes") or {})
     quality = draft_quality_line(status.get("drafts") or {})
     if quality:
         lines.append(quality)
@@ -129,6 +131,17 @@ def render_status(status: dict[str, Any]) -> str:
             f"{_plain(err.get('message') or err.get('error') or '')}"
         )
     return "\n".join(lines)
+
+
+def _control_lines(control: dict[str, Any]) -> list[str]:
+    """Agents' proposed changes to the control notes, and the changes of the last day H0 did not see the owner make."""
+    proposed, recent = control.get("proposals") or [], control.get("recent") or []
+    if not proposed and not recent:
+        return []
+    lines = [f"Control notes (H0_Rules, H0_Profile, H0_Memory): {len(proposed)} proposed change(s) wait for you"]
+    lines += [f"  {_plain(p['note'])}: {_plain(waiting(p), 400)}" for p in proposed]
+    lines += [f"  {local_time(e['timestamp'])}  {_plain(e.get('note') or '')}: {_plain(said(e), 400)}" for e in recent]
+    return lines
 
 
 def _followup_lines(fu: dict[str, Any]) -> list[str]:

@@ -4,7 +4,9 @@ It lives in code (not only in the bundled vault) so an installed H0 has it too; 
 pins `vault/H0_Rules.md` to this exact text.
 """
 
-RULES_FILENAME = "H0_Rules.md"
+from h0.vault.control import RULES_NOTE
+
+RULES_FILENAME = RULES_NOTE
 
 DEFAULT_RULES_TEXT = r"""---
 type: h0-rules
