@@ -144,6 +144,7 @@ class Daemon:
             arrival=self.settle.observed,
             one_pass=self.one_pass,
             retries=self.queue,
+            stopping=self._stop,
         )
         workers = Workers(
             self.queue,
