@@ -189,20 +189,25 @@ async def test_given_the_daemons_own_server_then_h0_writes_its_lessons_directly(
     assert not (vault_dir / pending_name(MEMORY_NOTE)).exists()
 
 
-async def test_given_a_real_stdio_agent_then_its_write_to_the_memory_note_is_only_a_proposal(
+async def test_given_a_real_stdio_agent_then_its_writes_to_each_control_note_are_only_proposals(
     vault_dir: Path, control_notes: dict[str, bytes]
 ) -> None:
     params = StdioServerParameters(
         command=H0_BIN, args=["mcp", "vault"], env=subprocess_env(VAULT_PATH=str(vault_dir), LOG_LEVEL="WARNING")
     )
-    fm, body = HOSTILE[MEMORY_NOTE]
     async with Client(params) as client:
-        result = await client.call_tool("write_note", {"path": MEMORY_NOTE, "frontmatter": fm, "body": body})
+        for note in CONTROL_NOTES:
+            fm, body = HOSTILE[note]
+            result = await client.call_tool(
+                "write_note", {"path": note, "frontmatter": {**fm, CONFIRM: True}, "body": body}
+            )
+            assert result.structured_content["path"] == pending_name(note), note
         moved = await client.call_tool("move_note", {"source": RULES_NOTE, "destination": "Done/"})
-    assert result.structured_content["path"] == pending_name(MEMORY_NOTE)
     assert json.loads(moved.content[0].text)["details"]["reason"] == "control_note"
     assert {n: (vault_dir / n).read_bytes() for n in CONTROL_NOTES} == control_notes
+    assert all(Vault(vault_dir).read_note(pending_name(n)).frontmatter[CONFIRM] is False for n in CONTROL_NOTES)
     assert load_memory(vault_dir).lessons == ()
+    assert "evil.example" not in load_profile(vault_dir).signature
 
 
 async def test_given_a_proposal_when_shown_then_status_and_dashboard_name_it_and_who_proposed_it(
