@@ -294,3 +294,21 @@ def test_given_an_edit_on_disk_then_it_takes_effect_and_is_recorded_and_shown(
     assert main(["status"]) == 0
     out = capsys.readouterr().out
     assert any("H0_Rules.md: changed outside H0's tools" in line for line in out.splitlines())
+
+
+async def test_given_a_confirmed_proposal_when_h0_sweep_runs_then_it_takes_effect_before_triage(
+    vault_dir: Path, monkeypatch, capsys
+) -> None:
+    """The daemon's wiring: `h0 sweep` (one pass of the daemon) applies what the owner confirmed while H0 was off."""
+    monkeypatch.setenv("VAULT_PATH", str(vault_dir))
+    monkeypatch.setenv("APPROVAL_SETTLE_SECONDS", "0")  # the owner read it long enough (tested above)
+    fm, body = HOSTILE[RULES_NOTE]
+    async with agent(vault_dir) as client:
+        await client.call_tool("write_note", {"path": RULES_NOTE, "frontmatter": fm, "body": body})
+    confirm_in_obsidian(vault_dir, pending_name(RULES_NOTE))
+
+    assert main(["sweep"]) == 0
+
+    assert not (vault_dir / pending_name(RULES_NOTE)).exists()
+    assert "Quiet the boss" in (vault_dir / RULES_NOTE).read_text(encoding="utf-8")
+    assert [e["note"] for e in events(vault_dir, "control_note_confirmed")] == [RULES_NOTE]
