@@ -11,15 +11,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from h0.vault import control
 from h0.vault.layout import APPROVED, DONE, DRAFTS, LOGS, NEEDS_ACTION, OUTBOX, REJECTED
 from h0.vault.paths import folder_key
 from h0.vault.privacy import marked_private
 
-PROFILE_NOTE = "H0_Profile.md"
-MEMORY_NOTE = "H0_Memory.md"
+# The control notes' names are decided once, with who may change them (h0.vault.control).
+PROFILE_NOTE = control.PROFILE_NOTE
+MEMORY_NOTE = control.MEMORY_NOTE
 BRIEFINGS = "Briefings"
 # H0's notes at the vault's root: read by their own code, never as the owner's knowledge.
-CONTROL_NOTES = frozenset({"h0_rules.md", "h0_dashboard.md", PROFILE_NOTE.lower(), MEMORY_NOTE.lower()})
+# An agent's proposed change to a control note (`H0_Memory.pending.md`) is not the owner's word either.
+CONTROL_NOTES = frozenset(
+    {"h0_rules.md", "h0_dashboard.md", PROFILE_NOTE.lower(), MEMORY_NOTE.lower()}
+    | {control.pending_name(name).lower() for name in control.CONTROL_NOTES}
+)
 # H0's mail folders: emails are strangers' words and drafts are H0's; past replies are read
 # from Done/ by their own code (h0.drafting.past), never as knowledge notes.
 MAIL_FOLDERS = frozenset(folder_key(f) for f in (NEEDS_ACTION, DRAFTS, APPROVED, REJECTED, DONE, OUTBOX, BRIEFINGS))

@@ -258,6 +258,8 @@ class HandlerContext:
     one_pass: bool = False
     # Who retries a failure, and after how long (the daemon's work queue); None: nothing retries.
     retries: RetrySchedule | None = None
+    # Set when the daemon stops: a long batch (triage) leaves the notes it has not reached for the next start.
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     @classmethod
     def local(

@@ -19,6 +19,7 @@ from h0.drafting.grounding import clean_reply, grounding, notes_section
 from h0.drafting.learning import LEARN_KEY, TEXT_HASH_KEY, text_hash, written_record
 from h0.drafting.revise import REVISE_HINT
 from h0.drafting.scheduling import scheduled_reply
+from h0.errors import InternalError
 from h0.handlers.thread import ThreadNote
 from h0.mail.drafts import CUTOFF, NEXT_STEP
 from h0.mail.headers import clean_address_header, clean_header_text
@@ -91,6 +92,21 @@ def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tu
     return cc, note
 
 
+def _only_from_headers(path: str, frontmatter: dict[str, Any], recipients: list[str]) -> None:
+    """Recipients come from the email's own headers, never from a lesson, the profile or a model's words:
+    checked here, where every reply draft is made, so a change elsewhere cannot quietly add one."""
+    values = [frontmatter.get(f) for f in ("reply_to", "from", "to", "cc")]
+    items = [str(v) for value in values for v in (value if isinstance(value, list) else [value]) if v]
+    cleaned = [clean_address_header(item) for item in items]
+    known = {addr.lower() for _, addr in getaddresses(cleaned)} | {parseaddr(item)[1].lower() for item in cleaned}
+    stray = [r for r in recipients if r.lower() not in known]
+    if stray:
+        raise InternalError(
+            f"The reply to {path} would have gone to {', '.join(stray)}, who is not on the email; nothing was written.",
+            path=path,
+        )
+
+
 def reply_draft(
     note: Note,
     decision: Any,
@@ -119,6 +135,7 @@ def reply_draft(
     }
     if cc:
         draft_fm["cc"] = ", ".join(cc)
+    _only_from_headers(note.path, fm, [to, *cc])
     if fm.get("message_id"):
         draft_fm["reply_to_message_id"] = str(fm["message_id"])
     if fm.get("thread_id"):

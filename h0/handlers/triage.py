@@ -101,6 +101,9 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     drafting = _drafting(ctx)
     plans = []
     for note in pending:
+        if ctx.stopping.is_set():  # SIGTERM: the notes not reached are triaged at the next start
+            results[note.path] = Outcome("waiting", "H0 is stopping")
+            continue
         try:
             plans.append(_plan(note, threads.get(note.path, []), ctx, triager, drafting))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch

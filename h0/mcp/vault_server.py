@@ -55,7 +55,9 @@ H0's Obsidian vault. Paths are vault-relative ('Needs_Action/EMAIL_1.md').
 Folders: Needs_Action (incoming email notes), Drafts (reply drafts awaiting the human),
 Approved (drafts the human approved — only the human puts notes there, changes or takes them out), Done, Rejected,
 Logs. read_note returns a hash; pass it as if_match to write_note so you never overwrite an
-edit the human made in between."""
+edit the human made in between. H0_Rules.md, H0_Profile.md and H0_Memory.md steer H0 and are the
+human's: a write to one is saved beside it as a proposal (H0_Rules.pending.md) that takes effect
+only when the human confirms it in Obsidian; they cannot be moved."""
 
 MAX_LIST = 10_000
 MAX_BATCH = 500

@@ -1,5 +1,6 @@
 """The vault server's writes: each one guarded, stamped on an agent's draft, audited, and recorded
-with who made it — one at a time, or as a batch of changes (`apply_changes`)."""
+with who made it — one at a time, or as a batch of changes (`apply_changes`). An agent's write to
+a control note becomes a proposal beside it (h0.mcp.vault_control)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pydantic import BaseModel, Field
 from h0.errors import H0Error
 from h0.mcp.base import current_client
 from h0.mcp.live_index import LiveIndex
+from h0.mcp.vault_control import ControlProposals
 from h0.mcp.vault_guard import ApprovalGuard
 from h0.mcp.vault_models import ChangeResult, ChangesApplied, ItemError, MoveResult
 from h0.printable import printable
@@ -90,6 +92,7 @@ class NoteWriter:
         self.live = live
         self.daemon_filing = daemon_filing
         self.record = WriteRecord(vault.root, state_dir, daemon_filing)
+        self.proposals = ControlProposals(vault, audit)
 
     def write(
         self,
@@ -103,6 +106,12 @@ class NoteWriter:
     ) -> Note:
         target = self.vault.resolve(path, write=True)
         self.guard.check_write(tool, target)
+        if not self.daemon_filing and (control := self.proposals.note_of(target)):
+            proposal = self.proposals.propose(
+                tool, control, target, frontmatter, body, if_match, create_only, self.record.client()
+            )
+            self._log(done, "note_written", tool=tool, path=proposal.path, hash=proposal.hash, proposal_for=control)
+            return proposal
         frontmatter = {**frontmatter, **self._stamp(tool, target)}
         note = self.vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
         self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
@@ -119,6 +128,12 @@ class NoteWriter:
     ) -> Note:
         target = self.vault.resolve(path, write=True)
         self.guard.check_write(tool, target)
+        if not self.daemon_filing and (control := self.proposals.note_of(target)):
+            proposal = self.proposals.propose_update(
+                tool, control, target, changes, remove, if_match, self.record.client()
+            )
+            self._log(done, "note_written", tool=tool, path=proposal.path, hash=proposal.hash, proposal_for=control)
+            return proposal
         changes = {**changes, **self._stamp(tool, target)}
         note = self.vault.update_frontmatter(target.rel, changes, remove=tuple(remove), if_match=if_match)
         self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
@@ -137,6 +152,8 @@ class NoteWriter:
         src = self.vault.resolve(source, write=True)
         dst = self.vault.destination_for(destination, src)
         self.guard.check_move(tool, src, dst)
+        if not self.daemon_filing:
+            self.proposals.check_move(tool, src, dst)
         moved = self.vault.move_note(
             src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
         )

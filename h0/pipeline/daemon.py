@@ -41,6 +41,7 @@ from h0.platform.watch import NATIVE
 from h0.state import StateDB
 from h0.vault import AuditLog, Vault
 from h0.vault.api import LocalVault, VaultAPI
+from h0.vault.control_watch import ControlWatch
 from h0.vault.layout import LOGS
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
+CONTROL_CHECK_SECONDS = 2.0  # how soon a proposal the owner confirmed takes effect (a few stats a look)
 SWEEP_WAITS_SECONDS = 2 * STABILITY_SECONDS  # `h0 sweep` waits for retries due this soon (a note still being written)
 
 
@@ -109,6 +111,7 @@ class Daemon:
         self.idle: IdleWatcher | None = None  # while running with MAIL_BACKEND=imap
         self.clock: Callable[[], float] = time.time  # the follow-up pass's "now" (tests move it forward)
         self.last_followup: FollowupReport | None = None  # the last pass's
+        self.control: ControlWatch | None = None  # H0_Rules/Profile/Memory: confirmed proposals, outside changes
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -155,6 +158,7 @@ class Daemon:
             arrival=self.settle.observed,
             one_pass=self.one_pass,
             retries=self.queue,
+            stopping=self._stop,
         )
         workers = Workers(
             self.queue,
@@ -179,6 +183,9 @@ class Daemon:
                 self._feeds_drafting = True
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
         self.companions = [c for start in self.companion_starts if (c := start(self)) is not None]
+        self.control = ControlWatch(self.vault, self.audit, self.ctx.state_db, self.settings.approval_settle_seconds)
+        self.control.check()  # a proposal confirmed while H0 was off takes effect before any email is triaged
+        self.add_periodic(CONTROL_CHECK_SECONDS, self.control.check, first_in=CONTROL_CHECK_SECONDS)
         if sweep:
             self._finish_interrupted()
             self.sweep("start")

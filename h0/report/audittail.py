@@ -35,6 +35,9 @@ _KEPT = frozenset(
         "daemon_started",
         "daemon_stopped",
         "note_unsnoozed",  # the briefing's "back from snooze"
+        "control_note_changed",  # h0.report.control: changes to the control notes H0 did not see the owner make
+        "control_note_confirmed",
+        "control_note_not_confirmed",
     }
 )
 _ERRORS = frozenset({"error", "critical"})

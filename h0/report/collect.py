@@ -26,6 +26,7 @@ from h0.mail.lookalike import Correspondents, new_domains
 from h0.mail.recipients import FIELDS, count, recipient_lists
 from h0.pipeline.lock import daemon_holder
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
+from h0.report.control import collect_control
 from h0.report.fields import SHOWN, iso_epoch, lower, note_recipients, text
 from h0.report.sending import approved_notes, sending_state
 from h0.state import DB_FILE, StateDB, state_dir_for
@@ -99,6 +100,8 @@ def collect_status(
             "snoozed": follow_ups.snoozed_total,
         },
         "follow_ups": follow_ups.as_dict(),
+        # Agents' proposed changes to H0_Rules/Profile/Memory, waiting for the owner; outside changes (h0.vault.control).
+        "control_notes": collect_control(vault, records),
         # How good H0's drafts are: the send-ready and rejected rates over 30 days (h0.drafting.learning).
         "drafts": _draft_quality(vault),
         "shown": SHOWN,

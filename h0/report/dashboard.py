@@ -13,6 +13,7 @@ from typing import Any
 from h0.followup.report import age
 from h0.report.briefing import BRIEFINGS, render_briefing
 from h0.report.chart import send_ready_chart
+from h0.report.control import said, waiting
 from h0.report.markdown import (
     heading,
     md_draft,
@@ -121,6 +122,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     lines.append("")
 
     lines += _followup_sections(status.get("follow_ups") or {})
+    lines += _control_section(status.get("control_notes") or {})
     quality = draft_quality_line(status.get("drafts") or {})
     if quality:
         lines += [quality, ""]
@@ -184,6 +186,22 @@ def render_dashboard(status: dict[str, Any]) -> str:
         else ["No errors."]
     )
     return "\n".join(lines) + "\n"
+
+
+def _control_section(control: dict[str, Any]) -> list[str]:
+    """Agents' proposed changes to the control notes and the last day's changes H0 did not see the owner make."""
+    proposed, recent = control.get("proposals") or [], control.get("recent") or []
+    if not proposed and not recent:
+        return []
+    lines = [f"## Control notes ({len(proposed)} proposed change(s) wait for you)", ""]
+    for p in proposed:
+        lines += [
+            f"> [!warning] {md_text(p['note'])}: an agent's change waits for you in {md_link(p['path'])}",
+            f"> {md_text(waiting(p), 600)}",
+            "",
+        ]
+    lines += [f"- {local_time(e['timestamp'])} {md_text(e.get('note'))}: {md_text(said(e), 400)}" for e in recent]
+    return [*lines, ""] if recent else lines
 
 
 def _followup_sections(fu: dict[str, Any]) -> list[str]:

@@ -10,6 +10,7 @@ from h0.followup.report import age
 from h0.mail.lookalike import shown as shown_domain
 from h0.mail.recipients import count, describe_recipients, recipient_lists, shown_sender
 from h0.printable import printable
+from h0.report.control import said, waiting
 from h0.report.fields import NO_RECIPIENT, subject_shown
 
 SHOWN_RECIPIENTS = 20  # per line of `h0 status`; its --json and the audit log hold every one
@@ -117,6 +118,7 @@ def render_status(status: dict[str, Any]) -> str:
             )
     lines += _followup_lines(status.get("follow_ups") or {})
     lines += calendar_lines(status.get("calendar") or [])
+    lines += _control_lines(status.get("control_notes") or {})
     quality = draft_quality_line(status.get("drafts") or {})
     if quality:
         lines.append(quality)
@@ -153,6 +155,17 @@ def calendar_lines(sources: list[dict[str, Any]]) -> list[str]:
             lines.append(f"Calendar {name}: FAILING — {_plain(source['error'], 200)}; {kept}")
         else:
             lines.append(f"Calendar {name}: " + (f"read {local_time(good)}" if good else "not read yet"))
+    return lines
+
+
+def _control_lines(control: dict[str, Any]) -> list[str]:
+    """Agents' proposed changes to the control notes, and the changes of the last day H0 did not see the owner make."""
+    proposed, recent = control.get("proposals") or [], control.get("recent") or []
+    if not proposed and not recent:
+        return []
+    lines = [f"Control notes (H0_Rules, H0_Profile, H0_Memory): {len(proposed)} proposed change(s) wait for you"]
+    lines += [f"  {_plain(p['note'])}: {_plain(waiting(p), 400)}" for p in proposed]
+    lines += [f"  {local_time(e['timestamp'])}  {_plain(e.get('note') or '')}: {_plain(said(e), 400)}" for e in recent]
     return lines
 
 
