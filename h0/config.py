@@ -91,7 +91,7 @@ class Settings(BaseSettings):
     # Off by default: only a note the human moved into Approved/ can be sent.
     allow_unapproved_send: bool = False
     # Vault folders whose notes are private (comma-separated, sub-folders included), like a note
-    # with `private: true`: never in a prompt, related notes or an MCP client's answers (h0.vault.privacy).
+    # with `private: true`: never in a prompt, related notes or an MCP client's answers (h0.vault.disclosure).
     private_folders: str = ""
 
     # Follow-ups (h0.handlers.followup): an email that needs you, or a message of yours that asked

@@ -164,7 +164,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             server = build_vault_server(
                 settings.vault_path,
                 state_dir=settings.h0_state_dir,
-                private_folders=settings.private_folders,
+                private_folders=settings.private_folders,  # with the vault's own (h0.vault.disclosure)
                 watcher=settings.h0_watcher,
                 draft_tokens=settings.draft_context_tokens,
             )

@@ -23,12 +23,12 @@ from h0.drafting.knowledge import VaultKnowledge
 from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.memory import Memory, load_memory
 from h0.drafting.past import SENT_CACHE_FILE, PastReplies
-from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
 from h0.drafting.profile import Profile, load_profile
 from h0.drafting.voice import VOICE_WINDOW, voice_for
 from h0.triage.models import ReplyContext
 from h0.vault.audit import AuditLog
-from h0.vault.layout import LOGS
+from h0.vault.disclosure import Disclosure
+from h0.vault.layout import LOGS, MEMORY_NOTE, PROFILE_NOTE
 
 DRAFTING_STREAM = "drafting"  # Logs/drafting_<date>.jsonl: what H0 wrote, what was sent, how alike
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
@@ -43,16 +43,17 @@ class Drafting:
         self,
         root: Path,
         *,
-        private_folders: Sequence[str] = (),
+        disclosure: Disclosure | None = None,
         budget_tokens: int = 3000,
         knowledge: KnowledgeSource | None = None,
         sent_cache: Path | None = None,
     ) -> None:
         self.root = Path(root)
         self.budget_tokens = budget_tokens
-        self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, private_folders)
+        self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
+        self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, self.disclosure)
         self.sent_cache = sent_cache
-        self.past = PastReplies(self.root, sent_cache)
+        self.past = PastReplies(self.root, sent_cache, self.disclosure)
         self.log = AuditLog(self.root / LOGS, DRAFTING_STREAM)
         self._lock = threading.Lock()
         self._profile: tuple[FileSignature, Profile] | None = None
@@ -63,17 +64,17 @@ class Drafting:
         """The process's Drafting for this vault and these settings (built on first use), its knowledge
         answered by the vault index (a scan of the vault when the index cannot be opened)."""
         root = Path(root or settings.vault_path)
-        private = tuple(settings.private_folder_list)
-        key = (str(root), private, settings.draft_context_tokens, str(settings.h0_state_dir))
+        disclosure = Disclosure.for_vault(root, settings.private_folders)
+        key = (str(root), disclosure.folders, settings.draft_context_tokens, str(settings.h0_state_dir))
         with _instances_lock:
             found = _instances.get(key)
             if found is None:
                 found = _instances[key] = cls(
                     root,
-                    private_folders=private,
+                    disclosure=disclosure,
                     budget_tokens=settings.draft_context_tokens,
                     sent_cache=sent_cache_path(root, settings.h0_state_dir),
-                    knowledge=indexed_knowledge(root, settings.h0_state_dir, private),
+                    knowledge=indexed_knowledge(root, settings.h0_state_dir, disclosure),
                 )
             return found
 
@@ -147,13 +148,13 @@ class Drafting:
         return self.context(reply_to=address, sender=sender, subject=str(frontmatter.get("subject") or ""), body=text)
 
 
-def indexed_knowledge(root: Path, state_dir: Path | None, private: Sequence[str]) -> KnowledgeSource | None:
+def indexed_knowledge(root: Path, state_dir: Path | None, disclosure: Disclosure) -> KnowledgeSource | None:
     """The vault index as drafting's knowledge (None: it cannot be opened here; the scan is used)."""
     from h0.drafting.indexed import IndexKnowledge
     from h0.vault.index import VaultIndex
 
     try:
-        return IndexKnowledge(VaultIndex.open(root, state_dir, private), private)
+        return IndexKnowledge(VaultIndex.open(root, state_dir, disclosure))
     except Exception as exc:  # noqa: BLE001 - drafting still works from a scan of the vault
         logger.warning("the vault index could not be opened for drafting ({}); scanning the vault instead", exc)
         return None
