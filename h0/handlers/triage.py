@@ -10,9 +10,9 @@ Triage sees the conversation, not one message: the earlier emails and sent repli
 email's thread, as the vault holds them (h0.handlers.thread), go to the triager with it — never a
 private one (h0.vault.disclosure). An email that is private itself, or of a private thread (a
 stranger writing into it included), is decided by the local rules alone: no model sees it, its
-thread or the owner's notes. A
-draft for an email its thread has already moved past (a later email is in the vault) is
-written `stale: true`, as ingest marks a waiting draft when a reply arrives.
+thread or the owner's notes. A draft for an email its thread has already moved past (a later
+email is in the vault) is written `stale: true`, as ingest marks a waiting draft when a reply
+arrives.
 
 Only notes with `status: pending` (or none) are triaged, and every branch changes that
 status, so H0's own writes never trigger a second triage. The draft is written first and
