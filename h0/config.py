@@ -90,8 +90,8 @@ class Settings(BaseSettings):
     # Loud opt-in: let any MCP client send free content with send_email (caps still apply).
     # Off by default: only a note the human moved into Approved/ can be sent.
     allow_unapproved_send: bool = False
-    # Vault folders whose notes are private (comma-separated, sub-folders included), like a note
-    # with `private: true`: never in a prompt, related notes or an MCP client's answers (h0.vault.privacy).
+    # Vault folders whose notes are private (comma-separated, sub-folders included), besides those the
+    # vault's .h0/private-folders records: never in a prompt or an MCP client's answers (h0.vault.disclosure).
     private_folders: str = ""
 
     # Follow-ups (h0.handlers.followup): an email that needs you, or a message of yours that asked
@@ -150,11 +150,6 @@ class Settings(BaseSettings):
         if isinstance(value, (list, tuple)):
             return ",".join(str(v) for v in value)
         return value
-
-    @property
-    def private_folder_list(self) -> tuple[str, ...]:
-        """PRIVATE_FOLDERS as vault-relative folder paths, without surrounding slashes."""
-        return tuple(part.strip().strip("/") for part in self.private_folders.split(",") if part.strip().strip("/"))
 
     @field_validator("log_level", mode="before")
     @classmethod

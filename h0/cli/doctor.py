@@ -119,8 +119,8 @@ def _triage(settings: Settings) -> list[Check]:
 def _drafting(settings: Settings) -> list[Check]:
     """H0_Profile.md and H0_Memory.md: read as drafting reads them; a problem means the defaults are used."""
     from h0.drafting.memory import load_memory
-    from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
     from h0.drafting.profile import load_profile
+    from h0.vault.layout import MEMORY_NOTE, PROFILE_NOTE
 
     root = Path(settings.vault_path)
     profile, memory = load_profile(root), load_memory(root)

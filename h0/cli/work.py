@@ -167,7 +167,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                 settings.vault_path,
                 calendar=OwnerCalendar.for_settings(settings),
                 state_dir=settings.h0_state_dir,
-                private_folders=settings.private_folders,
+                private_folders=settings.private_folders,  # with the vault's own (h0.vault.disclosure)
                 watcher=settings.h0_watcher,
                 draft_tokens=settings.draft_context_tokens,
             )

@@ -14,7 +14,7 @@ item cut to its own cap, until it runs out; what did not fit is named in `omitte
     4 the owner's last replies to them        900 each, 3
 
 The email (12,000 characters) and its thread (8,000) have their own bounds (h0.triage.prompt).
-Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.drafting.privacy).
+Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.vault.disclosure).
 """
 
 from __future__ import annotations

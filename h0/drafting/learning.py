@@ -22,7 +22,7 @@ import datetime as dt
 import difflib
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,10 +99,19 @@ def written_text(log: AuditLog, draft_id: str, wanted_hash: str | None) -> str |
 
 
 def learn_from_filed(
-    api: VaultAPI, drafting: Drafting, llm: LLMTriage | None = None, *, limit: int = MAX_LEARN_BATCH
+    api: VaultAPI,
+    drafting: Drafting,
+    llm: LLMTriage | None = None,
+    *,
+    limit: int = MAX_LEARN_BATCH,
+    private: Callable[[str, Mapping[str, Any]], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Compare each H0 draft filed in Done/ since the last look (`h0_learn: pending`) with what became of it.
-    `api`: a VaultAPI. `llm`: an h0.triage.llm.LLMTriage for lessons (None: no lessons). Returns the outcomes."""
+    `api`: a VaultAPI. `llm`: an h0.triage.llm.LLMTriage for lessons (None: no lessons). `private`: whether a
+    filed note may not reach a model (default: the disclosure gate on the note alone; the daemon's handler
+    judges its thread too) — no lesson is drawn from a private reply. Returns the outcomes."""
+    if private is None:
+        private = drafting.disclosure.own_private
     try:
         paths = api.list(DONE, f"{LEARN_KEY}:pending", limit=limit)
     except NotFound:
@@ -110,7 +119,7 @@ def learn_from_filed(
     outcomes = []
     for path in paths:
         try:
-            outcome = _learn_one(api, drafting, llm, path)
+            outcome = _learn_one(api, drafting, llm, path, private)
         except H0Error as error:
             logger.warning("{}: could not learn from it ({})", path, error.message)
             continue
@@ -121,7 +130,13 @@ def learn_from_filed(
     return outcomes
 
 
-def _learn_one(api: VaultAPI, drafting: Drafting, llm: LLMTriage | None, path: str) -> dict[str, Any] | None:
+def _learn_one(
+    api: VaultAPI,
+    drafting: Drafting,
+    llm: LLMTriage | None,
+    path: str,
+    private: Callable[[str, Mapping[str, Any]], bool],
+) -> dict[str, Any] | None:
     note = api.read(path)
     fm = note.frontmatter
     status = str(fm.get("status") or "").strip().lower()
@@ -153,7 +168,7 @@ def _learn_one(api: VaultAPI, drafting: Drafting, llm: LLMTriage | None, path: s
         if score is not None:
             changes["edit_similarity"] = score
         if llm is not None and ours is not None and score is not None and score < EDITED_BELOW:
-            lessons = distill(llm, ours, sent)
+            lessons = [] if private(path, fm) else distill(llm, ours, sent)
     record["lessons"] = lessons or None
     drafting.log.write("draft_outcome", **record)
     if lessons:
@@ -221,7 +236,7 @@ def distill(llm: LLMTriage, ours: str, sent: str) -> list[str]:
 
 def refresh_learned_profile(api: VaultAPI, drafting: Drafting) -> bool:
     """Rewrite the profile's learned section from the owner's sent replies (only when it exists and changed)."""
-    from h0.drafting.privacy import PROFILE_NOTE
+    from h0.vault.layout import PROFILE_NOTE
 
     try:
         note = api.read(PROFILE_NOTE)
@@ -335,6 +350,7 @@ def remember_sent(cache: Path, emails: Sequence[Any]) -> int:
             json.dumps(
                 {
                     "id": full.id,
+                    "thread_id": getattr(full, "thread_id", None),  # a private thread's replies are never shown
                     "to": full.to,
                     "cc": full.cc,
                     "subject": full.subject,

@@ -19,8 +19,8 @@ from typing import Any
 
 from h0.calendar.hours import OwnerHours, parse_hours
 from h0.drafting.ownernotes import Loaded, bullets, load_control_note, safe_lines, section
-from h0.drafting.privacy import PROFILE_NOTE
 from h0.errors import H0Error, InvalidRequest
+from h0.vault.layout import PROFILE_NOTE
 
 LEARNED_HEADING = "Learned from your sent mail"
 FACTS_HEADING = "Standing facts"

@@ -173,12 +173,23 @@ def rewrite(
     drafting: Drafting,
     llm: Any,
     email: tuple[dict[str, Any], str] | None,
+    private: bool = False,
 ) -> Rewritten:
-    """The draft rewritten as `instruction` asks (one model call), or — without a model, or when it gives no
-    usable answer — the draft unchanged but for the instruction, with the reason under the cut-off line."""
+    """The draft rewritten as `instruction` asks (one model call), or — without a model, when it gives no
+    usable answer, or for a `private` draft (h0.vault.disclosure: its own marks, or its email's or thread's)
+    — the draft unchanged but for the instruction, with the reason under the cut-off line."""
     from h0.triage.prompt import new_nonce, owner_notes_block
 
     fm, current_body = without_instruction(frontmatter, body)
+    if private:
+        return _not_revised(
+            path,
+            fm,
+            current_body,
+            instruction,
+            "This draft is private (it, its email or its thread is marked private, or lies in a private folder): "
+            "H0 never shows it to a model. Edit the text yourself.",
+        )
     current = message_body(current_body).strip()
     to = _first_address(frontmatter.get("to"))
     context: DraftContext | None = None

@@ -30,7 +30,7 @@ from h0.config import Settings
 from h0.drafting.learning import SEND_READY_SIMILARITY, similarity
 from h0.drafting.past import PastReplies, PastReply, addresses, epoch
 from h0.drafting.replytext import split_reply
-from h0.drafting.service import Drafting, indexed_knowledge, sent_cache_path
+from h0.drafting.service import Drafting
 from h0.errors import H0Error
 from h0.handlers.context import EmailTriager, HandlerContext
 from h0.handlers.triage import plan_reply
@@ -38,6 +38,7 @@ from h0.mail.drafts import CUTOFF, PLACEHOLDER, message_body
 from h0.printable import printable
 from h0.triage import DRAFT_MARKER
 from h0.vault import Vault
+from h0.vault.disclosure import Disclosure
 from h0.vault.layout import DONE, NEEDS_ACTION
 from h0.vault.note import Note
 
@@ -128,8 +129,8 @@ class Report:
 class PastAsOf(PastReplies):
     """The owner's past replies as they stood just before a hidden reply was sent."""
 
-    def __init__(self, root: Path, sent_cache: Path | None = None) -> None:
-        super().__init__(root, sent_cache)
+    def __init__(self, root: Path, sent_cache: Path | None, disclosure: Disclosure) -> None:
+        super().__init__(root, sent_cache, disclosure)
         self.before: float = float("inf")
         self.hidden: str | None = None
 
@@ -187,17 +188,8 @@ def _answered(vault: Vault, sent: Note) -> Note | None:
 
 def drafting_for(settings: Settings) -> tuple[Drafting, PastAsOf]:
     """A drafting state of its own (never the process's shared one), its past replies hideable."""
-    root = Path(settings.vault_path)
-    private = tuple(settings.private_folder_list)
-    cache = sent_cache_path(root, settings.h0_state_dir)
-    drafting = Drafting(
-        root,
-        private_folders=private,
-        budget_tokens=settings.draft_context_tokens,
-        sent_cache=cache,
-        knowledge=indexed_knowledge(root, settings.h0_state_dir, private),
-    )
-    past = PastAsOf(root, cache)
+    drafting = Drafting.build(settings)
+    past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure)
     drafting.past = past
     return drafting, past
 

@@ -17,6 +17,7 @@ from h0.mcp.base import READ_ONLY, H0Server
 from h0.mcp.vault_models import ContextEntry, DraftContextResult, RevisionQueued, SchedulingContext
 from h0.mcp.vault_writes import NoteWriter
 from h0.vault import Vault
+from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
 from h0.vault.layout import DONE, DRAFTS
 from h0.vault.note import Note
@@ -34,7 +35,7 @@ def add_drafting_tools(
     shown: Callable[[Note], Note],
     index: Callable[[], VaultIndex],
     watching: Callable[[], bool],
-    private: tuple[str, ...],
+    gate: Disclosure,
     state_dir: Path | None,
     draft_tokens: int,
     calendar: OwnerCalendar | None = None,
@@ -50,11 +51,11 @@ def add_drafting_tools(
             from h0.drafting.indexed import IndexKnowledge
             from h0.drafting.service import sent_cache_path
 
-            knowledge = IndexKnowledge(index(), private, watched=watching)
+            knowledge = IndexKnowledge(index(), watched=watching)
             drafting_box.append(
                 Drafting(
                     vault.root,
-                    private_folders=private,
+                    disclosure=gate,
                     budget_tokens=draft_tokens,
                     knowledge=knowledge,
                     sent_cache=sent_cache_path(vault.root, state_dir),

@@ -28,12 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from h0.vault.layout import MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.note import content_hash
 from h0.vault.paths import VaultPath, folder_key
 
 RULES_NOTE = "H0_Rules.md"
-PROFILE_NOTE = "H0_Profile.md"
-MEMORY_NOTE = "H0_Memory.md"
 CONTROL_NOTES = (RULES_NOTE, PROFILE_NOTE, MEMORY_NOTE)
 PENDING_SUFFIX = ".pending.md"
 

@@ -12,6 +12,10 @@ DONE = "Done"
 LOGS = "Logs"
 FAILED = "Logs/failed"
 OUTBOX = "Outbox"
+BRIEFINGS = "Briefings"
+# H0's notes at the vault's root, each read by its own code (the owner's profile and lessons).
+PROFILE_NOTE = "H0_Profile.md"
+MEMORY_NOTE = "H0_Memory.md"
 
 FOLDERS = (NEEDS_ACTION, DRAFTS, APPROVED, REJECTED, DONE, LOGS, FAILED, OUTBOX)
 NOTE_FOLDERS = (NEEDS_ACTION, DRAFTS, APPROVED, REJECTED, DONE, FAILED)
