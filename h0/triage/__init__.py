@@ -47,8 +47,6 @@ __all__ = [
     "rules_path",
 ]
 
-DEFAULT_TIMEOUT = 30.0  # seconds per LLM request; local models on a laptop can be slow
-
 
 class Triager:
     """Decides what to do with an email. Thread-safe; build once, share across workers."""
@@ -63,13 +61,14 @@ class Triager:
         settings: Settings | None = None,
         vault_root: Path | None = None,
         *,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = None,
         invalid_retries: int = 2,
         transient_retries: int = 2,
         retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP,
         backoff: float = 0.5,
     ) -> Triager:
-        """Build from LLM_PROVIDER / LLM_MODEL / LLM_API_KEY / LLM_BASE_URL.
+        """Build from LLM_PROVIDER / LLM_MODEL / LLM_API_KEY / LLM_BASE_URL / LLM_TIMEOUT_SECONDS
+        (`timeout` overrides the last).
 
         `vault_root` (default: settings.vault_path) holds `H0_Rules.md`, used by the rules
         engine and as the LLM's fallback. Raises ValueError for an unknown provider (the
@@ -85,7 +84,11 @@ class Triager:
             return cls(rules)
         secret = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
         provider = build_provider(
-            name, model=settings.llm_model, api_key=secret, base_url=settings.llm_base_url, timeout=timeout
+            name,
+            model=settings.llm_model,
+            api_key=secret,
+            base_url=settings.llm_base_url,
+            timeout=timeout if timeout is not None else settings.llm_timeout_seconds,
         )
         llm = LLMTriage(
             provider,

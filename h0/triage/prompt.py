@@ -18,6 +18,7 @@ from pydantic_core import ErrorDetails
 
 from h0.mail import visible
 from h0.mail.htmltext import disarm_reply
+from h0.triage.answertext import answer_json
 from h0.triage.models import EmailInput, ReplyContext, TriageDecision, one_line
 
 MAX_BODY_CHARS = 12_000  # enough for any real message; keeps token bills and latency bounded
@@ -86,8 +87,6 @@ ANSWER_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 MAX_OWNER_NOTES_CHARS = 400_000  # a hard stop far past any budget h0.drafting sets
-
-_FENCED = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
 
 
 class AnswerInvalid(ValueError):
@@ -209,10 +208,8 @@ def _refuse_invisible(reply: str | None) -> None:
 
 
 def _json_object(text: str) -> dict[str, Any]:
-    candidate = text.strip()
-    fenced = _FENCED.match(candidate)
-    if fenced:
-        candidate = fenced.group(1)
+    # Reasoning blocks (with their braces) and fences out, the first balanced object in (h0.triage.answertext).
+    candidate = answer_json(text)
     try:
         data = json.loads(candidate)
     except RecursionError:

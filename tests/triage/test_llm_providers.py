@@ -163,7 +163,7 @@ def test_given_a_model_that_never_answers_validly_then_rules_decide(
     assert len(fake.requests) == 3
 
 
-def test_given_a_slow_server_when_requests_time_out_then_bounded_retries_then_rules(
+def test_given_a_slow_server_when_the_request_times_out_then_triage_is_deferred_not_repeated_at_once(
     wire: Wire, fake: FakeLLM, vault_dir: Path
 ) -> None:
     slow = wire.answer(decision_json("archive"))
@@ -174,9 +174,11 @@ def test_given_a_slow_server_when_requests_time_out_then_bounded_retries_then_ru
         outcome = triager.triage(QUESTION)
         elapsed = time.perf_counter() - started
 
-    assert outcome.fallback is True and outcome.attempts == 3
-    assert "timed out" in (outcome.fallback_reason or "")
-    assert elapsed < 1.5
+    # A slow model is not asked again at once (that would hold a worker for minutes): the outcome
+    # says "ask later", with the rules' decision only as a stand-in for callers that cannot wait.
+    assert outcome.fallback is True and outcome.attempts == 1
+    assert "timed out" in (outcome.deferred or "")
+    assert elapsed < 1.0
     assert outcome.decision.decision == "draft_reply"
 
 
