@@ -50,6 +50,7 @@ class PastReply:
     parts: ReplyParts
     path: str | None = None  # the note in Done/, for a sent draft
     source: str = "vault"  # "vault" (a sent draft in Done/) or "sent mail" (the provider's)
+    addressee: str = ""  # the first To: address — who the reply speaks to (never someone on Cc)
 
     @property
     def link(self) -> str:
@@ -118,6 +119,12 @@ class PastReplies:
         """The latest replies sent to this address, newest first."""
         self.refresh()
         return list(self._by_address.get(address.strip().lower(), ())[:limit])
+
+    def addressed_to(self, address: str, limit: int = 3) -> list[PastReply]:
+        """The latest replies that spoke to this address (it was their first To:), newest first: what the
+        owner's greeting and sign-off to this person are learned from — never mail they were only Cc'd on."""
+        key = address.strip().lower()
+        return [r for r in self.to_address(key, 10_000) if r.addressee == key][:limit]
 
     def all(self) -> list[PastReply]:
         self.refresh()
@@ -218,7 +225,8 @@ def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
     text = (block_text(body) if str(fm.get("type") or "") == "sent_email" else message_body(body))[:MAX_TEXT_CHARS]
     parts = split_reply(text)
     when = epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at")) or epoch(fm.get("received")) or epoch(fm.get("date"))
-    return PastReply(to, str(fm.get("subject") or "")[:300], when, parts.text, parts, rel, "vault")
+    addressee = next(iter(addresses(fm.get("to"))), "")
+    return PastReply(to, str(fm.get("subject") or "")[:300], when, parts.text, parts, rel, "vault", addressee)
 
 
 def read_sent_cache(path: Path) -> list[dict[str, Any]]:
@@ -244,6 +252,14 @@ def _cached_reply(record: dict[str, Any]) -> PastReply | None:
     if not to or not text.strip():
         return None
     parts = split_reply(text[:MAX_TEXT_CHARS])
+    addressee = next(iter(addresses(record.get("to"))), "")
     return PastReply(
-        to, str(record.get("subject") or "")[:300], float(record.get("when") or 0), parts.text, parts, None, "sent mail"
+        to,
+        str(record.get("subject") or "")[:300],
+        float(record.get("when") or 0),
+        parts.text,
+        parts,
+        None,
+        "sent mail",
+        addressee,
     )

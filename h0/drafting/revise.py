@@ -29,6 +29,7 @@ from h0.drafting.service import Drafting
 from h0.errors import H0Error, InvalidRequest, NotFound
 from h0.mail.drafts import CUTOFF, message_body
 from h0.mail.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
+from h0.triage.llm import TRUNCATED_PLACEHOLDER
 from h0.triage.models import MAX_REPLY_CHARS, _short_list
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
@@ -203,7 +204,8 @@ def rewrite(
     nonce = new_nonce()
     parts = [
         f"Revise the draft. NONCE = {nonce}.\n\n",
-        owner_notes_block(context.reply_context(), nonce) if context else "",
+        # The draft's language stands: the profile's first language is not imposed on a revision.
+        owner_notes_block(context.reply_context().model_copy(update={"language": None}), nonce) if context else "",
     ]
     if email is not None:
         efm, words = email
@@ -233,7 +235,10 @@ def rewrite(
             "the line again to retry.",
         )
     revision: Revision = answer.value
-    cleaned: CleanReply = clean_reply(disarm_reply(revision.reply_body.strip()))
+    text = revision.reply_body.strip()
+    if getattr(answer, "truncated", False):  # cut off at the token limit: a placeholder that blocks sending
+        text = f"{text}\n\n{TRUNCATED_PLACEHOLDER}"
+    cleaned: CleanReply = clean_reply(disarm_reply(text))
     found = grounding(context, cleaned, revision.sources, revision.questions)
     count = _count(fm.get("revisions")) + 1
     head, versions = _below_parts(current_body)

@@ -40,6 +40,8 @@ from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.headers import clean_header_text
 from h0.mail.htmltext import block_text, inert_inline
+from h0.triage.llm import TRUNCATED_WARNING
+from h0.triage.models import ReplyContext
 from h0.vault import Moved, Note
 from h0.vault.api import Change, Move, Update, Write
 from h0.vault.audit import note_timestamp
@@ -182,13 +184,21 @@ def _plan(
         )
     to = reply_recipient(note.frontmatter)
     context: DraftContext | None = None
-    if drafting is not None and getattr(triager, "llm", None) is not None:
+    llm = getattr(triager, "llm", None)
+    # The reply's greeting, sign-off, language and register: the owner's with this person, else the profile's.
+    chosen = drafting.reply_voice(to, str(note.frontmatter.get("from") or ""), text) if drafting is not None else None
+    voiced: dict[str, Any] = (
+        {"greeting": chosen.voice.greeting, "sign_off": chosen.voice.sign_off, "language": chosen.language}
+        if chosen is not None
+        else {}
+    )
+    if drafting is not None and llm is not None:
         # A model decides with the owner's notes in view (no extra call: they travel in the one prompt).
         context = drafting.context_for_email(note.frontmatter, text, to)
-        outcome = triager.triage(email, context.reply_context())
+        outcome = triager.triage(email, context.reply_context().model_copy(update=voiced))
     elif drafting is not None:
         # Rules: the template needs only the greeting and sign-off; the rest is looked up for a draft alone.
-        outcome = triager.triage(email, drafting.voice_context(to, str(note.frontmatter.get("from") or "")))
+        outcome = triager.triage(email, ReplyContext(**voiced))
         if outcome.decision.decision in ("draft_reply", "urgent"):
             context = drafting.context_for_email(note.frontmatter, text, to)
     else:
@@ -199,6 +209,20 @@ def _plan(
         if ended is None:
             return _waiting(note, outcome, ctx, now)
         outcome = outcome.model_copy(update={"fallback_reason": ended})
+    flags = [TRUNCATED_WARNING] if outcome.truncated else []
+    if (
+        drafting is not None
+        and chosen is not None
+        and llm is not None
+        and not outcome.fallback
+        and outcome.decision.reply_body
+    ):
+        # The model's reply made the owner's: greeting and sign-off enforced, the language checked.
+        finished = drafting.finish_reply(outcome.decision.reply_body, chosen, llm)
+        flags += finished.flags
+        outcome = outcome.model_copy(
+            update={"decision": outcome.decision.model_copy(update={"reply_body": finished.text})}
+        )
     decision = outcome.decision
     record = {
         "decision": decision.decision,
@@ -224,6 +248,7 @@ def _plan(
             by_model,
             outcome.provider if by_model else "rules",
             owner=owner_addresses(ctx.settings),
+            flags=flags,
         )
         if plan.draft is None:
             record["decision"] = "needs_info"

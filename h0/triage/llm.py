@@ -123,11 +123,13 @@ class LLMTriage:
         parse: Callable[[str | None], T],
         schema: Mapping[str, Any] | None = None,
         correction: Callable[[str], str] = correction_message,
+        invalid_retries: int | None = None,
     ) -> Answer[T]:
         """One conversation with the model: ask, validate the answer with `parse` (which raises
         AnswerInvalid with words the model can act on), ask again within the budgets. Never raises
         for the model's behaviour: a refusal, an error or answers that stay invalid end in an
-        `Answer` without a value, and the reason."""
+        `Answer` without a value, and the reason. `invalid_retries`: this conversation's own budget
+        of corrections (a one-call extra like a language re-ask passes 0)."""
         conversation: list[Turn] = [("user", message)]
         attempts = invalid = transient = 0
         while True:
@@ -158,7 +160,7 @@ class LLMTriage:
                     else str(exc)
                 )
                 reason = f"invalid answer {invalid + 1} time(s): {one_line(self._redact(problem), 240)}"
-                if invalid >= self.invalid_retries:
+                if invalid >= (self.invalid_retries if invalid_retries is None else invalid_retries):
                     return Answer(None, attempts, reason)
                 invalid += 1
                 logger.info("LLM via {}: {}; asking again", self.provider.name, reason)

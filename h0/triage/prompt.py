@@ -99,14 +99,16 @@ def new_nonce() -> str:
 
 def owner_notes_block(context: ReplyContext | None, nonce: str) -> str:
     """The owner's notes, labelled, inside their own nonce-tagged block ("" when there are none)."""
-    if context is None or not (context.notes or context.greeting or context.sign_off):
+    if context is None or not (context.notes or context.greeting or context.sign_off or context.language):
         return ""
     parts: list[str] = []
     for note in context.notes:
         why = f" — {one_line(note.why, 200)}" if note.why else ""
         parts.append(f"### {one_line(note.label, 200)} ({note.kind}{why})\n{note.text.strip()}\n")
-    if context.greeting or context.sign_off:
+    if context.greeting or context.sign_off or context.language:
         voice = ["### How this reply opens and closes"]
+        if context.language:
+            voice.append(f"Language of the reply: {one_line(context.language, 20)} (ISO 639-1)")
         if context.greeting:
             voice.append(f"Greeting: {context.greeting}")
         if context.sign_off:
