@@ -35,13 +35,20 @@ _FORMAL = ("dear", "sehr geehrte", "sehr geehrter", "geachte", "estimado", "esti
 _INFORMAL = ("hi", "hey", "hallo", "hello", "cheers", "thanks", "talk soon", "lg", "liebe grüße", "bises", "ciao",
              "salut", "hola", "best,", "best", "yo", "moin", "servus", "thx")
 _LANGUAGE_WORDS = {
-    "en": "the and you for with that this have will are your thanks please",
-    "de": "und der die das ich sie nicht mit für ist wir ihnen danke bitte",
-    "fr": "le la les et je vous pour avec est nous merci une des pas",
-    "es": "el la los las y que para con por una gracias usted nos",
-    "it": "il la che per con una sono grazie non della del gli",
-    "nl": "de het een en van ik je voor met niet dank bedankt",
-    "pt": "o a os as que para com uma obrigado não por você",
+    "en": "the and you for with that this have will are your thanks please would could about from our can "
+          "what when there not but all was been next week let know just also any they them which",
+    "de": "und der die das ich sie nicht mit für ist wir ihnen danke bitte ein eine auf den dem zu auch "
+          "ich habe hast du dir dich mir uns noch wie kann können gerne über oder aber wenn schon",
+    "fr": "le la les et je vous pour avec est nous merci une des pas dans que qui sur mais ou votre "
+          "bien être avez suis cette sont très aussi tout bonjour peux pouvez",
+    "es": "el la los las y que para con por una gracias usted nos del al como pero más este esta "
+          "muy también puede hola está tengo tiene sobre gracias cuando",
+    "it": "il la che per con una sono grazie non della del gli di le ho hai anche come questo "
+          "questa ma più tutto ciao buongiorno essere sei siamo quando",
+    "nl": "de het een en van ik je voor met niet dank bedankt is dat op zijn te ook maar wat "
+          "als bij heb hebben kunnen graag jullie wij",
+    "pt": "o os as que para com uma obrigado não por você do da dos das em mas como muito "
+          "também está tenho olá ou seu sua isso",
 }
 # fmt: on
 _LANG_SETS = {lang: frozenset(words.split()) for lang, words in _LANGUAGE_WORDS.items()}
@@ -50,12 +57,15 @@ _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 def language_of(text: str) -> str | None:
     """The likely language of a text by its common words ("en", "de", …), None when too short to tell."""
-    words = [w.lower() for w in _WORD.findall(text[:4000])]
-    if len(words) < 5:
+    # One-letter words ("a", "o", "e", "y") are in too many languages to tell them apart.
+    words = [w.lower() for w in _WORD.findall(text[:4000]) if len(w) > 1]
+    if len(words) < 4:
         return None
     counts = {lang: sum(1 for w in words if w in vocab) for lang, vocab in _LANG_SETS.items()}
-    best = max(counts, key=lambda k: counts[k])
-    return best if counts[best] >= 2 else None
+    ranked = sorted(counts, key=lambda k: -counts[k])
+    best, second = ranked[0], ranked[1]
+    # At least two common words, and clearly more than any other language has.
+    return best if counts[best] >= 2 and counts[best] > counts[second] else None
 
 
 def as_template(greeting: str, display_names: Sequence[str]) -> str:
