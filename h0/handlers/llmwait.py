@@ -25,7 +25,10 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
+from h0.handlers.context import HandlerContext, Outcome
 from h0.triage.models import TriageOutcome, one_line
+from h0.vault import Note
+from h0.vault.api import Update
 
 WAITING_KEY = "h0_waiting"
 SINCE_KEY = "h0_waiting_since"
@@ -99,3 +102,20 @@ def retry_wait(outcome: TriageOutcome, backoff: float | None) -> float | None:
     if backoff is None:
         return None  # nothing in this process retries (`h0 sweep`): the next pass asks again
     return outcome.retry_after if outcome.retry_after is not None else backoff
+
+
+def wait_for_model(note: Note, outcome: TriageOutcome, ctx: HandlerContext, now: dt.datetime) -> tuple[Update, Outcome]:
+    """The model could not answer now: the change that keeps the email pending with the reason on it,
+    and the Outcome that asks the work queue to try again after its backoff (said once per reason)."""
+    retry_in = retry_wait(outcome, ctx.retry_delay(note.path))
+    fields = waiting_fields(note.frontmatter, outcome, retry_in, now)
+    ctx.report(
+        note.path,
+        "triage_deferred",
+        str(outcome.deferred),
+        f"the model could not answer ({outcome.deferred}); the email stays pending ({ctx.retry_words(retry_in)})",
+        severity="warning",
+        attempts=fields[ATTEMPTS_KEY],
+    )
+    waiting = Outcome("deferred", str(fields[WAITING_KEY]), retry_in=retry_in, data={"retry_in": retry_in})
+    return Update(note.path, fields, if_match=note.hash), waiting

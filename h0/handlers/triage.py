@@ -35,7 +35,7 @@ from h0.drafting import DraftContext, Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.followup.threads import owner_addresses
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeData
-from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, retry_wait, waiting_fields
+from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, wait_for_model
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.headers import clean_header_text
@@ -207,7 +207,9 @@ def _plan(
         now = dt.datetime.now(dt.UTC)
         ended = gave_up(note.frontmatter, outcome, ctx.settings, now)
         if ended is None:
-            return _waiting(note, outcome, ctx, now)
+            plan = _Plan(note, outcome, {})
+            plan.change, plan.deferred = wait_for_model(note, outcome, ctx, now)
+            return plan
         outcome = outcome.model_copy(update={"fallback_reason": ended})
     flags = [TRUNCATED_WARNING] if outcome.truncated else []
     if (
@@ -285,25 +287,6 @@ def _plan(
         )
     else:
         plan.change = Update(note.path, {**record, "status": "needs_info"}, remove=waited, if_match=note.hash)
-    return plan
-
-
-def _waiting(note: Note, outcome: Any, ctx: HandlerContext, now: dt.datetime) -> _Plan:
-    """The model could not answer now: the email stays pending with the reason on it, and the
-    Outcome asks the work queue to try again after its backoff (h0.handlers.llmwait)."""
-    retry_in = retry_wait(outcome, ctx.retry_delay(note.path))
-    fields = waiting_fields(note.frontmatter, outcome, retry_in, now)
-    plan = _Plan(note, outcome, {})
-    plan.change = Update(note.path, fields, if_match=note.hash)
-    ctx.report(
-        note.path,
-        "triage_deferred",
-        str(outcome.deferred),
-        f"the model could not answer ({outcome.deferred}); the email stays pending ({ctx.retry_words(retry_in)})",
-        severity="warning",
-        attempts=fields["h0_model_attempts"],
-    )
-    plan.deferred = Outcome("deferred", str(fields["h0_waiting"]), retry_in=retry_in, data={"retry_in": retry_in})
     return plan
 
 
