@@ -222,8 +222,11 @@ def _plan(
         # The model's reply made the owner's: greeting and sign-off enforced, the language checked.
         finished = drafting.finish_reply(outcome.decision.reply_body, chosen, llm)
         flags += finished.flags
-        outcome = outcome.model_copy(
-            update={"decision": outcome.decision.model_copy(update={"reply_body": finished.text})}
+        outcome = outcome.model_copy(  # a language re-ask is one more call: counted with the triage's
+            update={
+                "decision": outcome.decision.model_copy(update={"reply_body": finished.text}),
+                "attempts": outcome.attempts + finished.extra_calls,
+            }
         )
     decision = outcome.decision
     record = {
@@ -360,6 +363,7 @@ def _decided(plan: _Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcom
                 "provider": outcome.provider,
                 "model": outcome.model,
                 "latency_ms": round(outcome.latency_ms, 2),
+                "model_calls": outcome.attempts if outcome.provider != "rules" else None,
                 "fallback": outcome.fallback or None,
                 "fallback_reason": outcome.fallback_reason,
                 "rule": outcome.rule,

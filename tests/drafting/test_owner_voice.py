@@ -21,7 +21,7 @@ from h0.drafting.past import PastReplies
 from h0.drafting.profile import load_profile
 from h0.drafting.voice import learn, voice_for
 from h0.vault import init_vault
-from tests.pipeline.harness import frontmatter
+from tests.pipeline.harness import events, frontmatter
 from tests.triage.fake_llm import FakeLLM, Reply, recorded
 
 pytestmark = pytest.mark.usefixtures("loguru_restored")
@@ -206,6 +206,7 @@ def test_a_reply_in_the_wrong_language_is_asked_for_once_more(vault, llm, capsys
         == "Hallo Greta,\n\nJa, Freitag passt mir und ich schicke dir das Angebot vorher.\n\nViele Grüße\nJonas Berg"
     )
     assert len(llm.requests) == 2  # one extra call, no more
+    assert [e["model_calls"] for e in events(vault, "h0", "triage_decision")] == [2]  # and counted
     assert "Rewrite this reply in German" in llm.requests[1].last_text
     assert "h0_flags" not in fm
 
