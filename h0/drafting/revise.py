@@ -12,6 +12,7 @@ notes never reach the model; ungrounded facts become `[FILL: …]`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import threading
@@ -144,6 +145,10 @@ class Rewritten:
     body: str
     record: dict[str, Any]
     revised: bool  # False: H0 could not rewrite it (no model, or the model failed); the note says why
+    # The model could not answer *now* (down, timed out, refusing): the caller may keep the instruction
+    # and ask again later instead of writing this "not revised" note (h0.handlers.revise).
+    waiting: str | None = None
+    retry_after: float | None = None
 
 
 def email_for(api: Any, frontmatter: Mapping[str, Any]) -> tuple[dict[str, Any], str] | None:
@@ -226,7 +231,7 @@ def rewrite(
         ),
     )
     if answer.value is None:
-        return _not_revised(
+        failed = _not_revised(
             path,
             fm,
             current_body,
@@ -234,6 +239,9 @@ def rewrite(
             f"The model gave no usable rewrite ({answer.reason}). Edit the text yourself, or write "
             "the line again to retry.",
         )
+        if getattr(answer, "transient", False):
+            return dataclasses.replace(failed, waiting=answer.reason, retry_after=answer.retry_after)
+        return failed
     revision: Revision = answer.value
     text = revision.reply_body.strip()
     if getattr(answer, "truncated", False):  # cut off at the token limit: a placeholder that blocks sending

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from h0.handlers.context import HandlerContext, Outcome
-from h0.triage.models import TriageOutcome, one_line
+from h0.triage.models import one_line
 from h0.vault import Note
 from h0.vault.api import Update
 
@@ -67,26 +67,28 @@ def not_due_for(frontmatter: Mapping[str, Any], now: dt.datetime) -> float | Non
     return (retry_at - now).total_seconds()
 
 
-def gave_up(frontmatter: Mapping[str, Any], outcome: TriageOutcome, settings: Any, now: dt.datetime) -> str | None:
-    """Why this deferred outcome ends the wait (the rules decide), or None: wait and ask again."""
+def gave_up(
+    frontmatter: Mapping[str, Any], deferred: str, settings: Any, now: dt.datetime, then: str = "the rules decided"
+) -> str | None:
+    """Why this failed try (`deferred`: its reason) ends the wait, followed by `then`; None: wait, ask again."""
     attempts = _attempts(frontmatter) + 1
     since = _when(frontmatter.get(SINCE_KEY)) or now
     hours = (now - since).total_seconds() / 3600
-    reason = one_line(outcome.deferred or "", 200)
+    reason = one_line(deferred, 200)
     if reason.startswith("the model refused") and attempts >= MAX_REFUSALS:
-        return f"{reason} ({attempts} times): the rules decided"
+        return f"{reason} ({attempts} times): {then}"
     if attempts >= settings.llm_wait_max_attempts:
-        return f"{reason}; gave up after {attempts} tries (LLM_WAIT_MAX_ATTEMPTS): the rules decided"
+        return f"{reason}; gave up after {attempts} tries (LLM_WAIT_MAX_ATTEMPTS): {then}"
     if hours >= settings.llm_wait_max_hours:
-        return f"{reason}; gave up after {hours:.1f} h of trying (LLM_WAIT_MAX_HOURS): the rules decided"
+        return f"{reason}; gave up after {hours:.1f} h of trying (LLM_WAIT_MAX_HOURS): {then}"
     return None
 
 
 def waiting_fields(
-    frontmatter: Mapping[str, Any], outcome: TriageOutcome, retry_in: float | None, now: dt.datetime
+    frontmatter: Mapping[str, Any], deferred: str, retry_in: float | None, now: dt.datetime
 ) -> dict[str, Any]:
-    """The keys a waiting email carries after one more failed try (`retry_in`: when it is due again)."""
-    reason = one_line(outcome.deferred or "the model did not answer", 200)
+    """The keys a waiting note carries after one more failed try (`retry_in`: when it is due again)."""
+    reason = one_line(deferred or "the model did not answer", 200)
     fields: dict[str, Any] = {
         WAITING_KEY: f"{reason}; retrying",
         SINCE_KEY: str(frontmatter.get(SINCE_KEY) or now.isoformat(timespec="seconds")),
@@ -97,23 +99,32 @@ def waiting_fields(
     return fields
 
 
-def retry_wait(outcome: TriageOutcome, backoff: float | None) -> float | None:
+def retry_wait(retry_after: float | None, backoff: float | None) -> float | None:
     """When to ask again: the server's Retry-After when it named one, else the work queue's backoff."""
     if backoff is None:
         return None  # nothing in this process retries (`h0 sweep`): the next pass asks again
-    return outcome.retry_after if outcome.retry_after is not None else backoff
+    return retry_after if retry_after is not None else backoff
 
 
-def wait_for_model(note: Note, outcome: TriageOutcome, ctx: HandlerContext, now: dt.datetime) -> tuple[Update, Outcome]:
-    """The model could not answer now: the change that keeps the email pending with the reason on it,
-    and the Outcome that asks the work queue to try again after its backoff (said once per reason)."""
-    retry_in = retry_wait(outcome, ctx.retry_delay(note.path))
-    fields = waiting_fields(note.frontmatter, outcome, retry_in, now)
+def wait_for_model(
+    note: Note,
+    deferred: str,
+    retry_after: float | None,
+    ctx: HandlerContext,
+    now: dt.datetime,
+    event: str = "triage_deferred",
+    what: str = "the email stays pending",
+) -> tuple[Update, Outcome]:
+    """The model could not answer now (`deferred`: why): the change that keeps the note as it is with
+    the reason on it, and the Outcome that asks the work queue to try again after its backoff (the
+    server's `retry_after` when it named one). Said once per reason."""
+    retry_in = retry_wait(retry_after, ctx.retry_delay(note.path))
+    fields = waiting_fields(note.frontmatter, deferred, retry_in, now)
     ctx.report(
         note.path,
-        "triage_deferred",
-        str(outcome.deferred),
-        f"the model could not answer ({outcome.deferred}); the email stays pending ({ctx.retry_words(retry_in)})",
+        event,
+        deferred,
+        f"the model could not answer ({deferred}); {what} ({ctx.retry_words(retry_in)})",
         severity="warning",
         attempts=fields[ATTEMPTS_KEY],
     )

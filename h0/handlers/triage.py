@@ -205,10 +205,10 @@ def _plan(
         outcome = triager.triage(email)
     if outcome.deferred:
         now = dt.datetime.now(dt.UTC)
-        ended = gave_up(note.frontmatter, outcome, ctx.settings, now)
+        ended = gave_up(note.frontmatter, outcome.deferred, ctx.settings, now)
         if ended is None:
             plan = _Plan(note, outcome, {})
-            plan.change, plan.deferred = wait_for_model(note, outcome, ctx, now)
+            plan.change, plan.deferred = wait_for_model(note, outcome.deferred, outcome.retry_after, ctx, now)
             return plan
         outcome = outcome.model_copy(update={"fallback_reason": ended})
     flags = [TRUNCATED_WARNING] if outcome.truncated else []

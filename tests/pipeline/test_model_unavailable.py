@@ -17,6 +17,7 @@ import pytest
 from h0.config import load_settings
 from h0.handlers.context import HandlerContext
 from h0.handlers.llmwait import ATTEMPTS_KEY, RETRY_AT_KEY, SINCE_KEY, WAITING_KEY
+from h0.handlers.revise import revise_draft
 from h0.handlers.triage import triage_email
 from h0.triage import Triager, ensure_rules_file
 from h0.triage.llm import LLMTriage
@@ -126,3 +127,26 @@ def test_a_waiting_email_looked_at_before_its_retry_is_due_is_left_alone(vault_d
 
     assert outcome.action == "waiting" and (outcome.retry_in or 0) > 0
     assert fake.requests == []
+
+
+def test_a_revision_asked_while_the_model_is_down_keeps_the_instruction_and_is_done_when_it_is_back(
+    vault_dir: Path, fake: FakeLLM
+) -> None:
+    (vault_dir / "Drafts" / "REPLY_1.md").write_text(
+        "---\nto: dana@example.com\nsubject: 'Re: Review'\nstatus: pending_approval\nh0: shorter\n---\n"
+        "Hi Dana,\n\nFriday at 10 works for me, and I will move the review to that slot.\n\nBest regards,\n",
+        encoding="utf-8",
+    )
+    fake.queue(*[recorded("llamacpp_503", status=503) for _ in range(3)])
+    fake.queue(recorded("llamacpp", content='{"reply_body": "Hi Dana,\\n\\nFriday at 10 works.\\n\\nBest regards,"}'))
+    ctx = context(vault_dir, model_triager(fake, vault_dir, []), revise_settle_seconds=0)
+
+    first = revise_draft("Drafts/REPLY_1.md", ctx)
+    fm = frontmatter(vault_dir, "Drafts/REPLY_1.md")
+    assert first.action == "deferred" and fm["h0"] == "shorter" and "503" in str(fm[WAITING_KEY])
+
+    second = revise_draft("Drafts/REPLY_1.md", ctx)  # no work queue here: due at once
+
+    fm = frontmatter(vault_dir, "Drafts/REPLY_1.md")
+    assert second.action == "revised" and "h0" not in fm and WAITING_KEY not in fm and ATTEMPTS_KEY not in fm
+    assert "Friday at 10 works.\n" in (vault_dir / "Drafts" / "REPLY_1.md").read_text(encoding="utf-8")
