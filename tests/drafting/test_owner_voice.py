@@ -264,3 +264,14 @@ def test_a_closing_the_owner_repeats_is_learned_whatever_its_words(vault):
         "priya@nair.example", "Priya Nair", load_profile(vault), past.to_address("priya@nair.example", 5)
     )
     assert one_off.greeting == "Hi Priya," and one_off.source == "your profile"
+
+
+def test_the_owners_own_way_with_a_person_beats_a_formal_email(vault):
+    past = PastReplies(vault)
+    history = past.addressed_to("tom@fischer.example", 5)
+
+    formal = voice_for("tom@fischer.example", "Tom Fischer", load_profile(vault), history, formal=True, language="en")
+    stranger = voice_for("ceo@big.example", "Ada Lovelace", load_profile(vault), [], formal=True, language="en")
+
+    assert (formal.greeting, formal.sign_off) == ("Hi Tom,", "— J.")
+    assert (stranger.greeting, stranger.sign_off) == ("Dear Ada Lovelace,", "Kind regards,\nJonas Berg")
