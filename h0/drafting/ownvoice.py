@@ -25,19 +25,26 @@ _DASH_SIGNATURE = re.compile(r"^[—–-]{1,2}\s*\S{1,20}$")
 
 def in_owner_voice(reply: str, voice: Voice, names: Sequence[str] = ()) -> str:
     """`reply` opening with `voice.greeting` and ending with `voice.sign_off`, whatever the model wrote
-    there. `names`: the owner's name, initials and signature lines (a closing naming them goes too)."""
+    there. `names`: the owner's name, initials and signature lines (a closing naming them goes too).
+    Where the voice has no greeting or sign-off, the model's own stays."""
+    opening, body, closing = split_model_reply(reply, voice, names)
+    parts = [voice.greeting.strip() or opening, body, voice.sign_off.strip() or closing]
+    return "\n\n".join(part for part in parts if part)
+
+
+def split_model_reply(reply: str, voice: Voice, names: Sequence[str] = ()) -> tuple[str, str, str]:
+    """(greeting, body, closing block) of a model's reply; "" where it has none."""
     lines = reply.replace("\r\n", "\n").strip("\n").split("\n")
     owned = _owner_lines(voice, names)
     while lines and not lines[0].strip():
         lines.pop(0)
-    if lines and _is_greeting(lines[0], voice.greeting):
-        lines.pop(0)
+    opening = lines.pop(0).strip() if lines and _is_greeting(lines[0], voice.greeting) else ""
     cut = _closing_start(lines, owned)
+    closing = ""
     if cut is not None:
+        closing = "\n".join(line.strip() for line in lines[cut:] if line.strip())
         del lines[cut:]
-    body = "\n".join(lines).strip("\n").strip()
-    parts = [voice.greeting.strip(), body, voice.sign_off.strip()]
-    return "\n\n".join(part for part in parts if part)
+    return opening, "\n".join(lines).strip("\n").strip(), closing
 
 
 def _owner_lines(voice: Voice, names: Sequence[str]) -> set[str]:

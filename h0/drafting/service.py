@@ -23,7 +23,7 @@ from h0.drafting.context import DraftContext, assemble, recipient_of
 from h0.drafting.knowledge import VaultKnowledge
 from h0.drafting.knowledgenotes import KnowledgeSource, frontmatter_addresses
 from h0.drafting.memory import Memory, load_memory
-from h0.drafting.ownvoice import in_owner_voice
+from h0.drafting.ownvoice import in_owner_voice, split_model_reply
 from h0.drafting.past import SENT_CACHE_FILE, PastReplies
 from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
 from h0.drafting.profile import Profile, load_profile
@@ -185,9 +185,9 @@ class Drafting:
         doubled), and in the reply's language — asked once more when it is not, else flagged."""
         profile = self.profile()
         names = [n for n in (profile.name, profile.signature) if n]
-        bare = in_owner_voice(reply, Voice("", "", ""), names)  # the body alone, for the language check
+        _, bare, _ = split_model_reply(reply, chosen.voice, names)  # the body alone, for the language check
         checked = in_language(bare, chosen.language, llm, new_nonce())
-        text = in_owner_voice(checked.text, chosen.voice, names)
+        text = in_owner_voice(checked.text if checked.text != bare else reply, chosen.voice, names)
         return FinishedReply(text, checked.calls, (checked.flag,) if checked.flag else ())
 
     def voice_for_people(self, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
