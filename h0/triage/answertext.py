@@ -10,11 +10,14 @@ still be read (and is then flagged, never sent silently).
 
 from __future__ import annotations
 
+import json
 import re
 
 REASONING_TAGS = ("think", "thinking", "reasoning", "reflection", "thought")
 _OPEN = re.compile(r"<(" + "|".join(REASONING_TAGS) + r")\b[^>]*>", re.IGNORECASE)
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?")
+_LINE_OBJECT = re.compile(r"\n\s*(?:```[ \t]*(?:json)?\s*)?\{")
+MAX_CANDIDATES = 8  # object-starting lines tried after an unterminated reasoning block
 MAX_SCAN_CHARS = 200_000  # a 50 KB answer is scanned whole; beyond this the model is not answering
 
 
@@ -38,12 +41,27 @@ def strip_reasoning(text: str) -> str:
         if closed is not None:
             pos = closed.end()
             continue
-        # Unterminated: the answer may still follow on a line that starts an object.
-        tail = re.search(r"\n\s*(?:```[ \t]*(?:json)?\s*)?\{", text[opened.end() :])
-        if tail is None:
+        # Unterminated: the answer may still follow on a line that starts an object — the last such
+        # line whose object is JSON (the reasoning's own `{…}` lines come before the answer).
+        rest = text[opened.end() :]
+        starts = [m.start() for m in _LINE_OBJECT.finditer(rest)]
+        if not starts:
             break
-        pos = opened.end() + tail.start()
+        # At most the last MAX_CANDIDATES are tried: a hostile answer of a thousand `{` lines stays linear.
+        tried = reversed(starts[-MAX_CANDIDATES:])
+        pos = opened.end() + next((at for at in tried if _is_json(rest[at:])), starts[-1])
     return "".join(out)
+
+
+def _is_json(text: str) -> bool:
+    found = balanced_object(_FENCE.sub("", text))
+    if found is None:
+        return False
+    try:
+        json.loads(found)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def balanced_object(text: str) -> str | None:

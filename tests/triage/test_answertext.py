@@ -53,3 +53,8 @@ def test_an_object_cut_off_mid_way_is_closed(cut: str, expected: dict[str, objec
 
 def test_a_text_without_an_object_cannot_be_closed() -> None:
     assert closed_json("I cannot help with that.") is None
+
+
+def test_an_unterminated_reasoning_block_with_object_lines_of_its_own_yields_the_answer_after_them() -> None:
+    text = '<think>\nThe format:\n{decision: one of five}\nso:\n{"decision": "x"}'
+    assert json.loads(answer_json(text)) == {"decision": "x"}
