@@ -14,6 +14,8 @@ person can act on (an unknown LLM_PROVIDER, a missing key or model).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -66,9 +68,10 @@ class Triager:
         transient_retries: int = 2,
         retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP,
         backoff: float = 0.5,
+        sleep: Callable[[float], None] | None = None,
     ) -> Triager:
         """Build from LLM_PROVIDER / LLM_MODEL / LLM_API_KEY / LLM_BASE_URL / LLM_TIMEOUT_SECONDS
-        (`timeout` overrides the last).
+        (`timeout` overrides the last; `sleep` is how the LLM's short retries wait — tests pass their own).
 
         `vault_root` (default: settings.vault_path) holds `H0_Rules.md`, used by the rules
         engine and as the LLM's fallback. Raises ValueError for an unknown provider (the
@@ -98,6 +101,7 @@ class Triager:
             transient_retries=transient_retries,
             retry_after_cap=retry_after_cap,
             backoff=backoff,
+            sleep=sleep or time.sleep,
         )
         return cls(rules, llm)
 
