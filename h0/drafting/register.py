@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 
-from h0.drafting.replytext import strip_quoted
-
 # fmt: off
 _FORMAL_OPENING = re.compile(
     r"^\s*(?:dear\s+(?:mr|mrs|ms|miss|mx|dr|prof|professor|sir|madam|sirs|colleagues?)\b|to whom it may concern"
@@ -51,11 +49,11 @@ LANGUAGE_NAMES = {
 # fmt: on
 
 
-def formal_register(email_text: str) -> bool:
-    """True when the email (its newest message) opens or closes formally: "Dear Mr Berg,", "Sehr
-    geehrter Herr …", "Yours sincerely", "Mit freundlichen Grüßen"."""
-    text = strip_quoted(email_text[:20_000]) or email_text[:20_000]
-    lines = [line for line in text.splitlines() if line.strip()]
+def formal_register(words: str) -> bool:
+    """True when the email's newest message (`words`: its text with quoted history cut, e.g. by
+    h0.drafting.replytext.strip_quoted) opens or closes formally: "Dear Mr Berg,", "Sehr geehrter
+    Herr …", "Yours sincerely", "Mit freundlichen Grüßen"."""
+    lines = [line for line in words[:20_000].splitlines() if line.strip()]
     if lines and _FORMAL_OPENING.match(lines[0]):
         return True
     return any(_FORMAL_CLOSING.match(line) for line in lines[-6:])

@@ -161,7 +161,7 @@ class Drafting:
         address = (reply_to or address).strip().lower()
         words = strip_quoted(text) or text if text else ""
         language = self.person_language(address) or (language_of(words) if words else None)
-        formal = formal_register(text) if text else False
+        formal = formal_register(words) if words else False
         history = self.past.addressed_to(address, VOICE_WINDOW)
         voice = voice_for(address, name, self.profile(), history, formal=formal, language=language)
         return ReplyVoice(voice, language, formal)
