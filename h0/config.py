@@ -107,6 +107,14 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_base_url: str | None = None
 
+    # Real models (issue 32, h0.triage.llm, h0.handlers.llmwait): how long one request to the model may
+    # take (a local model on a CPU is slow), and how long an email waits for a model that is down,
+    # refusing or timing out — left pending and retried with the work queue's backoff — before the
+    # rules decide it (the note says so). Whichever cap comes first.
+    llm_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
+    llm_wait_max_hours: float = Field(default=24.0, ge=0, le=24 * 30)
+    llm_wait_max_attempts: int = Field(default=50, ge=1, le=10_000)
+
     # Drafting (h0.drafting). How much of the owner's notes (profile, lessons, people, linked and
     # related notes, past replies) a prompt may carry, in tokens (about 4 characters each); the
     # email and its thread have their own bounds.

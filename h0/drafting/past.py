@@ -56,6 +56,7 @@ class PastReply:
     path: str | None = None  # the note in Done/, for a sent draft
     source: str = "vault"  # "vault" (a sent draft in Done/) or "sent mail" (the provider's)
     threads: frozenset[str] = frozenset()  # its thread keys (h0.vault.disclosure.thread_keys)
+    addressee: str = ""  # the first To: address — who the reply speaks to (never someone on Cc)
 
     @property
     def link(self) -> str:
@@ -135,6 +136,12 @@ class PastReplies:
         """The latest replies sent to this address, newest first."""
         self.refresh()
         return list(self._by_address.get(address.strip().lower(), ())[:limit])
+
+    def addressed_to(self, address: str, limit: int = 3) -> list[PastReply]:
+        """The latest replies that spoke to this address (it was their first To:), newest first: what the
+        owner's greeting and sign-off to this person are learned from — never mail they were only Cc'd on."""
+        key = address.strip().lower()
+        return [r for r in self.to_address(key, 10_000) if r.addressee == key][:limit]
 
     def all(self) -> list[PastReply]:
         self.refresh()
@@ -243,7 +250,10 @@ def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
     parts = split_reply(text)
     when = epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at")) or epoch(fm.get("received")) or epoch(fm.get("date"))
     subject = str(fm.get("subject") or "")[:300]
-    return PastReply(to, subject, when, parts.text, parts, rel, "vault", thread_keys(rel, fm))
+    addressee = next(iter(addresses(fm.get("to"))), "")
+    return PastReply(
+        to, subject, when, parts.text, parts, rel, "vault", threads=thread_keys(rel, fm), addressee=addressee
+    )
 
 
 def read_sent_cache(path: Path) -> list[dict[str, Any]]:
@@ -270,6 +280,7 @@ def _cached_reply(record: dict[str, Any]) -> PastReply | None:
         return None
     parts = split_reply(text[:MAX_TEXT_CHARS])
     ids = {"thread_id": record.get("thread_id"), "message_id": record.get("id")}
+    addressee = next(iter(addresses(record.get("to"))), "")
     return PastReply(
         to,
         str(record.get("subject") or "")[:300],
@@ -278,5 +289,6 @@ def _cached_reply(record: dict[str, Any]) -> PastReply | None:
         parts,
         None,
         "sent mail",
-        thread_keys("", ids),
+        threads=thread_keys("", ids),
+        addressee=addressee,
     )

@@ -12,6 +12,7 @@ notes never reach the model; ungrounded facts become `[FILL: …]`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections.abc import Mapping
@@ -29,6 +30,7 @@ from h0.drafting.service import Drafting
 from h0.errors import H0Error, InvalidRequest, NotFound
 from h0.mail.drafts import CUTOFF, message_body
 from h0.mail.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
+from h0.triage.llm import TRUNCATED_PLACEHOLDER
 from h0.triage.models import MAX_REPLY_CHARS, _short_list
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
@@ -138,6 +140,10 @@ class Rewritten:
     body: str
     record: dict[str, Any]
     revised: bool  # False: H0 could not rewrite it (no model, or the model failed); the note says why
+    # The model could not answer *now* (down, timed out, refusing): the caller may keep the instruction
+    # and ask again later instead of writing this "not revised" note (h0.handlers.revise).
+    waiting: str | None = None
+    retry_after: float | None = None
 
 
 def email_for(api: Any, frontmatter: Mapping[str, Any]) -> tuple[dict[str, Any], str] | None:
@@ -209,7 +215,8 @@ def rewrite(
     nonce = new_nonce()
     parts = [
         f"Revise the draft. NONCE = {nonce}.\n\n",
-        owner_notes_block(context.reply_context(), nonce) if context else "",
+        # The draft's language stands: the profile's first language is not imposed on a revision.
+        owner_notes_block(context.reply_context().model_copy(update={"language": None}), nonce) if context else "",
     ]
     if email is not None:
         efm, words = email
@@ -230,7 +237,7 @@ def rewrite(
         ),
     )
     if answer.value is None:
-        return _not_revised(
+        failed = _not_revised(
             path,
             fm,
             current_body,
@@ -238,8 +245,14 @@ def rewrite(
             f"The model gave no usable rewrite ({answer.reason}). Edit the text yourself, or write "
             "the line again to retry.",
         )
+        if getattr(answer, "transient", False):
+            return dataclasses.replace(failed, waiting=answer.reason, retry_after=answer.retry_after)
+        return failed
     revision: Revision = answer.value
-    cleaned: CleanReply = clean_reply(disarm_reply(revision.reply_body.strip()))
+    text = revision.reply_body.strip()
+    if getattr(answer, "truncated", False):  # cut off at the token limit: a placeholder that blocks sending
+        text = f"{text}\n\n{TRUNCATED_PLACEHOLDER}"
+    cleaned: CleanReply = clean_reply(disarm_reply(text))
     found = grounding(context, cleaned, revision.sources, revision.questions)
     count = _count(fm.get("revisions")) + 1
     head, versions = _below_parts(current_body)

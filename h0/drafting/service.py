@@ -13,6 +13,7 @@ import dataclasses
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,13 +24,18 @@ from h0.calendar import OwnerCalendar, Scheduling
 from h0.config import Settings
 from h0.drafting.context import DraftContext, assemble, recipient_of
 from h0.drafting.knowledge import VaultKnowledge
-from h0.drafting.knowledgenotes import KnowledgeSource
+from h0.drafting.knowledgenotes import KnowledgeSource, frontmatter_addresses
 from h0.drafting.memory import Memory, load_memory
+from h0.drafting.ownvoice import in_owner_voice, split_model_reply
 from h0.drafting.past import SENT_CACHE_FILE, PastReplies
 from h0.drafting.profile import Profile, load_profile
+from h0.drafting.register import formal_register
+from h0.drafting.replylanguage import Asks, in_language
+from h0.drafting.replytext import strip_quoted
 from h0.drafting.scheduling import scheduling_for_email
-from h0.drafting.voice import VOICE_WINDOW, voice_for
+from h0.drafting.voice import VOICE_WINDOW, Voice, language_of, voice_for
 from h0.triage.models import ReplyContext
+from h0.triage.prompt import new_nonce
 from h0.vault.audit import AuditLog
 from h0.vault.disclosure import Disclosure
 from h0.vault.layout import LOGS, MEMORY_NOTE, PROFILE_NOTE
@@ -40,6 +46,24 @@ FileSignature = tuple[int, int, int] | None
 _instances: dict[tuple[str, tuple[str, ...], int, str, str], Drafting] = {}
 _instances_lock = threading.Lock()
 _fed: dict[str, int] = {}  # vault root -> watchers reporting its every note (see `watching`)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyVoice:
+    """How one reply is written: its greeting and sign-off, its language and register."""
+
+    voice: Voice
+    language: str | None  # "de", …: the person's (their People note's `language:`), else the email's
+    formal: bool  # the sender wrote formally ("Dear Mr Berg,")
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedReply:
+    """A model's reply in the owner's voice and the right language, and what it took."""
+
+    text: str
+    extra_calls: int = 0  # model calls beyond the triage's own (a language re-ask: at most 1)
+    flags: tuple[str, ...] = ()  # for the draft: what the owner must check before sending
 
 
 class Drafting:
@@ -138,13 +162,49 @@ class Drafting:
             exclude=exclude,
         )
 
-    def voice_context(self, reply_to: str | None, sender: str) -> ReplyContext:
+    def voice_context(self, reply_to: str | None, sender: str, text: str = "") -> ReplyContext:
         """Just the greeting and sign-off of a reply (what a rules template needs): the profile and the
-        owner's last replies to this address, nothing else looked up."""
+        owner's last replies that spoke to this address; with the email's `text`, in its language and register."""
+        chosen = self.reply_voice(reply_to, sender, text)
+        return ReplyContext(greeting=chosen.voice.greeting, sign_off=chosen.voice.sign_off, language=chosen.language)
+
+    def reply_voice(self, reply_to: str | None, sender: str, text: str = "") -> ReplyVoice:
+        """The greeting, sign-off, language and register of a reply to `reply_to` answering `text` from
+        `sender`: learned from the owner's replies that spoke to this person (never mail they were only
+        Cc'd on), else the profile — formal when the sender wrote formally, in the person's language
+        (People note `language:`) or the email's."""
         name, address = recipient_of(sender)
         address = (reply_to or address).strip().lower()
-        voice = voice_for(address, name, self.profile(), self.past.to_address(address, VOICE_WINDOW))
-        return ReplyContext(greeting=voice.greeting, sign_off=voice.sign_off)
+        words = strip_quoted(text) or text if text else ""
+        language = self.person_language(address) or (language_of(words) if words else None)
+        formal = formal_register(words) if words else False
+        history = self.past.addressed_to(address, VOICE_WINDOW)
+        voice = voice_for(address, name, self.profile(), history, formal=formal, language=language)
+        return ReplyVoice(voice, language, formal)
+
+    def person_language(self, address: str) -> str | None:
+        """The `language:` of this address's People note ("de", "German" is not understood: codes only)."""
+        try:
+            notes = self.knowledge.notes_for_address(address)
+        except Exception:  # noqa: BLE001 - a broken note or index: the email's language decides
+            return None
+        for note in notes:
+            if address not in {a.lower() for a in frontmatter_addresses(note.frontmatter)}:
+                continue  # a note that only mentions the address is not the person's
+            value = note.frontmatter.get("language")
+            if isinstance(value, str) and 2 <= len(value.strip()) <= 5 and value.strip()[:2].isalpha():
+                return value.strip()[:2].lower()
+        return None
+
+    def finish_reply(self, reply: str, chosen: ReplyVoice, llm: Asks | None = None) -> FinishedReply:
+        """A model's reply made the owner's: its greeting and sign-off replaced by the owner's (never
+        doubled), and in the reply's language — asked once more when it is not, else flagged."""
+        profile = self.profile()
+        names = [n for n in (profile.name, profile.signature) if n]
+        _, bare, _ = split_model_reply(reply, chosen.voice, names)  # the body alone, for the language check
+        checked = in_language(bare, chosen.language, llm, new_nonce())
+        text = in_owner_voice(checked.text if checked.text != bare else reply, chosen.voice, names)
+        return FinishedReply(text, checked.calls, (checked.flag,) if checked.flag else ())
 
     def voice_for_people(self, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
         """(greeting, sign-off) of a mail to these (display name, address) people: to one, as the owner's

@@ -2,9 +2,13 @@
 typical length, formality, language — and the greeting and sign-off a new reply gets.
 
 A reply to someone the owner has written to opens and closes the way the owner's latest
-replies to them did (the most used of the last VOICE_WINDOW, ties to the newest). Anyone else
-gets the profile's greeting and sign-off. Greetings are kept as templates: "Hi Dana," to Dana
-is learned as "Hi {first_name},", so the overall habit carries over to a new person.
+replies to them did (the most used of the last VOICE_WINDOW, ties to the newest) — replies that
+spoke to them (their first To:), never mail they were only Cc'd on. A sign-off is whatever the
+owner consistently ends with: a known closing ("Cheers,") or any short last paragraph ("— J.")
+that recurs. Anyone else gets the profile's greeting and sign-off — or, for an email in another
+language or a formal register than the profile's, H0's own in that language and register
+(h0.drafting.register). Greetings are kept as templates: "Hi Dana," to Dana is learned as
+"Hi {first_name},", so the overall habit carries over to a new person.
 """
 
 from __future__ import annotations
@@ -18,8 +22,11 @@ from dataclasses import dataclass
 
 from h0.drafting.past import PastReply
 from h0.drafting.profile import Profile, RecipientVoice, fill_names, render_learned
+from h0.drafting.register import is_formal, local_voice
+from h0.drafting.replytext import looks_like_sign_off
 
 VOICE_WINDOW = 5  # the latest replies to one person that decide their greeting and sign-off
+MAX_CLOSING_LINE = 40  # a learned closing is a short last paragraph: at most two lines this long
 MAX_RECIPIENTS_SHOWN = 50
 # fmt: off
 _FORMAL = ("dear", "sehr geehrte", "sehr geehrter", "geachte", "estimado", "estimada", "gentile", "madame",
@@ -28,13 +35,20 @@ _FORMAL = ("dear", "sehr geehrte", "sehr geehrter", "geachte", "estimado", "esti
 _INFORMAL = ("hi", "hey", "hallo", "hello", "cheers", "thanks", "talk soon", "lg", "liebe grüße", "bises", "ciao",
              "salut", "hola", "best,", "best", "yo", "moin", "servus", "thx")
 _LANGUAGE_WORDS = {
-    "en": "the and you for with that this have will are your thanks please",
-    "de": "und der die das ich sie nicht mit für ist wir ihnen danke bitte",
-    "fr": "le la les et je vous pour avec est nous merci une des pas",
-    "es": "el la los las y que para con por una gracias usted nos",
-    "it": "il la che per con una sono grazie non della del gli",
-    "nl": "de het een en van ik je voor met niet dank bedankt",
-    "pt": "o a os as que para com uma obrigado não por você",
+    "en": "the and you for with that this have will are your thanks please would could about from our can "
+          "what when there not but all was been next week let know just also any they them which",
+    "de": "und der die das ich sie nicht mit für ist wir ihnen danke bitte ein eine auf den dem zu auch "
+          "ich habe hast du dir dich mir uns noch wie kann können gerne über oder aber wenn schon",
+    "fr": "le la les et je vous pour avec est nous merci une des pas dans que qui sur mais ou votre "
+          "bien être avez suis cette sont très aussi tout bonjour peux pouvez",
+    "es": "el la los las y que para con por una gracias usted nos del al como pero más este esta "
+          "muy también puede hola está tengo tiene sobre gracias cuando",
+    "it": "il la che per con una sono grazie non della del gli di le ho hai anche come questo "
+          "questa ma più tutto ciao buongiorno essere sei siamo quando",
+    "nl": "de het een en van ik je voor met niet dank bedankt is dat op zijn te ook maar wat "
+          "als bij heb hebben kunnen graag jullie wij",
+    "pt": "o os as que para com uma obrigado não por você do da dos das em mas como muito "
+          "também está tenho olá ou seu sua isso",
 }
 # fmt: on
 _LANG_SETS = {lang: frozenset(words.split()) for lang, words in _LANGUAGE_WORDS.items()}
@@ -43,12 +57,15 @@ _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 def language_of(text: str) -> str | None:
     """The likely language of a text by its common words ("en", "de", …), None when too short to tell."""
-    words = [w.lower() for w in _WORD.findall(text[:4000])]
-    if len(words) < 5:
+    # One-letter words ("a", "o", "e", "y") are in too many languages to tell them apart.
+    words = [w.lower() for w in _WORD.findall(text[:4000]) if len(w) > 1]
+    if len(words) < 4:
         return None
     counts = {lang: sum(1 for w in words if w in vocab) for lang, vocab in _LANG_SETS.items()}
-    best = max(counts, key=lambda k: counts[k])
-    return best if counts[best] >= 2 else None
+    ranked = sorted(counts, key=lambda k: -counts[k])
+    best, second = ranked[0], ranked[1]
+    # At least two common words, and clearly more than any other language has.
+    return best if counts[best] >= 2 and counts[best] > counts[second] else None
 
 
 def as_template(greeting: str, display_names: Sequence[str]) -> str:
@@ -134,8 +151,8 @@ def learn(replies: Sequence[PastReply], names: dict[str, str] | None = None, lim
         shown = [names.get(a, "") for a in reply.to] + [a.split("@")[0].replace(".", " ") for a in reply.to]
         if parts.greeting:
             greetings[as_template(parts.greeting, shown)] += 1
-        if parts.sign_off:
-            sign_offs[parts.sign_off] += 1
+        if closing_of(reply):
+            sign_offs[closing_of(reply) or ""] += 1
         lowered = f"{parts.greeting or ''} {parts.sign_off or ''}".lower()
         formal += any(w in lowered for w in _FORMAL)
         informal += any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", lowered) for w in _INFORMAL)
@@ -144,8 +161,8 @@ def learn(replies: Sequence[PastReply], names: dict[str, str] | None = None, lim
             lang = language_of(parts.body)
             if lang:
                 languages[lang] += 1
-        for address in reply.to[:1]:  # the first To: is who the reply speaks to
-            per.setdefault(address, []).append(reply)
+        if reply.addressee:  # who the reply speaks to; never someone on Cc
+            per.setdefault(reply.addressee, []).append(reply)
     recipients = []
     for address, theirs in per.items():
         window = theirs[:VOICE_WINDOW]
@@ -153,7 +170,7 @@ def learn(replies: Sequence[PastReply], names: dict[str, str] | None = None, lim
             RecipientVoice(
                 address,
                 _most_used([r.parts.greeting for r in window]),
-                _most_used([r.parts.sign_off for r in window]),
+                _owners_closing(window),
                 len(theirs),
                 theirs[0].link if theirs[0].path else None,
             )
@@ -165,7 +182,7 @@ def learn(replies: Sequence[PastReply], names: dict[str, str] | None = None, lim
     return LearnedVoice(
         replies=len(replies),
         greeting=greetings.most_common(1)[0][0] if greetings else None,
-        sign_off=sign_offs.most_common(1)[0][0] if sign_offs else None,
+        sign_off=_consistent(sign_offs),
         words=int(statistics.median(lengths)) if lengths else None,
         formality=formality,
         language=languages.most_common(1)[0][0] if languages else None,
@@ -192,21 +209,86 @@ class Voice:
     source: str  # "your last replies to dana@…" or "your profile"
 
 
-def voice_for(address: str, display_name: str, profile: Profile, history: Sequence[PastReply]) -> Voice:
-    """How a reply to `address` opens and closes: as the owner's latest replies to them did (`history`,
-    newest first), else as the profile says."""
-    window = list(history)[:VOICE_WINDOW]
+def closing_of(reply: PastReply) -> str | None:
+    """How one reply ends: its known sign-off ("Cheers,"), else its last paragraph when that is at most
+    two short lines ("— J.", "Speak soon\nJ") — a candidate that counts once the owner repeats it."""
+    if reply.parts.sign_off:
+        return reply.parts.sign_off
+    paragraphs = [p.strip() for p in reply.parts.body.strip().split("\n\n") if p.strip()]
+    if len(paragraphs) < 2:
+        return None  # the whole reply is one paragraph: no closing of its own
+    lines = [line.strip() for line in paragraphs[-1].splitlines() if line.strip()]
+    if not lines or len(lines) > 2 or any(len(line) > MAX_CLOSING_LINE for line in lines):
+        return None
+    if lines[-1].endswith(("?", ":")) or len(" ".join(lines).split()) > 6:
+        return None  # a question or a sentence, not a sign-off
+    return "\n".join(lines)
+
+
+def _consistent(counts: Counter[str]) -> str | None:
+    """The most used closing, if it is a known sign-off or recurs (a one-off last line is not a habit)."""
+    if not counts:
+        return None
+    value, seen = counts.most_common(1)[0]
+    return value if seen >= 2 or "\n" not in value and looks_like_sign_off(value) else None
+
+
+def _owners_closing(window: Sequence[PastReply]) -> str | None:
+    """The sign-off of these replies (newest first): the most used known one, else a recurring last paragraph."""
+    known = _most_used([r.parts.sign_off for r in window])
+    if known:
+        return known
+    return _consistent(Counter(c for c in (closing_of(r) for r in window) if c))
+
+
+def voice_for(
+    address: str,
+    display_name: str,
+    profile: Profile,
+    history: Sequence[PastReply],
+    *,
+    formal: bool = False,
+    language: str | None = None,
+) -> Voice:
+    """How a reply to `address` opens and closes: as the owner's latest replies that spoke to them did
+    (`history`, newest first; replies they were only Cc'd on are skipped), else as the profile says —
+    in the email's `language` and, when the sender wrote formally, a formal register."""
+    key = address.strip().lower()
+    window = [r for r in history if r.addressee == key][:VOICE_WINDOW]
     greeting = _most_used([r.parts.greeting for r in window])
-    sign_off = _most_used([r.parts.sign_off for r in window])
-    signed = _most_used([r.parts.signed for r in window]) if sign_off else None
+    sign_off = _owners_closing(window)
+    signed = (
+        _most_used([r.parts.signed for r in window])
+        if sign_off and _most_used([r.parts.sign_off for r in window])
+        else None
+    )
     source = f"your last {'reply' if len(window) == 1 else 'replies'} to {address}" if greeting or sign_off else ""
+    local = _local_defaults(profile, formal, language)
     if greeting:
         # Written to this person before: their own greeting, names re-filled should the display name differ.
         greeting = fill_names(as_template(greeting, [display_name]), display_name) if display_name else greeting
     else:
-        greeting = fill_names(profile.greeting, display_name)
-    closing = sign_off or profile.sign_off
-    name_line = signed if sign_off else profile.signature
-    if name_line:
+        greeting = fill_names(local[0] if local else profile.greeting, display_name)
+    if sign_off:
+        closing, name_line = sign_off, signed
+    else:
+        closing, name_line = (
+            (local[1] if local else profile.sign_off),
+            profile.signature or (profile.name if local else ""),
+        )
+    if name_line and name_line not in closing:
         closing = f"{closing}\n{name_line}" if closing else name_line
+    if local and not source:
+        source = "H0's " + ("formal " if formal else "") + f"greeting and sign-off in {language or 'your language'}"
     return Voice(greeting, closing, source or "your profile")
+
+
+def _local_defaults(profile: Profile, formal: bool, language: str | None) -> tuple[str, str] | None:
+    """H0's own greeting and sign-off when the profile's do not fit: the email is in a language other
+    than the profile's first, or formal while the profile's greeting is not. None: the profile's fit."""
+    own = (profile.languages[0] if profile.languages else "en").lower()[:2]
+    other_language = language is not None and language[:2] != own
+    too_casual = formal and not is_formal(profile.greeting)
+    if not (other_language or too_casual):
+        return None
+    return local_voice(language or own, formal)

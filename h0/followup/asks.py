@@ -177,7 +177,11 @@ def judge_for(settings: Settings) -> AskJudge:
         if key not in _judges:
             try:
                 provider = build_provider(
-                    name, model=settings.llm_model, api_key=secret, base_url=settings.llm_base_url, timeout=30.0
+                    name,
+                    model=settings.llm_model,
+                    api_key=secret,
+                    base_url=settings.llm_base_url,
+                    timeout=settings.llm_timeout_seconds,
                 )
                 _judges[key] = LlmJudge(provider)
             except ValueError as exc:

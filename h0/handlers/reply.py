@@ -11,6 +11,7 @@ the text that is sent.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from email.utils import getaddresses, parseaddr
 from typing import Any
 
@@ -115,9 +116,12 @@ def reply_draft(
     by_model: bool = False,
     drafted_by: str = "rules",
     owner: frozenset[str] = frozenset(),
+    flags: Sequence[str] = (),
 ) -> tuple[Write | None, dict[str, Any] | None]:
     """The reply draft for this email (created only if absent) and the record of what H0 wrote in it;
-    (None, None) when there is no address to reply to."""
+    (None, None) when there is no address to reply to. `flags`: what the owner must check before
+    sending (a reply in another language than the email's, an answer cut off at the token limit),
+    said in `h0_flags:` and as a callout below the cut-off line."""
     fm = note.frontmatter
     to = reply_recipient(fm)
     if to is None:
@@ -153,6 +157,8 @@ def reply_draft(
     warning = sender_warning(fm)
     if warning:
         draft_fm["warning"] = warning
+    if flags:
+        draft_fm["h0_flags"] = [inert_inline(flag) for flag in flags]
     draft_fm["decision"] = decision.decision
     draft_fm["confidence"] = round(float(decision.confidence), 3)
     scheduled = scheduled_reply(
@@ -176,6 +182,7 @@ def reply_draft(
     body = (
         f"{reply}\n\n{CUTOFF}\n"
         + (f"> [!warning] H0: {warning}\n\n" if warning else "")
+        + "".join(f"> [!warning] H0: {inert_inline(flag)}\n\n" for flag in flags)
         + f"Replying to [[{link}]] — H0's reasoning: {inert_inline(decision.reasoning)}\n"
         + (f"{inert_inline(all_note)}\n" if all_note else "")
         + f"{NEXT_STEP}\n"

@@ -5,11 +5,15 @@ Drafts/, still awaits sending, carries an instruction and has been left alone fo
 REVISE_SETTLE_SECONDS (an instruction still being typed is not acted on). The rewrite is
 written with the hash the draft was read with, so an edit made meanwhile is never lost (the
 revision waits and is tried on the new text). Recipients, subject and thread are written back
-exactly as read: whoever wrote the instruction, a revision changes only the text.
+exactly as read: whoever wrote the instruction, a revision changes only the text. A model that
+is down, slow or refusing leaves the instruction in place and the reason on the draft
+(`h0_waiting:`), and the work queue asks again after its backoff, up to the same cap as triage.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import os
 import time
 
@@ -19,6 +23,7 @@ from h0.drafting import Drafting
 from h0.drafting.revise import email_for, revision_request, rewrite
 from h0.errors import Conflict, H0Error, InternalError
 from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, wait_for_model
 from h0.handlers.thread import private_in_thread
 from h0.vault.draft_state import draft_status
 from h0.vault.layout import DRAFTS
@@ -38,6 +43,9 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
         return Outcome("skipped", "no revision asked")
     if not draft_status(note.frontmatter).sendable:
         return Outcome("skipped", "the draft is no longer waiting (sent, rejected or withdrawn)")
+    now = dt.datetime.now(dt.UTC)
+    if (due_in := not_due_for(note.frontmatter, now)) is not None:
+        return Outcome("waiting", WAITING_DETAIL, retry_in=due_in)  # the model was down: not yet
     quiet = ctx.settings.revise_settle_seconds
     age = _age(ctx, path)
     if age is not None and age < quiet:
@@ -58,6 +66,20 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
         private=private_in_thread(
             ctx, path, note.frontmatter, [(str(note.frontmatter.get("source") or ""), email[0])] if email else ()
         ),
+    )
+    if rewritten.waiting is not None and gave_up(note.frontmatter, rewritten.waiting, ctx.settings, now) is None:
+        # The model is down, slow or refusing: the instruction stays, the reason goes on the draft,
+        # and the work queue asks again after its backoff (h0.handlers.llmwait).
+        change, waiting = wait_for_model(
+            note, rewritten.waiting, rewritten.retry_after, ctx, now, "revision_deferred", "the instruction stays"
+        )
+        try:
+            ctx.notes.update(change.path, change.set, if_match=change.if_match)
+        except Conflict:
+            return Outcome("waiting", "the draft changed while H0 asked the model", retry_in=quiet)
+        return waiting
+    rewritten = dataclasses.replace(
+        rewritten, frontmatter={k: v for k, v in rewritten.frontmatter.items() if k not in WAIT_KEYS}
     )
     changed = [k for k in FIXED_KEYS if rewritten.frontmatter.get(k) != note.frontmatter.get(k)]
     if changed:  # cannot happen by construction; checked because recipients are what a revision must never touch

@@ -20,11 +20,14 @@ created only if absent: after a crash between "draft written" and "email updated
 next pass finds the draft and re-uses it instead of writing a second one (or overwriting
 the human's edits).
 
-The draft itself — recipients, subject, warnings, text — is h0.handlers.reply's.
+The draft itself — recipients, subject, warnings, text — is h0.handlers.reply's. An email whose
+model could not answer now (down, timed out, refusing) stays pending with the reason on it and
+is retried with the work queue's backoff, up to a cap (h0.handlers.llmwait).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,10 +38,13 @@ from h0.drafting import DraftContext, Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.followup.threads import owner_addresses
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeData
+from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, wait_for_model
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.headers import clean_header_text
 from h0.mail.htmltext import block_text, inert_inline
+from h0.triage.llm import TRUNCATED_WARNING
+from h0.triage.models import ReplyContext
 from h0.vault import Moved, Note
 from h0.vault.api import Change, Move, Update, Write
 from h0.vault.audit import note_timestamp
@@ -72,6 +78,7 @@ class _Plan:
     change: Change | None = None  # to the email note itself
     result: Outcome | Exception | None = None
     written: dict[str, Any] | None = None  # the draft's text and grounding, for Logs/drafting_*.jsonl
+    deferred: Outcome | None = None  # the model could not answer now: the email waits (h0.handlers.llmwait)
 
 
 def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcome | Exception]:
@@ -88,6 +95,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
         return {path: Outcome("skipped", "triage is off") for path in paths}
     results: dict[str, Outcome | Exception] = {}
     pending: list[Note] = []
+    now = dt.datetime.now(dt.UTC)
     for path, got in zip(paths, ctx.notes.read_many(paths), strict=True):
         if isinstance(got, NotFound):
             results[path] = Outcome("gone")
@@ -98,6 +106,9 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
             results[path] = got
         elif not needs_triage(got.frontmatter):
             results[path] = Outcome("skipped", "already triaged")
+        elif (due_in := not_due_for(got.frontmatter, now)) is not None:
+            # Waiting for the model, and asked to look sooner (H0's own write, the sweep): not yet.
+            results[path] = Outcome("waiting", WAITING_DETAIL, retry_in=due_in)
         else:
             pending.append(got)
     threads = _threads(pending, ctx)
@@ -122,6 +133,9 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
     written: list[tuple[str, dict[str, Any]]] = []  # what H0 wrote in each draft (Logs/drafting_*.jsonl)
     for plan in plans:
+        if plan.result is None and plan.deferred is not None:
+            results[plan.note.path] = plan.deferred
+            continue
         results[plan.note.path] = plan.result if plan.result is not None else _decided(plan, decisions)
         if plan.result is None and plan.draft is not None and plan.written is not None:
             written.append(("draft_written", plan.written))
@@ -196,17 +210,50 @@ def _plan(
         )
     to = reply_recipient(note.frontmatter)
     context: DraftContext | None = None
-    if drafting is not None and getattr(triager, "llm", None) is not None:
+    llm = getattr(triager, "llm", None)
+    # The reply's greeting, sign-off, language and register: the owner's with this person, else the profile's.
+    chosen = drafting.reply_voice(to, str(note.frontmatter.get("from") or ""), text) if drafting is not None else None
+    voiced: dict[str, Any] = (
+        {"greeting": chosen.voice.greeting, "sign_off": chosen.voice.sign_off, "language": chosen.language}
+        if chosen is not None
+        else {}
+    )
+    if drafting is not None and llm is not None:
         # A model decides with the owner's notes in view (no extra call: they travel in the one prompt).
         context = drafting.context_for_email(note.frontmatter, text, to)
-        outcome = triager.triage(email, context.reply_context())
+        outcome = triager.triage(email, context.reply_context().model_copy(update=voiced))
     elif drafting is not None:
         # Rules: the template needs only the greeting and sign-off; the rest is looked up for a draft alone.
-        outcome = triager.triage(email, drafting.voice_context(to, str(note.frontmatter.get("from") or "")))
+        outcome = triager.triage(email, ReplyContext(**voiced))
         if outcome.decision.decision in ("draft_reply", "urgent"):
             context = drafting.context_for_email(note.frontmatter, text, to)
     else:
         outcome = triager.triage(email)
+    if outcome.deferred:
+        now = dt.datetime.now(dt.UTC)
+        ended = gave_up(note.frontmatter, outcome.deferred, ctx.settings, now)
+        if ended is None:
+            plan = _Plan(note, outcome, {})
+            plan.change, plan.deferred = wait_for_model(note, outcome.deferred, outcome.retry_after, ctx, now)
+            return plan
+        outcome = outcome.model_copy(update={"fallback_reason": ended})
+    flags = [TRUNCATED_WARNING] if outcome.truncated else []
+    if (
+        drafting is not None
+        and chosen is not None
+        and llm is not None
+        and not outcome.fallback
+        and outcome.decision.reply_body
+    ):
+        # The model's reply made the owner's: greeting and sign-off enforced, the language checked.
+        finished = drafting.finish_reply(outcome.decision.reply_body, chosen, llm)
+        flags += finished.flags
+        outcome = outcome.model_copy(  # a language re-ask is one more call: counted with the triage's
+            update={
+                "decision": outcome.decision.model_copy(update={"reply_body": finished.text}),
+                "attempts": outcome.attempts + finished.extra_calls,
+            }
+        )
     decision = outcome.decision
     record = {
         "decision": decision.decision,
@@ -217,6 +264,11 @@ def _plan(
     }
     if private:
         record["triaged_by"] = "rules (private: no model sees it)"
+    if outcome.fallback and outcome.fallback_reason:
+        record["fallback_reason"] = outcome.fallback_reason
+    if outcome.truncated:
+        record["warning"] = "the model's answer was cut off at its token limit; see the draft"
+    waited = tuple(key for key in WAIT_KEYS if key in note.frontmatter)  # a decision ends any wait
     plan = _Plan(note, outcome, record)
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.frontmatter.get("received"))
@@ -229,32 +281,43 @@ def _plan(
             by_model,
             outcome.provider if by_model else "rules",
             owner=owner_addresses(ctx.settings),
+            flags=flags,
         )
         if plan.draft is None:
             record["decision"] = "needs_info"
             plan.change = Update(
-                note.path, {**record, "status": "needs_info", "problem": "no address to reply to"}, if_match=note.hash
+                note.path,
+                {**record, "status": "needs_info", "problem": "no address to reply to"},
+                remove=waited,
+                if_match=note.hash,
             )
         else:
             plan.change = Update(
-                note.path, {**record, "status": "awaiting_approval", "draft": plan.draft.path}, if_match=note.hash
+                note.path,
+                {**record, "status": "awaiting_approval", "draft": plan.draft.path},
+                remove=waited,
+                if_match=note.hash,
             )
     elif decision.decision == "archive":
-        plan.change = Move(note.path, f"{DONE}/", rename_if_exists=True, set_frontmatter={**record, "status": "done"})
+        cleared = dict.fromkeys(waited)  # a move can only set keys: the wait's are emptied
+        plan.change = Move(
+            note.path, f"{DONE}/", rename_if_exists=True, set_frontmatter={**record, **cleared, "status": "done"}
+        )
     elif decision.decision == "delegate":
         whom = decision.delegate_to or "someone else"
         appended = (
             note.body.rstrip("\n")
             + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}\n"
         )
+        kept = {k: v for k, v in note.frontmatter.items() if k not in waited}
         plan.change = Write(
             note.path,
-            {**note.frontmatter, **record, "status": "delegated", "delegate_to": whom},
+            {**kept, **record, "status": "delegated", "delegate_to": whom},
             appended,
             if_match=note.hash,
         )
     else:
-        plan.change = Update(note.path, {**record, "status": "needs_info"}, if_match=note.hash)
+        plan.change = Update(note.path, {**record, "status": "needs_info"}, remove=waited, if_match=note.hash)
     return plan
 
 
@@ -289,7 +352,7 @@ def _again(plan: _Plan, ctx: HandlerContext) -> None:
     """The email changed between the read and the change: apply the decision to it as it is now."""
     change = plan.change
     if isinstance(change, Update):
-        ctx.notes.update(change.path, change.set)
+        ctx.notes.update(change.path, change.set, remove=change.remove)
     elif isinstance(change, Write):  # delegate: the decision recorded, the body left as the human has it now
         fresh = ctx.notes.read(change.path)
         ctx.notes.write(
@@ -328,6 +391,7 @@ def _decided(plan: _Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcom
                 "provider": outcome.provider,
                 "model": outcome.model,
                 "latency_ms": round(outcome.latency_ms, 2),
+                "model_calls": outcome.attempts if outcome.provider != "rules" else None,
                 "fallback": outcome.fallback or None,
                 "fallback_reason": outcome.fallback_reason,
                 "rule": outcome.rule,

@@ -19,18 +19,20 @@ import threading
 from collections import Counter
 
 from h0.handlers.context import OutcomeData
+from h0.handlers.llmwait import WAITING_DETAIL
 from h0.handlers.unsent import local_clock
 from h0.mail.recipients import describe_recipients, recipient_lists
 from h0.printable import printable
 
 # Buckets, in the order the summary names them.
-SENT, REFUSED, REJECTED, TRIAGED, CAPPED, SETTLING, UNREADABLE, FAILED = (
+SENT, REFUSED, REJECTED, TRIAGED, CAPPED, SETTLING, MODEL_WAIT, UNREADABLE, FAILED = (
     "sent",
     "refused",
     "rejected",
     "triaged",
     "capped",
     "settling",
+    "model_wait",
     "unreadable",
     "failed",
 )
@@ -101,6 +103,7 @@ class PassTally:
             (TRIAGED, "triaged"),
             (CAPPED, self._capped_words()),
             (SETTLING, "still settling (the next sweep sends them)"),
+            (MODEL_WAIT, "waiting for the model (retried; `h0_waiting:` on the note says why)"),
             (UNREADABLE, "unreadable"),
             (FAILED, "failed"),
         ):
@@ -136,6 +139,8 @@ def _bucket(action: str, detail: str, data: OutcomeData) -> str | None:
         return CAPPED if data.get("kind") == "cap" else FAILED
     if action == "bounced":
         return FAILED
+    if action == "deferred" or (action == "waiting" and detail == WAITING_DETAIL):
+        return MODEL_WAIT
     if action == "waiting":
         return UNREADABLE if detail == "corrupt frontmatter" else SETTLING
     return None  # skipped, gone, …: nothing happened to count

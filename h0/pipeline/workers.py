@@ -33,6 +33,9 @@ INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
 LEARN_DELAY = 5.0  # after a send or a rejection: a burst of them is a few looks, not one a second
 GET_TIMEOUT = 0.5  # how often an idle worker looks whether it should stop
 
+# Outcomes that are a failed try: the queue counts an attempt and its backoff grows. "deferred": the
+# model could not triage an email now (h0.handlers.llmwait).
+RETRIED_FAILURES = ("failed", "deferred")
 # The report signal each kind of Outcome is announced on (the others are announced by nothing).
 REPORTS: dict[str, NamedSignal] = {
     "sent": signals.email_sent,
@@ -129,7 +132,7 @@ class Workers:
         """Finish a job with its handler's Outcome: a failure that asks for a retry counts an attempt
         (the queue's backoff grows with them); any other wait it asks for does not."""
         retry_in = self.finish(job.path, outcome)
-        if outcome.action == "failed" and retry_in is not None:
+        if outcome.action in RETRIED_FAILURES and retry_in is not None:
             self.queue.failed(job, retry_after=retry_in)
         else:
             self.queue.done(job, retry_in=retry_in)
@@ -172,7 +175,7 @@ class Workers:
             report.send(self.sender, path=path, **outcome.data)
         if outcome.action in ("sent", "rejected"):
             self.queue.put(routes.LEARN_JOB, delay=LEARN_DELAY)  # compare what was sent with what H0 wrote
-        if self.one_pass and outcome.action in ("failed", "paused"):
+        if self.one_pass and outcome.action in (*RETRIED_FAILURES, "paused"):
             return None  # this process exits after the pass: the next sweep or `h0 watch` retries
         return outcome.retry_in
 

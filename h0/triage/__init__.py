@@ -14,6 +14,8 @@ person can act on (an unknown LLM_PROVIDER, a missing key or model).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -47,8 +49,6 @@ __all__ = [
     "rules_path",
 ]
 
-DEFAULT_TIMEOUT = 30.0  # seconds per LLM request; local models on a laptop can be slow
-
 
 class Triager:
     """Decides what to do with an email. Thread-safe; build once, share across workers."""
@@ -63,13 +63,15 @@ class Triager:
         settings: Settings | None = None,
         vault_root: Path | None = None,
         *,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = None,
         invalid_retries: int = 2,
         transient_retries: int = 2,
         retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP,
         backoff: float = 0.5,
+        sleep: Callable[[float], None] | None = None,
     ) -> Triager:
-        """Build from LLM_PROVIDER / LLM_MODEL / LLM_API_KEY / LLM_BASE_URL.
+        """Build from LLM_PROVIDER / LLM_MODEL / LLM_API_KEY / LLM_BASE_URL / LLM_TIMEOUT_SECONDS
+        (`timeout` overrides the last; `sleep` is how the LLM's short retries wait — tests pass their own).
 
         `vault_root` (default: settings.vault_path) holds `H0_Rules.md`, used by the rules
         engine and as the LLM's fallback. Raises ValueError for an unknown provider (the
@@ -87,7 +89,11 @@ class Triager:
             return cls(rules)
         secret = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
         provider = build_provider(
-            name, model=settings.llm_model, api_key=secret, base_url=settings.llm_base_url, timeout=timeout
+            name,
+            model=settings.llm_model,
+            api_key=secret,
+            base_url=settings.llm_base_url,
+            timeout=timeout if timeout is not None else settings.llm_timeout_seconds,
         )
         llm = LLMTriage(
             provider,
@@ -97,6 +103,7 @@ class Triager:
             transient_retries=transient_retries,
             retry_after_cap=retry_after_cap,
             backoff=backoff,
+            sleep=sleep or time.sleep,
         )
         return cls(rules, llm)
 

@@ -1,10 +1,15 @@
 """LLM triage: ask the model, validate its answer, retry within bounds, else fall back to rules.
 
 Two separate budgets: `invalid_retries` re-asks after an answer that fails validation
-(with the validation error in the conversation), `transient_retries` repeats a request
-that failed in transit (timeout, 429, 5xx). A refusal or a permanent error (401, 404, …)
-falls back at once: asking again would get the same answer. Whatever the model says,
-its decision passes the safety rule before anyone sees it.
+(with the validation error in the conversation), `transient_retries` repeats at once a request
+that failed in transit (429, 5xx, connection refused). A timeout is not repeated here (a slow
+local model would hold a worker for minutes). When the model stays unavailable — or refuses —
+the outcome is the rules' decision marked `deferred` with the reason: the triage handler then
+leaves the email pending and the work queue retries it with its backoff, so a server that was
+briefly down never decides an email for good (h0.handlers.triage). A permanent error (401,
+404, …) or answers that stay invalid fall back to the rules at once. An answer cut off at the
+token limit is read as far as it goes and its draft carries a placeholder that blocks sending.
+Whatever the model says, its decision passes the safety rule before anyone sees it.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from loguru import logger
 
 from h0.retry import Backoff
 from h0.triage import safety
+from h0.triage.answertext import closed_json
 from h0.triage.models import EmailInput, ReplyContext, TriageDecision, TriageOutcome, one_line
 from h0.triage.prompt import (
     ANSWER_SCHEMA,
@@ -31,6 +37,7 @@ from h0.triage.prompt import (
     parse_answer,
 )
 from h0.triage.providers import ChatProvider, ProviderError, Turn
+from h0.triage.providers.base import TIMED_OUT
 from h0.triage.rules import RulesEngine
 
 T = TypeVar("T")
@@ -43,11 +50,17 @@ class Answer(Generic[T]):
     value: T | None
     attempts: int
     reason: str = ""
+    transient: bool = False  # no value, but asking later may give one (unavailable, timed out, refused)
+    retry_after: float | None = None  # seconds the server asked for, when it named them
+    truncated: bool = False  # the value was read from an answer cut off at the token limit
 
 
 DEFAULT_INVALID_RETRIES = 2
 DEFAULT_TRANSIENT_RETRIES = 2
 DEFAULT_RETRY_AFTER_CAP = 5.0  # seconds; a server asking for longer is treated as unavailable
+MAX_RETRY_AFTER = 3600.0  # a Retry-After the work queue honours, at most (longer: its own backoff)
+TRUNCATED_PLACEHOLDER = "[FILL: the rest of this reply — the model's answer was cut off at its token limit]"
+TRUNCATED_WARNING = "the model's answer was cut off at its token limit; the draft says where and cannot be sent as is"
 DEFAULT_BACKOFF = 0.5  # seconds before the first transient retry; doubles each time (jittered, at most the cap)
 
 
@@ -81,8 +94,15 @@ class LLMTriage:
         answer = self.ask(SYSTEM_PROMPT, email_message(email, new_nonce(), context), parse_answer, ANSWER_SCHEMA)
         if answer.value is not None:
             decision, warning = safety.enforce(answer.value, email)
-            return self._outcome(decision, started, answer.attempts, warnings=[warning] if warning else [])
-        logger.warning("Triage via {} fell back to the rules engine: {}", self.provider.name, answer.reason)
+            warnings = [warning] if warning else []
+            if answer.truncated:
+                decision = flag_truncated(decision)
+                warnings.append(TRUNCATED_WARNING)
+            return self._outcome(decision, started, answer.attempts, warnings=warnings, truncated=answer.truncated)
+        if answer.transient:
+            logger.info("Triage via {} deferred: {}", self.provider.name, answer.reason)
+        else:
+            logger.warning("Triage via {} fell back to the rules engine: {}", self.provider.name, answer.reason)
         decision, rule, warnings = self.fallback.decide(email, context)
         return self._outcome(
             decision,
@@ -92,6 +112,8 @@ class LLMTriage:
             fallback_reason=answer.reason,
             rule=rule,
             warnings=warnings,
+            deferred=answer.reason if answer.transient else None,
+            retry_after=answer.retry_after if answer.transient else None,
         )
 
     def ask(
@@ -101,11 +123,13 @@ class LLMTriage:
         parse: Callable[[str | None], T],
         schema: Mapping[str, Any] | None = None,
         correction: Callable[[str], str] = correction_message,
+        invalid_retries: int | None = None,
     ) -> Answer[T]:
         """One conversation with the model: ask, validate the answer with `parse` (which raises
         AnswerInvalid with words the model can act on), ask again within the budgets. Never raises
         for the model's behaviour: a refusal, an error or answers that stay invalid end in an
-        `Answer` without a value, and the reason."""
+        `Answer` without a value, and the reason. `invalid_retries`: this conversation's own budget
+        of corrections (a one-call extra like a language re-ask passes 0)."""
         conversation: list[Turn] = [("user", message)]
         attempts = invalid = transient = 0
         while True:
@@ -115,22 +139,43 @@ class LLMTriage:
             except ProviderError as exc:
                 wait, reason = self._after_failure(exc, transient, attempts)
                 if wait is None:
-                    return Answer(None, attempts, reason)
+                    return Answer(None, attempts, reason, transient=exc.transient, retry_after=_capped(exc.retry_after))
                 transient += 1
                 logger.info("LLM via {}: {}; retrying in {:.2f}s", self.provider.name, reason, wait)
                 self._sleep(wait)
                 continue
             if completion.refusal:
-                return Answer(None, attempts, f"the model refused: {one_line(self._redact(completion.refusal), 160)}")
+                refused = f"the model refused: {one_line(self._redact(completion.refusal), 160)}"
+                return Answer(None, attempts, refused, transient=True)
             try:
                 return Answer(parse(completion.text), attempts)
             except AnswerInvalid as exc:
-                reason = f"invalid answer {invalid + 1} time(s): {one_line(self._redact(str(exc)), 240)}"
-                if invalid >= self.invalid_retries:
+                if completion.truncated:
+                    salvaged = self._salvage(completion.text, parse)
+                    if salvaged is not None:
+                        return Answer(salvaged, attempts, truncated=True)
+                problem = (
+                    f"{exc} (the answer was cut off at the token limit: keep it shorter)"
+                    if completion.truncated
+                    else str(exc)
+                )
+                reason = f"invalid answer {invalid + 1} time(s): {one_line(self._redact(problem), 240)}"
+                if invalid >= (self.invalid_retries if invalid_retries is None else invalid_retries):
                     return Answer(None, attempts, reason)
                 invalid += 1
                 logger.info("LLM via {}: {}; asking again", self.provider.name, reason)
-                conversation += [("assistant", echo(completion.text)), ("user", correction(str(exc)))]
+                conversation += [("assistant", echo(completion.text)), ("user", correction(problem))]
+
+    @staticmethod
+    def _salvage(text: str, parse: Callable[[str | None], T]) -> T | None:
+        """The value of an answer cut off at the token limit, its open JSON closed (None: still unusable)."""
+        closed = closed_json(text)
+        if closed is None:
+            return None
+        try:
+            return parse(closed)
+        except AnswerInvalid:
+            return None
 
     def _outcome(self, decision: TriageDecision, started: float, attempts: int, **details: Any) -> TriageOutcome:
         return TriageOutcome(
@@ -145,7 +190,8 @@ class LLMTriage:
     def _after_failure(self, exc: ProviderError, transient: int, attempts: int) -> tuple[float | None, str]:
         """How long to wait before retrying (None: stop now) and the failure, in words."""
         reason = one_line(self._redact(str(exc)), 240)
-        if not exc.transient:
+        if not exc.transient or exc.status == TIMED_OUT:
+            # A timeout is not repeated at once: the model is slow, not gone; the work queue asks later.
             return None, reason
         if transient >= self.transient_retries:
             return None, f"{reason} (gave up after {attempts} attempts)"
@@ -164,3 +210,15 @@ class LLMTriage:
 
     def close(self) -> None:
         self.provider.close()
+
+
+def flag_truncated(decision: TriageDecision) -> TriageDecision:
+    """A decision read from a cut-off answer: its draft ends in a placeholder, which blocks sending
+    until the owner finishes or shortens the reply (h0.mail.drafts refuses any `[FILL: …]`)."""
+    if not decision.reply_body:
+        return decision
+    return decision.model_copy(update={"reply_body": f"{decision.reply_body.rstrip()}\n\n{TRUNCATED_PLACEHOLDER}"})
+
+
+def _capped(retry_after: float | None) -> float | None:
+    return retry_after if retry_after is not None and 0 <= retry_after <= MAX_RETRY_AFTER else None

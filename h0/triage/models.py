@@ -281,7 +281,7 @@ class TriageOutcome(BaseModel):
     produce a usable answer and the rules engine decided instead; `fallback_reason` says why.
     `attempts` counts requests to the LLM (1 for the rules engine). `rule` names the rule that
     matched when the rules engine decided; `warnings` carries problems worth showing a human
-    (a broken rules file, a safety override).
+    (a broken rules file, a safety override, a truncated answer).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -295,3 +295,8 @@ class TriageOutcome(BaseModel):
     attempts: int = 1
     rule: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    # The model could not answer *now* (unavailable, timed out, refused): the decision is the rules'
+    # stand-in, and a caller that can wait (the triage handler) leaves the email pending and asks later.
+    deferred: str | None = None
+    retry_after: float | None = None  # seconds the server asked for before the next try, if it named them
+    truncated: bool = False  # the answer was cut off at the token limit (its draft carries a placeholder)

@@ -18,6 +18,7 @@ from pydantic_core import ErrorDetails
 
 from h0.mail import visible
 from h0.mail.htmltext import disarm_reply
+from h0.triage.answertext import answer_json
 from h0.triage.models import EmailInput, ReplyContext, TriageDecision, one_line
 
 MAX_BODY_CHARS = 12_000  # enough for any real message; keeps token bills and latency bounded
@@ -89,8 +90,6 @@ ANSWER_SCHEMA: dict[str, Any] = {
 }
 MAX_OWNER_NOTES_CHARS = 400_000  # a hard stop far past any budget h0.drafting sets
 
-_FENCED = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
-
 
 class AnswerInvalid(ValueError):
     """The model's answer is not a usable TriageDecision; the message is fed back to it."""
@@ -102,14 +101,18 @@ def new_nonce() -> str:
 
 def owner_notes_block(context: ReplyContext | None, nonce: str) -> str:
     """The owner's notes, labelled, inside their own nonce-tagged block ("" when there are none)."""
-    if context is None or not (context.notes or context.greeting or context.sign_off or context.schedule):
+    if context is None or not (
+        context.notes or context.greeting or context.sign_off or context.schedule or context.language
+    ):
         return ""
     parts: list[str] = []
     for note in context.notes:
         why = f" — {one_line(note.why, 200)}" if note.why else ""
         parts.append(f"### {one_line(note.label, 200)} ({note.kind}{why})\n{note.text.strip()}\n")
-    if context.greeting or context.sign_off:
+    if context.greeting or context.sign_off or context.language:
         voice = ["### How this reply opens and closes"]
+        if context.language:
+            voice.append(f"Language of the reply: {one_line(context.language, 20)} (ISO 639-1)")
         if context.greeting:
             voice.append(f"Greeting: {context.greeting}")
         if context.sign_off:
@@ -213,10 +216,8 @@ def _refuse_invisible(reply: str | None) -> None:
 
 
 def _json_object(text: str) -> dict[str, Any]:
-    candidate = text.strip()
-    fenced = _FENCED.match(candidate)
-    if fenced:
-        candidate = fenced.group(1)
+    # Reasoning blocks (with their braces) and fences out, the first balanced object in (h0.triage.answertext).
+    candidate = answer_json(text)
     try:
         data = json.loads(candidate)
     except RecursionError:

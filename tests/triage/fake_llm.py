@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Self
 
 OPENAI_PATH = "/v1/chat/completions"
@@ -88,6 +89,29 @@ def anthropic_answer(text: str, *, stop_reason: str = "end_turn") -> Reply:
             "usage": {"input_tokens": 10, "output_tokens": 10},
         }
     )
+
+
+RECORDINGS = Path(__file__).parent / "recordings"
+
+
+def recorded(
+    name: str, *, content: str | None = None, status: int = 200, headers: dict[str, str] | None = None
+) -> Reply:
+    """A response body as a real server sends it (tests/triage/recordings/<name>.json: Ollama, LM Studio,
+    vLLM, llama.cpp's server, OpenAI, Anthropic — their extra fields, reasoning fields and blocks,
+    finish reasons and error shapes). `content` replaces the answer's text (an OpenAI-compatible
+    `message.content`, Anthropic's text block), so a hostile answer travels in a real server's body."""
+    body = json.loads((RECORDINGS / f"{name}.json").read_text(encoding="utf-8"))
+    if content is not None:
+        if "choices" in body:
+            body["choices"][0]["message"]["content"] = content
+        else:
+            texts = [block for block in body["content"] if block.get("type") == "text"]
+            if texts:
+                texts[0]["text"] = content
+            else:
+                body["content"].append({"type": "text", "text": content})
+    return Reply(body, status=status, headers=headers or {})
 
 
 def error_reply(status: int, message: str, *, headers: dict[str, str] | None = None) -> Reply:

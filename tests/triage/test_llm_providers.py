@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from loguru import logger
@@ -82,7 +83,7 @@ def fake() -> Iterator[FakeLLM]:
         yield server
 
 
-def make_triager(wire: Wire, base_url: str, vault: Path, **options: float) -> Triager:
+def make_triager(wire: Wire, base_url: str, vault: Path, **options: Any) -> Triager:
     settings = load_settings(llm_provider=wire.name, llm_model="fake-model", llm_api_key=KEY, llm_base_url=base_url)
     options = {"timeout": 2.0, "backoff": 0.0, **options}
     return Triager.from_settings(settings, vault, **options)  # type: ignore[arg-type]
@@ -163,7 +164,7 @@ def test_given_a_model_that_never_answers_validly_then_rules_decide(
     assert len(fake.requests) == 3
 
 
-def test_given_a_slow_server_when_requests_time_out_then_bounded_retries_then_rules(
+def test_given_a_slow_server_when_the_request_times_out_then_triage_is_deferred_not_repeated_at_once(
     wire: Wire, fake: FakeLLM, vault_dir: Path
 ) -> None:
     slow = wire.answer(decision_json("archive"))
@@ -174,27 +175,29 @@ def test_given_a_slow_server_when_requests_time_out_then_bounded_retries_then_ru
         outcome = triager.triage(QUESTION)
         elapsed = time.perf_counter() - started
 
-    assert outcome.fallback is True and outcome.attempts == 3
-    assert "timed out" in (outcome.fallback_reason or "")
-    assert elapsed < 1.5
+    # A slow model is not asked again at once (that would hold a worker for minutes): the outcome
+    # says "ask later", with the rules' decision only as a stand-in for callers that cannot wait.
+    assert outcome.fallback is True and outcome.attempts == 1
+    assert "timed out" in (outcome.deferred or "")
+    assert elapsed < 1.0
     assert outcome.decision.decision == "draft_reply"
 
 
 def test_given_429_with_retry_after_then_h0_waits_that_long_and_retries(
-    wire: Wire, fake: FakeLLM, triager: Triager
+    wire: Wire, fake: FakeLLM, vault_dir: Path
 ) -> None:
     fake.queue(
         error_reply(429, "Rate limit reached", headers={"retry-after": "1"}), wire.answer(decision_json("archive"))
     )
+    sleeps: list[float] = []
+    with make_triager(wire, wire.base_url(fake), vault_dir, sleep=sleeps.append) as triager:
+        outcome = triager.triage(QUESTION)
 
-    started = time.perf_counter()
-    outcome = triager.triage(QUESTION)
-
-    assert time.perf_counter() - started >= 0.95
+    assert sleeps == [1.0]  # the wait the server asked for, injected: never the wall clock
     assert outcome.decision.decision == "archive" and outcome.attempts == 2 and not outcome.fallback
 
 
-def test_given_429_asking_for_longer_than_the_cap_then_rules_decide_at_once(
+def test_given_429_asking_for_longer_than_the_cap_then_the_email_is_deferred_that_long(
     wire: Wire, fake: FakeLLM, triager: Triager
 ) -> None:
     fake.queue(error_reply(429, "Quota exhausted", headers={"retry-after": "120"}))
@@ -202,9 +205,9 @@ def test_given_429_asking_for_longer_than_the_cap_then_rules_decide_at_once(
     started = time.perf_counter()
     outcome = triager.triage(QUESTION)
 
-    assert time.perf_counter() - started < 0.5
-    assert outcome.fallback is True and outcome.attempts == 1
-    assert "429" in (outcome.fallback_reason or "") and "cap" in (outcome.fallback_reason or "")
+    assert time.perf_counter() - started < 0.5  # not slept on in the call: the work queue waits
+    assert outcome.fallback is True and outcome.attempts == 1 and outcome.retry_after == 120
+    assert "429" in (outcome.deferred or "") and "cap" in (outcome.deferred or "")
 
 
 def test_given_a_500_then_a_valid_answer_then_the_retry_succeeds(wire: Wire, fake: FakeLLM, triager: Triager) -> None:

@@ -48,6 +48,9 @@ PROVIDERS: dict[str, ProviderSpec] = {
     "ollama": ProviderSpec("openai", "http://localhost:11434/v1", "llama3.1", local=True, structured="json_schema"),
     "lmstudio": ProviderSpec("openai", "http://localhost:1234/v1", None, local=True, structured="json_schema"),
     "vllm": ProviderSpec("openai", "http://localhost:8000/v1", None, local=True, structured="json_schema"),
+    # llama.cpp's `llama-server` serves the one model it was started with (any name is accepted) and
+    # turns `response_format: json_schema` into a grammar.
+    "llamacpp": ProviderSpec("openai", "http://localhost:8080/v1", "local", local=True, structured="json_schema"),
     "openrouter": ProviderSpec(
         "openai", "https://openrouter.ai/api/v1", "openai/gpt-4o-mini", structured="json_schema"
     ),
@@ -68,6 +71,10 @@ _ALIASES = {
     "openai-compatible": "openai",
     "openai_compatible": "openai",
     "google": "gemini",
+    "llama.cpp": "llamacpp",
+    "llama-cpp": "llamacpp",
+    "llama_cpp": "llamacpp",
+    "llama-server": "llamacpp",
 }
 
 

@@ -37,10 +37,11 @@ class AnthropicProvider:
             )
         except Exception as exc:  # noqa: BLE001 - classify() sorts every SDK error into transient or not
             raise classify(exc, self._sdk) from None
+        # Text blocks only: extended thinking comes as `thinking` / `redacted_thinking` blocks before them.
         text = "".join(getattr(block, "text", "") for block in response.content if block.type == "text")
         if response.stop_reason == "refusal":
             return Completion(text=text, refusal=text.strip() or "the model declined to answer")
-        return Completion(text=text)
+        return Completion(text=text, truncated=response.stop_reason == "max_tokens")
 
     def close(self) -> None:
         self._client.close()

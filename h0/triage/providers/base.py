@@ -22,16 +22,21 @@ Turn = tuple[Role, str]
 # Only a placeholder: local servers ignore the key, and the SDKs refuse to start without one.
 NO_KEY = "not-needed"
 
+TIMED_OUT = 0  # ProviderError.status of a request that got no answer in time (no HTTP status exists)
 # Statuses worth another try: timeouts, conflicts, rate limits, and the server's own failures.
 _TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
 
 
 @dataclass(frozen=True, slots=True)
 class Completion:
-    """The model's answer text, or why it refused to give one."""
+    """The model's answer text (reasoning the server returns apart — OpenAI-compatible `reasoning` or
+    `reasoning_content`, Anthropic `thinking` blocks — is never part of it), or why it refused."""
 
     text: str
     refusal: str | None = None
+    # The server stopped at its token limit (finish_reason "length", stop_reason "max_tokens"): the
+    # answer is cut off, and a draft made from it must say so (h0.triage.llm).
+    truncated: bool = False
 
 
 class ProviderError(Exception):
@@ -76,7 +81,7 @@ def import_sdk(module: str, provider: str) -> ModuleType:
 def classify(exc: Exception, sdk: ModuleType) -> ProviderError:
     """Map an exception raised by `sdk` (the openai or anthropic module) onto ProviderError."""
     if isinstance(exc, sdk.APITimeoutError):
-        return ProviderError("the request timed out", transient=True)
+        return ProviderError("the request timed out (LLM_TIMEOUT_SECONDS)", transient=True, status=TIMED_OUT)
     if isinstance(exc, sdk.APIConnectionError):
         return ProviderError(f"could not connect: {exc}", transient=True)
     if isinstance(exc, sdk.APIStatusError):

@@ -82,7 +82,9 @@ class OpenAICompatProvider:
         refusal = getattr(message, "refusal", None)
         if not refusal and choice.finish_reason == "content_filter":
             refusal = "stopped by the provider's content filter"
-        return Completion(text=message.content or "", refusal=refusal)
+        # `message.content` only: vLLM, DeepSeek and LM Studio return a reasoning model's thinking in
+        # `reasoning_content` / `reasoning` beside it, and that is never the answer.
+        return Completion(text=message.content or "", refusal=refusal, truncated=choice.finish_reason == "length")
 
     def _create(self, messages: list[dict[str, Any]], mode: str, schema: Mapping[str, Any] | None) -> Any:
         extra: dict[str, Any] = {}
