@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from h0.calendar.events import Busy
-from h0.calendar.free import Slot, free_slots, merged, spread
+from h0.calendar.free import Slot, free_slots, spread
 from h0.calendar.hours import OwnerHours
 from h0.calendar.phrases import MeetingAsk, meeting_ask, next_working_days
 from h0.calendar.service import OwnerCalendar
@@ -145,8 +145,8 @@ def plan_meeting(
     window = calendar.window(today, zone, zone_name)
     working = tuple(hours.working_day(d) for d in range(7))
     days = [d for d in (ask.days or next_working_days(today, working)) if d >= today]
-    slots = free_slots(merged(window.busy, hours.buffer_minutes), hours, days, minutes, now=now, horizon=window.horizon)
-    shared = shared_meetings(window.busy, sender, now)
+    slots = free_slots(window.spans(hours.buffer_minutes), hours, days, minutes, now=now, horizon=window.horizon)
+    shared = shared_meetings(window.attended_by(sender), now)
     return Scheduling(
         ask,
         minutes,
@@ -163,13 +163,9 @@ def plan_meeting(
     )
 
 
-def shared_meetings(busy: tuple[Busy, ...], sender: str, now: datetime, most: int = 3) -> tuple[SharedMeeting, ...]:
-    """The next events (from now) the sender attends, by their address."""
-    address = sender.strip().lower()
-    if "@" not in address:
-        return ()
-    found = [SharedMeeting(b.start, b.title) for b in busy if b.end > now and address in b.attendees]
-    return tuple(found[:most])
+def shared_meetings(attended: list[Busy], now: datetime, most: int = 3) -> tuple[SharedMeeting, ...]:
+    """The next events (from now) of those the sender attends."""
+    return tuple(SharedMeeting(b.start, b.title) for b in attended if b.end > now)[:most]
 
 
 def _differs(theirs: tzinfo, ours: tzinfo, now: datetime) -> bool:
