@@ -58,6 +58,10 @@ _NEXT_WEEK = re.compile(r"\b(next week|nächste[n]? woche|naechste[n]? woche|kom
 _THIS_WEEK = re.compile(r"\b(this week|diese[rn]? woche)\b", re.IGNORECASE)
 _TOMORROW = re.compile(r"\b(tomorrow|morgen)\b", re.IGNORECASE)
 _TODAY = re.compile(r"\b(today|heute)\b", re.IGNORECASE)
+_GERMAN = re.compile(
+    r"\b(?:und|wir|ich|sie|du|können|könnten|nächste|woche|zeit|hallo|danke|termin|uns|gerne?|für|mit|ist)\b",
+    re.IGNORECASE,
+)
 _GUTEN_MORGEN = re.compile(r"\bguten morgen\b", re.IGNORECASE)
 
 
@@ -68,6 +72,7 @@ class MeetingAsk:
     days: tuple[date, ...] | None
     minutes: int | None
     said: str  # the phrase the days were read from ("next week", "Thursday or Friday"), or ""
+    language: str = "en"  # "de" when the email is in German: a rules reply proposes in German
 
 
 def asks_to_meet(text: str) -> bool:
@@ -82,7 +87,8 @@ def meeting_ask(text: str, today: date) -> MeetingAsk | None:
         return None
     head = text[:MAX_TEXT_CHARS]
     days, said = requested_days(head, today)
-    return MeetingAsk(days, requested_minutes(head), said)
+    german = len(_GERMAN.findall(head)) >= 3
+    return MeetingAsk(days, requested_minutes(head), said, "de" if german else "en")
 
 
 def requested_minutes(text: str) -> int | None:

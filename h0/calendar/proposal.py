@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from h0.calendar.events import Busy
-from h0.calendar.free import Slot, free_slots, merged, spread
+from h0.calendar.free import Slot, free_slots, spread
 from h0.calendar.hours import OwnerHours
 from h0.calendar.phrases import MeetingAsk, meeting_ask, next_working_days
 from h0.calendar.service import OwnerCalendar
@@ -55,22 +55,25 @@ class Scheduling:
         """The proposed times as ISO 8601 with the owner's UTC offset (the draft's `proposed_slots`)."""
         return [slot.iso(self.owner_zone) for slot in self.proposed]
 
-    def slot_line(self, slot: Slot) -> str:
+    def slot_line(self, slot: Slot, german: bool = False) -> str:
         """'Tuesday 2 December, 10:00–10:30 (Europe/Berlin; 09:00–09:30 for you, Europe/London)'."""
-        own = _span(slot, self.owner_zone)
+        own = _span(slot, self.owner_zone, german=german)
         line = f"{own} ({self.owner_zone_name}"
         if self.sender_zone is not None:
-            theirs = _span(slot, self.sender_zone, day=_day(slot, self.sender_zone) != _day(slot, self.owner_zone))
-            line += f"; {theirs} for you, {self.sender_zone_name}"
+            other_day = _day(slot, self.sender_zone) != _day(slot, self.owner_zone)
+            theirs = _span(slot, self.sender_zone, day=other_day, german=german)
+            line += f"; {theirs} {'bei Ihnen' if german else 'for you'}, {self.sender_zone_name}"
         return line + ")"
 
     def reply_text(self) -> str:
-        """The paragraph a rules-mode draft proposes the times with ("" when there is nothing to propose)."""
+        """The paragraph a rules-mode draft proposes the times with, in the email's language (English or
+        German); "" when there is nothing to propose."""
         if not self.proposed:
             return ""
-        lines = ["Here are some times that work for me:"]
-        lines += [f"- {self.slot_line(slot)}" for slot in self.proposed]
-        lines.append("Let me know which one suits you.")
+        german = self.ask.language == "de"
+        lines = ["Folgende Zeiten passen mir:" if german else "Here are some times that work for me:"]
+        lines += [f"- {self.slot_line(slot, german)}" for slot in self.proposed]
+        lines.append("Sagen Sie mir gern, welche Ihnen passt." if german else "Let me know which one suits you.")
         return "\n".join(lines)
 
     def prompt_text(self) -> str:
@@ -145,8 +148,8 @@ def plan_meeting(
     window = calendar.window(today, zone, zone_name)
     working = tuple(hours.working_day(d) for d in range(7))
     days = [d for d in (ask.days or next_working_days(today, working)) if d >= today]
-    slots = free_slots(merged(window.busy, hours.buffer_minutes), hours, days, minutes, now=now, horizon=window.horizon)
-    shared = shared_meetings(window.busy, sender, now)
+    slots = free_slots(window.spans(hours.buffer_minutes), hours, days, minutes, now=now, horizon=window.horizon)
+    shared = shared_meetings(window.attended_by(sender), now)
     return Scheduling(
         ask,
         minutes,
@@ -163,13 +166,9 @@ def plan_meeting(
     )
 
 
-def shared_meetings(busy: tuple[Busy, ...], sender: str, now: datetime, most: int = 3) -> tuple[SharedMeeting, ...]:
-    """The next events (from now) the sender attends, by their address."""
-    address = sender.strip().lower()
-    if "@" not in address:
-        return ()
-    found = [SharedMeeting(b.start, b.title) for b in busy if b.end > now and address in b.attendees]
-    return tuple(found[:most])
+def shared_meetings(attended: list[Busy], now: datetime, most: int = 3) -> tuple[SharedMeeting, ...]:
+    """The next events (from now) of those the sender attends."""
+    return tuple(SharedMeeting(b.start, b.title) for b in attended if b.end > now)[:most]
 
 
 def _differs(theirs: tzinfo, ours: tzinfo, now: datetime) -> bool:
@@ -178,15 +177,24 @@ def _differs(theirs: tzinfo, ours: tzinfo, now: datetime) -> bool:
     return any(moment.astimezone(theirs).utcoffset() != moment.astimezone(ours).utcoffset() for moment in (now, later))
 
 
-def _day(slot: Slot, zone: tzinfo) -> str:
+_DAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
+_MONTHS_DE = (
+    "Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"
+)  # fmt: skip
+
+
+def _day(slot: Slot, zone: tzinfo, german: bool = False) -> str:
+    """The slot's day in `zone`, named in English or German (never the machine's locale)."""
     local = slot.start.astimezone(zone)
+    if german:
+        return f"{_DAYS_DE[local.weekday()]}, {local.day}. {_MONTHS_DE[local.month - 1]}"
     return f"{local:%A} {local.day} {local:%B}"
 
 
-def _span(slot: Slot, zone: tzinfo, *, day: bool = True) -> str:
+def _span(slot: Slot, zone: tzinfo, *, day: bool = True, german: bool = False) -> str:
     start, end = slot.start.astimezone(zone), slot.end.astimezone(zone)
     times = f"{start:%H:%M}–{end:%H:%M}"
-    return f"{_day(slot, zone)}, {times}" if day else times
+    return f"{_day(slot, zone, german)}, {times}" if day else times
 
 
 def _when(moment: datetime, zone: tzinfo) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from loguru import logger
 
 from h0.calendar.cache import CACHE_FOLDER, SourceCache, SourceState
 from h0.calendar.events import Busy, Expanded, expand, parse_calendar
+from h0.calendar.free import merged
 from h0.calendar.sources import Source, sources_for_settings
 from h0.config import Settings
 from h0.errors import H0Error, ParseError
@@ -34,12 +35,34 @@ _instances_lock = threading.Lock()
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """Busy times of all sources over one window: intervals sorted by start, the horizon, and problems."""
+    """Busy times of all sources over one window: intervals sorted by start, the horizon, and problems.
+
+    Kept by OwnerCalendar until a source changes, so what is derived from it — the merged busy
+    spans for a buffer, the events by attendee — is worked out once, not once per email."""
 
     busy: tuple[Busy, ...]
     start: datetime
     horizon: datetime
     problems: tuple[str, ...] = ()
+    _spans: dict[int, list[tuple[datetime, datetime]]] = field(default_factory=dict, compare=False, repr=False)
+    _attending: dict[str, list[Busy]] = field(default_factory=dict, compare=False, repr=False)
+
+    def spans(self, buffer_minutes: int = 0) -> list[tuple[datetime, datetime]]:
+        """The busy times grown by the buffer, merged (h0.calendar.free.merged), computed once per buffer."""
+        found = self._spans.get(buffer_minutes)
+        if found is None:
+            found = self._spans[buffer_minutes] = merged(self.busy, buffer_minutes)
+        return found
+
+    def attended_by(self, address: str) -> list[Busy]:
+        """The events this address attends (or organises), in order of start."""
+        if not self._attending and self.busy:
+            index: dict[str, list[Busy]] = {"": []}
+            for busy in self.busy:
+                for person in busy.attendees:
+                    index.setdefault(person, []).append(busy)
+            self._attending.update(index)
+        return self._attending.get(address.strip().lower(), [])
 
 
 @dataclass(slots=True)
@@ -59,6 +82,7 @@ class OwnerCalendar:
         self._loaded: dict[str, _Loaded] = {}
         self._problems: dict[str, str] = {}
         self._expanded: dict[tuple[str, date, int, str], Expanded] = {}
+        self._windows: dict[tuple[object, ...], Window] = {}
         self._lock = threading.Lock()
 
     @classmethod
@@ -85,8 +109,18 @@ class OwnerCalendar:
         horizon = end
         problems: list[str] = []
         with self._lock:
-            for source in self.sources:
-                loaded = self._load(source)
+            loads = [(source, self._load(source)) for source in self.sources]
+            window_key = (
+                tuple(loaded.digest if loaded is not None else None for _, loaded in loads),
+                tuple(self._problems.get(source.key) for source in self.sources),
+                day,
+                days,
+                zone_name,
+            )
+            cached = self._windows.get(window_key)
+            if cached is not None:
+                return cached
+            for source, loaded in loads:
                 if source.key in self._problems:
                     problems.append(self._problems[source.key])
                 if loaded is None or loaded.calendar is None:
@@ -101,8 +135,12 @@ class OwnerCalendar:
                 busy += expanded.busy
                 horizon = min(horizon, expanded.horizon)
                 problems += [p.message for p in expanded.problems]
-        busy.sort(key=lambda b: b.start)
-        return Window(tuple(busy), start, horizon, tuple(dict.fromkeys(problems)))
+            busy.sort(key=lambda b: b.start)
+            window = Window(tuple(busy), start, horizon, tuple(dict.fromkeys(problems)))
+            if len(self._windows) > 32:
+                self._windows.clear()
+            self._windows[window_key] = window
+            return window
 
     def states(self) -> list[SourceState]:
         """How each source's last read went (from the cache files: nothing is fetched)."""

@@ -26,6 +26,7 @@ from h0.drafting.context import DraftContext
 from h0.drafting.grounding import CleanReply, clean_reply, grounding, notes_section
 from h0.drafting.instructions import INSTRUCTION_KEY, instruction_line, without_instructions
 from h0.drafting.learning import TEXT_HASH_KEY, text_hash, written_record
+from h0.drafting.scheduling import scheduled_reply
 from h0.drafting.service import Drafting
 from h0.errors import H0Error, InvalidRequest, NotFound
 from h0.mail.drafts import CUTOFF, message_body
@@ -252,19 +253,28 @@ def rewrite(
     text = revision.reply_body.strip()
     if getattr(answer, "truncated", False):  # cut off at the token limit: a placeholder that blocks sending
         text = f"{text}\n\n{TRUNCATED_PLACEHOLDER}"
-    cleaned: CleanReply = clean_reply(disarm_reply(text))
-    found = grounding(context, cleaned, revision.sources, revision.questions)
+    # A rewrite is checked like a first draft: a time the calendar does not back blocks sending.
+    scheduled = scheduled_reply(disarm_reply(text), context.scheduling if context else None, by_model=True)
+    cleaned: CleanReply = clean_reply(scheduled.text)
+    found = grounding(context, cleaned, revision.sources, [*revision.questions, *scheduled.questions])
     count = _count(fm.get("revisions")) + 1
     head, versions = _below_parts(current_body)
     version = _version_callout(count, instruction, current)
     below = (
         head.rstrip("\n")
         + "\n"
+        + "".join(f"\n{line}\n" for line in scheduled.notes)
         + (f"\n{notes_section(found)}" if notes_section(found) else "")
         + f"\n{REVISE_HINT}\n\n{version}"
         + "".join(versions[: KEEP_VERSIONS - 1])
     )
     new_fm = {**fm, "revisions": count, "revised_at": note_timestamp(), TEXT_HASH_KEY: text_hash(cleaned.text)}
+    new_fm.pop("proposed_slots", None)
+    new_fm.pop("unverified_times", None)
+    if scheduled.proposed_slots:
+        new_fm["proposed_slots"] = list(scheduled.proposed_slots)
+    if scheduled.flagged:
+        new_fm["unverified_times"] = list(scheduled.flagged)
     new_body = f"{cleaned.text}\n\n{CUTOFF}\n{below}"
     record = written_record(
         path,

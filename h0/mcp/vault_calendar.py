@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 
 from h0.calendar import OwnerCalendar
 from h0.calendar.free import free_slots as free_times
-from h0.calendar.free import merged
 from h0.drafting.profile import load_profile
 from h0.errors import InvalidRequest
 from h0.mcp.base import READ_ONLY, H0Server
@@ -76,7 +75,7 @@ def add_calendar_tools(server: H0Server, root: Path, calendar: OwnerCalendar | N
             window = calendar.window(min(first, today), hours.zone, hours.zone_name)
             days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
             slots = free_times(
-                merged(window.busy, hours.buffer_minutes),
+                window.spans(hours.buffer_minutes),
                 hours,
                 days,
                 length,

@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from h0.calendar.events import MAX_OCCURRENCES, expand, parse_calendar
+from h0.calendar import events
+from h0.calendar.events import expand, parse_calendar
 from h0.errors import ParseError
 from tests.calendar.conftest import at, fixture_bytes
 
@@ -94,27 +95,28 @@ def test_a_series_repeating_every_second_costs_one_line_never_a_crash():
     found = expand(calendar, start, start + timedelta(days=7), BERLIN, "hostile.ics")
     assert time.perf_counter() - started < 2.0
     assert len(found.problems) == 1 and isinstance(found.problems[0], ParseError)
-    assert "every second or minute" in found.problems[0].message
+    assert "every second, minute or hour" in found.problems[0].message
     assert [b.start for b in found.busy] == [at(BERLIN, 2026, 12, 1, 9)]  # the other event still counts
 
 
-def test_more_occurrences_than_the_bound_stop_the_window_where_they_stop():
-    """An hourly series with an absurd COUNT: read up to the bound; what it did not reach is not free time."""
+def test_more_occurrences_than_the_bound_stop_the_window_where_they_stop(monkeypatch):
+    """Daily series with an absurd COUNT: read up to the bound; what it did not reach is not free time."""
+    monkeypatch.setattr(events, "MAX_OCCURRENCES", 500)  # the bound, small: the test stays fast
     lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:x"]
-    for n in range(3):
+    for n in range(20):
         lines += [
             "BEGIN:VEVENT",
-            f"UID:hourly-{n}@h0.test",
-            f"DTSTART:20261201T0{n}0000Z",
+            f"UID:daily-{n}@h0.test",
+            f"DTSTART:20261201T{n:02d}0000Z",
             "DURATION:PT10M",
-            "RRULE:FREQ=HOURLY;COUNT=999999999",
+            "RRULE:FREQ=DAILY;COUNT=999999999",
             "END:VEVENT",
         ]
-    calendar = parse_calendar("\r\n".join([*lines, "END:VCALENDAR", ""]).encode(), "hourly.ics")
+    calendar = parse_calendar("\r\n".join([*lines, "END:VCALENDAR", ""]).encode(), "daily.ics")
     start = datetime(2026, 12, 1, tzinfo=UTC)
-    found = expand(calendar, start, start + timedelta(days=90), BERLIN, "hourly.ics")
-    assert len(found.problems) == 1 and "than H0 reads" in found.problems[0].message
-    assert len(found.busy) <= MAX_OCCURRENCES
+    found = expand(calendar, start, start + timedelta(days=90), BERLIN, "daily.ics")
+    assert len(found.problems) == 1 and "than H0 reads (500" in found.problems[0].message
+    assert len(found.busy) == 500
     assert found.horizon < start + timedelta(days=90)
 
 
@@ -131,3 +133,15 @@ def test_a_malformed_calendar_is_a_typed_parse_error(data):
         return
     found = expand(calendar, datetime(2026, 12, 1, tzinfo=UTC), datetime(2026, 12, 2, tzinfo=UTC), BERLIN, "bad.ics")
     assert found.busy == () or found.problems
+
+
+def test_a_daily_series_firing_every_minute_by_its_by_rules_is_left_out():
+    data = (
+        b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:byminute@h0.test\r\n"
+        b"DTSTART:20261201T000000Z\r\nDURATION:PT1M\r\n"
+        b"RRULE:FREQ=DAILY;BYHOUR=0,1,2,3,4,5,6,7,8,9,10,11;BYMINUTE=0,10,20,30,40,50\r\n"
+        b"END:VEVENT\r\nEND:VCALENDAR\r\n"
+    )
+    start = datetime(2026, 12, 1, tzinfo=UTC)
+    found = expand(parse_calendar(data, "by.ics"), start, start + timedelta(days=30), BERLIN, "by.ics")
+    assert found.busy == () and len(found.problems) == 1 and "left out 1 event series" in found.problems[0].message

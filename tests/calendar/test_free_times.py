@@ -12,6 +12,9 @@ from h0.calendar.events import Busy, expand, parse_calendar
 from h0.calendar.free import free_slots, merged, spread
 from h0.calendar.hours import DEFAULT_WORKING_HOURS, parse_hours, parse_working_hours
 from h0.calendar.phrases import asks_to_meet, meeting_ask, requested_minutes
+from h0.calendar.proposal import plan_meeting
+from h0.calendar.service import OwnerCalendar
+from h0.calendar.sources import Source
 from h0.errors import InvalidRequest
 from tests.calendar.conftest import at, fixture_bytes
 
@@ -168,3 +171,36 @@ def test_slots_are_written_with_their_utc_offset(berlin):
     slot = free_slots([], berlin, [date(2026, 12, 1)], 30, now=NOW)[0]
     assert slot.iso(BERLIN) == "2026-12-01T09:00+01:00"
     assert datetime.fromisoformat(slot.iso(BERLIN)).astimezone(UTC) == slot.start
+
+
+def calendar_of(name: str):
+    return OwnerCalendar([Source(name, name, lambda: fixture_bytes(name))], None)
+
+
+def test_a_german_email_gets_its_proposal_in_german(berlin):
+    text = "Hallo Alex, hättest du nächste Woche Zeit für ein kurzes Gespräch? Danke und viele Grüße"
+    scheduling = plan_meeting(calendar_of("week.ics"), berlin, text, "dana@acme.example", now=NOW)
+    assert scheduling is not None and scheduling.ask.language == "de"
+    reply = scheduling.reply_text()
+    assert reply.startswith("Folgende Zeiten passen mir:")
+    assert "- Montag, 30. November, 09:30–10:00 (Europe/Berlin)" in reply
+
+
+def test_an_english_email_with_a_sender_elsewhere_gets_both_zones(berlin):
+    zone = ZoneInfo("America/New_York")
+    scheduling = plan_meeting(
+        calendar_of("week.ics"),
+        berlin,
+        "Can we find 30 minutes next week?",
+        "x@y.example",
+        now=NOW,
+        sender_zone=(zone, "America/New_York"),
+    )
+    assert scheduling is not None
+    assert "- Monday 30 November, 09:30–10:00 (Europe/Berlin; Monday 30 November, 03:30–04:00 for you" not in (
+        scheduling.reply_text()
+    )
+    assert "- Monday 30 November, 09:30–10:00 (Europe/Berlin; 03:30–04:00 for you, America/New_York)" in (
+        scheduling.reply_text()
+    )
+    assert scheduling.proposed_slots[0] == "2026-11-30T09:30+01:00"

@@ -218,3 +218,22 @@ def test_without_a_calendar_any_time_the_model_names_blocks_sending(vault, llm, 
     fm, above, below = draft(vault, "REPLY_EMAIL_llm2.md")
     assert "[FILL: 3pm — H0 has no calendar to check it]" in above
     assert fm["unverified_times"] and "Which times suit you?" in below
+
+
+def test_a_revision_is_checked_against_the_calendar_like_a_first_draft(vault, llm, capsys, monkeypatch):
+    monkeypatch.setenv("REVISE_SETTLE_SECONDS", "0")
+    email(vault, "EMAIL_rev", "Hi Alex, can we find 30 minutes next week to go over Atlas?")
+    llm.queue(answer("Hi Dana,\n\nHow about Monday at 12:00?\n\nCheers,\nAlex"))
+    sweep(capsys)
+    path = vault / "Drafts/REPLY_EMAIL_rev.md"
+    assert "unverified_times" not in frontmatter(vault, "Drafts/REPLY_EMAIL_rev.md")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("Hi Dana,", "h0: offer Monday morning instead\nHi Dana,", 1),
+        encoding="utf-8",
+    )
+    llm.queue(openai_answer(json.dumps({"reply_body": "Hi Dana,\n\nHow about Monday at 10:00?\n\nCheers,\nAlex"})))
+    sweep(capsys)
+    assert "Times from the owner's calendar" in "\n".join(llm.requests[-1].texts)
+    fm, above, _below = draft(vault, "REPLY_EMAIL_rev.md")
+    assert "[FILL: 10:00 — not a free time in your calendar]" in above
+    assert fm["unverified_times"] == [f"{next_monday().isoformat()} 10:00"] and "proposed_slots" not in fm

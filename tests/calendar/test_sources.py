@@ -154,3 +154,10 @@ def test_a_malformed_file_is_a_parse_error_on_that_source_only(settings_for, tmp
     assert "Team standup" in {b.title for b in window.busy}
     assert len(window.problems) == 1 and "bad.ics" in window.problems[0]
     assert ParseError.code == "parse_error"
+
+
+def test_a_feed_redirecting_to_a_local_file_is_refused(feed, settings_for):
+    feed.mode = "redirect-file"
+    with pytest.raises(CalendarUnavailable) as error:
+        sources_for_settings(settings_for(feed.url))[0].read()
+    assert "root:" not in error.value.message

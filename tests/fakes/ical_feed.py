@@ -12,7 +12,8 @@ from typing import Any, Self
 class IcalFeed:
     """`http://127.0.0.1:<port>/secret-token/basic.ics`, answering with `mode`:
     "ok" (`body`), "404", "slow" (`delay` seconds, then `body`), "huge-declared" (a 100 MB
-    Content-Length), "huge-streamed" (100 MB without a length), or "garbage"."""
+    Content-Length), "huge-streamed" (100 MB without a length), "redirect-file" (to file:///etc/passwd),
+    or "garbage"."""
 
     def __init__(self, body: bytes) -> None:
         self.body = body
@@ -50,6 +51,11 @@ def _handler(feed: IcalFeed) -> type[BaseHTTPRequestHandler]:
             elif mode == "slow":
                 time.sleep(feed.delay)
                 self._answer(200, feed.body)
+            elif mode == "redirect-file":
+                self.send_response(302)
+                self.send_header("Location", "file:///etc/passwd")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
             elif mode == "garbage":
                 self._answer(200, b"<html>this is a login page, not a calendar</html>")
             elif mode == "huge-declared":
