@@ -143,6 +143,20 @@ def _drafting(settings: Settings) -> list[Check]:
         )
     if memory.exists and memory.problems:
         checks.append(Check(WARN, f"lessons {MEMORY_NOTE}", "; ".join(p.message for p in memory.problems)))
+    from h0.vault import Vault
+    from h0.vault.control import CONFIRM
+    from h0.vault.control_watch import proposals
+
+    for proposal in proposals(Vault(root)):  # an agent's change to a control note (h0.vault.control)
+        checks.append(
+            Check(
+                WARN,
+                f"proposed change {proposal.path}",
+                f"an agent's change to {proposal.note} ({proposal.proposed_by}) waits for you: read it, then set "
+                f"{CONFIRM}: true to apply it, or delete it"
+                + (f" — not applied: {proposal.error}" if proposal.error else ""),
+            )
+        )
     return checks + _calendar(settings)
 
 

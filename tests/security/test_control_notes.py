@@ -227,6 +227,8 @@ async def test_given_a_proposal_when_shown_then_status_and_dashboard_name_it_and
     assert status["control_notes"]["proposals"][0]["path"] == pending_name(RULES_NOTE)
     dashboard = render_dashboard(status)
     assert "[[H0_Rules.pending]]" in dashboard and "probe-agent" in dashboard
+    main(["doctor"])
+    assert "proposed change H0_Rules.pending.md" in capsys.readouterr().out
 
 
 async def test_given_the_owner_confirms_in_obsidian_then_the_proposal_becomes_the_note(vault_dir: Path) -> None:
