@@ -18,6 +18,11 @@ next pass finds the draft and re-uses it instead of writing a second one (or ove
 the human's edits).
 
 The draft itself — recipients, subject, warnings, text — is h0.handlers.reply's.
+
+Whatever the decider said, an email suspected of phishing (h0.triage.phishing: a look-alike of
+the owner's or a known correspondent's domain, or a credential request linking elsewhere) gets
+no reply draft: it stays for the owner (`needs_info`) with `suspected_phishing: true` and the
+reason (`phishing_reason:`, and `problem:`, which `h0 status` and the dashboard show).
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.headers import clean_header_text
 from h0.mail.htmltext import block_text, inert_inline
+from h0.mail.lookalike import Correspondents
+from h0.triage.models import EmailInput, TriageOutcome
+from h0.triage.phishing import suspected_phishing
 from h0.vault import Moved, Note
 from h0.vault.api import Change, Move, Update, Write
 from h0.vault.audit import note_timestamp
@@ -133,6 +141,33 @@ def _drafting(ctx: HandlerContext) -> Drafting | None:
     return ctx.drafting
 
 
+def _phishing(email: EmailInput, ctx: HandlerContext) -> str | None:
+    """Why the email looks like phishing (h0.triage.phishing), or None."""
+    if ctx.correspondents is None:
+        ctx.correspondents = Correspondents(ctx.paths.root, ctx.state_db)
+    try:
+        known = ctx.correspondents.known()
+    except H0Error:
+        known = {}
+    owner = owner_addresses(ctx.settings)
+    return suspected_phishing(email, known, [address.rpartition("@")[2] for address in owner])
+
+
+def _no_reply(outcome: TriageOutcome, why: str) -> TriageOutcome:
+    """The decider's outcome with its decision made `needs_info` and its reply dropped (phishing)."""
+    decision = outcome.decision
+    if decision.decision == "needs_info" and decision.reply_body is None:
+        return outcome
+    held = decision.model_copy(
+        update={
+            "decision": "needs_info",
+            "reply_body": None,
+            "reasoning": f"Suspected phishing: {why}; no reply drafted (was {decision.decision}: {decision.reasoning})",
+        }
+    )
+    return outcome.model_copy(update={"decision": held, "warnings": [*outcome.warnings, f"suspected phishing: {why}"]})
+
+
 def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNote]]:
     """Each email's thread (the vault's other notes with its thread_id), all found in one look-up;
     when the look-up fails the emails are triaged on their own."""
@@ -155,7 +190,7 @@ def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNot
 def _plan(
     note: Note, thread: list[ThreadNote], ctx: HandlerContext, triager: EmailTriager, drafting: Drafting | None = None
 ) -> _Plan:
-    from h0.triage.models import EarlierMessage, EmailInput
+    from h0.triage.models import EarlierMessage
 
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
     text = block_text(note.body)
@@ -181,6 +216,9 @@ def _plan(
             context = drafting.context_for_email(note.frontmatter, text, to)
     else:
         outcome = triager.triage(email)
+    phishing = _phishing(email, ctx)
+    if phishing is not None:
+        outcome = _no_reply(outcome, phishing)
     decision = outcome.decision
     record = {
         "decision": decision.decision,
@@ -189,6 +227,10 @@ def _plan(
         "triaged_at": note_timestamp(),
         "triaged_by": outcome.provider if not outcome.fallback else f"{outcome.provider} → rules (fallback)",
     }
+    if phishing is not None:
+        record.update(
+            {"suspected_phishing": True, "phishing_reason": phishing, "problem": f"suspected phishing: {phishing}"}
+        )
     plan = _Plan(note, outcome, record)
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.frontmatter.get("received"))
