@@ -26,6 +26,7 @@ from h0.drafting.past import SENT_CACHE_FILE, PastReplies
 from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
 from h0.drafting.profile import Profile, load_profile
 from h0.drafting.voice import VOICE_WINDOW, voice_for
+from h0.errors import H0Error
 from h0.triage.models import ReplyContext
 from h0.vault.audit import AuditLog
 from h0.vault.layout import LOGS
@@ -57,6 +58,18 @@ class Drafting:
         self._lock = threading.Lock()
         self._profile: tuple[FileSignature, Profile] | None = None
         self._memory: tuple[FileSignature, Memory] | None = None
+
+    def people_addresses(self) -> list[str]:
+        """The addresses the owner's People notes name (through the vault index; none without it)."""
+        index = getattr(self.knowledge, "index", None)
+        if index is None:
+            return []
+        try:
+            addresses: list[str] = index.person_addresses()
+        except H0Error as error:
+            logger.debug("People notes' addresses unavailable: {}", error.message)
+            return []
+        return addresses
 
     @classmethod
     def for_settings(cls, settings: Settings, root: Path | None = None) -> Drafting:

@@ -41,7 +41,7 @@ from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.headers import clean_header_text
 from h0.mail.htmltext import block_text, inert_inline
-from h0.mail.lookalike import Correspondents
+from h0.mail.lookalike import Correspondents, ascii_domain, skeleton
 from h0.triage.models import EmailInput, TriageOutcome
 from h0.triage.phishing import suspected_phishing
 from h0.vault import Moved, Note
@@ -107,10 +107,11 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
             pending.append(got)
     threads = _threads(pending, ctx)
     drafting = _drafting(ctx)
+    known = _known_domains(ctx, drafting) if pending else ({}, [])
     plans = []
     for note in pending:
         try:
-            plans.append(_plan(note, threads.get(note.path, []), ctx, triager, drafting))
+            plans.append(_plan(note, threads.get(note.path, []), ctx, triager, drafting, known))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
     _apply_plans(plans, ctx)
@@ -141,16 +142,19 @@ def _drafting(ctx: HandlerContext) -> Drafting | None:
     return ctx.drafting
 
 
-def _phishing(email: EmailInput, ctx: HandlerContext) -> str | None:
-    """Why the email looks like phishing (h0.triage.phishing), or None."""
+def _known_domains(ctx: HandlerContext, drafting: Drafting | None) -> tuple[dict[str, set[str]], list[str]]:
+    """({skeleton: domains} known: past correspondents and People notes; the owner's domains), once a batch."""
     if ctx.correspondents is None:
         ctx.correspondents = Correspondents(ctx.paths.root, ctx.state_db)
     try:
-        known = ctx.correspondents.known()
+        known = {key: set(domains) for key, domains in ctx.correspondents.known().items()}
     except H0Error:
         known = {}
-    owner = owner_addresses(ctx.settings)
-    return suspected_phishing(email, known, [address.rpartition("@")[2] for address in owner])
+    for address in drafting.people_addresses() if drafting is not None else []:
+        domain = ascii_domain(address.rpartition("@")[2]) if "@" in address else ""
+        if "." in domain:
+            known.setdefault(skeleton(domain), set()).add(domain)
+    return known, [address.rpartition("@")[2] for address in owner_addresses(ctx.settings)]
 
 
 def _no_reply(outcome: TriageOutcome, why: str) -> TriageOutcome:
@@ -188,7 +192,12 @@ def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNot
 
 
 def _plan(
-    note: Note, thread: list[ThreadNote], ctx: HandlerContext, triager: EmailTriager, drafting: Drafting | None = None
+    note: Note,
+    thread: list[ThreadNote],
+    ctx: HandlerContext,
+    triager: EmailTriager,
+    drafting: Drafting | None = None,
+    known: tuple[dict[str, set[str]], list[str]] = ({}, []),
 ) -> _Plan:
     from h0.triage.models import EarlierMessage
 
@@ -216,7 +225,7 @@ def _plan(
             context = drafting.context_for_email(note.frontmatter, text, to)
     else:
         outcome = triager.triage(email)
-    phishing = _phishing(email, ctx)
+    phishing = suspected_phishing(email, *known)
     if phishing is not None:
         outcome = _no_reply(outcome, phishing)
     decision = outcome.decision

@@ -184,3 +184,16 @@ def test_the_checks_themselves():
     assert suspected_phishing(email("x@bank.example", "Password", "https://evil.example/r"), known) is not None
     assert suspected_phishing(email("", "Password", "https://evil.example/r"), known) is not None
     assert judged_hostile("Prompt injection attempt") and not judged_hostile("A newsletter")
+
+
+def test_a_look_alike_of_a_people_notes_domain_is_suspected(vault_dir: Path, llm: FakeLLM, capsys):
+    """Given no mail with acme.example yet, only a People note naming dana@acme.example, When an
+    email from dana@acrne.example ("rn" for "m") asks for a reply, Then it is flagged, not drafted."""
+    (vault_dir / "People").mkdir()
+    (vault_dir / "People" / "Dana.md").write_text("---\nemail: dana@acme.example\n---\nDana at Acme.\n")
+    llm.queue(openai_answer(decision_json("draft_reply")))
+    path = email_note(vault_dir, "EMAIL_dana.md", "Dana <dana@acrne.example>", "New bank details", "Please reply.")
+    sweep(capsys)
+    note = frontmatter(vault_dir, path)
+    assert note.get("suspected_phishing") is True and "looks like acme.example" in note["phishing_reason"]
+    assert drafts(vault_dir) == []
