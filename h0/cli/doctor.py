@@ -55,8 +55,8 @@ def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
             Check(
                 FAIL,
                 f"vault {root}",
-                f"not an H0 vault (none of {', '.join(f + '/' for f in WORK_FOLDERS)}): set VAULT_PATH to your "
-                f"vault, or run `h0 init {root}` to make this one",
+                f"not an H0 vault: none of H0's folders ({', '.join(f + '/' for f in WORK_FOLDERS)}) is here. Set "
+                f"VAULT_PATH to your vault, or run `h0 init {root}` to add them",
             )
         ]
     else:

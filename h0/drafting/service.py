@@ -34,6 +34,7 @@ from h0.drafting.replylanguage import Asks, in_language
 from h0.drafting.replytext import strip_quoted
 from h0.drafting.scheduling import scheduling_for_email
 from h0.drafting.voice import VOICE_WINDOW, Voice, language_of, voice_for
+from h0.errors import H0Error
 from h0.triage.models import ReplyContext
 from h0.triage.prompt import new_nonce
 from h0.vault.audit import AuditLog
@@ -88,6 +89,18 @@ class Drafting:
         self._lock = threading.Lock()
         self._profile: tuple[FileSignature, Profile] | None = None
         self._memory: tuple[FileSignature, Memory] | None = None
+
+    def people_addresses(self) -> list[str]:
+        """The addresses the owner's People notes name (through the vault index; none without it)."""
+        index = getattr(self.knowledge, "index", None)
+        if index is None:
+            return []
+        try:
+            addresses: list[str] = index.person_addresses()
+        except H0Error as error:
+            logger.debug("People notes' addresses unavailable: {}", error.message)
+            return []
+        return addresses
 
     @classmethod
     def for_settings(cls, settings: Settings, root: Path | None = None) -> Drafting:

@@ -39,17 +39,17 @@ def parse_snooze(value: Any, *, tz: dt.tzinfo | None = None) -> float:
         try:
             moment = dt.datetime.fromisoformat(text)
         except ValueError:
-            raise InvalidRequest(f"snooze_until: {shown!r} is not a real date; {HOW}.", field=FIELD) from None
+            raise InvalidRequest(f'snooze_until: "{shown}" is not a real date; {HOW}.', field=FIELD) from None
     else:
-        raise InvalidRequest(f"snooze_until: {shown!r} is not a date H0 can read; {HOW}.", field=FIELD)
+        raise InvalidRequest(f'snooze_until: "{shown}" is not a date H0 can read; {HOW}.', field=FIELD)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=tz) if tz is not None else moment.astimezone()
     try:
         epoch = moment.timestamp()
     except (OverflowError, OSError, ValueError):
-        raise InvalidRequest(f"snooze_until: {shown!r} is out of range; {HOW}.", field=FIELD) from None
+        raise InvalidRequest(f'snooze_until: "{shown}" is out of range; {HOW}.', field=FIELD) from None
     if not in_range(epoch):  # year 1 or 9999 reads, then breaks the arithmetic of every report
-        raise InvalidRequest(f"snooze_until: {shown!r} is out of range (1970 to 2999); {HOW}.", field=FIELD)
+        raise InvalidRequest(f'snooze_until: "{shown}" is out of range (1970 to 2999); {HOW}.', field=FIELD)
     return epoch
 
 

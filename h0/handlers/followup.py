@@ -44,6 +44,7 @@ from h0.handlers.followup_record import record_own_sends, state_of
 from h0.handlers.followup_report import FollowupReport, day, days_to_wait, iso, note_key, update_note
 from h0.handlers.note_dates import check_dates
 from h0.handlers.snooze import check_snooze, wake
+from h0.mail.recipients import shown_sender
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 
 RECHECK_S = 3600.0  # an email past its deadline but not triaged yet: looked at again this much later
@@ -215,7 +216,7 @@ def _owed(
                 ctx.audit.write(
                     "reply_owed", path=path, since=iso(received), subject=fm.get("subject"), sender=fm.get("from")
                 )
-                logger.info("↩ reply owed: {} ({} since {})", path, fm.get("from") or "?", day(received))
+                logger.info("↩ reply owed: {} ({} since {})", path, shown_sender(fm.get("from")) or "?", day(received))
                 report.owed.append(path)
         elif status in ("", "pending"):
             deadlines.append(now + RECHECK_S)

@@ -54,6 +54,7 @@ from h0.mail.authresults import AUTH_METHODS
 from h0.mail.headers import clean_address_header, clean_header_text, format_address
 from h0.mail.htmltext import defuse_cutoff, inert_block
 from h0.mail.models import EmailFull
+from h0.mail.recipients import shown_sender
 from h0.mail.sync_query import ingest_query as _query_without_label
 from h0.vault import Note
 from h0.vault.layout import NEEDS_ACTION
@@ -260,7 +261,7 @@ def write_email_note(message_id: str, email: EmailFull, ctx: HandlerContext, see
         mark_stale_drafts(ctx, thread, email, path)
     subject, sender = _subject(email), clean_address_header(email.sender)
     ctx.audit.write("email_ingested", path=path, message_id=message_id, subject=subject, sender=sender)
-    logger.info("✉ new mail {} — {} from {}", path, subject or "(no subject)", sender)
+    logger.info("✉ new mail {} — {} from {}", path, subject or "(no subject)", shown_sender(sender))
     return path
 
 

@@ -23,6 +23,11 @@ the human's edits).
 The draft itself — recipients, subject, warnings, text — is h0.handlers.reply's. An email whose
 model could not answer now (down, timed out, refusing) stays pending with the reason on it and
 is retried with the work queue's backoff, up to a cap (h0.handlers.llmwait).
+
+Whatever the decider said, an email suspected of phishing (h0.triage.phishing: a look-alike of
+the owner's or a known correspondent's domain, or a credential request linking elsewhere) gets
+no reply draft: it stays for the owner (`needs_info`) with `suspected_phishing: true` and the
+reason (`phishing_reason:`, and `problem:`, which `h0 status` and the dashboard show).
 """
 
 from __future__ import annotations
@@ -43,8 +48,10 @@ from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.headers import clean_header_text
 from h0.mail.htmltext import block_text, inert_inline
+from h0.mail.lookalike import Correspondents, ascii_domain, skeleton
 from h0.triage.llm import TRUNCATED_WARNING
-from h0.triage.models import ReplyContext
+from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
+from h0.triage.phishing import suspected_phishing
 from h0.vault import Moved, Note
 from h0.vault.api import Change, Move, Update, Write
 from h0.vault.audit import note_timestamp
@@ -114,6 +121,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     threads = _threads(pending, ctx)
     drafting = _drafting(ctx)
     gate = ctx.disclosure()
+    known = _known_domains(ctx, drafting) if pending else ({}, [])
     plans = []
     for note in pending:
         if ctx.stopping.is_set():  # SIGTERM: the notes not reached are triaged at the next start
@@ -123,10 +131,10 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
             thread = threads.get(note.path, [])
             keys = gate.private_keys([(t.note.path, t.note.frontmatter) for t in thread])
             if gate.private(note.path, note.frontmatter, keys):
-                plans.append(_plan(note, [], ctx, _local(triager), None, private=True))
+                plans.append(_plan(note, [], ctx, _local(triager), None, private=True, known=known))
                 continue
             shown = [t for t in thread if not gate.private(t.note.path, t.note.frontmatter, keys)]
-            plans.append(_plan(note, shown, ctx, triager, drafting))
+            plans.append(_plan(note, shown, ctx, triager, drafting, known=known))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
     _apply_plans(plans, ctx)
@@ -158,6 +166,36 @@ def _drafting(ctx: HandlerContext) -> Drafting | None:
         logger.debug("drafting context unavailable: {}", exc)
         return None
     return ctx.drafting
+
+
+def _known_domains(ctx: HandlerContext, drafting: Drafting | None) -> tuple[dict[str, set[str]], list[str]]:
+    """({skeleton: domains} known: past correspondents and People notes; the owner's domains), once a batch."""
+    if ctx.correspondents is None:
+        ctx.correspondents = Correspondents(ctx.paths.root, ctx.state_db)
+    try:
+        known = {key: set(domains) for key, domains in ctx.correspondents.known().items()}
+    except H0Error:
+        known = {}
+    for address in drafting.people_addresses() if drafting is not None else []:
+        domain = ascii_domain(address.rpartition("@")[2]) if "@" in address else ""
+        if "." in domain:
+            known.setdefault(skeleton(domain), set()).add(domain)
+    return known, [address.rpartition("@")[2] for address in owner_addresses(ctx.settings)]
+
+
+def _no_reply(outcome: TriageOutcome, why: str) -> TriageOutcome:
+    """The decider's outcome with its decision made `needs_info` and its reply dropped (phishing)."""
+    decision = outcome.decision
+    if decision.decision == "needs_info" and decision.reply_body is None:
+        return outcome
+    held = decision.model_copy(
+        update={
+            "decision": "needs_info",
+            "reply_body": None,
+            "reasoning": f"Suspected phishing: {why}; no reply drafted (was {decision.decision}: {decision.reasoning})",
+        }
+    )
+    return outcome.model_copy(update={"decision": held, "warnings": [*outcome.warnings, f"suspected phishing: {why}"]})
 
 
 def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNote]]:
@@ -194,8 +232,9 @@ def _plan(
     drafting: Drafting | None = None,
     *,
     private: bool = False,
+    known: tuple[dict[str, set[str]], list[str]] = ({}, []),
 ) -> _Plan:
-    from h0.triage.models import EarlierMessage, EmailInput
+    from h0.triage.models import EarlierMessage
 
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
     text = block_text(note.body)
@@ -254,6 +293,9 @@ def _plan(
                 "attempts": outcome.attempts + finished.extra_calls,
             }
         )
+    phishing = suspected_phishing(email, *known)
+    if phishing is not None:
+        outcome = _no_reply(outcome, phishing)
     decision = outcome.decision
     record = {
         "decision": decision.decision,
@@ -269,6 +311,10 @@ def _plan(
     if outcome.truncated:
         record["warning"] = "the model's answer was cut off at its token limit; see the draft"
     waited = tuple(key for key in WAIT_KEYS if key in note.frontmatter)  # a decision ends any wait
+    if phishing is not None:
+        record.update(
+            {"suspected_phishing": True, "phishing_reason": phishing, "problem": f"suspected phishing: {phishing}"}
+        )
     plan = _Plan(note, outcome, record)
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.frontmatter.get("received"))

@@ -29,6 +29,7 @@ from h0.errors import (
     InternalError,
     InvalidRequest,
     NotFound,
+    ParseError,
     PermissionDenied,
     RateLimited,
     SendFailed,
@@ -37,6 +38,7 @@ from h0.mail.auth import REAUTH_MESSAGE, refresh_failure
 from h0.mail.backend import AttachmentInfo, ChangesUnreadable, Fetched
 from h0.mail.gmail_transport import OutcomeUnknown, RequestNotSent
 from h0.mail.headers import clean_header_text, clean_inbound_header
+from h0.mail.mimebounds import MAX_HEADER_FIELDS, MAX_MULTIPARTS
 from h0.retry import retry_after
 
 _RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded", "limitExceeded"}
@@ -140,6 +142,13 @@ def history_id(value: Any, what: str = "historyId") -> int:
 def headers_message(pairs: Iterable[dict[str, Any]]) -> EmailMessage:
     """A header-only EmailMessage of the cleaned values (names that are not RFC 5322 names dropped)."""
     lines = []
+    pairs = list(pairs)
+    if len(pairs) > MAX_HEADER_FIELDS:
+        raise ParseError(
+            f"it has {len(pairs):,} header fields (more than {MAX_HEADER_FIELDS:,}): not read",
+            reason="mime_too_many_headers",
+            limit=MAX_HEADER_FIELDS,
+        )
     for pair in pairs:
         name, value = str(pair.get("name", "")), str(pair.get("value", ""))
         if _HEADER_NAME.fullmatch(name):
@@ -168,8 +177,14 @@ def fetched_from_resource(resource: dict[str, Any]) -> Fetched:
         internal_date_ms=int(resource["internalDate"]) if str(resource.get("internalDate", "")).isdigit() else None,
     )
     stack = [payload] if payload.get("mimeType") else []
+    seen = 0
     while stack:
         part = stack.pop(0)
+        seen += 1
+        if seen > MAX_MULTIPARTS * 5:  # parts, not containers: a few leaves per container
+            raise ParseError(
+                f"it has more than {MAX_MULTIPARTS * 5} MIME parts: not read", reason="mime_too_many_parts"
+            )
         part_headers = headers_message(part.get("headers") or [])
         body = part.get("body") or {}
         mime = str(part.get("mimeType") or "").lower()
@@ -191,6 +206,8 @@ def fetched_or_error(resource: Any) -> Fetched | H0Error:
     """A batch part's message resource, or the typed error of one Gmail should never send."""
     try:
         return fetched_from_resource(resource)
+    except H0Error as exc:  # a bound of h0.mail.mimebounds
+        return exc
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         return InternalError(f"Gmail answered a message H0 cannot read: {type(exc).__name__}: {exc}", retryable=False)
 

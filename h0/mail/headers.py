@@ -38,6 +38,7 @@ from email.parser import BytesHeaderParser
 from email.utils import getaddresses
 
 from h0.errors import InvalidRequest
+from h0.mail.mimebounds import bounded_address_list
 
 CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
 # Headers whose value is a list of addresses: their display names are decoded one by one, after
@@ -211,7 +212,7 @@ def clean_address_header(value: object) -> str:
     Addresses are never decoded (an encoded word is not an address): controls, list
     punctuation and the `=?` that opens an encoded word are dropped from them.
     """
-    text = remove_controls("" if value is None else str(value))
+    text = bounded_address_list(remove_controls("" if value is None else str(value)))
     rendered = []
     for name, addr in _mailboxes(text):
         name = clean_header_text(name)

@@ -182,7 +182,10 @@ class ImapBackend(MailSender, Mailbox):
                 data = client.fetch([uid for _, uid in wanted], _FULL)
                 for msg_id, uid in wanted:
                     if uid in data and data[uid].get(b"BODY[]") is not None:
-                        answers[msg_id] = self._fetched(folder, validity, uid, data[uid], full=True)
+                        try:
+                            answers[msg_id] = self._fetched(folder, validity, uid, data[uid], full=True)
+                        except H0Error as err:  # hostile MIME: this message only (h0.mail.mimebounds)
+                            answers[msg_id] = err
                     else:
                         answers[msg_id] = NotFound(
                             f"Message {msg_id} is not on the IMAP server (deleted or moved).", message_id=msg_id

@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientAbortError, IMAPClientError, LoginError
 
-from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest
+from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, ParseError
 from h0.mail.backend import AttachmentInfo, Fetched
 from h0.mail.headers import clean_header_text, clean_inbound_header
 from h0.mail.htmltext import html_to_text
+from h0.mail.mimebounds import check_raw
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -196,7 +197,9 @@ def fetched_from_raw(
     msg_id: str, raw: bytes, *, folder: str, flags: Any, internal_date: Any, sent_folder: str | None, full: bool
 ) -> Fetched:
     """A fetched message as `Fetched`: cleaned headers, labels, and (full) the first text/plain and
-    text/html bodies and attachment metadata. Malformed MIME is read as far as it goes."""
+    text/html bodies and attachment metadata. Malformed MIME is read as far as it goes; hostile MIME
+    (h0.mail.mimebounds) is a ParseError for this message alone."""
+    check_raw(raw)
     head, _, _ = raw.partition(b"\r\n\r\n") if b"\r\n\r\n" in raw else raw.partition(b"\n\n")
     headers = headers_message(head + b"\r\n\r\n")
     fetched = Fetched(
@@ -208,9 +211,13 @@ def fetched_from_raw(
     )
     if not raw:
         return fetched
-    message = email.message_from_bytes(raw, policy=policy.compat32)
+    try:
+        message = email.message_from_bytes(raw, policy=policy.compat32)
+        parts = list(message.walk())
+    except RecursionError:  # nesting check_raw did not count (a boundary the parser infers)
+        raise ParseError("its MIME parts nest too deeply: not read", reason="mime_too_deep") from None
     text = html = None
-    for part in message.walk():
+    for part in parts:
         if part.is_multipart():
             continue
         mime = part.get_content_type().lower()

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from h0.errors import H0Error
 from h0.mail.backend import Fetched
 from h0.mail.imap_wire import fetched_from_raw
 
@@ -119,9 +120,12 @@ def _message(source: str, raw: bytes) -> FileMessage | Problem:
     head = raw[:65536]
     if b":" not in head.split(b"\n\n", 1)[0] or b"\x00" in head[:4096]:
         return Problem(source, "not an email message (no header lines)")
-    fetched = fetched_from_raw(
-        "", raw, folder="INBOX", flags=[b"\\Seen"], internal_date=None, sent_folder=None, full=True
-    )
+    try:
+        fetched = fetched_from_raw(
+            "", raw, folder="INBOX", flags=[b"\\Seen"], internal_date=None, sent_folder=None, full=True
+        )
+    except H0Error as error:  # hostile MIME (h0.mail.mimebounds): this message is one line
+        return Problem(source, error.message)
     if not any(fetched.headers.get(name) for name in ("From", "Subject", "Message-ID", "Date")):
         return Problem(source, "not an email message (no From, Subject, Message-ID or Date)")
     identity = str(fetched.headers.get("Message-ID") or "") or hashlib.sha256(raw).hexdigest()

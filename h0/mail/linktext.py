@@ -29,7 +29,7 @@ from h0.mail.lookalike import ascii_domain, shown
 from h0.mail.sending import hold
 from h0.printable import printable
 
-__all__ = ["Mismatch", "check_link_texts", "mismatched_links"]
+__all__ = ["Mismatch", "check_link_texts", "linked_hosts", "mismatched_links"]
 
 MAX_SCANNED_CHARS = 2_000_000  # a body past this is refused elsewhere (h0.mail.mime.check_body)
 _INLINE = re.compile(r"\[([^[\]\n]{1,1000})\]\(\s*<?([^()\s<>]{1,4000})>?(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
@@ -77,6 +77,18 @@ def mismatched_links(
         if mismatch is not None and mismatch not in found:
             found.append(mismatch)
     return found
+
+
+def linked_hosts(text: str) -> list[str]:
+    """The web hosts `text` links to (Markdown and HTML links, and bare URLs), ascii, in order, once each."""
+    text = text[:MAX_SCANNED_CHARS]
+    hrefs = [href for _, href in _links(text, None)] + [m.group(0) for m in _URL.finditer(text)]
+    hosts: dict[str, None] = {}
+    for href in hrefs:
+        target = _href_target(href.strip())
+        if target is not None and target[0] == "web" and target[1] != "(no host)":
+            hosts[target[1]] = None
+    return list(hosts)
 
 
 def _links(body: str, html_body: str | None) -> Iterator[tuple[str, str]]:

@@ -4,6 +4,11 @@ It applies after every decider (rules file or LLM) and nothing configurable can 
 off. An `archive` for such mail becomes `urgent` when the mail also looks urgent, else
 `needs_info`, and the reasoning says why. Detection is deliberately broad: a false alarm
 costs the human one glance, a missed invoice or subpoena costs far more.
+
+The words it looks for are the sender's. When the decider judged the email spam, phishing or an
+attempt to instruct it (h0.triage.phishing.judged_hostile), an attacker's "urgent invoice" must
+not buy a reply draft to the attacker: such mail is still never archived, but it becomes
+`needs_info`, never `urgent`, and no reply is drafted.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import re
 import string
 
 from h0.triage.models import Decision, EmailInput, ReplyContext, TriageDecision
+from h0.triage.phishing import judged_hostile
 
 # Financial or legal mail says so up front (subject, first paragraphs, attachment names).
 # Scanning whole bodies would catch the addresses and legal boilerplate in every bulk-mail
@@ -107,15 +113,18 @@ def enforce(
     term = financial_or_legal(email)
     if term is None:
         return decision, None
-    urgent = looks_urgent(email)
+    hostile = judged_hostile(decision.reasoning)
+    urgent = looks_urgent(email) and not hostile
     new: Decision = "urgent" if urgent else "needs_info"
     warning = (
         f"'archive' overridden to '{new}': the mail looks financial or legal ('{term}') and is never auto-archived"
+        + (" (judged spam or an injection attempt: no reply drafted)" if hostile else "")
     )
+    why = "judged spam or an injection attempt, so no reply is drafted; " if hostile else ""
     changed = TriageDecision(
         decision=new,
         confidence=max(decision.confidence, 0.9),
-        reasoning=f"Held for a human: looks financial/legal ('{term}'); was: {decision.reasoning}",
+        reasoning=f"Held for a human: looks financial/legal ('{term}'); {why}was: {decision.reasoning}",
         reply_body=_default_reply(email, context) if urgent else None,
     )
     return changed, warning

@@ -54,17 +54,17 @@ def note_epoch(value: Any, field: str) -> float | None:
         try:
             moment = dt.datetime.fromisoformat(text)
         except ValueError:
-            raise _bad(field, f"{shown!r} is not a real date") from None
+            raise _bad(field, f'"{shown}" is not a real date') from None
     else:
-        raise _bad(field, f"{shown!r} is not a date H0 can read")
+        raise _bad(field, f'"{shown}" is not a date H0 can read')
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     try:
         epoch = moment.timestamp()
     except (OverflowError, OSError, ValueError):
-        raise _bad(field, f"{shown!r} is out of range") from None
+        raise _bad(field, f'"{shown}" is out of range') from None
     if not in_range(epoch):
-        raise _bad(field, f"{shown!r} is out of range (1970 to 2999)")
+        raise _bad(field, f'"{shown}" is out of range (1970 to 2999)')
     return epoch
 
 

@@ -117,3 +117,9 @@ def test_bad_dates_are_typed_errors_naming_the_property(value):
     with pytest.raises(InvalidRequest) as caught:
         note_epoch(value, "received")
     assert caught.value.message.startswith("received:") and caught.value.details["field"] == "received"
+
+
+def test_a_bad_value_with_a_backslash_is_shown_as_written_never_doubled():
+    with pytest.raises(InvalidRequest) as caught:
+        note_epoch("C:\\dates\\today", "received")
+    assert '"C:\\dates\\today"' in caught.value.message and "\\\\" not in caught.value.message

@@ -294,6 +294,15 @@ class VaultIndex:
         )
         return [row[0] for row in rows]
 
+    def person_addresses(self) -> list[str]:
+        """Every address a People note names (email/emails/aliases), private ones included: the
+        phishing check compares a sender's domain with them and shows none of their words."""
+        self.sync()
+        rows = self.db.rows(
+            "SELECT DISTINCT addresses.address FROM addresses JOIN docs ON docs.id = addresses.doc WHERE docs.person = 1"
+        )
+        return [str(row[0]) for row in rows]
+
     def is_private(self, path: str) -> bool:
         """Whether the note at `path` is private (h0.vault.disclosure), its thread judged from the index."""
         rel = self._relative(path)
