@@ -1,12 +1,14 @@
 """The owner's past replies: what they sent, to whom, in their own words.
 
-Two sources. Sent drafts in `Done/` (`status: sent`: every reply H0 sent for the owner, and
-any note filed there that way), re-listed when the folder changes. And the provider's sent
-mail, where the mail backend can search it (`in:sent`): `SentMailCache` keeps the text of
-the owner's recent sent messages in H0's state folder, outside the vault, refreshed by the
-ingest (h0.drafting.learning.remember_sent, fed by the sync it already makes), so assembling a context never waits on the
-network. Every text is cut by the reply parser (quoted history and signature out) before it
-is learned from or shown to a model.
+Two sources, and the owner's identity (h0.mail.owner) vouches for every one. Notes in `Done/`
+that hold the owner's words — the very note H0 filed when it sent a reply, or wrote when it
+imported the owner's sent mail — re-listed when the folder changes; any other note there
+(`status: sent` or `type: sent_email` written by an agent, a program or by hand) is not the
+owner's writing and is never learned from. And the provider's sent mail the sync brought: its
+text is kept in H0's state folder, outside the vault (h0.drafting.learning.remember_sent, fed
+only what the owner's identity recorded), so assembling a context never waits on the network.
+Every text is cut by the reply parser (quoted history and signature out) before it is learned
+from or shown to a model.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from h0.drafting.replytext import ReplyParts, split_reply
 from h0.errors import H0Error
 from h0.mail.drafts import message_body
 from h0.mail.htmltext import block_text
+from h0.mail.owner import OwnerAuthority, note_message_key
 from h0.vault import frontmatter
 from h0.vault.layout import DONE
 from h0.vault.note import decode
@@ -37,6 +40,7 @@ MAX_READ_BYTES = 256 * 1024
 MAX_TEXT_CHARS = 6_000
 SENT_CACHE_FILE = "sent_mail.jsonl"
 MAX_CACHED_SENT = 2_000
+RECHECK_S = 5.0  # a note not (yet) vouched for is asked about again this much later (H0 files, then records)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +94,16 @@ def epoch(value: Any) -> float:
 class PastReplies:
     """The owner's sent replies, by recipient (thread-safe; refreshed on each call, cheaply)."""
 
-    def __init__(self, root: Path, sent_cache: Path | None = None) -> None:
+    def __init__(self, root: Path, sent_cache: Path | None = None, owner: OwnerAuthority | None = None) -> None:
         self.root = Path(root)
         self.sent_cache = sent_cache
+        self.owner = owner  # None: no note of Done/ can be vouched for (only the provider's sent mail counts)
         self._lock = threading.Lock()
         self._done_mtime: int | None = None
         self._notes: dict[str, tuple[int, int, PastReply | None]] = {}  # name -> (mtime_ns, size, reply)
+        self._keys: dict[str, str] = {}  # name -> the message key the note names
+        self._vouched: set[str] = set()  # names of the notes the owner's identity says hold the owner's words
+        self._asked_at = -math.inf
         self._cache_sig: tuple[int, int] | None = None
         self._provider: list[PastReply] = []
         self._by_address: dict[str, list[PastReply]] = {}
@@ -104,9 +112,11 @@ class PastReplies:
     def refresh(self) -> None:
         with self._lock:
             changed = self._refresh_done()
+            changed = self._vouch() or changed
             changed = self._refresh_cache() or changed
             if changed:
-                replies = [r for _, _, r in self._notes.values() if r is not None] + self._provider
+                mine = [r for name, (_, _, r) in self._notes.items() if r is not None and name in self._vouched]
+                replies = mine + self._provider
                 replies.sort(key=lambda r: r.when, reverse=True)
                 by_address: dict[str, list[PastReply]] = {}
                 for reply in replies:
@@ -172,11 +182,33 @@ class PastReplies:
             if cached is not None and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
                 continue
             self._notes[entry.name] = (st.st_mtime_ns, st.st_size, self._read_sent(f"{DONE}/{entry.name}"))
+            self._vouched.discard(entry.name)  # changed since it was vouched for: asked again
             changed = True
         for name in [n for n in self._notes if n not in seen]:
             del self._notes[name]
+            self._keys.pop(name, None)
+            self._vouched.discard(name)
             changed = True
+        if changed:
+            self._asked_at = -math.inf
         return changed
+
+    def _vouch(self) -> bool:
+        """Ask the owner's identity about the sent-looking notes not vouched for yet (on a change, or every
+        RECHECK_S: H0 records where it filed a send just after filing it). True when one became the owner's."""
+        waiting = [
+            (f"{DONE}/{n}", self._keys.get(n, "")) for n, v in self._notes.items() if v[2] and n not in self._vouched
+        ]
+        if self.owner is None or not waiting or time.monotonic() - self._asked_at < RECHECK_S:
+            return False
+        self._asked_at = time.monotonic()
+        try:
+            found = self.owner.owned_notes(waiting)
+        except H0Error:
+            return False
+        names = {path.removeprefix(f"{DONE}/") for path in found}
+        self._vouched |= names
+        return bool(names)
 
     def _read_sent(self, rel: str) -> PastReply | None:
         try:
@@ -187,6 +219,8 @@ class PastReplies:
             fm = frontmatter.load(parts.yaml)
         except (OSError, H0Error, ValueError):
             return None
+        name = rel.removeprefix(f"{DONE}/")
+        self._keys[name] = note_message_key(fm)
         return sent_reply(rel, fm, parts.body)
 
     # ------------------------------------------------------------------ provider sent mail

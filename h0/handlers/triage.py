@@ -30,12 +30,13 @@ from loguru import logger
 
 from h0.drafting import DraftContext, Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.followup.threads import owner_addresses
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeData
+from h0.handlers.followup_record import mark_triaged
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.headers import clean_header_text
 from h0.mail.htmltext import block_text, inert_inline
+from h0.mail.owner import owner_addresses
 from h0.vault import Moved, Note
 from h0.vault.api import Change, Move, Update, Write
 from h0.vault.audit import note_timestamp
@@ -106,6 +107,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
     _apply_plans(plans, ctx)
+    mark_triaged(ctx, [p.note.frontmatter for p in plans if p.result is None])  # owed: whichever pass ran first
     decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
     written: list[tuple[str, dict[str, Any]]] = []  # what H0 wrote in each draft (Logs/drafting_*.jsonl)
     for plan in plans:
