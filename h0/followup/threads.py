@@ -87,10 +87,10 @@ def assess(
     after = [m for m in theirs if last is None or m.order > last.order]
     # From one of the owner's addresses but not the owner's by the evidence: not a stranger asking the owner
     # either (a forged From) — never owed, never an answer.
-    people = [m for m in after if m.sender not in owner]
-    unanswered = tuple(m for m in people if m.automated != "list")
+    others = [m for m in after if m.sender not in owner]
+    unanswered = tuple(m for m in others if m.automated != "list")
     written_to = {addr for m in mine for _, addr in m.recipients}
-    answers = [m for m in people if m.sender in written_to or (m.list_address or "") in written_to]
+    answers = [m for m in others if m.sender in written_to or (m.list_address or "") in written_to]
     answer = answers[-1] if answers else None
     awaited: Message | None = None
     waiting_on: tuple[tuple[str, str], ...] = ()

@@ -89,7 +89,9 @@ def follow_up(ctx: HandlerContext, found: Found, *, now: float) -> FollowupRepor
         # New messages wake a snoozed note only in a thread looked at before (not at its first look).
         assessment = assess(messages.get(thread, []), owner, lists, row.override, since=row.checked_at or None)
         try:
-            _look_at(ctx, row, assessment, messages.get(thread, []), by_thread.get(thread, _Thread()), now, report)
+            _look_at(
+                ctx, row, assessment, messages.get(thread, []), by_thread.get(thread, _Thread()), owner, now, report
+            )
         except H0Error as error:
             report.failed += 1
             logger.warning("follow-ups: thread {} — {} (looked at again next pass)", thread[:80], error.message)
