@@ -5,13 +5,14 @@ needs, and a sent mailbox with the greeting and sign-off the owner uses per pers
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from h0.mail.owner import OwnerAuthority
+from h0.mail.owner import Evidence, Observed, OwnerAuthority, note_message_key
 from h0.state import StateDB
 from h0.vault import init_vault
 from h0.vault.note import parse
@@ -31,6 +32,7 @@ def knowledge_vault(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
     shutil.copytree(FIXTURES / "vault", root)
     init_vault(root)
+    sent_by_h0(root, Path(os.environ["H0_STATE_DIR"]))  # the state folder every H0 process of the test uses
     return root
 
 
@@ -43,15 +45,15 @@ def email_note(message_id: str, sender: str, subject: str, body: str, *, to: str
 
 
 def sent_by_h0(root: Path, state_dir: Path) -> OwnerAuthority:
-    """The fixture's sent replies in Done/ as what they stand for — H0's own sends: the send ledger records
-    each one sent and filed where it lies, so the owner's identity vouches for those notes (and no other)."""
-    state = StateDB.for_vault(root, state_dir)
+    """The fixture's sent replies in Done/ as the owner's sent mail: recorded with the owner's identity, note by
+    note, as an import of the owner's Sent folder records them (recording them as H0's sends would also feed
+    the follow-ups, which these tests are not about)."""
+    authority = OwnerAuthority(StateDB.for_vault(root, state_dir))
+    seen = []
     for path in sorted((root / "Done").glob("*.md")):
         fm = parse(path.read_bytes(), f"Done/{path.name}").frontmatter
-        rfc = fm.get("rfc822_message_id")
-        if fm.get("status") != "sent" or not isinstance(rfc, str):
-            continue
-        state.claim_send(key=f"key-{path.stem}", rfc822_message_id=rfc, content_hash="-", caps=[], in_flight_s=60)
-        state.mark_sent(rfc, provider_message_id=None, thread_id=None, sent_at="2026-02-10T10:00:00Z", backend="outbox")
-        state.mark_filed(rfc, f"Done/{path.name}")
-    return OwnerAuthority(state)
+        if fm.get("status") == "sent" and fm.get("rfc822_message_id"):
+            key, note = note_message_key(fm), f"Done/{path.name}"
+            seen.append(Observed(key, Evidence.IMPORT_SENT, "Sent.mbox", "alex@northwind.example", note))
+    authority.record(seen)
+    return authority
