@@ -332,3 +332,15 @@ def test_a_hostile_subject_cannot_smuggle_the_cut_off_line_into_the_follow_up():
     )
     text = follow_up_text(request)
     assert CUTOFF not in text and "![" not in text
+
+
+def test_a_backdated_reply_and_a_strangers_message_never_answer_the_owners_question():
+    """Given the owner's question to Dana, When Dana's reply is dated before it (backdated) or a stranger writes
+    after it, Then nothing answered it and it is still awaited; Dana's reply dated after it answers it."""
+    ask = msg("<1>", "2026-05-04 10:00", out=True, asks=True)
+    backdated = msg("<2>", "2026-05-03 09:00", seen="2026-05-05 10:00")
+    stranger = msg("<3>", "2026-05-05 10:00", sender="mallory@evil.example")
+    assessed = assess([ask, backdated, stranger], OWNER)
+    assert assessed.answer is None and assessed.awaited == ask
+    dana = msg("<4>", "2026-05-05 11:00")
+    assert assess([ask, backdated, stranger, dana], OWNER).answer == dana
