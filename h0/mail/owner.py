@@ -208,17 +208,21 @@ class OwnerAuthority:
             marks = ", ".join("?" * len(chunk))
             for row in self.state.query(f"SELECT key, evidence FROM owner_messages WHERE key IN ({marks})", chunk):
                 found[row["key"]] = Evidence(row["evidence"])
-            ids = [k[3:] for k in chunk if k.startswith("id:")]
-            rows = self.state.query(
-                f"SELECT rfc822_message_id AS m, provider_message_id AS p FROM sends WHERE state = 'sent' AND "
-                f"(rfc822_message_id IN ({marks}) OR provider_message_id IN ({', '.join('?' * len(ids)) or 'NULL'}))",
-                [*chunk, *ids],
-            )
             asked = set(chunk)
-            for row in rows:
-                for key in (row["m"], f"id:{row['p']}"):
-                    if key in asked:
-                        found.setdefault(key, Evidence.H0_SEND)
+            sent = self.state.query(
+                f"SELECT rfc822_message_id AS k FROM sends WHERE state = 'sent' AND rfc822_message_id IN ({marks})",
+                chunk,
+            )
+            ids = [k[3:] for k in chunk if k.startswith("id:")]  # messages without a Message-ID: by the provider's id
+            if ids:
+                sent += self.state.query(
+                    f"SELECT 'id:' || provider_message_id AS k FROM sends WHERE state = 'sent' AND "
+                    f"provider_message_id IN ({', '.join('?' * len(ids))})",
+                    ids,
+                )
+            for row in sent:
+                if row["k"] in asked:
+                    found.setdefault(row["k"], Evidence.H0_SEND)
         return found
 
     def wrote(self, key: str) -> Evidence | None:
