@@ -99,7 +99,8 @@ class Settings(BaseSettings):
     # weekend does not count, and a message written on one counts from Monday 00:00) is surfaced.
     follow_up_days: float = Field(default=2.0, ge=0, le=366)
     # Your own addresses, comma-separated, besides the ones H0 knows (SMTP_FROM, SMTP_USER,
-    # IMAP_USER, and every address your sent mail comes from): mail from them is yours.
+    # IMAP_USER, and every address your sent mail comes from): where you receive mail, for addressing.
+    # Whether you wrote a message is h0.mail.owner's to say, from your sent mail, never from an address.
     owner_emails: str = ""
 
     llm_provider: str = "rules"

@@ -85,7 +85,9 @@ def test_a_mailbox_of_varied_mail_becomes_notes_as_ingest_writes_them(vault_dir:
     box.add(message("News <news@shop.example>", "Deals", "", html="<p>Our <b>weekly</b> deals</p>"))
     box.add(message("Jörg <joerg@example.de>", "Grüße", "Schöne Grüße aus Köln", charset="iso-8859-1"))
     box.add(message("Sam <sam@example.com>", "Quote", "Attached.", attachment=b"%PDF-1.4 quote"))
-    box.add(message("Me <me@example.com>", "Re: Friday review", "Friday 10:00 it is.", to="dana@acme.example"))
+    mine = message("Me <me@example.com>", "Re: Friday review", "Friday 10:00 it is.", to="dana@acme.example")
+    mine["X-Gmail-Labels"] = "Sent,Opened"  # how Google Takeout marks the owner's sent mail (a From alone is not)
+    box.add(mine)
     box.flush()
     code, out = imports(tmp_path / "export.mbox")
     assert code == EXIT_OK, out

@@ -52,17 +52,17 @@ def twenty_messages(path: Path) -> None:
             hour=10,
         )
     )
-    box.add(
-        message(
-            "Alex <alex@home.example>",
-            "Re: Friday review",
-            "Hi Dana,\n\nFriday 10:00 it is.\n\nCheers,\nAlex",
-            to="dana@acme.example",
-            msg_id="<t3@home.example>",
-            reply_to="<t2@acme.example>",
-            hour=11,
-        )
+    mine = message(
+        "Alex <alex@home.example>",
+        "Re: Friday review",
+        "Hi Dana,\n\nFriday 10:00 it is.\n\nCheers,\nAlex",
+        to="dana@acme.example",
+        msg_id="<t3@home.example>",
+        reply_to="<t2@acme.example>",
+        hour=11,
     )
+    mine["X-Gmail-Labels"] = "Sent"  # a Takeout export says it was sent (a From alone is not the owner: issue 29)
+    box.add(mine)
     box.add(
         message(
             "Deals <news@shop.example>",

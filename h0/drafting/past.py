@@ -1,12 +1,14 @@
 """The owner's past replies: what they sent, to whom, in their own words.
 
-Two sources. Sent drafts in `Done/` (`status: sent`: every reply H0 sent for the owner, and
-any note filed there that way), re-listed when the folder changes. And the provider's sent
-mail, where the mail backend can search it (`in:sent`): `SentMailCache` keeps the text of
-the owner's recent sent messages in H0's state folder, outside the vault, refreshed by the
-ingest (h0.drafting.learning.remember_sent, fed by the sync it already makes), so assembling a context never waits on the
-network. Every text is cut by the reply parser (quoted history and signature out) before it
-is learned from or shown to a model.
+Two sources, and the owner's identity (h0.mail.owner) vouches for every one. Notes in `Done/`
+that hold the owner's words — the very note H0 filed when it sent a reply, or wrote when it
+imported the owner's sent mail — re-listed when the folder changes; any other note there
+(`status: sent` or `type: sent_email` written by an agent, a program or by hand) is not the
+owner's writing and is never learned from. And the provider's sent mail the sync brought: its
+text is kept in H0's state folder, outside the vault (h0.drafting.learning.remember_sent, fed
+only what the owner's identity recorded), so assembling a context never waits on the network.
+Every text is cut by the reply parser (quoted history and signature out) before it is learned
+from or shown to a model.
 
 A private reply is never a past reply (h0.vault.disclosure): one marked private, and one of a
 private thread (a private email or reply in Done/ with the same thread key); a provider's sent
@@ -32,6 +34,7 @@ from h0.drafting.replytext import ReplyParts, split_reply
 from h0.errors import H0Error
 from h0.mail.drafts import message_body
 from h0.mail.htmltext import block_text
+from h0.mail.owner import OwnerAuthority, note_message_key
 from h0.vault import frontmatter
 from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.layout import DONE
@@ -42,6 +45,7 @@ MAX_READ_BYTES = 256 * 1024
 MAX_TEXT_CHARS = 6_000
 SENT_CACHE_FILE = "sent_mail.jsonl"
 MAX_CACHED_SENT = 2_000
+RECHECK_S = 5.0  # a note not (yet) vouched for is asked about again this much later (H0 files, then records)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +101,20 @@ def epoch(value: Any) -> float:
 class PastReplies:
     """The owner's sent replies, by recipient (thread-safe; refreshed on each call, cheaply)."""
 
-    def __init__(self, root: Path, sent_cache: Path | None = None, disclosure: Disclosure | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        sent_cache: Path | None = None,
+        disclosure: Disclosure | None = None,
+        owner: OwnerAuthority | None = None,
+    ) -> None:
         self.root = Path(root)
         self.sent_cache = sent_cache
         self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
+        self.owner = owner  # None: no note of Done/ can be vouched for (only the provider's sent mail counts)
+        self._keys: dict[str, str] = {}  # name -> the message key the note names
+        self._vouched: set[str] = set()  # names of the notes the owner's identity says hold the owner's words
+        self._asked_at = -math.inf
         self._lock = threading.Lock()
         self._done_mtime: int | None = None
         # name -> (mtime_ns, size, reply, whether it is private itself)
@@ -114,6 +128,7 @@ class PastReplies:
     def refresh(self) -> None:
         with self._lock:
             changed = self._refresh_done()
+            changed = self._vouch() or changed
             changed = self._refresh_cache() or changed
             if changed:
                 private: set[str] = set()
@@ -121,8 +136,8 @@ class PastReplies:
                     private |= keys
                 replies = [
                     r
-                    for _, _, r, mine in self._notes.values()
-                    if r is not None and not mine and not r.threads & private
+                    for name, (_, _, r, own_private) in self._notes.items()
+                    if r is not None and name in self._vouched and not own_private and not r.threads & private
                 ]
                 replies += [r for r in self._provider if not r.threads & private]
                 replies.sort(key=lambda r: r.when, reverse=True)
@@ -175,6 +190,8 @@ class PastReplies:
             changed = bool(self._notes)
             self._notes.clear()
             self._private_keys.clear()
+            self._keys.clear()
+            self._vouched.clear()
             self._done_mtime = None
             return changed
         if mtime == self._done_mtime:
@@ -199,12 +216,34 @@ class PastReplies:
             reply, private, keys = self._read_sent(f"{DONE}/{entry.name}")
             self._notes[entry.name] = (st.st_mtime_ns, st.st_size, reply, private)
             self._private_keys[entry.name] = keys
+            self._vouched.discard(entry.name)  # changed since it was vouched for: asked again
             changed = True
         for name in [n for n in self._notes if n not in seen]:
             del self._notes[name]
             self._private_keys.pop(name, None)
+            self._keys.pop(name, None)
+            self._vouched.discard(name)
             changed = True
+        if changed:
+            self._asked_at = -math.inf
         return changed
+
+    def _vouch(self) -> bool:
+        """Ask the owner's identity about the sent-looking notes not vouched for yet (on a change, or every
+        RECHECK_S: H0 records where it filed a send just after filing it). True when one became the owner's."""
+        waiting = [
+            (f"{DONE}/{n}", self._keys.get(n, "")) for n, v in self._notes.items() if v[2] and n not in self._vouched
+        ]
+        if self.owner is None or not waiting or time.monotonic() - self._asked_at < RECHECK_S:
+            return False
+        self._asked_at = time.monotonic()
+        try:
+            found = self.owner.owned_notes(waiting)
+        except H0Error:
+            return False
+        names = {path.removeprefix(f"{DONE}/") for path in found}
+        self._vouched |= names
+        return bool(names)
 
     def _read_sent(self, rel: str) -> tuple[PastReply | None, bool, frozenset[str]]:
         """The note as a past reply (None: not one), whether it is private itself, and the thread keys it
@@ -217,6 +256,7 @@ class PastReplies:
             fm = frontmatter.load(parts.yaml)
         except (OSError, H0Error, ValueError):
             return None, False, frozenset()
+        self._keys[rel.removeprefix(f"{DONE}/")] = note_message_key(fm)
         private = self.disclosure.own_private(rel, fm)
         return sent_reply(rel, fm, parts.body), private, thread_keys(rel, fm) if private else frozenset()
 

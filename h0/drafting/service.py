@@ -35,6 +35,8 @@ from h0.drafting.replytext import strip_quoted
 from h0.drafting.scheduling import scheduling_for_email
 from h0.drafting.voice import VOICE_WINDOW, Voice, language_of, voice_for
 from h0.errors import H0Error
+from h0.mail.owner import OwnerAuthority
+from h0.state import StateDB
 from h0.triage.models import ReplyContext
 from h0.triage.prompt import new_nonce
 from h0.vault.audit import AuditLog
@@ -77,6 +79,7 @@ class Drafting:
         knowledge: KnowledgeSource | None = None,
         sent_cache: Path | None = None,
         calendar: OwnerCalendar | None = None,
+        owner: OwnerAuthority | None = None,
     ) -> None:
         self.root = Path(root)
         self.calendar = calendar  # None: no calendar source, and no reply proposes a time
@@ -84,7 +87,8 @@ class Drafting:
         self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
         self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, self.disclosure)
         self.sent_cache = sent_cache
-        self.past = PastReplies(self.root, sent_cache, self.disclosure)
+        self.owner = owner  # the owner's identity: which notes hold the owner's words (h0.mail.owner)
+        self.past = PastReplies(self.root, sent_cache, self.disclosure, owner)
         self.log = AuditLog(self.root / LOGS, DRAFTING_STREAM)
         self._lock = threading.Lock()
         self._profile: tuple[FileSignature, Profile] | None = None
@@ -128,6 +132,7 @@ class Drafting:
             sent_cache=sent_cache_path(root, settings.h0_state_dir),
             knowledge=indexed_knowledge(root, settings.h0_state_dir, disclosure),
             calendar=OwnerCalendar.for_settings(settings, root),
+            owner=owner_authority(root, settings.h0_state_dir),
         )
 
     def note_changed(self, path: str | None) -> None:
@@ -284,6 +289,15 @@ def sent_cache_path(root: Path, state_dir: Path | None) -> Path | None:
     try:
         return state_dir_for(Path(root), state_dir) / SENT_CACHE_FILE
     except Exception:  # noqa: BLE001 - no state folder (read-only home): no provider sent mail, the vault still counts
+        return None
+
+
+def owner_authority(root: Path, state_dir: Path | None) -> OwnerAuthority | None:
+    """The owner's identity for this vault (None: no state database here — then no note is vouched for)."""
+    try:
+        return OwnerAuthority(StateDB.for_vault(Path(root), state_dir))
+    except H0Error as error:
+        logger.warning("the owner's identity cannot be read ({}); past replies from the vault are left out", error)
         return None
 
 

@@ -122,6 +122,22 @@ class FollowupLedger:
             raise self._error(exc) from exc
         return threads
 
+    def touch(self, threads: Sequence[str]) -> None:
+        """Mark these threads for the next pass (created when new): something the pass reads changed — an
+        email's triage — so what is owed never waits on a recheck or on the order the passes ran in."""
+        wanted = sorted({t for t in threads if t})
+        if not wanted:
+            return
+        try:
+            with self.state.transaction() as db:
+                db.executemany(
+                    "INSERT INTO followup_threads (thread, dirty) VALUES (?, 1) "
+                    "ON CONFLICT(thread) DO UPDATE SET dirty = 1, gen = gen + 1",
+                    [(t,) for t in wanted],
+                )
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+
     def known(self, keys: Sequence[str]) -> set[str]:
         """Which of these message keys are recorded."""
         found: set[str] = set()
@@ -214,16 +230,7 @@ class FollowupLedger:
         """Threads whose `awaiting:` word is set (to see which notes stopped saying it)."""
         return {r["thread"] for r in self.state.query("SELECT thread FROM followup_threads WHERE override IS NOT NULL")}
 
-    # -- what the owner's addresses and the lists are -------------------------------------------
-
-    def owner_senders(self) -> set[str]:
-        return {
-            r["sender"]
-            for r in self.state.query(
-                "SELECT DISTINCT sender FROM followup_messages WHERE outbound = 1 AND automated IS NULL"
-            )
-            if r["sender"]
-        }
+    # -- the mailing lists seen ------------------------------------------------------------------
 
     def list_addresses(self) -> set[str]:
         return {

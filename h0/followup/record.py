@@ -21,12 +21,13 @@ from h0.followup.threads import Message
 from h0.mail.drafts import message_body
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.models import EmailFull
+from h0.mail.owner import is_sent_labels, message_key
 from h0.vault.dates import note_epoch
 
 MAX_SUBJECT = 300
 MAX_NAME = 120
 MAX_RECIPIENTS = 100
-MAX_KEY = 1_000
+MAX_KEY = 1_000  # as h0.mail.owner.MAX_KEY
 
 
 def epoch(value: Any) -> float | None:
@@ -36,11 +37,6 @@ def epoch(value: Any) -> float | None:
         return note_epoch(value, "date")
     except InvalidRequest:
         return None
-
-
-def message_key(rfc822: Any, provider_id: Any) -> str:
-    text = " ".join(str(rfc822 or "").split())
-    return text[:MAX_KEY] if text else f"id:{str(provider_id or '')[:MAX_KEY]}"
 
 
 def people(*values: Any) -> tuple[tuple[str, str], ...]:
@@ -71,8 +67,9 @@ def _when(value: Any, now: float) -> float:
 def from_email(
     email: EmailFull, *, outbound: bool, now: float, note: str | None = None, judge: AskJudge | None = None
 ) -> Message:
-    """A message the sync brought. The owner's (outbound) is judged: does it ask something?"""
-    outbound = outbound or "SENT" in email.labels
+    """A message the sync brought. One the sync gave as the owner's sent mail (outbound) is judged: does it ask
+    something? Whether the owner wrote it is the owner's identity's to say (h0.mail.owner), at each pass."""
+    outbound = outbound or is_sent_labels(email.labels)
     subject = clean_header_text(email.subject)[:MAX_SUBJECT]
     verdict = judge.judge(email.body, subject) if outbound and judge is not None and not email.automated else None
     key = message_key(email.rfc822_message_id, email.id)
@@ -125,11 +122,10 @@ def from_email_note(path: str, fm: Mapping[str, Any], *, now: float) -> Message 
     if str(fm.get("type") or "") != "email" or not (fm.get("rfc822_message_id") or fm.get("message_id")):
         return None
     key = message_key(fm.get("rfc822_message_id"), fm.get("message_id"))
-    labels = fm["labels"] if isinstance(fm.get("labels"), list) else []
     return Message(
         key=key,
         thread=str(fm.get("thread_id") or key)[:MAX_KEY],
-        outbound="SENT" in labels,
+        outbound=False,  # a note's labels are anyone's words: the owner's identity decides (h0.mail.owner)
         sender=_sender(fm.get("from")),
         recipients=people(fm.get("to"), fm.get("cc")),
         subject=clean_header_text(fm.get("subject") or "")[:MAX_SUBJECT],

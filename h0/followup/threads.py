@@ -1,19 +1,23 @@
 """What a conversation owes and awaits, from its messages alone: the one rule both follow-ups use.
 
 A thread is the messages H0 saw in it (h0.followup.ledger), received or sent by the owner from any
-client, in order of when they were written. The owner's messages are those they sent (the
-provider's sent mail, H0's own sends) and any from one of the owner's addresses (OWNER_EMAILS,
-SMTP_FROM, SMTP_USER, IMAP_USER, and every address the owner's sent mail came from).
+client, in order of when they were written. The owner's messages are those the owner's identity
+(h0.mail.owner) says the owner wrote — the provider's sent mail, an import's sent mail, H0's own
+sends — never one merely From an address of the owner's: the follow-up pass sets `outbound` from it.
 
 - **Owed**: messages received after the owner last wrote in the thread, from people — not
-  auto-replies, not bounces, not mailing-list posts, not the owner. Whether each one needs an
+  auto-replies, not bounces, not mailing-list posts, not the owner, and not a message From one of
+  the owner's addresses that the evidence does not make the owner's (a forged From). Whether each one needs an
   answer is the email note's word (triage: a draft waiting, urgent, needs_info): the follow-up
   pass reads it when the deadline passes.
 - **Awaited**: the owner's last message, when it asks something (h0.followup.asks, or a note's
   `awaiting: true`; `awaiting: false` says never), was sent to at least one person who is neither
   the owner nor a mailing list, and nothing that counts as an answer came after it. An
   auto-reply or a bounce is never an answer, and an auto-reply the owner's mailbox sent never
-  awaits one; a reply from anyone else in the thread (a colleague in Cc, a list post) is.
+  awaits one. An **answer** comes from someone the owner wrote to in the thread (To or Cc of the
+  owner's messages: a colleague in Cc counts, a list the owner wrote to counts) and is dated after
+  the owner's message: a stranger who writes into the thread, or a message dated before the
+  owner's, never closes a follow-up.
 
 Times are when a message was written, never later than when H0 first saw it: a Date in the future
 cannot postpone a deadline. Ties go to the order H0 saw the messages in.
@@ -23,10 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from h0.config import Settings
 
 NOT_ANSWERS = frozenset({"auto_reply", "bounce"})
 
@@ -65,8 +65,9 @@ class Assessment:
     new_from_others: tuple[Message, ...] = field(default=())  # filled by `since` (see assess)
 
 
-def is_owners(message: Message, owner: frozenset[str]) -> bool:
-    return message.outbound or message.sender in owner
+def is_owners(message: Message) -> bool:
+    """The owner wrote it: `outbound`, as the owner's identity (h0.mail.owner) says — never its From address."""
+    return message.outbound
 
 
 def assess(
@@ -80,12 +81,17 @@ def assess(
     """Owed and awaited for one thread (see the module docstring). `since`: also list the messages from
     others (people or lists, not robots) that H0 first saw after that moment — what wakes a snoozed note."""
     ordered = sorted(messages, key=lambda m: m.order)
-    mine = [m for m in ordered if is_owners(m, owner) and m.automated not in NOT_ANSWERS]
-    theirs = [m for m in ordered if not is_owners(m, owner) and m.automated not in NOT_ANSWERS]
+    mine = [m for m in ordered if is_owners(m) and m.automated not in NOT_ANSWERS]
+    theirs = [m for m in ordered if not is_owners(m) and m.automated not in NOT_ANSWERS]
     last = mine[-1] if mine else None
     after = [m for m in theirs if last is None or m.order > last.order]
-    unanswered = tuple(m for m in after if m.automated != "list")
-    answer = after[-1] if after else None
+    # From one of the owner's addresses but not the owner's by the evidence: not a stranger asking the owner
+    # either (a forged From) — never owed, never an answer.
+    others = [m for m in after if m.sender not in owner]
+    unanswered = tuple(m for m in others if m.automated != "list")
+    written_to = {addr for m in mine for _, addr in m.recipients}
+    answers = [m for m in others if m.sender in written_to or (m.list_address or "") in written_to]
+    answer = answers[-1] if answers else None
     awaited: Message | None = None
     waiting_on: tuple[tuple[str, str], ...] = ()
     if last is not None and answer is None:
@@ -95,19 +101,6 @@ def assess(
             awaited, waiting_on = last, people
     new = tuple(m for m in theirs if since is not None and m.seen_at > since)
     return Assessment(last, unanswered, answer, awaited, waiting_on, new)
-
-
-def owner_addresses(settings: Settings, learned: Iterable[str] = ()) -> frozenset[str]:
-    """The owner's addresses: OWNER_EMAILS (comma-separated), SMTP_FROM, SMTP_USER and IMAP_USER when they
-    are addresses, and `learned` (the senders of the owner's sent mail), lower-case."""
-    from email.utils import getaddresses
-
-    values = [settings.owner_emails] + [
-        value or "" for value in (settings.smtp_from, settings.smtp_user, settings.imap_user)
-    ]
-    found = {addr.strip().lower() for _, addr in getaddresses(values) if "@" in addr}
-    found |= {a.strip().lower() for a in learned if a and "@" in a}
-    return frozenset(found)
 
 
 def display_names(people: Sequence[tuple[str, str]], limit: int = 3) -> str:

@@ -35,6 +35,7 @@ from h0.errors import H0Error
 from h0.handlers.context import EmailTriager, HandlerContext
 from h0.handlers.triage import plan_reply
 from h0.mail.drafts import CUTOFF, PLACEHOLDER, message_body
+from h0.mail.owner import OwnerAuthority
 from h0.printable import printable
 from h0.triage import DRAFT_MARKER
 from h0.vault import Vault
@@ -129,8 +130,10 @@ class Report:
 class PastAsOf(PastReplies):
     """The owner's past replies as they stood just before a hidden reply was sent."""
 
-    def __init__(self, root: Path, sent_cache: Path | None, disclosure: Disclosure) -> None:
-        super().__init__(root, sent_cache, disclosure)
+    def __init__(
+        self, root: Path, sent_cache: Path | None, disclosure: Disclosure, owner: OwnerAuthority | None
+    ) -> None:
+        super().__init__(root, sent_cache, disclosure, owner)
         self.before: float = float("inf")
         self.hidden: str | None = None
 
@@ -189,7 +192,7 @@ def _answered(vault: Vault, sent: Note) -> Note | None:
 def drafting_for(settings: Settings) -> tuple[Drafting, PastAsOf]:
     """A drafting state of its own (never the process's shared one), its past replies hideable."""
     drafting = Drafting.build(settings)
-    past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure)
+    past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure, drafting.owner)
     drafting.past = past
     return drafting, past
 

@@ -28,7 +28,7 @@ is logged and costs that note, never the pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from loguru import logger
@@ -36,18 +36,19 @@ from loguru import logger
 from h0.errors import H0Error, NotFound
 from h0.followup.ledger import FollowupLedger, ThreadRow
 from h0.followup.record import epoch, from_email_note
-from h0.followup.threads import Assessment, Message, assess, is_owners, owner_addresses
+from h0.followup.threads import Assessment, Message, assess, is_owners
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup_awaited import awaited
 from h0.handlers.followup_record import record_own_sends, state_of
-from h0.handlers.followup_report import FollowupReport, day, days_to_wait, iso, note_key, update_note
+from h0.handlers.followup_report import FollowupReport, day, days_to_wait, iso, update_note
 from h0.handlers.note_dates import check_dates
 from h0.handlers.snooze import check_snooze, wake
+from h0.mail.owner import OwnerAuthority, note_message_key, owner_addresses
 from h0.mail.recipients import shown_sender
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 
-RECHECK_S = 3600.0  # an email past its deadline but not triaged yet: looked at again this much later
+RECHECK_S = 3600.0  # a safety net only: an email's triage marks its thread for the next pass (followup_record)
 NEEDS_OWNER = frozenset({"awaiting_approval", "needs_info"})
 
 
@@ -83,8 +84,7 @@ def follow_up(ctx: HandlerContext, found: Found, *, now: float) -> FollowupRepor
     if not work:
         return report
     rows = ledger.threads(work)
-    messages = ledger.messages(work)
-    owner = owner_addresses(ctx.settings, ledger.owner_senders())
+    messages, owner = _with_authorship(ledger, ledger.messages(work), ctx)
     lists = frozenset(ledger.list_addresses())
     settled: list[ThreadRow] = []
     for thread in work:
@@ -104,6 +104,17 @@ def follow_up(ctx: HandlerContext, found: Found, *, now: float) -> FollowupRepor
     return report
 
 
+def _with_authorship(
+    ledger: FollowupLedger, messages: dict[str, list[Message]], ctx: HandlerContext
+) -> tuple[dict[str, list[Message]], frozenset[str]]:
+    """The threads' messages with `outbound` as the owner's identity says (h0.mail.owner: the provider's sent
+    mail, an import's, H0's own sends — never a From address), and the owner's addresses (for addressing)."""
+    authority = OwnerAuthority(ledger.state)
+    mine = authority.owned([m.key for thread in messages.values() for m in thread])
+    checked = {t: [replace(m, outbound=m.key in mine) for m in thread] for t, thread in messages.items()}
+    return checked, owner_addresses(ctx.settings, authority.senders())
+
+
 def _by_thread(
     ctx: HandlerContext, found: Found, ledger: FollowupLedger, now: float, report: FollowupReport
 ) -> dict[str, _Thread]:
@@ -121,7 +132,7 @@ def _by_thread(
         thread = str(fm.get("thread_id") or "")
         kind = str(fm.get("type") or "")
         if path.startswith(f"{NEEDS_ACTION}/") and kind == "email":
-            key = note_key(fm)
+            key = note_message_key(fm)
             emails.append((path, fm, key))
             threads.setdefault(thread or key, _Thread()).emails.append((path, fm))
         elif path.startswith(f"{NEEDS_ACTION}/") and kind == "follow_up" and thread:
@@ -196,10 +207,12 @@ def _owed(
     deadlines: list[float] = []
     for path, fm in notes.emails:
         status = str(fm.get("status") or "").strip().lower()
-        message = by_key.get(note_key(fm))
+        message = by_key.get(note_message_key(fm))
         received = message.at if message is not None else min(epoch(fm.get("received")) or now, now)
-        if message is not None and (message.automated or is_owners(message, owner)):
-            continue  # a list post, an auto-reply, a bounce, the owner's own mail: owed nothing
+        if message is not None and (message.automated or is_owners(message) or message.sender in owner):
+            # A list post, an auto-reply, a bounce, the owner's own mail — or mail From an address of the owner's
+            # that the evidence does not make theirs (a forged From): owed nothing.
+            continue
         needs_owner = status in NEEDS_OWNER or str(fm.get("decision") or "").strip().lower() == "urgent"
         mine = a.owner_last
         if mine is not None and mine.at >= received:

@@ -5,11 +5,14 @@
   those messages, never the ingest).
 - `record_own_sends` — what H0 itself sent since the last pass, from the send ledger (every backend,
   the outbox and SMTP too, whose sent mail H0 cannot read back), with the text of the sent note.
+- `mark_triaged` — triage's hand-off: a triaged email's thread is looked at by the next pass, so whether
+  the email is owed never depends on which of the two passes ran first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from loguru import logger
 
@@ -20,6 +23,7 @@ from h0.followup.record import from_email, from_send
 from h0.handlers.context import HandlerContext
 from h0.handlers.thread import private_in_thread, threads_of
 from h0.mail.models import EmailFull
+from h0.mail.owner import note_message_key
 from h0.state import StateDB
 
 
@@ -96,3 +100,15 @@ def _private_threads(ctx: HandlerContext, thread_ids: Sequence[str]) -> set[str]
     return {
         tid for tid, notes in threads.items() if gate.private_keys([(n.note.path, n.note.frontmatter) for n in notes])
     }
+
+
+def mark_triaged(ctx: HandlerContext, notes: Sequence[Mapping[str, Any]]) -> None:
+    """Triage decided these email notes (their frontmatter as read): their threads are looked at by the next
+    follow-up pass. Never raises: a ledger that cannot be written leaves the pass's own recheck."""
+    threads = [str(fm.get("thread_id") or "") or note_message_key(fm) for fm in notes]
+    if not threads:
+        return
+    try:
+        FollowupLedger(state_of(ctx)).touch(threads)
+    except H0Error as error:
+        logger.warning("follow-ups: {} triaged thread(s) not marked ({})", len(threads), error.message)

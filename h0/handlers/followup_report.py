@@ -4,7 +4,6 @@ updating a note without letting one note's trouble stop the pass, the wait in wo
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,12 +57,6 @@ def update_note(
         report.failed += 1
         logger.warning("follow-ups: {} could not be updated ({})", path, error.message)
         return False
-
-
-def note_key(fm: Mapping[str, Any]) -> str:
-    from h0.followup.record import message_key
-
-    return message_key(fm.get("rfc822_message_id"), fm.get("message_id"))
 
 
 def iso(when: float) -> str:

@@ -9,7 +9,6 @@ sync already brought it (no call of its own), is kept so past replies include it
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from loguru import logger
 
@@ -18,6 +17,8 @@ from h0.drafting.learning import learn_from_filed, remember_sent
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext, Outcome
 from h0.handlers.thread import private_in_thread
+from h0.mail.models import EmailFull
+from h0.mail.owner import message_key
 
 
 def learn_from_drafts(ctx: HandlerContext) -> Outcome:
@@ -36,17 +37,20 @@ def learn_from_drafts(ctx: HandlerContext) -> Outcome:
     return Outcome("learned", f"{len(outcomes)} draft(s)", data={"outcomes": len(outcomes)})
 
 
-def remember_sent_mail(ctx: HandlerContext, sent: Sequence[Any]) -> None:
+def remember_sent_mail(ctx: HandlerContext, sent: Sequence[EmailFull]) -> None:
     """Ingest's hand-off: the owner's sent messages the sync brought become past replies (how the owner
     writes to each person). Never raises: a cache that cannot be written costs only what is learned."""
     if not sent:
         return
     drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
     ctx.drafting = drafting
-    if drafting.sent_cache is None:
+    if drafting.sent_cache is None or drafting.owner is None:
         return
     try:
-        added = remember_sent(drafting.sent_cache, sent)
+        # Only what the owner's identity recorded as the owner's sent mail (the sync records it as it reads it).
+        owned = drafting.owner.owned([message_key(e.rfc822_message_id, e.id) for e in sent])
+        mine = [e for e in sent if message_key(e.rfc822_message_id, e.id) in owned]
+        added = remember_sent(drafting.sent_cache, mine)
     except (H0Error, OSError) as error:
         logger.info("sent mail not added to past replies: {}", getattr(error, "message", error))
         return

@@ -2,26 +2,28 @@
 
 A message from someone else becomes a `Needs_Action/` note through ingest's own writer (the same
 duplicate check, thread links and hostile-input rules), so triage, drafting and approval run on it
-as on mail H0 fetched. A message the owner sent (From one of the owner's addresses: OWNER_EMAILS,
-SMTP_FROM, SMTP_USER, IMAP_USER) is the owner's own writing: it becomes a note in `Done/` with
-`type: sent_email` (same fields), which drafting learns the owner's voice from, never a task.
+as on mail H0 fetched. A message the owner sent — the owner's identity says so from the export
+(h0.mail.owner.import_evidence: a Sent mailbox or folder, or Takeout's Sent label, and no trace of
+arriving from outside; never a From: header alone) — is the owner's own writing: it becomes a note in
+`Done/` with `type: sent_email` (same fields), recorded as the owner's, which drafting learns the owner's
+voice from, never a task.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from email.utils import getaddresses
 
 from loguru import logger
 
 from h0.errors import Conflict, H0Error
-from h0.followup.threads import owner_addresses
 from h0.handlers.context import HandlerContext
+from h0.handlers.followup_record import state_of
 from h0.handlers.ingest import email_body, email_frontmatter, write_email_note
 from h0.mail.email_views import email_full
 from h0.mail.importer import FileMessage, Problem
 from h0.mail.models import EmailFull
+from h0.mail.owner import Observed, OwnerAuthority, import_evidence, message_key, single_sender
 from h0.vault.layout import DONE
 
 
@@ -44,16 +46,30 @@ class ImportReport:
 
 
 def import_messages(items: Iterable[FileMessage | Problem], ctx: HandlerContext) -> ImportReport:
-    owner = owner_addresses(ctx.settings)
     report = ImportReport()
+    owners: list[Observed] = []  # recorded at the end, in one transaction (a resume records them again)
+    try:
+        _import(items, ctx, report, owners)
+    finally:
+        OwnerAuthority(state_of(ctx)).record(owners)
+    return report
+
+
+def _import(
+    items: Iterable[FileMessage | Problem], ctx: HandlerContext, report: ImportReport, owners: list[Observed]
+) -> None:
     for item in items:
         if isinstance(item, Problem):
             report.problems.append(item)
             continue
         try:
             email = email_full(item.fetched)
-            if _from_owner(email, owner):
+            evidence = import_evidence(item.source, item.fetched.headers)
+            if evidence is not None:
                 path = _write_sent(email, ctx)
+                sender = single_sender(item.fetched.headers) or ""
+                key = message_key(email.rfc822_message_id, email.id)
+                owners.append(Observed(key, evidence, item.source, sender, f"{DONE}/SENT_{email.id}.md"))
                 (report.sent.append(path) if path else None)
                 report.duplicates += path is None
                 continue
@@ -66,11 +82,6 @@ def import_messages(items: Iterable[FileMessage | Problem], ctx: HandlerContext)
             report.duplicates += 1
         else:
             report.written.append(path)
-    return report
-
-
-def _from_owner(email: EmailFull, owner: frozenset[str]) -> bool:
-    return any(addr.lower() in owner for _, addr in getaddresses([email.sender or ""]))
 
 
 def _write_sent(email: EmailFull, ctx: HandlerContext) -> str | None:

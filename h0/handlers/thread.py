@@ -10,14 +10,18 @@ thread id is its own id starts a conversation and needs no look-up at all.
 
 The earlier messages' words are strangers' words, as the email's own are: triage gets them as
 data inside the same delimiters (h0.triage.prompt), and notes get only links to them. A thread
-that holds a private note is private as a whole (h0.vault.disclosure): `private_in_thread`.
+that holds a private note is private as a whole (h0.vault.disclosure): `private_in_thread`. A note
+is the owner's reply only when the owner's identity (h0.mail.owner) vouches for it — the note H0
+filed when it sent it, or wrote for the owner's imported sent mail; a `status: sent` note anyone
+else wrote is just a note (kind "note"): never shown as the owner's words, never the owner's move
+in the thread.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from loguru import logger
@@ -25,9 +29,11 @@ from loguru import logger
 from h0.drafting.past import epoch
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext
+from h0.handlers.followup_record import state_of
 from h0.mail.drafts import message_body
 from h0.mail.htmltext import block_text, inert_inline
 from h0.mail.models import EmailFull
+from h0.mail.owner import OwnerAuthority, message_key, note_message_key
 from h0.vault import Note
 from h0.vault.layout import DRAFTS
 
@@ -42,7 +48,7 @@ WAITING = frozenset({"pending_approval", "held", "not_sent"})  # a draft in Draf
 class ThreadNote:
     note: Note
     when: float  # epoch seconds: received (an email), sent_at (a reply sent), drafted_at (a draft)
-    kind: str  # "email", "sent" (H0 sent it: the owner's reply) or "draft"
+    kind: str  # "email", "sent" (the owner's reply, vouched for), "draft", or "note" (claims to be sent; is not)
 
     @property
     def link(self) -> str:
@@ -105,9 +111,22 @@ def threads_of(
         tid = str(note.frontmatter.get("thread_id") or "") if note is not None else ""
         if note is not None and tid in threads:
             threads[tid].append(classify(note))
+    _vouch(ctx, threads)
     for notes in threads.values():
         notes.sort(key=lambda n: (n.when, n.note.path))
     return threads
+
+
+def _vouch(ctx: HandlerContext, threads: dict[str, list[ThreadNote]]) -> None:
+    """Each note that says it was sent stays the owner's reply only if the owner's identity vouches for it."""
+    claimed = [
+        (n.note.path, note_message_key(n.note.frontmatter)) for ns in threads.values() for n in ns if n.kind == "sent"
+    ]
+    if not claimed:
+        return
+    mine = OwnerAuthority(state_of(ctx)).owned_notes(claimed)
+    for notes in threads.values():
+        notes[:] = [n if n.kind != "sent" or n.note.path in mine else replace(n, kind="note") for n in notes]
 
 
 def classify(view: Note) -> ThreadNote:
@@ -157,8 +176,8 @@ def conversation(notes: list[ThreadNote], received: Any) -> list[dict[str, Any]]
 def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: EmailFull, note_path: str) -> list[str]:
     """A new inbound message in the thread: every draft waiting in Drafts/ that answers another
     message of it is out of date. Mark each `stale: true` with the reason; return their paths."""
-    if set(email.labels) & {"SENT", "DRAFT"}:
-        return []  # the owner's own message moves nothing on
+    if "DRAFT" in email.labels or OwnerAuthority(state_of(ctx)).wrote(message_key(email.rfc822_message_id, email.id)):
+        return []  # the owner's own message (the owner's identity says so, never its From) moves nothing on
     message_id = email.id
     link = f"[[{note_path.rsplit('/', 1)[-1].removesuffix('.md')}]]"
     sender = inert_inline(email.sender or "someone")

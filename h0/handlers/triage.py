@@ -41,14 +41,15 @@ from loguru import logger
 
 from h0.drafting import DraftContext, Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.followup.threads import owner_addresses
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeData
+from h0.handlers.followup_record import mark_triaged
 from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, wait_for_model
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.headers import clean_header_text
 from h0.mail.htmltext import block_text, inert_inline
 from h0.mail.lookalike import Correspondents, ascii_domain, skeleton
+from h0.mail.owner import owner_addresses
 from h0.triage.llm import TRUNCATED_WARNING
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.triage.phishing import suspected_phishing
@@ -138,6 +139,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
     _apply_plans(plans, ctx)
+    mark_triaged(ctx, [p.note.frontmatter for p in plans if p.result is None])  # owed: whichever pass ran first
     decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
     written: list[tuple[str, dict[str, Any]]] = []  # what H0 wrote in each draft (Logs/drafting_*.jsonl)
     for plan in plans:

@@ -13,6 +13,7 @@ import datetime as dt
 from h0.errors import H0Error, NotFound
 from h0.mail.backend import Fetched, Mailbox
 from h0.mail.mime import reply_headers
+from h0.mail.owner import is_sent_labels
 from h0.mail.sending import hold
 from h0.vault.note import MAX_NOTE_BYTES, parse
 from h0.vault.paths import PathResolver
@@ -101,7 +102,10 @@ class ReplyThreading:
         newer = [
             m
             for m in messages
-            if m.id != original.id and not {"SENT", "DRAFT"} & set(m.labels) and (m.internal_date_ms or 0) > baseline
+            if m.id != original.id
+            and not is_sent_labels(m.labels)  # the owner's own message (the provider's word) moves nothing on
+            and "DRAFT" not in m.labels
+            and (m.internal_date_ms or 0) > baseline
         ]
         if newer:
             latest = newer[-1]

@@ -34,6 +34,7 @@ from h0.mail.models import (
     SendEmailResult,
 )
 from h0.mail.outgoing import OutgoingBuilder
+from h0.mail.owner import is_sent_labels
 from h0.mail.retry import RetryPolicy
 from h0.mail.sending import DAY, HOUR, Caps, Sender
 from h0.mail.sync import MailSync
@@ -316,7 +317,7 @@ class MailService:
                 fetched = self._read("get_email_status", lambda _: mailbox.get_message(message_id))
             except NotFound:
                 fetched = None
-            if fetched is not None and "SENT" in fetched.labels:
+            if fetched is not None and is_sent_labels(fetched.labels):
                 return EmailStatus(
                     message_id=message_id,
                     status="sent",

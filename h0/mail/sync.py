@@ -48,6 +48,7 @@ from loguru import logger
 from h0.errors import AuthRequired, H0Error, InvalidRequest, RateLimited
 from h0.mail.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Mailbox, Position
 from h0.mail.models import AckResult, SkippedEmail
+from h0.mail.owner import Evidence, OwnerAuthority, is_sent_labels
 from h0.mail.retry import RetryPolicy
 from h0.mail.sync_batches import Batches
 from h0.mail.sync_marks import IngestedMarks
@@ -97,6 +98,7 @@ class MailSync:
         self.follow_sent = follow_sent
         self._sent_in_history = False  # the mailbox keeps no separate stream of sent mail (Gmail)
         self.state = state
+        self.owner = OwnerAuthority(state)
         self.policy = policy
         self.filter = QueryFilter(query)
         self.label_name = ingested_label
@@ -147,7 +149,7 @@ class MailSync:
     def _history_slice(self, source: str, changes: Changes, max_results: int) -> Slice:
         wanted = {a.message_id for a in changes.added if self.filter.decide(a.labels) is not False}
         candidates = [
-            a for a in changes.added if a.message_id in wanted or (self.follow_sent and _sent_labels(a.labels))
+            a for a in changes.added if a.message_id in wanted or (self.follow_sent and is_sent_labels(a.labels))
         ]
         cursor, more = changes.cursor, not changes.complete
         if len(candidates) > max_results:
@@ -162,13 +164,24 @@ class MailSync:
         fetched, skipped = self._fetch(ids)
         self._retry_unreadable(source, skipped)
         emails = self._wanted(source, [f for f in fetched if f.id in wanted])
-        sent = [f for f in fetched if _sent_labels(f.labels)] if self.follow_sent else []
+        sent = self._owners(source, fetched, {a.message_id for a in own[0]} if own else set())
         if not emails and not sent:
             self._advance(source, cursor)  # nothing to write: nothing to wait for
             if own:
                 self.state.set_sent_cursor(source, own[1])
         values = [cursor, own[1]] if own else [cursor]
         return Slice(emails, self._token(source, "h", *values), more or bool(own and own[2]), "history", skipped, sent)
+
+    def _owners(self, source: str, fetched: list[Fetched], from_sent_folder: set[str]) -> list[Fetched]:
+        """The owner's sent mail among what was read — what the Sent folder's stream gave, or (Gmail) what
+        carries the SENT label — recorded with the owner's identity (h0.mail.owner) as it is seen."""
+        if not self.follow_sent:
+            return []
+        folder = [f for f in fetched if f.id in from_sent_folder]
+        labelled = [f for f in fetched if self._sent_in_history and is_sent_labels(f.labels)]
+        self.owner.record_sent_mail(folder, Evidence.SENT_FOLDER, source)
+        self.owner.record_sent_mail(labelled, Evidence.SENT_LABEL, source)
+        return folder + [f for f in labelled if f.id not in from_sent_folder]
 
     def _start_sent_stream(self, source: str) -> None:
         """At the first sync: the sent mail is followed from now on (a catch-up reads none)."""
@@ -362,8 +375,3 @@ class MailSync:
         if not valid or not all(v.isdigit() for v in values) or not hmac.compare_digest(mac, expected):
             raise InvalidRequest("cursor is not one list_new_emails gave for this mailbox.", field="cursor")
         return kind, [int(v) for v in values]
-
-
-def _sent_labels(labels: tuple[str, ...] | list[str] | None) -> bool:
-    """A message the owner sent (not a draft)."""
-    return labels is not None and "SENT" in labels and "DRAFT" not in labels

@@ -49,7 +49,7 @@ def add_drafting_tools(
         if not drafting_box:
             from h0.drafting import Drafting
             from h0.drafting.indexed import IndexKnowledge
-            from h0.drafting.service import sent_cache_path
+            from h0.drafting.service import owner_authority, sent_cache_path
 
             knowledge = IndexKnowledge(index(), watched=watching)
             drafting_box.append(
@@ -60,6 +60,7 @@ def add_drafting_tools(
                     knowledge=knowledge,
                     sent_cache=sent_cache_path(vault.root, state_dir),
                     calendar=calendar,
+                    owner=owner_authority(vault.root, state_dir),
                 )
             )
         return drafting_box[0]

@@ -92,7 +92,7 @@ CREATE TABLE IF NOT EXISTS followup_messages (
     key          TEXT PRIMARY KEY,          -- the Message-ID, else "id:" + the provider's id
     provider_id  TEXT,
     thread       TEXT NOT NULL,             -- the provider's thread id (IMAP: the thread's first Message-ID)
-    outbound     INTEGER NOT NULL,          -- 1: the owner sent it
+    outbound     INTEGER NOT NULL,          -- 1: given as the owner's sent mail (h0.mail.owner decides)
     sender       TEXT NOT NULL,             -- the From address, lower-case
     recipients   TEXT NOT NULL,             -- JSON [[name, address], …] of To and Cc
     subject      TEXT NOT NULL,
@@ -119,4 +119,15 @@ CREATE TABLE IF NOT EXISTS followup_threads (
 );
 CREATE INDEX IF NOT EXISTS followup_threads_due ON followup_threads (due_at) WHERE due_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS followup_threads_dirty ON followup_threads (dirty) WHERE dirty = 1;
+-- The owner's identity (h0.mail.owner): messages the owner wrote, recorded when the evidence was seen —
+-- the provider's sent mail (Gmail's SENT label, the IMAP Sent folder) or an import's sent folder or
+-- labels. H0's own sends are the `sends` table above. Never a From: header alone, never a note.
+CREATE TABLE IF NOT EXISTS owner_messages (
+    key      TEXT PRIMARY KEY,              -- the Message-ID (h0.mail.owner.message_key), else "id:" + the provider's id
+    evidence TEXT NOT NULL,                 -- sent_label | sent_folder | import_sent
+    source   TEXT NOT NULL,                 -- where: the mailbox (gmail:ann@example.com), or the imported file
+    sender   TEXT NOT NULL,                 -- its one From address, lower-case
+    note     TEXT,                          -- the note H0 wrote with its words (an import's Done/SENT_….md)
+    at       REAL NOT NULL                  -- epoch seconds: when H0 recorded it
+);
 """

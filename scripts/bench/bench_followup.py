@@ -42,6 +42,7 @@ from h0.followup.ledger import FollowupLedger
 from h0.followup.threads import Message
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup import follow_up
+from h0.mail.owner import Evidence, Observed, OwnerAuthority
 from h0.pipeline.followups import find_followup_notes
 from h0.state import StateDB
 from h0.vault import Vault, init_vault
@@ -146,6 +147,11 @@ def bench_pass(args: argparse.Namespace) -> dict:
         with tempfile.TemporaryDirectory(prefix="h0-bench-followup-") as tmp:
             ctx, messages = build(Path(tmp), args.threads, args.open_notes, start, args.done_notes)
             ledger = FollowupLedger(ctx.state_db)
+            # The owner's messages are the owner's by the evidence the sync records (Gmail's SENT label), not
+            # by their From (h0.mail.owner): recorded as the sync would, untimed.
+            OwnerAuthority(ctx.state_db).record(
+                Observed(m.key, Evidence.SENT_LABEL, "gmail:bench", m.sender) for m in messages if m.outbound
+            )
             ms, _ = timed(ledger.record, messages)
             figures["record_us_per_message"].append(ms * 1000 / len(messages))
             vault = Vault(ctx.paths.root)

@@ -5,13 +5,17 @@ needs, and a sent mailbox with the greeting and sign-off the owner uses per pers
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from h0.mail.owner import Evidence, Observed, OwnerAuthority, note_message_key
+from h0.state import StateDB
 from h0.vault import init_vault
+from h0.vault.note import parse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "drafting"
 SECRETS = ("SECRET-PRIVATE-4410", "SECRET-JOURNAL-7731", "SECRET-LOG-9902")  # in a private note, Journal/, Logs/
@@ -28,6 +32,7 @@ def knowledge_vault(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
     shutil.copytree(FIXTURES / "vault", root)
     init_vault(root)
+    sent_by_h0(root, Path(os.environ["H0_STATE_DIR"]))  # the state folder every H0 process of the test uses
     return root
 
 
@@ -37,3 +42,18 @@ def email_note(message_id: str, sender: str, subject: str, body: str, *, to: str
         f"to: {to}\nsubject: {json.dumps(subject)}\nreceived: 2026-03-10T09:00:00Z\n---\n"
         f"```text\n{body}\n```\n"
     )
+
+
+def sent_by_h0(root: Path, state_dir: Path) -> OwnerAuthority:
+    """The fixture's sent replies in Done/ as the owner's sent mail: recorded with the owner's identity, note by
+    note, as an import of the owner's Sent folder records them (recording them as H0's sends would also feed
+    the follow-ups, which these tests are not about)."""
+    authority = OwnerAuthority(StateDB.for_vault(root, state_dir))
+    seen = []
+    for path in sorted((root / "Done").glob("*.md")):
+        fm = parse(path.read_bytes(), f"Done/{path.name}").frontmatter
+        if fm.get("status") == "sent" and fm.get("rfc822_message_id"):
+            key, note = note_message_key(fm), f"Done/{path.name}"
+            seen.append(Observed(key, Evidence.IMPORT_SENT, "Sent.mbox", "alex@northwind.example", note))
+    authority.record(seen)
+    return authority

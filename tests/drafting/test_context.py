@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from h0.config import Settings
 from h0.drafting import Drafting, VaultKnowledge
 from h0.drafting.service import indexed_knowledge
 from h0.mail.headers import clean_address_header
+from h0.mail.owner import OwnerAuthority
 from h0.vault.disclosure import Disclosure, folder_keys
-from tests.drafting.conftest import FIXTURES, PRIVATE_FOLDERS, SECRETS, fixture_emails
+from tests.drafting.conftest import FIXTURES, PRIVATE_FOLDERS, SECRETS, fixture_emails, sent_by_h0
 
 KINDS = ("index", "scan")
 
@@ -22,7 +24,8 @@ def drafting_for(root: Path, state: Path, kind: str, tokens: int = 3000) -> Draf
     private = Disclosure(folder_keys(PRIVATE_FOLDERS))
     knowledge = indexed_knowledge(root, state, private) if kind == "index" else VaultKnowledge(root, private)
     assert knowledge is not None
-    return Drafting(root, disclosure=private, budget_tokens=tokens, knowledge=knowledge)
+    owner = sent_by_h0(root, state)
+    return Drafting(root, disclosure=private, budget_tokens=tokens, knowledge=knowledge, owner=owner)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -119,7 +122,7 @@ def test_the_voice_learned_from_an_imported_sent_mailbox_names_each_persons_gree
     monkeypatch.setenv("OWNER_EMAILS", "alex@northwind.example")
     assert main(["import", str(FIXTURES / "sent.mbox")]) == 0, capsys.readouterr()
     expected = json.loads((FIXTURES / "sent_expected.json").read_text(encoding="utf-8"))
-    drafting = Drafting(vault_dir, knowledge=VaultKnowledge(vault_dir))
+    drafting = Drafting(vault_dir, knowledge=VaultKnowledge(vault_dir), owner=OwnerAuthority.for_settings(Settings()))
     for address, (greeting, sign_off) in expected["recipients"].items():
         name = address.split("@")[0].capitalize()
         voice = drafting.voice_context(address, clean_address_header(f"{name} <{address}>"))

@@ -47,7 +47,9 @@ def staged(knowledge_vault: Path) -> Path:
 
 
 async def test_draft_context_gives_the_senders_notes_and_voice_with_why_and_never_a_private_note(staged: Path):
-    async with Client(build_vault_server(staged, private_folders=PRIVATE_FOLDERS)) as client:
+    async with Client(
+        build_vault_server(staged, private_folders=PRIVATE_FOLDERS, state_dir=Path(os.environ["H0_STATE_DIR"]))
+    ) as client:
         for path in ("Needs_Action/EMAIL_t1.md", "Drafts/REPLY_t1.md"):  # the email, or the draft answering it
             got = (await client.call_tool("draft_context", {"path": path})).structured_content
             assert got["email"] == "Needs_Action/EMAIL_t1.md" and got["recipient"] == "dana@acme.example"
@@ -67,7 +69,9 @@ async def test_draft_context_gives_the_senders_notes_and_voice_with_why_and_neve
 async def test_revise_draft_writes_the_instruction_on_a_draft_in_drafts_and_refuses_everything_else(staged: Path):
     (staged / "Done/REPLY_sent.md").write_text(DRAFT.replace("pending_approval", "sent"), encoding="utf-8")
     (staged / "Approved/REPLY_go.md").write_text(DRAFT, encoding="utf-8")
-    async with Client(build_vault_server(staged, private_folders=PRIVATE_FOLDERS)) as client:
+    async with Client(
+        build_vault_server(staged, private_folders=PRIVATE_FOLDERS, state_dir=Path(os.environ["H0_STATE_DIR"]))
+    ) as client:
         queued = (
             await client.call_tool(
                 "revise_draft", {"path": "Drafts/REPLY_t1.md", "instruction": "shorter,\n offer Friday"}

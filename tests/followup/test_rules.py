@@ -4,6 +4,7 @@ mail, and what a thread owes and awaits — including the hostile inputs of issu
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from email.message import EmailMessage
 
 import pytest
@@ -13,10 +14,11 @@ from h0.errors import InvalidRequest
 from h0.followup.asks import own_words, rules_verdict
 from h0.followup.nudge import NudgeRequest, default_greeting, follow_up_text
 from h0.followup.snooze import is_hidden, parse_snooze
-from h0.followup.threads import Message, assess, owner_addresses
+from h0.followup.threads import Message, assess
 from h0.followup.workdays import add_working_days, working_days_between
 from h0.mail.automated import automated_kind, list_address
 from h0.mail.drafts import CUTOFF
+from h0.mail.owner import owner_addresses
 
 UTC = dt.UTC
 OWNER = frozenset({"me@example.com"})
@@ -226,8 +228,12 @@ def test_a_question_with_no_answer_is_awaited_and_any_real_answer_ends_it():
     ask = msg("<1>", "2026-05-04 10:00", out=True, asks=True)
     assert assess([ask], OWNER).awaited == ask
     assert assess([ask], OWNER).waiting_on == (("Dana", "dana@example.com"),)
-    colleague = msg("<2>", "2026-05-05 10:00", sender="bob@example.com")  # someone else in the thread answered
-    assert assess([ask, colleague], OWNER).awaited is None
+    stranger = msg("<2>", "2026-05-05 10:00", sender="bob@example.com")  # someone the owner did not write to
+    assert assess([ask, stranger], OWNER).awaited == ask and assess([ask, stranger], OWNER).answer is None
+    colleague = replace(ask, key="<1c>", recipients=(("Dana", "dana@example.com"), ("Bob", "bob@example.com")))
+    assert assess([colleague, stranger], OWNER).awaited is None  # Bob was in Cc: his answer counts
+    dana = msg("<3>", "2026-05-05 11:00")
+    assert assess([ask, dana], OWNER).awaited is None and assess([ask, dana], OWNER).answer == dana
 
 
 def test_auto_replies_and_bounces_never_answer_and_are_never_owed():
@@ -247,9 +253,10 @@ def test_mail_the_owner_sent_to_themselves_awaits_nothing_and_owes_nothing():
     note_to_self = msg("<1>", "2026-05-04 10:00", out=True, asks=True, to="me@example.com")
     assessed = assess([note_to_self], OWNER)
     assert assessed.awaited is None and assessed.unanswered == ()
-    # The same message also arrived in the inbox (a copy from the owner's own address): still nothing.
+    # Mail From the owner's own address the evidence does not make the owner's: owed nothing, answers nothing.
     copy = msg("<1b>", "2026-05-04 10:00", sender="me@example.com", to="me@example.com")
     assert assess([note_to_self, copy], OWNER).unanswered == ()
+    assert assess([msg("<0>", "2026-05-03 10:00", out=True, asks=True), copy], OWNER).answer is None
 
 
 def test_a_message_to_a_mailing_list_awaits_nothing_and_a_list_post_is_owed_nothing():
@@ -258,9 +265,12 @@ def test_a_message_to_a_mailing_list_awaits_nothing_and_a_list_post_is_owed_noth
     assert assess([to_list], OWNER, lists).awaited is None
     post = msg("<2>", "2026-05-05 10:00", sender="dev@lists.example.org", automated="list")
     assert assess([post], OWNER, lists).unanswered == ()
-    # A list post still answers the owner's question to the list's members.
+    # A list post answers the owner's question when the owner wrote to the list too (Dana, Cc the list) …
     asked_dana = msg("<3>", "2026-05-04 10:00", out=True, asks=True)
-    assert assess([asked_dana, post], OWNER, lists).answer == post
+    with_list = replace(asked_dana, recipients=(*asked_dana.recipients, ("Dev", "dev@lists.example.org")))
+    assert assess([with_list, post], OWNER, lists).answer == post
+    # … and not when the owner wrote to Dana alone: a stranger's post in the thread is no answer.
+    assert assess([asked_dana, post], OWNER, lists).answer is None
 
 
 def test_the_owners_word_overrides_the_rules_both_ways():
@@ -322,3 +332,15 @@ def test_a_hostile_subject_cannot_smuggle_the_cut_off_line_into_the_follow_up():
     )
     text = follow_up_text(request)
     assert CUTOFF not in text and "![" not in text
+
+
+def test_a_backdated_reply_and_a_strangers_message_never_answer_the_owners_question():
+    """Given the owner's question to Dana, When Dana's reply is dated before it (backdated) or a stranger writes
+    after it, Then nothing answered it and it is still awaited; Dana's reply dated after it answers it."""
+    ask = msg("<1>", "2026-05-04 10:00", out=True, asks=True)
+    backdated = msg("<2>", "2026-05-03 09:00", seen="2026-05-05 10:00")
+    stranger = msg("<3>", "2026-05-05 10:00", sender="mallory@evil.example")
+    assessed = assess([ask, backdated, stranger], OWNER)
+    assert assessed.answer is None and assessed.awaited == ask
+    dana = msg("<4>", "2026-05-05 11:00")
+    assert assess([ask, backdated, stranger, dana], OWNER).answer == dana

@@ -1,0 +1,251 @@
+"""Did the owner write this message? The one authority H0 asks, answered from evidence recorded when it was seen.
+
+What counts (an `Evidence`), each recorded in H0's state database at the moment H0 observes it:
+- the provider's sent mail: a message Gmail labels SENT (Gmail sets that label; no sender can) or one
+  read from the IMAP Sent folder's own stream (h0.mail.sync records both as it reads them);
+- an import's sent mail: a message in an mbox or folder named Sent, or one Google Takeout labels Sent
+  (exactly one `X-Gmail-Labels` header), that carries no trace of arriving from outside
+  (`import_evidence`);
+- H0's own sends: the send ledger (`sends`, state sent) — recorded by the send itself, read here.
+
+What never counts, because a stranger (or an agent) can make it: a `From:` header alone, any note in the
+vault (`type: sent_email`, `status: sent`, labels in frontmatter — an agent writes those through MCP as
+easily as H0 does), and an imported message whose Received, Authentication-Results or ARC headers say a
+server took it in from elsewhere. A message with several From addresses (or several From headers) is
+never the owner's.
+
+Everything that asks "did the owner write it?" asks `OwnerAuthority`: voice learning and past replies
+(h0.drafting.past), follow-ups — owed, awaited, answered (h0.handlers.followup) — and the stale-draft
+hold (h0.handlers.thread). `owner_addresses` is the other question, "where does the owner receive
+mail?", used only for addressing (who to leave out of a reply-all, who is not awaited): an address
+never makes a message the owner's.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from email.message import Message as HeaderMessage
+from email.utils import getaddresses
+from enum import StrEnum
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
+
+from h0.errors import InternalError
+from h0.mail.headers import clean_address_header
+from h0.state import StateDB
+
+if TYPE_CHECKING:
+    from h0.config import Settings
+    from h0.mail.backend import Fetched
+
+MAX_KEY = 1_000
+MAX_ADDRESS = 320
+CHUNK = 500  # keys per IN (…) clause
+# Folder and file names that hold the owner's sent mail in exports (Thunderbird, Apple Mail, Outlook, Takeout).
+SENT_FOLDERS = frozenset({"sent", "sent mail", "sent items", "sent messages", "[gmail]/sent mail"})
+# Headers a receiving server adds when it takes a message in from elsewhere: the owner's sent copy has none.
+INBOUND_HEADERS = ("authentication-results", "arc-authentication-results", "arc-seal", "received-spf", "delivered-to")
+# A Received line for the owner's own submission (an authenticated client, webmail, a local program).
+_SUBMISSION = re.compile(r"\bwith\s+(?:e?smtpsa|esmtpa|asmtp|lmtpsa|https?|local)\b", re.IGNORECASE)
+_MBOX_PLACE = re.compile(r" #\d+$")  # h0.mail.importer names a mailbox's message "file.mbox #3"
+
+
+class Evidence(StrEnum):
+    SENT_LABEL = "sent_label"  # Gmail's SENT label, read by the sync
+    SENT_FOLDER = "sent_folder"  # the IMAP Sent folder's stream, read by the sync
+    IMPORT_SENT = "import_sent"  # an import's sent folder or Takeout label, with no trace of arrival
+    H0_SEND = "h0_send"  # H0 sent it (the send ledger)
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """One message seen to be the owner's, as the authority records it."""
+
+    key: str
+    evidence: Evidence
+    source: str
+    sender: str
+    note: str | None = None
+
+
+def message_key(rfc822: Any, provider_id: Any) -> str:
+    """How H0 names a message everywhere it keeps one: its Message-ID, else "id:" + the provider's id."""
+    text = " ".join(str(rfc822 or "").split())
+    return text[:MAX_KEY] if text else f"id:{str(provider_id or '')[:MAX_KEY]}"
+
+
+def note_message_key(frontmatter: Mapping[str, Any]) -> str:
+    """The key of the message a note names (an email note, a sent reply, an imported sent message)."""
+    provider_id = frontmatter.get("message_id") or frontmatter.get("gmail_message_id")
+    return message_key(frontmatter.get("rfc822_message_id"), provider_id)
+
+
+def is_sent_labels(labels: Iterable[str] | None) -> bool:
+    """The provider's own word that the owner sent it: the SENT label (a draft is not sent)."""
+    found = set(labels or ())
+    return "SENT" in found and "DRAFT" not in found
+
+
+def single_sender(headers: HeaderMessage) -> str | None:
+    """The message's one From address, lower-case; None when it has none, or several (never the owner's)."""
+    values = headers.get_all("From") or []
+    if len(values) != 1:
+        return None
+    found = [addr for _, addr in getaddresses([clean_address_header(str(values[0]))]) if addr]
+    if len(found) != 1 or "@" not in found[0]:
+        return None
+    return found[0].strip().lower()[:MAX_ADDRESS]
+
+
+def came_from_outside(headers: HeaderMessage) -> str | None:
+    """Why this message was taken in by a server from elsewhere (None: no such trace): a header only a
+    receiving server adds, or a Received line that relayed it from another host rather than taking the
+    owner's own (authenticated) submission."""
+    names = {name.lower() for name in headers}
+    for name in INBOUND_HEADERS:
+        if name in names:
+            return f"it carries {name.title()}, which a receiving server adds"
+    for value in headers.get_all("Received") or []:
+        text = " ".join(str(value).split())
+        if text.lower().startswith("from ") and not _SUBMISSION.search(text):
+            return "a Received line says a server took it in from another host"
+    return None
+
+
+def import_evidence(source: str, headers: HeaderMessage) -> Evidence | None:
+    """An imported message is the owner's when its export says it was sent (a Sent mailbox or folder, or a
+    Takeout `X-Gmail-Labels` with Sent), it has one From address, and nothing says it arrived from outside.
+    The mbox envelope line ("From … date") is written by whichever program exported it: never evidence."""
+    if single_sender(headers) is None or came_from_outside(headers) is not None:
+        return None
+    return Evidence.IMPORT_SENT if _sent_place(source) or _takeout_sent(headers) else None
+
+
+def _sent_place(source: str) -> bool:
+    path = PurePath(_MBOX_PLACE.sub("", source))
+    names = [path.stem, *path.parent.parts[-2:]]
+    return any(name.strip().lower() in SENT_FOLDERS for name in names)
+
+
+def _takeout_sent(headers: HeaderMessage) -> bool:
+    values = headers.get_all("X-Gmail-Labels") or []
+    if len(values) != 1:
+        return False  # Takeout writes one; a second came with the message, from whoever wrote it
+    return any(label.strip().lower() == "sent" for label in str(values[0]).split(","))
+
+
+def owner_addresses(settings: Settings, learned: Iterable[str] = ()) -> frozenset[str]:
+    """Where the owner receives mail — for addressing only (never for authorship): OWNER_EMAILS (comma-separated),
+    SMTP_FROM, SMTP_USER and IMAP_USER when they are addresses, and `learned` (OwnerAuthority.senders), lower-case."""
+    values = [settings.owner_emails] + [
+        value or "" for value in (settings.smtp_from, settings.smtp_user, settings.imap_user)
+    ]
+    found = {addr.strip().lower() for _, addr in getaddresses(values) if "@" in addr}
+    found |= {a.strip().lower() for a in learned if a and "@" in a}
+    return frozenset(found)
+
+
+def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
+    unique = list(dict.fromkeys(items))
+    for start in range(0, len(unique), CHUNK):
+        yield unique[start : start + CHUNK]
+
+
+class OwnerAuthority:
+    """The record of what the owner wrote, in one vault's state database (thread-safe like the StateDB)."""
+
+    def __init__(self, state: StateDB) -> None:
+        self.state = state
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> OwnerAuthority:
+        return cls(StateDB.for_vault(settings.vault_path, settings.h0_state_dir))
+
+    # -- recording, when the evidence is seen ----------------------------------------------------
+
+    def record(self, observed: Iterable[Observed], now: float | None = None) -> int:
+        """Record messages seen to be the owner's (one transaction). The first evidence stays; a note
+        written for the message later is added. Returns how many were given."""
+        rows = [
+            (o.key[:MAX_KEY], str(o.evidence), o.source[:MAX_KEY], o.sender[:MAX_ADDRESS], o.note)
+            for o in observed
+            if o.key
+        ]
+        if not rows:
+            return 0
+        at = time.time() if now is None else now
+        try:
+            with self.state.transaction() as db:
+                db.executemany(
+                    "INSERT INTO owner_messages VALUES (?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET note = coalesce(excluded.note, note)",
+                    [(*row, at) for row in rows],
+                )
+        except sqlite3.Error as exc:
+            raise InternalError(f"H0's state database {self.state.path}: {exc}") from exc
+        return len(rows)
+
+    def record_sent_mail(self, fetched: Iterable[Fetched], evidence: Evidence, source: str) -> int:
+        """The provider's sent mail as the sync read it; a message without exactly one From address is left out."""
+        observed = []
+        for message in fetched:
+            sender = single_sender(message.headers)
+            if sender is not None:
+                key = message_key(message.headers.get("Message-ID"), message.id)
+                observed.append(Observed(key, evidence, source, sender))
+        return self.record(observed)
+
+    # -- asking ------------------------------------------------------------------------------------
+
+    def owned(self, keys: Sequence[str]) -> dict[str, Evidence]:
+        """Which of these message keys (`message_key`) the owner wrote, with the evidence."""
+        found: dict[str, Evidence] = {}
+        for chunk in _chunks([k for k in keys if k]):
+            marks = ", ".join("?" * len(chunk))
+            for row in self.state.query(f"SELECT key, evidence FROM owner_messages WHERE key IN ({marks})", chunk):
+                found[row["key"]] = Evidence(row["evidence"])
+            asked = set(chunk)
+            sent = self.state.query(
+                f"SELECT rfc822_message_id AS k FROM sends WHERE state = 'sent' AND rfc822_message_id IN ({marks})",
+                chunk,
+            )
+            ids = [k[3:] for k in chunk if k.startswith("id:")]  # messages without a Message-ID: by the provider's id
+            if ids:
+                sent += self.state.query(
+                    f"SELECT 'id:' || provider_message_id AS k FROM sends WHERE state = 'sent' AND "
+                    f"provider_message_id IN ({', '.join('?' * len(ids))})",
+                    ids,
+                )
+            for row in sent:
+                if row["k"] in asked:
+                    found.setdefault(row["k"], Evidence.H0_SEND)
+        return found
+
+    def wrote(self, key: str) -> Evidence | None:
+        """The evidence that the owner wrote the message with this key, None when there is none."""
+        return self.owned([key]).get(key)
+
+    def owned_notes(self, notes: Sequence[tuple[str, str]]) -> set[str]:
+        """Of these (note path, message key) pairs, the notes that hold the owner's words: the very note H0
+        filed when it sent the message, or wrote when it imported the owner's sent mail. Another note naming
+        the same Message-ID (a copy, an agent's note) is not."""
+        wanted = {path: key for path, key in notes if key}
+        found: set[str] = set()
+        for chunk in _chunks(list(wanted.values())):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.state.query(
+                f"SELECT key, note FROM owner_messages WHERE note IS NOT NULL AND key IN ({marks}) UNION ALL "
+                f"SELECT rfc822_message_id, filed_path FROM sends WHERE state = 'sent' AND filed_path IS NOT NULL "
+                f"AND rfc822_message_id IN ({marks})",
+                [*chunk, *chunk],
+            )
+            found.update(r["note"] for r in rows if wanted.get(r["note"]) == r["key"])
+        return found
+
+    def senders(self) -> set[str]:
+        """The addresses the owner's recorded sent mail came from (for addressing: see `owner_addresses`)."""
+        return {r["sender"] for r in self.state.query("SELECT DISTINCT sender FROM owner_messages") if r["sender"]}
