@@ -108,7 +108,7 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_base_url: str | None = None
 
-    # Real models (issue 32, h0.triage.llm, h0.handlers.llmwait): how long one request to the model may
+    # Real models (h0.triage.llm, h0.handlers.llmwait): how long one request to the model may
     # take (a local model on a CPU is slow), and how long an email waits for a model that is down,
     # refusing or timing out — left pending and retried with the work queue's backoff — before the
     # rules decide it (the note says so). Whichever cap comes first.

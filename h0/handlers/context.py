@@ -291,6 +291,10 @@ class HandlerContext:
             return self.drafting.disclosure
         return Disclosure.for_vault(self.paths.root, self.settings.private_folders)
 
+    def state_database(self) -> StateDB:
+        """H0's state database: the daemon's own, else this vault's (opened on the spot)."""
+        return self.state_db or StateDB.for_vault(self.settings.vault_path, self.settings.h0_state_dir)
+
     def retry_delay(self, path: str) -> float | None:
         """The wait before a failing `path` is looked at again (None: nothing will look again)."""
         return self.retries.next_delay(path) if self.retries is not None else None

@@ -40,7 +40,7 @@ from h0.followup.threads import Assessment, Message, assess, is_owners
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup_awaited import awaited
-from h0.handlers.followup_record import record_own_sends, state_of
+from h0.handlers.followup_record import record_own_sends
 from h0.handlers.followup_report import FollowupReport, day, days_to_wait, iso, update_note
 from h0.handlers.note_dates import check_dates
 from h0.handlers.snooze import check_snooze, wake
@@ -76,7 +76,7 @@ class _Thread:
 def follow_up(ctx: HandlerContext, found: Found, *, now: float) -> FollowupReport:
     """One follow-up pass (see the module docstring)."""
     report = FollowupReport()
-    ledger = FollowupLedger(state_of(ctx))
+    ledger = FollowupLedger(ctx.state_database())
     report.recorded += record_own_sends(ctx, ledger, now)
     by_thread = _by_thread(ctx, found, ledger, now, report)
     work = ledger.work(now)

@@ -24,11 +24,6 @@ from h0.handlers.context import HandlerContext
 from h0.handlers.thread import private_in_thread, threads_of
 from h0.mail.models import EmailFull
 from h0.mail.owner import note_message_key
-from h0.state import StateDB
-
-
-def state_of(ctx: HandlerContext) -> StateDB:
-    return ctx.state_db or StateDB.for_vault(ctx.settings.vault_path, ctx.settings.h0_state_dir)
 
 
 def record_mail(
@@ -52,7 +47,7 @@ def record_mail(
             from_email(e, outbound=True, now=now, judge=RulesJudge() if str(e.thread_id) in private else judge)
             for e in sent
         ]
-        FollowupLedger(state_of(ctx)).record(messages)
+        FollowupLedger(ctx.state_database()).record(messages)
         return len(messages)
     except H0Error as error:
         logger.warning("follow-ups: {} message(s) could not be recorded ({})", len(emails) + len(sent), error.message)
@@ -109,6 +104,6 @@ def mark_triaged(ctx: HandlerContext, notes: Sequence[Mapping[str, Any]]) -> Non
     if not threads:
         return
     try:
-        FollowupLedger(state_of(ctx)).touch(threads)
+        FollowupLedger(ctx.state_database()).touch(threads)
     except H0Error as error:
         logger.warning("follow-ups: {} triaged thread(s) not marked ({})", len(threads), error.message)

@@ -18,7 +18,6 @@ from loguru import logger
 
 from h0.errors import Conflict, H0Error
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup_record import state_of
 from h0.handlers.ingest import email_body, email_frontmatter, write_email_note
 from h0.mail.email_views import email_full
 from h0.mail.importer import FileMessage, Problem
@@ -51,7 +50,7 @@ def import_messages(items: Iterable[FileMessage | Problem], ctx: HandlerContext)
     try:
         _import(items, ctx, report, owners)
     finally:
-        OwnerAuthority(state_of(ctx)).record(owners)
+        OwnerAuthority(ctx.state_database()).record(owners)
     return report
 
 

@@ -29,7 +29,6 @@ from loguru import logger
 from h0.drafting.past import epoch
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup_record import state_of
 from h0.mail.drafts import message_body
 from h0.mail.htmltext import block_text, inert_inline
 from h0.mail.models import EmailFull
@@ -124,7 +123,7 @@ def _vouch(ctx: HandlerContext, threads: dict[str, list[ThreadNote]]) -> None:
     ]
     if not claimed:
         return
-    mine = OwnerAuthority(state_of(ctx)).owned_notes(claimed)
+    mine = OwnerAuthority(ctx.state_database()).owned_notes(claimed)
     for notes in threads.values():
         notes[:] = [n if n.kind != "sent" or n.note.path in mine else replace(n, kind="note") for n in notes]
 
@@ -176,7 +175,9 @@ def conversation(notes: list[ThreadNote], received: Any) -> list[dict[str, Any]]
 def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: EmailFull, note_path: str) -> list[str]:
     """A new inbound message in the thread: every draft waiting in Drafts/ that answers another
     message of it is out of date. Mark each `stale: true` with the reason; return their paths."""
-    if "DRAFT" in email.labels or OwnerAuthority(state_of(ctx)).wrote(message_key(email.rfc822_message_id, email.id)):
+    if "DRAFT" in email.labels or OwnerAuthority(ctx.state_database()).wrote(
+        message_key(email.rfc822_message_id, email.id)
+    ):
         return []  # the owner's own message (the owner's identity says so, never its From) moves nothing on
     message_id = email.id
     link = f"[[{note_path.rsplit('/', 1)[-1].removesuffix('.md')}]]"

@@ -3,7 +3,7 @@
 Two implementations, one protocol: `LocalMail` (this module: `MailService` in process) and
 `McpMail` (`h0.mcp.api`: the mail server over MCP, what the daemon uses). Both answer with
 the models of `h0.mail.models` — the mail server's published output — and raise typed
-`H0Error`s. Sending has no fallback (ADR-0007): when the mail server is unreachable the
+`H0Error`s. Sending has no fallback (docs/decisions.md, "Two MCP servers"): when the mail server is unreachable the
 approved draft waits in Approved/, so the daemon does not wrap this seam in one.
 """
 

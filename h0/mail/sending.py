@@ -9,7 +9,7 @@ The order is the point:
      attempt with no known outcome → ask the provider by Message-ID first; a reply to an
      email H0 already answered → `conflict` (held); a cap reached → `rate_limited`.
      Otherwise the send is recorded as pending, which the caps of every process count;
-  2. the pre-send audit record (FR-008) in `Logs/` (fsynced) — if it cannot be written,
+  2. the pre-send audit record in `Logs/` (fsynced) — if it cannot be written,
      nothing is sent;
   3. the send, retried only on retryable failures, each retry preceded by a Message-ID
      look-up so a send that did go through is never repeated;

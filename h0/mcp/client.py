@@ -8,10 +8,10 @@ returns the tool's structured result or raises a typed `H0Error`:
 - the server answered with a typed error → that error (`NotFound`, `SendFailed`, …);
 - the server could not be reached, died, or timed out → `McpUnavailable`.
 
-`with_fallback(primary, fallback, ...)` adds the fallback protocol of ADR-0007 on top of a
+`with_fallback(primary, fallback, ...)` adds the fallback protocol (docs/decisions.md) on top of a
 typed seam (`h0.mcp.api`): attempt → on `McpUnavailable` log `mcp_fallback` → the same call
 on the fallback → if that fails too, log `mcp_escalation` and raise. Nothing is skipped
-silently (FR-016).
+silently.
 """
 
 from __future__ import annotations
@@ -254,7 +254,7 @@ def _unwrap(result: Any, server: str, tool: str) -> dict[str, Any]:
 
 
 class Fallback:
-    """The fallback protocol (ADR-0007), applied once for every method of a seam.
+    """The fallback protocol, applied once for every method of a seam.
 
     `with_fallback(McpVault(...), LocalVault(...), audit)` is itself a `VaultAPI`: each call
     goes to the MCP implementation; on `McpUnavailable` it logs `mcp_fallback` and makes the
