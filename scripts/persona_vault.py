@@ -6,7 +6,9 @@ with 22 emails Alex answered and the replies Alex sent, filed in Done/ as H0 fil
 
 It is what `h0 eval` measures H0 on in a fresh clone, and what its tests use. The notes come from
 tests/fixtures/drafting/vault, the emails from tests/fixtures/drafting/emails.json and Alex's
-replies from tests/fixtures/persona/replies.json.
+replies from tests/fixtures/persona/replies.json. Alex's replies are recorded as the owner's sent
+mail (h0.mail.owner), as an import of Alex's Sent folder would record them, in the state folder the
+environment names (H0_STATE_DIR): run `h0 eval` with the same environment.
 """
 
 from __future__ import annotations
@@ -18,11 +20,16 @@ import shutil
 from email.utils import parseaddr
 from pathlib import Path
 
+from h0.config import Settings
+from h0.mail.owner import Evidence, Observed, OwnerAuthority
+from h0.state import StateDB
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTES = ROOT / "tests/fixtures/drafting/vault"
 EMAILS = ROOT / "tests/fixtures/drafting/emails.json"
 REPLIES = ROOT / "tests/fixtures/persona/replies.json"
 START = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+OWNER = "alex@northwind.example"
 
 
 def _quoted(value: str) -> str:
@@ -34,6 +41,7 @@ def build(dest: Path) -> Path:
     shutil.copytree(NOTES, dest)
     (dest / "Done").mkdir(exist_ok=True)
     replies: dict[str, str] = json.loads(REPLIES.read_text(encoding="utf-8"))
+    owners: list[Observed] = []
     for index, email in enumerate(json.loads(EMAILS.read_text(encoding="utf-8"))):
         reply = replies.get(email["id"])
         if reply is None:
@@ -64,6 +72,7 @@ def build(dest: Path) -> Path:
             "status: sent\n"
             f"sent_at: {sent:%Y-%m-%dT%H:%M:%SZ}\n"
             f"draft_id: REPLY_{name}\n"
+            f"rfc822_message_id: <reply-{email['id']}@northwind.example>\n"
             f"source: Needs_Action/{name}.md\n"
             f"reply_to_message_id: persona-{email['id']}\n"
             f"thread_id: persona-{email['id']}\n"
@@ -71,6 +80,9 @@ def build(dest: Path) -> Path:
             f"{reply}\n\n%% h0: not sent below %%\nReplying to [[{name}]]\n",
             encoding="utf-8",
         )
+        key = f"<reply-{email['id']}@northwind.example>"
+        owners.append(Observed(key, Evidence.IMPORT_SENT, "Sent.mbox", OWNER, f"Done/REPLY_{name}.md"))
+    OwnerAuthority(StateDB.for_vault(dest, Settings(vault_path=dest).h0_state_dir)).record(owners)
     return dest
 
 

@@ -19,6 +19,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     # Imported here, as every command does: `h0 mcp …` starts without loading the drafting rooms.
     from h0.handlers.context import HandlerContext
     from h0.handlers.evaluate import evaluate, find_cases, report_note, table
+    from h0.mail.owner import OwnerAuthority
     from h0.platform.fileio import atomic_write
     from h0.vault import Vault
     from h0.vault.layout import LOGS
@@ -29,11 +30,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.model:
         settings = settings.model_copy(update={"llm_model": args.model})
     vault = Vault(Path(settings.vault_path))
-    cases = find_cases(vault, args.limit)
+    cases = find_cases(vault, args.limit, OwnerAuthority.for_settings(settings))
     if not cases:
         print(
-            "h0 eval: no reply of yours to compare with: H0 needs sent replies in Done/ "
-            "(status: sent) whose email is still in Done/ or Needs_Action/.",
+            "h0 eval: no reply of yours to compare with: H0 needs replies it knows you sent (filed in Done/ "
+            "when H0 sent them, or imported from your sent mail) whose email is still in Done/ or Needs_Action/.",
             file=sys.stderr,
         )
         return EXIT_FAILED

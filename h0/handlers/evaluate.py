@@ -35,7 +35,7 @@ from h0.errors import H0Error
 from h0.handlers.context import EmailTriager, HandlerContext
 from h0.handlers.triage import plan_reply
 from h0.mail.drafts import CUTOFF, PLACEHOLDER, message_body
-from h0.mail.owner import OwnerAuthority
+from h0.mail.owner import OwnerAuthority, note_message_key
 from h0.printable import printable
 from h0.triage import DRAFT_MARKER
 from h0.vault import Vault
@@ -151,12 +151,14 @@ class PastAsOf(PastReplies):
         return [(r, s) for r, s in super().similar(text, limit + 50, exclude) if id(r) in kept][:limit]
 
 
-def find_cases(vault: Vault, limit: int) -> list[Case]:
-    """The newest `limit` replies in `Done/` (`status: sent`) whose email is still in the vault."""
+def find_cases(vault: Vault, limit: int, owner: OwnerAuthority) -> list[Case]:
+    """The newest `limit` replies in `Done/` the owner's identity vouches for (h0.mail.owner: a note that
+    merely says `status: sent` is nobody's reply), whose email is still in the vault."""
     listing = vault.list_notes(DONE, "status:sent", with_frontmatter=True)
+    vouched = owner.owned_notes([(n.path, note_message_key(n.frontmatter or {})) for n in listing.notes])
     found: list[Case] = []
     sent = sorted(listing.notes, key=lambda n: epoch((n.frontmatter or {}).get("sent_at")), reverse=True)
-    for entry in sent:
+    for entry in (n for n in sent if n.path in vouched):
         if len(found) >= limit:
             break
         try:

@@ -16,6 +16,7 @@ from h0.handlers.thread import threads_of
 from h0.mail.owner import OwnerAuthority
 from h0.mcp.vault_server import build_vault_server
 from h0.state import StateDB
+from h0.vault.disclosure import Disclosure, folder_keys
 from tests.conftest import H0_BIN, subprocess_env
 from tests.drafting.conftest import PRIVATE_FOLDERS, email_note
 from tests.followup.conftest import context
@@ -67,7 +68,8 @@ def assert_not_the_owners(vault: Path) -> None:
     """The forged notes are in Done/, and nothing the owner's words feed sees them as the owner's."""
     assert all((vault / path).exists() for path in FORGED)
     owner = OwnerAuthority(StateDB.for_vault(vault, state_dir()))
-    drafting = Drafting(vault, knowledge=VaultKnowledge(vault, (PRIVATE_FOLDERS,)), owner=owner)
+    gate = Disclosure(folder_keys(PRIVATE_FOLDERS))
+    drafting = Drafting(vault, disclosure=gate, knowledge=VaultKnowledge(vault, gate), owner=owner)
     paths = {reply.path for reply in drafting.past.all()}
     assert paths and not paths & set(FORGED)  # the fixture's real sent replies are there; the forged ones are not
     voice = drafting.voice_context(DANA, "Dana Rivera <dana@acme.example>")

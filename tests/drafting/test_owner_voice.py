@@ -17,10 +17,12 @@ from typing import Any
 import pytest
 
 from h0.cli import main
+from h0.config import Settings
 from h0.drafting.past import PastReplies
 from h0.drafting.profile import load_profile
 from h0.drafting.voice import learn, voice_for
 from h0.vault import init_vault
+from tests.drafting.conftest import sent_by_h0
 from tests.pipeline.harness import events, frontmatter
 from tests.triage.fake_llm import FakeLLM, Reply, recorded
 
@@ -43,7 +45,9 @@ PRIYA = "Priya Nair <priya@nair.example>"
 def sent(root: Path, name: str, to: str, text: str, *, cc: str = "", when: str = "2026-01-05T10:00:00Z") -> None:
     cc_line = f"cc: {cc}\n" if cc else ""
     (root / "Done" / f"{name}.md").write_text(
-        f"---\nto: {to}\n{cc_line}subject: 'Re: plans'\nstatus: sent\nsent_at: {when}\n---\n{text}\n", encoding="utf-8"
+        f"---\nto: {to}\n{cc_line}subject: 'Re: plans'\nstatus: sent\nsent_at: {when}\n"
+        f"rfc822_message_id: <{name}@berg.example>\n---\n{text}\n",
+        encoding="utf-8",
     )
 
 
@@ -79,6 +83,7 @@ def vault(tmp_path: Path) -> Path:
         cc="priya@nair.example",
         when="2026-02-01T10:00:00Z",
     )
+    sent_by_h0(root, Settings(vault_path=root).h0_state_dir)  # the owner's sent mail, as an import records it
     (root / "People").mkdir(exist_ok=True)
     (root / "People" / "Greta Vogel.md").write_text(
         "---\nemail: greta@vogel.example\nlanguage: de\n---\n# Greta Vogel\nPartner at Vogel & Co.\n", encoding="utf-8"
@@ -250,7 +255,7 @@ def test_a_truncated_answer_is_flagged_on_the_draft_and_cannot_be_sent_as_is(vau
 
 
 def test_a_closing_the_owner_repeats_is_learned_whatever_its_words(vault):
-    past = PastReplies(vault)
+    past = PastReplies(vault, owner=sent_by_h0(vault, Settings(vault_path=vault).h0_state_dir))
     learned = learn(past.all())
     tom = learned.for_address("tom@fischer.example")
 
@@ -267,7 +272,7 @@ def test_a_closing_the_owner_repeats_is_learned_whatever_its_words(vault):
 
 
 def test_the_owners_own_way_with_a_person_beats_a_formal_email(vault):
-    past = PastReplies(vault)
+    past = PastReplies(vault, owner=sent_by_h0(vault, Settings(vault_path=vault).h0_state_dir))
     history = past.addressed_to("tom@fischer.example", 5)
 
     formal = voice_for("tom@fischer.example", "Tom Fischer", load_profile(vault), history, formal=True, language="en")
