@@ -121,7 +121,7 @@ def _sync(ctx: HandlerContext, mail: MailAPI, report: IngestReport, max_results:
         handled: list[str] = []
         failed: list[str] = []
         written: dict[str, str] = {}
-        seen = _look_up([e for e in emails if label not in e.labels], ctx)
+        seen = look_up_batch([e for e in emails if label not in e.labels], ctx)
         for email in emails:
             message_id = email.id
             if label not in email.labels:
@@ -210,7 +210,7 @@ def _duplicate_key(message_id: str, rfc822: str | None) -> str:
     return f"rfc822_message_id:{rfc822}" if rfc822 else f"message_id:{message_id}"
 
 
-def _look_up(emails: list[EmailFull], ctx: HandlerContext) -> _Seen:
+def look_up_batch(emails: list[EmailFull], ctx: HandlerContext) -> _Seen:
     seen = _Seen()
     keys = {_duplicate_key(e.id, _text(e.rfc822_message_id) or None) for e in emails}
     if keys:

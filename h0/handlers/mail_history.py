@@ -1,0 +1,80 @@
+"""History is knowledge, work is recent: which mail becomes a note, and mail as history keeps it.
+
+The rule (docs/mail-in.md), for `h0 import` and a first mail sync alike: a message that may still
+need the owner — received in the last WORK_WINDOW_DAYS, not written by the owner, and not answered
+by the owner later in its thread — becomes a `Needs_Action/` note and is triaged. Everything else
+(older mail, undated mail, the owner's sent mail) is history (h0.state.history): past replies,
+voice, thread context and follow-ups learn from it; it is never triaged or drafted for.
+
+`owner_wrote` is the one place this room asks "did the owner write this message?" of mail from
+files and first syncs.
+"""
+
+from __future__ import annotations
+
+from email.utils import getaddresses
+
+from h0.drafting.replytext import latest_reply
+from h0.followup.record import from_email
+from h0.followup.threads import owner_addresses
+from h0.handlers.context import HandlerContext
+from h0.mail.headers import clean_address_header
+from h0.mail.models import EmailFull
+from h0.state.history import HistoryMessage
+
+DAY_S = 86400.0
+MAX_SENT_TEXT = 6_000  # the owner's words, as past replies keep them (h0.drafting.past)
+MAX_EXCERPT = 2_000  # someone else's words, as thread context quotes them (h0.handlers.thread)
+
+
+def known_owner_addresses(ctx: HandlerContext) -> frozenset[str]:
+    """The owner's addresses as settings name them (OWNER_EMAILS, SMTP_FROM, SMTP_USER, IMAP_USER)."""
+    return owner_addresses(ctx.settings)
+
+
+def sole_sender(email: EmailFull) -> str | None:
+    """The From address, lower-case, when there is exactly one (a message with several has no one author)."""
+    found = [a.strip().lower() for _, a in getaddresses([clean_address_header(email.sender or "")]) if "@" in a]
+    return found[0] if len(found) == 1 else None
+
+
+def owner_wrote(email: EmailFull, owner: frozenset[str], *, sent_mail: bool) -> bool:
+    """Did the owner write this message? Yes when it came from the owner's sent mail (a Sent folder or
+    mailbox, Takeout's `Sent` label, the provider's SENT label) or from one of the owner's addresses —
+    and it names exactly one sender: a message with several From addresses is never the owner's.
+
+    (The owner-identity authority, when it exists, answers this; this function is the one call to route.)"""
+    sender = sole_sender(email)
+    if sender is None:
+        return False
+    return sent_mail or "SENT" in email.labels or sender in owner
+
+
+def is_recent(email: EmailFull, at: float, now: float, window_days: float) -> bool:
+    """Received within the work window (an undated message is never recent: its age is unknown)."""
+    return bool(email.date) and at >= now - window_days * DAY_S
+
+
+def history_message(email: EmailFull, *, outbound: bool, now: float, origin: str = "import") -> HistoryMessage:
+    """A message as history keeps it: the owner's words cut of quoted history (voice, past replies),
+    anyone else's as a bounded excerpt (thread context)."""
+    seen = from_email(email, outbound=outbound, now=now)
+    body = email.body or ""
+    if outbound:
+        text, signature = latest_reply(body)
+        text, signature = (text or body)[:MAX_SENT_TEXT], signature[:500]
+    else:
+        text, signature = body.strip()[:MAX_EXCERPT], ""
+    return HistoryMessage(
+        key=seen.key,
+        thread=seen.thread,
+        outbound=outbound,
+        sender=seen.sender,
+        recipients=seen.recipients,
+        subject=seen.subject,
+        at=seen.at,
+        text=text,
+        signature=signature,
+        provider_id=email.id,
+        origin=origin,
+    )
