@@ -62,7 +62,7 @@ def run_import(settings: Settings, paths: list[Path], *, as_notes: bool = False)
     from h0.platform.locks import ProcessLock
     from h0.platform.proc import on_stop_signals, stop_signals
     from h0.printable import printable
-    from h0.state import state_dir_for
+    from h0.state import StateDB, state_dir_for
     from h0.vault import Vault
 
     missing = [p for p in paths if not p.exists() and not p.is_symlink()]
@@ -84,7 +84,8 @@ def run_import(settings: Settings, paths: list[Path], *, as_notes: bool = False)
         on_stop_signals(lambda _name: stop.set())  # after the message in hand, not in the middle of a write
     progress = Progress()
     try:
-        ctx = HandlerContext.local(settings, Vault(Path(settings.vault_path)))
+        state = StateDB.for_vault(Path(settings.vault_path), settings.h0_state_dir)
+        ctx = HandlerContext.local(settings, Vault(Path(settings.vault_path)), state_db=state)
         report = MailImport(ctx, as_notes=as_notes, stop=stop, progress=progress).run(paths)
     finally:
         progress.close()

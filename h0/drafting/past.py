@@ -28,6 +28,7 @@ from h0.drafting.replytext import ReplyParts, split_reply
 from h0.errors import H0Error
 from h0.mail.drafts import message_body
 from h0.mail.htmltext import block_text
+from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import frontmatter
 from h0.vault.layout import DONE
 from h0.vault.note import decode
@@ -90,9 +91,12 @@ def epoch(value: Any) -> float:
 class PastReplies:
     """The owner's sent replies, by recipient (thread-safe; refreshed on each call, cheaply)."""
 
-    def __init__(self, root: Path, sent_cache: Path | None = None) -> None:
+    def __init__(self, root: Path, sent_cache: Path | None = None, history: MailHistory | None = None) -> None:
         self.root = Path(root)
         self.sent_cache = sent_cache
+        self.history = history  # the owner's mail kept as history (h0 import, a first sync)
+        self._history_sig: tuple[int, float] | None = None
+        self._kept: list[PastReply] = []
         self._lock = threading.Lock()
         self._done_mtime: int | None = None
         self._notes: dict[str, tuple[int, int, PastReply | None]] = {}  # name -> (mtime_ns, size, reply)
@@ -105,8 +109,9 @@ class PastReplies:
         with self._lock:
             changed = self._refresh_done()
             changed = self._refresh_cache() or changed
+            changed = self._refresh_history() or changed
             if changed:
-                replies = [r for _, _, r in self._notes.values() if r is not None] + self._provider
+                replies = [r for _, _, r in self._notes.values() if r is not None] + self._provider + self._kept
                 replies.sort(key=lambda r: r.when, reverse=True)
                 by_address: dict[str, list[PastReply]] = {}
                 for reply in replies:
@@ -204,6 +209,33 @@ class PastReplies:
         self._cache_sig = signature
         self._provider = [r for r in (_cached_reply(rec) for rec in read_sent_cache(self.sent_cache)) if r is not None]
         return True
+
+    # ------------------------------------------------------------------ history (h0.state.history)
+
+    def _refresh_history(self) -> bool:
+        if self.history is None:
+            return False
+        try:
+            signature = self.history.sent_signature()
+        except H0Error:
+            return False
+        if signature == self._history_sig:
+            return False
+        self._history_sig = signature
+        try:
+            kept = self.history.sent(MAX_CACHED_SENT)
+        except H0Error:
+            return False
+        self._kept = [r for r in (_kept_reply(m) for m in kept) if r is not None]
+        return True
+
+
+def _kept_reply(message: HistoryMessage) -> PastReply | None:
+    to = tuple(addr for _, addr in message.recipients)
+    if not to or not message.text.strip():
+        return None
+    parts = split_reply(message.text[:MAX_TEXT_CHARS])
+    return PastReply(to, message.subject[:300], message.at, parts.text, parts, None, "sent mail")
 
 
 def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:

@@ -26,6 +26,8 @@ from h0.drafting.past import SENT_CACHE_FILE, PastReplies
 from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
 from h0.drafting.profile import Profile, load_profile
 from h0.drafting.voice import VOICE_WINDOW, voice_for
+from h0.state import StateDB
+from h0.state.history import MailHistory
 from h0.triage.models import ReplyContext
 from h0.vault.audit import AuditLog
 from h0.vault.layout import LOGS
@@ -47,12 +49,13 @@ class Drafting:
         budget_tokens: int = 3000,
         knowledge: KnowledgeSource | None = None,
         sent_cache: Path | None = None,
+        history: MailHistory | None = None,
     ) -> None:
         self.root = Path(root)
         self.budget_tokens = budget_tokens
         self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, private_folders)
         self.sent_cache = sent_cache
-        self.past = PastReplies(self.root, sent_cache)
+        self.past = PastReplies(self.root, sent_cache, history)
         self.log = AuditLog(self.root / LOGS, DRAFTING_STREAM)
         self._lock = threading.Lock()
         self._profile: tuple[FileSignature, Profile] | None = None
@@ -73,6 +76,7 @@ class Drafting:
                     private_folders=private,
                     budget_tokens=settings.draft_context_tokens,
                     sent_cache=sent_cache_path(root, settings.h0_state_dir),
+                    history=mail_history(root, settings.h0_state_dir),
                     knowledge=indexed_knowledge(root, settings.h0_state_dir, private),
                 )
             return found
@@ -183,6 +187,14 @@ def sent_cache_path(root: Path, state_dir: Path | None) -> Path | None:
     try:
         return state_dir_for(Path(root), state_dir) / SENT_CACHE_FILE
     except Exception:  # noqa: BLE001 - no state folder (read-only home): no provider sent mail, the vault still counts
+        return None
+
+
+def mail_history(root: Path, state_dir: Path | None) -> MailHistory | None:
+    """The mail kept as history for this vault (h0.state.history); None when the state folder cannot be opened."""
+    try:
+        return MailHistory(StateDB.for_vault(Path(root), state_dir))
+    except Exception:  # noqa: BLE001 - no state folder (read-only home): past replies from the vault alone
         return None
 
 

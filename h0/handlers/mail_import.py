@@ -27,6 +27,7 @@ from loguru import logger
 
 from h0.drafting import Drafting
 from h0.drafting.learning import refresh_learned_profile
+from h0.drafting.profile import ensure_profile_file
 from h0.errors import Conflict, H0Error
 from h0.followup.ledger import FollowupLedger
 from h0.followup.record import from_email
@@ -263,8 +264,10 @@ class MailImport:
         return self.history.answered_after(thread, hold.at)
 
     def _refresh_profile(self) -> None:
-        """What H0 learned of the owner's voice is in the profile at once (not after the next sent draft)."""
+        """What H0 learned of the owner's voice is in the profile at once (not after the next sent draft);
+        a vault without a profile gets the default one (h0 init's) to show it in."""
         try:
+            ensure_profile_file(self.ctx.paths.root)
             drafting = self.ctx.drafting or Drafting.for_settings(self.ctx.settings, self.ctx.paths.root)
             refresh_learned_profile(self.ctx.notes.api, drafting)
         except (H0Error, OSError) as error:

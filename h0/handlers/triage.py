@@ -33,7 +33,7 @@ from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.followup.threads import owner_addresses
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeData
 from h0.handlers.reply import reply_draft, reply_recipient
-from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
+from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_emails, threads_of
 from h0.mail.headers import clean_header_text
 from h0.mail.htmltext import block_text, inert_inline
 from h0.vault import Moved, Note
@@ -160,13 +160,11 @@ def _plan(
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
     text = block_text(note.body)
     email = EmailInput.from_note(note.frontmatter, text)
-    if thread:
+    received = note.frontmatter.get("received")
+    kept = kept_earlier(ctx, note.frontmatter.get("thread_id"), received)  # history: h0 import, a first sync
+    if thread or kept:
         email = email.model_copy(
-            update={
-                "conversation": [
-                    EarlierMessage(**entry) for entry in conversation(thread, note.frontmatter.get("received"))
-                ]
-            }
+            update={"conversation": [EarlierMessage(**entry) for entry in conversation(thread, received, kept)]}
         )
     to = reply_recipient(note.frontmatter)
     context: DraftContext | None = None

@@ -31,6 +31,7 @@ MAIL_SUFFIXES = (".eml", ".mbox", ".mbx")
 MAX_FOLDER_DEPTH = 32
 MAX_MULTIPARTS = 100  # multipart containers in one message: an honest one has a handful
 HEAD_BYTES = 65_536
+MAX_HEADER_BYTES = 64 * 1024  # one header field; the standard parser is quadratic in a long address list
 # A mailbox or folder named like this holds the owner's own sent mail (Thunderbird, Apple Mail,
 # Outlook, Takeout's per-label exports).
 SENT_NAMES = frozenset({"sent", "sent mail", "sent items", "sent messages", "gesendet", "envoyés", "enviados"})
@@ -207,6 +208,13 @@ def _message(source: str, raw: bytes, sent: bool) -> FileMessage | Problem:
         return Problem(source, "not an email message (no header lines)")
     if len(raw) > MAX_MESSAGE_BYTES:
         return Problem(source, f"larger than {MAX_MESSAGE_BYTES // 1_048_576} MB: not imported")
+    too_long = _longest_header(raw)
+    if too_long > MAX_HEADER_BYTES:
+        return Problem(
+            source,
+            f"a header of {too_long // 1024} KB (more than {MAX_HEADER_BYTES // 1024} KB: thousands of recipients?): "
+            "not imported",
+        )
     if raw.lower().count(b"boundary=") > MAX_MULTIPARTS:
         return Problem(source, f"more than {MAX_MULTIPARTS} nested MIME parts: not imported")
     try:
@@ -221,6 +229,19 @@ def _message(source: str, raw: bytes, sent: bool) -> FileMessage | Problem:
     fetched.id = "imp-" + hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:20]
     fetched.internal_date_ms = _date_ms(str(fetched.headers.get("Date") or ""))
     return FileMessage(source, fetched, sent_folder=sent)
+
+
+def _longest_header(raw: bytes) -> int:
+    """The length of the longest header field (folded lines together): an honest one is a few KB."""
+    ends = [i for i in (raw.find(b"\n\n"), raw.find(b"\r\n\r\n")) if i != -1]
+    head = raw[: min(ends)] if ends else raw
+    if len(head) <= MAX_HEADER_BYTES:
+        return len(head)
+    longest = current = 0
+    for line in head.split(b"\n"):
+        current = current + len(line) if line[:1] in (b" ", b"\t") else len(line)
+        longest = max(longest, current)
+    return longest
 
 
 def gmail_labels(fetched: Fetched) -> set[str]:
