@@ -81,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument(
         "--as-notes", action="store_true", help="also file history (older mail, your sent mail) as notes in Done/"
     )
+    imp.add_argument("-v", "--verbose", action="store_true", help="say what the import does, line by line (stderr)")
 
     status = add(
         "status",

@@ -117,6 +117,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from h0.printable import printable
 
     print(f"{len(report.written)} new note(s), {report.duplicates} duplicate(s), {report.failed} failed")
+    if report.history:
+        print(report.history_line(settings.work_window_days))
     for path in report.written:
         print(f"  {printable(path)}")
     return EXIT_FAILED if report.failed else EXIT_OK
@@ -128,6 +130,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     stopped by Ctrl-C (the same command resumes), 3 when another import of this vault is running."""
     from h0.cli.importing import run_import
 
+    if not args.verbose:
+        args.log_level = "WARNING"  # a line per note written only with -v; problems are in the summary
     settings = prepared(args, "import")
     if settings is None:
         return EXIT_FAILED

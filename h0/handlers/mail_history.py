@@ -12,15 +12,20 @@ files and first syncs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from email.utils import getaddresses
 
+from loguru import logger
+
 from h0.drafting.replytext import latest_reply
+from h0.errors import H0Error
 from h0.followup.record import from_email
 from h0.followup.threads import owner_addresses
 from h0.handlers.context import HandlerContext
+from h0.handlers.followup_record import state_of
 from h0.mail.headers import clean_address_header
 from h0.mail.models import EmailFull
-from h0.state.history import HistoryMessage
+from h0.state.history import HistoryMessage, MailHistory
 
 DAY_S = 86400.0
 MAX_SENT_TEXT = 6_000  # the owner's words, as past replies keep them (h0.drafting.past)
@@ -78,3 +83,25 @@ def history_message(email: EmailFull, *, outbound: bool, now: float, origin: str
         provider_id=email.id,
         origin=origin,
     )
+
+
+def keep_old_as_history(
+    ctx: HandlerContext, emails: Sequence[EmailFull], *, now: float, origin: str
+) -> tuple[list[EmailFull], list[EmailFull]]:
+    """A first sync's (or a catch-up's) messages split by the rule: (work: recent, to be notes; kept: older or
+    undated, now kept as history). If history cannot be written, everything stays work (nothing is lost)."""
+    work: list[EmailFull] = []
+    kept: list[EmailFull] = []
+    for email in emails:
+        at = from_email(email, outbound=False, now=now).at
+        (work if is_recent(email, at, now, ctx.settings.work_window_days) else kept).append(email)
+    if not kept:
+        return work, kept
+    try:
+        MailHistory(state_of(ctx)).commit([history_message(e, outbound=False, now=now, origin=origin) for e in kept])
+    except H0Error as error:
+        logger.warning(
+            "ingest: {} older message(s) could not be kept as history ({}); notes instead", len(kept), error.message
+        )
+        return list(emails), []
+    return work, kept

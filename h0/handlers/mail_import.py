@@ -150,7 +150,7 @@ class MailImport:
             if isinstance(item, Problem) and end is None:
                 changed = changed or "changed while" in item.reason
                 self.report.problems.append(item)
-                logger.warning("h0 import: {}: {}", item.source, item.reason)
+                logger.debug("h0 import: {}: {}", item.source, item.reason)  # said in the summary
                 continue
             batch.items.append(item)
             if end is not None:
@@ -172,7 +172,7 @@ class MailImport:
         fetched = [i for i in batch.items if isinstance(i, FileMessage)]
         for problem in (i for i in batch.items if isinstance(i, Problem)):
             self.report.problems.append(problem)
-            logger.warning("h0 import: {}: {}", problem.source, problem.reason)
+            logger.debug("h0 import: {}: {}", problem.source, problem.reason)
         emails: list[tuple[FileMessage, EmailFull]] = []
         for item in fetched:
             try:
