@@ -244,9 +244,10 @@ class MailImport:
             for hold, email in todo:
                 try:
                     path = write_email_note(email.id, email, self.ctx, seen)
-                except H0Error as error:
+                except Conflict as error:  # another note holds its path: kept as history only
                     self.report.problems.append(Problem(email.subject or email.id, error.message))
-                    path = None
+                    self.history.release([hold.key])
+                    continue
                 if path is None:
                     self.report.duplicates += 1
                     self.history.release([hold.key])
