@@ -29,6 +29,7 @@ from h0.drafting import Drafting
 from h0.drafting.learning import refresh_learned_profile
 from h0.drafting.profile import ensure_profile_file
 from h0.errors import Conflict, H0Error
+from h0.followup.asks import judge_for
 from h0.followup.ledger import FollowupLedger
 from h0.followup.record import from_email
 from h0.handlers.context import HandlerContext
@@ -98,6 +99,7 @@ class MailImport:
         state = state_of(ctx)
         self.history = history or MailHistory(state)
         self.ledger = FollowupLedger(state)
+        self.judge = judge_for(ctx.settings)  # does the owner's message ask something? (awaited answers)
         self.stop = stop or threading.Event()
         self.progress = progress
         self.owner = set(known_owner_addresses(ctx))
@@ -192,7 +194,7 @@ class MailImport:
                 self.owner.add(sender or "")  # the sent mail's address is the owner's from now on
             row = history_message(email, outbound=mine, now=self.now)
             if is_recent(email, row.at, self.now, self.window):
-                recent.append(from_email(email, outbound=mine, now=self.now))
+                recent.append(from_email(email, outbound=mine, now=self.now, judge=self.judge))
                 if not mine:
                     held.append(HeldWork(key, row.at, email.model_dump_json()))
             if self.as_notes and not (not mine and is_recent(email, row.at, self.now, self.window)):
