@@ -128,8 +128,8 @@ class MailImport:
         else:
             if self.stop.is_set():
                 self.report.stopped = "interrupted"
-        if self.report.sent:
-            self._refresh_profile()
+        if self.report.stopped is None and self.history.sent_signature()[0]:
+            self._refresh_profile()  # at the end of the whole import (a resumed one too), not after Ctrl-C
         return self.report
 
     # -- one file ---------------------------------------------------------------------------------

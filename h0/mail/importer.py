@@ -72,15 +72,6 @@ def mail_files(paths: Sequence[Path], *, vault: Path | None = None) -> Iterator[
         yield from _from_path(Path(path), 0, inside, sent=_sent_name(Path(path)))
 
 
-def messages_in(paths: Sequence[Path]) -> Iterator[FileMessage | Problem]:
-    """Every message in `paths`, in order (each file from its start)."""
-    for item in mail_files(paths):
-        if isinstance(item, Problem):
-            yield item
-        else:
-            yield from messages_of(item)
-
-
 def _sent_name(path: Path) -> bool:
     return path.stem.strip().lower() in SENT_NAMES or path.name.strip().lower() in SENT_NAMES
 
