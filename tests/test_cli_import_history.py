@@ -142,19 +142,27 @@ def test_recent_unanswered_mail_is_work_and_the_rest_is_history_that_h0_learns_f
 
 
 def test_as_notes_files_history_in_done_and_never_in_needs_action(env: Path, tmp_path: Path, capsys):
+    """Given old mail, the owner's sent mail and a recent question the owner answered, when imported with
+    --as-notes, then all of that is filed in Done/ (never Needs_Action/) and only the open question is work."""
     messages = [
         raw_message(1, days_ago=100),
         raw_message(
             2, sender=f"Me <{OWNER}>", to="dana@acme.example", days_ago=90, body="Hi Dana,\n\nYes.\n\nBest,\nMe"
         ),
         raw_message(3, days_ago=1),
+        raw_message(4, days_ago=3, subject="Answered"),
+        raw_message(5, sender=f"Me <{OWNER}>", to="dana@acme.example", days_ago=2, reply_to="<m4@test.example>"),
     ]
     code, out = run(capsys, "--as-notes", str(mbox(tmp_path / "x.mbox", messages)))
     assert code == EXIT_OK, out
-    assert len(notes_in(env, "Needs_Action")) == 1
-    done = {Path(p).name.split("_")[0]: Vault(env).read_note(p).frontmatter for p in notes_in(env, "Done")}
-    assert done["SENT"]["type"] == "sent_email" and done["SENT"]["status"] == "sent"
-    assert done["EMAIL"]["status"] == "done" and done["EMAIL"]["decision"] == "history"
+    (work,) = notes_in(env, "Needs_Action")
+    assert Vault(env).read_note(work).frontmatter["rfc822_message_id"] == "<m3@test.example>"
+    done = [Vault(env).read_note(p).frontmatter for p in notes_in(env, "Done")]
+    sent = sorted(fm["rfc822_message_id"] for fm in done if fm["type"] == "sent_email")
+    kept = sorted(fm["rfc822_message_id"] for fm in done if fm["type"] == "email")
+    assert sent == ["<m2@test.example>", "<m5@test.example>"] and kept == ["<m1@test.example>", "<m4@test.example>"]
+    assert all(fm["status"] == "sent" for fm in done if fm["type"] == "sent_email")
+    assert all((fm["status"], fm["decision"]) == ("done", "history") for fm in done if fm["type"] == "email")
 
 
 def test_the_owners_mail_is_found_by_sent_folder_and_takeout_label_never_with_two_senders(

@@ -237,10 +237,15 @@ class MailImport:
             if not held:
                 return
             emails = [EmailFull.model_validate_json(h.email) for h in held]
-            answered = [h.key for h, e in zip(held, emails, strict=True) if self._answered(h, e)]
+            answered = {h.key for h, e in zip(held, emails, strict=True) if self._answered(h, e)}
+            if self.as_notes:  # answered: history, filed in Done/ like the rest of it
+                filed = {
+                    h.key: self._file_as_note(e, False) for h, e in zip(held, emails, strict=True) if h.key in answered
+                }
+                self.history.set_notes({k: p for k, p in filed.items() if p is not None})
             self.history.release(answered)
             self.report.history += len(answered)
-            todo = [(h, e) for h, e in zip(held, emails, strict=True) if h.key not in set(answered)]
+            todo = [(h, e) for h, e in zip(held, emails, strict=True) if h.key not in answered]
             seen = look_up_batch([e for _, e in todo], self.ctx)
             notes: dict[str, str] = {}
             for hold, email in todo:
