@@ -104,6 +104,7 @@ class PastReplies:
         self._provider: list[PastReply] = []
         self._by_address: dict[str, list[PastReply]] = {}
         self._all: list[PastReply] = []
+        self._worded: list[tuple[PastReply, set[str]]] = []  # each reply with its words, tokenised once per refresh
 
     def refresh(self) -> None:
         with self._lock:
@@ -118,6 +119,7 @@ class PastReplies:
                     for address in reply.to:
                         by_address.setdefault(address, []).append(reply)
                 self._all, self._by_address = replies, by_address
+                self._worded = [(reply, reply.words()) for reply in replies]
 
     def to_address(self, address: str, limit: int = 3) -> list[PastReply]:
         """The latest replies sent to this address, newest first."""
@@ -136,10 +138,9 @@ class PastReplies:
             return []
         skip = {id(r) for r in exclude}
         scored = []
-        for reply in self._all:
+        for reply, words in self._worded:
             if id(reply) in skip:
                 continue
-            words = reply.words()
             shared = len(wanted & words)
             if shared >= 3:
                 scored.append((shared / math.sqrt(len(wanted) * len(words)), reply))
