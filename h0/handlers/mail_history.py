@@ -20,6 +20,7 @@ from loguru import logger
 from h0.drafting.replytext import latest_reply
 from h0.errors import H0Error
 from h0.followup.record import from_email
+from h0.followup.threads import Message
 from h0.followup.threads import owner_addresses
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup_record import state_of
@@ -60,10 +61,13 @@ def is_recent(email: EmailFull, at: float, now: float, window_days: float) -> bo
     return bool(email.date) and at >= now - window_days * DAY_S
 
 
-def history_message(email: EmailFull, *, outbound: bool, now: float, origin: str = "import") -> HistoryMessage:
+def history_message(
+    email: EmailFull, *, outbound: bool, now: float, origin: str = "import", seen: Message | None = None
+) -> HistoryMessage:
     """A message as history keeps it: the owner's words cut of quoted history (voice, past replies),
-    anyone else's as a bounded excerpt (thread context)."""
-    seen = from_email(email, outbound=outbound, now=now)
+    anyone else's as a bounded excerpt (thread context). `seen`: the message as the follow-up ledger
+    reads it, when the caller has it already (its headers are parsed once)."""
+    seen = seen or from_email(email, outbound=outbound, now=now)
     body = email.body or ""
     if outbound:
         text, signature = latest_reply(body)

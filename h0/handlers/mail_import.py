@@ -181,10 +181,13 @@ class MailImport:
                 emails.append((item, email_full(item.fetched)))
             except (H0Error, ValueError) as error:
                 self.report.problems.append(Problem(item.source, getattr(error, "message", str(error))[:300]))
-        keys = {from_email(e, outbound=False, now=self.now).key: (item, e) for item, e in emails}
+        keys = {}
+        for item, email in emails:
+            seen = from_email(email, outbound=False, now=self.now)
+            keys[seen.key] = (item, email, seen)
         known = self.history.known(list(keys))
         self.report.duplicates += len(emails) - len(keys) + len(known)
-        for key, (item, email) in keys.items():
+        for key, (item, email, seen) in keys.items():
             if key in known:
                 continue
             sent_mail = item.sent_folder or "sent" in gmail_labels(item.fetched)
@@ -192,9 +195,9 @@ class MailImport:
             if mine and sent_mail:
                 sender = sole_sender(email)
                 self.owner.add(sender or "")  # the sent mail's address is the owner's from now on
-            row = history_message(email, outbound=mine, now=self.now)
+            row = history_message(email, outbound=mine, now=self.now, seen=None if mine else seen)
             if is_recent(email, row.at, self.now, self.window):
-                recent.append(from_email(email, outbound=mine, now=self.now, judge=self.judge))
+                recent.append(from_email(email, outbound=True, now=self.now, judge=self.judge) if mine else seen)
                 if not mine:
                     held.append(HeldWork(key, row.at, email.model_dump_json()))
             if self.as_notes and not (not mine and is_recent(email, row.at, self.now, self.window)):
