@@ -25,6 +25,7 @@ from h0.drafting.profile import LEARNED_HEADING
 from h0.followup.ledger import FollowupLedger
 from h0.handlers.context import HandlerContext
 from h0.handlers.mail_import import ImportReport, MailImport
+from h0.handlers.thread import conversation, kept_earlier
 from h0.platform.locks import ProcessLock
 from h0.state import StateDB, state_dir_for
 from h0.state.history import FileMark, HeldWork, HistoryMessage, MailHistory
@@ -355,3 +356,30 @@ def test_after_an_import_and_a_sweep_status_lists_the_answers_you_await_in_the_r
     ledger = FollowupLedger(StateDB.for_vault(env, Path(os.environ["H0_STATE_DIR"])))
     (lee,) = ledger.messages(["<m3@test.example>"])["<m3@test.example>"]
     assert lee.note is not None and lee.note.startswith("Needs_Action/")
+
+
+def test_triage_reads_the_thread_history_of_an_imported_email(env: Path, tmp_path: Path, capsys):
+    """Given an import where a recent email continues a conversation kept only as history, when triage
+    assembles its conversation, then the earlier messages — the owner's among them — are in it, in order."""
+    messages = [
+        raw_message(1, days_ago=400, subject="Old budget", body="Is the old budget fine?"),
+        raw_message(
+            2,
+            sender=f"Me <{OWNER}>",
+            to="dana@acme.example",
+            days_ago=399,
+            subject="Re: Old budget",
+            body="Hi Dana,\n\nYes, it is fine.\n\nCheers,\nMe",
+            reply_to="<m1@test.example>",
+        ),
+        raw_message(3, days_ago=2, subject="Re: Old budget", body="And the new one?", reply_to="<m1@test.example>"),
+    ]
+    assert run(capsys, str(mbox(tmp_path / "x.mbox", messages)))[0] == EXIT_OK
+    (work,) = notes_in(env, "Needs_Action")
+    note = Vault(env).read_note(work)
+    kept = kept_earlier(_ctx(env), note.frontmatter["thread_id"], note.frontmatter["received"])
+    entries = conversation([], note.frontmatter["received"], kept)
+    assert [(e["own"], e["text"][:20]) for e in entries] == [
+        (False, "Is the old budget fi"),
+        (True, "Hi Dana,\n\nYes, it is"),
+    ]
