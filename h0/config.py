@@ -90,8 +90,8 @@ class Settings(BaseSettings):
     # Loud opt-in: let any MCP client send free content with send_email (caps still apply).
     # Off by default: only a note the human moved into Approved/ can be sent.
     allow_unapproved_send: bool = False
-    # Vault folders whose notes are private (comma-separated, sub-folders included), like a note
-    # with `private: true`: never in a prompt, related notes or an MCP client's answers (h0.vault.privacy).
+    # Vault folders whose notes are private (comma-separated, sub-folders included), besides those the
+    # vault's .h0/private-folders records: never in a prompt or an MCP client's answers (h0.vault.disclosure).
     private_folders: str = ""
 
     # Follow-ups (h0.handlers.followup): an email that needs you, or a message of yours that asked
@@ -120,6 +120,19 @@ class Settings(BaseSettings):
     # this long, so an instruction still being typed is not acted on.
     revise_settle_seconds: float = Field(default=5.0, ge=0)
 
+    # Calendar (h0.calendar, docs/calendar.md): where the owner's busy times come from, so a
+    # scheduling reply proposes real free times. CALENDAR_ICS: comma-separated .ics files or
+    # http(s) iCal feed addresses (fetched with a timeout, cached in H0's state folder, refreshed
+    # every CALENDAR_REFRESH_MINUTES; a feed that fails keeps its last good copy). CALDAV_*: every
+    # calendar of one CalDAV account (Fastmail, iCloud, Nextcloud, Radicale).
+    calendar_ics: str = ""
+    caldav_url: str | None = None
+    caldav_user: str | None = None
+    caldav_password: SecretStr | None = None
+    calendar_refresh_minutes: float = Field(default=15.0, ge=0, le=24 * 60)
+    calendar_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    calendar_max_mb: float = Field(default=20.0, gt=0, le=1024)
+
     log_level: Literal["TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING", "ERROR", "CRITICAL"] = "INFO"
 
     @field_validator("smtp_secure", mode="before")
@@ -142,11 +155,6 @@ class Settings(BaseSettings):
         if isinstance(value, (list, tuple)):
             return ",".join(str(v) for v in value)
         return value
-
-    @property
-    def private_folder_list(self) -> tuple[str, ...]:
-        """PRIVATE_FOLDERS as vault-relative folder paths, without surrounding slashes."""
-        return tuple(part.strip().strip("/") for part in self.private_folders.split(",") if part.strip().strip("/"))
 
     @field_validator("log_level", mode="before")
     @classmethod

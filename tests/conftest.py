@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import mcp.client.stdio  # noqa: F401 - see below
@@ -24,6 +25,25 @@ H0_BIN = str(Path(sys.executable).with_name("h0"))
 # the settings model (read from the model, so a new setting is cleared without editing this
 # list; names are case-insensitive) and the few variables H0 reads outside it.
 _H0_ENV = frozenset(name.upper() for name in Settings.model_fields) | {"H0_DAEMON_CHILD"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Isolate the whole session before any fixture of any scope runs.
+
+    `_clean_env` below is function-scoped, so a module- or session-scoped fixture (an IMAP server,
+    a fuzzed vault) runs before it: with the shell's environment, and with H0's state folder
+    falling back to the real per-user one (~/.local/state/h0). Here, at configure time, the
+    settings from the shell are cleared and every per-user state location points into one
+    temporary folder for the session; `_clean_env` then gives each test its own.
+    """
+    for name in [n for n in os.environ if n.upper() in _H0_ENV]:
+        del os.environ[name]
+    session_state = Path(tempfile.mkdtemp(prefix="h0-test-session-"))
+    os.environ["H0_ENV_FILE"] = ""
+    os.environ["H0_STATE_DIR"] = str(session_state / "h0-state")
+    # The OS fallbacks (h0.platform.fs.user_state_root) too, for code that bypasses H0_STATE_DIR.
+    os.environ["XDG_STATE_HOME"] = str(session_state / "xdg-state")
+    os.environ["LOCALAPPDATA"] = str(session_state / "localappdata")
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -51,3 +51,38 @@ def test_init_writes_the_profile_note_that_explains_itself_and_never_replaces_th
     (tmp_path / "H0_Profile.md").write_text("---\nname: Alex\n---\nmine\n", encoding="utf-8")
     assert main(["init", str(tmp_path)]) == 0
     assert (tmp_path / "H0_Profile.md").read_text(encoding="utf-8") == "---\nname: Alex\n---\nmine\n"
+
+
+def test_init_proposes_the_journal_and_obsidians_daily_notes_folder_as_private_and_says_so(tmp_path: Path, capsys):
+    """Given a vault with a Journal folder and Obsidian's daily notes kept in Days/, when `h0 init` runs, then
+    both are recorded as private in .h0/private-folders, the output says so, and the gate treats them so."""
+    from h0.vault.disclosure import Disclosure, recorded_folders
+
+    (tmp_path / "Journal").mkdir()
+    (tmp_path / "Days").mkdir()
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian/daily-notes.json").write_text('{"folder": "Days", "format": "YYYY-MM-DD"}')
+    assert main(["init", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Private folders: Journal/, Days/" in out and ".h0/private-folders" in out
+    assert recorded_folders(tmp_path) == ["Journal", "Days"]
+    gate = Disclosure.for_vault(tmp_path)
+    assert gate.never("Journal/2026-11-24.md") and gate.never("days/x.md") and not gate.never("Projects/x.md")
+    # The owner's choice is kept: the file edited, a second init changes nothing and says what is recorded.
+    (tmp_path / ".h0/private-folders").write_text("# mine\nHealth\n")
+    assert main(["init", str(tmp_path)]) == 0
+    assert "Private folders (from .h0/private-folders): Health/" in capsys.readouterr().out
+    gate = Disclosure.for_vault(tmp_path)
+    assert gate.never("Health/a.md") and not gate.never("Journal/a.md")
+
+
+def test_an_unrecorded_vault_keeps_its_diary_private_by_default(tmp_path: Path, capsys):
+    """Given a vault where `h0 init` found no diary, when a Diary folder appears later, then it is private
+    (nothing recorded: the gate looks for diary folders itself)."""
+    from h0.vault.disclosure import Disclosure
+
+    assert main(["init", str(tmp_path)]) == 0
+    assert "No diary folder found" in capsys.readouterr().out
+    assert not (tmp_path / ".h0/private-folders").exists()
+    (tmp_path / "diary").mkdir()
+    assert Disclosure.for_vault(tmp_path).never("diary/today.md")

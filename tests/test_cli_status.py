@@ -216,7 +216,7 @@ def test_a_pause_from_the_audit_log_is_shown_while_a_daemon_runs_and_ends_after_
     # No daemon: no pause to report.
     assert not collect_status(settings_for(vault_dir))["sending"]["paused"]
     # A send after the pause ended it.
-    log_line(vault_dir, "h0", now, "email_sent", path="Approved/other.md", to="x@example.com")
+    log_line(vault_dir, "gmail_mcp", now, "email_sent", path="Approved/other.md", to="x@example.com")
     assert not collect_status(settings_for(vault_dir), live=RUNNING)["sending"]["paused"]
 
 
@@ -302,9 +302,9 @@ def test_errors_are_counted_in_full_across_streams_newest_first(vault_dir: Path)
 
 
 def test_recent_sends_name_where_the_sent_note_was_filed(vault_dir: Path):
-    log = AuditLog(vault_dir / "Logs", "h0")
+    log, mail = AuditLog(vault_dir / "Logs", "h0"), AuditLog(vault_dir / "Logs", "gmail_mcp")
     for i in range(12):
-        log.write("email_sent", path=f"Approved/s{i}.md", to="a@example.com", subject=f"S{i}", idempotency_key=f"k{i}")
+        mail.write("email_sent", path=f"Approved/s{i}.md", to="a@example.com", subject=f"S{i}", idempotency_key=f"k{i}")
         log.write("email_filed", path=f"Approved/s{i}.md", done_path=f"Done/s{i} (2).md", idempotency_key=f"k{i}")
     data = collect_status(settings_for(vault_dir))
     assert data["totals"]["sends_24h"] == 12 and len(data["recent_sends"]) == SHOWN
@@ -331,12 +331,12 @@ class TestAuditTail:
     def test_it_parses_only_complete_lines_and_only_what_was_appended(self, tmp_path: Path):
         logs = tmp_path / "Logs"
         log = AuditLog(logs, "h0")
-        log.write("email_sent", path="a")
+        log.write("email_filed", path="a")
         tail = AuditTail(logs)
         assert [r["path"] for r in tail.refresh()] == ["a"]
         path = log.path_for(dt.datetime.now(dt.UTC).date())
         with open(path, "a") as handle:
-            handle.write('{"timestamp": "9999-01-01T00:00:00.000Z", "event": "email_sent", "pa')  # being written
+            handle.write('{"timestamp": "9999-01-01T00:00:00.000Z", "event": "email_filed", "pa')  # being written
         assert [r["path"] for r in tail.refresh()] == ["a"]
         with open(path, "a") as handle:
             handle.write('th": "b"}\n')
@@ -346,13 +346,13 @@ class TestAuditTail:
     def test_a_replaced_file_is_read_again(self, tmp_path: Path):
         logs = tmp_path / "Logs"
         log = AuditLog(logs, "h0")
-        log.write("email_sent", path="a")
+        log.write("email_filed", path="a")
         tail = AuditTail(logs)
         tail.refresh()
         path = log.path_for(dt.datetime.now(dt.UTC).date())
         path.unlink()  # the human deleted today's log; H0 starts a new one a moment later
         time.sleep(0.02)
-        log.write("email_sent", path="c")
+        log.write("email_filed", path="c")
         assert [r["path"] for r in tail.refresh()] == ["c"]
 
 

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from h0.config import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,3 +65,45 @@ def test_a_shell_setting_every_setting_leaks_none_into_the_suite(tmp_path: Path)
         timeout=120,
     )
     assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+def test_a_module_scoped_fixture_never_writes_to_the_real_per_user_state_folder(tmp_path: Path):
+    """Given a shell whose home is a fresh folder and that sets no H0_STATE_DIR nor XDG_STATE_HOME,
+    when a module-scoped fixture (which runs before the per-test `_clean_env`) opens a vault's state
+    database, then nothing is written under that home: the session is isolated at configure time."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("H0_STATE_DIR", "XDG_STATE_HOME", "LOCALAPPDATA")}
+    env["HOME"] = str(home)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "--no-header",
+            "tests/isolation_probe.py",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout[-3000:] + run.stderr[-2000:]
+    written = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
+    assert not any(p.startswith((".local", "Library", "AppData")) for p in written), written
+
+
+def test_the_session_state_folder_is_set_before_module_fixtures(module_state_dir: str):
+    assert module_state_dir
+    assert Path(module_state_dir).resolve() != (Path.home() / ".local" / "state" / "h0").resolve()
+
+
+@pytest.fixture(scope="module")
+def module_state_dir() -> str:
+    return os.environ.get("H0_STATE_DIR", "")

@@ -42,8 +42,11 @@ def setup_logging_for(settings: Settings) -> None:
 
 def build_daemon(settings: Settings, args: argparse.Namespace) -> Daemon:
     from h0.pipeline.daemon import Daemon
+    from h0.report.dashwriter import start_dashboard
 
-    return Daemon(settings, workers=args.workers, triager=triager_for(settings), ingest=True)
+    return Daemon(
+        settings, workers=args.workers, triager=triager_for(settings), ingest=True, companions=[start_dashboard]
+    )
 
 
 def triager_for(settings: Settings) -> Triager:
@@ -110,6 +113,26 @@ def vault_exists(settings: Settings) -> bool:
         )
         return False
     return True
+
+
+def h0_vault_exists(settings: Settings) -> bool:
+    """Like `vault_exists`, and the folder must be an H0 vault (h0.vault.layout.is_h0_vault): a report
+    on any other folder would print zeros that look like "all is well"."""
+    from h0.vault.layout import WORK_FOLDERS, is_h0_vault
+
+    if not vault_exists(settings):
+        return False
+    if not is_h0_vault(Path(settings.vault_path)):
+        print(not_an_h0_vault(Path(settings.vault_path), WORK_FOLDERS), file=sys.stderr)
+        return False
+    return True
+
+
+def not_an_h0_vault(root: Path, folders: tuple[str, ...]) -> str:
+    return (
+        f"h0: {root} is not an H0 vault (it has none of {', '.join(f + '/' for f in folders)}). "
+        f"Point VAULT_PATH (or --vault) at your vault, or run `h0 init {root}` to make this one."
+    )
 
 
 def start_daemon(daemon: Daemon, command: str, why: str, **start: bool) -> int | None:

@@ -30,11 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
 from h0.drafting.profile import DEFAULT_PROFILE_TEXT
 from h0.errors import InvalidRequest
 from h0.state import DB_FILE, state_dir_for
-from h0.vault.layout import DRAFTS, FOLDERS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX
+from h0.vault.layout import DRAFTS, FOLDERS, LOGS, MEMORY_NOTE, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX, PROFILE_NOTE
 
 if TYPE_CHECKING:
     from h0.config import Settings

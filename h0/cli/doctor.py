@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from h0.vault.layout import FOLDERS
+from h0.vault.layout import FOLDERS, WORK_FOLDERS, is_h0_vault
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -50,6 +50,15 @@ def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
                 "environment), then run `h0 init`",
             )
         )
+    elif not is_h0_vault(root):
+        return checks + [
+            Check(
+                FAIL,
+                f"vault {root}",
+                f"not an H0 vault (none of {', '.join(f + '/' for f in WORK_FOLDERS)}): set VAULT_PATH to your "
+                f"vault, or run `h0 init {root}` to make this one",
+            )
+        ]
     else:
         checks.append(Check(OK, f"vault {root}"))
     missing = missing_folders(root)
@@ -110,8 +119,8 @@ def _triage(settings: Settings) -> list[Check]:
 def _drafting(settings: Settings) -> list[Check]:
     """H0_Profile.md and H0_Memory.md: read as drafting reads them; a problem means the defaults are used."""
     from h0.drafting.memory import load_memory
-    from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
     from h0.drafting.profile import load_profile
+    from h0.vault.layout import MEMORY_NOTE, PROFILE_NOTE
 
     root = Path(settings.vault_path)
     profile, memory = load_profile(root), load_memory(root)
@@ -134,6 +143,23 @@ def _drafting(settings: Settings) -> list[Check]:
         )
     if memory.exists and memory.problems:
         checks.append(Check(WARN, f"lessons {MEMORY_NOTE}", "; ".join(p.message for p in memory.problems)))
+    return checks + _calendar(settings)
+
+
+def _calendar(settings: Settings) -> list[Check]:
+    """Each calendar source's last read (nothing is fetched here): a failing one serves its last good copy."""
+    from h0.calendar.service import calendar_states
+
+    checks = []
+    for state in calendar_states(settings):
+        if state.error is None:
+            detail = f"read {state.last_good_at}" if state.last_good_at else "not read yet (the daemon reads it)"
+            checks.append(Check(OK, f"calendar {state.name}", detail))
+        elif state.last_good_at:
+            detail = f"{state.error}; H0 uses the last good copy, from {state.last_good_at}"
+            checks.append(Check(WARN, f"calendar {state.name}", detail))
+        else:
+            checks.append(Check(FAIL, f"calendar {state.name}", f"{state.error}; no time is proposed until it reads"))
     return checks
 
 

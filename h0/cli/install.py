@@ -26,6 +26,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
     if ensure_profile_file(root):
         created.append("H0_Profile.md")
+    private = _propose_private_folders(root)
     if created:
         print(f"Created in {root}:")
         for name in created:
@@ -35,6 +36,8 @@ def cmd_init(args: argparse.Namespace) -> int:
             f"{root} already has every H0 folder ({', '.join(FOLDERS)}), {RULES_FILENAME} and H0_Profile.md; "
             "nothing to do."
         )
+    for line in private:
+        print(line)
     print(
         "\nNext:\n"
         f"  1. Point H0 at this vault: put VAULT_PATH={root} in .env (or the environment).\n"
@@ -43,6 +46,29 @@ def cmd_init(args: argparse.Namespace) -> int:
         "  3. Run `h0 doctor` to check everything, then `h0 watch`."
     )
     return EXIT_OK
+
+
+def _propose_private_folders(root: Path) -> list[str]:
+    """Propose the vault's diary folders as private (h0.vault.disclosure) and record them in
+    .h0/private-folders, unless a choice is recorded already; the lines that say so."""
+    from h0.vault.disclosure import RECORD_FILE, diary_folders, record_folders, recorded_folders
+
+    where = "/".join(RECORD_FILE)
+    recorded = recorded_folders(root)
+    if recorded is not None:
+        shown = ", ".join(f"{name}/" for name in recorded) or "none"
+        return [f"\nPrivate folders (from {where}): {shown}. Their notes never reach a model or an MCP client."]
+    found = diary_folders(root)
+    if not found:
+        return [
+            "\nNo diary folder found (Journal, Diary, Daily, Daily Notes, Obsidian's daily notes). A folder like that,",
+            f"made later, is private until you record a choice in {where}; PRIVATE_FOLDERS in .env adds your own.",
+        ]
+    record_folders(root, found)
+    return [
+        f"\nPrivate folders: {', '.join(f'{name}/' for name in found)} (a diary: found in this vault).",
+        f"  Recorded in {where}: their notes never reach a model or an MCP client. Edit that file to change it.",
+    ]
 
 
 def cmd_auth(args: argparse.Namespace) -> int:

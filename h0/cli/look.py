@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from h0.cli.common import EXIT_FAILED, EXIT_OK, settings_for, vault_exists
+from h0.cli.common import EXIT_FAILED, EXIT_OK, h0_vault_exists, settings_for, vault_exists
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -14,7 +14,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from h0.report.text import render_status
 
     settings = settings_for(args)
-    if not vault_exists(settings):
+    if not h0_vault_exists(settings):
         return EXIT_FAILED
     status = collect_status(settings)
     if args.json:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NoReturn
 
 from h0.cli.common import EXIT_FAILED, EXIT_USAGE, Command
+from h0.cli.evaluate import cmd_eval
 from h0.cli.install import cmd_auth, cmd_demo, cmd_init, cmd_service
 from h0.cli.look import cmd_doctor, cmd_log, cmd_status
 from h0.cli.work import cmd_import, cmd_ingest, cmd_mcp, cmd_sweep, cmd_watch
@@ -34,14 +39,48 @@ def _seconds(text: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+class _SuggestingParser(argparse.ArgumentParser):
+    """An argument parser whose "invalid choice" names the nearest valid one (`h0 stauts` → status).
+
+    Python 3.14's `suggest_on_error` does this; H0 supports older Pythons, so `error` (argparse's
+    documented hook for how a usage error is reported) adds the suggestion to argparse's own message.
+    Sub-command parsers are made with the class of their parent, so every choice gets it.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        found = _INVALID_CHOICE.search(message)
+        if found:
+            names = re.findall(r"'([^']*)'", found.group(2)) or [n.strip() for n in found.group(2).split(",")]
+            nearest = difflib.get_close_matches(found.group(1), names, n=1, cutoff=0.6)
+            if nearest:
+                message = f"{message} — did you mean {nearest[0]!r}?"
+        super().error(message)
+
+
+@dataclass(frozen=True)
+class CommandDoc:
+    """One command as the reference shows it: `service install`, what it does, its parser."""
+
+    name: str
+    summary: str
+    parser: argparse.ArgumentParser
+
+
+def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParser:
+    """The parser of `h0 …`; with `docs`, each command (and each `service` action) is also listed there."""
+    parser = _SuggestingParser(prog="h0", description="H0 — your AI employee in an Obsidian vault.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    listed = docs if docs is not None else []
 
     def add(name: str, handler: Command, help_text: str) -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=help_text, description=help_text)
         command.set_defaults(handler=handler)
+        if name != "service":  # listed by its actions instead
+            listed.append(CommandDoc(name, help_text, command))
         return command
 
     init = add(
@@ -109,6 +148,18 @@ def build_parser() -> argparse.ArgumentParser:
     log.add_argument("--all", action="store_true", help="NOTE: also the vault server's writes and moves")
     log.add_argument("--json", action="store_true", help="machine-readable output (a JSON array)")
 
+    evaluate = add(
+        "eval",
+        cmd_eval,
+        "How good would H0's drafts be on your own mail? Each reply you sent is hidden, drafted again "
+        "from the email and the vault, and compared with what you sent; a table, and a report note in Logs/.",
+    )
+    evaluate.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    evaluate.add_argument("--limit", type=int, default=20, help="your newest N replies (default: 20)")
+    evaluate.add_argument("--model", help="draft with this model instead of LLM_MODEL (compare models)")
+    evaluate.add_argument("--json", action="store_true", help="machine-readable output")
+    evaluate.add_argument("--no-note", action="store_true", help="write no report note into Logs/")
+
     doctor = add("doctor", cmd_doctor, "Check configuration, vault, rules, mail backend and both MCP servers.")
     doctor.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     doctor.add_argument("--no-servers", action="store_true", help="skip starting the MCP servers")
@@ -116,29 +167,33 @@ def build_parser() -> argparse.ArgumentParser:
     service = add(
         "service", cmd_service, "Run `h0 watch` at login: a systemd user unit (Linux) or launchd agent (macOS)."
     )
-    service_common = argparse.ArgumentParser(add_help=False)
+    service_common = _SuggestingParser(add_help=False)
     service_common.add_argument(
         "--platform",
         choices=["linux", "macos", "windows"],
         help="act as on this OS (default: this machine's); with --dry-run, a preview",
     )
     service_actions = service.add_subparsers(dest="action", metavar="ACTION", required=True)
-    service_install = service_actions.add_parser(
-        "install", parents=[service_common], help="write the unit/agent for `h0 watch --vault VAULT` and start it"
+
+    def service_action(name: str, help_text: str) -> argparse.ArgumentParser:
+        return service_actions.add_parser(name, parents=[service_common], help=help_text, description=help_text)
+
+    service_install = service_action(
+        "install", "Write the unit/agent for `h0 watch --vault VAULT` and start it now and at every login."
     )
     service_install.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     service_install.add_argument("--force", action="store_true", help="replace a unit/agent with different content")
     service_install.add_argument(
         "--dry-run", action="store_true", help="print what would be written and run; touch nothing"
     )
-    service_uninstall = service_actions.add_parser(
-        "uninstall", parents=[service_common], help="stop, disable and remove it"
-    )
+    service_uninstall = service_action("uninstall", "Stop, disable and remove the unit/agent.")
     service_uninstall.add_argument("--purge", action="store_true", help="also remove its settings file / log folder")
     service_uninstall.add_argument("--dry-run", action="store_true", help="print what would be run; touch nothing")
-    service_actions.add_parser("status", parents=[service_common], help="installed? running?")
-    service_logs = service_actions.add_parser("logs", parents=[service_common], help="its last 100 log lines")
+    service_action("status", "Is the service installed? Is it running?")
+    service_logs = service_action("logs", "The service's last 100 log lines.")
     service_logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+    for action_name, action_parser in service_actions.choices.items():
+        listed.append(CommandDoc(f"service {action_name}", action_parser.description or "", action_parser))
 
     mcp = add("mcp", cmd_mcp, "Run an MCP server on stdio (for Claude Code and H0 itself).")
     mcp.add_argument("server", choices=["vault", "gmail"], help="vault: notes; gmail: mail (any MAIL_BACKEND)")

@@ -94,11 +94,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from h0.pipeline.daemon import Daemon
+    from h0.report.dashwriter import start_dashboard
 
     settings = prepared(args, "ingest")
     if settings is None or not mail_ready(settings, "ingest"):
         return EXIT_FAILED
-    daemon = Daemon(settings, workers=1)
+    daemon = Daemon(settings, workers=1, companions=[start_dashboard])
     failed = start_daemon(daemon, "ingest", "; it ingests every GMAIL_POLL_SECONDS already.", watch=False, sweep=False)
     if failed is not None:
         return failed
@@ -149,12 +150,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         settings = settings_for(args)
         setup_logging_for(settings)
         if args.server == "vault":
+            from h0.calendar import OwnerCalendar
             from h0.mcp.vault_server import build_vault_server
 
             server = build_vault_server(
                 settings.vault_path,
+                calendar=OwnerCalendar.for_settings(settings),
                 state_dir=settings.h0_state_dir,
-                private_folders=settings.private_folders,
+                private_folders=settings.private_folders,  # with the vault's own (h0.vault.disclosure)
                 watcher=settings.h0_watcher,
                 draft_tokens=settings.draft_context_tokens,
             )

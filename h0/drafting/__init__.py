@@ -6,7 +6,7 @@
 
 Modules: `context` (the typed context and its budget), `knowledgenotes` (the KnowledgeSource
 protocol, one note read and judged), `knowledge` (a scan of the vault), `indexed` (the vault
-index as a KnowledgeSource), `privacy` (what never enters a prompt), `profile` and `memory`
+index as a KnowledgeSource; what never enters a prompt is h0.vault.disclosure's), `profile` and `memory`
 (H0_Profile.md, H0_Memory.md), `past` and `voice` (the owner's sent replies and how they write), `replytext` (quoted history and signatures cut), `grounding` (what a draft stood
 on, placeholders, quotes), `revise` (rewrites the owner asks for), `learning` (edits compared,
 lessons, the send-ready rate).
@@ -15,21 +15,17 @@ lessons, the send-ready rate).
 from h0.drafting.context import ContextItem, DraftContext
 from h0.drafting.knowledge import VaultKnowledge
 from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, Related
-from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE, PrivacyRule
 from h0.drafting.profile import DEFAULT_PROFILE_TEXT, Profile, load_profile
 from h0.drafting.service import DRAFTING_STREAM, Drafting
 
 __all__ = [
     "DEFAULT_PROFILE_TEXT",
     "DRAFTING_STREAM",
-    "MEMORY_NOTE",
-    "PROFILE_NOTE",
     "ContextItem",
     "DraftContext",
     "Drafting",
     "KnowledgeNote",
     "KnowledgeSource",
-    "PrivacyRule",
     "Profile",
     "Related",
     "VaultKnowledge",

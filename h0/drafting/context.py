@@ -14,7 +14,7 @@ item cut to its own cap, until it runs out; what did not fit is named in `omitte
     4 the owner's last replies to them        900 each, 3
 
 The email (12,000 characters) and its thread (8,000) have their own bounds (h0.triage.prompt).
-Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.drafting.privacy).
+Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.vault.disclosure).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from email.utils import parseaddr
 from typing import Any
 
+from h0.calendar import Scheduling
 from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies, PastReply
@@ -72,6 +73,7 @@ class DraftContext:
     problems: tuple[str, ...] = ()  # the profile's or memory note's problems, in words
     elapsed_ms: float = 0.0
     language: str | None = None
+    scheduling: Scheduling | None = None  # the email asks to meet: the free times (h0.drafting.scheduling)
 
     def reply_context(self) -> ReplyContext:
         """The context as triage's prompt and rules engine take it."""
@@ -80,6 +82,7 @@ class DraftContext:
             sign_off=self.voice.sign_off,
             notes=[item.owner_note() for item in self.items],
             language=self.language,
+            schedule=self.scheduling.prompt_text() if self.scheduling is not None else "",
         )
 
     def text(self) -> str:
@@ -104,7 +107,27 @@ class DraftContext:
             "budget_chars": self.budget_chars,
             "used_chars": self.used_chars,
             "problems": list(self.problems),
+            "scheduling": scheduling_json(self.scheduling),
         }
+
+
+def scheduling_json(scheduling: Scheduling | None) -> dict[str, Any] | None:
+    """The scheduling part as an MCP answer shows it: times and zones, never an event's title."""
+    if scheduling is None:
+        return None
+    return {
+        "asks_to_meet": True,
+        "has_calendar": scheduling.has_calendar,
+        "minutes": scheduling.minutes,
+        "days_asked": scheduling.ask.said or None,
+        "owner_timezone": scheduling.owner_zone_name,
+        "sender_timezone": scheduling.sender_zone_name,
+        "proposed_slots": scheduling.proposed_slots,
+        "free_slots": [slot.iso(scheduling.owner_zone) for slot in scheduling.free[:20]],
+        "meetings_with_sender": [m.start.astimezone(scheduling.owner_zone).isoformat() for m in scheduling.shared],
+        "questions": scheduling.questions(),
+        "instructions": scheduling.prompt_text(),
+    }
 
 
 @dataclass(slots=True)

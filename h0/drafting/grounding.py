@@ -4,8 +4,8 @@ A model's reply text goes through `clean_reply` before anyone sees it: character
 as nothing (format and tag characters: zero-width spaces, bidi overrides) are removed and
 counted; the placeholders models leave ("[Your Name]", "{date}", "<time>") become H0's named
 placeholder `[FILL: …]`, which the mail server refuses to send (h0.mail.drafts names each);
-a line starting `h0:` (a revision instruction, h0.drafting.revise) is removed so no draft asks
-for its own rewrite. `notes_section` writes what goes under the cut-off line: the notes and
+a line starting `h0:` (a revision instruction, h0.drafting.instructions) is removed so no draft
+asks for its own rewrite. `notes_section` writes what goes under the cut-off line: the notes and
 past replies the draft drew on as [[links]], "Questions for you" (the model's, one per
 placeholder), and a warning for every note the draft quotes word for word.
 """
@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from h0.drafting.context import ContextItem, DraftContext
+from h0.drafting.instructions import without_instructions
 from h0.mail.drafts import PLACEHOLDER
 from h0.mail.htmltext import inert_inline
 
 QUOTE_WORDS = 8  # this many words in a row, copied from a note, is a quote
 MAX_LISTED = 12
 _KEEP_FORMAT = {"\u200d"}  # zero-width joiner: part of emoji sequences, shown as one glyph
-_INSTRUCTION_LINE = re.compile(r"^\s*h0\s*:.*$\n?", re.IGNORECASE | re.MULTILINE)
 _PLACEHOLDER_WORDS = (
     r"insert|your|add|enter|specify|fill(?: in)?|tbd|todo|name|first name|last name|recipient|date|time|day|"
     r"phone(?: number)?|address|company|title|link|url|amount|number|price|location|place|meeting time"
@@ -55,7 +55,7 @@ def clean_reply(text: str) -> CleanReply:
             continue
         kept.append(ch)
     cleaned = "".join(kept)
-    cleaned, instructions = _INSTRUCTION_LINE.subn("", cleaned)
+    cleaned, instructions = without_instructions(cleaned)
     cleaned = _BRACKETED.sub(lambda m: _fill(m.group(1)), cleaned)
     cleaned = _BARE.sub(lambda m: _fill(m.group(1)), cleaned)
     cleaned = _BRACED.sub(lambda m: _fill(m.group(1).replace("_", " ")), cleaned)

@@ -3,8 +3,8 @@ and `[[links]]` in one SQLite look-up each, instead of a stat of every note per 
 
 The index is kept fresh by a watcher on the whole vault (h0.mcp.live_index.LiveIndex, the vault
 server's own), so a People note edited a moment ago counts; each note the index names is then read
-from disk (its head, without waiting on a FIFO) and judged by drafting's one privacy rule
-(h0.drafting.privacy) as it is now — a note made private since it was indexed never reaches a
+from disk (its head, without waiting on a FIFO) and judged by the one disclosure gate
+(h0.vault.disclosure) as it is now — a note made private since it was indexed never reaches a
 prompt. Notes in H0's mail folders, emails and drafts kept elsewhere are not knowledge.
 """
 
@@ -19,13 +19,13 @@ from h0.drafting.knowledgenotes import (
     KnowledgeNote,
     Related,
     link_targets,
+    mail_folder,
     read_knowledge,
 )
-from h0.drafting.privacy import PrivacyRule
 from h0.errors import H0Error
 from h0.vault.index import VaultIndex
-from h0.vault.index.extract import link_key
-from h0.vault.paths import NOTE_SUFFIX
+from h0.vault.index.db import VISIBLE
+from h0.vault.paths import NOTE_SUFFIX, link_key
 
 OVERFETCH = 4  # related notes asked of the index per one returned (mail folders and private ones are dropped)
 
@@ -33,13 +33,11 @@ OVERFETCH = 4  # related notes asked of the index per one returned (mail folders
 class IndexKnowledge:
     """The owner's knowledge notes, found through the vault index (thread-safe, like the index)."""
 
-    def __init__(
-        self, index: VaultIndex, private_folders: Iterable[str] = (), watched: Callable[[], bool] | None = None
-    ) -> None:
+    def __init__(self, index: VaultIndex, watched: Callable[[], bool] | None = None) -> None:
         self.index = index
         self.watched = watched  # True while a watcher of its own keeps the index fresh (the vault server's)
         self.root = Path(index.root)
-        self.privacy = PrivacyRule(private_folders)
+        self.privacy = index.disclosure  # the gate the index answers with
         self.problems: dict[str, str] = {}  # path -> why it could not be read (shown by draft_context)
 
     def changed(self, path: str | None) -> None:
@@ -63,7 +61,7 @@ class IndexKnowledge:
         skip = set(exclude)
         found: list[Related] = []
         for hit in self.index.related(text=text[:MAX_INDEX_CHARS], limit=max(limit * OVERFETCH, 10)):
-            if hit.path in skip or self.privacy.mail_folder(hit.path):
+            if hit.path in skip or mail_folder(hit.path):
                 continue
             note = self._note(hit.path)
             if note is None:
@@ -80,7 +78,7 @@ class IndexKnowledge:
             if note is not None:
                 return note
         rows = self.index.db.rows(
-            "SELECT path FROM docs WHERE name = ? AND private = 0 "
+            f"SELECT path FROM docs WHERE name = ? AND {VISIBLE} "
             "ORDER BY length(path) - length(replace(path, '/', '')), path LIMIT 5",
             (link_key(name),),
         )
@@ -98,7 +96,7 @@ class IndexKnowledge:
 
     def _note(self, rel: str) -> KnowledgeNote | None:
         """The note at `rel` as a prompt may show it, judged now; None for private, mail or unreadable ones."""
-        if self.privacy.never(rel) or self.privacy.mail_folder(rel):
+        if self.privacy.never(rel) or mail_folder(rel):
             return None  # `private: true` is judged below, on the note as it is now
         try:
             kind, fm, body = read_knowledge(self.root, rel, self.privacy)

@@ -37,11 +37,12 @@ from h0.drafting.knowledgenotes import (
     as_list,
     frontmatter_addresses,
     link_targets,
+    mail_folder,
     read_knowledge,
     tokens,
 )
-from h0.drafting.privacy import PrivacyRule
 from h0.errors import H0Error
+from h0.vault.disclosure import Disclosure
 from h0.vault.paths import NOTE_SUFFIX, folder_key
 
 FULL_RESCAN_SECONDS = 300.0
@@ -63,9 +64,9 @@ class _Entry:
 class VaultKnowledge:
     """`KnowledgeSource` over a scan of the vault's files (thread-safe; one per vault and process)."""
 
-    def __init__(self, root: Path, private_folders: Iterable[str] = ()) -> None:
+    def __init__(self, root: Path, disclosure: Disclosure | None = None) -> None:
         self.root = Path(root)
-        self.privacy = PrivacyRule(private_folders)
+        self.privacy = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
         self._lock = threading.Lock()
         self._entries: dict[str, _Entry] = {}
         self._folders: dict[str, tuple[int, list[str], list[str]]] = {}  # rel -> (mtime_ns, notes, subfolders)
@@ -209,12 +210,12 @@ class VaultKnowledge:
                     child = prefix + entry.name
                     try:
                         if entry.is_dir(follow_symlinks=False):
-                            if not self.privacy.never(child) and not PrivacyRule.mail_folder(child + "/x"):
+                            if not self.privacy.never(child) and not mail_folder(child + "/x"):
                                 subfolders.append(child)
                         elif (
                             entry.name.endswith(NOTE_SUFFIX)
                             and entry.is_file(follow_symlinks=False)
-                            and not PrivacyRule.mail_folder(child)
+                            and not mail_folder(child)
                             and not self.privacy.never(child)
                         ):
                             notes.append(child)

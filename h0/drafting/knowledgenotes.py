@@ -10,17 +10,39 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from h0.drafting.privacy import PrivacyRule
 from h0.errors import ParseError
 from h0.platform.fs import read_head
-from h0.vault import frontmatter
+from h0.vault import control, frontmatter
+from h0.vault.disclosure import Disclosure
+from h0.vault.layout import (
+    APPROVED,
+    BRIEFINGS,
+    DONE,
+    DRAFTS,
+    MEMORY_NOTE,
+    NEEDS_ACTION,
+    OUTBOX,
+    PROFILE_NOTE,
+    REJECTED,
+)
 from h0.vault.note import decode
+from h0.vault.paths import folder_key
 
 MAX_READ_BYTES = 256 * 1024  # of a knowledge note: a huge note is known by its head
 MAX_TEXT_CHARS = 8_000  # kept per note for prompts (the budget cuts further)
 MAX_INDEX_CHARS = 20_000  # of a note's text indexed for relatedness
 MIN_TOKEN = 3
 ADDRESS_KEYS = ("email", "emails", "e-mail", "mail", "address", "addresses")
+
+# H0's notes at the vault's root: read by their own code, never as the owner's knowledge. An agent's
+# proposed change to a control note (`H0_Memory.pending.md`) is not the owner's word either.
+CONTROL_NOTES = frozenset(
+    {"h0_rules.md", "h0_dashboard.md", PROFILE_NOTE.lower(), MEMORY_NOTE.lower()}
+    | {control.pending_name(name).lower() for name in control.CONTROL_NOTES}
+)
+# H0's mail folders: emails are strangers' words and drafts are H0's; past replies are read
+# from Done/ by their own code (h0.drafting.past), never as knowledge notes.
+MAIL_FOLDERS = frozenset(folder_key(f) for f in (NEEDS_ACTION, DRAFTS, APPROVED, REJECTED, DONE, OUTBOX, BRIEFINGS))
 
 ADDRESS = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
 _LINK = re.compile(r"\[\[([^\[\]|#^\n]+)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
@@ -95,14 +117,22 @@ class KnowledgeSource(Protocol):
         ...
 
 
-def read_knowledge(root: Path, rel: str, privacy: PrivacyRule) -> tuple[str, Mapping[str, Any], str]:
+def mail_folder(rel: str) -> bool:
+    """In one of H0's mail folders (or a control note at the root): not the owner's knowledge."""
+    parts = rel.split("/")
+    if len(parts) == 1:
+        return parts[0].lower() in CONTROL_NOTES
+    return folder_key(parts[0]) in MAIL_FOLDERS
+
+
+def read_knowledge(root: Path, rel: str, disclosure: Disclosure) -> tuple[str, Mapping[str, Any], str]:
     """(kind, frontmatter, body) of the note at `rel`: kind "knowledge", "private" or "inert" (an email or
     a draft). Only a regular file is opened, without waiting (a FIFO named *.md never holds a call up),
     and only its first MAX_READ_BYTES are read. Raises OSError, H0Error or ValueError when unreadable."""
     data = read_head(root / rel, MAX_READ_BYTES)
     parts = frontmatter.split(_decode_head(data, rel))
     fm = frontmatter.load(parts.yaml)
-    if privacy.is_private(rel, fm):
+    if disclosure.own_private(rel, fm):
         return "private", fm, ""
     if str(fm.get("type") or "").strip().lower() == "email" or _is_draft(fm):
         return "inert", fm, ""

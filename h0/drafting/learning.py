@@ -22,7 +22,7 @@ import datetime as dt
 import difflib
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,10 +99,19 @@ def written_text(log: AuditLog, draft_id: str, wanted_hash: str | None) -> str |
 
 
 def learn_from_filed(
-    api: VaultAPI, drafting: Drafting, llm: LLMTriage | None = None, *, limit: int = MAX_LEARN_BATCH
+    api: VaultAPI,
+    drafting: Drafting,
+    llm: LLMTriage | None = None,
+    *,
+    limit: int = MAX_LEARN_BATCH,
+    private: Callable[[str, Mapping[str, Any]], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Compare each H0 draft filed in Done/ since the last look (`h0_learn: pending`) with what became of it.
-    `api`: a VaultAPI. `llm`: an h0.triage.llm.LLMTriage for lessons (None: no lessons). Returns the outcomes."""
+    `api`: a VaultAPI. `llm`: an h0.triage.llm.LLMTriage for lessons (None: no lessons). `private`: whether a
+    filed note may not reach a model (default: the disclosure gate on the note alone; the daemon's handler
+    judges its thread too) — no lesson is drawn from a private reply. Returns the outcomes."""
+    if private is None:
+        private = drafting.disclosure.own_private
     try:
         paths = api.list(DONE, f"{LEARN_KEY}:pending", limit=limit)
     except NotFound:
@@ -110,7 +119,7 @@ def learn_from_filed(
     outcomes = []
     for path in paths:
         try:
-            outcome = _learn_one(api, drafting, llm, path)
+            outcome = _learn_one(api, drafting, llm, path, private)
         except H0Error as error:
             logger.warning("{}: could not learn from it ({})", path, error.message)
             continue
@@ -121,7 +130,13 @@ def learn_from_filed(
     return outcomes
 
 
-def _learn_one(api: VaultAPI, drafting: Drafting, llm: LLMTriage | None, path: str) -> dict[str, Any] | None:
+def _learn_one(
+    api: VaultAPI,
+    drafting: Drafting,
+    llm: LLMTriage | None,
+    path: str,
+    private: Callable[[str, Mapping[str, Any]], bool],
+) -> dict[str, Any] | None:
     note = api.read(path)
     fm = note.frontmatter
     status = str(fm.get("status") or "").strip().lower()
@@ -153,7 +168,7 @@ def _learn_one(api: VaultAPI, drafting: Drafting, llm: LLMTriage | None, path: s
         if score is not None:
             changes["edit_similarity"] = score
         if llm is not None and ours is not None and score is not None and score < EDITED_BELOW:
-            lessons = distill(llm, ours, sent)
+            lessons = [] if private(path, fm) else distill(llm, ours, sent)
     record["lessons"] = lessons or None
     drafting.log.write("draft_outcome", **record)
     if lessons:
@@ -221,7 +236,7 @@ def distill(llm: LLMTriage, ours: str, sent: str) -> list[str]:
 
 def refresh_learned_profile(api: VaultAPI, drafting: Drafting) -> bool:
     """Rewrite the profile's learned section from the owner's sent replies (only when it exists and changed)."""
-    from h0.drafting.privacy import PROFILE_NOTE
+    from h0.vault.layout import PROFILE_NOTE
 
     try:
         note = api.read(PROFILE_NOTE)
@@ -245,14 +260,18 @@ def _without_stamp(text: str) -> str:
 
 
 def quality(root: Path, days: int = WINDOW_DAYS, now: dt.datetime | None = None) -> dict[str, Any]:
-    """The send-ready and rejected rates over the last `days` (see the module's docstring), from the drafting log."""
-    since = (now or utcnow()) - dt.timedelta(days=days)
+    """The send-ready and rejected rates over the last `days` (see the module's docstring), from the drafting
+    log; and the same, week by week, over the last `WEEKS` weeks (`weekly`: is H0 learning?)."""
+    now = now or utcnow()
+    since = now - dt.timedelta(days=days)
     log = AuditLog(Path(root) / LOGS, DRAFTING_STREAM)
     latest: dict[str, dict[str, Any]] = {}
-    for record in log.records(since, event="draft_outcome"):
+    start = min(since, _week_start(now) - dt.timedelta(weeks=WEEKS - 1))
+    for record in log.records(start, event="draft_outcome"):
         latest[str(record.get("draft_id") or record.get("note"))] = record  # a draft re-sent counts once
-    sent = [r for r in latest.values() if r.get("outcome") == "sent"]
-    rejected = [r for r in latest.values() if r.get("outcome") == "rejected"]
+    recent = [r for r in latest.values() if (when := _when(r)) is None or when >= since]
+    sent = [r for r in recent if r.get("outcome") == "sent"]
+    rejected = [r for r in recent if r.get("outcome") == "rejected"]
     ready = [r for r in sent if r.get("send_ready")]
     resolved = len(sent) + len(rejected)
     scores = [float(r["similarity"]) for r in sent if isinstance(r.get("similarity"), (int, float))]
@@ -265,8 +284,50 @@ def quality(root: Path, days: int = WINDOW_DAYS, now: dt.datetime | None = None)
         "send_ready_rate": round(len(ready) / resolved, 3) if resolved else None,
         "rejected_rate": round(len(rejected) / resolved, 3) if resolved else None,
         "median_similarity": round(sorted(scores)[len(scores) // 2], 3) if scores else None,
+        "weekly": _weekly(latest.values(), now),
         "definition": DEFINITION,
     }
+
+
+WEEKS = 8  # the dashboard's chart of the send-ready rate
+
+
+def _when(record: dict[str, Any]) -> dt.datetime | None:
+    try:
+        stamp = dt.datetime.fromisoformat(str(record.get("timestamp") or ""))
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
+
+
+def _week_start(moment: dt.datetime) -> dt.datetime:
+    day = moment.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day - dt.timedelta(days=day.weekday())
+
+
+def _weekly(records: Iterable[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
+    """Each of the last `WEEKS` ISO weeks (oldest first): drafts resolved, sent send-ready, the rate."""
+    first = _week_start(now) - dt.timedelta(weeks=WEEKS - 1)
+    weeks = [first + dt.timedelta(weeks=i) for i in range(WEEKS)]
+    counts = {w: [0, 0] for w in weeks}  # resolved, send-ready
+    for record in records:
+        when = _when(record)
+        if when is None or when < first or record.get("outcome") not in ("sent", "rejected"):
+            continue
+        bucket = counts.get(_week_start(when))
+        if bucket is None:
+            continue
+        bucket[0] += 1
+        bucket[1] += 1 if record.get("outcome") == "sent" and record.get("send_ready") else 0
+    return [
+        {
+            "week": f"{w.isocalendar().year}-W{w.isocalendar().week:02d}",
+            "resolved": counts[w][0],
+            "send_ready": counts[w][1],
+            "send_ready_rate": round(counts[w][1] / counts[w][0], 3) if counts[w][0] else None,
+        }
+        for w in weeks
+    ]
 
 
 def remember_sent(cache: Path, emails: Sequence[Any]) -> int:
@@ -289,6 +350,7 @@ def remember_sent(cache: Path, emails: Sequence[Any]) -> int:
             json.dumps(
                 {
                     "id": full.id,
+                    "thread_id": getattr(full, "thread_id", None),  # a private thread's replies are never shown
                     "to": full.to,
                     "cc": full.cc,
                     "subject": full.subject,

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from h0.drafting.ownernotes import bullets, load_control_note, safe_lines, section
-from h0.drafting.privacy import MEMORY_NOTE
 from h0.errors import Conflict, H0Error, NotFound
+from h0.vault.layout import MEMORY_NOTE
 
 LESSONS_HEADING = "Lessons"
 MAX_LESSONS = 40

@@ -7,6 +7,10 @@ the owner's recent sent messages in H0's state folder, outside the vault, refres
 ingest (h0.drafting.learning.remember_sent, fed by the sync it already makes), so assembling a context never waits on the
 network. Every text is cut by the reply parser (quoted history and signature out) before it
 is learned from or shown to a model.
+
+A private reply is never a past reply (h0.vault.disclosure): one marked private, and one of a
+private thread (a private email or reply in Done/ with the same thread key); a provider's sent
+message of such a thread neither.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from h0.mail.drafts import message_body
 from h0.mail.htmltext import block_text
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import frontmatter
+from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.layout import DONE
 from h0.vault.note import decode
 from h0.vault.paths import NOTE_SUFFIX
@@ -51,6 +56,7 @@ class PastReply:
     parts: ReplyParts
     path: str | None = None  # the note in Done/, for a sent draft
     source: str = "vault"  # "vault" (a sent draft in Done/) or "sent mail" (the provider's)
+    threads: frozenset[str] = frozenset()  # its thread keys (h0.vault.disclosure.thread_keys)
 
     @property
     def link(self) -> str:
@@ -91,15 +97,24 @@ def epoch(value: Any) -> float:
 class PastReplies:
     """The owner's sent replies, by recipient (thread-safe; refreshed on each call, cheaply)."""
 
-    def __init__(self, root: Path, sent_cache: Path | None = None, history: MailHistory | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        sent_cache: Path | None = None,
+        disclosure: Disclosure | None = None,
+        history: MailHistory | None = None,
+    ) -> None:
         self.root = Path(root)
         self.sent_cache = sent_cache
+        self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
         self.history = history  # the owner's mail kept as history (h0 import, a first sync)
         self._history_sig: tuple[int, float] | None = None
-        self._kept: list[PastReply] = []
+        self._from_history: list[PastReply] = []
         self._lock = threading.Lock()
         self._done_mtime: int | None = None
-        self._notes: dict[str, tuple[int, int, PastReply | None]] = {}  # name -> (mtime_ns, size, reply)
+        # name -> (mtime_ns, size, reply, whether it is private itself)
+        self._notes: dict[str, tuple[int, int, PastReply | None, bool]] = {}
+        self._private_keys: dict[str, frozenset[str]] = {}  # name -> the thread keys a private note holds
         self._cache_sig: tuple[int, int] | None = None
         self._provider: list[PastReply] = []
         self._by_address: dict[str, list[PastReply]] = {}
@@ -112,7 +127,15 @@ class PastReplies:
             changed = self._refresh_cache() or changed
             changed = self._refresh_history() or changed
             if changed:
-                replies = [r for _, _, r in self._notes.values() if r is not None] + self._provider + self._kept
+                private: set[str] = set()
+                for keys in self._private_keys.values():
+                    private |= keys
+                replies = [
+                    r
+                    for _, _, r, mine in self._notes.values()
+                    if r is not None and not mine and not r.threads & private
+                ]
+                replies += [r for r in self._provider + self._from_history if not r.threads & private]
                 replies.sort(key=lambda r: r.when, reverse=True)
                 by_address: dict[str, list[PastReply]] = {}
                 for reply in replies:
@@ -156,6 +179,7 @@ class PastReplies:
         except OSError:
             changed = bool(self._notes)
             self._notes.clear()
+            self._private_keys.clear()
             self._done_mtime = None
             return changed
         if mtime == self._done_mtime:
@@ -177,14 +201,19 @@ class PastReplies:
             cached = self._notes.get(entry.name)
             if cached is not None and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
                 continue
-            self._notes[entry.name] = (st.st_mtime_ns, st.st_size, self._read_sent(f"{DONE}/{entry.name}"))
+            reply, private, keys = self._read_sent(f"{DONE}/{entry.name}")
+            self._notes[entry.name] = (st.st_mtime_ns, st.st_size, reply, private)
+            self._private_keys[entry.name] = keys
             changed = True
         for name in [n for n in self._notes if n not in seen]:
             del self._notes[name]
+            self._private_keys.pop(name, None)
             changed = True
         return changed
 
-    def _read_sent(self, rel: str) -> PastReply | None:
+    def _read_sent(self, rel: str) -> tuple[PastReply | None, bool, frozenset[str]]:
+        """The note as a past reply (None: not one), whether it is private itself, and the thread keys it
+        makes private (h0.vault.disclosure)."""
         try:
             with open(self.root / rel, "rb") as handle:
                 data = handle.read(MAX_READ_BYTES)
@@ -192,8 +221,9 @@ class PastReplies:
             parts = frontmatter.split(text)
             fm = frontmatter.load(parts.yaml)
         except (OSError, H0Error, ValueError):
-            return None
-        return sent_reply(rel, fm, parts.body)
+            return None, False, frozenset()
+        private = self.disclosure.own_private(rel, fm)
+        return sent_reply(rel, fm, parts.body), private, thread_keys(rel, fm) if private else frozenset()
 
     # ------------------------------------------------------------------ provider sent mail
 
@@ -227,7 +257,7 @@ class PastReplies:
             kept = self.history.sent(MAX_CACHED_SENT)
         except H0Error:
             return False
-        self._kept = [r for r in (_kept_reply(m) for m in kept) if r is not None]
+        self._from_history = [r for r in (_kept_reply(m) for m in kept) if r is not None]
         return True
 
 
@@ -236,7 +266,8 @@ def _kept_reply(message: HistoryMessage) -> PastReply | None:
     if not to or not message.text.strip():
         return None
     parts = split_reply(message.text[:MAX_TEXT_CHARS])
-    return PastReply(to, message.subject[:300], message.at, parts.text, parts, None, "sent mail")
+    ids = {"thread_id": message.thread, "message_id": message.provider_id or message.key}
+    return PastReply(to, message.subject[:300], message.at, parts.text, parts, None, "sent mail", thread_keys("", ids))
 
 
 def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
@@ -251,7 +282,8 @@ def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
     text = (block_text(body) if str(fm.get("type") or "") == "sent_email" else message_body(body))[:MAX_TEXT_CHARS]
     parts = split_reply(text)
     when = epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at")) or epoch(fm.get("received")) or epoch(fm.get("date"))
-    return PastReply(to, str(fm.get("subject") or "")[:300], when, parts.text, parts, rel, "vault")
+    subject = str(fm.get("subject") or "")[:300]
+    return PastReply(to, subject, when, parts.text, parts, rel, "vault", thread_keys(rel, fm))
 
 
 def read_sent_cache(path: Path) -> list[dict[str, Any]]:
@@ -277,6 +309,14 @@ def _cached_reply(record: dict[str, Any]) -> PastReply | None:
     if not to or not text.strip():
         return None
     parts = split_reply(text[:MAX_TEXT_CHARS])
+    ids = {"thread_id": record.get("thread_id"), "message_id": record.get("id")}
     return PastReply(
-        to, str(record.get("subject") or "")[:300], float(record.get("when") or 0), parts.text, parts, None, "sent mail"
+        to,
+        str(record.get("subject") or "")[:300],
+        float(record.get("when") or 0),
+        parts.text,
+        parts,
+        None,
+        "sent mail",
+        thread_keys("", ids),
     )

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from h0.calendar.hours import OwnerHours, parse_hours
 from h0.drafting.ownernotes import Loaded, bullets, load_control_note, safe_lines, section
-from h0.drafting.privacy import PROFILE_NOTE
 from h0.errors import H0Error, InvalidRequest
+from h0.vault.layout import PROFILE_NOTE
 
 LEARNED_HEADING = "Learned from your sent mail"
 FACTS_HEADING = "Standing facts"
@@ -36,6 +37,11 @@ tone: friendly, clear and brief
 greeting: "Hi {first_name},"
 sign_off: "Best regards,"
 signature: ""
+# Your calendar hours, for replies that propose meeting times (docs/calendar.md).
+timezone: ""  # an IANA name like Europe/Berlin; empty = this computer's time zone
+working_hours: Mon-Fri 09:00-17:00  # several ranges: Mon-Thu 09:00-12:00, 13:00-17:00; Fri 09:00-13:00
+meeting_minutes: 30  # a meeting's length unless the email asks for another
+meeting_buffer_minutes: 0  # kept free before and after each busy time
 tags: [h0]
 ---
 # Your profile for H0
@@ -47,6 +53,9 @@ would say. Edit it freely; H0 picks up the change with the next email.
   and the `greeting` and `sign_off` H0 uses for someone you have not written to yet
   (`{first_name}`, `{name}` and `{last_name}` are the recipient's). `signature` is added under
   the sign-off (your name, say); leave it empty to end with the sign-off alone.
+- **Calendar hours**: your `timezone`, `working_hours`, `meeting_minutes` and
+  `meeting_buffer_minutes`. When an email asks to meet and H0 can read your calendar
+  (CALENDAR_ICS or CALDAV_URL), the draft proposes free times inside these hours.
 - **Standing facts** (below): what a reply may need on any day — working hours, how to book
   a meeting with you, where you are this month. One per line.
 - **Learned from your sent mail** is H0's section: it rewrites it from the replies you send
@@ -94,6 +103,7 @@ class Profile:
     path: str = PROFILE_NOTE
     exists: bool = False
     problems: tuple[H0Error, ...] = field(default=(), compare=False)
+    hours: OwnerHours = field(default_factory=lambda: parse_hours({}), compare=False)
 
     def summary(self) -> str:
         """The profile as a prompt shows it: who the owner is, how they write, standing facts."""
@@ -176,6 +186,8 @@ def _build(loaded: Loaded, *, exists: bool, facts: bool = True) -> Profile:
         )
         fact_lines = fact_lines[:MAX_FACTS]
     learned = section(loaded.body, LEARNED_HEADING)
+    hours = parse_hours(fm, loaded.path)
+    loaded.problems.extend(hours.problems)
     return Profile(
         name=checked["name"],
         role=checked["role"],
@@ -188,6 +200,7 @@ def _build(loaded: Loaded, *, exists: bool, facts: bool = True) -> Profile:
         learned=learned if exists else "",
         exists=exists,
         problems=tuple(loaded.problems),
+        hours=hours,
     )
 
 

@@ -13,7 +13,6 @@ notes never reach the model; ungrounded facts become `[FILL: …]`).
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from h0.drafting.context import DraftContext
 from h0.drafting.grounding import CleanReply, clean_reply, grounding, notes_section
+from h0.drafting.instructions import INSTRUCTION_KEY, instruction_line, without_instructions
 from h0.drafting.learning import TEXT_HASH_KEY, text_hash, written_record
 from h0.drafting.service import Drafting
 from h0.errors import H0Error, InvalidRequest, NotFound
@@ -33,7 +33,6 @@ from h0.triage.models import MAX_REPLY_CHARS, _short_list
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 
-INSTRUCTION_KEY = "h0"
 MAX_INSTRUCTION_CHARS = 500
 KEEP_VERSIONS = 5  # previous versions kept below the line
 MAX_SCAN_BYTES = 1024 * 1024  # of a draft, when the sweep looks for an instruction
@@ -41,7 +40,6 @@ REVISE_HINT = (
     "_To have H0 rewrite this draft, add a line `h0: what to change` above the text "
     "(e.g. `h0: shorter, offer Friday instead`) and save._"
 )
-_LINE = re.compile(r"^[ \t]*h0[ \t]*:[ \t]*(.*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _VERSION = "> [!quote]- Before revision"
 # Where H0's own remarks start under the cut-off line: everything from here is rebuilt on a revision.
 _H0_PARTS = (
@@ -62,17 +60,14 @@ def revision_request(frontmatter: Mapping[str, Any], body: str) -> str | None:
     value = frontmatter.get(INSTRUCTION_KEY)
     if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
         return " ".join(str(value).split())[:MAX_INSTRUCTION_CHARS]
-    above = body.split(CUTOFF, 1)[0]
-    match = _LINE.search(above)
-    if match and match.group(1).strip():
-        return " ".join(match.group(1).split())[:MAX_INSTRUCTION_CHARS]
-    return None
+    line = instruction_line(body.split(CUTOFF, 1)[0])
+    return " ".join(line.split())[:MAX_INSTRUCTION_CHARS] if line else None
 
 
 def without_instruction(frontmatter: Mapping[str, Any], body: str) -> tuple[dict[str, Any], str]:
     above, sep, below = body.partition(CUTOFF)
     fm = {k: v for k, v in frontmatter.items() if k != INSTRUCTION_KEY}
-    return fm, _LINE.sub("", above).strip("\n") + ("\n\n" + sep + below if sep else "\n")
+    return fm, without_instructions(above)[0].strip("\n") + ("\n\n" + sep + below if sep else "\n")
 
 
 SYSTEM = """\
@@ -178,12 +173,23 @@ def rewrite(
     drafting: Drafting,
     llm: Any,
     email: tuple[dict[str, Any], str] | None,
+    private: bool = False,
 ) -> Rewritten:
-    """The draft rewritten as `instruction` asks (one model call), or — without a model, or when it gives no
-    usable answer — the draft unchanged but for the instruction, with the reason under the cut-off line."""
+    """The draft rewritten as `instruction` asks (one model call), or — without a model, when it gives no
+    usable answer, or for a `private` draft (h0.vault.disclosure: its own marks, or its email's or thread's)
+    — the draft unchanged but for the instruction, with the reason under the cut-off line."""
     from h0.triage.prompt import new_nonce, owner_notes_block
 
     fm, current_body = without_instruction(frontmatter, body)
+    if private:
+        return _not_revised(
+            path,
+            fm,
+            current_body,
+            instruction,
+            "This draft is private (it, its email or its thread is marked private, or lies in a private folder): "
+            "H0 never shows it to a model. Edit the text yourself.",
+        )
     current = message_body(current_body).strip()
     to = _first_address(frontmatter.get("to"))
     context: DraftContext | None = None

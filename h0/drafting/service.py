@@ -9,33 +9,37 @@ only brought up to date. The knowledge source is a constructor argument: the vau
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from loguru import logger
 
+from h0.calendar import OwnerCalendar, Scheduling
 from h0.config import Settings
 from h0.drafting.context import DraftContext, assemble, recipient_of
 from h0.drafting.knowledge import VaultKnowledge
 from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.memory import Memory, load_memory
 from h0.drafting.past import SENT_CACHE_FILE, PastReplies
-from h0.drafting.privacy import MEMORY_NOTE, PROFILE_NOTE
 from h0.drafting.profile import Profile, load_profile
+from h0.drafting.scheduling import scheduling_for_email
 from h0.drafting.voice import VOICE_WINDOW, voice_for
 from h0.state import StateDB
 from h0.state.history import MailHistory
 from h0.triage.models import ReplyContext
 from h0.vault.audit import AuditLog
-from h0.vault.layout import LOGS
+from h0.vault.disclosure import Disclosure
+from h0.vault.layout import LOGS, MEMORY_NOTE, PROFILE_NOTE
 
 DRAFTING_STREAM = "drafting"  # Logs/drafting_<date>.jsonl: what H0 wrote, what was sent, how alike
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
 FileSignature = tuple[int, int, int] | None
-_instances: dict[tuple[str, tuple[str, ...], int, str], Drafting] = {}
+_instances: dict[tuple[str, tuple[str, ...], int, str, str], Drafting] = {}
 _instances_lock = threading.Lock()
 _fed: dict[str, int] = {}  # vault root -> watchers reporting its every note (see `watching`)
 
@@ -45,17 +49,20 @@ class Drafting:
         self,
         root: Path,
         *,
-        private_folders: Sequence[str] = (),
+        disclosure: Disclosure | None = None,
         budget_tokens: int = 3000,
         knowledge: KnowledgeSource | None = None,
         sent_cache: Path | None = None,
         history: MailHistory | None = None,
+        calendar: OwnerCalendar | None = None,
     ) -> None:
         self.root = Path(root)
+        self.calendar = calendar  # None: no calendar source, and no reply proposes a time
         self.budget_tokens = budget_tokens
-        self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, private_folders)
+        self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
+        self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, self.disclosure)
         self.sent_cache = sent_cache
-        self.past = PastReplies(self.root, sent_cache, history)
+        self.past = PastReplies(self.root, sent_cache, self.disclosure, history)
         self.log = AuditLog(self.root / LOGS, DRAFTING_STREAM)
         self._lock = threading.Lock()
         self._profile: tuple[FileSignature, Profile] | None = None
@@ -66,20 +73,29 @@ class Drafting:
         """The process's Drafting for this vault and these settings (built on first use), its knowledge
         answered by the vault index (a scan of the vault when the index cannot be opened)."""
         root = Path(root or settings.vault_path)
-        private = tuple(settings.private_folder_list)
-        key = (str(root), private, settings.draft_context_tokens, str(settings.h0_state_dir))
+        disclosure = Disclosure.for_vault(root, settings.private_folders)
+        calendar = f"{settings.calendar_ics}|{settings.caldav_url or ''}"
+        key = (str(root), disclosure.folders, settings.draft_context_tokens, str(settings.h0_state_dir), calendar)
         with _instances_lock:
             found = _instances.get(key)
             if found is None:
-                found = _instances[key] = cls(
-                    root,
-                    private_folders=private,
-                    budget_tokens=settings.draft_context_tokens,
-                    sent_cache=sent_cache_path(root, settings.h0_state_dir),
-                    history=mail_history(root, settings.h0_state_dir),
-                    knowledge=indexed_knowledge(root, settings.h0_state_dir, private),
-                )
+                found = _instances[key] = cls.build(settings, root, disclosure)
             return found
+
+    @classmethod
+    def build(cls, settings: Settings, root: Path | None = None, disclosure: Disclosure | None = None) -> Drafting:
+        """A new Drafting for this vault and these settings, shared with nobody (`h0 eval` hides replies in its own)."""
+        root = Path(root or settings.vault_path)
+        disclosure = disclosure or Disclosure.for_vault(root, settings.private_folders)
+        return cls(
+            root,
+            disclosure=disclosure,
+            budget_tokens=settings.draft_context_tokens,
+            sent_cache=sent_cache_path(root, settings.h0_state_dir),
+            history=mail_history(root, settings.h0_state_dir),
+            knowledge=indexed_knowledge(root, settings.h0_state_dir, disclosure),
+            calendar=OwnerCalendar.for_settings(settings, root),
+        )
 
     def note_changed(self, path: str | None) -> None:
         """A watcher saw this note (absolute path) change, or any note (None): the next context sees it."""
@@ -148,16 +164,28 @@ class Drafting:
         """The context for an email note's frontmatter and its words (`text`: the body's email text)."""
         sender = str(frontmatter.get("from") or "")
         address = reply_to or recipient_of(sender)[1]
-        return self.context(reply_to=address, sender=sender, subject=str(frontmatter.get("subject") or ""), body=text)
+        context = self.context(
+            reply_to=address, sender=sender, subject=str(frontmatter.get("subject") or ""), body=text
+        )
+        scheduling = self.scheduling_for_email(frontmatter, text, address)
+        return dataclasses.replace(context, scheduling=scheduling) if scheduling is not None else context
+
+    def scheduling_for_email(
+        self, frontmatter: dict[str, Any], text: str, reply_to: str, now: datetime | None = None
+    ) -> Scheduling | None:
+        """The free times a reply to this email proposes (None: it does not ask to meet)."""
+        return scheduling_for_email(
+            self.calendar, self.profile(), self.knowledge, frontmatter, text, reply_to, now or datetime.now(UTC)
+        )
 
 
-def indexed_knowledge(root: Path, state_dir: Path | None, private: Sequence[str]) -> KnowledgeSource | None:
+def indexed_knowledge(root: Path, state_dir: Path | None, disclosure: Disclosure) -> KnowledgeSource | None:
     """The vault index as drafting's knowledge (None: it cannot be opened here; the scan is used)."""
     from h0.drafting.indexed import IndexKnowledge
     from h0.vault.index import VaultIndex
 
     try:
-        return IndexKnowledge(VaultIndex.open(root, state_dir, private), private)
+        return IndexKnowledge(VaultIndex.open(root, state_dir, disclosure))
     except Exception as exc:  # noqa: BLE001 - drafting still works from a scan of the vault
         logger.warning("the vault index could not be opened for drafting ({}); scanning the vault instead", exc)
         return None

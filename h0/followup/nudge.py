@@ -8,8 +8,8 @@ of a single recipient, "Hi all," for several, "Hi," when no name is known) and "
 With LLM_PROVIDER set, the model writes the middle (two or three sentences, the owner's own
 earlier words given as data inside nonce tags); an empty, overlong or failed answer falls back
 to the template's sentence. Whatever the source, the text is disarmed like any drafted reply
-(no H0 cut-off line, nothing that fetches or embeds in Obsidian), and the owner reads and edits
-it before it can be sent.
+(no H0 cut-off line, nothing that fetches or embeds in Obsidian, no `h0:` instruction line), and
+the owner reads and edits it before it can be sent.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 from loguru import logger
 
+from h0.drafting.instructions import without_instructions
 from h0.mail.htmltext import disarm_reply
 
 MAX_MIDDLE = 800
@@ -94,4 +95,7 @@ def follow_up_text(
     profile when there is one; `provider` is the LLM's ChatProvider, or None for the template."""
     middle = (llm_middle(provider, request) if provider is not None else None) or template_middle(request)
     parts = [greeting or default_greeting(request.people), middle, sign_off or "Thanks,"]
-    return disarm_reply("\n\n".join(p.strip() for p in parts if p and p.strip()))
+    # Names, the subject, the learned greeting and sign-off and the model's words are not the owner's
+    # orders: no line of them may read as an `h0:` revision instruction once in the draft.
+    text, _ = without_instructions(disarm_reply("\n\n".join(p.strip() for p in parts if p and p.strip())))
+    return text

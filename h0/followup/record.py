@@ -11,16 +11,17 @@ a date in the future is taken as the moment H0 saw the message.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from email.utils import getaddresses, parseaddr
 from typing import Any
 
+from h0.errors import InvalidRequest
 from h0.followup.asks import AskJudge, Verdict
 from h0.followup.threads import Message
 from h0.mail.drafts import message_body
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.models import EmailFull
+from h0.vault.dates import note_epoch
 
 MAX_SUBJECT = 300
 MAX_NAME = 120
@@ -29,22 +30,11 @@ MAX_KEY = 1_000
 
 
 def epoch(value: Any) -> float | None:
-    """An ISO 8601 timestamp (or a YAML datetime) as epoch seconds; None when absent or unreadable."""
-    if isinstance(value, dt.datetime):
-        stamp = value
-    else:
-        text = str(value or "").strip()
-        if not text:
-            return None
-        try:
-            stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-        except ValueError:
-            return None
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=dt.UTC)
+    """An ISO 8601 timestamp (or a YAML datetime) as epoch seconds; None when absent, unreadable or out
+    of range (h0.vault.dates: the follow-up pass writes that error on the note)."""
     try:
-        return stamp.timestamp()
-    except (OverflowError, OSError, ValueError):
+        return note_epoch(value, "date")
+    except InvalidRequest:
         return None
 
 

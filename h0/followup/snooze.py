@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from h0.errors import InvalidRequest
+from h0.vault.dates import in_range
 
 FIELD = "snooze_until"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -44,9 +45,12 @@ def parse_snooze(value: Any, *, tz: dt.tzinfo | None = None) -> float:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=tz) if tz is not None else moment.astimezone()
     try:
-        return moment.timestamp()
+        epoch = moment.timestamp()
     except (OverflowError, OSError, ValueError):
         raise InvalidRequest(f"snooze_until: {shown!r} is out of range; {HOW}.", field=FIELD) from None
+    if not in_range(epoch):  # year 1 or 9999 reads, then breaks the arithmetic of every report
+        raise InvalidRequest(f"snooze_until: {shown!r} is out of range (1970 to 2999); {HOW}.", field=FIELD)
+    return epoch
 
 
 def snoozed_until(frontmatter: Mapping[str, Any], *, tz: dt.tzinfo | None = None) -> float | None:

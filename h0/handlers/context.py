@@ -28,6 +28,7 @@ from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
+from h0.vault.disclosure import Disclosure
 from h0.vault.layout import LOGS, NEEDS_ACTION
 from h0.vault.paths import PathResolver
 from h0.vault.seen import Arrival
@@ -258,6 +259,8 @@ class HandlerContext:
     one_pass: bool = False
     # Who retries a failure, and after how long (the daemon's work queue); None: nothing retries.
     retries: RetrySchedule | None = None
+    # Set when the daemon stops: a long batch (triage) leaves the notes it has not reached for the next start.
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     @classmethod
     def local(
@@ -278,6 +281,12 @@ class HandlerContext:
             paths=vault.paths,
             **fields,
         )
+
+    def disclosure(self) -> Disclosure:
+        """The gate that says what of this vault may reach a model (h0.vault.disclosure)."""
+        if self.drafting is not None:
+            return self.drafting.disclosure
+        return Disclosure.for_vault(self.paths.root, self.settings.private_folders)
 
     def retry_delay(self, path: str) -> float | None:
         """The wait before a failing `path` is looked at again (None: nothing will look again)."""

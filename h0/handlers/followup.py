@@ -18,7 +18,8 @@ daemon runs it every FOLLOW_UP_PASS_SECONDS, after ingest brought something, and
       arrives (or the owner says `awaiting: false`, or writes again), the note is filed in Done/ and
       the draft, if still in Drafts/, is withdrawn: moved to Done/ with `status: withdrawn` and
       `withdrawn_reason:` — a withdrawn note is refused at send time, whoever approves it.
-  Snoozes whose time came are woken, and a broken `snooze_until` gets its typed error on the note.
+  Snoozes whose time came are woken, and a broken `snooze_until` gets its typed error on the note;
+  so does any other broken date (`date_error`, h0.handlers.note_dates).
 
 Everything is decided from the ledger and the notes: no provider call (the sync already read the
 mail). Every note change goes through NoteOps (the vault server in the daemon); one note's trouble
@@ -41,6 +42,7 @@ from h0.handlers.context import HandlerContext
 from h0.handlers.followup_awaited import awaited
 from h0.handlers.followup_record import record_own_sends, state_of
 from h0.handlers.followup_report import FollowupReport, day, days_to_wait, iso, note_key, update_note
+from h0.handlers.note_dates import check_dates
 from h0.handlers.snooze import check_snooze, wake
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 
@@ -123,6 +125,8 @@ def _by_thread(
             threads.setdefault(thread or key, _Thread()).emails.append((path, fm))
         elif path.startswith(f"{NEEDS_ACTION}/") and kind == "follow_up" and thread:
             threads.setdefault(thread, _Thread()).followups.append((path, fm))
+        if check_dates(ctx, path, fm, report):
+            report.date_errors.append(path)
         until, happened = check_snooze(ctx, path, fm, now)
         if happened == "woke":
             report.woke.append(path)

@@ -19,6 +19,7 @@ from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup_report import FollowupReport, day, days_to_wait, iso
 from h0.handlers.reply import reply_subject
+from h0.handlers.thread import private_in_thread
 from h0.mail.drafts import CUTOFF
 from h0.mail.htmltext import inert_inline
 from h0.vault.audit import note_timestamp
@@ -58,8 +59,13 @@ def open_followup(
     request = NudgeRequest(a.waiting_on, mine.subject, mine.at, mine.ask)
     judge = judge_for(ctx.settings)
     greeting, sign_off = owner_voice(ctx.settings, ctx.paths.root, a.waiting_on)
+    # A private thread's words (its subject, the sentence that asked) never reach a model: the template writes it.
+    model = isinstance(judge, LlmJudge) and not private_in_thread(ctx, "", {"thread_id": mine.thread})
     text = follow_up_text(
-        request, greeting=greeting, sign_off=sign_off, provider=judge.provider if isinstance(judge, LlmJudge) else None
+        request,
+        greeting=greeting,
+        sign_off=sign_off,
+        provider=judge.provider if isinstance(judge, LlmJudge) and model else None,
     )
     drafted = note_timestamp()
     draft_fm: dict[str, Any] = {

@@ -14,10 +14,11 @@ from collections.abc import Mapping, Sequence
 from loguru import logger
 
 from h0.errors import H0Error
-from h0.followup.asks import judge_for
+from h0.followup.asks import RulesJudge, judge_for
 from h0.followup.ledger import FollowupLedger
 from h0.followup.record import from_email, from_send
 from h0.handlers.context import HandlerContext
+from h0.handlers.thread import private_in_thread, threads_of
 from h0.mail.models import EmailFull
 from h0.state import StateDB
 
@@ -41,8 +42,12 @@ def record_mail(
     try:
         judge = judge_for(ctx.settings)
         notes = written or {}
+        private = _private_threads(ctx, [str(e.thread_id) for e in sent if e.thread_id])
         messages = [from_email(e, outbound=False, now=now, note=notes.get(e.id)) for e in emails]
-        messages += [from_email(e, outbound=True, now=now, judge=judge) for e in sent]
+        messages += [
+            from_email(e, outbound=True, now=now, judge=RulesJudge() if str(e.thread_id) in private else judge)
+            for e in sent
+        ]
         FollowupLedger(state_of(ctx)).record(messages)
         return len(messages)
     except H0Error as error:
@@ -68,7 +73,26 @@ def record_own_sends(ctx: HandlerContext, ledger: FollowupLedger, now: float) ->
                     break
                 except H0Error:
                     continue
-        messages.append(from_send(row, note, now=now, judge=judge, sender=sender))
+        local = note is not None and private_in_thread(ctx, note.path, note.frontmatter)
+        messages.append(from_send(row, note, now=now, judge=RulesJudge() if local else judge, sender=sender))
     ledger.record(messages)
     ledger.set_sends_mark(max(float(r["sent_epoch"]) for r in rows))
     return len(messages)
+
+
+def _private_threads(ctx: HandlerContext, thread_ids: Sequence[str]) -> set[str]:
+    """Which of these threads hold a private note (h0.vault.disclosure): the owner's messages in them are
+    judged by the rules, never shown to a model. A look-up that fails counts every one as private."""
+    if not thread_ids:
+        return set()
+    try:
+        threads = threads_of(ctx, thread_ids)
+    except H0Error as error:
+        logger.warning(
+            "follow-ups: the threads of sent mail could not be read ({}); judged by the rules", error.message
+        )
+        return set(thread_ids)
+    gate = ctx.disclosure()
+    return {
+        tid for tid, notes in threads.items() if gate.private_keys([(n.note.path, n.note.frontmatter) for n in notes])
+    }

@@ -25,6 +25,7 @@ class FollowupReport:
     withdrawn: list[str] = field(default_factory=list)  # follow-up drafts withdrawn
     woke: list[str] = field(default_factory=list)  # snoozed notes woken
     snooze_errors: list[str] = field(default_factory=list)
+    date_errors: list[str] = field(default_factory=list)  # notes whose date property is broken (h0.vault.dates)
     failed: int = 0
 
     @property
@@ -37,6 +38,7 @@ class FollowupReport:
             or self.withdrawn
             or self.woke
             or self.snooze_errors
+            or self.date_errors
         )
 
 

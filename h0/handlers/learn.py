@@ -17,13 +17,14 @@ from h0.drafting import Drafting
 from h0.drafting.learning import learn_from_filed, remember_sent
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.thread import private_in_thread
 
 
 def learn_from_drafts(ctx: HandlerContext) -> Outcome:
     drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
     ctx.drafting = drafting
     llm = getattr(ctx.triager, "llm", None)
-    outcomes = learn_from_filed(ctx.notes.api, drafting, llm)
+    outcomes = learn_from_filed(ctx.notes.api, drafting, llm, private=lambda path, fm: private_in_thread(ctx, path, fm))
     for record in outcomes:
         if record["outcome"] == "sent" and record.get("similarity") is not None:
             logger.info(

@@ -18,6 +18,8 @@ from h0.drafting import DraftContext
 from h0.drafting.grounding import clean_reply, grounding, notes_section
 from h0.drafting.learning import LEARN_KEY, TEXT_HASH_KEY, text_hash, written_record
 from h0.drafting.revise import REVISE_HINT
+from h0.drafting.scheduling import scheduled_reply
+from h0.errors import InternalError
 from h0.handlers.thread import ThreadNote
 from h0.mail.drafts import CUTOFF, NEXT_STEP
 from h0.mail.headers import clean_address_header, clean_header_text
@@ -90,6 +92,21 @@ def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tu
     return cc, note
 
 
+def _only_from_headers(path: str, frontmatter: dict[str, Any], recipients: list[str]) -> None:
+    """Recipients come from the email's own headers, never from a lesson, the profile or a model's words:
+    checked here, where every reply draft is made, so a change elsewhere cannot quietly add one."""
+    values = [frontmatter.get(f) for f in ("reply_to", "from", "to", "cc")]
+    items = [str(v) for value in values for v in (value if isinstance(value, list) else [value]) if v]
+    cleaned = [clean_address_header(item) for item in items]
+    known = {addr.lower() for _, addr in getaddresses(cleaned)} | {parseaddr(item)[1].lower() for item in cleaned}
+    stray = [r for r in recipients if r.lower() not in known]
+    if stray:
+        raise InternalError(
+            f"The reply to {path} would have gone to {', '.join(stray)}, who is not on the email; nothing was written.",
+            path=path,
+        )
+
+
 def reply_draft(
     note: Note,
     decision: Any,
@@ -118,6 +135,7 @@ def reply_draft(
     }
     if cc:
         draft_fm["cc"] = ", ".join(cc)
+    _only_from_headers(note.path, fm, [to, *cc])
     if fm.get("message_id"):
         draft_fm["reply_to_message_id"] = str(fm["message_id"])
     if fm.get("thread_id"):
@@ -137,9 +155,20 @@ def reply_draft(
         draft_fm["warning"] = warning
     draft_fm["decision"] = decision.decision
     draft_fm["confidence"] = round(float(decision.confidence), 3)
-    cleaned = clean_reply(disarm_reply((decision.reply_body or "").strip()))
+    scheduled = scheduled_reply(
+        disarm_reply((decision.reply_body or "").strip()),
+        context.scheduling if context is not None else None,
+        by_model=by_model,
+        sign_off=context.voice.sign_off if context is not None else "",
+    )
+    cleaned = clean_reply(scheduled.text)
     reply = cleaned.text or "[H0 draft — write your reply here before approving]"
-    found = grounding(context, cleaned, decision.sources, decision.questions, by_model=by_model)
+    asked = [*decision.questions, *scheduled.questions]
+    found = grounding(context, cleaned, decision.sources, asked, by_model=by_model)
+    if scheduled.proposed_slots:
+        draft_fm["proposed_slots"] = list(scheduled.proposed_slots)
+    if scheduled.flagged:
+        draft_fm["unverified_times"] = list(scheduled.flagged)
     draft_fm["drafted_by"] = drafted_by
     draft_fm[TEXT_HASH_KEY] = text_hash(reply)
     draft_fm[LEARN_KEY] = "pending"
@@ -150,6 +179,7 @@ def reply_draft(
         + f"Replying to [[{link}]] — H0's reasoning: {inert_inline(decision.reasoning)}\n"
         + (f"{inert_inline(all_note)}\n" if all_note else "")
         + f"{NEXT_STEP}\n"
+        + "".join(f"\n{line}\n" for line in scheduled.notes)
         + (f"\n{section}" if (section := notes_section(found)) else "")
         + f"\n{REVISE_HINT}\n"
     )

@@ -19,6 +19,7 @@ from h0.drafting import Drafting
 from h0.drafting.revise import email_for, revision_request, rewrite
 from h0.errors import Conflict, H0Error, InternalError
 from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.thread import private_in_thread
 from h0.vault.draft_state import draft_status
 from h0.vault.layout import DRAFTS
 from h0.vault.paths import folder_key
@@ -45,6 +46,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     ctx.drafting = drafting
     llm = getattr(ctx.triager, "llm", None)
     started = time.perf_counter()
+    email = email_for(ctx.notes.api, note.frontmatter)
     rewritten = rewrite(
         path,
         note.frontmatter,
@@ -52,7 +54,10 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
         instruction,
         drafting=drafting,
         llm=llm,
-        email=email_for(ctx.notes.api, note.frontmatter),
+        email=email,
+        private=private_in_thread(
+            ctx, path, note.frontmatter, [(str(note.frontmatter.get("source") or ""), email[0])] if email else ()
+        ),
     )
     changed = [k for k in FIXED_KEYS if rewritten.frontmatter.get(k) != note.frontmatter.get(k)]
     if changed:  # cannot happen by construction; checked because recipients are what a revision must never touch

@@ -5,7 +5,7 @@ Order of events, so that a crash anywhere is recovered without a second send:
 2. ask the mail server to `send_approved_draft(path, hash)`: it re-reads the note itself,
    builds the message, claims the send in H0's state database and writes its pre-send
    record first — or answers `already_sent` when that exact message went out before;
-3. record `email_sent` in H0's own log;
+3. (the mail server records `email_sent`, the one record of a send, where it happened);
 4. move the draft to Done/ and mark it `status: sent`; move the source email to Done/;
 5. record the filing in the state database (the filing journal) and `email_filed` in the log.
    A crash between 2 and 5 is finished by `finish_interrupted_filings` at the daemon's start.
@@ -76,24 +76,17 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     ctx.state.succeeded(path)
     say_resumed(ctx, path)
     to = str(note.frontmatter.get("to") or "")
-    subject = str(note.frontmatter.get("subject") or "")
     recipients = recipient_lists(*(note.frontmatter.get(field) for field in ("to", "cc", "bcc")))
-    ctx.audit.write(
-        "email_sent",
-        path=path,
-        note_hash=note.hash,
-        to=to,
-        recipients=recipients,
-        subject=subject,
-        idempotency_key=result.idempotency_key,
-        message_id=result.message_id,
-        rfc822_message_id=result.rfc822_message_id,
-        thread_id=result.thread_id,
-        already_sent=result.already_sent,
-        backend=result.backend,
-        elapsed_ms=elapsed_ms,
-        hints=result.hints or None,
-    )
+    if result.already_sent:  # nothing went out: the mail server wrote no `email_sent`; say why it is filed
+        ctx.audit.write(
+            "already_sent",
+            path=path,
+            note_hash=note.hash,
+            idempotency_key=result.idempotency_key,
+            message_id=result.message_id,
+            rfc822_message_id=result.rfc822_message_id,
+            backend=result.backend,
+        )
     done_path = _file_sent_draft(path, note, result, ctx, describe_recipients(recipients))
     verb = "was already sent" if result.already_sent else "sent"
     logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, describe_recipients(recipients), elapsed_ms, done_path)

@@ -9,13 +9,14 @@ single extra Gmail call. Gmail names a thread after its first message, so a mess
 thread id is its own id starts a conversation and needs no look-up at all.
 
 The earlier messages' words are strangers' words, as the email's own are: triage gets them as
-data inside the same delimiters (h0.triage.prompt), and notes get only links to them.
+data inside the same delimiters (h0.triage.prompt), and notes get only links to them. A thread
+that holds a private note is private as a whole (h0.vault.disclosure): `private_in_thread`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,10 +25,10 @@ from loguru import logger
 from h0.drafting.past import epoch
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup_record import state_of
 from h0.mail.drafts import message_body
 from h0.mail.htmltext import block_text, inert_inline
 from h0.mail.models import EmailFull
+from h0.state import StateDB
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import Note
 from h0.vault.layout import DRAFTS
@@ -53,6 +54,28 @@ class ThreadNote:
 def starts_thread(message_id: Any, thread_id: Any) -> bool:
     """True when there can be nothing before this message (no thread, or Gmail's first message)."""
     return not thread_id or str(thread_id) == str(message_id or "")
+
+
+def private_in_thread(
+    ctx: HandlerContext,
+    path: str,
+    frontmatter: Mapping[str, Any],
+    also: Iterable[tuple[str, Mapping[str, Any] | None]] = (),
+) -> bool:
+    """Whether a note may not reach a model (h0.vault.disclosure): private itself, or another note of its
+    thread (or of `also`: e.g. the email a draft answers) is. A thread that cannot be read counts as private."""
+    gate = ctx.disclosure()
+    if gate.own_private(path, frontmatter):
+        return True
+    members = list(also)
+    thread = str(frontmatter.get("thread_id") or "")
+    if thread:
+        try:
+            members += [(t.note.path, t.note.frontmatter) for t in thread_notes(ctx, thread, exclude=path)]
+        except H0Error as error:
+            logger.warning("{}: its thread could not be read ({}); kept from the model", path, error.message)
+            return True
+    return gate.private(path, frontmatter, gate.private_keys(members))
 
 
 def thread_notes(ctx: HandlerContext, thread_id: str, *, exclude: str | None = None) -> list[ThreadNote]:
@@ -123,7 +146,8 @@ def kept_earlier(ctx: HandlerContext, thread_id: Any, received: Any) -> list[His
     if not thread_id:
         return []
     try:
-        kept = MailHistory(state_of(ctx)).thread(str(thread_id), before=epoch(received) or None, limit=MAX_CONVERSATION)
+        state = ctx.state_db or StateDB.for_vault(ctx.settings.vault_path, ctx.settings.h0_state_dir)
+        kept = MailHistory(state).thread(str(thread_id), before=epoch(received) or None, limit=MAX_CONVERSATION)
     except H0Error as error:
         logger.debug("thread history of {} not read ({})", thread_id, error.message)
         return []

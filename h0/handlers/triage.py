@@ -7,9 +7,12 @@
     delegate    → email stays, status: delegated, a delegation note appended to the body
 
 Triage sees the conversation, not one message: the earlier emails and sent replies of the
-email's thread, as the vault holds them (h0.handlers.thread), go to the triager with it. A
-draft for an email its thread has already moved past (a later email is in the vault) is
-written `stale: true`, as ingest marks a waiting draft when a reply arrives.
+email's thread, as the vault holds them (h0.handlers.thread), go to the triager with it — never a
+private one (h0.vault.disclosure). An email that is private itself, or of a private thread (a
+stranger writing into it included), is decided by the local rules alone: no model sees it, its
+thread or the owner's notes. A draft for an email its thread has already moved past (a later
+email is in the vault) is written `stale: true`, as ingest marks a waiting draft when a reply
+arrives.
 
 Only notes with `status: pending` (or none) are triaged, and every branch changes that
 status, so H0's own writes never trigger a second triage. The draft is written first and
@@ -99,10 +102,20 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
             pending.append(got)
     threads = _threads(pending, ctx)
     drafting = _drafting(ctx)
+    gate = ctx.disclosure()
     plans = []
     for note in pending:
+        if ctx.stopping.is_set():  # SIGTERM: the notes not reached are triaged at the next start
+            results[note.path] = Outcome("waiting", "H0 is stopping")
+            continue
         try:
-            plans.append(_plan(note, threads.get(note.path, []), ctx, triager, drafting))
+            thread = threads.get(note.path, [])
+            keys = gate.private_keys([(t.note.path, t.note.frontmatter) for t in thread])
+            if gate.private(note.path, note.frontmatter, keys):
+                plans.append(_plan(note, [], ctx, _local(triager), None, private=True))
+                continue
+            shown = [t for t in thread if not gate.private(t.note.path, t.note.frontmatter, keys)]
+            plans.append(_plan(note, shown, ctx, triager, drafting))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
     _apply_plans(plans, ctx)
@@ -152,8 +165,21 @@ def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNot
     }
 
 
+def _local(triager: EmailTriager) -> EmailTriager:
+    """The triager that decides on this machine alone: the rules engine of an h0.triage.Triager (a
+    test's own triager is its own)."""
+    rules = getattr(triager, "rules", None)
+    return rules if rules is not None and hasattr(rules, "triage") else triager
+
+
 def _plan(
-    note: Note, thread: list[ThreadNote], ctx: HandlerContext, triager: EmailTriager, drafting: Drafting | None = None
+    note: Note,
+    thread: list[ThreadNote],
+    ctx: HandlerContext,
+    triager: EmailTriager,
+    drafting: Drafting | None = None,
+    *,
+    private: bool = False,
 ) -> _Plan:
     from h0.triage.models import EarlierMessage, EmailInput
 
@@ -161,7 +187,8 @@ def _plan(
     text = block_text(note.body)
     email = EmailInput.from_note(note.frontmatter, text)
     received = note.frontmatter.get("received")
-    kept = kept_earlier(ctx, note.frontmatter.get("thread_id"), received)  # history: h0 import, a first sync
+    # The thread's history (h0 import, a first sync); none for a private email: its thread stays its own.
+    kept = [] if private else kept_earlier(ctx, note.frontmatter.get("thread_id"), received)
     if thread or kept:
         email = email.model_copy(
             update={"conversation": [EarlierMessage(**entry) for entry in conversation(thread, received, kept)]}
@@ -187,6 +214,8 @@ def _plan(
         "triaged_at": note_timestamp(),
         "triaged_by": outcome.provider if not outcome.fallback else f"{outcome.provider} → rules (fallback)",
     }
+    if private:
+        record["triaged_by"] = "rules (private: no model sees it)"
     plan = _Plan(note, outcome, record)
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.frontmatter.get("received"))
@@ -321,3 +350,12 @@ def _title(note: Note) -> str:
         if text and not text.startswith(("```", "~~~", "---")):
             return inert_inline(text)[:120]
     return note.path.rsplit("/", 1)[-1].removesuffix(".md")
+
+
+def plan_reply(
+    note: Note, ctx: HandlerContext, triager: EmailTriager, drafting: Drafting | None
+) -> tuple[str, Write | None]:
+    """What triage would decide for this email and the reply draft it would write, with nothing
+    written (`h0 eval` drafts the owner's past mail again this way)."""
+    plan = _plan(note, [], ctx, triager, drafting)
+    return str(plan.record["decision"]), plan.draft

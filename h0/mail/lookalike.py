@@ -37,9 +37,10 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import Conflict, H0Error
+from h0.errors import H0Error
 from h0.mail._confusables import TABLE
 from h0.mail.addresses import parse_recipients
+from h0.mail.sending import hold
 from h0.state import StateDB
 from h0.vault.layout import DONE, NEEDS_ACTION
 
@@ -215,7 +216,7 @@ def confirmed_domains(value: Any) -> frozenset[str]:
 
 def checked_recipients(draft: Any, known: Correspondents) -> tuple[list[Address], list[Address], list[Address]]:
     """A draft's To, Cc and Bcc, parsed for sending with the domains its note confirms; a look-alike of
-    a domain corresponded with, not confirmed, is held (Conflict, hold=True) naming both."""
+    a domain corresponded with, not confirmed, is held (h0.mail.sending.hold) naming both."""
     confirmed = confirmed_domains(getattr(draft, "confirm_domains", ()))
     lists = tuple(
         parse_recipients(name, list(value), confirmed_domains=confirmed)
@@ -225,12 +226,11 @@ def checked_recipients(draft: Any, known: Correspondents) -> tuple[list[Address]
     if clashes:
         domain, like = clashes[0]
         others = f" (and {len(clashes) - 1} more look-alike domain(s))" if len(clashes) > 1 else ""
-        raise Conflict(
+        raise hold(
             f"Not sent: {shown(domain)} looks like {shown(like)}, a domain you have corresponded with, but it is a "
             f"different domain{others} — a look-alike can be an impostor. Check the address. If you really mean "
             f"{domain}, add `confirm_domains: [{ascii_domain(domain)}]` to the frontmatter, then approve again.",
-            reason="lookalike_domain",
-            hold=True,
+            "lookalike_domain",
             path=getattr(draft, "path", None),
             domain=ascii_domain(domain),
             looks_like=like,

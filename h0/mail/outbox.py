@@ -4,6 +4,10 @@ Nothing leaves the machine. It exists so a fresh checkout can run the whole pipe
 approve a draft, watch it "sent" — before anyone connects a real account; the server
 says so loudly at start-up. The .eml opens in any mail client. The file name ends in a
 hash of the Message-ID, which is how `find_sent` answers the exactly-once question.
+
+Its From is the owner's (SMTP_FROM, else the first of OWNER_EMAILS), so the dry run shows the
+message a real backend would send; only a vault that names no address of the owner gets the
+placeholder OUTBOX_SENDER.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import datetime as dt
 import hashlib
 import re
 from email.message import EmailMessage
+from email.utils import getaddresses
 from typing import TYPE_CHECKING
 
 from h0.errors import SendFailed
@@ -31,6 +36,15 @@ def _id_hash(rfc822_message_id: str) -> str:
     return hashlib.sha256(rfc822_message_id.strip().encode("utf-8")).hexdigest()[:12]
 
 
+def owner_from(settings: Settings) -> str:
+    """The From of an outbox message: SMTP_FROM as written, else the first address in OWNER_EMAILS,
+    else OUTBOX_SENDER (no address of the owner is known)."""
+    if settings.smtp_from:
+        return settings.smtp_from
+    owner = [(name, addr) for name, addr in getaddresses([settings.owner_emails]) if "@" in addr]
+    return owner[0][1] if owner else OUTBOX_SENDER
+
+
 class OutboxBackend(MailSender):
     name = "outbox"
     notice = (
@@ -41,7 +55,7 @@ class OutboxBackend(MailSender):
 
     def __init__(self, settings: Settings) -> None:
         self.folder = settings.vault_path / OUTBOX
-        self.sender = settings.smtp_from or OUTBOX_SENDER
+        self.sender = owner_from(settings)
 
     def send(self, message: EmailMessage, *, thread_id: str | None = None) -> Sent:
         if "From" not in message:

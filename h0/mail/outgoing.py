@@ -31,7 +31,8 @@ from h0.mail.addresses import parse_recipients, refuse_line_breaks
 from h0.mail.attachments import Attachment, hash_attachments, load_attachments
 from h0.mail.backend import MailSender, mailbox_of
 from h0.mail.drafts import Draft, parse_draft
-from h0.mail.lookalike import Correspondents, checked_recipients
+from h0.mail.linktext import check_link_texts
+from h0.mail.lookalike import Correspondents, checked_recipients, confirmed_domains
 from h0.mail.mime import MESSAGE_ID_DOMAIN, check_body, check_subject, compose, normalize_message_id
 from h0.mail.reply_thread import ReplyThreading, Threading
 from h0.mail.sending import Outgoing, hold
@@ -163,6 +164,7 @@ class OutgoingBuilder:
             source=draft.source,
         )
         recipients = checked_recipients(draft, self.correspondents)  # confirm_domains:, look-alikes held
+        check_link_texts(draft.body, confirmed=confirmed_domains(draft.confirm_domains), path=read.rel)
         message = self._compose(*recipients, draft.subject, draft.body, None, files, key, thread)
         return Outgoing(
             message=message,
@@ -280,6 +282,7 @@ class OutgoingBuilder:
             raise InvalidRequest("At least one recipient is needed in 'to'.", field="to")
         subject = check_subject(subject)
         check_body(body)
+        check_link_texts(body, html_body)
         files = load_attachments(self.resolver, list(attachments or []))
         content = json.dumps(
             [[str(a) for a in r] for r in recipients]

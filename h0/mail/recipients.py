@@ -8,6 +8,10 @@ written in other scripts, so a look-alike such as `bаnk.com` (Cyrillic а) show
 is; `describe_recipients` is the one-line form the console, `h0 sweep`, `h0 status`, `h0 log`,
 the dashboard and the briefing print, every address or, past a limit, "+N more" (their JSON
 lists every one).
+
+Who an email is *from* is shown the same way (`shown_sender`): the real address always and
+whole, the display name cut to a few words, and a display name that shows another address
+(`"ceo@bank.com" <x@evil.example>`) said to be one.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ from collections.abc import Iterable, Mapping
 from email.utils import getaddresses
 from typing import Any
 
+from h0.mail.addresses import other_address_in_name
 from h0.mail.headers import remove_controls
 from h0.printable import printable
 
 FIELDS = ("to", "cc", "bcc")
+SENDER_NAME_CHARS = 40  # of a display name; the address is never cut
 
 
 def recipient_lists(to: Any = None, cc: Any = None, bcc: Any = None) -> dict[str, list[str]]:
@@ -77,3 +83,27 @@ def describe_recipients(lists: Mapping[str, Iterable[str]], limit: int | None = 
 
 def count(lists: Mapping[str, Iterable[str]]) -> int:
     return sum(len(list(lists.get(field) or [])) for field in FIELDS)
+
+
+def shown_sender(value: Any, name_limit: int = SENDER_NAME_CHARS) -> str:
+    """Who wrote an email, as every report prints it (escaped for a terminal): 'Ann Lee <ann@x.com>'.
+
+    The real address is always shown whole and last-read; a long display name is cut to
+    `name_limit` so it cannot push the address off a line or out of a cell; a name that shows an
+    address other than the real one reads 'x@evil.example (the name shows ceo@bank.com, another
+    address)'; more than one address in From says '+N more'. A value without an address is shown
+    as it is (escaped, cut).
+    """
+    text = " ".join(str(value or "").split())
+    pairs = [(name, addr.strip()) for name, addr in getaddresses([remove_controls(text)]) if "@" in addr]
+    if not pairs:
+        return printable(text, name_limit + 60)
+    name, address = pairs[0]
+    more = f" +{len(pairs) - 1} more" if len(pairs) > 1 else ""
+    name = " ".join(name.split())
+    other = other_address_in_name(name, address) if name else None
+    if other:
+        return f"{shown_address(address)} (the name shows {printable(other, 80)}, another address){more}"
+    if not name or name.casefold() == address.casefold():
+        return shown_address(address) + more
+    return f"{printable(name, name_limit)} <{shown_address(address)}>{more}"

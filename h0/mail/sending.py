@@ -29,6 +29,7 @@ from loguru import logger
 from h0.errors import Conflict, H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, SendFailed
 from h0.mail.backend import MailSender, Sent
 from h0.mail.models import SendEmailResult
+from h0.mail.recipients import recipient_lists
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.state import Cap, StateDB
 from h0.vault.audit import AuditLog, iso, utcnow
@@ -307,6 +308,8 @@ class Sender:
             logger.error("sent {} but could not record it: {}", rfc, err.message)
             hints.append(f"sent, but the state database could not be written: {err.message}")
         try:
+            # The one record of a send, written where it happened, whoever asked for it (the daemon or
+            # any MCP client): every report reads it. The envelope is the message's own headers.
             self.audit.write(
                 SENT,
                 "info",
@@ -316,7 +319,11 @@ class Sender:
                 thread_id=sent.thread_id,
                 sent_at=sent_at,
                 backend=self.backend.name,
-                note_path=out.note_path,
+                path=out.note_path,
+                note_hash=out.note_hash,
+                to=out.audit.get("to"),
+                subject=out.audit.get("subject"),
+                recipients=recipient_lists(*(out.audit.get(f) for f in ("to", "cc", "bcc"))),
                 recovered=recovered or None,
             )
         except InternalError as err:

@@ -14,6 +14,7 @@ from loguru import logger
 
 from h0.platform.watch import NATIVE, TreeWatcher
 from h0.state import state_dir_for
+from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
 
 READY_WAIT_S = 5.0  # how long a search waits for an existing index's start-up check
@@ -22,11 +23,11 @@ BUILD_WAIT_S = 60.0  # how long related notes wait for a first build (10,000 not
 
 class LiveIndex:
     def __init__(
-        self, root: Path, state_dir: Path | None, private_folders: str | Iterable[str] = (), *, watcher: str = NATIVE
+        self, root: Path, state_dir: Path | None, disclosure: Disclosure | None = None, *, watcher: str = NATIVE
     ) -> None:
         self.root = root
         self.state_dir = state_dir
-        self.private_folders = private_folders
+        self.disclosure = disclosure
         self.watcher_kind = watcher
         self._index: VaultIndex | None = None
         self._watcher: TreeWatcher | None = None
@@ -45,7 +46,7 @@ class LiveIndex:
 
     def _open(self) -> None:
         try:
-            index = VaultIndex.open(self.root, self.state_dir, self.private_folders, reconcile=False)
+            index = VaultIndex.open(self.root, self.state_dir, self.disclosure, reconcile=False)
             watcher: TreeWatcher | None = None
             candidate = TreeWatcher(str(self.root), index.changed, index.everything_changed, kind=self.watcher_kind)
             try:

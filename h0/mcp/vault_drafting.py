@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING, Annotated
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from h0.calendar import OwnerCalendar
 from h0.errors import H0Error, InvalidRequest
 from h0.mail.drafts import CUTOFF
 from h0.mcp.base import READ_ONLY, H0Server
-from h0.mcp.vault_models import ContextEntry, DraftContextResult, RevisionQueued
+from h0.mcp.vault_models import ContextEntry, DraftContextResult, RevisionQueued, SchedulingContext
 from h0.mcp.vault_writes import NoteWriter
 from h0.vault import Vault
+from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
 from h0.vault.layout import DONE, DRAFTS
 from h0.vault.note import Note
@@ -33,9 +35,10 @@ def add_drafting_tools(
     shown: Callable[[Note], Note],
     index: Callable[[], VaultIndex],
     watching: Callable[[], bool],
-    private: tuple[str, ...],
+    gate: Disclosure,
     state_dir: Path | None,
     draft_tokens: int,
+    calendar: OwnerCalendar | None = None,
 ) -> None:
     """Register draft_context and revise_draft on the vault server. `shown` refuses a private note,
     `index` waits for the server's live index, `watching` says whether its watcher keeps it fresh."""
@@ -48,14 +51,15 @@ def add_drafting_tools(
             from h0.drafting.indexed import IndexKnowledge
             from h0.drafting.service import sent_cache_path
 
-            knowledge = IndexKnowledge(index(), private, watched=watching)
+            knowledge = IndexKnowledge(index(), watched=watching)
             drafting_box.append(
                 Drafting(
                     vault.root,
-                    private_folders=private,
+                    disclosure=gate,
                     budget_tokens=draft_tokens,
                     knowledge=knowledge,
                     sent_cache=sent_cache_path(vault.root, state_dir),
+                    calendar=calendar,
                 )
             )
         return drafting_box[0]
@@ -104,6 +108,7 @@ def add_drafting_tools(
             budget_chars=data["budget_chars"],
             used_chars=data["used_chars"],
             problems=data["problems"],
+            scheduling=SchedulingContext(**data["scheduling"]) if data["scheduling"] else None,
         )
 
     def email_of(source: str) -> Note | None:
@@ -141,7 +146,7 @@ def add_drafting_tools(
         the text in place with the same context (keeping the previous version below the line) once the draft
         has been left alone a few seconds. A revision changes only the text: never the recipients or subject,
         and the draft never leaves Drafts/ (only the owner approves). Needs an LLM (LLM_PROVIDER)."""
-        from h0.drafting.revise import INSTRUCTION_KEY
+        from h0.drafting.instructions import INSTRUCTION_KEY
         from h0.vault.draft_state import draft_status
 
         target = vault.resolve(path)

@@ -116,6 +116,22 @@ class ContextEntry(BaseModel):
     text: str = Field(description="The text as a prompt gets it (cut to the budget).")
 
 
+class SchedulingContext(BaseModel):
+    """The email asks to meet: the owner's free times to propose (times only, never an event's title)."""
+
+    asks_to_meet: bool
+    has_calendar: bool = Field(description="False: no calendar is configured; propose no time, ask the owner.")
+    minutes: int
+    days_asked: str | None = Field(description="The days the email names ('next week'), if any.")
+    owner_timezone: str
+    sender_timezone: str | None = Field(description="The sender's zone when it differs from the owner's.")
+    proposed_slots: list[str] = Field(description="2–3 free times to propose, ISO 8601 with UTC offset.")
+    free_slots: list[str] = Field(description="Other free times on those days, ISO 8601.")
+    meetings_with_sender: list[str] = Field(description="Upcoming meetings the sender attends (times only).")
+    questions: list[str]
+    instructions: str = Field(description="What a drafter is told about times (as H0's own prompt).")
+
+
 class DraftContextResult(BaseModel):
     """What draft_context returns: the context H0 itself drafts a reply to this email from."""
 
@@ -129,6 +145,9 @@ class DraftContextResult(BaseModel):
     budget_chars: int
     used_chars: int
     problems: list[str] = Field(description="Why the profile or memory note could not be used, if so.")
+    scheduling: SchedulingContext | None = Field(
+        default=None, description="When the email asks to meet: the free times a reply may propose."
+    )
 
 
 class RevisionQueued(BaseModel):

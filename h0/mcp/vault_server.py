@@ -19,9 +19,11 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from h0 import __version__
-from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
+from h0.calendar import OwnerCalendar
+from h0.errors import H0Error, InternalError, InvalidRequest, NotFound
 from h0.mcp.base import READ_ONLY, H0Server
 from h0.mcp.live_index import BUILD_WAIT_S, LiveIndex
+from h0.mcp.vault_calendar import add_calendar_tools
 from h0.mcp.vault_drafting import add_drafting_tools
 from h0.mcp.vault_guard import ApprovalGuard
 from h0.mcp.vault_models import (
@@ -39,21 +41,23 @@ from h0.mcp.vault_models import (
     RelatedNotes,
     SearchResults,
 )
+from h0.mcp.vault_view import ClientView
 from h0.mcp.vault_writes import Change, NoteWriter, item_error
 from h0.platform.watch import NATIVE
 from h0.vault import AuditLog, Vault
+from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
 from h0.vault.layout import LOGS
 from h0.vault.note import Note
-from h0.vault.privacy import is_private
-from h0.vault.privacy import private_folders as private_folders_of
 
 INSTRUCTIONS = """\
 H0's Obsidian vault. Paths are vault-relative ('Needs_Action/EMAIL_1.md').
 Folders: Needs_Action (incoming email notes), Drafts (reply drafts awaiting the human),
 Approved (drafts the human approved — only the human puts notes there, changes or takes them out), Done, Rejected,
 Logs. read_note returns a hash; pass it as if_match to write_note so you never overwrite an
-edit the human made in between."""
+edit the human made in between. H0_Rules.md, H0_Profile.md and H0_Memory.md steer H0 and are the
+human's: a write to one is saved beside it as a proposal (H0_Rules.pending.md) that takes effect
+only when the human confirms it in Obsidian; they cannot be moved."""
 
 MAX_LIST = 10_000
 MAX_BATCH = 500
@@ -72,6 +76,7 @@ def build_vault_server(
     private_folders: str = "",
     watcher: str = NATIVE,
     draft_tokens: int = 3000,
+    calendar: OwnerCalendar | None = None,
 ) -> H0Server:
     """Create the vault server for one vault root.
 
@@ -85,34 +90,29 @@ def build_vault_server(
     changed it (h0.vault.seen); the daemon's own server records "H0".
 
     Searches answer from the vault index (h0.vault.index, built in the background at start and
-    kept fresh by a watcher of kind `watcher`). Private notes (`private: true`, PRIVATE_FOLDERS)
-    are never shown to an MCP client — an MCP client is an LLM, often a remote one: search and
-    related notes leave them out, read_note refuses them. Only the daemon's own server, whose
-    one client is H0 on this machine, reads them.
+    kept fresh by a watcher of kind `watcher`). Private notes (h0.vault.disclosure: marked private,
+    in a private folder, or of a private thread) are never shown to an MCP client — an MCP client is
+    an LLM, often a remote one: listings, filters, search and related notes leave them out, read_note
+    refuses them, and no write, frontmatter update or move may make a note less private. Only the
+    daemon's own server, whose one client is H0 on this machine, reads them.
     """
     if daemon_filing is None:
         daemon_filing = daemon_filing_from_env()
     vault = Vault(vault_root)
-    private = private_folders_of(private_folders)
-    live = LiveIndex(vault.root, state_dir, private, watcher=watcher)
+    gate = Disclosure.for_vault(vault.root, private_folders)
+    live = LiveIndex(vault.root, state_dir, gate, watcher=watcher)
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
     guard = ApprovalGuard(vault.root, audit, daemon_filing=daemon_filing)
-    writer = NoteWriter(vault, guard, audit, live, state_dir, daemon_filing=daemon_filing)
+
+    view = ClientView(gate, daemon_filing=daemon_filing, ready=live.get, wait=lambda: _index_or_wait())
+    shown = view.shown
+    writer = NoteWriter(
+        vault, guard, audit, live, state_dir, daemon_filing=daemon_filing, gate=gate, keys=view.private_keys
+    )
     started = time.monotonic()
     server = H0Server("h0-vault", title="H0 vault", version=__version__, instructions=INSTRUCTIONS)
     server.on_start(live.start)
     server.on_stop(live.stop)
-
-    def shown(note: Note) -> Note:
-        """A note an MCP client may see: not a private one (the daemon's own server sees all)."""
-        if not daemon_filing and is_private(note.path, note.frontmatter, private):
-            raise PermissionDenied(
-                f"{note.path} is private (`private: true`, or in a folder of PRIVATE_FOLDERS): H0 never shows it to an "
-                "MCP client. Remove the mark in Obsidian if you want to share it.",
-                path=note.path,
-                reason="private",
-            )
-        return note
 
     @server.typed_tool(NoteContent, annotations=READ_ONLY, title="Read a note", inline=True)
     def read_note(
@@ -189,7 +189,20 @@ def build_vault_server(
         recursive: Annotated[bool, Field(description="Include notes in sub-folders.")] = False,
         limit: Annotated[int, Field(ge=1, le=MAX_LIST, description="Most notes to return.")] = 1000,
     ) -> NoteList:
-        """List the Markdown notes of a folder, sorted by path, optionally filtered on frontmatter."""
+        """List the Markdown notes of a folder, sorted by path, optionally filtered on frontmatter. Private notes
+        are never listed, and a filter never matches on their properties."""
+        if not daemon_filing:  # judged on every note listed: its properties, folder and thread
+            every = vault.list_notes(directory, filter, recursive=recursive, with_frontmatter=True)
+            allowed = view.visible([(item.path, item.frontmatter) for item in every.notes])
+            notes = [item.path for item in every.notes if item.path in allowed]
+            return NoteList.model_validate(
+                {
+                    "notes": notes[:limit],
+                    "total": len(notes),
+                    "truncated": len(notes) > limit,
+                    "skipped": [s for s in every.skipped if not gate.never(s["path"])],
+                }
+            )
         listing = vault.list_notes(directory, filter, recursive=recursive, limit=limit)
         # Validated from plain data in one pass (pydantic-core): 2,500 paths in 0.03 ms.
         return NoteList.model_validate(
@@ -260,7 +273,7 @@ def build_vault_server(
             hits, more = page.hits, page.more
         else:  # the index is not ready: the full scan, in path order, private notes left out as the index does
             found, _ = vault.search_notes(query, directory=directory, limit=1_000_000)
-            found = [h for h in found if daemon_filing or not _private_path(h.path)]
+            found = [h for h in found if daemon_filing or _visible_path(h.path)]
             hits, more = found[offset : offset + limit], len(found) > offset + limit
         return SearchResults(
             notes=[NoteMatch(path=h.path, snippet=h.snippet, line=h.line) for h in hits],
@@ -281,7 +294,7 @@ def build_vault_server(
         address (People notes first), a link, shared words. Private notes are never among them."""
         if (text is None) == (path is None):
             raise InvalidRequest("Give either text or path.", field="text")
-        source = vault.resolve(path).rel if path is not None else None
+        source = shown(vault.read_note(vault.resolve(path).rel)).path if path is not None else None
         index = _index_or_wait()
         found = index.related(text=text, path=source, limit=limit, include_private=False)
         return RelatedNotes(notes=[RelatedNote(path=r.path, score=r.score, why=r.why) for r in found])
@@ -315,11 +328,12 @@ def build_vault_server(
             raise NotFound(f"No folder at {folder.rel or '/'}.", path=folder.rel)
         return folder.rel
 
-    def _private_path(rel: str) -> bool:
+    def _visible_path(rel: str) -> bool:
         try:
-            return is_private(rel, vault.read_note(rel).frontmatter, private)
+            shown(vault.read_note(rel))
         except H0Error:
-            return True  # unreadable now: not shown
+            return False  # private, or unreadable now: not shown
+        return True
 
     # After the index tools, before health_check: tools/list keeps its order.
     add_drafting_tools(
@@ -329,10 +343,12 @@ def build_vault_server(
         shown=shown,
         index=_index_or_wait,
         watching=live.watching,
-        private=private,
+        gate=gate,
         state_dir=state_dir,
         draft_tokens=draft_tokens,
+        calendar=calendar,
     )
+    add_calendar_tools(server, vault.root, calendar)
 
     @server.typed_tool(HealthStatus, annotations=READ_ONLY, title="Health check")
     def health_check() -> HealthStatus:

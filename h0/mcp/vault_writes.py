@@ -1,24 +1,29 @@
 """The vault server's writes: each one guarded, stamped on an agent's draft, audited, and recorded
-with who made it — one at a time, or as a batch of changes (`apply_changes`)."""
+with who made it — one at a time, or as a batch of changes (`apply_changes`). An agent's write to
+a control note becomes a proposal beside it (h0.mcp.vault_control). No write of an MCP client makes
+a note less private (h0.vault.disclosure.Disclosure.unprivating)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from loguru import logger
 from pydantic import BaseModel, Field
 
-from h0.errors import H0Error
+from h0.errors import H0Error, NotFound, PermissionDenied
 from h0.mcp.base import current_client
 from h0.mcp.live_index import LiveIndex
+from h0.mcp.vault_control import ControlProposals
 from h0.mcp.vault_guard import ApprovalGuard
 from h0.mcp.vault_models import ChangeResult, ChangesApplied, ItemError, MoveResult
 from h0.printable import printable
 from h0.state import StateDB
 from h0.vault import AuditLog, Vault
 from h0.vault.audit import note_timestamp
+from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.layout import DRAFTS
 from h0.vault.note import Note
 from h0.vault.paths import VaultPath, folder_key
@@ -83,13 +88,18 @@ class NoteWriter:
         state_dir: Path | None,
         *,
         daemon_filing: bool,
+        gate: Disclosure | None = None,
+        keys: Callable[[frozenset[str], str | None], frozenset[str]] = lambda keys, besides: frozenset(),
     ) -> None:
         self.vault = vault
+        self.gate = gate if gate is not None else Disclosure.for_vault(vault.root)
+        self.private_keys = keys  # the thread keys a private note holds (the server's index answers)
         self.guard = guard
         self.audit = audit
         self.live = live
         self.daemon_filing = daemon_filing
         self.record = WriteRecord(vault.root, state_dir, daemon_filing)
+        self.proposals = ControlProposals(vault, audit)
 
     def write(
         self,
@@ -103,6 +113,13 @@ class NoteWriter:
     ) -> Note:
         target = self.vault.resolve(path, write=True)
         self.guard.check_write(tool, target)
+        self._keep_private(tool, self._current(target.rel), (target.rel, frontmatter))
+        if not self.daemon_filing and (control := self.proposals.note_of(target)):
+            proposal = self.proposals.propose(
+                tool, control, target, frontmatter, body, if_match, create_only, self.record.client()
+            )
+            self._log(done, "note_written", tool=tool, path=proposal.path, hash=proposal.hash, proposal_for=control)
+            return proposal
         frontmatter = {**frontmatter, **self._stamp(tool, target)}
         note = self.vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
         self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
@@ -119,6 +136,16 @@ class NoteWriter:
     ) -> Note:
         target = self.vault.resolve(path, write=True)
         self.guard.check_write(tool, target)
+        before = self._current(target.rel)
+        if before is not None:
+            after = {k: v for k, v in before[1].items() if k not in remove}
+            self._keep_private(tool, before, (target.rel, {**after, **changes}))
+        if not self.daemon_filing and (control := self.proposals.note_of(target)):
+            proposal = self.proposals.propose_update(
+                tool, control, target, changes, remove, if_match, self.record.client()
+            )
+            self._log(done, "note_written", tool=tool, path=proposal.path, hash=proposal.hash, proposal_for=control)
+            return proposal
         changes = {**changes, **self._stamp(tool, target)}
         note = self.vault.update_frontmatter(target.rel, changes, remove=tuple(remove), if_match=if_match)
         self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
@@ -137,6 +164,11 @@ class NoteWriter:
         src = self.vault.resolve(source, write=True)
         dst = self.vault.destination_for(destination, src)
         self.guard.check_move(tool, src, dst)
+        if not self.daemon_filing:
+            self.proposals.check_move(tool, src, dst)
+        before = self._current(src.rel)
+        if before is not None:
+            self._keep_private(tool, before, (dst.rel, {**before[1], **(set_frontmatter or {})}))
         moved = self.vault.move_note(
             src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
         )
@@ -201,6 +233,31 @@ class NoteWriter:
             moved_hash=moved.moved_hash,
             warning=moved.warning,
         )
+
+    def _current(self, rel: str) -> tuple[str, dict[str, Any]] | None:
+        """The note at `rel` as it is now (None: there is none), to judge what a change does to its privacy."""
+        if self.daemon_filing:
+            return None
+        try:
+            return rel, self.vault.read_note(rel).frontmatter
+        except NotFound:
+            return None
+
+    def _keep_private(
+        self, tool: str, before: tuple[str, dict[str, Any]] | None, after: tuple[str, dict[str, Any]]
+    ) -> None:
+        """Refuse (permission_denied, with the reason) a change that would make a note less private."""
+        if self.daemon_filing or before is None:
+            return
+        keys = thread_keys(*before) | thread_keys(*after)
+        why = self.gate.unprivating(before, after, self.private_keys(keys, before[0]) if keys else frozenset())
+        if why is not None:
+            raise PermissionDenied(
+                f"{why}. An MCP client cannot make a note less private; its owner can, in Obsidian.",
+                path=before[0],
+                tool=tool,
+                reason="private",
+            )
 
     def _log(self, done: Written | None, event: str, **fields: Any) -> None:
         """An audit line (and the record of who wrote what) now, or (in a batch) with the batch's others when it ends."""

@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from loguru import logger
 
@@ -41,17 +41,29 @@ from h0.platform.watch import NATIVE
 from h0.state import StateDB
 from h0.vault import AuditLog, Vault
 from h0.vault.api import LocalVault, VaultAPI
+from h0.vault.control_watch import ControlWatch
 from h0.vault.layout import LOGS
 
 if TYPE_CHECKING:
     from h0.handlers.followup_report import FollowupReport
     from h0.handlers.ingest import IngestReport
     from h0.mail.imap_idle import IdleWatcher
-    from h0.report.dashwriter import DashboardWriter
 
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
+CONTROL_CHECK_SECONDS = 2.0  # how soon a proposal the owner confirmed takes effect (a few stats a look)
 SWEEP_WAITS_SECONDS = 2 * STABILITY_SECONDS  # `h0 sweep` waits for retries due this soon (a note still being written)
+
+
+class Companion(Protocol):
+    """Something that runs beside the daemon (the dashboard writer) and has its last word on stop,
+    while the daemon still holds the vault."""
+
+    def stop(self) -> None: ...
+
+
+# Starts a companion for a started daemon (None: nothing to run, e.g. switched off by a setting).
+CompanionStart = Callable[["Daemon"], Companion | None]
 
 
 class Daemon:
@@ -64,6 +76,7 @@ class Daemon:
         connect_servers: bool = True,
         sweep_interval: float | None = None,
         ingest: bool = False,
+        companions: Sequence[CompanionStart] = (),
     ) -> None:
         self.settings = settings
         self.root = Path(settings.vault_path)
@@ -91,10 +104,14 @@ class Daemon:
         self.last_ingest: IngestReport | None = None
         self.one_pass = False  # `h0 sweep`: set before start()
         self.tally = PassTally()  # what the handlers did, note by note (`h0 sweep`'s summary)
-        self.dashboard: DashboardWriter | None = None  # while running
+        # Handed in by the caller (the CLI starts H0_Dashboard.md's writer), so the pipeline never
+        # imports the rooms above it; started after the workers, stopped before the lock goes.
+        self.companion_starts = tuple(companions)
+        self.companions: list[Companion] = []  # while running
         self.idle: IdleWatcher | None = None  # while running with MAIL_BACKEND=imap
         self.clock: Callable[[], float] = time.time  # the follow-up pass's "now" (tests move it forward)
         self.last_followup: FollowupReport | None = None  # the last pass's
+        self.control: ControlWatch | None = None  # H0_Rules/Profile/Memory: confirmed proposals, outside changes
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -141,6 +158,7 @@ class Daemon:
             arrival=self.settle.observed,
             one_pass=self.one_pass,
             retries=self.queue,
+            stopping=self._stop,
         )
         workers = Workers(
             self.queue,
@@ -164,9 +182,10 @@ class Daemon:
                 drafting_service.watching(self.root, True)
                 self._feeds_drafting = True
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
-        from h0.report.dashwriter import start_dashboard
-
-        self.dashboard = start_dashboard(self)  # H0_Dashboard.md and the briefing, on their own thread
+        self.companions = [c for start in self.companion_starts if (c := start(self)) is not None]
+        self.control = ControlWatch(self.vault, self.audit, self.ctx.state_db, self.settings.approval_settle_seconds)
+        self.control.check()  # a proposal confirmed while H0 was off takes effect before any email is triaged
+        self.add_periodic(CONTROL_CHECK_SECONDS, self.control.check, first_in=CONTROL_CHECK_SECONDS)
         if sweep:
             self._finish_interrupted()
             self.sweep("start")
@@ -292,9 +311,9 @@ class Daemon:
                 self.audit.write("daemon_stopped", pid=os.getpid())
         except H0Error:
             pass
-        if self.dashboard is not None:
-            self.dashboard.stop()  # its last word, while the vault is still ours: "not running"
-            self.dashboard = None
+        for companion in self.companions:
+            companion.stop()  # its last word, while the vault is still ours: "not running"
+        self.companions = []
         self.lock.release()
 
     # ------------------------------------------------------------------ events and sweep

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from h0.vault.seen import Arrival, settle_left
@@ -35,9 +36,19 @@ FORGET_AFTER_SECONDS = 120.0
 MOVED, WRITTEN, UNKNOWN = "moved", "written", "unknown"
 
 
+Clock = Callable[[], float]
+
+
 class SettleTracker:
-    def __init__(self, approval_settle_seconds: float = 10.0) -> None:
+    """Thread-safe. `clock` (monotonic seconds) and `wall` (epoch seconds, compared with file
+    times) are the machine's by default; tests pass fake ones and move time themselves."""
+
+    def __init__(
+        self, approval_settle_seconds: float = 10.0, *, clock: Clock = time.monotonic, wall: Clock = time.time
+    ) -> None:
         self.approval_settle_seconds = approval_settle_seconds
+        self.clock = clock
+        self.wall = wall
         self._writes: dict[str, float] = {}
         self._closes: dict[str, float] = {}
         self._moves: dict[str, float] = {}
@@ -46,19 +57,19 @@ class SettleTracker:
 
     def wrote(self, path: str) -> None:
         with self._lock:
-            self._writes[path] = time.monotonic()
+            self._writes[path] = self.clock()
 
     def completed(self, path: str) -> None:
         """Closed after writing, or renamed into place from the same folder (an atomic save)."""
         with self._lock:
-            self._closes[path] = time.monotonic()
+            self._closes[path] = self.clock()
 
     def moved_in(self, path: str, source: str | None = None) -> None:
         """Moved here from another folder: the human's drag (or a sync tool's move). `source`:
         the path it came from, when that is a watched folder — its last write is remembered,
         so a change just before the move is seen even when its mtime was set back."""
         with self._lock:
-            now = time.monotonic()
+            now = self.clock()
             self._moves[path] = now
             self._closes[path] = now
             touched = max(self._writes.get(source, 0.0), self._closes.get(source, 0.0)) if source else 0.0
@@ -85,12 +96,12 @@ class SettleTracker:
             source = self._sources.get(path)
         if kind != MOVED or moved is None:
             return Arrival(kind)
-        offset = time.time() - time.monotonic()
+        offset = self.wall() - self.clock()
         return Arrival(kind, moved + offset, source + offset if source is not None else None)
 
     def wait_for(self, path: str, absolute: Path, *, approval: bool = False) -> float:
         """Seconds to wait before acting on `path` (0: act now)."""
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             wrote = self._writes.get(path)
             closed = self._closes.get(path)
@@ -102,7 +113,7 @@ class SettleTracker:
             return 0.0 if quiet >= WRITER_GONE_SECONDS else min(STABILITY_SECONDS, WRITER_GONE_SECONDS - quiet)
         if closed is not None:
             return 0.0
-        return max(0.0, STABILITY_SECONDS - _mtime_age(absolute))
+        return max(0.0, STABILITY_SECONDS - _mtime_age(absolute, self.wall))
 
     def _approval_wait(
         self, now: float, wrote: float | None, closed: float | None, moved: float | None, absolute: Path
@@ -114,20 +125,20 @@ class SettleTracker:
             # Written and not closed yet: the writer still holds it open, however quiet it is.
             return min(STABILITY_SECONDS, WRITER_GONE_SECONDS - (now - wrote))
         quiet_events = now - last_touch if last_touch else float("inf")
-        quiet_for = min(quiet_events, _mtime_age(absolute))
+        quiet_for = min(quiet_events, _mtime_age(absolute, self.wall))
         return settle_left(moved=False, quiet_for=quiet_for, settle_s=self.approval_settle_seconds)
 
     def forget_old(self) -> None:
-        cutoff = time.monotonic() - FORGET_AFTER_SECONDS
+        cutoff = self.clock() - FORGET_AFTER_SECONDS
         with self._lock:
             for table in (self._writes, self._closes, self._moves, self._sources):
                 for path in [p for p, t in table.items() if t < cutoff]:
                     del table[path]
 
 
-def _mtime_age(absolute: Path) -> float:
+def _mtime_age(absolute: Path, wall: Clock) -> float:
     try:
-        return max(0.0, time.time() - os.stat(absolute).st_mtime)
+        return max(0.0, wall() - os.stat(absolute).st_mtime)
     except OSError:
         return float("inf")  # gone: the handler sees that
 
@@ -151,15 +162,16 @@ class QuietPeriod:
     another period; a path that is gone is dropped.
     """
 
-    def __init__(self, quiet: float = QUIET_SECONDS) -> None:
+    def __init__(self, quiet: float = QUIET_SECONDS, *, clock: Clock = time.monotonic) -> None:
         self.quiet = quiet
+        self.clock = clock
         self._pending: dict[str, tuple[str, Signature | None, float]] = {}  # rel -> (absolute, seen, due)
         self._lock = threading.Lock()
 
     def touched(self, rel: str, absolute: str) -> None:
         seen = signature(absolute)
         with self._lock:
-            self._pending[rel] = (absolute, seen, time.monotonic() + self.quiet)
+            self._pending[rel] = (absolute, seen, self.clock() + self.quiet)
 
     def forget(self, rel: str) -> None:
         """A real "complete" event came (a move): nothing to stand in for."""
@@ -172,7 +184,7 @@ class QuietPeriod:
             return min((due for _, _, due in self._pending.values()), default=None)
 
     def settled(self) -> list[str]:
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             due = [(rel, entry) for rel, entry in self._pending.items() if entry[2] <= now]
         quiet: list[str] = []

@@ -18,7 +18,6 @@ KEEP_DAYS = 7
 # Events of H0's own stream the status needs besides errors.
 _KEPT = frozenset(
     {
-        "email_sent",
         "email_filed",
         "sends_paused",
         "send_deferred",
@@ -36,6 +35,9 @@ _KEPT = frozenset(
         "daemon_started",
         "daemon_stopped",
         "note_unsnoozed",  # the briefing's "back from snooze"
+        "control_note_changed",  # h0.report.control: changes to the control notes H0 did not see the owner make
+        "control_note_confirmed",
+        "control_note_not_confirmed",
     }
 )
 _ERRORS = frozenset({"error", "critical"})
@@ -101,7 +103,9 @@ class AuditTail:
             except ValueError:
                 continue
             if isinstance(record, dict) and (
-                record.get("severity") in _ERRORS or (stream == "h0" and record.get("event") in _KEPT)
+                record.get("severity") in _ERRORS
+                or (stream == "h0" and record.get("event") in _KEPT)
+                or (stream == "gmail_mcp" and record.get("event") == "email_sent")  # the mail server's, the one record
             ):
                 record["stream"] = stream
                 records.append(record)

@@ -9,7 +9,7 @@ from typing import Any
 
 from h0.followup.report import age
 from h0.report.audittail import current_errors, sent_recipients
-from h0.report.markdown import md_link, md_recipients, md_text, table, why_needed
+from h0.report.markdown import md_link, md_recipients, md_sender, md_text, table, why_needed
 from h0.report.text import local_time
 from h0.vault.audit import iso
 from h0.vault.layout import DRAFTS, LOGS
@@ -22,7 +22,12 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
     """Briefings/<day>.md: what arrived that (local) day, what H0 decided, what was sent, what waits."""
     start = dt.datetime.combine(day, dt.time.min).astimezone()
     since, until = iso(start), iso(start + dt.timedelta(days=1))
-    today = [r for r in records if since <= str(r.get("timestamp", "")) < until and r.get("stream") == "h0"]
+    today = [
+        r
+        for r in records
+        if since <= str(r.get("timestamp", "")) < until
+        and (r.get("stream") == "h0" or (r.get("stream") == "gmail_mcp" and r.get("event") == "email_sent"))
+    ]
     ingested = [r for r in today if r.get("event") == "email_ingested"]
     decided = [r for r in today if r.get("event") == "triage_decision"]
     sent = [r for r in today if r.get("event") == "email_sent"]
@@ -39,7 +44,7 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
         (
             local_time(r["timestamp"]),
             md_link(_name(r.get("path"))),
-            md_text(r.get("sender"), 60),
+            md_sender(r.get("sender")),
             md_text(r.get("subject"), 80),
         )
         for r in ingested
@@ -48,7 +53,7 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
         (
             local_time(r["timestamp"]),
             md_link(_name(r.get("note"))),
-            md_text(r.get("sender") or "—", 60),
+            md_sender(r.get("sender")) or "—",
             md_text(r.get("subject") or "—", 80),
         )
         for r in dropped_in
@@ -121,7 +126,7 @@ def _briefing_followups(today: list[dict[str, Any]], status: dict[str, Any]) -> 
     woke = [r for r in today if r.get("event") == "note_unsnoozed"]
     lines = [f"## Follow-ups ({fu['owed_total']} owed, {fu['awaited_total']} awaited)", ""]
     lines += [
-        f"- Reply owed: {md_link(_name(o['path']))} — {md_text(o['sender'], 60)}, {age(o['working_days'])}"
+        f"- Reply owed: {md_link(_name(o['path']))} — {md_sender(o['sender'])}, {age(o['working_days'])}"
         for o in fu["owed"]
     ]
     lines += [

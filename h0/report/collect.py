@@ -18,6 +18,7 @@ import os
 import time
 from typing import Any
 
+from h0.calendar.service import calendar_states
 from h0.config import Settings
 from h0.errors import H0Error
 from h0.followup.report import collect_followups
@@ -25,6 +26,7 @@ from h0.mail.lookalike import Correspondents, new_domains
 from h0.mail.recipients import FIELDS, count, recipient_lists
 from h0.pipeline.lock import daemon_holder
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
+from h0.report.control import collect_control
 from h0.report.fields import SHOWN, iso_epoch, lower, note_recipients, text
 from h0.report.sending import approved_notes, sending_state
 from h0.state import DB_FILE, StateDB, state_dir_for
@@ -98,6 +100,8 @@ def collect_status(
             "snoozed": follow_ups.snoozed_total,
         },
         "follow_ups": follow_ups.as_dict(),
+        # Agents' proposed changes to H0_Rules/Profile/Memory, waiting for the owner; outside changes (h0.vault.control).
+        "control_notes": collect_control(vault, records),
         # How good H0's drafts are: the send-ready and rejected rates over 30 days (h0.drafting.learning).
         "drafts": _draft_quality(vault),
         "shown": SHOWN,
@@ -109,7 +113,7 @@ def collect_status(
         "returned_to_drafts": drafts["returned"],
         "recent_sends": [
             {
-                **{k: r.get(k) for k in ("timestamp", "path", "to", "subject", "already_sent")},
+                **{k: r.get(k) for k in ("timestamp", "path", "to", "subject")},
                 "recipients": sent_recipients(r),
                 "done_path": filed.get((r.get("path"), r.get("idempotency_key"))),
             }
@@ -118,6 +122,11 @@ def collect_status(
         "recent_errors": [
             {k: r.get(k) for k in ("timestamp", "stream", "event", "path", "returned_to", "message", "error")}
             for r in reversed(errors[-SHOWN:])
+        ],
+        # Each calendar source's last read (h0.calendar.cache): a failing feed serves its last good copy.
+        "calendar": [
+            {"name": c.name, "ok": c.ok, "last_good_at": c.last_good_at, "error": c.error}
+            for c in calendar_states(settings, vault.root)
         ],
     }
 
@@ -204,7 +213,7 @@ def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any
         listing = vault.list_notes(DRAFTS, with_frontmatter=True)
     except H0Error:
         return {"waiting": [], "waiting_items": [], "waiting_total": 0, "returned": [], "returned_total": 0}
-    waiting: list[tuple[bool, str, dict[str, list[str]]]] = []
+    waiting: list[tuple[bool, str, dict[str, list[str]], str | None]] = []
     returned: list[dict[str, Any]] = []
     for note in listing.notes:
         if note.path in hidden:
@@ -212,7 +221,8 @@ def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any
         fm = note.frontmatter or {}
         status = lower(fm.get("status"))
         if status == "pending_approval" and "h0_error" not in fm:
-            waiting.append((lower(fm.get("priority")) != "urgent", note.path, note_recipients(fm)))
+            urgent_last = lower(fm.get("priority")) != "urgent"
+            waiting.append((urgent_last, note.path, note_recipients(fm), text(fm.get("subject"))))
         elif status in ("held", "not_sent") or "h0_error" in fm:
             returned.append(
                 {
@@ -240,7 +250,7 @@ def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any
         for s in listing.skipped
     ]
     waiting.sort(key=lambda item: item[:2])
-    items = [{"path": path, "recipients": lists} for _, path, lists in waiting[:SHOWN]]
+    items = [{"path": path, "subject": subject, "recipients": lists} for _, path, lists, subject in waiting[:SHOWN]]
     return {
         "waiting": [item["path"] for item in items],
         "waiting_items": items,

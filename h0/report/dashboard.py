@@ -12,7 +12,21 @@ from typing import Any
 
 from h0.followup.report import age
 from h0.report.briefing import BRIEFINGS, render_briefing
-from h0.report.markdown import heading, md_link, md_new, md_recipients, md_text, more, table, why_needed
+from h0.report.chart import send_ready_chart
+from h0.report.control import said, waiting
+from h0.report.markdown import (
+    heading,
+    md_draft,
+    md_link,
+    md_new,
+    md_recipients,
+    md_sender,
+    md_subject,
+    md_text,
+    more,
+    table,
+    why_needed,
+)
 from h0.report.text import changed_by, draft_quality_line, local_time
 from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION
 
@@ -65,7 +79,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     lines += (
         table(
             ("email", "from", "subject", "why"),
-            [(md_link(n["path"]), md_text(n["from"], 60), md_text(n["subject"], 80), why_needed(n)) for n in needs],
+            [(md_link(n["path"]), md_sender(n["from"]), md_text(n["subject"], 80), why_needed(n)) for n in needs],
         )
         if needs
         else ["Nothing needs you."]
@@ -78,7 +92,8 @@ def render_dashboard(status: dict[str, Any]) -> str:
         lines += [f"Move a draft into {APPROVED}/ to send it, or into Rejected/ to drop it.", ""]
         details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
         lines += [
-            f"- {md_link(path)}{md_new(details.get(path, {}))}{md_text(changed_by(details.get(path, {})), 200)}"
+            f"- {md_draft(details.get(path, {'path': path}))}{md_new(details.get(path, {}))}"
+            f"{md_text(changed_by(details.get(path, {})), 200) if changed_by(details.get(path, {})) else ''}"
             for path in waiting
         ]
     else:
@@ -94,7 +109,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
                 (
                     md_link(a["path"]),
                     md_recipients(a["recipients"]) + md_new(a),
-                    md_text(a["subject"], 80),
+                    md_subject(a["subject"]),
                     md_text(a["reason"], 200)
                     + (f" (next try {local_time(a['retry_at'], seconds=True)})" if a["retry_at"] else ""),
                 )
@@ -107,9 +122,11 @@ def render_dashboard(status: dict[str, Any]) -> str:
     lines.append("")
 
     lines += _followup_sections(status.get("follow_ups") or {})
+    lines += _control_section(status.get("control_notes") or {})
     quality = draft_quality_line(status.get("drafts") or {})
     if quality:
         lines += [quality, ""]
+    lines += send_ready_chart(status.get("drafts") or {})
 
     returned = status["returned_to_drafts"]
     if returned:
@@ -122,7 +139,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
                 (
                     md_link(r["path"]),
                     md_recipients(r["recipients"]) + md_new(r),
-                    md_text(r["subject"], 80),
+                    md_subject(r["subject"]),
                     f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}",
                 )
                 for r in returned
@@ -171,6 +188,22 @@ def render_dashboard(status: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _control_section(control: dict[str, Any]) -> list[str]:
+    """Agents' proposed changes to the control notes and the last day's changes H0 did not see the owner make."""
+    proposed, recent = control.get("proposals") or [], control.get("recent") or []
+    if not proposed and not recent:
+        return []
+    lines = [f"## Control notes ({len(proposed)} proposed change(s) wait for you)", ""]
+    for p in proposed:
+        lines += [
+            f"> [!warning] {md_text(p['note'])}: an agent's change waits for you in {md_link(p['path'])}",
+            f"> {md_text(waiting(p), 600)}",
+            "",
+        ]
+    lines += [f"- {local_time(e['timestamp'])} {md_text(e.get('note'))}: {md_text(said(e), 400)}" for e in recent]
+    return [*lines, ""] if recent else lines
+
+
 def _followup_sections(fu: dict[str, Any]) -> list[str]:
     """Replies owed and awaited with their age, snoozed notes, notes back from a snooze (h0.followup.report)."""
     if not fu:
@@ -180,7 +213,7 @@ def _followup_sections(fu: dict[str, Any]) -> list[str]:
         table(
             ("email", "from", "subject", "waiting"),
             [
-                (md_link(o["path"]), md_text(o["sender"], 60), md_text(o["subject"], 80), age(o["working_days"]))
+                (md_link(o["path"]), md_sender(o["sender"]), md_text(o["subject"], 80), age(o["working_days"]))
                 for o in fu["owed"]
             ],
         )

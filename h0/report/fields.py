@@ -10,11 +10,20 @@ from h0.mail.recipients import recipient_lists
 from h0.vault.audit import iso
 
 SHOWN = 10  # a list beside a total holds at most this many ("37 (showing 10)")
+# What a listed draft shows for a missing subject or recipient: never an empty "—" or "→ nobody".
+NO_SUBJECT = "(no subject)"
+NO_RECIPIENT = "no recipient yet (fill in to:)"
 
 
 def note_recipients(fm: dict[str, Any]) -> dict[str, list[str]]:
     """A note's recipients by real address, per field."""
     return recipient_lists(fm.get("to"), fm.get("cc"), fm.get("bcc"))
+
+
+def subject_shown(value: object) -> str:
+    """A draft's subject as a report names the draft (its file name is a hash): NO_SUBJECT when empty."""
+    subject = " ".join((text(value) or "").split())
+    return subject or NO_SUBJECT
 
 
 def iso_epoch(epoch: float | None) -> str | None:

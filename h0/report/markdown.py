@@ -13,8 +13,9 @@ from typing import Any
 
 from h0.mail.htmltext import inert_inline
 from h0.mail.lookalike import shown as shown_domain
-from h0.mail.recipients import count, describe_recipients
+from h0.mail.recipients import count, describe_recipients, shown_sender
 from h0.printable import printable
+from h0.report.fields import NO_RECIPIENT, subject_shown
 
 DASHBOARD_RECIPIENTS = 20  # per table cell; `h0 status --json` and the audit log hold every one
 _LINK_UNSAFE = re.compile(r"[\[\]|#^\\<>`*\x00-\x1f\x7f]|%%")
@@ -28,8 +29,16 @@ def md_text(value: object, limit: int = 160) -> str:
     return inert_inline(text).replace("://", r":\/\/").replace("www.", r"www\.") or "—"
 
 
+def md_sender(value: object) -> str:
+    """Who wrote an email, inert, never cut before its real address (h0.mail.recipients.shown_sender)."""
+    text = shown_sender(value)
+    return md_text(text, limit=len(text) + 1)
+
+
 def md_recipients(lists: dict[str, list[str]]) -> str:
     """Every recipient by real address, inert (h0.mail.recipients); past DASHBOARD_RECIPIENTS, "+N more"."""
+    if not count(lists):
+        return md_text(NO_RECIPIENT)
     text = describe_recipients(lists, limit=DASHBOARD_RECIPIENTS)
     if count(lists) > DASHBOARD_RECIPIENTS:
         text += " (`h0 status --json` lists all)"
@@ -42,6 +51,16 @@ def md_link(path: object) -> str:
     if not text or _LINK_UNSAFE.search(text) or text != text.strip() or printable(text) != text:
         return md_text(text)
     return f"[[{text.removesuffix('.md')}]]"
+
+
+def md_subject(value: object) -> str:
+    """A draft's subject in a table cell or list item; "(no subject)", never an empty "—"."""
+    return md_text(subject_shown(value), 80)
+
+
+def md_draft(item: dict[str, Any]) -> str:
+    """A listed draft by its subject and recipients, linked to its note: **Subject** → to ann@x.com ([[…]])."""
+    return f"**{md_subject(item.get('subject'))}** → {md_recipients(item.get('recipients') or {})} ({md_link(item['path'])})"
 
 
 def md_new(item: dict[str, Any]) -> str:

@@ -8,8 +8,10 @@ from typing import Any
 
 from h0.followup.report import age
 from h0.mail.lookalike import shown as shown_domain
-from h0.mail.recipients import count, describe_recipients, recipient_lists
+from h0.mail.recipients import count, describe_recipients, recipient_lists, shown_sender
 from h0.printable import printable
+from h0.report.control import said, waiting
+from h0.report.fields import NO_RECIPIENT, subject_shown
 
 SHOWN_RECIPIENTS = 20  # per line of `h0 status`; its --json and the audit log hold every one
 
@@ -53,8 +55,16 @@ def _plain(value: object, limit: int = 160) -> str:
 def _to(item: dict[str, Any]) -> str:
     """Every recipient of a listed draft or send, by real address; past SHOWN_RECIPIENTS, "+N more"."""
     lists = item.get("recipients") or recipient_lists(item.get("to"))
+    if not count(lists):
+        return NO_RECIPIENT
     text = describe_recipients(lists, limit=SHOWN_RECIPIENTS)
     return text + " (h0 status --json lists all)" if count(lists) > SHOWN_RECIPIENTS else text
+
+
+def draft_named(item: dict[str, Any]) -> str:
+    """A listed draft as a person knows it: '"Subject" → to ann@x.com (Drafts/4f2a….md)'. Its file
+    name is a hash H0 chose; the subject and the recipients say which draft it is."""
+    return f'"{_plain(subject_shown(item.get("subject")), 80)}" → {_to(item)} ({_plain(item.get("path"))})'
 
 
 def _new(item: dict[str, Any]) -> str:
@@ -94,7 +104,8 @@ def render_status(status: dict[str, Any]) -> str:
     lines.append(f"Drafts waiting for your approval: {_count(totals['waiting_for_approval'], len(waiting))}")
     details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
     lines += [
-        f"  {_plain(path)}{_new(details.get(path, {}))}{_plain(changed_by(details.get(path, {})), 200)}"
+        f"  {draft_named(details.get(path, {'path': path}))}{_new(details.get(path, {}))}"
+        f"{_plain(changed_by(details.get(path, {})), 200)}"
         for path in waiting
     ]
     approved = status["approved_not_yet_sent"]
@@ -106,6 +117,8 @@ def render_status(status: dict[str, Any]) -> str:
                 f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: {_plain(item['reason'])}{when}"
             )
     lines += _followup_lines(status.get("follow_ups") or {})
+    lines += calendar_lines(status.get("calendar") or [])
+    lines += _control_lines(status.get("control_notes") or {})
     quality = draft_quality_line(status.get("drafts") or {})
     if quality:
         lines.append(quality)
@@ -131,13 +144,38 @@ def render_status(status: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def calendar_lines(sources: list[dict[str, Any]]) -> list[str]:
+    """One line per calendar source: read fine, or failing (and whether a last good copy still serves)."""
+    lines = []
+    for source in sources:
+        name = _plain(source.get("name"))
+        good = source.get("last_good_at")
+        if source.get("error"):
+            kept = f"using the last good copy from {local_time(good)}" if good else "no copy yet: no times are proposed"
+            lines.append(f"Calendar {name}: FAILING — {_plain(source['error'], 200)}; {kept}")
+        else:
+            lines.append(f"Calendar {name}: " + (f"read {local_time(good)}" if good else "not read yet"))
+    return lines
+
+
+def _control_lines(control: dict[str, Any]) -> list[str]:
+    """Agents' proposed changes to the control notes, and the changes of the last day H0 did not see the owner make."""
+    proposed, recent = control.get("proposals") or [], control.get("recent") or []
+    if not proposed and not recent:
+        return []
+    lines = [f"Control notes (H0_Rules, H0_Profile, H0_Memory): {len(proposed)} proposed change(s) wait for you"]
+    lines += [f"  {_plain(p['note'])}: {_plain(waiting(p), 400)}" for p in proposed]
+    lines += [f"  {local_time(e['timestamp'])}  {_plain(e.get('note') or '')}: {_plain(said(e), 400)}" for e in recent]
+    return lines
+
+
 def _followup_lines(fu: dict[str, Any]) -> list[str]:
     """Replies owed and awaited, each with its age; how many notes are snoozed; which came back."""
     if not fu:
         return []
     lines = [f"Replies you owe: {_count(fu['owed_total'], len(fu['owed']))}"]
     lines += [
-        f"  {_plain(o['path'])}  {_plain(o['sender'], 60)} — {_plain(o['subject'], 80)} — {age(o['working_days'])}"
+        f"  {_plain(o['path'])}  {shown_sender(o['sender'])} — {_plain(o['subject'], 80)} — {age(o['working_days'])}"
         for o in fu["owed"]
     ]
     lines.append(f"Replies you are waiting for: {_count(fu['awaited_total'], len(fu['awaited']))}")

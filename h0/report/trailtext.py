@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from h0.mail.recipients import describe_recipients, recipient_lists
+from h0.mail.recipients import describe_recipients, recipient_lists, shown_sender
 from h0.report.logread import local_time, plain
 from h0.report.trail import Trail
 
@@ -17,6 +17,7 @@ _STAGES = {
     "draft_approved": "approval",
     "pre_send_audit": "pre-send",
     "email_sent": "sent",
+    "already_sent": "sent",
     "send_retry": "retry",
     "source_filed": "filing",
     "email_filed": "filing",
@@ -54,7 +55,7 @@ def describe(record: dict[str, Any]) -> str:
     """What one event says, in a line (without its time, name and note)."""
     event, r = record["event"], record
     if event == "email_ingested":
-        return f'from {plain(r.get("sender"), 80)} "{plain(r.get("subject"), 80)}" (provider id {plain(r.get("message_id"), 60)})'
+        return f'from {shown_sender(r.get("sender"))} "{plain(r.get("subject"), 80)}" (provider id {plain(r.get("message_id"), 60)})'
     if event == "triage_decision":
         confidence = r.get("confidence")
         how = f"{confidence:.0%}, " if isinstance(confidence, int | float) else ""
@@ -65,6 +66,9 @@ def describe(record: dict[str, Any]) -> str:
         return _ARRIVALS.get(str(r.get("arrival")), plain(r.get("arrival"), 20))
     if event == "pre_send_audit":
         return f"{_subject_part(r)}, Message-ID {plain(r.get('rfc822_message_id'), 100)}"
+    if event == "already_sent":
+        pid = r.get("provider_message_id") or r.get("message_id")
+        return f"already sent before (provider id {plain(pid, 100)} via {plain(r.get('backend'), 20)}): not sent again"
     if event == "email_sent":
         pid = r.get("provider_message_id") or r.get("message_id")
         text = f"provider id {plain(pid, 100)} via {plain(r.get('backend'), 20)}"

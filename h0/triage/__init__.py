@@ -80,7 +80,9 @@ class Triager:
 
             settings = load_settings()
         name = canonical_name(settings.llm_provider)
-        rules = RulesEngine.for_vault(Path(vault_root) if vault_root is not None else settings.vault_path)
+        rules = RulesEngine.for_vault(
+            Path(vault_root) if vault_root is not None else settings.vault_path, settings.h0_state_dir
+        )
         if name == RULES:
             return cls(rules)
         secret = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None

@@ -4,7 +4,9 @@ It lives in code (not only in the bundled vault) so an installed H0 has it too; 
 pins `vault/H0_Rules.md` to this exact text.
 """
 
-RULES_FILENAME = "H0_Rules.md"
+from h0.vault.control import RULES_NOTE
+
+RULES_FILENAME = RULES_NOTE
 
 DEFAULT_RULES_TEXT = r"""---
 type: h0-rules
@@ -38,7 +40,9 @@ Conditions: `sender` (the whole From line), `sender_domain` (`example.com` also 
 `mail.example.com`), `subject`, `body`, `text` (subject or body), `recipients` (To and Cc),
 `label`, `attachment`. Each takes one pattern or a list; one matching pattern is enough.
 A pattern is a case-insensitive substring, or a regular expression between slashes:
-`'/\bno-?reply@/'` (use single quotes around regular expressions).
+`'/\bno-?reply@/'` (use single quotes around regular expressions). A regular expression
+gets 100 ms per email; one that runs longer is skipped for that email and named here, in
+the property `h0_rule_timeouts` (fix it, then delete the line).
 
 Placeholders: `{greeting}` and `{sign_off}` (how you open and close a reply to this
 person: as your last replies to them did, else as `H0_Profile.md` says), `{first_name}`,

@@ -269,6 +269,9 @@ class ReplyContext(BaseModel):
     sign_off: str = ""  # "Cheers,\nAlex"
     notes: list[OwnerNote] = Field(default_factory=list)
     language: str | None = None
+    # The free times a reply to a request to meet may propose (h0.calendar.proposal.prompt_text):
+    # times only, never an event's title.
+    schedule: str = ""
 
 
 class TriageOutcome(BaseModel):

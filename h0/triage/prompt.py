@@ -65,7 +65,9 @@ questions and sources may be empty lists. Write reply_body in the language of th
 without a subject line. When the owner's notes give a greeting and a sign-off, open and close
 with exactly those. Never invent a fact — a date, time, place, price, number, name, promise or
 commitment — that neither the email nor the owner's notes state: write [FILL: what is needed]
-in its place (for example "[FILL: the meeting time]") and ask for it in questions. Do not copy
+in its place (for example "[FILL: the meeting time]") and ask for it in questions. When the
+email asks to meet, propose only times listed under "Times from the owner's calendar" (never
+another time; any other is blocked from sending), or none when none are listed. Do not copy
 whole sentences from the owner's notes unless the reply needs them word for word.
 """
 
@@ -100,7 +102,7 @@ def new_nonce() -> str:
 
 def owner_notes_block(context: ReplyContext | None, nonce: str) -> str:
     """The owner's notes, labelled, inside their own nonce-tagged block ("" when there are none)."""
-    if context is None or not (context.notes or context.greeting or context.sign_off):
+    if context is None or not (context.notes or context.greeting or context.sign_off or context.schedule):
         return ""
     parts: list[str] = []
     for note in context.notes:
@@ -113,6 +115,8 @@ def owner_notes_block(context: ReplyContext | None, nonce: str) -> str:
         if context.sign_off:
             voice.append("Sign-off (the lines that end the reply):\n" + context.sign_off)
         parts.append("\n".join(voice) + "\n")
+    if context.schedule:
+        parts.append(f"### Times from the owner's calendar\n{context.schedule.strip()}\n")
     text = "\n".join(parts)[:MAX_OWNER_NOTES_CHARS]
     tag = f"owner-notes-{nonce}"
     return f"<{tag}>\n{text}</{tag}>\n\n"

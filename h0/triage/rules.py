@@ -2,7 +2,9 @@
 
 The file is compiled once and recompiled only when its (mtime, size, inode) changes, so a
 decision costs a `stat` plus a few substring checks. The first matching rule decides; the
-safety rule (h0/triage/safety.py) then has the last word on archiving.
+safety rule (h0/triage/safety.py) then has the last word on archiving. A rule whose pattern
+runs out of time (h0.triage.textmatch) is skipped for that email, said in the outcome's
+warnings and on the rules note itself (h0.triage.rulereport).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from loguru import logger
 
 from h0.triage import safety
 from h0.triage.models import DRAFTING_DECISIONS, EmailInput, ReplyContext, TriageDecision, TriageOutcome
+from h0.triage.rulereport import TimeoutReporter
 from h0.triage.rulesfile import (
     BODY_HEAD_CHARS,
     BODY_TAIL_CHARS,
@@ -28,6 +31,7 @@ from h0.triage.rulesfile import (
     compile_text,
     rules_path,
 )
+from h0.triage.textmatch import RuleTimeout
 
 NO_MATCH_CONFIDENCE = 0.3
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -134,19 +138,26 @@ def render(template: str, email: EmailInput, rule: str, matched: str, context: R
     return _EMPTY_LINES.sub("\n\n", filled).strip("\n") + ("\n" if template.endswith("\n") else "")
 
 
+def ruleset_is_file(ruleset: RuleSet) -> bool:
+    """True when the rules came from the vault's note (not the built-in defaults)."""
+    return ruleset.source != builtin_rules().source
+
+
 class RulesEngine:
     """Triage by the first matching rule of a vault's rules file (thread-safe)."""
 
-    def __init__(self, path: Path | None) -> None:
-        """`path` is the rules note; None means the built-in defaults only."""
+    def __init__(self, path: Path | None, state_dir: Path | None = None) -> None:
+        """`path` is the rules note; None means the built-in defaults only. `state_dir` (H0_STATE_DIR)
+        is where H0 records its own write when it notes a rule's timeout on the rules note."""
         self.path = Path(path) if path is not None else None
+        self._timeouts = TimeoutReporter(self.path, state_dir) if self.path is not None else None
         self._lock = threading.Lock()
         # (signature, ruleset) swapped as one object, so readers never see a torn pair.
         self._state: tuple[_Signature | None, RuleSet] = (None, builtin_rules())
 
     @classmethod
-    def for_vault(cls, vault_root: Path) -> RulesEngine:
-        return cls(rules_path(vault_root))
+    def for_vault(cls, vault_root: Path, state_dir: Path | None = None) -> RulesEngine:
+        return cls(rules_path(vault_root), state_dir)
 
     def ruleset(self) -> RuleSet:
         """The current rules, recompiled if the file changed since the last look."""
@@ -197,7 +208,11 @@ class RulesEngine:
         warnings = list(ruleset.problems)
         view = _View(email)
         for rule in ruleset.rules:
-            matched = _matches(rule, view)
+            try:
+                matched = _matches(rule, view)
+            except RuleTimeout as exc:
+                warnings.append(self._timed_out(rule, exc, email))
+                continue
             if matched is not None:
                 decision = self._apply(rule, email, matched, context)
                 break
@@ -212,6 +227,13 @@ class RulesEngine:
         if warning:
             warnings.append(warning)
         return decision, (rule.name if rule else None), warnings
+
+    def _timed_out(self, rule: Rule, exc: RuleTimeout, email: EmailInput) -> str:
+        """The warning for a rule skipped because a pattern ran out of time; noted on the rules note too."""
+        where = f"the email {email.message_id[:80]}" if email.message_id else "an email"
+        if self._timeouts is not None and ruleset_is_file(self.ruleset()):
+            self._timeouts.report(rule.name, exc.source, where, exc.seconds)
+        return f"rule “{rule.name}” was skipped: {exc} on this email (fix it in the rules note)"
 
     @staticmethod
     def _apply(rule: Rule, email: EmailInput, matched: str, context: ReplyContext | None) -> TriageDecision:

@@ -21,6 +21,7 @@ from h0.platform.fs import write_new
 from h0.triage.default_rules import DEFAULT_RULES_TEXT, RULES_FILENAME
 from h0.triage.models import Decision
 from h0.triage.textmatch import Pattern, compile_pattern
+from h0.triage.textmatch import error as PatternError
 from h0.vault import frontmatter
 
 # Bodies are scanned up to this many characters: the head holds what a person wrote (a few
@@ -185,7 +186,7 @@ def _matcher(field: str, patterns: str | list[str]) -> Matcher:
         if len(pattern) > 2 and pattern.startswith("/") and pattern.endswith("/"):
             try:
                 regexes.append(compile_pattern(pattern[1:-1]))
-            except re.error as exc:
+            except PatternError as exc:
                 raise ValueError(f"{field}: invalid regular expression {pattern!r}: {exc}") from None
         elif field == "sender_domain":
             # A domain also covers its subdomains, and never a mere substring ("ail.com").

@@ -12,9 +12,21 @@ DONE = "Done"
 LOGS = "Logs"
 FAILED = "Logs/failed"
 OUTBOX = "Outbox"
+BRIEFINGS = "Briefings"
+# H0's notes at the vault's root, each read by its own code (the owner's profile and lessons).
+PROFILE_NOTE = "H0_Profile.md"
+MEMORY_NOTE = "H0_Memory.md"
 
 FOLDERS = (NEEDS_ACTION, DRAFTS, APPROVED, REJECTED, DONE, LOGS, FAILED, OUTBOX)
 NOTE_FOLDERS = (NEEDS_ACTION, DRAFTS, APPROVED, REJECTED, DONE, FAILED)
+# A folder is an H0 vault when it holds one of the folders where H0's work lives (`h0 init` makes
+# them all; the bundled vault/ ships them). A home folder or an Obsidian vault without H0 has none.
+WORK_FOLDERS = (NEEDS_ACTION, DRAFTS, APPROVED)
+
+
+def is_h0_vault(root: Path) -> bool:
+    """Whether `root` is an H0 vault: a folder holding Needs_Action/, Drafts/ or Approved/."""
+    return any((root / name).is_dir() for name in WORK_FOLDERS)
 
 
 def init_vault(root: Path) -> list[str]:

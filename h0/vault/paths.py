@@ -37,6 +37,12 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def link_key(target: str) -> str:
+    """How a [[link]] target and a note's name are compared: the last path part, no `.md`, case-folded."""
+    name = target.strip().replace("\\", "/").rsplit("/", 1)[-1]
+    return (name[:-3] if name.lower().endswith(".md") else name).casefold()
+
+
 def folder_key(name: str) -> str:
     """How folder names are compared: NFC and case-folded (Obsidian on macOS/Windows ignores case)."""
     return nfc(name).casefold()

@@ -35,7 +35,10 @@ from gen_vault import Params, ensure_vault
 from h0.drafting import Drafting, VaultKnowledge
 from h0.drafting import service as drafting_service
 from h0.drafting.indexed import IndexKnowledge
+from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
+
+PRIVATE = Disclosure(("journal",))
 
 FIXTURE = REPO / "tests" / "fixtures" / "drafting"
 
@@ -58,14 +61,12 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copytree(FIXTURE / "vault", vault, dirs_exist_ok=True)
         state = Path(tmp) / "state"
         started = time.perf_counter()
-        index = VaultIndex.open(vault, state, ("Journal",))
+        index = VaultIndex.open(vault, state, PRIVATE)
         build_s = time.perf_counter() - started
         modes = {
-            "index, fed": Drafting(vault, private_folders=("Journal",), knowledge=IndexKnowledge(index, ("Journal",))),
-            "index, checked": Drafting(
-                vault, private_folders=("Journal",), knowledge=IndexKnowledge(index, ("Journal",))
-            ),
-            "scan": Drafting(vault, private_folders=("Journal",), knowledge=VaultKnowledge(vault, ("Journal",))),
+            "index, fed": Drafting(vault, disclosure=PRIVATE, knowledge=IndexKnowledge(index)),
+            "index, checked": Drafting(vault, disclosure=PRIVATE, knowledge=IndexKnowledge(index)),
+            "scan": Drafting(vault, disclosure=PRIVATE, knowledge=VaultKnowledge(vault, PRIVATE)),
         }
         drafting_service.watching(vault, True)  # "fed" as the daemon's watcher makes it; undone below
         print(f"vault: {args.notes:,} generated notes + the drafting fixture; index built in {build_s:.1f} s")

@@ -41,6 +41,7 @@ sys.path.insert(0, str(REPO))
 
 from h0.config import load_settings
 from h0.pipeline.daemon import Daemon
+from h0.report.dashwriter import start_dashboard
 from h0.vault import init_vault
 from tests.fakes.imap_server import PymapServer
 
@@ -101,7 +102,9 @@ def run_mode(mode: str, server: PymapServer, root: Path, messages: int, poll: fl
         briefings_enabled=False,
         imap_idle=mode == "idle",
     )
-    daemon = Daemon(settings, workers=1, ingest=True)  # with imap_idle, it holds the IDLE watcher
+    daemon = Daemon(
+        settings, workers=1, ingest=True, companions=[start_dashboard]
+    )  # with imap_idle, it holds the IDLE watcher
     daemon.start(watch=False, sweep=False)
     stop = threading.Event()
     loop = threading.Thread(target=daemon.run, args=(stop,), daemon=True)

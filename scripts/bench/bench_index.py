@@ -41,6 +41,7 @@ sys.path.insert(0, str(REPO))
 
 from gen_vault import RARE_MULTI, Params, ensure_vault
 
+from h0.vault.disclosure import Disclosure, folder_keys
 from h0.vault.index import VaultIndex
 
 FIXTURES = REPO / "tests" / "fixtures"
@@ -147,7 +148,7 @@ async def search_figures(vault: Path, state: Path, calls: int, rounds: int) -> d
 
 def recall(vault: Path, state: Path, private_folders: str) -> float:
     spec = json.loads((FIXTURES / "relatedness.json").read_text(encoding="utf-8"))
-    index = VaultIndex.open(vault, state, private_folders)
+    index = VaultIndex.open(vault, state, Disclosure(folder_keys(private_folders)))
     found = expected = 0
     for email in spec["emails"]:
         text = f"From: {email['from']}\nSubject: {email['subject']}\n\n{email['body']}"

@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from h0.config import load_settings
 from h0.pipeline import signals
 from h0.pipeline.daemon import Daemon
+from h0.report.dashwriter import start_dashboard
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import AuditLog, Vault, init_vault
 
@@ -76,7 +77,12 @@ def one_run(count: int, workers: int) -> dict:
         settings = load_settings(
             vault_path=vault_dir, mail_backend="outbox", log_level="ERROR", sweep_interval_seconds=30
         )
-        daemon = Daemon(settings, workers=workers, triager=Triager.from_settings(settings, vault_dir))
+        daemon = Daemon(
+            settings,
+            workers=workers,
+            triager=Triager.from_settings(settings, vault_dir),
+            companions=[start_dashboard],  # as `h0 watch` runs it
+        )
         decided = collections.Counter()
         all_done = threading.Event()
         lock = threading.Lock()

@@ -13,16 +13,17 @@ import pytest
 from h0.drafting import Drafting, VaultKnowledge
 from h0.drafting.service import indexed_knowledge
 from h0.mail.headers import clean_address_header
+from h0.vault.disclosure import Disclosure, folder_keys
 from tests.drafting.conftest import FIXTURES, PRIVATE_FOLDERS, SECRETS, fixture_emails
 
 KINDS = ("index", "scan")
 
 
 def drafting_for(root: Path, state: Path, kind: str, tokens: int = 3000) -> Drafting:
-    private = (PRIVATE_FOLDERS,)
+    private = Disclosure(folder_keys(PRIVATE_FOLDERS))
     knowledge = indexed_knowledge(root, state, private) if kind == "index" else VaultKnowledge(root, private)
     assert knowledge is not None
-    return Drafting(root, private_folders=private, budget_tokens=tokens, knowledge=knowledge)
+    return Drafting(root, disclosure=private, budget_tokens=tokens, knowledge=knowledge)
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -12,6 +12,7 @@ from h0.followup.workdays import add_working_days
 from h0.pipeline.daemon import Daemon
 from h0.report.collect import collect_status
 from h0.report.dashboard import render_briefing, render_dashboard
+from h0.report.dashwriter import start_dashboard
 from h0.report.text import render_status
 from h0.vault import Vault
 from tests.followup.conftest import DANA, DAY, Clock, context, fm, follow, ingest, synced, triage
@@ -129,7 +130,7 @@ def test_a_snooze_that_ends_while_h0_is_off_comes_back_when_it_runs_again(vault_
     dashboard = vault_dir / "H0_Dashboard.md"
 
     def run(until: object) -> Daemon:
-        daemon = Daemon(settings_for(vault_dir), workers=2)
+        daemon = Daemon(settings_for(vault_dir), workers=2, companions=[start_dashboard])
         daemon.clock = clock
         daemon.start()
         stop = threading.Event()

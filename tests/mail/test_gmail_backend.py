@@ -16,6 +16,7 @@ from h0.mail.models import AttachmentMeta, EmailStatus
 from h0.mcp.mail_server import SERVER_NAME
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import audit_records, dead_pid, gmail_settings_for
+from tests.statedb import crash_edit
 
 
 def test_given_a_message_when_sent_then_gmail_receives_the_mime_and_the_audit_brackets_the_call(
@@ -242,7 +243,9 @@ def _pending_attempt(service, pid: int, **message) -> str:
         key=out.key, rfc822_message_id=out.rfc822_message_id, content_hash=out.content_hash, caps=(), in_flight_s=120.0
     )
     assert claim.status == "claimed"
-    service.state._db().execute("UPDATE sends SET pid = ? WHERE rfc822_message_id = ?", (pid, out.rfc822_message_id))
+    assert crash_edit(
+        service.state.path, "UPDATE sends SET pid = ? WHERE rfc822_message_id = ?", (pid, out.rfc822_message_id)
+    )
     return out.rfc822_message_id
 
 

@@ -23,6 +23,7 @@ from h0.mail.backend import ChangesUnreadable
 from h0.vault import AuditLog, Vault
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import gmail_settings_for
+from tests.statedb import crash_edit
 
 INGESTED = "H0/ingested"
 
@@ -48,8 +49,8 @@ def ingested(gmail: FakeGmail, message_id: str) -> bool:
     return label is not None and label["id"] in gmail.message(message_id).labels
 
 
-def cursor(service: MailService) -> int | None:
-    row = service.state.mail_sync(f"gmail:{service.backend._account or service.sync._account}")
+def cursor(service: MailService, gmail: FakeGmail) -> int | None:
+    row = service.state.mail_sync(f"gmail:{gmail.address}")  # the sync's cursor is kept per account
     return int(row["cursor"]) if row and row.get("cursor") is not None else None
 
 
@@ -62,7 +63,9 @@ def synced(ctx: HandlerContext, gmail: FakeGmail) -> None:
     before = gmail.history_id
     report = ingest_new_mail(ctx)
     assert report.mode == "catch_up" and report.failed == 0
-    assert cursor(ctx.mail.service) == before  # the profile's, read before the query (labelling moves Gmail's on)
+    assert (
+        cursor(ctx.mail.service, gmail) == before
+    )  # the profile's, read before the query (labelling moves Gmail's on)
 
 
 # -- new mail, and nothing new ------------------------------------------------------------
@@ -78,7 +81,7 @@ def test_first_run_catches_up_by_query_then_new_mail_becomes_a_note_from_history
     assert report.mode == "catch_up" and len(report.written) == 2
     assert email_notes(vault_dir) == sorted(note_for(m) for m in first)
     assert all(ingested(gmail, m) for m in first)
-    assert cursor(service) == profile
+    assert cursor(service, gmail) == profile
 
     new = gmail.add_message(sender="Bob <bob@example.com>", subject="After", body="Fresh mail")
     gmail.reset_quota()
@@ -89,7 +92,7 @@ def test_first_run_catches_up_by_query_then_new_mail_becomes_a_note_from_history
     assert ingested(gmail, new)
     # One history call, one read, one label: 2 + 5 + 5 units.
     assert sorted(methods(gmail)) == ["history.list", "messages.get", "messages.modify"]
-    assert cursor(service) >= max(
+    assert cursor(service, gmail) >= max(
         r["id"] for r in gmail.history if r["message_id"] == new and r["type"] == "messageAdded"
     )
 
@@ -113,27 +116,27 @@ def test_the_cursor_moves_only_after_the_notes_are_written_and_never_back(servic
     gmail.add_message(subject="seed")
     first = service.list_new_emails(25)
     service.ack_new_emails(first.cursor, [e.id for e in first.emails])
-    start = cursor(service)
+    start = cursor(service, gmail)
 
     message = gmail.add_message(subject="new")
     listed = service.list_new_emails(25)
     assert [e.id for e in listed.emails] == [message] and listed.mode == "history"
-    assert cursor(service) == start and not ingested(gmail, message)
+    assert cursor(service, gmail) == start and not ingested(gmail, message)
 
     acked = service.ack_new_emails(listed.cursor, [message])
     assert acked.labelled == 1 and ingested(gmail, message)
-    moved = cursor(service)
+    moved = cursor(service, gmail)
     assert moved > start
 
     # A late acknowledgement of the first slice cannot take the cursor back.
     service.ack_new_emails(first.cursor, [])
-    assert cursor(service) == moved
+    assert cursor(service, gmail) == moved
     with pytest.raises(InvalidRequest):
         service.ack_new_emails(listed.cursor[:-4] + "0000", [])
     kind, value, mac = listed.cursor.split(".")
     with pytest.raises(InvalidRequest):  # a cursor pushed past mail nobody saw
         service.ack_new_emails(f"{kind}.{int(value) + 1000}.{mac}", [])
-    assert cursor(service) == moved
+    assert cursor(service, gmail) == moved
 
 
 # -- expired history and a lost cursor ------------------------------------------------------
@@ -153,7 +156,7 @@ def test_expired_history_catches_up_by_query_without_duplicates(ctx, gmail, vaul
     assert report.mode == "catch_up" and sorted(report.written) == sorted(f"Needs_Action/{note_for(m)}" for m in missed)
     assert "messages.list" in methods(gmail) and methods(gmail)[0] == "history.list"
     assert email_notes(vault_dir) == sorted(note_for(m) for m in [old, *missed])
-    assert cursor(service) == gmail.history_floor  # the profile's historyId when the catch-up began
+    assert cursor(service, gmail) == gmail.history_floor  # the profile's historyId when the catch-up began
 
     later = gmail.add_message(subject="after the catch-up")
     report = ingest_new_mail(ctx)
@@ -166,8 +169,7 @@ def test_a_lost_cursor_never_duplicates_a_note_the_label_is_the_truth(ctx, gmail
     catches up by query and writes no second note for anything labelled H0/ingested."""
     ids = [gmail.add_message(subject=f"m{i}") for i in range(4)]
     synced(ctx, gmail)
-    with service.state._tx() as db:
-        db.execute("DELETE FROM mail_sync")
+    assert crash_edit(service.state.path, "DELETE FROM mail_sync")
     report = ingest_new_mail(ctx)
     assert report.mode == "catch_up" and report.written == [] and report.duplicates == 0
     assert email_notes(vault_dir) == sorted(note_for(m) for m in ids)
@@ -275,19 +277,19 @@ def test_a_history_answer_h0_cannot_read_is_a_typed_error_and_nothing_is_lost(ct
     then the backend raises ChangesUnreadable (no cursor comes from it), the pass catches up by
     query instead, the new message becomes one note, and history resumes afterwards."""
     synced(ctx, gmail)
-    stored = cursor(service)
+    stored = cursor(service, gmail)
     message = gmail.add_message(subject="behind a broken history")
 
     gmail.rewrite_next(corrupt, path_contains="/history")
     with pytest.raises(ChangesUnreadable) as raised:
         service.backend.changes_since(stored, label="INBOX", limit=10)
     assert isinstance(raised.value, InternalError) and raised.value.details.get("retryable") is False
-    assert "Traceback" not in raised.value.message and cursor(service) == stored
+    assert "Traceback" not in raised.value.message and cursor(service, gmail) == stored
 
     gmail.rewrite_next(corrupt, path_contains="/history")
     report = ingest_new_mail(ctx)
     assert report.mode == "catch_up" and report.written == [f"Needs_Action/{note_for(message)}"]
-    assert cursor(service) >= stored
+    assert cursor(service, gmail) >= stored
     later = gmail.add_message(subject="after")
     assert ingest_new_mail(ctx).written == [f"Needs_Action/{note_for(later)}"]
     assert len(email_notes(vault_dir)) == 2
@@ -302,7 +304,7 @@ def test_a_profile_with_a_non_numeric_history_id_is_a_typed_error_and_ingest_fal
     gmail.rewrite_next(lambda answer: {**answer, "historyId": "NaN"}, path_contains="/profile")
     report = ingest_new_mail(ctx)
     assert report.mode == "query" and report.written == [f"Needs_Action/{note_for(message)}"]
-    assert service.state.mail_sync(f"gmail:{gmail.address}") in (None,) or cursor(service) is None
+    assert service.state.mail_sync(f"gmail:{gmail.address}") in (None,) or cursor(service, gmail) is None
 
 
 # -- a note that cannot be written ------------------------------------------------------------

@@ -141,3 +141,39 @@ async def test_given_sigterm_during_a_send_then_the_send_completes_is_audited_an
         child.wait()
     assert [s.header("Subject") for s in gmail.sent] == ["in flight"]
     assert [r["event"] for r in audit_records(vault_dir)] == ["pre_send_audit", "email_sent"]
+
+
+async def test_given_claude_codes_own_mail_server_sends_an_approved_note_then_status_and_briefing_show_it(
+    vault_dir: Path, gmail: FakeGmail, token_path: Path
+):
+    """A send made through another process's mail server (Claude Code's, no daemon running) is the same
+    one `email_sent` record every report reads: `h0 status`, the dashboard's data and the briefing."""
+    import datetime as dt
+    import os
+
+    from h0.config import Settings
+    from h0.report.audittail import AuditTail
+    from h0.report.briefing import render_briefing
+    from h0.report.collect import collect_status
+    from h0.vault import Vault
+
+    draft = vault_dir / "Approved" / "reply.md"
+    draft.write_text("---\nto: Dana <dana@example.com>\ncc: lee@example.org\nsubject: Friday\n---\nFriday works.\n")
+    old = time.time() - 120  # approved a while ago: no settle period left
+    os.utime(draft, (old, old))
+    note_hash = Vault(vault_dir).read_note("Approved/reply.md").hash
+    env = gmail_env(vault_dir, gmail, token_path, ALLOW_UNAPPROVED_SEND="false")
+    async with Client(params(**env)) as client:
+        result = await client.call_tool("send_approved_draft", {"path": "Approved/reply.md", "note_hash": note_hash})
+        assert not result.is_error, result.content[0].text
+    assert [s.header("Subject") for s in gmail.sent] == ["Friday"]
+
+    (record,) = audit_records(vault_dir, "email_sent")  # one record of the send, the mail server's
+    assert record["path"] == "Approved/reply.md" and record["recipients"]["cc"] == ["lee@example.org"]
+    status = collect_status(Settings(vault_path=vault_dir))
+    assert status["totals"]["sends_24h"] == 1
+    (send,) = status["recent_sends"]
+    assert send["path"] == "Approved/reply.md" and send["recipients"]["to"] == ["dana@example.com"]
+    records = AuditTail(vault_dir / "Logs").refresh()
+    page = render_briefing(dt.date.today(), records, status)
+    assert "## Sent (1)" in page and "dana@example.com" in page

@@ -13,6 +13,7 @@ from h0.errors import NotSupported
 from h0.mail import MailService
 from h0.mcp.mail_server import SERVER_NAME
 from tests.mail.conftest import DIRECT_SEND, dead_pid
+from tests.statedb import crash_edit
 
 
 @pytest.fixture
@@ -34,6 +35,22 @@ def test_given_a_fresh_checkout_when_mail_is_sent_then_it_lands_in_outbox_as_eml
     assert "hello-there" in eml.name
 
 
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ({"owner_emails": "Ann Owner <ann@owner.example>, ann.o@other.example"}, "ann@owner.example"),
+        ({"owner_emails": "ann@owner.example", "smtp_from": "Ann <ann@smtp.example>"}, "Ann <ann@smtp.example>"),
+        ({"owner_emails": "not an address"}, "H0 outbox <outbox@h0.local>"),
+    ],
+)
+def test_given_the_owners_address_is_known_then_the_eml_is_from_the_owner(vault_dir: Path, settings, expected):
+    """The dry run shows what a real backend would send: the owner's From, not a placeholder."""
+    service = MailService(load_settings(vault_path=vault_dir, **DIRECT_SEND, **settings))
+    service.send_email(to="bob@example.com", subject="Hello", body="Hi Bob,\n", idempotency_key="from1")
+    [eml] = emls(vault_dir)
+    assert BytesParser(policy=policy.default).parsebytes(eml.read_bytes())["From"] == expected
+
+
 def test_given_the_same_key_even_after_a_restart_then_one_eml_only(outbox, vault_dir):
     first = outbox.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d2")
     again = MailService(outbox.settings).send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d2")
@@ -44,7 +61,9 @@ def test_given_the_same_key_even_after_a_restart_then_one_eml_only(outbox, vault
 def test_given_a_crash_after_the_eml_was_written_then_the_key_is_recognised(outbox, vault_dir):
     first = outbox.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d3")
     # Lose the outcome, as if the process died right after writing the file.
-    outbox.state._db().execute("UPDATE sends SET state = 'pending', pid = ?, sent_epoch = NULL", (dead_pid(),))
+    assert crash_edit(
+        outbox.state.path, "UPDATE sends SET state = 'pending', pid = ?, sent_epoch = NULL", (dead_pid(),)
+    )
     again = MailService(outbox.settings).send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d3")
     assert again.already_sent and again.message_id == first.message_id
     assert len(emls(vault_dir)) == 1

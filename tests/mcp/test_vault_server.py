@@ -30,6 +30,7 @@ VAULT_TOOLS = {
     "notes_for_address",
     "draft_context",
     "revise_draft",
+    "free_slots",
     "health_check",
 }
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from h0.config import load_settings
 from h0.pipeline.daemon import Daemon
+from h0.report.dashwriter import start_dashboard
 from h0.vault import AuditLog, Vault
 
 
@@ -42,7 +43,9 @@ def settings_for(vault_dir: Path, **overrides: Any):
 
 @contextmanager
 def running_daemon(vault_dir: Path, *, workers: int = 4, triager: Any = None, **overrides: Any) -> Iterator[Daemon]:
-    daemon = Daemon(settings_for(vault_dir, **overrides), workers=workers, triager=triager)
+    daemon = Daemon(
+        settings_for(vault_dir, **overrides), workers=workers, triager=triager, companions=[start_dashboard]
+    )
     daemon.start()
     stop = threading.Event()
     loop = threading.Thread(target=daemon.run, args=(stop,), daemon=True)

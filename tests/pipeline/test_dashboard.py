@@ -95,7 +95,9 @@ def test_given_hostile_subjects_and_reasons_then_the_dashboard_and_briefing_stay
         (vault_dir / f"Drafts/r{i}.md").write_text(
             f"---\nsubject: {quoted}\nstatus: not_sent\nh0_error: {quoted}\nh0_error_code: {quoted}\n---\nx\n"
         )
-        log.write("email_sent", path=f"Approved/s{i}.md", to=text, subject=text, idempotency_key=f"k{i}")
+        AuditLog(vault_dir / "Logs", "gmail_mcp").write(
+            "email_sent", path=f"Approved/s{i}.md", to=text, subject=text, idempotency_key=f"k{i}"
+        )
         log.write("send_failed", "error", path=text, message=text, retry_in=5)
         log.write("email_ingested", path=f"Needs_Action/EMAIL_{i}.md", subject=text, sender=text)
         log.write("triage_decision", note=f"Needs_Action/EMAIL_{i}.md", decision=text, reasoning=text)
@@ -127,7 +129,7 @@ def test_the_briefing_covers_the_local_day_from_the_audit_log(vault_dir: Path):
     settings = settings_for(vault_dir)
     log = AuditLog(vault_dir / "Logs", "h0")
     yesterday = dt.datetime.combine(dt.date.today(), dt.time.min).astimezone() - dt.timedelta(minutes=5)
-    path = vault_dir / "Logs" / f"h0_{yesterday.astimezone(dt.UTC).date().isoformat()}.jsonl"
+    path = vault_dir / "Logs" / f"gmail_mcp_{yesterday.astimezone(dt.UTC).date().isoformat()}.jsonl"
     with open(path, "a") as handle:
         handle.write(
             json.dumps(
@@ -144,7 +146,9 @@ def test_the_briefing_covers_the_local_day_from_the_audit_log(vault_dir: Path):
     log.write("email_ingested", path="Needs_Action/EMAIL_1.md", subject="Quarterly numbers", sender="Dana <d@x.org>")
     log.write("triage_decision", note="Needs_Action/EMAIL_1.md", decision="draft_reply", reasoning="a question")
     log.write("triage_decision", note="Needs_Action/EMAIL_2.md", decision="archive", reasoning="newsletter")
-    log.write("email_sent", path="Approved/r.md", to="d@x.org", subject="Re: Quarterly numbers", idempotency_key="k")
+    AuditLog(vault_dir / "Logs", "gmail_mcp").write(
+        "email_sent", path="Approved/r.md", to="d@x.org", subject="Re: Quarterly numbers", idempotency_key="k"
+    )
     log.write("email_filed", path="Approved/r.md", done_path="Done/r.md", idempotency_key="k")
     log.write("send_held", "warning", path="Approved/h.md", returned_to="Drafts/h.md", message="already answered")
     (vault_dir / "Needs_Action/EMAIL_3.md").write_text(
@@ -194,7 +198,7 @@ def test_a_storm_of_changes_is_written_at_most_about_once_a_second(vault_dir: Pa
         for t in pokers:
             t.join()
         elapsed = time.monotonic() - start
-        assert wait_until(lambda: "(2000, showing 10)" in read(vault_dir), timeout=5)
+        assert wait_until(lambda: "(2000, showing 10)" in read(vault_dir), timeout=120)  # a loaded machine is slow
         writes = settled()
         assert writes - 1 <= elapsed + 2, (writes, elapsed)
         assert writer.writers == {"h0-dashboard"}  # written on its own thread, never on a poker's
@@ -265,7 +269,8 @@ def test_given_a_running_daemon_when_a_draft_is_sent_then_the_dashboard_shows_it
         status="pending_approval",
     )
     with running_daemon(vault_dir) as daemon:
-        writer = daemon.dashboard
+        (writer,) = daemon.companions
+        assert isinstance(writer, DashboardWriter)
         queued: list[str] = []
         put = daemon.queue.put
         daemon.queue.put = lambda path, **kw: (queued.append(path), put(path, **kw))[1]
@@ -299,7 +304,7 @@ def test_a_refused_draft_shows_up_as_not_sent_with_its_reason(vault_dir: Path):
         (vault_dir / "Approved/bad.md").write_text("---\nsubject: nobody to send to\n---\nx\n")
         assert wait_until(lambda: "Not sent — back in Drafts/" in read(vault_dir), timeout=15)
         page = read(vault_dir)
-    assert "| [[Drafts/bad]] | nobody | nobody to send to | invalid\\_request:" in page
+    assert "| [[Drafts/bad]] | no recipient yet (fill in to:) | nobody to send to | invalid\\_request:" in page
     assert "## Last errors (1 in the last 24 h)" in page and "send\\_refused" in page
     assert "## Not sent, and not sent since (1)" in read(vault_dir, f"{BRIEFINGS}/{dt.date.today()}.md")
 
@@ -342,6 +347,6 @@ def test_a_disabled_dashboard_writes_no_file(vault_dir: Path, dashboard: bool, b
         if briefings:
             assert wait_until(lambda: "## Sent (1)" in read(vault_dir, f"{BRIEFINGS}/{dt.date.today()}.md"), timeout=5)
         else:
-            assert daemon.dashboard is None  # no writer at all: nothing can write the note, now or on stop
+            assert daemon.companions == []  # no writer at all: nothing can write the note, now or on stop
     assert not (vault_dir / DASHBOARD_NOTE).exists()
     assert (vault_dir / BRIEFINGS).exists() == briefings

@@ -62,7 +62,7 @@ def test_given_an_approved_draft_then_it_is_sent_filed_and_logged(vault_dir: Pat
     assert done["idempotency_key"].startswith("n-") and done["idempotency_key"][2:] not in done["rfc822_message_id"]
     assert frontmatter(vault_dir, "Done/EMAIL_msg-1.md")["status"] == "done"
     assert not list((vault_dir / "Approved").glob("*.md"))
-    (sent,) = events(vault_dir, event="email_sent")
+    (sent,) = events(vault_dir, "gmail_mcp", event="email_sent")
     assert sent["path"] == "Approved/reply.md" and sent["to"] == "dana@example.com"
     pre = events(vault_dir, "gmail_mcp", "pre_send_audit")
     assert len(pre) == 1 and pre[0]["idempotency_key"] == done["idempotency_key"]
@@ -174,7 +174,7 @@ def test_a_duplicate_event_or_a_re_approved_sent_draft_never_sends_twice(vault_d
         daemon.sweep("test")
         assert wait_until(lambda: (vault_dir / "Done/once (2).md").exists())
     assert len(outbox(vault_dir)) == 1
-    assert events(vault_dir, event="email_sent")[-1]["already_sent"] is True
+    assert events(vault_dir, event="already_sent")[-1]["path"].startswith("Approved/")
 
 
 def test_when_the_mail_server_dies_sends_resume_after_it_is_restarted(vault_dir: Path):
@@ -253,4 +253,4 @@ def test_a_burst_of_notes_moved_into_approved_at_once_none_lost_none_sent_twice(
     assert any(interval_sweeps), "an interval sweep listed notes of the burst while they were being sent"
     assert len(list((vault_dir / "Outbox").glob("*.eml"))) == BURST
     assert not list((vault_dir / "Approved").glob("*.md"))
-    assert len({e["idempotency_key"] for e in events(vault_dir, event="email_sent")}) == BURST
+    assert len({e["idempotency_key"] for e in events(vault_dir, "gmail_mcp", event="email_sent")}) == BURST

@@ -68,7 +68,7 @@ def test_given_polling_when_200_drafts_arrive_at_once_then_each_is_sent_exactly_
         assert wait_until(lambda: len(list((vault_dir / "Done").glob("bulk-*.md"))) == 200, timeout=60, interval=0.2)
     assert len(list((vault_dir / "Outbox").glob("*.eml"))) == 200
     assert not list((vault_dir / "Approved").glob("*.md"))
-    assert len({e["idempotency_key"] for e in events(vault_dir, event="email_sent")}) == 200
+    assert len({e["idempotency_key"] for e in events(vault_dir, "gmail_mcp", event="email_sent")}) == 200
 
 
 def test_given_polling_the_sweep_alone_catches_what_no_event_reported(vault_dir: Path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -109,18 +108,31 @@ def test_events_naming_the_resolved_vault_path_are_understood(tmp_path: Path, va
     assert recorder.seen == [("Approved/x.md", MOVED)]
 
 
+class FakeClock:
+    """Monotonic seconds that move only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_quiet_period_names_a_path_once_its_size_and_mtime_stand_still(tmp_path: Path):
-    quiet = QuietPeriod(quiet=0.05)
+    clock = FakeClock()
+    quiet = QuietPeriod(quiet=0.5, clock=clock)
     note = tmp_path / "n.md"
     note.write_text("a")
     quiet.touched("n.md", str(note))
-    settled: list[str] = []
-    assert wait_until(lambda: settled.extend(quiet.settled()) or settled, timeout=5) == ["n.md"]
+    assert quiet.settled() == []  # not quiet long enough yet
+    clock.now += 0.5
+    assert quiet.settled() == ["n.md"]
     assert quiet.next_due() is None and quiet.settled() == []
 
 
 def test_quiet_period_waits_again_for_a_file_that_changed_and_drops_one_that_went(tmp_path: Path):
-    quiet = QuietPeriod(quiet=0.05)
+    clock = FakeClock()
+    quiet = QuietPeriod(quiet=0.5, clock=clock)
     growing, gone = tmp_path / "growing.md", tmp_path / "gone.md"
     growing.write_text("a")
     gone.write_text("a")
@@ -128,9 +140,8 @@ def test_quiet_period_waits_again_for_a_file_that_changed_and_drops_one_that_wen
     quiet.touched("gone.md", str(gone))
     gone.unlink()
     growing.write_text("ab")  # changed within the period: a writer still at it
-    first_due = quiet.next_due()
-    assert wait_until(lambda: time.monotonic() >= first_due, timeout=5)
+    clock.now = quiet.next_due() or clock.now
     assert quiet.settled() == []  # growing: a new period; gone: dropped
-    assert quiet.next_due() is not None
-    settled: list[str] = []
-    assert wait_until(lambda: settled.extend(quiet.settled()) or settled, timeout=5) == ["growing.md"]
+    assert quiet.next_due() == clock.now + 0.5
+    clock.now += 0.5
+    assert quiet.settled() == ["growing.md"]

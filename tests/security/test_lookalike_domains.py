@@ -158,8 +158,8 @@ def test_given_a_known_domain_and_a_new_one_then_only_the_first_message_is_sent_
     write_draft(vault_dir, "Drafts", "old.md", to="ceo@bank.com", status="pending_approval")
     assert main(["status"]) == 0
     text = capsys.readouterr().out
-    assert "Drafts/new.md (first message to fresh.example)" in text
-    assert "Drafts/old.md (first" not in text
+    assert "(Drafts/new.md) (first message to fresh.example)" in text
+    assert "(Drafts/old.md) (first" not in text
     assert main(["status", "--json"]) == 0
     details = {d["path"]: d for d in json.loads(capsys.readouterr().out)["waiting_for_approval_details"]}
     assert details["Drafts/new.md"]["new_domains"] == ["fresh.example"]

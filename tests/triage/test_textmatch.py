@@ -89,7 +89,7 @@ def test_given_random_text_then_boundary_patterns_agree_with_re() -> None:
 
 def test_lowercase_patterns_skip_ignorecase_and_leading_boundaries_move_out() -> None:
     fast = compile_pattern(r"\bby eod\b")
-    assert fast.lowered and fast.boundary and not fast.regex.flags & re.IGNORECASE
+    assert fast.lowered and fast.boundary and not fast.compiled.flags & re.IGNORECASE
     careful = compile_pattern(r"\bNo\S+")
     assert not careful.lowered and careful.boundary
     assert not compile_pattern(r"\bfoo|bar").boundary  # \b binds to foo only

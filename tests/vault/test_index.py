@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from h0.vault import Vault
+from h0.vault.disclosure import Disclosure, folder_keys
 from h0.vault.index import VaultIndex, walk_notes
+from h0.vault.index.db import SCHEMA_VERSION
 from h0.vault.listing import MAX_FOLDER_DEPTH
 
 WORDS = [
@@ -205,7 +207,7 @@ def test_private_notes_are_never_returned_unless_asked(vault_dir: Path, tmp_path
     note(vault_dir, "Journal/day.md", "atlas worries\n")
     note(vault_dir, "Done/secret.md", "atlas salary\n", private="true")
     note(vault_dir, "Done/open.md", "atlas plan\n")
-    index = VaultIndex.open(vault_dir, tmp_path / "state", private_folders=["Journal/"])
+    index = VaultIndex.open(vault_dir, tmp_path / "state", Disclosure(folder_keys(["Journal/"])))
     assert paths(index.search("atlas")) == {"Done/open.md"}
     assert paths(index.search("atlas", include_private=True)) == {"Done/open.md", "Done/secret.md", "Journal/day.md"}
     assert index.is_private("Journal/day.md") and index.is_private("Done/secret.md")
@@ -360,4 +362,4 @@ def test_the_index_file_is_an_sqlite_database_outside_the_vault(vault_dir: Path,
     index = VaultIndex.open(vault_dir, tmp_path / "state")
     assert index.db.path is not None and vault_dir not in index.db.path.parents
     with sqlite3.connect(index.db.path) as db:
-        assert db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone() == ("1",)
+        assert db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone() == (SCHEMA_VERSION,)

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+from h0.vault.disclosure import Disclosure, folder_keys
 from h0.vault.index import VaultIndex
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -21,7 +22,7 @@ def test_the_notes_a_good_assistant_would_consult_are_in_the_top_five_for_nine_i
     spec = json.loads((FIXTURES / "relatedness.json").read_text(encoding="utf-8"))
     vault = tmp_path / "vault"
     shutil.copytree(FIXTURES / "knowledge_vault", vault)
-    index = VaultIndex.open(vault, tmp_path / "state", spec["private_folders"])
+    index = VaultIndex.open(vault, tmp_path / "state", Disclosure(folder_keys(spec["private_folders"])))
     found = expected = 0
     for email in spec["emails"]:
         top = [r.path for r in index.related(text=email_text(email), limit=5)]
@@ -34,7 +35,7 @@ def test_the_notes_a_good_assistant_would_consult_are_in_the_top_five_for_nine_i
 def test_each_related_note_says_why(tmp_path: Path):
     vault = tmp_path / "vault"
     shutil.copytree(FIXTURES / "knowledge_vault", vault)
-    index = VaultIndex.open(vault, tmp_path / "state", "Journal")
+    index = VaultIndex.open(vault, tmp_path / "state", Disclosure(("journal",)))
     top = index.related(text="From: Lee Park <lee.park@brightpath.example>\n\nThe PO for the license renewal.", limit=3)
     assert top[0].path == "People/Lee Park.md" and "about lee.park@brightpath.example" in top[0].why
     assert all(r.why for r in top)

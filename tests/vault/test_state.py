@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from h0.state import Cap, StateDB, state_dir_for
+from tests.statedb import crash_edit, crash_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,11 +54,11 @@ def test_given_a_key_sent_then_the_same_content_is_already_sent_and_other_conten
 def test_given_a_pending_send_of_a_live_process_then_in_progress_and_of_a_dead_one_unresolved(tmp_path: Path):
     db = StateDB(tmp_path)
     assert claim(db, "k").status == "claimed"
-    db._db().execute("UPDATE sends SET pid = ?", (os.getppid(),))
+    assert crash_edit(db.path, "UPDATE sends SET pid = ?", (os.getppid(),))
     assert claim(db, "k").status == "in_progress"
     child = subprocess.Popen([sys.executable, "-c", ""])
     child.wait()
-    db._db().execute("UPDATE sends SET pid = ?", (child.pid,))
+    assert crash_edit(db.path, "UPDATE sends SET pid = ?", (child.pid,))
     assert claim(db, "k").status == "unresolved"
     db.mark_failed("<k@t>", error="send_failed", reason="never reached the provider")
     assert claim(db, "k").status == "claimed"
@@ -168,7 +169,7 @@ def test_given_processes_racing_then_one_claims_a_shared_key_and_the_cap_holds_a
     outcomes = [json.loads(p.communicate(timeout=60)[0]) for p in children + shared]
     statuses = [s for result in outcomes for s in result]
     db = StateDB(tmp_path)
-    rows = db._rows("SELECT idempotency_key FROM sends")
+    rows = crash_rows(db.path, "SELECT idempotency_key FROM sends")
     assert statuses.count("claimed") == len(rows) <= cap + 1
     capped = [s for result in outcomes[:processes] for s in result]
     assert capped.count("claimed") <= cap  # each was made while fewer than `cap` sends were recorded

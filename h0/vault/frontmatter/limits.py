@@ -21,6 +21,7 @@ from ruamel.yaml.events import (
 )
 
 from h0.errors import InvalidRequest, ParseError
+from h0.vault.frontmatter.yamlhint import repair
 from h0.vault.frontmatter.yamls import EventParser, first_line, shorten
 
 # Limits on what H0 reads (and writes: check_representable refuses what could not be read
@@ -151,7 +152,7 @@ def _events(text: str, subject: str = "The frontmatter") -> Iterator[Any]:
         finally:
             parser.dispose()
     except YAMLError as exc:
-        raise ParseError(f"{subject} is not valid YAML: {first_line(exc)}") from None
+        raise ParseError(f"{subject} is not valid YAML: {first_line(exc)}.{repair(exc, text)}") from None
     except (ValueError, TypeError, MemoryError) as exc:  # e.g. text the encoder refuses
         raise ParseError(f"{subject} could not be parsed: {exc}") from None
 

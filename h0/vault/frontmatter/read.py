@@ -11,6 +11,7 @@ from ruamel.yaml.error import YAMLError
 from h0.errors import ParseError
 from h0.vault.frontmatter.limits import JSON_NODE_BUDGET, MAX_DEPTH, check_bounds, check_text
 from h0.vault.frontmatter.scan import Fallback, scan
+from h0.vault.frontmatter.yamlhint import repair
 from h0.vault.frontmatter.yamls import LOCAL, first_line, json_key, json_scalar, shorten
 
 
@@ -40,7 +41,7 @@ def load_checked(yaml_text: str) -> dict[str, Any]:
     try:
         data = LOCAL.safe.load(yaml_text)
     except YAMLError as exc:
-        raise ParseError(f"The frontmatter is not valid YAML: {first_line(exc)}") from None
+        raise ParseError(f"The frontmatter is not valid YAML: {first_line(exc)}.{repair(exc, yaml_text)}") from None
     except RecursionError:
         raise ParseError("The frontmatter nests too deeply.") from None
     except Exception as exc:  # noqa: BLE001 - ruamel raises a few non-YAMLError types on odd input

@@ -28,9 +28,12 @@ _LEADING_ZERO_INT = re.compile(r"[-+]?0[0-9_]+$")
 
 
 class _Constructor(SafeConstructor):
-    """YAML 1.2 as ruamel reads it, with three changes.
+    """YAML 1.2 as ruamel reads it, with four changes.
 
-    A zero-padded integer such as a ZIP code `01234` stays a string. `<<` is an ordinary
+    A zero-padded integer such as a ZIP code `01234` stays a string. A timestamp that is no real
+    moment (`0000-01-01`, `2026-02-30`, hour 25) stays the string it is: one impossible date must
+    not make the whole note unreadable; whoever reads that property says what is wrong with it
+    (h0.vault.dates). `<<` is an ordinary
     key, not YAML 1.1's merge key (not part of YAML 1.2): merges of merges expand
     exponentially, 2.5 KB of them took 74 s. And `=` / `<<` as values are strings, as
     YAML 1.2 reads them, instead of failing to construct.
@@ -41,11 +44,18 @@ class _Constructor(SafeConstructor):
             return node.value
         return super().construct_yaml_int(node)
 
+    def construct_yaml_timestamp(self, node: Any, values: Any = None) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node, values)
+        except (ValueError, OverflowError):
+            return str(node.value)
+
     def flatten_mapping(self, node: Any) -> None:
         return None
 
 
 _Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_yaml_timestamp)
 _Constructor.add_constructor("tag:yaml.org,2002:merge", _Constructor.construct_yaml_str)
 _Constructor.add_constructor("tag:yaml.org,2002:value", _Constructor.construct_yaml_str)
 

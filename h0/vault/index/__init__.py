@@ -1,6 +1,6 @@
 """One index of the vault: literal search far faster than a scan, related notes, people by address.
 
-    index = VaultIndex.open(vault_root, state_dir=settings.h0_state_dir, private_folders=("Journal",))
+    index = VaultIndex.open(vault_root, state_dir=settings.h0_state_dir, disclosure=Disclosure(("journal",)))
     index.search("quarterly invoice", folder="Done", limit=20, offset=0)   # -> SearchPage
     index.related(text=email_body, limit=5)                               # -> [Related(path, score, why)]
     index.notes_for_address("dana@example.com")                           # -> [path, …] People notes first
@@ -18,8 +18,9 @@ the candidates are a superset of the notes holding the phrase (h0.vault.index.qu
 
 What it never holds: `Logs/`, hidden folders (`.obsidian/`, `.h0/`, `.trash/`), anything not a
 regular `*.md` file (a FIFO named `x.md` is never opened), notes deeper than MAX_FOLDER_DEPTH.
-Private notes (`private: true` in their frontmatter, or inside a folder of PRIVATE_FOLDERS) are
-indexed (for the owner's own look-ups) but never returned unless the caller asks for them.
+Private notes (h0.vault.disclosure: marked private, in a private folder, or in a private thread) are
+indexed (for the owner's own look-ups) but never returned unless the caller asks for them; a note's
+folder and thread are judged when asked (db.VISIBLE), so a changed PRIVATE_FOLDERS counts at once.
 """
 
 from __future__ import annotations
@@ -35,12 +36,12 @@ from pathlib import Path
 from loguru import logger
 
 from h0.errors import InternalError, InvalidRequest
-from h0.vault.index.db import Damaged, IndexDB
+from h0.vault.disclosure import Disclosure
+from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
 from h0.vault.index.query import every_row, plan, ranked
 from h0.vault.paths import nfc
-from h0.vault.privacy import private_folders as private_folders_of
 from h0.vault.search import Matcher, SearchHit, check_query, read_file
 
 INDEX_FILE = "index.db"
@@ -70,10 +71,10 @@ class Reconciled:
 class VaultIndex:
     """The index of one vault. Thread-safe; any number of processes may share its file."""
 
-    def __init__(self, root: Path, db_path: Path | None, private_folders: str | Iterable[str] = ()) -> None:
+    def __init__(self, root: Path, db_path: Path | None, disclosure: Disclosure | None = None) -> None:
         self.root = Path(os.path.abspath(root))
-        self.private_folders = private_folders_of(private_folders)
-        self.db = IndexDB(db_path)
+        self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
+        self.db = IndexDB(db_path, self.disclosure.never)
         self._pending: set[str] = set()
         self._everything = False
         self._lock = threading.Lock()
@@ -84,7 +85,7 @@ class VaultIndex:
         cls,
         root: Path,
         state_dir: Path | None = None,
-        private_folders: str | Iterable[str] = (),
+        disclosure: Disclosure | None = None,
         *,
         reconcile: bool = True,
     ) -> VaultIndex:
@@ -101,7 +102,7 @@ class VaultIndex:
         except OSError as exc:
             logger.warning("cannot keep the vault index in {} ({}); keeping it in memory", directory, exc)
             path = None
-        index = cls(root, path, private_folders)
+        index = cls(root, path, disclosure)
         if reconcile:
             index.reconcile()
         return index
@@ -161,7 +162,7 @@ class VaultIndex:
             else:
                 todo.append((abs_path, rel))
         gone = [path for path in known if path not in seen]
-        for batch in extract_all(todo, self.private_folders):
+        for batch in extract_all(todo):
             self.db.write(batch, (), learn=False)
             report.indexed += len(batch)
         self.db.write([], gone, learn=False)
@@ -187,7 +188,7 @@ class VaultIndex:
                 continue
             if info is not None and known.get(rel) == Signature.of(info):
                 continue  # unchanged: an event for its access time, or for a write this index already has
-            note = read_note_file(abs_path, rel, self.private_folders) if indexable(rel) else None
+            note = read_note_file(abs_path, rel) if indexable(rel) else None
             if note is None:
                 if rel in known:
                     deletes.append(rel)
@@ -267,7 +268,7 @@ class VaultIndex:
             clauses.append("(docs.path LIKE ? ESCAPE '\\')")
             args.append(_like_prefix(folder.strip("/")) + "/%")
         if not include_private:
-            clauses.append("docs.private = 0")
+            clauses.append(VISIBLE)
         return " AND ".join(clauses), args
 
     def _guarded(self, rows: Iterator[tuple[str, int, int, int]]) -> Iterator[tuple[str, int, int, int]]:
@@ -285,7 +286,7 @@ class VaultIndex:
     def notes_for_address(self, address: str, *, include_private: bool = False) -> list[str]:
         """Notes naming `address` (People notes — email/emails/aliases in their frontmatter — first)."""
         self.sync()
-        private = "" if include_private else " AND docs.private = 0"
+        private = "" if include_private else f" AND {VISIBLE}"
         rows = self.db.rows(
             "SELECT DISTINCT docs.path, docs.person FROM addresses JOIN docs ON docs.id = addresses.doc "
             f"WHERE addresses.address = ?{private} ORDER BY docs.person DESC, docs.path",
@@ -294,15 +295,30 @@ class VaultIndex:
         return [row[0] for row in rows]
 
     def is_private(self, path: str) -> bool:
+        """Whether the note at `path` is private (h0.vault.disclosure), its thread judged from the index."""
         rel = self._relative(path)
         if rel is None:
             return False
         self.sync()
-        rows = self.db.rows("SELECT private FROM docs WHERE path = ?", (rel,))
+        rows = self.db.rows(f"SELECT {VISIBLE} FROM docs WHERE path = ?", (rel,))
         if rows:
-            return bool(rows[0][0])
-        note = read_note_file(os.path.join(self.root, *rel.split("/")), rel, self.private_folders)
-        return bool(note and note.private)
+            return not rows[0][0]
+        note = read_note_file(os.path.join(self.root, *rel.split("/")), rel)
+        return self.disclosure.own_private(rel, note.frontmatter if note else None)
+
+    def private_keys(self, keys: Iterable[str], *, besides: str | None = None) -> frozenset[str]:
+        """Those of these thread keys that a private note holds (not the note at `besides`): what makes a
+        thread private (h0.vault.disclosure.Disclosure.private)."""
+        wanted = sorted(set(keys))[:500]
+        if not wanted:
+            return frozenset()
+        self.sync()
+        rows = self.db.rows(
+            "SELECT DISTINCT other.key FROM threads other JOIN docs peer ON peer.id = other.doc "
+            f"WHERE other.key IN ({','.join('?' * len(wanted))}) AND {PRIVATE_PEER} AND peer.path != ?",
+            [*wanted, besides or ""],
+        )
+        return frozenset(str(row[0]) for row in rows)
 
     def related(
         self, *, text: str | None = None, path: str | None = None, limit: int = 10, include_private: bool = False

@@ -5,7 +5,7 @@ Tables: `docs` (one row a note: where, its signature, private or a person, its f
 its text zlib-compressed), `fts` (FTS5, contentless, BM25 over title, frontmatter values and body;
 a row is deleted by giving back the text it was indexed with), `terms` (every term of `fts`, in
 an FTS5 trigram table: a literal query's words are found inside longer words in milliseconds),
-`addresses` and `links`. WAL, a busy timeout: two processes (the daemon's vault server and Claude
+`addresses`, `links` and `threads` (each note's thread keys: h0.vault.disclosure). WAL, a busy timeout: two processes (the daemon's vault server and Claude
 Code's) read and update it at once, each write one `BEGIN IMMEDIATE` transaction.
 """
 
@@ -15,15 +15,16 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from loguru import logger
 
-from h0.vault.index.extract import Extracted, frontmatter_json, link_key
+from h0.vault.index.extract import Extracted, frontmatter_json
+from h0.vault.paths import link_key
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 16_384  # SQLite's page cache per connection: bounded whatever the vault's size
 
@@ -58,7 +59,19 @@ CREATE INDEX IF NOT EXISTS addresses_doc ON addresses (doc);
 CREATE TABLE IF NOT EXISTS links (doc INTEGER NOT NULL, target TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS links_target ON links (target);
 CREATE INDEX IF NOT EXISTS links_doc ON links (doc);
+CREATE TABLE IF NOT EXISTS threads (doc INTEGER NOT NULL, key TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS threads_key ON threads (key);
+CREATE INDEX IF NOT EXISTS threads_doc ON threads (doc);
 """
+# A row a consumer other than the human may see (h0.vault.disclosure): not marked private, not in a
+# private folder (`h0_hidden`, the gate's folder test, registered on each connection: judged with the
+# settings of now, never stored), and sharing no thread key with a note that is either.
+PRIVATE_PEER = "(peer.private = 1 OR h0_hidden(peer.path))"
+VISIBLE = (
+    "docs.private = 0 AND NOT h0_hidden(docs.path) AND NOT EXISTS (SELECT 1 FROM threads mine "
+    "JOIN threads other ON other.key = mine.key AND other.doc != mine.doc JOIN docs peer ON peer.id = other.doc "
+    f"WHERE mine.doc = docs.id AND {PRIVATE_PEER})"
+)
 _TOKENIZER = "unicode61 remove_diacritics 2"  # the same as fts's: a query is tokenized as the notes were
 
 
@@ -88,8 +101,9 @@ class IndexDB:
     """The index file of one vault (`path`), or an in-memory one (`path` None: a state folder that
     cannot be written). Thread-safe: one connection per thread; writes serialised by SQLite."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, hidden: Callable[[str], bool] = lambda rel: False) -> None:
         self.path = path
+        self.hidden = hidden  # the gate's path test, as the SQL function h0_hidden(path)
         self._local = threading.local()
         self._memory: sqlite3.Connection | None = None
         self._memory_lock = threading.RLock()
@@ -107,6 +121,7 @@ class IndexDB:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # a rebuildable cache: a power cut costs a rebuild at most
         db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        db.create_function("h0_hidden", 1, lambda rel: int(self.hidden(str(rel))), deterministic=True)
         db.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok USING fts5(t, tokenize='unicode61 remove_diacritics 2')"
         )
@@ -245,6 +260,7 @@ class IndexDB:
         db.execute("DELETE FROM docs WHERE id = ?", (doc,))
         db.execute("DELETE FROM addresses WHERE doc = ?", (doc,))
         db.execute("DELETE FROM links WHERE doc = ?", (doc,))
+        db.execute("DELETE FROM threads WHERE doc = ?", (doc,))
 
     @staticmethod
     def _insert(db: sqlite3.Connection, note: Extracted) -> None:
@@ -276,6 +292,8 @@ class IndexDB:
             db.executemany("INSERT INTO addresses VALUES (?, ?, ?)", [(a, doc, f) for a, f in note.addresses])
         if note.links:
             db.executemany("INSERT INTO links VALUES (?, ?)", [(doc, target) for target in note.links])
+        if note.threads:
+            db.executemany("INSERT INTO threads VALUES (?, ?)", [(doc, key) for key in note.threads])
 
     def checkpoint(self) -> None:
         """After a bulk build: fold the write-ahead log into the file now, not in the next small write."""

@@ -1,6 +1,7 @@
 """What the index keeps of one note file: its identity on disk and the text a search or a related-notes
 look-up needs (title, frontmatter values, body), the email addresses it names, its [[links]], whether
-it is private. Read with the same care as every other note read: never opened unless it is a regular
+it is marked private and the thread keys that tie it to its conversation (h0.vault.disclosure).
+Read with the same care as every other note read: never opened unless it is a regular
 file reached through no symlink, bounded, and any problem a typed reason, never an exception."""
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any
 
 from h0.errors import H0Error
 from h0.vault import frontmatter
+from h0.vault.disclosure import marked_private, thread_keys
 from h0.vault.note import MAX_NOTE_BYTES, content_hash
-from h0.vault.privacy import in_private_folder, is_private
+from h0.vault.paths import link_key
 
 # Frontmatter fields that say "this note is about this person": a People note.
 PERSON_FIELDS = ("email", "emails", "aliases")
@@ -64,19 +66,14 @@ class Extracted:
     frontmatter: dict[str, Any] = field(default_factory=dict)
     addresses: list[tuple[str, str]] = field(default_factory=list)  # (address lower-cased, field or "body")
     links: list[str] = field(default_factory=list)  # link targets, lower-cased note names
-    private: bool = False
+    private: bool = False  # marked private in its properties (its folder and thread are judged when asked)
+    threads: list[str] = field(default_factory=list)  # its thread keys (h0.vault.disclosure.thread_keys)
     person: bool = False
     problem: str | None = None
     packed: bytes | None = None  # title, meta and body compressed (h0.vault.index.db.pack), once known
 
 
-def link_key(target: str) -> str:
-    """How a [[link]] target and a note's name are compared: the last path part, no `.md`, case-folded."""
-    name = target.strip().replace("\\", "/").rsplit("/", 1)[-1]
-    return (name[:-3] if name.lower().endswith(".md") else name).casefold()
-
-
-def read_note_file(abs_path: str, rel: str, private_folders: tuple[str, ...] = ()) -> Extracted | None:
+def read_note_file(abs_path: str, rel: str) -> Extracted | None:
     """The note at `abs_path` as the index keeps it; None when it is not a regular file (gone, a folder,
     a FIFO, socket or device named *.md, a symlink): such files are never opened for reading text."""
     try:
@@ -100,7 +97,6 @@ def read_note_file(abs_path: str, rel: str, private_folders: tuple[str, ...] = (
                 signature,
                 title=_title(rel),
                 problem=f"larger than {MAX_NOTE_BYTES // 1_048_576} MB",
-                private=in_private_folder(rel, private_folders),
             )
         chunks = []
         remaining = MAX_NOTE_BYTES + 1
@@ -112,10 +108,10 @@ def read_note_file(abs_path: str, rel: str, private_folders: tuple[str, ...] = (
         return None
     finally:
         os.close(fd)
-    return extract(rel, data, signature, private_folders)
+    return extract(rel, data, signature)
 
 
-def extract(rel: str, data: bytes, signature: Signature, private_folders: tuple[str, ...] = ()) -> Extracted:
+def extract(rel: str, data: bytes, signature: Signature) -> Extracted:
     """The index's view of a note's bytes. Invalid UTF-8 is indexed with replacement characters (a search
     checks the bytes themselves); frontmatter that cannot be read leaves its block as body text."""
     note = Extracted(rel, signature, content_hash(data), title=_title(rel))
@@ -133,7 +129,8 @@ def extract(rel: str, data: bytes, signature: Signature, private_folders: tuple[
     note.frontmatter = data_fm
     note.meta = "\n".join(_scalars(data_fm.values()))
     note.body = body
-    note.private = is_private(rel, data_fm, private_folders)
+    note.private = marked_private(data_fm)
+    note.threads = sorted(thread_keys(rel, data_fm))
     addresses: dict[str, str] = {}
     for name in PERSON_FIELDS + HEADER_FIELDS:
         for address in _addresses_in(data_fm.get(name)):

@@ -29,14 +29,14 @@ def indexable(rel: str) -> bool:
     return len(parts) - 1 <= MAX_FOLDER_DEPTH + 1 and parts[-1].endswith(NOTE_SUFFIX)
 
 
-def extract_all(todo: list[tuple[str, str]], private_folders: tuple[str, ...]) -> Iterator[list[Extracted]]:
+def extract_all(todo: list[tuple[str, str]]) -> Iterator[list[Extracted]]:
     """The notes of `todo` ((absolute path, rel) pairs) read and extracted in batches; a large rebuild
     spreads the reading and parsing over a process per CPU while this one writes the index."""
     chunks = [todo[i : i + BATCH] for i in range(0, len(todo), BATCH)]
     workers = min(os.cpu_count() or 1, 4)
     if len(todo) < PARALLEL_FROM or workers < 2:
         for chunk in chunks:
-            yield _extract_chunk(chunk, private_folders)
+            yield _extract_chunk(chunk)
         return
     import concurrent.futures
     import multiprocessing
@@ -46,15 +46,15 @@ def extract_all(todo: list[tuple[str, str]], private_folders: tuple[str, ...]) -
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     try:
         with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-            yield from pool.map(_extract_chunk, chunks, [private_folders] * len(chunks))
+            yield from pool.map(_extract_chunk, chunks)
     except (OSError, concurrent.futures.process.BrokenProcessPool) as exc:  # no processes to be had: in this one
         logger.warning("indexing in one process ({})", exc)
         for chunk in chunks:
-            yield _extract_chunk(chunk, private_folders)
+            yield _extract_chunk(chunk)
 
 
-def _extract_chunk(chunk: list[tuple[str, str]], private_folders: tuple[str, ...]) -> list[Extracted]:
-    notes = [read_note_file(abs_path, rel, private_folders) for abs_path, rel in chunk]
+def _extract_chunk(chunk: list[tuple[str, str]]) -> list[Extracted]:
+    notes = [read_note_file(abs_path, rel) for abs_path, rel in chunk]
     for note in notes:
         if note is not None:
             note.packed = pack(note)  # compressed here, in the worker, not in the writer

@@ -7,7 +7,8 @@ Three signals, added up:
 - **links**: a note the text links to (`[[Atlas]]`), and a note that links to the source note;
 - **shared terms**: BM25 over the text's most telling words (by tf·idf: rare in the vault, frequent
   in the text), weighted toward a note's title and frontmatter.
-Private notes are left out unless the caller asks (drafting never does).
+Private notes (h0.vault.disclosure: marked, in a private folder, in a private thread) are left out
+unless the caller asks (drafting and MCP clients never do).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from h0.vault.index.db import unpack
-from h0.vault.index.extract import ADDRESS, WIKILINK, link_key, read_note_file
+from h0.vault.index.db import VISIBLE, unpack
+from h0.vault.index.extract import ADDRESS, WIKILINK, read_note_file
+from h0.vault.paths import link_key
 
 if TYPE_CHECKING:
     from h0.vault.index import Related, VaultIndex
@@ -212,7 +214,7 @@ def related_notes(
         if reason not in reasons:
             reasons.append(reason)
 
-    private = "" if include_private else " AND docs.private = 0"
+    private = "" if include_private else f" AND {VISIBLE}"
     for address in addresses:
         for rel, person in index.db.rows(
             "SELECT DISTINCT docs.path, docs.person FROM addresses JOIN docs ON docs.id = addresses.doc "
@@ -255,7 +257,7 @@ def _source(index: VaultIndex, text: str | None, path: str | None) -> tuple[str 
     """(the source note's path, its text, the addresses it names, its link targets)."""
     if path is not None:
         rel = index._relative(path)
-        note = read_note_file(os.path.join(index.root, *rel.split("/")), rel, index.private_folders) if rel else None
+        note = read_note_file(os.path.join(index.root, *rel.split("/")), rel) if rel else None
         if note is None:
             return rel, "", [], []
         words = f"{note.title}\n{note.meta}\n{note.body}"[:MAX_TEXT]

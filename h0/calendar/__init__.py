@@ -1,0 +1,21 @@
+"""The owner's calendar: busy times from .ics files, iCal feeds and CalDAV, and the free times a reply proposes.
+
+    sources.py   where a calendar comes from (file, http feed, CalDAV), read as bytes, size-bound
+    cache.py     the last good copy of each source and how its last read went (doctor, status)
+    events.py    iCalendar → busy intervals: recurrences, exceptions, zones, all-day, free/cancelled
+    service.py   OwnerCalendar: every source merged, kept warm per process, refreshed on a schedule
+    hours.py     the owner's time zone, working hours and meeting length (H0_Profile.md)
+    free.py      working hours minus busy times, cut into slots
+    phrases.py   does an email ask to meet, on which days, for how long ("Thursday or Friday")
+    proposal.py  the scheduling part of a reply: the times to propose, in whose zones
+    checks.py    times a model wrote, checked against the free times (unbacked ones block sending)
+
+Event titles, places and notes never leave this room except for events the email's sender
+attends (docs/calendar.md).
+"""
+
+from h0.calendar.hours import OwnerHours, parse_hours
+from h0.calendar.proposal import Scheduling, plan_meeting
+from h0.calendar.service import OwnerCalendar
+
+__all__ = ["OwnerCalendar", "OwnerHours", "Scheduling", "parse_hours", "plan_meeting"]

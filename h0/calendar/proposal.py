@@ -1,0 +1,198 @@
+"""The scheduling part of a reply: which free times to propose, in whose time zones, and how to say them.
+
+`plan_meeting` answers for one email that asks to meet: the free slots on the days it asks
+about (or the next working days), 2–3 of them to propose, each in the owner's zone and — when
+the sender's differs — in theirs, and the owner's upcoming meetings with the sender. Without a
+calendar it proposes nothing: the owner is asked which times suit them (no time is invented).
+
+Privacy: an event is "busy" and nothing more, unless the sender attends it; even then only its
+time reaches a model's prompt (`prompt_text`), and its title only the draft's notes to the owner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, tzinfo
+
+from h0.calendar.events import Busy
+from h0.calendar.free import Slot, free_slots, merged, spread
+from h0.calendar.hours import OwnerHours
+from h0.calendar.phrases import MeetingAsk, meeting_ask, next_working_days
+from h0.calendar.service import OwnerCalendar
+
+PROPOSED = 3
+NO_CALENDAR_QUESTION = "Which times suit you? (H0 has no calendar to read: set CALENDAR_ICS or CALDAV_URL)"
+NO_FREE_TIME_QUESTION = "Which times suit you? (your calendar has no free time of that length on the days asked)"
+
+
+@dataclass(frozen=True, slots=True)
+class SharedMeeting:
+    """An upcoming event the email's sender attends: the one kind whose title may be named, to the owner."""
+
+    start: datetime
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduling:
+    """What a reply to a request to meet may say about time."""
+
+    ask: MeetingAsk
+    minutes: int
+    owner_zone: tzinfo
+    owner_zone_name: str
+    sender_zone: tzinfo | None = None
+    sender_zone_name: str | None = None
+    has_calendar: bool = False
+    proposed: tuple[Slot, ...] = ()
+    free: tuple[Slot, ...] = ()
+    shared: tuple[SharedMeeting, ...] = ()
+    problems: tuple[str, ...] = ()
+    asked_at: datetime | None = None  # when the free times were computed ("tomorrow" in a reply is read from it)
+
+    @property
+    def proposed_slots(self) -> list[str]:
+        """The proposed times as ISO 8601 with the owner's UTC offset (the draft's `proposed_slots`)."""
+        return [slot.iso(self.owner_zone) for slot in self.proposed]
+
+    def slot_line(self, slot: Slot) -> str:
+        """'Tuesday 2 December, 10:00–10:30 (Europe/Berlin; 09:00–09:30 for you, Europe/London)'."""
+        own = _span(slot, self.owner_zone)
+        line = f"{own} ({self.owner_zone_name}"
+        if self.sender_zone is not None:
+            theirs = _span(slot, self.sender_zone, day=_day(slot, self.sender_zone) != _day(slot, self.owner_zone))
+            line += f"; {theirs} for you, {self.sender_zone_name}"
+        return line + ")"
+
+    def reply_text(self) -> str:
+        """The paragraph a rules-mode draft proposes the times with ("" when there is nothing to propose)."""
+        if not self.proposed:
+            return ""
+        lines = ["Here are some times that work for me:"]
+        lines += [f"- {self.slot_line(slot)}" for slot in self.proposed]
+        lines.append("Let me know which one suits you.")
+        return "\n".join(lines)
+
+    def prompt_text(self) -> str:
+        """What a model is told: the free times (never an event's title), or that there is no calendar."""
+        if not self.has_calendar:
+            return (
+                "The owner has no calendar H0 can read: propose no date or time; write [FILL: the times that suit "
+                "you] where times would go."
+            )
+        if not self.free:
+            return (
+                "The owner's calendar has no free time of that length on the days asked: propose no time; write "
+                "[FILL: the times that suit you] where times would go."
+            )
+        lines = [
+            f"The email asks to meet ({self.minutes} minutes). The owner's free times "
+            f"(their time zone {self.owner_zone_name}"
+            + (f"; the sender's is {self.sender_zone_name}" if self.sender_zone is not None else "")
+            + "). Propose two or three of these and no other time; give each in both zones when they differ:"
+        ]
+        lines += [f"- {self.slot_line(slot)}" for slot in self.proposed]
+        others = [s for s in self.free if s not in self.proposed][:9]
+        if others:
+            lines.append("Other free times: " + "; ".join(_span(s, self.owner_zone) for s in others))
+        for meeting in self.shared:
+            lines.append(f"The owner already meets the sender on {_when(meeting.start, self.owner_zone)}.")
+        return "\n".join(lines)
+
+    def questions(self) -> list[str]:
+        """What the draft asks the owner (below the cut-off)."""
+        if not self.has_calendar:
+            return [NO_CALENDAR_QUESTION]
+        if not self.proposed:
+            return [NO_FREE_TIME_QUESTION]
+        return []
+
+    def allowed(self) -> list[Slot]:
+        """Every time a reply may name: the free slots and the meetings with the sender."""
+        meetings = [Slot(m.start, m.start) for m in self.shared]
+        return [*self.proposed, *self.free, *meetings]
+
+
+def plan_meeting(
+    calendar: OwnerCalendar | None,
+    hours: OwnerHours,
+    text: str,
+    sender: str,
+    *,
+    now: datetime,
+    sender_zone: tuple[tzinfo, str] | None = None,
+) -> Scheduling | None:
+    """The scheduling part of a reply to an email whose words are `text` (None: it does not ask to meet)."""
+    today = now.astimezone(hours.zone).date()
+    ask = meeting_ask(text, today)
+    if ask is None:
+        return None
+    minutes = ask.minutes or hours.meeting_minutes
+    zone, zone_name = hours.zone, hours.zone_name
+    theirs = sender_zone if sender_zone is not None and _differs(sender_zone[0], zone, now) else None
+    base = Scheduling(
+        ask,
+        minutes,
+        zone,
+        zone_name,
+        theirs[0] if theirs else None,
+        theirs[1] if theirs else None,
+        problems=tuple(p.message for p in hours.problems),
+        asked_at=now,
+    )
+    if calendar is None:
+        return base
+    window = calendar.window(today, zone, zone_name)
+    working = tuple(hours.working_day(d) for d in range(7))
+    days = [d for d in (ask.days or next_working_days(today, working)) if d >= today]
+    slots = free_slots(merged(window.busy, hours.buffer_minutes), hours, days, minutes, now=now, horizon=window.horizon)
+    shared = shared_meetings(window.busy, sender, now)
+    return Scheduling(
+        ask,
+        minutes,
+        zone,
+        zone_name,
+        base.sender_zone,
+        base.sender_zone_name,
+        has_calendar=True,
+        proposed=tuple(spread(slots, zone, PROPOSED)),
+        free=tuple(slots[:60]),
+        shared=shared,
+        problems=base.problems + window.problems,
+        asked_at=now,
+    )
+
+
+def shared_meetings(busy: tuple[Busy, ...], sender: str, now: datetime, most: int = 3) -> tuple[SharedMeeting, ...]:
+    """The next events (from now) the sender attends, by their address."""
+    address = sender.strip().lower()
+    if "@" not in address:
+        return ()
+    found = [SharedMeeting(b.start, b.title) for b in busy if b.end > now and address in b.attendees]
+    return tuple(found[:most])
+
+
+def _differs(theirs: tzinfo, ours: tzinfo, now: datetime) -> bool:
+    """Whether two zones show a different clock in the coming weeks (same offset now and in a month: the same)."""
+    later = now + timedelta(days=30)
+    return any(moment.astimezone(theirs).utcoffset() != moment.astimezone(ours).utcoffset() for moment in (now, later))
+
+
+def _day(slot: Slot, zone: tzinfo) -> str:
+    local = slot.start.astimezone(zone)
+    return f"{local:%A} {local.day} {local:%B}"
+
+
+def _span(slot: Slot, zone: tzinfo, *, day: bool = True) -> str:
+    start, end = slot.start.astimezone(zone), slot.end.astimezone(zone)
+    times = f"{start:%H:%M}–{end:%H:%M}"
+    return f"{_day(slot, zone)}, {times}" if day else times
+
+
+def _when(moment: datetime, zone: tzinfo) -> str:
+    local = moment.astimezone(zone)
+    return f"{local:%A} {local.day} {local:%B} at {local:%H:%M}"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)

@@ -1,0 +1,83 @@
+"""`h0 eval`: how good would H0's drafts be on your own mail? A table, and a report note in `Logs/`."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from h0.cli.common import EXIT_FAILED, EXIT_OK, prepared, triager_for
+
+if TYPE_CHECKING:
+    from h0.handlers.evaluate import Report
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    # Imported here, as every command does: `h0 mcp …` starts without loading the drafting rooms.
+    from h0.handlers.context import HandlerContext
+    from h0.handlers.evaluate import evaluate, find_cases, report_note, table
+    from h0.platform.fileio import atomic_write
+    from h0.vault import Vault
+    from h0.vault.layout import LOGS
+
+    settings = prepared(args, "eval")
+    if settings is None:
+        return EXIT_FAILED
+    if args.model:
+        settings = settings.model_copy(update={"llm_model": args.model})
+    vault = Vault(Path(settings.vault_path))
+    cases = find_cases(vault, args.limit)
+    if not cases:
+        print(
+            "h0 eval: no reply of yours to compare with: H0 needs sent replies in Done/ "
+            "(status: sent) whose email is still in Done/ or Needs_Action/.",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    triager = triager_for(settings)
+    print(f"h0 eval: drafting {len(cases)} of your replies again, each hidden while H0 drafts it …", file=sys.stderr)
+    report = evaluate(cases, HandlerContext.local(settings, vault), triager, settings)
+    if args.json:
+        print(json.dumps(_as_json(report), ensure_ascii=False, indent=2))
+    else:
+        print(table(report))
+        print()
+        print(report.summary())
+    if not args.no_note:
+        now = dt.datetime.now().astimezone()
+        rel = f"{LOGS}/eval_{now:%Y-%m-%d_%H%M%S}.md"
+        target = Path(settings.vault_path) / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, report_note(report, now).encode("utf-8"), mode=0o644)
+        print(f"Report: {rel}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _as_json(report: Report) -> dict[str, object]:
+    return {
+        "provider": report.provider,
+        "model": report.model,
+        "send_ready_share": report.send_ready_share,
+        "facts_recalled": report.facts_recalled,
+        "voice_share": report.voice_share,
+        "placeholders": report.placeholders,
+        "replies": [
+            {
+                "sent": s.case.sent_path,
+                "email": s.case.email.path,
+                "decision": s.decision,
+                "similarity": round(s.similarity, 3),
+                "send_ready": s.send_ready,
+                "facts": list(s.facts),
+                "recalled": list(s.recalled),
+                "greeting": s.greeting,
+                "sign_off": s.sign_off,
+                "length_ratio": round(s.length_ratio, 2),
+                "placeholders": s.placeholders,
+            }
+            for s in report.scores
+        ],
+    }

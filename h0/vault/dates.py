@@ -1,0 +1,82 @@
+"""A date a note carries (`received`, `sent_at`, `snooze_until`…), read once and bounded: a value
+that is malformed or out of range is a typed error, never a crash in a report or a pass.
+
+Frontmatter is anyone's text. `received: 0001-01-01` is a valid ISO date whose epoch is valid too,
+and then `datetime.fromtimestamp` in local time, or adding three working days, raises ValueError
+far from the note — in `h0 status`, the dashboard, the follow-up pass — and one note blinds every
+report. So every date a note gives H0 goes through `note_epoch`: ISO 8601 dates and date-times
+(a space for the `T`, `Z` or an offset; no offset is UTC) and YAML dates, between EARLIEST and
+LATEST. A list, a mapping, a number, a boolean, words ("tomorrow-ish"), an impossible date and a
+year outside the range are `InvalidRequest` naming the property; callers that only need "when, if
+known" treat that as unknown, and the follow-up pass writes it on the note (`date_error`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from h0.errors import InvalidRequest
+
+__all__ = ["DATE_FIELDS", "EARLIEST", "LATEST", "date_problem", "in_range", "note_epoch"]
+
+# A day after the epoch: local time of epoch 0 is before 1970 west of Greenwich, which some OSes refuse.
+EARLIEST = dt.datetime(1970, 1, 2, tzinfo=dt.UTC).timestamp()
+LATEST = dt.datetime(3000, 1, 1, tzinfo=dt.UTC).timestamp()  # far enough for a snooze, safe for any arithmetic
+# The dates H0 reads from notes (snooze_until has its own forms and error: h0.followup.snooze).
+DATE_FIELDS = ("received", "sent_at", "date", "drafted_at", "asked_at", "reply_owed_since", "snooze_woke_at")
+MAX_SHOWN = 60
+_ISO = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?", re.IGNORECASE
+)
+HOW = "write it like 2026-05-12 or 2026-05-12T09:00:00Z"
+
+
+def in_range(epoch: float) -> bool:
+    return EARLIEST <= epoch < LATEST
+
+
+def note_epoch(value: Any, field: str) -> float | None:
+    """The epoch a note's date property means; None when absent or empty; InvalidRequest otherwise."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    shown = " ".join(str(value).split())[:MAX_SHOWN]
+    if isinstance(value, dt.datetime):
+        moment = value
+    elif isinstance(value, dt.date):
+        moment = dt.datetime.combine(value, dt.time.min)
+    elif isinstance(value, str) and _ISO.fullmatch(value.strip()):
+        text = value.strip().replace(" ", "T", 1).replace("z", "Z").replace("Z", "+00:00")
+        text = re.sub(r"T(\d):", r"T0\1:", text)
+        text = re.sub(r"\.(\d{6})\d+", r".\1", text)  # nanoseconds: Python reads up to microseconds
+        try:
+            moment = dt.datetime.fromisoformat(text)
+        except ValueError:
+            raise _bad(field, f"{shown!r} is not a real date") from None
+    else:
+        raise _bad(field, f"{shown!r} is not a date H0 can read")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    try:
+        epoch = moment.timestamp()
+    except (OverflowError, OSError, ValueError):
+        raise _bad(field, f"{shown!r} is out of range") from None
+    if not in_range(epoch):
+        raise _bad(field, f"{shown!r} is out of range (1970 to 2999)")
+    return epoch
+
+
+def date_problem(frontmatter: Mapping[str, Any]) -> InvalidRequest | None:
+    """The first of a note's DATE_FIELDS that is malformed or out of range, as its typed error."""
+    for field in DATE_FIELDS:
+        try:
+            note_epoch(frontmatter.get(field), field)
+        except InvalidRequest as error:
+            return error
+    return None
+
+
+def _bad(field: str, what: str) -> InvalidRequest:
+    return InvalidRequest(f"{field}: {what}; {HOW}.", field=field, reason="bad_date")

@@ -1,0 +1,55 @@
+"""The disclosure gate on its own (h0.vault.disclosure): thread keys, what counts as un-privating, and the
+diary folders a vault is found to have."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from h0.vault.disclosure import Disclosure, diary_folders, thread_keys
+
+GATE = Disclosure(("journal",))
+
+
+def test_notes_of_one_conversation_share_a_key_and_others_do_not():
+    email = thread_keys("Done/EMAIL_1.md", {"type": "email", "thread_id": "T1", "message_id": "<m1>"})
+    draft = thread_keys("Drafts/REPLY_EMAIL_1.md", {"source": "Needs_Action/EMAIL_1.md"})
+    reply = thread_keys("Done/REPLY_x.md", {"reply_to_message_id": "m1"})
+    stranger = thread_keys("Needs_Action/EMAIL_2.md", {"type": "email", "thread_id": "T1", "message_id": "m2"})
+    note = thread_keys("Notes/EMAIL_1.md", {"title": "not an email"})
+    assert email & draft and email & reply and email & stranger
+    assert not note and not thread_keys("Notes/a.md", {"thread_id": True, "source": ["x"]})
+
+
+def test_privacy_is_inherited_along_a_thread_and_never_from_an_unrelated_note():
+    secret = ("Done/EMAIL_1.md", {"type": "email", "thread_id": "T1", "private": "yes"})
+    keys = GATE.private_keys([secret, ("Notes/open.md", {"thread_id": "T2"})])
+    assert GATE.private("Needs_Action/EMAIL_2.md", {"type": "email", "thread_id": "T1"}, keys)
+    assert not GATE.private("Needs_Action/EMAIL_3.md", {"type": "email", "thread_id": "T2"}, keys)
+    shown = GATE.shown([secret, ("Done/REPLY.md", {"thread_id": "T1"}), ("Done/other.md", {"thread_id": "T3"})])
+    assert [rel for rel, _ in shown] == ["Done/other.md"]
+
+
+def test_what_makes_a_note_less_private_and_what_does_not():
+    marked = ("Notes/a.md", {"private": True})
+    assert GATE.unprivating(marked, ("Notes/a.md", {}))
+    assert GATE.unprivating(marked, ("Notes/a.md", {"Private": "no"}))
+    assert GATE.unprivating(("Journal/a.md", {"private": True}), ("Journal/a.md", {}))  # the mark stays, even there
+    assert GATE.unprivating(("Journal/a.md", {}), ("Notes/a.md", {}))
+    assert GATE.unprivating(("Notes/t.md", {"tags": ["private"]}), ("Notes/t.md", {"tags": ["x"]}))
+    thread = frozenset({"t:T1"})
+    assert GATE.unprivating(("Done/E.md", {"thread_id": "T1"}), ("Done/E.md", {"thread_id": "T9"}), thread)
+    assert GATE.unprivating(marked, ("Journal/a.md", {"private": "yes"})) is None
+    assert GATE.unprivating(("Notes/b.md", {}), ("Notes/b.md", {"private": False})) is None
+    assert GATE.unprivating(None, ("Notes/new.md", {})) is None
+
+
+def test_diary_folders_are_found_by_name_and_by_obsidians_daily_notes_setting(tmp_path: Path):
+    for name in ("DIARY", "Daily Notes", "Projects"):
+        (tmp_path / name).mkdir()
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian/daily-notes.json").write_text('{"folder": "Notes/Days/"}')
+    assert diary_folders(tmp_path) == ["DIARY", "Daily Notes", "Notes/Days"]
+    (tmp_path / ".obsidian/daily-notes.json").write_text('{"folder": "../../etc"}')  # hostile: ignored
+    assert diary_folders(tmp_path) == ["DIARY", "Daily Notes"]
+    (tmp_path / ".obsidian/daily-notes.json").write_text("not json [")
+    assert diary_folders(tmp_path) == ["DIARY", "Daily Notes"]
