@@ -1,4 +1,4 @@
-"""`h0 import` of a real mailbox (issue 30): history is knowledge, work is recent. Only mail of the last
+"""`h0 import` of a real mailbox: history is knowledge, work is recent. Only mail of the last
 WORK_WINDOW_DAYS that the owner has not answered becomes a note; older mail and the owner's sent mail are
 kept as history that drafting and the follow-ups read. The import is one streaming pass that resumes
 after Ctrl-C or a full disk without a duplicate, refuses a second import at once, never follows a
