@@ -103,6 +103,11 @@ class Settings(BaseSettings):
     # Whether you wrote a message is h0.mail.owner's to say, from your sent mail, never from an address.
     owner_emails: str = ""
 
+    # Mail in (docs/mail-in.md): `h0 import` and a first mail sync turn only mail received in the last
+    # WORK_WINDOW_DAYS (and not answered by you) into Needs_Action/ notes; older mail and your sent
+    # mail are kept as history H0 learns from (past replies, voice, threads, follow-ups).
+    work_window_days: float = Field(default=30.0, gt=0, le=3660)
+
     llm_provider: str = "rules"
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None

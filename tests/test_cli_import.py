@@ -91,7 +91,7 @@ def test_a_mailbox_of_varied_mail_becomes_notes_as_ingest_writes_them(vault_dir:
     box.flush()
     code, out = imports(tmp_path / "export.mbox")
     assert code == EXIT_OK, out
-    assert out[0] == "h0 import: 5 new in Needs_Action/, 1 of yours filed in Done/ as sent mail"
+    assert out[0] == "h0 import: 5 new in Needs_Action/, 1 kept as history (1 of them yours)"
     vault = Vault(vault_dir)
     notes = {n.path: vault.read_note(n.path) for n in vault.list_notes("Needs_Action").notes}
     by_subject = {n.frontmatter["subject"]: n for n in notes.values()}
@@ -103,12 +103,9 @@ def test_a_mailbox_of_varied_mail_becomes_notes_as_ingest_writes_them(vault_dir:
     assert "weekly deals" in by_subject["Deals"].body
     assert "Schöne Grüße aus Köln" in by_subject["Grüße"].body
     assert by_subject["Quote"].frontmatter["attachment_names"] == ["quote.pdf"]
-    (sent,) = vault.list_notes("Done").notes
-    sent_note = vault.read_note(sent.path)
-    assert sent_note.frontmatter["type"] == "sent_email" and sent_note.frontmatter["status"] == "sent"
-    assert "Friday 10:00 it is." in sent_note.body
+    assert vault.list_notes("Done").notes == []  # the owner's sent mail is history, not a note
     again, out = imports(tmp_path / "export.mbox")
-    assert again == EXIT_OK and out[0] == "h0 import: 0 new in Needs_Action/, 6 already in the vault"
+    assert again == EXIT_OK and out[0] == "h0 import: 0 new in Needs_Action/"  # the file is known: nothing read
 
 
 def test_single_eml_files_and_folders_of_them(vault_dir: Path, tmp_path: Path, imports):

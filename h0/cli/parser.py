@@ -111,11 +111,16 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
     imp = add(
         "import",
         cmd_import,
-        "Import mail from files (.eml, .mbox, or folders of them) into Needs_Action/, "
-        "as if it had just arrived; messages you sent go to Done/ as sent mail.",
+        "Import mail from files (.eml, .mbox, or folders of them): recent mail you have not answered "
+        "becomes notes in Needs_Action/; older mail and your sent mail are kept as history H0 learns from. "
+        "Ctrl-C stops it; the same command resumes.",
     )
     imp.add_argument("files", nargs="+", metavar="FILE", help=".eml files, .mbox mailboxes, or folders of them")
     imp.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    imp.add_argument(
+        "--as-notes", action="store_true", help="also file history (older mail, your sent mail) as notes in Done/"
+    )
+    imp.add_argument("-v", "--verbose", action="store_true", help="say what the import does, line by line (stderr)")
 
     status = add(
         "status",

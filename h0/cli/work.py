@@ -118,35 +118,25 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from h0.printable import printable
 
     print(f"{len(report.written)} new note(s), {report.duplicates} duplicate(s), {report.failed} failed")
+    if report.history:
+        print(report.history_line(settings.work_window_days))
     for path in report.written:
         print(f"  {printable(path)}")
     return EXIT_FAILED if report.failed else EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """`h0 import FILE…`: .eml files, .mbox mailboxes or folders of them into Needs_Action/, as ingest
-    writes mail (your own sent messages into Done/ as sent mail). Exit 4 if some could not be read."""
-    from h0.handlers.context import HandlerContext
-    from h0.handlers.mail_import import import_messages
-    from h0.mail.importer import messages_in
-    from h0.printable import printable
-    from h0.vault import Vault
+    """`h0 import FILE…`: .eml files, .mbox mailboxes or folders of them: recent mail nobody answered into
+    Needs_Action/, the rest kept as history (docs/mail-in.md). Exit 4 if some could not be read, 130 when
+    stopped by Ctrl-C (the same command resumes), 3 when another import of this vault is running."""
+    from h0.cli.importing import run_import
 
+    if not args.verbose:
+        args.log_level = "WARNING"  # a line per note written only with -v; problems are in the summary
     settings = prepared(args, "import")
     if settings is None:
         return EXIT_FAILED
-    missing = [p for p in args.files if not Path(p).exists()]
-    if missing:
-        print(f"h0 import: no such file or folder: {', '.join(printable(str(p)) for p in missing)}", file=sys.stderr)
-        return EXIT_FAILED
-    ctx = HandlerContext.local(settings, Vault(Path(settings.vault_path)))
-    report = import_messages(messages_in([Path(p) for p in args.files]), ctx)
-    print(report.line())
-    for problem in report.problems:
-        print(f"  ✗ {printable(problem.source)}: {printable(problem.reason)}")
-    if report.written:
-        print("Run `h0 sweep` (or `h0 watch`) to triage them.")
-    return EXIT_WORK_FAILED if report.problems else EXIT_OK
+    return run_import(settings, [Path(p) for p in args.files], as_notes=args.as_notes)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:

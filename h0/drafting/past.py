@@ -35,6 +35,7 @@ from h0.errors import H0Error
 from h0.mail.drafts import message_body
 from h0.mail.htmltext import block_text
 from h0.mail.owner import OwnerAuthority, note_message_key
+from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import frontmatter
 from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.layout import DONE
@@ -107,6 +108,7 @@ class PastReplies:
         sent_cache: Path | None = None,
         disclosure: Disclosure | None = None,
         owner: OwnerAuthority | None = None,
+        history: MailHistory | None = None,
     ) -> None:
         self.root = Path(root)
         self.sent_cache = sent_cache
@@ -115,6 +117,9 @@ class PastReplies:
         self._keys: dict[str, str] = {}  # name -> the message key the note names
         self._vouched: set[str] = set()  # names of the notes the owner's identity says hold the owner's words
         self._asked_at = -math.inf
+        self.history = history  # the owner's mail kept as history (h0 import, a first sync)
+        self._history_sig: tuple[int, float] | None = None
+        self._from_history: list[PastReply] = []
         self._lock = threading.Lock()
         self._done_mtime: int | None = None
         # name -> (mtime_ns, size, reply, whether it is private itself)
@@ -124,12 +129,14 @@ class PastReplies:
         self._provider: list[PastReply] = []
         self._by_address: dict[str, list[PastReply]] = {}
         self._all: list[PastReply] = []
+        self._worded: list[tuple[PastReply, set[str]]] = []  # each reply with its words, tokenised once per refresh
 
     def refresh(self) -> None:
         with self._lock:
             changed = self._refresh_done()
             changed = self._vouch() or changed
             changed = self._refresh_cache() or changed
+            changed = self._refresh_history() or changed
             if changed:
                 private: set[str] = set()
                 for keys in self._private_keys.values():
@@ -139,13 +146,14 @@ class PastReplies:
                     for name, (_, _, r, own_private) in self._notes.items()
                     if r is not None and name in self._vouched and not own_private and not r.threads & private
                 ]
-                replies += [r for r in self._provider if not r.threads & private]
+                replies += [r for r in self._provider + self._from_history if not r.threads & private]
                 replies.sort(key=lambda r: r.when, reverse=True)
                 by_address: dict[str, list[PastReply]] = {}
                 for reply in replies:
                     for address in reply.to:
                         by_address.setdefault(address, []).append(reply)
                 self._all, self._by_address = replies, by_address
+                self._worded = [(reply, reply.words()) for reply in replies]
 
     def to_address(self, address: str, limit: int = 3) -> list[PastReply]:
         """The latest replies sent to this address, newest first."""
@@ -170,10 +178,9 @@ class PastReplies:
             return []
         skip = {id(r) for r in exclude}
         scored = []
-        for reply in self._all:
+        for reply, words in self._worded:
             if id(reply) in skip:
                 continue
-            words = reply.words()
             shared = len(wanted & words)
             if shared >= 3:
                 scored.append((shared / math.sqrt(len(wanted) * len(words)), reply))
@@ -275,6 +282,44 @@ class PastReplies:
         self._cache_sig = signature
         self._provider = [r for r in (_cached_reply(rec) for rec in read_sent_cache(self.sent_cache)) if r is not None]
         return True
+
+    # ------------------------------------------------------------------ history (h0.state.history)
+
+    def _refresh_history(self) -> bool:
+        if self.history is None:
+            return False
+        try:
+            signature = self.history.sent_signature()
+        except H0Error:
+            return False
+        if signature == self._history_sig:
+            return False
+        self._history_sig = signature
+        try:
+            kept = self.history.sent(MAX_CACHED_SENT)
+        except H0Error:
+            return False
+        self._from_history = [r for r in (_kept_reply(m) for m in kept) if r is not None]
+        return True
+
+
+def _kept_reply(message: HistoryMessage) -> PastReply | None:
+    to = tuple(addr for _, addr in message.recipients)
+    if not to or not message.text.strip():
+        return None
+    parts = split_reply(message.text[:MAX_TEXT_CHARS])
+    ids = {"thread_id": message.thread, "message_id": message.provider_id or message.key}
+    return PastReply(
+        to,
+        message.subject[:300],
+        message.at,
+        parts.text,
+        parts,
+        None,
+        "sent mail",
+        threads=thread_keys("", ids),
+        addressee=to[0],  # history keeps To before Cc: the first is whom the reply spoke to
+    )
 
 
 def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:

@@ -37,6 +37,7 @@ from h0.drafting.voice import VOICE_WINDOW, Voice, language_of, voice_for
 from h0.errors import H0Error
 from h0.mail.owner import OwnerAuthority
 from h0.state import StateDB
+from h0.state.history import MailHistory
 from h0.triage.models import ReplyContext
 from h0.triage.prompt import new_nonce
 from h0.vault.audit import AuditLog
@@ -78,6 +79,7 @@ class Drafting:
         budget_tokens: int = 3000,
         knowledge: KnowledgeSource | None = None,
         sent_cache: Path | None = None,
+        history: MailHistory | None = None,
         calendar: OwnerCalendar | None = None,
         owner: OwnerAuthority | None = None,
     ) -> None:
@@ -88,7 +90,7 @@ class Drafting:
         self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, self.disclosure)
         self.sent_cache = sent_cache
         self.owner = owner  # the owner's identity: which notes hold the owner's words (h0.mail.owner)
-        self.past = PastReplies(self.root, sent_cache, self.disclosure, owner)
+        self.past = PastReplies(self.root, sent_cache, self.disclosure, owner, history)
         self.log = AuditLog(self.root / LOGS, DRAFTING_STREAM)
         self._lock = threading.Lock()
         self._profile: tuple[FileSignature, Profile] | None = None
@@ -130,6 +132,7 @@ class Drafting:
             disclosure=disclosure,
             budget_tokens=settings.draft_context_tokens,
             sent_cache=sent_cache_path(root, settings.h0_state_dir),
+            history=mail_history(root, settings.h0_state_dir),
             knowledge=indexed_knowledge(root, settings.h0_state_dir, disclosure),
             calendar=OwnerCalendar.for_settings(settings, root),
             owner=owner_authority(root, settings.h0_state_dir),
@@ -298,6 +301,15 @@ def owner_authority(root: Path, state_dir: Path | None) -> OwnerAuthority | None
         return OwnerAuthority(StateDB.for_vault(Path(root), state_dir))
     except H0Error as error:
         logger.warning("the owner's identity cannot be read ({}); past replies from the vault are left out", error)
+        return None
+
+
+def mail_history(root: Path, state_dir: Path | None) -> MailHistory | None:
+    """The mail kept as history for this vault (h0.state.history); None when the state folder cannot be opened."""
+    try:
+        return MailHistory(StateDB.for_vault(Path(root), state_dir))
+    except H0Error as error:
+        logger.warning("the mail history cannot be read ({}); past replies from the vault alone", error)
         return None
 
 

@@ -40,6 +40,7 @@ from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotSuppor
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup_record import record_mail
 from h0.handlers.learn import remember_sent_mail
+from h0.handlers.mail_history import keep_old_as_history
 from h0.handlers.thread import (
     ThreadNote,
     classify,
@@ -78,6 +79,14 @@ class IngestReport:
     mode: str = ""  # "history", "catch_up", "query" (as the last round was served)
     skipped: int = 0  # new messages gone before they could be read
     sent: int = 0  # messages the owner sent (any client), passed to the follow-ups
+    history: int = 0  # older messages of a first sync or catch-up kept as history, not notes (docs/mail-in.md)
+
+    def history_line(self, window_days: float) -> str:
+        """The one line a first sync of a full mailbox says."""
+        return (
+            f"ingest: {len(self.written)} recent message(s) became notes; {self.history} older than "
+            f"{window_days:g} days kept as history (WORK_WINDOW_DAYS), not as notes"
+        )
 
 
 def ingest_query(settings: Settings) -> str:
@@ -120,9 +129,17 @@ def _sync(ctx: HandlerContext, mail: MailAPI, report: IngestReport, max_results:
         emails = batch.emails
         report.listed += len(emails)
         handled: list[str] = []
+        if batch.mode == "catch_up":  # a first sync (or a catch-up): history is knowledge, work is recent
+            fresh = [e for e in emails if label not in e.labels]
+            _, kept = keep_old_as_history(ctx, fresh, now=time.time(), origin="sync")
+            if kept:
+                report.history += len(kept)
+                handled += [e.id for e in kept]
+                old = {e.id for e in kept}
+                emails = [e for e in emails if e.id not in old]
         failed: list[str] = []
         written: dict[str, str] = {}
-        seen = _look_up([e for e in emails if label not in e.labels], ctx)
+        seen = look_up_batch([e for e in emails if label not in e.labels], ctx)
         for email in emails:
             message_id = email.id
             if label not in email.labels:
@@ -146,7 +163,10 @@ def _sync(ctx: HandlerContext, mail: MailAPI, report: IngestReport, max_results:
         if emails or batch.sent:
             mail.ack_new_emails(batch.cursor, handled, failed)
         if not batch.more:
-            return
+            break
+    if report.history:
+        logger.info(report.history_line(ctx.settings.work_window_days))
+        ctx.audit.write("ingest_history_kept", kept=report.history, notes=len(report.written))
 
 
 def ingest_by_query(ctx: HandlerContext, report: IngestReport | None = None, *, max_results: int = 50) -> IngestReport:
@@ -211,7 +231,7 @@ def _duplicate_key(message_id: str, rfc822: str | None) -> str:
     return f"rfc822_message_id:{rfc822}" if rfc822 else f"message_id:{message_id}"
 
 
-def _look_up(emails: list[EmailFull], ctx: HandlerContext) -> _Seen:
+def look_up_batch(emails: list[EmailFull], ctx: HandlerContext) -> _Seen:
     seen = _Seen()
     keys = {_duplicate_key(e.id, _text(e.rfc822_message_id) or None) for e in emails}
     if keys:

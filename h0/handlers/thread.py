@@ -20,7 +20,7 @@ in the thread.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -33,6 +33,7 @@ from h0.mail.drafts import message_body
 from h0.mail.htmltext import block_text, inert_inline
 from h0.mail.models import EmailFull
 from h0.mail.owner import OwnerAuthority, message_key, note_message_key
+from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import Note
 from h0.vault.layout import DRAFTS
 
@@ -156,20 +157,42 @@ def thread_links(notes: list[ThreadNote], received: Any) -> list[str]:
     return [n.link for n in earlier(notes, received)][-MAX_LINKS:]
 
 
-def conversation(notes: list[ThreadNote], received: Any) -> list[dict[str, Any]]:
-    """The earlier messages as triage reads them: who, when, and their words (cut to an excerpt)."""
+def kept_earlier(ctx: HandlerContext, thread_id: Any, received: Any) -> list[HistoryMessage]:
+    """The thread's messages kept as history (h0 import, a first sync) before `received`, without a note
+    of their own (those with one are among the thread's notes). [] when history cannot be read."""
+    if not thread_id:
+        return []
+    try:
+        state = ctx.state_database()
+        kept = MailHistory(state).thread(str(thread_id), before=epoch(received) or None, limit=MAX_CONVERSATION)
+    except H0Error as error:
+        logger.debug("thread history of {} not read ({})", thread_id, error.message)
+        return []
+    return [m for m in kept if m.note is None]
+
+
+def conversation(notes: list[ThreadNote], received: Any, kept: Sequence[HistoryMessage] = ()) -> list[dict[str, Any]]:
+    """The earlier messages as triage reads them: who, when, and their words (cut to an excerpt), the
+    thread's notes and what history keeps of it together, in order."""
     entries = []
+    for message in kept:
+        own = message.outbound
+        sender = "the owner (from their sent mail)" if own else message.sender
+        entries.append({"sender": sender, "date": _iso(message.at), "text": _excerpt(message.text), "own": own})
     for item in earlier(notes, received)[-MAX_CONVERSATION:]:
         fm = item.note.frontmatter
         if item.kind == "email":
             sender, text = str(fm.get("from") or ""), block_text(item.note.body)
         else:
             sender, text = "the owner (H0 sent this reply)", message_body(item.note.body)
-        text = text.strip()
-        if len(text) > MAX_EXCERPT_CHARS:
-            text = text[:MAX_EXCERPT_CHARS].rstrip() + " […]"
-        entries.append({"sender": sender, "date": _iso(item.when), "text": text, "own": item.kind == "sent"})
-    return entries
+        entries.append({"sender": sender, "date": _iso(item.when), "text": _excerpt(text), "own": item.kind == "sent"})
+    entries.sort(key=lambda e: str(e["date"]))
+    return entries[-MAX_CONVERSATION:]
+
+
+def _excerpt(text: str) -> str:
+    text = text.strip()
+    return text[:MAX_EXCERPT_CHARS].rstrip() + " […]" if len(text) > MAX_EXCERPT_CHARS else text
 
 
 def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: EmailFull, note_path: str) -> list[str]:

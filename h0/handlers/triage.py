@@ -45,7 +45,7 @@ from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeDa
 from h0.handlers.followup_record import mark_triaged
 from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, wait_for_model
 from h0.handlers.reply import reply_draft, reply_recipient
-from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
+from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_emails, threads_of
 from h0.mail.headers import clean_header_text
 from h0.mail.htmltext import block_text, inert_inline
 from h0.mail.lookalike import Correspondents, ascii_domain, skeleton
@@ -241,13 +241,12 @@ def _plan(
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
     text = block_text(note.body)
     email = EmailInput.from_note(note.frontmatter, text)
-    if thread:
+    received = note.frontmatter.get("received")
+    # The thread's history (h0 import, a first sync); none for a private email: its thread stays its own.
+    kept = [] if private else kept_earlier(ctx, note.frontmatter.get("thread_id"), received)
+    if thread or kept:
         email = email.model_copy(
-            update={
-                "conversation": [
-                    EarlierMessage(**entry) for entry in conversation(thread, note.frontmatter.get("received"))
-                ]
-            }
+            update={"conversation": [EarlierMessage(**entry) for entry in conversation(thread, received, kept)]}
         )
     to = reply_recipient(note.frontmatter)
     context: DraftContext | None = None
@@ -357,10 +356,10 @@ def _plan(
             note.body.rstrip("\n")
             + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}\n"
         )
-        kept = {k: v for k, v in note.frontmatter.items() if k not in waited}
+        unwaited = {k: v for k, v in note.frontmatter.items() if k not in waited}
         plan.change = Write(
             note.path,
-            {**kept, **record, "status": "delegated", "delegate_to": whom},
+            {**unwaited, **record, "status": "delegated", "delegate_to": whom},
             appended,
             if_match=note.hash,
         )

@@ -204,6 +204,9 @@ def clean_header_text(value: object) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+_HELD_WORD = re.compile(r"h0w([0-9a-f]{12})n([0-9]+)e")
+
+
 def clean_address_header(value: object) -> str:
     """Mail in: an address list with every display name cleaned, rendered so any parser splits it alike.
 
@@ -239,10 +242,12 @@ def _mailboxes(text: str) -> list[tuple[str, str]]:
         return f"h0w{nonce}n{len(words) - 1}e"
 
     held = _WORD_TOKEN.sub(hold, text)
-    held_word = re.compile(f"h0w{nonce}n([0-9]+)e")
 
     def restore(part: str) -> str:
-        return held_word.sub(lambda match: words[int(match.group(1))], part)
+        # One pattern for every call (a pattern per nonce cost a compile per header: the re cache holds 512).
+        if not words:
+            return part
+        return _HELD_WORD.sub(lambda m: words[int(m.group(2))] if m.group(1) == nonce else m.group(0), part)
 
     try:
         pairs = getaddresses([held])

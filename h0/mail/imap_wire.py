@@ -151,7 +151,28 @@ def headers_message(raw_headers: bytes) -> EmailMessage:
         if colon and _HEADER_NAME.fullmatch(name):
             unfolded = re.sub(r"\r?\n[ \t]", " ", value).strip()
             lines.append(f"{name}: {clean_inbound_header(name, unfolded)}\n")
-    return HeaderParser(policy=policy.default).parsestr("".join(lines) + "\n")
+    return HeaderParser(_class=ParsedOnce, policy=policy.default).parsestr("".join(lines) + "\n")
+
+
+class ParsedOnce(EmailMessage):
+    """Headers whose values are parsed once: `policy.default` parses a header (and builds a class for it)
+    on every read, and a message's From, To and Date are read a dozen times on its way into H0."""
+
+    def get(self, name: str, failobj: Any = None) -> Any:
+        cache: dict[str, Any] = self.__dict__.setdefault("_parsed", {})
+        key = name.lower()
+        if key not in cache:
+            cache[key] = super().get(name)
+        value = cache[key]
+        return failobj if value is None else value
+
+    def __setitem__(self, name: str, val: Any) -> None:
+        self.__dict__.pop("_parsed", None)
+        super().__setitem__(name, val)
+
+    def __delitem__(self, name: str) -> None:
+        self.__dict__.pop("_parsed", None)
+        super().__delitem__(name)
 
 
 def _decoded(part: Message) -> str:

@@ -130,4 +130,47 @@ CREATE TABLE IF NOT EXISTS owner_messages (
     note     TEXT,                          -- the note H0 wrote with its words (an import's Done/SENT_….md)
     at       REAL NOT NULL                  -- epoch seconds: when H0 recorded it
 );
+-- Mail in (h0.state.history, docs/mail-in.md): mail kept as history — older mail and the owner's sent mail
+-- from `h0 import` and a first sync — which H0 learns from (past replies, voice, thread context,
+-- follow-ups) without a note per message. One row per message, by the follow-up ledger's key.
+CREATE TABLE IF NOT EXISTS history (
+    key         TEXT PRIMARY KEY,          -- the Message-ID, else "id:" + the provider's id
+    provider_id TEXT,
+    thread      TEXT NOT NULL,             -- as in followup_messages
+    outbound    INTEGER NOT NULL,          -- 1: the owner wrote it (h0.mail.owner vouched for it)
+    sender      TEXT NOT NULL,             -- the From address, lower-case
+    recipients  TEXT NOT NULL,             -- JSON [[name, address], …] of To and Cc (bounded)
+    subject     TEXT NOT NULL,
+    at          REAL NOT NULL,             -- when it was written (epoch seconds)
+    text        TEXT NOT NULL,             -- its own words: quoted history and signature cut, bounded
+    signature   TEXT,
+    note        TEXT,                      -- the note written for it (recent work, or --as-notes)
+    origin      TEXT NOT NULL              -- "import" or the mailbox ("gmail:…") of a first sync
+);
+CREATE INDEX IF NOT EXISTS history_thread ON history (thread, at);
+CREATE INDEX IF NOT EXISTS history_sender ON history (sender, at);
+CREATE INDEX IF NOT EXISTS history_outbound ON history (outbound, at);
+-- The owner's sent mail by recipient: past replies per person.
+CREATE TABLE IF NOT EXISTS history_to (
+    address TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    at      REAL NOT NULL,
+    PRIMARY KEY (address, key)
+) WITHOUT ROWID;
+-- Recent mail an import holds until its pass ends (was it answered later in the file?), as JSON.
+CREATE TABLE IF NOT EXISTS import_work (
+    key   TEXT PRIMARY KEY,
+    at    REAL NOT NULL,
+    email TEXT NOT NULL
+);
+-- Where `h0 import` stands in each file: resumed at `offset` while the file is the same.
+CREATE TABLE IF NOT EXISTS import_files (
+    file       TEXT PRIMARY KEY,           -- the real path
+    size       INTEGER NOT NULL,
+    mtime_ns   INTEGER NOT NULL,
+    head       TEXT NOT NULL,              -- a hash of its first 64 KB
+    offset     INTEGER NOT NULL,           -- every message before this byte is imported
+    done       INTEGER NOT NULL DEFAULT 0,
+    updated_at REAL NOT NULL
+);
 """

@@ -5,6 +5,7 @@ owner's own sent mail (imported from an mbox, as a new user would)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -122,7 +123,13 @@ def test_the_voice_learned_from_an_imported_sent_mailbox_names_each_persons_gree
     monkeypatch.setenv("OWNER_EMAILS", "alex@northwind.example")
     assert main(["import", str(FIXTURES / "sent.mbox")]) == 0, capsys.readouterr()
     expected = json.loads((FIXTURES / "sent_expected.json").read_text(encoding="utf-8"))
-    drafting = Drafting(vault_dir, knowledge=VaultKnowledge(vault_dir), owner=OwnerAuthority.for_settings(Settings()))
+    from h0.drafting.service import mail_history
+
+    # The sent mailbox is history, not notes: drafting reads it from the state database.
+    history = mail_history(vault_dir, Path(os.environ["H0_STATE_DIR"]))
+    drafting = Drafting(
+        vault_dir, knowledge=VaultKnowledge(vault_dir), history=history, owner=OwnerAuthority.for_settings(Settings())
+    )
     for address, (greeting, sign_off) in expected["recipients"].items():
         name = address.split("@")[0].capitalize()
         voice = drafting.voice_context(address, clean_address_header(f"{name} <{address}>"))

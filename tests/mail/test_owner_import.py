@@ -14,7 +14,7 @@ import pytest
 from h0.cli import main
 from h0.cli.common import EXIT_OK
 from h0.config import Settings
-from h0.drafting import Drafting, VaultKnowledge
+from h0.drafting import Drafting
 from h0.mail.owner import Evidence, OwnerAuthority, came_from_outside, import_evidence, single_sender
 from h0.vault import Vault
 
@@ -80,8 +80,8 @@ def test_a_message_with_several_from_headers_or_none_has_no_single_sender():
 def test_an_import_files_only_the_owners_real_sent_mail_as_theirs(vault_dir: Path, tmp_path: Path, monkeypatch, capsys):
     """Given a Sent mailbox holding the owner's reply, a stranger's message relayed from outside claiming the
     owner's From, and a message From the owner and someone else, and an inbox export with a message From the
-    owner's address, When it is imported, Then only the real reply is filed in Done/ as sent mail, recorded
-    as the owner's and learned as their voice; the rest are mail like any other."""
+    owner's address, When it is imported, Then only the real reply is recorded as the owner's and learned as their
+    voice; the rest are mail like any other (all of it older than the work window: history)."""
     monkeypatch.setenv("VAULT_PATH", str(vault_dir))
     monkeypatch.setenv("OWNER_EMAILS", OWNER)
     sent = mailbox.mbox(tmp_path / "Sent.mbox")
@@ -98,14 +98,13 @@ def test_an_import_files_only_the_owners_real_sent_mail_as_theirs(vault_dir: Pat
     inbox.flush()
     assert main(["import", str(tmp_path / "Sent.mbox"), str(tmp_path / "Inbox.mbox")]) == EXIT_OK
     out = capsys.readouterr().out
-    assert "3 new in Needs_Action/, 1 of yours filed in Done/ as sent mail" in out, out
-    vault = Vault(vault_dir)
-    (done,) = vault.list_notes("Done").notes
-    assert vault.read_note(done.path).frontmatter["rfc822_message_id"] == "<real@northwind.example>"
+    # March mail is older than the work window: all of it is history, and only the real reply is the owner's.
+    assert "0 new in Needs_Action/, 4 kept as history (1 of them yours)" in out, out
+    assert not Vault(vault_dir).list_notes("Done").notes  # history is no note per message
     owner = OwnerAuthority.for_settings(Settings())
     assert owner.owned(["<real@northwind.example>", "<relay@x>", "<2@x>", "<from-alone@x>"]) == {
         "<real@northwind.example>": Evidence.IMPORT_SENT
     }
-    drafting = Drafting(vault_dir, knowledge=VaultKnowledge(vault_dir), owner=owner)
+    drafting = Drafting.build(Settings())
     (reply,) = drafting.past.to_address("dana@acme.example")
-    assert reply.parts.greeting == "Hi Dana," and reply.path == done.path
+    assert reply.parts.greeting == "Hi Dana," and "Thursday works." in reply.text
