@@ -19,13 +19,14 @@ Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.drafting.privacy).
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import parseaddr
 from typing import Any
 
-from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource
+from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, frontmatter_addresses
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies, PastReply
 from h0.drafting.profile import Profile
@@ -43,6 +44,11 @@ CAPS: dict[str, tuple[int, int]] = {
     "related": (1_500, 5),
     "similar_reply": (800, 2),
 }
+MAX_PROPERTIES = 40
+MAX_PROPERTY_CHARS = 300
+# Bookkeeping, not facts: what Obsidian and H0 keep in a note's frontmatter for themselves.
+NOT_FACTS = frozenset({"type", "tags", "tag", "aliases", "alias", "private", "cssclasses", "cssclass", "publish"})
+COMMERCIAL = re.compile(r"rate|budget|price|pricing|fee|invoice|cost|salary|amount|discount|payment", re.IGNORECASE)
 ORDER = ("profile", "lessons", "person", "past_reply", "linked", "related", "similar_reply")
 
 
@@ -164,6 +170,7 @@ def assemble(
         lessons = "\n".join(f"- {lesson.line}" for lesson in memory.lessons)
         budget.add("lessons", "[[H0_Memory]]", "lessons from your edits of earlier drafts", lessons, "H0_Memory.md")
     seen: set[str] = set(exclude)
+    conversation = {a for a in (address, sender_address) if a}
     people: list[KnowledgeNote] = []
     for who in dict.fromkeys(a for a in (address, sender_address) if a):
         for note in knowledge.notes_for_address(who):
@@ -171,7 +178,7 @@ def assemble(
                 seen.add(note.path)
                 people.append(note)
                 why = "the sender's note" if who in _addresses_of(note) else f"mentions {who}"
-                budget.add("person", note.link, why, note.text, note.path)
+                budget.add("person", note.link, why, with_properties(note, conversation), note.path)
     history = past.to_address(address, CAPS["past_reply"][1])
     for reply in history:
         budget.add("past_reply", reply.link, f"your reply to {address}", _reply_text(reply), reply.path)
@@ -182,11 +189,18 @@ def assemble(
             if target_note is not None and target_note.path not in seen:
                 seen.add(target_note.path)
                 linked.append(target_note)
-                budget.add("linked", target_note.link, f"linked from {person.link}", target_note.text, target_note.path)
-    query = f"{subject}\n{subject}\n{body}"
-    for related in knowledge.related(query, CAPS["related"][1], exclude=seen):
+                budget.add(
+                    "linked",
+                    target_note.link,
+                    f"linked from {person.link}",
+                    with_properties(target_note, conversation),
+                    target_note.path,
+                )
+    query = without_owner(f"{subject}\n{body}", profile.name)
+    for related in knowledge.related(query, CAPS["related"][1], exclude=seen, addresses=sorted(conversation)):
         seen.add(related.note.path)
-        budget.add("related", related.note.link, related.why, related.note.text, related.note.path)
+        text = with_properties(related.note, conversation)
+        budget.add("related", related.note.link, related.why, text, related.note.path)
     for reply, score in past.similar(query, CAPS["similar_reply"][1], exclude=history):
         budget.add(
             "similar_reply",
@@ -212,10 +226,52 @@ def assemble(
     )
 
 
-def _addresses_of(note: KnowledgeNote) -> set[str]:
-    from h0.drafting.knowledgenotes import frontmatter_addresses
+def without_owner(text: str, owner: str) -> str:
+    """The text without the owner's own name: "Hi Jonas", "Mr Berg" say nothing about what an email
+    to Jonas Berg is about, and would tie it to every note that mentions him."""
+    words = [w for w in re.findall(r"[^\W\d_]{2,}", owner or "") if len(w) >= 2]
+    if not words:
+        return text
+    return re.sub(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", " ", text, flags=re.IGNORECASE)
 
+
+def _addresses_of(note: KnowledgeNote) -> set[str]:
     return {a.lower() for a in frontmatter_addresses(note.frontmatter)}
+
+
+def with_properties(note: KnowledgeNote, conversation: set[str]) -> str:
+    """The note's text, its frontmatter properties first as facts ("deadline: 2026-12-15"): a fact kept
+    in a property is as much the owner's as one in the text. The commercial properties (rates, budgets,
+    invoices) of a People note about someone not in this conversation are left out: one correspondent's
+    terms never reach another's prompt."""
+    facts = properties(note.frontmatter, commercial=not _is_other_person(note, conversation))
+    return f"Properties: {'; '.join(facts)}\n\n{note.text}" if facts else note.text
+
+
+def properties(frontmatter: Mapping[str, Any], *, commercial: bool = True) -> list[str]:
+    """`key: value` for each property that states a fact (not H0's or Obsidian's bookkeeping)."""
+    facts: list[str] = []
+    for key, value in list(frontmatter.items())[:MAX_PROPERTIES]:
+        name = str(key).strip()
+        if not name or name.lower() in NOT_FACTS or (not commercial and COMMERCIAL.search(name)):
+            continue
+        values = value if isinstance(value, list) else [value]
+        shown = [_scalar(v) for v in values if _scalar(v)]
+        if shown:
+            facts.append(f"{name}: {', '.join(shown)}"[:MAX_PROPERTY_CHARS])
+    return facts
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
+        return ""
+    return " ".join(str(value).split())
+
+
+def _is_other_person(note: KnowledgeNote, conversation: set[str]) -> bool:
+    """A People note (addresses in its frontmatter) about nobody in this conversation."""
+    addresses = _addresses_of(note)
+    return bool(addresses) and not addresses & conversation
 
 
 def _reply_text(reply: PastReply) -> str:

@@ -21,13 +21,11 @@ from h0.drafting.knowledgenotes import (
     link_targets,
     read_knowledge,
 )
-from h0.drafting.privacy import PrivacyRule
+from h0.drafting.privacy import MAIL_FOLDERS, PrivacyRule
 from h0.errors import H0Error
 from h0.vault.index import VaultIndex
 from h0.vault.index.extract import link_key
 from h0.vault.paths import NOTE_SUFFIX
-
-OVERFETCH = 4  # related notes asked of the index per one returned (mail folders and private ones are dropped)
 
 
 class IndexKnowledge:
@@ -59,16 +57,20 @@ class IndexKnowledge:
         notes = (self._note(rel) for rel in self.index.notes_for_address(address))
         return [note for note in notes if note is not None]
 
-    def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
+    def related(
+        self, text: str, limit: int = 5, exclude: Iterable[str] = (), addresses: Iterable[str] = ()
+    ) -> list[Related]:
         skip = set(exclude)
         found: list[Related] = []
-        for hit in self.index.related(text=text[:MAX_INDEX_CHARS], limit=max(limit * OVERFETCH, 10)):
+        for hit in self.index.about(
+            text=text[:MAX_INDEX_CHARS], addresses=list(addresses), skip_folders=MAIL_FOLDERS, limit=limit * 2 + 10
+        ):
             if hit.path in skip or self.privacy.mail_folder(hit.path):
                 continue
             note = self._note(hit.path)
             if note is None:
                 continue
-            found.append(Related(note, round(hit.score, 2), "; ".join(hit.why[:3]) or "shares words with the email"))
+            found.append(Related(note, round(hit.score, 2), "; ".join(hit.why[:3])))
             if len(found) >= limit:
                 break
         return found

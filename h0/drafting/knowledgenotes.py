@@ -82,8 +82,12 @@ class KnowledgeSource(Protocol):
         """Notes about this address (a People note naming it in `email:`, first; then notes mentioning it)."""
         ...
 
-    def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
-        """The notes most related to `text`, best first, each with why (never private ones)."""
+    def related(
+        self, text: str, limit: int = 5, exclude: Iterable[str] = (), addresses: Iterable[str] = ()
+    ) -> list[Related]:
+        """The notes an email (`text`, its `addresses`) is about, best first, each with why (never private
+        ones): its people, their organisation, the notes it names, shared codes and names — never a
+        shared common word (h0.vault.index.about)."""
         ...
 
     def resolve_link(self, target: str) -> KnowledgeNote | None:

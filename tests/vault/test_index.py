@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from h0.vault import Vault
 from h0.vault.index import VaultIndex, walk_notes
+from h0.vault.index.db import SCHEMA_VERSION
 from h0.vault.listing import MAX_FOLDER_DEPTH
 
 WORDS = [
@@ -360,4 +361,4 @@ def test_the_index_file_is_an_sqlite_database_outside_the_vault(vault_dir: Path,
     index = VaultIndex.open(vault_dir, tmp_path / "state")
     assert index.db.path is not None and vault_dir not in index.db.path.parents
     with sqlite3.connect(index.db.path) as db:
-        assert db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone() == ("1",)
+        assert db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone() == (SCHEMA_VERSION,)

@@ -28,13 +28,14 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from loguru import logger
 
 from h0.errors import InternalError, InvalidRequest
+from h0.vault.index.about import About, notes_about
 from h0.vault.index.db import Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
@@ -312,6 +313,15 @@ class VaultIndex:
         self.sync()
         return related_notes(self, text=text, path=path, limit=limit, include_private=include_private)
 
+    def about(
+        self, *, text: str, addresses: Sequence[str] = (), skip_folders: Iterable[str] = (), limit: int = 10
+    ) -> list[About]:
+        """The notes an email (`text`, its `addresses`) is about, best first, each with why
+        (h0.vault.index.about: people, organisations, names and codes — never a shared common word).
+        Private notes never; notes in `skip_folders` (top-level folders) left out."""
+        self.sync()
+        return notes_about(self, text=text, addresses=addresses, skip_folders=skip_folders, limit=limit)
+
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
 
@@ -332,4 +342,4 @@ def _like_prefix(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-__all__ = ["Reconciled", "Related", "SearchPage", "VaultIndex", "walk_notes"]
+__all__ = ["About", "Reconciled", "Related", "SearchPage", "VaultIndex", "walk_notes"]

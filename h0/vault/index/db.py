@@ -5,7 +5,9 @@ Tables: `docs` (one row a note: where, its signature, private or a person, its f
 its text zlib-compressed), `fts` (FTS5, contentless, BM25 over title, frontmatter values and body;
 a row is deleted by giving back the text it was indexed with), `terms` (every term of `fts`, in
 an FTS5 trigram table: a literal query's words are found inside longer words in milliseconds),
-`addresses` and `links`. WAL, a busy timeout: two processes (the daemon's vault server and Claude
+`addresses`, `links` and `entities` (what each note is about: its names, codes and capitalised
+names, h0.vault.index.entities — computed once when the note changes, so a reply's context is a
+few look-ups, never a tokenization of candidate notes). WAL, a busy timeout: two processes (the daemon's vault server and Claude
 Code's) read and update it at once, each write one `BEGIN IMMEDIATE` transaction.
 """
 
@@ -23,7 +25,7 @@ from loguru import logger
 
 from h0.vault.index.extract import Extracted, frontmatter_json, link_key
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: `entities`, and the addresses' domain index
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 16_384  # SQLite's page cache per connection: bounded whatever the vault's size
 
@@ -58,6 +60,10 @@ CREATE INDEX IF NOT EXISTS addresses_doc ON addresses (doc);
 CREATE TABLE IF NOT EXISTS links (doc INTEGER NOT NULL, target TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS links_target ON links (target);
 CREATE INDEX IF NOT EXISTS links_doc ON links (doc);
+CREATE TABLE IF NOT EXISTS entities (doc INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS entities_key ON entities (key);
+CREATE INDEX IF NOT EXISTS entities_doc ON entities (doc);
+CREATE INDEX IF NOT EXISTS addresses_domain ON addresses (substr(address, instr(address, '@') + 1));
 """
 _TOKENIZER = "unicode61 remove_diacritics 2"  # the same as fts's: a query is tokenized as the notes were
 
@@ -245,6 +251,7 @@ class IndexDB:
         db.execute("DELETE FROM docs WHERE id = ?", (doc,))
         db.execute("DELETE FROM addresses WHERE doc = ?", (doc,))
         db.execute("DELETE FROM links WHERE doc = ?", (doc,))
+        db.execute("DELETE FROM entities WHERE doc = ?", (doc,))
 
     @staticmethod
     def _insert(db: sqlite3.Connection, note: Extracted) -> None:
@@ -276,6 +283,8 @@ class IndexDB:
             db.executemany("INSERT INTO addresses VALUES (?, ?, ?)", [(a, doc, f) for a, f in note.addresses])
         if note.links:
             db.executemany("INSERT INTO links VALUES (?, ?)", [(doc, target) for target in note.links])
+        if note.entities:
+            db.executemany("INSERT INTO entities VALUES (?, ?, ?)", [(doc, key, kind) for key, kind in note.entities])
 
     def checkpoint(self) -> None:
         """After a bulk build: fold the write-ahead log into the file now, not in the next small write."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from h0.errors import H0Error
 from h0.vault import frontmatter
+from h0.vault.index.entities import note_keys
 from h0.vault.note import MAX_NOTE_BYTES, content_hash
 from h0.vault.privacy import in_private_folder, is_private
 
@@ -29,6 +30,7 @@ ADDRESS = re.compile(
 WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]{1,200})(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 MAX_ADDRESSES = 200  # per note: a mailing list's archive need not fill the table
 MAX_LINKS = 500
+MAX_ENTITY_CHARS = 20_000  # of a note's body read for names and codes (its head says what it is about)
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)
@@ -64,6 +66,7 @@ class Extracted:
     frontmatter: dict[str, Any] = field(default_factory=dict)
     addresses: list[tuple[str, str]] = field(default_factory=list)  # (address lower-cased, field or "body")
     links: list[str] = field(default_factory=list)  # link targets, lower-cased note names
+    entities: list[tuple[str, str]] = field(default_factory=list)  # (key, kind): h0.vault.index.entities
     private: bool = False
     person: bool = False
     problem: str | None = None
@@ -147,7 +150,13 @@ def extract(rel: str, data: bytes, signature: Signature, private_folders: tuple[
     links = {link_key(m.group(1)) for m in WIKILINK.finditer(body)}
     links |= {link_key(m.group(1)) for m in WIKILINK.finditer(note.meta)}  # `source: "[[EMAIL_1]]"`
     note.links = sorted(links)[:MAX_LINKS]
+    aliases = [str(a) for a in _as_list(data_fm.get("aliases")) if isinstance(a, (str, int, float))][:20]
+    note.entities = note_keys(note.title, aliases, note.meta, body[:MAX_ENTITY_CHARS])
     return note
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [] if value is None else [value]
 
 
 def frontmatter_json(note: Extracted) -> str:
