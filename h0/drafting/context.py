@@ -9,9 +9,15 @@ The token budget (DRAFT_CONTEXT_TOKENS, ~4 characters a token) is spent in this 
 item cut to its own cap, until it runs out; what did not fit is named in `omitted`:
 
     1 profile (who, tone, standing facts)   1,500 chars     5 notes linked from them   1,500 each, 4
-    2 lessons from past edits               1,500           6 related notes            1,500 each, 5
+    2 lessons from past edits               1,500           6 notes the email is about 1,500 each, 5
     3 the sender's People notes             2,500 each, 2   7 replies to similar mail    800 each, 2
-    4 the owner's last replies to them        900 each, 3
+    4 the owner's last replies to them        900 each, 3   8 their other waiting emails 800
+
+A note is "about the email" through its people, the notes that link to their People notes, their
+organisation, the notes it names, and the codes and capitalised names they share — never a shared
+common word (h0.vault.index.about; docs/drafting.md). Each note's frontmatter properties come first
+in its text, as facts ("deadline: 2026-12-15"); a People note's commercial ones (rates, budgets,
+invoices) only when that person is in the conversation.
 
 The email (12,000 characters) and its thread (8,000) have their own bounds (h0.triage.prompt).
 Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.drafting.privacy).
@@ -26,12 +32,12 @@ from dataclasses import dataclass, field
 from email.utils import parseaddr
 from typing import Any
 
-from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, frontmatter_addresses
+from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, PendingEmail, frontmatter_addresses
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies, PastReply
 from h0.drafting.profile import Profile
 from h0.drafting.voice import Voice, voice_for
-from h0.triage.models import OwnerNote, ReplyContext
+from h0.triage.models import OwnerNote, ReplyContext, one_line
 
 CHARS_PER_TOKEN = 4
 # kind: (cap per item, most items)
@@ -43,13 +49,14 @@ CAPS: dict[str, tuple[int, int]] = {
     "linked": (1_500, 4),
     "related": (1_500, 5),
     "similar_reply": (800, 2),
+    "pending": (800, 1),
 }
 MAX_PROPERTIES = 40
 MAX_PROPERTY_CHARS = 300
 # Bookkeeping, not facts: what Obsidian and H0 keep in a note's frontmatter for themselves.
 NOT_FACTS = frozenset({"type", "tags", "tag", "aliases", "alias", "private", "cssclasses", "cssclass", "publish"})
 COMMERCIAL = re.compile(r"rate|budget|price|pricing|fee|invoice|cost|salary|amount|discount|payment", re.IGNORECASE)
-ORDER = ("profile", "lessons", "person", "past_reply", "linked", "related", "similar_reply")
+ORDER = ("profile", "lessons", "person", "past_reply", "linked", "related", "similar_reply", "pending")
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +186,9 @@ def assemble(
                 people.append(note)
                 why = "the sender's note" if who in _addresses_of(note) else f"mentions {who}"
                 budget.add("person", note.link, why, with_properties(note, conversation), note.path)
-    history = past.to_address(address, CAPS["past_reply"][1])
+    latest = past.to_address(address, CAPS["past_reply"][1])
+    # A reply of this very thread is in the conversation already: not repeated as a past reply.
+    history = [r for r in latest if r.path is None or r.path not in seen]
     for reply in history:
         budget.add("past_reply", reply.link, f"your reply to {address}", _reply_text(reply), reply.path)
     linked: list[KnowledgeNote] = []
@@ -202,6 +211,8 @@ def assemble(
         text = with_properties(related.note, conversation)
         budget.add("related", related.note.link, related.why, text, related.note.path)
     for reply, score in past.similar(query, CAPS["similar_reply"][1], exclude=history):
+        if reply.path is not None and reply.path in seen:
+            continue
         budget.add(
             "similar_reply",
             reply.link,
@@ -209,7 +220,13 @@ def assemble(
             _reply_text(reply),
             reply.path,
         )
-    voice = voice_for(address, name, profile, history)
+    waiting = getattr(knowledge, "pending", None)  # the vault index knows the inbox; a scan does not
+    if waiting is not None:
+        others: list[PendingEmail] = waiting(sorted(conversation), exclude=seen)
+        if others:
+            lines = "\n".join(f"- {e.link} “{one_line(e.subject, 120)}”, {_day(e.when)}" for e in others)
+            budget.add("pending", "Waiting in Needs_Action/", "other emails from them not answered yet", lines)
+    voice = voice_for(address, name, profile, latest)
     problems = tuple(p.message for p in (*profile.problems, *memory.problems))
     used = budget_tokens * CHARS_PER_TOKEN - budget.left
     return DraftContext(
@@ -274,6 +291,10 @@ def _is_other_person(note: KnowledgeNote, conversation: set[str]) -> bool:
     return bool(addresses) and not addresses & conversation
 
 
+def _day(when: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(when)) if when else "undated"
+
+
 def _reply_text(reply: PastReply) -> str:
-    day = time.strftime("%Y-%m-%d", time.gmtime(reply.when)) if reply.when else "undated"
+    day = _day(reply.when)
     return f"Sent {day} to {', '.join(reply.to)}, subject “{reply.subject}”:\n{reply.text}"

@@ -10,6 +10,7 @@ prompt. Notes in H0's mail folders, emails and drafts kept elsewhere are not kno
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -17,14 +18,17 @@ from h0.drafting.knowledgenotes import (
     MAX_INDEX_CHARS,
     MAX_TEXT_CHARS,
     KnowledgeNote,
+    PendingEmail,
     Related,
     link_targets,
     read_knowledge,
 )
+from h0.drafting.past import epoch
 from h0.drafting.privacy import MAIL_FOLDERS, PrivacyRule
 from h0.errors import H0Error
 from h0.vault.index import VaultIndex
 from h0.vault.index.extract import link_key
+from h0.vault.layout import NEEDS_ACTION
 from h0.vault.paths import NOTE_SUFFIX
 
 
@@ -74,6 +78,36 @@ class IndexKnowledge:
             if len(found) >= limit:
                 break
         return found
+
+    def pending(self, addresses: Iterable[str], exclude: Iterable[str] = (), limit: int = 5) -> list[PendingEmail]:
+        """Other emails from these people still waiting in Needs_Action/ (newest first): a reply may
+        want to answer them together, or say they are next."""
+        wanted = sorted({a.strip().lower() for a in addresses if a and "@" in a})
+        if not wanted:
+            return []
+        skip = set(exclude)
+        rows = self.index.db.rows(
+            "SELECT DISTINCT docs.path, docs.frontmatter FROM addresses JOIN docs ON docs.id = addresses.doc "
+            f"WHERE addresses.address IN ({','.join('?' * len(wanted))}) AND addresses.field = 'from' "
+            "AND lower(docs.folder) = ? AND docs.private = 0",
+            (*wanted, NEEDS_ACTION.lower()),
+        )
+        found: list[PendingEmail] = []
+        for path, raw in rows:
+            if path in skip:
+                continue
+            try:
+                fm = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(fm, dict) or str(fm.get("type") or "") != "email":
+                continue
+            if str(fm.get("status") or "pending").strip().lower() not in ("pending", "needs_info", "awaiting_approval"):
+                continue
+            found.append(
+                PendingEmail(path, str(fm.get("subject") or ""), str(fm.get("from") or ""), epoch(fm.get("received")))
+            )
+        return sorted(found, key=lambda e: (-e.when, e.path))[:limit]
 
     def resolve_link(self, target: str) -> KnowledgeNote | None:
         name = target.strip().replace("\\", "/").removesuffix(NOTE_SUFFIX)

@@ -75,6 +75,20 @@ class Related:
     why: str
 
 
+@dataclass(frozen=True, slots=True)
+class PendingEmail:
+    """An email still waiting in Needs_Action/ (what a reply may mention: "I'll answer X next")."""
+
+    path: str
+    subject: str
+    sender: str
+    when: float  # epoch seconds, 0 when unknown
+
+    @property
+    def link(self) -> str:
+        return f"[[{self.path.rsplit('/', 1)[-1].removesuffix('.md')}]]"
+
+
 class KnowledgeSource(Protocol):
     """What drafting asks of the vault's knowledge. Private notes are never returned."""
 

@@ -22,6 +22,7 @@ from typing import Any
 from loguru import logger
 
 from h0.drafting.past import epoch
+from h0.drafting.replytext import strip_quoted
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext
 from h0.mail.drafts import message_body
@@ -94,7 +95,9 @@ def classify(view: Note) -> ThreadNote:
     if str(fm.get("type") or "") == "email":
         return ThreadNote(view, epoch(fm.get("received")), "email")
     if status == "sent":
-        return ThreadNote(view, epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at")), "sent")
+        # Imported sent mail has no sent_at: its own Date header (`received`) says when, never time 0.
+        when = epoch(fm.get("sent_at")) or epoch(fm.get("received")) or epoch(fm.get("date"))
+        return ThreadNote(view, when or epoch(fm.get("drafted_at")), "sent")
     return ThreadNote(view, epoch(fm.get("drafted_at")), "draft")
 
 
@@ -116,18 +119,21 @@ def thread_links(notes: list[ThreadNote], received: Any) -> list[str]:
 
 
 def conversation(notes: list[ThreadNote], received: Any) -> list[dict[str, Any]]:
-    """The earlier messages as triage reads them: who, when, and their words (cut to an excerpt)."""
+    """The earlier messages as triage reads them, oldest first: who, when, and their own words — the
+    quoted history each message carries cut (the thread is given once), cut to an excerpt."""
     entries = []
     for item in earlier(notes, received)[-MAX_CONVERSATION:]:
         fm = item.note.frontmatter
         if item.kind == "email":
             sender, text = str(fm.get("from") or ""), block_text(item.note.body)
-        else:
-            sender, text = "the owner (H0 sent this reply)", message_body(item.note.body)
-        text = text.strip()
+        else:  # H0's sent draft (the text above its cut-off) or imported sent mail (an inert block)
+            sender, text = "the owner (their reply)", block_text(message_body(item.note.body))
+        text = (strip_quoted(text) or text).strip()
         if len(text) > MAX_EXCERPT_CHARS:
             text = text[:MAX_EXCERPT_CHARS].rstrip() + " […]"
-        entries.append({"sender": sender, "date": _iso(item.when), "text": text, "own": item.kind == "sent"})
+        entries.append(
+            {"sender": sender, "date": _iso(item.when) or "undated", "text": text, "own": item.kind == "sent"}
+        )
     return entries
 
 

@@ -4,7 +4,8 @@
     urgent      → the same, with priority: urgent
     archive     → email to Done/ (status: done, decision: archive)
     needs_info  → email stays, status: needs_info
-    delegate    → email stays, status: delegated, a delegation note appended to the body
+    delegate    → email stays, status: delegated, a delegation note appended to the body, and a
+                  forward draft to the colleague in Drafts/FWD_<name>.md (h0.handlers.forward)
 
 Triage sees the conversation, not one message: the earlier emails and sent replies of the
 email's thread, as the vault holds them (h0.handlers.thread), go to the triager with it. A
@@ -29,9 +30,11 @@ from typing import Any
 from loguru import logger
 
 from h0.drafting import DraftContext, Drafting
+from h0.drafting.replytext import strip_quoted
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.followup.threads import owner_addresses
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeData
+from h0.handlers.forward import forward_draft
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, later_emails, threads_of
 from h0.mail.headers import clean_header_text
@@ -159,6 +162,8 @@ def _plan(
 
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
     text = block_text(note.body)
+    if thread:  # the earlier messages come as the conversation: the history quoted in this one is said once
+        text = strip_quoted(text) or text
     email = EmailInput.from_note(note.frontmatter, text)
     if thread:
         email = email.model_copy(
@@ -169,16 +174,17 @@ def _plan(
             }
         )
     to = reply_recipient(note.frontmatter)
+    in_thread = [note.path, *(t.note.path for t in thread)]  # given as the conversation, not again as notes
     context: DraftContext | None = None
     if drafting is not None and getattr(triager, "llm", None) is not None:
         # A model decides with the owner's notes in view (no extra call: they travel in the one prompt).
-        context = drafting.context_for_email(note.frontmatter, text, to)
+        context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
         outcome = triager.triage(email, context.reply_context())
     elif drafting is not None:
         # Rules: the template needs only the greeting and sign-off; the rest is looked up for a draft alone.
         outcome = triager.triage(email, drafting.voice_context(to, str(note.frontmatter.get("from") or "")))
         if outcome.decision.decision in ("draft_reply", "urgent"):
-            context = drafting.context_for_email(note.frontmatter, text, to)
+            context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
     else:
         outcome = triager.triage(email)
     decision = outcome.decision
@@ -215,13 +221,16 @@ def _plan(
         plan.change = Move(note.path, f"{DONE}/", rename_if_exists=True, set_frontmatter={**record, "status": "done"})
     elif decision.decision == "delegate":
         whom = decision.delegate_to or "someone else"
+        plan.draft, problem = forward_draft(note, whom, decision.reasoning, drafting)
+        forwarded = f"\n> Forward draft: [[{plan.draft.path.rsplit('/', 1)[-1][:-3]}]]" if plan.draft else ""
         appended = (
             note.body.rstrip("\n")
-            + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}\n"
+            + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}{forwarded}\n"
         )
+        extra = {"draft": plan.draft.path} if plan.draft else {"problem": problem}
         plan.change = Write(
             note.path,
-            {**note.frontmatter, **record, "status": "delegated", "delegate_to": whom},
+            {**note.frontmatter, **record, "status": "delegated", "delegate_to": whom, **extra},
             appended,
             if_match=note.hash,
         )

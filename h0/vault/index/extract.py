@@ -150,9 +150,18 @@ def extract(rel: str, data: bytes, signature: Signature, private_folders: tuple[
     links = {link_key(m.group(1)) for m in WIKILINK.finditer(body)}
     links |= {link_key(m.group(1)) for m in WIKILINK.finditer(note.meta)}  # `source: "[[EMAIL_1]]"`
     note.links = sorted(links)[:MAX_LINKS]
-    aliases = [str(a) for a in _as_list(data_fm.get("aliases")) if isinstance(a, (str, int, float))][:20]
-    note.entities = note_keys(note.title, aliases, note.meta, body[:MAX_ENTITY_CHARS])
+    if not _is_mail(data_fm):
+        aliases = [str(a) for a in _as_list(data_fm.get("aliases")) if isinstance(a, (str, int, float))][:20]
+        note.entities = note_keys(note.title, aliases, note.meta, body[:MAX_ENTITY_CHARS])
     return note
+
+
+def _is_mail(fm: Mapping[str, Any]) -> bool:
+    """An email (received or sent) or a reply draft: a stranger's words or H0's, never what the owner
+    knows. What a note is about (`entities`) is kept for the owner's notes only — thousands of emails
+    in Needs_Action/ would otherwise answer every look-up of a name they share."""
+    kind = str(fm.get("type") or "").strip().lower()
+    return kind in ("email", "sent_email") or (bool(fm.get("to")) and "subject" in fm and "status" in fm)
 
 
 def _as_list(value: Any) -> list[Any]:
