@@ -86,13 +86,15 @@ class DraftContext:
     elapsed_ms: float = 0.0
     language: str | None = None
 
-    def reply_context(self) -> ReplyContext:
-        """The context as triage's prompt and rules engine take it."""
+    def reply_context(self, briefing: str = "") -> ReplyContext:
+        """The context as triage's prompt and rules engine take it (`briefing`: rules mode's, for a
+        draft written without a model — h0.drafting.briefing)."""
         return ReplyContext(
             greeting=self.voice.greeting,
             sign_off=self.voice.sign_off,
             notes=[item.owner_note() for item in self.items],
             language=self.language,
+            briefing=briefing,
         )
 
     def text(self) -> str:

@@ -58,7 +58,7 @@ class IndexKnowledge:
             self.index.everything_changed()
 
     def notes_for_address(self, address: str) -> list[KnowledgeNote]:
-        notes = (self._note(rel) for rel in self.index.notes_for_address(address))
+        notes = (self._note(rel) for rel in self.index.notes_for_address(address, skip_folders=MAIL_FOLDERS))
         return [note for note in notes if note is not None]
 
     def related(
@@ -86,11 +86,12 @@ class IndexKnowledge:
         if not wanted:
             return []
         skip = set(exclude)
-        rows = self.index.db.rows(
+        rows = self.index.db.rows(  # newest first, bounded: a sender may have hundreds waiting
             "SELECT DISTINCT docs.path, docs.frontmatter FROM addresses JOIN docs ON docs.id = addresses.doc "
             f"WHERE addresses.address IN ({','.join('?' * len(wanted))}) AND addresses.field = 'from' "
-            "AND lower(docs.folder) = ? AND docs.private = 0",
-            (*wanted, NEEDS_ACTION.lower()),
+            "AND lower(docs.folder) = ? AND docs.private = 0 "
+            "ORDER BY json_extract(docs.frontmatter, '$.received') DESC LIMIT ?",
+            (*wanted, NEEDS_ACTION.lower(), limit + len(skip) + 5),
         )
         found: list[PendingEmail] = []
         for path, raw in rows:

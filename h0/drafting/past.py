@@ -37,6 +37,7 @@ MAX_READ_BYTES = 256 * 1024
 MAX_TEXT_CHARS = 6_000
 SENT_CACHE_FILE = "sent_mail.jsonl"
 MAX_CACHED_SENT = 2_000
+RESTAT_SECONDS = 2.0  # how often the sent notes already known in Done/ are stat'ed again for edits
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,7 @@ class PastReplies:
         self.sent_cache = sent_cache
         self._lock = threading.Lock()
         self._done_mtime: int | None = None
+        self._restat_at = 0.0
         self._notes: dict[str, tuple[int, int, PastReply | None]] = {}  # name -> (mtime_ns, size, reply)
         self._cache_sig: tuple[int, int] | None = None
         self._provider: list[PastReply] = []
@@ -155,6 +157,12 @@ class PastReplies:
         if mtime == self._done_mtime:
             return False
         self._done_mtime = mtime
+        # Done/ changes with every note filed (a burst files hundreds a second): new names are read at
+        # once, the notes already known are stat'ed again at most every RESTAT_SECONDS.
+        now = time.monotonic()
+        restat = now - self._restat_at >= RESTAT_SECONDS
+        if restat:
+            self._restat_at = now
         seen: set[str] = set()
         changed = False
         try:
@@ -164,6 +172,8 @@ class PastReplies:
             entries = []
         for entry in entries:
             seen.add(entry.name)
+            if not restat and entry.name in self._notes:
+                continue
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError:

@@ -30,6 +30,7 @@ from typing import Any
 from loguru import logger
 
 from h0.drafting import DraftContext, Drafting
+from h0.drafting.briefing import briefing
 from h0.drafting.replytext import strip_quoted
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.followup.threads import owner_addresses
@@ -176,15 +177,21 @@ def _plan(
     to = reply_recipient(note.frontmatter)
     in_thread = [note.path, *(t.note.path for t in thread)]  # given as the conversation, not again as notes
     context: DraftContext | None = None
+    subject = str(note.frontmatter.get("subject") or "")
     if drafting is not None and getattr(triager, "llm", None) is not None:
-        # A model decides with the owner's notes in view (no extra call: they travel in the one prompt).
+        # A model decides with the owner's notes in view (no extra call: they travel in the one prompt);
+        # the briefing is there for the rules that decide when the model cannot.
         context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
-        outcome = triager.triage(email, context.reply_context())
+        outcome = triager.triage(email, context.reply_context(briefing(context, text, subject)))
     elif drafting is not None:
-        # Rules: the template needs only the greeting and sign-off; the rest is looked up for a draft alone.
-        outcome = triager.triage(email, drafting.voice_context(to, str(note.frontmatter.get("from") or "")))
+        # Rules: the decision needs only the greeting and sign-off; the notes are looked up for a draft
+        # alone, and its template is filled again with the briefing they make.
+        voice = drafting.voice_context(to, str(note.frontmatter.get("from") or ""))
+        outcome = triager.triage(email, voice)
         if outcome.decision.decision in ("draft_reply", "urgent"):
             context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
+            briefed = voice.model_copy(update={"briefing": briefing(context, text, subject)})
+            outcome = triager.triage(email, briefed)
     else:
         outcome = triager.triage(email)
     decision = outcome.decision

@@ -269,6 +269,7 @@ class ReplyContext(BaseModel):
     sign_off: str = ""  # "Cheers,\nAlex"
     notes: list[OwnerNote] = Field(default_factory=list)
     language: str | None = None
+    briefing: str = ""  # rules mode: what the owner's notes say on each question (h0.drafting.briefing)
 
 
 class TriageOutcome(BaseModel):

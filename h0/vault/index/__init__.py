@@ -283,14 +283,20 @@ class VaultIndex:
 
     # ------------------------------------------------------------------ people, privacy, related
 
-    def notes_for_address(self, address: str, *, include_private: bool = False) -> list[str]:
-        """Notes naming `address` (People notes — email/emails/aliases in their frontmatter — first)."""
+    def notes_for_address(
+        self, address: str, *, include_private: bool = False, skip_folders: Iterable[str] = ()
+    ) -> list[str]:
+        """Notes naming `address` (People notes — email/emails/aliases in their frontmatter — first);
+        notes in `skip_folders` (top-level folders, any case: a sender's hundreds of emails) left out."""
         self.sync()
         private = "" if include_private else " AND docs.private = 0"
+        skip = sorted({f.lower() for f in skip_folders if f})
+        if skip:
+            private += f" AND lower(docs.folder) NOT IN ({','.join('?' * len(skip))})"
         rows = self.db.rows(
             "SELECT DISTINCT docs.path, docs.person FROM addresses JOIN docs ON docs.id = addresses.doc "
             f"WHERE addresses.address = ?{private} ORDER BY docs.person DESC, docs.path",
-            (address.strip().lower(),),
+            (address.strip().lower(), *skip),
         )
         return [row[0] for row in rows]
 

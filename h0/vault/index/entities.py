@@ -23,6 +23,7 @@ ENTITY = "e"
 MAX_KEYS = 300  # per note: a long note is known by its first names and codes
 MAX_PHRASE_WORDS = 4  # a name longer than this is matched by its capitalised runs only
 MIN_NAME_CHARS = 3
+MAX_PHRASE_TEXT = 6_000
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _CODE = re.compile(
@@ -31,6 +32,10 @@ _CODE = re.compile(
     re.UNICODE,
 )
 _SENTENCE_END = re.compile(r"[.!?:;\n\r\"“(\[]\s*$")
+_UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĖĘĚĜĞĠĢĤĦĨĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŖŘŚŜŞŠŢŤŨŪŬŮŰŲŴŶŸŹŻŽ"
+# A run of capitalised words on one line ("Northwind Product Summit", "Ben & Jerry"), found in one pass.
+_RUN = re.compile(rf"(?<![\w'’-])[{_UPPER}][\w'’]*(?:[ \t]+(?:&[ \t]+)?[{_UPPER}][\w'’]*)*")
+_LAST_WORD = re.compile(r"([^\W\d_]+)[\s,]*$")
 # Capitalised, yet not a name: calendar words, greetings, openers, pronouns (en, de, fr).
 # fmt: off
 NOT_NAMES = frozenset("""
@@ -63,31 +68,24 @@ def capitalised(text: str) -> set[str]:
     """Capitalised names in a text: each maximal run of capitalised words that does not open a
     sentence or follow a greeting ("Quanta Dashboard"), and its first word alone ("quanta")."""
     found: set[str] = set()
-    run: list[str] = []
-    last_end = 0
-    previous = ""
-
-    def close() -> None:
-        words = [w for w in run if w.casefold() not in NOT_NAMES]
+    for match in _RUN.finditer(text):
+        words = _WORD.findall(match.group())
+        before = text[max(0, match.start() - 24) : match.start()]
+        previous = _LAST_WORD.search(before)
+        # "Could you…" opens a sentence, "Hi Felix" greets: capitalised for another reason than a name.
+        skip = not before.strip() or bool(_SENTENCE_END.search(before[-3:]))
+        skip = skip or (previous is not None and previous.group(1).casefold() in GREETING_WORDS)
+        kept: list[str] = []
+        for word in words:
+            folded = word.casefold()
+            if not skip and folded not in NOT_NAMES and not word.isdigit():
+                kept.append(word)
+            skip = folded in GREETING_WORDS
+        words = kept
         if len(words) > 1:
             found.add(normal(" ".join(words)))
         if words and len(words[0]) >= 3:  # "Quanta" of "Quanta Dashboard"; not "Product" of "Northwind Product Summit"
             found.add(normal(words[0]))
-        run.clear()
-
-    for match in _WORD.finditer(text):
-        word = match.group()
-        between = text[last_end : match.start()]
-        opens = not previous or bool(_SENTENCE_END.search(text[max(0, match.start() - 3) : match.start()]))
-        after_greeting = previous.casefold() in GREETING_WORDS
-        if run and between.strip() not in ("", "&", "-"):
-            close()
-        if word[:1].isupper() and not opens and not after_greeting and not word.isdigit():
-            run.append(word)
-        else:
-            close()
-        previous, last_end = word, match.end()
-    close()
     return {key for key in found if key and key not in NOT_NAMES}
 
 
@@ -97,8 +95,9 @@ def text_entities(text: str) -> set[str]:
 
 
 def phrases(text: str, most: int = MAX_PHRASE_WORDS) -> set[str]:
-    """Every run of 1 to `most` words of a text, as keys (what a note's NAME is looked up among)."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    """Every run of 1 to `most` words of a text's first MAX_PHRASE_TEXT characters, as keys (what a
+    note's NAME is looked up among: an email says what it is about early)."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", text[:MAX_PHRASE_TEXT]).casefold())
     found: set[str] = set()
     for size in range(1, most + 1):
         for start in range(len(words) - size + 1):
