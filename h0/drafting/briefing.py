@@ -22,8 +22,10 @@ KINDS = ("person", "linked", "related", "profile", "past_reply")
 MAX_QUESTIONS = 5
 LINES_PER_QUESTION = 3
 MAX_LINE_CHARS = 200
-_SENTENCE = re.compile(r"[^.!?\n]*\?", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?\n])")  # split after each sentence's end: linear, whatever the text
+MAX_SCAN_CHARS = 20_000
 _QUOTED = re.compile(r"^\s*>.*$", re.MULTILINE)
+_GREETING = re.compile(r"^(?:hi|hello|hey|dear|hallo|liebe[r]?|bonjour|salut)\b[^,!?]{0,40}[,!]\s*", re.IGNORECASE)
 # Words every question has: they say nothing about what the answer is.
 _ASKING = frozenset(
     "what when where which who why how could would can will did does is are was were do you your our we "
@@ -40,7 +42,8 @@ class Found:
 def questions(text: str) -> list[str]:
     """The questions an email asks (its own words, not the history it quotes), in order."""
     own = _QUOTED.sub("", text)
-    asked = [" ".join(m.group().split()) for m in _SENTENCE.finditer(own)]
+    sentences = (" ".join(part.split()) for part in _SENTENCE_END.split(own[:MAX_SCAN_CHARS]))
+    asked = [_GREETING.sub("", s) for s in sentences if s.endswith("?")]
     return list(dict.fromkeys(inert_inline(q) for q in asked if len(q) > 3))[:MAX_QUESTIONS]
 
 

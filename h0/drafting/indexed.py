@@ -58,7 +58,9 @@ class IndexKnowledge:
             self.index.everything_changed()
 
     def notes_for_address(self, address: str) -> list[KnowledgeNote]:
-        notes = (self._note(rel) for rel in self.index.notes_for_address(address, skip_folders=MAIL_FOLDERS))
+        notes = (
+            self._note(rel) for rel in self.index.notes_for_address(address, skip_folders=MAIL_FOLDERS, wait=False)
+        )
         return [note for note in notes if note is not None]
 
     def related(
@@ -67,7 +69,11 @@ class IndexKnowledge:
         skip = set(exclude)
         found: list[Related] = []
         for hit in self.index.about(
-            text=text[:MAX_INDEX_CHARS], addresses=list(addresses), skip_folders=MAIL_FOLDERS, limit=limit * 2 + 10
+            text=text[:MAX_INDEX_CHARS],
+            addresses=list(addresses),
+            skip_folders=MAIL_FOLDERS,
+            limit=limit * 2 + 10,
+            wait=False,  # each note is read from disk and judged as it is now: a burst of writes need not be awaited
         ):
             if hit.path in skip or self.privacy.mail_folder(hit.path):
                 continue
@@ -86,11 +92,11 @@ class IndexKnowledge:
         if not wanted:
             return []
         skip = set(exclude)
-        rows = self.index.db.rows(  # newest first, bounded: a sender may have hundreds waiting
-            "SELECT DISTINCT docs.path, docs.frontmatter FROM addresses JOIN docs ON docs.id = addresses.doc "
+        rows = self.index.db.rows(  # newest first, bounded (a sender may have hundreds waiting): ids sorted, then read
+            "SELECT path, frontmatter FROM docs WHERE id IN (SELECT addresses.doc FROM addresses "
+            "JOIN docs ON docs.id = addresses.doc "
             f"WHERE addresses.address IN ({','.join('?' * len(wanted))}) AND addresses.field = 'from' "
-            "AND lower(docs.folder) = ? AND docs.private = 0 "
-            "ORDER BY json_extract(docs.frontmatter, '$.received') DESC LIMIT ?",
+            "AND lower(docs.folder) = ? AND docs.private = 0 ORDER BY addresses.doc DESC LIMIT ?) ORDER BY id DESC",
             (*wanted, NEEDS_ACTION.lower(), limit + len(skip) + 5),
         )
         found: list[PendingEmail] = []

@@ -341,3 +341,30 @@ def test_delegate_to_someone_without_an_address_says_how_to_fix_it(persona, llm,
     source = Vault(persona).read_note("Needs_Action/EMAIL_d2.md").frontmatter
     assert source["status"] == "delegated" and "email:" in source["problem"]
     assert not list((persona / "Drafts").glob("FWD_*"))
+
+
+def test_rules_mode_drafts_an_honest_briefing_from_the_owners_notes(persona, monkeypatch, capsys):
+    """Given no model, when Felix asks two questions, then the draft greets him and signs off in the
+    owner's voice, and — marked for the owner, behind a [FILL] that blocks sending — gives the lines of
+    the notes bearing on the question it can answer (with their [[links]]) and names the one it cannot."""
+    from h0.vault import Vault
+
+    monkeypatch.setenv("VAULT_PATH", str(persona))
+    monkeypatch.setenv("PRIVATE_FOLDERS", "Journal")
+    monkeypatch.setenv("LLM_PROVIDER", "rules")
+    email(
+        persona,
+        "r1",
+        FELIX,
+        "November invoice",
+        "Hi Jonas, which day rate should our finance team use for November? Where do we park at your office?",
+    )
+    sweep(capsys)
+    draft = Vault(persona).read_note("Drafts/REPLY_EMAIL_r1.md")
+    above = draft.body.split("%% h0: not sent below %%")[0]
+    assert "Hi Felix," in above and "— J." in above
+    assert "look into it" not in above
+    assert "For you — H0's briefing" in above and "[FILL:" in above
+    assert "€1,200" in above and "[[Felix Wagner]]" in above
+    assert "Your notes do not answer" in above and "park at your office" in above
+    assert "SECRET" not in above

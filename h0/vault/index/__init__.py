@@ -120,8 +120,15 @@ class VaultIndex:
         with self._lock:
             self._everything = True
 
-    def sync(self) -> None:
-        """Apply what `changed` and `everything_changed` reported, and rebuild a damaged index file."""
+    def sync(self, *, wait: bool = True) -> None:
+        """Apply what `changed` and `everything_changed` reported, and rebuild a damaged index file.
+        `wait=False`: when another thread is applying them already, go on with the index as it is
+        (a reader that re-checks what it reads — drafting reads each note from disk — need not queue
+        behind a burst of writes)."""
+        if not wait:
+            if not self._sync_lock.acquire(blocking=False):
+                return
+            self._sync_lock.release()  # free: take it the usual way (a writer may slip in; then we wait once)
         with self._sync_lock:
             if not self.db.healthy():
                 self.db.rebuild_file("the index file was deleted, truncated or corrupted")
@@ -284,11 +291,12 @@ class VaultIndex:
     # ------------------------------------------------------------------ people, privacy, related
 
     def notes_for_address(
-        self, address: str, *, include_private: bool = False, skip_folders: Iterable[str] = ()
+        self, address: str, *, include_private: bool = False, skip_folders: Iterable[str] = (), wait: bool = True
     ) -> list[str]:
         """Notes naming `address` (People notes — email/emails/aliases in their frontmatter — first);
-        notes in `skip_folders` (top-level folders, any case: a sender's hundreds of emails) left out."""
-        self.sync()
+        notes in `skip_folders` (top-level folders, any case: a sender's hundreds of emails) left out.
+        `wait`: as `sync`'s."""
+        self.sync(wait=wait)
         private = "" if include_private else " AND docs.private = 0"
         skip = sorted({f.lower() for f in skip_folders if f})
         if skip:
@@ -320,12 +328,18 @@ class VaultIndex:
         return related_notes(self, text=text, path=path, limit=limit, include_private=include_private)
 
     def about(
-        self, *, text: str, addresses: Sequence[str] = (), skip_folders: Iterable[str] = (), limit: int = 10
+        self,
+        *,
+        text: str,
+        addresses: Sequence[str] = (),
+        skip_folders: Iterable[str] = (),
+        limit: int = 10,
+        wait: bool = True,
     ) -> list[About]:
         """The notes an email (`text`, its `addresses`) is about, best first, each with why
         (h0.vault.index.about: people, organisations, names and codes — never a shared common word).
-        Private notes never; notes in `skip_folders` (top-level folders) left out."""
-        self.sync()
+        Private notes never; notes in `skip_folders` (top-level folders) left out. `wait`: as `sync`'s."""
+        self.sync(wait=wait)
         return notes_about(self, text=text, addresses=addresses, skip_folders=skip_folders, limit=limit)
 
     def count(self) -> int:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from h0.vault.index.entities import ENTITY, NAME, phrases, text_entities
-from h0.vault.index.extract import link_key
+from h0.vault.index.extract import HEADER_FIELDS, link_key
 
 if TYPE_CHECKING:
     from h0.vault.index import VaultIndex
@@ -68,17 +68,18 @@ def notes_about(
     if wanted:
         for path, person, source, address in index.db.rows(
             "SELECT docs.path, docs.person, addresses.field, addresses.address FROM addresses "
-            f"JOIN docs ON docs.id = addresses.doc WHERE addresses.address IN ({','.join('?' * len(wanted))}){where}",
-            (*wanted, *skip),
+            f"JOIN docs ON docs.id = addresses.doc WHERE addresses.address IN ({','.join('?' * len(wanted))}) "
+            f"AND addresses.field NOT IN ({','.join('?' * len(HEADER_FIELDS))}){where}",
+            (*wanted, *HEADER_FIELDS, *skip),
         ):
             people.append((path, bool(person) and source != "body", address))
         for domain in organisations(wanted):
             colleagues += [
                 (path, domain)
-                for (path,) in index.db.rows(
-                    "SELECT DISTINCT docs.path FROM addresses JOIN docs ON docs.id = addresses.doc "
-                    "WHERE substr(addresses.address, instr(addresses.address, '@') + 1) = ? AND docs.person = 1 "
-                    f"AND addresses.field != 'body'{where} LIMIT ?",
+                for (path,) in index.db.rows(  # People notes are few: from them (docs_person), not the addresses
+                    "SELECT DISTINCT docs.path FROM docs CROSS JOIN addresses ON addresses.doc = docs.id "
+                    "WHERE docs.person = 1 AND addresses.field != 'body' "
+                    f"AND substr(addresses.address, instr(addresses.address, '@') + 1) = ?{where} LIMIT ?",
                     (domain, *skip, MAX_ORGANISATION),
                 )
             ]

@@ -25,7 +25,7 @@ from loguru import logger
 
 from h0.vault.index.extract import Extracted, frontmatter_json, link_key
 
-SCHEMA_VERSION = "2"  # 2: `entities`, and the addresses' domain index
+SCHEMA_VERSION = "2"  # 2: `entities`, and People notes indexed (docs_person)
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 16_384  # SQLite's page cache per connection: bounded whatever the vault's size
 
@@ -63,7 +63,7 @@ CREATE INDEX IF NOT EXISTS links_doc ON links (doc);
 CREATE TABLE IF NOT EXISTS entities (doc INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS entities_key ON entities (key);
 CREATE INDEX IF NOT EXISTS entities_doc ON entities (doc);
-CREATE INDEX IF NOT EXISTS addresses_domain ON addresses (substr(address, instr(address, '@') + 1));
+CREATE INDEX IF NOT EXISTS docs_person ON docs (person) WHERE person = 1;
 """
 _TOKENIZER = "unicode61 remove_diacritics 2"  # the same as fts's: a query is tokenized as the notes were
 
