@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from h0.drafting.knowledgenotes import (
     ADDRESS,
@@ -38,7 +39,7 @@ from h0.drafting.knowledgenotes import (
 )
 from h0.drafting.privacy import PrivacyRule
 from h0.errors import H0Error
-from h0.vault.index.about import organisations, rank
+from h0.vault.index.about import MAX_ORGANISATION, organisations, rank
 from h0.vault.index.entities import note_keys, phrases, text_entities
 from h0.vault.index.extract import link_key
 from h0.vault.paths import NOTE_SUFFIX, folder_key
@@ -70,6 +71,8 @@ class VaultKnowledge:
         self._by_title: dict[str, list[str]] = {}
         self._by_path: dict[str, str] = {}
         self._by_key: dict[str, list[tuple[str, str]]] = {}  # entity key -> [(path, kind)]
+        self._by_domain: dict[str, list[str]] = {}  # a People note's address domain -> paths
+        self._backlinks: dict[str, list[str]] = {}  # link_key of a [[target]] -> paths linking to it
         self._knowledge = 0
         self._last_full = 0.0
         self._dirty = True
@@ -105,20 +108,12 @@ class VaultKnowledge:
                 for path in self._by_address.get(wanted_address, ())
             ]
             colleagues = [
-                (path, address.rsplit("@", 1)[1])
-                for path, entry in self._entries.items()
-                if entry.kind == "knowledge" and domains
-                for address in sorted(entry.addresses)
-                if address.rsplit("@", 1)[1] in domains
+                (path, domain)
+                for domain in sorted(domains)
+                for path in self._by_domain.get(domain, [])[:MAX_ORGANISATION]
             ]
-            named = {link_key(path): path for path, about, _ in people if about}
-            backlinks = [
-                (path, link_key(target))
-                for path, entry in self._entries.items()
-                if entry.note is not None and named
-                for target in entry.note.links
-                if link_key(target) in named
-            ]
+            named = sorted({link_key(path) for path, about, _ in people if about})
+            backlinks = [(path, name) for name in named for path in self._backlinks.get(name, ())]
             rows = [(path, key, kind) for key in keys for path, kind in self._by_key.get(key, ())]
             ranked = rank(people, colleagues, backlinks, rows, entities, self._knowledge, limit + len(skip))
             results: list[Related] = []
@@ -255,6 +250,10 @@ class VaultKnowledge:
         self._knowledge += 1
         for key, kind in entry.keys:
             self._by_key.setdefault(key, []).append((rel, kind))
+        for domain in {a.rsplit("@", 1)[1] for a in entry.addresses}:
+            self._by_domain.setdefault(domain, []).append(rel)
+        for target in {link_key(t) for t in (entry.note.links if entry.note else ())}:
+            self._backlinks.setdefault(target, []).append(rel)
         for address in entry.addresses | entry.mentioned:
             self._by_address.setdefault(address, []).append(rel)
         self._dirty = True
@@ -265,11 +264,11 @@ class VaultKnowledge:
             return
         self._knowledge -= 1
         for key, kind in entry.keys:
-            holders = self._by_key.get(key)
-            if holders is not None and (rel, kind) in holders:
-                holders.remove((rel, kind))
-                if not holders:
-                    del self._by_key[key]
+            _drop(self._by_key, key, (rel, kind))
+        for domain in {a.rsplit("@", 1)[1] for a in entry.addresses}:
+            _drop(self._by_domain, domain, rel)
+        for target in {link_key(t) for t in (entry.note.links if entry.note else ())}:
+            _drop(self._backlinks, target, rel)
         for address in entry.addresses | entry.mentioned:
             paths = self._by_address.get(address)
             if paths and rel in paths:
@@ -286,3 +285,11 @@ class VaultKnowledge:
                 self._by_title.setdefault(folder_key(entry.note.title), []).append(rel)
                 self._by_path[folder_key(rel)] = rel
         self._dirty = False
+
+
+def _drop(table: dict[str, list[Any]], key: str, value: Any) -> None:
+    holders = table.get(key)
+    if holders is not None and value in holders:
+        holders.remove(value)
+        if not holders:
+            del table[key]
