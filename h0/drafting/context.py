@@ -9,9 +9,15 @@ The token budget (DRAFT_CONTEXT_TOKENS, ~4 characters a token) is spent in this 
 item cut to its own cap, until it runs out; what did not fit is named in `omitted`:
 
     1 profile (who, tone, standing facts)   1,500 chars     5 notes linked from them   1,500 each, 4
-    2 lessons from past edits               1,500           6 related notes            1,500 each, 5
+    2 lessons from past edits               1,500           6 notes the email is about 1,500 each, 5
     3 the sender's People notes             2,500 each, 2   7 replies to similar mail    800 each, 2
-    4 the owner's last replies to them        900 each, 3
+    4 the owner's last replies to them        900 each, 3   8 their other waiting emails 800
+
+A note is "about the email" through its people, the notes that link to their People notes, their
+organisation, the notes it names, and the codes and capitalised names they share — never a shared
+common word (h0.vault.index.about; docs/drafting.md). Each note's frontmatter properties come first
+in its text, as facts ("deadline: 2026-12-15"); a People note's commercial ones (rates, budgets,
+invoices) only when that person is in the conversation.
 
 The email (12,000 characters) and its thread (8,000) have their own bounds (h0.triage.prompt).
 Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.vault.disclosure).
@@ -19,19 +25,20 @@ Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.vault.disclosure).
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import parseaddr
 from typing import Any
 
 from h0.calendar import Scheduling
-from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource
+from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, PendingEmail, frontmatter_addresses
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies, PastReply
 from h0.drafting.profile import Profile
 from h0.drafting.voice import Voice, voice_for
-from h0.triage.models import OwnerNote, ReplyContext
+from h0.triage.models import OwnerNote, ReplyContext, one_line
 
 CHARS_PER_TOKEN = 4
 # kind: (cap per item, most items)
@@ -43,8 +50,14 @@ CAPS: dict[str, tuple[int, int]] = {
     "linked": (1_500, 4),
     "related": (1_500, 5),
     "similar_reply": (800, 2),
+    "pending": (800, 1),
 }
-ORDER = ("profile", "lessons", "person", "past_reply", "linked", "related", "similar_reply")
+MAX_PROPERTIES = 40
+MAX_PROPERTY_CHARS = 300
+# Bookkeeping, not facts: what Obsidian and H0 keep in a note's frontmatter for themselves.
+NOT_FACTS = frozenset({"type", "tags", "tag", "aliases", "alias", "private", "cssclasses", "cssclass", "publish"})
+COMMERCIAL = re.compile(r"rate|budget|price|pricing|fee|invoice|cost|salary|amount|discount|payment", re.IGNORECASE)
+ORDER = ("profile", "lessons", "person", "past_reply", "linked", "related", "similar_reply", "pending")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,14 +88,16 @@ class DraftContext:
     language: str | None = None
     scheduling: Scheduling | None = None  # the email asks to meet: the free times (h0.drafting.scheduling)
 
-    def reply_context(self) -> ReplyContext:
-        """The context as triage's prompt and rules engine take it."""
+    def reply_context(self, briefing: str = "") -> ReplyContext:
+        """The context as triage's prompt and rules engine take it (`briefing`: rules mode's, for a
+        draft written without a model — h0.drafting.briefing)."""
         return ReplyContext(
             greeting=self.voice.greeting,
             sign_off=self.voice.sign_off,
             notes=[item.owner_note() for item in self.items],
             language=self.language,
             schedule=self.scheduling.prompt_text() if self.scheduling is not None else "",
+            briefing=briefing,
         )
 
     def text(self) -> str:
@@ -187,6 +202,7 @@ def assemble(
         lessons = "\n".join(f"- {lesson.line}" for lesson in memory.lessons)
         budget.add("lessons", "[[H0_Memory]]", "lessons from your edits of earlier drafts", lessons, "H0_Memory.md")
     seen: set[str] = set(exclude)
+    conversation = {a for a in (address, sender_address) if a}
     people: list[KnowledgeNote] = []
     for who in dict.fromkeys(a for a in (address, sender_address) if a):
         for note in knowledge.notes_for_address(who):
@@ -194,8 +210,10 @@ def assemble(
                 seen.add(note.path)
                 people.append(note)
                 why = "the sender's note" if who in _addresses_of(note) else f"mentions {who}"
-                budget.add("person", note.link, why, note.text, note.path)
-    history = past.to_address(address, CAPS["past_reply"][1])
+                budget.add("person", note.link, why, with_properties(note, conversation), note.path)
+    latest = past.to_address(address, CAPS["past_reply"][1])
+    # A reply of this very thread is in the conversation already: not repeated as a past reply.
+    history = [r for r in latest if r.path is None or r.path not in seen]
     for reply in history:
         budget.add("past_reply", reply.link, f"your reply to {address}", _reply_text(reply), reply.path)
     linked: list[KnowledgeNote] = []
@@ -205,12 +223,21 @@ def assemble(
             if target_note is not None and target_note.path not in seen:
                 seen.add(target_note.path)
                 linked.append(target_note)
-                budget.add("linked", target_note.link, f"linked from {person.link}", target_note.text, target_note.path)
-    query = f"{subject}\n{subject}\n{body}"
-    for related in knowledge.related(query, CAPS["related"][1], exclude=seen):
+                budget.add(
+                    "linked",
+                    target_note.link,
+                    f"linked from {person.link}",
+                    with_properties(target_note, conversation),
+                    target_note.path,
+                )
+    query = without_owner(f"{subject}\n{body}", profile.name)
+    for related in knowledge.related(query, CAPS["related"][1], exclude=seen, addresses=sorted(conversation)):
         seen.add(related.note.path)
-        budget.add("related", related.note.link, related.why, related.note.text, related.note.path)
+        text = with_properties(related.note, conversation)
+        budget.add("related", related.note.link, related.why, text, related.note.path)
     for reply, score in past.similar(query, CAPS["similar_reply"][1], exclude=history):
+        if reply.path is not None and reply.path in seen:
+            continue
         budget.add(
             "similar_reply",
             reply.link,
@@ -218,7 +245,13 @@ def assemble(
             _reply_text(reply),
             reply.path,
         )
-    voice = voice_for(address, name, profile, history)
+    waiting = getattr(knowledge, "pending", None)  # the vault index knows the inbox; a scan does not
+    if waiting is not None:
+        others: list[PendingEmail] = waiting(sorted(conversation), exclude=seen)
+        if others:
+            lines = "\n".join(f"- {e.link} “{one_line(e.subject, 120)}”, {_day(e.when)}" for e in others)
+            budget.add("pending", "Waiting in Needs_Action/", "other emails from them not answered yet", lines)
+    voice = voice_for(address, name, profile, latest)
     problems = tuple(p.message for p in (*profile.problems, *memory.problems))
     used = budget_tokens * CHARS_PER_TOKEN - budget.left
     return DraftContext(
@@ -235,12 +268,58 @@ def assemble(
     )
 
 
-def _addresses_of(note: KnowledgeNote) -> set[str]:
-    from h0.drafting.knowledgenotes import frontmatter_addresses
+def without_owner(text: str, owner: str) -> str:
+    """The text without the owner's own name: "Hi Jonas", "Mr Berg" say nothing about what an email
+    to Jonas Berg is about, and would tie it to every note that mentions him."""
+    words = [w for w in re.findall(r"[^\W\d_]{2,}", owner or "") if len(w) >= 2]
+    if not words:
+        return text
+    return re.sub(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", " ", text, flags=re.IGNORECASE)
 
+
+def _addresses_of(note: KnowledgeNote) -> set[str]:
     return {a.lower() for a in frontmatter_addresses(note.frontmatter)}
 
 
+def with_properties(note: KnowledgeNote, conversation: set[str]) -> str:
+    """The note's text, its frontmatter properties first as facts ("deadline: 2026-12-15"): a fact kept
+    in a property is as much the owner's as one in the text. The commercial properties (rates, budgets,
+    invoices) of a People note about someone not in this conversation are left out: one correspondent's
+    terms never reach another's prompt."""
+    facts = properties(note.frontmatter, commercial=not _is_other_person(note, conversation))
+    return f"Properties: {'; '.join(facts)}\n\n{note.text}" if facts else note.text
+
+
+def properties(frontmatter: Mapping[str, Any], *, commercial: bool = True) -> list[str]:
+    """`key: value` for each property that states a fact (not H0's or Obsidian's bookkeeping)."""
+    facts: list[str] = []
+    for key, value in list(frontmatter.items())[:MAX_PROPERTIES]:
+        name = str(key).strip()
+        if not name or name.lower() in NOT_FACTS or (not commercial and COMMERCIAL.search(name)):
+            continue
+        values = value if isinstance(value, list) else [value]
+        shown = [_scalar(v) for v in values if _scalar(v)]
+        if shown:
+            facts.append(f"{name}: {', '.join(shown)}"[:MAX_PROPERTY_CHARS])
+    return facts
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
+        return ""
+    return " ".join(str(value).split())
+
+
+def _is_other_person(note: KnowledgeNote, conversation: set[str]) -> bool:
+    """A People note (addresses in its frontmatter) about nobody in this conversation."""
+    addresses = _addresses_of(note)
+    return bool(addresses) and not addresses & conversation
+
+
+def _day(when: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(when)) if when else "undated"
+
+
 def _reply_text(reply: PastReply) -> str:
-    day = time.strftime("%Y-%m-%d", time.gmtime(reply.when)) if reply.when else "undated"
+    day = _day(reply.when)
     return f"Sent {day} to {', '.join(reply.to)}, subject “{reply.subject}”:\n{reply.text}"

@@ -10,24 +10,27 @@ prompt. Notes in H0's mail folders, emails and drafts kept elsewhere are not kno
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from h0.drafting.knowledgenotes import (
+    MAIL_FOLDERS,
     MAX_INDEX_CHARS,
     MAX_TEXT_CHARS,
     KnowledgeNote,
+    PendingEmail,
     Related,
     link_targets,
     mail_folder,
     read_knowledge,
 )
+from h0.drafting.past import epoch
 from h0.errors import H0Error
 from h0.vault.index import VaultIndex
 from h0.vault.index.db import VISIBLE
+from h0.vault.layout import NEEDS_ACTION
 from h0.vault.paths import NOTE_SUFFIX, link_key
-
-OVERFETCH = 4  # related notes asked of the index per one returned (mail folders and private ones are dropped)
 
 
 class IndexKnowledge:
@@ -54,22 +57,63 @@ class IndexKnowledge:
             self.index.everything_changed()
 
     def notes_for_address(self, address: str) -> list[KnowledgeNote]:
-        notes = (self._note(rel) for rel in self.index.notes_for_address(address))
+        notes = (
+            self._note(rel) for rel in self.index.notes_for_address(address, skip_folders=MAIL_FOLDERS, wait=False)
+        )
         return [note for note in notes if note is not None]
 
-    def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
+    def related(
+        self, text: str, limit: int = 5, exclude: Iterable[str] = (), addresses: Iterable[str] = ()
+    ) -> list[Related]:
         skip = set(exclude)
         found: list[Related] = []
-        for hit in self.index.related(text=text[:MAX_INDEX_CHARS], limit=max(limit * OVERFETCH, 10)):
+        for hit in self.index.about(
+            text=text[:MAX_INDEX_CHARS],
+            addresses=list(addresses),
+            skip_folders=MAIL_FOLDERS,
+            limit=limit * 2 + 10,
+            wait=False,  # each note is read from disk and judged as it is now: a burst of writes need not be awaited
+        ):
             if hit.path in skip or mail_folder(hit.path):
                 continue
             note = self._note(hit.path)
             if note is None:
                 continue
-            found.append(Related(note, round(hit.score, 2), "; ".join(hit.why[:3]) or "shares words with the email"))
+            found.append(Related(note, round(hit.score, 2), "; ".join(hit.why[:3])))
             if len(found) >= limit:
                 break
         return found
+
+    def pending(self, addresses: Iterable[str], exclude: Iterable[str] = (), limit: int = 5) -> list[PendingEmail]:
+        """Other emails from these people still waiting in Needs_Action/ (newest first): a reply may
+        want to answer them together, or say they are next."""
+        wanted = sorted({a.strip().lower() for a in addresses if a and "@" in a})
+        if not wanted:
+            return []
+        skip = set(exclude)
+        rows = self.index.db.rows(  # newest first, bounded (a sender may have hundreds waiting): ids sorted, then read
+            "SELECT path, frontmatter FROM docs WHERE id IN (SELECT addresses.doc FROM addresses "
+            "JOIN docs ON docs.id = addresses.doc "
+            f"WHERE addresses.address IN ({','.join('?' * len(wanted))}) AND addresses.field = 'from' "
+            "AND lower(docs.folder) = ? AND docs.private = 0 ORDER BY addresses.doc DESC LIMIT ?) ORDER BY id DESC",
+            (*wanted, NEEDS_ACTION.lower(), limit + len(skip) + 5),
+        )
+        found: list[PendingEmail] = []
+        for path, raw in rows:
+            if path in skip:
+                continue
+            try:
+                fm = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(fm, dict) or str(fm.get("type") or "") != "email":
+                continue
+            if str(fm.get("status") or "pending").strip().lower() not in ("pending", "needs_info", "awaiting_approval"):
+                continue
+            found.append(
+                PendingEmail(path, str(fm.get("subject") or ""), str(fm.get("from") or ""), epoch(fm.get("received")))
+            )
+        return sorted(found, key=lambda e: (-e.when, e.path))[:limit]
 
     def resolve_link(self, target: str) -> KnowledgeNote | None:
         name = target.strip().replace("\\", "/").removesuffix(NOTE_SUFFIX)

@@ -18,20 +18,18 @@ answers the same protocol without the per-call stats; it replaces this class onc
 
 from __future__ import annotations
 
-import math
 import os
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from h0.drafting.knowledgenotes import (
     ADDRESS,
     MAX_INDEX_CHARS,
     MAX_TEXT_CHARS,
-    WORD,
     KnowledgeNote,
     Related,
     as_list,
@@ -39,11 +37,12 @@ from h0.drafting.knowledgenotes import (
     link_targets,
     mail_folder,
     read_knowledge,
-    tokens,
 )
 from h0.errors import H0Error
 from h0.vault.disclosure import Disclosure
-from h0.vault.paths import NOTE_SUFFIX, folder_key
+from h0.vault.index.about import MAX_ORGANISATION, organisations, rank
+from h0.vault.index.entities import note_keys, phrases, text_entities
+from h0.vault.paths import NOTE_SUFFIX, folder_key, link_key
 
 FULL_RESCAN_SECONDS = 300.0
 
@@ -56,9 +55,7 @@ class _Entry:
     note: KnowledgeNote | None = None
     addresses: frozenset[str] = frozenset()  # named in the frontmatter
     mentioned: frozenset[str] = frozenset()  # found in the body
-    counts: Counter[str] = field(default_factory=Counter)
-    length: int = 0
-    names: tuple[str, ...] = ()  # title and aliases, lower-cased, for "mentions …"
+    keys: tuple[tuple[str, str], ...] = ()  # what the note is about (h0.vault.index.entities.note_keys)
 
 
 class VaultKnowledge:
@@ -73,9 +70,9 @@ class VaultKnowledge:
         self._by_address: dict[str, list[str]] = {}
         self._by_title: dict[str, list[str]] = {}
         self._by_path: dict[str, str] = {}
-        self._df: Counter[str] = Counter()
-        self._postings: dict[str, dict[str, int]] = {}
-        self._total_length = 0
+        self._by_key: dict[str, list[tuple[str, str]]] = {}  # entity key -> [(path, kind)]
+        self._by_domain: dict[str, list[str]] = {}  # a People note's address domain -> paths
+        self._backlinks: dict[str, list[str]] = {}  # link_key of a [[target]] -> paths linking to it
         self._knowledge = 0
         self._last_full = 0.0
         self._dirty = True
@@ -93,49 +90,40 @@ class VaultKnowledge:
             notes = (self._entries[p].note for p in strong + weak)
             return [note for note in notes if note is not None]
 
-    def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
+    def related(
+        self, text: str, limit: int = 5, exclude: Iterable[str] = (), addresses: Iterable[str] = ()
+    ) -> list[Related]:
+        """The notes the email is about, by the index's own rule (h0.vault.index.about.rank)."""
         self.refresh()
-        words = Counter(tokens(text[:MAX_INDEX_CHARS]))
-        lowered = f" {' '.join(WORD.findall(text[:MAX_INDEX_CHARS].lower()))} "
+        text = text[:MAX_INDEX_CHARS]
+        entities = text_entities(text)
+        keys = phrases(text) | entities
+        wanted = [a.strip().lower() for a in addresses if a and "@" in a]
+        domains = set(organisations(wanted))
         skip = set(exclude)
         with self._lock:
-            n = max(self._knowledge, 1)
-            avg = (self._total_length / n) or 1.0
-            scores: dict[str, float] = {}
-            shared: dict[str, list[tuple[float, str]]] = {}
-            for word, query_tf in words.items():
-                posting = self._postings.get(word)
-                if not posting:
-                    continue
-                idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
-                for path, tf in posting.items():
-                    length = self._entries[path].length or 1
-                    weight = idf * (tf * 2.2) / (tf + 1.2 * (0.25 + 0.75 * length / avg)) * min(query_tf, 3)
-                    scores[path] = scores.get(path, 0.0) + weight
-                    shared.setdefault(path, []).append((idf, word))
-            mentions: dict[str, str] = {}
-            for path, entry in self._entries.items():
-                if entry.kind != "knowledge":
-                    continue
-                for name in entry.names:
-                    if len(name) >= 4 and f" {name} " in lowered:
-                        mentions[path] = name
-                        scores[path] = scores.get(path, 0.0) + 8.0
-                        break
-            ranked = sorted((p for p in scores if p not in skip), key=lambda p: (-scores[p], p))
+            people = [
+                (path, wanted_address in self._entries[path].addresses, wanted_address)
+                for wanted_address in wanted
+                for path in self._by_address.get(wanted_address, ())
+            ]
+            colleagues = [
+                (path, domain)
+                for domain in sorted(domains)
+                for path in self._by_domain.get(domain, [])[:MAX_ORGANISATION]
+            ]
+            named = sorted({link_key(path) for path, about, _ in people if about})
+            backlinks = [(path, name) for name in named for path in self._backlinks.get(name, ())]
+            rows = [(path, key, kind) for key in keys for path, kind in self._by_key.get(key, ())]
+            ranked = rank(people, colleagues, backlinks, rows, entities, self._knowledge, limit + len(skip))
             results: list[Related] = []
-            for path in ranked:
-                if len(results) >= limit or scores[path] < 2.0:
-                    break
-                entry = self._entries[path]
-                if entry.note is None:
+            for hit in ranked:
+                entry = self._entries.get(hit.path)
+                if hit.path in skip or entry is None or entry.note is None:
                     continue
-                if path in mentions:
-                    why = f"the email mentions “{mentions[path]}”"
-                else:
-                    best = [w for _, w in sorted(shared.get(path, []), reverse=True)[:4]]
-                    why = "shares the words " + ", ".join(best)
-                results.append(Related(entry.note, round(scores[path], 2), why))
+                results.append(Related(entry.note, round(hit.score, 2), "; ".join(hit.why[:3])))
+                if len(results) >= limit:
+                    break
             return results
 
     def resolve_link(self, target: str) -> KnowledgeNote | None:
@@ -250,23 +238,22 @@ class VaultKnowledge:
         addresses = frozenset(a.lower() for a in frontmatter_addresses(fm))
         mentioned = frozenset(a.lower() for a in ADDRESS.findall(body[:MAX_INDEX_CHARS])) - addresses
         aliases = [str(a) for a in as_list(fm.get("aliases"))][:20]
-        tags = [str(t) for t in as_list(fm.get("tags"))][:20]
-        indexed = " ".join([title, title, *aliases, *tags, body[:MAX_INDEX_CHARS]])
-        counts = Counter(tokens(indexed))
+        meta = "\n".join(str(v) for v in fm.values() if isinstance(v, (str, int, float)) and not isinstance(v, bool))
+        keys = tuple(note_keys(title, aliases, meta, body[:MAX_INDEX_CHARS]))
         note = KnowledgeNote(rel, title, body[:MAX_TEXT_CHARS].strip(), fm, tuple(link_targets(body[:MAX_INDEX_CHARS])))
-        names = tuple(dict.fromkeys(" ".join(WORD.findall(n.lower())) for n in [title, *aliases] if n.strip()))
-        return _Entry(
-            "knowledge", st.st_mtime_ns, st.st_size, note, addresses, mentioned, counts, sum(counts.values()), names
-        )
+        return _Entry("knowledge", st.st_mtime_ns, st.st_size, note, addresses, mentioned, keys)
 
     def _add(self, rel: str, entry: _Entry) -> None:
         self._entries[rel] = entry
         if entry.kind != "knowledge":
             return
         self._knowledge += 1
-        self._total_length += entry.length
-        for word, tf in entry.counts.items():
-            self._postings.setdefault(word, {})[rel] = tf
+        for key, kind in entry.keys:
+            self._by_key.setdefault(key, []).append((rel, kind))
+        for domain in {a.rsplit("@", 1)[1] for a in entry.addresses}:
+            self._by_domain.setdefault(domain, []).append(rel)
+        for target in {link_key(t) for t in (entry.note.links if entry.note else ())}:
+            self._backlinks.setdefault(target, []).append(rel)
         for address in entry.addresses | entry.mentioned:
             self._by_address.setdefault(address, []).append(rel)
         self._dirty = True
@@ -276,13 +263,12 @@ class VaultKnowledge:
         if entry is None or entry.kind != "knowledge":
             return
         self._knowledge -= 1
-        self._total_length -= entry.length
-        for word in entry.counts:
-            posting = self._postings.get(word)
-            if posting is not None:
-                posting.pop(rel, None)
-                if not posting:
-                    del self._postings[word]
+        for key, kind in entry.keys:
+            _drop(self._by_key, key, (rel, kind))
+        for domain in {a.rsplit("@", 1)[1] for a in entry.addresses}:
+            _drop(self._by_domain, domain, rel)
+        for target in {link_key(t) for t in (entry.note.links if entry.note else ())}:
+            _drop(self._backlinks, target, rel)
         for address in entry.addresses | entry.mentioned:
             paths = self._by_address.get(address)
             if paths and rel in paths:
@@ -299,3 +285,11 @@ class VaultKnowledge:
                 self._by_title.setdefault(folder_key(entry.note.title), []).append(rel)
                 self._by_path[folder_key(rel)] = rel
         self._dirty = False
+
+
+def _drop(table: dict[str, list[Any]], key: str, value: Any) -> None:
+    holders = table.get(key)
+    if holders is not None and value in holders:
+        holders.remove(value)
+        if not holders:
+            del table[key]

@@ -97,6 +97,20 @@ class Related:
     why: str
 
 
+@dataclass(frozen=True, slots=True)
+class PendingEmail:
+    """An email still waiting in Needs_Action/ (what a reply may mention: "I'll answer X next")."""
+
+    path: str
+    subject: str
+    sender: str
+    when: float  # epoch seconds, 0 when unknown
+
+    @property
+    def link(self) -> str:
+        return f"[[{self.path.rsplit('/', 1)[-1].removesuffix('.md')}]]"
+
+
 class KnowledgeSource(Protocol):
     """What drafting asks of the vault's knowledge. Private notes are never returned."""
 
@@ -104,8 +118,12 @@ class KnowledgeSource(Protocol):
         """Notes about this address (a People note naming it in `email:`, first; then notes mentioning it)."""
         ...
 
-    def related(self, text: str, limit: int = 5, exclude: Iterable[str] = ()) -> list[Related]:
-        """The notes most related to `text`, best first, each with why (never private ones)."""
+    def related(
+        self, text: str, limit: int = 5, exclude: Iterable[str] = (), addresses: Iterable[str] = ()
+    ) -> list[Related]:
+        """The notes an email (`text`, its `addresses`) is about, best first, each with why (never private
+        ones): its people, their organisation, the notes it names, shared codes and names — never a
+        shared common word (h0.vault.index.about)."""
         ...
 
     def resolve_link(self, target: str) -> KnowledgeNote | None:

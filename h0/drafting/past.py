@@ -47,6 +47,7 @@ MAX_TEXT_CHARS = 6_000
 SENT_CACHE_FILE = "sent_mail.jsonl"
 MAX_CACHED_SENT = 2_000
 RECHECK_S = 5.0  # a note not (yet) vouched for is asked about again this much later (H0 files, then records)
+RESTAT_SECONDS = 2.0  # how often the sent notes already known in Done/ are stat'ed again for edits
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +126,7 @@ class PastReplies:
         # name -> (mtime_ns, size, reply, whether it is private itself)
         self._notes: dict[str, tuple[int, int, PastReply | None, bool]] = {}
         self._private_keys: dict[str, frozenset[str]] = {}  # name -> the thread keys a private note holds
+        self._restat_at = 0.0
         self._cache_sig: tuple[int, int] | None = None
         self._provider: list[PastReply] = []
         self._by_address: dict[str, list[PastReply]] = {}
@@ -204,6 +206,12 @@ class PastReplies:
         if mtime == self._done_mtime:
             return False
         self._done_mtime = mtime
+        # Done/ changes with every note filed (a burst files hundreds a second): new names are read at
+        # once, the notes already known are stat'ed again at most every RESTAT_SECONDS.
+        now = time.monotonic()
+        restat = now - self._restat_at >= RESTAT_SECONDS
+        if restat:
+            self._restat_at = now
         seen: set[str] = set()
         changed = False
         try:
@@ -213,6 +221,8 @@ class PastReplies:
             entries = []
         for entry in entries:
             seen.add(entry.name)
+            if not restat and entry.name in self._notes:
+                continue
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError:

@@ -237,12 +237,19 @@ class Drafting:
         voice = self.voice_context(address, f"{name} <{address}>" if name else address)
         return (voice.greeting or None) if len(people) == 1 else None, voice.sign_off or None
 
-    def context_for_email(self, frontmatter: dict[str, Any], text: str, reply_to: str | None = None) -> DraftContext:
-        """The context for an email note's frontmatter and its words (`text`: the body's email text)."""
+    def context_for_email(
+        self, frontmatter: dict[str, Any], text: str, reply_to: str | None = None, exclude: Sequence[str] = ()
+    ) -> DraftContext:
+        """The context for an email note's frontmatter and its words (`text`: the body's email text);
+        `exclude`: vault paths already given otherwise (the email's thread), never repeated as notes."""
         sender = str(frontmatter.get("from") or "")
         address = reply_to or recipient_of(sender)[1]
         context = self.context(
-            reply_to=address, sender=sender, subject=str(frontmatter.get("subject") or ""), body=text
+            reply_to=address,
+            sender=sender,
+            subject=str(frontmatter.get("subject") or ""),
+            body=text,
+            exclude=exclude,
         )
         scheduling = self.scheduling_for_email(frontmatter, text, address)
         return dataclasses.replace(context, scheduling=scheduling) if scheduling is not None else context

@@ -27,6 +27,7 @@ from typing import Any
 from loguru import logger
 
 from h0.drafting.past import epoch
+from h0.drafting.replytext import strip_quoted
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext
 from h0.mail.drafts import message_body
@@ -136,7 +137,9 @@ def classify(view: Note) -> ThreadNote:
     if str(fm.get("type") or "") == "email":
         return ThreadNote(view, epoch(fm.get("received")), "email")
     if status == "sent":
-        return ThreadNote(view, epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at")), "sent")
+        # Imported sent mail has no sent_at: its own Date header (`received`) says when, never time 0.
+        when = epoch(fm.get("sent_at")) or epoch(fm.get("received")) or epoch(fm.get("date"))
+        return ThreadNote(view, when or epoch(fm.get("drafted_at")), "sent")
     return ThreadNote(view, epoch(fm.get("drafted_at")), "draft")
 
 
@@ -172,8 +175,9 @@ def kept_earlier(ctx: HandlerContext, thread_id: Any, received: Any) -> list[His
 
 
 def conversation(notes: list[ThreadNote], received: Any, kept: Sequence[HistoryMessage] = ()) -> list[dict[str, Any]]:
-    """The earlier messages as triage reads them: who, when, and their words (cut to an excerpt), the
-    thread's notes and what history keeps of it together, in order."""
+    """The earlier messages as triage reads them, oldest first (undated ones before the rest): who, when,
+    and their own words — the quoted history each message carries cut (the thread is given once), cut to
+    an excerpt; the thread's notes and what history keeps of it together."""
     entries = []
     for message in kept:
         own = message.outbound
@@ -183,15 +187,18 @@ def conversation(notes: list[ThreadNote], received: Any, kept: Sequence[HistoryM
         fm = item.note.frontmatter
         if item.kind == "email":
             sender, text = str(fm.get("from") or ""), block_text(item.note.body)
-        else:
-            sender, text = "the owner (H0 sent this reply)", message_body(item.note.body)
-        entries.append({"sender": sender, "date": _iso(item.when), "text": _excerpt(text), "own": item.kind == "sent"})
-    entries.sort(key=lambda e: str(e["date"]))
+        else:  # H0's sent draft (the text above its cut-off) or imported sent mail (an inert block)
+            sender, text = "the owner (their reply)", block_text(message_body(item.note.body))
+        entries.append(
+            {"sender": sender, "date": _iso(item.when) or "undated", "text": _excerpt(text), "own": item.kind == "sent"}
+        )
+    entries.sort(key=lambda e: (e["date"] != "undated", str(e["date"])))
     return entries[-MAX_CONVERSATION:]
 
 
 def _excerpt(text: str) -> str:
-    text = text.strip()
+    """A message's own words (the quoted history it carries cut: the thread is given once), bounded."""
+    text = (strip_quoted(text) or text).strip()
     return text[:MAX_EXCERPT_CHARS].rstrip() + " […]" if len(text) > MAX_EXCERPT_CHARS else text
 
 

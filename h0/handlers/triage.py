@@ -4,7 +4,8 @@
     urgent      → the same, with priority: urgent
     archive     → email to Done/ (status: done, decision: archive)
     needs_info  → email stays, status: needs_info
-    delegate    → email stays, status: delegated, a delegation note appended to the body
+    delegate    → email stays, status: delegated, a delegation note appended to the body, and a
+                  forward draft to the colleague in Drafts/FWD_<name>.md (h0.handlers.forward)
 
 Triage sees the conversation, not one message: the earlier emails and sent replies of the
 email's thread, as the vault holds them (h0.handlers.thread), go to the triager with it — never a
@@ -40,9 +41,12 @@ from typing import Any
 from loguru import logger
 
 from h0.drafting import DraftContext, Drafting
+from h0.drafting.briefing import briefing
+from h0.drafting.replytext import strip_quoted
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeData
 from h0.handlers.followup_record import mark_triaged
+from h0.handlers.forward import forward_draft
 from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, wait_for_model
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_emails, threads_of
@@ -240,6 +244,8 @@ def _plan(
 
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
     text = block_text(note.body)
+    if thread:  # the earlier messages come as the conversation: the history quoted in this one is said once
+        text = strip_quoted(text) or text
     email = EmailInput.from_note(note.frontmatter, text)
     received = note.frontmatter.get("received")
     # The thread's history (h0 import, a first sync); none for a private email: its thread stays its own.
@@ -249,6 +255,7 @@ def _plan(
             update={"conversation": [EarlierMessage(**entry) for entry in conversation(thread, received, kept)]}
         )
     to = reply_recipient(note.frontmatter)
+    in_thread = [note.path, *(t.note.path for t in thread)]  # given as the conversation, not again as notes
     context: DraftContext | None = None
     llm = getattr(triager, "llm", None)
     # The reply's greeting, sign-off, language and register: the owner's with this person, else the profile's.
@@ -258,15 +265,22 @@ def _plan(
         if chosen is not None
         else {}
     )
+    subject = str(note.frontmatter.get("subject") or "")
     if drafting is not None and llm is not None:
-        # A model decides with the owner's notes in view (no extra call: they travel in the one prompt).
-        context = drafting.context_for_email(note.frontmatter, text, to)
-        outcome = triager.triage(email, context.reply_context().model_copy(update=voiced))
+        # A model decides with the owner's notes in view (no extra call: they travel in the one prompt);
+        # the briefing is there for the rules that decide when the model cannot.
+        context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
+        reply_context = context.reply_context(briefing(context, text, subject)).model_copy(update=voiced)
+        outcome = triager.triage(email, reply_context)
     elif drafting is not None:
-        # Rules: the template needs only the greeting and sign-off; the rest is looked up for a draft alone.
-        outcome = triager.triage(email, ReplyContext(**voiced))
+        # Rules: the decision needs only the greeting and sign-off; the notes are looked up for a draft
+        # alone, and its template is filled again with the briefing they make.
+        voice = ReplyContext(**voiced)
+        outcome = triager.triage(email, voice)
         if outcome.decision.decision in ("draft_reply", "urgent"):
-            context = drafting.context_for_email(note.frontmatter, text, to)
+            context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
+            briefed = voice.model_copy(update={"briefing": briefing(context, text, subject)})
+            outcome = triager.triage(email, briefed)
     else:
         outcome = triager.triage(email)
     if outcome.deferred:
@@ -352,14 +366,17 @@ def _plan(
         )
     elif decision.decision == "delegate":
         whom = decision.delegate_to or "someone else"
+        plan.draft, problem = forward_draft(note, whom, decision.reasoning, drafting)
+        forwarded = f"\n> Forward draft: [[{plan.draft.path.rsplit('/', 1)[-1][:-3]}]]" if plan.draft else ""
         appended = (
             note.body.rstrip("\n")
-            + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}\n"
+            + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}{forwarded}\n"
         )
         unwaited = {k: v for k, v in note.frontmatter.items() if k not in waited}
+        extra = {"draft": plan.draft.path} if plan.draft else {"problem": problem}
         plan.change = Write(
             note.path,
-            {**unwaited, **record, "status": "delegated", "delegate_to": whom},
+            {**unwaited, **record, "status": "delegated", "delegate_to": whom, **extra},
             appended,
             if_match=note.hash,
         )

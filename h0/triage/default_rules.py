@@ -135,7 +135,7 @@ rules:
       [H0 draft — edit before approving]
       {greeting}
 
-      Thanks for your message about "{subject}". I'll look into it and get back to you.
+      {briefing}
 
       {sign_off}
 

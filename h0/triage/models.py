@@ -272,6 +272,7 @@ class ReplyContext(BaseModel):
     # The free times a reply to a request to meet may propose (h0.calendar.proposal.prompt_text):
     # times only, never an event's title.
     schedule: str = ""
+    briefing: str = ""  # rules mode: what the owner's notes say on each question (h0.drafting.briefing)
 
 
 class TriageOutcome(BaseModel):

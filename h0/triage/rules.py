@@ -121,11 +121,13 @@ def _matches(rule: Rule, view: _View) -> str | None:
 
 def render(template: str, email: EmailInput, rule: str, matched: str, context: ReplyContext | None = None) -> str:
     """Fill `{placeholders}`; unknown ones stay as written (no str.format: no attribute access).
-    `{greeting}` and `{sign_off}` come from the owner's profile and past replies (`context`);
+    `{greeting}` and `{sign_off}` come from the owner's profile and past replies (`context`), and
+    `{briefing}` is what the owner's notes say on each question the email asks;
     without one they are empty: H0 has no greeting or sign-off of its own."""
     values = {
         "greeting": lambda: context.greeting if context else "",
         "sign_off": lambda: context.sign_off if context else "",
+        "briefing": lambda: context.briefing if context and context.briefing else "[FILL: your answer]",
         "first_name": lambda: safety.first_name(email),
         "sender_name": lambda: email.sender_name or email.sender_address,
         "sender_address": lambda: email.sender_address or "unknown sender",

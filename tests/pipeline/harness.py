@@ -105,10 +105,20 @@ def write_draft(
 
 
 def edit_template(vault_dir: Path, name: str) -> None:
-    """The human's edit of an H0 template draft in Drafts/: the marker line goes, the reply stays."""
+    """The human's edit of an H0 template draft in Drafts/: the marker line goes, and the rules-mode
+    briefing above the cut-off (a `> ` block with its [FILL]) becomes the human's answer."""
     path = vault_dir / "Drafts" / name
-    text = path.read_text()
-    path.write_text("\n".join(line for line in text.split("\n") if not line.startswith("[H0 draft")))
+    above, cut, below = path.read_text().partition("%% h0: not sent below %%")
+    lines: list[str] = []
+    for line in above.split("\n"):
+        if line.startswith("[H0 draft"):
+            continue
+        if line.startswith((">", "[FILL:")):
+            if not lines or lines[-1] != "Sounds good to me.":
+                lines.append("Sounds good to me.")
+            continue
+        lines.append(line)
+    path.write_text("\n".join(lines) + cut + below)
 
 
 def approve(vault_dir: Path, name: str) -> None:

@@ -68,7 +68,9 @@ def approve(vault_dir: Path, name: str, **extra: Any) -> None:
     """The human's edit (the template line goes, `extra` set) and the move into Approved/."""
     vault = Vault(vault_dir)
     note = vault.read_note(f"Drafts/{name}")
-    body = "\n".join(line for line in note.body.split("\n") if not line.startswith("[H0 draft"))
+    above, cut, below = note.body.partition("%% h0: not sent below %%")
+    kept = (line for line in above.split("\n") if not line.startswith(("[H0 draft", ">", "[FILL:")))  # and the briefing
+    body = "\n".join(kept) + cut + below
     if not body.strip().split("%%")[0].strip():
         body = "Thursday works for me.\n\n" + body
     vault.write_note(f"Drafts/{name}", {**note.frontmatter, **extra}, body)

@@ -16,6 +16,7 @@ from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import gmail_settings_for
+from tests.pipeline.harness import edit_template
 
 
 @pytest.fixture
@@ -37,9 +38,10 @@ def handler_context(vault_dir: Path, mail: MailAPI) -> HandlerContext:
 
 
 def approve_draft(vault_dir: Path, draft: str) -> str:
-    """The human's edit of H0's template line, then the move into Approved/. Returns the note's hash."""
+    """The human's edit of H0's template line (and the rules-mode briefing: the human's answer instead),
+    then the move into Approved/. Returns the note's hash."""
     path = vault_dir / draft
-    path.write_text("\n".join(line for line in path.read_text().split("\n") if not line.startswith("[H0 draft")))
     name = Path(draft).name
+    edit_template(vault_dir, name)
     os.rename(path, vault_dir / "Approved" / name)
     return Vault(vault_dir).read_note(f"Approved/{name}").hash

@@ -29,7 +29,7 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from loguru import logger
 
 from h0.errors import InternalError, InvalidRequest
 from h0.vault.disclosure import Disclosure
+from h0.vault.index.about import About, notes_about
 from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
@@ -120,8 +121,15 @@ class VaultIndex:
         with self._lock:
             self._everything = True
 
-    def sync(self) -> None:
-        """Apply what `changed` and `everything_changed` reported, and rebuild a damaged index file."""
+    def sync(self, *, wait: bool = True) -> None:
+        """Apply what `changed` and `everything_changed` reported, and rebuild a damaged index file.
+        `wait=False`: when another thread is applying them already, go on with the index as it is
+        (a reader that re-checks what it reads — drafting reads each note from disk — need not queue
+        behind a burst of writes)."""
+        if not wait:
+            if not self._sync_lock.acquire(blocking=False):
+                return
+            self._sync_lock.release()  # free: take it the usual way (a writer may slip in; then we wait once)
         with self._sync_lock:
             if not self.db.healthy():
                 self.db.rebuild_file("the index file was deleted, truncated or corrupted")
@@ -283,14 +291,21 @@ class VaultIndex:
 
     # ------------------------------------------------------------------ people, privacy, related
 
-    def notes_for_address(self, address: str, *, include_private: bool = False) -> list[str]:
-        """Notes naming `address` (People notes — email/emails/aliases in their frontmatter — first)."""
-        self.sync()
+    def notes_for_address(
+        self, address: str, *, include_private: bool = False, skip_folders: Iterable[str] = (), wait: bool = True
+    ) -> list[str]:
+        """Notes naming `address` (People notes — email/emails/aliases in their frontmatter — first);
+        notes in `skip_folders` (top-level folders, any case: a sender's hundreds of emails) left out.
+        `wait`: as `sync`'s."""
+        self.sync(wait=wait)
         private = "" if include_private else f" AND {VISIBLE}"
+        skip = sorted({f.lower() for f in skip_folders if f})
+        if skip:
+            private += f" AND lower(docs.folder) NOT IN ({','.join('?' * len(skip))})"
         rows = self.db.rows(
             "SELECT DISTINCT docs.path, docs.person FROM addresses JOIN docs ON docs.id = addresses.doc "
             f"WHERE addresses.address = ?{private} ORDER BY docs.person DESC, docs.path",
-            (address.strip().lower(),),
+            (address.strip().lower(), *skip),
         )
         return [row[0] for row in rows]
 
@@ -337,6 +352,21 @@ class VaultIndex:
         self.sync()
         return related_notes(self, text=text, path=path, limit=limit, include_private=include_private)
 
+    def about(
+        self,
+        *,
+        text: str,
+        addresses: Sequence[str] = (),
+        skip_folders: Iterable[str] = (),
+        limit: int = 10,
+        wait: bool = True,
+    ) -> list[About]:
+        """The notes an email (`text`, its `addresses`) is about, best first, each with why
+        (h0.vault.index.about: people, organisations, names and codes — never a shared common word).
+        Private notes never; notes in `skip_folders` (top-level folders) left out. `wait`: as `sync`'s."""
+        self.sync(wait=wait)
+        return notes_about(self, text=text, addresses=addresses, skip_folders=skip_folders, limit=limit)
+
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
 
@@ -357,4 +387,4 @@ def _like_prefix(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-__all__ = ["Reconciled", "Related", "SearchPage", "VaultIndex", "walk_notes"]
+__all__ = ["About", "Reconciled", "Related", "SearchPage", "VaultIndex", "walk_notes"]

@@ -5,7 +5,10 @@ Tables: `docs` (one row a note: where, its signature, private or a person, its f
 its text zlib-compressed), `fts` (FTS5, contentless, BM25 over title, frontmatter values and body;
 a row is deleted by giving back the text it was indexed with), `terms` (every term of `fts`, in
 an FTS5 trigram table: a literal query's words are found inside longer words in milliseconds),
-`addresses`, `links` and `threads` (each note's thread keys: h0.vault.disclosure). WAL, a busy timeout: two processes (the daemon's vault server and Claude
+`addresses`, `links`, `threads` (each note's thread keys: h0.vault.disclosure) and `entities` (what
+each note is about: its names, codes and capitalised names, h0.vault.index.entities — computed once
+when the note changes, so a reply's context is a few look-ups, never a tokenization of candidate
+notes). WAL, a busy timeout: two processes (the daemon's vault server and Claude
 Code's) read and update it at once, each write one `BEGIN IMMEDIATE` transaction.
 """
 
@@ -24,7 +27,7 @@ from loguru import logger
 from h0.vault.index.extract import Extracted, frontmatter_json
 from h0.vault.paths import link_key
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"  # 2: `threads` (disclosure); `entities` and People notes indexed (docs_person). 3: both
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 16_384  # SQLite's page cache per connection: bounded whatever the vault's size
 
@@ -62,6 +65,10 @@ CREATE INDEX IF NOT EXISTS links_doc ON links (doc);
 CREATE TABLE IF NOT EXISTS threads (doc INTEGER NOT NULL, key TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS threads_key ON threads (key);
 CREATE INDEX IF NOT EXISTS threads_doc ON threads (doc);
+CREATE TABLE IF NOT EXISTS entities (doc INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS entities_key ON entities (key);
+CREATE INDEX IF NOT EXISTS entities_doc ON entities (doc);
+CREATE INDEX IF NOT EXISTS docs_person ON docs (person) WHERE person = 1;
 """
 # A row a consumer other than the human may see (h0.vault.disclosure): not marked private, not in a
 # private folder (`h0_hidden`, the gate's folder test, registered on each connection: judged with the
@@ -261,6 +268,7 @@ class IndexDB:
         db.execute("DELETE FROM addresses WHERE doc = ?", (doc,))
         db.execute("DELETE FROM links WHERE doc = ?", (doc,))
         db.execute("DELETE FROM threads WHERE doc = ?", (doc,))
+        db.execute("DELETE FROM entities WHERE doc = ?", (doc,))
 
     @staticmethod
     def _insert(db: sqlite3.Connection, note: Extracted) -> None:
@@ -294,6 +302,8 @@ class IndexDB:
             db.executemany("INSERT INTO links VALUES (?, ?)", [(doc, target) for target in note.links])
         if note.threads:
             db.executemany("INSERT INTO threads VALUES (?, ?)", [(doc, key) for key in note.threads])
+        if note.entities:
+            db.executemany("INSERT INTO entities VALUES (?, ?, ?)", [(doc, key, kind) for key, kind in note.entities])
 
     def checkpoint(self) -> None:
         """After a bulk build: fold the write-ahead log into the file now, not in the next small write."""

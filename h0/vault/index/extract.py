@@ -17,6 +17,7 @@ from typing import Any
 from h0.errors import H0Error
 from h0.vault import frontmatter
 from h0.vault.disclosure import marked_private, thread_keys
+from h0.vault.index.entities import note_keys
 from h0.vault.note import MAX_NOTE_BYTES, content_hash
 from h0.vault.paths import link_key
 
@@ -31,6 +32,7 @@ ADDRESS = re.compile(
 WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]{1,200})(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 MAX_ADDRESSES = 200  # per note: a mailing list's archive need not fill the table
 MAX_LINKS = 500
+MAX_ENTITY_CHARS = 20_000  # of a note's body read for names and codes (its head says what it is about)
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)
@@ -68,6 +70,7 @@ class Extracted:
     links: list[str] = field(default_factory=list)  # link targets, lower-cased note names
     private: bool = False  # marked private in its properties (its folder and thread are judged when asked)
     threads: list[str] = field(default_factory=list)  # its thread keys (h0.vault.disclosure.thread_keys)
+    entities: list[tuple[str, str]] = field(default_factory=list)  # (key, kind): h0.vault.index.entities
     person: bool = False
     problem: str | None = None
     packed: bytes | None = None  # title, meta and body compressed (h0.vault.index.db.pack), once known
@@ -144,7 +147,22 @@ def extract(rel: str, data: bytes, signature: Signature) -> Extracted:
     links = {link_key(m.group(1)) for m in WIKILINK.finditer(body)}
     links |= {link_key(m.group(1)) for m in WIKILINK.finditer(note.meta)}  # `source: "[[EMAIL_1]]"`
     note.links = sorted(links)[:MAX_LINKS]
+    if not _is_mail(data_fm):
+        aliases = [str(a) for a in _as_list(data_fm.get("aliases")) if isinstance(a, (str, int, float))][:20]
+        note.entities = note_keys(note.title, aliases, note.meta, body[:MAX_ENTITY_CHARS])
     return note
+
+
+def _is_mail(fm: Mapping[str, Any]) -> bool:
+    """An email (received or sent) or a reply draft: a stranger's words or H0's, never what the owner
+    knows. What a note is about (`entities`) is kept for the owner's notes only — thousands of emails
+    in Needs_Action/ would otherwise answer every look-up of a name they share."""
+    kind = str(fm.get("type") or "").strip().lower()
+    return kind in ("email", "sent_email") or (bool(fm.get("to")) and "subject" in fm and "status" in fm)
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [] if value is None else [value]
 
 
 def frontmatter_json(note: Extracted) -> str:

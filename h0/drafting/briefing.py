@@ -1,0 +1,105 @@
+"""Rules mode's draft body: an honest briefing for the owner, not a holding reply.
+
+Without a model H0 cannot write the answer, but it can put what the owner's notes say next to
+each question the email asks: for every question, the lines of the notes in the context (their
+properties first) that share its telling words, each with its `[[link]]`; and the questions the
+notes do not answer. The whole block is marked for the owner and opens with a `[FILL: …]`
+placeholder, so the draft cannot be sent until the owner has written the answer and removed it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from h0.drafting.context import ContextItem, DraftContext
+from h0.drafting.knowledgenotes import tokens
+from h0.mail.htmltext import inert_inline
+
+KINDS = ("person", "linked", "related", "profile", "past_reply")
+MAX_QUESTIONS = 5
+LINES_PER_QUESTION = 3
+MAX_LINE_CHARS = 200
+_SENTENCE_END = re.compile(r"(?<=[.!?\n])")  # split after each sentence's end: linear, whatever the text
+MAX_SCAN_CHARS = 20_000
+_QUOTED = re.compile(r"^\s*>.*$", re.MULTILINE)
+_GREETING = re.compile(r"^(?:hi|hello|hey|dear|hallo|liebe[r]?|bonjour|salut)\b[^,!?]{0,40}[,!]\s*", re.IGNORECASE)
+# Words every question has: they say nothing about what the answer is.
+_ASKING = frozenset(
+    "what when where which who why how could would can will did does is are was were do you your our we "
+    "please know tell let still again also any there".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    line: str
+    link: str
+
+
+def questions(text: str) -> list[str]:
+    """The questions an email asks (its own words, not the history it quotes), in order."""
+    own = _QUOTED.sub("", text)
+    sentences = (" ".join(part.split()) for part in _SENTENCE_END.split(own[:MAX_SCAN_CHARS]))
+    asked = [_GREETING.sub("", s) for s in sentences if s.endswith("?")]
+    return list(dict.fromkeys(inert_inline(q) for q in asked if len(q) > 3))[:MAX_QUESTIONS]
+
+
+def _lines(items: Sequence[ContextItem]) -> list[Found]:
+    found: list[Found] = []
+    for item in items:
+        if item.kind not in KINDS:
+            continue
+        link = item.label if item.label.startswith("[[") else f"“{item.label}”"
+        for raw in item.text.splitlines():
+            parts = raw.removeprefix("Properties: ").split("; ") if raw.startswith("Properties: ") else [raw]
+            for part in parts:
+                line = part.strip().lstrip("-*#> ").strip()
+                if len(line) >= 4:
+                    found.append(Found(line[:MAX_LINE_CHARS], link))
+    return found
+
+
+def bearing(question: str, lines: Sequence[Found], vocabulary: dict[str, int]) -> list[Found]:
+    """The lines that bear on a question: sharing its telling words, rarer words counting more."""
+    wanted = {w for w in tokens(question) if w not in _ASKING}
+    if not wanted:
+        return []
+    total = max(1, len(lines))
+    scored = []
+    for position, line in enumerate(lines):
+        shared = wanted & set(tokens(line.line))
+        if shared:
+            score = sum(math.log(1 + total / vocabulary.get(w, 1)) for w in shared)
+            scored.append((-score, position, line))
+    return [line for _, _, line in sorted(scored)[:LINES_PER_QUESTION]]
+
+
+def briefing(context: DraftContext | None, text: str, subject: str = "") -> str:
+    """The owner's briefing for a reply written without a model (Markdown, above the cut-off)."""
+    asked = questions(text) or ([inert_inline(f"{subject.strip()}?")] if subject.strip() else [])
+    lines = _lines(context.items) if context is not None else []
+    vocabulary: dict[str, int] = {}
+    for line in lines:
+        for word in set(tokens(line.line)):
+            vocabulary[word] = vocabulary.get(word, 0) + 1
+    out = [
+        "> [!info] For you — H0's briefing (no model is set up, so H0 does not write the answer)",
+        "> [FILL: your answer — write it from the lines below, then delete this briefing]",
+    ]
+    unanswered: list[str] = []
+    for question in asked:
+        found = bearing(question, lines, vocabulary)
+        if not found:
+            unanswered.append(question)
+            continue
+        out.append(f"> **“{question}”**")
+        out += [f"> - {f.line} — {f.link}" for f in found]
+    if unanswered:
+        out.append("> Your notes do not answer:")
+        out += [f"> - “{q}”" for q in unanswered]
+    if not asked:
+        out.append("> The email asks no question H0 could find.")
+    return "\n".join(out)

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""How much of the owner's notes in a reply's prompt is about the email: the unrelated owner-note
+share on the persona fixture (issue 32: goal ≤ 15 %, 44 % before), and the facts present (≥ 95 %).
+
+The persona fixture (tests/fixtures/persona/: a consultant's People, Projects, Meetings, Notes, a
+private journal, 23 emails) labels, per email, the notes a good assistant would consult
+(`relevant`) and the facts a good reply needs (`facts`). For each email the context is assembled as
+a draft would get it (the vault index; `--scan` for the index-free fallback), and the owner-note
+items (the sender's People notes, what they link to, related notes) are measured:
+
+    unrelated share = characters of items from notes not labelled relevant / characters of all such items
+    facts present   = facts found in the context / facts labelled
+
+No model is called: this is what would reach one. Deterministic; one run suffices.
+
+    .venv/bin/python scripts/bench/bench_relevance.py [--scan] [--verbose] [--json figures.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO))
+
+from h0.drafting import Drafting, VaultKnowledge
+from h0.drafting.service import indexed_knowledge
+from h0.vault import init_vault
+
+FIXTURE = REPO / "tests" / "fixtures" / "persona"
+OWNER_NOTE_KINDS = ("person", "linked", "related")
+
+
+def measure(scan: bool = False, verbose: bool = False) -> dict[str, object]:
+    spec = json.loads((FIXTURE / "emails.json").read_text(encoding="utf-8"))
+    private = (spec["private_folders"],)
+    with tempfile.TemporaryDirectory(prefix="h0-bench-relevance-") as tmp:
+        root = Path(tmp) / "vault"
+        shutil.copytree(FIXTURE / "vault", root)
+        init_vault(root)
+        knowledge = VaultKnowledge(root, private) if scan else indexed_knowledge(root, Path(tmp) / "state", private)
+        drafting = Drafting(root, private_folders=private, knowledge=knowledge)
+        total = unrelated = 0
+        facts = found = 0
+        leaks: list[str] = []
+        rows = []
+        for email in spec["emails"]:
+            context = drafting.context_for_email({"from": email["from"], "subject": email["subject"]}, email["body"])
+            text = context.text()
+            relevant = set(email["relevant"])
+            owner = [i for i in context.items if i.kind in OWNER_NOTE_KINDS]
+            size = sum(len(i.text) for i in owner)
+            extra = [i for i in owner if i.path not in relevant]
+            total += size
+            unrelated += sum(len(i.text) for i in extra)
+            facts += len(email["facts"])
+            missing = [f for f in email["facts"] if f not in text]
+            found += len(email["facts"]) - len(missing)
+            leaks += [f"{email['id']}: {s}" for s in spec["secrets"] if s in text]
+            rows.append((email["id"], [(i.path, i.why) for i in extra], missing))
+        if verbose:
+            for email_id, extra, missing in rows:
+                if extra or missing:
+                    print(f"  {email_id}: unrelated {extra}; facts missing {missing}")
+        return {
+            "emails": len(spec["emails"]),
+            "source": "scan" if scan else "index",
+            "unrelated_share": unrelated / total if total else 0.0,
+            "owner_note_chars": total,
+            "facts_present": found / facts if facts else 1.0,
+            "facts": facts,
+            "private_leaks": leaks,
+        }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--scan", action="store_true", help="the index-free knowledge source")
+    parser.add_argument("--verbose", action="store_true", help="name each unrelated note and missing fact")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    figures = measure(args.scan, args.verbose)
+    share, present = float(figures["unrelated_share"]), float(figures["facts_present"])  # type: ignore[arg-type]
+    ok = share <= 0.15 and present >= 0.95 and not figures["private_leaks"]
+    print(
+        f"relevance ({figures['source']}, {figures['emails']} emails): unrelated owner-note share {share:.1%} "
+        f"(goal ≤ 15 %), facts present {present:.1%} of {figures['facts']} (goal ≥ 95 %), "
+        f"private leaks {len(figures['private_leaks'])} — {'PASS' if ok else 'MISS'}"  # type: ignore[arg-type]
+    )
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

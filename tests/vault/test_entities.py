@@ -1,0 +1,35 @@
+"""What a text is about, as keys (h0.vault.index.entities): codes and capitalised names are found,
+calendar words, greetings and sentence openers never are, and a hostile text costs linear time."""
+
+from __future__ import annotations
+
+import time
+
+from h0.drafting.briefing import questions
+from h0.vault.index.entities import ENTITY, NAME, note_keys, phrases, text_entities
+
+
+def test_codes_and_capitalised_names_are_what_an_email_is_about():
+    found = text_entities(
+        "Hi Jonas,\nour finance team asks about INV-2041 and PO12345 for the Quanta Dashboard. "
+        "We record remote on Fri, as Brightline GmbH does."
+    )
+    assert {"inv 2041", "po12345", "quanta dashboard", "quanta", "brightline"} <= found
+    for never in ("jonas", "fri", "friday", "our", "we", "gmbh", "remote"):
+        assert never not in found
+
+
+def test_a_notes_title_and_aliases_are_names_and_its_capitalised_values_entities():
+    keys = dict(note_keys("Podcast appearances", ["podcast"], "Brightline GmbH\nperson", "- Quanta Dashboard beta"))
+    assert keys["podcast appearances"] == NAME and keys["podcast"] == NAME
+    assert keys["brightline"] == ENTITY  # "GmbH" says what kind of company, not which
+    assert keys["quanta dashboard"] == ENTITY and "person" not in keys
+
+
+def test_a_hostile_text_costs_linear_time():
+    one_line = "word " * 40_000 + "Name " * 20_000  # 300 KB, no punctuation, a 20,000-word capitalised run
+    started = time.perf_counter()
+    text_entities(one_line)
+    phrases(one_line)
+    assert questions(one_line + "?") is not None
+    assert time.perf_counter() - started < 5.0
