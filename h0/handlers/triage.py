@@ -35,32 +35,22 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from loguru import logger
 
-from h0.drafting import DraftContext, Drafting
-from h0.drafting.briefing import briefing
-from h0.drafting.replytext import strip_quoted
+from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.handlers.context import EmailTriager, HandlerContext, Outcome, OutcomeData
+from h0.handlers.context import HandlerContext, Outcome, OutcomeData
 from h0.handlers.followup_record import mark_triaged
-from h0.handlers.forward import forward_draft
-from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, wait_for_model
-from h0.handlers.reply import reply_draft, reply_recipient
-from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_emails, threads_of
+from h0.handlers.llmwait import WAITING_DETAIL, not_due_for
+from h0.handlers.suspect import known_domains
+from h0.handlers.thread import ThreadNote, threads_of
+from h0.handlers.triage_plan import Plan, local_rules, plan_email
 from h0.mail.headers import clean_header_text
 from h0.mail.htmltext import block_text, inert_inline
-from h0.mail.lookalike import Correspondents, ascii_domain, skeleton
-from h0.mail.owner import owner_addresses
-from h0.triage.llm import TRUNCATED_WARNING
-from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
-from h0.triage.phishing import suspected_phishing
 from h0.vault import Moved, Note
-from h0.vault.api import Change, Move, Update, Write
-from h0.vault.audit import note_timestamp
-from h0.vault.layout import DONE
+from h0.vault.api import Update, Write
 
 TRIAGE_STATUSES = {"", "pending"}
 
@@ -77,20 +67,6 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
     if isinstance(result, Exception):
         raise result
     return result
-
-
-@dataclass(slots=True)
-class _Plan:
-    """What triage decided for one email, and the changes that carry it out."""
-
-    note: Note
-    outcome: Any  # h0.triage's TriageOutcome
-    record: dict[str, Any]
-    draft: Write | None = None  # Drafts/REPLY_<name>.md, created only if absent
-    change: Change | None = None  # to the email note itself
-    result: Outcome | Exception | None = None
-    written: dict[str, Any] | None = None  # the draft's text and grounding, for Logs/drafting_*.jsonl
-    deferred: Outcome | None = None  # the model could not answer now: the email waits (h0.handlers.llmwait)
 
 
 def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcome | Exception]:
@@ -126,7 +102,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     threads = _threads(pending, ctx)
     drafting = _drafting(ctx)
     gate = ctx.disclosure()
-    known = _known_domains(ctx, drafting) if pending else ({}, [])
+    known = known_domains(ctx, drafting) if pending else ({}, [])
     plans = []
     for note in pending:
         if ctx.stopping.is_set():  # SIGTERM: the notes not reached are triaged at the next start
@@ -136,10 +112,10 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
             thread = threads.get(note.path, [])
             keys = gate.private_keys([(t.note.path, t.note.frontmatter) for t in thread])
             if gate.private(note.path, note.frontmatter, keys):
-                plans.append(_plan(note, [], ctx, _local(triager), None, private=True, known=known))
+                plans.append(plan_email(note, [], ctx, local_rules(triager), None, private=True, known=known))
                 continue
             shown = [t for t in thread if not gate.private(t.note.path, t.note.frontmatter, keys)]
-            plans.append(_plan(note, shown, ctx, triager, drafting, known=known))
+            plans.append(plan_email(note, shown, ctx, triager, drafting, known=known))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
     _apply_plans(plans, ctx)
@@ -174,36 +150,6 @@ def _drafting(ctx: HandlerContext) -> Drafting | None:
     return ctx.drafting
 
 
-def _known_domains(ctx: HandlerContext, drafting: Drafting | None) -> tuple[dict[str, set[str]], list[str]]:
-    """({skeleton: domains} known: past correspondents and People notes; the owner's domains), once a batch."""
-    if ctx.correspondents is None:
-        ctx.correspondents = Correspondents(ctx.paths.root, ctx.state_db)
-    try:
-        known = {key: set(domains) for key, domains in ctx.correspondents.known().items()}
-    except H0Error:
-        known = {}
-    for address in drafting.people_addresses() if drafting is not None else []:
-        domain = ascii_domain(address.rpartition("@")[2]) if "@" in address else ""
-        if "." in domain:
-            known.setdefault(skeleton(domain), set()).add(domain)
-    return known, [address.rpartition("@")[2] for address in owner_addresses(ctx.settings)]
-
-
-def _no_reply(outcome: TriageOutcome, why: str) -> TriageOutcome:
-    """The decider's outcome with its decision made `needs_info` and its reply dropped (phishing)."""
-    decision = outcome.decision
-    if decision.decision == "needs_info" and decision.reply_body is None:
-        return outcome
-    held = decision.model_copy(
-        update={
-            "decision": "needs_info",
-            "reply_body": None,
-            "reasoning": f"Suspected phishing: {why}; no reply drafted (was {decision.decision}: {decision.reasoning})",
-        }
-    )
-    return outcome.model_copy(update={"decision": held, "warnings": [*outcome.warnings, f"suspected phishing: {why}"]})
-
-
 def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNote]]:
     """Each email's thread (the vault's other notes with its thread_id), all found in one look-up;
     when the look-up fails the emails are triaged on their own."""
@@ -223,169 +169,7 @@ def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNot
     }
 
 
-def _local(triager: EmailTriager) -> EmailTriager:
-    """The triager that decides on this machine alone: the rules engine of an h0.triage.Triager (a
-    test's own triager is its own)."""
-    rules = getattr(triager, "rules", None)
-    return rules if rules is not None and hasattr(rules, "triage") else triager
-
-
-def _plan(
-    note: Note,
-    thread: list[ThreadNote],
-    ctx: HandlerContext,
-    triager: EmailTriager,
-    drafting: Drafting | None = None,
-    *,
-    private: bool = False,
-    known: tuple[dict[str, set[str]], list[str]] = ({}, []),
-) -> _Plan:
-    from h0.triage.models import EarlierMessage
-
-    # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
-    text = block_text(note.body)
-    if thread:  # the earlier messages come as the conversation: the history quoted in this one is said once
-        text = strip_quoted(text) or text
-    email = EmailInput.from_note(note.frontmatter, text)
-    received = note.frontmatter.get("received")
-    # The thread's history (h0 import, a first sync); none for a private email: its thread stays its own.
-    kept = [] if private else kept_earlier(ctx, note.frontmatter.get("thread_id"), received)
-    if thread or kept:
-        email = email.model_copy(
-            update={"conversation": [EarlierMessage(**entry) for entry in conversation(thread, received, kept)]}
-        )
-    to = reply_recipient(note.frontmatter)
-    in_thread = [note.path, *(t.note.path for t in thread)]  # given as the conversation, not again as notes
-    context: DraftContext | None = None
-    llm = getattr(triager, "llm", None)
-    # The reply's greeting, sign-off, language and register: the owner's with this person, else the profile's.
-    chosen = drafting.reply_voice(to, str(note.frontmatter.get("from") or ""), text) if drafting is not None else None
-    voiced: dict[str, Any] = (
-        {"greeting": chosen.voice.greeting, "sign_off": chosen.voice.sign_off, "language": chosen.language}
-        if chosen is not None
-        else {}
-    )
-    subject = str(note.frontmatter.get("subject") or "")
-    if drafting is not None and llm is not None:
-        # A model decides with the owner's notes in view (no extra call: they travel in the one prompt);
-        # the briefing is there for the rules that decide when the model cannot.
-        context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
-        reply_context = context.reply_context(briefing(context, text, subject)).model_copy(update=voiced)
-        outcome = triager.triage(email, reply_context)
-    elif drafting is not None:
-        # Rules: the decision needs only the greeting and sign-off; the notes are looked up for a draft
-        # alone, and its template is filled again with the briefing they make.
-        voice = ReplyContext(**voiced)
-        outcome = triager.triage(email, voice)
-        if outcome.decision.decision in ("draft_reply", "urgent"):
-            context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
-            briefed = voice.model_copy(update={"briefing": briefing(context, text, subject)})
-            outcome = triager.triage(email, briefed)
-    else:
-        outcome = triager.triage(email)
-    if outcome.deferred:
-        now = dt.datetime.now(dt.UTC)
-        ended = gave_up(note.frontmatter, outcome.deferred, ctx.settings, now)
-        if ended is None:
-            plan = _Plan(note, outcome, {})
-            plan.change, plan.deferred = wait_for_model(note, outcome.deferred, outcome.retry_after, ctx, now)
-            return plan
-        outcome = outcome.model_copy(update={"fallback_reason": ended})
-    flags = [TRUNCATED_WARNING] if outcome.truncated else []
-    if (
-        drafting is not None
-        and chosen is not None
-        and llm is not None
-        and not outcome.fallback
-        and outcome.decision.reply_body
-    ):
-        # The model's reply made the owner's: greeting and sign-off enforced, the language checked.
-        finished = drafting.finish_reply(outcome.decision.reply_body, chosen, llm)
-        flags += finished.flags
-        outcome = outcome.model_copy(  # a language re-ask is one more call: counted with the triage's
-            update={
-                "decision": outcome.decision.model_copy(update={"reply_body": finished.text}),
-                "attempts": outcome.attempts + finished.extra_calls,
-            }
-        )
-    phishing = suspected_phishing(email, *known)
-    if phishing is not None:
-        outcome = _no_reply(outcome, phishing)
-    decision = outcome.decision
-    record = {
-        "decision": decision.decision,
-        "confidence": round(float(decision.confidence), 3),
-        "reasoning": decision.reasoning,
-        "triaged_at": note_timestamp(),
-        "triaged_by": outcome.provider if not outcome.fallback else f"{outcome.provider} → rules (fallback)",
-    }
-    if private:
-        record["triaged_by"] = "rules (private: no model sees it)"
-    if outcome.fallback and outcome.fallback_reason:
-        record["fallback_reason"] = outcome.fallback_reason
-    if outcome.truncated:
-        record["warning"] = "the model's answer was cut off at its token limit; see the draft"
-    waited = tuple(key for key in WAIT_KEYS if key in note.frontmatter)  # a decision ends any wait
-    if phishing is not None:
-        record.update(
-            {"suspected_phishing": True, "phishing_reason": phishing, "problem": f"suspected phishing: {phishing}"}
-        )
-    plan = _Plan(note, outcome, record)
-    if decision.decision in ("draft_reply", "urgent"):
-        newer = later_emails(thread, note.frontmatter.get("received"))
-        by_model = outcome.provider != "rules" and not outcome.fallback
-        plan.draft, plan.written = reply_draft(
-            note,
-            decision,
-            newer[-1] if newer else None,
-            context,
-            by_model,
-            outcome.provider if by_model else "rules",
-            owner=owner_addresses(ctx.settings),
-            flags=flags,
-        )
-        if plan.draft is None:
-            record["decision"] = "needs_info"
-            plan.change = Update(
-                note.path,
-                {**record, "status": "needs_info", "problem": "no address to reply to"},
-                remove=waited,
-                if_match=note.hash,
-            )
-        else:
-            plan.change = Update(
-                note.path,
-                {**record, "status": "awaiting_approval", "draft": plan.draft.path},
-                remove=waited,
-                if_match=note.hash,
-            )
-    elif decision.decision == "archive":
-        cleared = dict.fromkeys(waited)  # a move can only set keys: the wait's are emptied
-        plan.change = Move(
-            note.path, f"{DONE}/", rename_if_exists=True, set_frontmatter={**record, **cleared, "status": "done"}
-        )
-    elif decision.decision == "delegate":
-        whom = decision.delegate_to or "someone else"
-        plan.draft, problem = forward_draft(note, whom, decision.reasoning, drafting)
-        forwarded = f"\n> Forward draft: [[{plan.draft.path.rsplit('/', 1)[-1][:-3]}]]" if plan.draft else ""
-        appended = (
-            note.body.rstrip("\n")
-            + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}{forwarded}\n"
-        )
-        unwaited = {k: v for k, v in note.frontmatter.items() if k not in waited}
-        extra = {"draft": plan.draft.path} if plan.draft else {"problem": problem}
-        plan.change = Write(
-            note.path,
-            {**unwaited, **record, "status": "delegated", "delegate_to": whom, **extra},
-            appended,
-            if_match=note.hash,
-        )
-    else:
-        plan.change = Update(note.path, {**record, "status": "needs_info"}, remove=waited, if_match=note.hash)
-    return plan
-
-
-def _apply_plans(plans: list[_Plan], ctx: HandlerContext) -> None:
+def _apply_plans(plans: list[Plan], ctx: HandlerContext) -> None:
     """Drafts first (one batch), then the emails' own changes (a second), each result checked.
 
     A draft that exists already was written by a pass that stopped before updating its email:
@@ -412,7 +196,7 @@ def _apply_plans(plans: list[_Plan], ctx: HandlerContext) -> None:
             plan.result = result
 
 
-def _again(plan: _Plan, ctx: HandlerContext) -> None:
+def _again(plan: Plan, ctx: HandlerContext) -> None:
     """The email changed between the read and the change: apply the decision to it as it is now."""
     change = plan.change
     if isinstance(change, Update):
@@ -434,7 +218,7 @@ def _again(plan: _Plan, ctx: HandlerContext) -> None:
         raise Conflict(f"{plan.note.path} changed while it was being filed.", path=plan.note.path)
 
 
-def _decided(plan: _Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcome:
+def _decided(plan: Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcome:
     """The decision carried out: its audit line (added to `decisions`), its log line, its Outcome."""
     path, record, outcome = plan.note.path, plan.record, plan.outcome
     decision = outcome.decision
@@ -479,12 +263,3 @@ def _title(note: Note) -> str:
         if text and not text.startswith(("```", "~~~", "---")):
             return inert_inline(text)[:120]
     return note.path.rsplit("/", 1)[-1].removesuffix(".md")
-
-
-def plan_reply(
-    note: Note, ctx: HandlerContext, triager: EmailTriager, drafting: Drafting | None
-) -> tuple[str, Write | None]:
-    """What triage would decide for this email and the reply draft it would write, with nothing
-    written (`h0 eval` drafts the owner's past mail again this way)."""
-    plan = _plan(note, [], ctx, triager, drafting)
-    return str(plan.record["decision"]), plan.draft

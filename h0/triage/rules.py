@@ -10,7 +10,6 @@ warnings and on the rules note itself (h0.triage.rulereport).
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -31,11 +30,10 @@ from h0.triage.rulesfile import (
     compile_text,
     rules_path,
 )
+from h0.triage.template import render
 from h0.triage.textmatch import RuleTimeout
 
 NO_MATCH_CONFIDENCE = 0.3
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
-_EMPTY_LINES = re.compile(r"\n{3,}")  # what an empty {greeting} or {sign_off} line leaves
 _Signature = tuple[object, ...]
 
 
@@ -117,27 +115,6 @@ def _matches(rule: Rule, view: _View) -> str | None:
     if any(_find(matcher, view) is not None for matcher in rule.unless):
         return None
     return matched
-
-
-def render(template: str, email: EmailInput, rule: str, matched: str, context: ReplyContext | None = None) -> str:
-    """Fill `{placeholders}`; unknown ones stay as written (no str.format: no attribute access).
-    `{greeting}` and `{sign_off}` come from the owner's profile and past replies (`context`), and
-    `{briefing}` is what the owner's notes say on each question the email asks;
-    without one they are empty: H0 has no greeting or sign-off of its own."""
-    values = {
-        "greeting": lambda: context.greeting if context else "",
-        "sign_off": lambda: context.sign_off if context else "",
-        "briefing": lambda: context.briefing if context and context.briefing else "[FILL: your answer]",
-        "first_name": lambda: safety.first_name(email),
-        "sender_name": lambda: email.sender_name or email.sender_address,
-        "sender_address": lambda: email.sender_address or "unknown sender",
-        "sender_domain": lambda: email.sender_domain,
-        "subject": lambda: email.subject or "(no subject)",
-        "rule": lambda: rule,
-        "matched": lambda: " ".join(matched.split())[:60],
-    }
-    filled = _PLACEHOLDER.sub(lambda m: values[m.group(1)]() if m.group(1) in values else m.group(0), template)
-    return _EMPTY_LINES.sub("\n\n", filled).strip("\n") + ("\n" if template.endswith("\n") else "")
 
 
 def ruleset_is_file(ruleset: RuleSet) -> bool:

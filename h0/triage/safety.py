@@ -18,6 +18,7 @@ import string
 
 from h0.triage.models import Decision, EmailInput, ReplyContext, TriageDecision
 from h0.triage.phishing import judged_hostile
+from h0.triage.template import render
 
 # Financial or legal mail says so up front (subject, first paragraphs, attachment names).
 # Scanning whole bodies would catch the addresses and legal boilerplate in every bulk-mail
@@ -95,15 +96,6 @@ def looks_urgent(email: EmailInput) -> bool:
     return _URGENT.search(email.subject) is not None or _URGENT.search(email.body[:BODY_SCAN_CHARS]) is not None
 
 
-def first_name(email: EmailInput) -> str:
-    """A greeting name: the display name's first word, else 'there'."""
-    name = email.sender_name.strip().strip("\"'")
-    if "," in name:  # "Rivera, Dana"
-        name = name.split(",", 1)[1].strip()
-    word = name.split()[0] if name.split() else ""
-    return word if word and "@" not in word else "there"
-
-
 def enforce(
     decision: TriageDecision, email: EmailInput, context: ReplyContext | None = None
 ) -> tuple[TriageDecision, str | None]:
@@ -131,6 +123,4 @@ def enforce(
 
 
 def _default_reply(email: EmailInput, context: ReplyContext | None) -> str:
-    from h0.triage.rules import render  # rules imports this module
-
     return render(DEFAULT_REPLY, email, "safety", "", context)

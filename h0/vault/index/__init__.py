@@ -30,7 +30,7 @@ import sqlite3
 import stat
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from loguru import logger
@@ -42,6 +42,7 @@ from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
 from h0.vault.index.query import every_row, plan, ranked
+from h0.vault.index.related import Related, related_notes
 from h0.vault.paths import nfc
 from h0.vault.search import Matcher, SearchHit, check_query, read_file
 
@@ -53,13 +54,6 @@ class SearchPage:
     hits: list[SearchHit]
     more: bool  # more notes match past this page
     offset: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Related:
-    path: str
-    score: float
-    why: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -347,8 +341,6 @@ class VaultIndex:
     def related(
         self, *, text: str | None = None, path: str | None = None, limit: int = 10, include_private: bool = False
     ) -> list[Related]:
-        from h0.vault.index.related import related_notes
-
         self.sync()
         return related_notes(self, text=text, path=path, limit=limit, include_private=include_private)
 

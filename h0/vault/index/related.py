@@ -17,6 +17,7 @@ import math
 import os
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from h0.vault.index.db import VISIBLE, unpack
@@ -24,7 +25,17 @@ from h0.vault.index.extract import ADDRESS, WIKILINK, read_note_file
 from h0.vault.paths import link_key
 
 if TYPE_CHECKING:
-    from h0.vault.index import Related, VaultIndex
+    from h0.vault.index import VaultIndex
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """A note related to a note or a text, with its score and why (people, links, telling words)."""
+
+    path: str
+    score: float
+    why: list[str] = field(default_factory=list)
+
 
 TOP_TERMS = 16
 CANDIDATES = 60
@@ -198,7 +209,6 @@ STOPWORDS = frozenset(
 def related_notes(
     index: VaultIndex, *, text: str | None, path: str | None, limit: int, include_private: bool
 ) -> list[Related]:
-    from h0.vault.index import Related
 
     source_rel, source_text, addresses, links = _source(index, text, path)
     if not source_text and not addresses and not links:

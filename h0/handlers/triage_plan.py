@@ -1,0 +1,219 @@
+"""What triage decides for one email, and the changes that carry it out (h0.handlers.triage runs the batch).
+
+The email's words and its thread (never a private member, h0.vault.disclosure; the thread's history,
+h0.handlers.thread), the owner's notes as context (h0.drafting), one decision by the triager — a model,
+or the rules engine alone for a private email — then the owner's voice enforced on the model's reply
+(h0.drafting.ownvoice), a wait when the model could not answer (h0.handlers.llmwait), no reply to a
+suspected phishing email (h0.handlers.suspect), and the changes: a reply draft (h0.handlers.reply), a
+forward draft for a delegation (h0.handlers.forward), the email's new status. Nothing is written here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from h0.drafting import DraftContext, Drafting
+from h0.drafting.briefing import briefing
+from h0.drafting.replytext import strip_quoted
+from h0.handlers.context import EmailTriager, HandlerContext, Outcome
+from h0.handlers.forward import forward_draft
+from h0.handlers.llmwait import WAIT_KEYS, gave_up, wait_for_model
+from h0.handlers.reply import reply_draft, reply_recipient
+from h0.handlers.suspect import no_reply
+from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_emails
+from h0.mail.htmltext import block_text, inert_inline
+from h0.mail.owner import owner_addresses
+from h0.triage.llm import TRUNCATED_WARNING
+from h0.triage.models import EmailInput, ReplyContext
+from h0.triage.phishing import suspected_phishing
+from h0.vault import Note
+from h0.vault.api import Change, Move, Update, Write
+from h0.vault.audit import note_timestamp
+from h0.vault.layout import DONE
+
+
+@dataclass(slots=True)
+class Plan:
+    """What triage decided for one email, and the changes that carry it out."""
+
+    note: Note
+    outcome: Any  # h0.triage's TriageOutcome
+    record: dict[str, Any]
+    draft: Write | None = None  # Drafts/REPLY_<name>.md, created only if absent
+    change: Change | None = None  # to the email note itself
+    result: Outcome | Exception | None = None
+    written: dict[str, Any] | None = None  # the draft's text and grounding, for Logs/drafting_*.jsonl
+    deferred: Outcome | None = None  # the model could not answer now: the email waits (h0.handlers.llmwait)
+
+
+def local_rules(triager: EmailTriager) -> EmailTriager:
+    """The triager that decides on this machine alone: the rules engine of an h0.triage.Triager (a
+    test's own triager is its own)."""
+    rules = getattr(triager, "rules", None)
+    return rules if rules is not None and hasattr(rules, "triage") else triager
+
+
+def plan_email(
+    note: Note,
+    thread: list[ThreadNote],
+    ctx: HandlerContext,
+    triager: EmailTriager,
+    drafting: Drafting | None = None,
+    *,
+    private: bool = False,
+    known: tuple[dict[str, set[str]], list[str]] = ({}, []),
+) -> Plan:
+    from h0.triage.models import EarlierMessage
+
+    # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
+    text = block_text(note.body)
+    if thread:  # the earlier messages come as the conversation: the history quoted in this one is said once
+        text = strip_quoted(text) or text
+    email = EmailInput.from_note(note.frontmatter, text)
+    received = note.frontmatter.get("received")
+    # The thread's history (h0 import, a first sync); none for a private email: its thread stays its own.
+    kept = [] if private else kept_earlier(ctx, note.frontmatter.get("thread_id"), received)
+    if thread or kept:
+        email = email.model_copy(
+            update={"conversation": [EarlierMessage(**entry) for entry in conversation(thread, received, kept)]}
+        )
+    to = reply_recipient(note.frontmatter)
+    in_thread = [note.path, *(t.note.path for t in thread)]  # given as the conversation, not again as notes
+    context: DraftContext | None = None
+    llm = getattr(triager, "llm", None)
+    # The reply's greeting, sign-off, language and register: the owner's with this person, else the profile's.
+    chosen = drafting.reply_voice(to, str(note.frontmatter.get("from") or ""), text) if drafting is not None else None
+    voiced: dict[str, Any] = (
+        {"greeting": chosen.voice.greeting, "sign_off": chosen.voice.sign_off, "language": chosen.language}
+        if chosen is not None
+        else {}
+    )
+    subject = str(note.frontmatter.get("subject") or "")
+    if drafting is not None and llm is not None:
+        # A model decides with the owner's notes in view (no extra call: they travel in the one prompt);
+        # the briefing is there for the rules that decide when the model cannot.
+        context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
+        reply_context = context.reply_context(briefing(context, text, subject)).model_copy(update=voiced)
+        outcome = triager.triage(email, reply_context)
+    elif drafting is not None:
+        # Rules: the decision needs only the greeting and sign-off; the notes are looked up for a draft
+        # alone, and its template is filled again with the briefing they make.
+        voice = ReplyContext(**voiced)
+        outcome = triager.triage(email, voice)
+        if outcome.decision.decision in ("draft_reply", "urgent"):
+            context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
+            briefed = voice.model_copy(update={"briefing": briefing(context, text, subject)})
+            outcome = triager.triage(email, briefed)
+    else:
+        outcome = triager.triage(email)
+    if outcome.deferred:
+        now = dt.datetime.now(dt.UTC)
+        ended = gave_up(note.frontmatter, outcome.deferred, ctx.settings, now)
+        if ended is None:
+            plan = Plan(note, outcome, {})
+            plan.change, plan.deferred = wait_for_model(note, outcome.deferred, outcome.retry_after, ctx, now)
+            return plan
+        outcome = outcome.model_copy(update={"fallback_reason": ended})
+    flags = [TRUNCATED_WARNING] if outcome.truncated else []
+    if (
+        drafting is not None
+        and chosen is not None
+        and llm is not None
+        and not outcome.fallback
+        and outcome.decision.reply_body
+    ):
+        # The model's reply made the owner's: greeting and sign-off enforced, the language checked.
+        finished = drafting.finish_reply(outcome.decision.reply_body, chosen, llm)
+        flags += finished.flags
+        outcome = outcome.model_copy(  # a language re-ask is one more call: counted with the triage's
+            update={
+                "decision": outcome.decision.model_copy(update={"reply_body": finished.text}),
+                "attempts": outcome.attempts + finished.extra_calls,
+            }
+        )
+    phishing = suspected_phishing(email, *known)
+    if phishing is not None:
+        outcome = no_reply(outcome, phishing)
+    decision = outcome.decision
+    record = {
+        "decision": decision.decision,
+        "confidence": round(float(decision.confidence), 3),
+        "reasoning": decision.reasoning,
+        "triaged_at": note_timestamp(),
+        "triaged_by": outcome.provider if not outcome.fallback else f"{outcome.provider} → rules (fallback)",
+    }
+    if private:
+        record["triaged_by"] = "rules (private: no model sees it)"
+    if outcome.fallback and outcome.fallback_reason:
+        record["fallback_reason"] = outcome.fallback_reason
+    if outcome.truncated:
+        record["warning"] = "the model's answer was cut off at its token limit; see the draft"
+    waited = tuple(key for key in WAIT_KEYS if key in note.frontmatter)  # a decision ends any wait
+    if phishing is not None:
+        record.update(
+            {"suspected_phishing": True, "phishing_reason": phishing, "problem": f"suspected phishing: {phishing}"}
+        )
+    plan = Plan(note, outcome, record)
+    if decision.decision in ("draft_reply", "urgent"):
+        newer = later_emails(thread, note.frontmatter.get("received"))
+        by_model = outcome.provider != "rules" and not outcome.fallback
+        plan.draft, plan.written = reply_draft(
+            note,
+            decision,
+            newer[-1] if newer else None,
+            context,
+            by_model,
+            outcome.provider if by_model else "rules",
+            owner=owner_addresses(ctx.settings),
+            flags=flags,
+        )
+        if plan.draft is None:
+            record["decision"] = "needs_info"
+            plan.change = Update(
+                note.path,
+                {**record, "status": "needs_info", "problem": "no address to reply to"},
+                remove=waited,
+                if_match=note.hash,
+            )
+        else:
+            plan.change = Update(
+                note.path,
+                {**record, "status": "awaiting_approval", "draft": plan.draft.path},
+                remove=waited,
+                if_match=note.hash,
+            )
+    elif decision.decision == "archive":
+        cleared = dict.fromkeys(waited)  # a move can only set keys: the wait's are emptied
+        plan.change = Move(
+            note.path, f"{DONE}/", rename_if_exists=True, set_frontmatter={**record, **cleared, "status": "done"}
+        )
+    elif decision.decision == "delegate":
+        whom = decision.delegate_to or "someone else"
+        plan.draft, problem = forward_draft(note, whom, decision.reasoning, drafting)
+        forwarded = f"\n> Forward draft: [[{plan.draft.path.rsplit('/', 1)[-1][:-3]}]]" if plan.draft else ""
+        appended = (
+            note.body.rstrip("\n")
+            + f"\n\n> [!note] H0: delegate to {inert_inline(whom)}\n> {inert_inline(decision.reasoning)}{forwarded}\n"
+        )
+        unwaited = {k: v for k, v in note.frontmatter.items() if k not in waited}
+        extra = {"draft": plan.draft.path} if plan.draft else {"problem": problem}
+        plan.change = Write(
+            note.path,
+            {**unwaited, **record, "status": "delegated", "delegate_to": whom, **extra},
+            appended,
+            if_match=note.hash,
+        )
+    else:
+        plan.change = Update(note.path, {**record, "status": "needs_info"}, remove=waited, if_match=note.hash)
+    return plan
+
+
+def plan_reply(
+    note: Note, ctx: HandlerContext, triager: EmailTriager, drafting: Drafting | None
+) -> tuple[str, Write | None]:
+    """What triage would decide for this email and the reply draft it would write, with nothing
+    written (`h0 eval` drafts the owner's past mail again this way)."""
+    plan = plan_email(note, [], ctx, triager, drafting)
+    return str(plan.record["decision"]), plan.draft
