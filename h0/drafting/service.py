@@ -192,12 +192,12 @@ class Drafting:
     def reply_voice(self, reply_to: str | None, sender: str, text: str = "") -> ReplyVoice:
         """The greeting, sign-off, language and register of a reply to `reply_to` answering `text` from
         `sender`: learned from the owner's replies that spoke to this person (never mail they were only
-        Cc'd on), else the profile — formal when the sender wrote formally, in the person's language
-        (People note `language:`) or the email's."""
+        Cc'd on), else the profile — formal when the sender wrote formally, in the email's language (the
+        sender chose it), else the person's (People note `language:`) when the email is too short to tell."""
         name, address = recipient_of(sender)
         address = (reply_to or address).strip().lower()
         words = strip_quoted(text) or text if text else ""
-        language = self.person_language(address) or (language_of(words) if words else None)
+        language = (language_of(words) if words else None) or self.person_language(address)
         formal = formal_register(words) if words else False
         history = self.past.addressed_to(address, VOICE_WINDOW)
         voice = voice_for(address, name, self.profile(), history, formal=formal, language=language)

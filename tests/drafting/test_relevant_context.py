@@ -149,6 +149,18 @@ def test_properties_of_the_notes_used_reach_the_prompt_as_facts(persona, llm, ca
     assert "day_rate: €800" not in text  # Tom's terms are not Felix's business
 
 
+def owners_own(root: Path, rel: str) -> None:
+    """Record a note of Done/ as the owner's sent mail with the owner's identity (h0.mail.owner)."""
+    from h0.config import Settings
+    from h0.mail.owner import Evidence, Observed, OwnerAuthority, note_message_key
+    from h0.state import StateDB
+    from h0.vault import Vault
+
+    key = note_message_key(Vault(root).read_note(rel).frontmatter)
+    state = StateDB.for_vault(root, Settings(vault_path=root).h0_state_dir)
+    OwnerAuthority(state).record([Observed(key, Evidence.IMPORT_SENT, "Sent.mbox", OWNER, rel)])
+
+
 def test_the_thread_is_given_once_in_date_order_dated_and_attributed_with_quotes_stripped(persona, llm, capsys):
     """Given Felix's question, the owner's imported reply (no sent_at: only its Date header) and Felix's
     follow-up quoting both, when the follow-up is triaged, then each earlier message appears once, in
@@ -176,6 +188,7 @@ def test_the_thread_is_given_once_in_date_order_dated_and_attributed_with_quotes
         folder="Done",
         status="sent",
     )
+    owners_own(persona, "Done/SENT_t2.md")  # as an import of the owner's Sent folder records it
     email(
         persona,
         "t3",

@@ -26,6 +26,7 @@ READ_ONLY = {
     "related_notes",
     "notes_for_address",
     "draft_context",
+    "free_slots",
     "health_check",
 }
 NOTE = "Needs_Action/EMAIL_interop-001.md"
