@@ -32,6 +32,7 @@ sys.path.insert(0, str(REPO))
 from h0.drafting import Drafting, VaultKnowledge
 from h0.drafting.service import indexed_knowledge
 from h0.vault import init_vault
+from h0.vault.disclosure import Disclosure, folder_keys
 
 FIXTURE = REPO / "tests" / "fixtures" / "persona"
 OWNER_NOTE_KINDS = ("person", "linked", "related")
@@ -39,13 +40,13 @@ OWNER_NOTE_KINDS = ("person", "linked", "related")
 
 def measure(scan: bool = False, verbose: bool = False) -> dict[str, object]:
     spec = json.loads((FIXTURE / "emails.json").read_text(encoding="utf-8"))
-    private = (spec["private_folders"],)
+    private = Disclosure(folder_keys(spec["private_folders"]))
     with tempfile.TemporaryDirectory(prefix="h0-bench-relevance-") as tmp:
         root = Path(tmp) / "vault"
         shutil.copytree(FIXTURE / "vault", root)
         init_vault(root)
         knowledge = VaultKnowledge(root, private) if scan else indexed_knowledge(root, Path(tmp) / "state", private)
-        drafting = Drafting(root, private_folders=private, knowledge=knowledge)
+        drafting = Drafting(root, disclosure=private, knowledge=knowledge)
         total = unrelated = 0
         facts = found = 0
         leaks: list[str] = []

@@ -63,7 +63,8 @@ def notes_about(
     """The notes `text` (an email: subject, body, the thread) and its `addresses` (From, To, Cc) are
     about, best first. Private notes and notes in `skip_folders` (top-level folder names) are left out."""
     skip = sorted({f.lower() for f in skip_folders if f})
-    where = f" AND {VISIBLE}" + (f" AND lower(docs.folder) NOT IN ({','.join('?' * len(skip))})" if skip else "")
+    # The folder test first: the gate's (a Python function and a thread look-up a row) only for what is left.
+    where = (f" AND lower(docs.folder) NOT IN ({','.join('?' * len(skip))})" if skip else "") + f" AND {VISIBLE}"
     wanted = list(dict.fromkeys(a.strip().lower() for a in addresses if a and "@" in a))[:50]
     people: list[tuple[str, bool, str]] = []
     colleagues: list[tuple[str, str]] = []
