@@ -147,8 +147,9 @@ class PastAsOf(PastReplies):
         return self._kept(super().all())
 
     def similar(self, text: str, limit: int = 2, exclude: Iterable[PastReply] = ()) -> list[tuple[PastReply, float]]:
-        kept = {id(r) for r in self._kept(r for r, _ in super().similar(text, limit + 50, exclude))}
-        return [(r, s) for r, s in super().similar(text, limit + 50, exclude) if id(r) in kept][:limit]
+        found = super().similar(text, limit + 50, exclude)
+        kept = {id(r) for r in self._kept(r for r, _ in found)}
+        return [(r, s) for r, s in found if id(r) in kept][:limit]
 
 
 def find_cases(vault: Vault, limit: int, owner: OwnerAuthority) -> list[Case]:
