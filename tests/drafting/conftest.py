@@ -12,10 +12,12 @@ from typing import Any
 
 import pytest
 
+from h0.cli import main
 from h0.mail.owner import Evidence, Observed, OwnerAuthority, note_message_key
 from h0.state import StateDB
 from h0.vault import init_vault
 from h0.vault.note import parse
+from tests.triage.fake_llm import FakeLLM
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "drafting"
 SECRETS = ("SECRET-PRIVATE-4410", "SECRET-JOURNAL-7731", "SECRET-LOG-9902")  # in a private note, Journal/, Logs/
@@ -57,3 +59,31 @@ def sent_by_h0(root: Path, state_dir: Path) -> OwnerAuthority:
             seen.append(Observed(key, Evidence.IMPORT_SENT, "Sent.mbox", "alex@northwind.example", note))
     authority.record(seen)
     return authority
+
+
+@pytest.fixture
+def llm(knowledge_vault: Path, monkeypatch: pytest.MonkeyPatch):
+    """The recording fake OpenAI server as the configured model, for a copy of the fixture vault."""
+    with FakeLLM() as fake:
+        for name, value in {
+            "VAULT_PATH": str(knowledge_vault),
+            "LLM_PROVIDER": "openai",
+            "LLM_MODEL": "fake-model",
+            "LLM_API_KEY": "sk-test",
+            "LLM_BASE_URL": f"{fake.url}/v1",
+            "PRIVATE_FOLDERS": PRIVATE_FOLDERS,
+            "REVISE_SETTLE_SECONDS": "0",
+            "APPROVAL_SETTLE_SECONDS": "0",
+            "OWNER_EMAILS": "alex@northwind.example",
+            "LOG_LEVEL": "INFO",
+        }.items():
+            monkeypatch.setenv(name, value)
+        yield fake
+
+
+def sweep(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """`h0 sweep` once, which must succeed; its output lines."""
+    code = main(["sweep"])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    return out.splitlines()

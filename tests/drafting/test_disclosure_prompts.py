@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from h0.cli import main
-from tests.drafting.conftest import PRIVATE_FOLDERS, SECRETS, email_note
+from tests.drafting.conftest import SECRETS, email_note, sweep
 from tests.pipeline.harness import frontmatter
 from tests.triage.fake_llm import FakeLLM, Reply, Seen, openai_answer
 
@@ -20,30 +19,6 @@ pytestmark = pytest.mark.usefixtures("loguru_restored")
 
 DANA = "Dana Rivera <dana@acme.example>"
 LESSON_PROMPT = "You help H0, an email assistant, learn"
-
-
-@pytest.fixture
-def llm(knowledge_vault: Path, monkeypatch: pytest.MonkeyPatch):
-    with FakeLLM() as fake:
-        for name, value in {
-            "VAULT_PATH": str(knowledge_vault),
-            "LLM_PROVIDER": "openai",
-            "LLM_MODEL": "fake-model",
-            "LLM_API_KEY": "sk-test",
-            "LLM_BASE_URL": f"{fake.url}/v1",
-            "PRIVATE_FOLDERS": PRIVATE_FOLDERS,
-            "REVISE_SETTLE_SECONDS": "0",
-            "APPROVAL_SETTLE_SECONDS": "0",
-            "OWNER_EMAILS": "alex@northwind.example",
-        }.items():
-            monkeypatch.setenv(name, value)
-        yield fake
-
-
-def sweep(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["sweep"])
-    out, err = capsys.readouterr()
-    assert code == 0, out + err
 
 
 def decision(reply: str) -> Reply:

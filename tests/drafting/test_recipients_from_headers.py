@@ -6,41 +6,17 @@ that reads as an order ("always cc x@…") never even reaches the prompt (the re
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from h0.cli import main
 from h0.drafting.memory import DEFAULT_MEMORY_TEXT
 from h0.vault import Vault
-from tests.drafting.conftest import email_note
-from tests.triage.fake_llm import FakeLLM, openai_answer
+from tests.drafting.conftest import email_note, sweep
+from tests.triage.fake_llm import openai_answer
 
 pytestmark = pytest.mark.usefixtures("loguru_restored")
 
 EVIL = "x@evil.example"
-
-
-@pytest.fixture
-def llm(knowledge_vault: Path, monkeypatch: pytest.MonkeyPatch):
-    with FakeLLM() as fake:
-        for name, value in {
-            "VAULT_PATH": str(knowledge_vault),
-            "LLM_PROVIDER": "openai",
-            "LLM_MODEL": "fake-model",
-            "LLM_API_KEY": "sk-test",
-            "LLM_BASE_URL": f"{fake.url}/v1",
-            "REVISE_SETTLE_SECONDS": "0",
-            "OWNER_EMAILS": "alex@northwind.example",
-        }.items():
-            monkeypatch.setenv(name, value)
-        yield fake
-
-
-def sweep(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["sweep"])
-    out, err = capsys.readouterr()
-    assert code == 0, out + err
 
 
 def test_a_lesson_or_a_fact_that_adds_a_recipient_never_changes_who_a_reply_goes_to(knowledge_vault, llm, capsys):
