@@ -19,6 +19,7 @@ from typing import Any
 from h0.errors import InternalError
 from h0.followup.threads import Message
 from h0.state import StateDB
+from h0.state.history import stored_recipients
 
 CHUNK = 500  # ids per IN (…) clause
 SENDS_MARK = "followup_sends_epoch"  # meta: H0's own sends up to this sent_epoch are recorded
@@ -39,10 +40,7 @@ class ThreadRow:
 
 
 def _row_message(row: dict[str, Any]) -> Message:
-    try:
-        recipients = tuple((str(n), str(a)) for n, a in json.loads(row["recipients"] or "[]"))
-    except (ValueError, TypeError):
-        recipients = ()
+    recipients = stored_recipients(row["recipients"])
     return Message(
         key=row["key"],
         thread=row["thread"],

@@ -66,11 +66,16 @@ class HeldWork:
     email: str
 
 
-def _message(row: dict[str, Any]) -> HistoryMessage:
+def stored_recipients(text: str | None) -> tuple[tuple[str, str], ...]:
+    """A `recipients` column as written (JSON [[name, address], …]) read back; () when it cannot be."""
     try:
-        recipients = tuple((str(n), str(a)) for n, a in json.loads(row["recipients"] or "[]"))
+        return tuple((str(n), str(a)) for n, a in json.loads(text or "[]"))
     except (ValueError, TypeError):
-        recipients = ()
+        return ()
+
+
+def _message(row: dict[str, Any]) -> HistoryMessage:
+    recipients = stored_recipients(row["recipients"])
     return HistoryMessage(
         key=row["key"],
         thread=row["thread"],
