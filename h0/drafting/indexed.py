@@ -27,6 +27,7 @@ from h0.drafting.knowledgenotes import (
 )
 from h0.drafting.past import epoch
 from h0.errors import H0Error
+from h0.vault.draft_state import status_word
 from h0.vault.index import VaultIndex
 from h0.vault.index.db import VISIBLE
 from h0.vault.layout import NEEDS_ACTION
@@ -108,7 +109,7 @@ class IndexKnowledge:
                 continue
             if not isinstance(fm, dict) or str(fm.get("type") or "") != "email":
                 continue
-            if str(fm.get("status") or "pending").strip().lower() not in ("pending", "needs_info", "awaiting_approval"):
+            if (status_word(fm) or "pending") not in ("pending", "needs_info", "awaiting_approval"):
                 continue
             found.append(
                 PendingEmail(path, str(fm.get("subject") or ""), str(fm.get("from") or ""), epoch(fm.get("received")))
