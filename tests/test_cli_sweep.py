@@ -316,3 +316,15 @@ def test_given_a_note_dropped_into_rejected_a_moment_before_the_sweep_then_the_s
     code, out, _ = sweep(capsys)
     assert code == 0 and out == ["h0 sweep: 1 rejected (filed in Done/)"]
     assert frontmatter(vault_dir, "Done/fresh.md")["decision"] == "rejected"
+
+
+@pytest.mark.parametrize("word", ["Rejected", " REJECTED"])
+def test_given_a_draft_whose_status_says_rejected_in_another_case_then_the_sweep_files_it(
+    vault_dir: Path, sweep_env, capsys, word
+):
+    """The sweep reads the typed status, as the watcher does: `status: Rejected` is rejected."""
+    (vault_dir / "Drafts" / "no.md").write_text(f"---\nto: a@b.c\nsubject: s\nstatus: '{word}'\n---\nNo.\n")
+    code, out, _ = sweep(capsys)
+    assert code == 0 and out == ["h0 sweep: 1 rejected (filed in Done/)"]
+    assert frontmatter(vault_dir, "Done/no.md")["decision"] == "rejected"
+    assert not (vault_dir / "Outbox").exists() or not list((vault_dir / "Outbox").glob("*.eml"))

@@ -24,6 +24,7 @@ from typing import Any
 
 from h0.errors import InvalidRequest
 from h0.mail import visible
+from h0.vault.model import flag, source_path
 
 CUTOFF = "%% h0: not sent below %%"
 # H0's line under the cut-off of a draft it wrote; once sent it says when and to whom instead.
@@ -36,7 +37,6 @@ TEMPLATE_MARKER = re.compile(r"^\[H0 draft\b[^\]]*\]$", re.IGNORECASE)
 # the draft is not sendable until each one is replaced (h0.drafting.grounding writes them).
 PLACEHOLDER = re.compile(r"\[FILL:\s*([^\[\]\n]{1,120}?)\s*\]", re.IGNORECASE)
 
-_TRUE_WORDS = frozenset({"true", "yes", "1"})
 # Header values are one line: no C0/C1 control (TAB included), no Unicode line/paragraph separator.
 _HEADER_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
 _AGAIN = "then approve again"
@@ -56,7 +56,7 @@ class Draft:
     attachments: tuple[str, ...]
     reply_to_message_id: str | None
     thread_id: str | None
-    source: str | None
+    source: str | None  # the vault path of the email note it answers (h0.vault.model.source_path)
     draft_id: str | None
     send_anyway: bool
     drafted_at: str | None
@@ -136,9 +136,9 @@ def parse_draft(path: str, frontmatter: Mapping[str, Any], body: str, note_hash:
         attachments=attachments,
         reply_to_message_id=reply_to,
         thread_id=thread_id,
-        source=_source(frontmatter.get("source")),
+        source=source_path(frontmatter.get("source")),
         draft_id=_text(frontmatter.get("draft_id")),
-        send_anyway=_flag(frontmatter.get("send_anyway")),
+        send_anyway=flag(frontmatter.get("send_anyway")),
         drafted_at=_text(frontmatter.get("drafted_at")),
         confirm_domains=_domains(frontmatter.get("confirm_domains")),
     )
@@ -237,16 +237,6 @@ def _text(value: Any) -> str | None:
     return text or None
 
 
-def _source(value: Any) -> str | None:
-    """The vault path of the email a draft answers; `[[path]]` and `[[path|alias]]` as well."""
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2].split("|", 1)[0].strip()
-    return text or None
-
-
 def _domains(value: Any) -> tuple[str, ...]:
     """`confirm_domains:` — one domain or a list of them; anything else confirms nothing."""
     items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
@@ -255,11 +245,3 @@ def _domains(value: Any) -> tuple[str, ...]:
         for item in items
         if isinstance(item, str) and item.strip() and not _has_header_control(item)
     )
-
-
-def _flag(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value == 1
-    return isinstance(value, str) and value.strip().lower() in _TRUE_WORDS

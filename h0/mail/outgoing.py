@@ -39,6 +39,7 @@ from h0.mail.sending import Outgoing, hold
 from h0.state import StateDB
 from h0.vault.approval import ApprovedNote, read_approved
 from h0.vault.draft_state import draft_status, refusal
+from h0.vault.model import source_key
 from h0.vault.note import Note, content_hash, parse
 from h0.vault.paths import PathResolver
 from h0.vault.seen import (
@@ -175,7 +176,7 @@ class OutgoingBuilder:
             note_path=read.rel,
             note_hash=actual,
             reply_to=draft.reply_to_message_id,
-            source=draft.source,
+            source=source_key(draft.source),
             exclusive_reply=not draft.send_anyway and bool(draft.reply_to_message_id or draft.source),
             hints=hints,
         )

@@ -72,7 +72,7 @@ class Outgoing:
     note_path: str | None = None
     note_hash: str | None = None
     reply_to: str | None = None  # the provider id of the email answered (one reply per email)
-    source: str | None = None  # the vault path of the email note answered
+    source: str | None = None  # the email note answered, as compared (h0.vault.model.source_key)
     exclusive_reply: bool = False  # refuse if another message already answered the same email
     hints: list[str] = field(default_factory=list)
 

@@ -32,7 +32,7 @@ from h0.handlers.revise import revise_draft
 from h0.handlers.send import send_approved_draft
 from h0.handlers.triage import needs_triage, triage_emails
 from h0.pipeline import signals
-from h0.pipeline.sweep import approved_notes, listed, untriaged_notes
+from h0.pipeline.sweep import approved_notes, listed, rejected_drafts, untriaged_notes
 from h0.vault import Vault
 from h0.vault.draft_state import is_rejected
 from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION, REJECTED
@@ -117,7 +117,7 @@ ROUTES: tuple[Route, ...] = (
         lambda vault: [nfc(p) for p in drafts_asking_revision(vault.root)],
         revision_requested,
     ),
-    Route(DRAFTS, signals.note_rejected, archive_rejected, listed(DRAFTS, "status:rejected"), draft_rejected),
+    Route(DRAFTS, signals.note_rejected, archive_rejected, rejected_drafts, draft_rejected),
 )
 TRIAGE = BatchRoute(NEEDS_ACTION, signals.notes_need_action, triage_emails, untriaged_notes, untriaged, TRIAGE_BATCH)
 LEARN = Route(LEARN_JOB, signals.drafts_filed, _learn, lambda vault: [])

@@ -16,6 +16,7 @@ from h0.errors import H0Error
 from h0.handlers.triage import needs_triage
 from h0.vault import Vault
 from h0.vault.approval import ApprovalFolder
+from h0.vault.draft_state import is_rejected
 from h0.vault.layout import DRAFTS, NEEDS_ACTION
 from h0.vault.paths import nfc
 
@@ -40,6 +41,16 @@ def listed(folder: str, flt: str | None = None) -> Callable[[Vault], list[str]]:
         )
 
     return find
+
+
+def rejected_drafts(vault: Vault) -> list[str]:
+    """The drafts of Drafts/ whose status says rejected, in any case or spacing (the typed status of
+    h0.vault.draft_state: the sweep and the watcher agree on what a note says)."""
+    try:
+        listing = vault.list_notes(DRAFTS, with_frontmatter=True)
+    except H0Error:
+        return []
+    return [nfc(n.path) for n in listing.notes if n.frontmatter is not None and is_rejected(n.frontmatter)]
 
 
 def untriaged_notes(vault: Vault) -> list[str]:

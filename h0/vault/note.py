@@ -9,6 +9,7 @@ from typing import Any
 from h0.errors import InvalidRequest, ParseError
 from h0.vault import frontmatter
 from h0.vault.frontmatter import Split
+from h0.vault.model import NoteFacts, note_facts
 
 MAX_NOTE_BYTES = 10 * 1024 * 1024
 
@@ -24,7 +25,7 @@ class Note:
 
     The one note type of H0: read from disk (`parse`) or received from the vault server (the
     MCP client builds it from `read_note`'s answer; then `size`, `mtime_ns` and `parts` are
-    unknown: 0, 0, None)."""
+    unknown: 0, 0, None). Decisions read `facts`, the typed model, not `frontmatter`."""
 
     path: str
     frontmatter: dict[str, Any]
@@ -33,6 +34,15 @@ class Note:
     size: int = 0
     mtime_ns: int = 0
     parts: Split | None = field(default=None, repr=False)
+    typed: NoteFacts | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def facts(self) -> NoteFacts:
+        """What the note says, typed (h0.vault.model): built on first use, then kept — a Note's
+        frontmatter is never changed in place (writes make a new Note)."""
+        if self.typed is None:
+            self.typed = note_facts(self.path, self.frontmatter)
+        return self.typed
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.frontmatter.get(key, default)

@@ -339,3 +339,24 @@ async def test_given_two_mail_server_processes_racing_then_caps_hold_across_them
     assert len(gmail.sent) == 4 and len(set(subjects)) == 4
     assert outcomes.count("sent") == 4
     assert set(outcomes) <= {"sent", "already_sent", "rate_limited", "conflict"}
+
+
+@pytest.mark.parametrize(
+    "second_link", ["[[EMAIL_plan]]", "'[[Needs_Action/EMAIL_plan|the email]]'", "needs_action/email_plan"]
+)
+def test_given_two_drafts_naming_one_email_note_differently_then_the_second_is_held(
+    mail, vault_dir, gmail, second_link
+):
+    """`source:` spelled as a path, a bare [[link]], a folder link with an alias or another case is one email."""
+    mail.send_approved_draft(
+        "Approved/s1.md", approved(vault_dir, "s1.md", reply_without_id("Needs_Action/EMAIL_plan.md")), Arrival("moved")
+    )
+    with pytest.raises(Conflict) as held:
+        mail.send_approved_draft(
+            "Approved/s2.md", approved(vault_dir, "s2.md", reply_without_id(second_link)), Arrival("moved")
+        )
+    assert held.value.details["reason"] == "already_answered" and len(gmail.sent) == 1
+
+
+def reply_without_id(source: str) -> str:
+    return f"---\nto: ann@example.com\nsubject: 'Re: Plan'\nsource: {source}\n---\nSounds good.\n"

@@ -1,0 +1,255 @@
+"""What a note says, typed: an email, a draft, a sent note — read and validated once, where it is read.
+
+A note's frontmatter is written by H0, by the owner in Obsidian, by agents through MCP and by anything
+with file access, so every value may be missing, of the wrong type, or spelled another way. Every part
+of H0 that decides something from a note asks this model instead of reading the dict:
+
+- `kind`: what `type:` says (`email`, `sent_email`, `follow_up`, …), trimmed and case-folded once;
+- `status`: the draft state (`h0.vault.draft_state`), so "rejected" means the same to the sweep, the
+  watcher, the mail server and the reports (`Rejected`, ` REJECTED ` and `rejected` alike);
+- `to` / `cc` / `bcc`: the real addresses of each field, display names dropped, exactly as the send
+  path splits them (a report never shows fewer recipients than a message has); `sender` likewise;
+- `source`: the email note a draft answers as one key, whatever the spelling (`[[EMAIL_1]]`,
+  `[[Needs_Action/EMAIL_1.md|the email]]`, `Needs_Action/EMAIL_1.md`): two drafts answer the same email
+  exactly when their `source_key`s are equal;
+- `private`: the note's own properties say it is private (a `private:` key in any case with a true
+  word, or a `private` tag). Folder privacy and threads are the disclosure gate's
+  (`h0.vault.disclosure.Disclosure`), which takes this model's answer as its first;
+- dates as epochs (`received`, `sent_at`, `drafted_at`), with a bad date one typed problem;
+- flags (`send_anyway`) and the identifiers (`message_id`, `thread_id`, `draft_id`, …) as clean text.
+
+The raw frontmatter stays on the `Note` for writing back and for showing what the person wrote; the
+model is built lazily on first use (`Note.facts`) and never raises: what cannot be read is absent,
+and `problems` says why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from email.utils import getaddresses
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from h0.errors import InvalidRequest
+from h0.vault.dates import note_epoch
+from h0.vault.disclosure import marked_private
+from h0.vault.draft_state import DraftState, Status, draft_status
+from h0.vault.layout import NEEDS_ACTION
+from h0.vault.paths import link_key
+
+__all__ = ["Kind", "NoteFacts", "addresses", "note_facts", "recipient_lists", "source_key", "source_path"]
+
+MAX_ID = 998  # an identifier longer than a header line is not one
+RECIPIENT_FIELDS = ("to", "cc", "bcc")
+# Line-like controls become a space (two addresses stay two), every other control goes.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1b\x7f-\x9f]")
+_LINE_LIKE = re.compile(r"[\t\n\v\f\r\x1c-\x1f\x85\u2028\u2029]")
+_TRUE = frozenset({"true", "yes", "y", "1", "on"})
+# The two shapes nearly every address field has, read without the full parser (~10x cheaper): a bare
+# address, and a plain name before an <address>. Anything else goes through email.utils.getaddresses.
+_BARE = re.compile(r"[^\s\"<>,;:()\\\[\]@]+@[^\s\"<>,;:()\\\[\]@]+")
+_NAMED = re.compile(r"[\w' -]*<([^\s\"<>,;:()\\\[\]@]+@[^\s\"<>,;:()\\\[\]@]+)>\s*")
+
+
+class Kind(StrEnum):
+    """What a note is, by its `type:` (compared trimmed and case-folded)."""
+
+    EMAIL = "email"  # a received message, in Needs_Action/ or filed
+    SENT_EMAIL = "sent_email"  # a message the owner sent (imported history)
+    FOLLOW_UP = "follow_up"  # a nudge H0 wrote for an answer the owner awaits
+    OTHER = "other"  # anything else: a draft (no type), a person, a project, a hand-written note
+
+
+class NoteFacts(BaseModel):
+    """The typed reading of one note's frontmatter (see the module's docstring)."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    path: str
+    kind: Kind
+    type_word: str  # `type:` as written, trimmed and case-folded ("" when absent)
+    status: Status
+    subject: str
+    sender: str  # the real address of `from:` ("" when none)
+    sender_text: str  # `from:` as written, controls removed
+    to: tuple[str, ...]
+    cc: tuple[str, ...]
+    bcc: tuple[str, ...]
+    source: str | None  # the email note answered, as a vault path (a bare [[name]] is in Needs_Action/)
+    source_key: str | None  # how two `source`s are compared (h0.vault.paths.link_key)
+    private: bool
+    thread_id: str | None
+    message_id: str | None  # the provider's message id (`message_id:`)
+    rfc822_message_id: str | None
+    reply_to_message_id: str | None
+    draft_id: str | None
+    received: float | None
+    sent_at: float | None
+    drafted_at: float | None
+    send_anyway: bool
+    problems: tuple[str, ...]
+
+    @property
+    def is_email(self) -> bool:
+        return self.kind is Kind.EMAIL
+
+    @property
+    def is_sent_note(self) -> bool:
+        """The note records a message already sent (`status: sent`, or an imported `sent_email`)."""
+        return self.kind is Kind.SENT_EMAIL or self.status.state is DraftState.SENT
+
+    @property
+    def rejected(self) -> bool:
+        return self.status.state is DraftState.REJECTED
+
+    @property
+    def recipients(self) -> dict[str, list[str]]:
+        return {"to": list(self.to), "cc": list(self.cc), "bcc": list(self.bcc)}
+
+    @property
+    def all_recipients(self) -> tuple[str, ...]:
+        return (*self.to, *self.cc, *self.bcc)
+
+    @property
+    def looks_like_draft(self) -> bool:
+        """A reply draft, wherever it is kept: recipients, a subject and a status of its own."""
+        return bool(self.to) and bool(self.subject or self.status.word) and not self.is_email
+
+    def answers(self, email_path: str) -> bool:
+        """This note's `source` names the email note at `email_path` (any spelling of the link)."""
+        return self.source_key is not None and self.source_key == link_key(email_path)
+
+
+def note_facts(path: str, frontmatter: Mapping[str, Any]) -> NoteFacts:
+    """The typed reading of a note; never raises (see `NoteFacts.problems`)."""
+    problems: list[str] = []
+    type_word = _word(frontmatter.get("type"))
+    sender_text = _clean(frontmatter.get("from"))
+    senders = addresses(sender_text)
+    source = source_path(frontmatter.get("source"))
+    lists = recipient_lists(*(frontmatter.get(name) for name in RECIPIENT_FIELDS))
+    return NoteFacts(
+        path=path,
+        kind=_kind(type_word),
+        type_word=type_word,
+        status=draft_status(frontmatter),
+        subject=_clean(frontmatter.get("subject")).strip(),
+        sender=senders[0].lower() if senders else "",
+        sender_text=sender_text.strip(),
+        to=tuple(lists["to"]),
+        cc=tuple(lists["cc"]),
+        bcc=tuple(lists["bcc"]),
+        source=source,
+        source_key=link_key(source) if source else None,
+        private=marked_private(frontmatter),
+        thread_id=_ident(frontmatter.get("thread_id")),
+        message_id=_ident(frontmatter.get("message_id")),
+        rfc822_message_id=_ident(frontmatter.get("rfc822_message_id")),
+        reply_to_message_id=_ident(frontmatter.get("reply_to_message_id")),
+        draft_id=_ident(frontmatter.get("draft_id")),
+        received=_epoch(frontmatter, "received", problems),
+        sent_at=_epoch(frontmatter, "sent_at", problems),
+        drafted_at=_epoch(frontmatter, "drafted_at", problems),
+        send_anyway=flag(frontmatter.get("send_anyway")),
+        problems=tuple(problems),
+    )
+
+
+def recipient_lists(to: Any = None, cc: Any = None, bcc: Any = None) -> dict[str, list[str]]:
+    """{"to": [...], "cc": [...], "bcc": [...]}: each recipient's real address, in order, no display name.
+
+    Each value may be a string ("a@x.com, Bo <b@y.org>"), a list of such strings, or None; split exactly as
+    the send path splits (h0.mail.addresses.parse_recipients), so a report never shows fewer recipients
+    than a message has."""
+    return {field: addresses(value) for field, value in zip(RECIPIENT_FIELDS, (to, cc, bcc))}
+
+
+def addresses(value: Any) -> list[str]:
+    """The real addresses a header-like value names, in order (display names dropped)."""
+    if value is None or value == "" or isinstance(value, (bool, dict)):
+        return []
+    items = value if isinstance(value, (list, tuple)) else [value]
+    texts = [_clean(item) for item in items if item is not None and not isinstance(item, (bool, dict, list))]
+    if len(texts) == 1:
+        text = texts[0].strip()
+        if _BARE.fullmatch(text):
+            return [text]
+        if named := _NAMED.fullmatch(text):
+            return [named.group(1)]
+    found: list[str] = []
+    for name, addr in getaddresses(texts):
+        address = (addr or name).strip()
+        if address:
+            found.append(address)
+    return found
+
+
+def source_path(value: Any) -> str | None:
+    """The vault path a `source:` names: a path, or a [[wikilink]] with or without folder, `|alias`,
+    `#heading` or `.md` (a bare name is a note in Needs_Action/). Only text: confinement is the
+    reader's (h0.handlers.context.source_note resolves it on disk). An unquoted `source: [[EMAIL_1]]`,
+    which YAML reads as a list in a list, is the link it looks like."""
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1:
+        value = f"[[{value[0][0]}]]" if isinstance(value[0][0], str) else None
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+        if not text:
+            return None
+        if "/" not in text:
+            text = f"{NEEDS_ACTION}/{text}"
+        if not text.lower().endswith(".md"):
+            text += ".md"
+    return text.replace("\\", "/")
+
+
+def source_key(value: Any) -> str | None:
+    """How `source:` values are compared: `[[EMAIL_1]]` and `Needs_Action/EMAIL_1.md` are one email."""
+    path = source_path(value)
+    return link_key(path) if path else None
+
+
+def flag(value: Any) -> bool:
+    """A yes/no property: true, yes, y, 1 or on (any case) is yes; anything else is no."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value == 1
+    return isinstance(value, str) and value.strip().casefold() in _TRUE
+
+
+def _kind(word: str) -> Kind:
+    try:
+        return Kind(word)
+    except ValueError:
+        return Kind.OTHER
+
+
+def _word(value: Any) -> str:
+    return value.strip().casefold() if isinstance(value, str) else ""
+
+
+def _clean(value: Any) -> str:
+    if value is None or isinstance(value, (bool, dict, list)):
+        return ""
+    return _CONTROLS.sub("", _LINE_LIKE.sub(" ", str(value)))
+
+
+def _ident(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    text = _clean(value).strip()
+    return text[:MAX_ID] if text else None
+
+
+def _epoch(frontmatter: Mapping[str, Any], field: str, problems: list[str]) -> float | None:
+    try:
+        return note_epoch(frontmatter.get(field), field)
+    except InvalidRequest as error:
+        problems.append(error.message)
+        return None
