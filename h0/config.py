@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     # vault's .h0/private-folders records: never in a prompt or an MCP client's answers (h0.vault.disclosure).
     private_folders: str = ""
 
-    # Follow-ups (h0.handlers.followup): an email that needs you, or a message of yours that asked
+    # Follow-ups (h0.handlers.followup.follow_up): an email that needs you, or a message of yours that asked
     # something, with no answer after this many working days (Monday to Friday, local time; a
     # weekend does not count, and a message written on one counts from Monday 00:00) is surfaced.
     follow_up_days: float = Field(default=2.0, ge=0, le=366)

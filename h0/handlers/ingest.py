@@ -38,7 +38,7 @@ from loguru import logger
 from h0.config import Settings
 from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotSupported, RateLimited
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup_record import record_mail
+from h0.handlers.followup.record import record_mail
 from h0.handlers.learn import remember_sent_mail
 from h0.handlers.mail_history import keep_old_as_history
 from h0.handlers.thread import (

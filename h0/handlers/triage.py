@@ -42,7 +42,7 @@ from loguru import logger
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.handlers.context import HandlerContext, Outcome, OutcomeData
-from h0.handlers.followup_record import mark_triaged
+from h0.handlers.followup.record import mark_triaged
 from h0.handlers.llmwait import WAITING_DETAIL, not_due_for
 from h0.handlers.suspect import known_domains
 from h0.handlers.thread import ThreadNote, threads_of

@@ -15,7 +15,7 @@ server took it in from elsewhere. A message with several From addresses (or seve
 never the owner's.
 
 Everything that asks "did the owner write it?" asks `OwnerAuthority`: voice learning and past replies
-(h0.drafting.past), follow-ups — owed, awaited, answered (h0.handlers.followup) — and the stale-draft
+(h0.drafting.past), follow-ups — owed, awaited, answered (h0.handlers.followup.follow_up) — and the stale-draft
 hold (h0.handlers.thread). `owner_addresses` is the other question, "where does the owner receive
 mail?", used only for addressing (who to leave out of a reply-all, who is not awaited): an address
 never makes a message the owner's.

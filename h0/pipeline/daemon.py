@@ -25,11 +25,11 @@ from h0.config import Settings
 from h0.drafting import service as drafting_service
 from h0.errors import H0Error
 from h0.handlers.context import EmailTriager, HandlerContext, HandlerState, NoteOps
+from h0.handlers.followup.find import FOLLOW_UP_PASS_SECONDS, FOLLOWUP_JOB, find_followup_notes
 from h0.mail.api import MailAPI
 from h0.mcp.api import McpMail, McpVault
 from h0.mcp.client import McpConnection, ServerCommand, settings_env, with_fallback
 from h0.pipeline import signals
-from h0.pipeline.followups import FOLLOW_UP_PASS_SECONDS, FOLLOWUP_JOB, find_followup_notes
 from h0.pipeline.lock import VaultLock
 from h0.pipeline.routes import LEARN_JOB, reconcile
 from h0.pipeline.settle import STABILITY_SECONDS, SettleTracker
@@ -45,7 +45,7 @@ from h0.vault.control_watch import ControlWatch
 from h0.vault.layout import LOGS
 
 if TYPE_CHECKING:
-    from h0.handlers.followup_report import FollowupReport
+    from h0.handlers.followup.report import FollowupReport
     from h0.handlers.ingest import IngestReport
     from h0.mail.imap_idle import IdleWatcher
 
@@ -218,11 +218,11 @@ class Daemon:
         self.queue.put(INGEST_JOB)
 
     def request_followup(self) -> None:
-        """Queue a follow-up pass (h0.handlers.followup; at most one runs at a time, extra requests merge)."""
+        """Queue a follow-up pass (h0.handlers.followup.follow_up; at most one runs at a time, extra requests merge)."""
         self.queue.put(FOLLOWUP_JOB)
 
     def run_followup(self) -> None:
-        from h0.handlers.followup import follow_up
+        from h0.handlers.followup.follow_up import follow_up
 
         report = follow_up(self.started_context(), find_followup_notes(self.vault), now=self.clock())
         self.last_followup = report

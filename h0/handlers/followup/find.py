@@ -1,4 +1,4 @@
-"""The follow-up pass in the daemon: what it finds in the vault for h0.handlers.followup, and when it runs.
+"""The follow-up pass in the daemon: what it finds in the vault for h0.handlers.followup.follow_up, and when it runs.
 
 Like the reconciliation sweep, finding reads the vault directly (listings are cached by mtime and
 size, so a pass costs a stat per note): the notes of Needs_Action/ and Drafts/ with their
@@ -13,7 +13,7 @@ from __future__ import annotations
 from loguru import logger
 
 from h0.errors import H0Error
-from h0.handlers.followup import Found
+from h0.handlers.followup.follow_up import Found
 from h0.vault import Vault
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 

@@ -1,7 +1,7 @@
 """Follow up: replies owed, replies awaited and snoozes, in one pass over what changed or fell due.
 
 Ingest hands each new message and each message the owner sent to the follow-up ledger
-(h0.handlers.followup_record), which marks its thread for a look. `follow_up` is the pass (the
+(h0.handlers.followup.record), which marks its thread for a look. `follow_up` is the pass (the
 daemon runs it every FOLLOW_UP_PASS_SECONDS, after ingest brought something, and at start;
 `h0 sweep` once). It takes what the pipeline found in the vault
   (`Found`: the notes of Needs_Action/ and Drafts/, and notes elsewhere saying `awaiting:`), adds
@@ -19,7 +19,7 @@ daemon runs it every FOLLOW_UP_PASS_SECONDS, after ingest brought something, and
       the draft, if still in Drafts/, is withdrawn: moved to Done/ with `status: withdrawn` and
       `withdrawn_reason:` — a withdrawn note is refused at send time, whoever approves it.
   Snoozes whose time came are woken, and a broken `snooze_until` gets its typed error on the note;
-  so does any other broken date (`date_error`, h0.handlers.note_dates).
+  so does any other broken date (`date_error`, h0.handlers.followup.note_dates).
 
 Everything is decided from the ledger and the notes: no provider call (the sync already read the
 mail). Every note change goes through NoteOps (the vault server in the daemon); one note's trouble
@@ -39,11 +39,11 @@ from h0.followup.record import epoch, from_email_note
 from h0.followup.threads import Assessment, Message, assess, is_owners
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup_awaited import awaited
-from h0.handlers.followup_record import record_own_sends
-from h0.handlers.followup_report import FollowupReport, day, days_to_wait, iso, update_note
-from h0.handlers.note_dates import check_dates
-from h0.handlers.snooze import check_snooze, wake
+from h0.handlers.followup.awaited import awaited
+from h0.handlers.followup.note_dates import check_dates
+from h0.handlers.followup.record import record_own_sends
+from h0.handlers.followup.report import FollowupReport, day, days_to_wait, iso, update_note
+from h0.handlers.followup.snooze import check_snooze, wake
 from h0.mail.owner import OwnerAuthority, note_message_key, owner_addresses
 from h0.mail.recipients import shown_sender
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
