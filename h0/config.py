@@ -51,7 +51,7 @@ class Settings(BaseSettings):
     smtp_timeout_seconds: float = Field(default=30.0, gt=0)
 
     # MAIL_BACKEND=imap: mail is read over IMAP (INBOX, IDLE push) and sent over SMTP_* above,
-    # with a copy APPENDed to the Sent folder (h0.mail.imap). SMTP_USER/PASS default to these.
+    # with a copy APPENDed to the Sent folder (h0.mail.providers.imap). SMTP_USER/PASS default to these.
     imap_host: str | None = None
     imap_port: int | None = None  # default: 993 for ssl, 143 otherwise
     imap_secure: SmtpSecurity = "ssl"

@@ -74,7 +74,7 @@ def _propose_private_folders(root: Path) -> list[str]:
 def cmd_auth(args: argparse.Namespace) -> int:
     """`h0 auth gmail`: the one-time browser consent that writes token.json (0600)."""
     from h0.errors import H0Error
-    from h0.mail.auth import GMAIL_SCOPES, TESTING_APP_NOTE, run_consent_flow
+    from h0.mail.providers.auth import GMAIL_SCOPES, TESTING_APP_NOTE, run_consent_flow
 
     settings = settings_for(args)
     credentials = Path(args.credentials).expanduser() if args.credentials else settings.gmail_credentials_path

@@ -24,7 +24,7 @@ from h0.config import Settings
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mail.api import MailAPI
-from h0.mail.lookalike import Correspondents
+from h0.mail.deception.lookalike import Correspondents
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
@@ -41,7 +41,7 @@ class OutcomeData(TypedDict, total=False):
 
     done_path: str  # sent, rejected: where the note was filed in Done/
     to: str  # sent: the draft's `to:` as written
-    recipients: dict[str, list[str]]  # sent: every recipient by real address (h0.mail.recipients)
+    recipients: dict[str, list[str]]  # sent: every recipient by real address (h0.mail.compose.recipients)
     message_id: str  # sent: the provider's id
     already_sent: bool  # sent: it had gone out before (a crash between send and filing)
     elapsed_ms: float  # sent, revised

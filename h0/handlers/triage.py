@@ -48,7 +48,7 @@ from h0.handlers.suspect import known_domains
 from h0.handlers.thread import ThreadNote, threads_of
 from h0.handlers.triage_plan import Plan, local_rules, plan_email
 from h0.mail.headers import clean_header_text
-from h0.mail.htmltext import block_text, inert_inline
+from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.vault import Moved, Note
 from h0.vault.api import Update, Write
 

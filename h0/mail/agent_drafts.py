@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import Conflict, InvalidRequest, NotFound
-from h0.mail.drafts import CUTOFF, parse_draft
+from h0.mail.compose.drafts import CUTOFF, parse_draft
 from h0.mail.models import DraftCreated
 from h0.state import StateDB
 from h0.vault import Vault

@@ -47,7 +47,7 @@ from h0.vault.layout import LOGS
 if TYPE_CHECKING:
     from h0.handlers.followup.report import FollowupReport
     from h0.handlers.ingest import IngestReport
-    from h0.mail.imap_idle import IdleWatcher
+    from h0.mail.providers.imap_idle import IdleWatcher
 
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
@@ -194,7 +194,7 @@ class Daemon:
         if self.ingest:
             self.add_periodic(self.settings.gmail_poll_seconds, self.request_ingest)
             if self.settings.mail_backend == "imap" and self.settings.imap_idle:
-                from h0.mail.imap_idle import IdleWatcher
+                from h0.mail.providers.imap_idle import IdleWatcher
 
                 # IMAP IDLE: new mail wakes ingest within moments; the poll above stays the safety net.
                 self.idle = IdleWatcher(self.settings, self.request_ingest).start()

@@ -22,8 +22,8 @@ from h0.calendar.service import calendar_states
 from h0.config import Settings
 from h0.errors import H0Error
 from h0.followup.report import collect_followups
-from h0.mail.lookalike import Correspondents, new_domains
-from h0.mail.recipients import FIELDS, count, recipient_lists
+from h0.mail.compose.recipients import FIELDS, count, recipient_lists
+from h0.mail.deception.lookalike import Correspondents, new_domains
 from h0.pipeline.lock import daemon_holder
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
@@ -153,7 +153,7 @@ def _mark_new_domains(
     drafts: dict[str, Any],
     approved: list[dict[str, Any]],
 ) -> None:
-    """`new_domains` on each listed draft: the domains it would be the first message to (h0.mail.lookalike)."""
+    """`new_domains` on each listed draft: the domains it would be the first message to (h0.mail.deception.lookalike)."""
     items = [*drafts["waiting_items"], *approved, *drafts["returned"]]
     if not any(count(item.get("recipients") or {}) for item in items):
         return

@@ -9,7 +9,7 @@ from typing import Any
 
 from h0.config import Settings
 from h0.errors import H0Error
-from h0.mail.recipients import recipient_lists
+from h0.mail.compose.recipients import recipient_lists
 from h0.report.fields import SHOWN, iso_epoch, lower, note_recipients, text
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault

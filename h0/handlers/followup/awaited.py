@@ -20,8 +20,8 @@ from h0.handlers.context import HandlerContext
 from h0.handlers.followup.report import FollowupReport, day, days_to_wait, iso
 from h0.handlers.reply import reply_subject
 from h0.handlers.thread import private_in_thread
-from h0.mail.drafts import CUTOFF
-from h0.mail.htmltext import inert_inline
+from h0.mail.compose.drafts import CUTOFF
+from h0.mail.incoming.htmltext import inert_inline
 from h0.vault.audit import note_timestamp
 from h0.vault.draft_state import draft_status
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION

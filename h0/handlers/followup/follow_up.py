@@ -44,8 +44,8 @@ from h0.handlers.followup.note_dates import check_dates
 from h0.handlers.followup.record import record_own_sends
 from h0.handlers.followup.report import FollowupReport, day, days_to_wait, iso, update_note
 from h0.handlers.followup.snooze import check_snooze, wake
+from h0.mail.compose.recipients import shown_sender
 from h0.mail.owner import OwnerAuthority, note_message_key, owner_addresses
-from h0.mail.recipients import shown_sender
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 
 RECHECK_S = 3600.0  # a safety net only: an email's triage marks its thread for the next pass (followup_record)
