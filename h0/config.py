@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     approval_settle_seconds: float = Field(default=10.0, ge=0)
     # A draft (or attachment) whose content changed less than this before it arrived in Approved/
     # was not read in that form: it is held ("changed 2 s before you approved it"). A write by an
-    # agent through H0's vault server counts for APPROVAL_SETTLE_SECONDS instead (h0.vault.seen).
+    # agent through H0's vault server counts for APPROVAL_SETTLE_SECONDS instead (h0.vault.last_change).
     approval_fresh_seconds: float = Field(default=3.0, ge=0)
     # How the daemon sees changes: `native` (inotify, FSEvents, ReadDirectoryChangesW) or
     # `polling` (network drives, sync folders: a look at the trigger folders twice a second).

@@ -30,9 +30,9 @@ from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.disclosure import Disclosure
+from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS, NEEDS_ACTION
 from h0.vault.paths import PathResolver
-from h0.vault.seen import Arrival
 
 
 class OutcomeData(TypedDict, total=False):

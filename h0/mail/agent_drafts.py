@@ -12,8 +12,8 @@ from h0.mail.models import DraftCreated
 from h0.state import StateDB
 from h0.vault import Vault
 from h0.vault.audit import AuditLog, note_timestamp
+from h0.vault.last_change import name_key
 from h0.vault.layout import DRAFTS
-from h0.vault.seen import name_key
 
 
 def write_draft(

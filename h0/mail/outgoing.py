@@ -39,9 +39,7 @@ from h0.mail.sending import Outgoing, hold
 from h0.state import StateDB
 from h0.vault.approval import ApprovedNote, read_approved
 from h0.vault.draft_state import draft_status, refusal
-from h0.vault.note import Note, content_hash, parse
-from h0.vault.paths import PathResolver
-from h0.vault.seen import (
+from h0.vault.last_change import (
     Arrival,
     arrival_time,
     file_changed_at,
@@ -51,6 +49,8 @@ from h0.vault.seen import (
     too_fresh,
     when,
 )
+from h0.vault.note import Note, content_hash, parse
+from h0.vault.paths import PathResolver
 
 BODY_PREVIEW_CHARS = 200
 MAX_KEY_CHARS = 200
@@ -182,7 +182,7 @@ class OutgoingBuilder:
 
     def _refuse_unseen_version(self, read: ApprovedNote, note_hash: str, arrived: float, arrival: Arrival) -> None:
         """Hold a note whose content changed too shortly before it arrived in Approved/ to have been
-        read in that form (h0.vault.seen): the human approved what they saw, which may not be this."""
+        read in that form (h0.vault.last_change): the human approved what they saw, which may not be this."""
         writes = self.state.note_writes(name_key(read.rel), since=arrived - 86400.0)
         change = last_change(note_hash, read.mtime, writes, arrival.source_changed_at)
         gap = too_fresh(arrived, change, fresh_s=self.fresh_s, agent_s=self.settle_s)

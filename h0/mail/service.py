@@ -41,8 +41,8 @@ from h0.mail.sending import DAY, HOUR, Caps, Sender
 from h0.state import StateDB
 from h0.vault import Vault
 from h0.vault.audit import AuditLog, iso
+from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
-from h0.vault.seen import Arrival
 
 T = TypeVar("T")
 AUDIT_STREAM = "gmail_mcp"
@@ -161,7 +161,7 @@ class MailService:
         client: str | None = None,
     ) -> DraftCreated:
         """Write a well-formed draft into Drafts/ for the human to approve ("draft yes, send no").
-        `client`: the MCP client asking, recorded as the draft's writer (h0.vault.seen)."""
+        `client`: the MCP client asking, recorded as the draft's writer (h0.vault.last_change)."""
         recipients = {
             name: [str(a) for a in parse_recipients(name, value)]
             for name, value in (("to", to), ("cc", cc), ("bcc", bcc))

@@ -7,7 +7,7 @@
 
 `Daemon.run()` is `h0 watch`; `Daemon.run_once()` is `h0 sweep` (one pass, then exit: with
 `one_pass` set before `start()`, nothing that failed is retried in the pass — the next sweep
-or `h0 watch` retries it, and the log lines say so — and `tally` counts what the pass did).
+or `h0 watch` retries it, and the log lines say so — and `pass_summary` counts what the pass did).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from h0.mcp.api import McpMail, McpVault
 from h0.mcp.client import McpConnection, ServerCommand, settings_env, with_fallback
 from h0.pipeline import signals
 from h0.pipeline.lock import VaultLock
+from h0.pipeline.pass_summary import PassTally
 from h0.pipeline.routes import LEARN_JOB, reconcile
 from h0.pipeline.settle import STABILITY_SECONDS, SettleTracker
-from h0.pipeline.tally import PassTally
 from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.workers import INGEST_JOB, Workers
 from h0.pipeline.workqueue import WorkQueue, failure_backoff

@@ -22,7 +22,7 @@ from h0.mail.api import LocalMail
 from h0.state import StateDB
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
-from h0.vault.seen import Arrival
+from h0.vault.last_change import Arrival
 from tests.mail.conftest import gmail_settings_for
 
 DAY = 86400.0

@@ -35,7 +35,7 @@ from h0.mail.headers import check_header_text, clean_address_header, clean_heade
 from h0.mail.providers.gmail_wire import fetched_from_resource
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
-from h0.vault.seen import Arrival
+from h0.vault.last_change import Arrival
 from tests.fakes.fake_gmail import FakeGmail
 from tests.security.conftest import approve_draft, handler_context
 

@@ -25,7 +25,7 @@ from h0.mail.incoming.authresults import authentication_verdicts, parse_authenti
 from h0.mail.incoming.htmltext import html_to_text, inert_block
 from h0.triage.models import TriageDecision, TriageOutcome
 from h0.vault import Vault
-from h0.vault.seen import Arrival
+from h0.vault.last_change import Arrival
 from tests.fakes.fake_gmail import FakeGmail
 from tests.security.conftest import approve_draft, handler_context
 

@@ -60,7 +60,7 @@ class Attachment:
     mime_type: str
     rel: str = ""
     sha256: str = ""
-    info: os.stat_result | None = None  # the file as read (its times: h0.vault.seen)
+    info: os.stat_result | None = None  # the file as read (its times: h0.vault.last_change)
 
 
 def load_attachments(resolver: PathResolver, paths: Sequence[str]) -> list[Attachment]:
