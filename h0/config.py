@@ -51,7 +51,7 @@ class Settings(BaseSettings):
     smtp_timeout_seconds: float = Field(default=30.0, gt=0)
 
     # MAIL_BACKEND=imap: mail is read over IMAP (INBOX, IDLE push) and sent over SMTP_* above,
-    # with a copy APPENDed to the Sent folder (h0.mail.imap). SMTP_USER/PASS default to these.
+    # with a copy APPENDed to the Sent folder (h0.mail.providers.imap). SMTP_USER/PASS default to these.
     imap_host: str | None = None
     imap_port: int | None = None  # default: 993 for ssl, 143 otherwise
     imap_secure: SmtpSecurity = "ssl"
@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     approval_settle_seconds: float = Field(default=10.0, ge=0)
     # A draft (or attachment) whose content changed less than this before it arrived in Approved/
     # was not read in that form: it is held ("changed 2 s before you approved it"). A write by an
-    # agent through H0's vault server counts for APPROVAL_SETTLE_SECONDS instead (h0.vault.seen).
+    # agent through H0's vault server counts for APPROVAL_SETTLE_SECONDS instead (h0.vault.last_change).
     approval_fresh_seconds: float = Field(default=3.0, ge=0)
     # How the daemon sees changes: `native` (inotify, FSEvents, ReadDirectoryChangesW) or
     # `polling` (network drives, sync folders: a look at the trigger folders twice a second).
@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     # vault's .h0/private-folders records: never in a prompt or an MCP client's answers (h0.vault.disclosure).
     private_folders: str = ""
 
-    # Follow-ups (h0.handlers.followup): an email that needs you, or a message of yours that asked
+    # Follow-ups (h0.handlers.followup.follow_up): an email that needs you, or a message of yours that asked
     # something, with no answer after this many working days (Monday to Friday, local time; a
     # weekend does not count, and a message written on one counts from Monday 00:00) is surfaced.
     follow_up_days: float = Field(default=2.0, ge=0, le=366)

@@ -3,7 +3,7 @@
 Every H0 retry — the mail backends, the LLM providers, the MCP client's reconnects, the
 pipeline's second look at an approved draft, the IMAP IDLE watcher — takes its delays from a
 `Backoff`, and every server's own answer (`Retry-After`, RFC 9110 §10.2.3) is read by
-`retry_after`. What is worth retrying stays where the failure is understood (h0/mail/retry.py
+`retry_after`. What is worth retrying stays where the failure is understood (h0/mail/providers/retry.py
 for H0 errors, h0/triage/llm.py for provider errors); this module only says how long.
 
 Jitter is "equal" by default: the n-th delay is drawn from [d/2, d], d = min(base·multiplierⁿ,

@@ -1,4 +1,4 @@
-"""Write h0/mail/_confusables.py: the Unicode confusables (UTS #39) that can appear in a domain name.
+"""Write h0/mail/deception/_confusables.py: the Unicode confusables (UTS #39) that can appear in a domain name.
 
 Source: the confusables data that the `confusable-homoglyphs` package ships (generated from
 Unicode's confusables.txt); install it only to run this script:
@@ -22,7 +22,7 @@ from collections import defaultdict
 from importlib import resources
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "h0" / "mail" / "_confusables.py"
+OUT = Path(__file__).resolve().parents[1] / "h0" / "mail" / "deception" / "_confusables.py"
 _MARKS = "\u200e\u200f"  # the data wraps right-to-left characters in these for display
 
 

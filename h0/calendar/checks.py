@@ -5,7 +5,7 @@ is read with the day named before it in the same line ("Tuesday", "tomorrow", "3
 "2026-12-03"), and it is allowed only when it starts or ends a free slot (or a meeting with the
 sender) on that day — in the owner's zone or the sender's. Any other time becomes H0's
 placeholder `[FILL: …]` naming why, which the send path refuses like every other placeholder
-(h0.mail.drafts), so a time the calendar does not back is never sent unread.
+(h0.mail.compose.drafts), so a time the calendar does not back is never sent unread.
 """
 
 from __future__ import annotations

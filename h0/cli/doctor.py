@@ -186,14 +186,14 @@ def mail_setup_problem(settings: Settings) -> str | None:
     `h0 sweep` refuse to start with this line (exit 1); `h0 doctor` shows the same line."""
     backend = settings.mail_backend
     if backend == "smtp":
-        from h0.mail.smtp import SmtpBackend
+        from h0.mail.providers.smtp import SmtpBackend
 
         problems = SmtpBackend(settings).problems()
         if problems:
             return f"MAIL_BACKEND=smtp but SMTP is not configured: {'; '.join(problems)} (see .env.example)."
         return None
     if backend == "imap":
-        from h0.mail.imap import ImapBackend
+        from h0.mail.providers.imap import ImapBackend
 
         problems = ImapBackend(settings).problems()
         if problems:
@@ -201,7 +201,7 @@ def mail_setup_problem(settings: Settings) -> str | None:
         return None
     if backend == "gmail":
         from h0.errors import AuthRequired
-        from h0.mail.auth import TokenStore
+        from h0.mail.providers.auth import TokenStore
 
         token = Path(settings.gmail_token_path).expanduser()
         try:
@@ -229,7 +229,7 @@ def _mail(settings: Settings) -> list[Check]:
 def _imap(settings: Settings) -> list[Check]:
     """Log in to the IMAP server and name its folders; say whether it keeps H0's keyword."""
     from h0.errors import H0Error
-    from h0.mail.imap_wire import connect, keyword
+    from h0.mail.providers.imap_wire import connect, keyword
 
     where = f"{settings.imap_user} at {settings.imap_host}"
     try:

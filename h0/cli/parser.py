@@ -12,9 +12,9 @@ from typing import NoReturn
 
 from h0.cli.common import EXIT_FAILED, EXIT_USAGE, Command
 from h0.cli.evaluate import cmd_eval
-from h0.cli.install import cmd_auth, cmd_demo, cmd_init, cmd_service
-from h0.cli.look import cmd_doctor, cmd_log, cmd_status
-from h0.cli.work import cmd_import, cmd_ingest, cmd_mcp, cmd_sweep, cmd_watch
+from h0.cli.readonly_commands import cmd_doctor, cmd_log, cmd_status
+from h0.cli.run_commands import cmd_import, cmd_ingest, cmd_mcp, cmd_sweep, cmd_watch
+from h0.cli.setup_commands import cmd_auth, cmd_demo, cmd_init, cmd_service
 
 
 def _workers(text: str) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from h0.drafting.context import ContextItem, DraftContext
 from h0.drafting.knowledgenotes import tokens
-from h0.mail.htmltext import inert_inline
+from h0.mail.incoming.htmltext import inert_inline
 
 KINDS = ("person", "linked", "related", "profile", "past_reply")
 MAX_QUESTIONS = 5

@@ -3,7 +3,7 @@
 A model's reply text goes through `clean_reply` before anyone sees it: characters that render
 as nothing (format and tag characters: zero-width spaces, bidi overrides) are removed and
 counted; the placeholders models leave ("[Your Name]", "{date}", "<time>") become H0's named
-placeholder `[FILL: …]`, which the mail server refuses to send (h0.mail.drafts names each);
+placeholder `[FILL: …]`, which the mail server refuses to send (h0.mail.compose.drafts names each);
 a line starting `h0:` (a revision instruction, h0.drafting.instructions) is removed so no draft
 asks for its own rewrite. `notes_section` writes what goes under the cut-off line: the notes and
 past replies the draft drew on as [[links]], "Questions for you" (the model's, one per
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from h0.drafting.context import ContextItem, DraftContext
 from h0.drafting.instructions import without_instructions
-from h0.mail.drafts import PLACEHOLDER
-from h0.mail.htmltext import inert_inline
+from h0.mail.compose.drafts import PLACEHOLDER
+from h0.mail.incoming.htmltext import inert_inline
 
 QUOTE_WORDS = 8  # this many words in a row, copied from a note, is a quote
 MAX_LISTED = 12

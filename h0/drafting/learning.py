@@ -33,7 +33,7 @@ from h0.drafting.profile import with_learned
 from h0.drafting.service import DRAFTING_STREAM, Drafting
 from h0.drafting.voice import learn
 from h0.errors import Conflict, H0Error, NotFound
-from h0.mail.drafts import message_body
+from h0.mail.compose.drafts import message_body
 from h0.triage.llm import LLMTriage
 from h0.vault.api import VaultAPI
 from h0.vault.audit import AuditLog, utcnow

@@ -32,8 +32,8 @@ from typing import Any
 from h0.drafting.knowledgenotes import tokens
 from h0.drafting.replytext import ReplyParts, split_reply
 from h0.errors import H0Error
-from h0.mail.drafts import message_body
-from h0.mail.htmltext import block_text
+from h0.mail.compose.drafts import message_body
+from h0.mail.incoming.htmltext import block_text
 from h0.mail.owner import OwnerAuthority, note_message_key
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import frontmatter

@@ -29,8 +29,8 @@ from h0.drafting.learning import TEXT_HASH_KEY, text_hash, written_record
 from h0.drafting.scheduling import scheduled_reply
 from h0.drafting.service import Drafting
 from h0.errors import H0Error, InvalidRequest, NotFound
-from h0.mail.drafts import CUTOFF, message_body
-from h0.mail.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
+from h0.mail.compose.drafts import CUTOFF, message_body
+from h0.mail.incoming.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
 from h0.triage.llm import TRUNCATED_PLACEHOLDER
 from h0.triage.models import MAX_REPLY_CHARS, _short_list
 from h0.vault.audit import note_timestamp

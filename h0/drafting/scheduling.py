@@ -22,7 +22,7 @@ from h0.calendar.hours import zone_named
 from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.profile import Profile
 from h0.errors import H0Error
-from h0.mail.htmltext import inert_inline
+from h0.mail.incoming.htmltext import inert_inline
 
 
 def sender_zone(

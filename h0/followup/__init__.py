@@ -1,6 +1,6 @@
 """Follow-ups: what is owed and awaited in each conversation, and when to say so.
 
-Domain logic below the handlers (h0.handlers.followup acts on notes through VaultAPI):
+Domain logic below the handlers (h0.handlers.followup.follow_up acts on notes through VaultAPI):
 
 - `workdays` — how FOLLOW_UP_DAYS counts (Monday to Friday, local time);
 - `threads` — owed and awaited, from a thread's messages (the one rule);

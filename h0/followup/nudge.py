@@ -22,7 +22,7 @@ from typing import Any
 from loguru import logger
 
 from h0.drafting.instructions import without_instructions
-from h0.mail.htmltext import disarm_reply
+from h0.mail.incoming.htmltext import disarm_reply
 
 MAX_MIDDLE = 800
 

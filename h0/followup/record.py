@@ -18,7 +18,7 @@ from typing import Any
 from h0.errors import InvalidRequest
 from h0.followup.asks import AskJudge, Verdict
 from h0.followup.threads import Message
-from h0.mail.drafts import message_body
+from h0.mail.compose.drafts import message_body
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.models import EmailFull
 from h0.mail.owner import is_sent_labels, message_key

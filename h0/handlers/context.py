@@ -24,15 +24,15 @@ from h0.config import Settings
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mail.api import MailAPI
-from h0.mail.lookalike import Correspondents
+from h0.mail.deception.lookalike import Correspondents
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.disclosure import Disclosure
+from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS, NEEDS_ACTION
 from h0.vault.paths import PathResolver
-from h0.vault.seen import Arrival
 
 
 class OutcomeData(TypedDict, total=False):
@@ -41,7 +41,7 @@ class OutcomeData(TypedDict, total=False):
 
     done_path: str  # sent, rejected: where the note was filed in Done/
     to: str  # sent: the draft's `to:` as written
-    recipients: dict[str, list[str]]  # sent: every recipient by real address (h0.mail.recipients)
+    recipients: dict[str, list[str]]  # sent: every recipient by real address (h0.mail.compose.recipients)
     message_id: str  # sent: the provider's id
     already_sent: bool  # sent: it had gone out before (a crash between send and filing)
     elapsed_ms: float  # sent, revised

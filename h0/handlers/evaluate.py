@@ -34,7 +34,7 @@ from h0.drafting.service import Drafting
 from h0.errors import H0Error
 from h0.handlers.context import EmailTriager, HandlerContext
 from h0.handlers.triage_plan import plan_reply
-from h0.mail.drafts import CUTOFF, PLACEHOLDER, message_body
+from h0.mail.compose.drafts import CUTOFF, PLACEHOLDER, message_body
 from h0.mail.owner import OwnerAuthority, note_message_key
 from h0.printable import printable
 from h0.triage import DRAFT_MARKER

@@ -2,7 +2,7 @@
 
 A pass asks the mail server what arrived since the last acknowledged sync (`list_new_emails`:
 Gmail's history from a durable historyId, so an idle poll is one 2-unit call; see
-h0.mail.sync), writes a note per message, then acknowledges the slice (`ack_new_emails`), which
+h0.mail.incoming.sync), writes a note per message, then acknowledges the slice (`ack_new_emails`), which
 labels each message GMAIL_INGESTED_LABEL (default `H0/ingested`) and only then moves the
 cursor — repeated while the server says more is waiting. A backend that cannot follow
 changes falls back to the query (`list_emails` minus the label, then `get_email` each), as
@@ -20,7 +20,7 @@ Drafts/ `stale: true`, with the reason; the mail server holds a stale draft at s
 
 Mail is written by strangers and stays data. Header text is cleaned (h0.mail.headers: no
 control character, encoded words decoded, display names quoted); the body is one fenced
-code block (h0.mail.htmltext.inert_block: nothing in it renders, fetches or hides in
+code block (h0.mail.incoming.htmltext.inert_block: nothing in it renders, fetches or hides in
 Obsidian, and H0's cut-off line is defused). The receiving provider's SPF/DKIM/DMARC
 verdicts, when the mail tools report them, are kept as `auth: {spf, dkim, dmarc}`.
 """
@@ -38,7 +38,7 @@ from loguru import logger
 from h0.config import Settings
 from h0.errors import AuthRequired, Conflict, H0Error, McpUnavailable, NotSupported, RateLimited
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup_record import record_mail
+from h0.handlers.followup.record import record_mail
 from h0.handlers.learn import remember_sent_mail
 from h0.handlers.mail_history import keep_old_as_history
 from h0.handlers.thread import (
@@ -51,12 +51,12 @@ from h0.handlers.thread import (
     threads_of,
 )
 from h0.mail.api import MailAPI
-from h0.mail.authresults import AUTH_METHODS
+from h0.mail.compose.recipients import shown_sender
 from h0.mail.headers import clean_address_header, clean_header_text, format_address
-from h0.mail.htmltext import defuse_cutoff, inert_block
+from h0.mail.incoming.authresults import AUTH_METHODS
+from h0.mail.incoming.htmltext import defuse_cutoff, inert_block
+from h0.mail.incoming.sync_query import ingest_query as _query_without_label
 from h0.mail.models import EmailFull
-from h0.mail.recipients import shown_sender
-from h0.mail.sync_query import ingest_query as _query_without_label
 from h0.vault import Note
 from h0.vault.layout import NEEDS_ACTION
 

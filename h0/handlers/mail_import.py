@@ -1,6 +1,6 @@
 """`h0 import`: mail from files, in one pass — recent mail as work, the rest as history.
 
-Each file is read once, as a stream (h0.mail.importer), in batches of BATCH messages; a batch's
+Each file is read once, as a stream (h0.mail.incoming.importer), in batches of BATCH messages; a batch's
 duplicate check is one query of the state database's history (h0.state.history), never a walk
 of the vault. Per message (h0.handlers.mail_history): the owner's mail and mail older than
 WORK_WINDOW_DAYS are kept as history; recent mail from others is kept too, and held for the end
@@ -35,8 +35,8 @@ from h0.followup.record import from_email
 from h0.handlers.context import HandlerContext
 from h0.handlers.ingest import email_body, email_frontmatter, look_up_batch, write_email_note
 from h0.handlers.mail_history import history_message, is_recent
-from h0.mail.email_views import email_full
-from h0.mail.importer import FileMessage, MailFile, Problem, file_identity, mail_files, messages_of
+from h0.mail.incoming.email_views import email_full
+from h0.mail.incoming.importer import FileMessage, MailFile, Problem, file_identity, mail_files, messages_of
 from h0.mail.models import EmailFull
 from h0.mail.owner import Observed, OwnerAuthority, import_evidence, message_key, single_sender
 from h0.state.history import FileMark, HeldWork, HistoryMessage, MailHistory

@@ -2,7 +2,7 @@
 
 The email's words stay data in the draft: the subject is cleaned of control characters
 (h0.mail.headers), the drafted reply fetches nothing when opened and never carries H0's
-cut-off line (h0.mail.htmltext.disarm_reply), and anything quoted below the cut-off is
+cut-off line (h0.mail.incoming.htmltext.disarm_reply), and anything quoted below the cut-off is
 escaped. A reply to a sender whose domain failed DMARC (the email note's `auth.dmarc`)
 says so: `warning:` in the draft's frontmatter and a callout below the cut-off, never in
 the text that is sent.
@@ -22,9 +22,9 @@ from h0.drafting.revise import REVISE_HINT
 from h0.drafting.scheduling import scheduled_reply
 from h0.errors import InternalError
 from h0.handlers.thread import ThreadNote
-from h0.mail.drafts import CUTOFF, NEXT_STEP
+from h0.mail.compose.drafts import CUTOFF, NEXT_STEP
 from h0.mail.headers import clean_address_header, clean_header_text
-from h0.mail.htmltext import defuse_cutoff, disarm_reply, inert_inline
+from h0.mail.incoming.htmltext import defuse_cutoff, disarm_reply, inert_inline
 from h0.vault import Note
 from h0.vault.api import Write
 from h0.vault.audit import note_timestamp

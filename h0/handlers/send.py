@@ -32,10 +32,10 @@ from h0.errors import (
 )
 from h0.handlers.context import HandlerContext, Outcome, OutcomeData, source_note
 from h0.handlers.reject import archive_rejected
-from h0.handlers.unsent import ERROR_KEYS, return_unreadable, say_resumed, send_failed
-from h0.mail.drafts import CUTOFF, NEXT_STEP
+from h0.handlers.send_failed import ERROR_KEYS, return_unreadable, say_resumed, send_failed
+from h0.mail.compose.drafts import CUTOFF, NEXT_STEP
+from h0.mail.compose.recipients import describe_recipients, recipient_lists
 from h0.mail.models import SendEmailResult
-from h0.mail.recipients import describe_recipients, recipient_lists
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
 from h0.vault.draft_state import is_rejected

@@ -6,7 +6,7 @@ from __future__ import annotations
 from h0.drafting import Drafting
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext
-from h0.mail.lookalike import Correspondents, ascii_domain, skeleton
+from h0.mail.deception.lookalike import Correspondents, ascii_domain, skeleton
 from h0.mail.owner import owner_addresses
 from h0.triage.models import TriageOutcome
 

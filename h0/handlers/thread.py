@@ -30,8 +30,8 @@ from h0.drafting.past import epoch
 from h0.drafting.replytext import strip_quoted
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext
-from h0.mail.drafts import message_body
-from h0.mail.htmltext import block_text, inert_inline
+from h0.mail.compose.drafts import message_body
+from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.mail.models import EmailFull
 from h0.mail.owner import OwnerAuthority, message_key, note_message_key
 from h0.state.history import HistoryMessage, MailHistory

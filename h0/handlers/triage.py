@@ -42,13 +42,13 @@ from loguru import logger
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.handlers.context import HandlerContext, Outcome, OutcomeData
-from h0.handlers.followup_record import mark_triaged
+from h0.handlers.followup.record import mark_triaged
 from h0.handlers.llmwait import WAITING_DETAIL, not_due_for
 from h0.handlers.suspect import known_domains
 from h0.handlers.thread import ThreadNote, threads_of
 from h0.handlers.triage_plan import Plan, local_rules, plan_email
 from h0.mail.headers import clean_header_text
-from h0.mail.htmltext import block_text, inert_inline
+from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.vault import Moved, Note
 from h0.vault.api import Update, Write
 

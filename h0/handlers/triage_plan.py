@@ -23,7 +23,7 @@ from h0.handlers.llmwait import WAIT_KEYS, gave_up, wait_for_model
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.suspect import no_reply
 from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_emails
-from h0.mail.htmltext import block_text, inert_inline
+from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.mail.owner import owner_addresses
 from h0.triage.llm import TRUNCATED_WARNING
 from h0.triage.models import EmailInput, ReplyContext

@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import Conflict, InvalidRequest, NotFound
-from h0.mail.drafts import CUTOFF, parse_draft
+from h0.mail.compose.drafts import CUTOFF, parse_draft
 from h0.mail.models import DraftCreated
 from h0.state import StateDB
 from h0.vault import Vault
 from h0.vault.audit import AuditLog, note_timestamp
+from h0.vault.last_change import name_key
 from h0.vault.layout import DRAFTS
-from h0.vault.seen import name_key
 
 
 def write_draft(

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from h0.mail.models import AckResult, EmailFull, EmailList, LabelResult, NewEmails, SendEmailResult
 from h0.mail.service import MailService
-from h0.vault.seen import Arrival
+from h0.vault.last_change import Arrival
 
 
 class MailAPI(Protocol):

@@ -38,7 +38,7 @@ from email.parser import BytesHeaderParser
 from email.utils import getaddresses
 
 from h0.errors import InvalidRequest
-from h0.mail.mimebounds import bounded_address_list
+from h0.mail.incoming.mimebounds import bounded_address_list
 
 CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
 # Headers whose value is a list of addresses: their display names are decoded one by one, after

@@ -5,7 +5,7 @@ takes a note's path and the content hash its caller read, and re-reads the note 
 it must be in the real `Approved/` folder (resolved: symlinks, case, `..`), a regular file
 with one link, unchanged since the caller read it, and settled — moved in, or quiet for
 APPROVAL_SETTLE_SECONDS when it was written in place (editors autosave while the human
-still types). Then the draft's own checks (h0.mail.drafts: no hidden text, no unedited
+still types). Then the draft's own checks (h0.mail.compose.drafts: no hidden text, no unedited
 template marker) and its attachments, hashed when first seen in `Approved/` and refused if
 they changed since. A reply is held when its email was already answered (the state
 database, atomically with the send) or when its Gmail thread received a newer message.
@@ -27,22 +27,19 @@ from email.message import EmailMessage
 
 from h0.config import Settings
 from h0.errors import Conflict, H0Error, InvalidRequest, PermissionDenied
-from h0.mail.addresses import parse_recipients, refuse_line_breaks
-from h0.mail.attachments import Attachment, hash_attachments, load_attachments
-from h0.mail.backend import MailSender, mailbox_of
-from h0.mail.drafts import Draft, parse_draft
-from h0.mail.linktext import check_link_texts
-from h0.mail.lookalike import Correspondents, checked_recipients, confirmed_domains
-from h0.mail.mime import MESSAGE_ID_DOMAIN, check_body, check_subject, compose, normalize_message_id
-from h0.mail.reply_thread import ReplyThreading, Threading
+from h0.mail.compose.addresses import parse_recipients, refuse_line_breaks
+from h0.mail.compose.attachments import Attachment, hash_attachments, load_attachments
+from h0.mail.compose.drafts import Draft, parse_draft
+from h0.mail.compose.mime import MESSAGE_ID_DOMAIN, check_body, check_subject, compose, normalize_message_id
+from h0.mail.compose.reply_thread import ReplyThreading, Threading
+from h0.mail.deception.linktext import check_link_texts
+from h0.mail.deception.lookalike import Correspondents, checked_recipients, confirmed_domains
+from h0.mail.providers.backend import MailSender, mailbox_of
 from h0.mail.sending import Outgoing, hold
 from h0.state import StateDB
 from h0.vault.approval import ApprovedNote, read_approved
 from h0.vault.draft_state import draft_status, refusal
-from h0.vault.model import source_key
-from h0.vault.note import Note, content_hash, parse
-from h0.vault.paths import PathResolver
-from h0.vault.seen import (
+from h0.vault.last_change import (
     Arrival,
     arrival_time,
     file_changed_at,
@@ -52,6 +49,9 @@ from h0.vault.seen import (
     too_fresh,
     when,
 )
+from h0.vault.model import source_key
+from h0.vault.note import Note, content_hash, parse
+from h0.vault.paths import PathResolver
 
 BODY_PREVIEW_CHARS = 200
 MAX_KEY_CHARS = 200
@@ -183,7 +183,7 @@ class OutgoingBuilder:
 
     def _refuse_unseen_version(self, read: ApprovedNote, note_hash: str, arrived: float, arrival: Arrival) -> None:
         """Hold a note whose content changed too shortly before it arrived in Approved/ to have been
-        read in that form (h0.vault.seen): the human approved what they saw, which may not be this."""
+        read in that form (h0.vault.last_change): the human approved what they saw, which may not be this."""
         writes = self.state.note_writes(name_key(read.rel), since=arrived - 86400.0)
         change = last_change(note_hash, read.mtime, writes, arrival.source_changed_at)
         gap = too_fresh(arrived, change, fresh_s=self.fresh_s, agent_s=self.settle_s)

@@ -2,7 +2,7 @@
 
 What counts (an `Evidence`), each recorded in H0's state database at the moment H0 observes it:
 - the provider's sent mail: a message Gmail labels SENT (Gmail sets that label; no sender can) or one
-  read from the IMAP Sent folder's own stream (h0.mail.sync records both as it reads them);
+  read from the IMAP Sent folder's own stream (h0.mail.incoming.sync records both as it reads them);
 - an import's sent mail: a message in an mbox or folder named Sent, or one Google Takeout labels Sent
   (exactly one `X-Gmail-Labels` header), that carries no trace of arriving from outside
   (`import_evidence`);
@@ -15,7 +15,7 @@ server took it in from elsewhere. A message with several From addresses (or seve
 never the owner's.
 
 Everything that asks "did the owner write it?" asks `OwnerAuthority`: voice learning and past replies
-(h0.drafting.past), follow-ups — owed, awaited, answered (h0.handlers.followup) — and the stale-draft
+(h0.drafting.past), follow-ups — owed, awaited, answered (h0.handlers.followup.follow_up) — and the stale-draft
 hold (h0.handlers.thread). `owner_addresses` is the other question, "where does the owner receive
 mail?", used only for addressing (who to leave out of a reply-all, who is not awaited): an address
 never makes a message the owner's.
@@ -40,7 +40,7 @@ from h0.state import StateDB
 
 if TYPE_CHECKING:
     from h0.config import Settings
-    from h0.mail.backend import Fetched
+    from h0.mail.providers.backend import Fetched
 
 MAX_KEY = 1_000
 MAX_ADDRESS = 320
@@ -51,7 +51,7 @@ SENT_FOLDERS = frozenset({"sent", "sent mail", "sent items", "sent messages", "[
 INBOUND_HEADERS = ("authentication-results", "arc-authentication-results", "arc-seal", "received-spf", "delivered-to")
 # A Received line for the owner's own submission (an authenticated client, webmail, a local program).
 _SUBMISSION = re.compile(r"\bwith\s+(?:e?smtpsa|esmtpa|asmtp|lmtpsa|https?|local)\b", re.IGNORECASE)
-_MBOX_PLACE = re.compile(r" #\d+$")  # h0.mail.importer names a mailbox's message "file.mbox #3"
+_MBOX_PLACE = re.compile(r" #\d+$")  # h0.mail.incoming.importer names a mailbox's message "file.mbox #3"
 
 
 class Evidence(StrEnum):

@@ -27,10 +27,10 @@ from typing import Any
 from loguru import logger
 
 from h0.errors import Conflict, H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, SendFailed
-from h0.mail.backend import MailSender, Sent
+from h0.mail.compose.recipients import recipient_lists
 from h0.mail.models import SendEmailResult
-from h0.mail.recipients import recipient_lists
-from h0.mail.retry import RetryPolicy, is_retryable
+from h0.mail.providers.backend import MailSender, Sent
+from h0.mail.providers.retry import RetryPolicy, is_retryable
 from h0.state import Cap, StateDB
 from h0.vault.audit import AuditLog, iso, utcnow
 

@@ -16,10 +16,10 @@ from typing import TypeVar
 from h0 import __version__
 from h0.config import Settings
 from h0.errors import H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
-from h0.mail.addresses import check_address, parse_recipients, refuse_line_breaks
 from h0.mail.agent_drafts import email_note, write_draft
-from h0.mail.backend import Mailbox, MailSender, mailbox_of, open_backend
-from h0.mail.email_views import email_full, email_summary, header_text, iso_date
+from h0.mail.compose.addresses import check_address, parse_recipients, refuse_line_breaks
+from h0.mail.incoming.email_views import email_full, email_summary, header_text, iso_date
+from h0.mail.incoming.sync import MailSync
 from h0.mail.models import (
     AckResult,
     DraftCreated,
@@ -35,14 +35,14 @@ from h0.mail.models import (
 )
 from h0.mail.outgoing import OutgoingBuilder
 from h0.mail.owner import is_sent_labels
-from h0.mail.retry import RetryPolicy
+from h0.mail.providers.backend import Mailbox, MailSender, mailbox_of, open_backend
+from h0.mail.providers.retry import RetryPolicy
 from h0.mail.sending import DAY, HOUR, Caps, Sender
-from h0.mail.sync import MailSync
 from h0.state import StateDB
 from h0.vault import Vault
 from h0.vault.audit import AuditLog, iso
+from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
-from h0.vault.seen import Arrival
 
 T = TypeVar("T")
 AUDIT_STREAM = "gmail_mcp"
@@ -161,7 +161,7 @@ class MailService:
         client: str | None = None,
     ) -> DraftCreated:
         """Write a well-formed draft into Drafts/ for the human to approve ("draft yes, send no").
-        `client`: the MCP client asking, recorded as the draft's writer (h0.vault.seen)."""
+        `client`: the MCP client asking, recorded as the draft's writer (h0.vault.last_change)."""
         recipients = {
             name: [str(a) for a in parse_recipients(name, value)]
             for name, value in (("to", to), ("cc", cc), ("bcc", bcc))
@@ -208,7 +208,7 @@ class MailService:
         return email_full(self._read("get_email", lambda _: mailbox.get_message(message_id)))
 
     def list_new_emails(self, max_results: int = 25) -> NewEmails:
-        """Mail that arrived since the last acknowledged sync (see h0.mail.sync), as get_email gives it."""
+        """Mail that arrived since the last acknowledged sync (see h0.mail.incoming.sync), as get_email gives it."""
         found = self._sync().list_new(max_results)
         for skipped in found.skipped:
             self.audit.write("email_skipped", "warning", message_id=skipped.id, reason=skipped.reason)
@@ -242,7 +242,7 @@ class MailService:
         mailbox = self._mailbox("has no labels")
         label = self._read("add_label", lambda _: mailbox.ensure_label(name))
         if not label.kept and name == self.settings.gmail_ingested_label.strip():
-            # The mailbox keeps no keywords: the ingested mark lives in H0's state database (h0.mail.sync).
+            # The mailbox keeps no keywords: the ingested mark lives in H0's state database (h0.mail.incoming.sync).
             self._sync().mark_ingested([message_id])
             return LabelResult(
                 message_id=message_id, label_id=label.id, label_name=label.name, created=False, labels=[]

@@ -20,8 +20,8 @@ from pydantic import BaseModel, ValidationError
 from h0.errors import H0Error, InternalError, error_from_dict
 from h0.mail.models import AckResult, EmailFull, EmailList, LabelResult, NewEmails, SendEmailResult
 from h0.vault.api import MAX_BATCH, Applied, Change, Move, NoteRef, Update, Write, exists_by_reading
+from h0.vault.last_change import Arrival
 from h0.vault.note import Note
-from h0.vault.seen import Arrival
 from h0.vault.store import Moved
 
 T = TypeVar("T")

@@ -53,7 +53,7 @@ from h0.platform.proc import thread_free_stdio
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 # The MCP client whose tool call is running (its handshake's clientInfo), for the record of who
-# changed a note (h0.vault.seen). Set per call; tools in worker threads see it (anyio copies the context).
+# changed a note (h0.vault.last_change). Set per call; tools in worker threads see it (anyio copies the context).
 _CLIENT: ContextVar[str | None] = ContextVar("h0_mcp_client", default=None)
 MAX_CLIENT_CHARS = 80
 

@@ -34,7 +34,7 @@ from h0.mail.models import (
 )
 from h0.mcp.base import READ_ONLY, H0Server, current_client
 from h0.mcp.vault_server import daemon_filing_from_env
-from h0.vault.seen import Arrival
+from h0.vault.last_change import Arrival
 
 SERVER_NAME = "h0-gmail"
 INSTRUCTIONS = """\

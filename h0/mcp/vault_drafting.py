@@ -12,7 +12,7 @@ from pydantic import Field
 
 from h0.calendar import OwnerCalendar
 from h0.errors import H0Error, InvalidRequest
-from h0.mail.drafts import CUTOFF
+from h0.mail.compose.drafts import CUTOFF
 from h0.mcp.base import READ_ONLY, H0Server
 from h0.mcp.vault_models import ContextEntry, DraftContextResult, RevisionQueued, SchedulingContext
 from h0.mcp.vault_writes import NoteWriter
@@ -80,7 +80,7 @@ def add_drafting_tools(
         budget order. Private notes, Logs/ and other people's mail never appear. Use it to write a reply the
         owner would send; put it in Drafts/ with write_note (only the owner approves)."""
         from h0.drafting.context import recipient_of
-        from h0.mail.htmltext import block_text
+        from h0.mail.incoming.htmltext import block_text
 
         note = shown(vault.read_note(vault.resolve(path).rel))
         email = note

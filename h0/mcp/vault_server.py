@@ -87,7 +87,7 @@ def build_vault_server(
 
     Every write is recorded with its tool and client in H0's state database (`state_dir`:
     H0_STATE_DIR), so a draft changed just before the human approved it is held with who
-    changed it (h0.vault.seen); the daemon's own server records "H0".
+    changed it (h0.vault.last_change); the daemon's own server records "H0".
 
     Searches answer from the vault index (h0.vault.index, built in the background at start and
     kept fresh by a watcher of kind `watcher`). Private notes (h0.vault.disclosure: marked private,

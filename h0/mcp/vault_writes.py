@@ -24,10 +24,10 @@ from h0.state import StateDB
 from h0.vault import AuditLog, Vault
 from h0.vault.audit import note_timestamp
 from h0.vault.disclosure import Disclosure, thread_keys
+from h0.vault.last_change import CHANGED_BY, H0_CLIENT, name_key
 from h0.vault.layout import DRAFTS
 from h0.vault.note import Note
 from h0.vault.paths import VaultPath, folder_key
-from h0.vault.seen import CHANGED_BY, H0_CLIENT, name_key
 
 # The audit lines of a batch, written together when it ends: (event, fields).
 Written = list[tuple[str, dict[str, Any]]]
@@ -279,7 +279,7 @@ class NoteWriter:
 
 
 class WriteRecord:
-    """Who wrote which note through this server, in H0's state database (h0.vault.seen reads it)."""
+    """Who wrote which note through this server, in H0's state database (h0.vault.last_change reads it)."""
 
     def __init__(self, root: Path, state_dir: Path | None, daemon: bool) -> None:
         self.root = root

@@ -7,7 +7,7 @@
 
 `Daemon.run()` is `h0 watch`; `Daemon.run_once()` is `h0 sweep` (one pass, then exit: with
 `one_pass` set before `start()`, nothing that failed is retried in the pass — the next sweep
-or `h0 watch` retries it, and the log lines say so — and `tally` counts what the pass did).
+or `h0 watch` retries it, and the log lines say so — and `pass_summary` counts what the pass did).
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from h0.config import Settings
 from h0.drafting import service as drafting_service
 from h0.errors import H0Error
 from h0.handlers.context import EmailTriager, HandlerContext, HandlerState, NoteOps
+from h0.handlers.followup.find import FOLLOW_UP_PASS_SECONDS, FOLLOWUP_JOB, find_followup_notes
 from h0.mail.api import MailAPI
 from h0.mcp.api import McpMail, McpVault
 from h0.mcp.client import McpConnection, ServerCommand, settings_env, with_fallback
 from h0.pipeline import signals
-from h0.pipeline.followups import FOLLOW_UP_PASS_SECONDS, FOLLOWUP_JOB, find_followup_notes
 from h0.pipeline.lock import VaultLock
+from h0.pipeline.pass_summary import PassTally
 from h0.pipeline.routes import LEARN_JOB, reconcile
 from h0.pipeline.settle import STABILITY_SECONDS, SettleTracker
-from h0.pipeline.tally import PassTally
 from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.workers import INGEST_JOB, Workers
 from h0.pipeline.workqueue import WorkQueue, failure_backoff
@@ -45,9 +45,9 @@ from h0.vault.control_watch import ControlWatch
 from h0.vault.layout import LOGS
 
 if TYPE_CHECKING:
-    from h0.handlers.followup_report import FollowupReport
+    from h0.handlers.followup.report import FollowupReport
     from h0.handlers.ingest import IngestReport
-    from h0.mail.imap_idle import IdleWatcher
+    from h0.mail.providers.imap_idle import IdleWatcher
 
 TICK_SECONDS = 0.25
 CONNECT_WAIT_SECONDS = 10.0
@@ -194,7 +194,7 @@ class Daemon:
         if self.ingest:
             self.add_periodic(self.settings.gmail_poll_seconds, self.request_ingest)
             if self.settings.mail_backend == "imap" and self.settings.imap_idle:
-                from h0.mail.imap_idle import IdleWatcher
+                from h0.mail.providers.imap_idle import IdleWatcher
 
                 # IMAP IDLE: new mail wakes ingest within moments; the poll above stays the safety net.
                 self.idle = IdleWatcher(self.settings, self.request_ingest).start()
@@ -218,11 +218,11 @@ class Daemon:
         self.queue.put(INGEST_JOB)
 
     def request_followup(self) -> None:
-        """Queue a follow-up pass (h0.handlers.followup; at most one runs at a time, extra requests merge)."""
+        """Queue a follow-up pass (h0.handlers.followup.follow_up; at most one runs at a time, extra requests merge)."""
         self.queue.put(FOLLOWUP_JOB)
 
     def run_followup(self) -> None:
-        from h0.handlers.followup import follow_up
+        from h0.handlers.followup.follow_up import follow_up
 
         report = follow_up(self.started_context(), find_followup_notes(self.vault), now=self.clock())
         self.last_followup = report

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from h0.vault.seen import Arrival, settle_left
+from h0.vault.last_change import Arrival, settle_left
 
 STABILITY_SECONDS = 0.5
 QUIET_SECONDS = 0.5
@@ -89,7 +89,7 @@ class SettleTracker:
         return WRITTEN if touched else UNKNOWN
 
     def observed(self, path: str) -> Arrival:
-        """What the events said of how `path` arrived, with epoch times (h0.vault.seen)."""
+        """What the events said of how `path` arrived, with epoch times (h0.vault.last_change)."""
         kind = self.arrival(path)
         with self._lock:
             moved = self._moves.get(path)

@@ -24,8 +24,8 @@ from loguru import logger
 from h0.errors import H0Error, RateLimited
 from h0.handlers.context import HandlerContext, Outcome
 from h0.pipeline import routes, signals
+from h0.pipeline.pass_summary import PassTally
 from h0.pipeline.settle import SettleTracker
-from h0.pipeline.tally import PassTally
 from h0.pipeline.workqueue import Job, WorkQueue
 from h0.vault import AuditLog, Vault
 

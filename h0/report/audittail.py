@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from h0.mail.recipients import FIELDS, recipient_lists
+from h0.mail.compose.recipients import FIELDS, recipient_lists
 from h0.vault.audit import utcnow
 
 STREAMS = ("h0", "gmail_mcp", "vault_mcp")

@@ -22,8 +22,8 @@ from h0.calendar.service import calendar_states
 from h0.config import Settings
 from h0.errors import H0Error
 from h0.followup.report import collect_followups
-from h0.mail.lookalike import Correspondents, new_domains
-from h0.mail.recipients import FIELDS, count, recipient_lists
+from h0.mail.compose.recipients import FIELDS, count, recipient_lists
+from h0.mail.deception.lookalike import Correspondents, new_domains
 from h0.pipeline.lock import daemon_holder
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
@@ -32,8 +32,8 @@ from h0.report.sending import approved_notes, sending_state
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
+from h0.vault.last_change import last_change, name_key
 from h0.vault.layout import DRAFTS, LOGS, NEEDS_ACTION
-from h0.vault.seen import last_change, name_key
 
 # AuditTail and SHOWN too: a caller of collect_status keeps the one and reads the other.
 __all__ = ["NEEDS_YOU", "REJECTED_REPLY_REASON", "SHOWN", "AuditTail", "collect_status"]
@@ -153,7 +153,7 @@ def _mark_new_domains(
     drafts: dict[str, Any],
     approved: list[dict[str, Any]],
 ) -> None:
-    """`new_domains` on each listed draft: the domains it would be the first message to (h0.mail.lookalike)."""
+    """`new_domains` on each listed draft: the domains it would be the first message to (h0.mail.deception.lookalike)."""
     items = [*drafts["waiting_items"], *approved, *drafts["returned"]]
     if not any(count(item.get("recipients") or {}) for item in items):
         return
@@ -172,7 +172,7 @@ def _mark_new_domains(
 def _mark_changes(settings: Settings, vault: Vault, state_db: StateDB | None, items: list[dict[str, Any]]) -> None:
     """`last_change` on each waiting draft: who made its current content — H0, an agent through H0's
     vault server (tool and client), or something outside H0's tools (Obsidian, an editor) — and when
-    (h0.vault.seen, from the note writes H0's servers record). Left out when there is no record to ask."""
+    (h0.vault.last_change, from the note writes H0's servers record). Left out when there is no record to ask."""
     if not items:
         return
     if state_db is None:

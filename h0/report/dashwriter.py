@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from loguru import logger
 
 from h0.config import Settings
-from h0.mail.lookalike import Correspondents
+from h0.mail.deception.lookalike import Correspondents
 from h0.pipeline import signals
 from h0.platform.fileio import atomic_write
 from h0.report.audittail import AuditTail

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from h0.mail.recipients import recipient_lists
+from h0.mail.compose.recipients import recipient_lists
 from h0.vault.audit import iso
 
 SHOWN = 10  # a list beside a total holds at most this many ("37 (showing 10)")

@@ -11,9 +11,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from h0.mail.htmltext import inert_inline
-from h0.mail.lookalike import shown as shown_domain
-from h0.mail.recipients import count, describe_recipients, shown_sender
+from h0.mail.compose.recipients import count, describe_recipients, shown_sender
+from h0.mail.deception.lookalike import shown as shown_domain
+from h0.mail.incoming.htmltext import inert_inline
 from h0.printable import printable
 from h0.report.fields import NO_RECIPIENT, subject_shown
 
@@ -30,13 +30,13 @@ def md_text(value: object, limit: int = 160) -> str:
 
 
 def md_sender(value: object) -> str:
-    """Who wrote an email, inert, never cut before its real address (h0.mail.recipients.shown_sender)."""
+    """Who wrote an email, inert, never cut before its real address (h0.mail.compose.recipients.shown_sender)."""
     text = shown_sender(value)
     return md_text(text, limit=len(text) + 1)
 
 
 def md_recipients(lists: dict[str, list[str]]) -> str:
-    """Every recipient by real address, inert (h0.mail.recipients); past DASHBOARD_RECIPIENTS, "+N more"."""
+    """Every recipient by real address, inert (h0.mail.compose.recipients); past DASHBOARD_RECIPIENTS, "+N more"."""
     if not count(lists):
         return md_text(NO_RECIPIENT)
     text = describe_recipients(lists, limit=DASHBOARD_RECIPIENTS)

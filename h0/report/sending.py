@@ -9,13 +9,13 @@ from typing import Any
 
 from h0.config import Settings
 from h0.errors import H0Error
-from h0.mail.recipients import recipient_lists
+from h0.mail.compose.recipients import recipient_lists
 from h0.report.fields import SHOWN, iso_epoch, lower, note_recipients, text
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso
+from h0.vault.last_change import settle_left
 from h0.vault.layout import APPROVED
-from h0.vault.seen import settle_left
 
 # A pause (auth required, SMTP not configured) lasts 60 s and is renewed, and logged again,
 # by the next attempt: one older than this without a newer one has ended.

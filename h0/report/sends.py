@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from h0.mail.recipients import describe_recipients, recipient_lists
+from h0.mail.compose.recipients import describe_recipients, recipient_lists
 from h0.report.logread import ALL_TIME, LogReader, Window, local_time, plain
 from h0.vault.layout import LOGS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from h0.mail.recipients import describe_recipients, recipient_lists, shown_sender
+from h0.mail.compose.recipients import describe_recipients, recipient_lists, shown_sender
 from h0.report.logread import local_time, plain
 from h0.report.trail import Trail
 

@@ -82,7 +82,7 @@ class StateDB(SendLedger):
         recorded: dict[str, str] = json.loads(row[0])
         return recorded
 
-    # ------------------------------------------------------------------ note writes (h0.vault.seen)
+    # ------------------------------------------------------------------ note writes (h0.vault.last_change)
 
     def record_note_writes(
         self, writes: Iterable[tuple[str, str, str | None, str, str | None]], now: float | None = None

@@ -57,7 +57,7 @@ CREATE TABLE IF NOT EXISTS mail_sync (
     failures     INTEGER NOT NULL DEFAULT 0,
     updated_at   REAL NOT NULL
 );
--- Who changed a note through H0's own servers, and when (h0.vault.seen): keyed by the note's
+-- Who changed a note through H0's own servers, and when (h0.vault.last_change): keyed by the note's
 -- name, so a draft's history follows it from Drafts/ into Approved/. Kept for NOTE_WRITES_DAYS.
 CREATE TABLE IF NOT EXISTS note_writes (
     name_key  TEXT NOT NULL,               -- h0.vault.paths.folder_key of the file name

@@ -214,7 +214,7 @@ class LLMTriage:
 
 def flag_truncated(decision: TriageDecision) -> TriageDecision:
     """A decision read from a cut-off answer: its draft ends in a placeholder, which blocks sending
-    until the owner finishes or shortens the reply (h0.mail.drafts refuses any `[FILL: …]`)."""
+    until the owner finishes or shortens the reply (h0.mail.compose.drafts refuses any `[FILL: …]`)."""
     if not decision.reply_body:
         return decision
     return decision.model_copy(update={"reply_body": f"{decision.reply_body.rstrip()}\n\n{TRUNCATED_PLACEHOLDER}"})

@@ -1,7 +1,7 @@
 """Suspected phishing: triage never serves an attacker a reply draft, and the owner is told why.
 
 Two signs, either enough:
-- **a look-alike sender**: the sender's domain looks like (h0.mail.lookalike's skeleton) the
+- **a look-alike sender**: the sender's domain looks like (h0.mail.deception.lookalike's skeleton) the
   owner's own domain or a domain the vault has corresponded with (the send ledger, the notes of
   Needs_Action/ and Done/: past correspondents), and is a different domain (`bаnk.com`, Cyrillic а,
   for `bank.com`; `paypa1.com`);
@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterable, Mapping
 from email.utils import parseaddr
 
-from h0.mail.linktext import linked_hosts
-from h0.mail.lookalike import ascii_domain, shown, skeleton
+from h0.mail.deception.linktext import linked_hosts
+from h0.mail.deception.lookalike import ascii_domain, shown, skeleton
 from h0.triage.models import EmailInput
 
 __all__ = ["SCAN_CHARS", "judged_hostile", "suspected_phishing"]
@@ -51,7 +51,7 @@ def suspected_phishing(
 ) -> str | None:
     """Why `email` looks like phishing (a sentence for the note and the status), or None.
 
-    `known` is {skeleton: {ascii domain, …}} of the domains corresponded with (h0.mail.lookalike.Correspondents).
+    `known` is {skeleton: {ascii domain, …}} of the domains corresponded with (h0.mail.deception.lookalike.Correspondents).
     """
     domain = _sender_domain(email.sender)
     if domain:

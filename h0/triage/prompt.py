@@ -16,8 +16,8 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from h0.mail import visible
-from h0.mail.htmltext import disarm_reply
+from h0.mail.deception import visible
+from h0.mail.incoming.htmltext import disarm_reply
 from h0.triage.answertext import answer_json
 from h0.triage.models import EmailInput, ReplyContext, TriageDecision, one_line
 
@@ -201,7 +201,7 @@ def parse_answer(text: str | None) -> TriageDecision:
 
 def _refuse_invisible(reply: str | None) -> None:
     """A reply becomes a draft the human approves in Obsidian's reading view: text that renders as
-    nothing there (h0.mail.visible) is refused here, before any draft holds it, exactly as the send
+    nothing there (h0.mail.deception.visible) is refused here, before any draft holds it, exactly as the send
     path would refuse it (the reply is judged as the draft will hold it: after disarm_reply)."""
     if not reply:
         return

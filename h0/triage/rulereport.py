@@ -20,7 +20,7 @@ from h0.errors import H0Error
 from h0.state import StateDB
 from h0.vault import Vault
 from h0.vault.audit import note_timestamp
-from h0.vault.seen import H0_CLIENT, name_key
+from h0.vault.last_change import H0_CLIENT, name_key
 
 TIMEOUTS_KEY = "h0_rule_timeouts"
 MAX_LINES = 20  # a rules note with more runaway patterns than this needs one look, not a longer list

@@ -37,8 +37,8 @@ from h0.vault.control import (
     current_hash,
     pending_name,
 )
+from h0.vault.last_change import H0_CLIENT, name_key
 from h0.vault.note import Note
-from h0.vault.seen import H0_CLIENT, name_key
 from h0.vault.store import Vault
 
 OUTSIDE = "outside H0's tools (in Obsidian or by another program)"

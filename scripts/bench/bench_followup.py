@@ -4,7 +4,7 @@
     .venv/bin/python scripts/bench/bench_followup.py                 # 10,000 threads, 5 runs each
     .venv/bin/python scripts/bench/bench_followup.py --threads 2000 --runs 3 --json out.json
 
-The pass is the real one (h0.handlers.followup.follow_up, with h0.pipeline.followups finding the
+The pass is the real one (h0.handlers.followup.follow_up.follow_up, with h0.handlers.followup.find finding the
 notes) on a local vault (no MCP: the daemon's note operations go through the vault server, ~1 ms
 a call, and the pass makes calls only for what it changes), over a state database holding
 --threads threads: a third only received mail (1,000 of them with an open email note in
@@ -41,9 +41,9 @@ from h0.config import load_settings
 from h0.followup.ledger import FollowupLedger
 from h0.followup.threads import Message
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup import follow_up
+from h0.handlers.followup.find import find_followup_notes
+from h0.handlers.followup.follow_up import follow_up
 from h0.mail.owner import Evidence, Observed, OwnerAuthority
-from h0.pipeline.followups import find_followup_notes
 from h0.state import StateDB
 from h0.vault import Vault, init_vault
 

@@ -10,7 +10,7 @@ starts when the APPEND to INBOX returns and stops when EMAIL_<id>.md exists (the
 polled every 2 ms; the vault watcher and sweep are off, so no triage moves the notes away).
 Messages arrive one at a time with a random 0.2–0.8 s gap.
 
-  idle    — h0.mail.imap_idle.IdleWatcher wakes the daemon's request_ingest (GMAIL_POLL_SECONDS
+  idle    — h0.mail.providers.imap_idle.IdleWatcher wakes the daemon's request_ingest (GMAIL_POLL_SECONDS
             set to an hour, so only IDLE triggers);
   polling — no IDLE: the daemon's periodic ingest every --poll seconds (default 10, the default
             GMAIL_POLL_SECONDS).
@@ -49,7 +49,7 @@ PROBE = """
 import sys, time, threading
 sys.path.insert(0, {repo!r})
 from h0.config import load_settings
-from h0.mail.imap_idle import IdleWatcher
+from h0.mail.providers.imap_idle import IdleWatcher
 settings = load_settings(**{settings!r})
 if {idle!r}:
     watcher = IdleWatcher(settings, lambda: None).start()

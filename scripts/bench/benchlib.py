@@ -28,7 +28,7 @@ def draft_text(i: int) -> str:
 
 def stage_drafts(vault: Path, drafts: dict[str, str], *, read_for: float = 60.0) -> None:
     """Write drafts into Drafts/ as a human finds them: written `read_for` seconds ago (before the
-    daemon starts), so approving one is not "changed moments before you approved it" (h0.vault.seen)."""
+    daemon starts), so approving one is not "changed moments before you approved it" (h0.vault.last_change)."""
     then = time.time() - read_for
     for name, text in drafts.items():
         path = vault / "Drafts" / name

@@ -12,17 +12,17 @@ import pytest
 
 from h0.config import load_settings
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup import follow_up
-from h0.handlers.followup_report import FollowupReport
+from h0.handlers.followup.find import find_followup_notes
+from h0.handlers.followup.follow_up import follow_up
+from h0.handlers.followup.report import FollowupReport
 from h0.handlers.ingest import IngestReport, ingest_new_mail
 from h0.handlers.triage import triage_email
 from h0.mail import MailService
 from h0.mail.api import LocalMail
-from h0.pipeline.followups import find_followup_notes
 from h0.state import StateDB
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
-from h0.vault.seen import Arrival
+from h0.vault.last_change import Arrival
 from tests.mail.conftest import gmail_settings_for
 
 DAY = 86400.0

@@ -16,8 +16,8 @@ from h0.followup.nudge import NudgeRequest, default_greeting, follow_up_text
 from h0.followup.snooze import is_hidden, parse_snooze
 from h0.followup.threads import Message, assess
 from h0.followup.workdays import add_working_days, working_days_between
-from h0.mail.automated import automated_kind, list_address
-from h0.mail.drafts import CUTOFF
+from h0.mail.compose.drafts import CUTOFF
+from h0.mail.incoming.automated import automated_kind, list_address
 from h0.mail.owner import owner_addresses
 
 UTC = dt.UTC

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from h0.errors import InvalidRequest
-from h0.mail.addresses import check_address, parse_recipients, suggest_domain
+from h0.mail.compose.addresses import check_address, parse_recipients, suggest_domain
 
 
 def test_given_a_plain_address_when_checked_then_it_is_valid_and_normalised():

@@ -1,4 +1,4 @@
-"""The files attached to a message (h0.mail.attachments): the 25 MB limit, confinement to the vault, H0's own
+"""The files attached to a message (h0.mail.compose.attachments): the 25 MB limit, confinement to the vault, H0's own
 records and executables refused."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from h0.errors import InvalidRequest, NotFound, PermissionDenied
-from h0.mail.attachments import MAX_ATTACHMENT_BYTES, load_attachments
+from h0.mail.compose.attachments import MAX_ATTACHMENT_BYTES, load_attachments
 from h0.vault.paths import PathResolver
 
 

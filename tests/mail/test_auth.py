@@ -13,7 +13,7 @@ import pytest
 
 from h0.errors import AuthRequired
 from h0.mail import MailService
-from h0.mail.auth import REAUTH_MESSAGE, TokenStore
+from h0.mail.providers.auth import REAUTH_MESSAGE, TokenStore
 from h0.mcp.mail_server import SERVER_NAME
 from tests.conftest import H0_BIN, ROOT, subprocess_env
 from tests.fakes.fake_gmail import FakeGmail

@@ -13,9 +13,9 @@ import pytest
 from h0.config import Settings, load_settings
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, NotSupported
 from h0.mail import MailService
-from h0.mail.backend import Mailbox, mailbox_of, open_backend
-from h0.mail.gmail import GmailBackend
-from h0.mail.retry import RetryPolicy
+from h0.mail.providers.backend import Mailbox, mailbox_of, open_backend
+from h0.mail.providers.gmail import GmailBackend
+from h0.mail.providers.retry import RetryPolicy
 from h0.retry import Backoff
 from tests.fakes.fake_gmail import FakeGmail
 

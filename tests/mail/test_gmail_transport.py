@@ -1,4 +1,4 @@
-"""The Gmail transport (h0.mail.gmail_transport) through GmailBackend and the real Google client:
+"""The Gmail transport (h0.mail.providers.gmail_transport) through GmailBackend and the real Google client:
 no replayed POST, timeouts, one reused connection per thread, refreshed tokens persisted.
 
 Most scenarios need a server that misbehaves at one exact moment (reads a send and hangs up,
@@ -21,7 +21,7 @@ from typing import Self
 import pytest
 
 from h0.errors import InternalError, SendFailed
-from h0.mail.gmail import GmailBackend
+from h0.mail.providers.gmail import GmailBackend
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import gmail_settings_for
 from tests.pipeline.harness import wait_until
@@ -287,7 +287,7 @@ def test_given_an_expired_token_then_a_batch_refreshes_it_once_and_persists_it_0
 def test_given_a_connection_idle_past_the_stale_limit_then_a_send_opens_a_fresh_one_and_a_read_does_not(
     vault_dir, gmail, token_path, scripted, monkeypatch
 ):
-    from h0.mail import gmail_transport
+    from h0.mail.providers import gmail_transport
 
     server = scripted(lambda method, path: "answer")
     backend = backend_for(vault_dir, gmail, token_path, server.endpoint)

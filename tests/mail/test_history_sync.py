@@ -19,7 +19,7 @@ from h0.handlers.context import HandlerContext
 from h0.handlers.ingest import ingest_new_mail
 from h0.mail import MailService
 from h0.mail.api import LocalMail
-from h0.mail.backend import ChangesUnreadable
+from h0.mail.providers.backend import ChangesUnreadable
 from h0.vault import AuditLog, Vault
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import gmail_settings_for

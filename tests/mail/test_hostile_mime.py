@@ -11,11 +11,11 @@ import pytest
 
 from h0.cli import main
 from h0.errors import ParseError
-from h0.mail.gmail_wire import fetched_or_error
 from h0.mail.headers import clean_address_header
-from h0.mail.imap_wire import fetched_from_raw
-from h0.mail.importer import FileMessage, MailFile, Problem, mail_files, messages_of
-from h0.mail.mimebounds import MAX_ADDRESS_LIST_CHARS
+from h0.mail.incoming.importer import FileMessage, MailFile, Problem, mail_files, messages_of
+from h0.mail.incoming.mimebounds import MAX_ADDRESS_LIST_CHARS
+from h0.mail.providers.gmail_wire import fetched_or_error
+from h0.mail.providers.imap_wire import fetched_from_raw
 
 HEAD = b"From: a@b.example\r\nTo: me@example.com\r\nDate: Tue, 24 Nov 2026 09:30:00 +0000\r\n"
 

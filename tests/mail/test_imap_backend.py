@@ -19,11 +19,11 @@ from h0.errors import InvalidRequest, NotFound, SendFailed
 from h0.handlers.ingest import ingest_new_mail
 from h0.mail import MailService
 from h0.mail.api import LocalMail
-from h0.mail.imap_connection import ImapConnection
-from h0.mail.imap_idle import IdleWatcher
-from h0.mail.imap_query import parse_query
-from h0.mail.imap_send import SentCopy
-from h0.mail.imap_wire import keyword
+from h0.mail.providers.imap_connection import ImapConnection
+from h0.mail.providers.imap_idle import IdleWatcher
+from h0.mail.providers.imap_query import parse_query
+from h0.mail.providers.imap_send import SentCopy
+from h0.mail.providers.imap_wire import keyword
 from h0.mcp.mail_server import SERVER_NAME
 from h0.retry import Backoff
 from h0.vault import Vault

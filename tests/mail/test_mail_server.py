@@ -92,7 +92,7 @@ HOSTILE_SENDS = [
     ({"subject": "Hello\r\nBcc: evil@x.com"}, "invalid_request"),
     ({"subject": "Hello\nX-Injected: 1"}, "invalid_request"),
     ({"to": "not-an-address"}, "invalid_request"),
-    ({"to": "a@gmial.com"}, "invalid_request"),  # refused, not sent with a hint: see h0/mail/addresses.py
+    ({"to": "a@gmial.com"}, "invalid_request"),  # refused, not sent with a hint: see h0/mail/compose/addresses.py
     ({"body": ""}, "invalid_request"),
     ({"body": "  \n "}, "invalid_request"),
     ({"to": []}, "invalid_request"),

@@ -1,4 +1,4 @@
-"""The streaming mbox reader (h0.mail.mbox_stream): every message once, with the offset after it, whatever
+"""The streaming mbox reader (h0.mail.incoming.mbox_stream): every message once, with the offset after it, whatever
 the chunk boundaries; a resume from any offset yields the rest; an oversized message is skipped, not held."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-import h0.mail.mbox_stream as stream
-from h0.mail.mbox_stream import mbox_slices
+import h0.mail.incoming.mbox_stream as stream
+from h0.mail.incoming.mbox_stream import mbox_slices
 
 
 def mailbox_bytes(count: int, seed: int = 7) -> tuple[bytes, list[bytes]]:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from h0.errors import InvalidRequest
-from h0.mail.addresses import parse_recipients
-from h0.mail.attachments import load_attachments
-from h0.mail.htmltext import html_to_text
-from h0.mail.mime import compose, derive_message_id, normalize_message_id, raw_bytes, reply_headers
+from h0.mail.compose.addresses import parse_recipients
+from h0.mail.compose.attachments import load_attachments
+from h0.mail.compose.mime import compose, derive_message_id, normalize_message_id, raw_bytes, reply_headers
+from h0.mail.incoming.htmltext import html_to_text
 from h0.vault.paths import PathResolver
 
 

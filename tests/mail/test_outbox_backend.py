@@ -111,7 +111,7 @@ def test_given_a_reply_to_an_email_note_then_the_outbox_eml_threads_by_its_messa
         "source: Needs_Action/EMAIL_m-77.md\n---\nFriday works.\n"
     )
     from h0.vault import Vault
-    from h0.vault.seen import Arrival
+    from h0.vault.last_change import Arrival
 
     note_hash = Vault(vault_dir).read_note("Approved/reply.md").hash
     MailService(outbox.settings, trusted_caller=True).send_approved_draft(

@@ -11,7 +11,7 @@ import pytest
 
 from h0.config import load_settings
 from h0.errors import AuthRequired, InternalError, RateLimited, SendFailed
-from h0.mail.retry import RetryPolicy
+from h0.mail.providers.retry import RetryPolicy
 from h0.retry import Backoff
 
 

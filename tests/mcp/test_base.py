@@ -1,6 +1,6 @@
 """H0Server, the shared base of both MCP servers, on the SDK's public low-level API: typed tools,
 typed errors, arguments some clients send as JSON text, and the calling client's name reaching
-the tool (the record of who changed a note, h0.vault.seen) — in worker threads and inline."""
+the tool (the record of who changed a note, h0.vault.last_change) — in worker threads and inline."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from loguru import logger
 
-from h0.pipeline.tally import CAPPED
+from h0.pipeline.pass_summary import CAPPED
 from tests.pipeline.harness import events, running_daemon, wait_until, write_draft
 
 

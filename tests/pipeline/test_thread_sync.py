@@ -23,7 +23,7 @@ from h0.triage import Triager, ensure_rules_file
 from h0.triage.prompt import email_message
 from h0.vault import Vault
 from h0.vault.api import LocalVault
-from h0.vault.seen import Arrival
+from h0.vault.last_change import Arrival
 from tests.mail.conftest import gmail_settings_for
 from tests.pipeline.harness import frontmatter
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from h0.handlers.context import HandlerContext
+from h0.pipeline.pass_summary import FAILED, PassTally
 from h0.pipeline.settle import SettleTracker
-from h0.pipeline.tally import FAILED, PassTally
 from h0.pipeline.workers import Workers
 from h0.pipeline.workqueue import WorkQueue
 from h0.retry import Backoff

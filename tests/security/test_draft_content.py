@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from h0.errors import InvalidRequest, NotFound, PermissionDenied
-from h0.mail.attachments import MAX_ATTACHMENT_BYTES, hash_attachments, load_attachments
-from h0.mail.drafts import CUTOFF, TEMPLATE_MARKER, Draft, message_body, parse_draft
+from h0.mail.compose.attachments import MAX_ATTACHMENT_BYTES, hash_attachments, load_attachments
+from h0.mail.compose.drafts import CUTOFF, TEMPLATE_MARKER, Draft, message_body, parse_draft
 from h0.vault.paths import PathResolver
 
 GOOD = {"to": "ann@example.com", "subject": "Re: the invoice"}

@@ -18,7 +18,7 @@ from h0.errors import InvalidRequest
 from h0.mail import MailService
 from h0.vault import Vault
 from h0.vault.draft_state import DraftState, draft_status
-from h0.vault.seen import Arrival
+from h0.vault.last_change import Arrival
 from tests.conftest import H0_BIN, subprocess_env
 from tests.fakes.fake_gmail import FakeGmail
 from tests.pipeline.harness import frontmatter, outbox, running_daemon, wait_until, write_draft

@@ -28,14 +28,14 @@ from h0.handlers.ingest import ingest_new_mail
 from h0.handlers.reply import reply_subject
 from h0.handlers.triage import triage_email
 from h0.mail import MailService
-from h0.mail.addresses import parse_recipients
 from h0.mail.api import LocalMail
-from h0.mail.gmail_wire import fetched_from_resource
+from h0.mail.compose.addresses import parse_recipients
+from h0.mail.compose.mime import compose, raw_bytes
 from h0.mail.headers import check_header_text, clean_address_header, clean_header_text, hides_control
-from h0.mail.mime import compose, raw_bytes
+from h0.mail.providers.gmail_wire import fetched_from_resource
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
-from h0.vault.seen import Arrival
+from h0.vault.last_change import Arrival
 from tests.fakes.fake_gmail import FakeGmail
 from tests.security.conftest import approve_draft, handler_context
 

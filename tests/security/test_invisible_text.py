@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from h0.errors import InvalidRequest
-from h0.mail.drafts import CUTOFF, Draft, parse_draft
-from h0.mail.mime import compose
-from h0.mail.visible import find_in_markdown, find_in_text
-from h0.mail.visible_html import find_in_html
+from h0.mail.compose.drafts import CUTOFF, Draft, parse_draft
+from h0.mail.compose.mime import compose
+from h0.mail.deception.visible import find_in_markdown, find_in_text
+from h0.mail.deception.visible_html import find_in_html
 from tests.pipeline.harness import approve, events, frontmatter, outbox, running_daemon, wait_until, write_draft
 
 GOOD = {"to": "ann@example.com", "subject": "Re: the invoice"}

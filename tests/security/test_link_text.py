@@ -12,7 +12,7 @@ import pytest
 
 from h0.cli import main
 from h0.errors import Conflict
-from h0.mail.linktext import check_link_texts, mismatched_links
+from h0.mail.deception.linktext import check_link_texts, mismatched_links
 from tests.pipeline.harness import frontmatter, outbox, write_draft
 
 pytestmark = pytest.mark.usefixtures("loguru_restored")

@@ -20,7 +20,7 @@ import pytest
 
 from h0.cli import main
 from h0.config import load_settings
-from h0.mail.lookalike import Correspondents, lookalikes, new_domains, skeleton
+from h0.mail.deception.lookalike import Correspondents, lookalikes, new_domains, skeleton
 from h0.report.collect import collect_status
 from h0.report.dashboard import render_dashboard
 from h0.state import StateDB, state_dir_for

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from h0.config import load_settings
-from h0.mail.recipients import shown_sender
+from h0.mail.compose.recipients import shown_sender
 from h0.report.briefing import render_briefing
 from h0.report.collect import collect_status
 from h0.report.dashboard import render_dashboard

@@ -19,8 +19,8 @@ import pytest
 from h0.cli import main
 from h0.config import load_settings
 from h0.errors import InvalidRequest
-from h0.mail.addresses import parse_recipients
-from h0.mail.recipients import describe_recipients, recipient_lists
+from h0.mail.compose.addresses import parse_recipients
+from h0.mail.compose.recipients import describe_recipients, recipient_lists
 from h0.report.collect import AuditTail, collect_status
 from h0.report.dashboard import render_briefing, render_dashboard
 from h0.vault.layout import LOGS

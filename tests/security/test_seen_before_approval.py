@@ -23,7 +23,7 @@ from h0.errors import Conflict, InvalidRequest
 from h0.mail import MailService
 from h0.state import StateDB
 from h0.vault import Vault
-from h0.vault.seen import H0_CLIENT, Arrival, Change, last_change, name_key, settle_left, too_fresh, when
+from h0.vault.last_change import H0_CLIENT, Arrival, Change, last_change, name_key, settle_left, too_fresh, when
 from tests.conftest import H0_BIN, subprocess_env
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import gmail_settings_for

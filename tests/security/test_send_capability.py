@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from h0.errors import Conflict, InvalidRequest, NotFound, PermissionDenied
 from h0.mail import MailService
 from h0.vault import Vault
-from h0.vault.seen import Arrival
+from h0.vault.last_change import Arrival
 from tests.conftest import H0_BIN, subprocess_env
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import gmail_env, gmail_settings_for, tool_error

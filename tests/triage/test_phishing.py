@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from h0.cli import main
-from h0.mail.lookalike import skeleton
+from h0.mail.deception.lookalike import skeleton
 from h0.triage.models import EmailInput
 from h0.triage.phishing import judged_hostile, suspected_phishing
 from tests.pipeline.harness import frontmatter

@@ -1,0 +1,259 @@
+"""Follow up: replies owed, replies awaited and snoozes, in one pass over what changed or fell due.
+
+Ingest hands each new message and each message the owner sent to the follow-up ledger
+(h0.handlers.followup.record), which marks its thread for a look. `follow_up` is the pass (the
+daemon runs it every FOLLOW_UP_PASS_SECONDS, after ingest brought something, and at start;
+`h0 sweep` once). It takes what the pipeline found in the vault
+  (`Found`: the notes of Needs_Action/ and Drafts/, and notes elsewhere saying `awaiting:`), adds
+  H0's own sends and untracked email notes to the ledger, then for every thread that is dirty or
+  past a deadline (and only those):
+    * wakes the thread's snoozed notes when someone wrote in it;
+    * **owed**: an email note that needs the owner (a draft waiting, urgent, needs_info) and got no
+      answer FOLLOW_UP_DAYS working days after it arrived gets `follow_up: reply_owed` and
+      `reply_owed_since:`; a reply the owner sent outside H0 (their sent mail) files it in Done/
+      (`follow_up: replied`) and marks its waiting draft stale;
+    * **awaited**: the owner's message that asked something and got no answer for FOLLOW_UP_DAYS
+      becomes `Needs_Action/FOLLOWUP_<id>.md` ("No answer from Dana since …") with a follow-up draft
+      `Drafts/REPLY_FOLLOWUP_<id>.md` (it goes through approval like any draft). When the answer
+      arrives (or the owner says `awaiting: false`, or writes again), the note is filed in Done/ and
+      the draft, if still in Drafts/, is withdrawn: moved to Done/ with `status: withdrawn` and
+      `withdrawn_reason:` — a withdrawn note is refused at send time, whoever approves it.
+  Snoozes whose time came are woken, and a broken `snooze_until` gets its typed error on the note;
+  so does any other broken date (`date_error`, h0.handlers.followup.note_dates).
+
+Everything is decided from the ledger and the notes: no provider call (the sync already read the
+mail). Every note change goes through NoteOps (the vault server in the daemon); one note's trouble
+is logged and costs that note, never the pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from loguru import logger
+
+from h0.errors import H0Error, NotFound
+from h0.followup.ledger import FollowupLedger, ThreadRow
+from h0.followup.record import epoch, from_email_note
+from h0.followup.threads import Assessment, Message, assess, is_owners
+from h0.followup.workdays import add_working_days
+from h0.handlers.context import HandlerContext
+from h0.handlers.followup.awaited import awaited
+from h0.handlers.followup.note_dates import check_dates
+from h0.handlers.followup.record import record_own_sends
+from h0.handlers.followup.report import FollowupReport, day, days_to_wait, iso, update_note
+from h0.handlers.followup.snooze import check_snooze, wake
+from h0.mail.compose.recipients import shown_sender
+from h0.mail.owner import OwnerAuthority, note_message_key, owner_addresses
+from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
+
+RECHECK_S = 3600.0  # a safety net only: an email's triage marks its thread for the next pass (followup_record)
+NEEDS_OWNER = frozenset({"awaiting_approval", "needs_info"})
+
+
+@dataclass
+class Found:
+    """What the pipeline found in the vault for this pass: (path, frontmatter) of every note in
+    Needs_Action/ and Drafts/, and of notes elsewhere (Done/) that say `awaiting:`."""
+
+    notes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    marked: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------- the pass
+
+
+@dataclass
+class _Thread:
+    """One thread's notes in the vault as the pass found them."""
+
+    emails: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # email notes in Needs_Action/
+    followups: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # FOLLOWUP notes in Needs_Action/
+    snoozed: list[tuple[str, dict[str, Any], float]] = field(default_factory=list)  # (path, fm, until) still hidden
+
+
+def follow_up(ctx: HandlerContext, found: Found, *, now: float) -> FollowupReport:
+    """One follow-up pass (see the module docstring)."""
+    report = FollowupReport()
+    ledger = FollowupLedger(ctx.state_database())
+    report.recorded += record_own_sends(ctx, ledger, now)
+    by_thread = _by_thread(ctx, found, ledger, now, report)
+    work = ledger.work(now)
+    report.threads = len(work)
+    if not work:
+        return report
+    rows = ledger.threads(work)
+    messages, owner = _with_authorship(ledger, ledger.messages(work), ctx)
+    lists = frozenset(ledger.list_addresses())
+    settled: list[ThreadRow] = []
+    for thread in work:
+        row = rows.get(thread) or ThreadRow(thread)
+        # New messages wake a snoozed note only in a thread looked at before (not at its first look).
+        assessment = assess(messages.get(thread, []), owner, lists, row.override, since=row.checked_at or None)
+        try:
+            _look_at(
+                ctx, row, assessment, messages.get(thread, []), by_thread.get(thread, _Thread()), owner, now, report
+            )
+        except H0Error as error:
+            report.failed += 1
+            logger.warning("follow-ups: thread {} — {} (looked at again next pass)", thread[:80], error.message)
+            continue
+        settled.append(row)
+    ledger.settle(settled, now)
+    return report
+
+
+def _with_authorship(
+    ledger: FollowupLedger, messages: dict[str, list[Message]], ctx: HandlerContext
+) -> tuple[dict[str, list[Message]], frozenset[str]]:
+    """The threads' messages with `outbound` as the owner's identity says (h0.mail.owner: the provider's sent
+    mail, an import's, H0's own sends — never a From address), and the owner's addresses (for addressing)."""
+    authority = OwnerAuthority(ledger.state)
+    mine = authority.owned([m.key for thread in messages.values() for m in thread])
+    checked = {t: [replace(m, outbound=m.key in mine) for m in thread] for t, thread in messages.items()}
+    return checked, owner_addresses(ctx.settings, authority.senders())
+
+
+def _by_thread(
+    ctx: HandlerContext, found: Found, ledger: FollowupLedger, now: float, report: FollowupReport
+) -> dict[str, _Thread]:
+    """The found notes by thread; along the way: untracked emails recorded, `awaiting:` words passed to the
+    ledger, due snoozes woken and broken ones written on their notes."""
+    threads: dict[str, _Thread] = {}
+    emails: list[tuple[str, dict[str, Any], str]] = []  # (path, frontmatter, message key)
+    overrides: dict[str, bool | None] = {t: None for t in ledger.overridden()}
+    for path, fm in [*found.notes, *found.marked]:
+        thread = str(fm.get("thread_id") or "")
+        word = _awaiting(fm.get("awaiting"))
+        if thread and word is not None:
+            overrides[thread] = word
+    for path, fm in found.notes:
+        thread = str(fm.get("thread_id") or "")
+        kind = str(fm.get("type") or "")
+        if path.startswith(f"{NEEDS_ACTION}/") and kind == "email":
+            key = note_message_key(fm)
+            emails.append((path, fm, key))
+            threads.setdefault(thread or key, _Thread()).emails.append((path, fm))
+        elif path.startswith(f"{NEEDS_ACTION}/") and kind == "follow_up" and thread:
+            threads.setdefault(thread, _Thread()).followups.append((path, fm))
+        if check_dates(ctx, path, fm, report):
+            report.date_errors.append(path)
+        until, happened = check_snooze(ctx, path, fm, now)
+        if happened == "woke":
+            report.woke.append(path)
+        elif happened == "error":
+            report.snooze_errors.append(path)
+        if until is not None and until > now and thread:
+            threads.setdefault(thread, _Thread()).snoozed.append((path, fm, until))
+    if emails:  # email notes the ledger has not seen (written before follow-ups existed, or by another tool)
+        known = ledger.known([key for _, _, key in emails])
+        fresh = [
+            m
+            for path, fm, key in emails
+            if key not in known
+            for m in [from_email_note(path, fm, now=now)]
+            if m is not None
+        ]
+        if fresh:
+            ledger.record(fresh)
+            report.recorded += len(fresh)
+    ledger.set_overrides({t: v for t, v in overrides.items() if t})
+    return threads
+
+
+def _awaiting(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    text = str(value or "").strip().lower()
+    return {"true": True, "yes": True, "false": False, "no": False}.get(text)
+
+
+# ---------------------------------------------------------------------------------- one thread
+
+
+def _look_at(
+    ctx: HandlerContext,
+    row: ThreadRow,
+    a: Assessment,
+    messages: list[Message],
+    notes: _Thread,
+    owner: frozenset[str],
+    now: float,
+    report: FollowupReport,
+) -> None:
+    deadlines: list[float] = []
+    if a.new_from_others and notes.snoozed:
+        latest = a.new_from_others[-1]
+        who = latest.sender or "someone"
+        for path, _, _ in notes.snoozed:
+            if wake(ctx, path, f"{who} wrote again in this thread", now):
+                report.woke.append(path)
+    deadlines += _owed(ctx, a, messages, notes, owner, now, report)
+    deadlines += awaited(ctx, row, a, messages, now, report)
+    row.due_at = min(deadlines) if deadlines else None
+
+
+def _owed(
+    ctx: HandlerContext,
+    a: Assessment,
+    messages: list[Message],
+    notes: _Thread,
+    owner: frozenset[str],
+    now: float,
+    report: FollowupReport,
+) -> list[float]:
+    by_key = {m.key: m for m in messages}
+    deadlines: list[float] = []
+    for path, fm in notes.emails:
+        status = str(fm.get("status") or "").strip().lower()
+        message = by_key.get(note_message_key(fm))
+        received = message.at if message is not None else min(epoch(fm.get("received")) or now, now)
+        if message is not None and (message.automated or is_owners(message) or message.sender in owner):
+            # A list post, an auto-reply, a bounce, the owner's own mail — or mail From an address of the owner's
+            # that the evidence does not make theirs (a forged From): owed nothing.
+            continue
+        needs_owner = status in NEEDS_OWNER or str(fm.get("decision") or "").strip().lower() == "urgent"
+        mine = a.owner_last
+        if mine is not None and mine.at >= received:
+            if needs_owner or fm.get("follow_up") == "reply_owed":
+                _replied(ctx, path, fm, mine, report)
+            elif status in ("", "pending"):
+                deadlines.append(now + RECHECK_S)  # triaged soon: then filed
+            continue
+        due = add_working_days(received, days_to_wait(ctx))
+        if due > now:
+            deadlines.append(due)
+        elif needs_owner and fm.get("follow_up") != "reply_owed":
+            if update_note(ctx, path, {"follow_up": "reply_owed", "reply_owed_since": iso(received)}, report):
+                ctx.audit.write(
+                    "reply_owed", path=path, since=iso(received), subject=fm.get("subject"), sender=fm.get("from")
+                )
+                logger.info("↩ reply owed: {} ({} since {})", path, shown_sender(fm.get("from")) or "?", day(received))
+                report.owed.append(path)
+        elif status in ("", "pending"):
+            deadlines.append(now + RECHECK_S)
+    return deadlines
+
+
+def _replied(ctx: HandlerContext, path: str, fm: dict[str, Any], mine: Message, report: FollowupReport) -> None:
+    """The owner answered in this thread outside H0 (their sent mail shows it): the email is done."""
+    when = iso(mine.at)
+    try:
+        moved = ctx.notes.move_to_folder(path, DONE, {"status": "done", "follow_up": "replied", "replied_at": when})
+    except NotFound:
+        return
+    except H0Error as error:
+        report.failed += 1
+        logger.warning("follow-ups: {} could not be filed ({})", path, error.message)
+        return
+    draft = fm.get("draft")
+    if isinstance(draft, str) and draft.startswith(f"{DRAFTS}/"):
+        reason = (
+            f"you already replied in this thread on {day(mine.at)} from another mail client, after the email "
+            "this draft answers: read what you sent, then set `send_anyway: true` to send this too"
+        )
+        update_note(ctx, draft, {"stale": True, "stale_reason": reason, "stale_since": when}, report)
+    ctx.audit.write("reply_sent_elsewhere", path=path, done_path=moved.destination, replied_at=when, draft=draft)
+    logger.info("✓ {} was answered from another mail client; filed as {}", path, moved.destination)
+    report.replied.append(moved.destination)

@@ -1,0 +1,144 @@
+"""The SMTP backend: the standard library's smtplib, STARTTLS or implicit TLS. Send-only.
+
+One connection per send (a relay may drop idle sessions at any time, and sends are rare).
+Failures are sorted by where they happened: while connecting or logging in nothing was
+sent (retryable); a definite SMTP reply code decides the rest (4xx retryable, 5xx not, a
+rejected recipient is a bounce); a connection lost after DATA leaves the outcome unknown.
+SMTP cannot be asked afterwards whether a message went out, so `find_sent` is not supported.
+Certificates are verified against the system store (`SSL_CERT_FILE` adds a private CA).
+"""
+
+from __future__ import annotations
+
+import smtplib
+import socket
+import ssl
+from email.message import EmailMessage
+from email.utils import parseaddr
+from typing import TYPE_CHECKING
+
+from h0.errors import AuthRequired, NotSupported, SendFailed
+from h0.mail.providers.backend import MailSender, Sent
+
+if TYPE_CHECKING:
+    from h0.config import Settings
+
+
+def _reply_text(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+# 550/551/553 are mailbox answers ("no such user", "not local", "mailbox name invalid"),
+# which some servers give only after DATA.
+_MAILBOX_CODES = (550, 551, 553)
+
+
+def _definite(code: int, text: str, what: str) -> SendFailed:
+    """A refusal with a reply code: nothing was sent; 4xx may pass later, 5xx will not."""
+    permanent = code >= 500
+    bounce = permanent and (what == "recipient" or (what == "message" and code in _MAILBOX_CODES))
+    return SendFailed(
+        f"The SMTP server refused the {what}: {code} {text}",
+        smtp_code=code,
+        retryable=not permanent,
+        bounce=bounce,
+        outcome="not_sent",
+    )
+
+
+class SmtpBackend(MailSender):
+    name = "smtp"
+
+    def __init__(self, settings: Settings) -> None:
+        self.host = settings.smtp_host
+        self.port = settings.smtp_port
+        self.security = settings.smtp_secure
+        self.user = settings.smtp_user
+        self.password = settings.smtp_pass.get_secret_value() if settings.smtp_pass else None
+        self.sender = settings.smtp_from or settings.smtp_user
+        self.timeout = settings.smtp_timeout_seconds
+
+    def problems(self) -> list[str]:
+        problems = []
+        if not self.host:
+            problems.append("SMTP_HOST is not set")
+        if not self.sender or "@" not in parseaddr(self.sender)[1]:
+            problems.append("set SMTP_FROM (or SMTP_USER) to the sending address")
+        if self.user and not self.password:
+            problems.append("SMTP_USER is set but SMTP_PASS is not")
+        return problems
+
+    def account(self, timeout: float) -> str | None:
+        return (parseaddr(self.sender)[1] or None) if self.sender else None
+
+    def _connect(self, timeout: float) -> smtplib.SMTP:
+        """An authenticated session, or an error that says nothing was sent."""
+        problems = self.problems()
+        if problems:
+            # Not the draft's fault: like missing credentials, it pauses sending until fixed.
+            raise AuthRequired(f"SMTP is not configured: {'; '.join(problems)} (see .env.example).", problems=problems)
+        host = self.host or ""  # not empty: problems() says so above
+        context = ssl.create_default_context()
+        try:
+            if self.security == "ssl":
+                client: smtplib.SMTP = smtplib.SMTP_SSL(host, self.port, timeout=timeout, context=context)
+            else:
+                client = smtplib.SMTP(host, self.port, timeout=timeout)
+                if self.security == "starttls":
+                    client.starttls(context=context)
+            if self.user:
+                client.login(self.user, self.password or "")
+        except smtplib.SMTPAuthenticationError as exc:
+            raise AuthRequired(
+                f"The SMTP server refused the login for {self.user}: check SMTP_USER / SMTP_PASS "
+                "(Gmail needs an app password).",
+                smtp_code=exc.smtp_code,
+            ) from None
+        except smtplib.SMTPNotSupportedError as exc:
+            raise SendFailed(
+                f"The SMTP server does not support this: {exc}", retryable=False, outcome="not_sent"
+            ) from None
+        except ssl.SSLError as exc:
+            raise SendFailed(
+                f"TLS with {self.host}:{self.port} failed: {exc}", retryable=False, outcome="not_sent"
+            ) from None
+        except (OSError, smtplib.SMTPException) as exc:
+            raise SendFailed(
+                f"Could not reach {self.host}:{self.port}: {exc}", retryable=True, outcome="not_sent"
+            ) from None
+        return client
+
+    def send(self, message: EmailMessage, *, thread_id: str | None = None) -> Sent:
+        if "From" not in message and self.sender:
+            message["From"] = self.sender
+        client = self._connect(self.timeout)
+        try:
+            refused = client.send_message(message)
+        except smtplib.SMTPRecipientsRefused as exc:
+            code, text = next(iter(exc.recipients.values()))
+            raise _definite(code, _reply_text(text), "recipient") from None
+        except smtplib.SMTPSenderRefused as exc:
+            raise _definite(exc.smtp_code, _reply_text(exc.smtp_error), "sender") from None
+        except smtplib.SMTPDataError as exc:
+            raise _definite(exc.smtp_code, _reply_text(exc.smtp_error), "message") from None
+        except smtplib.SMTPResponseException as exc:
+            raise _definite(exc.smtp_code, _reply_text(exc.smtp_error), "message") from None
+        except (OSError, smtplib.SMTPException) as exc:
+            what = "timed out" if isinstance(exc, socket.timeout) else "was lost"
+            raise SendFailed(
+                f"The SMTP connection {what} during the send, so the message may or may not have gone out. "
+                "It was not re-sent: check your Sent folder before sending again.",
+                retryable=False,
+                outcome="unknown",
+                cause=str(exc),
+            ) from None
+        finally:
+            try:
+                client.quit()
+            except (OSError, smtplib.SMTPException):
+                client.close()
+        warnings = tuple(f"{addr} refused: {code} {_reply_text(text)}" for addr, (code, text) in refused.items())
+        return Sent(str(message["Message-ID"]), thread_id, warnings)
+
+    def find_sent(self, rfc822_message_id: str) -> Sent | None:
+        raise NotSupported(f"The {self.name} backend cannot look up sent messages.")
