@@ -2,40 +2,29 @@
 that grows past ~400 lines is split (or named here as one still to split).
 
 Read from the source with `ast`, nothing is imported: a lazy import inside a function counts the
-same as one at the top, since it ties the rooms together all the same.
+same as one at the top, since it ties the rooms together all the same. The direction of imports is
+checked by import-linter against the contracts in pyproject.toml.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 H0 = ROOT / "h0"
 
-# Bottom first: a room may import the rooms before it in this list, never one after it.
-LAYERS = (
-    "platform",  # every OS primitive, file I/O included
-    "state",  # H0's SQLite database: send ledger, caps, cursors, note writes
-    "vault",  # notes, frontmatter, confinement, the approval guard, the index
-    "mail",  # the message and the providers
-    "calendar",  # the owner's calendar: sources, busy and free times, scheduling proposals
-    "triage",  # the rules engine and the LLM providers
-    "drafting",  # context, profile, memory, revisions
-    "followup",  # replies owed and awaited, snooze
-    "mcp",  # the two servers and the client
-    "handlers",  # the business steps
-    "pipeline",  # watcher, signals, queue, sweep, daemon
-    "report",  # status, log view, dashboard, briefing
-    "cli",  # `h0 …`
-)
+# The layer picture lives in pyproject.toml as import-linter contracts (top first there); this is it
+# bottom first: a room may import the rooms before it in this list, never one after it.
+CONTRACTS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+LAYERS = tuple(name.split(".")[1] for name in reversed(CONTRACTS[0]["layers"]))
 
 # Modules at the top of h0/ that every room may use; they import no room themselves.
-SHARED = {"h0", "h0.config", "h0.errors", "h0.logsetup", "h0.printable", "h0.retry"}
-
-# Imports against the direction, each with why it is there. The test fails when one is no longer
-# needed, so this list only shrinks.
-ALLOWED: dict[tuple[str, str], str] = {}
+SHARED = {"h0", *CONTRACTS[1]["source_modules"]}
 
 # The size at which a module is split by idea (STYLE.md: a module does one thing you can say in its first line).
 MAX_LINES = 400
@@ -44,23 +33,6 @@ MAX_LINES = 400
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imported(path: Path) -> list[tuple[int, str]]:
-    """(line, module) for every import of an h0 module in the file, relative imports resolved."""
-    name = module_name(path)
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
-            else:
-                base = node.module or ""
-            found.append((node.lineno, base))
-    return [(line, module) for line, module in found if module == "h0" or module.startswith("h0.")]
 
 
 def room(module: str) -> str | None:
@@ -80,26 +52,18 @@ def test_every_h0_module_is_in_a_room_of_the_layer_picture_or_shared():
 
 
 def test_imports_point_down_the_layers_and_the_shared_modules_import_no_room():
-    """Given the layer picture, when any h0 module imports another, then the imported module's room is
-    the importer's own or one below it (platform imports no other room; state and vault no domain above
-    them; report and cli are imported by nobody below them)."""
-    wrong, used = [], set()
-    for path in sources():
-        importer = module_name(path)
-        own = room(importer)
-        for line, target in imported(path):
-            theirs = room(target)
-            if theirs is None:
-                continue
-            if own is None:
-                wrong.append(f"{path.relative_to(ROOT)}:{line}: shared module imports {target}")
-            elif LAYERS.index(theirs) > LAYERS.index(own):
-                if (importer, theirs) in ALLOWED:
-                    used.add((importer, theirs))
-                    continue
-                wrong.append(f"{path.relative_to(ROOT)}:{line}: {own} imports {target} ({theirs} is above {own})")
-    assert wrong == []
-    assert used == set(ALLOWED), f"no longer needed, remove from ALLOWED: {set(ALLOWED) - used}"
+    """Given the contracts in pyproject.toml, when import-linter reads every import of h0 (those inside
+    functions too, not `if TYPE_CHECKING:` ones), then each is kept: a room imports only the rooms
+    below it, and the shared modules import no room."""
+    lint = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in result.stdout
+
+
+def test_the_contracts_name_every_room_once():
+    assert len(set(LAYERS)) == len(LAYERS) == len(CONTRACTS[1]["forbidden_modules"])
+    assert set(LAYERS) == {name.split(".")[1] for name in CONTRACTS[1]["forbidden_modules"]}
 
 
 def test_no_module_grows_past_the_size_to_split():
@@ -133,13 +97,18 @@ def test_h0_imports_only_the_public_names_of_other_libraries():
     assert private == []
 
 
+@functools.cache
+def known_modules() -> frozenset[str]:
+    return frozenset(module_name(p) for p in sources())
+
+
 def runtime_imports(path: Path) -> set[str]:
     """The h0 modules a module imports when it runs: at its top and inside its functions alike (an import
     moved into a function still closes a circle, it only hides it); `if TYPE_CHECKING:` blocks are not run."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     name = module_name(path)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    known = {module_name(p) for p in sources()}
+    known = known_modules()
     typing_only = {
         id(inner)
         for node in ast.walk(tree)
