@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from h0.cli.common import EXIT_FAILED, EXIT_OK, prepared, triager_for
 
 if TYPE_CHECKING:
-    from h0.handlers.evaluate import Report
+    from h0.handlers.evaluate import EvalReport
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -57,7 +57,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _as_json(report: Report) -> dict[str, object]:
+def _as_json(report: EvalReport) -> dict[str, object]:
     return {
         "provider": report.provider,
         "model": report.model,

@@ -14,7 +14,7 @@ lessons, the send-ready rate).
 
 from h0.drafting.context import ContextItem, DraftContext
 from h0.drafting.knowledge import VaultKnowledge
-from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, Related
+from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, RelatedKnowledge
 from h0.drafting.profile import DEFAULT_PROFILE_TEXT, Profile, load_profile
 from h0.drafting.service import DRAFTING_STREAM, Drafting
 
@@ -27,7 +27,7 @@ __all__ = [
     "KnowledgeNote",
     "KnowledgeSource",
     "Profile",
-    "Related",
+    "RelatedKnowledge",
     "VaultKnowledge",
     "load_profile",
 ]

@@ -34,7 +34,7 @@ _ASKING = frozenset(
 
 
 @dataclass(frozen=True, slots=True)
-class Found:
+class BriefingLine:
     line: str
     link: str
 
@@ -47,8 +47,8 @@ def questions(text: str) -> list[str]:
     return list(dict.fromkeys(inert_inline(q) for q in asked if len(q) > 3))[:MAX_QUESTIONS]
 
 
-def _lines(items: Sequence[ContextItem]) -> list[Found]:
-    found: list[Found] = []
+def _lines(items: Sequence[ContextItem]) -> list[BriefingLine]:
+    found: list[BriefingLine] = []
     for item in items:
         if item.kind not in KINDS:
             continue
@@ -58,11 +58,11 @@ def _lines(items: Sequence[ContextItem]) -> list[Found]:
             for part in parts:
                 line = part.strip().lstrip("-*#> ").strip()
                 if len(line) >= 4:
-                    found.append(Found(line[:MAX_LINE_CHARS], link))
+                    found.append(BriefingLine(line[:MAX_LINE_CHARS], link))
     return found
 
 
-def bearing(question: str, lines: Sequence[Found], vocabulary: dict[str, int]) -> list[Found]:
+def bearing(question: str, lines: Sequence[BriefingLine], vocabulary: dict[str, int]) -> list[BriefingLine]:
     """The lines that bear on a question: sharing its telling words, rarer words counting more."""
     wanted = {w for w in tokens(question) if w not in _ASKING}
     if not wanted:

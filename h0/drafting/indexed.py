@@ -20,7 +20,7 @@ from h0.drafting.knowledgenotes import (
     MAX_TEXT_CHARS,
     KnowledgeNote,
     PendingEmail,
-    Related,
+    RelatedKnowledge,
     link_targets,
     mail_folder,
     read_knowledge,
@@ -65,9 +65,9 @@ class IndexKnowledge:
 
     def related(
         self, text: str, limit: int = 5, exclude: Iterable[str] = (), addresses: Iterable[str] = ()
-    ) -> list[Related]:
+    ) -> list[RelatedKnowledge]:
         skip = set(exclude)
-        found: list[Related] = []
+        found: list[RelatedKnowledge] = []
         for hit in self.index.about(
             text=text[:MAX_INDEX_CHARS],
             addresses=list(addresses),
@@ -80,7 +80,7 @@ class IndexKnowledge:
             note = self._note(hit.path)
             if note is None:
                 continue
-            found.append(Related(note, round(hit.score, 2), "; ".join(hit.why[:3])))
+            found.append(RelatedKnowledge(note, round(hit.score, 2), "; ".join(hit.why[:3])))
             if len(found) >= limit:
                 break
         return found

@@ -31,7 +31,7 @@ from h0.drafting.knowledgenotes import (
     MAX_INDEX_CHARS,
     MAX_TEXT_CHARS,
     KnowledgeNote,
-    Related,
+    RelatedKnowledge,
     as_list,
     frontmatter_addresses,
     link_targets,
@@ -92,7 +92,7 @@ class VaultKnowledge:
 
     def related(
         self, text: str, limit: int = 5, exclude: Iterable[str] = (), addresses: Iterable[str] = ()
-    ) -> list[Related]:
+    ) -> list[RelatedKnowledge]:
         """The notes the email is about, by the index's own rule (h0.vault.index.about.rank)."""
         self.refresh()
         text = text[:MAX_INDEX_CHARS]
@@ -116,12 +116,12 @@ class VaultKnowledge:
             backlinks = [(path, name) for name in named for path in self._backlinks.get(name, ())]
             rows = [(path, key, kind) for key in keys for path, kind in self._by_key.get(key, ())]
             ranked = rank(people, colleagues, backlinks, rows, entities, self._knowledge, limit + len(skip))
-            results: list[Related] = []
+            results: list[RelatedKnowledge] = []
             for hit in ranked:
                 entry = self._entries.get(hit.path)
                 if hit.path in skip or entry is None or entry.note is None:
                     continue
-                results.append(Related(entry.note, round(hit.score, 2), "; ".join(hit.why[:3])))
+                results.append(RelatedKnowledge(entry.note, round(hit.score, 2), "; ".join(hit.why[:3])))
                 if len(results) >= limit:
                     break
             return results

@@ -91,7 +91,7 @@ class KnowledgeNote:
 
 
 @dataclass(frozen=True, slots=True)
-class Related:
+class RelatedKnowledge:
     note: KnowledgeNote
     score: float
     why: str
@@ -120,7 +120,7 @@ class KnowledgeSource(Protocol):
 
     def related(
         self, text: str, limit: int = 5, exclude: Iterable[str] = (), addresses: Iterable[str] = ()
-    ) -> list[Related]:
+    ) -> list[RelatedKnowledge]:
         """The notes an email (`text`, its `addresses`) is about, best first, each with why (never private
         ones): its people, their organisation, the notes it names, shared codes and names — never a
         shared common word (h0.vault.index.about)."""

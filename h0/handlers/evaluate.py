@@ -96,7 +96,7 @@ class Score:
 
 
 @dataclass(frozen=True, slots=True)
-class Report:
+class EvalReport:
     provider: str
     model: str | None
     scores: tuple[Score, ...]
@@ -200,7 +200,7 @@ def drafting_for(settings: Settings) -> tuple[Drafting, PastAsOf]:
     return drafting, past
 
 
-def evaluate(cases: Sequence[Case], ctx: HandlerContext, triager: EmailTriager, settings: Settings) -> Report:
+def evaluate(cases: Sequence[Case], ctx: HandlerContext, triager: EmailTriager, settings: Settings) -> EvalReport:
     """Draft each case's email again, its reply hidden, and score the draft against the reply."""
     drafting, past = drafting_for(settings)
     scores: list[Score] = []
@@ -213,7 +213,7 @@ def evaluate(cases: Sequence[Case], ctx: HandlerContext, triager: EmailTriager, 
         text = text.removeprefix(DRAFT_MARKER).strip()
         scores.append(score(case, decision, text))
     provider = getattr(triager, "provider_name", "rules")
-    return Report(str(provider), getattr(triager, "model_name", None), tuple(scores))
+    return EvalReport(str(provider), getattr(triager, "model_name", None), tuple(scores))
 
 
 def score(case: Case, decision: str, draft: str) -> Score:
@@ -253,7 +253,7 @@ def _share(flags: Iterable[bool]) -> float:
     return statistics.fmean(values) if values else 0.0
 
 
-def table(report: Report) -> str:
+def table(report: EvalReport) -> str:
     """The report as a Markdown table (a terminal shows it as it is; Obsidian renders it)."""
     rows = [
         "| reply | to | decision | similarity | send-ready | facts | greeting | sign-off | length | placeholders |",
@@ -270,7 +270,7 @@ def table(report: Report) -> str:
     return "\n".join(rows)
 
 
-def report_note(report: Report, now: dt.datetime) -> str:
+def report_note(report: EvalReport, now: dt.datetime) -> str:
     return (
         f"# H0 eval, {now:%Y-%m-%d %H:%M}\n\n"
         "How H0's drafts compare with the replies you actually sent (each reply hidden while H0 drafted it).\n\n"

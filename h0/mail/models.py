@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 # What a backend knows of its credentials without the network (MailHealth.token).
 TokenState = Literal["valid", "expired_refreshable", "missing", "revoked", "n/a"]
@@ -129,7 +129,9 @@ class LabelResult(BaseModel):
     labels: list[str] = Field(default_factory=list, description="The message's label ids afterwards.")
 
 
-class MoveResult(BaseModel):
+class MessageMoved(BaseModel):
+    model_config = ConfigDict(title="MoveResult")  # the name on the wire, unchanged for clients
+
     message_id: str
     destination_label: str
     label_id: str

@@ -29,7 +29,7 @@ from h0.mail.models import (
     EmailValidation,
     LabelResult,
     MailHealth,
-    MoveResult,
+    MessageMoved,
     NewEmails,
     SendEmailResult,
 )
@@ -252,14 +252,14 @@ class MailService:
             message_id=message_id, label_id=label.id, label_name=label.name, created=label.created, labels=labels
         )
 
-    def move_email(self, message_id: str, destination_label: str) -> MoveResult:
+    def move_email(self, message_id: str, destination_label: str) -> MessageMoved:
         """Gmail has no folders: "moving" adds the destination label and takes the message out of the inbox."""
         name = self._label_name(destination_label)
         mailbox = self._mailbox("has no labels")
         label = self._read("move_email", lambda _: mailbox.ensure_label(name))
         remove = [] if label.id == "INBOX" else ["INBOX"]
         labels = self._read("move_email", lambda _: mailbox.modify_labels(message_id, [label.id], remove))
-        return MoveResult(
+        return MessageMoved(
             message_id=message_id, destination_label=label.name, label_id=label.id, created=label.created, labels=labels
         )
 

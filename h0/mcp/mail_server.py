@@ -28,7 +28,7 @@ from h0.mail.models import (
     EmailValidation,
     LabelResult,
     MailHealth,
-    MoveResult,
+    MessageMoved,
     NewEmails,
     SendEmailResult,
 )
@@ -194,13 +194,13 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         """Read one message: headers, the body as plain text, attachment metadata (never their content)."""
         return mail.get_email(message_id)
 
-    @server.typed_tool(MoveResult, annotations=LABELS, title="Move an email")
+    @server.typed_tool(MessageMoved, annotations=LABELS, title="Move an email")
     def move_email(
         message_id: Annotated[str, Field(description="The provider's message id.")],
         destination_label: Annotated[
             str, Field(description="Label to move to, e.g. 'H0/Done' (created if missing) or 'INBOX'.")
         ],
-    ) -> MoveResult:
+    ) -> MessageMoved:
         """Move a message: add the destination label and remove INBOX (Gmail has labels, not folders)."""
         return mail.move_email(message_id, destination_label)
 

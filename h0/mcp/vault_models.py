@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 
 def _array_of(item: type[BaseModel], description: str | None = None) -> WithJsonSchema:
@@ -37,8 +37,10 @@ class NoteContent(BaseModel):
     hash: str = Field(description="Content hash; pass it back as if_match to write without losing edits.")
 
 
-class NoteRef(BaseModel):
+class WrittenNote(BaseModel):
     """Where a note is and the hash of its new content (returned by update_frontmatter)."""
+
+    model_config = ConfigDict(title="NoteRef")  # the name on the wire, unchanged for clients
 
     path: str
     hash: str

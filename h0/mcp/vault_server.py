@@ -35,11 +35,11 @@ from h0.mcp.vault_models import (
     NoteContent,
     NoteList,
     NoteMatch,
-    NoteRef,
     NotesRead,
     RelatedNote,
     RelatedNotes,
     SearchResults,
+    WrittenNote,
 )
 from h0.mcp.vault_view import ClientView
 from h0.mcp.vault_writes import Change, NoteWriter, item_error
@@ -158,7 +158,7 @@ def build_vault_server(
         return _content(writer.write("write_note", path, frontmatter, body, if_match, create_only))
 
     @server.typed_tool(
-        NoteRef,
+        WrittenNote,
         annotations=ToolAnnotations(
             read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
         ),
@@ -171,10 +171,10 @@ def build_vault_server(
         if_match: Annotated[
             str | None, Field(description="Hash from read_note; fails with 'conflict' if the note changed since.")
         ] = None,
-    ) -> NoteRef:
+    ) -> WrittenNote:
         """Change some frontmatter keys of a note, leaving its body and every other key exactly as they are."""
         note = writer.update("update_frontmatter", path, set, remove, if_match)
-        return NoteRef(path=note.path, hash=note.hash)
+        return WrittenNote(path=note.path, hash=note.hash)
 
     @server.typed_tool(NoteList, annotations=READ_ONLY, title="List notes")
     def list_notes(

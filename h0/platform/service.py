@@ -22,7 +22,7 @@ from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported
 from h0.platform import LINUX, MACOS, WINDOWS, current_platform
 from h0.platform.service_spec import (
     Backend,
-    Companion,
+    CompanionFile,
     Runner,
     ServiceCommandFailed,
     ServiceSpec,
@@ -282,7 +282,7 @@ def _run(steps: Sequence[Step], runner: Runner | None) -> list[str]:
 
 
 def _dry_run_install(
-    path: Path, content: bytes, replacing: bool, force: bool, companions: list[Companion], steps: list[Step]
+    path: Path, content: bytes, replacing: bool, force: bool, companions: list[CompanionFile], steps: list[Step]
 ) -> list[str]:
     lines = ["# h0 service install --dry-run: nothing is written or run."]
     if replacing:
@@ -322,7 +322,7 @@ def _write_atomic(path: Path, data: bytes, mode: int) -> None:
     os.replace(temp, path)
 
 
-def _remove_created(companion: Companion) -> None:
+def _remove_created(companion: CompanionFile) -> None:
     """Undo `_create` after a failed first install (a folder only while it is still empty)."""
     try:
         if companion.content is None:
@@ -333,7 +333,7 @@ def _remove_created(companion: Companion) -> None:
         pass
 
 
-def _create(companion: Companion) -> None:
+def _create(companion: CompanionFile) -> None:
     if companion.content is None:
         companion.path.mkdir(mode=companion.mode, parents=True, exist_ok=True)
         return

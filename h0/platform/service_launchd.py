@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from h0.errors import NotFound
-from h0.platform.service_spec import Companion, Runner, ServiceSpec, Step, checked
+from h0.platform.service_spec import CompanionFile, Runner, ServiceSpec, Step, checked
 
 LABEL = "dev.h0.watch"
 THROTTLE_INTERVAL = 30  # seconds launchd waits before starting a crashed h0 watch again
@@ -75,8 +75,8 @@ class LaunchAgent:
     def render(self, spec: ServiceSpec) -> bytes:
         return render_plist(spec, self.log_file)
 
-    def companions(self, spec: ServiceSpec) -> list[Companion]:
-        return [Companion(self.log_dir, None, 0o700, "the agent's log")]
+    def companions(self, spec: ServiceSpec) -> list[CompanionFile]:
+        return [CompanionFile(self.log_dir, None, 0o700, "the agent's log")]
 
     def activate(self, *, replacing: bool) -> list[Step]:
         plist = str(self.definition_path)

@@ -97,7 +97,7 @@ def run_command(argv: Sequence[str], *, capture: bool = True) -> CommandResult:
 
 
 @dataclass(frozen=True)
-class Companion:
+class CompanionFile:
     """A file (or, with `content` None, a folder) a backend needs beside its definition file.
     Created only when absent: the user may have edited it."""
 
@@ -116,7 +116,7 @@ class Backend(Protocol):
 
     def render(self, spec: ServiceSpec) -> bytes: ...
 
-    def companions(self, spec: ServiceSpec) -> list[Companion]: ...
+    def companions(self, spec: ServiceSpec) -> list[CompanionFile]: ...
 
     def activate(self, *, replacing: bool) -> list[Step]: ...
 

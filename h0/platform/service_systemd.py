@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from h0.errors import InvalidRequest
-from h0.platform.service_spec import CommandResult, Companion, Runner, ServiceSpec, Step, checked
+from h0.platform.service_spec import CommandResult, CompanionFile, Runner, ServiceSpec, Step, checked
 
 UNIT_NAME = "h0.service"
 RESTART_SEC = 10
@@ -113,9 +113,11 @@ class SystemdUserService:
     def render(self, spec: ServiceSpec) -> bytes:
         return render_unit(spec, self.env_file).encode("utf-8")
 
-    def companions(self, spec: ServiceSpec) -> list[Companion]:
+    def companions(self, spec: ServiceSpec) -> list[CompanionFile]:
         names = ", ".join(spec.environment)
-        return [Companion(self.env_file, render_env_file(spec.environment), 0o600, f"readable by you only: {names}")]
+        return [
+            CompanionFile(self.env_file, render_env_file(spec.environment), 0o600, f"readable by you only: {names}")
+        ]
 
     def activate(self, *, replacing: bool) -> list[Step]:
         steps = [

@@ -52,7 +52,7 @@ def _parse_time(stamp: object) -> dt.datetime | None:
 
 
 @dataclass(frozen=True)
-class Window:
+class TimeRange:
     """[since, until) in UTC; None is open."""
 
     since: dt.datetime | None = None
@@ -75,7 +75,7 @@ class Window:
         return f" from {start} to {end}"
 
 
-ALL_TIME = Window()  # no bounds: every record the logs hold
+ALL_TIME = TimeRange()  # no bounds: every record the logs hold
 
 
 def _local_moment(text: str, what: str) -> tuple[dt.datetime, bool]:
@@ -96,7 +96,7 @@ def make_window(
     today: bool = False,
     days: int | None = None,
     now: dt.datetime | None = None,
-) -> Window:
+) -> TimeRange:
     """The window the options ask for; dates are local, `--until` includes its whole day."""
     now = now or dt.datetime.now().astimezone()
     if [bool(since), today, days is not None].count(True) > 1:
@@ -117,7 +117,7 @@ def make_window(
             end = (end.replace(tzinfo=None) + dt.timedelta(days=1)).astimezone()
     if start and end and start >= end:
         raise UsageError("--since must come before --until")
-    return Window(start.astimezone(dt.UTC) if start else None, end.astimezone(dt.UTC) if end else None)
+    return TimeRange(start.astimezone(dt.UTC) if start else None, end.astimezone(dt.UTC) if end else None)
 
 
 # ------------------------------------------------------------------------------- reading
@@ -128,7 +128,7 @@ class LogReader:
     """Streams records from the audit files of a window; counts lines that are not records."""
 
     logs_dir: Path
-    window: Window = field(default_factory=Window)
+    window: TimeRange = field(default_factory=TimeRange)
     skipped: int = 0
 
     def files(self, stream: str, *, extra_days: int = 0) -> list[Path]:

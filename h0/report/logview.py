@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from h0.report.logread import UsageError, Window, make_window
+from h0.report.logread import TimeRange, UsageError, make_window
 from h0.report.sends import list_sends, render_sends
 from h0.report.trail import trace_note
 from h0.report.trailtext import record_json, render_trail
@@ -45,7 +45,7 @@ def run_log(root: Path, args: argparse.Namespace, out: TextIO, err: TextIO) -> i
     return 0
 
 
-def _run_trace(root: Path, args: argparse.Namespace, window: Window, out: TextIO, err: TextIO) -> int:
+def _run_trace(root: Path, args: argparse.Namespace, window: TimeRange, out: TextIO, err: TextIO) -> int:
     trail = trace_note(root, args.note, window, everything=args.all)
     _say_skipped(trail.skipped, err)
     if not trail.events:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.mail.compose.recipients import describe_recipients, recipient_lists
-from h0.report.logread import ALL_TIME, LogReader, Window, local_time, plain
+from h0.report.logread import ALL_TIME, LogReader, TimeRange, local_time, plain
 from h0.vault.layout import LOGS
 
 
@@ -51,7 +51,7 @@ class SendList:
 
 
 def list_sends(
-    root: Path, window: Window = ALL_TIME, *, to: str | None = None, note: str | None = None, limit: int = 0
+    root: Path, window: TimeRange = ALL_TIME, *, to: str | None = None, note: str | None = None, limit: int = 0
 ) -> SendList:
     """The messages sent in `window`, oldest first; with `limit`, the newest `limit` of them."""
     reader = LogReader(Path(root) / LOGS, window)
@@ -127,7 +127,7 @@ def _opt(value: object) -> str | None:
     return None if value is None or value == "" else _text(value)
 
 
-def render_sends(listing: SendList, window: Window = ALL_TIME) -> str:
+def render_sends(listing: SendList, window: TimeRange = ALL_TIME) -> str:
     shown = len(listing.sends)
     head = f"{listing.total} message(s) sent{window.describe()}, oldest first"
     if shown < listing.total:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import H0Error
-from h0.report.logread import ALL_TIME, STREAMS, LogReader, UsageError, Window, plain
+from h0.report.logread import ALL_TIME, STREAMS, LogReader, TimeRange, UsageError, plain
 from h0.vault import Vault
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, REJECTED
 from h0.vault.paths import PathResolver
@@ -163,7 +163,7 @@ def note_target(root: Path, text: str) -> tuple[str | None, str]:
     return folder or None, base
 
 
-def trace_note(root: Path, note: str, window: Window = ALL_TIME, *, everything: bool = False) -> Trail:
+def trace_note(root: Path, note: str, window: TimeRange = ALL_TIME, *, everything: bool = False) -> Trail:
     """One note's events in time order (empty `events` if the logs know nothing of it)."""
     folder, name = note_target(Path(root), note)
     reader = LogReader(Path(root) / LOGS, window)

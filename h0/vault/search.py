@@ -74,7 +74,7 @@ def check_query(query: object) -> str:
     return query
 
 
-class Matcher:
+class PhraseMatcher:
     """Where `query` first occurs in a note's bytes, as the search defines it: literal, case-insensitive,
     in the body or in a frontmatter value (not a key). One rule for the full scan and the index."""
 
@@ -97,7 +97,7 @@ class Matcher:
 def search_files(files: Iterable[tuple[str, str | Path]], query: str, limit: int) -> tuple[list[SearchHit], bool]:
     """Return up to `limit` hits (first match per note) and whether more notes matched."""
     hits: list[SearchHit] = []
-    matcher = Matcher(query)
+    matcher = PhraseMatcher(query)
     for rel, abs_path in files:
         data = _read(abs_path)
         if data is None:

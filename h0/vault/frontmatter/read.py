@@ -10,7 +10,7 @@ from ruamel.yaml.error import YAMLError
 
 from h0.errors import ParseError
 from h0.vault.frontmatter.limits import JSON_NODE_BUDGET, MAX_DEPTH, check_bounds, check_text
-from h0.vault.frontmatter.scan import Fallback, scan
+from h0.vault.frontmatter.scan import NeedsFullLoader, scan
 from h0.vault.frontmatter.yamlhint import repair
 from h0.vault.frontmatter.yamls import LOCAL, first_line, json_key, json_scalar, shorten
 
@@ -26,7 +26,7 @@ def load(yaml_text: str | None) -> dict[str, Any]:
     check_text(yaml_text)
     try:
         return scan(yaml_text)
-    except Fallback:
+    except NeedsFullLoader:
         pass
     return load_full(yaml_text)
 

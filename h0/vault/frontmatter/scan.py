@@ -1,6 +1,6 @@
 """The fast path of reading: a line scanner for the shapes Obsidian writes (`key: scalar`, flow
 and block lists of scalars), ruamel's YAML 1.2 resolver deciding each scalar's type. Anything
-else raises `Fallback`, and the full loader reads it (the property tests pin that both agree)."""
+else raises `NeedsFullLoader`, and the full loader reads it (the property tests pin that both agree)."""
 
 from __future__ import annotations
 
@@ -27,17 +27,17 @@ _MAX_SIMPLE_KEY = 1000  # libyaml forgets a possible key 1024 characters before 
 _MAX_CACHED = 64
 
 
-class Fallback(Exception):
+class NeedsFullLoader(Exception):
     """The fast scanner met a shape it does not handle; use the full loader."""
 
 
 def scan(text: str) -> dict[str, Any]:
-    """Read the common flat shapes; raise Fallback for anything else (or anything near a limit).
+    """Read the common flat shapes; raise NeedsFullLoader for anything else (or anything near a limit).
 
     The caller has checked the size and characters (check_text).
     """
     if "\r" in text.replace("\r\n", "\n") or any(ch in text for ch in _LINE_BREAKS_YAML_ONLY):
-        raise Fallback  # a line break str.split and YAML do not agree on
+        raise NeedsFullLoader  # a line break str.split and YAML do not agree on
     result: dict[str, Any] = {}
     nodes = 1  # the top-level mapping, counted as check_bounds counts events
     list_key: str | None = None  # the key a following "- item" line belongs to
@@ -45,34 +45,34 @@ def scan(text: str) -> dict[str, Any]:
     for line in text.split("\n"):
         line = line.removesuffix("\r")
         if len(line) > MAX_SCALAR_CHARS:
-            raise Fallback  # let check_bounds judge long values
+            raise NeedsFullLoader  # let check_bounds judge long values
         content = line.lstrip(" ")
         if not content or content[0] == "#":
             continue
         if not content.strip(" \t"):
-            raise Fallback  # a blank line holding a tab: libyaml refuses some of those
+            raise NeedsFullLoader  # a blank line holding a tab: libyaml refuses some of those
         if line[0] in " \t-":
             item = _ITEM.match(line)
             if item is None or list_key is None:
-                raise Fallback
+                raise NeedsFullLoader
             raw = (item.group(2) or "").lstrip(" ")
             if not raw or raw[0] == "\t":
-                raise Fallback  # libyaml refuses a tab between "- " and the item
+                raise NeedsFullLoader  # libyaml refuses a tab between "- " and the item
             raw = raw.rstrip(" \t")
             if list_indent is None:
                 list_indent = item.group(1)
             elif item.group(1) != list_indent:
-                raise Fallback
+                raise NeedsFullLoader
             if result[list_key] is None:
                 result[list_key] = []
             result[list_key].append(_scalar(raw))
             nodes += 1
             if nodes > MAX_NODES:
-                raise Fallback
+                raise NeedsFullLoader
             continue
         key, raw = key_line(line)
         if key in result:
-            raise Fallback  # duplicate key: let the full loader report it
+            raise NeedsFullLoader  # duplicate key: let the full loader report it
         list_key = list_indent = None
         if raw is None:
             result[key] = None
@@ -84,54 +84,54 @@ def scan(text: str) -> dict[str, Any]:
             result[key] = _scalar(raw)
         nodes += 2
         if nodes > MAX_NODES:
-            raise Fallback
+            raise NeedsFullLoader
     return result
 
 
 def key_line(line: str) -> tuple[str, str | None]:
-    """(key, raw value or None) of a `key: value` line the scanner reads; else Fallback."""
+    """(key, raw value or None) of a `key: value` line the scanner reads; else NeedsFullLoader."""
     match = _KEY.match(line)
     if match is None:
-        raise Fallback
+        raise NeedsFullLoader
     key = match.group(1).rstrip(" ")
     if match.end(1) > _MAX_SIMPLE_KEY or (
         (key[0] in _MAYBE_TYPED_START or key.lower() in _TYPED_WORDS) and not resolves_to(key, "str")
     ):
-        raise Fallback  # a key YAML reads as a number, bool or null: the loader names it
+        raise NeedsFullLoader  # a key YAML reads as a number, bool or null: the loader names it
     raw = (match.group(2) or "").strip(" \t")
     return key, raw or None
 
 
 def _flow_list(raw: str) -> list[Any]:
     if not raw.endswith("]") or raw.count("[") != 1 or raw.count("]") != 1 or "{" in raw:
-        raise Fallback
+        raise NeedsFullLoader
     inner = raw[1:-1].strip(" \t")
     if not inner:
         return []
     if '"' in inner or "'" in inner:
-        raise Fallback
+        raise NeedsFullLoader
     return [_scalar(part.strip(" \t"), flow=True) for part in inner.split(",")]
 
 
 def _scalar(raw: str, *, flow: bool = False) -> Any:
     if not raw:
-        raise Fallback
+        raise NeedsFullLoader
     first = raw[0]
     if first == '"':
         if len(raw) < 2 or not raw.endswith('"') or "\\" in raw or '"' in raw[1:-1]:
-            raise Fallback
+            raise NeedsFullLoader
         return raw[1:-1]
     if first == "'":
         inner = raw[1:-1]
         if len(raw) < 2 or not raw.endswith("'") or "'" in inner.replace("''", ""):
-            raise Fallback
+            raise NeedsFullLoader
         return inner.replace("''", "'")
     if first in _PLAIN_BAD_START and not (first == "-" and len(raw) > 1 and (raw[1].isdigit() or raw[1] == ".")):
-        raise Fallback
+        raise NeedsFullLoader
     if ": " in raw or ":\t" in raw or raw.endswith(":") or " #" in raw or "\t#" in raw:
-        raise Fallback
+        raise NeedsFullLoader
     if flow and any(ch in raw for ch in "[]{}:?"):  # libyaml refuses `?` anywhere in a flow plain scalar
-        raise Fallback
+        raise NeedsFullLoader
     if raw[0] not in _MAYBE_TYPED_START and raw.lower() not in _TYPED_WORDS:
         return raw  # cannot resolve to anything but a string in YAML 1.2
     return _typed_plain(raw) if len(raw) <= _MAX_CACHED else _typed_plain.__wrapped__(raw)
@@ -152,7 +152,7 @@ def _typed_plain(raw: str) -> Any:
     try:
         value = constructor.construct_object(node)
     except Exception:  # noqa: BLE001 - anything the fast path cannot construct goes to the full parser
-        raise Fallback from None
+        raise NeedsFullLoader from None
     finally:
         # construct_object memoises every node in constructed_objects, which only a whole
         # document load clears: without this, each new typed scalar (every timestamp) leaked

@@ -17,7 +17,7 @@ from ruamel.yaml.scalarstring import SingleQuotedScalarString
 from h0.errors import InvalidRequest, ParseError
 from h0.vault.frontmatter.limits import check_bounds, check_representable, check_structure, check_text
 from h0.vault.frontmatter.read import load_checked, to_json
-from h0.vault.frontmatter.scan import Fallback, key_line, scan
+from h0.vault.frontmatter.scan import NeedsFullLoader, key_line, scan
 from h0.vault.frontmatter.yamls import LOCAL, json_key, resolves_to
 
 _YAML11_WORDS = {"y", "n", "yes", "no", "on", "off"}
@@ -116,7 +116,7 @@ def _old_blocks(old_yaml: str) -> tuple[str, dict[str, tuple[Any, str, str | Non
 def _fast_blocks(old_yaml: str) -> tuple[str, dict[str, tuple[Any, str, str | None]]] | None:
     try:
         data = scan(old_yaml)
-    except Fallback:
+    except NeedsFullLoader:
         return None
     if not data:
         return None
@@ -127,7 +127,7 @@ def _fast_blocks(old_yaml: str) -> tuple[str, dict[str, tuple[Any, str, str | No
             continue
         try:
             key, raw = key_line(line.rstrip("\r\n"))
-        except Fallback:
+        except NeedsFullLoader:
             return None
         starts.append((index, key, raw))
     if [key for _, key, _ in starts] != list(data):

@@ -44,7 +44,7 @@ from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
 from h0.vault.index.query import every_row, plan, ranked
 from h0.vault.index.related import Related, related_notes
 from h0.vault.paths import nfc
-from h0.vault.search import Matcher, SearchHit, check_query, read_file
+from h0.vault.search import PhraseMatcher, SearchHit, check_query, read_file
 
 INDEX_FILE = "index.db"
 
@@ -221,7 +221,7 @@ class VaultIndex:
 
         The same notes a full scan of the folder finds; `limit` of them from `offset`, and whether
         there are more. `folder` is vault-relative ('' for the whole vault), already confined."""
-        matcher = Matcher(check_query(query))
+        matcher = PhraseMatcher(check_query(query))
         if limit < 1 or offset < 0:
             raise InvalidRequest("limit must be at least 1 and offset at least 0.", limit=limit, offset=offset)
         self.sync()

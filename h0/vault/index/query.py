@@ -21,7 +21,7 @@ MAX_BATCH = 4096  # candidates ranked per query of a search (SQLite binds up to 
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class QueryPlan:
     """How to find the candidates: an FTS5 expression, None (every note is a candidate), or `empty`
     (a word of the phrase occurs in no note: nothing can match)."""
 
@@ -29,10 +29,10 @@ class Plan:
     empty: bool = False
 
 
-def plan(db: IndexDB, query: str) -> Plan:
+def plan(db: IndexDB, query: str) -> QueryPlan:
     tokens = db.tokens(query)
     if not tokens:
-        return Plan(None)  # punctuation only: no word to narrow by
+        return QueryPlan(None)  # punctuation only: no word to narrow by
     opens_word = bool(db.tokens(query[:1]))  # the phrase may start inside a word
     closes_word = bool(db.tokens(query[-1:]))  # …and end inside one
     groups: list[str] = []
@@ -47,12 +47,12 @@ def plan(db: IndexDB, query: str) -> Plan:
         else:
             group = _quoted(token)
         if group == "":
-            return Plan(None, empty=True)
+            return QueryPlan(None, empty=True)
         if group is not None:
             groups.append(group)
     if not groups:
-        return Plan(None)
-    return Plan(" AND ".join(groups))
+        return QueryPlan(None)
+    return QueryPlan(" AND ".join(groups))
 
 
 def _containing(db: IndexDB, token: str) -> str | None:
