@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from h0.config import Settings
 from h0.errors import H0Error, InvalidRequest, NotFound
 
 
@@ -179,8 +180,6 @@ def settings_from_environment(environ: Mapping[str, str]) -> tuple[dict[str, str
     shell), and the names of the secrets among them, which are never copied: the user puts them
     where the backend says. `.env` files are not copied: the service reads them from its working
     folder as `h0 watch` does, and a copy would override later edits of them."""
-    from h0.config import Settings
-
     given = {name.upper(): value for name, value in environ.items()}
     copied: dict[str, str] = {}
     secrets: list[str] = []

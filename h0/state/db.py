@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import InternalError
+from h0.platform.fs import user_state_root
 from h0.state.connection import DB_FILE
 from h0.state.ledger import SendLedger
 
@@ -35,8 +36,6 @@ NOTE_WRITES_DAYS = 7
 
 def default_state_root() -> Path:
     """The per-user folder for H0's state on this OS (h0.platform.fs decides where)."""
-    from h0.platform.fs import user_state_root
-
     return user_state_root()
 
 

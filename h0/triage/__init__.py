@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Self
 
 from loguru import logger
 
+from h0.config import load_settings
 from h0.triage.default_rules import DEFAULT_RULES_TEXT, RULES_FILENAME
 from h0.triage.llm import DEFAULT_RETRY_AFTER_CAP, LLMTriage
 from h0.triage.models import DECISIONS, Decision, EmailInput, OwnerNote, ReplyContext, TriageDecision, TriageOutcome
@@ -78,8 +79,6 @@ class Triager:
         message lists the valid names) or settings that cannot work.
         """
         if settings is None:
-            from h0.config import load_settings
-
             settings = load_settings()
         name = canonical_name(settings.llm_provider)
         rules = RulesEngine.for_vault(
