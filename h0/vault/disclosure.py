@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from h0.vault import model  # a module import: the model reads `private` with this module's marked_private
 from h0.vault.layout import LOGS
 from h0.vault.paths import folder_key, link_key
 
@@ -42,7 +43,6 @@ DAILY_NOTES_SETTINGS = (".obsidian", "daily-notes.json")
 NEVER_FOLDERS = frozenset({folder_key(LOGS)})
 # Frontmatter fields that tie a note to a thread: the provider's thread, the message an email is and
 # the one a reply answers, and the note a draft answers (`source`).
-_THREAD_FIELDS = ("thread_id",)
 _MESSAGE_FIELDS = ("message_id", "reply_to_message_id", "in_reply_to")
 _TAG_SPLIT = re.compile(r"[,\s]+")
 
@@ -78,26 +78,22 @@ def _tags(value: Any) -> set[str]:
 
 def thread_keys(rel: str, frontmatter: Mapping[str, Any]) -> frozenset[str]:
     """What ties this note to others of its conversation: its thread id, the message ids it is and
-    answers, and the email note it answers (`source`; an email's own name is its key for that)."""
+    answers, and the email note it answers (`source`; an email's own name is its key for that).
+
+    Read with the typed note model's readers (h0.vault.model), so the gate, the index and every
+    "which email does this draft answer?" agree on `type:` in any case and on any spelling of `source:`
+    (`[[EMAIL_1]]`, unquoted, with a folder, an alias or a heading)."""
     keys = set()
-    if str(frontmatter.get("type") or "").strip().casefold() == "email":
+    if model.kind_of(frontmatter.get("type")) is model.Kind.EMAIL:
         keys.add(f"n:{link_key(rel)}")
-    for name in _THREAD_FIELDS:
-        if value := _key_text(frontmatter.get(name)):
-            keys.add(f"t:{value}")
+    if thread := model.identifier(frontmatter.get("thread_id")):
+        keys.add(f"t:{thread}")
     for name in _MESSAGE_FIELDS:
-        if value := _key_text(frontmatter.get(name)):
+        if value := model.identifier(frontmatter.get(name)):
             keys.add(f"m:{value.strip('<>')}")
-    source = _key_text(frontmatter.get("source"))
-    if source:
-        keys.add(f"n:{link_key(source.strip('[]').split('|', 1)[0])}")
+    if source := model.source_key(frontmatter.get("source")):
+        keys.add(f"n:{source}")
     return frozenset(keys)
-
-
-def _key_text(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return ""
-    return str(value).strip()[:500]
 
 
 def folder_keys(folders: str | Iterable[str] | None) -> tuple[str, ...]:
