@@ -97,7 +97,10 @@ def collect_followups(vault: Vault, now: float, *, shown: int = SHOWN) -> Follow
         if woke is not None and now - BACK_WITHIN_S <= woke <= now + 60:
             back.append(
                 BackFromSnooze(
-                    path, _text(fm.get("subject")), _text(fm.get("snooze_woke_at")), _text(fm.get("snooze_woke_reason"))
+                    path,
+                    note_facts(path, fm).subject,
+                    _text(fm.get("snooze_woke_at")),
+                    _text(fm.get("snooze_woke_reason")),
                 )
             )
         if not path.startswith(f"{NEEDS_ACTION}/") or "follow_up" not in fm:
