@@ -25,12 +25,12 @@ from h0.drafting.knowledgenotes import (
     mail_folder,
     read_knowledge,
 )
-from h0.drafting.past import epoch
 from h0.errors import H0Error
 from h0.vault.draft_state import status_word
 from h0.vault.index import VaultIndex
 from h0.vault.index.db import VISIBLE
 from h0.vault.layout import NEEDS_ACTION
+from h0.vault.model import Kind, kind_of, note_facts
 from h0.vault.paths import NOTE_SUFFIX, link_key
 
 
@@ -107,13 +107,13 @@ class IndexKnowledge:
                 fm = json.loads(raw)
             except ValueError:
                 continue
-            if not isinstance(fm, dict) or str(fm.get("type") or "") != "email":
+            # Two cheap readers first (`type:` and `status:` in any case), the whole model for the few kept.
+            if not isinstance(fm, dict) or kind_of(fm.get("type")) is not Kind.EMAIL:
                 continue
             if (status_word(fm) or "pending") not in ("pending", "needs_info", "awaiting_approval"):
                 continue
-            found.append(
-                PendingEmail(path, str(fm.get("subject") or ""), str(fm.get("from") or ""), epoch(fm.get("received")))
-            )
+            facts = note_facts(path, fm)
+            found.append(PendingEmail(path, facts.subject, facts.sender_text, facts.received or 0.0))
         return sorted(found, key=lambda e: (-e.when, e.path))[:limit]
 
     def resolve_link(self, target: str) -> KnowledgeNote | None:

@@ -25,6 +25,7 @@ from h0.vault.layout import (
     PROFILE_NOTE,
     REJECTED,
 )
+from h0.vault.model import is_mail
 from h0.vault.note import decode
 from h0.vault.paths import folder_key
 
@@ -152,7 +153,7 @@ def read_knowledge(root: Path, rel: str, disclosure: Disclosure) -> tuple[str, M
     fm = frontmatter.load(parts.yaml)
     if disclosure.own_private(rel, fm):
         return "private", fm, ""
-    if str(fm.get("type") or "").strip().lower() == "email" or _is_draft(fm):
+    if is_mail(fm):  # an email, received or sent, or a reply draft (h0.vault.model): not the owner's knowledge
         return "inert", fm, ""
     return "knowledge", fm, parts.body
 
@@ -166,11 +167,6 @@ def _decode_head(data: bytes, rel: str) -> str:
         if exc.start >= len(data) - 4:  # the read ended inside a character
             return data[: exc.start].decode("utf-8")
         raise ParseError(f"The note is not UTF-8 text (bad byte at offset {exc.start}).", path=rel) from None
-
-
-def _is_draft(fm: Mapping[str, Any]) -> bool:
-    """A reply draft kept outside H0's folders (it has recipients and a status): H0's words, not knowledge."""
-    return bool(fm.get("to")) and "subject" in fm and "status" in fm
 
 
 def as_list(value: Any) -> list[Any]:

@@ -37,6 +37,7 @@ from h0.mail.compose.drafts import message_body
 from h0.triage.llm import LLMTriage
 from h0.vault.api import VaultAPI
 from h0.vault.audit import AuditLog, utcnow
+from h0.vault.draft_state import DraftState
 from h0.vault.layout import DONE, LOGS
 
 TEXT_HASH_KEY = "h0_text_hash"
@@ -138,19 +139,18 @@ def _learn_one(
     private: Callable[[str, Mapping[str, Any]], bool],
 ) -> dict[str, Any] | None:
     note = api.read(path)
-    fm = note.frontmatter
-    status = str(fm.get("status") or "").strip().lower()
-    rejected = status == "rejected" or str(fm.get("decision") or "").strip().lower() == "rejected"
-    if status != "sent" and not rejected:
+    fm, facts = note.frontmatter, note.facts
+    rejected = facts.rejected or facts.decision == "rejected"
+    if facts.status.state is not DraftState.SENT and not rejected:
         return None  # filed some other way (an email note carrying the key): nothing to learn
-    draft_id = str(fm.get("draft_id") or path.rsplit("/", 1)[-1].removesuffix(".md"))
+    draft_id = facts.draft_id or path.rsplit("/", 1)[-1].removesuffix(".md")
     ours = written_text(drafting.log, draft_id, fm.get(TEXT_HASH_KEY))
     sent = message_body(note.body).strip()
     record: dict[str, Any] = {
         "note": path,
         "draft_id": draft_id,
         "outcome": "rejected" if rejected else "sent",
-        "drafted_by": fm.get("drafted_by"),
+        "drafted_by": facts.drafted_by or None,
         "revisions": fm.get("revisions"),
     }
     changes: dict[str, Any] = {LEARN_KEY: "done"}

@@ -38,7 +38,9 @@ from h0.mail.owner import OwnerAuthority, note_message_key
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import frontmatter
 from h0.vault.disclosure import Disclosure, thread_keys
+from h0.vault.draft_state import DraftState
 from h0.vault.layout import DONE
+from h0.vault.model import Kind, note_facts
 from h0.vault.note import decode
 from h0.vault.paths import NOTE_SUFFIX
 
@@ -334,20 +336,28 @@ def _kept_reply(message: HistoryMessage) -> PastReply | None:
 
 def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
     """A note of Done/ as a past reply: only one that was sent (`status: sent`) and is not an email."""
-    if str(fm.get("status") or "").strip().lower() != "sent" or str(fm.get("type") or "") == "email":
+    facts = note_facts(rel, fm)
+    if facts.status.state is not DraftState.SENT or facts.is_email:
         return None
-    to = addresses(fm.get("to"), fm.get("cc"))
+    to = tuple(dict.fromkeys(a.lower() for a in (*facts.to, *facts.cc) if "@" in a))
     if not to:
         return None
     # An imported or synced sent message (`type: sent_email`) keeps its words in a code block, as ingest
     # writes every email; a sent draft is the note's text above the cut-off line.
-    text = (block_text(body) if str(fm.get("type") or "") == "sent_email" else message_body(body))[:MAX_TEXT_CHARS]
+    text = (block_text(body) if facts.kind is Kind.SENT_EMAIL else message_body(body))[:MAX_TEXT_CHARS]
     parts = split_reply(text)
-    when = epoch(fm.get("sent_at")) or epoch(fm.get("drafted_at")) or epoch(fm.get("received")) or epoch(fm.get("date"))
-    subject = str(fm.get("subject") or "")[:300]
-    addressee = next(iter(addresses(fm.get("to"))), "")
+    when = facts.sent_at or facts.drafted_at or facts.received or epoch(fm.get("date"))
+    addressee = next((a.lower() for a in facts.to if "@" in a), "")
     return PastReply(
-        to, subject, when, parts.text, parts, rel, "vault", threads=thread_keys(rel, fm), addressee=addressee
+        to,
+        facts.subject[:300],
+        when,
+        parts.text,
+        parts,
+        rel,
+        "vault",
+        threads=thread_keys(rel, fm),
+        addressee=addressee,
     )
 
 

@@ -35,6 +35,7 @@ from h0.triage.llm import TRUNCATED_PLACEHOLDER
 from h0.triage.models import MAX_REPLY_CHARS, _short_list
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
+from h0.vault.model import note_facts, source_path
 
 MAX_INSTRUCTION_CHARS = 500
 KEEP_VERSIONS = 5  # previous versions kept below the line
@@ -150,15 +151,10 @@ class Rewritten:
 def email_for(api: Any, frontmatter: Mapping[str, Any]) -> tuple[dict[str, Any], str] | None:
     """The email a draft answers (its `source:`), read through `api` (a VaultAPI) from Needs_Action/ or,
     once filed, Done/: (frontmatter, its words), or None."""
-    value = frontmatter.get("source")
-    if not isinstance(value, str) or not value.strip():
-        return None
-    name = value.strip().removeprefix("[[").removesuffix("]]").split("|", 1)[0].split("#", 1)[0].strip()
-    name = name.rsplit("/", 1)[-1]
+    source = source_path(frontmatter.get("source"))  # any spelling of the link (h0.vault.model)
+    name = source.rsplit("/", 1)[-1] if source else ""
     if not name:
         return None
-    if not name.lower().endswith(".md"):
-        name += ".md"
     for folder in (NEEDS_ACTION, DONE):
         try:
             note = api.read(f"{folder}/{name}")
@@ -166,7 +162,7 @@ def email_for(api: Any, frontmatter: Mapping[str, Any]) -> tuple[dict[str, Any],
             continue
         except H0Error:
             return None
-        if str(note.frontmatter.get("type") or "") == "email":
+        if note.facts.is_email:
             return dict(note.frontmatter), block_text(note.body)
     return None
 
@@ -198,12 +194,13 @@ def rewrite(
             "H0 never shows it to a model. Edit the text yourself.",
         )
     current = message_body(current_body).strip()
-    to = _first_address(frontmatter.get("to"))
+    facts = note_facts(path, frontmatter)
+    to = next((a.lower() for a in facts.to if "@" in a), "")
     context: DraftContext | None = None
     if email is not None:
         context = drafting.context_for_email(email[0], email[1], to)
     elif to:
-        context = drafting.context(reply_to=to, sender=to, subject=str(frontmatter.get("subject") or ""), body=current)
+        context = drafting.context(reply_to=to, sender=to, subject=facts.subject, body=current)
     if llm is None:
         return _not_revised(
             path,
@@ -220,10 +217,10 @@ def rewrite(
         owner_notes_block(context.reply_context().model_copy(update={"language": None}), nonce) if context else "",
     ]
     if email is not None:
-        efm, words = email
+        answered = note_facts("", email[0])
         parts.append(
-            f"<email-{nonce}>\nFrom: {inert_inline(str(efm.get('from') or ''))}\n"
-            f"Subject: {inert_inline(str(efm.get('subject') or ''))}\n\n{words[:12_000]}\n</email-{nonce}>\n\n"
+            f"<email-{nonce}>\nFrom: {inert_inline(answered.sender_text)}\n"
+            f"Subject: {inert_inline(answered.subject)}\n\n{email[1][:12_000]}\n</email-{nonce}>\n\n"
         )
     parts.append(f"<draft-{nonce}>\n{current[:MAX_REPLY_CHARS]}\n</draft-{nonce}>\n\n")
     parts.append(f"<instruction-{nonce}>\n{instruction}\n</instruction-{nonce}>\n\nAnswer with the JSON object only.")
@@ -278,7 +275,7 @@ def rewrite(
     new_body = f"{cleaned.text}\n\n{CUTOFF}\n{below}"
     record = written_record(
         path,
-        str(fm.get("draft_id") or path.rsplit("/", 1)[-1][:-3]),
+        facts.draft_id or path.rsplit("/", 1)[-1][:-3],
         cleaned.text,
         getattr(llm.provider, "name", "llm"),
         [i.label for i in found.used],
@@ -330,14 +327,6 @@ def _count(value: Any) -> int:
         return max(0, int(value))
     except (TypeError, ValueError):
         return 0
-
-
-def _first_address(value: Any) -> str:
-    from email.utils import getaddresses
-
-    texts = [str(v) for v in value] if isinstance(value, list) else [str(value or "")]
-    found = [a for _, a in getaddresses(texts) if "@" in a]
-    return found[0].lower() if found else ""
 
 
 _scan_lock = threading.Lock()

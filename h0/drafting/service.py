@@ -43,6 +43,7 @@ from h0.triage.prompt import new_nonce
 from h0.vault.audit import AuditLog
 from h0.vault.disclosure import Disclosure
 from h0.vault.layout import LOGS, MEMORY_NOTE, PROFILE_NOTE
+from h0.vault.model import note_facts
 
 DRAFTING_STREAM = "drafting"  # Logs/drafting_<date>.jsonl: what H0 wrote, what was sent, how alike
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
@@ -242,12 +243,12 @@ class Drafting:
     ) -> DraftContext:
         """The context for an email note's frontmatter and its words (`text`: the body's email text);
         `exclude`: vault paths already given otherwise (the email's thread), never repeated as notes."""
-        sender = str(frontmatter.get("from") or "")
-        address = reply_to or recipient_of(sender)[1]
+        facts = note_facts("", frontmatter)
+        address = reply_to or facts.sender
         context = self.context(
             reply_to=address,
-            sender=sender,
-            subject=str(frontmatter.get("subject") or ""),
+            sender=facts.sender_text,
+            subject=facts.subject,
             body=text,
             exclude=exclude,
         )

@@ -23,6 +23,7 @@ from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.models import EmailFull
 from h0.mail.owner import is_sent_labels, message_key
 from h0.vault.dates import note_epoch
+from h0.vault.model import note_facts
 
 MAX_SUBJECT = 300
 MAX_NAME = 120
@@ -95,19 +96,20 @@ def from_send(
     row: Mapping[str, Any], note: Any, *, now: float, judge: AskJudge | None = None, sender: str = ""
 ) -> Message:
     """A message H0 sent (a row of the send ledger), with the sent note it was filed as when it could be read."""
+    facts = note.facts if note is not None else None
     fm: Mapping[str, Any] = note.frontmatter if note is not None else {}
-    subject = clean_header_text(fm.get("subject") or row.get("subject") or "")[:MAX_SUBJECT]
+    subject = clean_header_text((facts.subject if facts else "") or row.get("subject") or "")[:MAX_SUBJECT]
     body = message_body(note.body) if note is not None else ""
     verdict: Verdict | None = judge.judge(body, subject) if judge is not None else None
     key = message_key(row.get("rfc822_message_id"), row.get("provider_message_id"))
-    thread = row.get("thread_id") or fm.get("thread_id") or key
+    thread = row.get("thread_id") or (facts.thread_id if facts else None) or key
     at = float(row.get("sent_epoch") or now)
     return Message(
         key=key,
         thread=str(thread)[:MAX_KEY],
         outbound=True,
         sender=sender.lower(),
-        recipients=people(fm.get("to") or row.get("recipients"), fm.get("cc")),
+        recipients=people(fm.get("to") or row.get("recipients"), fm.get("cc")),  # display names kept, for greetings
         subject=subject,
         at=min(at, now),
         seen_at=now,
@@ -118,19 +120,20 @@ def from_send(
 
 
 def from_email_note(path: str, fm: Mapping[str, Any], *, now: float) -> Message | None:
-    """An email note (type: email) the ledger has not seen; None when it names no message."""
-    if str(fm.get("type") or "") != "email" or not (fm.get("rfc822_message_id") or fm.get("message_id")):
+    """An email note (type: email, any case) the ledger has not seen; None when it names no message."""
+    facts = note_facts(path, fm)
+    if not facts.is_email or not (facts.rfc822_message_id or facts.message_id):
         return None
-    key = message_key(fm.get("rfc822_message_id"), fm.get("message_id"))
+    key = message_key(facts.rfc822_message_id, facts.message_id)
     return Message(
         key=key,
-        thread=str(fm.get("thread_id") or key)[:MAX_KEY],
+        thread=(facts.thread_id or key)[:MAX_KEY],
         outbound=False,  # a note's labels are anyone's words: the owner's identity decides (h0.mail.owner)
-        sender=_sender(fm.get("from")),
-        recipients=people(fm.get("to"), fm.get("cc")),
-        subject=clean_header_text(fm.get("subject") or "")[:MAX_SUBJECT],
-        at=_when(fm.get("received"), now),
+        sender=facts.sender[:320],
+        recipients=people(fm.get("to"), fm.get("cc")),  # with display names, which the model drops
+        subject=clean_header_text(facts.subject)[:MAX_SUBJECT],
+        at=now if facts.received is None else min(facts.received, now),
         seen_at=now,
-        provider_id=str(fm.get("message_id") or "") or None,
+        provider_id=facts.message_id,
         note=path,
     )

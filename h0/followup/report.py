@@ -20,6 +20,7 @@ from h0.followup.snooze import is_hidden
 from h0.followup.workdays import working_days_between
 from h0.vault import Vault
 from h0.vault.layout import DRAFTS, NEEDS_ACTION
+from h0.vault.model import note_facts
 
 SHOWN = 10
 BACK_WITHIN_S = 86400.0
@@ -96,26 +97,27 @@ def collect_followups(vault: Vault, now: float, *, shown: int = SHOWN) -> Follow
         if woke is not None and now - BACK_WITHIN_S <= woke <= now + 60:
             back.append(
                 BackFromSnooze(
-                    path, _text(fm.get("subject")), _text(fm.get("snooze_woke_at")), _text(fm.get("snooze_woke_reason"))
+                    path,
+                    note_facts(path, fm).subject,
+                    _text(fm.get("snooze_woke_at")),
+                    _text(fm.get("snooze_woke_reason")),
                 )
             )
-        kind = fm.get("follow_up")
-        if not path.startswith(f"{NEEDS_ACTION}/"):
-            continue
-        if kind == "reply_owed":
-            since = epoch(fm.get("reply_owed_since")) or epoch(fm.get("received")) or now
+        if not path.startswith(f"{NEEDS_ACTION}/") or "follow_up" not in fm:
+            continue  # most notes: the model is built only for those the follow-up pass marked
+        facts = note_facts(path, fm)
+        if facts.follow_up == "reply_owed":
+            since = epoch(fm.get("reply_owed_since")) or facts.received or now
             owed.append(
-                OwedReply(
-                    path, _text(fm.get("from")), _text(fm.get("subject")), _iso(since), working_days_between(since, now)
-                )
+                OwedReply(path, facts.sender_text, facts.subject, _iso(since), working_days_between(since, now))
             )
-        elif kind == "reply_awaited" and str(fm.get("status") or "") == "awaiting_reply":
+        elif facts.follow_up == "reply_awaited" and facts.status.word == "awaiting_reply":
             since = epoch(fm.get("asked_at")) or now
             awaited.append(
                 AwaitedReply(
                     path,
                     _text(fm.get("awaiting_from")),
-                    _text(fm.get("subject")),
+                    facts.subject,
                     _iso(since),
                     working_days_between(since, now),
                     _text(fm.get("draft")) or None,

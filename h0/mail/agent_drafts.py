@@ -14,6 +14,7 @@ from h0.vault import Vault
 from h0.vault.audit import AuditLog, note_timestamp
 from h0.vault.last_change import name_key
 from h0.vault.layout import DRAFTS
+from h0.vault.model import note_facts
 
 
 def write_draft(
@@ -94,8 +95,8 @@ def email_note(vault_root: Path, message_id: str, backend: str) -> tuple[str, st
             reply_to_message_id=message_id,
         )
     note = listing.notes[0]
-    fm = note.frontmatter or {}
-    return note.path, (str(fm["thread_id"]) if fm.get("thread_id") else None), str(fm.get("subject") or "")
+    facts = note_facts(note.path, note.frontmatter or {})
+    return note.path, facts.thread_id, facts.subject
 
 
 def _slug(text: str) -> str:

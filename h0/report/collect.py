@@ -27,13 +27,14 @@ from h0.mail.deception.lookalike import Correspondents, new_domains
 from h0.pipeline.lock import daemon_holder
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
-from h0.report.fields import SHOWN, iso_epoch, lower, note_recipients, text
+from h0.report.fields import SHOWN, iso_epoch, text
 from h0.report.sending import approved_notes, sending_state
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
 from h0.vault.last_change import last_change, name_key
 from h0.vault.layout import DRAFTS, LOGS, NEEDS_ACTION
+from h0.vault.model import note_facts
 
 # AuditTail and SHOWN too: a caller of collect_status keeps the one and reads the other.
 __all__ = ["NEEDS_YOU", "REJECTED_REPLY_REASON", "SHOWN", "AuditTail", "collect_status"]
@@ -219,18 +220,19 @@ def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any
         if note.path in hidden:
             continue
         fm = note.frontmatter or {}
-        status = lower(fm.get("status"))
+        facts = note_facts(note.path, fm)
+        status = facts.status.word
         if status == "pending_approval" and "h0_error" not in fm:
-            urgent_last = lower(fm.get("priority")) != "urgent"
-            waiting.append((urgent_last, note.path, note_recipients(fm), text(fm.get("subject"))))
+            urgent_last = facts.priority != "urgent"
+            waiting.append((urgent_last, note.path, facts.recipients, facts.subject or None))
         elif status in ("held", "not_sent") or "h0_error" in fm:
             returned.append(
                 {
                     "path": note.path,
                     "status": status,
-                    "subject": text(fm.get("subject")),
-                    "to": text(fm.get("to")),
-                    "recipients": note_recipients(fm),
+                    "subject": facts.subject or None,
+                    "to": ", ".join(facts.to) or None,
+                    "recipients": facts.recipients,
                     "code": text(fm.get("h0_error_code")),
                     "reason": text(fm.get("h0_error")),
                     "at": text(fm.get("h0_error_at")),
@@ -281,23 +283,24 @@ def _needs_you(vault: Vault, hidden: frozenset[str] = frozenset()) -> tuple[list
     items = []
     for path, kind in ranked[:SHOWN]:
         try:
-            fm = vault.read_note(path).frontmatter
+            email = vault.read_note(path)
+            fm, facts = email.frontmatter, email.facts
         except H0Error:
-            fm = {}
+            fm, facts = {}, note_facts(path, {})
         reason = text(fm.get("problem")) or text(fm.get("reasoning"))
+        draft = text(fm.get("draft"))
         if kind == "rejected_reply":
-            draft = text(fm.get("draft"))
             reason = f"{REJECTED_REPLY_REASON} ({draft})" if draft else REJECTED_REPLY_REASON
         items.append(
             {
                 "path": path,
                 "decision": kind,
-                "status": text(fm.get("status")),
+                "status": facts.status.word or None,
                 "reason": reason,
-                "subject": text(fm.get("subject")),
-                "from": text(fm.get("from")),
+                "subject": facts.subject or None,
+                "from": facts.sender_text or None,
                 "delegate_to": text(fm.get("delegate_to")),
-                "draft": text(fm.get("draft")),
+                "draft": draft,
             }
         )
     return items, len(found)

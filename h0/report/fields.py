@@ -4,20 +4,13 @@ items each of its lists holds."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
-from h0.mail.compose.recipients import recipient_lists
 from h0.vault.audit import iso
 
 SHOWN = 10  # a list beside a total holds at most this many ("37 (showing 10)")
 # What a listed draft shows for a missing subject or recipient: never an empty "—" or "→ nobody".
 NO_SUBJECT = "(no subject)"
 NO_RECIPIENT = "no recipient yet (fill in to:)"
-
-
-def note_recipients(fm: dict[str, Any]) -> dict[str, list[str]]:
-    """A note's recipients by real address, per field."""
-    return recipient_lists(fm.get("to"), fm.get("cc"), fm.get("bcc"))
 
 
 def subject_shown(value: object) -> str:
@@ -28,10 +21,6 @@ def subject_shown(value: object) -> str:
 
 def iso_epoch(epoch: float | None) -> str | None:
     return iso(dt.datetime.fromtimestamp(epoch, dt.UTC)) if epoch is not None else None
-
-
-def lower(value: object) -> str:
-    return str(value or "").strip().lower()
 
 
 def text(value: object) -> str | None:

@@ -10,12 +10,13 @@ from typing import Any
 from h0.config import Settings
 from h0.errors import H0Error
 from h0.mail.compose.recipients import recipient_lists
-from h0.report.fields import SHOWN, iso_epoch, lower, note_recipients, text
+from h0.report.fields import SHOWN, iso_epoch
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso
 from h0.vault.last_change import settle_left
 from h0.vault.layout import APPROVED
+from h0.vault.model import NoteFacts, note_facts
 
 # A pause (auth required, SMTP not configured) lasts 60 s and is renewed, and logged again,
 # by the next attempt: one older than this without a newer one has ended.
@@ -117,14 +118,14 @@ def approved_notes(
             last[record["path"]] = record
     items = []
     for note in listing.notes[:SHOWN]:
-        fm = note.frontmatter or {}
-        code, reason, retry_at = _why_waiting(settings, vault, note.path, fm, last.get(note.path), daemon, sending, now)
+        facts = note_facts(note.path, note.frontmatter or {})
+        code, reason, retry_at = _why_waiting(settings, vault, facts, last.get(note.path), daemon, sending, now)
         items.append(
             {
                 "path": note.path,
-                "to": text(fm.get("to")),
-                "recipients": note_recipients(fm),
-                "subject": text(fm.get("subject")),
+                "to": ", ".join(facts.to) or None,
+                "recipients": facts.recipients,
+                "subject": facts.subject or None,
                 "code": code,
                 "reason": reason,
                 "retry_at": retry_at,
@@ -148,18 +149,17 @@ def approved_notes(
 def _why_waiting(
     settings: Settings,
     vault: Vault,
-    path: str,
-    fm: dict[str, Any],
+    facts: NoteFacts,
     event: dict[str, Any] | None,
     daemon: dict[str, Any] | None,
     sending: dict[str, Any],
     now: float,
 ) -> tuple[str, str, str | None]:
     """(code, reason, retry_at) for one approved note, from what is knowable outside the daemon."""
-    if lower(fm.get("status")) == "rejected":
+    if facts.rejected:
         return "rejected", "marked rejected: H0 files it in Done/ and never sends it", None
     try:
-        mtime = os.stat(vault.root / path).st_mtime
+        mtime = os.stat(vault.root / facts.path).st_mtime
     except OSError:
         mtime = now
     if daemon is None:

@@ -19,6 +19,7 @@ from h0.errors import H0Error
 from h0.report.logread import ALL_TIME, STREAMS, LogReader, TimeRange, UsageError, plain
 from h0.vault import Vault
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, REJECTED
+from h0.vault.model import identifier, source_path
 from h0.vault.paths import PathResolver
 
 _DRAFT_FOLDERS = (DRAFTS, APPROVED, REJECTED)  # the human moves a draft between these keeping its name
@@ -43,7 +44,7 @@ _PATHS = ("path", "note", "note_path", "done_path", "destination", "returned_to"
 _ENDS = {"email_filed": "path", "draft_rejected": "path", "email_delivery_failed": "path", "source_filed": "path"}
 # Frontmatter keys naming the note itself, and those naming the note it answers or was answered by.
 _OWN_KEYS = ("idempotency_key", "rfc822_message_id", "gmail_message_id", "message_id")
-_HOP_KEYS = ("reply_to_message_id", "source", "draft", "replied_with")
+_LINK_KEYS = ("draft", "replied_with")  # besides `source` and `reply_to_message_id`, read by the model
 
 # ('key' | 'rfc' | 'pid' | 'path', value), or ('draft' | 'email', name, generation) for a reused name.
 Node = tuple[str, str] | tuple[str, str, int]
@@ -217,24 +218,19 @@ def trace_note(root: Path, note: str, window: TimeRange = ALL_TIME, *, everythin
 
 def _frontmatter_seeds(vault: Vault, path: str, graph: _Graph) -> tuple[set[Node], set[Node]]:
     try:
-        fm = vault.read_note(path).frontmatter
+        note = vault.read_note(path)
     except H0Error:
         return set(), set()
-    own: set[Node] = {(_IDS[k], fm[k].strip()) for k in _OWN_KEYS if isinstance(fm.get(k), str) and fm[k].strip()}
+    facts, fm = note.facts, note.frontmatter
+    ids = {"rfc822_message_id": facts.rfc822_message_id, "message_id": facts.message_id}
+    ids |= {k: identifier(fm.get(k)) for k in _OWN_KEYS if k not in ids}
+    own: set[Node] = {(_IDS[k], value) for k, value in ids.items() if value}
     hop: set[Node] = set()
-    for key in _HOP_KEYS:
-        value = fm.get(key)
-        if not isinstance(value, str) or not value.strip():
-            continue
-        if key in _IDS:
-            hop.add((_IDS[key], value.strip()))
-            continue
-        text = value.strip()
-        if text.startswith("[[") and text.endswith("]]"):
-            text = text[2:-2].split("|", 1)[0].strip()
-            text = text if "/" in text else f"{NEEDS_ACTION}/{text}"
-            text = text if text.lower().endswith(".md") else text + ".md"
-        node = graph.latest(text)
+    if facts.reply_to_message_id:
+        hop.add((_IDS["reply_to_message_id"], facts.reply_to_message_id))
+    # The email a draft answers, and the draft an email was answered with: links in any spelling (h0.vault.model).
+    for link in (facts.source, *(source_path(fm.get(key)) for key in _LINK_KEYS)):
+        node = graph.latest(link) if link else None
         if node is not None:
             hop.add(node)
     return own, hop

@@ -23,18 +23,16 @@ dropping the tag, leaving a private folder or a private thread is refused with t
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from h0.vault import model
 from h0.vault.layout import LOGS
+from h0.vault.model import marked_private
 from h0.vault.paths import folder_key, link_key
 
-PRIVATE = "private"
-TRUE_WORDS = frozenset({"true", "yes", "y", "1", "on"})
-TAG_KEYS = frozenset({"tags", "tag"})
 # Folders people keep a diary in: proposed by `h0 init`, private by default until it records a choice.
 DIARY_NAMES = ("Journal", "Journals", "Diary", "Daily", "Daily Notes", "Dailies")
 RECORD_FILE = (".h0", "private-folders")  # in the vault: a dot folder, which no MCP tool may write
@@ -42,62 +40,27 @@ DAILY_NOTES_SETTINGS = (".obsidian", "daily-notes.json")
 NEVER_FOLDERS = frozenset({folder_key(LOGS)})
 # Frontmatter fields that tie a note to a thread: the provider's thread, the message an email is and
 # the one a reply answers, and the note a draft answers (`source`).
-_THREAD_FIELDS = ("thread_id",)
 _MESSAGE_FIELDS = ("message_id", "reply_to_message_id", "in_reply_to")
-_TAG_SPLIT = re.compile(r"[,\s]+")
-
-
-def marked_private(frontmatter: Mapping[str, Any]) -> bool:
-    """The note's own properties say it is private: a `private` key (any case) that is true, yes, y,
-    1 or on, or a `private` tag."""
-    for key, value in frontmatter.items():
-        name = str(key).strip().casefold()
-        if name == PRIVATE and _true(value):
-            return True
-        if name in TAG_KEYS and PRIVATE in _tags(value):
-            return True
-    return False
-
-
-def _true(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value == 1
-    return isinstance(value, str) and value.strip().casefold() in TRUE_WORDS
-
-
-def _tags(value: Any) -> set[str]:
-    items = value if isinstance(value, list) else [value]
-    found: set[str] = set()
-    for item in items:
-        if isinstance(item, str):
-            found.update(tag.lstrip("#").casefold() for tag in _TAG_SPLIT.split(item) if tag)
-    return found
 
 
 def thread_keys(rel: str, frontmatter: Mapping[str, Any]) -> frozenset[str]:
     """What ties this note to others of its conversation: its thread id, the message ids it is and
-    answers, and the email note it answers (`source`; an email's own name is its key for that)."""
+    answers, and the email note it answers (`source`; an email's own name is its key for that).
+
+    Read with the typed note model's readers (h0.vault.model), so the gate, the index and every
+    "which email does this draft answer?" agree on `type:` in any case and on any spelling of `source:`
+    (`[[EMAIL_1]]`, unquoted, with a folder, an alias or a heading)."""
     keys = set()
-    if str(frontmatter.get("type") or "").strip().casefold() == "email":
+    if model.kind_of(frontmatter.get("type")) is model.Kind.EMAIL:
         keys.add(f"n:{link_key(rel)}")
-    for name in _THREAD_FIELDS:
-        if value := _key_text(frontmatter.get(name)):
-            keys.add(f"t:{value}")
+    if thread := model.identifier(frontmatter.get("thread_id")):
+        keys.add(f"t:{thread}")
     for name in _MESSAGE_FIELDS:
-        if value := _key_text(frontmatter.get(name)):
+        if value := model.identifier(frontmatter.get(name)):
             keys.add(f"m:{value.strip('<>')}")
-    source = _key_text(frontmatter.get("source"))
-    if source:
-        keys.add(f"n:{link_key(source.strip('[]').split('|', 1)[0])}")
+    if source := model.source_key(frontmatter.get("source")):
+        keys.add(f"n:{source}")
     return frozenset(keys)
-
-
-def _key_text(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return ""
-    return str(value).strip()[:500]
 
 
 def folder_keys(folders: str | Iterable[str] | None) -> tuple[str, ...]:

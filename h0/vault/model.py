@@ -26,7 +26,7 @@ and `problems` says why.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from email.utils import getaddresses
 from enum import StrEnum
 from typing import Any
@@ -35,12 +35,22 @@ from pydantic import BaseModel, ConfigDict
 
 from h0.errors import InvalidRequest
 from h0.vault.dates import note_epoch
-from h0.vault.disclosure import marked_private
-from h0.vault.draft_state import DraftState, Status, draft_status
+from h0.vault.draft_state import DraftState, Status, draft_status, status_word
 from h0.vault.layout import NEEDS_ACTION
 from h0.vault.paths import link_key
 
-__all__ = ["Kind", "NoteFacts", "addresses", "note_facts", "recipient_lists", "source_key", "source_path"]
+__all__ = [
+    "Kind",
+    "NoteFacts",
+    "addresses",
+    "identifier",
+    "is_mail",
+    "kind_of",
+    "note_facts",
+    "recipient_lists",
+    "source_key",
+    "source_path",
+]
 
 MAX_ID = 998  # an identifier longer than a header line is not one
 RECIPIENT_FIELDS = ("to", "cc", "bcc")
@@ -61,6 +71,9 @@ class Kind(StrEnum):
     SENT_EMAIL = "sent_email"  # a message the owner sent (imported history)
     FOLLOW_UP = "follow_up"  # a nudge H0 wrote for an answer the owner awaits
     OTHER = "other"  # anything else: a draft (no type), a person, a project, a hand-written note
+
+
+MAIL_KINDS = frozenset({Kind.EMAIL, Kind.SENT_EMAIL})
 
 
 class NoteFacts(BaseModel):
@@ -91,6 +104,10 @@ class NoteFacts(BaseModel):
     drafted_at: float | None
     send_anyway: bool
     problems: tuple[str, ...]
+    decision: str  # triage's `decision:` (urgent, needs_info, delegate, …), trimmed and case-folded
+    priority: str  # a draft's `priority:` (urgent), trimmed and case-folded
+    follow_up: str  # `follow_up:` (reply_owed, reply_awaited, replied, draft), trimmed and case-folded
+    drafted_by: str  # who wrote a draft's text (`rules`, a provider's name), as written
 
     @property
     def is_email(self) -> bool:
@@ -116,11 +133,17 @@ class NoteFacts(BaseModel):
     @property
     def looks_like_draft(self) -> bool:
         """A reply draft, wherever it is kept: recipients, a subject and a status of its own."""
-        return bool(self.to) and bool(self.subject or self.status.word) and not self.is_email
+        return _draft_like(self.kind, self.to, self.subject, self.status.word)
 
     def answers(self, email_path: str) -> bool:
         """This note's `source` names the email note at `email_path` (any spelling of the link)."""
         return self.source_key is not None and self.source_key == link_key(email_path)
+
+    @property
+    def is_mail(self) -> bool:
+        """An email (received or sent) or a reply draft: a stranger's words or H0's, never what the owner
+        knows (the index and the knowledge notes leave its words out of what a note is about)."""
+        return self.kind in MAIL_KINDS or self.looks_like_draft
 
 
 def note_facts(path: str, frontmatter: Mapping[str, Any]) -> NoteFacts:
@@ -155,6 +178,10 @@ def note_facts(path: str, frontmatter: Mapping[str, Any]) -> NoteFacts:
         drafted_at=_epoch(frontmatter, "drafted_at", problems),
         send_anyway=flag(frontmatter.get("send_anyway")),
         problems=tuple(problems),
+        decision=_word(frontmatter.get("decision")),
+        priority=_word(frontmatter.get("priority")),
+        follow_up=_word(frontmatter.get("follow_up")),
+        drafted_by=_clean(frontmatter.get("drafted_by")).strip()[:MAX_ID],
     )
 
 
@@ -162,7 +189,7 @@ def recipient_lists(to: Any = None, cc: Any = None, bcc: Any = None) -> dict[str
     """{"to": [...], "cc": [...], "bcc": [...]}: each recipient's real address, in order, no display name.
 
     Each value may be a string ("a@x.com, Bo <b@y.org>"), a list of such strings, or None; split exactly as
-    the send path splits (h0.mail.addresses.parse_recipients), so a report never shows fewer recipients
+    the send path splits (h0.mail.compose.addresses.parse_recipients), so a report never shows fewer recipients
     than a message has."""
     return {field: addresses(value) for field, value in zip(RECIPIENT_FIELDS, (to, cc, bcc))}
 
@@ -223,6 +250,32 @@ def flag(value: Any) -> bool:
     return isinstance(value, str) and value.strip().casefold() in _TRUE
 
 
+PRIVATE = "private"
+TAG_KEYS = frozenset({"tags", "tag"})
+_TAG_SPLIT = re.compile(r"[,\s]+")
+
+
+def marked_private(frontmatter: Mapping[str, Any]) -> bool:
+    """The note's own properties say it is private: a `private` key (any case) that is true, yes, y,
+    1 or on, or a `private` tag."""
+    for key, value in frontmatter.items():
+        name = str(key).strip().casefold()
+        if name == PRIVATE and flag(value):
+            return True
+        if name in TAG_KEYS and PRIVATE in _tags(value):
+            return True
+    return False
+
+
+def _tags(value: Any) -> set[str]:
+    items = value if isinstance(value, list) else [value]
+    found: set[str] = set()
+    for item in items:
+        if isinstance(item, str):
+            found.update(tag.lstrip("#").casefold() for tag in _TAG_SPLIT.split(item) if tag)
+    return found
+
+
 def _kind(word: str) -> Kind:
     try:
         return Kind(word)
@@ -253,3 +306,27 @@ def _epoch(frontmatter: Mapping[str, Any], field: str, problems: list[str]) -> f
     except InvalidRequest as error:
         problems.append(error.message)
         return None
+
+
+def kind_of(value: Any) -> Kind:
+    """What a `type:` value says a note is (trimmed, case-folded; anything unknown is OTHER)."""
+    return _kind(_word(value))
+
+
+def identifier(value: Any) -> str | None:
+    """An identifier property (`thread_id`, `message_id`, …) as clean text; None when it is not one."""
+    return _ident(value)
+
+
+def is_mail(frontmatter: Mapping[str, Any]) -> bool:
+    """`NoteFacts.is_mail` from the frontmatter alone, without building the model: the index asks it of
+    every note it reads."""
+    kind = kind_of(frontmatter.get("type"))
+    if kind in MAIL_KINDS:
+        return True
+    subject = _clean(frontmatter.get("subject")).strip()
+    return _draft_like(kind, addresses(frontmatter.get("to")), subject, status_word(frontmatter))
+
+
+def _draft_like(kind: Kind, to: Sequence[str], subject: str, status: str) -> bool:
+    return bool(to) and bool(subject or status) and kind is not Kind.EMAIL

@@ -344,3 +344,47 @@ def test_a_backdated_reply_and_a_strangers_message_never_answer_the_owners_quest
     assert assessed.answer is None and assessed.awaited == ask
     dana = msg("<4>", "2026-05-05 11:00")
     assert assess([ask, backdated, stranger, dana], OWNER).answer == dana
+
+
+# -- notes read through the typed model (h0.vault.model): any case of `type`, `follow_up`, `status` ------------
+
+
+def test_given_an_email_note_typed_in_another_case_when_the_ledger_has_not_seen_it_then_it_is_recorded():
+    from h0.followup.record import from_email_note
+
+    fm = {
+        "type": "Email",
+        "message_id": "m1",
+        "thread_id": "T1",
+        "from": "Dana Rivera <Dana@Example.com>",
+        "to": "Owner <me@example.com>",
+        "subject": "Review",
+        "received": "2026-05-04T10:00:00Z",
+    }
+    message = from_email_note("Needs_Action/EMAIL_1.md", fm, now=at("2026-05-06 10:00"))
+    assert message is not None and message.key == "id:m1" and message.thread == "T1"
+    assert message.sender == "dana@example.com" and message.at == at("2026-05-04 10:00") and not message.outbound
+    assert message.recipients == (("Owner", "me@example.com"),)
+    assert from_email_note("Notes/n.md", {**fm, "type": "note"}, now=at("2026-05-06 10:00")) is None
+
+
+def test_given_follow_up_words_in_another_case_when_the_status_is_collected_then_they_are_listed(tmp_path):
+    """Given notes marked `follow_up: Reply_Owed` and `follow_up: REPLY_AWAITED` + `status: Awaiting_Reply`
+    (a person's edit in Obsidian), When the follow-up status is collected, Then both are listed."""
+    from h0.followup.report import collect_followups
+    from h0.vault import Vault, init_vault
+
+    init_vault(tmp_path)
+    (tmp_path / "Needs_Action" / "EMAIL_1.md").write_text(
+        "---\ntype: email\nfollow_up: Reply_Owed\nfrom: Dana <dana@example.com>\nsubject: Review\n"
+        "received: 2026-05-04T10:00:00Z\n---\nbody\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "Needs_Action" / "FOLLOWUP_1.md").write_text(
+        "---\ntype: follow_up\nfollow_up: REPLY_AWAITED\nstatus: Awaiting_Reply\nawaiting_from: Bob\n"
+        "subject: Invoice?\nasked_at: 2026-05-04T10:00:00Z\n---\nbody\n",
+        encoding="utf-8",
+    )
+    status = collect_followups(Vault(tmp_path), at("2026-05-07 10:00"))
+    assert [(o.path, o.subject, o.working_days) for o in status.owed] == [("Needs_Action/EMAIL_1.md", "Review", 3)]
+    assert [(a.path, a.waiting_on) for a in status.awaited] == [("Needs_Action/FOLLOWUP_1.md", "Bob")]

@@ -14,7 +14,8 @@ from mcp import Client, StdioServerParameters
 
 from h0.mcp.vault_server import build_vault_server
 from h0.vault import frontmatter
-from h0.vault.disclosure import Disclosure, marked_private
+from h0.vault.disclosure import Disclosure
+from h0.vault.model import marked_private
 from tests.conftest import H0_BIN, subprocess_env
 
 pytestmark = pytest.mark.anyio

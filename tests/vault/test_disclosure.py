@@ -53,3 +53,14 @@ def test_diary_folders_are_found_by_name_and_by_obsidians_daily_notes_setting(tm
     assert diary_folders(tmp_path) == ["DIARY", "Daily Notes"]
     (tmp_path / ".obsidian/daily-notes.json").write_text("not json [")
     assert diary_folders(tmp_path) == ["DIARY", "Daily Notes"]
+
+
+def test_given_a_private_email_when_its_draft_links_it_unquoted_or_with_a_heading_then_the_draft_is_private():
+    """Given a private email and drafts whose `source:` is an unquoted [[EMAIL_1]] (YAML: a list in a list)
+    or a link with a heading, When the gate judges the drafts, Then they are in the private thread: the gate
+    reads `source:` as the note model does (h0.vault.model.source_key)."""
+    secret = ("Needs_Action/EMAIL_1.md", {"type": "Email", "private": True})
+    keys = GATE.private_keys([secret])
+    assert GATE.private("Drafts/REPLY_1.md", {"source": [["EMAIL_1"]]}, keys)
+    assert GATE.private("Drafts/REPLY_2.md", {"source": "[[Needs_Action/EMAIL_1#Body|the email]]"}, keys)
+    assert not GATE.private("Drafts/REPLY_3.md", {"source": "[[EMAIL_2]]"}, keys)

@@ -140,3 +140,35 @@ _VALUES = st.recursive(
 def test_given_hostile_frontmatter_then_the_model_never_raises(frontmatter):
     facts = note_facts("Drafts/d.md", frontmatter)
     assert isinstance(facts.to, tuple) and isinstance(facts.private, bool)
+
+
+def test_given_triage_and_follow_up_words_in_any_case_then_they_are_read_trimmed_and_case_folded():
+    facts = note_facts(
+        "Needs_Action/e.md",
+        {"decision": " Urgent ", "priority": "URGENT", "follow_up": "Reply_Owed", "drafted_by": " rules "},
+    )
+    assert (facts.decision, facts.priority, facts.follow_up, facts.drafted_by) == (
+        "urgent",
+        "urgent",
+        "reply_owed",
+        "rules",
+    )
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "mail"),
+    [
+        ({"type": "Email"}, True),
+        ({"type": "sent_email"}, True),
+        ({"to": "a@x.com", "subject": "Hi"}, True),  # a reply draft, wherever it is kept
+        ({"to": "a@x.com", "status": "pending_approval"}, True),
+        ({"type": "email", "to": ""}, True),
+        ({"to": "a@x.com"}, False),  # recipients alone: a note about someone
+        ({"type": "project", "subject": "Atlas"}, False),
+        ({}, False),
+    ],
+)
+def test_given_a_note_then_whether_it_is_mail_is_one_answer_with_or_without_the_model(frontmatter, mail):
+    from h0.vault.model import is_mail
+
+    assert note_facts("Notes/n.md", frontmatter).is_mail is mail and is_mail(frontmatter) is mail

@@ -1,9 +1,9 @@
 """Who a message goes to, as every report shows it: To, Cc and Bcc by real address, all of them.
 
 A report of a send must never show only a display name (`"ceo@bank.com" <evil@x.com>` is a
-message to evil@x.com) nor lose a recipient to a cut line. `recipient_lists` turns a draft's
-frontmatter values or a message's header values into the real addresses of each field
-(display names dropped); `shown_address` adds the ASCII (punycode) form beside a domain
+message to evil@x.com) nor lose a recipient to a cut line. `recipient_lists` (the typed note
+model's one reading, h0.vault.model) turns a draft's frontmatter values or a message's header values
+into the real addresses of each field (display names dropped); `shown_address` adds the ASCII (punycode) form beside a domain
 written in other scripts, so a look-alike such as `bаnk.com` (Cyrillic а) shows as what it
 is; `describe_recipients` is the one-line form the console, `h0 sweep`, `h0 status`, `h0 log`,
 the dashboard and the briefing print, every address or, past a limit, "+N more" (their JSON
@@ -24,30 +24,14 @@ from h0.mail.compose.addresses import other_address_in_name
 from h0.mail.headers import remove_controls
 from h0.printable import printable
 
-FIELDS = ("to", "cc", "bcc")
+# One reading of who a note or a message goes to, the typed note model's (h0.vault.model): a report and
+# the send path never disagree on a recipient.
+from h0.vault.model import RECIPIENT_FIELDS, recipient_lists
+
+__all__ = ["FIELDS", "count", "describe_recipients", "recipient_lists", "shown_address", "shown_sender"]
+
+FIELDS = RECIPIENT_FIELDS
 SENDER_NAME_CHARS = 40  # of a display name; the address is never cut
-
-
-def recipient_lists(to: Any = None, cc: Any = None, bcc: Any = None) -> dict[str, list[str]]:
-    """{"to": [...], "cc": [...], "bcc": [...]}: each recipient's real address, in order, no display name.
-
-    Each value may be a string ("a@x.com, Bo <b@y.org>"), a list of such strings, or None.
-    """
-    return {field: _addresses(value) for field, value in zip(FIELDS, (to, cc, bcc))}
-
-
-def _addresses(value: Any) -> list[str]:
-    if value is None or value == "":
-        return []
-    items = value if isinstance(value, (list, tuple)) else [value]
-    # Split exactly as the send path splits (h0.mail.compose.addresses.parse_recipients), so a report never
-    # shows fewer recipients than a message has.
-    found: list[str] = []
-    for name, addr in getaddresses([remove_controls(str(item)) for item in items if item is not None]):
-        address = (addr or name).strip()
-        if address:
-            found.append(address)
-    return found
 
 
 def shown_address(address: str) -> str:

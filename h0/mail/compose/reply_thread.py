@@ -86,8 +86,7 @@ class ReplyThreading:
             target = self.resolver.resolve(source, note=True)
             with open(target.abs, "rb") as handle:
                 data = handle.read(MAX_NOTE_BYTES + 1)
-            fm = parse(data, target.rel).frontmatter
-            return reply_headers(str(fm.get("rfc822_message_id") or "") or None, None)
+            return reply_headers(parse(data, target.rel).facts.rfc822_message_id, None)
         except (H0Error, OSError, ValueError):
             return None, None
 

@@ -27,7 +27,9 @@ from loguru import logger
 from h0.vault.index.extract import Extracted, frontmatter_json
 from h0.vault.paths import link_key
 
-SCHEMA_VERSION = "3"  # 2: `threads` (disclosure); `entities` and People notes indexed (docs_person). 3: both
+# 2: `threads` (disclosure); `entities` and People notes indexed (docs_person). 3: both. 4: thread keys, links
+# and "is it mail?" read by the typed note model (an unquoted `source: [[EMAIL_1]]` ties a draft to its thread).
+SCHEMA_VERSION = "4"
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 16_384  # SQLite's page cache per connection: bounded whatever the vault's size
 

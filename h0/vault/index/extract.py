@@ -16,8 +16,9 @@ from typing import Any
 
 from h0.errors import H0Error
 from h0.vault import frontmatter
-from h0.vault.disclosure import marked_private, thread_keys
+from h0.vault.disclosure import thread_keys
 from h0.vault.index.entities import note_keys
+from h0.vault.model import is_mail, marked_private, source_key
 from h0.vault.note import MAX_NOTE_BYTES, content_hash
 from h0.vault.paths import link_key
 
@@ -146,19 +147,16 @@ def extract(rel: str, data: bytes, signature: Signature) -> Extracted:
     note.addresses = list(addresses.items())[:MAX_ADDRESSES]
     links = {link_key(m.group(1)) for m in WIKILINK.finditer(body)}
     links |= {link_key(m.group(1)) for m in WIKILINK.finditer(note.meta)}  # `source: "[[EMAIL_1]]"`
+    if answered := source_key(data_fm.get("source")):
+        links.add(answered)  # an unquoted `source: [[EMAIL_1]]`, which YAML reads as a list in a list
     note.links = sorted(links)[:MAX_LINKS]
-    if not _is_mail(data_fm):
+    # An email (received or sent) or a reply draft is a stranger's words or H0's, never what the owner knows:
+    # what a note is about (`entities`) is kept for the owner's notes only — thousands of emails in
+    # Needs_Action/ would otherwise answer every look-up of a name they share.
+    if not is_mail(data_fm):
         aliases = [str(a) for a in _as_list(data_fm.get("aliases")) if isinstance(a, (str, int, float))][:20]
         note.entities = note_keys(note.title, aliases, note.meta, body[:MAX_ENTITY_CHARS])
     return note
-
-
-def _is_mail(fm: Mapping[str, Any]) -> bool:
-    """An email (received or sent) or a reply draft: a stranger's words or H0's, never what the owner
-    knows. What a note is about (`entities`) is kept for the owner's notes only — thousands of emails
-    in Needs_Action/ would otherwise answer every look-up of a name they share."""
-    kind = str(fm.get("type") or "").strip().lower()
-    return kind in ("email", "sent_email") or (bool(fm.get("to")) and "subject" in fm and "status" in fm)
 
 
 def _as_list(value: Any) -> list[Any]:

@@ -1,6 +1,6 @@
 """A literal search through the index: which notes may hold the phrase (a superset, from the words of
 the phrase), ranked by BM25, then each candidate checked against the note's bytes by the very rule of
-the full scan (h0.vault.search.Matcher) — so the answer is the full scan's set, ranked, paged.
+the full scan (h0.vault.search.PhraseMatcher) — so the answer is the full scan's set, ranked, paged.
 
 How the phrase's words narrow the candidates: a phrase's inner words are whole words of the note;
 its first word may be the end of a longer one (`voice` in `invoice`) unless the phrase starts with a
