@@ -19,6 +19,7 @@ import sqlite3
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,9 @@ from loguru import logger
 from h0.vault.index.extract import Extracted, frontmatter_json
 from h0.vault.paths import link_key
 
-SCHEMA_VERSION = "3"  # 2: `threads` (disclosure); `entities` and People notes indexed (docs_person). 3: both
+SCHEMA_VERSION = "4"  # 2: `threads` (disclosure); `entities` and People notes indexed (docs_person). 3: both.
+# 4: `addresses` and `entities` carry their note's folder, so a look-up that skips the mail folders never reads
+# the rows of a sender's thousands of emails.
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 16_384  # SQLite's page cache per connection: bounded whatever the vault's size
 
@@ -56,8 +59,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
 CREATE TABLE IF NOT EXISTS terms_seen (term TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(term, tokenize='trigram');
-CREATE TABLE IF NOT EXISTS addresses (address TEXT NOT NULL, doc INTEGER NOT NULL, field TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS addresses_address ON addresses (address);
+CREATE TABLE IF NOT EXISTS addresses (
+    address TEXT NOT NULL, doc INTEGER NOT NULL, field TEXT NOT NULL, folder TEXT NOT NULL  -- lower(docs.folder)
+);
+CREATE INDEX IF NOT EXISTS addresses_address ON addresses (address, folder, field, doc);
 CREATE INDEX IF NOT EXISTS addresses_doc ON addresses (doc);
 CREATE TABLE IF NOT EXISTS links (doc INTEGER NOT NULL, target TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS links_target ON links (target);
@@ -65,8 +70,10 @@ CREATE INDEX IF NOT EXISTS links_doc ON links (doc);
 CREATE TABLE IF NOT EXISTS threads (doc INTEGER NOT NULL, key TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS threads_key ON threads (key);
 CREATE INDEX IF NOT EXISTS threads_doc ON threads (doc);
-CREATE TABLE IF NOT EXISTS entities (doc INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS entities_key ON entities (key);
+CREATE TABLE IF NOT EXISTS entities (
+    doc INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL, folder TEXT NOT NULL  -- lower(docs.folder)
+);
+CREATE INDEX IF NOT EXISTS entities_key ON entities (key, folder, doc, kind);
 CREATE INDEX IF NOT EXISTS entities_doc ON entities (doc);
 CREATE INDEX IF NOT EXISTS docs_person ON docs (person) WHERE person = 1;
 """
@@ -80,6 +87,20 @@ VISIBLE = (
     f"WHERE mine.doc = docs.id AND {PRIVATE_PEER})"
 )
 _TOKENIZER = "unicode61 remove_diacritics 2"  # the same as fts's: a query is tokenized as the notes were
+
+
+def outside_folders(select: str, where: str, args: Sequence[Any], skip: Sequence[str]) -> tuple[str, list[Any]]:
+    """`select … WHERE where` over the rows whose `folder` is none of `skip` (lower-cased folder names), as one
+    range a gap between them: an index on (…, folder) then seeks past the skipped folders' rows (a sender's
+    thousands of emails) instead of reading each one to leave it out."""
+    folders = sorted(set(skip))
+    if not folders:
+        return f"{select} WHERE {where}", list(args)
+    gaps = [("folder < ?", [folders[0]])]
+    gaps += [("folder > ? AND folder < ?", [low, high]) for low, high in pairwise(folders)]
+    gaps.append(("folder > ?", [folders[-1]]))
+    sql = " UNION ALL ".join(f"{select} WHERE {where} AND {gap}" for gap, _ in gaps)
+    return sql, [value for _, bounds in gaps for value in (*args, *bounds)]
 
 
 def busy(exc: sqlite3.Error) -> bool:
@@ -297,13 +318,18 @@ class IndexDB:
             "INSERT INTO fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)", (doc, note.title, note.meta, note.body)
         )
         if note.addresses:
-            db.executemany("INSERT INTO addresses VALUES (?, ?, ?)", [(a, doc, f) for a, f in note.addresses])
+            db.executemany(
+                "INSERT INTO addresses VALUES (?, ?, ?, lower(?))", [(a, doc, f, folder) for a, f in note.addresses]
+            )
         if note.links:
             db.executemany("INSERT INTO links VALUES (?, ?)", [(doc, target) for target in note.links])
         if note.threads:
             db.executemany("INSERT INTO threads VALUES (?, ?)", [(doc, key) for key in note.threads])
         if note.entities:
-            db.executemany("INSERT INTO entities VALUES (?, ?, ?)", [(doc, key, kind) for key, kind in note.entities])
+            db.executemany(
+                "INSERT INTO entities VALUES (?, ?, ?, lower(?))",
+                [(doc, key, kind, folder) for key, kind in note.entities],
+            )
 
     def checkpoint(self) -> None:
         """After a bulk build: fold the write-ahead log into the file now, not in the next small write."""
