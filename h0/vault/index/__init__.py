@@ -37,8 +37,8 @@ from loguru import logger
 
 from h0.errors import InternalError, InvalidRequest
 from h0.vault.disclosure import Disclosure
-from h0.vault.index.about import About, notes_about
-from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB, outside_folders
+from h0.vault.index.about import About, notes_about, outside_folders
+from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
 from h0.vault.index.query import every_row, plan, ranked

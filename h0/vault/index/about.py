@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
 
-from h0.vault.index.db import VISIBLE, outside_folders
+from h0.vault.index.db import VISIBLE
 from h0.vault.index.entities import ENTITY, NAME, phrases, text_entities
 from h0.vault.index.extract import HEADER_FIELDS
 from h0.vault.paths import link_key
@@ -42,6 +43,20 @@ FREE_MAIL = frozenset(
     mac.com aol.com gmx.de gmx.net gmx.at web.de t-online.de posteo.de mailbox.org proton.me protonmail.com
     pm.me mail.com zoho.com yandex.com fastmail.com hey.com orange.fr free.fr laposte.net""".split()
 )
+
+
+def outside_folders(select: str, where: str, args: Sequence[Any], skip: Sequence[str]) -> tuple[str, list[Any]]:
+    """`select … WHERE where` over the rows whose `folder` is none of `skip` (lower-cased folder names), as one
+    range a gap between them: an index on (…, folder) then seeks past the skipped folders' rows (a sender's
+    thousands of emails) instead of reading each one to leave it out."""
+    folders = sorted(set(skip))
+    if not folders:
+        return f"{select} WHERE {where}", list(args)
+    gaps = [("folder < ?", [folders[0]])]
+    gaps += [("folder > ? AND folder < ?", [low, high]) for low, high in pairwise(folders)]
+    gaps.append(("folder > ?", [folders[-1]]))
+    sql = " UNION ALL ".join(f"{select} WHERE {where} AND {gap}" for gap, _ in gaps)
+    return sql, [value for _, bounds in gaps for value in (*args, *bounds)]
 
 
 @dataclass(slots=True)

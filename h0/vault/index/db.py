@@ -19,7 +19,7 @@ import sqlite3
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Sequence
-from itertools import pairwise
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -89,20 +89,6 @@ VISIBLE = (
 _TOKENIZER = "unicode61 remove_diacritics 2"  # the same as fts's: a query is tokenized as the notes were
 
 
-def outside_folders(select: str, where: str, args: Sequence[Any], skip: Sequence[str]) -> tuple[str, list[Any]]:
-    """`select … WHERE where` over the rows whose `folder` is none of `skip` (lower-cased folder names), as one
-    range a gap between them: an index on (…, folder) then seeks past the skipped folders' rows (a sender's
-    thousands of emails) instead of reading each one to leave it out."""
-    folders = sorted(set(skip))
-    if not folders:
-        return f"{select} WHERE {where}", list(args)
-    gaps = [("folder < ?", [folders[0]])]
-    gaps += [("folder > ? AND folder < ?", [low, high]) for low, high in pairwise(folders)]
-    gaps.append(("folder > ?", [folders[-1]]))
-    sql = " UNION ALL ".join(f"{select} WHERE {where} AND {gap}" for gap, _ in gaps)
-    return sql, [value for _, bounds in gaps for value in (*args, *bounds)]
-
-
 def busy(exc: sqlite3.Error) -> bool:
     """Another connection holds the database (SQLITE_BUSY, SQLITE_LOCKED and their extended codes): try
     again later. Any other error means the index file cannot be trusted."""
@@ -136,6 +122,7 @@ class IndexDB:
         self._memory: sqlite3.Connection | None = None
         self._memory_lock = threading.RLock()
         self._generation = 0  # bumped on a rebuild: threads drop their old connections
+        self._whole: tuple[int, int, int, int] | None = None  # the file's status when last found whole
         self._create()
 
     # ------------------------------------------------------------------ connections
@@ -215,9 +202,14 @@ class IndexDB:
 
         Read from the file itself, not through SQLite, whose page cache would go on answering from
         a file someone truncated: its 100-byte header (the magic string, the page size and count)
-        against its size. Damage deeper inside is met by the query that reads it (Damaged: rebuild)."""
+        against its size. Damage deeper inside is met by the query that reads it (Damaged: rebuild). A file
+        with the status (inode, size, mtime) it had when last found whole is not read again (each query asks)."""
         if self.path is not None:
             try:
+                status = os.stat(self.path)
+                signature = (status.st_ino, status.st_size, status.st_mtime_ns, self._generation)
+                if signature == self._whole:
+                    return True
                 with open(self.path, "rb") as handle:
                     header = handle.read(100)
                     size = os.fstat(handle.fileno()).st_size
@@ -236,6 +228,8 @@ class IndexDB:
             self.db().execute("SELECT count(*) FROM meta").fetchone()
         except sqlite3.DatabaseError:
             return False
+        if self.path is not None:
+            self._whole = signature
         return True
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:  # sqlite3.Row or tuples, by row_factory
@@ -256,7 +250,7 @@ class IndexDB:
             return
         db = self.db()
         try:
-            with self._memory_lock if self.path is None else _nullcontext():
+            with self._memory_lock if self.path is None else nullcontext():
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     for path in deletes:
@@ -343,7 +337,7 @@ class IndexDB:
         """After a bulk build: every term of the index's own vocabulary into `terms`, at once."""
         db = self.db()
         try:
-            with self._memory_lock if self.path is None else _nullcontext():
+            with self._memory_lock if self.path is None else nullcontext():
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     new = db.execute(
@@ -378,7 +372,7 @@ class IndexDB:
     def tokens(self, text: str) -> list[str]:
         """`text` tokenized as the notes were (unicode61, diacritics removed), in order of appearance."""
         db = self.db()
-        with self._memory_lock if self.path is None else _nullcontext():
+        with self._memory_lock if self.path is None else nullcontext():
             db.execute("INSERT INTO temp.tok (t) VALUES (?)", (text,))
             try:
                 placed = db.execute('SELECT term, "offset" FROM temp.tok_at').fetchall()
@@ -394,14 +388,6 @@ class IndexDB:
             rows = self.rows("SELECT term FROM terms_seen WHERE instr(term, ?) > 0 LIMIT ?", (fragment, limit + 1))
         terms = [row[0] for row in rows]
         return None if len(terms) > limit else terms
-
-
-class _nullcontext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def _quoted(term: str) -> str:
