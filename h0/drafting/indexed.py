@@ -96,7 +96,7 @@ class IndexKnowledge:
             "SELECT path, frontmatter FROM docs WHERE id IN (SELECT addresses.doc FROM addresses "
             "JOIN docs ON docs.id = addresses.doc "
             f"WHERE addresses.address IN ({','.join('?' * len(wanted))}) AND addresses.field = 'from' "
-            "AND lower(docs.folder) = ? AND docs.private = 0 ORDER BY addresses.doc DESC LIMIT ?) ORDER BY id DESC",
+            "AND addresses.folder = ? AND docs.private = 0 ORDER BY addresses.doc DESC LIMIT ?) ORDER BY id DESC",
             (*wanted, NEEDS_ACTION.lower(), limit + len(skip) + 5),
         )
         found: list[PendingEmail] = []

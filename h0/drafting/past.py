@@ -23,12 +23,13 @@ import math
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from email.utils import getaddresses
 from pathlib import Path
 from typing import Any
 
+from h0.drafting.folderfiles import FolderFiles
 from h0.drafting.knowledgenotes import tokens
 from h0.drafting.replytext import ReplyParts, split_reply
 from h0.errors import H0Error
@@ -49,7 +50,6 @@ MAX_TEXT_CHARS = 6_000
 SENT_CACHE_FILE = "sent_mail.jsonl"
 MAX_CACHED_SENT = 2_000
 RECHECK_S = 5.0  # a note not (yet) vouched for is asked about again this much later (H0 files, then records)
-RESTAT_SECONDS = 2.0  # how often the sent notes already known in Done/ are stat'ed again for edits
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,16 +124,22 @@ class PastReplies:
         self._history_sig: tuple[int, float] | None = None
         self._from_history: list[PastReply] = []
         self._lock = threading.Lock()
-        self._done_mtime: int | None = None
-        # name -> (mtime_ns, size, reply, whether it is private itself)
-        self._notes: dict[str, tuple[int, int, PastReply | None, bool]] = {}
+        self._done = FolderFiles(self.root / DONE)  # `watched` set by the owner (h0.drafting.service)
+        self._notes: dict[str, tuple[PastReply | None, bool]] = {}  # name -> (reply, whether it is private itself)
         self._private_keys: dict[str, frozenset[str]] = {}  # name -> the thread keys a private note holds
-        self._restat_at = 0.0
         self._cache_sig: tuple[int, int] | None = None
         self._provider: list[PastReply] = []
         self._by_address: dict[str, list[PastReply]] = {}
         self._all: list[PastReply] = []
         self._worded: list[tuple[PastReply, set[str]]] = []  # each reply with its words, tokenised once per refresh
+
+    def changed(self, path: str | None) -> None:
+        """A watcher's report: this note (absolute path) changed, appeared or went; None: any may have."""
+        self._done.changed(path)
+
+    def watched_by(self, watched: Callable[[], bool]) -> None:
+        """`watched()` is True while a watcher of this process reports every note's change (`changed`)."""
+        self._done.watched = watched
 
     def refresh(self) -> None:
         with self._lock:
@@ -147,7 +153,7 @@ class PastReplies:
                     private |= keys
                 replies = [
                     r
-                    for name, (_, _, r, own_private) in self._notes.items()
+                    for name, (r, own_private) in self._notes.items()
                     if r is not None and name in self._vouched and not own_private and not r.threads & private
                 ]
                 replies += [r for r in self._provider + self._from_history if not r.threads & private]
@@ -194,66 +200,41 @@ class PastReplies:
     # ------------------------------------------------------------------ Done/
 
     def _refresh_done(self) -> bool:
-        folder = self.root / DONE
-        try:
-            mtime = os.stat(folder).st_mtime_ns
-        except OSError:
-            changed = bool(self._notes)
-            self._notes.clear()
-            self._private_keys.clear()
-            self._keys.clear()
-            self._vouched.clear()
-            self._done_mtime = None
-            return changed
-        if mtime == self._done_mtime:
-            return False
-        self._done_mtime = mtime
-        # Done/ changes with every note filed (a burst files hundreds a second): new names are read at
-        # once, the notes already known are stat'ed again at most every RESTAT_SECONDS.
-        now = time.monotonic()
-        restat = now - self._restat_at >= RESTAT_SECONDS
-        if restat:
-            self._restat_at = now
-        seen: set[str] = set()
+        """Read the notes of Done/ that appeared or changed, forget those that went; True when that changed
+        a past reply or a private thread key (a burst files hundreds of emails there: none of them does)."""
+        updated, gone = self._done.poll()
         changed = False
-        try:
-            with os.scandir(folder) as it:
-                entries = [e for e in it if e.name.endswith(NOTE_SUFFIX) and not e.name.startswith(".")]
-        except OSError:
-            entries = []
-        for entry in entries:
-            seen.add(entry.name)
-            if not restat and entry.name in self._notes:
-                continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            cached = self._notes.get(entry.name)
-            if cached is not None and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
-                continue
-            reply, private, keys = self._read_sent(f"{DONE}/{entry.name}")
-            self._notes[entry.name] = (st.st_mtime_ns, st.st_size, reply, private)
-            self._private_keys[entry.name] = keys
-            self._vouched.discard(entry.name)  # changed since it was vouched for: asked again
-            changed = True
-        for name in [n for n in self._notes if n not in seen]:
-            del self._notes[name]
+        for name in gone:
+            changed = self._matters(name) or changed
+            self._notes.pop(name, None)
             self._private_keys.pop(name, None)
             self._keys.pop(name, None)
             self._vouched.discard(name)
-            changed = True
+        for name in updated:
+            before = self._matters(name)
+            reply, private, keys = self._read_sent(f"{DONE}/{name}")
+            self._notes[name] = (reply, private)
+            self._private_keys[name] = keys
+            self._vouched.discard(name)  # changed since it was vouched for: asked again
+            changed = before or self._matters(name) or changed
         if changed:
             self._asked_at = -math.inf
         return changed
 
+    def _matters(self, name: str) -> bool:
+        """Whether the note `name` of Done/, as last read, is a past reply or makes a thread private."""
+        reply, private = self._notes.get(name, (None, False))
+        return reply is not None or private or bool(self._private_keys.get(name))
+
     def _vouch(self) -> bool:
         """Ask the owner's identity about the sent-looking notes not vouched for yet (on a change, or every
         RECHECK_S: H0 records where it filed a send just after filing it). True when one became the owner's."""
+        if self.owner is None or time.monotonic() - self._asked_at < RECHECK_S:
+            return False
         waiting = [
-            (f"{DONE}/{n}", self._keys.get(n, "")) for n, v in self._notes.items() if v[2] and n not in self._vouched
+            (f"{DONE}/{n}", self._keys.get(n, "")) for n, v in self._notes.items() if v[0] and n not in self._vouched
         ]
-        if self.owner is None or not waiting or time.monotonic() - self._asked_at < RECHECK_S:
+        if not waiting:
             return False
         self._asked_at = time.monotonic()
         try:

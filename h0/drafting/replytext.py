@@ -13,7 +13,7 @@ import re
 import threading
 from dataclasses import dataclass
 
-from mailparser_reply import EmailReplyParser
+from mailparser_reply import EmailMessage, EmailReplyParser
 
 # The parser's languages: headers and signatures of each are recognised (English always).
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "sv", "pl", "cs", "da", "ja")
@@ -47,14 +47,52 @@ _SIGN_OFF = re.compile(
     r"^(?:" + "|".join(re.escape(w) for w in sorted(_SIGN_OFF_WORDS, key=len, reverse=True)) + r")\b[ \w.!,]{0,25}$",
     re.IGNORECASE,
 )
+# Where the parser's reply headers can begin: each of its header patterns starts at a line's start, at a
+# newline, or (Danish, "-----Oprindelig meddelelse-----") at a dash (tests/drafting/test_reply_text.py).
+_HEADER_STARTS = re.compile(r"^|\n|-", re.MULTILINE)
 _local = threading.local()
+
+
+class _HeadersAtLineStarts:
+    """The parser's header pattern, tried only where a header can begin: the same `findall`, without
+    trying two dozen languages' headers at every character of a long line (most of a reply's cost)."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+
+    def findall(self, text: str) -> list[tuple[str, ...]]:
+        found: list[tuple[str, ...]] = []
+        after = 0  # matches do not overlap: the next one starts where the last ended
+        tried = -1
+        for candidate in _HEADER_STARTS.finditer(text):
+            start = candidate.start()
+            if start < after or start == tried:
+                continue
+            tried = start
+            match = self.pattern.match(text, start)
+            if match is not None:
+                found.append(tuple(group or "" for group in match.groups()))
+                after = max(match.end(), start + 1)
+        return found
 
 
 def _parser() -> EmailReplyParser:
     parser = getattr(_local, "parser", None)
-    if parser is None:  # its compiled patterns are cached on the message objects it makes: one per thread
+    if parser is None:  # one per thread, with the patterns compiled once (a message would compile its own)
         parser = _local.parser = EmailReplyParser(languages=list(LANGUAGES))
+        model = EmailMessage(text="", languages=list(parser.languages))
+        _local.patterns = {
+            "_header_regex": _HeadersAtLineStarts(model.HEADER_REGEX),
+            "_signature_regex": model.SIGNATURE_REGEX,
+            "_disclaimers_regex": model.DISCLAIMERS_REGEX,
+        }
     return parser
+
+
+def _read(text: str) -> EmailMessage:
+    """`EmailReplyParser.read`, with this thread's compiled patterns."""
+    parser = _parser()
+    return EmailMessage(text=text, languages=list(parser.languages), **_local.patterns).read()
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +113,7 @@ class ReplyParts:
 
 def latest_reply(text: str) -> tuple[str, str]:
     """The newest reply of a message (quoted history cut) and its signature block ("" when none)."""
-    message = _parser().read(text[:MAX_PARSE_CHARS])
+    message = _read(text[:MAX_PARSE_CHARS])
     if not message.replies:
         return "", ""
     reply = message.replies[0]

@@ -92,6 +92,7 @@ class Drafting:
         self.sent_cache = sent_cache
         self.owner = owner  # the owner's identity: which notes hold the owner's words (h0.mail.owner)
         self.past = PastReplies(self.root, sent_cache, self.disclosure, owner, history)
+        self.past.watched_by(self.watched)
         self.log = AuditLog(self.root / LOGS, DRAFTING_STREAM)
         self._lock = threading.Lock()
         self._profile: tuple[FileSignature, Profile] | None = None
@@ -144,6 +145,11 @@ class Drafting:
         changed = getattr(self.knowledge, "changed", None)
         if changed is not None:
             changed(path)
+        self.past.changed(path)
+
+    def watched(self) -> bool:
+        """Whether a watcher of this process reports every note of this vault changing (see `watching`)."""
+        return _fed.get(os.path.normcase(os.path.abspath(self.root)), 0) > 0
 
     def profile(self) -> Profile:
         """The profile note as it is now (re-read only when its file changed)."""
@@ -170,7 +176,7 @@ class Drafting:
         """Everything a reply to `reply_to` answering this email may draw on (h0.drafting.context)."""
         freshen = getattr(self.knowledge, "freshen", None)
         if freshen is not None:
-            freshen(fed=_fed.get(os.path.normcase(os.path.abspath(self.root)), 0) > 0)
+            freshen(fed=self.watched())
         return assemble(
             reply_to=reply_to,
             sender=sender,

@@ -66,7 +66,8 @@ def make_notes(staging: Path, count: int, seed: int = 5) -> list[Path]:
 
 
 def one_run(count: int, workers: int) -> dict:
-    with tempfile.TemporaryDirectory(prefix="h0-bench-triage-") as tmp:
+    # A follow-up pass still writing when the daemon stops must not lose the run's figures at clean-up.
+    with tempfile.TemporaryDirectory(prefix="h0-bench-triage-", ignore_cleanup_errors=True) as tmp:
         vault_dir = Path(tmp) / "vault"
         vault_dir.mkdir()
         init_vault(vault_dir)

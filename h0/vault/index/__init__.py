@@ -37,7 +37,7 @@ from loguru import logger
 
 from h0.errors import InternalError, InvalidRequest
 from h0.vault.disclosure import Disclosure
-from h0.vault.index.about import About, notes_about
+from h0.vault.index.about import About, notes_about, outside_folders
 from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
@@ -292,15 +292,19 @@ class VaultIndex:
         notes in `skip_folders` (top-level folders, any case: a sender's hundreds of emails) left out.
         `wait`: as `sync`'s."""
         self.sync(wait=wait)
-        skip = sorted({f.lower() for f in skip_folders if f})
-        # The cheap folder test first: the gate's test (a Python function and a thread look-up a row) is
-        # asked only of the notes left, never of a sender's hundreds of emails.
-        where = f" AND lower(docs.folder) NOT IN ({','.join('?' * len(skip))})" if skip else ""
-        where += "" if include_private else f" AND {VISIBLE}"
+        # The skipped folders are passed over in the address's index entries (never a sender's thousands of
+        # emails read); the gate's test (a Python function and a thread look-up a row) only for the notes left.
+        hits, args = outside_folders(
+            "SELECT doc FROM addresses",
+            "address = ?",
+            [address.strip().lower()],
+            [f.lower() for f in skip_folders if f],
+        )
+        visible = "" if include_private else f" AND {VISIBLE}"
         rows = self.db.rows(
-            "SELECT DISTINCT docs.path, docs.person FROM addresses JOIN docs ON docs.id = addresses.doc "
-            f"WHERE addresses.address = ?{where} ORDER BY docs.person DESC, docs.path",
-            (address.strip().lower(), *skip),
+            f"SELECT DISTINCT docs.path, docs.person FROM docs WHERE docs.id IN ({hits}){visible} "
+            "ORDER BY docs.person DESC, docs.path",
+            args,
         )
         return [row[0] for row in rows]
 

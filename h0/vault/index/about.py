@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
 
 from h0.vault.index.db import VISIBLE
 from h0.vault.index.entities import ENTITY, NAME, phrases, text_entities
@@ -44,6 +45,20 @@ FREE_MAIL = frozenset(
 )
 
 
+def outside_folders(select: str, where: str, args: Sequence[Any], skip: Sequence[str]) -> tuple[str, list[Any]]:
+    """`select … WHERE where` over the rows whose `folder` is none of `skip` (lower-cased folder names), as one
+    range a gap between them: an index on (…, folder) then seeks past the skipped folders' rows (a sender's
+    thousands of emails) instead of reading each one to leave it out."""
+    folders = sorted(set(skip))
+    if not folders:
+        return f"{select} WHERE {where}", list(args)
+    gaps = [("folder < ?", [folders[0]])]
+    gaps += [("folder > ? AND folder < ?", [low, high]) for low, high in pairwise(folders)]
+    gaps.append(("folder > ?", [folders[-1]]))
+    sql = " UNION ALL ".join(f"{select} WHERE {where} AND {gap}" for gap, _ in gaps)
+    return sql, [value for _, bounds in gaps for value in (*args, *bounds)]
+
+
 @dataclass(slots=True)
 class About:
     path: str
@@ -63,17 +78,27 @@ def notes_about(
     """The notes `text` (an email: subject, body, the thread) and its `addresses` (From, To, Cc) are
     about, best first. Private notes and notes in `skip_folders` (top-level folder names) are left out."""
     skip = sorted({f.lower() for f in skip_folders if f})
-    # The folder test first: the gate's (a Python function and a thread look-up a row) only for what is left.
-    where = (f" AND lower(docs.folder) NOT IN ({','.join('?' * len(skip))})" if skip else "") + f" AND {VISIBLE}"
+    # The folder test first, on the index entries (`addresses.folder`, `entities.folder`: a sender's thousands of
+    # emails are never read); the gate's (a Python function and a thread look-up a row) only for what is left.
+    outside = f" NOT IN ({','.join('?' * len(skip))})" if skip else ""
+
+    def where(folder: str) -> str:
+        return (f" AND {folder}{outside}" if skip else "") + f" AND {VISIBLE}"
+
     wanted = list(dict.fromkeys(a.strip().lower() for a in addresses if a and "@" in a))[:50]
     people: list[tuple[str, bool, str]] = []
     colleagues: list[tuple[str, str]] = []
     if wanted:
+        hits, args = outside_folders(
+            "SELECT doc, field, address FROM addresses",
+            f"address IN ({','.join('?' * len(wanted))}) AND field NOT IN ({','.join('?' * len(HEADER_FIELDS))})",
+            [*wanted, *HEADER_FIELDS],
+            skip,
+        )
         for path, person, source, address in index.db.rows(
-            "SELECT docs.path, docs.person, addresses.field, addresses.address FROM addresses "
-            f"JOIN docs ON docs.id = addresses.doc WHERE addresses.address IN ({','.join('?' * len(wanted))}) "
-            f"AND addresses.field NOT IN ({','.join('?' * len(HEADER_FIELDS))}){where}",
-            (*wanted, *HEADER_FIELDS, *skip),
+            f"SELECT docs.path, docs.person, hits.field, hits.address FROM ({hits}) AS hits "
+            f"JOIN docs ON docs.id = hits.doc WHERE {VISIBLE}",
+            args,
         ):
             people.append((path, bool(person) and source != "body", address))
         for domain in organisations(wanted):
@@ -82,7 +107,7 @@ def notes_about(
                 for (path,) in index.db.rows(  # People notes are few: from them (docs_person), not the addresses
                     "SELECT DISTINCT docs.path FROM docs CROSS JOIN addresses ON addresses.doc = docs.id "
                     "WHERE docs.person = 1 AND addresses.field != 'body' "
-                    f"AND substr(addresses.address, instr(addresses.address, '@') + 1) = ?{where} LIMIT ?",
+                    f"AND substr(addresses.address, instr(addresses.address, '@') + 1) = ?{where('addresses.folder')} LIMIT ?",
                     (domain, *skip, MAX_ORGANISATION),
                 )
             ]
@@ -91,7 +116,7 @@ def notes_about(
     if named:
         backlinks = index.db.rows(
             "SELECT DISTINCT docs.path, links.target FROM links JOIN docs ON docs.id = links.doc "
-            f"WHERE links.target IN ({','.join('?' * len(named))}){where}",
+            f"WHERE links.target IN ({','.join('?' * len(named))}){where('lower(docs.folder)')}",
             (*named, *skip),
         )
     entities = text_entities(text)
@@ -101,7 +126,7 @@ def notes_about(
         chunk = keys[start : start + CHUNK]
         rows += index.db.rows(
             "SELECT docs.path, entities.key, entities.kind FROM entities JOIN docs ON docs.id = entities.doc "
-            f"WHERE entities.key IN ({','.join('?' * len(chunk))}){where}",
+            f"WHERE entities.key IN ({','.join('?' * len(chunk))}){where('entities.folder')}",
             (*chunk, *skip),
         )
     return rank(people, colleagues, backlinks, rows, entities, index.count(), limit)

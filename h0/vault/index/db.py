@@ -19,6 +19,7 @@ import sqlite3
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,9 @@ from h0.vault.paths import link_key
 
 # 2: `threads` (disclosure); `entities` and People notes indexed (docs_person). 3: both. 4: thread keys, links
 # and "is it mail?" read by the typed note model (an unquoted `source: [[EMAIL_1]]` ties a draft to its thread).
-SCHEMA_VERSION = "4"
+# 5: `addresses` and `entities` carry their note's folder, so a look-up that skips the mail folders never reads
+# the rows of a sender's thousands of emails.
+SCHEMA_VERSION = "5"
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 16_384  # SQLite's page cache per connection: bounded whatever the vault's size
 
@@ -58,8 +61,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
 CREATE TABLE IF NOT EXISTS terms_seen (term TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(term, tokenize='trigram');
-CREATE TABLE IF NOT EXISTS addresses (address TEXT NOT NULL, doc INTEGER NOT NULL, field TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS addresses_address ON addresses (address);
+CREATE TABLE IF NOT EXISTS addresses (
+    address TEXT NOT NULL, doc INTEGER NOT NULL, field TEXT NOT NULL, folder TEXT NOT NULL  -- lower(docs.folder)
+);
+CREATE INDEX IF NOT EXISTS addresses_address ON addresses (address, folder, field, doc);
 CREATE INDEX IF NOT EXISTS addresses_doc ON addresses (doc);
 CREATE TABLE IF NOT EXISTS links (doc INTEGER NOT NULL, target TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS links_target ON links (target);
@@ -67,8 +72,10 @@ CREATE INDEX IF NOT EXISTS links_doc ON links (doc);
 CREATE TABLE IF NOT EXISTS threads (doc INTEGER NOT NULL, key TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS threads_key ON threads (key);
 CREATE INDEX IF NOT EXISTS threads_doc ON threads (doc);
-CREATE TABLE IF NOT EXISTS entities (doc INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS entities_key ON entities (key);
+CREATE TABLE IF NOT EXISTS entities (
+    doc INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL, folder TEXT NOT NULL  -- lower(docs.folder)
+);
+CREATE INDEX IF NOT EXISTS entities_key ON entities (key, folder, doc, kind);
 CREATE INDEX IF NOT EXISTS entities_doc ON entities (doc);
 CREATE INDEX IF NOT EXISTS docs_person ON docs (person) WHERE person = 1;
 """
@@ -117,6 +124,7 @@ class IndexDB:
         self._memory: sqlite3.Connection | None = None
         self._memory_lock = threading.RLock()
         self._generation = 0  # bumped on a rebuild: threads drop their old connections
+        self._whole: tuple[int, int, int, int] | None = None  # the file's status when last found whole
         self._create()
 
     # ------------------------------------------------------------------ connections
@@ -196,9 +204,14 @@ class IndexDB:
 
         Read from the file itself, not through SQLite, whose page cache would go on answering from
         a file someone truncated: its 100-byte header (the magic string, the page size and count)
-        against its size. Damage deeper inside is met by the query that reads it (Damaged: rebuild)."""
+        against its size. Damage deeper inside is met by the query that reads it (Damaged: rebuild). A file
+        with the status (inode, size, mtime) it had when last found whole is not read again (each query asks)."""
         if self.path is not None:
             try:
+                status = os.stat(self.path)
+                signature = (status.st_ino, status.st_size, status.st_mtime_ns, self._generation)
+                if signature == self._whole:
+                    return True
                 with open(self.path, "rb") as handle:
                     header = handle.read(100)
                     size = os.fstat(handle.fileno()).st_size
@@ -217,6 +230,8 @@ class IndexDB:
             self.db().execute("SELECT count(*) FROM meta").fetchone()
         except sqlite3.DatabaseError:
             return False
+        if self.path is not None:
+            self._whole = signature
         return True
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:  # sqlite3.Row or tuples, by row_factory
@@ -237,7 +252,7 @@ class IndexDB:
             return
         db = self.db()
         try:
-            with self._memory_lock if self.path is None else _nullcontext():
+            with self._memory_lock if self.path is None else nullcontext():
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     for path in deletes:
@@ -299,13 +314,18 @@ class IndexDB:
             "INSERT INTO fts (rowid, title, meta, body) VALUES (?, ?, ?, ?)", (doc, note.title, note.meta, note.body)
         )
         if note.addresses:
-            db.executemany("INSERT INTO addresses VALUES (?, ?, ?)", [(a, doc, f) for a, f in note.addresses])
+            db.executemany(
+                "INSERT INTO addresses VALUES (?, ?, ?, lower(?))", [(a, doc, f, folder) for a, f in note.addresses]
+            )
         if note.links:
             db.executemany("INSERT INTO links VALUES (?, ?)", [(doc, target) for target in note.links])
         if note.threads:
             db.executemany("INSERT INTO threads VALUES (?, ?)", [(doc, key) for key in note.threads])
         if note.entities:
-            db.executemany("INSERT INTO entities VALUES (?, ?, ?)", [(doc, key, kind) for key, kind in note.entities])
+            db.executemany(
+                "INSERT INTO entities VALUES (?, ?, ?, lower(?))",
+                [(doc, key, kind, folder) for key, kind in note.entities],
+            )
 
     def checkpoint(self) -> None:
         """After a bulk build: fold the write-ahead log into the file now, not in the next small write."""
@@ -319,7 +339,7 @@ class IndexDB:
         """After a bulk build: every term of the index's own vocabulary into `terms`, at once."""
         db = self.db()
         try:
-            with self._memory_lock if self.path is None else _nullcontext():
+            with self._memory_lock if self.path is None else nullcontext():
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     new = db.execute(
@@ -354,7 +374,7 @@ class IndexDB:
     def tokens(self, text: str) -> list[str]:
         """`text` tokenized as the notes were (unicode61, diacritics removed), in order of appearance."""
         db = self.db()
-        with self._memory_lock if self.path is None else _nullcontext():
+        with self._memory_lock if self.path is None else nullcontext():
             db.execute("INSERT INTO temp.tok (t) VALUES (?)", (text,))
             try:
                 placed = db.execute('SELECT term, "offset" FROM temp.tok_at').fetchall()
@@ -370,14 +390,6 @@ class IndexDB:
             rows = self.rows("SELECT term FROM terms_seen WHERE instr(term, ?) > 0 LIMIT ?", (fragment, limit + 1))
         terms = [row[0] for row in rows]
         return None if len(terms) > limit else terms
-
-
-class _nullcontext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def _quoted(term: str) -> str:
