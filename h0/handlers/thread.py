@@ -144,15 +144,22 @@ def classify(view: Note) -> ThreadNote:
     return ThreadNote(view, facts.drafted_at or 0.0, "draft")
 
 
+def _moment(received: Any) -> float:
+    """A moment given as epoch seconds (the note model's) or as a date (a message's): epoch seconds, 0 when unknown."""
+    if isinstance(received, (int, float)) and not isinstance(received, bool):
+        return float(received)
+    return epoch(received)
+
+
 def earlier(notes: list[ThreadNote], received: Any) -> list[ThreadNote]:
     """The emails and sent replies of the thread that came before `received` (all of them when unknown)."""
-    before = epoch(received) or float("inf")
+    before = _moment(received) or float("inf")
     return [n for n in notes if n.kind in ("email", "sent") and n.when < before]
 
 
 def later_emails(notes: list[ThreadNote], received: Any) -> list[ThreadNote]:
     """Emails of the thread that arrived after `received`."""
-    after = epoch(received)
+    after = _moment(received)
     return [n for n in notes if n.kind == "email" and after and n.when > after]
 
 
@@ -168,7 +175,7 @@ def kept_earlier(ctx: HandlerContext, thread_id: Any, received: Any) -> list[His
         return []
     try:
         state = ctx.state_database()
-        kept = MailHistory(state).thread(str(thread_id), before=epoch(received) or None, limit=MAX_CONVERSATION)
+        kept = MailHistory(state).thread(str(thread_id), before=_moment(received) or None, limit=MAX_CONVERSATION)
     except H0Error as error:
         logger.debug("thread history of {} not read ({})", thread_id, error.message)
         return []

@@ -91,6 +91,7 @@ class NoteFacts(BaseModel):
     drafted_at: float | None
     send_anyway: bool
     problems: tuple[str, ...]
+    reply_to: tuple[str, ...] = ()  # the real addresses of `reply_to:` (where a reply goes before `from:`)
 
     @property
     def is_email(self) -> bool:
@@ -155,6 +156,7 @@ def note_facts(path: str, frontmatter: Mapping[str, Any]) -> NoteFacts:
         drafted_at=_epoch(frontmatter, "drafted_at", problems),
         send_anyway=flag(frontmatter.get("send_anyway")),
         problems=tuple(problems),
+        reply_to=tuple(addresses(frontmatter.get("reply_to"))),
     )
 
 

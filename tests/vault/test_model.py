@@ -140,3 +140,9 @@ _VALUES = st.recursive(
 def test_given_hostile_frontmatter_then_the_model_never_raises(frontmatter):
     facts = note_facts("Drafts/d.md", frontmatter)
     assert isinstance(facts.to, tuple) and isinstance(facts.private, bool)
+
+
+def test_given_a_reply_to_then_its_real_addresses_are_read_in_order():
+    facts = note_facts("Needs_Action/e.md", {"reply_to": ["Desk <desk@x.org>", "b@y.org"], "from": "a@x.org"})
+    assert facts.reply_to == ("desk@x.org", "b@y.org") and facts.sender == "a@x.org"
+    assert note_facts("Needs_Action/e.md", {}).reply_to == ()
