@@ -32,6 +32,7 @@ from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS, NEEDS_ACTION
+from h0.vault.model import source_path
 from h0.vault.paths import PathResolver
 
 
@@ -335,15 +336,9 @@ def source_note(value: object, ctx: HandlerContext) -> str | None:
     `source:` is written by triage but editable by anyone: a path or a [[wikilink]] (with or
     without folder, `|alias` or `.md`) that must resolve — `..`, symlinks and all — to a note
     directly in Needs_Action/, so it can never file or mark another note (the rules file, a draft)."""
-    if not isinstance(value, str) or not value.strip():
+    text = source_path(value)  # the spelling read once (h0.vault.model); confinement is checked here, on disk
+    if text is None:
         return None
-    text = value.strip()
-    if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
-        if "/" not in text:
-            text = f"{NEEDS_ACTION}/{text}"
-        if not text.lower().endswith(".md"):
-            text += ".md"
     try:
         target = ctx.paths.resolve(text, note=True)
     except H0Error:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from h0.config import Settings
 from h0.drafting.learning import SEND_READY_SIMILARITY, similarity
-from h0.drafting.past import PastReplies, PastReply, addresses, epoch
+from h0.drafting.past import PastReplies, PastReply
 from h0.drafting.replytext import split_reply
 from h0.drafting.service import Drafting
 from h0.errors import H0Error
@@ -41,6 +41,7 @@ from h0.triage import DRAFT_MARKER
 from h0.vault import Vault
 from h0.vault.disclosure import Disclosure
 from h0.vault.layout import DONE, NEEDS_ACTION
+from h0.vault.model import note_facts, source_path
 from h0.vault.note import Note
 
 LIGHT_LENGTH = (0.5, 2.0)  # a draft between half and twice the owner's length "matches" it
@@ -158,7 +159,7 @@ def find_cases(vault: Vault, limit: int, owner: OwnerAuthority) -> list[Case]:
     listing = vault.list_notes(DONE, "status:sent", with_frontmatter=True)
     vouched = owner.owned_notes([(n.path, note_message_key(n.frontmatter or {})) for n in listing.notes])
     found: list[Case] = []
-    sent = sorted(listing.notes, key=lambda n: epoch((n.frontmatter or {}).get("sent_at")), reverse=True)
+    sent = sorted(listing.notes, key=lambda n: note_facts(n.path, n.frontmatter or {}).sent_at or 0.0, reverse=True)
     for entry in (n for n in sent if n.path in vouched):
         if len(found) >= limit:
             break
@@ -171,23 +172,23 @@ def find_cases(vault: Vault, limit: int, owner: OwnerAuthority) -> list[Case]:
             continue
         text = split_reply(message_body(note.body)).text  # the owner's words: quoted history cut
         if text:
-            found.append(Case(email, note.path, text, epoch(note.frontmatter.get("sent_at"))))
+            found.append(Case(email, note.path, text, note.facts.sent_at or 0.0))
     return found
 
 
 def _answered(vault: Vault, sent: Note) -> Note | None:
-    """The email a sent reply answered: its `source:`, else the "Replying to [[…]]" link H0 wrote."""
-    names = [str(sent.frontmatter.get("source") or "")]
-    names += _LINK.findall(sent.body.partition(CUTOFF)[2])
-    for raw in names:
-        name = raw.strip().strip("[]").rsplit("/", 1)[-1].removesuffix(".md")
+    """The email a sent reply answered: its `source:` (any spelling of the link), else the "Replying to
+    [[…]]" link H0 wrote; looked for by name in Done/ and Needs_Action/ (an answered email moves)."""
+    links = [sent.facts.source, *(source_path(f"[[{link}]]") for link in _LINK.findall(sent.body.partition(CUTOFF)[2]))]
+    for link in links:
+        name = (link or "").rsplit("/", 1)[-1].removesuffix(".md")
         if not name:
             continue
         for folder in (DONE, NEEDS_ACTION):
             path = f"{folder}/{name}.md"
             if vault.exists(path):
                 email = vault.read_note(path)
-                if str(email.frontmatter.get("type") or "email").strip().lower() == "email":
+                if email.facts.is_email or not email.facts.type_word:  # no `type:` at all: an email too
                     return email
     return None
 
@@ -260,7 +261,7 @@ def table(report: EvalReport) -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in report.scores:
-        to = ", ".join(addresses(s.case.email.frontmatter.get("from"))) or "?"
+        to = s.case.email.facts.sender or "?"
         facts = f"{len(s.recalled)}/{len(s.facts)}" if s.facts else "—"
         rows.append(
             f"| {_cell(s.case.sent_path)} | {_cell(to)} | {s.decision} | {s.similarity:.2f} | "

@@ -55,7 +55,7 @@ def forward_draft(
     if not address:
         where = f"the `email:` property of {link or f'a People note named {name!r}'}"
         return None, f"no address for {inert_inline(name or 'the colleague')}: add it to {where}, then triage again"
-    fm = note.frontmatter
+    facts = note.facts
     greeting, sign_off = (None, None)
     if drafting is not None:
         greeting, sign_off = drafting.voice_for_people([(name, address)])
@@ -64,10 +64,10 @@ def forward_draft(
     original = block_text(note.body).strip()
     header = [
         "---------- Forwarded message ----------",
-        f"From: {clean_address_header(str(fm.get('from') or ''))}",
-        f"Date: {fm.get('received') or ''}",
-        f"Subject: {clean_header_text(str(fm.get('subject') or ''))}",
-        f"To: {clean_address_header(', '.join(fm['to']) if isinstance(fm.get('to'), list) else str(fm.get('to') or ''))}",
+        f"From: {clean_address_header(facts.sender_text)}",
+        f"Date: {note.frontmatter.get('received') or ''}",  # as the email said it, not as an epoch
+        f"Subject: {clean_header_text(facts.subject)}",
+        f"To: {clean_address_header(_listed(note.frontmatter.get('to')))}",  # display names kept, as written
     ]
     text = "\n\n".join(
         part
@@ -84,7 +84,7 @@ def forward_draft(
     path = f"{DRAFTS}/FWD_{file_name}"
     draft_fm: dict[str, Any] = {
         "to": address,
-        "subject": forward_subject(str(fm.get("subject") or "")),
+        "subject": forward_subject(facts.subject),
         "status": "pending_approval",
         "draft_id": f"FWD_{file_name[:-3]}",
         "source": note.path,
@@ -99,3 +99,7 @@ def forward_draft(
         + f" — H0's reasoning: {inert_inline(reasoning)}\n{NEXT_STEP}\n\n{REVISE_HINT}\n"
     )
     return Write(path, draft_fm, body, create_only=True), None
+
+
+def _listed(value: object) -> str:
+    return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value or "")

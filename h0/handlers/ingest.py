@@ -219,8 +219,8 @@ class _Seen:
 
     def wrote(self, key: str, note: Note) -> None:
         self.holders.setdefault(key, []).append(note.path)
-        thread_id = str(note.frontmatter.get("thread_id") or "")
-        if thread_id in self.threads:
+        thread_id = note.facts.thread_id
+        if thread_id is not None and thread_id in self.threads:
             self.threads[thread_id] = sorted(
                 [*self.threads[thread_id], classify(note)], key=lambda n: (n.when, n.note.path)
             )
@@ -240,8 +240,8 @@ def look_up_batch(emails: list[EmailFull], ctx: HandlerContext) -> _Seen:
             if isinstance(got, H0Error):  # gone since the listing
                 logger.debug("ingest: {} could not be read while looking for duplicates ({})", path, got.message)
                 continue
-            fm = got.frontmatter
-            for key in (f"rfc822_message_id:{fm.get('rfc822_message_id')}", f"message_id:{fm.get('message_id')}"):
+            facts = got.facts
+            for key in (f"rfc822_message_id:{facts.rfc822_message_id}", f"message_id:{facts.message_id}"):
                 if key in keys:
                     seen.holders.setdefault(key, []).append(path)
     ids = {str(e.thread_id) for e in emails if not starts_thread(e.id, e.thread_id)}
@@ -310,10 +310,9 @@ def _check_own_note(path: str, message_id: str, ctx: HandlerContext) -> None:
             f"{path} is taken by something H0 cannot read as a note ({error.message}); the email was not ingested.",
             path=path,
         ) from None
-    if str(existing.frontmatter.get("message_id") or "") != message_id:
+    if (existing.facts.message_id or "") != message_id:
         raise Conflict(
-            f"{path} holds another note (message_id {existing.frontmatter.get('message_id')!r}); "
-            "the email was not ingested.",
+            f"{path} holds another note (message_id {existing.facts.message_id!r}); the email was not ingested.",
             path=path,
         )
 

@@ -15,7 +15,6 @@ from h0.errors import H0Error, NotFound, ParseError
 from h0.handlers.context import HandlerContext, Outcome, source_note
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
-from h0.vault.draft_state import is_rejected
 from h0.vault.layout import DONE, REJECTED
 
 AWAITING = "awaiting_approval"
@@ -33,7 +32,7 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
             return Outcome("waiting", "corrupt frontmatter")
         note = None  # in Rejected/ the human's intent is clear even if the note is unreadable
     in_rejected = path.startswith(f"{REJECTED}/")
-    if note is not None and not in_rejected and not is_rejected(note.frontmatter):
+    if note is not None and not in_rejected and not note.facts.rejected:
         return Outcome("skipped", "not rejected")
     record = {"status": "rejected", "decision": "rejected", "rejected_at": note_timestamp()}
     # An unreadable note is filed as it is; the audit line below records the decision.
@@ -47,12 +46,12 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
 
 def _mark_source(path: str, draft: Note, done_path: str, ctx: HandlerContext) -> str | None:
     """The email this draft answered, if it was waiting for it: `status: rejected_reply`."""
-    email = source_note(draft.frontmatter.get("source"), ctx)
+    email = source_note(draft.facts.source, ctx)
     if email is None:
         return None
     try:
         note = ctx.notes.read(email)
-        if str(note.frontmatter.get("status") or "").strip().lower() != AWAITING:
+        if note.facts.status.word != AWAITING:
             return None  # answered another way, or the human already moved on
         waiting_for = note.frontmatter.get("draft")
         if isinstance(waiting_for, str) and waiting_for.rsplit("/", 1)[-1] != path.rsplit("/", 1)[-1]:

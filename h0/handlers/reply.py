@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from email.utils import getaddresses, parseaddr
 from typing import Any
 
 from h0.drafting import DraftContext
@@ -23,12 +22,13 @@ from h0.drafting.scheduling import scheduled_reply
 from h0.errors import InternalError
 from h0.handlers.thread import ThreadNote
 from h0.mail.compose.drafts import CUTOFF, NEXT_STEP
-from h0.mail.headers import clean_address_header, clean_header_text
+from h0.mail.headers import clean_header_text
 from h0.mail.incoming.htmltext import defuse_cutoff, disarm_reply, inert_inline
 from h0.vault import Note
 from h0.vault.api import Write
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DRAFTS
+from h0.vault.model import NoteFacts
 
 _RE_PREFIX = re.compile(r"^\s*((re|aw|sv|antw|r)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 DMARC_WARNING = (
@@ -55,37 +55,23 @@ def sender_warning(frontmatter: dict[str, Any]) -> str | None:
     return None
 
 
-def reply_recipient(frontmatter: dict[str, Any]) -> str | None:
-    """Reply-To if the email had one, else From — the bare address."""
-    for field in ("reply_to", "from"):
-        value = frontmatter.get(field)
-        if isinstance(value, list):
-            value = ", ".join(str(v) for v in value)
-        if isinstance(value, str) and value.strip():
-            value = clean_address_header(value)
-            addresses = [addr for _, addr in getaddresses([value]) if "@" in addr]
-            if addresses:
-                return addresses[0]
-            _name, addr = parseaddr(value)
-            if "@" in addr:
-                return addr
+def reply_recipient(facts: NoteFacts) -> str | None:
+    """Reply-To if the email had one, else From — the bare address (as the note model reads them)."""
+    for found in (facts.reply_to, (facts.sender,)):
+        addresses = [addr for addr in found if "@" in addr]
+        if addresses:
+            return addresses[0]
     return None
 
 
-def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tuple[list[str], str]:
+def reply_all(facts: NoteFacts, to: str, owner: frozenset[str]) -> tuple[list[str], str]:
     """Who else was on the email and gets the reply (Cc), and the sentence saying so.
 
     Everyone in its To and Cc but the sender and the owner (OWNER_EMAILS, SMTP_FROM, …). When H0
     does not know the owner's addresses, the To line may be the owner's own: only its Cc is kept."""
-
-    def addresses(field: str) -> list[str]:
-        value = frontmatter.get(field)
-        items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
-        return [addr for _, addr in getaddresses([clean_address_header(str(v)) for v in items]) if "@" in addr]
-
-    fields = ("to", "cc") if owner else ("cc",)
+    others = (*facts.to, *facts.cc) if owner else facts.cc
     skip = {to.lower(), *owner}
-    cc = list(dict.fromkeys(a for field in fields for a in addresses(field) if a.lower() not in skip))
+    cc = list(dict.fromkeys(a for a in others if "@" in a and a.lower() not in skip))
     if not cc:
         return [], ""
     note = f"Replying to all: Cc {', '.join(cc)} (everyone else who was on the email"
@@ -93,13 +79,10 @@ def reply_all(frontmatter: dict[str, Any], to: str, owner: frozenset[str]) -> tu
     return cc, note
 
 
-def _only_from_headers(path: str, frontmatter: dict[str, Any], recipients: list[str]) -> None:
+def _only_from_headers(path: str, facts: NoteFacts, recipients: list[str]) -> None:
     """Recipients come from the email's own headers, never from a lesson, the profile or a model's words:
     checked here, where every reply draft is made, so a change elsewhere cannot quietly add one."""
-    values = [frontmatter.get(f) for f in ("reply_to", "from", "to", "cc")]
-    items = [str(v) for value in values for v in (value if isinstance(value, list) else [value]) if v]
-    cleaned = [clean_address_header(item) for item in items]
-    known = {addr.lower() for _, addr in getaddresses(cleaned)} | {parseaddr(item)[1].lower() for item in cleaned}
+    known = {addr.lower() for addr in (*facts.reply_to, facts.sender, *facts.to, *facts.cc)}
     stray = [r for r in recipients if r.lower() not in known]
     if stray:
         raise InternalError(
@@ -123,15 +106,16 @@ def reply_draft(
     sending (a reply in another language than the email's, an answer cut off at the token limit),
     said in `h0_flags:` and as a callout below the cut-off line."""
     fm = note.frontmatter
-    to = reply_recipient(fm)
+    facts = note.facts
+    to = reply_recipient(facts)
     if to is None:
         return None, None
-    cc, all_note = reply_all(fm, to, owner)
+    cc, all_note = reply_all(facts, to, owner)
     name = note.path.rsplit("/", 1)[-1]
     draft_path = f"{DRAFTS}/REPLY_{name}"
     draft_fm: dict[str, Any] = {
         "to": to,
-        "subject": reply_subject(str(fm.get("subject") or "")),
+        "subject": reply_subject(facts.subject),
         "status": "pending_approval",
         "draft_id": f"REPLY_{name[:-3]}",
         "source": note.path,
@@ -139,17 +123,17 @@ def reply_draft(
     }
     if cc:
         draft_fm["cc"] = ", ".join(cc)
-    _only_from_headers(note.path, fm, [to, *cc])
-    if fm.get("message_id"):
-        draft_fm["reply_to_message_id"] = str(fm["message_id"])
-    if fm.get("thread_id"):
-        draft_fm["thread_id"] = str(fm["thread_id"])
+    _only_from_headers(note.path, facts, [to, *cc])
+    if facts.message_id:
+        draft_fm["reply_to_message_id"] = facts.message_id
+    if facts.thread_id:
+        draft_fm["thread_id"] = facts.thread_id
     if decision.decision == "urgent":
         draft_fm["priority"] = "urgent"
     if newer is not None:  # the thread already moved on past this email: the draft is out of date from the start
         draft_fm["stale"] = True
         draft_fm["stale_reason"] = (
-            f"{inert_inline(str(newer.note.frontmatter.get('from') or 'someone'))} wrote again "
+            f"{inert_inline(newer.note.facts.sender_text or 'someone')} wrote again "
             f"in this thread ({newer.link}) after the email this draft answers: read it, "
             "edit the reply, and set `send_anyway: true` to send it anyway"
         )

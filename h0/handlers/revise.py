@@ -25,7 +25,6 @@ from h0.errors import Conflict, H0Error, InternalError
 from h0.handlers.context import HandlerContext, Outcome
 from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, wait_for_model
 from h0.handlers.thread import private_in_thread
-from h0.vault.draft_state import draft_status
 from h0.vault.layout import DRAFTS
 from h0.vault.paths import folder_key
 
@@ -41,7 +40,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     instruction = revision_request(note.frontmatter, note.body)
     if instruction is None:
         return Outcome("skipped", "no revision asked")
-    if not draft_status(note.frontmatter).sendable:
+    if not note.facts.status.sendable:
         return Outcome("skipped", "the draft is no longer waiting (sent, rejected or withdrawn)")
     now = dt.datetime.now(dt.UTC)
     if (due_in := not_due_for(note.frontmatter, now)) is not None:
@@ -63,9 +62,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
         drafting=drafting,
         llm=llm,
         email=email,
-        private=private_in_thread(
-            ctx, path, note.frontmatter, [(str(note.frontmatter.get("source") or ""), email[0])] if email else ()
-        ),
+        private=private_in_thread(ctx, path, note.frontmatter, [(note.facts.source or "", email[0])] if email else ()),
     )
     if rewritten.waiting is not None and gave_up(note.frontmatter, rewritten.waiting, ctx.settings, now) is None:
         # The model is down, slow or refusing: the instruction stays, the reason goes on the draft,

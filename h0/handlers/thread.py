@@ -36,7 +36,9 @@ from h0.mail.models import EmailFull
 from h0.mail.owner import OwnerAuthority, message_key, note_message_key
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import Note
+from h0.vault.draft_state import DraftState
 from h0.vault.layout import DRAFTS
+from h0.vault.model import note_facts
 
 MAX_LINKS = 20  # earlier notes linked from an email note (the most recent ones)
 MAX_THREAD_NOTES = 10_000  # notes one look-up returns, all threads together
@@ -73,7 +75,7 @@ def private_in_thread(
     if gate.own_private(path, frontmatter):
         return True
     members = list(also)
-    thread = str(frontmatter.get("thread_id") or "")
+    thread = note_facts(path, frontmatter).thread_id
     if thread:
         try:
             members += [(t.note.path, t.note.frontmatter) for t in thread_notes(ctx, thread, exclude=path)]
@@ -109,7 +111,7 @@ def threads_of(
     threads: dict[str, list[ThreadNote]] = {t: [] for t in wanted}
     for path in paths:
         note = have.get(path)
-        tid = str(note.frontmatter.get("thread_id") or "") if note is not None else ""
+        tid = note.facts.thread_id if note is not None else None
         if note is not None and tid in threads:
             threads[tid].append(classify(note))
     _vouch(ctx, threads)
@@ -132,26 +134,32 @@ def _vouch(ctx: HandlerContext, threads: dict[str, list[ThreadNote]]) -> None:
 
 def classify(view: Note) -> ThreadNote:
     """A thread's note as an email, a sent reply or a draft, with its moment."""
-    fm = view.frontmatter
-    status = str(fm.get("status") or "").strip().lower()
-    if str(fm.get("type") or "") == "email":
-        return ThreadNote(view, epoch(fm.get("received")), "email")
-    if status == "sent":
+    facts = view.facts
+    if facts.is_email:
+        return ThreadNote(view, facts.received or 0.0, "email")
+    if facts.status.state is DraftState.SENT:
         # Imported sent mail has no sent_at: its own Date header (`received`) says when, never time 0.
-        when = epoch(fm.get("sent_at")) or epoch(fm.get("received")) or epoch(fm.get("date"))
-        return ThreadNote(view, when or epoch(fm.get("drafted_at")), "sent")
-    return ThreadNote(view, epoch(fm.get("drafted_at")), "draft")
+        when = facts.sent_at or facts.received or epoch(view.frontmatter.get("date"))
+        return ThreadNote(view, when or facts.drafted_at or 0.0, "sent")
+    return ThreadNote(view, facts.drafted_at or 0.0, "draft")
+
+
+def _moment(received: Any) -> float:
+    """A moment given as epoch seconds (the note model's) or as a date (a message's): epoch seconds, 0 when unknown."""
+    if isinstance(received, (int, float)) and not isinstance(received, bool):
+        return float(received)
+    return epoch(received)
 
 
 def earlier(notes: list[ThreadNote], received: Any) -> list[ThreadNote]:
     """The emails and sent replies of the thread that came before `received` (all of them when unknown)."""
-    before = epoch(received) or float("inf")
+    before = _moment(received) or float("inf")
     return [n for n in notes if n.kind in ("email", "sent") and n.when < before]
 
 
 def later_emails(notes: list[ThreadNote], received: Any) -> list[ThreadNote]:
     """Emails of the thread that arrived after `received`."""
-    after = epoch(received)
+    after = _moment(received)
     return [n for n in notes if n.kind == "email" and after and n.when > after]
 
 
@@ -167,7 +175,7 @@ def kept_earlier(ctx: HandlerContext, thread_id: Any, received: Any) -> list[His
         return []
     try:
         state = ctx.state_database()
-        kept = MailHistory(state).thread(str(thread_id), before=epoch(received) or None, limit=MAX_CONVERSATION)
+        kept = MailHistory(state).thread(str(thread_id), before=_moment(received) or None, limit=MAX_CONVERSATION)
     except H0Error as error:
         logger.debug("thread history of {} not read ({})", thread_id, error.message)
         return []
@@ -184,9 +192,8 @@ def conversation(notes: list[ThreadNote], received: Any, kept: Sequence[HistoryM
         sender = "the owner (from their sent mail)" if own else message.sender
         entries.append({"sender": sender, "date": _iso(message.at), "text": _excerpt(message.text), "own": own})
     for item in earlier(notes, received)[-MAX_CONVERSATION:]:
-        fm = item.note.frontmatter
         if item.kind == "email":
-            sender, text = str(fm.get("from") or ""), block_text(item.note.body)
+            sender, text = item.note.facts.sender_text, block_text(item.note.body)
         else:  # H0's sent draft (the text above its cut-off) or imported sent mail (an inert block)
             sender, text = "the owner (their reply)", block_text(message_body(item.note.body))
         entries.append(
@@ -214,12 +221,12 @@ def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: Email
     sender = inert_inline(email.sender or "someone")
     marked = []
     for item in notes:
-        fm = item.note.frontmatter
+        facts = item.note.facts
         if item.kind != "draft" or not item.note.path.startswith(f"{DRAFTS}/"):
             continue
-        if str(fm.get("status") or "").strip().lower() not in WAITING:
+        if facts.status.word not in WAITING:
             continue
-        if str(fm.get("reply_to_message_id") or "") == message_id or fm.get("stale_since") == link:
+        if facts.reply_to_message_id == message_id or item.note.frontmatter.get("stale_since") == link:
             continue
         reason = (
             f"{sender} wrote again in this thread ({link}) after the email this draft answers: read it, "

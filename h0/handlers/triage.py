@@ -34,7 +34,7 @@ reason (`phishing_reason:`, and `problem:`, which `h0 status` and the dashboard 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from loguru import logger
@@ -51,14 +51,15 @@ from h0.mail.headers import clean_header_text
 from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.vault import Moved, Note
 from h0.vault.api import Update, Write
+from h0.vault.model import NoteFacts
 
 TRIAGE_STATUSES = {"", "pending"}
 
 
-def needs_triage(frontmatter: Mapping[str, Any]) -> bool:
+def needs_triage(facts: NoteFacts) -> bool:
     """True for an email note triage has not decided yet (`status: pending`, or none): the one
     test the handler, the sweep and the pipeline's cheap look before a batch all use."""
-    return str(frontmatter.get("status") or "").strip().lower() in TRIAGE_STATUSES
+    return facts.status.word in TRIAGE_STATUSES
 
 
 def triage_email(path: str, ctx: HandlerContext) -> Outcome:
@@ -92,7 +93,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
             results[path] = Outcome("waiting", "corrupt frontmatter")
         elif isinstance(got, H0Error):
             results[path] = got
-        elif not needs_triage(got.frontmatter):
+        elif not needs_triage(got.facts):
             results[path] = Outcome("skipped", "already triaged")
         elif (due_in := not_due_for(got.frontmatter, now)) is not None:
             # Waiting for the model, and asked to look sooner (H0's own write, the sweep): not yet.
@@ -153,7 +154,7 @@ def _drafting(ctx: HandlerContext) -> Drafting | None:
 def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNote]]:
     """Each email's thread (the vault's other notes with its thread_id), all found in one look-up;
     when the look-up fails the emails are triaged on their own."""
-    ids = {str(n.frontmatter["thread_id"]) for n in notes if n.frontmatter.get("thread_id")}
+    ids = {n.facts.thread_id for n in notes if n.facts.thread_id}
     if not ids:
         return {}
     try:
@@ -163,10 +164,7 @@ def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNot
             "the threads of {} email(s) could not be read ({}); triaged on their own", len(notes), error.message
         )
         return {}
-    return {
-        n.path: [t for t in threads.get(str(n.frontmatter.get("thread_id") or ""), []) if t.note.path != n.path]
-        for n in notes
-    }
+    return {n.path: [t for t in threads.get(n.facts.thread_id or "", []) if t.note.path != n.path] for n in notes}
 
 
 def _apply_plans(plans: list[Plan], ctx: HandlerContext) -> None:
@@ -224,15 +222,15 @@ def _decided(plan: Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcome
     decision = outcome.decision
     draft_path = plan.draft.path if plan.draft is not None else None
     done_path = record.pop("done_path", None)
-    fm = plan.note.frontmatter
+    facts = plan.note.facts
     decisions.append(
         (
             "triage_decision",
             {
                 "note": path,
                 # Who and what, for the briefing: a note written by hand has no sender, and its title stands in.
-                "sender": inert_inline(clean_header_text(str(fm.get("from") or "")))[:200] or None,
-                "subject": inert_inline(clean_header_text(str(fm.get("subject") or "")))[:200] or _title(plan.note),
+                "sender": inert_inline(clean_header_text(facts.sender_text))[:200] or None,
+                "subject": inert_inline(clean_header_text(facts.subject))[:200] or _title(plan.note),
                 "decision": record["decision"],
                 "confidence": record["confidence"],
                 "reasoning": decision.reasoning,

@@ -72,25 +72,25 @@ def plan_email(
     if thread:  # the earlier messages come as the conversation: the history quoted in this one is said once
         text = strip_quoted(text) or text
     email = EmailInput.from_note(note.frontmatter, text)
-    received = note.frontmatter.get("received")
+    received = note.facts.received
     # The thread's history (h0 import, a first sync); none for a private email: its thread stays its own.
-    kept = [] if private else kept_earlier(ctx, note.frontmatter.get("thread_id"), received)
+    kept = [] if private else kept_earlier(ctx, note.facts.thread_id, received)
     if thread or kept:
         email = email.model_copy(
             update={"conversation": [EarlierMessage(**entry) for entry in conversation(thread, received, kept)]}
         )
-    to = reply_recipient(note.frontmatter)
+    to = reply_recipient(note.facts)
     in_thread = [note.path, *(t.note.path for t in thread)]  # given as the conversation, not again as notes
     context: DraftContext | None = None
     llm = getattr(triager, "llm", None)
     # The reply's greeting, sign-off, language and register: the owner's with this person, else the profile's.
-    chosen = drafting.reply_voice(to, str(note.frontmatter.get("from") or ""), text) if drafting is not None else None
+    chosen = drafting.reply_voice(to, note.facts.sender_text, text) if drafting is not None else None
     voiced: dict[str, Any] = (
         {"greeting": chosen.voice.greeting, "sign_off": chosen.voice.sign_off, "language": chosen.language}
         if chosen is not None
         else {}
     )
-    subject = str(note.frontmatter.get("subject") or "")
+    subject = note.facts.subject
     if drafting is not None and llm is not None:
         # A model decides with the owner's notes in view (no extra call: they travel in the one prompt);
         # the briefing is there for the rules that decide when the model cannot.
@@ -157,7 +157,7 @@ def plan_email(
         )
     plan = Plan(note, outcome, record)
     if decision.decision in ("draft_reply", "urgent"):
-        newer = later_emails(thread, note.frontmatter.get("received"))
+        newer = later_emails(thread, note.facts.received)
         by_model = outcome.provider != "rules" and not outcome.fallback
         plan.draft, plan.written = reply_draft(
             note,

@@ -19,7 +19,7 @@ from h0.mcp.vault_writes import NoteWriter
 from h0.vault import Vault
 from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
-from h0.vault.layout import DONE, DRAFTS
+from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 from h0.vault.note import Note
 from h0.vault.paths import folder_key
 
@@ -79,23 +79,17 @@ def add_drafting_tools(
         notes they link to, the notes most related to the email, the owner's past replies — each with why, in
         budget order. Private notes, Logs/ and other people's mail never appear. Use it to write a reply the
         owner would send; put it in Drafts/ with write_note (only the owner approves)."""
-        from h0.drafting.context import recipient_of
         from h0.mail.incoming.htmltext import block_text
 
         note = shown(vault.read_note(vault.resolve(path).rel))
         email = note
-        source = note.frontmatter.get("source")
-        if str(note.frontmatter.get("type") or "").lower() != "email" and isinstance(source, str) and source.strip():
-            email = email_of(source) or note
+        if not note.facts.is_email and note.facts.source:
+            email = email_of(note.facts.source) or note
         fm = dict(email.frontmatter)
         reply_to = None
-        if email is note and str(fm.get("type") or "").lower() != "email":  # a draft whose email is gone
-            reply_to = recipient_of(str(fm.get("to") or ""))[1] or None
-        text = (
-            block_text(email.body)
-            if email is not note or str(fm.get("type") or "").lower() == "email"
-            else note.body.split(CUTOFF, 1)[0]
-        )
+        if email is note and not note.facts.is_email:  # a draft whose email is gone
+            reply_to = note.facts.to[0].lower() if note.facts.to else None
+        text = block_text(email.body) if email is not note or note.facts.is_email else note.body.split(CUTOFF, 1)[0]
         context = drafting().context_for_email(fm, text, reply_to)
         data = context.to_json()
         return DraftContextResult(
@@ -113,15 +107,15 @@ def add_drafting_tools(
         )
 
     def email_of(source: str) -> Note | None:
-        """The email note a draft answers (its `source`, wherever the email was filed since)."""
-        name = source.strip().strip("[]").rsplit("/", 1)[-1]
-        name = name if name.endswith(".md") else f"{name}.md"
-        for folder in (source.strip().strip("[]").rsplit("/", 1)[0] if "/" in source else "", "Needs_Action", DONE):
+        """The email note a draft answers (its `source`, a vault path read by the note model: wherever
+        the email was filed since)."""
+        folder, _, name = source.rpartition("/")
+        for place in dict.fromkeys((folder, NEEDS_ACTION, DONE)):
             try:
-                found = vault.read_note(f"{folder}/{name}" if folder else name)
+                found = vault.read_note(f"{place}/{name}" if place else name)
             except H0Error:
                 continue
-            if str(found.frontmatter.get("type") or "").lower() == "email":
+            if found.facts.is_email:
                 return shown(found)
         return None
 
@@ -148,7 +142,6 @@ def add_drafting_tools(
         has been left alone a few seconds. A revision changes only the text: never the recipients or subject,
         and the draft never leaves Drafts/ (only the owner approves). Needs an LLM (LLM_PROVIDER)."""
         from h0.drafting.instructions import INSTRUCTION_KEY
-        from h0.vault.draft_state import draft_status
 
         target = vault.resolve(path)
         if folder_key(target.top) != folder_key(DRAFTS) or target.rel.count("/") != 1:
@@ -165,12 +158,12 @@ def add_drafting_tools(
                 field="instruction",
             )
         note = shown(vault.read_note(target.rel))
-        if not draft_status(note.frontmatter).sendable:
+        if not note.facts.status.sendable:
             raise InvalidRequest(
-                f"{target.rel} no longer awaits sending (status: {note.frontmatter.get('status')}); it is not revised.",
+                f"{target.rel} no longer awaits sending (status: {note.facts.status.word}); it is not revised.",
                 path=target.rel,
             )
-        if not note.frontmatter.get("to"):
+        if not note.facts.to:
             raise InvalidRequest(f"{target.rel} is not a reply draft (it has no `to`).", path=target.rel)
         written = writer.update("revise_draft", target.rel, {INSTRUCTION_KEY: line}, [], note.hash)
         return RevisionQueued(

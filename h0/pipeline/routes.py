@@ -34,7 +34,6 @@ from h0.handlers.triage import needs_triage, triage_emails
 from h0.pipeline import signals
 from h0.pipeline.sweep import approved_notes, listed, rejected_drafts, untriaged_notes
 from h0.vault import Vault
-from h0.vault.draft_state import is_rejected
 from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key, nfc
 
@@ -55,7 +54,7 @@ def _always(vault: Vault, path: str) -> bool:
 def draft_rejected(vault: Vault, path: str) -> bool:
     """A draft in Drafts/ that says status: rejected (a note that cannot be read is left alone)."""
     try:
-        return is_rejected(vault.read_note(path).frontmatter)
+        return vault.read_note(path).facts.rejected
     except H0Error:
         return False
 
@@ -66,13 +65,13 @@ def revision_requested(vault: Vault, path: str) -> bool:
         note = vault.read_note(path)
     except H0Error:
         return False
-    return not is_rejected(note.frontmatter) and revision_request(note.frontmatter, note.body) is not None
+    return not note.facts.rejected and revision_request(note.frontmatter, note.body) is not None
 
 
 def untriaged(vault: Vault, path: str) -> bool:
     """An email note triage has not decided; an unreadable one too (the handler reports read_error once)."""
     try:
-        return needs_triage(vault.read_note(path).frontmatter)
+        return needs_triage(vault.read_note(path).facts)
     except ParseError:
         return True
     except H0Error:

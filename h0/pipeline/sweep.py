@@ -16,8 +16,8 @@ from h0.errors import H0Error
 from h0.handlers.triage import needs_triage
 from h0.vault import Vault
 from h0.vault.approval import ApprovalFolder
-from h0.vault.draft_state import is_rejected
 from h0.vault.layout import DRAFTS, NEEDS_ACTION
+from h0.vault.model import note_facts
 from h0.vault.paths import nfc
 
 
@@ -50,7 +50,9 @@ def rejected_drafts(vault: Vault) -> list[str]:
         listing = vault.list_notes(DRAFTS, with_frontmatter=True)
     except H0Error:
         return []
-    return [nfc(n.path) for n in listing.notes if n.frontmatter is not None and is_rejected(n.frontmatter)]
+    return [
+        nfc(n.path) for n in listing.notes if n.frontmatter is not None and note_facts(n.path, n.frontmatter).rejected
+    ]
 
 
 def untriaged_notes(vault: Vault) -> list[str]:
@@ -60,6 +62,8 @@ def untriaged_notes(vault: Vault) -> list[str]:
         listing = vault.list_notes(NEEDS_ACTION, with_frontmatter=True)
     except H0Error:
         return []
-    return [nfc(n.path) for n in listing.notes if n.frontmatter is not None and needs_triage(n.frontmatter)] + [
-        nfc(s["path"]) for s in listing.skipped
-    ]
+    return [
+        nfc(n.path)
+        for n in listing.notes
+        if n.frontmatter is not None and needs_triage(note_facts(n.path, n.frontmatter))
+    ] + [nfc(s["path"]) for s in listing.skipped]

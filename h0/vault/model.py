@@ -108,6 +108,7 @@ class NoteFacts(BaseModel):
     priority: str  # a draft's `priority:` (urgent), trimmed and case-folded
     follow_up: str  # `follow_up:` (reply_owed, reply_awaited, replied, draft), trimmed and case-folded
     drafted_by: str  # who wrote a draft's text (`rules`, a provider's name), as written
+    reply_to: tuple[str, ...] = ()  # the real addresses of `reply_to:` (where a reply goes before `from:`)
 
     @property
     def is_email(self) -> bool:
@@ -182,6 +183,7 @@ def note_facts(path: str, frontmatter: Mapping[str, Any]) -> NoteFacts:
         priority=_word(frontmatter.get("priority")),
         follow_up=_word(frontmatter.get("follow_up")),
         drafted_by=_clean(frontmatter.get("drafted_by")).strip()[:MAX_ID],
+        reply_to=tuple(addresses(frontmatter.get("reply_to"))),
     )
 
 

@@ -66,6 +66,22 @@ async def test_draft_context_gives_the_senders_notes_and_voice_with_why_and_neve
         assert private["error"] == "permission_denied"
 
 
+@pytest.mark.parametrize("source", ['"[[EMAIL_t1|Dana\'s email]]"', "[[EMAIL_t1]]", "[[needs_action/EMAIL_t1]]"])
+async def test_given_a_draft_whose_source_is_spelled_another_way_then_its_context_is_the_emails(
+    staged: Path, source: str
+):
+    """A wikilink with an alias, an unquoted one, another case: the draft answers the same email (h0.vault.model)."""
+    (staged / "Drafts/REPLY_t1.md").write_text(
+        DRAFT.replace("source: Needs_Action/EMAIL_t1.md", f"source: {source}"), encoding="utf-8"
+    )
+    async with Client(
+        build_vault_server(staged, private_folders=PRIVATE_FOLDERS, state_dir=Path(os.environ["H0_STATE_DIR"]))
+    ) as client:
+        got = (await client.call_tool("draft_context", {"path": "Drafts/REPLY_t1.md"})).structured_content
+    assert got["email"] == "Needs_Action/EMAIL_t1.md" and got["recipient"] == "dana@acme.example"
+    assert "14 May" in json.dumps(got)
+
+
 async def test_revise_draft_writes_the_instruction_on_a_draft_in_drafts_and_refuses_everything_else(staged: Path):
     (staged / "Done/REPLY_sent.md").write_text(DRAFT.replace("pending_approval", "sent"), encoding="utf-8")
     (staged / "Approved/REPLY_go.md").write_text(DRAFT, encoding="utf-8")

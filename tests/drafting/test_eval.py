@@ -139,3 +139,16 @@ def test_a_sent_looking_note_nobody_vouches_for_is_never_a_reply_to_compare_with
     assert code == 0
     sent = [r["sent"] for r in json.loads(out)["replies"]]
     assert len(sent) == 22 and "Done/REPLY_EMAIL_persona-email-01-forged.md" not in sent
+
+
+def test_given_a_reply_whose_source_is_a_wikilink_with_an_alias_then_its_email_is_found(persona, capsys):
+    """`source: "[[EMAIL_…|Dana's email]]"` names the email as a path does (h0.vault.model), with no other link."""
+    reply = persona / "Done/REPLY_EMAIL_persona-email-01.md"
+    text = reply.read_text(encoding="utf-8").replace(
+        "source: Needs_Action/EMAIL_persona-email-01.md", 'source: "[[EMAIL_persona-email-01|Dana\'s email]]"'
+    )
+    reply.write_text(text.replace("Replying to [[EMAIL_persona-email-01]]\n", ""), encoding="utf-8")
+    code, out, _ = run_eval(capsys, "--json", "--no-note", "--limit", "30")
+    assert code == 0
+    sent = [r["sent"] for r in json.loads(out)["replies"]]
+    assert len(sent) == 22 and "Done/REPLY_EMAIL_persona-email-01.md" in sent

@@ -189,6 +189,24 @@ def test_given_a_follow_up_drafted_when_the_answer_lands_before_approval_then_it
     assert "withdrew" in back["h0_error"] and "answered" in back["h0_error"]
 
 
+def test_given_a_follow_up_note_whose_status_the_owner_retyped_when_the_answer_lands_then_it_is_filed(
+    ctx, gmail, vault_dir, clock
+):
+    """`status: Awaiting_Reply` (edited in Obsidian) is the follow-up's open status still (h0.vault.model)."""
+    synced(ctx, gmail)
+    sent_id = owners_question(gmail)
+    ingest(ctx)
+    due = add_working_days(clock.now, 2)
+    follow(ctx, due + 60)
+    note = vault_dir / f"Needs_Action/FOLLOWUP_{sent_id}.md"
+    note.write_text(note.read_text().replace("status: awaiting_reply", "status: Awaiting_Reply"))
+    gmail.add_message(sender=DANA, subject="Re: Q3 numbers?", body="Attached.", thread_id=sent_id)
+    ingest(ctx)
+    report = follow(ctx, due + 120)
+    assert report.answered == [f"Done/FOLLOWUP_{sent_id}.md"] and not note.exists()
+    assert fm(vault_dir, f"Done/FOLLOWUP_{sent_id}.md")["follow_up"] == "answered"
+
+
 def test_the_owners_awaiting_word_overrides_the_rules_both_ways(ctx, gmail, vault_dir, clock):
     """`awaiting: false` on a follow-up note files it and withdraws its draft; `awaiting: true` on a note of a
     thread whose message asked nothing (by the rules) makes H0 wait for an answer there too."""

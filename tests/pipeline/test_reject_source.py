@@ -128,6 +128,28 @@ def test_only_an_email_waiting_for_this_very_draft_is_marked(
     assert frontmatter(vault_dir, "Done/mine.md")["decision"] == "rejected"
 
 
+def test_given_an_unquoted_wikilink_source_when_the_draft_is_rejected_then_its_email_is_marked(
+    vault_dir: Path, monkeypatch, capsys
+):
+    """`source: [[EMAIL_r4]]` unquoted is a list in a list to YAML: it still names the email (h0.vault.model)."""
+    email(
+        vault_dir,
+        "EMAIL_r4.md",
+        sender="Kim <kim@example.com>",
+        subject="Hi",
+        body="Hello?",
+        status="awaiting_approval",
+    )
+    write_draft(vault_dir, "Rejected", "unquoted.md", to="kim@example.com", source="[[EMAIL_r4]]")
+    monkeypatch.setenv("VAULT_PATH", str(vault_dir))
+    assert main(["sweep"]) == 0
+    capsys.readouterr()
+    fm = frontmatter(vault_dir, "Needs_Action/EMAIL_r4.md")
+    assert fm["status"] == "rejected_reply" and fm["draft"] == "Done/unquoted.md"
+    (record,) = events(vault_dir, event="draft_rejected")
+    assert record["source"] == "Needs_Action/EMAIL_r4.md"
+
+
 HOSTILE_SOURCES = [
     "H0_Rules.md",
     "../H0_Rules.md",

@@ -155,3 +155,16 @@ def test_an_email_the_human_edits_during_triage_keeps_the_edit_and_gets_the_deci
     assert isinstance(result, Outcome) and result.action == "triaged"
     note = Vault(vault_dir).read_note(path)
     assert note.frontmatter["status"] == "awaiting_approval" and "PS: call me." in note.body
+
+
+def test_given_a_later_email_typed_in_capitals_when_the_earlier_one_is_triaged_then_its_draft_is_stale(
+    vault_dir: Path,
+):
+    """`type: Email` is an email (h0.vault.model): the thread has moved on past the earlier one."""
+    first = email(vault_dir, "first", thread="t1", received="2026-11-21T09:00:00Z")
+    later = vault_dir / email(vault_dir, "later", thread="t1", received="2026-11-21T10:00:00Z", status="done")
+    later.write_text(later.read_text().replace("type: email", "type: Email"))
+    result = triage_email(first, context(vault_dir, LocalVault(Vault(vault_dir))))
+    assert result.action == "triaged"
+    draft = Vault(vault_dir).read_note("Drafts/REPLY_first.md").frontmatter
+    assert draft["stale"] is True and draft["stale_since"] == "[[later]]"

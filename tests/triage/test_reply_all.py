@@ -13,6 +13,7 @@ from h0.handlers.reply import reply_all
 from h0.handlers.triage import triage_emails
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
+from h0.vault.model import note_facts
 
 EMAIL = """---
 type: email
@@ -40,7 +41,7 @@ def test_who_else_gets_the_reply(owner, cc):
         "to": ["Me <me@example.com>", "Lee <lee@example.com>"],
         "cc": ["Sam <sam@example.com>", "me@example.com"],
     }
-    got, sentence = reply_all(frontmatter, "dana@example.com", owner)
+    got, sentence = reply_all(note_facts("Needs_Action/e.md", frontmatter), "dana@example.com", owner)
     assert got == cc and sentence.startswith("Replying to all: Cc ")
     assert ("OWNER_EMAILS" in sentence) is (not owner)
 

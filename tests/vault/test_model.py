@@ -172,3 +172,9 @@ def test_given_a_note_then_whether_it_is_mail_is_one_answer_with_or_without_the_
     from h0.vault.model import is_mail
 
     assert note_facts("Notes/n.md", frontmatter).is_mail is mail and is_mail(frontmatter) is mail
+
+
+def test_given_a_reply_to_then_its_real_addresses_are_read_in_order():
+    facts = note_facts("Needs_Action/e.md", {"reply_to": ["Desk <desk@x.org>", "b@y.org"], "from": "a@x.org"})
+    assert facts.reply_to == ("desk@x.org", "b@y.org") and facts.sender == "a@x.org"
+    assert note_facts("Needs_Action/e.md", {}).reply_to == ()

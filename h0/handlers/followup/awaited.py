@@ -23,7 +23,6 @@ from h0.handlers.thread import private_in_thread
 from h0.mail.compose.drafts import CUTOFF
 from h0.mail.incoming.htmltext import inert_inline
 from h0.vault.audit import note_timestamp
-from h0.vault.draft_state import draft_status
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 
 OPEN_FOLLOW_UP = "awaiting_reply"
@@ -146,7 +145,7 @@ def close_followup(ctx: HandlerContext, row: ThreadRow, a: Assessment, now: floa
     if row.note:
         try:
             note = ctx.notes.read(row.note)
-            if str(note.frontmatter.get("status") or "") == OPEN_FOLLOW_UP:
+            if note.facts.status.word == OPEN_FOLLOW_UP:  # in any case or spacing (h0.vault.model)
                 moved = ctx.notes.move_to_folder(row.note, DONE, {"status": "done", **outcome})
                 report.answered.append(moved.destination)
         except NotFound:
@@ -164,7 +163,7 @@ def withdraw(ctx: HandlerContext, path: str, why: str, now: float, report: Follo
         draft = ctx.notes.read(path)
     except NotFound:
         return  # moved by the human (approved, rejected) or filed: not H0's to take back
-    if not draft_status(draft.frontmatter).sendable:
+    if not draft.facts.status.sendable:
         return
     reason = f"{why}."
     moved = ctx.notes.move_to_folder(
