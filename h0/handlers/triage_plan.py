@@ -17,6 +17,7 @@ from typing import Any
 from h0.drafting import DraftContext, Drafting
 from h0.drafting.briefing import briefing
 from h0.drafting.replytext import strip_quoted
+from h0.drafting.service import ReplyVoice
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome
 from h0.handlers.forward import forward_draft
 from h0.handlers.llmwait import WAIT_KEYS, gave_up, wait_for_model
@@ -26,7 +27,7 @@ from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_ema
 from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.mail.owner import owner_addresses
 from h0.triage.llm import TRUNCATED_WARNING
-from h0.triage.models import EmailInput, ReplyContext
+from h0.triage.models import DRAFTING_DECISIONS, EarlierMessage, EmailInput, ReplyContext
 from h0.triage.phishing import suspected_phishing
 from h0.vault import Note
 from h0.vault.api import Change, Move, Update, Write
@@ -55,6 +56,10 @@ def local_rules(triager: EmailTriager) -> EmailTriager:
     return rules if rules is not None and hasattr(rules, "triage") else triager
 
 
+def _voiced(chosen: ReplyVoice) -> dict[str, Any]:
+    return {"greeting": chosen.voice.greeting, "sign_off": chosen.voice.sign_off, "language": chosen.language}
+
+
 def plan_email(
     note: Note,
     thread: list[ThreadNote],
@@ -65,8 +70,6 @@ def plan_email(
     private: bool = False,
     known: tuple[dict[str, set[str]], list[str]] = ({}, []),
 ) -> Plan:
-    from h0.triage.models import EarlierMessage
-
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
     text = block_text(note.body)
     if thread:  # the earlier messages come as the conversation: the history quoted in this one is said once
@@ -84,27 +87,23 @@ def plan_email(
     context: DraftContext | None = None
     llm = getattr(triager, "llm", None)
     # The reply's greeting, sign-off, language and register: the owner's with this person, else the profile's.
-    chosen = drafting.reply_voice(to, note.facts.sender_text, text) if drafting is not None else None
-    voiced: dict[str, Any] = (
-        {"greeting": chosen.voice.greeting, "sign_off": chosen.voice.sign_off, "language": chosen.language}
-        if chosen is not None
-        else {}
-    )
+    chosen = None
     subject = note.facts.subject
     if drafting is not None and llm is not None:
         # A model decides with the owner's notes in view (no extra call: they travel in the one prompt);
         # the briefing is there for the rules that decide when the model cannot.
+        chosen = drafting.reply_voice(to, note.facts.sender_text, text)
         context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
-        reply_context = context.reply_context(briefing(context, text, subject)).model_copy(update=voiced)
+        reply_context = context.reply_context(briefing(context, text, subject)).model_copy(update=_voiced(chosen))
         outcome = triager.triage(email, reply_context)
     elif drafting is not None:
-        # Rules: the decision needs only the greeting and sign-off; the notes are looked up for a draft
-        # alone, and its template is filled again with the briefing they make.
-        voice = ReplyContext(**voiced)
-        outcome = triager.triage(email, voice)
-        if outcome.decision.decision in ("draft_reply", "urgent"):
+        # Rules: the decision needs nothing from the vault; the owner's voice and notes are looked up for a
+        # draft alone (most mail in a burst gets none), and its template is filled again with them.
+        outcome = triager.triage(email, ReplyContext())
+        if outcome.decision.decision in DRAFTING_DECISIONS:
+            chosen = drafting.reply_voice(to, note.facts.sender_text, text)
             context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
-            briefed = voice.model_copy(update={"briefing": briefing(context, text, subject)})
+            briefed = ReplyContext(**_voiced(chosen), briefing=briefing(context, text, subject))
             outcome = triager.triage(email, briefed)
     else:
         outcome = triager.triage(email)
