@@ -224,13 +224,13 @@ def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any
         status = facts.status.word
         if status == "pending_approval" and "h0_error" not in fm:
             urgent_last = facts.priority != "urgent"
-            waiting.append((urgent_last, note.path, facts.recipients, facts.subject or None))
+            waiting.append((urgent_last, note.path, facts.recipients, facts.subject))
         elif status in ("held", "not_sent") or "h0_error" in fm:
             returned.append(
                 {
                     "path": note.path,
                     "status": status,
-                    "subject": facts.subject or None,
+                    "subject": facts.subject,
                     "to": ", ".join(facts.to) or None,
                     "recipients": facts.recipients,
                     "code": text(fm.get("h0_error_code")),
@@ -297,7 +297,7 @@ def _needs_you(vault: Vault, hidden: frozenset[str] = frozenset()) -> tuple[list
                 "decision": kind,
                 "status": facts.status.word or None,
                 "reason": reason,
-                "subject": facts.subject or None,
+                "subject": facts.subject,
                 "from": facts.sender_text or None,
                 "delegate_to": text(fm.get("delegate_to")),
                 "draft": draft,

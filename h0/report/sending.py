@@ -125,7 +125,7 @@ def approved_notes(
                 "path": note.path,
                 "to": ", ".join(facts.to) or None,
                 "recipients": facts.recipients,
-                "subject": facts.subject or None,
+                "subject": facts.subject,
                 "code": code,
                 "reason": reason,
                 "retry_at": retry_at,
