@@ -67,3 +67,17 @@ def test_given_the_mail_folders_skipped_when_an_email_is_about_a_person_then_her
     paths = [a.path for a in about]
     assert paths[0] == "People/Dana Rivera.md"
     assert not any(p.split("/", 1)[0] in MAIL for p in paths)
+
+
+def test_given_an_email_whose_display_name_shows_another_address_then_it_is_not_indexed_as_from_that_address(
+    tmp_path,
+):
+    """`from: '"ceo@bank.com" <x@evil.example>'` is mail from x@evil.example: a look-up of ceo@bank.com (the
+    pending emails from the owner's boss, a person's notes) never finds the spoof."""
+    root = tmp_path / "vault"
+    note(root, "Needs_Action/EMAIL_spoof.md", "type: email\nfrom: '\"ceo@bank.com\" <x@evil.example>'\nsubject: Wire")
+    note(root, "Needs_Action/EMAIL_real.md", "type: email\nfrom: CEO <ceo@bank.com>\nsubject: Lunch")
+    index = VaultIndex.open(root, tmp_path / "state")
+
+    assert index.notes_for_address("ceo@bank.com") == ["Needs_Action/EMAIL_real.md"]
+    assert index.notes_for_address("x@evil.example") == ["Needs_Action/EMAIL_spoof.md"]

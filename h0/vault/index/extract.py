@@ -18,6 +18,7 @@ from h0.errors import H0Error
 from h0.vault import frontmatter
 from h0.vault.disclosure import thread_keys
 from h0.vault.index.entities import note_keys
+from h0.vault.model import addresses as header_addresses
 from h0.vault.model import is_mail, marked_private, source_key
 from h0.vault.note import MAX_NOTE_BYTES, content_hash
 from h0.vault.paths import link_key
@@ -136,9 +137,13 @@ def extract(rel: str, data: bytes, signature: Signature) -> Extracted:
     note.private = marked_private(data_fm)
     note.threads = sorted(thread_keys(rel, data_fm))
     addresses: dict[str, str] = {}
-    for name in PERSON_FIELDS + HEADER_FIELDS:
+    for name in PERSON_FIELDS:
         for address in _addresses_in(data_fm.get(name)):
             addresses.setdefault(address, name)
+    for name in HEADER_FIELDS:  # the real addresses: one shown in a display name ("ceo@bank.com" <x@evil>) is not
+        for address in header_addresses(data_fm.get(name))[:MAX_ADDRESSES]:
+            if ADDRESS.fullmatch(address):
+                addresses.setdefault(address.lower(), name)
     note.person = any(name in PERSON_FIELDS for name in addresses.values())
     for match in ADDRESS.finditer(body):
         if len(addresses) >= MAX_ADDRESSES:
