@@ -30,7 +30,7 @@ from h0.errors import (
     NotFound,
     ParseError,
 )
-from h0.handlers.context import HandlerContext, Outcome, OutcomeData, source_note
+from h0.handlers.context import Action, HandlerContext, Outcome, OutcomeData, source_note
 from h0.handlers.reject import archive_rejected
 from h0.handlers.unsent import ERROR_KEYS, return_unreadable, say_resumed, send_failed
 from h0.mail.drafts import CUTOFF, NEXT_STEP
@@ -46,7 +46,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     try:
         note = ctx.notes.read(path)
     except NotFound:
-        return Outcome("gone")
+        return Outcome(Action.GONE)
     except ParseError as error:
         return return_unreadable(path, error, ctx)
     if is_rejected(note.frontmatter):
@@ -58,7 +58,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     paused = ctx.state.sends_paused_for()
     if paused > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
         return Outcome(
-            "paused",
+            Action.PAUSED,
             ctx.state.pause_reason,
             retry_in=paused,
             data={"kind": ctx.state.pause_kind, **ctx.state.pause_facts},
@@ -98,7 +98,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
         "already_sent": result.already_sent,
         "elapsed_ms": elapsed_ms,
     }
-    return Outcome("sent", done_path, data=data)
+    return Outcome(Action.SENT, done_path, data=data)
 
 
 def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: HandlerContext, to: str = "") -> str:

@@ -22,7 +22,7 @@ from h0.errors import (
     RateLimited,
     SendFailed,
 )
-from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.context import Action, HandlerContext, Outcome
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DRAFTS, FAILED
@@ -47,7 +47,7 @@ def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> O
         # Still being written, changed since read, or another process is sending it: look again.
         retry_in = float(error.details.get("retry_after") or CHANGED_RETRY_SECONDS)
         logger.debug("{}: {} — looking again in {:.1f}s", path, reason, retry_in)
-        return Outcome("waiting", reason, retry_in=retry_in)
+        return Outcome(Action.WAITING, reason, retry_in=retry_in)
     if (isinstance(error, Conflict) and error.details.get("hold")) or isinstance(
         error, (InvalidRequest, PermissionDenied, NotFound)
     ):
@@ -81,7 +81,7 @@ def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> O
         retry_in = ctx.retry_delay(path)
         ctx.audit.write("send_failed", "error", retry_in=retry_in, **fields, **ctx.error_fields(error))
         logger.error("{}: send failed ({}); {}", path, error.message, ctx.retry_words(retry_in))
-    return Outcome("failed", error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})
+    return Outcome(Action.FAILED, error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})
 
 
 def _send_capped(path: str, error: RateLimited, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
@@ -120,7 +120,7 @@ def _send_capped(path: str, error: RateLimited, fields: dict[str, Any], ctx: Han
     # "failed" (the send-failed report signal) for the draft the cap refused; those approved
     # meanwhile come back "paused" without a word.
     return Outcome(
-        "failed",
+        Action.FAILED,
         error.code,
         retry_in=retry_in,
         data={"error": error, "retry_in": retry_in, "kind": "cap", "setting": setting, "resumes_at": resumes_at},
@@ -162,7 +162,7 @@ def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext)
     try:
         moved = ctx.notes.move_to_folder(path, DRAFTS, record)
     except NotFound:
-        return Outcome("gone")
+        return Outcome(Action.GONE)
     except H0Error as move_error:
         # Cannot move it back: leave it in Approved/ and say so once per version.
         ctx.report(
@@ -172,7 +172,7 @@ def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext)
             f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})",
             **ctx.error_fields(error),
         )
-        return Outcome("failed", error.code, data={"error": error, "retry_in": None})
+        return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None})
     back = moved.destination
     event = "send_held" if held else "send_refused"
     ctx.audit.write(
@@ -187,7 +187,9 @@ def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext)
     log = logger.warning if held else logger.error
     log("{}: not sent ({}) — back in {}: {}", path, code, back, error.message)
     ctx.state.succeeded(path)
-    return Outcome("held" if held else "refused", back, data={"error": error, "retry_in": None, "returned_to": back})
+    return Outcome(
+        Action.HELD if held else Action.REFUSED, back, data={"error": error, "retry_in": None, "returned_to": back}
+    )
 
 
 def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outcome:
@@ -196,7 +198,7 @@ def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outc
     try:
         back = ctx.notes.move_to_folder(path, DRAFTS).destination
     except NotFound:
-        return Outcome("gone")
+        return Outcome(Action.GONE)
     except H0Error as move_error:
         ctx.report(
             path,
@@ -205,7 +207,7 @@ def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outc
             f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})",
             **ctx.error_fields(error),
         )
-        return Outcome("waiting", "corrupt frontmatter")
+        return Outcome(Action.WAITING, "corrupt frontmatter")
     ctx.audit.write(
         "send_refused",
         "error",
@@ -217,7 +219,7 @@ def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outc
     )
     logger.error("{}: not sent ({}) — back in {}, unchanged: {}", path, error.code, back, error.message)
     ctx.state.succeeded(path)
-    return Outcome("refused", back, data={"error": error, "retry_in": None, "returned_to": back})
+    return Outcome(Action.REFUSED, back, data={"error": error, "retry_in": None, "returned_to": back})
 
 
 def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) -> Outcome:
@@ -234,4 +236,4 @@ def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) 
         **ctx.error_fields(error),
     )
     logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)
-    return Outcome("bounced", failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})
+    return Outcome(Action.BOUNCED, failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})
