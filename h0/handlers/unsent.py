@@ -12,7 +12,6 @@ from loguru import logger
 
 from h0.errors import (
     AuthRequired,
-    Conflict,
     H0Error,
     InvalidRequest,
     McpUnavailable,
@@ -20,6 +19,7 @@ from h0.errors import (
     ParseError,
     PermissionDenied,
     RateLimited,
+    Refusal,
     SendFailed,
 )
 from h0.handlers.context import Action, HandlerContext, Outcome
@@ -42,15 +42,13 @@ def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> O
         "to": note.frontmatter.get("to"),
         "subject": note.frontmatter.get("subject"),
     }
-    reason = error.details.get("reason")
-    if isinstance(error, Conflict) and reason in ("not_settled", "note_changed", "in_progress"):
+    refusal = error.refusal
+    if refusal is not None and refusal.looks_again:
         # Still being written, changed since read, or another process is sending it: look again.
         retry_in = float(error.details.get("retry_after") or CHANGED_RETRY_SECONDS)
-        logger.debug("{}: {} — looking again in {:.1f}s", path, reason, retry_in)
-        return Outcome(Action.WAITING, reason, retry_in=retry_in)
-    if (isinstance(error, Conflict) and error.details.get("hold")) or isinstance(
-        error, (InvalidRequest, PermissionDenied, NotFound)
-    ):
+        logger.debug("{}: {} — looking again in {:.1f}s", path, refusal, retry_in)
+        return Outcome(Action.WAITING, refusal, retry_in=retry_in)
+    if refusal is not None or isinstance(error, (InvalidRequest, PermissionDenied, NotFound)):
         return return_to_drafts(path, note, error, ctx)
     if isinstance(error, McpUnavailable):
         retry_in = ctx.retry_delay(path)
@@ -149,15 +147,16 @@ def local_clock(epoch: float) -> str:
 def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
     """Nothing was sent and sending again would not help: give the note back to the human,
     with the reason on it. Approving it again (after fixing it) is a new approval."""
-    held = bool(error.details.get("hold"))
-    code = str(error.details.get("reason") or error.code)
+    refusal = error.refusal
+    held = refusal is not None and refusal.holds
+    code = refusal.value if refusal is not None else error.code
     record = {
         "status": "held" if held else "not_sent",
         "h0_error": error.message,
         "h0_error_code": code,
         "h0_error_at": note_timestamp(),
     }
-    if code == "status_not_sendable":
+    if refusal is Refusal.NOT_SENDABLE_STATUS:
         del record["status"]  # the note's own word (sent, withdrawn, …) stands: it was the reason
     try:
         moved = ctx.notes.move_to_folder(path, DRAFTS, record)

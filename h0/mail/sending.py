@@ -26,7 +26,7 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import Conflict, H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, SendFailed
+from h0.errors import H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, Refusal, SendFailed, refuse
 from h0.mail.backend import MailSender, Sent
 from h0.mail.models import SendEmailResult
 from h0.mail.recipients import recipient_lists
@@ -44,11 +44,6 @@ UNKNOWN_OUTCOME_MESSAGE = (
     "An earlier attempt to send this may or may not have gone out, and the {backend} backend cannot "
     "check. Look in your Sent folder: if it is there, nothing more to do; if not, send it again as a new draft."
 )
-
-
-def hold(message: str, reason: str, **details: object) -> Conflict:
-    """A refusal the daemon answers by returning the note to Drafts/ with the reason on it (nothing sent)."""
-    return Conflict(message, reason=reason, hold=True, **details)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,25 +136,13 @@ class Sender:
         if claim.status == "already_sent":
             return False, self._result_from_ledger(row, out.key)
         if claim.status == "conflict":
-            raise Conflict(
-                "This idempotency key was already used for a message with different content; nothing was sent. "
-                "'Already sent' is only ever answered for the same content.",
-                idempotency_key=out.key,
-                reason="key_content_mismatch",
-            )
+            raise refuse(Refusal.KEY_CONTENT_MISMATCH, idempotency_key=out.key)
         if claim.status == "in_progress":
-            raise Conflict(
-                "This message is being sent by another H0 process right now.",
-                idempotency_key=out.key,
-                reason="in_progress",
-                retry_after=5.0,
-            )
+            raise refuse(Refusal.IN_PROGRESS, idempotency_key=out.key, retry_after=5.0)
         if claim.status == "answered":
-            raise hold(
-                f"H0 already sent a reply to this email ({row.get('note_path') or row.get('rfc822_message_id')}, "
-                f"{row.get('sent_at')}). Nothing was sent. Set `send_anyway: true` in the draft's frontmatter "
-                "to send a second reply.",
-                "already_answered",
+            raise refuse(
+                Refusal.ALREADY_ANSWERED,
+                {"answered": row.get("note_path") or row.get("rfc822_message_id")},
                 answered_by=row.get("note_path"),
                 answered_at=row.get("sent_at"),
             )
