@@ -41,7 +41,7 @@ class OutcomeData(TypedDict, total=False):
     (h0.pipeline.signals) and what the pass tally counts. Each handler fills the keys it knows."""
 
     done_path: str  # sent, rejected: where the note was filed in Done/
-    to: str  # sent: the draft's `to:` as written
+    to: str  # sent: the To addresses the message went to
     recipients: dict[str, list[str]]  # sent: every recipient by real address (h0.mail.recipients)
     message_id: str  # sent: the provider's id
     already_sent: bool  # sent: it had gone out before (a crash between send and filing)

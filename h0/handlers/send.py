@@ -35,7 +35,7 @@ from h0.handlers.reject import archive_rejected
 from h0.handlers.unsent import ERROR_KEYS, return_unreadable, say_resumed, send_failed
 from h0.mail.drafts import CUTOFF, NEXT_STEP
 from h0.mail.models import SendEmailResult
-from h0.mail.recipients import describe_recipients, recipient_lists
+from h0.mail.recipients import describe_recipients
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
 from h0.vault.draft_state import is_rejected
@@ -75,8 +75,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     ctx.state.succeeded(path)
     say_resumed(ctx, path)
-    to = str(note.frontmatter.get("to") or "")
-    recipients = recipient_lists(*(note.frontmatter.get(field) for field in ("to", "cc", "bcc")))
+    recipients = result.recipients  # the envelope the message was built with, not the note re-read
     if result.already_sent:  # nothing went out: the mail server wrote no `email_sent`; say why it is filed
         ctx.audit.write(
             "already_sent",
@@ -92,7 +91,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, describe_recipients(recipients), elapsed_ms, done_path)
     data: OutcomeData = {
         "done_path": done_path,
-        "to": to,
+        "to": ", ".join(recipients.get("to") or ()),
         "recipients": recipients,
         "message_id": result.message_id,
         "already_sent": result.already_sent,

@@ -163,6 +163,7 @@ class OutgoingBuilder:
             content_hash=hashlib.sha256(identity).hexdigest(),
             thread_id=thread[2],
             audit=self._audit_fields(message, draft.body, files),
+            envelope=envelope(*recipients),
             note_path=read.rel,
             note_hash=actual,
             reply_to=draft.reply_to_message_id,
@@ -296,6 +297,7 @@ class OutgoingBuilder:
             content_hash=content_digest,
             thread_id=thread[2],
             audit={**self._audit_fields(message, body, files), "direct": True},
+            envelope=envelope(to_list, cc_list, bcc_list),
             reply_to=reply_to_message_id,
             hints=hints,
         )
@@ -341,6 +343,11 @@ class OutgoingBuilder:
             "body_preview": body[:BODY_PREVIEW_CHARS],
             "attachments": [{"path": a.rel, "sha256": a.sha256} for a in files] or None,
         }
+
+
+def envelope(to: list[Address], cc: list[Address], bcc: list[Address]) -> dict[str, list[str]]:
+    """Every address the message goes to, by field, as it was composed: no display name, nothing re-parsed."""
+    return {"to": [a.addr_spec for a in to], "cc": [a.addr_spec for a in cc], "bcc": [a.addr_spec for a in bcc]}
 
 
 def _refuse_stale(rel: str, note: Note) -> None:

@@ -29,7 +29,6 @@ from loguru import logger
 from h0.errors import H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, Refusal, SendFailed, refuse
 from h0.mail.backend import MailSender, Sent
 from h0.mail.models import SendEmailResult
-from h0.mail.recipients import recipient_lists
 from h0.mail.retry import RetryPolicy, is_retryable
 from h0.state import Cap, StateDB
 from h0.vault.audit import AuditLog, iso, utcnow
@@ -64,6 +63,7 @@ class Outgoing:
     content_hash: str  # what "already sent" is bound to
     thread_id: str | None
     audit: dict[str, object]  # to, cc, bcc, subject, body_preview, attachments… for the pre-send record
+    envelope: dict[str, list[str]]  # every address it goes to, by field (to, cc, bcc), as composed
     note_path: str | None = None
     note_hash: str | None = None
     reply_to: str | None = None  # the provider id of the email answered (one reply per email)
@@ -134,7 +134,7 @@ class Sender:
             return True, None
         row = claim.row or {}
         if claim.status == "already_sent":
-            return False, self._result_from_ledger(row, out.key)
+            return False, self._result_from_ledger(row, out)
         if claim.status == "conflict":
             raise refuse(Refusal.KEY_CONTENT_MISMATCH, idempotency_key=out.key)
         if claim.status == "in_progress":
@@ -175,15 +175,18 @@ class Sender:
         recovered = self._record_sent(found, out, ["recovered: an earlier attempt had sent it"], recovered=True)
         return False, recovered.model_copy(update={"already_sent": True})
 
-    def _result_from_ledger(self, row: dict[str, Any], key: str) -> SendEmailResult:
+    def _result_from_ledger(self, row: dict[str, Any], out: Outgoing) -> SendEmailResult:
+        """The send recorded before, of this very content (the claim compared it): its envelope is this one's."""
         return SendEmailResult(
             message_id=str(row.get("provider_message_id")),
             thread_id=row.get("thread_id"),
             sent_at=str(row.get("sent_at")),
             rfc822_message_id=str(row.get("rfc822_message_id")),
             backend=str(row.get("backend") or self.backend.name),
-            idempotency_key=key,
+            idempotency_key=out.key,
             already_sent=True,
+            recipients=out.envelope,
+            note_hash=out.note_hash,
         )
 
     # -- 2–4. audit, send, record ----------------------------------------------------------
@@ -306,7 +309,7 @@ class Sender:
                 note_hash=out.note_hash,
                 to=out.audit.get("to"),
                 subject=out.audit.get("subject"),
-                recipients=recipient_lists(*(out.audit.get(f) for f in ("to", "cc", "bcc"))),
+                recipients=out.envelope,
                 recovered=recovered or None,
             )
         except InternalError as err:
@@ -321,4 +324,6 @@ class Sender:
             already_sent=False,
             idempotency_key=out.key,
             hints=list(hints),
+            recipients=out.envelope,
+            note_hash=out.note_hash,
         )
