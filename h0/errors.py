@@ -4,10 +4,17 @@ Each error carries one of the codes of ARCHITECTURE.md, a message a person can a
 and a `details` mapping of plain JSON values. `to_dict()` is the wire shape
 `{"error", "message", "details"}`; a few fields the spec shows at top level
 (`retry_after`, `path`) are repeated there.
+
+A refusal to send an approved note carries a `Refusal` (its value in `details["reason"]`, the
+wire format), which says what becomes of the note: looked at again, given back to Drafts/ as
+`not_sent`, or `held` for the human to look again. `refuse()` builds the error with the human's
+wording from `WORDING`, the one table of what a person reads when a note was not sent.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any, ClassVar
 
 ERROR_CODES = (
@@ -46,6 +53,15 @@ class H0Error(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r}, {self.details!r})"
+
+    @property
+    def refusal(self) -> Refusal | None:
+        """Why an approved note was not sent, when this error is such a refusal (read from the wire's reason)."""
+        reason = self.details.get("reason")
+        try:
+            return Refusal(reason) if isinstance(reason, str) else None
+        except ValueError:
+            return None
 
 
 class AuthRequired(H0Error):
@@ -124,3 +140,139 @@ def error_from_dict(body: dict[str, Any]) -> H0Error:
         if key in body and key not in details:
             details[key] = body[key]
     return cls(str(body.get("message", "")), **details)
+
+
+class Refusal(StrEnum):
+    """Why the mail server did not send an approved note; the value is the wire's `details["reason"]`."""
+
+    # Nothing is wrong with the note: look again soon.
+    NOT_SETTLED = "not_settled"  # written in Approved/ moments ago: the human may still be typing
+    NOTE_CHANGED = "note_changed"  # changed since the caller read it
+    IN_PROGRESS = "in_progress"  # another H0 process is sending it right now
+    # Not sendable as it is: back in Drafts/ as `not_sent`, with the reason on it.
+    NOT_SENDABLE_STATUS = "status_not_sendable"  # its own status: does not say "send me"
+    INVISIBLE_TEXT = "invisible_text"  # text that renders as nothing
+    ATTACHMENT_CHANGED = "attachment_changed"  # an attachment changed after the approval
+    KEY_CONTENT_MISMATCH = "key_content_mismatch"  # its key was already used for other content
+    # Held for the human to look again: back in Drafts/ as `held`.
+    CHANGED_BEFORE_APPROVAL = "changed_before_approval"
+    ATTACHMENT_CHANGED_BEFORE_APPROVAL = "attachment_changed_before_approval"
+    REAPPEARED_AFTER_SEND = "reappeared_after_send"
+    ALREADY_ANSWERED = "already_answered"
+    NEWER_IN_THREAD = "thread_has_newer_message"
+    LOOKALIKE_DOMAIN = "lookalike_domain"
+    LINK_TEXT_MISMATCH = "link_text_mismatch"
+
+    @property
+    def looks_again(self) -> bool:
+        return self in _LOOK_AGAIN
+
+    @property
+    def holds(self) -> bool:
+        return self in _HOLDS
+
+
+_LOOK_AGAIN = frozenset({Refusal.NOT_SETTLED, Refusal.NOTE_CHANGED, Refusal.IN_PROGRESS})
+_HOLDS = frozenset(
+    {
+        Refusal.CHANGED_BEFORE_APPROVAL,
+        Refusal.ATTACHMENT_CHANGED_BEFORE_APPROVAL,
+        Refusal.REAPPEARED_AFTER_SEND,
+        Refusal.ALREADY_ANSWERED,
+        Refusal.NEWER_IN_THREAD,
+        Refusal.LOOKALIKE_DOMAIN,
+        Refusal.LINK_TEXT_MISMATCH,
+    }
+)
+
+_AGAIN = "then move it to Approved/ again"
+_MOVED_ON = (
+    "so the reply may be out of date. It was not sent. Read the new message, edit the draft if needed, "
+    "then set `send_anyway: true` (or approve a new draft) to send it."
+)
+# What the human reads when an approved note was not sent, by refusal ({fields} from `refuse`'s words).
+# A status refusal is worded by the note's state (h0.vault.draft_state.DraftState's values).
+WORDING: dict[Refusal, str | Mapping[str, str]] = {
+    Refusal.NOT_SETTLED: (
+        "{path} was written in Approved/ less than {settle_s:.0f} s ago and may still be being typed; it is sent "
+        "once it has been unchanged that long (APPROVAL_SETTLE_SECONDS)."
+    ),
+    Refusal.NOTE_CHANGED: "{path} changed since it was read; read it again (nothing was sent).",
+    Refusal.IN_PROGRESS: "This message is being sent by another H0 process right now.",
+    Refusal.NOT_SENDABLE_STATUS: {
+        "sent": (
+            "This note says it was already sent{since} (status: sent), so H0 did not send it again. To send a "
+            "new message from it, change `status:` to `pending_approval` and change its text or its file name "
+            f"(H0 never sends the same message twice), {_AGAIN}."
+        ),
+        "withdrawn": (
+            "H0 withdrew this draft{because} (status: withdrawn), so it is never sent. Write a new draft if "
+            "you still want to send something."
+        ),
+        "rejected": (
+            "This note is marked rejected (status: rejected), so it is never sent; H0 files it in Done/. To send "
+            f"it after all, change `status:` to `pending_approval`, {_AGAIN}."
+        ),
+        "unknown": (
+            "This note's status is `{shown}`, which does not say it awaits sending, so H0 did not send it. If it is "
+            "a reply you want sent, change `status:` to `pending_approval` (or delete the line), "
+            f"{_AGAIN}."
+        ),
+    },
+    Refusal.INVISIBLE_TEXT: "{problems_text}",
+    Refusal.ATTACHMENT_CHANGED: (
+        "The attachment {names} changed after {after}, so it is not what you approved; nothing was sent. "
+        "Check {check}, then move the draft to Approved/ again."
+    ),
+    Refusal.KEY_CONTENT_MISMATCH: (
+        "This idempotency key was already used for a message with different content; nothing was sent. "
+        "'Already sent' is only ever answered for the same content."
+    ),
+    Refusal.CHANGED_BEFORE_APPROVAL: (
+        "This draft changed {gap} you approved it, {changed_by}, so you may not have read this "
+        f"version. It was not sent. Read it, {_AGAIN}."
+    ),
+    Refusal.ATTACHMENT_CHANGED_BEFORE_APPROVAL: (
+        "The attachment {attachment} changed {gap} you approved this draft, so you may not have seen "
+        "this version of it. It was not sent. Check the file, then move the draft to Approved/ again."
+    ),
+    Refusal.REAPPEARED_AFTER_SEND: (
+        "A draft named {name} was sent at {sent_at}, and this note appeared in Approved/ "
+        "without being moved there (an editor saving it again?). It was not sent. Check it, then move it "
+        "into Approved/ again to send it as a new message."
+    ),
+    Refusal.ALREADY_ANSWERED: (
+        "H0 already sent a reply to this email ({answered}, {answered_at}). Nothing was sent. Set `send_anyway: "
+        "true` in the draft's frontmatter to send a second reply."
+    ),
+    Refusal.NEWER_IN_THREAD: "The conversation moved on{how}, " + _MOVED_ON,
+    Refusal.LOOKALIKE_DOMAIN: (
+        "Not sent: {shown} looks like {shown_like}, a domain you have corresponded with, but it is a "
+        "different domain{others} — a look-alike can be an impostor. Check the address. If you really mean "
+        "{domain_as_written}, add `confirm_domains: [{domain}]` to the frontmatter, then approve again."
+    ),
+    Refusal.LINK_TEXT_MISMATCH: (
+        'Not sent: the link shown as "{text}" opens {goes}, not {shows}{others} — a link that shows one '
+        "address and opens another is how phishing works. Make the link's text match where it goes, or use "
+        "words. If you really mean it, add `confirm_domains: [{confirm}]` to the frontmatter, then approve again."
+    ),
+}
+
+
+def wording(refusal: Refusal, words: Mapping[str, object]) -> str:
+    """The human's words for `refusal`, its fields filled from `words` (a status refusal: by its `state`)."""
+    template = WORDING[refusal]
+    if not isinstance(template, str):
+        template = template.get(str(words.get("state")), template["unknown"])
+    return template.format(**words)
+
+
+def refuse(refusal: Refusal, words: Mapping[str, object] | None = None, **details: Any) -> H0Error:
+    """The typed error for a refusal: a Conflict to look again or hold, an InvalidRequest otherwise.
+    `words` fill the wording only; `details` go on the wire (with `reason`, and `hold` when it holds)."""
+    message = wording(refusal, {**details, **(words or {})})
+    if refusal.holds:
+        return Conflict(message, reason=refusal.value, hold=True, **details)
+    if refusal.looks_again or refusal is Refusal.KEY_CONTENT_MISMATCH:
+        return Conflict(message, reason=refusal.value, **details)
+    return InvalidRequest(message, reason=refusal.value, **details)

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol, TypedDict
 
 from loguru import logger
@@ -41,7 +42,7 @@ class OutcomeData(TypedDict, total=False):
     (h0.pipeline.signals) and what the pass tally counts. Each handler fills the keys it knows."""
 
     done_path: str  # sent, rejected: where the note was filed in Done/
-    to: str  # sent: the draft's `to:` as written
+    to: str  # sent: the To addresses the message went to
     recipients: dict[str, list[str]]  # sent: every recipient by real address (h0.mail.compose.recipients)
     message_id: str  # sent: the provider's id
     already_sent: bool  # sent: it had gone out before (a crash between send and filing)
@@ -59,12 +60,32 @@ class OutcomeData(TypedDict, total=False):
     outcomes: int  # learned: how many drafts were compared
 
 
+class Action(StrEnum):
+    """What a handler did: the whole outcome vocabulary. The values are what logs and JSON carry."""
+
+    SENT = "sent"  # the message went out (or had gone out before) and the draft is filed in Done/
+    FAILED = "failed"  # a try that did not work: the work queue looks again after its backoff
+    BOUNCED = "bounced"  # the provider refused the message for good: filed in Logs/failed/
+    PAUSED = "paused"  # sending is paused (credentials, a send cap): the draft waits in Approved/
+    REFUSED = "refused"  # not sendable as it is: back in Drafts/ with the reason on it
+    HELD = "held"  # not sent until the human looks again (changed before approval, a second reply, …)
+    REJECTED = "rejected"  # the human rejected it: filed in Done/, never sent
+    TRIAGED = "triaged"  # an email was decided
+    DEFERRED = "deferred"  # the model could not triage now: retried with backoff
+    WAITING = "waiting"  # not yet (still being written, unreadable, waiting for a model): looked at again
+    GONE = "gone"  # the note is no longer there
+    SKIPPED = "skipped"  # nothing to do
+    LEARNED = "learned"  # drafts compared with what was sent
+    REVISED = "revised"  # a draft rewritten on the human's instruction
+    NOT_REVISED = "not_revised"  # the instruction could not be carried out
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What a handler did. `retry_in` asks the pipeline to look again after that many seconds;
     `data` carries the facts the pipeline announces (e.g. on its `email-sent` signal)."""
 
-    action: str
+    action: Action
     detail: str = ""
     retry_in: float | None = None
     data: OutcomeData = field(default_factory=lambda: OutcomeData())
@@ -321,10 +342,10 @@ class HandlerContext:
         try:
             return self.notes.read(path)
         except NotFound:
-            return Outcome("gone")
+            return Outcome(Action.GONE)
         except ParseError as exc:
             self.report(path, "read_error", "corrupt", exc.message, **self.error_fields(exc))
-            return Outcome("waiting", "corrupt frontmatter")
+            return Outcome(Action.WAITING, "corrupt frontmatter")
 
     def error_fields(self, error: H0Error) -> dict[str, Any]:
         return {"error": error.code, "message": error.message, "details": error.details or None}

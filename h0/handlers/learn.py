@@ -15,7 +15,7 @@ from loguru import logger
 from h0.drafting import Drafting
 from h0.drafting.learning import learn_from_filed, remember_sent
 from h0.errors import H0Error
-from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.context import Action, HandlerContext, Outcome
 from h0.handlers.thread import private_in_thread
 from h0.mail.models import EmailFull
 from h0.mail.owner import message_key
@@ -34,7 +34,7 @@ def learn_from_drafts(ctx: HandlerContext) -> Outcome:
                 record["similarity"],
                 " (send-ready)" if record.get("send_ready") else "",
             )
-    return Outcome("learned", f"{len(outcomes)} draft(s)", data={"outcomes": len(outcomes)})
+    return Outcome(Action.LEARNED, f"{len(outcomes)} draft(s)", data={"outcomes": len(outcomes)})
 
 
 def remember_sent_mail(ctx: HandlerContext, sent: Sequence[EmailFull]) -> None:

@@ -25,7 +25,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.context import Action, HandlerContext, Outcome
 from h0.triage.models import one_line
 from h0.vault import Note
 from h0.vault.api import Update
@@ -128,5 +128,5 @@ def wait_for_model(
         severity="warning",
         attempts=fields[ATTEMPTS_KEY],
     )
-    waiting = Outcome("deferred", str(fields[WAITING_KEY]), retry_in=retry_in, data={"retry_in": retry_in})
+    waiting = Outcome(Action.DEFERRED, str(fields[WAITING_KEY]), retry_in=retry_in, data={"retry_in": retry_in})
     return Update(note.path, fields, if_match=note.hash), waiting

@@ -12,7 +12,7 @@ from __future__ import annotations
 from loguru import logger
 
 from h0.errors import H0Error, NotFound, ParseError
-from h0.handlers.context import HandlerContext, Outcome, source_note
+from h0.handlers.context import Action, HandlerContext, Outcome, source_note
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, REJECTED
@@ -25,15 +25,15 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
     try:
         note = ctx.notes.read(path)
     except NotFound:
-        return Outcome("gone")
+        return Outcome(Action.GONE)
     except ParseError as exc:
         if not path.startswith(f"{REJECTED}/"):
             ctx.report(path, "read_error", "corrupt", exc.message, **ctx.error_fields(exc))
-            return Outcome("waiting", "corrupt frontmatter")
+            return Outcome(Action.WAITING, "corrupt frontmatter")
         note = None  # in Rejected/ the human's intent is clear even if the note is unreadable
     in_rejected = path.startswith(f"{REJECTED}/")
     if note is not None and not in_rejected and not note.facts.rejected:
-        return Outcome("skipped", "not rejected")
+        return Outcome(Action.SKIPPED, "not rejected")
     record = {"status": "rejected", "decision": "rejected", "rejected_at": note_timestamp()}
     # An unreadable note is filed as it is; the audit line below records the decision.
     done_path = ctx.notes.move_to_folder(path, DONE, record if note is not None else None).destination
@@ -41,7 +41,7 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
     ctx.audit.write("draft_rejected", path=path, done_path=done_path, decision="rejected", source=email)
     again = f"; {email} is back on your list ({REJECTED_REPLY})" if email else ""
     logger.info("✗ rejected {} — filed as {}, not sent{}", path, done_path, again)
-    return Outcome("rejected", done_path, data={"done_path": done_path, "decision": "rejected"})
+    return Outcome(Action.REJECTED, done_path, data={"done_path": done_path, "decision": "rejected"})
 
 
 def _mark_source(path: str, draft: Note, done_path: str, ctx: HandlerContext) -> str | None:

@@ -22,7 +22,7 @@ from loguru import logger
 from h0.drafting import Drafting
 from h0.drafting.revise import email_for, revision_request, rewrite
 from h0.errors import Conflict, H0Error, InternalError
-from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.context import Action, HandlerContext, Outcome
 from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, wait_for_model
 from h0.handlers.thread import private_in_thread
 from h0.vault.layout import DRAFTS
@@ -33,22 +33,22 @@ FIXED_KEYS = ("to", "cc", "bcc", "subject", "reply_to_message_id", "thread_id", 
 
 def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     if folder_key(path.split("/", 1)[0]) != folder_key(DRAFTS) or path.count("/") != 1:
-        return Outcome("skipped", "revisions happen in Drafts/ only")
+        return Outcome(Action.SKIPPED, "revisions happen in Drafts/ only")
     note = ctx.read_note(path)
     if isinstance(note, Outcome):
         return note
     instruction = revision_request(note.frontmatter, note.body)
     if instruction is None:
-        return Outcome("skipped", "no revision asked")
+        return Outcome(Action.SKIPPED, "no revision asked")
     if not note.facts.status.sendable:
-        return Outcome("skipped", "the draft is no longer waiting (sent, rejected or withdrawn)")
+        return Outcome(Action.SKIPPED, "the draft is no longer waiting (sent, rejected or withdrawn)")
     now = dt.datetime.now(dt.UTC)
     if (due_in := not_due_for(note.frontmatter, now)) is not None:
-        return Outcome("waiting", WAITING_DETAIL, retry_in=due_in)  # the model was down: not yet
+        return Outcome(Action.WAITING, WAITING_DETAIL, retry_in=due_in)  # the model was down: not yet
     quiet = ctx.settings.revise_settle_seconds
     age = _age(ctx, path)
     if age is not None and age < quiet:
-        return Outcome("waiting", "the instruction may still be being typed", retry_in=quiet - age + 0.05)
+        return Outcome(Action.WAITING, "the instruction may still be being typed", retry_in=quiet - age + 0.05)
     drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
     ctx.drafting = drafting
     llm = getattr(ctx.triager, "llm", None)
@@ -73,7 +73,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
         try:
             ctx.notes.update(change.path, change.set, if_match=change.if_match)
         except Conflict:
-            return Outcome("waiting", "the draft changed while H0 asked the model", retry_in=quiet)
+            return Outcome(Action.WAITING, "the draft changed while H0 asked the model", retry_in=quiet)
         return waiting
     rewritten = dataclasses.replace(
         rewritten, frontmatter={k: v for k, v in rewritten.frontmatter.items() if k not in WAIT_KEYS}
@@ -86,7 +86,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     try:
         ctx.notes.write(path, rewritten.frontmatter, rewritten.body, if_match=note.hash)
     except Conflict:
-        return Outcome("waiting", "the draft changed while H0 rewrote it", retry_in=quiet)
+        return Outcome(Action.WAITING, "the draft changed while H0 rewrote it", retry_in=quiet)
     event = "draft_revised" if rewritten.revised else "draft_not_revised"
     elapsed = round((time.perf_counter() - started) * 1000, 1)
     try:
@@ -96,9 +96,9 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     ctx.audit.write(event, path=path, instruction=instruction, elapsed_ms=elapsed)
     if rewritten.revised:
         logger.info("✎ revised {} as asked (“{}”, {} ms)", path, instruction[:80], elapsed)
-        return Outcome("revised", instruction, data={"elapsed_ms": elapsed})
+        return Outcome(Action.REVISED, instruction, data={"elapsed_ms": elapsed})
     logger.info("✎ {}: not revised — {}", path, rewritten.record.get("reason"))
-    return Outcome("not_revised", str(rewritten.record.get("reason") or ""))
+    return Outcome(Action.NOT_REVISED, str(rewritten.record.get("reason") or ""))
 
 
 def _age(ctx: HandlerContext, path: str) -> float | None:

@@ -30,11 +30,11 @@ from h0.errors import (
     NotFound,
     ParseError,
 )
-from h0.handlers.context import HandlerContext, Outcome, OutcomeData, source_note
+from h0.handlers.context import Action, HandlerContext, Outcome, OutcomeData, source_note
 from h0.handlers.reject import archive_rejected
 from h0.handlers.send_failed import ERROR_KEYS, return_unreadable, say_resumed, send_failed
 from h0.mail.compose.drafts import CUTOFF, NEXT_STEP
-from h0.mail.compose.recipients import describe_recipients, recipient_lists
+from h0.mail.compose.recipients import describe_recipients
 from h0.mail.models import SendEmailResult
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
@@ -46,7 +46,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     try:
         note = ctx.notes.read(path)
     except NotFound:
-        return Outcome("gone")
+        return Outcome(Action.GONE)
     except ParseError as error:
         return return_unreadable(path, error, ctx)
     if is_rejected(note.frontmatter):
@@ -58,7 +58,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     paused = ctx.state.sends_paused_for()
     if paused > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
         return Outcome(
-            "paused",
+            Action.PAUSED,
             ctx.state.pause_reason,
             retry_in=paused,
             data={"kind": ctx.state.pause_kind, **ctx.state.pause_facts},
@@ -75,8 +75,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     ctx.state.succeeded(path)
     say_resumed(ctx, path)
-    to = str(note.frontmatter.get("to") or "")
-    recipients = recipient_lists(*(note.frontmatter.get(field) for field in ("to", "cc", "bcc")))
+    recipients = result.recipients  # the envelope the message was built with, not the note re-read
     if result.already_sent:  # nothing went out: the mail server wrote no `email_sent`; say why it is filed
         ctx.audit.write(
             "already_sent",
@@ -92,13 +91,13 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     logger.info("✉ {} {} → {} ({} ms), filed as {}", verb, path, describe_recipients(recipients), elapsed_ms, done_path)
     data: OutcomeData = {
         "done_path": done_path,
-        "to": to,
+        "to": ", ".join(recipients.get("to") or ()),
         "recipients": recipients,
         "message_id": result.message_id,
         "already_sent": result.already_sent,
         "elapsed_ms": elapsed_ms,
     }
-    return Outcome("sent", done_path, data=data)
+    return Outcome(Action.SENT, done_path, data=data)
 
 
 def _file_sent_draft(path: str, note: Note, result: SendEmailResult, ctx: HandlerContext, to: str = "") -> str:

@@ -12,7 +12,6 @@ from loguru import logger
 
 from h0.errors import (
     AuthRequired,
-    Conflict,
     H0Error,
     InvalidRequest,
     McpUnavailable,
@@ -20,9 +19,10 @@ from h0.errors import (
     ParseError,
     PermissionDenied,
     RateLimited,
+    Refusal,
     SendFailed,
 )
-from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.context import Action, HandlerContext, Outcome
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DRAFTS, FAILED
@@ -42,15 +42,13 @@ def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> O
         "to": note.frontmatter.get("to"),
         "subject": note.frontmatter.get("subject"),
     }
-    reason = error.details.get("reason")
-    if isinstance(error, Conflict) and reason in ("not_settled", "note_changed", "in_progress"):
+    refusal = error.refusal
+    if refusal is not None and refusal.looks_again:
         # Still being written, changed since read, or another process is sending it: look again.
         retry_in = float(error.details.get("retry_after") or CHANGED_RETRY_SECONDS)
-        logger.debug("{}: {} — looking again in {:.1f}s", path, reason, retry_in)
-        return Outcome("waiting", reason, retry_in=retry_in)
-    if (isinstance(error, Conflict) and error.details.get("hold")) or isinstance(
-        error, (InvalidRequest, PermissionDenied, NotFound)
-    ):
+        logger.debug("{}: {} — looking again in {:.1f}s", path, refusal, retry_in)
+        return Outcome(Action.WAITING, refusal, retry_in=retry_in)
+    if refusal is not None or isinstance(error, (InvalidRequest, PermissionDenied, NotFound)):
         return return_to_drafts(path, note, error, ctx)
     if isinstance(error, McpUnavailable):
         retry_in = ctx.retry_delay(path)
@@ -81,7 +79,7 @@ def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> O
         retry_in = ctx.retry_delay(path)
         ctx.audit.write("send_failed", "error", retry_in=retry_in, **fields, **ctx.error_fields(error))
         logger.error("{}: send failed ({}); {}", path, error.message, ctx.retry_words(retry_in))
-    return Outcome("failed", error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})
+    return Outcome(Action.FAILED, error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})
 
 
 def _send_capped(path: str, error: RateLimited, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
@@ -120,7 +118,7 @@ def _send_capped(path: str, error: RateLimited, fields: dict[str, Any], ctx: Han
     # "failed" (the send-failed report signal) for the draft the cap refused; those approved
     # meanwhile come back "paused" without a word.
     return Outcome(
-        "failed",
+        Action.FAILED,
         error.code,
         retry_in=retry_in,
         data={"error": error, "retry_in": retry_in, "kind": "cap", "setting": setting, "resumes_at": resumes_at},
@@ -149,20 +147,21 @@ def local_clock(epoch: float) -> str:
 def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
     """Nothing was sent and sending again would not help: give the note back to the human,
     with the reason on it. Approving it again (after fixing it) is a new approval."""
-    held = bool(error.details.get("hold"))
-    code = str(error.details.get("reason") or error.code)
+    refusal = error.refusal
+    held = refusal is not None and refusal.holds
+    code = refusal.value if refusal is not None else error.code
     record = {
         "status": "held" if held else "not_sent",
         "h0_error": error.message,
         "h0_error_code": code,
         "h0_error_at": note_timestamp(),
     }
-    if code == "status_not_sendable":
+    if refusal is Refusal.NOT_SENDABLE_STATUS:
         del record["status"]  # the note's own word (sent, withdrawn, …) stands: it was the reason
     try:
         moved = ctx.notes.move_to_folder(path, DRAFTS, record)
     except NotFound:
-        return Outcome("gone")
+        return Outcome(Action.GONE)
     except H0Error as move_error:
         # Cannot move it back: leave it in Approved/ and say so once per version.
         ctx.report(
@@ -172,7 +171,7 @@ def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext)
             f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})",
             **ctx.error_fields(error),
         )
-        return Outcome("failed", error.code, data={"error": error, "retry_in": None})
+        return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None})
     back = moved.destination
     event = "send_held" if held else "send_refused"
     ctx.audit.write(
@@ -187,7 +186,9 @@ def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext)
     log = logger.warning if held else logger.error
     log("{}: not sent ({}) — back in {}: {}", path, code, back, error.message)
     ctx.state.succeeded(path)
-    return Outcome("held" if held else "refused", back, data={"error": error, "retry_in": None, "returned_to": back})
+    return Outcome(
+        Action.HELD if held else Action.REFUSED, back, data={"error": error, "retry_in": None, "returned_to": back}
+    )
 
 
 def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outcome:
@@ -196,7 +197,7 @@ def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outc
     try:
         back = ctx.notes.move_to_folder(path, DRAFTS).destination
     except NotFound:
-        return Outcome("gone")
+        return Outcome(Action.GONE)
     except H0Error as move_error:
         ctx.report(
             path,
@@ -205,7 +206,7 @@ def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outc
             f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})",
             **ctx.error_fields(error),
         )
-        return Outcome("waiting", "corrupt frontmatter")
+        return Outcome(Action.WAITING, "corrupt frontmatter")
     ctx.audit.write(
         "send_refused",
         "error",
@@ -217,7 +218,7 @@ def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outc
     )
     logger.error("{}: not sent ({}) — back in {}, unchanged: {}", path, error.code, back, error.message)
     ctx.state.succeeded(path)
-    return Outcome("refused", back, data={"error": error, "retry_in": None, "returned_to": back})
+    return Outcome(Action.REFUSED, back, data={"error": error, "retry_in": None, "returned_to": back})
 
 
 def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) -> Outcome:
@@ -234,4 +235,4 @@ def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) 
         **ctx.error_fields(error),
     )
     logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)
-    return Outcome("bounced", failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})
+    return Outcome(Action.BOUNCED, failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})

@@ -41,7 +41,7 @@ from loguru import logger
 
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.handlers.context import HandlerContext, Outcome, OutcomeData
+from h0.handlers.context import Action, HandlerContext, Outcome, OutcomeData
 from h0.handlers.followup.record import mark_triaged
 from h0.handlers.llmwait import WAITING_DETAIL, not_due_for
 from h0.handlers.suspect import known_domains
@@ -81,23 +81,23 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     """
     triager = ctx.triager
     if triager is None:
-        return {path: Outcome("skipped", "triage is off") for path in paths}
+        return {path: Outcome(Action.SKIPPED, "triage is off") for path in paths}
     results: dict[str, Outcome | Exception] = {}
     pending: list[Note] = []
     now = dt.datetime.now(dt.UTC)
     for path, got in zip(paths, ctx.notes.read_many(paths), strict=True):
         if isinstance(got, NotFound):
-            results[path] = Outcome("gone")
+            results[path] = Outcome(Action.GONE)
         elif isinstance(got, ParseError):
             ctx.report(path, "read_error", "corrupt", got.message, **ctx.error_fields(got))
-            results[path] = Outcome("waiting", "corrupt frontmatter")
+            results[path] = Outcome(Action.WAITING, "corrupt frontmatter")
         elif isinstance(got, H0Error):
             results[path] = got
         elif not needs_triage(got.facts):
-            results[path] = Outcome("skipped", "already triaged")
+            results[path] = Outcome(Action.SKIPPED, "already triaged")
         elif (due_in := not_due_for(got.frontmatter, now)) is not None:
             # Waiting for the model, and asked to look sooner (H0's own write, the sweep): not yet.
-            results[path] = Outcome("waiting", WAITING_DETAIL, retry_in=due_in)
+            results[path] = Outcome(Action.WAITING, WAITING_DETAIL, retry_in=due_in)
         else:
             pending.append(got)
     threads = _threads(pending, ctx)
@@ -107,7 +107,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     plans = []
     for note in pending:
         if ctx.stopping.is_set():  # SIGTERM: the notes not reached are triaged at the next start
-            results[note.path] = Outcome("waiting", "H0 is stopping")
+            results[note.path] = Outcome(Action.WAITING, "H0 is stopping")
             continue
         try:
             thread = threads.get(note.path, [])
@@ -251,7 +251,7 @@ def _decided(plan: Plan, decisions: list[tuple[str, dict[str, Any]]]) -> Outcome
     where = f" → {draft_path}" if draft_path else (f" → {done_path}" if done_path else "")
     logger.info("☐ triaged {}: {} ({:.0%}){}", path, record["decision"], record["confidence"], where)
     data: OutcomeData = {"decision": record["decision"], "confidence": record["confidence"], "draft_path": draft_path}
-    return Outcome("triaged", record["decision"], data=data)
+    return Outcome(Action.TRIAGED, record["decision"], data=data)
 
 
 def _title(note: Note) -> str:

@@ -27,6 +27,13 @@ class SendEmailResult(BaseModel):
     )
     idempotency_key: str = Field(description="H0's key for this send (derived with the installation's secret).")
     hints: list[str] = Field(default_factory=list, description="Warnings worth showing a human; the mail was sent.")
+    recipients: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Every address the message went to, by field (to, cc, bcc), as it was built: no display names.",
+    )
+    note_hash: str | None = Field(
+        default=None, description="The content hash of the approved note the message was built from, as read."
+    )
 
 
 class DraftCreated(BaseModel):

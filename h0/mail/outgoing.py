@@ -26,7 +26,7 @@ from email.headerregistry import Address
 from email.message import EmailMessage
 
 from h0.config import Settings
-from h0.errors import Conflict, H0Error, InvalidRequest, PermissionDenied
+from h0.errors import H0Error, InvalidRequest, PermissionDenied, Refusal, refuse
 from h0.mail.compose.addresses import parse_recipients, refuse_line_breaks
 from h0.mail.compose.attachments import Attachment, hash_attachments, load_attachments
 from h0.mail.compose.drafts import Draft, parse_draft
@@ -35,10 +35,10 @@ from h0.mail.compose.reply_thread import ReplyThreading, Threading
 from h0.mail.deception.linktext import check_link_texts
 from h0.mail.deception.lookalike import Correspondents, checked_recipients, confirmed_domains
 from h0.mail.providers.backend import MailSender, mailbox_of
-from h0.mail.sending import Outgoing, hold
+from h0.mail.sending import Outgoing
 from h0.state import StateDB
 from h0.vault.approval import ApprovedNote, read_approved
-from h0.vault.draft_state import draft_status, refusal
+from h0.vault.draft_state import draft_status, refusal_words
 from h0.vault.last_change import (
     Arrival,
     arrival_time,
@@ -95,13 +95,7 @@ class OutgoingBuilder:
         read = read_approved(self.resolver, path)
         actual = content_hash(read.data)
         if actual != note_hash:
-            raise Conflict(
-                f"{read.rel} changed since it was read; read it again (nothing was sent).",
-                path=read.rel,
-                expected=note_hash,
-                actual=actual,
-                reason="note_changed",
-            )
+            raise refuse(Refusal.NOTE_CHANGED, path=read.rel, expected=note_hash, actual=actual)
         note = parse(read.data, read.rel)
         left = settle_left(moved=arrival.kind == "moved", quiet_for=time.time() - read.mtime, settle_s=self.settle_s)
         if left > 0:
@@ -113,19 +107,15 @@ class OutgoingBuilder:
                 )
             except H0Error:
                 pass
-            raise Conflict(
-                f"{read.rel} was written in Approved/ less than {self.settle_s:.0f} s ago and may still be being "
-                f"typed; it is sent once it has been unchanged that long (APPROVAL_SETTLE_SECONDS).",
-                path=read.rel,
-                reason="not_settled",
-                retry_after=round(left + 0.05, 2),
+            raise refuse(
+                Refusal.NOT_SETTLED, {"settle_s": self.settle_s}, path=read.rel, retry_after=round(left + 0.05, 2)
             )
         status = draft_status(note.frontmatter)
         if not status.sendable:
-            raise InvalidRequest(
-                refusal(status, note.frontmatter),
+            raise refuse(
+                Refusal.NOT_SENDABLE_STATUS,
+                refusal_words(status, note.frontmatter),
                 path=read.rel,
-                reason="status_not_sendable",
                 status=status.word,
                 state=status.state.value,
             )
@@ -143,9 +133,9 @@ class OutgoingBuilder:
         now_hashes = {a.rel: a.sha256 for a in files}
         changed = sorted(rel for rel in set(first) | set(now_hashes) if first.get(rel) != now_hashes.get(rel))
         if changed:
-            raise InvalidRequest(
-                f"The attachment {', '.join(changed)} changed after the draft was approved, so it is not what you "
-                "approved; nothing was sent. Check it, then move the draft to Approved/ again.",
+            raise refuse(
+                Refusal.ATTACHMENT_CHANGED,
+                {"names": ", ".join(changed), "after": "the draft was approved", "check": "it"},
                 path=read.rel,
                 changed=changed,
             )
@@ -173,6 +163,7 @@ class OutgoingBuilder:
             content_hash=hashlib.sha256(identity).hexdigest(),
             thread_id=thread[2],
             audit=self._audit_fields(message, draft.body, files),
+            envelope=envelope(*recipients),
             note_path=read.rel,
             note_hash=actual,
             reply_to=draft.reply_to_message_id,
@@ -189,10 +180,9 @@ class OutgoingBuilder:
         gap = too_fresh(arrived, change, fresh_s=self.fresh_s, agent_s=self.settle_s)
         if gap is None:
             return
-        raise hold(
-            f"This draft changed {when(gap)} you approved it, {change.describe()}, so you may not have read this "
-            "version. It was not sent. Read it, then move it to Approved/ again.",
-            "changed_before_approval",
+        raise refuse(
+            Refusal.CHANGED_BEFORE_APPROVAL,
+            {"gap": when(gap)},
             path=read.rel,
             seconds=round(gap, 2),
             changed_by=change.describe(),
@@ -210,17 +200,16 @@ class OutgoingBuilder:
             name = attachment.rel
             gap = arrived - file_changed_at(attachment.info)
             if gap < 0:
-                raise InvalidRequest(
-                    f"The attachment {name} changed after you approved this draft, so it is not what you approved; "
-                    "nothing was sent. Check the file, then move the draft to Approved/ again.",
+                raise refuse(
+                    Refusal.ATTACHMENT_CHANGED,
+                    {"names": name, "after": "you approved this draft", "check": "the file"},
                     path=rel,
                     changed=[name],
                 )
             if gap < self.fresh_s:
-                raise hold(
-                    f"The attachment {name} changed {when(gap)} you approved this draft, so you may not have seen "
-                    "this version of it. It was not sent. Check the file, then move the draft to Approved/ again.",
-                    "attachment_changed_before_approval",
+                raise refuse(
+                    Refusal.ATTACHMENT_CHANGED_BEFORE_APPROVAL,
+                    {"gap": when(gap)},
                     path=rel,
                     attachment=name,
                     seconds=round(gap, 2),
@@ -239,11 +228,9 @@ class OutgoingBuilder:
             if row.get("idempotency_key") == key:
                 continue
             sent_at = row.get("sent_at")
-            raise hold(
-                f"A draft named {os.path.basename(rel)} was sent at {sent_at}, and this note appeared in Approved/ "
-                "without being moved there (an editor saving it again?). It was not sent. Check it, then move it "
-                "into Approved/ again to send it as a new message.",
-                "reappeared_after_send",
+            raise refuse(
+                Refusal.REAPPEARED_AFTER_SEND,
+                {"name": os.path.basename(rel)},
                 path=rel,
                 sent_at=sent_at,
             )
@@ -310,6 +297,7 @@ class OutgoingBuilder:
             content_hash=content_digest,
             thread_id=thread[2],
             audit={**self._audit_fields(message, body, files), "direct": True},
+            envelope=envelope(to_list, cc_list, bcc_list),
             reply_to=reply_to_message_id,
             hints=hints,
         )
@@ -357,16 +345,20 @@ class OutgoingBuilder:
         }
 
 
+def envelope(to: list[Address], cc: list[Address], bcc: list[Address]) -> dict[str, list[str]]:
+    """Every address the message goes to, by field, as it was composed: no display name, nothing re-parsed."""
+    return {"to": [a.addr_spec for a in to], "cc": [a.addr_spec for a in cc], "bcc": [a.addr_spec for a in bcc]}
+
+
 def _refuse_stale(rel: str, note: Note) -> None:
     """Ingest marked this draft `stale: true`: its thread got a newer inbound message. Held like a
     draft the thread check below finds out of date — the same reason, the same way out."""
     frontmatter = note.frontmatter
     if str(frontmatter.get("stale") or "").strip().lower() in ("true", "yes", "1"):
         reason = str(frontmatter.get("stale_reason") or "a newer message arrived in this thread")
-        raise hold(
-            f"The conversation moved on ({reason[:300]}), so the reply may be out of date. It was not sent. Read the "
-            "new message, edit the draft if needed, then set `send_anyway: true` (or approve a new draft) to send it.",
-            "thread_has_newer_message",
+        raise refuse(
+            Refusal.NEWER_IN_THREAD,
+            {"how": f" ({reason[:300]})"},
             path=rel,
             stale_since=frontmatter.get("stale_since"),
         )

@@ -26,8 +26,7 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import Conflict, H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, SendFailed
-from h0.mail.compose.recipients import recipient_lists
+from h0.errors import H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, Refusal, SendFailed, refuse
 from h0.mail.models import SendEmailResult
 from h0.mail.providers.backend import MailSender, Sent
 from h0.mail.providers.retry import RetryPolicy, is_retryable
@@ -44,11 +43,6 @@ UNKNOWN_OUTCOME_MESSAGE = (
     "An earlier attempt to send this may or may not have gone out, and the {backend} backend cannot "
     "check. Look in your Sent folder: if it is there, nothing more to do; if not, send it again as a new draft."
 )
-
-
-def hold(message: str, reason: str, **details: object) -> Conflict:
-    """A refusal the daemon answers by returning the note to Drafts/ with the reason on it (nothing sent)."""
-    return Conflict(message, reason=reason, hold=True, **details)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +63,7 @@ class Outgoing:
     content_hash: str  # what "already sent" is bound to
     thread_id: str | None
     audit: dict[str, object]  # to, cc, bcc, subject, body_preview, attachments… for the pre-send record
+    envelope: dict[str, list[str]]  # every address it goes to, by field (to, cc, bcc), as composed
     note_path: str | None = None
     note_hash: str | None = None
     reply_to: str | None = None  # the provider id of the email answered (one reply per email)
@@ -139,27 +134,15 @@ class Sender:
             return True, None
         row = claim.row or {}
         if claim.status == "already_sent":
-            return False, self._result_from_ledger(row, out.key)
+            return False, self._result_from_ledger(row, out)
         if claim.status == "conflict":
-            raise Conflict(
-                "This idempotency key was already used for a message with different content; nothing was sent. "
-                "'Already sent' is only ever answered for the same content.",
-                idempotency_key=out.key,
-                reason="key_content_mismatch",
-            )
+            raise refuse(Refusal.KEY_CONTENT_MISMATCH, idempotency_key=out.key)
         if claim.status == "in_progress":
-            raise Conflict(
-                "This message is being sent by another H0 process right now.",
-                idempotency_key=out.key,
-                reason="in_progress",
-                retry_after=5.0,
-            )
+            raise refuse(Refusal.IN_PROGRESS, idempotency_key=out.key, retry_after=5.0)
         if claim.status == "answered":
-            raise hold(
-                f"H0 already sent a reply to this email ({row.get('note_path') or row.get('rfc822_message_id')}, "
-                f"{row.get('sent_at')}). Nothing was sent. Set `send_anyway: true` in the draft's frontmatter "
-                "to send a second reply.",
-                "already_answered",
+            raise refuse(
+                Refusal.ALREADY_ANSWERED,
+                {"answered": row.get("note_path") or row.get("rfc822_message_id")},
                 answered_by=row.get("note_path"),
                 answered_at=row.get("sent_at"),
             )
@@ -192,15 +175,18 @@ class Sender:
         recovered = self._record_sent(found, out, ["recovered: an earlier attempt had sent it"], recovered=True)
         return False, recovered.model_copy(update={"already_sent": True})
 
-    def _result_from_ledger(self, row: dict[str, Any], key: str) -> SendEmailResult:
+    def _result_from_ledger(self, row: dict[str, Any], out: Outgoing) -> SendEmailResult:
+        """The send recorded before, of this very content (the claim compared it): its envelope is this one's."""
         return SendEmailResult(
             message_id=str(row.get("provider_message_id")),
             thread_id=row.get("thread_id"),
             sent_at=str(row.get("sent_at")),
             rfc822_message_id=str(row.get("rfc822_message_id")),
             backend=str(row.get("backend") or self.backend.name),
-            idempotency_key=key,
+            idempotency_key=out.key,
             already_sent=True,
+            recipients=out.envelope,
+            note_hash=out.note_hash,
         )
 
     # -- 2–4. audit, send, record ----------------------------------------------------------
@@ -323,7 +309,7 @@ class Sender:
                 note_hash=out.note_hash,
                 to=out.audit.get("to"),
                 subject=out.audit.get("subject"),
-                recipients=recipient_lists(*(out.audit.get(f) for f in ("to", "cc", "bcc"))),
+                recipients=out.envelope,
                 recovered=recovered or None,
             )
         except InternalError as err:
@@ -338,4 +324,6 @@ class Sender:
             already_sent=False,
             idempotency_key=out.key,
             hints=list(hints),
+            recipients=out.envelope,
+            note_hash=out.note_hash,
         )

@@ -143,9 +143,9 @@ class Daemon:
                         "mcp {}: not connected yet ({}); carrying on", name, connection.last_error or "starting"
                     )
             # The vault server first, this process's own vault when it is unreachable (the fallback protocol: docs/decisions.md);
-            # mail has no fallback: an approved draft waits in Approved/ until the server is back.
+            # mail has no fallback, so no wrapper: an approved draft waits in Approved/ until the server is back.
             vault = with_fallback(McpVault(self.connections["vault"]), vault, self.audit, "vault")
-            mail = with_fallback(McpMail(self.connections["mail"]), None, self.audit, "mail")
+            mail = McpMail(self.connections["mail"])
         self.ctx = HandlerContext(
             settings=self.settings,
             notes=NoteOps(vault),

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
-from h0.handlers.context import OutcomeData
+from h0.handlers.context import Action, OutcomeData
 from h0.handlers.llmwait import WAITING_DETAIL
 from h0.handlers.send_failed import local_clock
 from h0.mail.compose.recipients import describe_recipients, recipient_lists
@@ -49,7 +49,7 @@ class PassTally:
         self._cap_setting: str | None = None
         self._lock = threading.Lock()
 
-    def record(self, path: str, action: str, detail: str = "", data: OutcomeData | None = None) -> None:
+    def record(self, path: str, action: Action, detail: str = "", data: OutcomeData | None = None) -> None:
         """Record a handler's Outcome (action, detail, data) for `path`."""
         data = data or OutcomeData()
         bucket = _bucket(action, detail, data)
@@ -126,21 +126,24 @@ class PassTally:
         return words
 
 
-def _bucket(action: str, detail: str, data: OutcomeData) -> str | None:
-    if action == "sent":
-        return SENT
-    if action in ("refused", "held"):
-        return REFUSED
-    if action == "rejected":
-        return REJECTED
-    if action == "triaged":
-        return TRIAGED
-    if action in ("failed", "paused"):
-        return CAPPED if data.get("kind") == "cap" else FAILED
-    if action == "bounced":
-        return FAILED
-    if action == "deferred" or (action == "waiting" and detail == WAITING_DETAIL):
-        return MODEL_WAIT
-    if action == "waiting":
-        return UNREADABLE if detail == "corrupt frontmatter" else SETTLING
+def _bucket(action: Action, detail: str, data: OutcomeData) -> str | None:
+    match action:
+        case Action.SENT:
+            return SENT
+        case Action.REFUSED | Action.HELD:
+            return REFUSED
+        case Action.REJECTED:
+            return REJECTED
+        case Action.TRIAGED:
+            return TRIAGED
+        case Action.FAILED | Action.PAUSED:
+            return CAPPED if data.get("kind") == "cap" else FAILED
+        case Action.BOUNCED:
+            return FAILED
+        case Action.DEFERRED:
+            return MODEL_WAIT
+        case Action.WAITING:
+            if detail == WAITING_DETAIL:
+                return MODEL_WAIT
+            return UNREADABLE if detail == "corrupt frontmatter" else SETTLING
     return None  # skipped, gone, …: nothing happened to count

@@ -22,7 +22,7 @@ from blinker import NamedSignal
 from loguru import logger
 
 from h0.errors import H0Error, RateLimited
-from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.context import Action, HandlerContext, Outcome
 from h0.pipeline import routes, signals
 from h0.pipeline.pass_summary import PassTally
 from h0.pipeline.settle import SettleTracker
@@ -35,15 +35,14 @@ GET_TIMEOUT = 0.5  # how often an idle worker looks whether it should stop
 
 # Outcomes that are a failed try: the queue counts an attempt and its backoff grows. "deferred": the
 # model could not triage an email now (h0.handlers.llmwait).
-RETRIED_FAILURES = ("failed", "deferred")
+RETRIED_FAILURES = (Action.FAILED, Action.DEFERRED)
 # The report signal each kind of Outcome is announced on (the others are announced by nothing).
-REPORTS: dict[str, NamedSignal] = {
-    "sent": signals.email_sent,
-    "failed": signals.send_failed,
-    "bounced": signals.send_failed,
-    "rejected": signals.note_archived,
-    "archived": signals.note_archived,
-    "triaged": signals.triage_decided,
+REPORTS: dict[Action, NamedSignal] = {
+    Action.SENT: signals.email_sent,
+    Action.FAILED: signals.send_failed,
+    Action.BOUNCED: signals.send_failed,
+    Action.REJECTED: signals.note_archived,
+    Action.TRIAGED: signals.triage_decided,
 }
 
 
@@ -173,9 +172,9 @@ class Workers:
         report = REPORTS.get(outcome.action)
         if report is not None:
             report.send(self.sender, path=path, **outcome.data)
-        if outcome.action in ("sent", "rejected"):
+        if outcome.action in (Action.SENT, Action.REJECTED):
             self.queue.put(routes.LEARN_JOB, delay=LEARN_DELAY)  # compare what was sent with what H0 wrote
-        if self.one_pass and outcome.action in (*RETRIED_FAILURES, "paused"):
+        if self.one_pass and outcome.action in (*RETRIED_FAILURES, Action.PAUSED):
             return None  # this process exits after the pass: the next sweep or `h0 watch` retries
         return outcome.retry_in
 

@@ -62,31 +62,13 @@ def is_rejected(frontmatter: Mapping[str, Any]) -> bool:
     return draft_status(frontmatter).state is DraftState.REJECTED
 
 
-def refusal(status: Status, frontmatter: Mapping[str, Any]) -> str:
-    """Why a note with this status is not sent, and what the person can change in the note."""
-    shown = status.word[:MAX_WORD]
-    if status.state is DraftState.SENT:
-        when = frontmatter.get("sent_at")
-        since = f" on {str(when)[:40]}" if when else ""
-        return (
-            f"This note says it was already sent{since} (status: sent), so H0 did not send it again. To send a "
-            "new message from it, change `status:` to `pending_approval` and change its text or its file name "
-            "(H0 never sends the same message twice), then move it to Approved/ again."
-        )
-    if status.state is DraftState.WITHDRAWN:
-        why = str(frontmatter.get("withdrawn_reason") or "").strip()[:300]
-        because = f" ({why})" if why else ""
-        return (
-            f"H0 withdrew this draft{because} (status: withdrawn), so it is never sent. Write a new draft if "
-            "you still want to send something."
-        )
-    if status.state is DraftState.REJECTED:
-        return (
-            "This note is marked rejected (status: rejected), so it is never sent; H0 files it in Done/. To send "
-            "it after all, change `status:` to `pending_approval`, then move it to Approved/ again."
-        )
-    return (
-        f"This note's status is `{shown}`, which does not say it awaits sending, so H0 did not send it. If it is "
-        "a reply you want sent, change `status:` to `pending_approval` (or delete the line), then move it to "
-        "Approved/ again."
-    )
+def refusal_words(status: Status, frontmatter: Mapping[str, Any]) -> dict[str, str]:
+    """The facts the human's wording of a status refusal names (h0.errors.WORDING): when it was sent,
+    why it was withdrawn, the status as written."""
+    when = frontmatter.get("sent_at")
+    why = str(frontmatter.get("withdrawn_reason") or "").strip()[:300]
+    return {
+        "since": f" on {str(when)[:40]}" if when else "",
+        "because": f" ({why})" if why else "",
+        "shown": status.word[:MAX_WORD],
+    }

@@ -81,5 +81,5 @@ def test_given_an_attachment_changed_while_the_draft_waits_then_it_comes_back_un
     with running_daemon(vault_dir, approval_settle_seconds=SETTLE, rate_limit_per_hour=10):
         assert wait_until(lambda: (vault_dir / "Drafts/terms.md").exists(), timeout=20)
     returned = frontmatter(vault_dir, "Drafts/terms.md")
-    assert returned["h0_error_code"] == "invalid_request" and "Files/terms.txt" in returned["h0_error"]
+    assert returned["h0_error_code"] == "attachment_changed" and "Files/terms.txt" in returned["h0_error"]
     assert len(outbox(vault_dir)) == 1

@@ -20,7 +20,7 @@ from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
-from h0.errors import InvalidRequest
+from h0.errors import InvalidRequest, Refusal, refuse
 from h0.mail.compose.addresses import refuse_line_breaks
 from h0.mail.compose.attachments import Attachment
 from h0.mail.deception import visible, visible_html
@@ -156,7 +156,7 @@ def _refuse_invisible(body: str, html_body: str | None) -> None:
         found += visible.problems(visible_html.find_in_html(html_body), where="The HTML part", again=again)
     if found:
         message = found[0] if len(found) == 1 else " ".join(f"({i}) {p}" for i, p in enumerate(found, 1))
-        raise InvalidRequest(message, problems=found, reason="invisible_text")
+        raise refuse(Refusal.INVISIBLE_TEXT, {"problems_text": message}, problems=found)
 
 
 def _text_cte(text: str) -> str:

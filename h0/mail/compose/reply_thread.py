@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from h0.errors import H0Error, NotFound
+from h0.errors import H0Error, NotFound, Refusal, refuse
 from h0.mail.compose.mime import reply_headers
 from h0.mail.owner import is_sent_labels
 from h0.mail.providers.backend import Fetched, Mailbox
-from h0.mail.sending import hold
 from h0.vault.note import MAX_NOTE_BYTES, parse
 from h0.vault.paths import PathResolver
 
@@ -109,11 +108,9 @@ class ReplyThreading:
         if newer:
             latest = newer[-1]
             sender = latest.headers.get("From") or "someone"
-            raise hold(
-                f"The conversation moved on: {sender} wrote again in this thread after the email this draft answers, "
-                "so the reply may be out of date. It was not sent. Read the new message, edit the draft if needed, "
-                "then set `send_anyway: true` (or approve a new draft) to send it.",
-                "thread_has_newer_message",
+            raise refuse(
+                Refusal.NEWER_IN_THREAD,
+                {"how": f": {sender} wrote again in this thread after the email this draft answers"},
                 path=path,
                 newer_message_id=latest.id,
             )

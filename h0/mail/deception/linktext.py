@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import unquote, urlsplit
 
-from h0.errors import Conflict
+from h0.errors import H0Error, Refusal, refuse
 from h0.mail.deception.lookalike import ascii_domain, shown
-from h0.mail.sending import hold
 from h0.printable import printable
 
 __all__ = ["Mismatch", "check_link_texts", "linked_hosts", "mismatched_links"]
@@ -207,16 +206,19 @@ def _host(domain: str) -> str:
     return host.removeprefix("www.")
 
 
-def _held(found: list[Mismatch], path: str | None) -> Conflict:
+def _held(found: list[Mismatch], path: str | None) -> H0Error:
     first = found[0]
     others = f" (and {len(found) - 1} more such link(s))" if len(found) > 1 else ""
     goes = first.goes_to if "@" in first.goes_to else shown(first.goes_to)
-    return hold(
-        f'Not sent: the link shown as "{printable(first.text, 120)}" opens {printable(goes, 120)}, not '
-        f"{printable(first.shows, 120)}{others} — a link that shows one address and opens another is how phishing "
-        "works. Make the link's text match where it goes, or use words. If you really mean it, add "
-        f"`confirm_domains: [{first.goes_to.rpartition('@')[2]}]` to the frontmatter, then approve again.",
-        "link_text_mismatch",
+    return refuse(
+        Refusal.LINK_TEXT_MISMATCH,
+        {
+            "text": printable(first.text, 120),
+            "goes": printable(goes, 120),
+            "shows": printable(first.shows, 120),
+            "others": others,
+            "confirm": first.goes_to.rpartition("@")[2],
+        },
         path=path,
         links=[[m.text[:200], m.href[:400]] for m in found[:20]],
     )

@@ -37,10 +37,9 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import H0Error
+from h0.errors import H0Error, Refusal, refuse
 from h0.mail.compose.addresses import parse_recipients
 from h0.mail.deception._confusables import TABLE
-from h0.mail.sending import hold
 from h0.state import StateDB
 from h0.vault.layout import DONE, NEEDS_ACTION
 
@@ -226,11 +225,9 @@ def checked_recipients(draft: Any, known: Correspondents) -> tuple[list[Address]
     if clashes:
         domain, like = clashes[0]
         others = f" (and {len(clashes) - 1} more look-alike domain(s))" if len(clashes) > 1 else ""
-        raise hold(
-            f"Not sent: {shown(domain)} looks like {shown(like)}, a domain you have corresponded with, but it is a "
-            f"different domain{others} — a look-alike can be an impostor. Check the address. If you really mean "
-            f"{domain}, add `confirm_domains: [{ascii_domain(domain)}]` to the frontmatter, then approve again.",
-            "lookalike_domain",
+        raise refuse(
+            Refusal.LOOKALIKE_DOMAIN,
+            {"shown": shown(domain), "shown_like": shown(like), "others": others, "domain_as_written": domain},
             path=getattr(draft, "path", None),
             domain=ascii_domain(domain),
             looks_like=like,

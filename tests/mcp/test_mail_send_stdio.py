@@ -1,0 +1,145 @@
+"""The send path across a real `h0 mcp gmail` process (outbox backend), driven by H0's own client.
+
+Refusals cross the stdio boundary as typed values: the server puts the refusal's value in the wire's
+`details.reason`, and the client gives back the error class with its `Refusal` — so the send step
+compares enums, never strings. And what a send reports is what was sent: the recipients in the
+result, in the one `email_sent` record and in the handler's outcome are the envelope the message
+was built with, never a second reading of the note.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from email import message_from_bytes, policy
+from email.utils import getaddresses
+from pathlib import Path
+
+import pytest
+from h0.vault.seen import Arrival
+
+from h0.config import load_settings
+from h0.errors import Conflict, InvalidRequest, Refusal, wording
+from h0.handlers.context import Action, HandlerContext
+from h0.handlers.send import send_approved_draft
+from h0.mcp.api import McpMail
+from h0.mcp.client import McpConnection, ServerCommand
+from h0.vault import Vault
+from tests.conftest import subprocess_env
+
+
+@pytest.fixture
+def mail(vault_dir: Path):
+    env = subprocess_env(VAULT_PATH=str(vault_dir), MAIL_BACKEND="outbox", LOG_LEVEL="ERROR")
+    conn = McpConnection(ServerCommand.h0("mail", "gmail", env), call_timeout=20).start()
+    assert conn.wait_ready(30), conn.last_error
+    yield McpMail(conn)
+    conn.close()
+
+
+def approve(vault_dir: Path, name: str, text: str) -> str:
+    """A draft the human read a minute ago, then moved into Approved/."""
+    draft = vault_dir / "Drafts" / name
+    draft.write_text(text, encoding="utf-8")
+    then = time.time() - 60
+    os.utime(draft, (then, then))
+    os.rename(draft, vault_dir / "Approved" / name)
+    return f"Approved/{name}"
+
+
+def note_hash(vault_dir: Path, path: str) -> str:
+    return Vault(vault_dir).read_note(path).hash
+
+
+def records(vault_dir: Path, event: str) -> list[dict]:
+    found = []
+    for log in sorted((vault_dir / "Logs").glob("*.jsonl")):
+        found += [r for r in map(json.loads, log.read_text().splitlines()) if r.get("event") == event]
+    return found
+
+
+def test_given_a_withdrawn_draft_when_sent_over_stdio_then_the_client_gets_the_typed_refusal(vault_dir, mail):
+    path = approve(vault_dir, "w.md", "---\nto: a@example.com\nsubject: Hi\nstatus: withdrawn\n---\nHello\n")
+
+    with pytest.raises(InvalidRequest) as refused:
+        mail.send_approved_draft(path, note_hash(vault_dir, path), Arrival("moved"))
+
+    error = refused.value
+    assert error.refusal is Refusal.NOT_SENDABLE_STATUS and not error.refusal.holds
+    assert error.details["reason"] == "status_not_sendable"  # the wire format is unchanged
+    assert error.message == wording(Refusal.NOT_SENDABLE_STATUS, {"state": "withdrawn", "because": ""})
+    assert not (vault_dir / "Outbox").exists() or not list((vault_dir / "Outbox").iterdir())
+
+
+def test_given_a_stale_reply_when_sent_over_stdio_then_it_is_held_as_newer_in_thread(vault_dir, mail):
+    path = approve(
+        vault_dir,
+        "s.md",
+        "---\nto: a@example.com\nsubject: Re x\nstale: true\nstale_reason: Ann wrote again\n---\nOk\n",
+    )
+
+    with pytest.raises(Conflict) as held:
+        mail.send_approved_draft(path, note_hash(vault_dir, path), Arrival("moved"))
+
+    assert held.value.refusal is Refusal.NEWER_IN_THREAD and held.value.refusal.holds
+    assert "Ann wrote again" in held.value.message and held.value.details["hold"] is True
+
+
+def test_given_a_note_changed_since_read_when_sent_over_stdio_then_the_refusal_says_look_again(vault_dir, mail):
+    path = approve(vault_dir, "c.md", "---\nto: a@example.com\nsubject: Hi\n---\nHello\n")
+
+    with pytest.raises(Conflict) as changed:
+        mail.send_approved_draft(path, "0" * 64, Arrival("moved"))
+
+    assert changed.value.refusal is Refusal.NOTE_CHANGED and changed.value.refusal.looks_again
+
+
+def test_given_an_unknown_reason_on_the_wire_then_no_refusal_is_made_up():
+    assert InvalidRequest("bad", reason="something_else").refusal is None
+    assert InvalidRequest("bad").refusal is None
+
+
+def test_given_a_display_name_posing_as_a_company_when_sent_then_every_report_names_the_envelope(vault_dir, mail):
+    """Given a draft whose To shows a name that is not where it goes, and Cc/Bcc as a list,
+    When the daemon's send step sends it through the real mail server,
+    Then the result, the one `email_sent` record and the handler's outcome name the addresses the
+    message was built for — the same as the .eml's own headers — and no display name."""
+    path = approve(
+        vault_dir,
+        "r.md",
+        "---\nto: '\"Example Bank, Accounts\" <pay@evil.example>'\ncc: ['Bo <bo@example.org>']\n"
+        "bcc: audit@example.net\nsubject: Invoice\n---\nPlease pay.\n",
+    )
+    settings = load_settings(vault_path=vault_dir, mail_backend="outbox")
+    ctx = HandlerContext.local(settings, Vault(vault_dir), mail=mail)
+
+    outcome = send_approved_draft(path, ctx)
+
+    assert outcome.action is Action.SENT, outcome
+    envelope = {"to": ["pay@evil.example"], "cc": ["bo@example.org"], "bcc": ["audit@example.net"]}
+    assert outcome.data["recipients"] == envelope and outcome.data["to"] == "pay@evil.example"
+    (sent,) = records(vault_dir, "email_sent")
+    assert sent["recipients"] == envelope and sent["path"] == path
+    (eml,) = (vault_dir / "Outbox").glob("*.eml")
+    message = message_from_bytes(eml.read_bytes(), policy=policy.default)
+    for field in ("to", "cc"):
+        assert [addr for _, addr in getaddresses([str(message[field])])] == envelope[field]
+    assert (vault_dir / "Done" / "r.md").exists() and not (vault_dir / "Approved" / "r.md").exists()
+
+
+def test_given_a_display_name_pretending_to_be_another_address_then_nothing_is_sent_or_reported_sent(vault_dir, mail):
+    """Given `to: "ceo@bank.com" <pay@evil.example>` (the reader's mail would show ceo@bank.com),
+    When the send step asks the real mail server to send it,
+    Then it is refused with a typed error, back in Drafts/ with the reason, and no report says it was sent."""
+    path = approve(vault_dir, "p.md", "---\nto: '\"ceo@bank.com\" <pay@evil.example>'\nsubject: Hi\n---\nPay.\n")
+    settings = load_settings(vault_path=vault_dir, mail_backend="outbox")
+    ctx = HandlerContext.local(settings, Vault(vault_dir), mail=mail)
+
+    outcome = send_approved_draft(path, ctx)
+
+    assert outcome.action is Action.REFUSED, outcome
+    assert isinstance(outcome.data["error"], InvalidRequest) and "ceo@bank.com" in outcome.data["error"].message
+    back = Vault(vault_dir).read_note("Drafts/p.md").frontmatter
+    assert back["status"] == "not_sent" and back["h0_error_code"] == "invalid_request"
+    assert records(vault_dir, "email_sent") == [] and not list((vault_dir / "Outbox").glob("*.eml"))
