@@ -17,7 +17,6 @@ from email.utils import getaddresses
 from pathlib import Path
 
 import pytest
-from h0.vault.seen import Arrival
 
 from h0.config import load_settings
 from h0.errors import Conflict, InvalidRequest, Refusal, wording
@@ -26,6 +25,7 @@ from h0.handlers.send import send_approved_draft
 from h0.mcp.api import McpMail
 from h0.mcp.client import McpConnection, ServerCommand
 from h0.vault import Vault
+from h0.vault.last_change import Arrival
 from tests.conftest import subprocess_env
 
 

@@ -48,7 +48,9 @@ from h0.mail.compose.recipients import shown_sender
 from h0.mail.owner import OwnerAuthority, note_message_key, owner_addresses
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 
-RECHECK_S = 3600.0  # a safety net only: an email's triage marks its thread for the next pass (followup_record)
+RECHECK_S = (
+    3600.0  # a safety net only: an email's triage marks its thread for the next pass (h0.handlers.followup.record)
+)
 NEEDS_OWNER = frozenset({"awaiting_approval", "needs_info"})
 
 
