@@ -178,8 +178,9 @@ def test_a_duplicate_event_or_a_re_approved_sent_draft_never_sends_twice(vault_d
 
 
 def test_when_the_mail_server_dies_sends_resume_after_it_is_restarted(vault_dir: Path):
-    """US4-3 / SC-003: the draft stays in Approved/, mcp_unavailable is logged, later sends succeed."""
-    with running_daemon(vault_dir, retry_delay_ms=100) as daemon:
+    """US4-3 / SC-003: the draft stays in Approved/, mcp_unavailable is logged, later sends succeed.
+    The servers are real child processes here: the test kills one."""
+    with running_daemon(vault_dir, retry_delay_ms=100, spawned=True) as daemon:
         write_draft(vault_dir, "Approved", "first.md")
         assert wait_until(lambda: (vault_dir / "Done/first.md").exists())
         assert kill_children("mcp gmail")
