@@ -100,6 +100,31 @@ def running_daemon(
         daemon.stop()
 
 
+def sweep_once(vault_dir: Path, *, timeout: float = 120.0, **overrides: Any) -> Daemon:
+    """One pass as `h0 sweep` makes it (h0.cli.work.cmd_sweep), in process: the daemon it builds
+    (h0.cli.common.build_daemon: triage by the settings' engine, ingest, the dashboard), one pass
+    without a watcher, then stopped; its servers in process. The returned daemon's `tally` says what
+    the pass did (`tally.failed`: `h0 sweep` would exit 4). The command itself, with its exit codes
+    and stderr, is tested as a real process in tests/test_cli_sweep.py and tests/pipeline/test_cli_daemon.py."""
+    from h0.triage import Triager
+
+    settings = settings_for(vault_dir, **overrides)
+    daemon = Daemon(
+        settings,
+        triager=Triager.from_settings(settings, settings.vault_path),
+        ingest=True,
+        companions=[start_dashboard],
+        servers=in_process_servers,
+    )
+    daemon.one_pass = True
+    daemon.start(watch=False)
+    try:
+        assert daemon.run_once(timeout=timeout), f"the pass was still running after {timeout:.0f} s"
+    finally:
+        daemon.stop()
+    return daemon
+
+
 @contextmanager
 def counting_sweeps(daemon: Daemon) -> Iterator[Callable[[int], bool]]:
     """Count the daemon's sweeps; yields `after(n)`: wait until `n` more sweeps have run and the
