@@ -86,7 +86,7 @@ class Daemon:
         sweep_interval: float | None = None,
         ingest: bool = False,
         companions: Sequence[CompanionStart] = (),
-        servers: ServerTargets = spawned_servers,
+        servers: ServerTargets | None = None,
     ) -> None:
         self.settings = settings
         self.root = Path(settings.vault_path)
@@ -97,7 +97,9 @@ class Daemon:
         self.workers = workers
         self.sweep_interval = sweep_interval if sweep_interval is not None else settings.sweep_interval_seconds
         self.connect_servers = connect_servers
-        self.servers = servers  # tests serve them in process (tests/pipeline/harness.py)
+        # None: `spawned_servers`, looked up when the daemon is made, so a test can serve the servers of
+        # every daemon it starts (the CLI's too) in process (tests/conftest.py, tests/pipeline/harness.py).
+        self.servers = servers or spawned_servers
         self.triager = triager
         self.connections: dict[str, McpConnection] = {}
         self.ctx: HandlerContext | None = None
