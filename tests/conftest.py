@@ -13,6 +13,9 @@ import pytest
 from h0.config import Settings
 from h0.vault import Vault, init_vault
 from tests.platform.markers import pytest_collection_modifyitems, pytest_ignore_collect  # noqa: F401 - hooks
+from tests.properties import register_profiles
+
+register_profiles()  # before hypothesis's plugin reads --hypothesis-profile (tests/properties.py)
 
 # mcp.client.stdio binds `errlog=sys.stderr` when it is first imported. Imported here, that is
 # pytest's global capture (a real file); imported lazily inside a test using capsys, it would be
