@@ -13,6 +13,9 @@ import pytest
 from h0.config import Settings
 from h0.vault import Vault, init_vault
 from tests.platform.markers import pytest_collection_modifyitems, pytest_ignore_collect  # noqa: F401 - hooks
+from tests.properties import register_profiles
+
+register_profiles()  # before hypothesis's plugin reads --hypothesis-profile (tests/properties.py)
 
 # mcp.client.stdio binds `errlog=sys.stderr` when it is first imported. Imported here, that is
 # pytest's global capture (a real file); imported lazily inside a test using capsys, it would be
@@ -73,6 +76,22 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("APPROVAL_FRESH_SECONDS", "0")
     # A .env in the working directory must not leak into tests either.
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def _daemon_servers_in_process(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every daemon a test starts in this process — `running_daemon`'s, and the one `h0.cli.main(["sweep"])`
+    builds — serves its two MCP servers in process (tests/pipeline/harness.py: `in_process_servers`):
+    the same servers, tools and client session, without two Python start-ups per daemon.
+
+    Real child processes where they are the point: `h0 …` run as a subprocess, `running_daemon(spawned=True)`,
+    and tests marked `spawned_servers` (their in-process daemons spawn `h0 mcp vault` / `h0 mcp gmail`)."""
+    if request.node.get_closest_marker("spawned_servers") is not None:
+        return
+    import h0.pipeline.daemon
+    from tests.pipeline.harness import in_process_servers
+
+    monkeypatch.setattr(h0.pipeline.daemon, "spawned_servers", in_process_servers)
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -60,10 +60,20 @@ class ServerCommand:
         return cls(name, (sys.executable, "-I", "-m", "h0", "mcp", server), env)
 
 
-class McpConnection:
-    """A persistent, self-healing session to one MCP server over stdio."""
+@dataclass(frozen=True, slots=True)
+class InProcessServer:
+    """An MCP server served in this process over the SDK's in-memory transport, for tests: the same
+    tools, wire format and session as over stdio, without starting a Python process. `build` makes
+    a fresh server object for each session (a reconnect gets a new one, as a restarted process would)."""
 
-    def __init__(self, command: ServerCommand, *, call_timeout: float = DEFAULT_CALL_TIMEOUT) -> None:
+    name: str
+    build: Callable[[], Any]
+
+
+class McpConnection:
+    """A persistent, self-healing session to one MCP server over stdio (or in memory: `InProcessServer`)."""
+
+    def __init__(self, command: ServerCommand | InProcessServer, *, call_timeout: float = DEFAULT_CALL_TIMEOUT) -> None:
         self.command = command
         self.name = command.name
         self.call_timeout = call_timeout
@@ -116,18 +126,23 @@ class McpConnection:
         if self._lost is not None:
             self._lost.set()
 
-    async def _supervise(self) -> None:
-        from mcp import Client
+    def _server(self) -> Any:
+        """What the SDK's `Client` connects to: the command's stdio parameters, or a new in-process server."""
+        if isinstance(self.command, InProcessServer):
+            return self.command.build()
         from mcp.client.stdio import StdioServerParameters
 
-        params = StdioServerParameters(
-            command=self.command.argv[0], args=list(self.command.argv[1:]), env=dict(self.command.env)
-        )
+        argv, env = self.command.argv, self.command.env
+        return StdioServerParameters(command=argv[0], args=list(argv[1:]), env=dict(env))
+
+    async def _supervise(self) -> None:
+        from mcp import Client
+
         failures = 0
         while not self._closing:
             self._lost = asyncio.Event()
             try:
-                async with Client(params, mode="legacy") as client:
+                async with Client(self._server(), mode="legacy") as client:
                     self._client = client
                     self.connects += 1
                     self._ready.set()

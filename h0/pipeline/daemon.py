@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -28,7 +28,7 @@ from h0.handlers.context import EmailTriager, HandlerContext, HandlerState, Note
 from h0.handlers.followup.find import FOLLOW_UP_PASS_SECONDS, FOLLOWUP_JOB, find_followup_notes
 from h0.mail.api import MailAPI
 from h0.mcp.api import McpMail, McpVault
-from h0.mcp.client import McpConnection, ServerCommand, settings_env, with_fallback
+from h0.mcp.client import InProcessServer, McpConnection, ServerCommand, settings_env, with_fallback
 from h0.pipeline import signals
 from h0.pipeline.lock import VaultLock
 from h0.pipeline.pass_summary import PassTally
@@ -62,6 +62,15 @@ class Companion(Protocol):
     def stop(self) -> None: ...
 
 
+# The daemon's two MCP servers ("vault", "mail"), from its settings and the environment they run with.
+ServerTargets = Callable[[Settings, Mapping[str, str]], Mapping[str, ServerCommand | InProcessServer]]
+
+
+def spawned_servers(settings: Settings, env: Mapping[str, str]) -> dict[str, ServerCommand | InProcessServer]:
+    """`h0 mcp vault` and `h0 mcp gmail` as child processes: what the daemon always runs outside tests."""
+    return {"vault": ServerCommand.h0("vault", "vault", env), "mail": ServerCommand.h0("mail", "gmail", env)}
+
+
 # Starts a companion for a started daemon (None: nothing to run, e.g. switched off by a setting).
 CompanionStart = Callable[["Daemon"], Companion | None]
 
@@ -77,6 +86,7 @@ class Daemon:
         sweep_interval: float | None = None,
         ingest: bool = False,
         companions: Sequence[CompanionStart] = (),
+        servers: ServerTargets | None = None,
     ) -> None:
         self.settings = settings
         self.root = Path(settings.vault_path)
@@ -87,6 +97,9 @@ class Daemon:
         self.workers = workers
         self.sweep_interval = sweep_interval if sweep_interval is not None else settings.sweep_interval_seconds
         self.connect_servers = connect_servers
+        # None: `spawned_servers`, looked up when the daemon is made, so a test can serve the servers of
+        # every daemon it starts (the CLI's too) in process (tests/conftest.py, tests/pipeline/harness.py).
+        self.servers = servers or spawned_servers
         self.triager = triager
         self.connections: dict[str, McpConnection] = {}
         self.ctx: HandlerContext | None = None
@@ -133,8 +146,7 @@ class Daemon:
             # of Approved/ and take the daemon's word for how a note arrived there.
             env["H0_DAEMON_CHILD"] = "1"
             self.connections = {
-                "vault": McpConnection(ServerCommand.h0("vault", "vault", env)).start(),
-                "mail": McpConnection(ServerCommand.h0("mail", "gmail", env)).start(),
+                name: McpConnection(target).start() for name, target in self.servers(self.settings, env).items()
             }
             deadline = time.monotonic() + CONNECT_WAIT_SECONDS
             for name, connection in self.connections.items():

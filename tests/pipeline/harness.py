@@ -1,18 +1,26 @@
-"""Run the real pipeline in-process (real inotify, real MCP server processes) for tests."""
+"""Run the real pipeline in-process for tests: real inotify, real MCP sessions to the two servers.
+
+The servers run in this process over the SDK's in-memory transport by default (`in_process_servers`):
+the same tools, wire format and client as over stdio, without two Python start-ups per test. The
+end-to-end tests that are about the processes themselves (a server killed, `h0 watch` as a command,
+the stdio pipes) pass `spawned=True` or run the CLI, and get `h0 mcp vault` / `h0 mcp gmail` as
+child processes, as the daemon always runs them outside tests.
+"""
 
 from __future__ import annotations
 
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from email import message_from_bytes, policy
 from pathlib import Path
 from typing import Any
 
-from h0.config import load_settings
-from h0.pipeline.daemon import Daemon
+from h0.config import Settings, load_settings
+from h0.mcp.client import InProcessServer, ServerCommand
+from h0.pipeline.daemon import Daemon, spawned_servers
 from h0.report.dashwriter import start_dashboard
 from h0.vault import AuditLog, Vault
 
@@ -41,10 +49,44 @@ def settings_for(vault_dir: Path, **overrides: Any):
     return load_settings(**base)
 
 
+def in_process_servers(settings: Settings, env: Mapping[str, str]) -> dict[str, ServerCommand | InProcessServer]:
+    """The daemon's two servers built as `h0 mcp vault` / `h0 mcp gmail` build them (h0.cli.work.cmd_mcp)
+    for the daemon's own child (H0_DAEMON_CHILD=1: daemon filing, a trusted caller), served in this process."""
+
+    def vault_server() -> Any:
+        from h0.calendar import OwnerCalendar
+        from h0.mcp.vault_server import build_vault_server
+
+        return build_vault_server(
+            settings.vault_path,
+            daemon_filing=True,
+            calendar=OwnerCalendar.for_settings(settings),
+            state_dir=settings.h0_state_dir,
+            private_folders=settings.private_folders,
+            watcher=settings.h0_watcher,
+            draft_tokens=settings.draft_context_tokens,
+        )
+
+    def mail_server() -> Any:
+        from h0.mail.service import MailService
+        from h0.mcp.mail_server import build_mail_server
+
+        return build_mail_server(settings, MailService(settings, trusted_caller=True))
+
+    return {"vault": InProcessServer("vault", vault_server), "mail": InProcessServer("mail", mail_server)}
+
+
 @contextmanager
-def running_daemon(vault_dir: Path, *, workers: int = 4, triager: Any = None, **overrides: Any) -> Iterator[Daemon]:
+def running_daemon(
+    vault_dir: Path, *, workers: int = 4, triager: Any = None, spawned: bool = False, **overrides: Any
+) -> Iterator[Daemon]:
+    """A started daemon on `vault_dir`, its maintenance loop running; its servers in process unless `spawned`."""
     daemon = Daemon(
-        settings_for(vault_dir, **overrides), workers=workers, triager=triager, companions=[start_dashboard]
+        settings_for(vault_dir, **overrides),
+        workers=workers,
+        triager=triager,
+        companions=[start_dashboard],
+        servers=spawned_servers if spawned else in_process_servers,
     )
     daemon.start()
     stop = threading.Event()
@@ -56,6 +98,31 @@ def running_daemon(vault_dir: Path, *, workers: int = 4, triager: Any = None, **
         stop.set()
         loop.join(5)
         daemon.stop()
+
+
+def sweep_once(vault_dir: Path, *, timeout: float = 120.0, **overrides: Any) -> Daemon:
+    """One pass as `h0 sweep` makes it (h0.cli.work.cmd_sweep), in process: the daemon it builds
+    (h0.cli.common.build_daemon: triage by the settings' engine, ingest, the dashboard), one pass
+    without a watcher, then stopped; its servers in process. The returned daemon's `tally` says what
+    the pass did (`tally.failed`: `h0 sweep` would exit 4). The command itself, with its exit codes
+    and stderr, is tested as a real process in tests/test_cli_sweep.py and tests/pipeline/test_cli_daemon.py."""
+    from h0.triage import Triager
+
+    settings = settings_for(vault_dir, **overrides)
+    daemon = Daemon(
+        settings,
+        triager=Triager.from_settings(settings, settings.vault_path),
+        ingest=True,
+        companions=[start_dashboard],
+        servers=in_process_servers,
+    )
+    daemon.one_pass = True
+    daemon.start(watch=False)
+    try:
+        assert daemon.run_once(timeout=timeout), f"the pass was still running after {timeout:.0f} s"
+    finally:
+        daemon.stop()
+    return daemon
 
 
 @contextmanager

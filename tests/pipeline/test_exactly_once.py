@@ -61,7 +61,11 @@ def _parent_gone(child: int, pid: int) -> bool:
     return int(stat.rsplit(")", 1)[1].split()[1]) in (pid, 1)
 
 
-@pytest.mark.slow
+# A stress test (~1 min of two CPUs: five daemons of three processes each, 120 sends at 100 ms):
+# deselected by default, run with `pytest -m stress`. Each crash window of a send is tested
+# deterministically in every run (tests/mail/test_gmail_backend.py, tests/mail/test_outbox_backend.py:
+# crash_edit; tests/pipeline/test_sync_resume.py kills a daemon mid-sync).
+@pytest.mark.stress
 def test_sigkill_at_random_points_never_loses_or_double_sends(vault_dir: Path, tmp_path: Path):
     rng = random.Random(int(os.environ.get("H0_CRASH_SEED", "20261121")))
     with FakeGmail() as gmail:

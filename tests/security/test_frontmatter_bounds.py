@@ -19,6 +19,7 @@ from h0.errors import H0Error, InvalidRequest, ParseError
 from h0.vault import frontmatter as fm
 from h0.vault.note import MAX_NOTE_BYTES, parse
 from tests.conftest import ROOT
+from tests.properties import examples
 
 READERS = [fm.load, fm.load_full]
 
@@ -223,7 +224,9 @@ def hostile_yaml(draw) -> str:
     return "".join(parts)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(hostile_yaml())
 def test_load_returns_a_dict_or_raises_parse_error_on_any_text(text):
     for read in READERS:
@@ -234,7 +237,9 @@ def test_load_returns_a_dict_or_raises_parse_error_on_any_text(text):
         assert isinstance(data, dict)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(st.binary(max_size=300), hostile_yaml())
 def test_parse_returns_a_note_or_raises_a_typed_error_on_any_bytes(raw, yaml):
     for data in (

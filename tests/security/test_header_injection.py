@@ -37,6 +37,7 @@ from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
 from h0.vault.last_change import Arrival
 from tests.fakes.fake_gmail import FakeGmail
+from tests.properties import examples
 from tests.security.conftest import approve_draft, handler_context
 
 # Every character a header parser, a terminal or a Markdown renderer may take for a line end or act on.
@@ -129,7 +130,7 @@ TO = [Address(username="bob", domain="example.com")]
 # -- mail out: compose ------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(subject=hostile_values())
 def test_given_a_subject_hiding_a_control_in_an_encoded_word_when_composed_then_it_is_refused(subject: str):
     """Given a subject whose encoded word decodes to a control character, When composed, Then
@@ -139,7 +140,7 @@ def test_given_a_subject_hiding_a_control_in_an_encoded_word_when_composed_then_
     assert "header injection refused" in refused.value.message
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(name=hostile_values(), field=st.sampled_from(["to", "cc", "bcc"]))
 def test_given_a_display_name_hiding_a_control_when_composed_or_parsed_then_it_is_refused(name: str, field: str):
     """Given a To/Cc/Bcc display name that decodes to a control character, When parsed from a draft's
@@ -151,7 +152,7 @@ def test_given_a_display_name_hiding_a_control_when_composed_or_parsed_then_it_i
         compose(subject="Hello", body="Hi", **recipients)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     subject=SAFE_TEXT.filter(str.strip),
     names_=st.lists(SAFE_TEXT, min_size=1, max_size=3),
@@ -184,7 +185,7 @@ def test_given_any_clean_subject_and_names_when_composed_then_the_wire_carries_e
     assert not hides_control(str(parsed["Subject"]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(subject=hostile_values())
 def test_given_a_message_built_around_the_checks_when_serialised_then_the_wire_check_still_refuses_it(subject: str):
     """Given a message whose subject skipped compose's checks (set straight on an EmailMessage), When a
@@ -229,7 +230,7 @@ def test_given_the_cve_2024_6923_subject_then_this_python_would_inject_but_h0_re
 # -- mail in: what Gmail hands over ---------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(subject=hostile_values(), name=hostile_values())
 def test_given_hostile_subject_and_display_name_from_gmail_then_the_fetched_headers_hold_no_control(
     subject: str, name: str
@@ -257,7 +258,7 @@ def test_given_hostile_subject_and_display_name_from_gmail_then_the_fetched_head
     assert [a.addr_spec for a in headers["To"].addresses] == ["me@example.com", "other@example.com"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=st.one_of(hostile_values(), st.text(max_size=60)))
 def test_given_any_text_then_cleaning_never_raises_leaves_no_control_and_is_stable(value: str):
     cleaned = clean_header_text(value)
@@ -314,7 +315,9 @@ HOSTILE_SUBJECTS = [
 
 
 @settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(subject=hostile_values(), name=hostile_values())
 def test_given_any_hostile_subject_and_sender_name_when_ingested_then_the_note_holds_clean_lines(

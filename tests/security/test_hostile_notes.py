@@ -1,5 +1,9 @@
 """Hostile notes through the real daemon and `h0 sweep`: every failure typed and reported once on the
-note itself, paths from notes confined, and the servers running the installed H0 only."""
+note itself, paths from notes confined, and the servers running the installed H0 only.
+
+The passes run in process (tests.pipeline.harness.sweep_once: the daemon `h0 sweep` builds); the
+`h0 sweep` command itself runs as a real process where its processes are the point (the servers it
+spawns run the installed H0)."""
 
 from __future__ import annotations
 
@@ -14,7 +18,16 @@ from h0.handlers.context import HandlerContext
 from h0.handlers.send import source_note
 from h0.vault import Vault
 from tests.conftest import H0_BIN, subprocess_env
-from tests.pipeline.harness import approve, events, frontmatter, outbox, running_daemon, wait_until, write_draft
+from tests.pipeline.harness import (
+    approve,
+    events,
+    frontmatter,
+    outbox,
+    running_daemon,
+    sweep_once,
+    wait_until,
+    write_draft,
+)
 
 
 def sweep(vault_dir: Path, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
@@ -46,9 +59,7 @@ def test_given_an_unsendable_draft_when_swept_repeatedly_then_it_is_reported_onc
     write_draft(vault_dir, "Approved", "bad.md", **draft)
     write_draft(vault_dir, "Approved", "fine.md", to="amy@example.org")
     for _ in range(3):
-        result = sweep(vault_dir)
-        assert result.returncode == 0, result.stderr
-        assert "Traceback" not in result.stderr and "TypeError" not in result.stderr
+        assert not sweep_once(vault_dir).tally.failed  # `h0 sweep` exits 0: no handler crashed, nothing failed
     returned = frontmatter(vault_dir, "Drafts/bad.md")
     assert returned["h0_error"] and returned["h0_error_at"] and returned["status"] == "not_sent"
     assert len(events(vault_dir, event="send_refused")) == 1
@@ -90,7 +101,7 @@ def test_given_a_source_outside_needs_action_when_the_reply_is_sent_then_nothing
     (vault_dir / "Drafts/other.md").write_text("---\nto: x@example.com\nsubject: s\n---\nother\n")
     before = {p: p.read_bytes() for p in (vault_dir / "H0_Rules.md", vault_dir / "Drafts/other.md") if p.exists()}
     write_draft(vault_dir, "Approved", "reply.md", source=repr(source))
-    assert sweep(vault_dir).returncode == 0
+    assert not sweep_once(vault_dir).tally.failed
     assert (vault_dir / "Done/reply.md").exists()
     assert {p: p.read_bytes() for p in before} == before
     assert events(vault_dir, event="source_not_filed")
@@ -132,7 +143,7 @@ def test_given_a_control_character_subject_then_send_refuses_once_without_a_retr
     note.write_text('---\nto: bob@example.com\nsubject: "Ring\\aring \\e[31mred"\n---\nHi\n')  # YAML escapes: BEL, ESC
     os.utime(note, (time.time() - 60, time.time() - 60))
     assert "\x07" in frontmatter(vault_dir, "Approved/bel.md")["subject"]
-    for _ in range(2):  # the second pass finds nothing left to retry (the test's timeout catches a loop)
-        assert sweep(vault_dir).returncode == 0
+    for _ in range(2):  # the second pass finds nothing left to retry (run_once's timeout catches a loop)
+        assert not sweep_once(vault_dir, timeout=60).tally.failed
     assert frontmatter(vault_dir, "Drafts/bel.md")["h0_error_code"] == "invalid_request"
     assert outbox(vault_dir) == [] and not events(vault_dir, event="handler_error")

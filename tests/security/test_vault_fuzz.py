@@ -19,9 +19,10 @@ from h0.errors import H0Error
 from h0.vault import Vault, frontmatter, init_vault
 from h0.vault.note import MAX_NOTE_BYTES, Note
 from tests.conftest import H0_BIN, subprocess_env
+from tests.properties import examples
 
 FUZZ = settings(
-    max_examples=120,
+    max_examples=examples(120),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
 )

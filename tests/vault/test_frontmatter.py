@@ -134,7 +134,7 @@ def test_fast_scanner_and_full_loader_agree_on_every_scalar_shape(scalar):
 def test_fast_scanner_and_full_loader_agree_on_random_documents():
     rng = random.Random(7)
     keys = ["status", "to", "subject", "tags", "received", "n", "my key", "a.b", "x-y"]
-    for _ in range(3000):
+    for _ in range(examples(3000)):  # the same 750 documents by default, 3,000 under the thorough profile
         lines = []
         for key in rng.sample(keys, rng.randint(1, len(keys))):
             shape = rng.random()
@@ -359,6 +359,8 @@ def test_the_fast_emitter_and_ruamel_write_values_that_read_back_the_same():
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from tests.properties import examples
+
 TRICKY_KEYS = [
     "status",
     "to",
@@ -525,7 +527,7 @@ def _outcome(read, text):
         return ("refused", None)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scanner_shaped_documents())
 @example("1e3: v\n")  # YAML 1.2 reads this key as the float 1000.0
 @example("True: v\n")  # ...and this one as the bool true
@@ -551,7 +553,7 @@ def test_the_fast_scanner_agrees_with_the_full_loader_whenever_it_accepts(text):
     assert _outcome(fm.load, text) == full, text
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(_TEXT_CHARS, max_size=200))
 def test_load_and_load_full_agree_on_arbitrary_text(text):
     assert _outcome(fm.load, text) == _outcome(fm.load_full, text), text

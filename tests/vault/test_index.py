@@ -18,6 +18,7 @@ from h0.vault.disclosure import Disclosure, folder_keys
 from h0.vault.index import VaultIndex, walk_notes
 from h0.vault.index.db import SCHEMA_VERSION
 from h0.vault.listing import MAX_FOLDER_DEPTH
+from tests.properties import examples
 
 WORDS = [
     "invoice",
@@ -106,7 +107,7 @@ def test_a_search_finds_exactly_what_a_full_scan_finds_inside_words_across_punct
         assert paths(index.search(query, limit=1000)) == scan(vault_dir, query), query
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     bodies=st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join), min_size=1, max_size=8),
     query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)

@@ -76,11 +76,14 @@ def find_in_text(text: str) -> list[Invisible]:
     if text.isascii() and not _ASCII_CONTROL.search(text):
         return []  # the common case, in one C-speed pass
     found = []
+    line, counted = 1, 0  # line ends counted up to `counted` once, not from the start for each match
     for match in SUSPECT.finditer(text):
         what = hidden_character(text, match.start())
         if what is not None:
             kind = CONTROL if unicodedata.category(text[match.start()]) == "Cc" else CHARACTER
-            found.append(Invisible(kind, line_of(text, match.start()), what))
+            line += text.count("\n", counted, match.start())
+            counted = match.start()
+            found.append(Invisible(kind, line, what))
     return found
 
 
