@@ -40,9 +40,11 @@ from h0.vault.layout import NEEDS_ACTION
 from h0.vault.paths import link_key
 
 __all__ = [
+    "WORD_FIELDS",
     "Kind",
     "NoteFacts",
     "addresses",
+    "field_word",
     "identifier",
     "is_mail",
     "kind_of",
@@ -53,6 +55,9 @@ __all__ = [
 ]
 
 MAX_ID = 998  # an identifier longer than a header line is not one
+# The fields the model reads as words: compared trimmed and case-folded (`status: Needs_Info` is
+# `needs_info` to the sweep, the reports and a listing's filter alike).
+WORD_FIELDS = frozenset({"type", "status", "decision", "priority", "follow_up"})
 RECIPIENT_FIELDS = ("to", "cc", "bcc")
 # Line-like controls become a space (two addresses stay two), every other control goes.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1b\x7f-\x9f]")
@@ -308,6 +313,11 @@ def _epoch(frontmatter: Mapping[str, Any], field: str, problems: list[str]) -> f
     except InvalidRequest as error:
         problems.append(error.message)
         return None
+
+
+def field_word(value: Any) -> str:
+    """A word field's text (`WORD_FIELDS`) as the model compares it: trimmed and case-folded."""
+    return _word(value)
 
 
 def kind_of(value: Any) -> Kind:
