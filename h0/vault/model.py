@@ -114,6 +114,7 @@ class NoteFacts(BaseModel):
     follow_up: str  # `follow_up:` (reply_owed, reply_awaited, replied, draft), trimmed and case-folded
     drafted_by: str  # who wrote a draft's text (`rules`, a provider's name), as written
     reply_to: tuple[str, ...] = ()  # the real addresses of `reply_to:` (where a reply goes before `from:`)
+    date: str = ""  # an email's Date header as written: its offset is the sender's zone (h0.drafting.scheduling)
 
     @property
     def is_email(self) -> bool:
@@ -189,6 +190,7 @@ def note_facts(path: str, frontmatter: Mapping[str, Any]) -> NoteFacts:
         follow_up=_word(frontmatter.get("follow_up")),
         drafted_by=_clean(frontmatter.get("drafted_by")).strip()[:MAX_ID],
         reply_to=tuple(addresses(frontmatter.get("reply_to"))),
+        date=_clean(frontmatter.get("date")).strip()[:MAX_ID],
     )
 
 
