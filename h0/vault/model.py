@@ -44,11 +44,14 @@ __all__ = [
     "Kind",
     "NoteFacts",
     "addresses",
+    "awaiting",
     "field_word",
     "identifier",
     "is_mail",
     "kind_of",
     "note_facts",
+    "note_kind",
+    "note_thread",
     "recipient_lists",
     "source_key",
     "source_path",
@@ -57,7 +60,8 @@ __all__ = [
 MAX_ID = 998  # an identifier longer than a header line is not one
 # The fields the model reads as words: compared trimmed and case-folded (`status: Needs_Info` is
 # `needs_info` to the sweep, the reports and a listing's filter alike).
-WORD_FIELDS = frozenset({"type", "status", "decision", "priority", "follow_up"})
+WORD_FIELDS = frozenset({"type", "status", "decision", "priority", "follow_up", "awaiting"})
+_AWAITING = {"true": True, "yes": True, "false": False, "no": False}
 RECIPIENT_FIELDS = ("to", "cc", "bcc")
 # Line-like controls become a space (two addresses stay two), every other control goes.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1b\x7f-\x9f]")
@@ -330,6 +334,25 @@ def kind_of(value: Any) -> Kind:
 def identifier(value: Any) -> str | None:
     """An identifier property (`thread_id`, `message_id`, …) as clean text; None when it is not one."""
     return _ident(value)
+
+
+def note_kind(frontmatter: Mapping[str, Any]) -> Kind:
+    """`NoteFacts.kind` from the frontmatter alone, without building the model (a pass sorting every note)."""
+    return kind_of(frontmatter.get("type"))
+
+
+def note_thread(frontmatter: Mapping[str, Any]) -> str | None:
+    """`NoteFacts.thread_id` from the frontmatter alone, without building the model."""
+    return _ident(frontmatter.get("thread_id"))
+
+
+def awaiting(frontmatter: Mapping[str, Any]) -> bool | None:
+    """The owner's `awaiting:` on a note (true/yes, false/no, any case): whether H0 waits for an answer in
+    its thread, overriding what the follow-ups judged; None when absent or not one of those words."""
+    value = frontmatter.get("awaiting")
+    if isinstance(value, bool):
+        return value
+    return _AWAITING.get(_word(value))
 
 
 def is_mail(frontmatter: Mapping[str, Any]) -> bool:
