@@ -392,8 +392,3 @@ def daemon_filing_from_env(env: Mapping[str, str] | None = None) -> bool:
     (and only it holds that server's stdio pipe); the server .mcp.json starts never has it.
     `env`: the environment to read (default: this process's)."""
     return (os.environ if env is None else env).get(DAEMON_CHILD_ENV) == "1"
-
-
-def main(vault_root: Path) -> None:
-    """Serve over stdio until the client closes the pipe."""
-    build_vault_server(vault_root, daemon_filing=daemon_filing_from_env()).serve("stdio")
