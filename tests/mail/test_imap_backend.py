@@ -26,6 +26,7 @@ from h0.mail.providers.imap_send import SentCopy
 from h0.mail.providers.imap_wire import keyword
 from h0.mcp.mail_server import SERVER_NAME
 from h0.retry import Backoff
+from h0.state import StateDB
 from h0.vault import Vault
 from tests.fakes.imap_server import FaultyLink, PymapServer
 from tests.mail.imap_fixtures import (  # noqa: F401
@@ -412,7 +413,7 @@ def test_given_a_crash_after_the_send_was_complete_then_the_sent_search_recovers
     def die(*args, **kwargs):
         raise Crash
 
-    monkeypatch.setattr(type(first.sender), "_record_sent", die)
+    monkeypatch.setattr(StateDB, "mark_sent", die)  # the process dies as it records the completed send
     with pytest.raises(Crash):
         first.send_email(to="bob@example.org", subject="Report", body="Here.", idempotency_key="k-done")
     monkeypatch.undo()
