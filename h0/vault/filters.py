@@ -15,9 +15,10 @@ from h0.vault.model import WORD_FIELDS, field_word
 class Filter:
     """`field:value` — scalar equality, or membership when the field is a list.
 
-    A field the typed model reads as a word (`status`, `type`, `decision`, `priority`, `follow_up`:
-    h0.vault.model) compares as the model does, trimmed and case-folded: `status:needs_info` lists a
-    note whose `status:` is `Needs_Info`, the note the sweep and the reports also call needs_info.
+    A field the typed model reads as a word (h0.vault.model's `WORD_FIELDS`: `status`, `type`, `decision`,
+    `priority`, `follow_up`, `awaiting`) compares as the model does, trimmed and case-folded:
+    `status:needs_info` lists a note whose `status:` is `Needs_Info`, the note the sweep and the reports
+    also call needs_info.
     """
 
     field: str
