@@ -81,7 +81,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 @pytest.fixture(autouse=True)
 def _daemon_servers_in_process(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every daemon a test starts in this process — `running_daemon`'s, and the one `h0.cli.main(["sweep"])`
-    builds — serves its two MCP servers in process (tests/pipeline/harness.py: `in_process_servers`):
+    builds — serves its two MCP servers in process (h0.mcp.servers: `in_process_servers`, built as `h0 mcp` builds them):
     the same servers, tools and client session, without two Python start-ups per daemon.
 
     Real child processes where they are the point: `h0 …` run as a subprocess, `running_daemon(spawned=True)`,
@@ -89,7 +89,7 @@ def _daemon_servers_in_process(request: pytest.FixtureRequest, monkeypatch: pyte
     if request.node.get_closest_marker("spawned_servers") is not None:
         return
     import h0.pipeline.daemon
-    from tests.pipeline.harness import in_process_servers
+    from h0.mcp.servers import in_process_servers
 
     monkeypatch.setattr(h0.pipeline.daemon, "spawned_servers", in_process_servers)
 

@@ -16,7 +16,7 @@ from h0.config import load_settings
 from h0.report.collect import SHOWN, AuditTail, collect_status
 from h0.report.text import render_status
 from h0.state import StateDB, state_dir_for
-from h0.vault import AuditLog
+from h0.vault import AuditLog, audit
 from h0.vault.audit import iso
 
 RUNNING = {"running": True, "pid": 4242, "started": "2026-01-01T00:00:00.000Z"}
@@ -343,16 +343,19 @@ class TestAuditTail:
         log.write("note_written", path="ignored: not an event the status uses")
         assert [r["path"] for r in tail.refresh()] == ["a", "b"]
 
-    def test_a_replaced_file_is_read_again(self, tmp_path: Path):
+    def test_a_replaced_file_is_read_again(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         logs = tmp_path / "Logs"
         log = AuditLog(logs, "h0")
         log.write("email_filed", path="a")
         tail = AuditTail(logs)
         tail.refresh()
         path = log.path_for(dt.datetime.now(dt.UTC).date())
-        path.unlink()  # the human deleted today's log; H0 starts a new one a moment later
-        time.sleep(0.02)
-        log.write("email_filed", path="c")
+        before = path.stat().st_mtime_ns
+        path.unlink()  # the human deleted today's log; H0 starts a new one a moment later:
+        later = audit.utcnow() + dt.timedelta(milliseconds=20)
+        monkeypatch.setattr(audit, "utcnow", lambda: later)  # its first record's time (the tail's identity of a file)
+        log.write("email_filed", path="c")  # as long as the old one (perhaps its inode too): only times tell them apart
+        os.utime(path, ns=(before + 20_000_000, before + 20_000_000))  # the file's, which a coarse clock may not move
         assert [r["path"] for r in tail.refresh()] == ["c"]
 
 

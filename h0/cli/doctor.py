@@ -76,7 +76,7 @@ def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
     )
     checks += _triage(settings)
     checks += _drafting(settings)
-    checks += _mail(settings)
+    checks += mail_checks(settings)
     if servers:
         checks += _servers(settings)
     from h0.pipeline.lock import daemon_holder
@@ -212,7 +212,8 @@ def mail_setup_problem(settings: Settings) -> str | None:
     return None
 
 
-def _mail(settings: Settings) -> list[Check]:
+def mail_checks(settings: Settings) -> list[Check]:
+    """The mail backend's lines of `h0 doctor`: its setup, and for IMAP a login that names the folders."""
     backend = settings.mail_backend
     if backend == "outbox":
         return [Check(WARN, "mail backend: outbox", "a dry run — messages go to Outbox/, nothing is really sent")]

@@ -149,25 +149,21 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     try:
         settings = settings_for(args)
         setup_logging_for(settings)
-        if args.server == "vault":
-            from h0.calendar import OwnerCalendar
-            from h0.mcp.vault_server import build_vault_server
+        # The same factory builds the servers the tests run in process (h0.mcp.servers).
+        from h0.mcp.mail_server import main as serve_mail
+        from h0.mcp.servers import mail_service, vault_server
+        from h0.mcp.vault_server import daemon_filing_from_env
 
-            server = build_vault_server(
-                settings.vault_path,
-                calendar=OwnerCalendar.for_settings(settings),
-                state_dir=settings.h0_state_dir,
-                private_folders=settings.private_folders,  # with the vault's own (h0.vault.disclosure)
-                watcher=settings.h0_watcher,
-                draft_tokens=settings.draft_context_tokens,
-            )
+        daemon_child = daemon_filing_from_env()
+        if args.server == "vault":
+            server = vault_server(settings, daemon_child=daemon_child)
         else:
-            from h0.mcp.mail_server import main as serve_mail
+            service = mail_service(settings, daemon_child=daemon_child)
     finally:
         gc.freeze()
         gc.enable()
     if args.server == "vault":
         server.serve("stdio")
         return EXIT_OK
-    serve_mail(settings)
+    serve_mail(settings, service)
     return EXIT_OK

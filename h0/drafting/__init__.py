@@ -1,7 +1,7 @@
 """Drafting: replies worth sending — grounded in the vault, in the owner's voice, learning from edits.
 
     drafting = Drafting.for_settings(settings)            # one per vault and process
-    context = drafting.context_for_email(fm, text, to)   # DraftContext: profile, lessons, people, …
+    context = drafting.context_for_email(note.facts, text, to)   # DraftContext: profile, lessons, people, …
     outcome = triager.triage(email, context.reply_context())
 
 Modules: `context` (the typed context and its budget), `knowledgenotes` (the KnowledgeSource

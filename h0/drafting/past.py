@@ -327,7 +327,7 @@ def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
     # writes every email; a sent draft is the note's text above the cut-off line.
     text = (block_text(body) if facts.kind is Kind.SENT_EMAIL else message_body(body))[:MAX_TEXT_CHARS]
     parts = split_reply(text)
-    when = facts.sent_at or facts.drafted_at or facts.received or epoch(fm.get("date"))
+    when = facts.sent_at or facts.drafted_at or facts.received or epoch(facts.date)
     addressee = next((a.lower() for a in facts.to if "@" in a), "")
     return PastReply(
         to,

@@ -198,7 +198,7 @@ def rewrite(
     to = next((a.lower() for a in facts.to if "@" in a), "")
     context: DraftContext | None = None
     if email is not None:
-        context = drafting.context_for_email(email[0], email[1], to)
+        context = drafting.context_for_email(note_facts("", email[0]), email[1], to)
     elif to:
         context = drafting.context(reply_to=to, sender=to, subject=facts.subject, body=current)
     if llm is None:

@@ -8,7 +8,6 @@ sender). The free times themselves are h0.calendar's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from email.utils import parsedate_to_datetime
@@ -23,11 +22,10 @@ from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.profile import Profile
 from h0.errors import H0Error
 from h0.mail.incoming.htmltext import inert_inline
+from h0.vault.model import NoteFacts
 
 
-def sender_zone(
-    knowledge: KnowledgeSource | None, address: str, frontmatter: Mapping[str, Any]
-) -> tuple[tzinfo, str] | None:
+def sender_zone(knowledge: KnowledgeSource | None, address: str, email: NoteFacts) -> tuple[tzinfo, str] | None:
     """The sender's time zone and its name: their People note's `timezone`, else their Date header's offset."""
     if knowledge is not None and "@" in address:
         for note in knowledge.notes_for_address(address):
@@ -35,7 +33,7 @@ def sender_zone(
             zone = zone_named(value.strip()) if isinstance(value, str) else None
             if zone is not None and isinstance(value, str):
                 return zone, value.strip()
-    return header_zone(frontmatter.get("date"))
+    return header_zone(email.date)
 
 
 def header_zone(value: Any) -> tuple[tzinfo, str] | None:
@@ -62,17 +60,16 @@ def scheduling_for_email(
     calendar: OwnerCalendar | None,
     profile: Profile,
     knowledge: KnowledgeSource | None,
-    frontmatter: Mapping[str, Any],
+    email: NoteFacts,
     text: str,
     reply_to: str,
     now: datetime,
 ) -> Scheduling | None:
     """The scheduling part of the reply to this email (None: it does not ask to meet). Never raises:
     a calendar that cannot be read is a problem on the result, and the reply proposes no time."""
-    subject = str(frontmatter.get("subject") or "")
-    words = f"{subject}\n{text}"
+    words = f"{email.subject}\n{text}"
     try:
-        zone = sender_zone(knowledge, reply_to, frontmatter)
+        zone = sender_zone(knowledge, reply_to, email)
         return plan_meeting(calendar, profile.hours, words, reply_to, now=now, sender_zone=zone)
     except (H0Error, OSError, ValueError) as exc:
         logger.warning("the calendar could not be read for a reply ({}); no time is proposed", exc)

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from loguru import logger
 
@@ -43,7 +42,7 @@ from h0.triage.prompt import new_nonce
 from h0.vault.audit import AuditLog
 from h0.vault.disclosure import Disclosure
 from h0.vault.layout import LOGS, MEMORY_NOTE, PROFILE_NOTE
-from h0.vault.model import note_facts
+from h0.vault.model import NoteFacts
 
 DRAFTING_STREAM = "drafting"  # Logs/drafting_<date>.jsonl: what H0 wrote, what was sent, how alike
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
@@ -245,28 +244,28 @@ class Drafting:
         return (voice.greeting or None) if len(people) == 1 else None, voice.sign_off or None
 
     def context_for_email(
-        self, frontmatter: dict[str, Any], text: str, reply_to: str | None = None, exclude: Sequence[str] = ()
+        self, email: NoteFacts, text: str, reply_to: str | None = None, exclude: Sequence[str] = ()
     ) -> DraftContext:
-        """The context for an email note's frontmatter and its words (`text`: the body's email text);
-        `exclude`: vault paths already given otherwise (the email's thread), never repeated as notes."""
-        facts = note_facts("", frontmatter)
-        address = reply_to or facts.sender
+        """The context for an email note (`email`: its typed facts, `Note.facts`) and its words (`text`: the
+        body's email text); `exclude`: vault paths already given otherwise (the email's thread), never
+        repeated as notes."""
+        address = reply_to or email.sender
         context = self.context(
             reply_to=address,
-            sender=facts.sender_text,
-            subject=facts.subject,
+            sender=email.sender_text,
+            subject=email.subject,
             body=text,
             exclude=exclude,
         )
-        scheduling = self.scheduling_for_email(frontmatter, text, address)
+        scheduling = self.scheduling_for_email(email, text, address)
         return dataclasses.replace(context, scheduling=scheduling) if scheduling is not None else context
 
     def scheduling_for_email(
-        self, frontmatter: dict[str, Any], text: str, reply_to: str, now: datetime | None = None
+        self, email: NoteFacts, text: str, reply_to: str, now: datetime | None = None
     ) -> Scheduling | None:
         """The free times a reply to this email proposes (None: it does not ask to meet)."""
         return scheduling_for_email(
-            self.calendar, self.profile(), self.knowledge, frontmatter, text, reply_to, now or datetime.now(UTC)
+            self.calendar, self.profile(), self.knowledge, email, text, reply_to, now or datetime.now(UTC)
         )
 
 

@@ -93,7 +93,7 @@ def plan_email(
         # A model decides with the owner's notes in view (no extra call: they travel in the one prompt);
         # the briefing is there for the rules that decide when the model cannot.
         chosen = drafting.reply_voice(to, note.facts.sender_text, text)
-        context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
+        context = drafting.context_for_email(note.facts, text, to, exclude=in_thread)
         reply_context = context.reply_context(briefing(context, text, subject)).model_copy(update=_voiced(chosen))
         outcome = triager.triage(email, reply_context)
     elif drafting is not None:
@@ -102,7 +102,7 @@ def plan_email(
         outcome = triager.triage(email, ReplyContext())
         if outcome.decision.decision in DRAFTING_DECISIONS:
             chosen = drafting.reply_voice(to, note.facts.sender_text, text)
-            context = drafting.context_for_email(note.frontmatter, text, to, exclude=in_thread)
+            context = drafting.context_for_email(note.facts, text, to, exclude=in_thread)
             briefed = ReplyContext(**_voiced(chosen), briefing=briefing(context, text, subject))
             outcome = triager.triage(email, briefed)
     else:

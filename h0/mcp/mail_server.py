@@ -251,12 +251,9 @@ def announce(service: MailService) -> None:
 SHUTDOWN_GRACE_S = 30.0
 
 
-def main(settings: Settings) -> None:
-    """Serve over stdio until the client closes the pipe; on SIGTERM, finish the sends in
-    flight (up to 30 s), refuse new ones, and exit 0."""
-    # Only the daemon starts its servers with H0_DAEMON_CHILD=1, and their stdio pipes are its
-    # alone: that server may take the daemon's word that a note was moved into Approved/.
-    service = MailService(settings, trusted_caller=os.environ.get("H0_DAEMON_CHILD") == "1")
+def main(settings: Settings, service: MailService) -> None:
+    """Serve `service` (h0.mcp.servers.mail_service) over stdio until the client closes the pipe; on
+    SIGTERM, finish the sends in flight (up to 30 s), refuse new ones, and exit 0."""
 
     def on_sigterm(signum: int, frame: object) -> None:
         # Runs in the main thread, which is the event loop: blocking here stops new calls

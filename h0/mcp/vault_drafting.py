@@ -85,12 +85,11 @@ def add_drafting_tools(
         email = note
         if not note.facts.is_email and note.facts.source:
             email = email_of(note.facts.source) or note
-        fm = dict(email.frontmatter)
         reply_to = None
         if email is note and not note.facts.is_email:  # a draft whose email is gone
             reply_to = note.facts.to[0].lower() if note.facts.to else None
         text = block_text(email.body) if email is not note or note.facts.is_email else note.body.split(CUTOFF, 1)[0]
-        context = drafting().context_for_email(fm, text, reply_to)
+        context = drafting().context_for_email(email.facts, text, reply_to)
         data = context.to_json()
         return DraftContextResult(
             email=email.path,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -386,12 +387,8 @@ def _probe_writable(root: Path, problems: list[str]) -> bool:
         return False
 
 
-def daemon_filing_from_env() -> bool:
+def daemon_filing_from_env(env: Mapping[str, str] | None = None) -> bool:
     """True in the vault server the daemon spawns: only the daemon sets H0_DAEMON_CHILD=1
-    (and only it holds that server's stdio pipe); the server .mcp.json starts never has it."""
-    return os.environ.get(DAEMON_CHILD_ENV) == "1"
-
-
-def main(vault_root: Path) -> None:
-    """Serve over stdio until the client closes the pipe."""
-    build_vault_server(vault_root, daemon_filing=daemon_filing_from_env()).serve("stdio")
+    (and only it holds that server's stdio pipe); the server .mcp.json starts never has it.
+    `env`: the environment to read (default: this process's)."""
+    return (os.environ if env is None else env).get(DAEMON_CHILD_ENV) == "1"

@@ -41,6 +41,7 @@ from watchdog.events import (
     FileSystemEvent,
     FileSystemEventHandler,
 )
+from watchdog.observers.api import BaseObserver
 
 from h0.pipeline import routes
 from h0.pipeline.settle import STABILITY_SECONDS, QuietPeriod
@@ -249,7 +250,7 @@ class VaultWatcher:
         self.on_note = on_note
         self.kind = kind
         self._detector = _OverflowDetector(on_overflow)
-        self._observer = None
+        self._observer: BaseObserver | None = None
         self._timer: _QuietTimer | None = None
         self._identity: tuple[int, int] | None = None
         self._lock = threading.Lock()
@@ -286,6 +287,13 @@ class VaultWatcher:
     @property
     def reports_closes(self) -> bool:
         return self._observer is not None and self._timer is None
+
+    @property
+    def observer(self) -> BaseObserver | None:
+        """The running watchdog observer (None when stopped): which one this OS gave (its class:
+        `InotifyObserver`, `PollingObserverVFS`, …), and the thread `healthy()` watches — an
+        operator's check, or a test rehearsing its death, stops it through watchdog's own API."""
+        return self._observer
 
     def stop(self) -> None:
         with self._lock:

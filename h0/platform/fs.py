@@ -144,13 +144,23 @@ else:
     _RENAME_ORDER = ("link", "reserve")
 
 
+def runnable_renames() -> frozenset[str]:
+    """Every rename implementation (`RENAMES`) this machine can run, preferred or not: the OS's own
+    where its C library has it, Windows' on Windows, the link and reserve fallbacks on POSIX."""
+    runnable = {"link", "reserve"} if os.name == "posix" else set()
+    if _renameat2 is not None:
+        runnable.add("renameat2")
+    if _renamex_np is not None:
+        runnable.add("renamex_np")
+    if sys.platform == "win32":
+        runnable.add("windows")
+    return frozenset(runnable)
+
+
 def rename_ways() -> tuple[str, ...]:
     """The rename implementations this machine tries, in order (`h0 doctor` and tests show it)."""
-    return tuple(
-        name
-        for name in _RENAME_ORDER
-        if not (name == "renameat2" and _renameat2 is None) and not (name == "renamex_np" and _renamex_np is None)
-    )
+    runnable = runnable_renames()
+    return tuple(name for name in _RENAME_ORDER if name in runnable)
 
 
 def rename_noreplace(source: Path, destination: Path, *, ways: tuple[str, ...] | None = None) -> None:
@@ -172,12 +182,15 @@ def rename_noreplace(source: Path, destination: Path, *, ways: tuple[str, ...] |
 
 
 CAN_SYNC_DIRS = os.name == "posix"  # Windows cannot open a folder as a file to flush it
-_fcntl = None
-_F_FULLFSYNC: int | None = None
+# How a file's data is pushed past the drive's own cache, where the OS has a way: None elsewhere.
+FLUSH_DRIVE_CACHE: Callable[[int], object] | None = None
 if sys.platform == "darwin":
     import fcntl as _fcntl
 
-    _F_FULLFSYNC = getattr(_fcntl, "F_FULLFSYNC", 51)
+    def _full_fsync_macos(fd: int) -> object:
+        return _fcntl.fcntl(fd, getattr(_fcntl, "F_FULLFSYNC", 51))
+
+    FLUSH_DRIVE_CACHE = _full_fsync_macos
 
 
 def is_link(info: os.stat_result) -> bool:
@@ -196,9 +209,9 @@ def status_change_time(info: os.stat_result) -> float | None:
 def full_fsync(fd: int) -> None:
     """Flush `fd` to stable storage. On macOS fsync() only reaches the drive's cache; F_FULLFSYNC
     asks the drive to write it out (slower: used for the records a send depends on)."""
-    if _F_FULLFSYNC is not None and _fcntl is not None:
+    if FLUSH_DRIVE_CACHE is not None:
         try:
-            _fcntl.fcntl(fd, _F_FULLFSYNC)
+            FLUSH_DRIVE_CACHE(fd)
             return
         except OSError:
             pass  # a file system without it (some network shares): the plain fsync below

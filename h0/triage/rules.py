@@ -135,6 +135,13 @@ class RulesEngine:
         self._state: tuple[_Signature | None, RuleSet] = (None, builtin_rules())
 
     @classmethod
+    def from_ruleset(cls, ruleset: RuleSet) -> RulesEngine:
+        """An engine deciding by an already compiled rule set, with no file behind it (never reloads)."""
+        engine = cls(None)
+        engine._state = (None, ruleset)
+        return engine
+
+    @classmethod
     def for_vault(cls, vault_root: Path, state_dir: Path | None = None) -> RulesEngine:
         return cls(rules_path(vault_root), state_dir)
 

@@ -8,11 +8,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from h0.errors import InvalidRequest
+from h0.vault.model import WORD_FIELDS, field_word
 
 
 @dataclass(frozen=True, slots=True)
 class Filter:
-    """`field:value` — scalar equality, or membership when the field is a list."""
+    """`field:value` — scalar equality, or membership when the field is a list.
+
+    A field the typed model reads as a word (h0.vault.model's `WORD_FIELDS`: `status`, `type`, `decision`,
+    `priority`, `follow_up`, `awaiting`) compares as the model does, trimmed and case-folded:
+    `status:needs_info` lists a note whose `status:` is `Needs_Info`, the note the sweep and the reports
+    also call needs_info.
+    """
 
     field: str
     value: str
@@ -31,16 +38,25 @@ class Filter:
             return False
         return self._value_matches(data[self.field])
 
+    @property
+    def is_word(self) -> bool:
+        """Compared as the typed model compares it (trimmed, case-folded)."""
+        return self.field in WORD_FIELDS
+
     def needle(self) -> bytes | None:
-        """Bytes every matching note's marshalled frontmatter contains, when there are such."""
-        if _NOT_TEXT_ONLY.match(self.value):
+        """Bytes every matching note's marshalled frontmatter contains, when there are such (for a
+        word field: in some letter case, ASCII only — a bytes pattern folds no other letters)."""
+        if _NOT_TEXT_ONLY.match(self.value) or (self.is_word and not self.value.isascii()):
             return None
         return self.value.encode("utf-8")
 
     def _value_matches(self, value: Any) -> bool:
-        if isinstance(value, (list, tuple)):
-            return any(_scalar_text(item) == self.value for item in value)
-        return _scalar_text(value) == self.value
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        if self.is_word:
+            wanted = field_word(self.value)
+            texts = (_scalar_text(item) for item in items)
+            return any(text is not None and field_word(text) == wanted for text in texts)
+        return any(_scalar_text(item) == self.value for item in items)
 
 
 # A value that can match only a string of the same text: then the filter value's bytes must
@@ -82,7 +98,9 @@ class AnyOf:
         found = [n for n in needles if n is not None]
         if len(found) < len(needles):
             return None
-        return re.compile(b"|".join(re.escape(n) for n in sorted(set(found), key=len, reverse=True)))
+        pattern = b"|".join(re.escape(n) for n in sorted(set(found), key=len, reverse=True))
+        # A wider net for the others is harmless: `matches` decides; the needle only skips notes.
+        return re.compile(pattern, re.IGNORECASE if any(f.is_word for f in self.filters) else 0)
 
 
 def _scalar_text(value: Any) -> str | None:

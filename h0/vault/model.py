@@ -40,19 +40,28 @@ from h0.vault.layout import NEEDS_ACTION
 from h0.vault.paths import link_key
 
 __all__ = [
+    "WORD_FIELDS",
     "Kind",
     "NoteFacts",
     "addresses",
+    "awaiting",
+    "field_word",
     "identifier",
     "is_mail",
     "kind_of",
     "note_facts",
+    "note_kind",
+    "note_thread",
     "recipient_lists",
     "source_key",
     "source_path",
 ]
 
 MAX_ID = 998  # an identifier longer than a header line is not one
+# The fields the model reads as words: compared trimmed and case-folded (`status: Needs_Info` is
+# `needs_info` to the sweep, the reports and a listing's filter alike).
+WORD_FIELDS = frozenset({"type", "status", "decision", "priority", "follow_up", "awaiting"})
+_AWAITING = {"true": True, "yes": True, "false": False, "no": False}
 RECIPIENT_FIELDS = ("to", "cc", "bcc")
 # Line-like controls become a space (two addresses stay two), every other control goes.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1b\x7f-\x9f]")
@@ -109,6 +118,7 @@ class NoteFacts(BaseModel):
     follow_up: str  # `follow_up:` (reply_owed, reply_awaited, replied, draft), trimmed and case-folded
     drafted_by: str  # who wrote a draft's text (`rules`, a provider's name), as written
     reply_to: tuple[str, ...] = ()  # the real addresses of `reply_to:` (where a reply goes before `from:`)
+    date: str = ""  # an email's Date header as written: its offset is the sender's zone (h0.drafting.scheduling)
 
     @property
     def is_email(self) -> bool:
@@ -184,6 +194,7 @@ def note_facts(path: str, frontmatter: Mapping[str, Any]) -> NoteFacts:
         follow_up=_word(frontmatter.get("follow_up")),
         drafted_by=_clean(frontmatter.get("drafted_by")).strip()[:MAX_ID],
         reply_to=tuple(addresses(frontmatter.get("reply_to"))),
+        date=_clean(frontmatter.get("date")).strip()[:MAX_ID],
     )
 
 
@@ -310,6 +321,11 @@ def _epoch(frontmatter: Mapping[str, Any], field: str, problems: list[str]) -> f
         return None
 
 
+def field_word(value: Any) -> str:
+    """A word field's text (`WORD_FIELDS`) as the model compares it: trimmed and case-folded."""
+    return _word(value)
+
+
 def kind_of(value: Any) -> Kind:
     """What a `type:` value says a note is (trimmed, case-folded; anything unknown is OTHER)."""
     return _kind(_word(value))
@@ -318,6 +334,25 @@ def kind_of(value: Any) -> Kind:
 def identifier(value: Any) -> str | None:
     """An identifier property (`thread_id`, `message_id`, …) as clean text; None when it is not one."""
     return _ident(value)
+
+
+def note_kind(frontmatter: Mapping[str, Any]) -> Kind:
+    """`NoteFacts.kind` from the frontmatter alone, without building the model (a pass sorting every note)."""
+    return kind_of(frontmatter.get("type"))
+
+
+def note_thread(frontmatter: Mapping[str, Any]) -> str | None:
+    """`NoteFacts.thread_id` from the frontmatter alone, without building the model."""
+    return _ident(frontmatter.get("thread_id"))
+
+
+def awaiting(frontmatter: Mapping[str, Any]) -> bool | None:
+    """The owner's `awaiting:` on a note (true/yes, false/no, any case): whether H0 waits for an answer in
+    its thread, overriding what the follow-ups judged; None when absent or not one of those words."""
+    value = frontmatter.get("awaiting")
+    if isinstance(value, bool):
+        return value
+    return _AWAITING.get(_word(value))
 
 
 def is_mail(frontmatter: Mapping[str, Any]) -> bool:

@@ -44,6 +44,7 @@ from h0.config import load_settings
 from h0.drafting.scheduling import scheduled_reply
 from h0.drafting.service import Drafting
 from h0.vault import init_vault
+from h0.vault.model import note_facts
 
 ZONES = ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "UTC")
 PROFILE = (
@@ -108,7 +109,7 @@ def draft_cost(drafting: Drafting, now: datetime, runs: int) -> dict[str, float]
     """What proposing times adds to one rules-mode draft: the scheduling part and the proposal written in."""
 
     def draft_part() -> None:
-        scheduling = drafting.scheduling_for_email(EMAIL, TEXT, "dana@acme.example", now=now)
+        scheduling = drafting.scheduling_for_email(note_facts("", EMAIL), TEXT, "dana@acme.example", now=now)
         assert scheduling is not None
         scheduled_reply(REPLY, scheduling, by_model=False, sign_off="Cheers,")
 
@@ -167,9 +168,11 @@ def main() -> int:
         # A person's calendar (~10 events a day): the same path, with free times to propose.
         ics.write_text(make_ics(600, datetime.combine(today, datetime.min.time())), encoding="utf-8")
         drafting = Drafting.for_settings(settings, root)
-        drafting.scheduling_for_email(EMAIL, TEXT, "dana@acme.example", now=now)  # the new file's parse, once
+        drafting.scheduling_for_email(
+            note_facts("", EMAIL), TEXT, "dana@acme.example", now=now
+        )  # the new file's parse, once
         extra_light = draft_cost(drafting, now, args.runs)
-        proposed = drafting.scheduling_for_email(EMAIL, TEXT, "dana@acme.example", now=now)
+        proposed = drafting.scheduling_for_email(note_facts("", EMAIL), TEXT, "dana@acme.example", now=now)
 
     figures = {
         "events_in_window": len(busy),

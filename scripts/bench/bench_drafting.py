@@ -37,6 +37,7 @@ from h0.drafting import service as drafting_service
 from h0.drafting.indexed import IndexKnowledge
 from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
+from h0.vault.model import note_facts
 
 PRIVATE = Disclosure(("journal",))
 
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, drafting in modes.items():
             if name == "index, checked":
                 drafting_service.watching(vault, False)
-            header = lambda e: {"from": e["from"], "subject": e["subject"]}
+            header = lambda e: note_facts("", {"from": e["from"], "subject": e["subject"]})
             drafting.context_for_email(header(emails[0]), emails[0]["body"])  # warm (the scan's first walk)
             times: list[float] = []
             hits = 0

@@ -33,6 +33,7 @@ from h0.drafting import Drafting, VaultKnowledge
 from h0.drafting.service import indexed_knowledge
 from h0.vault import init_vault
 from h0.vault.disclosure import Disclosure, folder_keys
+from h0.vault.model import note_facts
 
 FIXTURE = REPO / "tests" / "fixtures" / "persona"
 OWNER_NOTE_KINDS = ("person", "linked", "related")
@@ -52,7 +53,9 @@ def measure(scan: bool = False, verbose: bool = False) -> dict[str, object]:
         leaks: list[str] = []
         rows = []
         for email in spec["emails"]:
-            context = drafting.context_for_email({"from": email["from"], "subject": email["subject"]}, email["body"])
+            context = drafting.context_for_email(
+                note_facts("", {"from": email["from"], "subject": email["subject"]}), email["body"]
+            )
             text = context.text()
             relevant = set(email["relevant"])
             owner = [i for i in context.items if i.kind in OWNER_NOTE_KINDS]

@@ -140,6 +140,20 @@ def test_rules_mode_proposes_three_real_free_times_in_both_time_zones(vault, cap
     assert "evil@attacker" not in text
 
 
+def test_without_a_people_note_the_email_s_date_header_gives_the_sender_s_zone(vault, capsys):
+    """The zone comes through the typed note (`NoteFacts.date`): the email's own Date header offset."""
+    (vault / "Needs_Action/EMAIL_kim.md").write_text(
+        '---\ntype: email\nstatus: pending\nmessage_id: m-kim\nfrom: "Kim Lee <kim@elsewhere.example>"\n'
+        'to: alex@northwind.example\nsubject: "Atlas"\nreceived: 2026-03-10T14:00:00Z\n'
+        'date: "Tue, 10 Mar 2026 09:00:00 -0500"\n---\n'
+        "```text\nHi Alex, can we find 30 minutes next week to go over Atlas?\n```\n",
+        encoding="utf-8",
+    )
+    sweep(capsys)
+    _, above, _ = draft(vault, "REPLY_EMAIL_kim.md")
+    assert "for you, UTC-05:00" in above
+
+
 def test_without_a_calendar_no_time_is_proposed_and_the_owner_is_asked(vault, capsys, monkeypatch):
     monkeypatch.delenv("CALENDAR_ICS")
     email(vault, "EMAIL_nocal", "Hi Alex, are you free for a call on Thursday or Friday?")

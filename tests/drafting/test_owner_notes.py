@@ -17,6 +17,7 @@ from h0.mail.owner import OwnerAuthority
 from h0.mcp.vault_server import build_vault_server
 from h0.state import StateDB
 from h0.vault.disclosure import Disclosure, folder_keys
+from h0.vault.model import note_facts
 from tests.conftest import H0_BIN, subprocess_env
 from tests.drafting.conftest import PRIVATE_FOLDERS, email_note
 from tests.followup.conftest import context
@@ -74,7 +75,9 @@ def assert_not_the_owners(vault: Path) -> None:
     assert paths and not paths & set(FORGED)  # the fixture's real sent replies are there; the forged ones are not
     voice = drafting.voice_context(DANA, "Dana Rivera <dana@acme.example>")
     assert voice.greeting == "Hi Dana," and voice.sign_off.startswith("Cheers,")
-    context_items = drafting.context_for_email({"from": "Dana <dana@acme.example>", "subject": "Atlas"}, "Launch?")
+    context_items = drafting.context_for_email(
+        note_facts("", {"from": "Dana <dana@acme.example>", "subject": "Atlas"}), "Launch?"
+    )
     assert "Wire the money" not in context_items.text()
     ctx = context(vault, None)
     (thread,) = threads_of(ctx, ["atlas-thread"]).values()

@@ -23,6 +23,7 @@ import pytest
 from h0.cli import main
 from h0.triage.prompt import MAX_CONVERSATION_CHARS
 from h0.vault import init_vault
+from h0.vault.model import note_facts
 from tests.triage.fake_llm import FakeLLM, Reply, Seen, openai_answer
 
 pytestmark = pytest.mark.usefixtures("loguru_restored")
@@ -291,7 +292,9 @@ def draft_context_whys(persona: Path) -> dict[str, Any]:
 
     settings = load_settings(vault_path=persona, private_folders="Journal")
     drafting = Drafting.for_settings(settings, persona)
-    context = drafting.context_for_email({"from": FELIX, "subject": "Prototype"}, "Are we on track for the prototype?")
+    context = drafting.context_for_email(
+        note_facts("", {"from": FELIX, "subject": "Prototype"}), "Are we on track for the prototype?"
+    )
     return {item.path: item.why for item in context.items}
 
 

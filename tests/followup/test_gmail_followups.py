@@ -59,6 +59,28 @@ def test_given_an_email_with_a_draft_waiting_when_two_working_days_pass_then_a_r
     assert gmail.quota == []
 
 
+def test_given_an_email_note_whose_type_and_status_the_owner_retyped_then_a_reply_is_still_owed(
+    ctx, gmail, vault_dir, clock
+):
+    """The pass reads the note through the typed model: `type: Email` and `status: Awaiting_Approval` (a
+    person's edit in Obsidian) are the email and the waiting draft they were."""
+    synced(ctx, gmail)
+    gmail.add_message(sender=DANA, subject="Friday review?", body="Could we move the review to Friday?")
+    (path,) = ingest(ctx).written
+    assert triage(ctx, path) == "draft_reply"
+    note = vault_dir / path
+    text = (
+        note.read_text()
+        .replace("type: email", "type: Email")
+        .replace("status: awaiting_approval", "status: Awaiting_Approval")
+    )
+    assert "type: Email" in text and "status: Awaiting_Approval" in text
+    note.write_text(text)
+    due = add_working_days(received(vault_dir, path), 2)
+    assert follow(ctx, due + 60).owed == [path]
+    assert fm(vault_dir, path)["follow_up"] == "reply_owed"
+
+
 def test_given_a_reply_owed_when_the_owner_answers_from_another_mail_client_then_it_is_cleared(
     ctx, gmail, vault_dir, clock
 ):
@@ -233,7 +255,8 @@ def test_the_owners_awaiting_word_overrides_the_rules_both_ways(ctx, gmail, vaul
     )
 
     # The owner keeps a note of the deck thread saying it awaits an answer after all.
-    (vault_dir / "Done" / "deck.md").write_text(f"---\nthread_id: '{news}'\nawaiting: true\n---\nSent the deck.\n")
+    # (Any case of the word: the typed model reads it, h0.vault.model.awaiting, and the listing of Done/ finds it.)
+    (vault_dir / "Done" / "deck.md").write_text(f"---\nthread_id: '{news}'\nawaiting: 'Yes'\n---\nSent the deck.\n")
     assert follow(ctx, due + 180).awaited == [f"Needs_Action/FOLLOWUP_{news}.md"]
     assert len(FollowupLedger(ctx.state_db).work(due + 180)) == 0
 

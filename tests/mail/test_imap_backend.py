@@ -26,6 +26,7 @@ from h0.mail.providers.imap_send import SentCopy
 from h0.mail.providers.imap_wire import keyword
 from h0.mcp.mail_server import SERVER_NAME
 from h0.retry import Backoff
+from h0.state import StateDB
 from h0.vault import Vault
 from tests.fakes.imap_server import FaultyLink, PymapServer
 from tests.mail.imap_fixtures import (  # noqa: F401
@@ -179,7 +180,7 @@ def test_given_an_idle_watcher_when_mail_arrives_then_it_wakes_ingest(vault_dir,
     woken = threading.Event()
     watcher = IdleWatcher(service.settings, woken.set).start()
     try:
-        assert watcher.idling.wait(WAIT_S)
+        assert watcher.idling.wait(WAIT_S) and watcher.running
         woken.clear()  # the wake-up every new session makes
         imap.deliver(raw_message("Pushed"))
         assert woken.wait(WAIT_S), "IDLE did not report the new message"
@@ -188,7 +189,7 @@ def test_given_an_idle_watcher_when_mail_arrives_then_it_wakes_ingest(vault_dir,
         ]
     finally:
         watcher.stop()
-    assert not watcher._thread.is_alive()
+    assert not watcher.running
 
 
 def test_given_h0_watch_on_imap_when_mail_arrives_then_idle_not_the_poll_brings_the_note(vault_dir, imap):
@@ -213,7 +214,7 @@ def test_given_h0_watch_on_imap_when_mail_arrives_then_idle_not_the_poll_brings_
         stop.set()
         loop.join(5)
         daemon.stop()
-    assert daemon.idle is None and not watcher._thread.is_alive()
+    assert daemon.idle is None and not watcher.running
 
 
 @pytest.mark.parametrize("imap_server", ["pymap"], indirect=True)  # the daemon's own setting: one server is enough
@@ -412,7 +413,7 @@ def test_given_a_crash_after_the_send_was_complete_then_the_sent_search_recovers
     def die(*args, **kwargs):
         raise Crash
 
-    monkeypatch.setattr(type(first.sender), "_record_sent", die)
+    monkeypatch.setattr(StateDB, "mark_sent", die)  # the process dies as it records the completed send
     with pytest.raises(Crash):
         first.send_email(to="bob@example.org", subject="Report", body="Here.", idempotency_key="k-done")
     monkeypatch.undo()
@@ -533,18 +534,18 @@ def test_given_a_message_when_labelled_and_moved_then_keywords_and_folders_chang
 
 
 def test_given_imap_settings_then_doctor_logs_in_and_names_the_folders(vault_dir, imap, relay):
-    from h0.cli.doctor import OK, _mail
+    from h0.cli.doctor import OK, mail_checks
 
-    checks = _mail(imap_settings(vault_dir, imap, relay[0]))
+    checks = mail_checks(imap_settings(vault_dir, imap, relay[0]))
     line = " | ".join(c.line() for c in checks)
     assert all(c.mark == OK for c in checks), line
     assert "INBOX" in line and sent_of(imap) in line and "Archive" in line
 
 
 def test_given_a_wrong_password_then_doctor_says_what_to_fix(vault_dir, imap, relay):
-    from h0.cli.doctor import FAIL, _mail
+    from h0.cli.doctor import FAIL, mail_checks
 
-    checks = _mail(imap_settings(vault_dir, imap, relay[0], imap_pass="wrong"))
+    checks = mail_checks(imap_settings(vault_dir, imap, relay[0], imap_pass="wrong"))
     assert any(c.mark == FAIL and "IMAP_PASS" in c.detail for c in checks), [c.line() for c in checks]
 
 

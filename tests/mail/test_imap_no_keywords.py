@@ -169,9 +169,9 @@ def test_given_a_renumbered_server_without_keywords_then_the_message_id_keeps_th
 
 
 def test_given_a_server_without_keywords_then_doctor_notes_it_and_does_not_fail(vault_dir, bare, relay):
-    from h0.cli.doctor import FAIL, WARN, _mail
+    from h0.cli.doctor import FAIL, WARN, mail_checks
 
-    checks = _mail(imap_settings(vault_dir, bare, relay[0]))
+    checks = mail_checks(imap_settings(vault_dir, bare, relay[0]))
     assert not [c for c in checks if c.mark == FAIL], [c.line() for c in checks]
     (note,) = [c for c in checks if c.what == "IMAP keywords"]
     assert note.mark == WARN and "not marked" in note.detail and "state database" in note.detail

@@ -86,6 +86,28 @@ async def test_list_notes_with_a_filter_returns_matching_paths(client, vault_dir
     assert result.structured_content["total"] == 1 and result.structured_content["truncated"] is False
 
 
+@pytest.mark.parametrize("daemon", [False, True], ids=["client", "daemon"])
+async def test_a_status_filter_compares_as_the_typed_model_does(vault_dir: Path, daemon: bool):
+    """Given `status: Needs_Info` and ` NEEDS_INFO `, when listed with `status:needs_info`, then both are
+    listed, as the sweep and the reports read them; a field the model does not read as a word stays exact.
+    (The daemon's server pre-filters the cached frontmatter by bytes; a client's judges every note.)"""
+    (vault_dir / "Needs_Action/a.md").write_text("---\nstatus: Needs_Info\ntype: EMAIL\n---\n")
+    (vault_dir / "Needs_Action/b.md").write_text("---\nstatus: ' NEEDS_INFO '\n---\n")
+    (vault_dir / "Needs_Action/c.md").write_text("---\nstatus: needs_more\nsubject: Needs_Info\n---\n")
+    async with Client(build_vault_server(vault_dir, daemon_filing=daemon)) as client:
+
+        async def listed(flt: str | list[str]) -> list[str]:
+            result = await client.call_tool("list_notes", {"directory": "Needs_Action", "filter": flt})
+            assert not result.is_error, result
+            return result.structured_content["notes"]
+
+        assert await listed("status:needs_info") == ["Needs_Action/a.md", "Needs_Action/b.md"]
+        assert await listed("Status:needs_info") == []  # the field's name is as written
+        assert await listed("type:email") == ["Needs_Action/a.md"]
+        assert await listed("subject:needs_info") == []  # not a word field: exact
+        assert await listed(["subject:Needs_Info", "status:NEEDS_MORE"]) == ["Needs_Action/c.md"]
+
+
 async def test_a_listing_sends_each_note_as_just_its_path(client, vault_dir: Path):
     """Given notes in a folder, when listed, then `notes` is their paths as plain strings, sorted,
     and the text content carries the same JSON, for clients that read only text."""

@@ -46,7 +46,10 @@ async def test_health_check_answers_within_3_seconds_of_start(vault_dir: Path):
 
 
 async def test_a_session_reads_writes_moves_and_gets_typed_errors(vault_dir: Path):
+    (vault_dir / "Needs_Action/asks.md").write_text("---\nstatus: Needs_Info\n---\nWhich day?\n")
     async with Client(params(vault_dir)) as client:
+        listed = await client.call_tool("list_notes", {"directory": "Needs_Action", "filter": "status:needs_info"})
+        assert listed.structured_content["notes"] == ["Needs_Action/asks.md"]  # compared as the typed model does
         tools = {t.name for t in (await client.list_tools()).tools}
         assert {"read_note", "write_note", "list_notes", "move_note", "search_notes", "health_check"} <= tools
         w = await client.call_tool("write_note", {"path": "Drafts/r.md", "frontmatter": {"to": "a@b.c"}, "body": "é\n"})

@@ -1,6 +1,7 @@
 """Run the real pipeline in-process for tests: real inotify, real MCP sessions to the two servers.
 
-The servers run in this process over the SDK's in-memory transport by default (`in_process_servers`):
+The servers run in this process over the SDK's in-memory transport by default (`in_process_servers`,
+built by h0.mcp.servers as `h0 mcp vault` / `h0 mcp gmail` build them):
 the same tools, wire format and client as over stdio, without two Python start-ups per test. The
 end-to-end tests that are about the processes themselves (a server killed, `h0 watch` as a command,
 the stdio pipes) pass `spawned=True` or run the CLI, and get `h0 mcp vault` / `h0 mcp gmail` as
@@ -12,14 +13,14 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from email import message_from_bytes, policy
 from pathlib import Path
 from typing import Any
 
-from h0.config import Settings, load_settings
-from h0.mcp.client import InProcessServer, ServerCommand
+from h0.config import load_settings
+from h0.mcp.servers import in_process_servers
 from h0.pipeline.daemon import Daemon, spawned_servers
 from h0.report.dashwriter import start_dashboard
 from h0.vault import AuditLog, Vault
@@ -47,33 +48,6 @@ def settings_for(vault_dir: Path, **overrides: Any):
     }
     base.update(overrides)
     return load_settings(**base)
-
-
-def in_process_servers(settings: Settings, env: Mapping[str, str]) -> dict[str, ServerCommand | InProcessServer]:
-    """The daemon's two servers built as `h0 mcp vault` / `h0 mcp gmail` build them (h0.cli.work.cmd_mcp)
-    for the daemon's own child (H0_DAEMON_CHILD=1: daemon filing, a trusted caller), served in this process."""
-
-    def vault_server() -> Any:
-        from h0.calendar import OwnerCalendar
-        from h0.mcp.vault_server import build_vault_server
-
-        return build_vault_server(
-            settings.vault_path,
-            daemon_filing=True,
-            calendar=OwnerCalendar.for_settings(settings),
-            state_dir=settings.h0_state_dir,
-            private_folders=settings.private_folders,
-            watcher=settings.h0_watcher,
-            draft_tokens=settings.draft_context_tokens,
-        )
-
-    def mail_server() -> Any:
-        from h0.mail.service import MailService
-        from h0.mcp.mail_server import build_mail_server
-
-        return build_mail_server(settings, MailService(settings, trusted_caller=True))
-
-    return {"vault": InProcessServer("vault", vault_server), "mail": InProcessServer("mail", mail_server)}
 
 
 @contextmanager

@@ -202,10 +202,11 @@ def test_when_the_vault_server_dies_vault_work_falls_back_and_is_logged(vault_di
 
 
 def test_the_vault_folder_deleted_and_recreated_under_a_running_daemon(vault_dir: Path, tmp_path: Path):
-    with running_daemon(vault_dir, sweep_interval_seconds=0.5):
+    with running_daemon(vault_dir, sweep_interval_seconds=0.5) as daemon:
         while vault_dir.exists():  # the daemon may write a file (a log line, the dashboard) mid-delete
             shutil.rmtree(vault_dir, ignore_errors=True)
-        time.sleep(0.6)
+        # The daemon saw the folder gone: it stopped watching it, and waits for it to come back.
+        assert wait_until(lambda: daemon.watcher.observer is None, timeout=10)
         vault_dir.mkdir()
         for name in ("Approved", "Drafts", "Done", "Logs", "Outbox"):
             (vault_dir / name).mkdir()

@@ -34,7 +34,8 @@ def test_an_inotify_overflow_warning_from_watchdog_triggers_a_sweep(vault_dir: P
 
 def test_a_dead_observer_is_restarted_and_the_sweep_finds_what_it_missed(vault_dir: Path):
     with running_daemon(vault_dir, sweep_interval_seconds=3600) as daemon:
-        observer = daemon.watcher._observer
+        observer = daemon.watcher.observer
+        assert observer is not None
         observer.stop()  # the observer thread dies
         observer.join(5)
         write_draft(vault_dir, "Approved", "missed.md")  # no one is watching now

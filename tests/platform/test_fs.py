@@ -22,20 +22,19 @@ from h0.platform.fileio import atomic_write
 POSIX = os.name == "posix"
 
 
-def _runnable(name: str) -> bool:
-    if name == "renameat2":
-        return fs._renameat2 is not None
-    if name == "renamex_np":
-        return fs._renamex_np is not None
-    if name == "windows":
-        return sys.platform == "win32"  # os.rename replaces silently on POSIX: Windows' own only
-    return POSIX  # link + unlink and reserve need POSIX rename semantics
-
-
 WAYS = [
-    pytest.param(name, marks=pytest.mark.skipif(not _runnable(name), reason=f"{name} is not on this OS"))
+    pytest.param(name, marks=pytest.mark.skipif(name not in fs.runnable_renames(), reason=f"{name} is not on this OS"))
     for name in fs.RENAMES
 ]
+
+
+def test_what_runs_here_is_what_this_os_has():
+    """os.rename replaces silently on POSIX, so Windows' own runs on Windows only; link + unlink and
+    reserve need POSIX rename semantics; the kernel's own no-replace rename is there where its C library is."""
+    runnable = fs.runnable_renames()
+    assert ("windows" in runnable) is (sys.platform == "win32")
+    assert {"link", "reserve"} <= runnable if POSIX else not ({"link", "reserve"} & runnable)
+    assert set(fs.rename_ways()) <= runnable
 
 
 def test_this_os_prefers_its_own_atomic_rename_and_keeps_the_fallbacks():
@@ -123,7 +122,9 @@ def test_with_no_way_left_the_rename_says_so_and_touches_nothing(tmp_path: Path)
     source.write_text("x")
     with pytest.raises(OSError) as info:
         fs.rename_noreplace(
-            source, tmp_path / "b.md", ways=("renamex_np",) if fs._renamex_np is None else ("renameat2",)
+            source,
+            tmp_path / "b.md",
+            ways=("renameat2",) if "renameat2" not in fs.runnable_renames() else ("renamex_np",),
         )
     assert info.value.errno == errno.EOPNOTSUPP
     assert source.read_text() == "x" and not (tmp_path / "b.md").exists()
@@ -143,12 +144,18 @@ def test_full_fsync_falls_back_to_fsync_where_the_file_system_refuses_f_fullfsyn
     ENOTSUP on some network shares on macOS) still ends in a plain fsync, not an error."""
     import fcntl
 
-    monkeypatch.setattr(fs, "_fcntl", fcntl)
-    monkeypatch.setattr(fs, "_F_FULLFSYNC", 0x7FFF)  # a command this kernel does not know
+    asked: list[int] = []
+
+    def unknown_command(fd: int) -> object:
+        asked.append(fd)
+        return fcntl.fcntl(fd, 0x7FFF)  # a command this kernel does not know
+
+    monkeypatch.setattr(fs, "FLUSH_DRIVE_CACHE", unknown_command)
     with open(tmp_path / "record.jsonl", "wb") as handle:
         handle.write(b'{"event": "pre_send_audit"}\n')
         handle.flush()
         fs.full_fsync(handle.fileno())
+    assert len(asked) == 1
     assert (tmp_path / "record.jsonl").read_bytes() == b'{"event": "pre_send_audit"}\n'
 
 

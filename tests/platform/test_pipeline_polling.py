@@ -93,7 +93,8 @@ def test_given_polling_the_sweep_alone_catches_what_no_event_reported(vault_dir:
 
 def test_given_polling_a_dead_observer_is_restarted_and_the_sweep_finds_what_it_missed(vault_dir: Path):
     with running_daemon(vault_dir, sweep_interval_seconds=3600) as daemon:
-        observer = daemon.watcher._observer
+        observer = daemon.watcher.observer
+        assert observer is not None
         observer.stop()
         observer.join(5)
         write_draft(vault_dir, "Approved", "missed.md")

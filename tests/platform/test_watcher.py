@@ -44,7 +44,7 @@ def polling(vault_dir: Path):
 
 def test_the_polling_watcher_reports_no_closes_so_the_quiet_period_stands_in(polling):
     watcher, _ = polling
-    assert watcher.reports_closes is False and type(watcher._observer).__name__ == "PollingObserverVFS"
+    assert watcher.reports_closes is False and type(watcher.observer).__name__ == "PollingObserverVFS"
 
 
 @pytest.mark.linux_only(reason="inotify is Linux's native observer")
@@ -52,7 +52,7 @@ def test_the_native_watcher_on_linux_is_inotify_and_reports_closes(vault_dir: Pa
     watcher = VaultWatcher(vault_dir, Recorder(), lambda: None)
     watcher.start()
     try:
-        assert watcher.reports_closes is True and type(watcher._observer).__name__ == "InotifyObserver"
+        assert watcher.reports_closes is True and type(watcher.observer).__name__ == "InotifyObserver"
     finally:
         watcher.stop()
 

@@ -280,7 +280,7 @@ def test_given_an_auth_error_that_echoes_the_key_then_the_key_never_reaches_logs
     assert "401" in (outcome.fallback_reason or "")
     assert KEY not in outcome.model_dump_json()
     assert log_lines and not any(KEY in line for line in log_lines)
-    assert KEY not in repr(triager._llm.provider)  # type: ignore[union-attr]
+    assert KEY not in repr(triager.llm.provider)  # type: ignore[union-attr]
 
 
 def test_given_no_server_listening_then_connection_errors_fall_back(wire: Wire, vault_dir: Path) -> None:

@@ -204,8 +204,7 @@ rules:
         ),
         "test",
     )
-    engine = RulesEngine(None)
-    engine._state = (None, ruleset)  # a compiled set without a file
+    engine = RulesEngine.from_ruleset(ruleset)  # a compiled set without a file
 
     def rule_for(**fields: object) -> str | None:
         return engine.triage(EmailInput.model_validate(fields)).rule

@@ -61,7 +61,7 @@ def test_given_a_provider_alias_then_it_maps_to_its_wire_format_and_defaults(
     settings = load_settings(llm_provider=provider, llm_api_key="sk-x", llm_model=model if needs_model else None)
     with Triager.from_settings(settings, vault_dir) as triager:
         assert (triager.provider_name, triager.model_name) == (canonical, model)
-        assert str(triager._llm.provider._client.base_url).rstrip("/") == base_url.rstrip("/")  # type: ignore[union-attr]
+        assert triager.llm.provider.base_url.rstrip("/") == base_url.rstrip("/")  # type: ignore[union-attr]
 
 
 def test_given_a_local_server_needing_a_model_name_then_llm_model_is_required(vault_dir: Path) -> None:
@@ -80,13 +80,13 @@ def test_given_a_hosted_provider_without_a_key_then_construction_fails(vault_dir
 def test_given_an_anthropic_base_url_written_with_v1_then_it_is_not_doubled(vault_dir: Path) -> None:
     settings = load_settings(llm_provider="anthropic", llm_api_key="k", llm_base_url="https://proxy.example/v1/")
     with Triager.from_settings(settings, vault_dir) as triager:
-        assert str(triager._llm.provider._client.base_url).rstrip("/") == "https://proxy.example"  # type: ignore[union-attr]
+        assert triager.llm.provider.base_url.rstrip("/") == "https://proxy.example"  # type: ignore[union-attr]
 
 
 def test_given_the_key_in_settings_then_no_repr_shows_it(vault_dir: Path) -> None:
     settings = load_settings(llm_provider="openai", llm_api_key="sk-very-secret")
     with Triager.from_settings(settings, vault_dir) as triager:
-        assert "sk-very-secret" not in repr(triager._llm.provider)  # type: ignore[union-attr]
+        assert "sk-very-secret" not in repr(triager.llm.provider)  # type: ignore[union-attr]
         assert "sk-very-secret" not in repr(settings)
 
 
@@ -98,7 +98,7 @@ def test_given_a_bug_inside_the_llm_path_then_the_rules_still_decide(vault_dir: 
         def broken(*args: object) -> None:
             raise RuntimeError("boom")
 
-        triager._llm.provider.complete = broken  # type: ignore[union-attr, method-assign]
+        triager.llm.provider.complete = broken  # type: ignore[union-attr, method-assign]
         outcome = triager.triage(EMAIL)
     assert outcome.fallback and outcome.fallback_reason == "internal error: RuntimeError"
     assert outcome.decision.decision == "draft_reply" and outcome.provider == "openai"

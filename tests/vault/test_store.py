@@ -235,6 +235,17 @@ def test_filter_matches_scalars_and_list_membership(vault: Vault, vault_dir: Pat
     assert paths(" status : done ") == ["Needs_Action/2.md"]
 
 
+def test_a_word_field_filter_folds_case_and_space_but_not_other_values(vault: Vault, vault_dir: Path):
+    put(vault_dir, "Needs_Action/1.md", "---\nstatus: Prüfen\n---\n")
+    put(vault_dir, "Needs_Action/2.md", "---\nstatus: [x, Needs_Info]\n---\n")
+    put(vault_dir, "Needs_Action/3.md", "---\nstatus: {a: 1}\n---\n")
+    put(vault_dir, "Needs_Action/4.md", "---\nstatus:\n---\n")
+    paths = lambda f: [n.path for n in vault.list_notes("Needs_Action", f).notes]
+    assert paths("status:PRÜFEN") == ["Needs_Action/1.md"]  # beyond ASCII: no byte pre-filter, still folded
+    assert paths("status:needs_info") == ["Needs_Action/2.md"]  # membership, folded
+    assert paths("status:") == ["Needs_Action/4.md"]  # an empty status; a mapping is no word
+
+
 def test_a_note_with_corrupt_frontmatter_is_reported_as_skipped_not_hidden(vault: Vault, vault_dir: Path):
     put(vault_dir, "Needs_Action/ok.md", "---\nstatus: pending\n---\n")
     put(vault_dir, "Needs_Action/bad.md", "---\nstatus: [pending\n---\n")

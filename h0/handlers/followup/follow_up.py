@@ -35,7 +35,7 @@ from loguru import logger
 
 from h0.errors import H0Error, NotFound
 from h0.followup.ledger import FollowupLedger, ThreadRow
-from h0.followup.record import epoch, from_email_note
+from h0.followup.record import from_email_note
 from h0.followup.threads import Assessment, Message, assess, is_owners
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
@@ -47,6 +47,7 @@ from h0.handlers.followup.snooze import check_snooze, wake
 from h0.mail.compose.recipients import shown_sender
 from h0.mail.owner import OwnerAuthority, note_message_key, owner_addresses
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
+from h0.vault.model import Kind, NoteFacts, awaiting, note_facts, note_kind, note_thread
 
 RECHECK_S = (
     3600.0  # a safety net only: an email's triage marks its thread for the next pass (h0.handlers.followup.record)
@@ -70,7 +71,7 @@ class Found:
 class _Thread:
     """One thread's notes in the vault as the pass found them."""
 
-    emails: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # email notes in Needs_Action/
+    emails: list[tuple[str, dict[str, Any], NoteFacts]] = field(default_factory=list)  # email notes in Needs_Action/
     followups: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # FOLLOWUP notes in Needs_Action/
     snoozed: list[tuple[str, dict[str, Any], float]] = field(default_factory=list)  # (path, fm, until) still hidden
 
@@ -125,19 +126,21 @@ def _by_thread(
     threads: dict[str, _Thread] = {}
     emails: list[tuple[str, dict[str, Any], str]] = []  # (path, frontmatter, message key)
     overrides: dict[str, bool | None] = {t: None for t in ledger.overridden()}
+    # The model's own readers of `thread_id:`, `type:` and `awaiting:` (h0.vault.model), not the whole model: a
+    # pass looks at every note of Needs_Action/ and Drafts/, and only an email note needs its other facts.
     for path, fm in [*found.notes, *found.marked]:
-        thread = str(fm.get("thread_id") or "")
-        word = _awaiting(fm.get("awaiting"))
+        thread = note_thread(fm) or ""
+        word = awaiting(fm)
         if thread and word is not None:
             overrides[thread] = word
     for path, fm in found.notes:
-        thread = str(fm.get("thread_id") or "")
-        kind = str(fm.get("type") or "")
-        if path.startswith(f"{NEEDS_ACTION}/") and kind == "email":
+        thread = note_thread(fm) or ""
+        kind = note_kind(fm)
+        if path.startswith(f"{NEEDS_ACTION}/") and kind is Kind.EMAIL:
             key = note_message_key(fm)
             emails.append((path, fm, key))
-            threads.setdefault(thread or key, _Thread()).emails.append((path, fm))
-        elif path.startswith(f"{NEEDS_ACTION}/") and kind == "follow_up" and thread:
+            threads.setdefault(thread or key, _Thread()).emails.append((path, fm, note_facts(path, fm)))
+        elif path.startswith(f"{NEEDS_ACTION}/") and kind is Kind.FOLLOW_UP and thread:
             threads.setdefault(thread, _Thread()).followups.append((path, fm))
         if check_dates(ctx, path, fm, report):
             report.date_errors.append(path)
@@ -162,13 +165,6 @@ def _by_thread(
             report.recorded += len(fresh)
     ledger.set_overrides({t: v for t, v in overrides.items() if t})
     return threads
-
-
-def _awaiting(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    text = str(value or "").strip().lower()
-    return {"true": True, "yes": True, "false": False, "no": False}.get(text)
 
 
 # ---------------------------------------------------------------------------------- one thread
@@ -207,18 +203,18 @@ def _owed(
 ) -> list[float]:
     by_key = {m.key: m for m in messages}
     deadlines: list[float] = []
-    for path, fm in notes.emails:
-        status = str(fm.get("status") or "").strip().lower()
+    for path, fm, facts in notes.emails:
+        status = facts.status.word
         message = by_key.get(note_message_key(fm))
-        received = message.at if message is not None else min(epoch(fm.get("received")) or now, now)
+        received = message.at if message is not None else min(facts.received or now, now)
         if message is not None and (message.automated or is_owners(message) or message.sender in owner):
             # A list post, an auto-reply, a bounce, the owner's own mail — or mail From an address of the owner's
             # that the evidence does not make theirs (a forged From): owed nothing.
             continue
-        needs_owner = status in NEEDS_OWNER or str(fm.get("decision") or "").strip().lower() == "urgent"
+        needs_owner = status in NEEDS_OWNER or facts.decision == "urgent"
         mine = a.owner_last
         if mine is not None and mine.at >= received:
-            if needs_owner or fm.get("follow_up") == "reply_owed":
+            if needs_owner or facts.follow_up == "reply_owed":
                 _replied(ctx, path, fm, mine, report)
             elif status in ("", "pending"):
                 deadlines.append(now + RECHECK_S)  # triaged soon: then filed
@@ -226,12 +222,14 @@ def _owed(
         due = add_working_days(received, days_to_wait(ctx))
         if due > now:
             deadlines.append(due)
-        elif needs_owner and fm.get("follow_up") != "reply_owed":
+        elif needs_owner and facts.follow_up != "reply_owed":
             if update_note(ctx, path, {"follow_up": "reply_owed", "reply_owed_since": iso(received)}, report):
                 ctx.audit.write(
-                    "reply_owed", path=path, since=iso(received), subject=fm.get("subject"), sender=fm.get("from")
+                    "reply_owed", path=path, since=iso(received), subject=facts.subject, sender=facts.sender_text
                 )
-                logger.info("↩ reply owed: {} ({} since {})", path, shown_sender(fm.get("from")) or "?", day(received))
+                logger.info(
+                    "↩ reply owed: {} ({} since {})", path, shown_sender(facts.sender_text) or "?", day(received)
+                )
                 report.owed.append(path)
         elif status in ("", "pending"):
             deadlines.append(now + RECHECK_S)

@@ -24,6 +24,7 @@ from h0.handlers.context import HandlerContext
 from h0.handlers.thread import private_in_thread, threads_of
 from h0.mail.models import EmailFull
 from h0.mail.owner import note_message_key
+from h0.vault.model import note_thread
 
 
 def record_mail(
@@ -100,7 +101,7 @@ def _private_threads(ctx: HandlerContext, thread_ids: Sequence[str]) -> set[str]
 def mark_triaged(ctx: HandlerContext, notes: Sequence[Mapping[str, Any]]) -> None:
     """Triage decided these email notes (their frontmatter as read): their threads are looked at by the next
     follow-up pass. Never raises: a ledger that cannot be written leaves the pass's own recheck."""
-    threads = [str(fm.get("thread_id") or "") or note_message_key(fm) for fm in notes]
+    threads = [note_thread(fm) or note_message_key(fm) for fm in notes]
     if not threads:
         return
     try:

@@ -73,6 +73,11 @@ class IdleWatcher:
         self._thread.start()
         return self
 
+    @property
+    def running(self) -> bool:
+        """Whether the watcher's thread is alive: True from start() until stop() has let it end."""
+        return self._thread is not None and self._thread.is_alive()
+
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         with self._lock:

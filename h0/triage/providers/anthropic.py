@@ -43,8 +43,12 @@ class AnthropicProvider:
             return Completion(text=text, refusal=text.strip() or "the model declined to answer")
         return Completion(text=text, truncated=response.stop_reason == "max_tokens")
 
+    @property
+    def base_url(self) -> str:
+        return str(self._client.base_url)
+
     def close(self) -> None:
         self._client.close()
 
     def __repr__(self) -> str:  # never the key
-        return f"AnthropicProvider(name={self.name!r}, model={self.model!r}, base_url={str(self._client.base_url)!r})"
+        return f"AnthropicProvider(name={self.name!r}, model={self.model!r}, base_url={self.base_url!r})"

@@ -57,6 +57,11 @@ class ChatProvider(Protocol):
     name: str
     model: str
 
+    @property
+    def base_url(self) -> str:
+        """Where its requests go (never the key): `h0 doctor`, logs and tests show it."""
+        ...
+
     def complete(
         self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
     ) -> Completion:

@@ -97,13 +97,15 @@ class OpenAICompatProvider:
             extra["response_format"] = {"type": "json_object"}
         return self._client.chat.completions.create(model=self.model, messages=messages, **extra)
 
+    @property
+    def base_url(self) -> str:
+        return str(self._client.base_url)
+
     def close(self) -> None:
         self._client.close()
 
     def __repr__(self) -> str:  # never the key
-        return (
-            f"OpenAICompatProvider(name={self.name!r}, model={self.model!r}, base_url={str(self._client.base_url)!r})"
-        )
+        return f"OpenAICompatProvider(name={self.name!r}, model={self.model!r}, base_url={self.base_url!r})"
 
 
 def _about_format(exc: Exception) -> bool:
