@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from email.headerregistry import Address
 from email.message import EmailMessage
 
@@ -70,7 +70,13 @@ class OutgoingBuilder:
     """Builds `Outgoing` messages for one vault, backend and state database."""
 
     def __init__(
-        self, settings: Settings, backend: MailSender, state: StateDB, *, trusted_caller: bool = False
+        self,
+        settings: Settings,
+        backend: MailSender,
+        state: StateDB,
+        *,
+        trusted_caller: bool = False,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.resolver = PathResolver(settings.vault_path)
         self.backend = backend
@@ -83,6 +89,9 @@ class OutgoingBuilder:
         # Only the daemon's own child server (its stdio pipe is the daemon's alone) may vouch
         # that a note was moved in; any other caller gets the file-time rule.
         self.trusted_caller = trusted_caller
+        # The wall clock (epoch seconds: it is compared with file times), for the settle period; a
+        # test passes a fake one and moves it on instead of sleeping.
+        self.clock = clock
 
     # ------------------------------------------------------------------ approved notes
 
@@ -97,7 +106,7 @@ class OutgoingBuilder:
         if actual != note_hash:
             raise refuse(Refusal.NOTE_CHANGED, path=read.rel, expected=note_hash, actual=actual)
         note = parse(read.data, read.rel)
-        left = settle_left(moved=arrival.kind == "moved", quiet_for=time.time() - read.mtime, settle_s=self.settle_s)
+        left = settle_left(moved=arrival.kind == "moved", quiet_for=self.clock() - read.mtime, settle_s=self.settle_s)
         if left > 0:
             # Still possibly being typed: refuse nothing for its content yet, but note what its
             # attachments are now, so a change before it is sent is caught.

@@ -53,14 +53,22 @@ HEALTH_NETWORK_BUDGET_S = 2.0
 class MailService:
     """One per server process. Thread-safe: tools run in worker threads."""
 
-    def __init__(self, settings: Settings, backend: MailSender | None = None, *, trusted_caller: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        backend: MailSender | None = None,
+        *,
+        trusted_caller: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """`clock`: the wall clock the settle period is measured with (a test's fake one moves on without sleeping)."""
         self.settings = settings
         self.backend = backend or open_backend(settings)
         self.mailbox = mailbox_of(self.backend)  # None: SMTP and the outbox only send
         self.audit = AuditLog(settings.vault_path / LOGS, AUDIT_STREAM)
         self.state = StateDB.for_vault(settings.vault_path, settings.h0_state_dir)
         self.policy = RetryPolicy.from_settings(settings)
-        self.builder = OutgoingBuilder(settings, self.backend, self.state, trusted_caller=trusted_caller)
+        self.builder = OutgoingBuilder(settings, self.backend, self.state, trusted_caller=trusted_caller, clock=clock)
         self.sender = Sender(
             self.backend,
             self.state,

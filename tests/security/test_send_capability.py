@@ -204,13 +204,20 @@ def test_given_a_symlink_in_approved_then_it_is_not_sent(mail, vault_dir, gmail)
 def test_given_a_note_written_in_place_when_an_untrusted_caller_asks_then_it_waits_for_the_settle_period(
     vault_dir: Path, gmail: FakeGmail, token_path: Path
 ):
-    service = MailService(gmail_settings_for(vault_dir, gmail, token_path, approval_settle_seconds=0.6))
     (vault_dir / "Approved/typed.md").write_text("---\nto: zoe@example.com\nsubject: Hi\n---\nHi Zo")
+    now = [os.stat(vault_dir / "Approved/typed.md").st_mtime]  # the settle clock, moved on by hand
+    service = MailService(
+        gmail_settings_for(vault_dir, gmail, token_path, approval_settle_seconds=0.6), clock=lambda: now[0]
+    )
     note_hash = Vault(vault_dir).read_note("Approved/typed.md").hash
     with pytest.raises(Conflict) as early:
         service.send_approved_draft("Approved/typed.md", note_hash, Arrival("moved"))  # not trusted to say so
-    assert early.value.details["reason"] == "not_settled" and 0 < early.value.details["retry_after"] <= 0.7
-    time.sleep(0.7)
+    assert early.value.details["reason"] == "not_settled" and early.value.details["retry_after"] == 0.65
+    now[0] += 0.59
+    with pytest.raises(Conflict) as still:
+        service.send_approved_draft("Approved/typed.md", note_hash)
+    assert still.value.details["reason"] == "not_settled" and gmail.sent == []
+    now[0] += 0.02
     service.send_approved_draft("Approved/typed.md", note_hash)
     assert len(gmail.sent) == 1
 
