@@ -11,7 +11,6 @@ stale trigger is harmless.
 from __future__ import annotations
 
 import builtins
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,8 +31,8 @@ from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
-from h0.vault.layout import LOGS, NEEDS_ACTION
-from h0.vault.model import source_path
+from h0.vault.layout import LOGS
+from h0.vault.model import inbox_source
 from h0.vault.paths import PathResolver
 
 
@@ -352,25 +351,6 @@ class HandlerContext:
 
 
 def source_note(value: object, ctx: HandlerContext) -> str | None:
-    """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise).
-
-    `source:` is written by triage but editable by anyone: a path or a [[wikilink]] (with or
-    without folder, `|alias` or `.md`) that must resolve — `..`, symlinks and all — to a note
-    directly in Needs_Action/, so it can never file or mark another note (the rules file, a draft)."""
-    text = source_path(value)  # the spelling read once (h0.vault.model); confinement is checked here, on disk
-    if text is None:
-        return None
-    try:
-        target = ctx.paths.resolve(text, note=True)
-    except H0Error:
-        return None
-    parts = target.rel.split("/")
-    inbox = ctx.paths.root / NEEDS_ACTION
-    if len(parts) != 2 or parts[0] != NEEDS_ACTION or os.path.islink(target.abs):
-        return None
-    try:
-        if not os.path.samefile(target.abs.parent, inbox):
-            return None
-    except OSError:
-        return None
-    return target.rel
+    """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise): the one
+    rule is `h0.vault.model.inbox_source`, which the mail server's filing asks too."""
+    return inbox_source(ctx.paths, value)

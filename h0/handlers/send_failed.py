@@ -23,33 +23,34 @@ from h0.errors import (
     SendFailed,
 )
 from h0.handlers.context import Action, HandlerContext, Outcome
-from h0.vault import Note
+from h0.handlers.reject import archive_rejected
 from h0.vault.audit import note_timestamp
+from h0.vault.draft_state import DraftState
 from h0.vault.layout import DRAFTS, FAILED
 
 AUTH_PAUSE_SECONDS = 60.0
-# What H0 writes on a draft it could not send; cleared once the fixed draft is sent.
-ERROR_KEYS = ("h0_error", "h0_error_code", "h0_error_at")
 CHANGED_RETRY_SECONDS = 0.2
 
 
-def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
+def send_failed(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """What becomes of an approved note the mail server did not send, from its typed error alone
+    (the daemon did not read the note: the error names the note's state, its recipients, its subject)."""
     # The pipeline's work queue paces the second look (RETRY_DELAY_MS, RETRY_BACKOFF_MULTIPLIER):
     # asked here only so that the log line can say when it comes.
     retry_in: float | None
-    fields: dict[str, Any] = {
-        "path": path,
-        "to": note.frontmatter.get("to"),
-        "subject": note.frontmatter.get("subject"),
-    }
+    fields: dict[str, Any] = {"path": path, "to": error.details.get("to"), "subject": error.details.get("subject")}
     refusal = error.refusal
+    if refusal is Refusal.NOT_SENDABLE_STATUS and error.details.get("state") == DraftState.REJECTED.value:
+        return archive_rejected(path, ctx)  # the human set `status: rejected` in Approved/: filed, never sent
+    if isinstance(error, ParseError):
+        return return_unreadable(path, error, ctx)
     if refusal is not None and refusal.looks_again:
         # Still being written, changed since read, or another process is sending it: look again.
         retry_in = float(error.details.get("retry_after") or CHANGED_RETRY_SECONDS)
         logger.debug("{}: {} — looking again in {:.1f}s", path, refusal, retry_in)
         return Outcome(Action.WAITING, refusal, retry_in=retry_in)
     if refusal is not None or isinstance(error, (InvalidRequest, PermissionDenied, NotFound)):
-        return return_to_drafts(path, note, error, ctx)
+        return return_to_drafts(path, error, ctx)
     if isinstance(error, McpUnavailable):
         retry_in = ctx.retry_delay(path)
         ctx.audit.write(
@@ -71,9 +72,10 @@ def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> O
                 path,
             )
     elif isinstance(error, SendFailed) and error.details.get("bounce"):
-        return _file_bounce(path, note, error, ctx)
+        return _file_bounce(path, error, fields, ctx)
     elif isinstance(error, SendFailed) and error.details.get("outcome") == "unknown":
-        ctx.report(path, "send_outcome_unknown", note.hash, error.message, **fields, **ctx.error_fields(error))
+        version = str(error.details.get("rfc822_message_id") or error.message)
+        ctx.report(path, "send_outcome_unknown", version, error.message, **fields, **ctx.error_fields(error))
         retry_in = None
     else:
         retry_in = ctx.retry_delay(path)
@@ -144,7 +146,7 @@ def local_clock(epoch: float) -> str:
     return when.strftime("%a %H:%M")
 
 
-def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
+def return_to_drafts(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
     """Nothing was sent and sending again would not help: give the note back to the human,
     with the reason on it. Approving it again (after fixing it) is a new approval."""
     refusal = error.refusal
@@ -167,7 +169,7 @@ def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext)
         ctx.report(
             path,
             "send_refused",
-            note.hash,
+            error.message,
             f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})",
             **ctx.error_fields(error),
         )
@@ -221,7 +223,7 @@ def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outc
     return Outcome(Action.REFUSED, back, data={"error": error, "retry_in": None, "returned_to": back})
 
 
-def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) -> Outcome:
+def _file_bounce(path: str, error: SendFailed, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
     failed_path = ctx.notes.move_to_folder(
         path, FAILED, {"status": "failed", "failed_at": note_timestamp(), "error": error.message}
     ).destination
@@ -230,8 +232,8 @@ def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) 
         "error",
         path=path,
         failed_path=failed_path,
-        to=note.frontmatter.get("to"),
-        subject=note.frontmatter.get("subject"),
+        to=fields["to"],
+        subject=fields["subject"],
         **ctx.error_fields(error),
     )
     logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)

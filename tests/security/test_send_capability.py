@@ -63,8 +63,11 @@ def test_given_an_approved_note_then_it_is_sent_as_read_and_a_changed_one_is_ref
     (sent,) = gmail.sent
     assert sent.header("To") == "bob@example.com" and sent.text.strip() == "Thursday at noon?"
     assert sent.header("Message-ID") == result.rfc822_message_id
-    again = mail.send_approved_draft("Approved/d.md", note_hash, Arrival("moved"))
-    assert again.already_sent is True and len(gmail.sent) == 1
+    assert result.filed_as == "Done/d.md" and not (vault_dir / "Approved/d.md").exists()  # filed at once
+    filed = Vault(vault_dir).read_note("Done/d.md")
+    assert filed.frontmatter["status"] == "sent" and filed.frontmatter["rfc822_message_id"] == result.rfc822_message_id
+    again = mail.send_approved_draft("Approved/d.md", approved(vault_dir), Arrival("moved"))  # approved again
+    assert again.already_sent is True and len(gmail.sent) == 1 and again.filed_as == "Done/d (2).md"
 
 
 def test_given_create_draft_then_the_note_lands_in_drafts_and_nothing_is_sent(mail, vault_dir, gmail):
@@ -223,8 +226,7 @@ def test_given_a_note_written_in_place_when_an_untrusted_caller_asks_then_it_wai
 
 
 def test_given_a_note_reappearing_under_a_sent_name_without_a_move_then_it_is_held(mail, vault_dir, gmail):
-    mail.send_approved_draft("Approved/zoe.md", approved(vault_dir, "zoe.md"), Arrival("moved"))
-    os.rename(vault_dir / "Approved/zoe.md", vault_dir / "Done/zoe.md")
+    mail.send_approved_draft("Approved/zoe.md", approved(vault_dir, "zoe.md"), Arrival("moved"))  # filed in Done/
     (vault_dir / "Approved/zoe.md").write_text(DRAFT.replace("Thursday at noon?", "Thursday at noon? Or Friday."))
     again = Vault(vault_dir).read_note("Approved/zoe.md").hash
     os.utime(vault_dir / "Approved/zoe.md", (time.time() - 60, time.time() - 60))
