@@ -25,6 +25,7 @@ from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mail.api import MailAPI
 from h0.mail.deception.lookalike import Correspondents
+from h0.retry import Again, Waits
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
@@ -34,6 +35,8 @@ from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
 from h0.vault.model import inbox_source
 from h0.vault.paths import PathResolver
+
+WAITS = Waits()  # the waits when no work queue runs (tests, one-off contexts); the queue has its own
 
 
 class OutcomeData(TypedDict, total=False):
@@ -82,19 +85,25 @@ class Action(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What a handler did. `retry_in` asks the pipeline to look again after that many seconds;
-    `data` carries the facts the pipeline announces (e.g. on its `email-sent` signal)."""
+    `data` carries the facts the pipeline announces (e.g. on its `email-sent` signal). `retry_in` is
+    a fact the handler knows (until a draft is quiet) or the queue's own answer it asked for (`wait`)."""
 
     action: Action
     detail: str = ""
     retry_in: float | None = None
     data: OutcomeData = field(default_factory=lambda: OutcomeData())
+    again: Again | None = None  # why it is looked at again; with no `retry_in`, the queue says when
 
 
 class RetrySchedule(Protocol):
-    """Who looks at a note again after a failure (the pipeline's work queue, which owns the backoff)."""
+    """Who looks at a note again, and when (the pipeline's work queue, which owns every wait)."""
 
     def next_delay(self, path: str) -> float:
         """The wait before `path` is looked at again if its handler fails now."""
+        ...
+
+    def wait(self, path: str, why: Again, retry_after: float | None = None) -> float:
+        """The wait before `path` is looked at again for `why`."""
         ...
 
 
@@ -318,7 +327,14 @@ class HandlerContext:
 
     def retry_delay(self, path: str) -> float | None:
         """The wait before a failing `path` is looked at again (None: nothing will look again)."""
-        return self.retries.next_delay(path) if self.retries is not None else None
+        return self.wait(path, Again.FAILED)
+
+    def wait(self, path: str, why: Again, retry_after: float | None = None) -> float | None:
+        """When `path` is looked at again for `why`: the work queue's answer (to say it, or to pause
+        sending that long). Without a queue, `Waits`' table; a failure then is not retried (None)."""
+        if self.retries is not None:
+            return self.retries.wait(path, why, retry_after)
+        return WAITS.wait(why, retry_after)
 
     def retry_words(self, seconds: float | None) -> str:
         """When a note is looked at again, as a log line can truthfully say it."""
