@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from h0 import __version__
 from h0.config import Settings
-from h0.errors import H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
+from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, ParseError, PermissionDenied
 from h0.mail.agent_drafts import email_note, write_draft
 from h0.mail.compose.addresses import check_address, parse_recipients, refuse_line_breaks
 from h0.mail.filing import Approvals, Filing
@@ -122,14 +122,13 @@ class MailService:
         own server may leave it out), then file it in Done/ from the same read (h0.mail.filing)."""
         try:
             out = self.builder.approved_message(path, note_hash, arrival=arrival)
-        except H0Error as error:
-            if error.refusal is None or not error.refusal.looks_again:
-                self.approvals.left(error.details.get("path"))  # given back to the human
+            result = self.sender.send(out)
+        except (InvalidRequest, PermissionDenied, ParseError, Conflict) as error:
+            if error.refusal is None or not error.refusal.looks_again:  # the daemon gives it back to the human
+                self.approvals.left(error.details.get("path") or path)
             raise
-        filed = self.filing.file_sent(out, self.sender.send(out))
-        if filed.filed_as is not None:
-            self.approvals.left(out.note_path)
-        return filed
+        self.approvals.left(out.note_path)  # sent: the note's stay in Approved/ ends (filed now or on the next try)
+        return self.filing.file_sent(out, result)
 
     def send_email(
         self,
