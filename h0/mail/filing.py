@@ -143,7 +143,8 @@ class Filing:
             self._file_source(note.frontmatter, done_path)
             self._journal(result.rfc822_message_id, done_path)
             self.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=result.idempotency_key)
-        return result.model_copy(update={"filed_as": done_path, "filing_error": None if marked else "not marked"})
+        left = None if marked else f"moved to {done_path} but not marked sent; H0 marks it at the daemon's next start"
+        return result.model_copy(update={"filed_as": done_path, "filing_error": left})
 
     def _mark_sent(self, note: Note, done_path: str, record: Mapping[str, Any], to: str) -> bool:
         """One write on the note as it was read; a note edited during the send keeps its text and says so."""
