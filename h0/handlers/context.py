@@ -211,6 +211,8 @@ class HandlerState:
     pause_facts: OutcomeData = field(default_factory=lambda: OutcomeData())  # the cap's setting and when it frees
     announced: tuple[str, str] = ("", "")  # (key, reason) of the pause last said; cleared when a send succeeds
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # The sending pause runs on the work queue's clock (the daemon passes it): a test moves a fake one.
+    clock: Callable[[], float] = time.monotonic
 
     def succeeded(self, path: str) -> None:
         """`path` is done with: its problems may be said again should they come back."""
@@ -242,8 +244,9 @@ class HandlerState:
         if resumes_at is not None:
             facts["resumes_at"] = resumes_at
         with self.lock:
-            was_paused = self.sends_paused_until > time.monotonic()
-            self.sends_paused_until = time.monotonic() + seconds
+            now = self.clock()
+            was_paused = self.sends_paused_until > now
+            self.sends_paused_until = now + seconds
             self.pause_reason = reason
             self.pause_kind = kind
             self.pause_facts = facts
@@ -265,7 +268,7 @@ class HandlerState:
             return reason
 
     def sends_paused_for(self) -> float:
-        return max(0.0, self.sends_paused_until - time.monotonic())
+        return max(0.0, self.sends_paused_until - self.clock())
 
 
 def _unknown_arrival(path: str) -> Arrival:
