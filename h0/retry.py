@@ -25,6 +25,7 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Literal
 
 Jitter = Literal["equal", "full", "none"]
@@ -76,6 +77,37 @@ class Backoff:
     def delays(self, count: int) -> list[float]:
         """The pauses before each of `count` retries."""
         return [self.delay(n) for n in range(count)]
+
+
+class Again(StrEnum):
+    """Why a note must be looked at again. A handler says why (and the server's Retry-After, as a fact);
+    the work queue decides when, with `Waits` and its backoff (h0.pipeline.workqueue)."""
+
+    NOT_YET = "not_yet"  # nothing wrong with it: still being written, changed since read, another process sends it
+    FAILED = "failed"  # a try that failed: the backoff over the attempts, or the Retry-After it named
+    CREDENTIALS = "credentials"  # sending is paused until the credentials work: looked at again now and then
+    SEND_CAP = "send_cap"  # a send cap is reached or the provider asks to slow down: when it frees
+
+
+@dataclass(frozen=True, slots=True)
+class Waits:
+    """The pipeline's waits that are not a failure's backoff, in one table: the work queue owns them."""
+
+    not_yet_s: float = 0.2  # a note changed since read, or one still being written without a Retry-After
+    credentials_s: float = 60.0  # sending paused for credentials: one look a minute renews the pause
+    min_cap_s: float = 1.0  # a send cap's (or a provider's) Retry-After, never sooner than this
+    learn_s: float = 5.0  # after a send or a rejection: a burst of them is a few looks at Done/, not one a second
+
+    def wait(self, why: Again, retry_after: float | None = None) -> float | None:
+        """Seconds before a look again for `why`; None for a failure without a Retry-After (the backoff's)."""
+        given = retry_after if retry_after is not None and retry_after >= 0 else None
+        if why is Again.CREDENTIALS:
+            return self.credentials_s
+        if why is Again.SEND_CAP:
+            return max(given or 0.0, self.min_cap_s)
+        if given is not None:
+            return given
+        return self.not_yet_s if why is Again.NOT_YET else None
 
 
 def retry_after(value: str | None, *, now: float | None = None) -> float | None:

@@ -29,7 +29,7 @@ from h0.drafting.learning import TEXT_HASH_KEY, text_hash, written_record
 from h0.drafting.scheduling import scheduled_reply
 from h0.drafting.service import Drafting
 from h0.errors import H0Error, InvalidRequest, NotFound
-from h0.mail.compose.drafts import CUTOFF, message_body
+from h0.mail.compose.drafts import CUTOFF, REVISE_HINT, message_body
 from h0.mail.incoming.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
 from h0.triage.llm import TRUNCATED_PLACEHOLDER
 from h0.triage.models import MAX_REPLY_CHARS, _short_list
@@ -40,10 +40,6 @@ from h0.vault.model import note_facts, source_path
 MAX_INSTRUCTION_CHARS = 500
 KEEP_VERSIONS = 5  # previous versions kept below the line
 MAX_SCAN_BYTES = 1024 * 1024  # of a draft, when the sweep looks for an instruction
-REVISE_HINT = (
-    "_To have H0 rewrite this draft, add a line `h0: what to change` above the text "
-    "(e.g. `h0: shorter, offer Friday instead`) and save._"
-)
 _VERSION = "> [!quote]- Before revision"
 # Where H0's own remarks start under the cut-off line: everything from here is rebuilt on a revision.
 _H0_PARTS = (

@@ -11,7 +11,6 @@ stale trigger is harmless.
 from __future__ import annotations
 
 import builtins
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -26,15 +25,18 @@ from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mail.api import MailAPI
 from h0.mail.deception.lookalike import Correspondents
+from h0.retry import Again, Waits
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
-from h0.vault.layout import LOGS, NEEDS_ACTION
-from h0.vault.model import source_path
+from h0.vault.layout import LOGS
+from h0.vault.model import inbox_source
 from h0.vault.paths import PathResolver
+
+WAITS = Waits()  # the waits when no work queue runs (tests, one-off contexts); the queue has its own
 
 
 class OutcomeData(TypedDict, total=False):
@@ -83,19 +85,25 @@ class Action(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What a handler did. `retry_in` asks the pipeline to look again after that many seconds;
-    `data` carries the facts the pipeline announces (e.g. on its `email-sent` signal)."""
+    `data` carries the facts the pipeline announces (e.g. on its `email-sent` signal). `retry_in` is
+    a fact the handler knows (until a draft is quiet) or the queue's own answer it asked for (`wait`)."""
 
     action: Action
     detail: str = ""
     retry_in: float | None = None
     data: OutcomeData = field(default_factory=lambda: OutcomeData())
+    again: Again | None = None  # why it is looked at again; with no `retry_in`, the queue says when
 
 
 class RetrySchedule(Protocol):
-    """Who looks at a note again after a failure (the pipeline's work queue, which owns the backoff)."""
+    """Who looks at a note again, and when (the pipeline's work queue, which owns every wait)."""
 
     def next_delay(self, path: str) -> float:
         """The wait before `path` is looked at again if its handler fails now."""
+        ...
+
+    def wait(self, path: str, why: Again, retry_after: float | None = None) -> float:
+        """The wait before `path` is looked at again for `why`."""
         ...
 
 
@@ -203,6 +211,8 @@ class HandlerState:
     pause_facts: OutcomeData = field(default_factory=lambda: OutcomeData())  # the cap's setting and when it frees
     announced: tuple[str, str] = ("", "")  # (key, reason) of the pause last said; cleared when a send succeeds
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # The sending pause runs on the work queue's clock (the daemon passes it): a test moves a fake one.
+    clock: Callable[[], float] = time.monotonic
 
     def succeeded(self, path: str) -> None:
         """`path` is done with: its problems may be said again should they come back."""
@@ -234,8 +244,9 @@ class HandlerState:
         if resumes_at is not None:
             facts["resumes_at"] = resumes_at
         with self.lock:
-            was_paused = self.sends_paused_until > time.monotonic()
-            self.sends_paused_until = time.monotonic() + seconds
+            now = self.clock()
+            was_paused = self.sends_paused_until > now
+            self.sends_paused_until = now + seconds
             self.pause_reason = reason
             self.pause_kind = kind
             self.pause_facts = facts
@@ -257,7 +268,7 @@ class HandlerState:
             return reason
 
     def sends_paused_for(self) -> float:
-        return max(0.0, self.sends_paused_until - time.monotonic())
+        return max(0.0, self.sends_paused_until - self.clock())
 
 
 def _unknown_arrival(path: str) -> Arrival:
@@ -319,7 +330,14 @@ class HandlerContext:
 
     def retry_delay(self, path: str) -> float | None:
         """The wait before a failing `path` is looked at again (None: nothing will look again)."""
-        return self.retries.next_delay(path) if self.retries is not None else None
+        return self.wait(path, Again.FAILED)
+
+    def wait(self, path: str, why: Again, retry_after: float | None = None) -> float | None:
+        """When `path` is looked at again for `why`: the work queue's answer (to say it, or to pause
+        sending that long). Without a queue, `Waits`' table; a failure then is not retried (None)."""
+        if self.retries is not None:
+            return self.retries.wait(path, why, retry_after)
+        return WAITS.wait(why, retry_after)
 
     def retry_words(self, seconds: float | None) -> str:
         """When a note is looked at again, as a log line can truthfully say it."""
@@ -352,25 +370,6 @@ class HandlerContext:
 
 
 def source_note(value: object, ctx: HandlerContext) -> str | None:
-    """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise).
-
-    `source:` is written by triage but editable by anyone: a path or a [[wikilink]] (with or
-    without folder, `|alias` or `.md`) that must resolve — `..`, symlinks and all — to a note
-    directly in Needs_Action/, so it can never file or mark another note (the rules file, a draft)."""
-    text = source_path(value)  # the spelling read once (h0.vault.model); confinement is checked here, on disk
-    if text is None:
-        return None
-    try:
-        target = ctx.paths.resolve(text, note=True)
-    except H0Error:
-        return None
-    parts = target.rel.split("/")
-    inbox = ctx.paths.root / NEEDS_ACTION
-    if len(parts) != 2 or parts[0] != NEEDS_ACTION or os.path.islink(target.abs):
-        return None
-    try:
-        if not os.path.samefile(target.abs.parent, inbox):
-            return None
-    except OSError:
-        return None
-    return target.rel
+    """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise): the one
+    rule is `h0.vault.model.inbox_source`, which the mail server's filing asks too."""
+    return inbox_source(ctx.paths, value)

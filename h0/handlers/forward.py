@@ -15,8 +15,7 @@ from typing import Any
 
 from h0.drafting import Drafting
 from h0.drafting.knowledgenotes import frontmatter_addresses
-from h0.drafting.revise import REVISE_HINT
-from h0.mail.compose.drafts import CUTOFF, NEXT_STEP
+from h0.mail.compose.drafts import CUTOFF, NEXT_STEP, REVISE_HINT
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.incoming.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
 from h0.vault import Note

@@ -17,11 +17,10 @@ from typing import Any
 from h0.drafting import DraftContext
 from h0.drafting.grounding import clean_reply, grounding, notes_section
 from h0.drafting.learning import LEARN_KEY, TEXT_HASH_KEY, text_hash, written_record
-from h0.drafting.revise import REVISE_HINT
 from h0.drafting.scheduling import scheduled_reply
 from h0.errors import InternalError
 from h0.handlers.thread import ThreadNote
-from h0.mail.compose.drafts import CUTOFF, NEXT_STEP
+from h0.mail.compose.drafts import CUTOFF, NEXT_STEP, REVISE_HINT
 from h0.mail.headers import clean_header_text
 from h0.mail.incoming.htmltext import defuse_cutoff, disarm_reply, inert_inline
 from h0.vault import Note

@@ -22,34 +22,33 @@ from h0.errors import (
     Refusal,
     SendFailed,
 )
-from h0.handlers.context import Action, HandlerContext, Outcome
-from h0.vault import Note
+from h0.handlers.context import Action, HandlerContext, Outcome, OutcomeData
+from h0.handlers.reject import archive_rejected
+from h0.retry import Again
 from h0.vault.audit import note_timestamp
+from h0.vault.draft_state import DraftState
 from h0.vault.layout import DRAFTS, FAILED
 
-AUTH_PAUSE_SECONDS = 60.0
-# What H0 writes on a draft it could not send; cleared once the fixed draft is sent.
-ERROR_KEYS = ("h0_error", "h0_error_code", "h0_error_at")
-CHANGED_RETRY_SECONDS = 0.2
 
-
-def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
-    # The pipeline's work queue paces the second look (RETRY_DELAY_MS, RETRY_BACKOFF_MULTIPLIER):
-    # asked here only so that the log line can say when it comes.
+def send_failed(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """What becomes of an approved note the mail server did not send, from its typed error alone
+    (the daemon did not read the note: the error names the note's state, its recipients, its subject)."""
+    # Every wait is the work queue's (h0.retry.Waits, its backoff): the step says why (`Again`, with a
+    # server's Retry-After as a fact) and asks when only to say it, or to pause sending that long.
     retry_in: float | None
-    fields: dict[str, Any] = {
-        "path": path,
-        "to": note.frontmatter.get("to"),
-        "subject": note.frontmatter.get("subject"),
-    }
+    fields: dict[str, Any] = {"path": path, "to": error.details.get("to"), "subject": error.details.get("subject")}
     refusal = error.refusal
+    if refusal is Refusal.NOT_SENDABLE_STATUS and error.details.get("state") == DraftState.REJECTED.value:
+        return archive_rejected(path, ctx)  # the human set `status: rejected` in Approved/: filed, never sent
+    if isinstance(error, ParseError):
+        return return_unreadable(path, error, ctx)
     if refusal is not None and refusal.looks_again:
         # Still being written, changed since read, or another process is sending it: look again.
-        retry_in = float(error.details.get("retry_after") or CHANGED_RETRY_SECONDS)
-        logger.debug("{}: {} — looking again in {:.1f}s", path, refusal, retry_in)
-        return Outcome(Action.WAITING, refusal, retry_in=retry_in)
+        retry_in = ctx.wait(path, Again.NOT_YET, _seconds(error.details.get("retry_after")))
+        logger.debug("{}: {} — looking again ({})", path, refusal, ctx.retry_words(retry_in))
+        return Outcome(Action.WAITING, refusal, retry_in=retry_in, again=Again.NOT_YET)
     if refusal is not None or isinstance(error, (InvalidRequest, PermissionDenied, NotFound)):
-        return return_to_drafts(path, note, error, ctx)
+        return return_to_drafts(path, error, ctx)
     if isinstance(error, McpUnavailable):
         retry_in = ctx.retry_delay(path)
         ctx.audit.write(
@@ -61,8 +60,8 @@ def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> O
     elif isinstance(error, RateLimited):
         return _send_capped(path, error, fields, ctx)
     elif isinstance(error, AuthRequired):
-        retry_in = AUTH_PAUSE_SECONDS
-        if ctx.state.pause_sends(AUTH_PAUSE_SECONDS, error.message):
+        retry_in = ctx.wait(path, Again.CREDENTIALS)
+        if ctx.state.pause_sends(retry_in or 0.0, error.message):
             ctx.audit.write("sends_paused", "error", reason=error.message, **fields, **ctx.error_fields(error))
         if ctx.state.announce_pause(f"auth {error.message}", error.message):  # renewed every minute: said once
             logger.error(
@@ -71,22 +70,30 @@ def send_failed(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> O
                 path,
             )
     elif isinstance(error, SendFailed) and error.details.get("bounce"):
-        return _file_bounce(path, note, error, ctx)
+        return _file_bounce(path, error, fields, ctx)
     elif isinstance(error, SendFailed) and error.details.get("outcome") == "unknown":
-        ctx.report(path, "send_outcome_unknown", note.hash, error.message, **fields, **ctx.error_fields(error))
+        version = str(error.details.get("rfc822_message_id") or error.message)
+        ctx.report(path, "send_outcome_unknown", version, error.message, **fields, **ctx.error_fields(error))
         retry_in = None
     else:
         retry_in = ctx.retry_delay(path)
         ctx.audit.write("send_failed", "error", retry_in=retry_in, **fields, **ctx.error_fields(error))
         logger.error("{}: send failed ({}); {}", path, error.message, ctx.retry_words(retry_in))
-    return Outcome(Action.FAILED, error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in})
+    again = Again.CREDENTIALS if isinstance(error, AuthRequired) else Again.FAILED if retry_in is not None else None
+    data: OutcomeData = {"error": error, "retry_in": retry_in}
+    return Outcome(Action.FAILED, error.code, retry_in=retry_in, data=data, again=again)
+
+
+def _seconds(value: object) -> float | None:
+    """A Retry-After from an error's details, if it is a number of seconds."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _send_capped(path: str, error: RateLimited, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
     """A send cap is reached (or the provider asks H0 to slow down): pause every send until
     it frees and say so once, naming the setting and when sending resumes (local time).
     The drafts approved meanwhile wait in Approved/ without a line each."""
-    retry_in = max(error.retry_after, 1.0)
+    retry_in = ctx.wait(path, Again.SEND_CAP, error.retry_after) or 0.0
     resumes_at = time.time() + retry_in
     setting = error.details.get("setting")
     if setting:
@@ -121,6 +128,7 @@ def _send_capped(path: str, error: RateLimited, fields: dict[str, Any], ctx: Han
         Action.FAILED,
         error.code,
         retry_in=retry_in,
+        again=Again.SEND_CAP,
         data={"error": error, "retry_in": retry_in, "kind": "cap", "setting": setting, "resumes_at": resumes_at},
     )
 
@@ -144,7 +152,7 @@ def local_clock(epoch: float) -> str:
     return when.strftime("%a %H:%M")
 
 
-def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext) -> Outcome:
+def return_to_drafts(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
     """Nothing was sent and sending again would not help: give the note back to the human,
     with the reason on it. Approving it again (after fixing it) is a new approval."""
     refusal = error.refusal
@@ -167,7 +175,7 @@ def return_to_drafts(path: str, note: Note, error: H0Error, ctx: HandlerContext)
         ctx.report(
             path,
             "send_refused",
-            note.hash,
+            error.message,
             f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})",
             **ctx.error_fields(error),
         )
@@ -221,7 +229,7 @@ def return_unreadable(path: str, error: ParseError, ctx: HandlerContext) -> Outc
     return Outcome(Action.REFUSED, back, data={"error": error, "retry_in": None, "returned_to": back})
 
 
-def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) -> Outcome:
+def _file_bounce(path: str, error: SendFailed, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
     failed_path = ctx.notes.move_to_folder(
         path, FAILED, {"status": "failed", "failed_at": note_timestamp(), "error": error.message}
     ).destination
@@ -230,8 +238,8 @@ def _file_bounce(path: str, note: Note, error: SendFailed, ctx: HandlerContext) 
         "error",
         path=path,
         failed_path=failed_path,
-        to=note.frontmatter.get("to"),
-        subject=note.frontmatter.get("subject"),
+        to=fields["to"],
+        subject=fields["subject"],
         **ctx.error_fields(error),
     )
     logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)

@@ -18,7 +18,9 @@ from h0.vault.last_change import Arrival
 
 
 class MailAPI(Protocol):
-    def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> SendEmailResult: ...
+    def send_approved_draft(
+        self, path: str, note_hash: str | None = None, arrival: Arrival | None = None
+    ) -> SendEmailResult: ...
 
     def list_new_emails(self, max_results: int) -> NewEmails: ...
 
@@ -37,7 +39,9 @@ class LocalMail:
     def __init__(self, service: MailService) -> None:
         self.service = service
 
-    def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> SendEmailResult:
+    def send_approved_draft(
+        self, path: str, note_hash: str | None = None, arrival: Arrival | None = None
+    ) -> SendEmailResult:
         return self.service.send_approved_draft(path, note_hash, arrival)
 
     def list_new_emails(self, max_results: int) -> NewEmails:

@@ -34,6 +34,16 @@ class SendEmailResult(BaseModel):
     note_hash: str | None = Field(
         default=None, description="The content hash of the approved note the message was built from, as read."
     )
+    filed_as: str | None = Field(
+        default=None,
+        description="Where the approved note was filed after the send (Done/…, marked status: sent); None when "
+        "it was not filed (filing_error says why) or when no note was sent.",
+    )
+    filing_error: str | None = Field(
+        default=None,
+        description="Why the sent note is not (fully) filed; the mail was sent. Sending it again is answered "
+        "already_sent and files it.",
+    )
 
 
 class DraftCreated(BaseModel):

@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from email.headerregistry import Address
 from email.message import EmailMessage
 
@@ -34,6 +34,7 @@ from h0.mail.compose.mime import MESSAGE_ID_DOMAIN, check_body, check_subject, c
 from h0.mail.compose.reply_thread import ReplyThreading, Threading
 from h0.mail.deception.linktext import check_link_texts
 from h0.mail.deception.lookalike import Correspondents, checked_recipients, confirmed_domains
+from h0.mail.filing import Approvals
 from h0.mail.providers.backend import MailSender, mailbox_of
 from h0.mail.sending import Outgoing
 from h0.state import StateDB
@@ -70,7 +71,14 @@ class OutgoingBuilder:
     """Builds `Outgoing` messages for one vault, backend and state database."""
 
     def __init__(
-        self, settings: Settings, backend: MailSender, state: StateDB, *, trusted_caller: bool = False
+        self,
+        settings: Settings,
+        backend: MailSender,
+        state: StateDB,
+        *,
+        trusted_caller: bool = False,
+        clock: Callable[[], float] = time.time,
+        approvals: Approvals | None = None,
     ) -> None:
         self.resolver = PathResolver(settings.vault_path)
         self.backend = backend
@@ -83,21 +91,35 @@ class OutgoingBuilder:
         # Only the daemon's own child server (its stdio pipe is the daemon's alone) may vouch
         # that a note was moved in; any other caller gets the file-time rule.
         self.trusted_caller = trusted_caller
+        # The wall clock (epoch seconds: it is compared with file times), for the settle period; a
+        # test passes a fake one and moves it on instead of sleeping.
+        self.clock = clock
+        self.approvals = approvals  # says `draft_approved` once per version of a note in Approved/
 
     # ------------------------------------------------------------------ approved notes
 
-    def approved_message(self, path: str, note_hash: str, *, arrival: Arrival | None = None) -> Outgoing:
+    def approved_message(self, path: str, note_hash: str | None, *, arrival: Arrival | None = None) -> Outgoing:
+        """The message of the note at `path` in Approved/, read once here. An MCP client names the version
+        it read (`note_hash`); the daemon's own server may leave it out (docs/decisions.md, "One read per
+        send"): what binds a send to what the human saw is the approval checks below, not a caller's read."""
         arrival = arrival or Arrival()
         if arrival.kind not in ARRIVALS:
             raise InvalidRequest(f"arrival must be one of {', '.join(ARRIVALS)}.", field="arrival")
         if not self.trusted_caller:
             arrival = Arrival()  # only the daemon's own server may vouch for how a note arrived
+            if not note_hash:
+                raise InvalidRequest(
+                    "note_hash is required: the note's content hash as you read it (vault read_note's hash).",
+                    field="note_hash",
+                )
         read = read_approved(self.resolver, path)
         actual = content_hash(read.data)
-        if actual != note_hash:
+        if note_hash and actual != note_hash:
             raise refuse(Refusal.NOTE_CHANGED, path=read.rel, expected=note_hash, actual=actual)
+        if self.approvals is not None:
+            self.approvals.seen(read.rel, actual, arrival.kind)
         note = parse(read.data, read.rel)
-        left = settle_left(moved=arrival.kind == "moved", quiet_for=time.time() - read.mtime, settle_s=self.settle_s)
+        left = settle_left(moved=arrival.kind == "moved", quiet_for=self.clock() - read.mtime, settle_s=self.settle_s)
         if left > 0:
             # Still possibly being typed: refuse nothing for its content yet, but note what its
             # attachments are now, so a change before it is sent is caught.
@@ -166,6 +188,7 @@ class OutgoingBuilder:
             envelope=envelope(*recipients),
             note_path=read.rel,
             note_hash=actual,
+            note=note,
             reply_to=draft.reply_to_message_id,
             source=source_key(draft.source),
             exclusive_reply=not draft.send_anyway and bool(draft.reply_to_message_id or draft.source),

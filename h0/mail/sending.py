@@ -32,6 +32,7 @@ from h0.mail.providers.backend import MailSender, Sent
 from h0.mail.providers.retry import RetryPolicy, is_retryable
 from h0.state import Cap, StateDB
 from h0.vault.audit import AuditLog, iso, utcnow
+from h0.vault.note import Note
 
 PRE_SEND = "pre_send_audit"
 SENT = "email_sent"
@@ -66,6 +67,7 @@ class Outgoing:
     envelope: dict[str, list[str]]  # every address it goes to, by field (to, cc, bcc), as composed
     note_path: str | None = None
     note_hash: str | None = None
+    note: Note | None = None  # the approved note as read, the message built from it: what is filed after the send
     reply_to: str | None = None  # the provider id of the email answered (one reply per email)
     source: str | None = None  # the email note answered, as compared (h0.vault.model.source_key)
     exclusive_reply: bool = False  # refuse if another message already answered the same email
@@ -255,6 +257,8 @@ class Sender:
         except H0Error as err:
             err.details.setdefault("rfc822_message_id", rfc)
             err.details.setdefault("idempotency_key", out.key)
+            err.details.setdefault("to", out.audit.get("to"))  # the daemon, which did not read the note, says it
+            err.details.setdefault("subject", out.audit.get("subject"))
             unknown = err.details.get("outcome") == "unknown"
             bounce = bool(err.details.get("bounce"))
             self.state.mark_failed(rfc, error=err.code, reason=err.message, unknown=unknown, bounce=bounce)

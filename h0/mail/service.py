@@ -15,9 +15,10 @@ from typing import TypeVar
 
 from h0 import __version__
 from h0.config import Settings
-from h0.errors import H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied
+from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, ParseError, PermissionDenied
 from h0.mail.agent_drafts import email_note, write_draft
 from h0.mail.compose.addresses import check_address, parse_recipients, refuse_line_breaks
+from h0.mail.filing import Approvals, Filing
 from h0.mail.incoming.email_views import email_full, email_summary, header_text, iso_date
 from h0.mail.incoming.sync import MailSync
 from h0.mail.models import (
@@ -53,14 +54,24 @@ HEALTH_NETWORK_BUDGET_S = 2.0
 class MailService:
     """One per server process. Thread-safe: tools run in worker threads."""
 
-    def __init__(self, settings: Settings, backend: MailSender | None = None, *, trusted_caller: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        backend: MailSender | None = None,
+        *,
+        trusted_caller: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.settings = settings
         self.backend = backend or open_backend(settings)
         self.mailbox = mailbox_of(self.backend)  # None: SMTP and the outbox only send
         self.audit = AuditLog(settings.vault_path / LOGS, AUDIT_STREAM)
         self.state = StateDB.for_vault(settings.vault_path, settings.h0_state_dir)
         self.policy = RetryPolicy.from_settings(settings)
-        self.builder = OutgoingBuilder(settings, self.backend, self.state, trusted_caller=trusted_caller)
+        self.filing = Filing(Vault(settings.vault_path), self.state)  # `clock`: the settle period's wall clock
+        self.approvals = Approvals(self.filing.audit)
+        self.builder = OutgoingBuilder(settings, self.backend, self.state, trusted_caller=trusted_caller, clock=clock)
+        self.builder.approvals = self.approvals
         self.sender = Sender(
             self.backend,
             self.state,
@@ -104,9 +115,20 @@ class MailService:
 
     # -- sending -------------------------------------------------------------------------
 
-    def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> SendEmailResult:
-        """Send the note at `path` in Approved/, as it was when the caller read it (`note_hash`)."""
-        return self.sender.send(self.builder.approved_message(path, note_hash, arrival=arrival))
+    def send_approved_draft(
+        self, path: str, note_hash: str | None = None, arrival: Arrival | None = None
+    ) -> SendEmailResult:
+        """Send the note at `path` in Approved/ (as it was when the caller read it: `note_hash`; the daemon's
+        own server may leave it out), then file it in Done/ from the same read (h0.mail.filing)."""
+        try:
+            out = self.builder.approved_message(path, note_hash, arrival=arrival)
+            result = self.sender.send(out)
+        except (InvalidRequest, PermissionDenied, ParseError, Conflict) as error:
+            if error.refusal is None or not error.refusal.looks_again:  # the daemon gives it back to the human
+                self.approvals.left(error.details.get("path") or path)
+            raise
+        self.approvals.left(out.note_path)  # sent: the note's stay in Approved/ ends (filed now or on the next try)
+        return self.filing.file_sent(out, result)
 
     def send_email(
         self,

@@ -240,9 +240,13 @@ class McpMail:
         data = self.connection.call(tool, arguments)
         return _shaped(self.connection.name, tool, lambda: model.model_validate(data))
 
-    def send_approved_draft(self, path: str, note_hash: str, arrival: Arrival | None = None) -> SendEmailResult:
+    def send_approved_draft(
+        self, path: str, note_hash: str | None = None, arrival: Arrival | None = None
+    ) -> SendEmailResult:
         arrival = arrival or Arrival()
-        arguments: dict[str, Any] = {"path": path, "note_hash": note_hash, "arrival": arrival.kind}
+        arguments: dict[str, Any] = {"path": path, "arrival": arrival.kind}
+        if note_hash is not None:
+            arguments["note_hash"] = note_hash
         if arrival.at is not None:
             arguments["arrived_at"] = arrival.at
         if arrival.source_changed_at is not None:

@@ -63,8 +63,12 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     def send_approved_draft(
         path: Annotated[str, Field(description="Vault path of the note in Approved/, e.g. 'Approved/reply.md'.")],
         note_hash: Annotated[
-            str, Field(description="The note's content hash as you read it (vault read_note's hash).")
-        ],
+            str | None,
+            Field(
+                description="The note's content hash as you read it (vault read_note's hash). Required; only "
+                "H0's daemon, whose approval checks bind the send to what the human saw, may leave it out."
+            ),
+        ] = None,
         arrival: Annotated[
             Literal["moved", "written", "unknown"],
             Field(description="How the note came into Approved/ (only H0's daemon can vouch; others: unknown)."),
@@ -77,10 +81,11 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
             Field(description="When the note it was moved from last changed, epoch seconds (only H0's daemon)."),
         ] = None,
     ) -> SendEmailResult:
-        """Send the note the human moved into Approved/, exactly as it was when you read it. The server re-reads
-        the note and refuses (nothing sent) anything not in Approved/, not marked as awaiting sending, changed
-        since `note_hash` or just before it was approved, still being written, with hidden text or an unedited
-        template, changed attachments, or a second reply to one email."""
+        """Send the note the human moved into Approved/, exactly as it was when you read it, and file it in Done/
+        (status: sent; the answer's filed_as says where). The server re-reads the note and refuses (nothing sent)
+        anything not in Approved/, not marked as awaiting sending, changed since `note_hash` or just before it
+        was approved, still being written, with hidden text or an unedited template, changed attachments, or a
+        second reply to one email."""
         return mail.send_approved_draft(path, note_hash, Arrival(arrival, arrived_at, source_changed_at))
 
     @server.typed_tool(DraftCreated, annotations=DRAFTS, title="Create a draft")

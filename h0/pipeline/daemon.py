@@ -164,7 +164,7 @@ class Daemon:
             mail=mail,
             audit=self.audit,
             paths=self.vault.paths,
-            state=HandlerState(),
+            state=HandlerState(clock=self.queue.clock),
             triager=self.triager,
             state_db=StateDB.for_vault(self.root, self.settings.h0_state_dir),
             arrival=self.settle.observed,

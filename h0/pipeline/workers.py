@@ -30,7 +30,6 @@ from h0.pipeline.workqueue import Job, WorkQueue
 from h0.vault import AuditLog, Vault
 
 INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
-LEARN_DELAY = 5.0  # after a send or a rejection: a burst of them is a few looks, not one a second
 GET_TIMEOUT = 0.5  # how often an idle worker looks whether it should stop
 
 # Outcomes that are a failed try: the queue counts an attempt and its backoff grows. "deferred": the
@@ -173,9 +172,12 @@ class Workers:
         if report is not None:
             report.send(self.sender, path=path, **outcome.data)
         if outcome.action in (Action.SENT, Action.REJECTED):
-            self.queue.put(routes.LEARN_JOB, delay=LEARN_DELAY)  # compare what was sent with what H0 wrote
+            # Compare what was sent with what H0 wrote: a burst of sends is a few looks (the queue's wait).
+            self.queue.put(routes.LEARN_JOB, delay=self.queue.waits.learn_s)
         if self.one_pass and outcome.action in (*RETRIED_FAILURES, Action.PAUSED):
             return None  # this process exits after the pass: the next sweep or `h0 watch` retries
+        if outcome.retry_in is None and outcome.again is not None:
+            return self.queue.wait(path, outcome.again)  # the handler said why; the queue says when
         return outcome.retry_in
 
     def _failed(self, job: Job, exc: Exception) -> None:

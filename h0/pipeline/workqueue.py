@@ -8,7 +8,9 @@ mid-job is never lost and never runs concurrently with it.
 A job ends in one of three ways: `done` (with the wait its handler asked for, if any),
 or `failed`: the queue then schedules the retry itself, with capped exponential backoff
 and jitter (h0.retry.Backoff) over the job's attempts, or after the Retry-After the
-failure named — the handlers and the daemon do no retry arithmetic of their own.
+failure named — the handlers and the daemon do no retry arithmetic of their own. Every
+other wait (a note not yet ready, sending paused for credentials, a send cap) is the queue's
+too: a handler says why (`h0.retry.Again`) and `wait` answers when, from `Waits`.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from h0.retry import Backoff
+from h0.retry import Again, Backoff, Waits
 
 MAX_BACKOFF_SECONDS = 900.0  # longest wait before a job that keeps failing is tried again
 # Without settings (tests): a failed job is looked at again after 1-2 s, then twice as long each time.
 FAILURE_BACKOFF = Backoff(base=2.0, multiplier=2.0, cap=MAX_BACKOFF_SECONDS)
+WAITS = Waits()  # every other wait: a note not yet ready, sending paused, a send cap, the look at Done/
 
 
 def failure_backoff(retry_delay_ms: float, multiplier: float) -> Backoff:
@@ -52,10 +55,12 @@ class WorkQueue:
         *,
         clock: Callable[[], float] = time.monotonic,
         backoff: Backoff = FAILURE_BACKOFF,
+        waits: Waits = WAITS,
     ) -> None:
         self.capacity = capacity
         self.clock = clock
         self.backoff = backoff
+        self.waits = waits
         self._heap: list[tuple[float, int, str]] = []
         self._jobs: dict[str, Job] = {}
         self._running: dict[str, Job] = {}
@@ -179,6 +184,14 @@ class WorkQueue:
     def next_delay(self, path: str) -> float:
         """How long after a failure now `path` would wait (the backoff for its attempt), for a handler
         that says when it is looked at again; the retry is scheduled when the job ends `failed`."""
+        return self.wait(path, Again.FAILED)
+
+    def wait(self, path: str, why: Again, retry_after: float | None = None) -> float:
+        """When `path` is looked at again for `why` (the Retry-After a server named is a fact the
+        policy weighs, not an order): `Waits`, or the backoff for the job's attempt after a failure."""
+        fixed = self.waits.wait(why, retry_after)
+        if fixed is not None:
+            return fixed
         with self._cond:
             job = self._running.get(path) or self._jobs.get(path)
             attempt = job.attempt if job is not None else 0

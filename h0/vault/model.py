@@ -25,6 +25,7 @@ and `problems` says why.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from email.utils import getaddresses
@@ -33,11 +34,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from h0.errors import InvalidRequest
+from h0.errors import H0Error, InvalidRequest
 from h0.vault.dates import note_epoch
 from h0.vault.draft_state import DraftState, Status, draft_status, status_word
 from h0.vault.layout import NEEDS_ACTION
-from h0.vault.paths import link_key
+from h0.vault.paths import PathResolver, link_key
 
 __all__ = [
     "WORD_FIELDS",
@@ -230,7 +231,7 @@ def addresses(value: Any) -> list[str]:
 def source_path(value: Any) -> str | None:
     """The vault path a `source:` names: a path, or a [[wikilink]] with or without folder, `|alias`,
     `#heading` or `.md` (a bare name is a note in Needs_Action/). Only text: confinement is the
-    reader's (h0.handlers.context.source_note resolves it on disk). An unquoted `source: [[EMAIL_1]]`,
+    reader's (`inbox_source` resolves it on disk). An unquoted `source: [[EMAIL_1]]`,
     which YAML reads as a list in a list, is the link it looks like."""
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1:
         value = f"[[{value[0][0]}]]" if isinstance(value[0][0], str) else None
@@ -246,6 +247,30 @@ def source_path(value: Any) -> str | None:
         if not text.lower().endswith(".md"):
             text += ".md"
     return text.replace("\\", "/")
+
+
+def inbox_source(paths: PathResolver, value: Any) -> str | None:
+    """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise).
+
+    `source:` is written by triage but editable by anyone: it must resolve — `..`, symlinks and all —
+    to a note directly in Needs_Action/, so it can never file or mark another note (the rules file, a
+    draft). The daemon's handlers and the mail server's filing both ask this."""
+    text = source_path(value)
+    if text is None:
+        return None
+    try:
+        target = paths.resolve(text, note=True)
+    except H0Error:
+        return None
+    parts = target.rel.split("/")
+    if len(parts) != 2 or parts[0] != NEEDS_ACTION or os.path.islink(target.abs):
+        return None
+    try:
+        if not os.path.samefile(target.abs.parent, paths.root / NEEDS_ACTION):
+            return None
+    except OSError:
+        return None
+    return target.rel
 
 
 def source_key(value: Any) -> str | None:

@@ -29,11 +29,25 @@ from h0.vault.last_change import Arrival
 from tests.conftest import subprocess_env
 
 
-@pytest.fixture
-def mail(vault_dir: Path):
-    env = subprocess_env(VAULT_PATH=str(vault_dir), MAIL_BACKEND="outbox", LOG_LEVEL="ERROR")
+def mail_server(vault_dir: Path, **extra: str):
+    env = subprocess_env(VAULT_PATH=str(vault_dir), MAIL_BACKEND="outbox", LOG_LEVEL="ERROR", **extra)
     conn = McpConnection(ServerCommand.h0("mail", "gmail", env), call_timeout=20).start()
     assert conn.wait_ready(30), conn.last_error
+    return conn
+
+
+@pytest.fixture
+def mail(vault_dir: Path):
+    """The mail server as any MCP client (Claude Code) starts it: it must name the version it read."""
+    conn = mail_server(vault_dir)
+    yield McpMail(conn)
+    conn.close()
+
+
+@pytest.fixture
+def daemon_mail(vault_dir: Path):
+    """The daemon's own mail server (its child: H0_DAEMON_CHILD=1), which reads the note itself."""
+    conn = mail_server(vault_dir, H0_DAEMON_CHILD="1")
     yield McpMail(conn)
     conn.close()
 
@@ -100,7 +114,9 @@ def test_given_an_unknown_reason_on_the_wire_then_no_refusal_is_made_up():
     assert InvalidRequest("bad").refusal is None
 
 
-def test_given_a_display_name_posing_as_a_company_when_sent_then_every_report_names_the_envelope(vault_dir, mail):
+def test_given_a_display_name_posing_as_a_company_when_sent_then_every_report_names_the_envelope(
+    vault_dir, daemon_mail
+):
     """Given a draft whose To shows a name that is not where it goes, and Cc/Bcc as a list,
     When the daemon's send step sends it through the real mail server,
     Then the result, the one `email_sent` record and the handler's outcome name the addresses the
@@ -112,7 +128,7 @@ def test_given_a_display_name_posing_as_a_company_when_sent_then_every_report_na
         "bcc: audit@example.net\nsubject: Invoice\n---\nPlease pay.\n",
     )
     settings = load_settings(vault_path=vault_dir, mail_backend="outbox")
-    ctx = HandlerContext.local(settings, Vault(vault_dir), mail=mail)
+    ctx = HandlerContext.local(settings, Vault(vault_dir), mail=daemon_mail)
 
     outcome = send_approved_draft(path, ctx)
 
@@ -128,13 +144,15 @@ def test_given_a_display_name_posing_as_a_company_when_sent_then_every_report_na
     assert (vault_dir / "Done" / "r.md").exists() and not (vault_dir / "Approved" / "r.md").exists()
 
 
-def test_given_a_display_name_pretending_to_be_another_address_then_nothing_is_sent_or_reported_sent(vault_dir, mail):
+def test_given_a_display_name_pretending_to_be_another_address_then_nothing_is_sent_or_reported_sent(
+    vault_dir, daemon_mail
+):
     """Given `to: "ceo@bank.com" <pay@evil.example>` (the reader's mail would show ceo@bank.com),
     When the send step asks the real mail server to send it,
     Then it is refused with a typed error, back in Drafts/ with the reason, and no report says it was sent."""
     path = approve(vault_dir, "p.md", "---\nto: '\"ceo@bank.com\" <pay@evil.example>'\nsubject: Hi\n---\nPay.\n")
     settings = load_settings(vault_path=vault_dir, mail_backend="outbox")
-    ctx = HandlerContext.local(settings, Vault(vault_dir), mail=mail)
+    ctx = HandlerContext.local(settings, Vault(vault_dir), mail=daemon_mail)
 
     outcome = send_approved_draft(path, ctx)
 
@@ -143,3 +161,43 @@ def test_given_a_display_name_pretending_to_be_another_address_then_nothing_is_s
     back = Vault(vault_dir).read_note("Drafts/p.md").frontmatter
     assert back["status"] == "not_sent" and back["h0_error_code"] == "invalid_request"
     assert records(vault_dir, "email_sent") == [] and not list((vault_dir / "Outbox").glob("*.eml"))
+
+
+def test_given_claude_code_sends_an_approved_reply_over_stdio_then_it_is_filed_at_once(vault_dir, mail):
+    """Given a reply the human moved into Approved/, answering an email waiting in Needs_Action/,
+    When an MCP client (not H0's daemon) sends it with the hash it read,
+    Then the mail server files it in the same call: the note in Done/ marked sent with H0's "Sent on …"
+    line, the email beside it, the filing journal and `email_filed` written — nothing waits for a daemon."""
+    (vault_dir / "Needs_Action" / "EMAIL_1.md").write_text("---\ntype: email\nstatus: awaiting_approval\n---\nHi\n")
+    path = approve(
+        vault_dir,
+        "reply.md",
+        "---\nto: ann@example.com\nsubject: 'Re: Hi'\nsource: '[[EMAIL_1]]'\nh0_error: an old refusal\n---\n"
+        "Thanks!\n\n%% h0: not sent below %%\n"
+        "Edit the text above, then move this note to Approved/ to send it, or to Rejected/ to drop it.\n",
+    )
+
+    result = mail.send_approved_draft(path, note_hash(vault_dir, path))
+
+    assert result.filed_as == "Done/reply.md" and result.filing_error is None
+    assert not (vault_dir / "Approved" / "reply.md").exists()
+    filed = Vault(vault_dir).read_note("Done/reply.md")
+    assert filed.frontmatter["status"] == "sent" and "h0_error" not in filed.frontmatter
+    assert filed.frontmatter["rfc822_message_id"] == result.rfc822_message_id
+    assert "Sent on " in filed.body and "to ann@example.com" in filed.body and "move this note" not in filed.body
+    email = Vault(vault_dir).read_note("Done/EMAIL_1.md").frontmatter
+    assert email["status"] == "done" and email["replied_with"] == "Done/reply.md"
+    (filing,) = records(vault_dir, "email_filed")
+    assert filing["done_path"] == "Done/reply.md" and filing["idempotency_key"] == result.idempotency_key
+    (approval,) = records(vault_dir, "draft_approved")
+    assert approval["note_hash"] == result.note_hash
+
+
+def test_given_no_hash_from_an_mcp_client_then_nothing_is_sent(vault_dir, mail):
+    path = approve(vault_dir, "n.md", "---\nto: a@example.com\nsubject: Hi\n---\nHello\n")
+
+    with pytest.raises(InvalidRequest) as refused:
+        mail.send_approved_draft(path, None, Arrival("moved"))
+
+    assert refused.value.details["field"] == "note_hash" and (vault_dir / "Approved" / "n.md").exists()
+    assert not (vault_dir / "Outbox").exists() or not list((vault_dir / "Outbox").iterdir())

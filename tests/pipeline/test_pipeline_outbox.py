@@ -191,11 +191,13 @@ def test_when_the_mail_server_dies_sends_resume_after_it_is_restarted(vault_dir:
 
 
 def test_when_the_vault_server_dies_vault_work_falls_back_and_is_logged(vault_dir: Path):
-    """US4-2: mcp_fallback logged, processing continues."""
+    """US4-2: mcp_fallback logged, processing continues. (A send makes no vault call in the daemon —
+    its mail server reads and files the note — so a rejection is the vault work here.)"""
     with running_daemon(vault_dir) as daemon:
         daemon.connections["vault"].close()  # gone for good: every vault call needs the fallback
-        write_draft(vault_dir, "Approved", "fb.md")
-        assert wait_until(lambda: (vault_dir / "Done/fb.md").exists())
+        write_draft(vault_dir, "Rejected", "fb.md")
+        write_draft(vault_dir, "Approved", "sent.md")
+        assert wait_until(lambda: (vault_dir / "Done/fb.md").exists() and (vault_dir / "Done/sent.md").exists())
     fallbacks = events(vault_dir, event="mcp_fallback")
     assert fallbacks and {f["server"] for f in fallbacks} == {"vault"}
     assert len(outbox(vault_dir)) == 1

@@ -7,7 +7,7 @@ import threading
 import time
 
 from h0.pipeline.workqueue import FAILURE_BACKOFF, WorkQueue
-from h0.retry import Backoff
+from h0.retry import Again, Backoff, Waits
 
 
 class FakeClock:
@@ -222,3 +222,27 @@ def test_take_stops_at_its_limit():
         q.put(f"Needs_Action/{i}.md")
     assert len(q.take(lambda p: True, limit=4)) == 4
     assert q.pending() == 10  # four running, six queued
+
+
+def test_every_wait_is_the_queues_a_handler_only_says_why():
+    """Issue 31: a handler says why a note is looked at again (and a server's Retry-After as a fact);
+    the queue's one table (`Waits`) and its backoff say when."""
+    now = [100.0]
+    queue = WorkQueue(clock=lambda: now[0], backoff=Backoff(2.0, 2.0, jitter="none"), waits=Waits(credentials_s=30.0))
+    assert queue.wait("Approved/a.md", Again.NOT_YET) == 0.2  # changed since read: a moment
+    assert queue.wait("Approved/a.md", Again.NOT_YET, 0.65) == 0.65  # still settling: the time it names
+    assert queue.wait("Approved/a.md", Again.CREDENTIALS) == 30.0  # paused for credentials: the policy's
+    assert queue.wait("Approved/a.md", Again.SEND_CAP, 0.3) == 1.0  # a Retry-After weighed, not obeyed blindly
+    assert queue.wait("Approved/a.md", Again.SEND_CAP, 120.0) == 120.0
+    queue.put("Approved/a.md")
+    job = queue.get(timeout=0)
+    assert job is not None and queue.wait(job.path, Again.FAILED) == 2.0  # the backoff for attempt 0
+    assert queue.failed(job) == 2.0
+    now[0] += 2.0
+    again = queue.get(timeout=0)
+    assert again is not None and again.attempt == 1 and queue.wait(again.path, Again.FAILED) == 4.0
+    assert queue.wait(again.path, Again.FAILED, 7.0) == 7.0  # a failure that named its Retry-After
+
+
+def test_without_a_queue_a_failure_is_not_retried_but_a_pause_still_has_its_length():
+    assert Waits().wait(Again.FAILED) is None and Waits().wait(Again.CREDENTIALS) == 60.0

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from h0.handlers.context import HandlerContext
-from h0.handlers.send import source_note
+from h0.handlers.context import HandlerContext, source_note
 from h0.vault import Vault
 from tests.conftest import H0_BIN, subprocess_env
 from tests.pipeline.harness import (

@@ -122,6 +122,20 @@ def test_given_a_draft_edited_outside_h0_a_second_before_the_drag_then_it_is_hel
     assert gmail.sent == []
 
 
+def test_given_the_daemons_own_server_without_a_hash_then_the_approval_checks_still_bind_the_send(
+    strict_mail: MailService, vault_dir: Path, gmail: FakeGmail
+):
+    """Decision 19: the daemon's own server reads the note itself, with no caller's hash. What binds the
+    send to what the human saw is the check at that one read: a version changed a second before the drag
+    is held all the same, and nothing goes out."""
+    drafted(vault_dir, "d.md", edited_ago=1.0)
+    approve(vault_dir, "d.md")
+    with pytest.raises(Conflict) as held:
+        strict_mail.send_approved_draft("Approved/d.md", None, Arrival("moved", time.time()))
+    assert held.value.details["reason"] == "changed_before_approval" and gmail.sent == []
+    assert (vault_dir / "Approved/d.md").exists()  # nothing filed: the daemon gives it back, with the reason
+
+
 def test_given_a_human_who_edits_then_reads_then_drags_then_it_is_sent(
     strict_mail: MailService, vault_dir: Path, gmail: FakeGmail
 ):

@@ -63,8 +63,11 @@ def test_given_an_approved_note_then_it_is_sent_as_read_and_a_changed_one_is_ref
     (sent,) = gmail.sent
     assert sent.header("To") == "bob@example.com" and sent.text.strip() == "Thursday at noon?"
     assert sent.header("Message-ID") == result.rfc822_message_id
-    again = mail.send_approved_draft("Approved/d.md", note_hash, Arrival("moved"))
-    assert again.already_sent is True and len(gmail.sent) == 1
+    assert result.filed_as == "Done/d.md" and not (vault_dir / "Approved/d.md").exists()  # filed at once
+    filed = Vault(vault_dir).read_note("Done/d.md")
+    assert filed.frontmatter["status"] == "sent" and filed.frontmatter["rfc822_message_id"] == result.rfc822_message_id
+    again = mail.send_approved_draft("Approved/d.md", approved(vault_dir), Arrival("moved"))  # approved again
+    assert again.already_sent is True and len(gmail.sent) == 1 and again.filed_as == "Done/d (2).md"
 
 
 def test_given_create_draft_then_the_note_lands_in_drafts_and_nothing_is_sent(mail, vault_dir, gmail):
@@ -204,20 +207,26 @@ def test_given_a_symlink_in_approved_then_it_is_not_sent(mail, vault_dir, gmail)
 def test_given_a_note_written_in_place_when_an_untrusted_caller_asks_then_it_waits_for_the_settle_period(
     vault_dir: Path, gmail: FakeGmail, token_path: Path
 ):
-    service = MailService(gmail_settings_for(vault_dir, gmail, token_path, approval_settle_seconds=0.6))
     (vault_dir / "Approved/typed.md").write_text("---\nto: zoe@example.com\nsubject: Hi\n---\nHi Zo")
+    now = [os.stat(vault_dir / "Approved/typed.md").st_mtime]  # the settle clock, moved on by hand
+    service = MailService(
+        gmail_settings_for(vault_dir, gmail, token_path, approval_settle_seconds=0.6), clock=lambda: now[0]
+    )
     note_hash = Vault(vault_dir).read_note("Approved/typed.md").hash
     with pytest.raises(Conflict) as early:
         service.send_approved_draft("Approved/typed.md", note_hash, Arrival("moved"))  # not trusted to say so
-    assert early.value.details["reason"] == "not_settled" and 0 < early.value.details["retry_after"] <= 0.7
-    time.sleep(0.7)
+    assert early.value.details["reason"] == "not_settled" and early.value.details["retry_after"] == 0.65
+    now[0] += 0.59
+    with pytest.raises(Conflict) as still:
+        service.send_approved_draft("Approved/typed.md", note_hash)
+    assert still.value.details["reason"] == "not_settled" and gmail.sent == []
+    now[0] += 0.02
     service.send_approved_draft("Approved/typed.md", note_hash)
     assert len(gmail.sent) == 1
 
 
 def test_given_a_note_reappearing_under_a_sent_name_without_a_move_then_it_is_held(mail, vault_dir, gmail):
-    mail.send_approved_draft("Approved/zoe.md", approved(vault_dir, "zoe.md"), Arrival("moved"))
-    os.rename(vault_dir / "Approved/zoe.md", vault_dir / "Done/zoe.md")
+    mail.send_approved_draft("Approved/zoe.md", approved(vault_dir, "zoe.md"), Arrival("moved"))  # filed in Done/
     (vault_dir / "Approved/zoe.md").write_text(DRAFT.replace("Thursday at noon?", "Thursday at noon? Or Friday."))
     again = Vault(vault_dir).read_note("Approved/zoe.md").hash
     os.utime(vault_dir / "Approved/zoe.md", (time.time() - 60, time.time() - 60))

@@ -29,6 +29,11 @@ from h0.vault.model import flag, source_path
 CUTOFF = "%% h0: not sent below %%"
 # H0's line under the cut-off of a draft it wrote; once sent it says when and to whom instead.
 NEXT_STEP = "Edit the text above, then move this note to Approved/ to send it, or to Rejected/ to drop it."
+# H0's line (on a draft it wrote) saying how to have it rewritten; dropped once the draft is sent.
+REVISE_HINT = (
+    "_To have H0 rewrite this draft, add a line `h0: what to change` above the text "
+    "(e.g. `h0: shorter, offer Friday instead`) and save._"
+)
 
 # The first line of a reply H0 wrote from a template ("[H0 draft — edit before approving]"):
 # still there means nobody edited the reply. Any dash, any wording after "H0 draft".
