@@ -163,55 +163,69 @@ class Vault:
         if not isinstance(frontmatter_data, Mapping):
             raise InvalidRequest("frontmatter must be a mapping of keys to values.", path=target.rel)
         with self._lock_for(target.rel):
-            old_parts: frontmatter.Split | None = None
-            current_hash: str | None = None
+            old_bytes: bytes | None = None
             if os.path.exists(target.abs):
                 if create_only:
                     raise Conflict(f"A note already exists at {target.rel}.", path=target.rel)
                 old_bytes, _ = self._read_bytes(target)
-                current_hash = content_hash(old_bytes)
-                try:
-                    old_parts = frontmatter.split(decode(old_bytes, target.rel))
-                except ParseError:
-                    old_parts = None  # replacing a corrupt note with a good one is allowed
-            if if_match is not None and if_match != current_hash:
-                raise Conflict(
-                    f"{target.rel} changed since it was read; re-read it and apply the change again.",
-                    path=target.rel,
-                    expected=if_match,
-                    actual=current_hash,
-                )
-            keep_block = bool(frontmatter_data) or (old_parts is not None and old_parts.yaml is not None)
-            yaml_text = (
-                frontmatter.render(
-                    old_parts.yaml if old_parts else None, frontmatter_data, old_parts.newline if old_parts else "\n"
-                )
-                if keep_block
-                else None
-            )
-            text = frontmatter.compose(old_parts, yaml_text, body)
-            data = text.encode("utf-8")
-            if len(data) > MAX_NOTE_BYTES:
-                raise InvalidRequest(
-                    f"The note would be {len(data) / 1_048_576:.1f} MB; H0 writes notes up to "
-                    f"{MAX_NOTE_BYTES // 1_048_576} MB.",
-                    path=target.rel,
-                    size=len(data),
-                    limit=MAX_NOTE_BYTES,
-                )
-            self._ensure_folder(target)
-            if if_match is not None:
-                # Re-check right before the rename: the window left is microseconds.
-                now = self._current_hash(target)
-                if now != if_match:
-                    raise Conflict(f"{target.rel} changed while it was being written.", path=target.rel)
+            return self._write_over(target, old_bytes, frontmatter_data, body, if_match)
+
+    def _write_over(
+        self,
+        target: VaultPath,
+        old_bytes: bytes | None,
+        frontmatter_data: Mapping[str, Any],
+        body: str,
+        if_match: str | None,
+    ) -> Note:
+        """Write the note over `old_bytes` (None: there is no note yet), read under the path's lock:
+        untouched frontmatter kept byte for byte, `if_match` checked against them and again right
+        before the rename."""
+        old_parts: frontmatter.Split | None = None
+        current_hash: str | None = None
+        if old_bytes is not None:
+            current_hash = content_hash(old_bytes)
             try:
-                atomic_write(target.abs, data, sync_dir=False)
-                self._sync_dir(target.abs.parent)
-            except OSError as exc:
-                raise typed_os_error(exc, f"write {target.rel}", target.rel) from exc
-            note = parse(data, target.rel)
-            return note
+                old_parts = frontmatter.split(decode(old_bytes, target.rel))
+            except ParseError:
+                old_parts = None  # replacing a corrupt note with a good one is allowed
+        if if_match is not None and if_match != current_hash:
+            raise Conflict(
+                f"{target.rel} changed since it was read; re-read it and apply the change again.",
+                path=target.rel,
+                expected=if_match,
+                actual=current_hash,
+            )
+        keep_block = bool(frontmatter_data) or (old_parts is not None and old_parts.yaml is not None)
+        yaml_text = (
+            frontmatter.render(
+                old_parts.yaml if old_parts else None, frontmatter_data, old_parts.newline if old_parts else "\n"
+            )
+            if keep_block
+            else None
+        )
+        text = frontmatter.compose(old_parts, yaml_text, body)
+        data = text.encode("utf-8")
+        if len(data) > MAX_NOTE_BYTES:
+            raise InvalidRequest(
+                f"The note would be {len(data) / 1_048_576:.1f} MB; H0 writes notes up to "
+                f"{MAX_NOTE_BYTES // 1_048_576} MB.",
+                path=target.rel,
+                size=len(data),
+                limit=MAX_NOTE_BYTES,
+            )
+        self._ensure_folder(target)
+        if if_match is not None:
+            # Re-check right before the rename: the window left is microseconds.
+            now = self._current_hash(target)
+            if now != if_match:
+                raise Conflict(f"{target.rel} changed while it was being written.", path=target.rel)
+        try:
+            atomic_write(target.abs, data, sync_dir=False)
+            self._sync_dir(target.abs.parent)
+        except OSError as exc:
+            raise typed_os_error(exc, f"write {target.rel}", target.rel) from exc
+        return parse(data, target.rel)
 
     def update_frontmatter(
         self,
@@ -221,13 +235,19 @@ class Vault:
         remove: tuple[str, ...] = (),
         if_match: str | None = None,
     ) -> Note:
-        """Merge `changes` into a note's frontmatter (keys in `remove` dropped); body untouched."""
-        note = self.read_note(path)
-        if if_match is not None and note.hash != if_match:
-            raise Conflict(f"{note.path} changed since it was read.", path=note.path)
-        merged = {k: v for k, v in note.frontmatter.items() if k not in remove}
-        merged.update(changes)
-        return self.write_note(note.path, merged, note.body, if_match=note.hash)
+        """Merge `changes` into a note's frontmatter (keys in `remove` dropped); body untouched. The note is
+        read once, under the path's lock, and written over what was read."""
+        target = self.resolve(path, write=True)
+        with self._lock_for(target.rel):
+            data, mtime_ns = self._read_bytes(target)
+            note = parse(data, target.rel, mtime_ns)
+            if if_match is not None and note.hash != if_match:
+                raise Conflict(f"{note.path} changed since it was read.", path=note.path)
+            merged = {k: v for k, v in note.frontmatter.items() if k not in remove}
+            merged.update(changes)
+            if "\x00" in note.body:
+                raise InvalidRequest("The body contains a NUL byte.", path=target.rel)
+            return self._write_over(target, data, merged, note.body, note.hash)
 
     def _current_hash(self, target: VaultPath) -> str | None:
         try:
