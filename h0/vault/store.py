@@ -237,7 +237,12 @@ class Vault:
     ) -> Note:
         """Merge `changes` into a note's frontmatter (keys in `remove` dropped); body untouched. The note is
         read once, under the path's lock, and written over what was read."""
-        target = self.resolve(path, write=True)
+        return self._update(self.resolve(path, write=True), changes, remove, if_match)[1]
+
+    def _update(
+        self, target: VaultPath, changes: Mapping[str, Any], remove: tuple[str, ...], if_match: str | None = None
+    ) -> tuple[str, Note]:
+        """update_frontmatter on a resolved path: (the hash of the note as it was read, the note written)."""
         with self._lock_for(target.rel):
             data, mtime_ns = self._read_bytes(target)
             note = parse(data, target.rel, mtime_ns)
@@ -247,7 +252,7 @@ class Vault:
             merged.update(changes)
             if "\x00" in note.body:
                 raise InvalidRequest("The body contains a NUL byte.", path=target.rel)
-            return self._write_over(target, data, merged, note.body, note.hash)
+            return note.hash, self._write_over(target, data, merged, note.body, note.hash)
 
     def _current_hash(self, target: VaultPath) -> str | None:
         try:
@@ -332,12 +337,15 @@ class Vault:
             self._sync_dir(src.abs.parent)
         moved = Moved(src.rel, dst.rel)
         if set_frontmatter:
-            data, _ = self._read_bytes(dst)
-            moved.moved_hash = content_hash(data)
+            # One read serves both hashes: the note as it arrived (`moved_hash`) and as it was written.
             try:
-                moved.hash = self.update_frontmatter(dst.rel, set_frontmatter).hash
+                moved.moved_hash, updated = self._update(dst, set_frontmatter, ())
+                moved.hash = updated.hash
+            except NotFound:
+                raise
             except H0Error as exc:  # e.g. parse_error, conflict, the disk filled up: the move stands
                 moved.warning = f"moved, but the frontmatter was not updated: {exc.message}"
+                moved.moved_hash = self._current_hash(dst)
         return moved
 
     def _numbered(self, target: VaultPath, n: int) -> VaultPath:
