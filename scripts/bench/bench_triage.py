@@ -11,13 +11,16 @@ into Needs_Action/ as fast as possible. Measured from the first rename until eve
 decided; then checked that none was lost (every note carries a decision, in Needs_Action/ or
 Done/) and none was decided twice (one `triage_decision` audit line per note). Reports
 notes/s per run and the median, and the CPU each process spent per decided note over the
-same span (the daemon, and each of its server processes: /proc's utime + stime), the figure
-the shared machine's load disturbs least. Goal: ≥ 300 notes/s.
+same span (this process — the daemon, plus the bench's own renames — and each of its server
+processes: /proc's utime + stime), the figure the shared machine's load disturbs least; and the
+sizes of the triage batches the workers took. Goal: ≥ 300 notes/s (≤ 6.7 ms of CPU a note on two
+cores). Linux only (/proc).
 
-    H0_BENCH_PROFILE=/tmp/prof .venv/bin/python scripts/bench/bench_triage.py --notes 5000 --runs 1
+    H0_BENCH_PROFILE=/tmp/prof H0_BENCH_PYSPY=--gil .venv/bin/python scripts/bench/bench_triage.py --notes 3000 --runs 1
 
-writes py-spy collapsed stacks of the daemon and its servers to /tmp/prof-*.txt (flamegraph.pl input) when py-spy is
-installed (`pip install py-spy` into your own venv; not a project dependency).
+writes py-spy's collapsed stacks (flamegraph.pl's input) of the daemon and each server to
+/tmp/prof-<process>.txt, when py-spy is installed (`pip install py-spy` into your own venv; not a
+project dependency). H0_BENCH_PYSPY passes more options (`--gil`: only what holds the GIL).
 """
 
 from __future__ import annotations
@@ -175,7 +178,7 @@ def one_run(count: int, workers: int) -> dict:
             elapsed = time.perf_counter() - started
             cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
             for spy in spies:
-                spy.send_signal(2)  # SIGINT: py-spy writes its flame graph and exits
+                spy.send_signal(2)  # SIGINT: py-spy writes its stacks and exits
             for spy in spies:
                 spy.wait(60)
         finally:
