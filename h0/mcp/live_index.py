@@ -2,6 +2,10 @@
 then kept fresh by a watcher on the vault (h0.platform.watch.TreeWatcher) and by the server's own
 writes. Until it is ready a search is answered by the full scan (as complete, only slower), except
 right after start, when an existing index is being checked: then a search waits for it, briefly.
+
+`lazy` (the daemon's own server): nothing is opened, walked or watched until a tool first asks for the
+index. The daemon keeps its own index (h0.drafting) and never asks its server's; a second watcher on
+the vault cost that server a quarter of its CPU in a triage burst, for nothing.
 """
 
 from __future__ import annotations
@@ -23,9 +27,18 @@ BUILD_WAIT_S = 60.0  # how long related notes wait for a first build (10,000 not
 
 class LiveIndex:
     def __init__(
-        self, root: Path, state_dir: Path | None, disclosure: Disclosure | None = None, *, watcher: str = NATIVE
+        self,
+        root: Path,
+        state_dir: Path | None,
+        disclosure: Disclosure | None = None,
+        *,
+        watcher: str = NATIVE,
+        lazy: bool = False,
     ) -> None:
         self.root = root
+        self.lazy = lazy
+        self._started = False  # start() was called (the server is serving)
+        self._start_lock = threading.Lock()
         self.state_dir = state_dir
         self.disclosure = disclosure
         self.watcher_kind = watcher
@@ -37,12 +50,19 @@ class LiveIndex:
         self._stopped = False
 
     def start(self) -> LiveIndex:
-        if self._thread is not None:
-            return self
-        self._existed = (state_dir_for(self.root, self.state_dir) / "index.db").exists()
-        self._thread = threading.Thread(target=self._open, name="h0-vault-index", daemon=True)
-        self._thread.start()
+        self._started = True
+        if not self.lazy:
+            self._begin()
         return self
+
+    def _begin(self) -> None:
+        """Open, reconcile and watch, on a background thread (once)."""
+        with self._start_lock:
+            if self._thread is not None or self._stopped:
+                return
+            self._existed = (state_dir_for(self.root, self.state_dir) / "index.db").exists()
+            self._thread = threading.Thread(target=self._open, name="h0-vault-index", daemon=True)
+            self._thread.start()
 
     def _open(self) -> None:
         try:
@@ -67,6 +87,8 @@ class LiveIndex:
 
     def get(self) -> VaultIndex | None:
         """The index, if ready (waiting a moment for an existing one's start-up check); None: scan instead."""
+        if self._started and self._thread is None:
+            self._begin()  # lazy: the first ask builds it
         if not self._ready.is_set() and self._existed:
             self._ready.wait(READY_WAIT_S)
         index = self._index
@@ -78,6 +100,8 @@ class LiveIndex:
 
     def wait(self, timeout: float) -> VaultIndex | None:
         """The index once ready, waiting up to `timeout` seconds for its first build."""
+        if self._started and self._thread is None:
+            self._begin()
         self._ready.wait(timeout)
         return self.get()
 

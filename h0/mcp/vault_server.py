@@ -101,7 +101,8 @@ def build_vault_server(
         daemon_filing = daemon_filing_from_env()
     vault = Vault(vault_root)
     gate = Disclosure.for_vault(vault.root, private_folders)
-    live = LiveIndex(vault.root, state_dir, gate, watcher=watcher)
+    # The daemon's own server: its index only when a tool asks (the daemon never does; h0.mcp.live_index).
+    live = LiveIndex(vault.root, state_dir, gate, watcher=watcher, lazy=daemon_filing)
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
     guard = ApprovalGuard(vault.root, audit, daemon_filing=daemon_filing)
 

@@ -29,12 +29,14 @@ from pathlib import Path
 
 from loguru import logger
 from watchdog.events import (
+    DirCreatedEvent,
     DirDeletedEvent,
     DirMovedEvent,
     FileAttribEvent,
     FileClosedEvent,
     FileClosedNoWriteEvent,
     FileCreatedEvent,
+    FileDeletedEvent,
     FileModifiedEvent,
     FileMovedEvent,
     FileOpenedEvent,
@@ -187,9 +189,24 @@ class _OverflowDetector(logging.Handler):
             self.callback()
 
 
-# No event_filter: asking inotify only for moves/closes/creates saved ~5% CPU in a triage
-# burst but, measured with scripts/bench/bench_pipeline.py, put ~0.5 s on a tenth of all
-# approvals (watchdog then holds some moves for their partner). Latency wins.
+# What the kernel is asked for: every kind of event `_Events` acts on (creates, writes, closes after
+# writing, moves, deletes; a modification still says "being written again", h0.pipeline.settle), never
+# opens and closes after reading, which it drops. In a triage burst every read of a note by any process
+# (the daemon's, the vault server's, the indexes') was two such events for watchdog's Python to parse,
+# group and drop: 27 of the 37 events a note cost. An earlier round had dropped a narrower filter
+# because ~a tenth of approvals then waited ~0.5 s (watchdog holding an unpaired "moved from" at the
+# head of its queue); re-measured with bench_pipeline.py --only latency on watchdog 7: docs/benchmarks.md.
+EVENT_FILTER: list[type[FileSystemEvent]] = [
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileClosedEvent,
+    FileMovedEvent,
+    FileDeletedEvent,
+    DirCreatedEvent,
+    DirMovedEvent,
+    DirDeletedEvent,
+]
+
 
 _WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
 
@@ -267,7 +284,7 @@ class VaultWatcher:
                 timer.wake if timer else None,
                 self.on_note if self.kind == NATIVE else None,
             )
-            observer.schedule(events, root, recursive=True)
+            observer.schedule(events, root, recursive=True, event_filter=EVENT_FILTER)
             observer.daemon = True
             for name in _WATCHDOG_LOGGERS:
                 logging.getLogger(name).addHandler(self._detector)

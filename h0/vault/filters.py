@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from h0.errors import InvalidRequest
@@ -72,6 +72,15 @@ class AnyOf:
     """One or more `Filter`s; a note matches when any of them does."""
 
     filters: tuple[Filter, ...]
+    # The wanted values by field: a note is tested with one set look-up a field, not once a filter
+    # (a thread look-up for a batch of 500 emails asks for 500 thread_ids).
+    by_field: dict[str, frozenset[str]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        values: dict[str, set[str]] = {}
+        for one in self.filters:
+            values.setdefault(one.field, set()).add(one.value)
+        object.__setattr__(self, "by_field", {name: frozenset(wanted) for name, wanted in values.items()})
 
     @classmethod
     def parse(cls, text: str | Sequence[str] | None) -> AnyOf | None:
@@ -88,7 +97,14 @@ class AnyOf:
         return cls(tuple(filters)) if filters else None
 
     def matches(self, data: Mapping[str, Any]) -> bool:
-        return any(f.matches(data) for f in self.filters)
+        for name, wanted in self.by_field.items():
+            if name not in data:
+                continue
+            value = data[name]
+            items = value if isinstance(value, (list, tuple)) else (value,)
+            if any(_scalar_text(item) in wanted for item in items):
+                return True
+        return False
 
     def needle(self) -> re.Pattern[bytes] | None:
         """A pattern every matching note's marshalled frontmatter contains, when there is one:

@@ -9,21 +9,21 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import stat
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, ParseError, PermissionDenied
+from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, PermissionDenied
 from h0.platform.fileio import atomic_write, typed_os_error
 from h0.platform.fs import fsync_dir, rename_noreplace
 from h0.vault import frontmatter
 from h0.vault.filters import AnyOf
 from h0.vault.layout import NOTE_FOLDERS
 from h0.vault.listing import FrontmatterCache, Listing, list_folder, walk_notes
-from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash, decode, parse
+from h0.vault.note import Note, content_hash, parse
+from h0.vault.notefile import composed, read_note_bytes
 from h0.vault.paths import NOTE_SUFFIX, PathResolver, VaultPath
 from h0.vault.search import SearchHit, check_query, search_files
 
@@ -100,43 +100,9 @@ class Vault:
         data, mtime_ns = self._read_bytes(target)
         return parse(data, target.rel, mtime_ns)
 
-    def _read_bytes(self, target: VaultPath) -> tuple[bytes, int]:
-        try:
-            # O_NONBLOCK: a FIFO named *.md must not hold this thread (nor, for an inline tool, the
-            # server's event loop) until something writes to it; it is refused just below.
-            fd = os.open(target.abs, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
-        except FileNotFoundError:
-            raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
-        except IsADirectoryError:
-            raise InvalidRequest(f"{target.rel} is a folder, not a note.", path=target.rel) from None
-        except OSError as exc:
-            raise typed_os_error(exc, f"read {target.rel}", target.rel) from exc
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise InvalidRequest(
-                    f"{target.rel} is not a regular file (a pipe, socket or device); H0 does not read it.",
-                    path=target.rel,
-                )
-            if info.st_size > MAX_NOTE_BYTES:
-                raise InvalidRequest(
-                    f"The note is {info.st_size / 1_048_576:.1f} MB; H0 handles notes up to "
-                    f"{MAX_NOTE_BYTES // 1_048_576} MB.",
-                    path=target.rel,
-                    size=info.st_size,
-                    limit=MAX_NOTE_BYTES,
-                )
-            chunks = []
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            return b"".join(chunks), info.st_mtime_ns
-        except OSError as exc:  # EIO and the like, met after the open
-            raise typed_os_error(exc, f"read {target.rel}", target.rel) from exc
-        finally:
-            os.close(fd)
+    @staticmethod
+    def _read_bytes(target: VaultPath) -> tuple[bytes, int]:
+        return read_note_bytes(target)
 
     # ------------------------------------------------------------------ write
 
@@ -163,55 +129,37 @@ class Vault:
         if not isinstance(frontmatter_data, Mapping):
             raise InvalidRequest("frontmatter must be a mapping of keys to values.", path=target.rel)
         with self._lock_for(target.rel):
-            old_parts: frontmatter.Split | None = None
-            current_hash: str | None = None
+            old_bytes: bytes | None = None
             if os.path.exists(target.abs):
                 if create_only:
                     raise Conflict(f"A note already exists at {target.rel}.", path=target.rel)
                 old_bytes, _ = self._read_bytes(target)
-                current_hash = content_hash(old_bytes)
-                try:
-                    old_parts = frontmatter.split(decode(old_bytes, target.rel))
-                except ParseError:
-                    old_parts = None  # replacing a corrupt note with a good one is allowed
-            if if_match is not None and if_match != current_hash:
-                raise Conflict(
-                    f"{target.rel} changed since it was read; re-read it and apply the change again.",
-                    path=target.rel,
-                    expected=if_match,
-                    actual=current_hash,
-                )
-            keep_block = bool(frontmatter_data) or (old_parts is not None and old_parts.yaml is not None)
-            yaml_text = (
-                frontmatter.render(
-                    old_parts.yaml if old_parts else None, frontmatter_data, old_parts.newline if old_parts else "\n"
-                )
-                if keep_block
-                else None
-            )
-            text = frontmatter.compose(old_parts, yaml_text, body)
-            data = text.encode("utf-8")
-            if len(data) > MAX_NOTE_BYTES:
-                raise InvalidRequest(
-                    f"The note would be {len(data) / 1_048_576:.1f} MB; H0 writes notes up to "
-                    f"{MAX_NOTE_BYTES // 1_048_576} MB.",
-                    path=target.rel,
-                    size=len(data),
-                    limit=MAX_NOTE_BYTES,
-                )
-            self._ensure_folder(target)
-            if if_match is not None:
-                # Re-check right before the rename: the window left is microseconds.
-                now = self._current_hash(target)
-                if now != if_match:
-                    raise Conflict(f"{target.rel} changed while it was being written.", path=target.rel)
-            try:
-                atomic_write(target.abs, data, sync_dir=False)
-                self._sync_dir(target.abs.parent)
-            except OSError as exc:
-                raise typed_os_error(exc, f"write {target.rel}", target.rel) from exc
-            note = parse(data, target.rel)
-            return note
+            return self._write_over(target, old_bytes, frontmatter_data, body, if_match)
+
+    def _write_over(
+        self,
+        target: VaultPath,
+        old_bytes: bytes | None,
+        frontmatter_data: Mapping[str, Any],
+        body: str,
+        if_match: str | None,
+    ) -> Note:
+        """Write the note over `old_bytes` (None: there is no note yet), read under the path's lock:
+        untouched frontmatter kept byte for byte, `if_match` checked against them and again right
+        before the rename."""
+        data = composed(target, old_bytes, frontmatter_data, body, if_match)
+        self._ensure_folder(target)
+        if if_match is not None:
+            # Re-check right before the rename: the window left is microseconds.
+            now = self._current_hash(target)
+            if now != if_match:
+                raise Conflict(f"{target.rel} changed while it was being written.", path=target.rel)
+        try:
+            atomic_write(target.abs, data, sync_dir=False)
+            self._sync_dir(target.abs.parent)
+        except OSError as exc:
+            raise typed_os_error(exc, f"write {target.rel}", target.rel) from exc
+        return parse(data, target.rel)
 
     def update_frontmatter(
         self,
@@ -221,13 +169,24 @@ class Vault:
         remove: tuple[str, ...] = (),
         if_match: str | None = None,
     ) -> Note:
-        """Merge `changes` into a note's frontmatter (keys in `remove` dropped); body untouched."""
-        note = self.read_note(path)
-        if if_match is not None and note.hash != if_match:
-            raise Conflict(f"{note.path} changed since it was read.", path=note.path)
-        merged = {k: v for k, v in note.frontmatter.items() if k not in remove}
-        merged.update(changes)
-        return self.write_note(note.path, merged, note.body, if_match=note.hash)
+        """Merge `changes` into a note's frontmatter (keys in `remove` dropped); body untouched. The note is
+        read once, under the path's lock, and written over what was read."""
+        return self._update(self.resolve(path, write=True), changes, remove, if_match)[1]
+
+    def _update(
+        self, target: VaultPath, changes: Mapping[str, Any], remove: tuple[str, ...], if_match: str | None = None
+    ) -> tuple[str, Note]:
+        """update_frontmatter on a resolved path: (the hash of the note as it was read, the note written)."""
+        with self._lock_for(target.rel):
+            data, mtime_ns = self._read_bytes(target)
+            note = parse(data, target.rel, mtime_ns)
+            if if_match is not None and note.hash != if_match:
+                raise Conflict(f"{note.path} changed since it was read.", path=note.path)
+            merged = {k: v for k, v in note.frontmatter.items() if k not in remove}
+            merged.update(changes)
+            if "\x00" in note.body:
+                raise InvalidRequest("The body contains a NUL byte.", path=target.rel)
+            return note.hash, self._write_over(target, data, merged, note.body, note.hash)
 
     def _current_hash(self, target: VaultPath) -> str | None:
         try:
@@ -312,12 +271,15 @@ class Vault:
             self._sync_dir(src.abs.parent)
         moved = Moved(src.rel, dst.rel)
         if set_frontmatter:
-            data, _ = self._read_bytes(dst)
-            moved.moved_hash = content_hash(data)
+            # One read serves both hashes: the note as it arrived (`moved_hash`) and as it was written.
             try:
-                moved.hash = self.update_frontmatter(dst.rel, set_frontmatter).hash
+                moved.moved_hash, updated = self._update(dst, set_frontmatter, ())
+                moved.hash = updated.hash
+            except NotFound:
+                raise
             except H0Error as exc:  # e.g. parse_error, conflict, the disk filled up: the move stands
                 moved.warning = f"moved, but the frontmatter was not updated: {exc.message}"
+                moved.moved_hash = self._current_hash(dst)
         return moved
 
     def _numbered(self, target: VaultPath, n: int) -> VaultPath:

@@ -33,3 +33,16 @@ def test_a_hostile_text_costs_linear_time():
     phrases(one_line)
     assert questions(one_line + "?") is not None
     assert time.perf_counter() - started < 5.0
+
+
+def test_a_texts_keys_are_its_word_runs_codes_and_names_whatever_their_order():
+    text = "Hi Felix, INV-2041 and PO-88/3 for the Quanta Dashboard?\nBen & Jerry ship A-12 to Brightline GmbH."
+    words = ["hi", "felix", "inv", "2041", "and", "po", "88", "3", "for", "the", "quanta", "dashboard"]
+    found = phrases(text)
+    assert {"hi", "hi felix", "inv 2041 and po", "quanta dashboard"} <= found
+    assert not any(len(key.split()) > 4 for key in found)
+    assert {" ".join(words[i : i + 3]) for i in range(len(words) - 2)} <= found
+    assert phrases(text, 1) == {key for key in found if " " not in key}
+    assert phrases("", 4) == set() and phrases("one", 0) == set()
+    # Codes once each, and the names found in the text with its codes blanked out ("Ben" opens a line).
+    assert text_entities(text) == {"inv 2041", "po 88 3", "a 12", "quanta dashboard", "quanta", "jerry", "brightline"}
