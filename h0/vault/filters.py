@@ -52,11 +52,8 @@ class Filter:
 
     def _value_matches(self, value: Any) -> bool:
         items = value if isinstance(value, (list, tuple)) else (value,)
-        if self.is_word:
-            wanted = field_word(self.value)
-            texts = (_scalar_text(item) for item in items)
-            return any(text is not None and field_word(text) == wanted for text in texts)
-        return any(_scalar_text(item) == self.value for item in items)
+        wanted = _key(self.field, self.value)
+        return any(_key(self.field, _scalar_text(item)) == wanted for item in items)
 
 
 # A value that can match only a string of the same text: then the filter value's bytes must
@@ -74,12 +71,12 @@ class AnyOf:
     filters: tuple[Filter, ...]
     # The wanted values by field: a note is tested with one set look-up a field, not once a filter
     # (a thread look-up for a batch of 500 emails asks for 500 thread_ids).
-    by_field: dict[str, frozenset[str]] = field(init=False, repr=False, compare=False)
+    by_field: dict[str, frozenset[str | None]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        values: dict[str, set[str]] = {}
+        values: dict[str, set[str | None]] = {}
         for one in self.filters:
-            values.setdefault(one.field, set()).add(one.value)
+            values.setdefault(one.field, set()).add(_key(one.field, one.value))
         object.__setattr__(self, "by_field", {name: frozenset(wanted) for name, wanted in values.items()})
 
     @classmethod
@@ -102,7 +99,7 @@ class AnyOf:
                 continue
             value = data[name]
             items = value if isinstance(value, (list, tuple)) else (value,)
-            if any(_scalar_text(item) in wanted for item in items):
+            if any(_key(name, _scalar_text(item)) in wanted for item in items):
                 return True
         return False
 
@@ -117,6 +114,11 @@ class AnyOf:
         pattern = b"|".join(re.escape(n) for n in sorted(set(found), key=len, reverse=True))
         # A wider net for the others is harmless: `matches` decides; the needle only skips notes.
         return re.compile(pattern, re.IGNORECASE if any(f.is_word for f in self.filters) else 0)
+
+
+def _key(name: str, text: str | None) -> str | None:
+    """What a value is compared as: a word field's value as the typed model reads it (`Filter.is_word`)."""
+    return field_word(text) if text is not None and name in WORD_FIELDS else text
 
 
 def _scalar_text(value: Any) -> str | None:
