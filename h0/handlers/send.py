@@ -19,6 +19,7 @@ from loguru import logger
 
 from h0.errors import H0Error, InternalError, McpUnavailable
 from h0.handlers.context import Action, HandlerContext, Outcome, OutcomeData
+from h0.handlers.reject import archive_rejected
 from h0.handlers.send_failed import say_resumed, send_failed
 from h0.mail.compose.recipients import describe_recipients
 from h0.mail.filing import Filing
@@ -28,6 +29,11 @@ from h0.vault import Vault
 def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     paused = ctx.state.sends_paused_for()
     if paused > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
+        # Nothing is sent meanwhile, so reading the note costs no second read of a send: a draft the
+        # human rejected in Approved/ is filed now, as when sending runs, not after the pause.
+        filed = archive_rejected(path, ctx)
+        if filed.action in (Action.REJECTED, Action.GONE):
+            return filed
         return Outcome(
             Action.PAUSED,
             ctx.state.pause_reason,
