@@ -18,17 +18,22 @@ from h0.vault import Vault
 from tests.pipeline.harness import write_draft
 
 
-def test_given_missing_credentials_then_sending_pauses_for_the_queues_wait_and_resumes_on_its_clock(
-    vault_dir: Path,
-):
-    now = [1000.0]
+def paused_context(vault_dir: Path, now: list[float]) -> HandlerContext:
+    """A send step's context on a fake clock (`now`), whose queue pauses 45 s for missing credentials."""
     queue = WorkQueue(clock=lambda: now[0], waits=Waits(credentials_s=45.0))
-    ctx = HandlerContext.local(
+    return HandlerContext.local(
         load_settings(vault_path=vault_dir, mail_backend="outbox"),
         Vault(vault_dir),
         state=HandlerState(clock=queue.clock),
         retries=queue,
     )
+
+
+def test_given_missing_credentials_then_sending_pauses_for_the_queues_wait_and_resumes_on_its_clock(
+    vault_dir: Path,
+):
+    now = [1000.0]
+    ctx = paused_context(vault_dir, now)
 
     failed = send_failed("Approved/a.md", AuthRequired("The Gmail token is missing."), ctx)
 
@@ -44,13 +49,7 @@ def test_given_missing_credentials_then_sending_pauses_for_the_queues_wait_and_r
 
 def test_a_draft_rejected_in_approved_while_sending_is_paused_is_filed_at_once(vault_dir: Path):
     now = [1000.0]
-    queue = WorkQueue(clock=lambda: now[0], waits=Waits(credentials_s=45.0))
-    ctx = HandlerContext.local(
-        load_settings(vault_path=vault_dir, mail_backend="outbox"),
-        Vault(vault_dir),
-        state=HandlerState(clock=queue.clock),
-        retries=queue,
-    )
+    ctx = paused_context(vault_dir, now)
     send_failed("Approved/a.md", AuthRequired("The Gmail token is missing."), ctx)
     write_draft(vault_dir, "Approved", "no.md", status="Rejected")
     write_draft(vault_dir, "Approved", "yes.md", status="pending_approval")
