@@ -47,6 +47,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # The OS fallbacks (h0.platform.fs.user_state_root) too, for code that bypasses H0_STATE_DIR.
     os.environ["XDG_STATE_HOME"] = str(session_state / "xdg-state")
     os.environ["LOCALAPPDATA"] = str(session_state / "localappdata")
+    # With workers (-n), xdist's work stealing: a worker that runs out takes queued tests from a busy one,
+    # so a long end-to-end test queued late does not leave the others idle at the end of the run. (Here,
+    # not in addopts: a run with `-p no:xdist` would not know the option.)
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "worksteal"
 
 
 @pytest.hookimpl(optionalhook=True)
