@@ -160,7 +160,7 @@ class Daemon:
             mail = McpMail(self.connections["mail"])
         self.ctx = HandlerContext(
             settings=self.settings,
-            notes=NoteOps(vault),
+            notes=NoteOps(vault, written=self.vault.written),  # routes know H0's own writes
             mail=mail,
             audit=self.audit,
             paths=self.vault.paths,
