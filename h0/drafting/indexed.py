@@ -31,6 +31,7 @@ from h0.vault.index import VaultIndex
 from h0.vault.index.db import VISIBLE
 from h0.vault.layout import NEEDS_ACTION
 from h0.vault.model import Kind, kind_of, note_facts
+from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import NOTE_SUFFIX, link_key
 
 
@@ -50,6 +51,10 @@ class IndexKnowledge:
             self.index.everything_changed()
         else:
             self.index.changed([path])
+
+    def takes_in(self, written: OwnWrites | None) -> None:
+        """What H0 wrote lately (the daemon's record): the index takes those notes in without a parse."""
+        self.index.written = written
 
     def freshen(self, *, fed: bool) -> None:
         """Before a context is assembled: unless a watcher reports every change (`fed`), compare the

@@ -23,18 +23,19 @@ from loguru import logger
 from h0.config import Settings
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
+from h0.handlers.remember import remember
 from h0.mail.api import MailAPI
 from h0.mail.deception.lookalike import Correspondents
 from h0.retry import Again, Waits
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
-from h0.vault.api import Applied, Change, LocalVault, NoteRef, Update, VaultAPI, Write
+from h0.vault.api import Applied, Change, LocalVault, Move, NoteRef, Update, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
 from h0.vault.model import inbox_source
-from h0.vault.own_writes import OwnWrites, merged
+from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import PathResolver
 
 WAITS = Waits()  # the waits when no work queue runs (tests, one-off contexts); the queue has its own
@@ -165,17 +166,13 @@ class NoteOps:
             except Conflict:
                 continue
             if attempt == 0:
-                self._updated(ref, Update(path, changes, remove, if_match), read)
+                remember(self.written, Update(path, changes, remove, if_match), ref, read)
             return ref.hash
         raise Conflict(f"{path} kept changing; could not record {sorted(changes)}.", path=path)
 
     def patch(self, note: Note, changes: Mapping[str, Any]) -> str:
         """Merge `changes` into a note just read, guarded by the hash it was read with."""
         return self.update(note.path, changes, if_match=note.hash, read=note)
-
-    def _updated(self, ref: NoteRef, change: Update, read: Note | None) -> None:
-        if self.written is not None and read is not None and read.hash == change.if_match:  # made over `read`
-            self.written.wrote(ref.path, ref.hash, merged(read.frontmatter, change.set, change.remove), read.body)
 
     def move(
         self,
@@ -212,14 +209,13 @@ class NoteOps:
         return self.api.exists(path)
 
     def apply(self, changes: Sequence[Change], read: Sequence[Note] = ()) -> builtins.list[Applied | H0Error]:
-        """Each change's result, in order. `read`: the notes the guarded updates were made from."""
+        """Each change's result, in order. `read`: the notes the updates and moves were made from."""
         results = self.api.apply(changes)
         notes = {note.path: note for note in read}
         for change, result in zip(changes, results, strict=False):
-            if isinstance(result, NoteRef) and isinstance(change, Write) and self.written is not None:
-                self.written.wrote(result.path, result.hash, change.frontmatter, change.body)
-            elif isinstance(result, NoteRef) and isinstance(change, Update):
-                self._updated(result, change, notes.get(change.path))
+            remember(
+                self.written, change, result, notes.get(change.source if isinstance(change, Move) else change.path)
+            )
         return results
 
 

@@ -4,14 +4,16 @@ human's edit right after, a note swapped in with the same size and time — is r
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 from h0.handlers.context import NoteOps
 from h0.handlers.revise import revise_draft
 from h0.pipeline import routes
-from h0.vault import Vault
-from h0.vault.api import LocalVault, Update, Write
+from h0.vault import Moved, Note, Vault
+from h0.vault.api import LocalVault, Move, Update, Write
+from h0.vault.index.extract import Signature, extract
 from h0.vault.note import content_hash
 from h0.vault.own_writes import OwnWrites
 from tests.pipeline.harness import events, frontmatter, running_daemon, wait_until
@@ -38,11 +40,7 @@ def test_what_h0_wrote_is_known_as_a_parse_would_read_it_and_routed_without_pars
     for path in (EMAIL, DRAFT):
         known, parsed = vault.read_known(path), vault.read_note(path)
         assert known is not parsed and known is vault.read_known(path)  # the one H0 wrote: no parse
-        assert (known.frontmatter, known.body.strip(), known.hash) == (
-            parsed.frontmatter,
-            parsed.body.strip(),
-            parsed.hash,
-        )
+        assert (known.frontmatter, known.body, known.hash) == (parsed.frontmatter, parsed.body, parsed.hash)
     assert not routes.TRIAGE.wanted(routes.reader(vault, EMAIL))  # decided: the event ends here
     again = routes.route_for(DRAFT, vault)
     assert again is not None and again.handler is revise_draft  # the `h0:` line is seen
@@ -107,3 +105,35 @@ def test_given_a_running_daemon_the_human_s_edit_right_after_h0_s_draft_is_acted
         assert wait_until(lambda: not draft.exists())
     (decision,) = events(vault_dir, event="triage_decision")  # decided once
     assert decision["note"] == EMAIL
+
+
+def test_a_note_h0_filed_with_keys_set_is_known_where_it_went(vault_dir: Path):
+    vault = Vault(vault_dir)
+    ops = NoteOps(LocalVault(vault), written=vault.written)
+    ops.write(EMAIL, FM, "Hello\n")
+    (read,) = ops.read_many([EMAIL])
+    assert not isinstance(read, Exception)
+    (moved,) = ops.apply([Move(EMAIL, "Done/", rename_if_exists=True, set_frontmatter={"status": "done"})], read=[read])
+    assert isinstance(moved, Moved)
+    known, parsed = vault.read_known(moved.destination), vault.read_note(moved.destination)
+    assert known is vault.read_known(moved.destination)
+    assert (known.frontmatter, known.body, known.hash) == (parsed.frontmatter, parsed.body, parsed.hash)
+
+
+def test_the_index_takes_in_what_h0_wrote_as_a_parse_would_see_it(vault_dir: Path):
+    vault = Vault(vault_dir)
+    ops = NoteOps(LocalVault(vault), written=vault.written)
+    fm = {"type": "draft", "status": "pending_approval", "to": "Dana <dana@example.com>", "source": "[[EMAIL_a1]]"}
+    ops.write(DRAFT, fm, "Hi Dana, see [[Project Atlas]]; Bob (bob@example.org) agrees.\n")
+    data = (vault_dir / DRAFT).read_bytes()
+    signature = Signature(0, len(data), 0)
+    asked: list[str] = []
+
+    def known(rel: str, note_hash: str) -> Note | None:
+        asked.append(rel)
+        return vault.written.known(rel, note_hash)
+
+    taken, parsed = extract(DRAFT, data, signature, known), extract(DRAFT, data, signature)
+    assert asked == [DRAFT] and taken.hash is not None and known(DRAFT, taken.hash) is not None
+    assert dataclasses.asdict(taken) == dataclasses.asdict(parsed)
+    assert taken.links and taken.addresses
