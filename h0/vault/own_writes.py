@@ -11,6 +11,7 @@ a file swapped in with the same size and time) has another hash and is read and 
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -42,11 +43,15 @@ class OwnWrites:
     def wrote(self, path: str, note_hash: str, frontmatter: Mapping[str, Any], body: str) -> None:
         """H0 wrote this frontmatter and body at `path`; the bytes written hash to `note_hash`."""
         key = nfc(path)
-        if len(body) > MAX_NOTE_CHARS:
+        try:  # as the vault server got it (JSON over MCP), so as a parse of the note gives it back
+            data = json.loads(json.dumps(frontmatter)) if len(body) <= MAX_NOTE_CHARS else None
+        except (TypeError, ValueError):
+            data = None
+        if not isinstance(data, dict):
             with self._lock:
                 self._notes.pop(key, None)
             return
-        note = Note(key, dict(frontmatter), body, note_hash)
+        note = Note(key, data, body, note_hash)
         with self._lock:
             self._notes[key] = note
             self._notes.move_to_end(key)
@@ -58,6 +63,11 @@ class OwnWrites:
         with self._lock:
             note = self._notes.get(nfc(path))
         return note if note is not None and note.hash == note_hash else None
+
+    def holds(self, path: str) -> bool:
+        """Whether H0 wrote a note at `path` lately (its bytes may have changed since)."""
+        with self._lock:
+            return nfc(path) in self._notes
 
     def __len__(self) -> int:
         with self._lock:

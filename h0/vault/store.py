@@ -52,8 +52,8 @@ class Vault:
     def __init__(self, root: Path) -> None:
         self.paths = PathResolver(Path(root))
         self.root = self.paths.root
-        self._frontmatter = FrontmatterCache()
         self.written = OwnWrites()  # what H0 wrote lately (the daemon records it): `read_known` trusts it
+        self._frontmatter = FrontmatterCache(self.written)
         self._write_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 

@@ -137,3 +137,17 @@ def test_the_index_takes_in_what_h0_wrote_as_a_parse_would_see_it(vault_dir: Pat
     assert asked == [DRAFT] and taken.hash is not None and known(DRAFT, taken.hash) is not None
     assert dataclasses.asdict(taken) == dataclasses.asdict(parsed)
     assert taken.links and taken.addresses
+
+
+def test_a_listing_takes_h0_s_write_as_written_and_the_human_s_edit_as_it_is(vault_dir: Path):
+    vault = Vault(vault_dir)
+    ops = NoteOps(LocalVault(vault), written=vault.written)
+    ops.write(EMAIL, {**FM, "status": "replied", "labels": ("INBOX",)}, "Hello\n")  # a tuple: JSON's list
+    assert vault.read_known(EMAIL).frontmatter == vault.read_note(EMAIL).frontmatter
+    assert listed(vault, "status:replied") == listed(vault, "labels:INBOX") == [EMAIL]
+    (vault_dir / EMAIL).write_text((vault_dir / EMAIL).read_text().replace("status: replied", "status: pending\n"))
+    assert listed(vault, "status:pending") == [EMAIL] and listed(vault, "status:replied") == []
+
+
+def listed(vault: Vault, query: str) -> list[str]:
+    return [note.path for note in vault.list_notes("Needs_Action", query).notes]
