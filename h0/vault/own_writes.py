@@ -47,7 +47,7 @@ class OwnWrites:
             data = json.loads(json.dumps(frontmatter)) if len(body) <= MAX_NOTE_CHARS else None
         except (TypeError, ValueError):
             data = None
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or not all(isinstance(k, str) for k in frontmatter):  # YAML keeps 1 as 1
             with self._lock:
                 self._notes.pop(key, None)
             return

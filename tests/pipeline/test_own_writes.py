@@ -5,6 +5,7 @@ human's edit right after, a note swapped in with the same size and time — is r
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import os
 from pathlib import Path
 
@@ -83,6 +84,10 @@ def test_the_record_is_bounded_and_a_big_note_is_not_kept():
     assert written.known("Drafts/2.md", "h2") is not None and written.known("Drafts/2.md", "other") is None
     written.wrote("Drafts/2.md", "big", {}, "x" * 100_000)
     assert written.known("Drafts/2.md", "h2") is None and written.known("Drafts/2.md", "big") is None
+    # What JSON would not carry as a parse reads it back is not kept: read again instead.
+    written.wrote("Drafts/3.md", "h3", {"when": dt.datetime(2026, 11, 26, tzinfo=dt.UTC)}, "Hi\n")
+    written.wrote("Drafts/4.md", "h4", {1: "one"}, "Hi\n")
+    assert written.known("Drafts/3.md", "h3") is None and written.known("Drafts/4.md", "h4") is None
 
 
 def test_given_a_running_daemon_the_human_s_edit_right_after_h0_s_draft_is_acted_on(vault_dir: Path):
