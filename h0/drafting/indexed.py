@@ -31,7 +31,26 @@ from h0.vault.index import VaultIndex
 from h0.vault.index.db import VISIBLE
 from h0.vault.layout import NEEDS_ACTION
 from h0.vault.model import Kind, kind_of, note_facts
+from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import NOTE_SUFFIX, link_key
+
+MAX_PENDING_READ = 4096  # index rows kept read as pending emails (or as not one), by path and frontmatter
+_UNREAD = object()
+
+
+def _pending_email(path: str, raw: str) -> PendingEmail | None:
+    """An index row (path, frontmatter JSON) as an email still waiting for an answer, or None."""
+    try:
+        fm = json.loads(raw)
+    except ValueError:
+        return None
+    # Two cheap readers first (`type:` and `status:` in any case), the whole model for the few kept.
+    if not isinstance(fm, dict) or kind_of(fm.get("type")) is not Kind.EMAIL:
+        return None
+    if (status_word(fm) or "pending") not in ("pending", "needs_info", "awaiting_approval"):
+        return None
+    facts = note_facts(path, fm)
+    return PendingEmail(path, facts.subject, facts.sender_text, facts.received or 0.0)
 
 
 class IndexKnowledge:
@@ -43,6 +62,7 @@ class IndexKnowledge:
         self.root = Path(index.root)
         self.privacy = index.disclosure  # the gate the index answers with
         self.problems: dict[str, str] = {}  # path -> why it could not be read (shown by draft_context)
+        self._pending: dict[tuple[str, str], PendingEmail | object | None] = {}  # `pending`'s rows, read
 
     def changed(self, path: str | None) -> None:
         """A watcher's report: this note (absolute path) changed, or any may have (None)."""
@@ -50,6 +70,10 @@ class IndexKnowledge:
             self.index.everything_changed()
         else:
             self.index.changed([path])
+
+    def takes_in(self, written: OwnWrites | None) -> None:
+        """What H0 wrote lately (the daemon's record): the index takes those notes in without a parse."""
+        self.index.written = written
 
     def freshen(self, *, fed: bool) -> None:
         """Before a context is assembled: unless a watcher reports every change (`fed`), compare the
@@ -103,17 +127,15 @@ class IndexKnowledge:
         for path, raw in rows:
             if path in skip:
                 continue
-            try:
-                fm = json.loads(raw)
-            except ValueError:
-                continue
-            # Two cheap readers first (`type:` and `status:` in any case), the whole model for the few kept.
-            if not isinstance(fm, dict) or kind_of(fm.get("type")) is not Kind.EMAIL:
-                continue
-            if (status_word(fm) or "pending") not in ("pending", "needs_info", "awaiting_approval"):
-                continue
-            facts = note_facts(path, fm)
-            found.append(PendingEmail(path, facts.subject, facts.sender_text, facts.received or 0.0))
+            # A burst's emails from one sender all ask for the same few rows: each row is read once.
+            email = self._pending.get((path, raw), _UNREAD)
+            if email is _UNREAD:
+                email = _pending_email(path, raw)
+                if len(self._pending) >= MAX_PENDING_READ:
+                    self._pending.clear()
+                self._pending[(path, raw)] = email
+            if isinstance(email, PendingEmail):
+                found.append(email)
         return sorted(found, key=lambda e: (-e.when, e.path))[:limit]
 
     def resolve_link(self, target: str) -> KnowledgeNote | None:

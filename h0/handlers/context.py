@@ -23,17 +23,19 @@ from loguru import logger
 from h0.config import Settings
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
+from h0.handlers.remember import remember
 from h0.mail.api import MailAPI
 from h0.mail.deception.lookalike import Correspondents
 from h0.retry import Again, Waits
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
-from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
+from h0.vault.api import Applied, Change, LocalVault, Move, NoteRef, Update, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
 from h0.vault.model import inbox_source
+from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import PathResolver
 
 WAITS = Waits()  # the waits when no work queue runs (tests, one-off contexts); the queue has its own
@@ -115,10 +117,12 @@ class EmailTriager(Protocol):
 
 class NoteOps:
     """What handlers do to notes, over a `VaultAPI` (in the daemon: the vault server, with the
-    local vault as its fallback — h0.mcp.client.with_fallback)."""
+    local vault as its fallback — h0.mcp.client.with_fallback). `written` (the daemon's) remembers each
+    write whose content is known here: a whole note, or an update of a note read (h0.vault.own_writes)."""
 
-    def __init__(self, api: VaultAPI) -> None:
+    def __init__(self, api: VaultAPI, written: OwnWrites | None = None) -> None:
         self.api = api
+        self.written = written
 
     def read(self, path: str) -> Note:
         return self.api.read(path)
@@ -135,7 +139,10 @@ class NoteOps:
         if_match: str | None = None,
         create_only: bool = False,
     ) -> NoteRef:
-        return self.api.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
+        ref = self.api.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
+        if self.written is not None:
+            self.written.wrote(ref.path, ref.hash, frontmatter, body)
+        return ref
 
     def update(
         self,
@@ -145,22 +152,27 @@ class NoteOps:
         if_match: str | None = None,
         attempts: int = 3,
         remove: tuple[str, ...] = (),
+        read: Note | None = None,
     ) -> str:
         """Merge `changes` into a note's frontmatter (keys in `remove` dropped; body untouched); returns the new hash.
 
         With `if_match`, a concurrent human edit makes the first attempt a Conflict; the
         merge is then retried on the fresh note (the keys H0 sets win, the human's edit stays).
+        `read`: the note `if_match` is the hash of (then what was written is known here).
         """
         for attempt in range(attempts):
             try:
-                return self.api.update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None).hash
+                ref = self.api.update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None)
             except Conflict:
                 continue
+            if attempt == 0:
+                remember(self.written, Update(path, changes, remove, if_match), ref, read)
+            return ref.hash
         raise Conflict(f"{path} kept changing; could not record {sorted(changes)}.", path=path)
 
     def patch(self, note: Note, changes: Mapping[str, Any]) -> str:
         """Merge `changes` into a note just read, guarded by the hash it was read with."""
-        return self.update(note.path, changes, if_match=note.hash)
+        return self.update(note.path, changes, if_match=note.hash, read=note)
 
     def move(
         self,
@@ -196,8 +208,15 @@ class NoteOps:
     def exists(self, path: str) -> bool:
         return self.api.exists(path)
 
-    def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
-        return self.api.apply(changes)
+    def apply(self, changes: Sequence[Change], read: Sequence[Note] = ()) -> builtins.list[Applied | H0Error]:
+        """Each change's result, in order. `read`: the notes the updates and moves were made from."""
+        results = self.api.apply(changes)
+        notes = {note.path: note for note in read}
+        for change, result in zip(changes, results, strict=False):
+            remember(
+                self.written, change, result, notes.get(change.source if isinstance(change, Move) else change.path)
+            )
+        return results
 
 
 @dataclass

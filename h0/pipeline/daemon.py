@@ -160,7 +160,7 @@ class Daemon:
             mail = McpMail(self.connections["mail"])
         self.ctx = HandlerContext(
             settings=self.settings,
-            notes=NoteOps(vault),
+            notes=NoteOps(vault, written=self.vault.written),  # routes know H0's own writes
             mail=mail,
             audit=self.audit,
             paths=self.vault.paths,
@@ -191,7 +191,7 @@ class Daemon:
         if watch:
             self.watcher.start()
             if self.settings.h0_watcher == NATIVE:
-                drafting_service.watching(self.root, True)
+                drafting_service.watching(self.root, True, written=self.vault.written)
                 self._feeds_drafting = True
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
         self.companions = [c for start in self.companion_starts if (c := start(self)) is not None]

@@ -13,7 +13,8 @@ A worker sends the route's signal (observers: tests, benchmarks) and then calls 
 which returns a typed `Outcome` or raises; no code reads a signal's receivers' return values.
 A route's `wanted` reads the note locally and cheaply, so the events H0's own writes cause (a
 draft written, an email note updated) end here instead of costing MCP calls; the handler then
-re-reads through the vault server before it acts.
+re-reads through the vault server before it acts. The note is read once for all of a folder's
+rows, and a note whose bytes are the ones H0 wrote is not parsed again (`Vault.read_known`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from h0.handlers.send import send_approved_draft
 from h0.handlers.triage import needs_triage, triage_emails
 from h0.pipeline import signals
 from h0.pipeline.sweep import approved_notes, listed, rejected_drafts, untriaged_notes
-from h0.vault import Vault
+from h0.vault import Note, Vault
 from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key, nfc
 
@@ -47,31 +48,51 @@ TRIAGE_BATCH = (
 )
 
 
-def _always(vault: Vault, path: str) -> bool:
+NoteRead = Callable[[], Note]  # the note as it is on disk now (raises H0Error)
+
+
+def reader(vault: Vault, path: str) -> NoteRead:
+    """`path`'s note, read at most once however many rows ask (its error raised to each of them)."""
+    got: list[Note | H0Error] = []
+
+    def read() -> Note:
+        if not got:
+            try:
+                got.append(vault.read_known(path))
+            except H0Error as exc:
+                got.append(exc)
+        if isinstance(got[0], H0Error):
+            raise got[0]
+        return got[0]
+
+    return read
+
+
+def _always(read: NoteRead) -> bool:
     return True
 
 
-def draft_rejected(vault: Vault, path: str) -> bool:
+def draft_rejected(read: NoteRead) -> bool:
     """A draft in Drafts/ that says status: rejected (a note that cannot be read is left alone)."""
     try:
-        return vault.read_note(path).facts.rejected
+        return read().facts.rejected
     except H0Error:
         return False
 
 
-def revision_requested(vault: Vault, path: str) -> bool:
+def revision_requested(read: NoteRead) -> bool:
     """A draft in Drafts/ that carries an `h0:` instruction and is not rejected."""
     try:
-        note = vault.read_note(path)
+        note = read()
     except H0Error:
         return False
     return not note.facts.rejected and revision_request(note.frontmatter, note.body) is not None
 
 
-def untriaged(vault: Vault, path: str) -> bool:
+def untriaged(read: NoteRead) -> bool:
     """An email note triage has not decided; an unreadable one too (the handler reports read_error once)."""
     try:
-        return needs_triage(vault.read_note(path).facts)
+        return needs_triage(read().facts)
     except ParseError:
         return True
     except H0Error:
@@ -86,7 +107,7 @@ class Route:
     signal: NamedSignal
     handler: Handler
     find: Finder  # the sweep: the folder's notes this route has work for
-    wanted: Callable[[Vault, str], bool] = _always
+    wanted: Callable[[NoteRead], bool] = _always
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +119,7 @@ class BatchRoute:
     signal: NamedSignal
     handler: BatchHandler
     find: Finder
-    wanted: Callable[[Vault, str], bool]
+    wanted: Callable[[NoteRead], bool]
     limit: int
 
 
@@ -144,8 +165,9 @@ def routes_for(path: str) -> tuple[Route, ...]:
 
 def route_for(path: str, vault: Vault) -> Route | None:
     """The first of the folder's rows that wants this note, as the note is on disk now."""
+    read = reader(vault, path)
     for route in routes_for(path):
-        if route.wanted(vault, path):
+        if route.wanted(read):
             return route
     return None
 

@@ -144,7 +144,7 @@ class Workers:
             ready = []
             for job in jobs:
                 wait = self.settle.wait_for(job.path, self.root / job.path, approval=False)
-                if wait > 0 or not routes.TRIAGE.wanted(self.vault, job.path):
+                if wait > 0 or not routes.TRIAGE.wanted(routes.reader(self.vault, job.path)):
                     self.queue.done(left.pop(job.path), retry_in=wait if wait > 0 else None)
                 else:
                     ready.append(job.path)

@@ -206,6 +206,12 @@ class WorkQueue:
         with self._cond:
             return len(self._jobs) + len(self._running)
 
+    def backlog(self) -> int:
+        """How many queued jobs are due now (not counting those running or waiting for later)."""
+        with self._cond:
+            now = self.clock()
+            return sum(1 for job in self._jobs.values() if job.due <= now)
+
     def wait_idle(self, timeout: float, *, horizon: float = 0.0) -> bool:
         """Block until nothing is running or due within `horizon` seconds (later retries do not count)."""
         deadline = self.clock() + timeout

@@ -4,6 +4,9 @@ Both are rendered from `h0.report.collect.collect_status` and written atomically
 report signals (email-sent, send-failed, note-archived, triage-decided, sweep-completed) only
 mark them stale; one background thread rewrites them, at most once per MIN_INTERVAL (longer
 when collecting is slow: at most 1/LOAD_FACTOR of its time), so no handler ever waits for it.
+While the daemon's work queue has a backlog (a burst of notes), it yields the CPU to the work: it
+refreshes when the backlog is gone, or BUSY_STALENESS after its last refresh, whichever comes
+first, so the human still sees the burst's progress every few seconds.
 Between signals the thread stats a few paths each second (the trigger folders, today's audit
 files) and refreshes when they changed: a draft given back to Drafts/, a pause, a note the
 human moved. A file is rewritten only when its content changed, and neither file is in a
@@ -42,6 +45,8 @@ if TYPE_CHECKING:  # the daemon imports this module when it starts the writer
 MIN_INTERVAL = 1.0  # seconds between two rewrites, at the most
 POLL_INTERVAL = 1.0  # how often the idle thread looks for changes no signal reported
 LOAD_FACTOR = 20  # collecting may take at most 1/LOAD_FACTOR of the thread's time
+BUSY_STALENESS = 5.0  # while work is queued, the dashboard is at most this many seconds behind
+BUSY_CHECK = 0.25  # how often a writer waiting out a backlog looks whether it is gone
 # (mtime_ns, size) of each path the idle thread watches, None where there is none.
 Fingerprint = tuple[tuple[int, int] | None, ...]
 
@@ -69,8 +74,10 @@ class DashboardWriter:
         min_interval: float = MIN_INTERVAL,
         poll_interval: float = POLL_INTERVAL,
         clock: Callable[[], float] = time.time,
+        backlog: Callable[[], int] | None = None,
     ) -> None:
         self.clock = clock  # "now" for snoozes (the daemon's clock)
+        self.backlog = backlog  # jobs due in the daemon's work queue (None: no queue to yield to)
         self.settings = settings
         self.root = Path(settings.vault_path)
         self.vault = vault or Vault(self.root)
@@ -130,9 +137,9 @@ class DashboardWriter:
                 seen = self._fingerprint()
                 if seen == self._seen:
                     continue
-            wait = last + self._interval - time.monotonic()
-            if wait > 0 and self._stopping.wait(wait):
-                return
+            while (wait := self.due_in(time.monotonic(), last)) > 0:
+                if self._stopping.wait(min(wait, BUSY_CHECK)):
+                    return
             if self._stopping.is_set():
                 return
             self._dirty.clear()
@@ -142,6 +149,14 @@ class DashboardWriter:
             elapsed = time.monotonic() - started
             self._interval = max(self.min_interval, LOAD_FACTOR * elapsed)
             last = time.monotonic()
+
+    def due_in(self, now: float, last: float) -> float:
+        """Seconds from `now` (monotonic) until the next refresh may run, the last one having run at
+        `last`: its interval after it; while the work queue has a backlog, BUSY_STALENESS after it."""
+        interval = self._interval
+        if self.backlog is not None and self.backlog() > 0:
+            interval = max(interval, BUSY_STALENESS)
+        return last + interval - now
 
     def _fingerprint(self) -> Fingerprint:
         """Cheap signs of change: the trigger folders' and today's audit files' mtime and size."""
@@ -230,6 +245,7 @@ def start_dashboard(daemon: Daemon) -> DashboardWriter | None:
         briefing=briefing,
         state_db=daemon.ctx.state_db if daemon.ctx is not None else None,
         clock=lambda: daemon.clock(),
+        backlog=daemon.queue.backlog,
     )
     writer.start(sender=daemon)
     return writer

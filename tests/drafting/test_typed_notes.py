@@ -63,6 +63,20 @@ def test_given_waiting_emails_typed_in_any_case_then_they_are_pending_from_their
     assert sorted(p.path for p in pending) == ["Needs_Action/EMAIL_1.md", "Needs_Action/EMAIL_2.md"]
     assert {p.subject for p in pending} == {"About EMAIL_1", "About EMAIL_2"} and all(p.when > 0 for p in pending)
 
+    # Asked again (a burst's emails from one sender): the same answer; a note changed since is read anew.
+    assert IndexKnowledge(index).pending(["dana@example.com"]) == pending
+    knowledge = IndexKnowledge(index)
+    assert len(knowledge.pending(["dana@example.com"])) == 2
+    write(
+        vault, "Needs_Action/EMAIL_2.md", "---\ntype: email\nfrom: Dana <dana@example.com>\nstatus: replied\n---\nb\n"
+    )
+    write(vault, "Needs_Action/EMAIL_1.md", "---\ntype: email\nfrom: Dana <dana@example.com>\nsubject: New\n---\nb\n")
+    index.everything_changed()
+    index.sync()
+    assert [(p.path, p.subject) for p in knowledge.pending(["dana@example.com"])] == [
+        ("Needs_Action/EMAIL_1.md", "New")
+    ]
+
 
 def test_given_a_draft_whose_source_is_unquoted_then_a_revision_reads_the_email_it_answers(tmp_path: Path):
     """Given a draft with `source: [[EMAIL_1]]` unquoted (YAML: a list in a list) answering a `type: Email`

@@ -350,3 +350,24 @@ def test_a_disabled_dashboard_writes_no_file(vault_dir: Path, dashboard: bool, b
             assert daemon.companions == []  # no writer at all: nothing can write the note, now or on stop
     assert not (vault_dir / DASHBOARD_NOTE).exists()
     assert (vault_dir / BRIEFINGS).exists() == briefings
+
+
+def test_while_the_work_queue_has_a_backlog_the_writer_refreshes_at_most_every_few_seconds(vault_dir: Path):
+    """During a burst the dashboard yields the CPU to the work, yet is never more than BUSY_STALENESS
+    behind; once the queue is drained it refreshes at its usual pace again."""
+    backlog = [0]
+    writer = DashboardWriter(settings_for(vault_dir), min_interval=1.0, backlog=lambda: backlog[0])
+    last = 100.0
+    assert writer.due_in(101.0, last) == 0.0  # idle queue: once a second
+    backlog[0] = 4_000
+    assert writer.due_in(101.0, last) == writer_module.BUSY_STALENESS - 1.0
+    assert writer.due_in(last + writer_module.BUSY_STALENESS, last) == 0.0  # the staleness cap
+    backlog[0] = 0  # the burst is done: no more waiting for the cap
+    assert writer.due_in(101.0, last) == 0.0
+    assert DashboardWriter(settings_for(vault_dir), min_interval=1.0).due_in(101.0, last) == 0.0  # no queue
+
+
+def test_a_daemon_s_dashboard_writer_yields_to_its_own_queue(vault_dir: Path):
+    with running_daemon(vault_dir) as daemon:
+        writer = next(c for c in daemon.companions if isinstance(c, DashboardWriter))
+        assert writer.backlog == daemon.queue.backlog

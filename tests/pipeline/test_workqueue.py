@@ -246,3 +246,17 @@ def test_every_wait_is_the_queues_a_handler_only_says_why():
 
 def test_without_a_queue_a_failure_is_not_retried_but_a_pause_still_has_its_length():
     assert Waits().wait(Again.FAILED) is None and Waits().wait(Again.CREDENTIALS) == 60.0
+
+
+def test_the_backlog_counts_the_jobs_due_now_not_those_running_or_due_later():
+    clock = FakeClock()
+    queue = WorkQueue(clock=clock)
+    queue.put("Needs_Action/a.md")
+    queue.put("Needs_Action/b.md")
+    queue.put("Drafts/later.md", delay=30.0)
+    assert queue.backlog() == 2
+    job = queue.get(timeout=0)
+    assert job is not None
+    assert queue.backlog() == 1  # the one running is no backlog
+    clock.now += 30.0
+    assert queue.backlog() == 2  # the later one is due now

@@ -43,6 +43,7 @@ from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
 from h0.vault.index.query import every_row, plan, ranked
 from h0.vault.index.related import Related, related_notes
+from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import nfc
 from h0.vault.search import PhraseMatcher, SearchHit, check_query, read_file
 
@@ -74,6 +75,7 @@ class VaultIndex:
         self._everything = False
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
+        self.written: OwnWrites | None = None  # what H0 wrote lately (the daemon's): taken in without a parse
 
     @classmethod
     def open(
@@ -178,6 +180,7 @@ class VaultIndex:
     def _refresh(self, rels: list[str]) -> None:
         known = {path: Signature(m, s, i) for path, m, s, i in self._signatures(rels)}
         upserts: list[Extracted] = []
+        as_written = self.written.known if self.written is not None else None  # H0's own writes: no parse
         deletes: list[str] = []
         for rel in rels:
             abs_path = os.path.join(self.root, *rel.split("/"))
@@ -190,7 +193,7 @@ class VaultIndex:
                 continue
             if info is not None and known.get(rel) == Signature.of(info):
                 continue  # unchanged: an event for its access time, or for a write this index already has
-            note = read_note_file(abs_path, rel) if indexable(rel) else None
+            note = read_note_file(abs_path, rel, as_written) if indexable(rel) else None
             if note is None:
                 if rel in known:
                     deletes.append(rel)

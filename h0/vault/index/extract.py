@@ -10,7 +10,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from h0.vault.disclosure import thread_keys
 from h0.vault.index.entities import note_keys
 from h0.vault.model import addresses as header_addresses
 from h0.vault.model import is_mail, marked_private, source_key
-from h0.vault.note import MAX_NOTE_BYTES, content_hash
+from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash
 from h0.vault.paths import link_key
 
 # Frontmatter fields that say "this note is about this person": a People note.
@@ -78,7 +78,11 @@ class Extracted:
     packed: bytes | None = None  # title, meta and body compressed (h0.vault.index.db.pack), once known
 
 
-def read_note_file(abs_path: str, rel: str) -> Extracted | None:
+# The note H0 wrote at a path if the bytes there hash to what it wrote, else None (h0.vault.own_writes).
+Known = Callable[[str, str], Note | None]
+
+
+def read_note_file(abs_path: str, rel: str, known: Known | None = None) -> Extracted | None:
     """The note at `abs_path` as the index keeps it; None when it is not a regular file (gone, a folder,
     a FIFO, socket or device named *.md, a symlink): such files are never opened for reading text."""
     try:
@@ -113,24 +117,29 @@ def read_note_file(abs_path: str, rel: str) -> Extracted | None:
         return None
     finally:
         os.close(fd)
-    return extract(rel, data, signature)
+    return extract(rel, data, signature, known)
 
 
-def extract(rel: str, data: bytes, signature: Signature) -> Extracted:
+def extract(rel: str, data: bytes, signature: Signature, known: Known | None = None) -> Extracted:
     """The index's view of a note's bytes. Invalid UTF-8 is indexed with replacement characters (a search
-    checks the bytes themselves); frontmatter that cannot be read leaves its block as body text."""
+    checks the bytes themselves); frontmatter that cannot be read leaves its block as body text. Bytes
+    H0 wrote (`known` answers for their hash) are taken as written, not parsed again."""
     note = Extracted(rel, signature, content_hash(data), title=_title(rel))
     if len(data) > MAX_NOTE_BYTES:
         note.hash, note.problem = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB"
         return note
-    text = data.decode("utf-8", errors="replace")
-    try:
-        parts = frontmatter.split(text)
-        data_fm = frontmatter.load(parts.yaml)
-        body = parts.body
-    except H0Error as error:
-        data_fm, body = {}, text
-        note.problem = f"frontmatter not read: {error.message[:200]}"
+    written = known(rel, note.hash) if known is not None and note.hash is not None else None
+    if written is not None:
+        data_fm, body = written.frontmatter, written.body
+    else:
+        text = data.decode("utf-8", errors="replace")
+        try:
+            parts = frontmatter.split(text)
+            data_fm = frontmatter.load(parts.yaml)
+            body = parts.body
+        except H0Error as error:
+            data_fm, body = {}, text
+            note.problem = f"frontmatter not read: {error.message[:200]}"
     note.frontmatter = data_fm
     note.meta = "\n".join(_scalars(data_fm.values()))
     note.body = body

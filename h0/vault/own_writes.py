@@ -1,0 +1,74 @@
+"""What H0 wrote to the vault lately, note by note: a note whose bytes still hash to what H0 wrote
+is known without parsing it again.
+
+The daemon's own writes come back to it as file events (a draft written in Drafts/, an email note
+updated in Needs_Action/). Its routing table must look at each (a human may have edited the note
+since), but when the bytes on disk are the ones H0 wrote — the same content hash the vault server
+answered the write with — what they say is what H0 sent: the frontmatter and body it wrote, or the
+note it read merged with the keys it set. Any other content (the human's edit, another program's,
+a file swapped in with the same size and time) has another hash and is read and parsed as always.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from h0.vault.note import Note
+from h0.vault.paths import nfc
+
+MAX_NOTES = 12_000  # notes remembered (a burst's drafts and updates wait behind the burst in the queue)
+MAX_NOTE_CHARS = 64_000  # a bigger note is not remembered: read again, as any other
+
+
+def merged(frontmatter: Mapping[str, Any], changes: Mapping[str, Any], remove: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A frontmatter update: `frontmatter` without the keys in `remove`, then `changes` set over it."""
+    result = {k: v for k, v in frontmatter.items() if k not in remove}
+    result.update(changes)
+    return result
+
+
+class OwnWrites:
+    """The notes H0 wrote, by path, each with the hash of the bytes written (thread-safe, bounded:
+    the oldest are forgotten first)."""
+
+    def __init__(self, limit: int = MAX_NOTES) -> None:
+        self.limit = limit
+        self._notes: OrderedDict[str, Note] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def wrote(self, path: str, note_hash: str, frontmatter: Mapping[str, Any], body: str) -> None:
+        """H0 wrote this frontmatter and body at `path`; the bytes written hash to `note_hash`."""
+        key = nfc(path)
+        try:  # as the vault server got it (JSON over MCP), so as a parse of the note gives it back
+            data = json.loads(json.dumps(frontmatter)) if len(body) <= MAX_NOTE_CHARS else None
+        except (TypeError, ValueError):
+            data = None
+        if not isinstance(data, dict) or not all(isinstance(k, str) for k in frontmatter):  # YAML keeps 1 as 1
+            with self._lock:
+                self._notes.pop(key, None)
+            return
+        note = Note(key, data, body, note_hash)
+        with self._lock:
+            self._notes[key] = note
+            self._notes.move_to_end(key)
+            while len(self._notes) > self.limit:
+                self._notes.popitem(last=False)
+
+    def known(self, path: str, note_hash: str) -> Note | None:
+        """The note H0 wrote at `path`, if the bytes there now are the ones it wrote (else None)."""
+        with self._lock:
+            note = self._notes.get(nfc(path))
+        return note if note is not None and note.hash == note_hash else None
+
+    def holds(self, path: str) -> bool:
+        """Whether H0 wrote a note at `path` lately (its bytes may have changed since)."""
+        with self._lock:
+            return nfc(path) in self._notes
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._notes)
