@@ -26,11 +26,10 @@ from h0.drafting.knowledgenotes import (
     read_knowledge,
 )
 from h0.errors import H0Error
-from h0.vault.draft_state import status_word
 from h0.vault.index import VaultIndex
 from h0.vault.index.db import VISIBLE
 from h0.vault.layout import NEEDS_ACTION
-from h0.vault.model import Kind, kind_of, note_facts
+from h0.vault.model import Kind, note_facts, note_kind, note_status
 from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import NOTE_SUFFIX, link_key
 
@@ -45,9 +44,9 @@ def _pending_email(path: str, raw: str) -> PendingEmail | None:
     except ValueError:
         return None
     # Two cheap readers first (`type:` and `status:` in any case), the whole model for the few kept.
-    if not isinstance(fm, dict) or kind_of(fm.get("type")) is not Kind.EMAIL:
+    if not isinstance(fm, dict) or note_kind(fm) is not Kind.EMAIL:
         return None
-    if (status_word(fm) or "pending") not in ("pending", "needs_info", "awaiting_approval"):
+    if (note_status(fm).word or "pending") not in ("pending", "needs_info", "awaiting_approval"):
         return None
     facts = note_facts(path, fm)
     return PendingEmail(path, facts.subject, facts.sender_text, facts.received or 0.0)

@@ -366,6 +366,11 @@ def note_kind(frontmatter: Mapping[str, Any]) -> Kind:
     return kind_of(frontmatter.get("type"))
 
 
+def note_status(frontmatter: Mapping[str, Any]) -> Status:
+    """`NoteFacts.status` from the frontmatter alone, without building the model (a pass over many rows)."""
+    return draft_status(frontmatter)
+
+
 def note_thread(frontmatter: Mapping[str, Any]) -> str | None:
     """`NoteFacts.thread_id` from the frontmatter alone, without building the model."""
     return _ident(frontmatter.get("thread_id"))
