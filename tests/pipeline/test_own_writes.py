@@ -25,12 +25,19 @@ DRAFT = "Drafts/REPLY_EMAIL_a1.md"
 FM = {"type": "email", "status": "pending", "from": "Dana <dana@example.com>", "subject": "Friday?"}
 
 
-def test_what_h0_wrote_is_known_as_a_parse_would_read_it_and_routed_without_parsing(vault_dir: Path):
+def written_email(vault_dir: Path, body: str) -> tuple[Vault, NoteOps, Note]:
+    """The daemon's note operations on a vault whose own writes are remembered, after H0 wrote the email
+    note EMAIL with `body`, and that note as read back."""
     vault = Vault(vault_dir)
     ops = NoteOps(LocalVault(vault), written=vault.written)
-    ops.write(EMAIL, FM, "Could we move the review?\n")
+    ops.write(EMAIL, FM, body)
     (read,) = ops.read_many([EMAIL])
     assert not isinstance(read, Exception)
+    return vault, ops, read
+
+
+def test_what_h0_wrote_is_known_as_a_parse_would_read_it_and_routed_without_parsing(vault_dir: Path):
+    vault, ops, read = written_email(vault_dir, "Could we move the review?\n")
     ops.apply(
         [
             Update(EMAIL, {"status": "awaiting_approval", "draft": DRAFT}, ("subject",), if_match=read.hash),
@@ -48,11 +55,7 @@ def test_what_h0_wrote_is_known_as_a_parse_would_read_it_and_routed_without_pars
 
 
 def test_an_update_not_made_over_the_note_read_is_not_taken_as_known(vault_dir: Path):
-    vault = Vault(vault_dir)
-    ops = NoteOps(LocalVault(vault), written=vault.written)
-    ops.write(EMAIL, FM, "Hello\n")
-    (read,) = ops.read_many([EMAIL])
-    assert not isinstance(read, Exception)
+    vault, ops, read = written_email(vault_dir, "Hello\n")
     ops.update(EMAIL, {"status": "archived"})  # no guard: the note it merged into is not known here
     assert vault.read_known(EMAIL) is not vault.read_known(EMAIL)
     ops.apply([Update(EMAIL, {"status": "replied"})], read=[read])  # unguarded too
@@ -113,11 +116,7 @@ def test_given_a_running_daemon_the_human_s_edit_right_after_h0_s_draft_is_acted
 
 
 def test_a_note_h0_filed_with_keys_set_is_known_where_it_went(vault_dir: Path):
-    vault = Vault(vault_dir)
-    ops = NoteOps(LocalVault(vault), written=vault.written)
-    ops.write(EMAIL, FM, "Hello\n")
-    (read,) = ops.read_many([EMAIL])
-    assert not isinstance(read, Exception)
+    vault, ops, read = written_email(vault_dir, "Hello\n")
     (moved,) = ops.apply([Move(EMAIL, "Done/", rename_if_exists=True, set_frontmatter={"status": "done"})], read=[read])
     assert isinstance(moved, Moved)
     known, parsed = vault.read_known(moved.destination), vault.read_note(moved.destination)
