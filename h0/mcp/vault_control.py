@@ -19,6 +19,7 @@ from h0.vault import AuditLog, Vault
 from h0.vault.audit import note_timestamp
 from h0.vault.control import control_note_of, current_hash, is_pending, pending_name, proposal_frontmatter
 from h0.vault.note import Note
+from h0.vault.notefile import changed_since_read
 from h0.vault.paths import VaultPath
 
 _NO_MOVE = (
@@ -53,12 +54,7 @@ class ControlProposals:
         if create_only and named is not None:
             raise Conflict(f"A note already exists at {target.rel}.", path=target.rel)
         if if_match is not None and if_match != named:
-            raise Conflict(
-                f"{target.rel} changed since it was read; re-read it and apply the change again.",
-                path=target.rel,
-                expected=if_match,
-                actual=named,
-            )
+            raise changed_since_read(target.rel, if_match, named)
         by = f"{tool} from {printable(client or 'an unnamed MCP client', 80)} at {note_timestamp()}"
         fm = proposal_frontmatter(frontmatter, note, by, current_hash(self.vault.root, note))
         return self.vault.write_note(pending_name(note), fm, body)

@@ -15,6 +15,16 @@ from h0.vault.note import MAX_NOTE_BYTES, content_hash, decode
 from h0.vault.paths import VaultPath
 
 
+def changed_since_read(rel: str, expected: str, actual: str | None) -> Conflict:
+    """The refusal of a write guarded by a hash (`if_match`) the note no longer has."""
+    return Conflict(
+        f"{rel} changed since it was read; re-read it and apply the change again.",
+        path=rel,
+        expected=expected,
+        actual=actual,
+    )
+
+
 def read_note_bytes(target: VaultPath) -> tuple[bytes, int]:
     """A note file's bytes and mtime: never a pipe, socket or device (refused without blocking on it), at most
     MAX_NOTE_BYTES; every failure a typed error."""
@@ -70,12 +80,7 @@ def composed(
         except ParseError:
             old_parts = None  # replacing a corrupt note with a good one is allowed
     if if_match is not None and if_match != current_hash:
-        raise Conflict(
-            f"{target.rel} changed since it was read; re-read it and apply the change again.",
-            path=target.rel,
-            expected=if_match,
-            actual=current_hash,
-        )
+        raise changed_since_read(target.rel, if_match, current_hash)
     keep_block = bool(frontmatter_data) or (old_parts is not None and old_parts.yaml is not None)
     yaml_text = (
         frontmatter.render(
