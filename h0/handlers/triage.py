@@ -34,7 +34,7 @@ reason (`phishing_reason:`, and `problem:`, which `h0 status` and the dashboard 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from loguru import logger
@@ -70,9 +70,15 @@ def triage_email(path: str, ctx: HandlerContext) -> Outcome:
     return result
 
 
-def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcome | Exception]:
+def triage_emails(
+    paths: Sequence[str], ctx: HandlerContext, read: Mapping[str, Note] | None = None
+) -> dict[str, Outcome | Exception]:
     """Triage a batch of email notes: one batch read, one thread look-up for all of them, the
     decisions, then the drafts in one batch of changes and the emails' updates in a second.
+
+    `read`: notes the caller has just read from disk for this batch (the pipeline's look before a
+    batch): they are not read a second time. Each is bound to its bytes by its hash, which guards
+    every write triage makes to it, so an edit made since is a Conflict, never overwritten.
 
     The order is the single note's: a draft exists before its email says `awaiting_approval`,
     and an email whose draft could not be written is left untouched (its error is its result,
@@ -85,7 +91,7 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
     results: dict[str, Outcome | Exception] = {}
     pending: list[Note] = []
     now = dt.datetime.now(dt.UTC)
-    for path, got in zip(paths, ctx.notes.read_many(paths), strict=True):
+    for path, got in zip(paths, _read(paths, ctx, read or {}), strict=True):
         if isinstance(got, NotFound):
             results[path] = Outcome(Action.GONE)
         elif isinstance(got, ParseError):
@@ -137,6 +143,13 @@ def triage_emails(paths: Sequence[str], ctx: HandlerContext) -> dict[str, Outcom
         except H0Error as error:
             logger.warning("could not record the drafts' text for learning: {}", error.message)
     return results
+
+
+def _read(paths: Sequence[str], ctx: HandlerContext, known: Mapping[str, Note]) -> list[Note | H0Error]:
+    """Each path's note: the caller's read where it has one, the others in one batch read."""
+    missing = [path for path in paths if path not in known]
+    fresh = dict(zip(missing, ctx.notes.read_many(missing), strict=True)) if missing else {}
+    return [known[path] if path in known else fresh[path] for path in paths]
 
 
 def _drafting(ctx: HandlerContext) -> Drafting | None:

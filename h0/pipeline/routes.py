@@ -19,7 +19,7 @@ rows, and a note whose bytes are the ones H0 wrote is not parsed again (`Vault.r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from blinker import NamedSignal
@@ -39,7 +39,8 @@ from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION, REJECTED
 from h0.vault.paths import folder_key, nfc
 
 Handler = Callable[[str, HandlerContext], Outcome]
-BatchHandler = Callable[[Sequence[str], HandlerContext], dict[str, Outcome | Exception]]
+# (paths, context, the notes the pipeline has just read of them: not read a second time)
+BatchHandler = Callable[[Sequence[str], HandlerContext, Mapping[str, Note]], dict[str, Outcome | Exception]]
 Finder = Callable[[Vault], list[str]]
 
 LEARN_JOB = "@learn"  # not a path: "learn from the drafts filed in Done/ since the last look"

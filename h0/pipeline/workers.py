@@ -14,6 +14,7 @@ With `one_pass` (`h0 sweep`) nothing that failed is retried in the pass: the nex
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -27,7 +28,7 @@ from h0.pipeline import routes, signals
 from h0.pipeline.pass_summary import PassTally
 from h0.pipeline.settle import SettleTracker
 from h0.pipeline.workqueue import Job, WorkQueue
-from h0.vault import AuditLog, Vault
+from h0.vault import AuditLog, Note, Vault
 
 INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
 GET_TIMEOUT = 0.5  # how often an idle worker looks whether it should stop
@@ -142,16 +143,20 @@ class Workers:
         left = {job.path: job for job in jobs}
         try:
             ready = []
+            seen: dict[str, Note] = {}  # the notes read for the look: the handler reads them no second time
             for job in jobs:
                 wait = self.settle.wait_for(job.path, self.root / job.path, approval=False)
-                if wait > 0 or not routes.TRIAGE.wanted(routes.reader(self.vault, job.path)):
+                read = routes.reader(self.vault, job.path)
+                if wait > 0 or not routes.TRIAGE.wanted(read):
                     self.queue.done(left.pop(job.path), retry_in=wait if wait > 0 else None)
-                else:
-                    ready.append(job.path)
+                    continue
+                ready.append(job.path)
+                with contextlib.suppress(H0Error):  # unreadable: the handler reads it and reports why
+                    seen[job.path] = read()
             if not ready:
                 return
             routes.TRIAGE.signal.send(self.sender, paths=ready)
-            results = routes.TRIAGE.handler(ready, self.ctx)
+            results = routes.TRIAGE.handler(ready, self.ctx, seen)
             for path in ready:
                 result = results.get(path)
                 if isinstance(result, Exception):

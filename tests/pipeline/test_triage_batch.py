@@ -168,3 +168,24 @@ def test_given_a_later_email_typed_in_capitals_when_the_earlier_one_is_triaged_t
     assert result.action == "triaged"
     draft = Vault(vault_dir).read_note("Drafts/REPLY_first.md").frontmatter
     assert draft["stale"] is True and draft["stale_since"] == "[[later]]"
+
+
+def test_notes_the_pipeline_has_just_read_are_not_read_again_and_their_hash_guards_the_write(vault_dir: Path):
+    """The pipeline's look before a batch reads each note; triage takes those reads (one read a note)
+    and reads only the ones it was not given. A human's save after the look is not overwritten: the
+    look's hash guards the write, and the decision is merged into the note as it is now."""
+    looked, other = email(vault_dir, "looked", thread="t1"), email(vault_dir, "other", thread="t2")
+    seen = {looked: Vault(vault_dir).read_note(looked)}
+    (vault_dir / looked).write_text((vault_dir / looked).read_text().replace("Could we", "PS: call me. Could we"))
+    reads: list[list[str]] = []
+
+    class Recording(CountingVault):
+        def read_many(self, paths: Sequence[str]):
+            reads.append(list(paths))
+            return super().read_many(paths)
+
+    results = triage_emails([looked, other], context(vault_dir, Recording(Vault(vault_dir))), seen)
+    assert reads == [[other]]
+    assert {r.action for r in results.values() if isinstance(r, Outcome)} == {"triaged"}
+    note = Vault(vault_dir).read_note(looked)
+    assert note.frontmatter["status"] == "awaiting_approval" and "PS: call me." in note.body
