@@ -208,7 +208,7 @@ EVENT_FILTER: list[type[FileSystemEvent]] = [
 ]
 
 
-_WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
+_WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify", "h0.platform.inotify")
 
 
 class _QuietTimer(threading.Thread):

@@ -212,6 +212,12 @@ class WorkQueue:
             now = self.clock()
             return sum(1 for job in self._jobs.values() if job.due <= now)
 
+    def busy(self) -> int:
+        """How many jobs are running or due now: the work in hand (a burst's last batches are all running)."""
+        with self._cond:
+            now = self.clock()
+            return len(self._running) + sum(1 for job in self._jobs.values() if job.due <= now)
+
     def wait_idle(self, timeout: float, *, horizon: float = 0.0) -> bool:
         """Block until nothing is running or due within `horizon` seconds (later retries do not count)."""
         deadline = self.clock() + timeout

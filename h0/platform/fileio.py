@@ -146,6 +146,11 @@ def atomic_write(
         fsync_dir(directory)
 
 
+def is_temp_name(name: str) -> bool:
+    """A name `atomic_write` gives its temp files (hidden, `.tmp`): never a note, nothing to watch."""
+    return name.startswith(".") and name.endswith(".tmp")
+
+
 def _kept_mode(path: Path) -> int:
     """The permissions the human gave the file (kept across the rewrite), else the umask's."""
     try:

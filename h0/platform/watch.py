@@ -36,6 +36,10 @@ def new_observer(kind: str = NATIVE, *, listdir: ListDir | None = None) -> tuple
         scan = cast("Callable[[str | None], Iterator[os.DirEntry[str]]]", listdir or os.scandir)
         return PollingObserverVFS(os.stat, scan, polling_interval=POLL_SECONDS), False
     if sys.platform.startswith("linux"):
+        from h0.platform import inotify
+
+        if inotify.available():
+            return inotify.InotifyObserver(), True
         try:
             from watchdog.observers.inotify import InotifyObserver
         except (ImportError, OSError):
@@ -58,7 +62,12 @@ class TreeWatcher:
     event for that) — the listener then reconciles everything. Neither may raise into watchdog.
     """
 
-    _WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify", "watchdog.observers.api")
+    _WATCHDOG_LOGGERS = (
+        "watchdog.observers.inotify_c",
+        "watchdog.observers.inotify",
+        "watchdog.observers.api",
+        "h0.platform.inotify",
+    )
 
     def __init__(
         self, root: str, on_paths: Callable[[list[str]], None], on_lost: Callable[[], None], *, kind: str = NATIVE

@@ -4,9 +4,9 @@ Both are rendered from `h0.report.collect.collect_status` and written atomically
 report signals (email-sent, send-failed, note-archived, triage-decided, sweep-completed) only
 mark them stale; one background thread rewrites them, at most once per MIN_INTERVAL (longer
 when collecting is slow: at most 1/LOAD_FACTOR of its time), so no handler ever waits for it.
-While the daemon's work queue has a backlog (a burst of notes), it yields the CPU to the work: it
-refreshes when the backlog is gone, or BUSY_STALENESS after its last refresh, whichever comes
-first, so the human still sees the burst's progress.
+While the daemon's work queue has a backlog (a burst of notes, running or due), it yields the CPU to the work: it
+refreshes when the backlog is gone, or BUSY_STALENESS after its last refresh (longer if refreshing
+is slow), whichever comes first, so the human still sees the burst's progress.
 Between signals the thread stats a few paths each second (the trigger folders, today's audit
 files) and refreshes when they changed: a draft given back to Drafts/, a pause, a note the
 human moved. A file is rewritten only when its content changed, and neither file is in a
@@ -45,10 +45,11 @@ if TYPE_CHECKING:  # the daemon imports this module when it starts the writer
 MIN_INTERVAL = 1.0  # seconds between two rewrites, at the most
 POLL_INTERVAL = 1.0  # how often the idle thread looks for changes no signal reported
 LOAD_FACTOR = 20  # collecting may take at most 1/LOAD_FACTOR of the thread's time
-# While work is queued, the dashboard is at most this many seconds behind. A refresh during a burst
-# re-reads every note the burst changed (~0.4 s of the daemon's one interpreter with thousands): every
-# 15 s keeps it to a few per cent of a 5,000-note burst, and still shows its progress.
+# While work is queued, the dashboard is this many seconds behind at least, and a refresh may take at most
+# 1/BUSY_LOAD_FACTOR of the time: a refresh during a burst re-reads every note the burst changed (~0.8 s
+# of the daemon's one interpreter with thousands of them), which every 5 s was ~8 % of the burst's CPU.
 BUSY_STALENESS = 15.0
+BUSY_LOAD_FACTOR = 40
 BUSY_CHECK = 0.25  # how often a writer waiting out a backlog looks whether it is gone
 # (mtime_ns, size) of each path the idle thread watches, None where there is none.
 Fingerprint = tuple[tuple[int, int] | None, ...]
@@ -80,7 +81,7 @@ class DashboardWriter:
         backlog: Callable[[], int] | None = None,
     ) -> None:
         self.clock = clock  # "now" for snoozes (the daemon's clock)
-        self.backlog = backlog  # jobs due in the daemon's work queue (None: no queue to yield to)
+        self.backlog = backlog  # jobs running or due in the daemon's work queue (None: no queue to yield to)
         self.settings = settings
         self.root = Path(settings.vault_path)
         self.vault = vault or Vault(self.root)
@@ -96,6 +97,7 @@ class DashboardWriter:
         self.refreshes = 0  # how many times the state was collected and compared (rewritten or not)
         self.writers: set[str] = set()  # the threads that rewrote the dashboard: its own, never a poker's
         self._interval = min_interval
+        self._busy_interval = BUSY_STALENESS
         self._dirty = threading.Event()
         self._stopping = threading.Event()
         self._lock = threading.Lock()
@@ -151,14 +153,16 @@ class DashboardWriter:
             self.refresh(running=True)
             elapsed = time.monotonic() - started
             self._interval = max(self.min_interval, LOAD_FACTOR * elapsed)
+            self._busy_interval = max(BUSY_STALENESS, BUSY_LOAD_FACTOR * elapsed)
             last = time.monotonic()
 
     def due_in(self, now: float, last: float) -> float:
         """Seconds from `now` (monotonic) until the next refresh may run, the last one having run at
-        `last`: its interval after it; while the work queue has a backlog, BUSY_STALENESS after it."""
+        `last`: its interval after it; while the work queue has a backlog, BUSY_STALENESS after it at
+        least, longer when the last refresh was slow (BUSY_LOAD_FACTOR)."""
         interval = self._interval
         if self.backlog is not None and self.backlog() > 0:
-            interval = max(interval, BUSY_STALENESS)
+            interval = max(interval, self._busy_interval)
         return last + interval - now
 
     def _fingerprint(self) -> Fingerprint:
@@ -248,7 +252,7 @@ def start_dashboard(daemon: Daemon) -> DashboardWriter | None:
         briefing=briefing,
         state_db=daemon.ctx.state_db if daemon.ctx is not None else None,
         clock=lambda: daemon.clock(),
-        backlog=daemon.queue.backlog,
+        backlog=daemon.queue.busy,
     )
     writer.start(sender=daemon)
     return writer

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from h0.config import load_settings
 from h0.pipeline import signals
 from h0.pipeline.daemon import Daemon
-from h0.report.dashwriter import start_dashboard
+from h0.report.dashwriter import DashboardWriter, start_dashboard
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import AuditLog, Vault, init_vault
 
@@ -170,6 +170,8 @@ def one_run(count: int, workers: int) -> dict:
             pids = processes()
             spies = profile(os.environ.get("H0_BENCH_PROFILE"))
             cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+            writer = next(c for c in daemon.companions if isinstance(c, DashboardWriter))
+            refreshes_before = writer.refreshes
             started = time.perf_counter()
             for path in notes:
                 os.rename(path, vault_dir / "Needs_Action" / path.name)
@@ -177,6 +179,7 @@ def one_run(count: int, workers: int) -> dict:
             finished = all_done.wait(timeout=max(120.0, count / 20))
             elapsed = time.perf_counter() - started
             cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
+            refreshes = writer.refreshes - refreshes_before
             for spy in spies:
                 spy.send_signal(2)  # SIGINT: py-spy writes its stacks and exits
             for spy in spies:
@@ -206,6 +209,7 @@ def one_run(count: int, workers: int) -> dict:
             "lost": undecided,
             "decided_twice": sum(1 for n in audit.values() if n > 1),
             "batches": batches,
+            "dashboard_refreshes": refreshes,
             "cpu_ms_per_note": {name: 1000 * seconds / count for name, seconds in cpu.items()},
         }
 
@@ -241,7 +245,7 @@ def main() -> int:
         sizes = result["batches"]
         print(
             f"         {len(sizes)} triage batches, median {statistics.median(sizes or [0]):.0f} notes, "
-            f"largest {max(sizes or [0])}"
+            f"largest {max(sizes or [0])}; the dashboard refreshed {result['dashboard_refreshes']} times"
         )
     median = statistics.median(r["per_second"] for r in results)
     cpu = statistics.median(sum(r["cpu_ms_per_note"].values()) for r in results)

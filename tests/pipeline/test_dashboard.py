@@ -370,4 +370,4 @@ def test_while_the_work_queue_has_a_backlog_the_writer_refreshes_at_most_every_f
 def test_a_daemon_s_dashboard_writer_yields_to_its_own_queue(vault_dir: Path):
     with running_daemon(vault_dir) as daemon:
         writer = next(c for c in daemon.companions if isinstance(c, DashboardWriter))
-        assert writer.backlog == daemon.queue.backlog
+        assert writer.backlog == daemon.queue.busy

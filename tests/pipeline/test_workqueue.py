@@ -258,5 +258,7 @@ def test_the_backlog_counts_the_jobs_due_now_not_those_running_or_due_later():
     job = queue.get(timeout=0)
     assert job is not None
     assert queue.backlog() == 1  # the one running is no backlog
+    assert queue.busy() == 2  # the work in hand: the one running and the one due
     clock.now += 30.0
     assert queue.backlog() == 2  # the later one is due now
+    assert queue.busy() == 3
