@@ -46,9 +46,9 @@ MIN_INTERVAL = 1.0  # seconds between two rewrites, at the most
 POLL_INTERVAL = 1.0  # how often the idle thread looks for changes no signal reported
 LOAD_FACTOR = 20  # collecting may take at most 1/LOAD_FACTOR of the thread's time
 # While work is queued, the dashboard is this many seconds behind at least, and a refresh may take at most
-# 1/BUSY_LOAD_FACTOR of the time: a refresh during a burst re-reads every note the burst changed (~0.8 s
+# 1/BUSY_LOAD_FACTOR of the time: a refresh during a burst re-reads every note the burst changed (1-2 s
 # of the daemon's one interpreter with thousands of them), which every 5 s was ~8 % of the burst's CPU.
-BUSY_STALENESS = 15.0
+BUSY_STALENESS = 30.0
 BUSY_LOAD_FACTOR = 40
 BUSY_CHECK = 0.25  # how often a writer waiting out a backlog looks whether it is gone
 # (mtime_ns, size) of each path the idle thread watches, None where there is none.
