@@ -119,6 +119,7 @@ class InotifyEmitter(EventEmitter):
         self._folders: dict[int, str] = {}  # watch descriptor → the folder it watches
         self._wds: dict[str, int] = {}
         self._moved_from: tuple[int, str, bool] | None = None  # (cookie, path, is a folder) awaiting its pair
+        self._poll: select.poll | None = None
         self._root = os.path.abspath(os.fsdecode(watch.path))
 
     def on_thread_start(self) -> None:
@@ -127,7 +128,10 @@ class InotifyEmitter(EventEmitter):
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
         self._fd = fd
         self._wake_r, self._wake_w = os.pipe()
-        self._watch_tree(self._root, report=False)
+        self._poll = select.poll()  # not select(): a busy process's descriptors may be numbered past 1024
+        self._poll.register(self._fd, select.POLLIN)
+        self._poll.register(self._wake_r, select.POLLIN)
+        self._watch_tree(self._root)
 
     def on_thread_stop(self) -> None:
         with self._lock:
@@ -142,11 +146,11 @@ class InotifyEmitter(EventEmitter):
             self._close()
 
     def queue_events(self, timeout: float) -> None:
-        if self._fd < 0:
+        if self._fd < 0 or self._poll is None:
             return
         try:
-            ready, _, _ = select.select([self._fd, self._wake_r], [], [], timeout)
-        except (OSError, ValueError):
+            ready = {fd for fd, _ in self._poll.poll(timeout * 1000)}
+        except OSError:
             return
         if self._wake_r in ready or not self.should_keep_running():
             return
@@ -164,10 +168,10 @@ class InotifyEmitter(EventEmitter):
         if self._moved_from is not None:
             # A "moved from" whose pair did not come in this read: its pair comes next if at all.
             try:
-                more, _, _ = select.select([self._fd], [], [], 0.01)
-            except (OSError, ValueError):
+                more = self._poll.poll(10)
+            except OSError:
                 more = []
-            if not more:
+            if not any(fd == self._fd for fd, _ in more):
                 self._unpaired()
 
     def _handle(self, data: bytes) -> None:
@@ -211,8 +215,7 @@ class InotifyEmitter(EventEmitter):
                 self.queue_event(FileMovedEvent(source, path))
         elif is_dir:
             if mask & IN_CREATE:
-                self.queue_event(DirCreatedEvent(path))
-                self._watch_tree(path, report=True)
+                self._watch_tree(path, report=DirCreatedEvent(path))
             elif mask & IN_DELETE:
                 self.queue_event(DirDeletedEvent(path))
         elif is_temp_name(name):
@@ -251,11 +254,13 @@ class InotifyEmitter(EventEmitter):
                     self._folders[wd] = moved
             self.queue_event(DirMovedEvent(source, path))
             return
-        self.queue_event(DirMovedEvent(source, path))
-        self._watch_tree(path, report=True)
+        self._watch_tree(path, report=DirMovedEvent(source, path))
 
-    def _watch_tree(self, top: str, *, report: bool) -> None:
-        """Watch `top` and every folder below it (no symlinks followed); `report`: say what they hold."""
+    def _watch_tree(self, top: str, *, report: FileSystemEvent | None = None) -> None:
+        """Watch `top` and every folder below it (no symlinks followed). `report`: the event that made
+        it appear, queued with what the folders hold only once all of them are watched — whoever
+        sees that event and then writes into the folder is seen."""
+        found: list[FileSystemEvent] = [report] if report is not None else []
 
         def failed(error: OSError) -> None:
             if error.errno not in (errno.ENOENT, errno.ENOTDIR):
@@ -265,15 +270,17 @@ class InotifyEmitter(EventEmitter):
             if not self._add(folder):
                 dirs[:] = []
                 continue
-            if report:
-                for name in dirs:
-                    self.queue_event(DirCreatedEvent(os.path.join(folder, name)))
-                for name in files:
-                    if not is_temp_name(name):
-                        self.queue_event(FileCreatedEvent(os.path.join(folder, name)))
+            if report is not None:
+                found += [DirCreatedEvent(os.path.join(folder, name)) for name in dirs]
+                found += [FileCreatedEvent(os.path.join(folder, name)) for name in files if not is_temp_name(name)]
+        for event in found:
+            self.queue_event(event)
 
     def _add(self, folder: str) -> bool:
-        wd = _lib().inotify_add_watch(self._fd, os.fsencode(folder), self._mask | WATCH_FLAGS)
+        flags = self._mask | WATCH_FLAGS
+        if folder == self._root:
+            flags &= ~IN_DONTFOLLOW  # the vault's own path may be a symlink; nothing below it is followed
+        wd = _lib().inotify_add_watch(self._fd, os.fsencode(folder), flags)
         if wd < 0:
             code = ctypes.get_errno()
             if code not in (errno.ENOENT, errno.ENOTDIR):  # gone already, or a symlink: not a loss
@@ -303,6 +310,7 @@ class InotifyEmitter(EventEmitter):
                     with contextlib.suppress(OSError):
                         os.close(fd)
             self._fd = self._wake_r = self._wake_w = -1
+            self._poll = None
         self._folders.clear()
         self._wds.clear()
 

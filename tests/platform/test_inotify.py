@@ -102,7 +102,7 @@ def test_a_folder_made_or_moved_in_is_watched_at_once_and_what_it_holds_is_repor
     root, events = watched
     made = root / "Projects" / "deep"
     made.mkdir(parents=True)
-    events.wait_for(DirCreatedEvent, str(root / "Projects"))
+    events.wait_for(DirCreatedEvent, str(made))  # told only once it is watched
     (made / "plan.md").write_text("plan")
     events.wait_for(FileClosedEvent, str(made / "plan.md"))
     outside = tmp_path / "Archive"
@@ -135,3 +135,20 @@ def test_a_symlinked_folder_is_not_followed(watched, tmp_path: Path):
     (elsewhere / "secret.md").write_text("x")
     settled(root, events)
     assert events.about("secret.md") == []
+
+
+def test_a_vault_reached_through_a_symlink_is_watched_under_the_path_it_was_given(tmp_path: Path):
+    real = tmp_path / "real-vault"
+    (real / "Approved").mkdir(parents=True)
+    link = tmp_path / "vault-link"
+    link.symlink_to(real, target_is_directory=True)
+    observer, _ = new_observer()
+    events = Events()
+    observer.schedule(events, str(link), recursive=True)
+    observer.start()
+    try:
+        (real / "Approved" / "x.md").write_text("x")
+        events.wait_for(FileClosedEvent, str(link / "Approved" / "x.md"))
+    finally:
+        observer.stop()
+        observer.join(10)
