@@ -144,7 +144,7 @@ class Vault:
                 if create_only:
                     raise Conflict(f"A note already exists at {target.rel}.", path=target.rel)
                 old_bytes, _ = self._read_bytes(target)
-            return self._write_over(target, old_bytes, frontmatter_data, body, if_match)
+            return parse(self._write_over(target, old_bytes, frontmatter_data, body, if_match), target.rel)
 
     def _write_over(
         self,
@@ -153,10 +153,11 @@ class Vault:
         frontmatter_data: Mapping[str, Any],
         body: str,
         if_match: str | None,
-    ) -> Note:
+    ) -> bytes:
         """Write the note over `old_bytes` (None: there is no note yet), read under the path's lock:
         untouched frontmatter kept byte for byte, `if_match` checked against them and again right
-        before the rename."""
+        before the rename. Returns the bytes written: a caller that answers with the note parses
+        them (what a reader will read), one that needs only their hash does not."""
         data = composed(target, old_bytes, frontmatter_data, body, if_match)
         self._ensure_folder(target)
         if if_match is not None:
@@ -169,7 +170,7 @@ class Vault:
             self._sync_dir(target.abs.parent)
         except OSError as exc:
             raise typed_os_error(exc, f"write {target.rel}", target.rel) from exc
-        return parse(data, target.rel)
+        return data
 
     def update_frontmatter(
         self,
@@ -181,12 +182,13 @@ class Vault:
     ) -> Note:
         """Merge `changes` into a note's frontmatter (keys in `remove` dropped); body untouched. The note is
         read once, under the path's lock, and written over what was read."""
-        return self._update(self.resolve(path, write=True), changes, remove, if_match)[1]
+        target = self.resolve(path, write=True)
+        return parse(self._update(target, changes, remove, if_match)[1], target.rel)
 
     def _update(
         self, target: VaultPath, changes: Mapping[str, Any], remove: tuple[str, ...], if_match: str | None = None
-    ) -> tuple[str, Note]:
-        """update_frontmatter on a resolved path: (the hash of the note as it was read, the note written)."""
+    ) -> tuple[str, bytes]:
+        """update_frontmatter on a resolved path: (the hash of the note as it was read, the bytes written)."""
         with self._lock_for(target.rel):
             data, mtime_ns = self._read_bytes(target)
             note = parse(data, target.rel, mtime_ns)
@@ -283,8 +285,8 @@ class Vault:
         if set_frontmatter:
             # One read serves both hashes: the note as it arrived (`moved_hash`) and as it was written.
             try:
-                moved.moved_hash, updated = self._update(dst, set_frontmatter, ())
-                moved.hash = updated.hash
+                moved.moved_hash, written = self._update(dst, set_frontmatter, ())
+                moved.hash = content_hash(written)  # only the hash is answered: the bytes need no parse
             except NotFound:
                 raise
             except H0Error as exc:  # e.g. parse_error, conflict, the disk filled up: the move stands
