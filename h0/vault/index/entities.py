@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 NAME = "n"
 ENTITY = "e"
@@ -31,6 +31,10 @@ _CODE = re.compile(
     r"|(?<![\w-])[A-Z]{2,}\d{2,}(?![\w-])",  # PO12345
     re.UNICODE,
 )
+# Every code holds a digit and lies inside one run of [\w/-] characters, whose ends its look-arounds cannot see past:
+# the pattern need only be tried inside the runs that hold a digit (h0.vault.index.entities._codes_in).
+_DIGIT = re.compile(r"\d")
+_RUN_FROM = re.compile(r"[\w/-]*")
 _SENTENCE_END = re.compile(r"[.!?:;\n\r\"“(\[]\s*$")
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĖĘĚĜĞĠĢĤĦĨĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŖŘŚŜŞŠŢŤŨŪŬŮŰŲŴŶŸŹŻŽ"
 # A run of capitalised words on one line ("Northwind Product Summit", "Ben & Jerry"), found in one pass.
@@ -59,9 +63,40 @@ def normal(text: str) -> str:
     return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
 
 
+def _codes_in(text: str) -> Iterator[re.Match[str]]:
+    """`_CODE.finditer(text)`, the same matches in the same order, tried only inside the runs of [\\w/-]
+    characters that hold a digit (a mail's text holds few: the pattern is costly at every position)."""
+    end = 0
+    backwards = ""
+    for digit in _DIGIT.finditer(text):
+        at = digit.start()
+        if at < end:
+            continue  # in the run just searched
+        backwards = backwards or text[::-1]
+        start = len(text) - _run_end(backwards, len(text) - 1 - at)
+        end = _run_end(text, at)
+        yield from _CODE.finditer(text, start, end)
+
+
+def _run_end(text: str, at: int) -> int:
+    run = _RUN_FROM.match(text, at)
+    return run.end() if run is not None else at
+
+
 def codes(text: str) -> set[str]:
     """The codes in a text (`INV-2041`, `PO12345`), as keys."""
-    return {normal(m.group()) for m in _CODE.finditer(text)} - {""}
+    return {normal(m.group()) for m in _codes_in(text)} - {""}
+
+
+def _without_codes(text: str) -> str:
+    """`_CODE.sub(" ", text)`."""
+    kept: list[str] = []
+    last = 0
+    for match in _codes_in(text):
+        kept += (text[last : match.start()], " ")
+        last = match.end()
+    kept.append(text[last:])
+    return "".join(kept)
 
 
 def capitalised(text: str) -> set[str]:
@@ -91,12 +126,12 @@ def capitalised(text: str) -> set[str]:
 
 def text_entities(text: str) -> set[str]:
     """An email's (or any text's) ENTITY keys: its codes and capitalised names (looked for in the text
-    with its codes blanked out: `codes(text) | capitalised(_CODE.sub(" ", text))`, in one pass of the
+    with its codes blanked out: `codes(text) | capitalised(_without_codes(text))`, in one pass of the
     code pattern, the costlier of the two)."""
     found: set[str] = set()
     kept: list[str] = []
     last = 0
-    for match in _CODE.finditer(text):
+    for match in _codes_in(text):
         found.add(normal(match.group()))
         kept += (text[last : match.start()], " ")
         last = match.end()
@@ -133,7 +168,7 @@ def note_keys(title: str, aliases: Iterable[str], meta: str, body: str) -> list[
                 keys.setdefault(" ".join(words), ENTITY)
                 if len(words[0]) >= 3:  # "Brightline" of "Brightline GmbH", never "product" of "Head of Product"
                     keys.setdefault(words[0], ENTITY)
-    for key in sorted(codes(f"{meta}\n{body}")) + sorted(capitalised(_CODE.sub(" ", body))):
+    for key in sorted(codes(f"{meta}\n{body}")) + sorted(capitalised(_without_codes(body))):
         keys.setdefault(key, ENTITY)
         if len(keys) >= MAX_KEYS:
             break

@@ -10,7 +10,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,7 +154,7 @@ def extract(rel: str, data: bytes, signature: Signature, known: Known | None = N
             if ADDRESS.fullmatch(address):
                 addresses.setdefault(address.lower(), name)
     note.person = any(name in PERSON_FIELDS for name in addresses.values())
-    for match in ADDRESS.finditer(body):
+    for match in addresses_in_text(body):
         if len(addresses) >= MAX_ADDRESSES:
             break
         addresses.setdefault(match.group().lower(), "body")
@@ -171,6 +171,16 @@ def extract(rel: str, data: bytes, signature: Signature, known: Known | None = N
         aliases = [str(a) for a in _as_list(data_fm.get("aliases")) if isinstance(a, (str, int, float))][:20]
         note.entities = note_keys(note.title, aliases, note.meta, body[:MAX_ENTITY_CHARS])
     return note
+
+
+def addresses_in_text(text: str) -> Iterator[re.Match[str]]:
+    """The addresses `ADDRESS.finditer(text)` finds, in the same order, looked for only in the words that hold
+    an "@" (an address holds no whitespace, so no match spans two words; most mail bodies hold none)."""
+    if "@" not in text:
+        return
+    for word in text.split():
+        if "@" in word:
+            yield from ADDRESS.finditer(word)
 
 
 def _as_list(value: Any) -> list[Any]:
