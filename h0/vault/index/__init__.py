@@ -41,6 +41,7 @@ from h0.vault.index.about import About, notes_about, outside_folders
 from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
+from h0.vault.index.names import NoteNames
 from h0.vault.index.query import every_row, plan, ranked
 from h0.vault.index.related import Related, related_notes
 from h0.vault.own_writes import OwnWrites
@@ -71,6 +72,7 @@ class VaultIndex:
         self.root = Path(os.path.abspath(root))
         self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
         self.db = IndexDB(db_path, self.disclosure.never)
+        self.names = NoteNames(self.db.rows)  # the notes' titles and aliases, kept while none changes
         self._pending: set[str] = set()
         self._everything = False
         self._lock = threading.Lock()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 NAME = "n"
 ENTITY = "e"
@@ -139,13 +140,45 @@ def text_entities(text: str) -> set[str]:
     return (found - {""}) | capitalised("".join(kept))
 
 
+def phrase_words(text: str) -> list[str]:
+    """The words `phrases` makes its runs of: those of the text's first MAX_PHRASE_TEXT characters, as keys."""
+    words: list[str] = _WORD.findall(unicodedata.normalize("NFKC", text[:MAX_PHRASE_TEXT]).casefold())
+    return words
+
+
 def phrases(text: str, most: int = MAX_PHRASE_WORDS) -> set[str]:
     """Every run of 1 to `most` words of a text's first MAX_PHRASE_TEXT characters, as keys (what a
     note's NAME is looked up among: an email says what it is about early)."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", text[:MAX_PHRASE_TEXT]).casefold())
+    words = phrase_words(text)
     found: set[str] = set(words) if most >= 1 else set()
     for size in range(2, most + 1):  # each run of `size` words: the word lists shifted 0…size-1, zipped
         found.update(map(" ".join, zip(*(words[shift:] for shift in range(size)), strict=False)))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """The NAME keys of a set of notes, and the first word of each (a phrase can be one only if it starts so)."""
+
+    keys: frozenset[str]
+    firsts: frozenset[str]
+
+    @classmethod
+    def of(cls, keys: Iterable[str]) -> Names:
+        found = frozenset(keys)
+        return cls(found, frozenset(key.split(" ", 1)[0] for key in found))
+
+
+def named(words: list[str], names: Names) -> set[str]:
+    """The runs of 1 to MAX_PHRASE_WORDS of these words (`phrase_words`) that are among `names`: the same as
+    `phrases(text) & names.keys`, without making every run (only those starting with a name's first word)."""
+    found: set[str] = set()
+    for at, word in enumerate(words):
+        if word in names.firsts:
+            for size in range(1, min(MAX_PHRASE_WORDS, len(words) - at) + 1):
+                run = " ".join(words[at : at + size])
+                if run in names.keys:
+                    found.add(run)
     return found
 
 
