@@ -182,7 +182,8 @@ class VaultIndex:
     def _refresh(self, rels: list[str]) -> None:
         known = {path: Signature(m, s, i) for path, m, s, i in self._signatures(rels)}
         upserts: list[Extracted] = []
-        as_written = self.written.known if self.written is not None else None  # H0's own writes: no parse
+        as_written = self.written.known if self.written is not None else None  # H0's own writes and parses
+        parsed = self.written.parsed if self.written is not None else None  # this parse, for triage's read
         deletes: list[str] = []
         for rel in rels:
             abs_path = os.path.join(self.root, *rel.split("/"))
@@ -195,7 +196,7 @@ class VaultIndex:
                 continue
             if info is not None and known.get(rel) == Signature.of(info):
                 continue  # unchanged: an event for its access time, or for a write this index already has
-            note = read_note_file(abs_path, rel, as_written) if indexable(rel) else None
+            note = read_note_file(abs_path, rel, as_written, parsed) if indexable(rel) else None
             if note is None:
                 if rel in known:
                     deletes.append(rel)
