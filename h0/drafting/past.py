@@ -183,6 +183,8 @@ class PastReplies:
     def similar(self, text: str, limit: int = 2, exclude: Iterable[PastReply] = ()) -> list[tuple[PastReply, float]]:
         """Replies to other emails that share the most words with `text` (each with its score, best first)."""
         self.refresh()
+        if not self._worded:
+            return []  # no reply to compare with: the email's words need not be found
         wanted = set(tokens(text[:20_000]))
         if not wanted:
             return []
