@@ -208,7 +208,9 @@ def _title(rel: str) -> str:
 
 def _scalars(values: Iterable[Any], depth: int = 0) -> Iterable[str]:
     for value in values:
-        if isinstance(value, Mapping):
+        if isinstance(value, (str, int, float)):  # most values: no costlier Mapping (ABC) test
+            yield str(value)
+        elif isinstance(value, Mapping):
             if depth < 8:
                 yield from _scalars(value.values(), depth + 1)
         elif isinstance(value, list):
