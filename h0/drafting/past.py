@@ -41,7 +41,7 @@ from h0.vault import frontmatter
 from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DONE
-from h0.vault.model import Kind, note_facts
+from h0.vault.model import Kind, note_facts, note_kind, note_status
 from h0.vault.note import content_hash, decode
 from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import NOTE_SUFFIX
@@ -330,9 +330,10 @@ def _kept_reply(message: HistoryMessage) -> PastReply | None:
 
 def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
     """A note of Done/ as a past reply: only one that was sent (`status: sent`) and is not an email."""
-    facts = note_facts(rel, fm)
-    if facts.status.state is not DraftState.SENT or facts.is_email:
+    # The two cheap readers first (a burst files hundreds of emails in Done/), the whole model for the few sent.
+    if note_kind(fm) is Kind.EMAIL or note_status(fm).state is not DraftState.SENT:
         return None
+    facts = note_facts(rel, fm)
     to = tuple(dict.fromkeys(a.lower() for a in (*facts.to, *facts.cc) if "@" in a))
     if not to:
         return None
