@@ -89,11 +89,13 @@ class OwnWrites:
                 note = self._parsed.get(key)
         return note if note is not None and note.hash == note_hash else None
 
-    def holds(self, path: str) -> bool:
-        """Whether H0 wrote a note at `path` lately (its bytes may have changed since); parses do not count."""
+    def remembers(self, path: str) -> bool:
+        """Whether H0 wrote or parsed a note at `path` lately (its bytes may have changed since)."""
+        key = nfc(path)
         with self._lock:
-            return nfc(path) in self._notes
+            return key in self._notes or key in self._parsed
 
     def __len__(self) -> int:
+        """The notes H0 wrote that are remembered (parses not counted)."""
         with self._lock:
             return len(self._notes)
