@@ -5,9 +5,11 @@ words of every email.
 
 Whether they changed is said by the index file itself: a trigger marks each NAME row added or deleted
 with a fresh random token in `meta` (whichever process wrote it: the daemon's index, the vault
-server's, Claude Code's), a new file starts with one of its own (a rebuilt index is never taken for
-the old one), and the names are read again when the token is not the one they were read at.
-Bounded: past MAX_NAMES, no names are kept and every phrase is looked up, as before.
+server's, Claude Code's), and the names are read again when the token is not the one they were read
+at. Names kept that the file no longer holds (a rebuilt index, before its first name) cost a look-up
+that finds nothing; a name the file holds is never missing: adding it changed the token. Opening
+the index writes nothing. Bounded: past MAX_NAMES, no names are kept and every phrase is looked up,
+as before.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ MAX_NAMES = 100_000  # titles and aliases kept in memory (a few MB at most)
 NAMES_TOKEN = "names"  # the `meta` row a change of any note's names sets to a fresh token
 # Part of the index's schema (h0.vault.index.db): the partial index reads every name without the other keys.
 NAMES_SCHEMA = f"""
-INSERT OR IGNORE INTO meta VALUES ('{NAMES_TOKEN}', hex(randomblob(8)));
 CREATE INDEX IF NOT EXISTS entities_names ON entities (key) WHERE kind = '{NAME}';
 CREATE TRIGGER IF NOT EXISTS names_added AFTER INSERT ON entities WHEN new.kind = '{NAME}' BEGIN
     INSERT OR REPLACE INTO meta VALUES ('{NAMES_TOKEN}', hex(randomblob(8))); END;
