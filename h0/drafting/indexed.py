@@ -19,6 +19,7 @@ from h0.drafting.knowledgenotes import (
     MAX_INDEX_CHARS,
     MAX_TEXT_CHARS,
     KnowledgeNote,
+    KnowledgeReads,
     PendingEmail,
     RelatedKnowledge,
     link_targets,
@@ -62,6 +63,7 @@ class IndexKnowledge:
         self.privacy = index.disclosure  # the gate the index answers with
         self.problems: dict[str, str] = {}  # path -> why it could not be read (shown by draft_context)
         self._pending: dict[tuple[str, str], PendingEmail | object | None] = {}  # `pending`'s rows, read
+        self._reads = KnowledgeReads()  # a People note each email of a burst from its person reads: parsed once
 
     def changed(self, path: str | None) -> None:
         """A watcher's report: this note (absolute path) changed, or any may have (None)."""
@@ -165,7 +167,7 @@ class IndexKnowledge:
         if self.privacy.never(rel) or mail_folder(rel):
             return None  # `private: true` is judged below, on the note as it is now
         try:
-            kind, fm, body = read_knowledge(self.root, rel, self.privacy)
+            kind, fm, body = read_knowledge(self.root, rel, self.privacy, self._reads)
         except (OSError, H0Error, ValueError) as exc:
             self.problems[rel] = exc.message if isinstance(exc, H0Error) else str(exc)
             return None

@@ -5,6 +5,8 @@ or a draft), and the words and links relatedness is computed from."""
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,12 +28,14 @@ from h0.vault.layout import (
     REJECTED,
 )
 from h0.vault.model import is_mail
-from h0.vault.note import decode
+from h0.vault.note import content_hash, decode
 from h0.vault.paths import folder_key
 
 MAX_READ_BYTES = 256 * 1024  # of a knowledge note: a huge note is known by its head
 MAX_TEXT_CHARS = 8_000  # kept per note for prompts (the budget cuts further)
 MAX_INDEX_CHARS = 20_000  # of a note's text indexed for relatedness
+MAX_KEPT_READS = 1_024  # knowledge notes' answers kept by content hash (KnowledgeReads)
+MAX_KEPT_CHARS = 4_000_000  # of their bodies
 MIN_TOKEN = 3
 ADDRESS_KEYS = ("email", "emails", "e-mail", "mail", "address", "addresses")
 
@@ -144,18 +148,54 @@ def mail_folder(rel: str) -> bool:
     return folder_key(parts[0]) in MAIL_FOLDERS
 
 
-def read_knowledge(root: Path, rel: str, disclosure: Disclosure) -> tuple[str, Mapping[str, Any], str]:
+Knowledge = tuple[str, Mapping[str, Any], str]  # (kind, frontmatter, body): `read_knowledge`'s answer
+
+
+class KnowledgeReads:
+    """The last answers of `read_knowledge`, by path and the content hash of the bytes read: a burst's emails
+    from one sender each read their People note, and the same bytes are judged the same (one gate: the
+    answer depends on the path, the bytes and the gate's fixed folders). Bounded; thread-safe."""
+
+    def __init__(self, limit: int = MAX_KEPT_READS, chars: int = MAX_KEPT_CHARS) -> None:
+        self.limit, self.chars = limit, chars
+        self._kept: OrderedDict[str, tuple[str, Knowledge]] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, rel: str, digest: str) -> Knowledge | None:
+        with self._lock:
+            kept = self._kept.get(rel)
+        return kept[1] if kept is not None and kept[0] == digest else None
+
+    def keep(self, rel: str, digest: str, answer: Knowledge) -> None:
+        with self._lock:
+            old = self._kept.pop(rel, None)
+            self._size += len(answer[2]) - (len(old[1][2]) if old is not None else 0)
+            self._kept[rel] = (digest, answer)
+            while self._kept and (len(self._kept) > self.limit or self._size > self.chars):
+                self._size -= len(self._kept.popitem(last=False)[1][1][2])
+
+
+def read_knowledge(root: Path, rel: str, disclosure: Disclosure, reads: KnowledgeReads | None = None) -> Knowledge:
     """(kind, frontmatter, body) of the note at `rel`: kind "knowledge", "private" or "inert" (an email or
     a draft). Only a regular file is opened, without waiting (a FIFO named *.md never holds a call up),
-    and only its first MAX_READ_BYTES are read. Raises OSError, H0Error or ValueError when unreadable."""
+    and only its first MAX_READ_BYTES are read. Raises OSError, H0Error or ValueError when unreadable.
+    `reads`: the answers for bytes read before (by content hash), taken instead of parsing them again."""
     data = read_head(root / rel, MAX_READ_BYTES)
+    digest = content_hash(data) if reads is not None else ""
+    if reads is not None and (known := reads.get(rel, digest)) is not None:
+        return known
     parts = frontmatter.split(_decode_head(data, rel))
     fm = frontmatter.load(parts.yaml)
     if disclosure.own_private(rel, fm):
-        return "private", fm, ""
-    if is_mail(fm):  # an email, received or sent, or a reply draft (h0.vault.model): not the owner's knowledge
-        return "inert", fm, ""
-    return "knowledge", fm, parts.body
+        answer: Knowledge = ("private", fm, "")
+    elif is_mail(fm):  # an email, received or sent, or a reply draft (h0.vault.model): not the owner's knowledge
+        answer = ("inert", fm, "")
+    else:
+        answer = ("knowledge", fm, parts.body)
+    if reads is not None:
+        reads.keep(rel, digest, answer)
+    return answer
 
 
 def _decode_head(data: bytes, rel: str) -> str:

@@ -41,8 +41,9 @@ from h0.vault import frontmatter
 from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DONE
-from h0.vault.model import Kind, note_facts
-from h0.vault.note import decode
+from h0.vault.model import Kind, note_facts, note_kind, note_status
+from h0.vault.note import content_hash, decode
+from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import NOTE_SUFFIX
 
 MAX_READ_BYTES = 256 * 1024
@@ -132,6 +133,7 @@ class PastReplies:
         self._by_address: dict[str, list[PastReply]] = {}
         self._all: list[PastReply] = []
         self._worded: list[tuple[PastReply, set[str]]] = []  # each reply with its words, tokenised once per refresh
+        self.written: OwnWrites | None = None  # what H0 wrote or parsed lately (the daemon's): Done/'s notes unparsed
 
     def changed(self, path: str | None) -> None:
         """A watcher's report: this note (absolute path) changed, appeared or went; None: any may have."""
@@ -183,6 +185,8 @@ class PastReplies:
     def similar(self, text: str, limit: int = 2, exclude: Iterable[PastReply] = ()) -> list[tuple[PastReply, float]]:
         """Replies to other emails that share the most words with `text` (each with its score, best first)."""
         self.refresh()
+        if not self._worded:
+            return []  # no reply to compare with: the email's words need not be found
         wanted = set(tokens(text[:20_000]))
         if not wanted:
             return []
@@ -251,14 +255,23 @@ class PastReplies:
         try:
             with open(self.root / rel, "rb") as handle:
                 data = handle.read(MAX_READ_BYTES)
-            text = decode(data, rel) if len(data) < MAX_READ_BYTES else data.decode("utf-8", "ignore")
-            parts = frontmatter.split(text)
-            fm = frontmatter.load(parts.yaml)
+            # An email H0 filed here (or parsed here lately) is known by its bytes' hash: not parsed again.
+            known = (
+                self.written.known(rel, content_hash(data))
+                if self.written is not None and len(data) < MAX_READ_BYTES
+                else None
+            )
+            if known is not None:
+                fm, body = known.frontmatter, known.body
+            else:
+                text = decode(data, rel) if len(data) < MAX_READ_BYTES else data.decode("utf-8", "ignore")
+                parts = frontmatter.split(text)
+                fm, body = frontmatter.load(parts.yaml), parts.body
         except (OSError, H0Error, ValueError):
             return None, False, frozenset()
         self._keys[rel.removeprefix(f"{DONE}/")] = note_message_key(fm)
         private = self.disclosure.own_private(rel, fm)
-        return sent_reply(rel, fm, parts.body), private, thread_keys(rel, fm) if private else frozenset()
+        return sent_reply(rel, fm, body), private, thread_keys(rel, fm) if private else frozenset()
 
     # ------------------------------------------------------------------ provider sent mail
 
@@ -317,9 +330,10 @@ def _kept_reply(message: HistoryMessage) -> PastReply | None:
 
 def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
     """A note of Done/ as a past reply: only one that was sent (`status: sent`) and is not an email."""
-    facts = note_facts(rel, fm)
-    if facts.status.state is not DraftState.SENT or facts.is_email:
+    # The two cheap readers first (a burst files hundreds of emails in Done/), the whole model for the few sent.
+    if note_kind(fm) is Kind.EMAIL or note_status(fm).state is not DraftState.SENT:
         return None
+    facts = note_facts(rel, fm)
     to = tuple(dict.fromkeys(a.lower() for a in (*facts.to, *facts.cc) if "@" in a))
     if not to:
         return None

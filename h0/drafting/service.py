@@ -150,10 +150,11 @@ class Drafting:
         self.past.changed(path)
 
     def takes_in(self, written: OwnWrites | None) -> None:
-        """The notes H0 wrote lately: the index takes them in as written, without parsing them again."""
+        """The notes H0 wrote lately: the index and the past replies take them in as written, without parsing them again."""
         takes_in = getattr(self.knowledge, "takes_in", None)
         if takes_in is not None:
             takes_in(written)
+        self.past.written = written
 
     def watched(self) -> bool:
         """Whether a watcher of this process reports every note of this vault changing (see `watching`)."""

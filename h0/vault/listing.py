@@ -159,8 +159,8 @@ class FrontmatterCache:
         return value
 
     def _as_written(self, abs_path: str, rel: str, st: os.stat_result) -> dict[str, Any] | None:
-        """The frontmatter H0 wrote, if the note's bytes are the ones it wrote (else None: parse them)."""
-        if self.written is None or st.st_size >= FRONTMATTER_PROBE or not self.written.holds(rel):
+        """The frontmatter H0 wrote or parsed lately, if the note's bytes are those (else None: parse them)."""
+        if self.written is None or st.st_size >= FRONTMATTER_PROBE or not self.written.remembers(rel):
             return None
         with open(abs_path, "rb") as handle:
             note = self.written.known(rel, content_hash(handle.read(FRONTMATTER_PROBE)))

@@ -7,6 +7,10 @@ since), but when the bytes on disk are the ones H0 wrote — the same content ha
 answered the write with — what they say is what H0 sent: the frontmatter and body it wrote, or the
 note it read merged with the keys it set. Any other content (the human's edit, another program's,
 a file swapped in with the same size and time) has another hash and is read and parsed as always.
+
+It keeps H0's parses too (`parsed`): a burst's email is read by the vault index and by triage's
+routing, and whichever comes second takes the first one's parse when the bytes hash the same — the
+same parser's answer to the same bytes, never a size or a time. Bounded by notes and by characters.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from h0.vault.paths import nfc
 
 MAX_NOTES = 12_000  # notes remembered (a burst's drafts and updates wait behind the burst in the queue)
 MAX_NOTE_CHARS = 64_000  # a bigger note is not remembered: read again, as any other
+MAX_PARSED_CHARS = 12_000_000  # of the parsed notes' bodies kept (a 5,000-email burst's, between index and triage)
 
 
 def merged(frontmatter: Mapping[str, Any], changes: Mapping[str, Any], remove: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -35,9 +40,12 @@ class OwnWrites:
     """The notes H0 wrote, by path, each with the hash of the bytes written (thread-safe, bounded:
     the oldest are forgotten first)."""
 
-    def __init__(self, limit: int = MAX_NOTES) -> None:
+    def __init__(self, limit: int = MAX_NOTES, parsed_chars: int = MAX_PARSED_CHARS) -> None:
         self.limit = limit
+        self.parsed_chars = parsed_chars
         self._notes: OrderedDict[str, Note] = OrderedDict()
+        self._parsed: OrderedDict[str, Note] = OrderedDict()  # path -> H0's last parse of the bytes there
+        self._parsed_size = 0  # their bodies' characters
         self._lock = threading.Lock()
 
     def wrote(self, path: str, note_hash: str, frontmatter: Mapping[str, Any], body: str) -> None:
@@ -58,17 +66,36 @@ class OwnWrites:
             while len(self._notes) > self.limit:
                 self._notes.popitem(last=False)
 
-    def known(self, path: str, note_hash: str) -> Note | None:
-        """The note H0 wrote at `path`, if the bytes there now are the ones it wrote (else None)."""
+    def parsed(self, note: Note) -> None:
+        """H0 parsed the bytes at `note.path` (their hash `note.hash`) into this frontmatter and body (h0.vault.note.parse):
+        the next reader of the same bytes there takes them instead of parsing again."""
+        if len(note.body) > MAX_NOTE_CHARS:
+            return
+        key = nfc(note.path)
+        kept = Note(key, note.frontmatter, note.body, note.hash, typed=note.typed)  # no `parts`: half the memory
         with self._lock:
-            note = self._notes.get(nfc(path))
+            old = self._parsed.pop(key, None)
+            self._parsed_size += len(kept.body) - (len(old.body) if old is not None else 0)
+            self._parsed[key] = kept
+            while self._parsed and (self._parsed_size > self.parsed_chars or len(self._parsed) > self.limit):
+                self._parsed_size -= len(self._parsed.popitem(last=False)[1].body)
+
+    def known(self, path: str, note_hash: str) -> Note | None:
+        """The note H0 wrote at `path`, or last parsed there, if the bytes there now are those (else None)."""
+        key = nfc(path)
+        with self._lock:
+            note = self._notes.get(key)
+            if note is None or note.hash != note_hash:
+                note = self._parsed.get(key)
         return note if note is not None and note.hash == note_hash else None
 
-    def holds(self, path: str) -> bool:
-        """Whether H0 wrote a note at `path` lately (its bytes may have changed since)."""
+    def remembers(self, path: str) -> bool:
+        """Whether H0 wrote or parsed a note at `path` lately (its bytes may have changed since)."""
+        key = nfc(path)
         with self._lock:
-            return nfc(path) in self._notes
+            return key in self._notes or key in self._parsed
 
     def __len__(self) -> int:
+        """The notes H0 wrote that are remembered (parses not counted)."""
         with self._lock:
             return len(self._notes)

@@ -104,11 +104,16 @@ class Vault:
 
     def read_known(self, path: object) -> Note:
         """The note as it is on disk now, like `read_note`; but when its bytes are the ones H0 wrote
-        there last (the same content hash: h0.vault.own_writes), the note H0 wrote, not parsed again."""
+        there last, or parsed there last (the same content hash: h0.vault.own_writes), that note, not
+        parsed again."""
         target = self.resolve(path)
         data, mtime_ns = self._read_bytes(target)
         known = self.written.known(target.rel, content_hash(data))
-        return known if known is not None else parse(data, target.rel, mtime_ns)
+        if known is not None:
+            return known
+        note = parse(data, target.rel, mtime_ns)
+        self.written.parsed(note)  # the vault index (or the next look) takes these bytes' parse
+        return note
 
     @staticmethod
     def _read_bytes(target: VaultPath) -> tuple[bytes, int]:

@@ -3,10 +3,23 @@ calendar words, greetings and sentence openers never are, and a hostile text cos
 
 from __future__ import annotations
 
+import re
 import time
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from h0.drafting.briefing import questions
-from h0.vault.index.entities import ENTITY, NAME, note_keys, phrases, text_entities
+from h0.vault.index.entities import ENTITY, NAME, capitalised, codes, normal, note_keys, phrases, text_entities
+from h0.vault.index.extract import ADDRESS, addresses_in_text
+
+# The code pattern tried at every position of a text: what `codes` and `text_entities` must find, faster.
+EVERYWHERE = re.compile(
+    r"(?<![\w-])(?=[\w/-]*\d)(?=[\w/-]*[^\W\d_])[^\W_]+(?:[-/][^\W_]+)+(?![\w-])"
+    r"|(?<![\w-])[A-Z]{2,}\d{2,}(?![\w-])",
+)
+# Texts made of what codes and addresses are built of, and of what ends them.
+CODE_TEXT = st.text(alphabet="aZ09_-/ .\n@é٣x", max_size=80)
 
 
 def test_codes_and_capitalised_names_are_what_an_email_is_about():
@@ -46,3 +59,24 @@ def test_a_texts_keys_are_its_word_runs_codes_and_names_whatever_their_order():
     assert phrases("", 4) == set() and phrases("one", 0) == set()
     # Codes once each, and the names found in the text with its codes blanked out ("Ben" opens a line).
     assert text_entities(text) == {"inv 2041", "po 88 3", "a 12", "quanta dashboard", "quanta", "jerry", "brightline"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(CODE_TEXT)
+def test_the_codes_of_a_text_are_those_the_pattern_finds_at_every_position(text):
+    everywhere = [m.group() for m in EVERYWHERE.finditer(text)]
+    assert codes(text) == {normal(code) for code in everywhere} - {""}
+    blanked = EVERYWHERE.sub(" ", text)
+    assert text_entities(text) == ({normal(code) for code in everywhere} - {""}) | capitalised(blanked)
+
+
+@settings(max_examples=400, deadline=None)
+@given(CODE_TEXT)
+def test_the_addresses_of_a_text_are_those_the_pattern_finds_at_every_position(text):
+    assert [m.group() for m in addresses_in_text(text)] == [m.group() for m in ADDRESS.finditer(text)]
+
+
+def test_codes_and_addresses_in_a_longer_text_are_found_as_before():
+    text = "Re: INV-2041, PO-88/3 (see x/A-12_b) and PO12345;\tmail dana@example.com or <ops@corp.example.org>, 12/3."
+    assert codes(text) == {normal(m.group()) for m in EVERYWHERE.finditer(text)}
+    assert [m.group() for m in addresses_in_text(text)] == ["dana@example.com", "ops@corp.example.org"]

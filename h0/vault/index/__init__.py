@@ -41,6 +41,7 @@ from h0.vault.index.about import About, notes_about, outside_folders
 from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
+from h0.vault.index.names import NoteNames
 from h0.vault.index.query import every_row, plan, ranked
 from h0.vault.index.related import Related, related_notes
 from h0.vault.own_writes import OwnWrites
@@ -71,6 +72,7 @@ class VaultIndex:
         self.root = Path(os.path.abspath(root))
         self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
         self.db = IndexDB(db_path, self.disclosure.never)
+        self.names = NoteNames(self.db.rows)  # the notes' titles and aliases, kept while none changes
         self._pending: set[str] = set()
         self._everything = False
         self._lock = threading.Lock()
@@ -180,7 +182,8 @@ class VaultIndex:
     def _refresh(self, rels: list[str]) -> None:
         known = {path: Signature(m, s, i) for path, m, s, i in self._signatures(rels)}
         upserts: list[Extracted] = []
-        as_written = self.written.known if self.written is not None else None  # H0's own writes: no parse
+        as_written = self.written.known if self.written is not None else None  # H0's own writes and parses
+        parsed = self.written.parsed if self.written is not None else None  # this parse, for triage's read
         deletes: list[str] = []
         for rel in rels:
             abs_path = os.path.join(self.root, *rel.split("/"))
@@ -193,7 +196,7 @@ class VaultIndex:
                 continue
             if info is not None and known.get(rel) == Signature.of(info):
                 continue  # unchanged: an event for its access time, or for a write this index already has
-            note = read_note_file(abs_path, rel, as_written) if indexable(rel) else None
+            note = read_note_file(abs_path, rel, as_written, parsed) if indexable(rel) else None
             if note is None:
                 if rel in known:
                     deletes.append(rel)

@@ -18,7 +18,16 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from h0.vault.index.db import VISIBLE
-from h0.vault.index.entities import ENTITY, NAME, phrases, text_entities
+from h0.vault.index.entities import (
+    ENTITY,
+    MAX_PHRASE_WORDS,
+    NAME,
+    Names,
+    named,
+    phrase_words,
+    phrases,
+    text_entities,
+)
 from h0.vault.index.extract import HEADER_FIELDS
 from h0.vault.paths import link_key
 
@@ -120,7 +129,7 @@ def notes_about(
             (*named, *skip),
         )
     entities = text_entities(text)
-    keys = sorted(phrases(text) | entities)[:MAX_KEYS] if text.strip() else []
+    keys = looked_up(text, entities, index.names.current())
     rows: list[tuple[str, str, str]] = []
     for start in range(0, len(keys), CHUNK):
         chunk = keys[start : start + CHUNK]
@@ -130,6 +139,20 @@ def notes_about(
             (*chunk, *skip),
         )
     return rank(people, colleagues, backlinks, rows, entities, index.count(), limit)
+
+
+def looked_up(text: str, entities: set[str], names: Names | None) -> list[str]:
+    """The keys an email's notes are looked up by: its phrases (a note's NAME may be any of them) and its
+    `entities`, sorted, the first MAX_KEYS. When every phrase fits (at most 4 a word), only the phrases
+    that are some note's name (`names`, all of the index's) are looked up: a phrase no note is named by
+    finds no NAME row, and an ENTITY row counts only for the email's own `entities` (`rank`)."""
+    if not text.strip():
+        return []
+    if names is not None:
+        words = phrase_words(text)
+        if MAX_PHRASE_WORDS * len(words) + len(entities) <= MAX_KEYS:
+            return sorted(named(words, names) | entities)
+    return sorted(phrases(text) | entities)[:MAX_KEYS]
 
 
 def organisations(addresses: Iterable[str]) -> list[str]:

@@ -26,6 +26,7 @@ from typing import Any
 from loguru import logger
 
 from h0.vault.index.extract import Extracted, frontmatter_json
+from h0.vault.index.names import NAMES_SCHEMA
 from h0.vault.paths import link_key
 
 # 2: `threads` (disclosure); `entities` and People notes indexed (docs_person). 3: both. 4: thread keys, links
@@ -164,7 +165,7 @@ class IndexDB:
     def _create(self) -> None:
         try:
             db = self.db()
-            db.executescript(_SCHEMA)
+            db.executescript(_SCHEMA + NAMES_SCHEMA)  # with the names' change token
             row = db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
             if row is None:
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -196,7 +197,7 @@ class IndexDB:
                     except OSError as exc:
                         logger.warning("could not remove {}{}: {}", self.path, suffix, exc)
             db = self.db()
-            db.executescript(_SCHEMA)
+            db.executescript(_SCHEMA + NAMES_SCHEMA)  # with the names' change token
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
 
     def healthy(self) -> bool:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 NAME = "n"
 ENTITY = "e"
@@ -31,6 +32,10 @@ _CODE = re.compile(
     r"|(?<![\w-])[A-Z]{2,}\d{2,}(?![\w-])",  # PO12345
     re.UNICODE,
 )
+# Every code holds a digit and lies inside one run of [\w/-] characters, whose ends its look-arounds cannot see past:
+# the pattern need only be tried inside the runs that hold a digit (h0.vault.index.entities._codes_in).
+_DIGIT = re.compile(r"\d")
+_RUN_FROM = re.compile(r"[\w/-]*")
 _SENTENCE_END = re.compile(r"[.!?:;\n\r\"“(\[]\s*$")
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĖĘĚĜĞĠĢĤĦĨĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŖŘŚŜŞŠŢŤŨŪŬŮŰŲŴŶŸŹŻŽ"
 # A run of capitalised words on one line ("Northwind Product Summit", "Ben & Jerry"), found in one pass.
@@ -59,9 +64,40 @@ def normal(text: str) -> str:
     return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
 
 
+def _codes_in(text: str) -> Iterator[re.Match[str]]:
+    """`_CODE.finditer(text)`, the same matches in the same order, tried only inside the runs of [\\w/-]
+    characters that hold a digit (a mail's text holds few: the pattern is costly at every position)."""
+    end = 0
+    backwards = ""
+    for digit in _DIGIT.finditer(text):
+        at = digit.start()
+        if at < end:
+            continue  # in the run just searched
+        backwards = backwards or text[::-1]
+        start = len(text) - _run_end(backwards, len(text) - 1 - at)
+        end = _run_end(text, at)
+        yield from _CODE.finditer(text, start, end)
+
+
+def _run_end(text: str, at: int) -> int:
+    run = _RUN_FROM.match(text, at)
+    return run.end() if run is not None else at
+
+
 def codes(text: str) -> set[str]:
     """The codes in a text (`INV-2041`, `PO12345`), as keys."""
-    return {normal(m.group()) for m in _CODE.finditer(text)} - {""}
+    return {normal(m.group()) for m in _codes_in(text)} - {""}
+
+
+def _without_codes(text: str) -> str:
+    """`_CODE.sub(" ", text)`."""
+    kept: list[str] = []
+    last = 0
+    for match in _codes_in(text):
+        kept += (text[last : match.start()], " ")
+        last = match.end()
+    kept.append(text[last:])
+    return "".join(kept)
 
 
 def capitalised(text: str) -> set[str]:
@@ -91,12 +127,12 @@ def capitalised(text: str) -> set[str]:
 
 def text_entities(text: str) -> set[str]:
     """An email's (or any text's) ENTITY keys: its codes and capitalised names (looked for in the text
-    with its codes blanked out: `codes(text) | capitalised(_CODE.sub(" ", text))`, in one pass of the
+    with its codes blanked out: `codes(text) | capitalised(_without_codes(text))`, in one pass of the
     code pattern, the costlier of the two)."""
     found: set[str] = set()
     kept: list[str] = []
     last = 0
-    for match in _CODE.finditer(text):
+    for match in _codes_in(text):
         found.add(normal(match.group()))
         kept += (text[last : match.start()], " ")
         last = match.end()
@@ -104,13 +140,45 @@ def text_entities(text: str) -> set[str]:
     return (found - {""}) | capitalised("".join(kept))
 
 
+def phrase_words(text: str) -> list[str]:
+    """The words `phrases` makes its runs of: those of the text's first MAX_PHRASE_TEXT characters, as keys."""
+    words: list[str] = _WORD.findall(unicodedata.normalize("NFKC", text[:MAX_PHRASE_TEXT]).casefold())
+    return words
+
+
 def phrases(text: str, most: int = MAX_PHRASE_WORDS) -> set[str]:
     """Every run of 1 to `most` words of a text's first MAX_PHRASE_TEXT characters, as keys (what a
     note's NAME is looked up among: an email says what it is about early)."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", text[:MAX_PHRASE_TEXT]).casefold())
+    words = phrase_words(text)
     found: set[str] = set(words) if most >= 1 else set()
     for size in range(2, most + 1):  # each run of `size` words: the word lists shifted 0…size-1, zipped
         found.update(map(" ".join, zip(*(words[shift:] for shift in range(size)), strict=False)))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """The NAME keys of a set of notes, and the first word of each (a phrase can be one only if it starts so)."""
+
+    keys: frozenset[str]
+    firsts: frozenset[str]
+
+    @classmethod
+    def of(cls, keys: Iterable[str]) -> Names:
+        found = frozenset(keys)
+        return cls(found, frozenset(key.split(" ", 1)[0] for key in found))
+
+
+def named(words: list[str], names: Names) -> set[str]:
+    """The runs of 1 to MAX_PHRASE_WORDS of these words (`phrase_words`) that are among `names`: the same as
+    `phrases(text) & names.keys`, without making every run (only those starting with a name's first word)."""
+    found: set[str] = set()
+    for at, word in enumerate(words):
+        if word in names.firsts:
+            for size in range(1, min(MAX_PHRASE_WORDS, len(words) - at) + 1):
+                run = " ".join(words[at : at + size])
+                if run in names.keys:
+                    found.add(run)
     return found
 
 
@@ -133,7 +201,7 @@ def note_keys(title: str, aliases: Iterable[str], meta: str, body: str) -> list[
                 keys.setdefault(" ".join(words), ENTITY)
                 if len(words[0]) >= 3:  # "Brightline" of "Brightline GmbH", never "product" of "Head of Product"
                     keys.setdefault(words[0], ENTITY)
-    for key in sorted(codes(f"{meta}\n{body}")) + sorted(capitalised(_CODE.sub(" ", body))):
+    for key in sorted(codes(f"{meta}\n{body}")) + sorted(capitalised(_without_codes(body))):
         keys.setdefault(key, ENTITY)
         if len(keys) >= MAX_KEYS:
             break

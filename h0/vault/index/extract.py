@@ -10,7 +10,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,11 +78,15 @@ class Extracted:
     packed: bytes | None = None  # title, meta and body compressed (h0.vault.index.db.pack), once known
 
 
-# The note H0 wrote at a path if the bytes there hash to what it wrote, else None (h0.vault.own_writes).
+# The note H0 wrote (or parsed) at a path if the bytes there hash to those, else None (h0.vault.own_writes).
 Known = Callable[[str, str], Note | None]
+# Told each note this read parsed as h0.vault.note.parse would (valid UTF-8, frontmatter read): its next reader's.
+Parsed = Callable[[Note], None]
 
 
-def read_note_file(abs_path: str, rel: str, known: Known | None = None) -> Extracted | None:
+def read_note_file(
+    abs_path: str, rel: str, known: Known | None = None, parsed: Parsed | None = None
+) -> Extracted | None:
     """The note at `abs_path` as the index keeps it; None when it is not a regular file (gone, a folder,
     a FIFO, socket or device named *.md, a symlink): such files are never opened for reading text."""
     try:
@@ -117,14 +121,18 @@ def read_note_file(abs_path: str, rel: str, known: Known | None = None) -> Extra
         return None
     finally:
         os.close(fd)
-    return extract(rel, data, signature, known)
+    return extract(rel, data, signature, known, parsed)
 
 
-def extract(rel: str, data: bytes, signature: Signature, known: Known | None = None) -> Extracted:
+def extract(
+    rel: str, data: bytes, signature: Signature, known: Known | None = None, parsed: Parsed | None = None
+) -> Extracted:
     """The index's view of a note's bytes. Invalid UTF-8 is indexed with replacement characters (a search
     checks the bytes themselves); frontmatter that cannot be read leaves its block as body text. Bytes
-    H0 wrote (`known` answers for their hash) are taken as written, not parsed again."""
-    note = Extracted(rel, signature, content_hash(data), title=_title(rel))
+    H0 wrote or parsed (`known` answers for their hash) are taken as they were, not parsed again; a
+    parse made here is told to `parsed`."""
+    digest = content_hash(data)
+    note = Extracted(rel, signature, digest, title=_title(rel))
     if len(data) > MAX_NOTE_BYTES:
         note.hash, note.problem = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB"
         return note
@@ -137,6 +145,8 @@ def extract(rel: str, data: bytes, signature: Signature, known: Known | None = N
             parts = frontmatter.split(text)
             data_fm = frontmatter.load(parts.yaml)
             body = parts.body
+            if parsed is not None and "\ufffd" not in text:  # `parse` refuses bytes that are not UTF-8
+                parsed(Note(rel, data_fm, body, digest))
         except H0Error as error:
             data_fm, body = {}, text
             note.problem = f"frontmatter not read: {error.message[:200]}"
@@ -154,7 +164,7 @@ def extract(rel: str, data: bytes, signature: Signature, known: Known | None = N
             if ADDRESS.fullmatch(address):
                 addresses.setdefault(address.lower(), name)
     note.person = any(name in PERSON_FIELDS for name in addresses.values())
-    for match in ADDRESS.finditer(body):
+    for match in addresses_in_text(body):
         if len(addresses) >= MAX_ADDRESSES:
             break
         addresses.setdefault(match.group().lower(), "body")
@@ -173,6 +183,16 @@ def extract(rel: str, data: bytes, signature: Signature, known: Known | None = N
     return note
 
 
+def addresses_in_text(text: str) -> Iterator[re.Match[str]]:
+    """The addresses `ADDRESS.finditer(text)` finds, in the same order, looked for only in the words that hold
+    an "@" (an address holds no whitespace, so no match spans two words; most mail bodies hold none)."""
+    if "@" not in text:
+        return
+    for word in text.split():
+        if "@" in word:
+            yield from ADDRESS.finditer(word)
+
+
 def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [] if value is None else [value]
 
@@ -188,7 +208,9 @@ def _title(rel: str) -> str:
 
 def _scalars(values: Iterable[Any], depth: int = 0) -> Iterable[str]:
     for value in values:
-        if isinstance(value, Mapping):
+        if isinstance(value, (str, int, float)):  # most values: no costlier Mapping (ABC) test
+            yield str(value)
+        elif isinstance(value, Mapping):
             if depth < 8:
                 yield from _scalars(value.values(), depth + 1)
         elif isinstance(value, list):
