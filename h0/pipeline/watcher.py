@@ -307,9 +307,9 @@ class VaultWatcher:
 
     @property
     def observer(self) -> BaseObserver | None:
-        """The running watchdog observer (None when stopped): which one this OS gave (its class:
-        `InotifyObserver`, `PollingObserverVFS`, …), and the thread `healthy()` watches — an
-        operator's check, or a test rehearsing its death, stops it through watchdog's own API."""
+        """The running observer (None when stopped): which one this OS gave (its class: H0's own
+        `InotifyObserver` on Linux, watchdog's `PollingObserverVFS`, …), and the thread `healthy()`
+        watches — an operator's check, or a test rehearsing its death, stops it (`stop`, `join`)."""
         return self._observer
 
     def stop(self) -> None:

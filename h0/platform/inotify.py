@@ -1,14 +1,14 @@
-"""The vault's watcher on Linux: inotify read in one thread, at a fraction of watchdog's cost a event.
+"""The vault's watcher on Linux: inotify read and dispatched by one thread, at a fraction of watchdog's cost.
 
-Watchdog's own inotify emitter hands every kernel event through a reader thread, a move-pairing
-queue that holds each "moved from" up to half a second, and an emitter thread, before its
-dispatcher gets it. In a triage burst the daemon's watcher sees ~7 events a note, most of them
-the temp files of atomic writes (H0's own, `h0.platform.fileio.atomic_write`), and those hand-offs
-were ~17 % of the daemon's CPU. This emitter reads the kernel's queue itself (`inotify(7)` through
-libc), pairs a move's two halves by their cookie as they arrive (the kernel queues them next to
-each other), drops the creates, writes and closes of temp files (no watcher acts on them; their
-rename into place is reported as a move from the temp name, as before), and queues the rest as
-watchdog's own event types, to watchdog's dispatcher: the handlers see what they saw before.
+Watchdog's own inotify observer hands every kernel event through a reader thread, a move-pairing
+queue that holds each "moved from" up to half a second, an emitter thread and a dispatcher thread.
+In a triage burst the daemon's watcher sees ~7 events a note, most of them the temp files of atomic
+writes (H0's own, `h0.platform.fileio.atomic_write`), and those hand-offs were ~17 % of the daemon's
+CPU. This observer reads the kernel's queue itself (`inotify(7)` through libc), pairs a move's two
+halves by their cookie as they arrive (the kernel queues them next to each other), drops the
+creates, writes and closes of temp files (no watcher acts on them; their rename into place is
+reported as a move from the temp name, as before), and calls the handler with watchdog's own event
+types, from its one thread: the handlers see what they saw before, in the same order.
 
 Recursive: every folder below the root is watched (never through a symlink); a folder created or
 moved in is watched at once and what it already holds is reported as created. A lost event (the
@@ -37,8 +37,8 @@ from watchdog.events import (
     FileModifiedEvent,
     FileMovedEvent,
     FileSystemEvent,
+    FileSystemEventHandler,
 )
-from watchdog.observers.api import DEFAULT_OBSERVER_TIMEOUT, BaseObserver, EventEmitter, EventQueue, ObservedWatch
 
 from h0.platform.fileio import is_temp_name
 
@@ -100,19 +100,18 @@ def _mask_for(event_filter: frozenset[type[FileSystemEvent]] | None) -> int:
     return mask
 
 
-class InotifyEmitter(EventEmitter):
-    """One recursive watch, read by its own thread (see the module docstring)."""
+class InotifyObserver(threading.Thread):
+    """One recursive watch on a folder, read and dispatched by this thread (see the module docstring).
+    Used as watchdog's observers are: `schedule`, `start`, `stop`, `join`, `is_alive`."""
 
-    def __init__(
-        self,
-        event_queue: EventQueue,
-        watch: ObservedWatch,
-        *,
-        timeout: float = DEFAULT_OBSERVER_TIMEOUT,
-        event_filter: list[type[FileSystemEvent]] | None = None,
-    ) -> None:
-        super().__init__(event_queue, watch, timeout=timeout, event_filter=event_filter)
-        self._mask = _mask_for(frozenset(event_filter) if event_filter is not None else None)
+    def __init__(self, timeout: float = 1.0) -> None:
+        super().__init__(name="h0-inotify", daemon=True)
+        self.timeout = timeout  # how long a wait for events lasts before it looks whether to stop
+        self._stopping = threading.Event()
+        self._handler: FileSystemEventHandler | None = None
+        self._wanted: tuple[type[FileSystemEvent], ...] | None = None
+        self._mask = _mask_for(None)
+        self._root = ""
         self._fd = -1
         self._wake_r, self._wake_w = -1, -1
         self._lock = threading.Lock()  # the wake-up's write never meets its pipe being closed
@@ -120,9 +119,49 @@ class InotifyEmitter(EventEmitter):
         self._wds: dict[str, int] = {}
         self._moved_from: tuple[int, str, bool] | None = None  # (cookie, path, is a folder) awaiting its pair
         self._poll: select.poll | None = None
-        self._root = os.path.abspath(os.fsdecode(watch.path))
 
-    def on_thread_start(self) -> None:
+    def schedule(
+        self,
+        handler: FileSystemEventHandler,
+        path: str,
+        *,
+        recursive: bool = True,
+        event_filter: list[type[FileSystemEvent]] | None = None,
+    ) -> None:
+        """Watch `path` and everything below it for `handler` (the events of `event_filter`'s types)."""
+        if self._handler is not None or not recursive:
+            raise ValueError("this observer keeps one recursive watch")
+        self._handler = handler
+        self._wanted = tuple(event_filter) if event_filter is not None else None
+        self._mask = _mask_for(frozenset(event_filter) if event_filter is not None else None)
+        self._root = os.path.abspath(os.fsdecode(path))
+
+    def start(self) -> None:
+        """Watch every folder now (a change made once this returns is seen), then read on the thread."""
+        if self._handler is None:
+            raise RuntimeError("schedule a handler before starting")
+        self._open()
+        super().start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        with self._lock:
+            if self._wake_w >= 0:
+                with contextlib.suppress(OSError):
+                    os.write(self._wake_w, b"x")  # ends the read's wait at once
+
+    def run(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                self._read(self.timeout)
+        finally:
+            self._close()
+
+    def _emit(self, event: FileSystemEvent) -> None:
+        if self._handler is not None and (self._wanted is None or isinstance(event, self._wanted)):
+            self._handler.dispatch(event)
+
+    def _open(self) -> None:
         fd = _lib().inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
         if fd < 0:
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
@@ -133,26 +172,14 @@ class InotifyEmitter(EventEmitter):
         self._poll.register(self._wake_r, select.POLLIN)
         self._watch_tree(self._root)
 
-    def on_thread_stop(self) -> None:
-        with self._lock:
-            if self._wake_w >= 0:
-                with contextlib.suppress(OSError):
-                    os.write(self._wake_w, b"x")  # ends the read's wait at once
-
-    def run(self) -> None:
-        try:
-            super().run()
-        finally:
-            self._close()
-
-    def queue_events(self, timeout: float) -> None:
+    def _read(self, timeout: float) -> None:
         if self._fd < 0 or self._poll is None:
             return
         try:
             ready = {fd for fd, _ in self._poll.poll(timeout * 1000)}
         except OSError:
             return
-        if self._wake_r in ready or not self.should_keep_running():
+        if self._wake_r in ready or self._stopping.is_set():
             return
         if not ready:
             self._unpaired()
@@ -198,7 +225,7 @@ class InotifyEmitter(EventEmitter):
         is_dir = bool(mask & IN_ISDIR)
         if mask & (IN_DELETE_SELF | IN_MOVE_SELF):
             if folder == self._root:
-                self.queue_event(DirDeletedEvent(folder))
+                self._emit(DirDeletedEvent(folder))
             return
         path = os.path.join(folder, name) if name else folder
         if self._moved_from is not None and not (mask & IN_MOVED_TO and cookie == self._moved_from[0]):
@@ -212,22 +239,22 @@ class InotifyEmitter(EventEmitter):
             if is_dir:
                 self._moved_folder(source, path)
             else:
-                self.queue_event(FileMovedEvent(source, path))
+                self._emit(FileMovedEvent(source, path))
         elif is_dir:
             if mask & IN_CREATE:
                 self._watch_tree(path, report=DirCreatedEvent(path))
             elif mask & IN_DELETE:
-                self.queue_event(DirDeletedEvent(path))
+                self._emit(DirDeletedEvent(path))
         elif is_temp_name(name):
             return  # a temp file's create, write, close or delete: nothing watches those (its rename is a move)
         elif mask & IN_CLOSE_WRITE:
-            self.queue_event(FileClosedEvent(path))
+            self._emit(FileClosedEvent(path))
         elif mask & IN_MODIFY:
-            self.queue_event(FileModifiedEvent(path))
+            self._emit(FileModifiedEvent(path))
         elif mask & IN_CREATE:
-            self.queue_event(FileCreatedEvent(path))
+            self._emit(FileCreatedEvent(path))
         elif mask & IN_DELETE:
-            self.queue_event(FileDeletedEvent(path))
+            self._emit(FileDeletedEvent(path))
 
     def _unpaired(self) -> None:
         """A "moved from" with no "moved to": the file or folder left the watched tree."""
@@ -238,9 +265,9 @@ class InotifyEmitter(EventEmitter):
         if is_dir:
             for wd in [wd for folder, wd in self._wds.items() if _within(folder, path)]:
                 self._unwatch(wd)
-            self.queue_event(DirDeletedEvent(path))
+            self._emit(DirDeletedEvent(path))
         else:
-            self.queue_event(FileDeletedEvent(path))
+            self._emit(FileDeletedEvent(path))
 
     def _moved_folder(self, source: str, path: str) -> None:
         """A folder renamed within the tree keeps its watches (renamed with it); one from outside is
@@ -252,7 +279,7 @@ class InotifyEmitter(EventEmitter):
                     del self._wds[folder]
                     self._wds[moved] = wd
                     self._folders[wd] = moved
-            self.queue_event(DirMovedEvent(source, path))
+            self._emit(DirMovedEvent(source, path))
             return
         self._watch_tree(path, report=DirMovedEvent(source, path))
 
@@ -274,7 +301,7 @@ class InotifyEmitter(EventEmitter):
                 found += [DirCreatedEvent(os.path.join(folder, name)) for name in dirs]
                 found += [FileCreatedEvent(os.path.join(folder, name)) for name in files if not is_temp_name(name)]
         for event in found:
-            self.queue_event(event)
+            self._emit(event)
 
     def _add(self, folder: str) -> bool:
         flags = self._mask | WATCH_FLAGS
@@ -317,10 +344,3 @@ class InotifyEmitter(EventEmitter):
 
 def _within(folder: str, top: str) -> bool:
     return folder == top or folder.startswith(top + os.sep)
-
-
-class InotifyObserver(BaseObserver):
-    """Watchdog's observer (its dispatcher and handlers) fed by `InotifyEmitter`."""
-
-    def __init__(self, timeout: float = DEFAULT_OBSERVER_TIMEOUT) -> None:
-        super().__init__(InotifyEmitter, timeout=timeout)
