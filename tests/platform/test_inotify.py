@@ -19,6 +19,7 @@ from watchdog.events import (
 )
 
 from h0.platform.fileio import atomic_write
+from h0.pipeline.watcher import VaultWatcher
 from h0.platform.watch import new_observer
 
 pytestmark = pytest.mark.linux_only(reason="inotify is Linux's")
@@ -152,3 +153,28 @@ def test_a_vault_reached_through_a_symlink_is_watched_under_the_path_it_was_give
     finally:
         observer.stop()
         observer.join(10)
+
+
+def test_when_the_kernel_drops_events_the_watcher_says_so_and_the_daemon_sweeps(vault_dir: Path):
+    """A handler held up while the kernel's queue overflows: the lost events are a warning the
+    watcher turns into its overflow call (the daemon then reconciles the whole vault)."""
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    if limit > 200_000:
+        pytest.skip(f"the kernel queues {limit} events: too many to overflow quickly")
+    held, lost = threading.Event(), threading.Event()
+
+    def on_path(rel: str, kind: str, delay: float, source: str | None) -> None:
+        held.wait(30)  # the observer's thread stops reading while the kernel's queue fills
+
+    watcher = VaultWatcher(vault_dir, on_path, lost.set)
+    watcher.start()
+    try:
+        (vault_dir / "Needs_Action" / "first.md").write_text("x")
+        pair = (vault_dir / "a.txt", vault_dir / "b.txt")  # alternated, so the kernel merges none of them
+        for i in range(limit // 2 + 200):
+            pair[i % 2].write_text(str(i))
+        held.set()
+        assert lost.wait(10)
+    finally:
+        held.set()
+        watcher.stop()
