@@ -18,8 +18,8 @@ from watchdog.events import (
     FileSystemEventHandler,
 )
 
-from h0.platform.fileio import atomic_write
 from h0.pipeline.watcher import VaultWatcher
+from h0.platform.fileio import atomic_write
 from h0.platform.watch import new_observer
 
 pytestmark = pytest.mark.linux_only(reason="inotify is Linux's")
