@@ -23,6 +23,7 @@ tells reports which recipients are the first message to a domain.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -80,6 +81,7 @@ def unicode_domain(domain: str) -> str:
     return ".".join(labels)
 
 
+@functools.lru_cache(maxsize=4096)  # asked of the same few domains for every email of a batch
 def skeleton(domain: str) -> str:
     """What `domain` looks like: confusable characters mapped to their prototype, accents dropped, case folded."""
     text = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", unicode_domain(domain)).casefold())
