@@ -98,8 +98,17 @@ def judged_hostile(reasoning: str) -> bool:
     return _HOSTILE_JUDGEMENT.search(reasoning or "") is not None
 
 
-@functools.lru_cache(maxsize=1024)  # a batch's mail comes from a few senders, each parsed once
 def _sender_domain(sender: str) -> str:
+    # A batch's mail comes from a few senders, each parsed once (a From line of a sane length remembered).
+    return _remembered_domain(sender) if len(sender) <= 1_000 else _domain_of(sender)
+
+
+@functools.lru_cache(maxsize=1024)
+def _remembered_domain(sender: str) -> str:
+    return _domain_of(sender)
+
+
+def _domain_of(sender: str) -> str:
     address = parseaddr(sender or "")[1]
     return ascii_domain(address.rpartition("@")[2]) if "@" in address else ""
 

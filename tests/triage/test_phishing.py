@@ -234,3 +234,13 @@ def test_a_credential_request_is_found_in_any_case_and_a_lookalike_letter(words,
         assert found is None
     else:
         assert found is not None and f"asks for credentials ('{asked}')" in found
+
+
+def test_a_long_from_line_is_checked_like_a_short_one():
+    """Senders are remembered only up to a sane length: a longer From line is parsed each time, same answer."""
+    known = {skeleton("bank.example"): {"bank.example"}}
+    for name in ("Bank", "B" * 5_000):
+        email = EmailInput.model_validate({"from": f"{name} <x@b\u0430nk.example>", "subject": "s", "body": "b"})
+        assert suspected_phishing(email, known) is not None
+    long_domain = "a" * 300 + ".example"
+    assert skeleton(long_domain) == skeleton(long_domain) == "a" * 300 + skeleton(".example")
