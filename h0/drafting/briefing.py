@@ -22,9 +22,7 @@ KINDS = ("person", "linked", "related", "profile", "past_reply")
 MAX_QUESTIONS = 5
 LINES_PER_QUESTION = 3
 MAX_LINE_CHARS = 200
-_SENTENCE_END = re.compile(r"(?<=[.!?\n])")  # split after each sentence's end: linear, whatever the text
 MAX_SCAN_CHARS = 20_000
-_QUOTED = re.compile(r"^\s*>.*$", re.MULTILINE)
 _GREETING = re.compile(r"^(?:hi|hello|hey|dear|hallo|liebe[r]?|bonjour|salut)\b[^,!?]{0,40}[,!]\s*", re.IGNORECASE)
 # Words every question has: they say nothing about what the answer is.
 _ASKING = frozenset(
@@ -41,10 +39,35 @@ class BriefingLine:
 
 def questions(text: str) -> list[str]:
     """The questions an email asks (its own words, not the history it quotes), in order."""
-    own = _QUOTED.sub("", text)
-    sentences = (" ".join(part.split()) for part in _SENTENCE_END.split(own[:MAX_SCAN_CHARS]))
-    asked = [_GREETING.sub("", s) for s in sentences if s.endswith("?")]
+    own = _without_quoted(text)
+    asked = [_GREETING.sub("", " ".join(part.split())) for part in _asked(own[:MAX_SCAN_CHARS])]
     return list(dict.fromkeys(inert_inline(q) for q in asked if len(q) > 3))[:MAX_QUESTIONS]
+
+
+def _without_quoted(text: str) -> str:
+    """`text` without its quoted lines ("> …") and the blank lines just above each: what
+    `re.sub(r"^\\s*>.*$", "", text, flags=re.MULTILINE)` leaves, in one pass over the lines (the
+    pattern retried its `\\s*` from every line of a blank run: a body of blank lines took minutes)."""
+    kept: list[str] = []
+    blank: list[str] = []  # blank lines so far: dropped with a quoted line right below them
+    for line in text.split("\n"):
+        if not line or line.isspace():
+            blank.append(line)
+        elif line.lstrip().startswith(">"):
+            kept.append("")  # the quoted line and the blank ones above it, gone; the line break after stays
+            blank = []
+        else:
+            kept += blank
+            kept.append(line)
+            blank = []
+    return "\n".join(kept + blank)
+
+
+def _asked(text: str) -> list[str]:
+    """The sentences of `text` that end with "?", a sentence ending after each ".", "!", "?" or line
+    break: before each "?", back to the last of them (three searches from the end: linear, whatever the text)."""
+    pieces = text.split("?")
+    return [piece[max(piece.rfind("."), piece.rfind("!"), piece.rfind("\n")) + 1 :] + "?" for piece in pieces[:-1]]
 
 
 def _lines(items: Sequence[ContextItem]) -> list[BriefingLine]:

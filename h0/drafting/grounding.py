@@ -47,14 +47,15 @@ class CleanReply:
 
 def clean_reply(text: str) -> CleanReply:
     """A model's reply made safe to put in a draft (see the module's docstring)."""
-    kept = []
-    removed = 0
-    for ch in text:
-        if unicodedata.category(ch) == "Cf" and ch not in _KEEP_FORMAT:
-            removed += 1
-            continue
-        kept.append(ch)
-    cleaned = "".join(kept)
+    cleaned, removed = text, 0
+    if not text.isascii():  # no ASCII character is a format character (Cf): nothing to look for
+        kept = []
+        for ch in text:
+            if unicodedata.category(ch) == "Cf" and ch not in _KEEP_FORMAT:
+                removed += 1
+                continue
+            kept.append(ch)
+        cleaned = "".join(kept)
     cleaned, instructions = without_instructions(cleaned)
     cleaned = _BRACKETED.sub(lambda m: _fill(m.group(1)), cleaned)
     cleaned = _BARE.sub(lambda m: _fill(m.group(1)), cleaned)

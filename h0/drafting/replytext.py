@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass
 
 from mailparser_reply import EmailMessage, EmailReplyParser
+from mailparser_reply.constants import MAIL_LANGUAGES
 
 # The parser's languages: headers and signatures of each are recognised (English always).
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "sv", "pl", "cs", "da", "ja")
@@ -50,17 +51,24 @@ _SIGN_OFF = re.compile(
 # Where the parser's reply headers can begin: each of its header patterns starts at a line's start, at a
 # newline, or (Danish, "-----Oprindelig meddelelse-----") at a dash (tests/drafting/test_reply_text.py).
 _HEADER_STARTS = re.compile(r"^|\n|-", re.MULTILINE)
+_SIGNATURE_STARTS = re.compile(r"^|\n(?=\n)", re.MULTILINE)
+_YEAR = "年"  # in every Japanese reply header
 _local = threading.local()
 
 
 class _HeadersAtLineStarts:
     """The parser's header pattern, tried only where a header can begin: the same `findall`, without
-    trying two dozen languages' headers at every character of a long line (most of a reply's cost)."""
+    trying two dozen languages' headers at every character of a long line (most of a reply's cost).
 
-    def __init__(self, pattern: re.Pattern[str]) -> None:
+    `unless_han` is the same pattern without the Japanese "2026年3月3日(月) … :" header, used for a
+    text without "年" (it cannot match there; its `(?!.*…)` scans the whole line at every start)."""
+
+    def __init__(self, pattern: re.Pattern[str], unless_han: re.Pattern[str] | None = None) -> None:
         self.pattern = pattern
+        self.unless_han = unless_han or pattern
 
     def findall(self, text: str) -> list[tuple[str, ...]]:
+        pattern = self.pattern if _YEAR in text else self.unless_han
         found: list[tuple[str, ...]] = []
         after = 0  # matches do not overlap: the next one starts where the last ended
         tried = -1
@@ -69,11 +77,48 @@ class _HeadersAtLineStarts:
             if start < after or start == tried:
                 continue
             tried = start
-            match = self.pattern.match(text, start)
-            if match is not None:
+            match = pattern.match(text, start)
+            if match is not None:  # the groups of the other alternatives are empty either way: none is kept
                 found.append(tuple(group or "" for group in match.groups()))
                 after = max(match.end(), start + 1)
         return found
+
+
+class _SignatureAtLineStarts:
+    """The parser's signature pattern, tried only where one can begin: a line's start or a newline
+    before another (its Outlook separator, "\\n\\n____"). A match runs to the text's end, so the
+    parser's `search` finds the same signature: it may begin earlier on the blank space before that
+    line, which the parser strips off."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+
+    def search(self, text: str) -> re.Match[str] | None:
+        tried = -1
+        for candidate in _SIGNATURE_STARTS.finditer(text):
+            start = candidate.start()
+            if start == tried:
+                continue
+            tried = start
+            match = self.pattern.match(text, start)
+            if match is not None:
+                return match
+        return None
+
+
+class _NoDisclaimers:
+    """Disclaimers are not looked for: latest_reply keeps them in the reply (the parser's `full_body`)."""
+
+    @staticmethod
+    def findall(text: str) -> list[str]:
+        return []
+
+
+def _without(pattern: re.Pattern[str], alternative: str | None) -> re.Pattern[str] | None:
+    """`pattern` without one of its top-level alternatives (None when it is not there exactly once)."""
+    if alternative is None or pattern.pattern.count(alternative + "|") != 1:
+        return None
+    return re.compile(pattern.pattern.replace(alternative + "|", ""), pattern.flags)
 
 
 def _parser() -> EmailReplyParser:
@@ -82,15 +127,17 @@ def _parser() -> EmailReplyParser:
         parser = _local.parser = EmailReplyParser(languages=list(LANGUAGES))
         model = EmailMessage(text="", languages=list(parser.languages))
         _local.patterns = {
-            "_header_regex": _HeadersAtLineStarts(model.HEADER_REGEX),
-            "_signature_regex": model.SIGNATURE_REGEX,
-            "_disclaimers_regex": model.DISCLAIMERS_REGEX,
+            "_header_regex": _HeadersAtLineStarts(
+                model.HEADER_REGEX, _without(model.HEADER_REGEX, MAIL_LANGUAGES["ja"].get("wrote_header"))
+            ),
+            "_signature_regex": _SignatureAtLineStarts(model.SIGNATURE_REGEX),
+            "_disclaimers_regex": _NoDisclaimers(),
         }
     return parser
 
 
 def _read(text: str) -> EmailMessage:
-    """`EmailReplyParser.read`, with this thread's compiled patterns."""
+    """`EmailReplyParser.read`, with this thread's compiled patterns (and no disclaimers: unused here)."""
     parser = _parser()
     return EmailMessage(text=text, languages=list(parser.languages), **_local.patterns).read()
 

@@ -18,6 +18,7 @@ from loguru import logger
 from h0.calendar import OwnerCalendar, Scheduling, plan_meeting
 from h0.calendar.checks import flag_unfree, named_slots
 from h0.calendar.hours import zone_named
+from h0.calendar.phrases import asks_to_meet
 from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.profile import Profile
 from h0.errors import H0Error
@@ -68,6 +69,8 @@ def scheduling_for_email(
     """The scheduling part of the reply to this email (None: it does not ask to meet). Never raises:
     a calendar that cannot be read is a problem on the result, and the reply proposes no time."""
     words = f"{email.subject}\n{text}"
+    if not asks_to_meet(words):  # plan_meeting's own first question: no People note needs reading
+        return None
     try:
         zone = sender_zone(knowledge, reply_to, email)
         return plan_meeting(calendar, profile.hours, words, reply_to, now=now, sender_zone=zone)

@@ -52,16 +52,30 @@ _LANGUAGE_WORDS = {
 }
 # fmt: on
 _LANG_SETS = {lang: frozenset(words.split()) for lang, words in _LANGUAGE_WORDS.items()}
+_LANGS_OF = {  # each common word: the languages it is common in (one look-up a word, not one a language)
+    word: tuple(lang for lang, vocab in _LANG_SETS.items() if word in vocab)
+    for word in frozenset().union(*_LANG_SETS.values())
+}
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_NOT_ASCII_LETTERS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalpha()})
 
 
 def language_of(text: str) -> str | None:
     """The likely language of a text by its common words ("en", "de", …), None when too short to tell."""
     # One-letter words ("a", "o", "e", "y") are in too many languages to tell them apart.
-    words = [w.lower() for w in _WORD.findall(text[:4000]) if len(w) > 1]
+    head = text[:4000]
+    # ASCII: the same words, lowered first and split at what is not a letter (~5x faster than the pattern);
+    # other text is lowered word by word ("İ", one letter, lowers to two: "i" and a combining dot).
+    if head.isascii():
+        words = [w for w in head.lower().translate(_NOT_ASCII_LETTERS).split() if len(w) > 1]
+    else:
+        words = [w.lower() for w in _WORD.findall(head) if len(w) > 1]
     if len(words) < 4:
         return None
-    counts = {lang: sum(1 for w in words if w in vocab) for lang, vocab in _LANG_SETS.items()}
+    counts = dict.fromkeys(_LANG_SETS, 0)
+    for word in words:
+        for lang in _LANGS_OF.get(word, ()):
+            counts[lang] += 1
     ranked = sorted(counts, key=lambda k: -counts[k])
     best, second = ranked[0], ranked[1]
     # At least two common words, and clearly more than any other language has.

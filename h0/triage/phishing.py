@@ -21,6 +21,7 @@ turn the model's `archive` into an `urgent` with a reply draft.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from email.utils import parseaddr
@@ -39,6 +40,13 @@ _CREDENTIALS = re.compile(
     r"unusual (?:sign-in |login )?activity|reset your|update your (?:payment|billing|account))\b",
     re.IGNORECASE,
 )
+# Words every match of _CREDENTIALS contains (lowered): an ASCII text with none of them is not searched
+# (the search tries every alternative at every character). Not for other text: under IGNORECASE "ſ"
+# matches "s" and "ı" matches "i", which no lowering shows.
+_CREDENTIAL_WORDS = (
+    *("verify", "confirm", "password", "passcode", "one-time code", "login", "log in", "signin", "sign in"),
+    *("credentials", "account", "unusual", "reset your", "update your"),
+)
 _HOSTILE_JUDGEMENT = re.compile(
     r"\b(?:prompt[- ]injection|injection|spam|scam|phishing|phish|fraud|malicious|manipulat\w*|"
     r"tries to instruct|trying to instruct|attempts? to instruct|instructs? me|ignore previous)\b",
@@ -56,14 +64,12 @@ def suspected_phishing(
     domain = _sender_domain(email.sender)
     if domain:
         own = {ascii_domain(d) for d in owner_domains if d}
-        like = sorted(
-            (known.get(skeleton(domain), set()) | {d for d in own if skeleton(d) == skeleton(domain)}) - {domain}
-        )
+        shape = skeleton(domain)
+        like = sorted((known.get(shape, set()) | {d for d in own if skeleton(d) == shape}) - {domain})
         if like:
             whose = "your own domain" if like[0] in own else "a domain you have corresponded with"
             return f"the sender's domain {shown(domain)} looks like {shown(like[0])}, {whose}, but is a different one"
-    text = f"{email.subject}\n{email.body[:SCAN_CHARS]}"
-    asks = _CREDENTIALS.search(text)
+    asks = _credential_request(f"{email.subject}\n{email.body[:SCAN_CHARS]}")
     if asks is None:
         return None
     foreign = [host for host in linked_hosts(email.body) if not _same_site(host, domain)]
@@ -76,12 +82,33 @@ def suspected_phishing(
     )
 
 
+def _credential_request(text: str) -> re.Match[str] | None:
+    if text.isascii():  # O(1) in CPython
+        lowered = text.lower()
+        for word in _CREDENTIAL_WORDS:
+            if word in lowered:
+                break
+        else:
+            return None
+    return _CREDENTIALS.search(text)
+
+
 def judged_hostile(reasoning: str) -> bool:
     """Whether a model's reasoning says the email is spam, phishing or an attempt to instruct it."""
     return _HOSTILE_JUDGEMENT.search(reasoning or "") is not None
 
 
 def _sender_domain(sender: str) -> str:
+    # A batch's mail comes from a few senders, each parsed once (a From line of a sane length remembered).
+    return _remembered_domain(sender) if len(sender) <= 1_000 else _domain_of(sender)
+
+
+@functools.lru_cache(maxsize=1024)
+def _remembered_domain(sender: str) -> str:
+    return _domain_of(sender)
+
+
+def _domain_of(sender: str) -> str:
     address = parseaddr(sender or "")[1]
     return ascii_domain(address.rpartition("@")[2]) if "@" in address else ""
 

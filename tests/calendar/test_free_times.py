@@ -121,6 +121,34 @@ def test_mail_that_does_not_ask_to_meet_is_not_read_as_asking():
 
 
 @pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        # ASCII text is lowered and matched without IGNORECASE: capitals must not change the answer.
+        ("CAN WE MEET next week?", True),
+        ("Could I Grab 20 minutes?", True),
+        ("LET'S Catch-Up soon", True),
+        ("Are You Free on Friday?", True),
+        ("What is Your Availability?", True),
+        ("WHEN WOULD YOU BE AVAILABLE", True),
+        ("What Time Works?", True),
+        ("30 MIN call", True),
+        ("Schedule A quick Meeting", True),
+        ("Can we meet? UNSUBSCRIBE here", False),
+        ("Can we talk about the INVOICE", False),
+        ("Scan we meet", False),  # no word boundary before "can"
+        ("We can meet", False),
+        # Beyond ASCII the patterns run with IGNORECASE as written.
+        ("KÖNNEN WIR am Freitag TELEFONIEREN?", True),
+        ("Hast Du nächste Woche ZEIT?", True),
+        ("Café? Can we MEET", True),
+        ("Café? Can we meet — NEWSLETTER", False),
+    ],
+)
+def test_whether_an_email_asks_to_meet_whatever_its_case(text, asks):
+    assert asks_to_meet(text) is asks
+
+
+@pytest.mark.parametrize(
     ("text", "minutes"),
     [("30 minutes?", 30), ("a 45-minute call", 45), ("half an hour", 30), ("1.5 hours", 90), ("an hour", 60)],
 )

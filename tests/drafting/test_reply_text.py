@@ -7,9 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mailparser_reply import EmailReplyParser
 
-from h0.drafting.replytext import LANGUAGES, latest_reply, strip_quoted
+from h0.drafting.replytext import LANGUAGES, MAX_PARSE_CHARS, latest_reply, strip_quoted
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FILLER = " ".join(["project review budget plan draft design team schedule"] * 40)
@@ -36,6 +38,21 @@ SAMPLES = [
     "\n\n\n",
     "",
     "no newline at all, a single long line with a dash - and a colon: here " * 30,
+    # Signatures: where the parser's search may begin (blank space before a line, a newline before another).
+    "Fine by me.   \n \t\n-- \nJonas\n+49 170 000",
+    "Fine by me.\n\n\n\n________________________________\nFrom: Dana\nSent: Monday",
+    "Fine.\n\n ---------------------------------------------\nquoted",
+    "Sure.\n\xa0\n\u2028\nBest regards,\nJonas",
+    "Sure.\r\n\r\nKind regards\r\nJonas\r\n",
+    "- a list item\n- another\n\nCheers,\nJ",
+    "Sent from my iPhone",
+    "> -- \n> quoted signature\n\nMy answer\n\nMit freundlichen Grüßen\nJonas",
+    "Ok.\n\nOn Mon, Dana wrote:\n> Hi\n> --\n> Dana\n\nOn Sun, Jonas wrote:\n> Best,\n> Jonas",
+    "Answer.\n__\nsig",
+    # The Japanese header is looked for only where "年" is: with it, without it, and "年" elsewhere.
+    "了解です。\n\n2026年3月3日(月) 10:00 Dana <dana@example.com>:\n> 会えますか?\n\nよろしく",
+    "2025年の計画について。\n\nOn Mon, 3 Mar 2026, Dana <dana@example.com> wrote:\n> plans",
+    "Answer " + "word " * 600 + "\n\nOn Tue, Dana wrote:\n> x",
 ]
 
 
@@ -62,3 +79,33 @@ def test_given_any_email_text_when_its_reply_is_cut_then_it_is_where_the_parser_
 def test_given_an_answer_above_a_quoted_email_when_stripped_then_only_the_answer_is_left():
     assert strip_quoted(SAMPLES[1]) == "Sounds good."
     assert strip_quoted(SAMPLES[11]) == "Thanks!"
+
+
+# What starts or ends a reply, a signature or a header, in any order: the parser and H0 must agree on all of it.
+PIECES = [
+    *("\n", "\n\n", " ", "\t", "\xa0", "\u2028", "\r\n", "-- ", "--", "__", "- x", "-x", "> ", "_" * 35, "-" * 40),
+    *("Best regards,", "Cheers", "Mit freundlichen Grüßen", "Sent from my iPhone", "Get Outlook for iOS"),
+    *("On Mon, Dana wrote:", "Am 3.3. schrieb Dana:", "From: a", "To: b", "Subject: c", "-----Original Message-----"),
+    *("2026年3月3日(月) 10:00 Dana <d@e.com>:", "年", "Disclaimer: this mail", "hello world", "x"),
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=25))
+def test_given_pieces_of_replies_in_any_order_when_cut_then_it_is_where_the_parser_cuts_it(pieces):
+    text = "".join(pieces)
+    assert latest_reply(text) == parsed_by_the_library(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "line\n" * 100_000,
+        "word " * 200_000,  # 1 MB on one line
+        "".join("> " * depth + "quoted\n" for depth in range(2_000)),
+        "-- \nsig\n" * 20_000,
+    ],
+    ids=["100k-lines", "1MB-one-line", "nested-quotes", "many-signatures"],
+)
+def test_given_a_hostile_body_when_its_reply_is_cut_then_it_is_the_parsers_cut_of_the_bounded_prefix(text):
+    assert latest_reply(text) == parsed_by_the_library(text[:MAX_PARSE_CHARS])

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from h0.drafting.grounding import clean_reply
 from h0.errors import InvalidRequest
 from h0.mail.compose.drafts import CUTOFF, Draft, parse_draft
 from h0.mail.compose.mime import compose
@@ -342,3 +343,20 @@ def test_given_a_draft_with_a_zero_width_character_moved_into_approved_then_it_r
     assert "link reference definition" in returned["h0_error"] and "line 4" in returned["h0_error"]
     assert [m["Subject"] for m in outbox(vault_dir)] == ["Hello"]
     assert len(outbox(vault_dir)) == 1 and "See you soon" in outbox(vault_dir)[0].get_content()
+
+
+@pytest.mark.parametrize(
+    ("reply", "cleaned", "removed"),
+    [
+        ("Hi Dana,\n\nFriday at 10 works.\n\nCheers", "Hi Dana,\n\nFriday at 10 works.\n\nCheers", 0),
+        ("Fri\u200bday at 10\u2060 works\u202e", "Friday at 10 works", 3),
+        (
+            "Caf\u00e9 at 10 \U0001f469\u200d\U0001f4bb",
+            "Caf\u00e9 at 10 \U0001f469\u200d\U0001f4bb",
+            0,
+        ),  # a joiner stays
+    ],
+)
+def test_given_a_models_reply_then_format_characters_are_taken_out_and_counted(reply: str, cleaned: str, removed: int):
+    result = clean_reply(reply)
+    assert (result.text, result.removed_invisible) == (cleaned, removed)

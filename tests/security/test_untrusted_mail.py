@@ -22,7 +22,7 @@ from h0.mail import MailService
 from h0.mail.api import LocalMail
 from h0.mail.compose.drafts import CUTOFF, message_body
 from h0.mail.incoming.authresults import authentication_verdicts, parse_authentication_results
-from h0.mail.incoming.htmltext import html_to_text, inert_block
+from h0.mail.incoming.htmltext import html_to_text, inert_block, inert_inline
 from h0.triage.models import TriageDecision, TriageOutcome
 from h0.vault import Vault
 from h0.vault.last_change import Arrival
@@ -117,6 +117,20 @@ def test_given_any_backtick_runs_then_the_block_fence_is_longer_than_all_of_them
     block = inert_block(text)
     inside, after = fenced(block)
     assert after == "" and inside == "\n".join(text.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("Dana\tRivera\n<dana@example.com>", "Dana Rivera \\<dana@example.com\\>"),
+        ("  a \r\n\r\n b\u2028c\x0bd\x1fe\x85f ", "a b c de f"),  # \x1f is no line break: dropped
+        ("a\x1fb", "ab"),
+        ("![img](http://x/p.png) #tag [[note]]", "\\!\\[img\\](http://x/p.png) \\#tag \\[\\[note\\]\\]"),
+        ("", ""),
+    ],
+)
+def test_given_a_strangers_words_then_inert_inline_makes_one_escaped_line(text: str, line: str):
+    assert inert_inline(text) == line
 
 
 def test_given_html_images_and_links_then_html_to_text_keeps_words_and_drops_what_fetches_or_runs():

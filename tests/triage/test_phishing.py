@@ -197,3 +197,50 @@ def test_a_look_alike_of_a_people_notes_domain_is_suspected(vault_dir: Path, llm
     note = frontmatter(vault_dir, path)
     assert note.get("suspected_phishing") is True and "looks like acme.example" in note["phishing_reason"]
     assert drafts(vault_dir) == []
+
+
+@pytest.mark.parametrize(
+    ("words", "asked"),
+    [
+        ("Please VERIFY YOUR ACCOUNT today", "verify your account"),
+        ("confirm the e-mail on file", None),  # confirm … e-mail is not a credential ask
+        ("Verify the e-mail on file", "verify the e-mail"),
+        ("Confirm your Login now", "confirm your login"),
+        ("your Password expires", "password"),
+        ("the PASSCODE is", "passcode"),
+        ("enter the One-Time Code", "one-time code"),
+        ("Log In here", "log in"),
+        ("LOGIN here", "login"),
+        ("SignIn here", "signin"),
+        ("please sign in", "sign in"),
+        ("your Credentials", "credentials"),
+        ("Your account has been SUSPENDED", "account has been suspended"),
+        ("account locked", "account locked"),
+        ("Unusual sign-in activity", "unusual sign-in activity"),
+        ("Reset Your settings", "reset your"),
+        ("Update your billing details", "update your billing"),
+        ("a design review of the blog catalog", None),
+        # Under IGNORECASE "ſ" is "s" and "ı" is "i": text beyond ASCII is always searched.
+        ("your paſsword", "paſsword"),
+        ("please logın", "logın"),
+    ],
+)
+def test_a_credential_request_is_found_in_any_case_and_a_lookalike_letter(words, asked):
+    email = EmailInput.model_validate(
+        {"from": "x@bank.example", "subject": "Notice", "body": f"Hello,\n\n{words}: https://evil.example/r\n"}
+    )
+    found = suspected_phishing(email, {})
+    if asked is None:
+        assert found is None
+    else:
+        assert found is not None and f"asks for credentials ('{asked}')" in found
+
+
+def test_a_long_from_line_is_checked_like_a_short_one():
+    """Senders are remembered only up to a sane length: a longer From line is parsed each time, same answer."""
+    known = {skeleton("bank.example"): {"bank.example"}}
+    for name in ("Bank", "B" * 5_000):
+        email = EmailInput.model_validate({"from": f"{name} <x@b\u0430nk.example>", "subject": "s", "body": "b"})
+        assert suspected_phishing(email, known) is not None
+    long_domain = "a" * 300 + ".example"
+    assert skeleton(long_domain) == skeleton(long_domain) == "a" * 300 + skeleton(".example")

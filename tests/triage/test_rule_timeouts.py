@@ -10,7 +10,7 @@ from pathlib import Path
 
 from h0.triage import RULES_FILENAME, EmailInput, RulesEngine
 from h0.triage.rulereport import TIMEOUTS_KEY
-from h0.triage.textmatch import MATCH_TIMEOUT_S, RuleTimeout, compile_pattern
+from h0.triage.textmatch import GIL_HOLD_S, MATCH_TIMEOUT_S, RuleTimeout, compile_pattern
 from h0.vault import Vault
 
 # `(a|aa)+$` on a long run of a's ending in something else tries every way to split the run.
@@ -75,6 +75,17 @@ def test_given_a_catastrophic_pattern_then_other_threads_run_meanwhile() -> None
     still_matching = worker.is_alive()
     worker.join(30)
     assert still_matching and outcome == ["timed out"]
+
+
+def test_given_a_search_longer_than_the_gil_hold_then_it_is_redone_without_the_gil_and_finds_the_match() -> None:
+    """A search still running after GIL_HOLD_S (held) is run again without the GIL: the same match."""
+    # Each start in the run of a's tries every way to split it before "zq7" at the end matches: tens of
+    # milliseconds, far past GIL_HOLD_S, well within the time limit given.
+    text = "a" * 24 + "?zq7"
+    started = time.thread_time()
+    found = compile_pattern(r"(?:a|aa)+!|zq\d").search(text, text, timeout=20)
+    assert found == "zq7"
+    assert time.thread_time() - started > GIL_HOLD_S
 
 
 def test_given_a_runaway_rule_when_triaged_then_it_is_skipped_and_named_on_the_rules_note(vault_dir: Path) -> None:

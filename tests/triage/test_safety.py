@@ -61,3 +61,26 @@ def test_given_other_decisions_then_the_rule_changes_nothing() -> None:
         original = TriageDecision(decision=decision, confidence=0.5, reasoning="r", reply_body="b", delegate_to="d")
         assert enforce(original, mail) == (original, None)
     assert enforce(ARCHIVE, email("Lunch")) == (ARCHIVE, None)
+
+
+@pytest.mark.parametrize(
+    ("subject", "body", "urgent"),
+    [
+        ("INVOICE overdue", "Pay ASAP please", True),
+        ("Invoice", "Due Today.", True),
+        ("Invoice", "pay by End Of The Day", True),
+        ("Invoice", "Pay it Right Away", True),
+        ("Invoice", "Time-Sensitive", True),
+        ("Invoice", "nothing pressing; we are not urgently-ish", True),  # "urgently" is a word of its own
+        ("Invoice", "see the urgentes list", False),  # no word boundary after "urgent"
+        ("Invoice", "Rechnung: DRINGEND", True),
+        ("Rechnung – DRINGEND", "", True),  # beyond ASCII: the pattern as written, IGNORECASE
+        ("Rechnung – bald", "Grüße", False),
+        ("Invoice", "x" * 5_000 + " urgent", False),  # beyond the scanned head
+    ],
+)
+def test_given_an_archived_invoice_then_it_is_urgent_exactly_when_it_says_so_in_any_case(
+    subject: str, body: str, urgent: bool
+) -> None:
+    decision, _ = enforce(ARCHIVE, email(subject, body=body))
+    assert decision.decision == ("urgent" if urgent else "needs_info")

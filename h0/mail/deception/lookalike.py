@@ -23,6 +23,7 @@ tells reports which recipients are the first message to a domain.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -82,6 +83,16 @@ def unicode_domain(domain: str) -> str:
 
 def skeleton(domain: str) -> str:
     """What `domain` looks like: confusable characters mapped to their prototype, accents dropped, case folded."""
+    # Asked of the same few domains for every email of a batch: remembered, those a domain can be (≤ 253).
+    return _remembered_skeleton(domain) if len(domain) <= 255 else _skeleton(domain)
+
+
+@functools.lru_cache(maxsize=4096)
+def _remembered_skeleton(domain: str) -> str:
+    return _skeleton(domain)
+
+
+def _skeleton(domain: str) -> str:
     text = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", unicode_domain(domain)).casefold())
     text = unicodedata.normalize("NFD", "".join(_TARGETS.get(ch, ch) for ch in text))
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")

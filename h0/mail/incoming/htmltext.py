@@ -175,9 +175,7 @@ def inert_inline(text: str) -> str:
     """One line of a stranger's words inside H0's own Markdown: line breaks and controls become
     spaces, the cut-off line is defused, and every character Markdown or Obsidian give a meaning
     (images, links, embeds, HTML, comments, tags, code) is backslash-escaped."""
-    one_line = " ".join(
-        "".join(" " if ch in "\t\n" else ch for ch in "\n".join(text.splitlines()).translate(_BODY_CONTROLS)).split()
-    )
+    one_line = " ".join("\n".join(text.splitlines()).translate(_BODY_CONTROLS).split())  # tabs, breaks: spaces
     return _MARKDOWN_ACTIVE.sub(r"\\\1", defuse_cutoff(one_line))
 
 
