@@ -120,6 +120,9 @@ class PastReplies:
         self.owner = owner  # None: no note of Done/ can be vouched for (only the provider's sent mail counts)
         self._keys: dict[str, str] = {}  # name -> the message key the note names
         self._vouched: set[str] = set()  # names of the notes the owner's identity says hold the owner's words
+        # The sent-looking notes not vouched for yet: asked about without a look at every note of Done/ (a
+        # burst files thousands of emails there, and each email's draft asks for past replies).
+        self._unvouched: set[str] = set()
         self._asked_at = -math.inf
         self.history = history  # the owner's mail kept as history (h0 import, a first sync)
         self._history_sig: tuple[int, float] | None = None
@@ -214,12 +217,17 @@ class PastReplies:
             self._private_keys.pop(name, None)
             self._keys.pop(name, None)
             self._vouched.discard(name)
+            self._unvouched.discard(name)
         for name in updated:
             before = self._matters(name)
             reply, private, keys = self._read_sent(f"{DONE}/{name}")
             self._notes[name] = (reply, private)
             self._private_keys[name] = keys
             self._vouched.discard(name)  # changed since it was vouched for: asked again
+            if reply is not None:
+                self._unvouched.add(name)
+            else:
+                self._unvouched.discard(name)
             changed = before or self._matters(name) or changed
         if changed:
             self._asked_at = -math.inf
@@ -235,9 +243,7 @@ class PastReplies:
         RECHECK_S: H0 records where it filed a send just after filing it). True when one became the owner's."""
         if self.owner is None or time.monotonic() - self._asked_at < RECHECK_S:
             return False
-        waiting = [
-            (f"{DONE}/{n}", self._keys.get(n, "")) for n, v in self._notes.items() if v[0] and n not in self._vouched
-        ]
+        waiting = [(f"{DONE}/{n}", self._keys.get(n, "")) for n in sorted(self._unvouched)]
         if not waiting:
             return False
         self._asked_at = time.monotonic()
@@ -247,6 +253,7 @@ class PastReplies:
             return False
         names = {path.removeprefix(f"{DONE}/") for path in found}
         self._vouched |= names
+        self._unvouched -= names
         return bool(names)
 
     def _read_sent(self, rel: str) -> tuple[PastReply | None, bool, frozenset[str]]:
