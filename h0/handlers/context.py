@@ -210,13 +210,29 @@ class NoteOps:
 
     def apply(self, changes: Sequence[Change], read: Sequence[Note] = ()) -> builtins.list[Applied | H0Error]:
         """Each change's result, in order. `read`: the notes the updates and moves were made from."""
-        results = self.api.apply(changes)
+        if self.written is None:
+            results = self.api.apply(changes)
+        else:
+            with self.written.writing(_touched(changes)):  # the index waits for the answer, then takes them unparsed
+                results = self.api.apply(changes)
         notes = {note.path: note for note in read}
         for change, result in zip(changes, results, strict=False):
             remember(
                 self.written, change, result, notes.get(change.source if isinstance(change, Move) else change.path)
             )
         return results
+
+
+def _touched(changes: Sequence[Change]) -> list[str]:
+    """The notes a batch of changes writes, moves away or moves to (a move into a folder: to its own name there)."""
+    paths: list[str] = []
+    for change in changes:
+        if isinstance(change, Move):
+            to = change.destination
+            paths += [change.source, to + change.source.rsplit("/", 1)[-1] if to.endswith("/") else to]
+        else:
+            paths.append(change.path)
+    return paths
 
 
 @dataclass

@@ -15,10 +15,11 @@ same parser's answer to the same bytes, never a size or a time. Bounded by notes
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
-from collections import OrderedDict
-from collections.abc import Mapping
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from h0.vault.note import Note
@@ -46,7 +47,29 @@ class OwnWrites:
         self._notes: OrderedDict[str, Note] = OrderedDict()
         self._parsed: OrderedDict[str, Note] = OrderedDict()  # path -> H0's last parse of the bytes there
         self._parsed_size = 0  # their bodies' characters
+        self._in_flight: Counter[str] = Counter()  # paths a change of H0's is being made to, not answered yet
         self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def writing(self, paths: Iterable[str]) -> Iterator[None]:
+        """H0 is changing the notes at `paths` (a batch sent to the vault server, its answer not back):
+        a reader that can wait (the index) takes them in once what was written is recorded, unparsed."""
+        keys = [nfc(path) for path in paths]
+        with self._lock:
+            self._in_flight.update(keys)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._in_flight.subtract(keys)
+                for key in keys:
+                    if self._in_flight[key] <= 0:
+                        del self._in_flight[key]
+
+    def in_flight(self, path: str) -> bool:
+        """Whether a change of H0's to the note at `path` is under way (see `writing`)."""
+        with self._lock:
+            return nfc(path) in self._in_flight
 
     def wrote(self, path: str, note_hash: str, frontmatter: Mapping[str, Any], body: str) -> None:
         """H0 wrote this frontmatter and body at `path`; the bytes written hash to `note_hash`."""

@@ -154,3 +154,23 @@ def test_a_listing_takes_the_index_s_parse_and_the_owner_s_edit_as_it_is(vault_d
     assert listed("status:pending") == [EMAIL] and listed("status:replied") == []
     arrive(vault_dir, TEXT.replace("status: pending", "status: replied\nlabels: [X]"))
     assert listed("status:replied") == [EMAIL] and listed("status:pending") == []
+
+
+def test_a_note_h0_is_writing_is_taken_in_by_the_index_once_the_write_is_answered(vault_dir: Path, tmp_path: Path):
+    """The vault server's write lands (and its file event arrives) before its answer reaches the daemon:
+    while the change is in flight the index leaves the note pending, then takes it in as H0 wrote it
+    (`known`, no parse) — and a failed change still lets it go, to be read as any other note."""
+    vault, index = vault_and_index(vault_dir, tmp_path)
+    draft = "Drafts/REPLY_b1.md"
+    fm, body = {"type": "draft", "to": "dana@example.com", "status": "pending_approval"}, "Friday works.\n"
+    with vault.written.writing([draft]):
+        written = vault.write_note(draft, fm, body)  # the server's write: on disk, not yet answered
+        index.changed([draft])
+        assert index.notes_for_address("dana@example.com") == []  # not taken in mid-flight
+        assert not vault.written.in_flight("Needs_Action/other.md")
+    vault.written.wrote(draft, written.hash, fm, body)  # the answer: what H0 wrote there
+    assert index.notes_for_address("dana@example.com") == [draft]
+    assert vault.written.known(draft, content_hash((vault_dir / draft).read_bytes())) is not None
+    with pytest.raises(RuntimeError), vault.written.writing([EMAIL]):
+        raise RuntimeError("the vault server went away")
+    assert not vault.written.in_flight(EMAIL)

@@ -185,7 +185,11 @@ class VaultIndex:
         as_written = self.written.known if self.written is not None else None  # H0's own writes and parses
         parsed = self.written.parsed if self.written is not None else None  # this parse, for triage's read
         deletes: list[str] = []
+        later: list[str] = []  # notes H0 is writing: taken in as written once the write is answered
         for rel in rels:
+            if self.written is not None and self.written.in_flight(rel):
+                later.append(rel)
+                continue
             abs_path = os.path.join(self.root, *rel.split("/"))
             try:
                 info = os.lstat(abs_path)
@@ -204,6 +208,7 @@ class VaultIndex:
                 upserts.append(note)
         self.db.write(upserts, deletes)
         with self._lock:
+            self._pending.update(later)
             again = self._everything
             self._everything = False
         if again:
