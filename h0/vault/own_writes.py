@@ -48,6 +48,7 @@ class OwnWrites:
         self._parsed: OrderedDict[str, Note] = OrderedDict()  # path -> H0's last parse of the bytes there
         self._parsed_size = 0  # their bodies' characters
         self._in_flight: Counter[str] = Counter()  # paths a change of H0's is being made to, not answered yet
+        self._landed = 0  # how many batches of changes have been answered (or failed) since the start
         self._lock = threading.Lock()
 
     @contextlib.contextmanager
@@ -65,6 +66,13 @@ class OwnWrites:
                 for key in keys:
                     if self._in_flight[key] <= 0:
                         del self._in_flight[key]
+                self._landed += 1
+
+    def landed(self) -> int:
+        """A count that moves each time a batch of changes is answered: a reader that left notes for later
+        looks at them again only then."""
+        with self._lock:
+            return self._landed
 
     def in_flight(self, path: str) -> bool:
         """Whether a change of H0's to the note at `path` is under way (see `writing`)."""

@@ -74,6 +74,8 @@ class VaultIndex:
         self.db = IndexDB(db_path, self.disclosure.never)
         self.names = NoteNames(self.db.rows)  # the notes' titles and aliases, kept while none changes
         self._pending: set[str] = set()
+        self._held: set[str] = set()  # changed notes H0 was writing at the last sync (see `_refresh`)
+        self._held_mark = 0
         self._everything = False
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
@@ -134,6 +136,9 @@ class VaultIndex:
                 with self._lock:
                     self._everything = True
             with self._lock:
+                if self._held and self.written is not None and self.written.landed() != self._held_mark:
+                    self._pending |= self._held
+                    self._held = set()
                 pending, self._pending = self._pending, set()
                 everything, self._everything = self._everything, False
             try:
@@ -185,6 +190,7 @@ class VaultIndex:
         as_written = self.written.known if self.written is not None else None  # H0's own writes and parses
         parsed = self.written.parsed if self.written is not None else None  # this parse, for triage's read
         deletes: list[str] = []
+        landed = self.written.landed() if self.written is not None else 0
         later: list[str] = []  # notes H0 is writing: taken in as written once the write is answered
         for rel in rels:
             if self.written is not None and self.written.in_flight(rel):
@@ -208,7 +214,9 @@ class VaultIndex:
                 upserts.append(note)
         self.db.write(upserts, deletes)
         with self._lock:
-            self._pending.update(later)
+            if later:
+                self._held.update(later)
+                self._held_mark = landed  # looked at again once another batch of H0's changes is answered
             again = self._everything
             self._everything = False
         if again:
