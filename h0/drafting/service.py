@@ -10,6 +10,7 @@ only brought up to date. The knowledge source is a constructor argument: the vau
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -308,12 +309,22 @@ def watching(root: Path, on: bool, written: OwnWrites | None = None) -> None:
 
 
 def vault_changed(root: Path, path: str | None) -> None:
-    """Tell this process's Drafting objects for `root` that a note changed (None: any may have)."""
-    key = os.path.normcase(os.path.abspath(root))
+    """Tell this process's Drafting objects for `root` that a note changed (None: any may have). Called for
+    every file event of a daemon's vault: the roots' spellings are compared as computed once."""
+    key = _root_key(str(root))
     with _instances_lock:
-        found = [d for k, d in _instances.items() if os.path.normcase(os.path.abspath(k[0])) == key]
+        found = [d for k, d in _instances.items() if _root_key(k[0]) == key]
     for drafting in found:
         drafting.note_changed(path)
+
+
+def _root_key(root: str) -> str:
+    return _absolute_key(root) if os.path.isabs(root) else os.path.normcase(os.path.abspath(root))
+
+
+@functools.lru_cache(maxsize=64)
+def _absolute_key(root: str) -> str:  # an absolute path's spelling does not depend on the working folder
+    return os.path.normcase(os.path.abspath(root))
 
 
 def sent_cache_path(root: Path, state_dir: Path | None) -> Path | None:

@@ -169,6 +169,18 @@ def test_a_note_written_moved_or_deleted_a_moment_ago_is_found_or_not_as_the_fil
     assert index.search("quillfeather").hits == []
 
 
+def test_a_watcher_s_absolute_path_is_taken_as_the_note_below_the_root_and_nothing_outside_it(
+    vault_dir: Path, index: VaultIndex, tmp_path: Path
+):
+    """Events name notes by absolute path: below the root they are the vault's notes (however spelt with
+    "." or ".." inside it), and a path that leaves the root is never taken for one."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("quillfeather\n")
+    inner = note(vault_dir, "Drafts/inner.md", "quillfeather\n")
+    index.changed([f"{vault_dir}/Drafts/../../{outside.name}", f"{vault_dir}/./Drafts/inner.md", str(inner)])
+    assert paths(index.search("quillfeather")) == {"Drafts/inner.md"}
+
+
 def test_a_result_whose_file_changed_since_indexing_is_read_again_before_it_is_returned(
     vault_dir: Path, index: VaultIndex
 ):

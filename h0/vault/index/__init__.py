@@ -70,6 +70,7 @@ class VaultIndex:
 
     def __init__(self, root: Path, db_path: Path | None, disclosure: Disclosure | None = None) -> None:
         self.root = Path(os.path.abspath(root))
+        self._prefix = os.path.join(str(self.root), "")  # the root and its separator: paths below it start so
         self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
         self.db = IndexDB(db_path, self.disclosure.never)
         self.names = NoteNames(self.db.rows)  # the notes' titles and aliases, kept while none changes
@@ -390,6 +391,10 @@ class VaultIndex:
 
     def _relative(self, path: str) -> str | None:
         text = str(path)
+        inside = self._prefix
+        if text.startswith(inside) and f"{os.sep}." not in text[len(inside) - 1 :]:
+            # A watcher's path below the root with no dot component ("..", ".", hidden): no need to normalise.
+            return nfc(text[len(inside) :].replace(os.sep, "/")).strip("/") or None
         if os.path.isabs(text):
             try:
                 text = os.path.relpath(text, self.root)
