@@ -127,8 +127,9 @@ def timed(args: list[str], env: dict[str, str]) -> tuple[float, float, int, str,
     return elapsed, usage.ru_maxrss / 1024, child.returncode, out, usage.ru_utime + usage.ru_stime
 
 
-def one_run(box: Path) -> dict[str, float]:
-    work = Path(tempfile.mkdtemp(prefix="h0-bench-import-"))
+def one_run(box: Path, keep: Path | None = None) -> dict[str, float]:
+    work = Path(tempfile.mkdtemp(prefix="h0-bench-import-")) if keep is None else keep
+    work.mkdir(parents=True, exist_ok=True)
     try:
         vault, state = work / "vault", work / "state"
         vault.mkdir()
@@ -154,13 +155,15 @@ def one_run(box: Path) -> dict[str, float]:
             "drafts": drafts,
         }
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--keep", type=Path, help="an empty folder: the run's vault and state stay there (to profile)")
     args = parser.parse_args()
     CACHE.mkdir(exist_ok=True)
     box = generate(CACHE / f"import-{args.messages}.mbox", args.messages)
@@ -168,7 +171,7 @@ def main() -> None:
     runs = []
     for number in range(args.runs):
         print(f"run {number + 1}:")
-        runs.append(one_run(box))
+        runs.append(one_run(box, args.keep))
     print(f"median of {len(runs)} run(s):")
     goals = (
         ("import_s", 120),
