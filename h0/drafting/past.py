@@ -120,9 +120,7 @@ class PastReplies:
         self.owner = owner  # None: no note of Done/ can be vouched for (only the provider's sent mail counts)
         self._keys: dict[str, str] = {}  # name -> the message key the note names
         self._vouched: set[str] = set()  # names of the notes the owner's identity says hold the owner's words
-        # The sent-looking notes not vouched for yet: asked about without a look at every note of Done/ (a
-        # burst files thousands of emails there, and each email's draft asks for past replies).
-        self._unvouched: set[str] = set()
+        self._unvouched: set[str] = set()  # sent-looking, not vouched for yet: asked without a look at all of Done/
         self._asked_at = -math.inf
         self.history = history  # the owner's mail kept as history (h0 import, a first sync)
         self._history_sig: tuple[int, float] | None = None

@@ -23,7 +23,7 @@ from loguru import logger
 from h0.config import Settings
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.handlers.remember import remember
+from h0.handlers.remember import remember, touched
 from h0.mail.api import MailAPI
 from h0.mail.deception.lookalike import Correspondents
 from h0.retry import Again, Waits
@@ -213,7 +213,7 @@ class NoteOps:
         if self.written is None:
             results = self.api.apply(changes)
         else:
-            with self.written.writing(_touched(changes)):  # the index waits for the answer, then takes them unparsed
+            with self.written.writing(touched(changes)):  # the index waits for the answer, then takes them unparsed
                 results = self.api.apply(changes)
         notes = {note.path: note for note in read}
         for change, result in zip(changes, results, strict=False):
@@ -221,18 +221,6 @@ class NoteOps:
                 self.written, change, result, notes.get(change.source if isinstance(change, Move) else change.path)
             )
         return results
-
-
-def _touched(changes: Sequence[Change]) -> list[str]:
-    """The notes a batch of changes writes, moves away or moves to (a move into a folder: to its own name there)."""
-    paths: list[str] = []
-    for change in changes:
-        if isinstance(change, Move):
-            to = change.destination
-            paths += [change.source, to + change.source.rsplit("/", 1)[-1] if to.endswith("/") else to]
-        else:
-            paths.append(change.path)
-    return paths
 
 
 @dataclass

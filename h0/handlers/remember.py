@@ -3,6 +3,8 @@ daemon's routes and index then take the note in as written (h0.vault.own_writes)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from h0.errors import H0Error
 from h0.vault import Moved, Note
 from h0.vault.api import Applied, Change, Move, NoteRef, Update, Write
@@ -25,3 +27,15 @@ def remember(written: OwnWrites | None, change: Change, result: Applied | H0Erro
         written.wrote(
             result.destination, result.hash, merged(read.frontmatter, change.set_frontmatter or {}), read.body
         )
+
+
+def touched(changes: Sequence[Change]) -> list[str]:
+    """The notes a batch of changes writes, moves away or moves to (a move into a folder: to its own name there)."""
+    paths: list[str] = []
+    for change in changes:
+        if isinstance(change, Move):
+            to = change.destination
+            paths += [change.source, to + change.source.rsplit("/", 1)[-1] if to.endswith("/") else to]
+        else:
+            paths.append(change.path)
+    return paths

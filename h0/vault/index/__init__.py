@@ -40,12 +40,11 @@ from h0.vault.disclosure import Disclosure
 from h0.vault.index.about import About, notes_about, outside_folders
 from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
-from h0.vault.index.gather import BATCH, extract_all, indexable, walk_notes
+from h0.vault.index.gather import BATCH, extract_all, indexable, relative_path, walk_notes
 from h0.vault.index.names import NoteNames
 from h0.vault.index.query import every_row, plan, ranked
 from h0.vault.index.related import Related, related_notes
 from h0.vault.own_writes import OwnWrites
-from h0.vault.paths import nfc
 from h0.vault.search import PhraseMatcher, SearchHit, check_query, read_file
 
 INDEX_FILE = "index.db"
@@ -113,7 +112,7 @@ class VaultIndex:
 
     def changed(self, paths: Iterable[str]) -> None:
         """Note that these paths (vault-relative or absolute) changed, appeared or went; applied by `sync`."""
-        rels = [rel for rel in (self._relative(p) for p in paths) if rel is not None]
+        rels = [rel for rel in (relative_path(p, self.root, self._prefix) for p in paths) if rel is not None]
         with self._lock:
             self._pending.update(rels)
 
@@ -339,7 +338,7 @@ class VaultIndex:
 
     def is_private(self, path: str) -> bool:
         """Whether the note at `path` is private (h0.vault.disclosure), its thread judged from the index."""
-        rel = self._relative(path)
+        rel = relative_path(path, self.root, self._prefix)
         if rel is None:
             return False
         self.sync()
@@ -386,22 +385,6 @@ class VaultIndex:
 
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
-
-    # ------------------------------------------------------------------ paths
-
-    def _relative(self, path: str) -> str | None:
-        text = str(path)
-        inside = self._prefix
-        if text.startswith(inside) and f"{os.sep}." not in text[len(inside) - 1 :]:
-            # A watcher's path below the root with no dot component ("..", ".", hidden): no need to normalise.
-            return nfc(text[len(inside) :].replace(os.sep, "/")).strip("/") or None
-        if os.path.isabs(text):
-            try:
-                text = os.path.relpath(text, self.root)
-            except ValueError:
-                return None
-        rel = nfc(text.replace(os.sep, "/")).strip("/")
-        return None if not rel or rel == ".." or rel.startswith("../") else rel
 
 
 def _like_prefix(text: str) -> str:

@@ -85,3 +85,19 @@ def walk_notes(root: Path) -> Iterator[tuple[str, str, os.stat_result]]:
                     yield nfc(prefix + name), entry.path, entry.stat(follow_symlinks=False)
             except OSError:
                 continue
+
+
+def relative_path(path: str, root: Path, prefix: str) -> str | None:
+    """`path` (vault-relative, or absolute) as the vault-relative path of a note below `root` (`prefix`: the
+    root and its separator); None for the root itself or anything outside it."""
+    text = str(path)
+    if text.startswith(prefix) and f"{os.sep}." not in text[len(prefix) - 1 :]:
+        # A watcher's path below the root with no dot component ("..", ".", hidden): no need to normalise.
+        return nfc(text[len(prefix) :].replace(os.sep, "/")).strip("/") or None
+    if os.path.isabs(text):
+        try:
+            text = os.path.relpath(text, root)
+        except ValueError:
+            return None
+    rel = nfc(text.replace(os.sep, "/")).strip("/")
+    return None if not rel or rel == ".." or rel.startswith("../") else rel

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from h0.vault.index.db import VISIBLE, unpack
 from h0.vault.index.extract import ADDRESS, WIKILINK, read_note_file
+from h0.vault.index.gather import relative_path
 from h0.vault.paths import link_key
 
 if TYPE_CHECKING:
@@ -266,7 +267,7 @@ def related_notes(
 def _source(index: VaultIndex, text: str | None, path: str | None) -> tuple[str | None, str, list[str], list[str]]:
     """(the source note's path, its text, the addresses it names, its link targets)."""
     if path is not None:
-        rel = index._relative(path)
+        rel = relative_path(path, index.root, os.path.join(str(index.root), ""))
         note = read_note_file(os.path.join(index.root, *rel.split("/")), rel) if rel else None
         if note is None:
             return rel, "", [], []
