@@ -193,6 +193,8 @@ def clean_header_text(value: object) -> str:
     later decodes it into something else.
     """
     text = "" if value is None else str(value)
+    if text.isascii() and text.isprintable() and "=?" not in text and "  " not in text and text == text.strip():
+        return text  # most headers: no control, no encoded word, no run of spaces — nothing to clean
     for _ in range(_MAX_ROUNDS):
         step = remove_controls(decode_words(text))
         if step == text:

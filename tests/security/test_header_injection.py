@@ -10,6 +10,7 @@ the serialised bytes, not because the interpreter is patched.
 from __future__ import annotations
 
 import base64
+import re
 from collections import Counter
 from email import policy
 from email.headerregistry import Address
@@ -31,7 +32,14 @@ from h0.mail import MailService
 from h0.mail.api import LocalMail
 from h0.mail.compose.addresses import parse_recipients
 from h0.mail.compose.mime import compose, raw_bytes
-from h0.mail.headers import check_header_text, clean_address_header, clean_header_text, hides_control
+from h0.mail.headers import (
+    check_header_text,
+    clean_address_header,
+    clean_header_text,
+    decode_words,
+    hides_control,
+    remove_controls,
+)
 from h0.mail.providers.gmail_wire import fetched_from_resource
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault
@@ -453,3 +461,19 @@ def test_given_the_running_daemon_when_an_injecting_subject_arrives_and_the_repl
     assert names(wire) == BASE_NAMES + Counter({"in-reply-to": 1, "references": 1})
     assert [a.addr_spec for a in wire["To"].addresses] == ["dana@example.com"]
     assert str(wire["Subject"]) == "Re: Lunch Bcc: eve@evil.example"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=80))
+def test_a_plain_ascii_header_is_shown_as_the_full_cleaning_would_show_it(text: str):
+    """The shortcut for a header with nothing to clean (printable ASCII, no encoded word, no run of spaces)
+    gives what the rounds of decoding and cleaning give."""
+    slow = text
+    for _ in range(16):
+        step = remove_controls(decode_words(slow))
+        if step == slow:
+            break
+        slow = step
+    if re.search(r"=\?([^?]*)\?([qQbB])\?(.*?)\?=", slow, re.DOTALL):
+        slow = slow.replace("=?", "= ?")
+    assert clean_header_text(text) == re.sub(" {2,}", " ", slow).strip()
