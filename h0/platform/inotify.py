@@ -59,6 +59,8 @@ IN_DONTFOLLOW = 0x02000000
 IN_EXCL_UNLINK = 0x04000000
 IN_ISDIR = 0x40000000
 WATCH_FLAGS = IN_ONLYDIR | IN_DONTFOLLOW | IN_EXCL_UNLINK
+# Events never dropped for a temp file's name: a move (its rename into place), a folder's, the queue's own.
+KEPT = IN_MOVED_FROM | IN_MOVED_TO | IN_ISDIR | IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF
 STRUCTURE = IN_CREATE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
 HEADER = struct.Struct("iIII")  # wd, mask, cookie, length of the name that follows
 READ_SIZE = 1 << 16
@@ -209,6 +211,8 @@ class InotifyObserver(threading.Thread):
             start = offset + HEADER.size
             name = data[start : start + length].rstrip(b"\0")
             offset = start + length
+            if not mask & KEPT and name[:1] == b"." and name.endswith(b".tmp"):
+                continue  # a temp file's create, write, close or delete (see `_one`), told apart before decoding
             self._one(wd, mask, cookie, os.fsdecode(name))
 
     def _one(self, wd: int, mask: int, cookie: int, name: str) -> None:
