@@ -19,6 +19,9 @@ from mailparser_reply.constants import MAIL_LANGUAGES
 # The parser's languages: headers and signatures of each are recognised (English always).
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "sv", "pl", "cs", "da", "ja")
 MAX_PARSE_CHARS = 50_000  # of a message: the reply is at its top; the parser is regex-heavy
+# A line longer than this is never taken for a reply header ("On … wrote:"): the parser's header patterns
+# take time in the square of a line's length (a stranger's 48 KB line starting "On " held the GIL ~70 s).
+MAX_HEADER_LINE = 400
 MAX_GREETING_CHARS = 60
 MAX_SIGN_OFF_CHARS = 40
 
@@ -77,6 +80,9 @@ class _HeadersAtLineStarts:
             if start < after or start == tried:
                 continue
             tried = start
+            end = text.find("\n", start + 1)
+            if (end if end >= 0 else len(text)) - start > MAX_HEADER_LINE:
+                continue  # no reply header is this long; trying one costs the square of the line (a stranger's)
             match = pattern.match(text, start)
             if match is not None:  # the groups of the other alternatives are empty either way: none is kept
                 found.append(tuple(group or "" for group in match.groups()))

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from mailparser_reply import EmailReplyParser
 
-from h0.drafting.replytext import LANGUAGES, MAX_PARSE_CHARS, latest_reply, strip_quoted
+from h0.drafting.replytext import LANGUAGES, MAX_HEADER_LINE, MAX_PARSE_CHARS, latest_reply, strip_quoted
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FILLER = " ".join(["project review budget plan draft design team schedule"] * 40)
@@ -94,6 +94,7 @@ PIECES = [
 @given(st.lists(st.sampled_from(PIECES), max_size=25))
 def test_given_pieces_of_replies_in_any_order_when_cut_then_it_is_where_the_parser_cuts_it(pieces):
     text = "".join(pieces)
+    assume(all(len(line) <= MAX_HEADER_LINE for line in text.split("\n")))  # longer: never a header (below)
     assert latest_reply(text) == parsed_by_the_library(text)
 
 
@@ -109,3 +110,18 @@ def test_given_pieces_of_replies_in_any_order_when_cut_then_it_is_where_the_pars
 )
 def test_given_a_hostile_body_when_its_reply_is_cut_then_it_is_the_parsers_cut_of_the_bounded_prefix(text):
     assert latest_reply(text) == parsed_by_the_library(text[:MAX_PARSE_CHARS])
+
+
+@pytest.mark.timeout(30)  # the parser's own header patterns took ~70 s on this body, holding the GIL
+def test_a_stranger_s_line_too_long_to_be_a_reply_header_is_never_tried_as_one():
+    """A reply header ("On … wrote:") is one line of a few hundred characters at most; the parser's patterns
+    take time in the square of a line's length, so a longer line is never tried: a 48 KB line starting
+    "On " is the reply's own text, and even a long line ending in "wrote:" is not taken for a header."""
+    hostile = "On " + "x" * 48_000 + "\n\nmore text\n"
+    assert latest_reply(hostile) == (hostile.strip(), "")
+    long_header = "Thanks!\n\nOn " + "Dana " * (MAX_HEADER_LINE // 5) + "wrote:\n> Could we move it?\n"
+    assert latest_reply(long_header)[0].endswith("> Could we move it?")
+    short_header = (
+        "Thanks!\n\nOn Mon, 3 Nov 2026 at 10:00, Dana Rivera <dana@example.com> wrote:\n> Could we move it?\n"
+    )
+    assert latest_reply(short_header) == ("Thanks!", "")
