@@ -75,13 +75,18 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+# The keys a note must hold to be snoozed, back from a snooze, or owed or awaited (the follow-up pass's own
+# `follow_up`): a fresh `h0 status` reads only such notes' frontmatter, not every email's.
+MENTIONED = ("snooze_", "follow_up")
+
+
 def collect_followups(vault: Vault, now: float, *, shown: int = SHOWN) -> FollowupStatus:
     """Replies owed and awaited (oldest first), snoozed notes, notes back from a snooze (see the module docstring)."""
     status = FollowupStatus()
     notes: list[tuple[str, dict[str, Any]]] = []
     for folder, recursive in ((NEEDS_ACTION, True), (DRAFTS, False)):
         try:
-            listing = vault.list_notes(folder, recursive=recursive, with_frontmatter=True)
+            listing = vault.list_notes(folder, recursive=recursive, with_frontmatter=True, mentioning=MENTIONED)
         except H0Error:
             continue
         notes += [(n.path, n.frontmatter or {}) for n in listing.notes]

@@ -53,9 +53,11 @@ def list_folder(
     recursive: bool,
     limit: int | None,
     with_frontmatter: bool,
+    mentioning: tuple[bytes, ...] = (),
 ) -> Listing:
     """The notes of an existing folder, sorted by path, those matching `flt` if there is one
-    (`Vault.list_notes` checks the arguments)."""
+    (`Vault.list_notes` checks the arguments); with `mentioning`, only notes whose frontmatter's text
+    holds one of these words (a look at the bytes, before any parse)."""
     need_fm = flt is not None or with_frontmatter
     needle = flt.needle() if flt is not None and not with_frontmatter else None
     if not need_fm:
@@ -68,6 +70,8 @@ def list_folder(
     skipped: list[dict[str, str]] = []
     for rel, abs_path, st in walk_notes(folder, recursive, stat=True, ordered=False):
         assert st is not None  # walked with stat=True
+        if mentioning and not cache.mentions(abs_path, rel, st, mentioning):
+            continue
         cached = cache.get(abs_path, rel, st)
         if isinstance(cached, ParseError):
             skipped.append({"path": rel, "error": cached.code, "message": cached.message})
@@ -157,6 +161,23 @@ class FrontmatterCache:
             self._notes.clear()
         self._notes[rel] = (st.st_mtime_ns, st.st_size, value)
         return value
+
+    def mentions(self, abs_path: str, rel: str, st: os.stat_result, words: tuple[bytes, ...]) -> bool:
+        """Whether the note's frontmatter text may hold one of `words` (bytes of a key's name): its cached
+        parse if it has one, else the raw head of the file — a note that cannot be read, or whose
+        frontmatter runs past the probe, may (it is parsed, and its problem said, as always)."""
+        hit = self._notes.get(rel)
+        if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
+            return isinstance(hit[2], ParseError) or any(word in hit[2] for word in words)
+        try:
+            with open(abs_path, "rb") as handle:
+                head = handle.read(FRONTMATTER_PROBE)
+        except OSError:
+            return True
+        close = head.find(b"\n---", 3)
+        if close < 0:
+            return len(head) == FRONTMATTER_PROBE or any(word in head for word in words)
+        return any(word in head[:close] for word in words)
 
     def _as_written(self, abs_path: str, rel: str, st: os.stat_result) -> dict[str, Any] | None:
         """The frontmatter H0 wrote or parsed lately, if the note's bytes are those (else None: parse them)."""

@@ -326,6 +326,7 @@ class Vault:
         recursive: bool = False,
         limit: int | None = None,
         with_frontmatter: bool = False,
+        mentioning: tuple[str, ...] = (),
     ) -> Listing:
         """List `.md` notes of a folder (sorted by path), optionally filtered on frontmatter.
 
@@ -333,7 +334,9 @@ class Vault:
         notes of 200 threads in one walk of the vault instead of 200 walks).
         Frontmatter is read from the head of each file only and cached by
         (mtime_ns, size), so a warm filtered listing of 10,000 notes costs one stat each.
-        Notes whose frontmatter cannot be read are reported in `skipped`, not hidden.
+        Notes whose frontmatter cannot be read are reported in `skipped`, not hidden. `mentioning`: only
+        notes whose frontmatter's text holds one of these words (key names), told from the bytes before
+        any parse — what a report looking for a few keys among thousands of notes needs.
         """
         folder = self.paths.resolve(directory, allow_root=True)
         if not os.path.exists(folder.abs):
@@ -344,7 +347,13 @@ class Vault:
         if limit is not None and limit < 1:
             raise InvalidRequest("limit must be at least 1.", limit=limit)
         return list_folder(
-            folder, flt, self._frontmatter, recursive=recursive, limit=limit, with_frontmatter=with_frontmatter
+            folder,
+            flt,
+            self._frontmatter,
+            recursive=recursive,
+            limit=limit,
+            with_frontmatter=with_frontmatter,
+            mentioning=tuple(word.encode("utf-8") for word in mentioning),
         )
 
     # ------------------------------------------------------------------ search

@@ -365,3 +365,30 @@ def test_move_of_a_corrupt_note_with_frontmatter_moves_and_warns(vault: Vault, v
     put(vault_dir, "Rejected/bad.md", "---\nto: [x\n---\nbody\n")
     moved = vault.move_note("Rejected/bad.md", "Done/", set_frontmatter={"decision": "rejected"})
     assert moved.destination == "Done/bad.md" and moved.warning and "not updated" in moved.warning
+
+
+def test_a_listing_mentioning_key_names_reads_only_the_notes_whose_frontmatter_holds_one(vault: Vault, vault_dir: Path):
+    """`mentioning` looks at the frontmatter's bytes before any parse: a note without the words is left out
+    unread (a fresh `h0 status` over thousands of emails), one with them is parsed as always — and so is
+    a note whose frontmatter runs past the probe, or one already parsed, whose cached parse is asked."""
+    put(
+        vault_dir,
+        "Needs_Action/plain.md",
+        "---\nstatus: pending\nsubject: follow up soon\n---\nfollow_up in the body\n",
+    )
+    put(vault_dir, "Needs_Action/owed.md", "---\nstatus: pending\nfollow_up: reply_owed\n---\nx\n")
+    put(vault_dir, "Needs_Action/snoozed.md", "---\nsnooze_until: 2030-01-01\n---\nx\n")
+    long_value = "a" * (20 * 1024)
+    put(vault_dir, "Needs_Action/long.md", f"---\nnote: {long_value}\nfollow_up: reply_owed\n---\nx\n")
+    put(vault_dir, "Needs_Action/broken.md", "---\nfollow_up: [unclosed\n---\nx\n")
+    words = ("snooze_", "follow_up")
+    listing = vault.list_notes("Needs_Action", with_frontmatter=True, mentioning=words)
+    assert [n.path for n in listing.notes] == [
+        "Needs_Action/long.md",
+        "Needs_Action/owed.md",
+        "Needs_Action/snoozed.md",
+    ]
+    assert [s["path"] for s in listing.skipped] == ["Needs_Action/broken.md"]  # said, as always
+    vault.list_notes("Needs_Action", with_frontmatter=True)  # every note parsed and cached now
+    again = vault.list_notes("Needs_Action", with_frontmatter=True, mentioning=words)
+    assert [n.path for n in again.notes] == [n.path for n in listing.notes]
