@@ -188,4 +188,4 @@ def test_notes_the_pipeline_has_just_read_are_not_read_again_and_their_hash_guar
     assert reads == [[other]]
     assert {r.action for r in results.values() if isinstance(r, Outcome)} == {"triaged"}
     note = Vault(vault_dir).read_note(looked)
-    assert note.frontmatter["status"] == "awaiting_approval" and "PS: call me." in note.body
+    assert note.facts.status.word == "awaiting_approval" and "PS: call me." in note.body
