@@ -146,8 +146,11 @@ def atomic_write(
         fsync_dir(directory)
 
 
-def is_temp_name(name: str) -> bool:
-    """A name `atomic_write` gives its temp files (hidden, `.tmp`): never a note, nothing to watch."""
+def is_temp_name(name: str | bytes) -> bool:
+    """A name `atomic_write` gives its temp files (hidden, `.tmp`): never a note, nothing to watch. Bytes
+    too: a watcher tells a raw name from the kernel before decoding it."""
+    if isinstance(name, bytes):
+        return name.startswith(b".") and name.endswith(b".tmp")
     return name.startswith(".") and name.endswith(".tmp")
 
 

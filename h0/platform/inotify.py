@@ -211,7 +211,7 @@ class InotifyObserver(threading.Thread):
             start = offset + HEADER.size
             name = data[start : start + length].rstrip(b"\0")
             offset = start + length
-            if not mask & KEPT and name[:1] == b"." and name.endswith(b".tmp"):
+            if not mask & KEPT and is_temp_name(name):
                 continue  # a temp file's create, write, close or delete (see `_one`), told apart before decoding
             self._one(wd, mask, cookie, os.fsdecode(name))
 
