@@ -41,7 +41,7 @@ from loguru import logger
 
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.handlers.context import Action, HandlerContext, Outcome, OutcomeData
+from h0.handlers.context import Action, EmailTriager, HandlerContext, Outcome, OutcomeData
 from h0.handlers.followup.record import mark_triaged
 from h0.handlers.llmwait import WAITING_DETAIL, not_due_for
 from h0.handlers.suspect import known_domains
@@ -107,6 +107,38 @@ def triage_emails(
         else:
             pending.append(got)
     threads = _threads(pending, ctx)
+    with ctx.planning:  # workers plan in turns (HandlerContext.planning): each batch's writes start when it is planned
+        plans = _plans(pending, threads, ctx, triager, results)
+    _apply_plans(plans, ctx)
+    mark_triaged(ctx, [p.note.frontmatter for p in plans if p.result is None])  # owed: whichever pass ran first
+    decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
+    written: list[tuple[str, dict[str, Any]]] = []  # what H0 wrote in each draft (Logs/drafting_*.jsonl)
+    for plan in plans:
+        if plan.result is None and plan.deferred is not None:
+            results[plan.note.path] = plan.deferred
+            continue
+        results[plan.note.path] = plan.result if plan.result is not None else _decided(plan, decisions)
+        if plan.result is None and plan.draft is not None and plan.written is not None:
+            written.append(("draft_written", plan.written))
+    ctx.audit.write_many(decisions)
+    drafting = ctx.drafting  # built by the planning, if this vault has drafting state
+    if drafting is not None and written:
+        try:
+            drafting.log.write_many(written)
+        except H0Error as error:
+            logger.warning("could not record the drafts' text for learning: {}", error.message)
+    return results
+
+
+def _plans(
+    pending: list[Note],
+    threads: dict[str, list[ThreadNote]],
+    ctx: HandlerContext,
+    triager: EmailTriager,
+    results: dict[str, Outcome | Exception],
+) -> list[Plan]:
+    """Each pending email's decision and the changes it makes (nothing written yet); an email the
+    triager failed on, or one not reached because H0 is stopping, gets its result instead."""
     drafting = _drafting(ctx)
     gate = ctx.disclosure()
     known = known_domains(ctx, drafting) if pending else ({}, [])
@@ -125,24 +157,7 @@ def triage_emails(
             plans.append(plan_email(note, shown, ctx, triager, drafting, known=known))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
-    _apply_plans(plans, ctx)
-    mark_triaged(ctx, [p.note.frontmatter for p in plans if p.result is None])  # owed: whichever pass ran first
-    decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
-    written: list[tuple[str, dict[str, Any]]] = []  # what H0 wrote in each draft (Logs/drafting_*.jsonl)
-    for plan in plans:
-        if plan.result is None and plan.deferred is not None:
-            results[plan.note.path] = plan.deferred
-            continue
-        results[plan.note.path] = plan.result if plan.result is not None else _decided(plan, decisions)
-        if plan.result is None and plan.draft is not None and plan.written is not None:
-            written.append(("draft_written", plan.written))
-    ctx.audit.write_many(decisions)
-    if drafting is not None and written:
-        try:
-            drafting.log.write_many(written)
-        except H0Error as error:
-            logger.warning("could not record the drafts' text for learning: {}", error.message)
-    return results
+    return plans
 
 
 def _read(paths: Sequence[str], ctx: HandlerContext, known: Mapping[str, Note]) -> list[Note | H0Error]:

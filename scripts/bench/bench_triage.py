@@ -126,7 +126,25 @@ def profile(prefix: str | None) -> list[subprocess.Popen]:
     ]
 
 
-def one_run(count: int, workers: int) -> dict:
+def sample_timeline(pids: dict[str, int], decided: collections.Counter, stop: threading.Event, rows: list) -> None:
+    """Every half second: notes decided so far and each process's CPU share of one core since the last sample."""
+    last = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    started = previous = time.perf_counter()
+    while not stop.wait(0.5):
+        now = time.perf_counter()
+        cpu = {name: cpu_seconds(pid) for name, pid in pids.items()}
+        rows.append((now - started, len(decided), {n: (cpu[n] - last[n]) / (now - previous) for n in cpu}))
+        last, previous = cpu, now
+
+
+def print_timeline(rows: list) -> None:
+    names = [n for n in (rows[0][2] if rows else {}) if not n.startswith("gmail")]
+    print("         time  decided  " + "  ".join(f"{n:>13}" for n in names))
+    for at, done, shares in rows:
+        print(f"       {at:6.1f} {done:8d}  " + "  ".join(f"{100 * shares[n]:12.0f}%" for n in names))
+
+
+def one_run(count: int, workers: int, timeline: bool = False) -> dict:
     # A follow-up pass still writing when the daemon stops must not lose the run's figures at clean-up.
     with tempfile.TemporaryDirectory(prefix="h0-bench-triage-", ignore_cleanup_errors=True) as tmp:
         vault_dir = Path(tmp) / "vault"
@@ -172,6 +190,10 @@ def one_run(count: int, workers: int) -> dict:
             cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
             writer = next(c for c in daemon.companions if isinstance(c, DashboardWriter))
             refreshes_before = writer.refreshes
+            rows: list = []
+            sampling = threading.Event()
+            if timeline:
+                threading.Thread(target=sample_timeline, args=(pids, decided, sampling, rows), daemon=True).start()
             started = time.perf_counter()
             for path in notes:
                 os.rename(path, vault_dir / "Needs_Action" / path.name)
@@ -180,6 +202,7 @@ def one_run(count: int, workers: int) -> dict:
             elapsed = time.perf_counter() - started
             cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
             refreshes = writer.refreshes - refreshes_before
+            sampling.set()
             for spy in spies:
                 spy.send_signal(2)  # SIGINT: py-spy writes its stacks and exits
             for spy in spies:
@@ -210,6 +233,7 @@ def one_run(count: int, workers: int) -> dict:
             "decided_twice": sum(1 for n in audit.values() if n > 1),
             "batches": batches,
             "dashboard_refreshes": refreshes,
+            "timeline": rows,
             "cpu_ms_per_note": {name: 1000 * seconds / count for name, seconds in cpu.items()},
         }
 
@@ -219,6 +243,7 @@ def main() -> int:
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--timeline", action="store_true", help="print notes decided and CPU use every half second")
     args = parser.parse_args()
     from h0.logsetup import setup_logging
 
@@ -229,7 +254,7 @@ def main() -> int:
     )
     results = []
     for run in range(1, args.runs + 1):
-        result = one_run(args.notes, args.workers)
+        result = one_run(args.notes, args.workers, args.timeline)
         results.append(result)
         print(
             f"  run {run}: {result['seconds']:.2f} s → {result['per_second']:.0f} notes/s "
@@ -247,6 +272,8 @@ def main() -> int:
             f"         {len(sizes)} triage batches, median {statistics.median(sizes or [0]):.0f} notes, "
             f"largest {max(sizes or [0])}; the dashboard refreshed {result['dashboard_refreshes']} times"
         )
+        if args.timeline:
+            print_timeline(result["timeline"])
     median = statistics.median(r["per_second"] for r in results)
     cpu = statistics.median(sum(r["cpu_ms_per_note"].values()) for r in results)
     print(f"median CPU per note, all processes: {cpu:.2f} ms (300 notes/s on 2 cores needs ≤ 6.7 ms)")

@@ -209,3 +209,55 @@ def test_a_result_without_the_promised_shape_is_an_internal_error_not_a_crash(an
         McpVault(Answers(answer)).read_many(["a.md"])
     with pytest.raises(InternalError):
         McpVault(Answers({"results": []})).apply([Update("a.md", {"x": 1})])
+
+
+@pytest.mark.anyio
+async def test_large_batches_take_turns_and_a_small_one_never_waits_behind_them(client, vault_dir: Path, monkeypatch):
+    """Two bursts' batches written at once would share the server's interpreter and both be answered
+    at the end; in turns, the first is answered after its own writes. A send's single change passes."""
+    import threading
+
+    import anyio
+
+    from h0.mcp.vault_writes import TURN_AT
+
+    order: list[str] = []
+    inside, release, second_started = threading.Event(), threading.Event(), threading.Event()
+    original = Vault.write_note
+
+    def write_note(self, path, *args, **kwargs):
+        order.append(path)
+        if path == "Drafts/a00.md":
+            inside.set()
+            assert release.wait(10)
+        if path.startswith("Drafts/b"):
+            second_started.set()
+        return original(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(Vault, "write_note", write_note)
+
+    def batch(prefix: str, count: int) -> dict:
+        return {
+            "changes": [
+                {"op": "write", "path": f"Drafts/{prefix}{i:02}.md", "frontmatter": {}, "body": "x\n"}
+                for i in range(count)
+            ]
+        }
+
+    answers: dict[str, list] = {}
+
+    async def apply(name: str, count: int) -> None:
+        answers[name] = (await client.call_tool("apply_changes", batch(name, count))).structured_content["results"]
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(apply, "a", TURN_AT)
+        assert await anyio.to_thread.run_sync(inside.wait, 10)
+        await apply("s", 1)  # a small batch is written while the large one is held
+        assert [r["ok"] for r in answers["s"]] == [True]
+        tasks.start_soon(apply, "b", TURN_AT)
+        # The second large batch waits for its turn: none of it is written while the first is held.
+        assert not await anyio.to_thread.run_sync(second_started.wait, 0.3)
+        release.set()
+    assert all(r["ok"] for r in answers["a"] + answers["b"])
+    written = [p for p in order if p[len("Drafts/")] in "ab"]
+    assert written == [f"Drafts/a{i:02}.md" for i in range(TURN_AT)] + [f"Drafts/b{i:02}.md" for i in range(TURN_AT)]

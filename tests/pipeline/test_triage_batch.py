@@ -189,3 +189,28 @@ def test_notes_the_pipeline_has_just_read_are_not_read_again_and_their_hash_guar
     assert {r.action for r in results.values() if isinstance(r, Outcome)} == {"triaged"}
     note = Vault(vault_dir).read_note(looked)
     assert note.facts.status.word == "awaiting_approval" and "PS: call me." in note.body
+
+
+def test_batches_plan_in_turns_and_a_batch_being_written_lets_the_next_plan(vault_dir: Path):
+    """Workers take turns to plan (HandlerContext.planning), never to write: while one batch's
+    changes are applied, another batch is planned and written to the end."""
+    import threading
+
+    first = [email(vault_dir, f"a{i:02}", thread=f"ta{i}") for i in range(5)]
+    second = [email(vault_dir, f"b{i:02}", thread=f"tb{i}") for i in range(5)]
+    answers: dict[str, Outcome | Exception] = {}
+
+    def second_batch() -> None:
+        answers.update(triage_emails(second, ctx))
+
+    def while_the_first_is_written() -> None:
+        other = threading.Thread(target=second_batch)
+        other.start()
+        other.join(10)
+        assert not other.is_alive(), "the second batch could not plan while the first was being written"
+
+    api = CountingVault(Vault(vault_dir), before_apply=while_the_first_is_written)
+    ctx = context(vault_dir, api)
+    answers.update(triage_emails(first, ctx))
+    assert sorted(answers) == sorted(first + second)
+    assert all(isinstance(answer, Outcome) and answer.action == "triaged" for answer in answers.values()), answers
