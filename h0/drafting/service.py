@@ -9,11 +9,12 @@ only brought up to date. The knowledge source is a constructor argument: the vau
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -99,6 +100,7 @@ class Drafting:
         self._lock = threading.Lock()
         self._profile: tuple[FileSignature, Profile] | None = None
         self._memory: tuple[FileSignature, Memory] | None = None
+        self._looked = threading.local()  # `looked_once` on this thread: contexts do not look at the vault again
 
     def people_addresses(self) -> list[str]:
         """The addresses the owner's People notes name (through the vault index; none without it)."""
@@ -180,13 +182,29 @@ class Drafting:
         self._memory = (signature, memory)
         return memory
 
+    def _freshen(self) -> None:
+        freshen = getattr(self.knowledge, "freshen", None)
+        if freshen is not None:
+            freshen(fed=self.watched())
+
+    @contextlib.contextmanager
+    def looked_once(self) -> Iterator[None]:
+        """The contexts this thread assembles inside take the vault as one look now found it: without a
+        watcher (`h0 sweep`) a batch of emails costs one comparison of the vault with the index, not one
+        an email (a walk of the vault per message)."""
+        self._freshen()
+        self._looked.inside = True
+        try:
+            yield
+        finally:
+            self._looked.inside = False
+
     def context(
         self, *, reply_to: str, sender: str, subject: str, body: str, exclude: Sequence[str] = ()
     ) -> DraftContext:
         """Everything a reply to `reply_to` answering this email may draw on (h0.drafting.context)."""
-        freshen = getattr(self.knowledge, "freshen", None)
-        if freshen is not None:
-            freshen(fed=self.watched())
+        if not getattr(self._looked, "inside", False):
+            self._freshen()
         return assemble(
             reply_to=reply_to,
             sender=sender,

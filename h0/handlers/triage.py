@@ -33,6 +33,7 @@ reason (`phishing_reason:`, and `problem:`, which `h0 status` and the dashboard 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -107,8 +108,9 @@ def triage_emails(
         else:
             pending.append(got)
     threads = _threads(pending, ctx)
-    with ctx.planning:  # workers plan in turns (HandlerContext.planning): each batch's writes start when it is planned
-        plans = _plans(pending, threads, ctx, triager, results)
+    drafting = _drafting(ctx)
+    with ctx.planning, drafting.looked_once() if drafting is not None and pending else contextlib.nullcontext():
+        plans = _plans(pending, threads, ctx, triager, drafting, results)  # planned in turns (HandlerContext.planning)
     _apply_plans(plans, ctx)
     mark_triaged(ctx, [p.note.frontmatter for p in plans if p.result is None])  # owed: whichever pass ran first
     decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
@@ -121,7 +123,6 @@ def triage_emails(
         if plan.result is None and plan.draft is not None and plan.written is not None:
             written.append(("draft_written", plan.written))
     ctx.audit.write_many(decisions)
-    drafting = ctx.drafting  # built by the planning, if this vault has drafting state
     if drafting is not None and written:
         try:
             drafting.log.write_many(written)
@@ -135,11 +136,11 @@ def _plans(
     threads: dict[str, list[ThreadNote]],
     ctx: HandlerContext,
     triager: EmailTriager,
+    drafting: Drafting | None,
     results: dict[str, Outcome | Exception],
 ) -> list[Plan]:
     """Each pending email's decision and the changes it makes (nothing written yet); an email the
     triager failed on, or one not reached because H0 is stopping, gets its result instead."""
-    drafting = _drafting(ctx)
     gate = ctx.disclosure()
     known = known_domains(ctx, drafting) if pending else ({}, [])
     plans = []
