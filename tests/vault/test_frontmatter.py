@@ -95,6 +95,12 @@ SCALARS = [
     "-dash",
     "'single'",
     '"double"',
+    '"a \\\\<b\\\\> c"',  # H0's escapes: a backslash and a quote
+    '"say \\"hi\\""',
+    '"\\\\"',
+    '"a\\nb"',  # any other escape is the full loader's
+    '"tab\\there"',
+    '"open\\"',
     "it''s",
     "[a, b]",
     "[]",
@@ -479,6 +485,7 @@ TRICKY_SCALARS = SCALARS + [
     "x\u2003",
 ]
 _TEXT_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs",))
+_QUOTED_CHARS = st.sampled_from(list('ab \\"<>nxu0#:') + ["\t", "é"])
 _PLAIN_CHARS = st.sampled_from(list("abcXYZ019 _.-/:#'\",[]{}?!&*|>%@`~=<+\t") + ["\u00a0", "é", "📧"])
 
 
@@ -491,6 +498,8 @@ def scanner_shaped_documents(draw) -> str:
         st.text(_PLAIN_CHARS, min_size=1, max_size=10),
         st.text(_PLAIN_CHARS, max_size=8).map(lambda s: "'" + s.replace("'", "''") + "'"),
         st.text(_PLAIN_CHARS, max_size=8).map(lambda s: '"' + s + '"'),
+        st.text(_QUOTED_CHARS, max_size=8).map(lambda s: '"' + s + '"'),  # escapes and near misses
+        st.text(_QUOTED_CHARS, max_size=8).map(lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'),
     )
     sep = st.sampled_from([" ", " ", "  ", "\t", " \t"])
     end = st.sampled_from(["", "", " ", "\t", " # note", "  #x", "#x"])

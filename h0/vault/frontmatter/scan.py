@@ -118,9 +118,9 @@ def _scalar(raw: str, *, flow: bool = False) -> Any:
         raise NeedsFullLoader
     first = raw[0]
     if first == '"':
-        if len(raw) < 2 or not raw.endswith('"') or "\\" in raw or '"' in raw[1:-1]:
+        if len(raw) < 2 or not raw.endswith('"'):
             raise NeedsFullLoader
-        return raw[1:-1]
+        return _double_quoted(raw[1:-1])
     if first == "'":
         inner = raw[1:-1]
         if len(raw) < 2 or not raw.endswith("'") or "'" in inner.replace("''", ""):
@@ -135,6 +135,26 @@ def _scalar(raw: str, *, flow: bool = False) -> Any:
     if raw[0] not in _MAYBE_TYPED_START and raw.lower() not in _TYPED_WORDS:
         return raw  # cannot resolve to anything but a string in YAML 1.2
     return _typed_plain(raw) if len(raw) <= _MAX_CACHED else _typed_plain.__wrapped__(raw)
+
+
+def _double_quoted(inner: str) -> str:
+    """A double-quoted scalar's text whose only escapes are `\\\\` and `\\"` (what H0 writes for a
+    backslash or a quote); any other escape, or a bare quote, is the full loader's."""
+    if "\\" not in inner:
+        if '"' in inner:
+            raise NeedsFullLoader
+        return inner
+    parts: list[str] = []
+    start = 0
+    while (slash := inner.find("\\", start)) >= 0:
+        if '"' in inner[start:slash] or slash + 1 >= len(inner) or inner[slash + 1] not in '\\"':
+            raise NeedsFullLoader
+        parts += (inner[start:slash], inner[slash + 1])
+        start = slash + 2
+    if '"' in inner[start:]:
+        raise NeedsFullLoader
+    parts.append(inner[start:])
+    return "".join(parts)
 
 
 _MAYBE_TYPED_START = set("0123456789+-.~")
