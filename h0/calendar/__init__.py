@@ -14,8 +14,31 @@ Event titles, places and notes never leave this room except for events the email
 attends (docs/calendar.md).
 """
 
-from h0.calendar.hours import OwnerHours, parse_hours
-from h0.calendar.proposal import Scheduling, plan_meeting
-from h0.calendar.service import OwnerCalendar
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from h0.calendar.hours import OwnerHours, parse_hours
+    from h0.calendar.proposal import Scheduling, plan_meeting
+    from h0.calendar.service import OwnerCalendar
 
 __all__ = ["OwnerCalendar", "OwnerHours", "Scheduling", "parse_hours", "plan_meeting"]
+
+# Loaded when first asked for (PEP 562): `h0 status` reads the calendar cache's state
+# (h0.calendar.cache) without loading the iCalendar parser.
+_HOMES = {
+    "OwnerCalendar": "h0.calendar.service",
+    "OwnerHours": "h0.calendar.hours",
+    "Scheduling": "h0.calendar.proposal",
+    "parse_hours": "h0.calendar.hours",
+    "plan_meeting": "h0.calendar.proposal",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from h0.calendar.sources import sources_for_settings
+from h0.config import Settings
 from h0.platform.fileio import atomic_write
+from h0.state import state_dir_for
 
 CACHE_FOLDER = "calendar"
 
@@ -102,3 +105,26 @@ def _now() -> str:
 
 def _text(value: object) -> str | None:
     return str(value)[:500] if isinstance(value, str) and value else None
+
+
+def cache_folder(root: Path, state_dir: Path | None) -> Path | None:
+    """Where calendar copies are kept: H0's state folder for this vault (never the vault)."""
+    try:
+        return state_dir_for(Path(root), state_dir) / CACHE_FOLDER
+    except Exception:  # noqa: BLE001 - no state folder: the calendar works from memory alone
+        return None
+
+
+def calendar_states(settings: Settings, root: Path | None = None) -> list[SourceState]:
+    """Each configured source's last read, for doctor and status (no source is fetched)."""
+    sources = sources_for_settings(settings)
+    folder = cache_folder(Path(root or settings.vault_path), settings.h0_state_dir)
+    states = []
+    for source in sources:
+        state = SourceCache(folder, source.key, source.name).state()
+        if source.local and source.path is not None and not source.path.exists():
+            state = SourceState(
+                source.name, state.last_good_at, state.last_try_at, f"{source.path.name} does not exist"
+            )
+        states.append(state)
+    return states

@@ -20,13 +20,12 @@ from pathlib import Path
 import icalendar
 from loguru import logger
 
-from h0.calendar.cache import CACHE_FOLDER, SourceCache, SourceState
+from h0.calendar.cache import SourceCache, SourceState, cache_folder
 from h0.calendar.events import Busy, Expanded, expand, parse_calendar
 from h0.calendar.free import merged
 from h0.calendar.sources import Source, sources_for_settings
 from h0.config import Settings
 from h0.errors import H0Error, ParseError
-from h0.state import state_dir_for
 
 WINDOW_DAYS_AFTER = 62  # the expansion window: today (owner's zone) to this many days on
 _instances: dict[tuple[object, ...], OwnerCalendar] = {}
@@ -214,26 +213,3 @@ class OwnerCalendar:
         loaded = _Loaded(digest, calendar, stamp)
         self._loaded[source.key] = loaded
         return loaded
-
-
-def cache_folder(root: Path, state_dir: Path | None) -> Path | None:
-    """Where calendar copies are kept: H0's state folder for this vault (never the vault)."""
-    try:
-        return state_dir_for(Path(root), state_dir) / CACHE_FOLDER
-    except Exception:  # noqa: BLE001 - no state folder: the calendar works from memory alone
-        return None
-
-
-def calendar_states(settings: Settings, root: Path | None = None) -> list[SourceState]:
-    """Each configured source's last read, for doctor and status (no source is fetched)."""
-    sources = sources_for_settings(settings)
-    folder = cache_folder(Path(root or settings.vault_path), settings.h0_state_dir)
-    states = []
-    for source in sources:
-        state = SourceCache(folder, source.key, source.name).state()
-        if source.local and source.path is not None and not source.path.exists():
-            state = SourceState(
-                source.name, state.last_good_at, state.last_try_at, f"{source.path.name} does not exist"
-            )
-        states.append(state)
-    return states

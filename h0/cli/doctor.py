@@ -162,7 +162,7 @@ def _drafting(settings: Settings) -> list[Check]:
 
 def _calendar(settings: Settings) -> list[Check]:
     """Each calendar source's last read (nothing is fetched here): a failing one serves its last good copy."""
-    from h0.calendar.service import calendar_states
+    from h0.calendar.cache import calendar_states
 
     checks = []
     for state in calendar_states(settings):

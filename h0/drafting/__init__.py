@@ -12,11 +12,18 @@ on, placeholders, quotes), `revise` (rewrites the owner asks for), `learning` (e
 lessons, the send-ready rate).
 """
 
-from h0.drafting.context import ContextItem, DraftContext
-from h0.drafting.knowledge import VaultKnowledge
-from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, RelatedKnowledge
-from h0.drafting.profile import DEFAULT_PROFILE_TEXT, Profile, load_profile
-from h0.drafting.service import DRAFTING_STREAM, Drafting
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from h0.drafting.context import ContextItem, DraftContext
+    from h0.drafting.knowledge import VaultKnowledge
+    from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, RelatedKnowledge
+    from h0.drafting.profile import DEFAULT_PROFILE_TEXT, Profile, load_profile
+    from h0.drafting.service import Drafting
+    from h0.vault.layout import DRAFTING_STREAM
 
 __all__ = [
     "DEFAULT_PROFILE_TEXT",
@@ -31,3 +38,26 @@ __all__ = [
     "VaultKnowledge",
     "load_profile",
 ]
+
+# Loaded when first asked for (PEP 562): `h0 status` reads the drafting log (h0.drafting.learning)
+# without loading the context assembly, the calendar and the triage models.
+_HOMES = {
+    "ContextItem": "h0.drafting.context",
+    "DraftContext": "h0.drafting.context",
+    "VaultKnowledge": "h0.drafting.knowledge",
+    "KnowledgeNote": "h0.drafting.knowledgenotes",
+    "KnowledgeSource": "h0.drafting.knowledgenotes",
+    "RelatedKnowledge": "h0.drafting.knowledgenotes",
+    "DEFAULT_PROFILE_TEXT": "h0.drafting.profile",
+    "Profile": "h0.drafting.profile",
+    "load_profile": "h0.drafting.profile",
+    "DRAFTING_STREAM": "h0.vault.layout",
+    "Drafting": "h0.drafting.service",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -24,21 +24,23 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
 from h0.drafting.memory import add_lessons, clean_lesson
 from h0.drafting.profile import with_learned
-from h0.drafting.service import DRAFTING_STREAM, Drafting
 from h0.drafting.voice import learn
 from h0.errors import Conflict, H0Error, NotFound
 from h0.mail.compose.drafts import message_body
-from h0.triage.llm import LLMTriage
 from h0.vault.api import VaultAPI
 from h0.vault.audit import AuditLog, utcnow
 from h0.vault.draft_state import DraftState
-from h0.vault.layout import DONE, LOGS
+from h0.vault.layout import DONE, DRAFTING_STREAM, LOGS
+
+if TYPE_CHECKING:
+    from h0.drafting.service import Drafting
+    from h0.triage.llm import LLMTriage
 
 TEXT_HASH_KEY = "h0_text_hash"
 LEARN_KEY = "h0_learn"

@@ -43,11 +43,10 @@ from h0.triage.models import ReplyContext
 from h0.triage.prompt import new_nonce
 from h0.vault.audit import AuditLog
 from h0.vault.disclosure import Disclosure
-from h0.vault.layout import LOGS, MEMORY_NOTE, PROFILE_NOTE
+from h0.vault.layout import DRAFTING_STREAM, LOGS, MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.model import NoteFacts
 from h0.vault.own_writes import OwnWrites
 
-DRAFTING_STREAM = "drafting"  # Logs/drafting_<date>.jsonl: what H0 wrote, what was sent, how alike
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
 FileSignature = tuple[int, int, int] | None
 _instances: dict[tuple[str, tuple[str, ...], int, str, str], Drafting] = {}

@@ -20,8 +20,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from loguru import logger
 
-from h0.triage.providers import RULES, build_provider, canonical_name
-
 if TYPE_CHECKING:
     from h0.config import Settings
 
@@ -165,6 +163,9 @@ _judges_lock = threading.Lock()
 def judge_for(settings: Settings) -> AskJudge:
     """The judge LLM_PROVIDER asks for, built once per configuration (rules when it is `rules`, or
     when the model cannot be set up: said once in the log)."""
+    # Here, not at the top: reading the follow-up report (`h0 status`) needs no model provider.
+    from h0.triage.providers import RULES, build_provider, canonical_name
+
     try:
         name = canonical_name(settings.llm_provider or RULES)
     except ValueError:

@@ -18,7 +18,7 @@ import os
 import time
 from typing import Any
 
-from h0.calendar.service import calendar_states
+from h0.calendar.cache import calendar_states
 from h0.config import Settings
 from h0.errors import H0Error
 from h0.followup.report import collect_followups

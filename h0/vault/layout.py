@@ -10,6 +10,7 @@ APPROVED = "Approved"
 REJECTED = "Rejected"
 DONE = "Done"
 LOGS = "Logs"
+DRAFTING_STREAM = "drafting"  # Logs/drafting_<date>.jsonl: what H0 wrote, what was sent, how alike
 FAILED = "Logs/failed"
 OUTBOX = "Outbox"
 BRIEFINGS = "Briefings"

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from h0.calendar.cache import calendar_states
 from h0.calendar.hours import parse_hours
-from h0.calendar.service import OwnerCalendar, calendar_states
+from h0.calendar.service import OwnerCalendar
 from h0.calendar.sources import CalendarTooLarge, CalendarUnavailable, sources_for_settings
 from h0.cli import main
 from h0.config import load_settings
