@@ -75,6 +75,8 @@ class IndexKnowledge:
     def takes_in(self, written: OwnWrites | None) -> None:
         """What H0 wrote lately (the daemon's record): the index takes those notes in without a parse."""
         self.index.written = written
+        if written is not None:
+            written.when_idle(self.index.catch_up)  # H0's own mail writes, taken in when H0 is idle
 
     def freshen(self, *, fed: bool) -> None:
         """Before a context is assembled: unless a watcher reports every change (`fed`), compare the
@@ -125,9 +127,14 @@ class IndexKnowledge:
             (*wanted, NEEDS_ACTION.lower(), limit + len(skip) + 5),
         )
         found: list[PendingEmail] = []
+        written = self.index.written
         for path, raw in rows:
-            if path in skip:
+            # While H0 works, the index takes in its own writes later (h0.vault.own_writes): an email archived
+            # since is gone from Needs_Action/, and one H0 updated says what H0 wrote.
+            if path in skip or not (self.root / path).is_file():
                 continue
+            if written is not None and (mine := written.latest(path)) is not None:
+                raw = json.dumps(mine.frontmatter)
             # A burst's emails from one sender all ask for the same few rows: each row is read once.
             email = self._pending.get((path, raw), _UNREAD)
             if email is _UNREAD:

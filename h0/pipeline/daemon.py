@@ -192,6 +192,9 @@ class Daemon:
             self.watcher.start()
             if self.settings.h0_watcher == NATIVE:
                 drafting_service.watching(self.root, True, written=self.vault.written)
+                # H0's own mail writes wait for an idle moment to enter the drafting index (h0.vault.own_writes).
+                self.vault.written.more_coming = lambda: self.queue.busy() > 0
+                self.add_periodic(TICK_SECONDS, self._when_idle)
                 self._feeds_drafting = True
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
         self.companions = [c for start in self.companion_starts if (c := start(self)) is not None]
@@ -247,6 +250,10 @@ class Daemon:
                 len(report.withdrawn),
                 len(report.woke),
             )
+
+    def _when_idle(self) -> None:
+        if self.queue.busy() == 0:
+            self.vault.written.idle()
 
     def add_periodic(self, interval: float, task: Callable[[], None], *, first_in: float = 0.0) -> None:
         """Run `task` every `interval` seconds from the maintenance loop (e.g. mail ingest)."""

@@ -33,21 +33,27 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loguru import logger
-
 from h0.errors import InternalError, InvalidRequest
 from h0.vault.disclosure import Disclosure
 from h0.vault.index.about import About, notes_about, outside_folders
 from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
-from h0.vault.index.gather import BATCH, extract_all, indexable, relative_path, walk_notes
+from h0.vault.index.gather import (
+    BATCH,
+    MAX_DEFERRED,
+    Reconciled,
+    extract_all,
+    index_file,
+    indexable,
+    own_mail,
+    relative_path,
+    walk_notes,
+)
 from h0.vault.index.names import NoteNames
 from h0.vault.index.query import every_row, plan, ranked
 from h0.vault.index.related import Related, related_notes
 from h0.vault.own_writes import OwnWrites
 from h0.vault.search import PhraseMatcher, SearchHit, check_query, read_file
-
-INDEX_FILE = "index.db"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +61,6 @@ class SearchPage:
     hits: list[SearchHit]
     more: bool  # more notes match past this page
     offset: int = 0
-
-
-@dataclass(slots=True)
-class Reconciled:
-    indexed: int = 0
-    removed: int = 0
-    unchanged: int = 0
 
 
 class VaultIndex:
@@ -76,6 +75,7 @@ class VaultIndex:
         self._pending: set[str] = set()
         self._held: set[str] = set()  # changed notes H0 was writing at the last sync (see `_refresh`)
         self._held_mark = 0
+        self._deferred: set[str] = set()  # H0's own writes to its mail folders, for when H0 is idle (`catch_up`)
         self._everything = False
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
@@ -91,19 +91,7 @@ class VaultIndex:
         reconcile: bool = True,
     ) -> VaultIndex:
         """The index of `root` in its state folder (memory when that cannot be written), reconciled."""
-        from h0.state import state_dir_for
-
-        directory = state_dir_for(root, state_dir)
-        try:
-            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            probe = directory / f".{INDEX_FILE}.probe"
-            probe.write_bytes(b"")
-            probe.unlink()
-            path: Path | None = directory / INDEX_FILE
-        except OSError as exc:
-            logger.warning("cannot keep the vault index in {} ({}); keeping it in memory", directory, exc)
-            path = None
-        index = cls(root, path, disclosure)
+        index = cls(root, index_file(root, state_dir), disclosure)
         if reconcile:
             index.reconcile()
         return index
@@ -150,6 +138,15 @@ class VaultIndex:
                 self.db.rebuild_file(str(exc))
                 self._reconcile()
 
+    def catch_up(self) -> None:
+        """Take in the writes left for H0's idle time (h0.vault.own_writes: `more_coming`, `idle`)."""
+        with self._lock:
+            if not self._deferred:
+                return
+            self._pending |= self._deferred
+            self._deferred = set()
+        self.sync()
+
     def reconcile(self) -> Reconciled:
         """Compare every note's signature with the index; index what is new or changed, drop what went."""
         with self._sync_lock:
@@ -192,9 +189,14 @@ class VaultIndex:
         deletes: list[str] = []
         landed = self.written.landed() if self.written is not None else 0
         later: list[str] = []  # notes H0 is writing: taken in as written once the write is answered
+        defer = self.written is not None and len(self._deferred) < MAX_DEFERRED and self.written.more_coming()
+        deferred: list[str] = []
         for rel in rels:
             if self.written is not None and self.written.in_flight(rel):
                 later.append(rel)
+                continue
+            if defer and own_mail(rel) and self.written is not None and self.written.latest(rel) is not None:
+                deferred.append(rel)
                 continue
             abs_path = os.path.join(self.root, *rel.split("/"))
             try:
@@ -214,6 +216,7 @@ class VaultIndex:
                 upserts.append(note)
         self.db.write(upserts, deletes)
         with self._lock:
+            self._deferred.update(deferred)
             if later:
                 self._held.update(later)
                 self._held_mark = landed  # looked at again once another batch of H0's changes is answered

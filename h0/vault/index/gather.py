@@ -5,19 +5,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from loguru import logger
 
 from h0.vault.index.db import pack
 from h0.vault.index.extract import Extracted, read_note_file
-from h0.vault.layout import LOGS
+from h0.vault.layout import DONE, DRAFTS, LOGS, NEEDS_ACTION
 from h0.vault.listing import MAX_FOLDER_DEPTH
 from h0.vault.paths import NOTE_SUFFIX, nfc
 
+INDEX_FILE = "index.db"
 BATCH = 500  # notes written per transaction while (re)building
 PARALLEL_FROM = 2000  # notes to (re)index before the reading and parsing are spread over processes
 _SKIPPED_TOP = frozenset({LOGS.casefold()})
+_OWN_MAIL = frozenset(folder.casefold() for folder in (NEEDS_ACTION, DRAFTS, DONE))  # where triage writes
+MAX_DEFERRED = 20_000  # H0's own writes left for its idle time, at most (then taken in at the next look-up)
+
+
+def own_mail(rel: str) -> bool:
+    """In a folder triage writes to (no look-up of the owner's knowledge reads them)."""
+    return rel.split("/", 1)[0].casefold() in _OWN_MAIL
 
 
 def indexable(rel: str) -> bool:
@@ -101,3 +110,26 @@ def relative_path(path: str, root: Path, prefix: str) -> str | None:
             return None
     rel = nfc(text.replace(os.sep, "/")).strip("/")
     return None if not rel or rel == ".." or rel.startswith("../") else rel
+
+
+@dataclass(slots=True)
+class Reconciled:
+    indexed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+
+
+def index_file(root: Path, state_dir: Path | None) -> Path | None:
+    """The index's file in the vault's state folder, or None (kept in memory) when that cannot be written."""
+    from h0.state import state_dir_for
+
+    directory = state_dir_for(root, state_dir)
+    try:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        probe = directory / f".{INDEX_FILE}.probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+        return directory / INDEX_FILE
+    except OSError as exc:
+        logger.warning("cannot keep the vault index in {} ({}); keeping it in memory", directory, exc)
+        return None

@@ -1,0 +1,64 @@
+"""While H0 works through a burst, the drafting index leaves H0's own writes to its mail folders for
+an idle moment (h0.vault.own_writes: `more_coming`, `idle`): no look-up of the owner's knowledge reads
+those folders. Everything else — a new email, the owner's People note — is taken in at once, and the
+open emails a reply lists are right meanwhile: one archived since is gone, one H0 updated says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from h0.drafting.indexed import IndexKnowledge
+from h0.vault import Vault
+from h0.vault.disclosure import Disclosure
+from h0.vault.index import VaultIndex
+
+DANA = "dana@example.com"
+
+
+def indexed(index: VaultIndex) -> set[str]:
+    return {path for (path,) in index.db.rows("SELECT path FROM docs")}
+
+
+def test_h0_s_own_mail_writes_wait_for_idle_and_the_rest_is_taken_in_at_once(vault_dir: Path, tmp_path: Path):
+    vault = Vault(vault_dir)
+    index = VaultIndex.open(vault_dir, tmp_path / "state", Disclosure(("journal",)))
+    knowledge = IndexKnowledge(index)
+    knowledge.takes_in(vault.written)
+    busy = [True]
+    vault.written.more_coming = lambda: busy[0]
+
+    for name in ("a", "b", "c"):  # three emails arrive from Dana (not H0's writes)
+        (vault_dir / f"Needs_Action/EMAIL_{name}.md").write_text(
+            f"---\ntype: email\nstatus: pending\nfrom: Dana <{DANA}>\nsubject: About {name}\n---\nHello\n"
+        )
+    index.changed([f"Needs_Action/EMAIL_{n}.md" for n in "abc"])
+    index.sync()  # what a drafting look-up does first
+    assert sorted(e.path for e in knowledge.pending([DANA])) == [f"Needs_Action/EMAIL_{n}.md" for n in "abc"]
+
+    # H0 triages them in a burst: a draft for a, b delegated, c archived; the owner edits a People note.
+    draft = vault.write_note("Drafts/REPLY_EMAIL_a.md", {"type": "draft", "to": DANA}, "Hi Dana\n")
+    vault.written.wrote(draft.path, draft.hash, draft.frontmatter, draft.body)
+    updated = vault.update_frontmatter("Needs_Action/EMAIL_b.md", {"status": "delegated"})
+    vault.written.wrote(updated.path, updated.hash, updated.frontmatter, updated.body)
+    marked = vault.update_frontmatter("Needs_Action/EMAIL_c.md", {"priority": "low"})  # H0 wrote it there first
+    vault.written.wrote(marked.path, marked.hash, marked.frontmatter, marked.body)
+    moved = vault.move_note("Needs_Action/EMAIL_c.md", "Done/", set_frontmatter={"status": "done"})
+    archived = vault.read_note(moved.destination)
+    vault.written.wrote(archived.path, archived.hash, archived.frontmatter, archived.body)
+    (vault_dir / "People").mkdir(exist_ok=True)
+    (vault_dir / "People/Dana.md").write_text(f"---\nemail: {DANA}\n---\nDana runs ops.\n")
+    index.changed([draft.path, updated.path, "Needs_Action/EMAIL_c.md", moved.destination, "People/Dana.md"])
+    index.sync()
+
+    assert index.notes_for_address(DANA)[0] == "People/Dana.md"  # the owner's note: at once
+    assert not {draft.path, archived.path} & indexed(index)  # H0's own writes: later
+    assert "Needs_Action/EMAIL_c.md" in indexed(index)  # its move away too
+    # The open emails are right meanwhile: c is gone from Needs_Action/, b is delegated (H0 wrote so).
+    assert [e.path for e in knowledge.pending([DANA])] == ["Needs_Action/EMAIL_a.md"]
+
+    vault.written.idle()  # still busy: idle is the daemon's call only when its queue is empty
+    busy[0] = False
+    vault.written.idle()
+    assert {draft.path, archived.path} <= indexed(index)
+    assert "Needs_Action/EMAIL_c.md" not in indexed(index)
+    assert [e.path for e in knowledge.pending([DANA])] == ["Needs_Action/EMAIL_a.md"]
