@@ -193,7 +193,7 @@ class Daemon:
             if self.settings.h0_watcher == NATIVE:
                 drafting_service.watching(self.root, True, written=self.vault.written)
                 # H0's own mail writes wait for an idle moment to enter the drafting index (h0.vault.own_writes).
-                self.vault.written.more_coming = lambda: self.queue.busy() > 0
+                self.vault.written.more_coming = self.queue.working
                 self.add_periodic(TICK_SECONDS, self._when_idle)
                 self._feeds_drafting = True
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
@@ -252,7 +252,7 @@ class Daemon:
             )
 
     def _when_idle(self) -> None:
-        if self.queue.busy() == 0:
+        if not self.queue.working():
             self.vault.written.idle()
 
     def add_periodic(self, interval: float, task: Callable[[], None], *, first_in: float = 0.0) -> None:
