@@ -62,3 +62,48 @@ def test_h0_s_own_mail_writes_wait_for_idle_and_the_rest_is_taken_in_at_once(vau
     assert {draft.path, archived.path} <= indexed(index)
     assert "Needs_Action/EMAIL_c.md" not in indexed(index)
     assert [e.path for e in knowledge.pending([DANA])] == ["Needs_Action/EMAIL_a.md"]
+
+
+def test_after_a_burst_the_running_daemon_s_index_holds_every_note_as_the_vault_does(vault_dir: Path):
+    """A real daemon triages a burst (its own drafts and updates wait while the queue holds work); once
+    its queue is empty, the drafting index holds exactly the notes of the mail folders on disk."""
+    import os
+    import threading
+
+    from h0.pipeline import signals
+    from h0.triage import Triager, ensure_rules_file
+    from tests.pipeline.harness import running_daemon, settings_for, wait_until
+
+    ensure_rules_file(vault_dir)
+    staging = vault_dir.parent / "staging"
+    staging.mkdir()
+    count = 150
+    for i in range(count):
+        (staging / f"EMAIL_{i}.md").write_text(
+            f"---\ntype: email\nstatus: pending\nmessage_id: m{i}\nthread_id: t{i}\n"
+            f"from: 'Dana <dana{i % 7}@example.com>'\nsubject: 'Friday {i}?'\n---\nCould we meet on Friday?\n"
+        )
+    decided: set[str] = set()
+
+    def on_decided(sender, path, **_):
+        decided.add(path)
+
+    signals.triage_decided.connect(on_decided, weak=False)
+    try:
+        with running_daemon(vault_dir, triager=Triager.from_settings(settings_for(vault_dir), vault_dir)) as daemon:
+            for path in staging.iterdir():
+                os.rename(path, vault_dir / "Needs_Action" / path.name)
+            assert wait_until(lambda: len(decided) >= count, timeout=60)
+            idle = threading.Event()
+            daemon.vault.written.when_idle(idle.set)  # runs after the index's own idle task
+            assert idle.wait(30)
+            assert daemon.ctx is not None and daemon.ctx.drafting is not None
+            index = daemon.ctx.drafting.knowledge.index
+            index.sync()  # what any look-up does first (it does not take in what waits for idle)
+            rows = {path for (path,) in index.db.rows("SELECT path FROM docs")}
+    finally:
+        signals.triage_decided.disconnect(on_decided)
+    mail = ("Needs_Action", "Drafts", "Done")
+    on_disk = {f"{folder}/{f.name}" for folder in mail for f in (vault_dir / folder).glob("*.md")}
+    assert len(on_disk) == 2 * count  # an email and its draft each
+    assert {row for row in rows if row.split("/")[0] in mail} == on_disk
