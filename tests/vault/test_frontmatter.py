@@ -589,3 +589,26 @@ def test_a_body_that_starts_like_frontmatter_stays_the_body():
         parts = fm.split(text)
         assert parts.body == body and fm.load(parts.yaml) == {}
     assert fm.compose(None, None, "plain\n") == "plain\n"
+
+
+_FLAT_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.text(_PLAIN_CHARS, max_size=12),
+    st.text(_QUOTED_CHARS, max_size=12),
+    st.lists(st.text(_PLAIN_CHARS, max_size=6), max_size=3),
+)
+
+
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.text(_PLAIN_CHARS, min_size=1, max_size=8), _FLAT_VALUES, max_size=6))
+def test_what_render_writes_passes_the_full_bounds_check_and_reads_back_the_same(data):
+    """render checks its output with the fast reader where that reads it (the full event walk otherwise):
+    whatever it writes, the full bounds check accepts and the full loader reads back as written."""
+    try:
+        text = fm_write.render(None, data)
+    except InvalidRequest:
+        return
+    limits.check_bounds(text)
+    assert fm.load_full(text) == fm.load(text)

@@ -15,7 +15,7 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import SingleQuotedScalarString
 
 from h0.errors import InvalidRequest, ParseError
-from h0.vault.frontmatter.limits import check_bounds, check_representable, check_structure, check_text
+from h0.vault.frontmatter.limits import check_representable, check_structure, check_text
 from h0.vault.frontmatter.read import load_checked, to_json
 from h0.vault.frontmatter.scan import NeedsFullLoader, key_line, scan
 from h0.vault.frontmatter.yamls import LOCAL, json_key, resolves_to
@@ -60,8 +60,12 @@ def render(old_yaml: str | None, new: Mapping[str, Any], newline: str = "\n") ->
     text = "".join(piece if piece.endswith("\n") or not piece else piece + "\n" for piece in out)
     text = text.replace("\r\n", "\n")
     text = text.replace("\n", newline) if newline != "\n" else text
-    try:
-        check_bounds(text)  # what H0 writes, H0 can read: kept blocks plus new keys stay within the limits
+    try:  # what H0 writes, H0 can read: kept blocks plus new keys stay within the limits
+        check_text(text)
+        try:
+            scan(text)  # flat frontmatter the fast reader takes is within them, as `load` trusts when reading
+        except NeedsFullLoader:
+            check_structure(text)
     except ParseError as exc:
         raise InvalidRequest(f"H0 will not write this frontmatter. {exc.message}", **exc.details) from None
     return text
