@@ -77,7 +77,7 @@ def test_after_a_burst_the_running_daemon_s_index_holds_every_note_as_the_vault_
     ensure_rules_file(vault_dir)
     staging = vault_dir.parent / "staging"
     staging.mkdir()
-    count = 150
+    count = 80
     for i in range(count):
         (staging / f"EMAIL_{i}.md").write_text(
             f"---\ntype: email\nstatus: pending\nmessage_id: m{i}\nthread_id: t{i}\n"
