@@ -107,3 +107,19 @@ def test_after_a_burst_the_running_daemon_s_index_holds_every_note_as_the_vault_
     on_disk = {f"{folder}/{f.name}" for folder in mail for f in (vault_dir / folder).glob("*.md")}
     assert len(on_disk) == 2 * count  # an email and its draft each
     assert {row for row in rows if row.split("/")[0] in mail} == on_disk
+
+
+def test_writes_left_for_idle_are_taken_in_once_no_daemon_says_when_it_is_idle(vault_dir: Path, tmp_path: Path):
+    vault = Vault(vault_dir)
+    index = VaultIndex.open(vault_dir, tmp_path / "state", Disclosure(("journal",)))
+    knowledge = IndexKnowledge(index)
+    knowledge.takes_in(vault.written)
+    vault.written.more_coming = lambda: True
+    draft = vault.write_note("Drafts/REPLY_EMAIL_a.md", {"type": "draft", "to": DANA}, "Hi Dana\n")
+    vault.written.wrote(draft.path, draft.hash, draft.frontmatter, draft.body)
+    index.changed([draft.path])
+    index.sync()
+    assert draft.path not in indexed(index)
+    knowledge.takes_in(None)  # the daemon stopped watching (h0.drafting.service.watching)
+    index.sync()
+    assert draft.path in indexed(index)

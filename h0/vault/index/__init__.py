@@ -127,6 +127,8 @@ class VaultIndex:
                 if self._held and self.written is not None and self.written.landed() != self._held_mark:
                     self._pending |= self._held
                     self._held = set()
+                if self._deferred and self.written is None:  # no daemon says when it is idle any more
+                    self._pending, self._deferred = self._pending | self._deferred, set()
                 pending, self._pending = self._pending, set()
                 everything, self._everything = self._everything, False
             try:
