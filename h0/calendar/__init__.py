@@ -16,8 +16,9 @@ attends (docs/calendar.md).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from h0.lazy import lazy_names
 
 if TYPE_CHECKING:
     from h0.calendar.hours import OwnerHours, parse_hours
@@ -36,11 +37,4 @@ _HOMES = {
     "plan_meeting": "h0.calendar.proposal",
 }
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # asked once: later look-ups find it here
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

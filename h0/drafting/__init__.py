@@ -14,8 +14,9 @@ lessons, the send-ready rate).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from h0.lazy import lazy_names
 
 if TYPE_CHECKING:
     from h0.drafting.context import ContextItem, DraftContext
@@ -55,11 +56,4 @@ _HOMES = {
     "Drafting": "h0.drafting.service",
 }
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # asked once: later look-ups find it here
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)
