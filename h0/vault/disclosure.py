@@ -128,6 +128,13 @@ class Disclosure:
                 keys |= thread_keys(rel, fm or {})
         return frozenset(keys)
 
+    def thread_private(self, keys: Iterable[str], private_keys: frozenset[str] | None) -> bool:
+        """Whether a message or thread with these thread keys is private (a provider's message, a message kept
+        as history, a past reply, a thread's context): it shares a key with a note private by itself, anywhere in
+        the vault. `private_keys`: the keys such notes hold — the vault index's answer (`VaultIndex.private_keys`)
+        or `private_keys(notes)` of the notes around it; None when they could not be read: private (fail closed)."""
+        return private_keys is None or not private_keys.isdisjoint(keys)
+
     def shown(
         self, notes: Iterable[tuple[str, Mapping[str, Any] | None]]
     ) -> list[tuple[str, Mapping[str, Any] | None]]:
