@@ -63,6 +63,7 @@ class MailService:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
+        self.trusted_caller = trusted_caller  # the daemon's own server: it sees private mail (h0.mcp.mail_view)
         self.backend = backend or open_backend(settings)
         self.mailbox = mailbox_of(self.backend)  # None: SMTP and the outbox only send
         self.audit = AuditLog(settings.vault_path / LOGS, AUDIT_STREAM)

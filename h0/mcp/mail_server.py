@@ -2,7 +2,9 @@
 
 Each tool is one `h0.mail.MailService` call, whose model it returns as it is; the rules
 (validation, caps, audit, exactly-once) live there. The backend is whatever MAIL_BACKEND says — gmail, smtp or
-the outbox, which writes .eml files and is announced loudly on stderr at start-up.
+the outbox, which writes .eml files and is announced loudly on stderr at start-up. What a client may see of
+the mailbox is the disclosure gate's to say (h0.mcp.mail_view): an email the vault keeps private is never
+listed or shown, except to the daemon's own server.
 """
 
 from __future__ import annotations
@@ -33,7 +35,10 @@ from h0.mail.models import (
     SendEmailResult,
 )
 from h0.mcp.base import READ_ONLY, H0Server, current_client
+from h0.mcp.live_index import LiveIndex
+from h0.mcp.mail_view import MailView
 from h0.mcp.vault_server import daemon_filing_from_env
+from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 
 SERVER_NAME = "h0-gmail"
@@ -43,7 +48,8 @@ get_email, add_label, move_email and create_draft(reply_to_message_id=…). Noth
 the human: create_draft writes a draft into the vault's Drafts/, and only a note the human moved
 into Approved/ can be sent (send_approved_draft, which H0's daemon calls by itself). send_email
 with free content is refused unless the user set ALLOW_UNAPPROVED_SEND. list_new_emails and
-ack_new_emails are how H0's ingest follows the mailbox: leave them to H0."""
+ack_new_emails are how H0's ingest follows the mailbox: leave them to H0. Emails the owner keeps private
+in the vault (marked, tagged, in a private folder or thread) are never listed or shown here."""
 
 Recipients = str | list[str] | None
 DRAFTS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -55,9 +61,17 @@ SYNC = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_
 
 
 def build_mail_server(settings: Settings, service: MailService | None = None) -> H0Server:
-    """Create the mail server for these settings (no network until a tool needs it)."""
+    """Create the mail server for these settings (no network until a tool needs it). Unless it is the daemon's
+    own (`MailService.trusted_caller`), it judges each email it answers with the vault index, which it opens and
+    watches when a tool first reads mail (h0.mcp.mail_view)."""
     mail = service or MailService(settings)
     server = H0Server(SERVER_NAME, title="H0 mail", version=__version__, instructions=INSTRUCTIONS)
+    gate = Disclosure.for_vault(settings.vault_path, settings.private_folders)
+    live = LiveIndex(settings.vault_path, settings.h0_state_dir, gate, watcher=settings.h0_watcher, lazy=True)
+    view = MailView(gate, trusted=mail.trusted_caller, index=live.wait)
+    if not mail.trusted_caller:
+        server.on_start(live.start)
+        server.on_stop(live.stop)
 
     @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an approved draft")
     def send_approved_draft(
@@ -100,7 +114,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         ] = None,
     ) -> DraftCreated:
         """Write a draft into Drafts/ for the human to review and approve. Nothing is sent: the human moves
-        the note into Approved/ to send it."""
+        the note into Approved/ to send it. A reply to an email the owner keeps private is refused."""
+        if reply_to_message_id:
+            view.may_answer(reply_to_message_id, mail.get_email, settings.vault_path, mail.backend.name)
         return mail.create_draft(
             to=to,
             body=body,
@@ -166,8 +182,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         ] = "is:unread",
         max_results: Annotated[int, Field(ge=1, le=100, description="How many, newest first (1–100).")] = 10,
     ) -> EmailList:
-        """List messages matching a Gmail query: id, thread, subject, sender, date, snippet, labels."""
-        return mail.list_emails(query, max_results)
+        """List messages matching a Gmail query: id, thread, subject, sender, date, snippet, labels. Emails the
+        owner keeps private in the vault are left out."""
+        return view.listed(mail.list_emails(query, max_results))
 
     @server.typed_tool(NewEmails, annotations=SYNC, title="List new emails (H0's ingest)")
     def list_new_emails(
@@ -177,7 +194,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     ) -> NewEmails:
         """New mail since H0's last acknowledged sync, matching GMAIL_QUERY, not yet ingested: full messages, oldest
         first, and a cursor for ack_new_emails. Idle, this costs one Gmail history call. H0's ingest uses it."""
-        return mail.list_new_emails(max_results)
+        return view.new(mail.list_new_emails(max_results))
 
     @server.typed_tool(AckResult, annotations=LABELS, title="Acknowledge new emails (H0's ingest)")
     def ack_new_emails(
@@ -196,8 +213,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     def get_email(
         message_id: Annotated[str, Field(description="The provider's message id (from list_emails).")],
     ) -> EmailFull:
-        """Read one message: headers, the body as plain text, attachment metadata (never their content)."""
-        return mail.get_email(message_id)
+        """Read one message: headers, the body as plain text, attachment metadata (never their content). An email
+        the owner keeps private in the vault is refused (permission_denied, reason "private")."""
+        return view.shown(mail.get_email(message_id))
 
     @server.typed_tool(MessageMoved, annotations=LABELS, title="Move an email")
     def move_email(
