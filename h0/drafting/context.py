@@ -35,7 +35,8 @@ from typing import Any
 from h0.calendar import Scheduling
 from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, PendingEmail, frontmatter_addresses
 from h0.drafting.memory import Memory
-from h0.drafting.past import PastReplies, PastReply
+from h0.drafting.past import PastReplies
+from h0.drafting.pastreply import PastReply
 from h0.drafting.profile import Profile
 from h0.drafting.voice import Voice, voice_for
 from h0.triage.models import OwnerNote, ReplyContext, one_line

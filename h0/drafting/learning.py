@@ -336,7 +336,7 @@ def remember_sent(cache: Path, emails: Sequence[Any]) -> int:
     """Add the owner's sent messages the mail sync brought (ingest's `sent`: no call of its own) to the
     cache of past replies, as text with quoted history and signature cut; those it has are skipped.
     Returns how many were added."""
-    from h0.drafting.past import epoch, read_sent_cache
+    from h0.drafting.pastreply import epoch, read_sent_cache
     from h0.drafting.replytext import latest_reply
 
     if not emails:

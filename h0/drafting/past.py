@@ -8,99 +8,43 @@ owner's writing and is never learned from. And the provider's sent mail the sync
 text is kept in H0's state folder, outside the vault (h0.drafting.learning.remember_sent, fed
 only what the owner's identity recorded), so assembling a context never waits on the network.
 Every text is cut by the reply parser (quoted history and signature out) before it is learned
-from or shown to a model.
+from or shown to a model (each source's messages as `PastReply`: h0.drafting.pastreply).
 
 A private reply is never a past reply (h0.vault.disclosure): one marked private, and one of a
-private thread (a private email or reply in Done/ with the same thread key); a provider's sent
-message of such a thread neither.
+private thread — a thread key of its shared by a note private by itself anywhere in the vault (marked,
+tagged, in a private folder: a reply filed there, the email it answered, the owner's note of the
+conversation); the owner's sent mail kept as history and the provider's sent mail of such a thread
+neither. Which keys private notes hold is asked when replies are given (h0.vault.private_threads: the
+vault index, one look-up a call), so a note made private a moment ago counts at once, and the gate
+answers for each reply (`Disclosure.thread_private`); when the vault cannot say, no reply is given.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import json
+import itertools
 import math
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from email.utils import getaddresses
 from pathlib import Path
-from typing import Any
 
 from h0.drafting.folderfiles import FolderFiles
 from h0.drafting.knowledgenotes import tokens
-from h0.drafting.replytext import ReplyParts, split_reply
+from h0.drafting.pastreply import MAX_CACHED_SENT, PastReply, cached_reply, kept_reply, read_sent_cache, sent_reply
 from h0.errors import H0Error
-from h0.mail.compose.drafts import message_body
-from h0.mail.incoming.htmltext import block_text
 from h0.mail.owner import OwnerAuthority, note_message_key
-from h0.state.history import HistoryMessage, MailHistory
+from h0.state.history import MailHistory
 from h0.vault import frontmatter
-from h0.vault.disclosure import Disclosure, thread_keys
-from h0.vault.draft_state import DraftState
+from h0.vault.disclosure import Disclosure
 from h0.vault.layout import DONE
-from h0.vault.model import Kind, note_facts, note_kind, note_status
 from h0.vault.note import content_hash, decode
 from h0.vault.own_writes import OwnWrites
-from h0.vault.paths import NOTE_SUFFIX
+from h0.vault.private_threads import PrivateThreads, ScannedThreads
 
 MAX_READ_BYTES = 256 * 1024
-MAX_TEXT_CHARS = 6_000
 SENT_CACHE_FILE = "sent_mail.jsonl"
-MAX_CACHED_SENT = 2_000
 RECHECK_S = 5.0  # a note not (yet) vouched for is asked about again this much later (H0 files, then records)
-
-
-@dataclass(frozen=True, slots=True)
-class PastReply:
-    """One message the owner sent."""
-
-    to: tuple[str, ...]  # lower-cased addresses (To and Cc)
-    subject: str
-    when: float  # epoch seconds (0 when unknown)
-    text: str  # quoted history and signature cut; greeting and sign-off kept
-    parts: ReplyParts
-    path: str | None = None  # the note in Done/, for a sent draft
-    source: str = "vault"  # "vault" (a sent draft in Done/) or "sent mail" (the provider's)
-    threads: frozenset[str] = frozenset()  # its thread keys (h0.vault.disclosure.thread_keys)
-    addressee: str = ""  # the first To: address — who the reply speaks to (never someone on Cc)
-
-    @property
-    def link(self) -> str:
-        if self.path:
-            return f"[[{self.path.rsplit('/', 1)[-1].removesuffix(NOTE_SUFFIX)}]]"
-        day = time.strftime("%Y-%m-%d", time.gmtime(self.when)) if self.when else "undated"
-        return f"your sent mail of {day}, “{self.subject[:60]}”"
-
-    def words(self) -> set[str]:
-        return set(tokens(f"{self.subject} {self.parts.body}"))
-
-
-def addresses(*values: Any) -> tuple[str, ...]:
-    """Lower-cased addresses from header-like values (strings or lists of them)."""
-    texts: list[str] = []
-    for value in values:
-        if isinstance(value, (list, tuple)):
-            texts += [str(v) for v in value if v]
-        elif value:
-            texts.append(str(value))
-    return tuple(dict.fromkeys(a.lower() for _, a in getaddresses(texts) if "@" in a))
-
-
-def epoch(value: Any) -> float:
-    """A frontmatter timestamp (a YAML datetime or ISO 8601 text) as epoch seconds; 0 when absent or unreadable."""
-    if isinstance(value, dt.datetime):
-        stamp = value
-    else:
-        try:
-            stamp = dt.datetime.fromisoformat(str(value or "").strip())  # 3.11 reads a trailing Z
-        except ValueError:
-            return 0.0
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=dt.UTC)
-    return stamp.timestamp()
 
 
 class PastReplies:
@@ -113,10 +57,14 @@ class PastReplies:
         disclosure: Disclosure | None = None,
         owner: OwnerAuthority | None = None,
         history: MailHistory | None = None,
+        *,
+        threads: PrivateThreads | None = None,
     ) -> None:
         self.root = Path(root)
         self.sent_cache = sent_cache
         self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
+        # Which thread keys private notes hold (the vault index's answer; without one, a walk of the vault).
+        self.threads = threads if threads is not None else ScannedThreads(self.root, self.disclosure)
         self.owner = owner  # None: no note of Done/ can be vouched for (only the provider's sent mail counts)
         self._keys: dict[str, str] = {}  # name -> the message key the note names
         self._vouched: set[str] = set()  # names of the notes the owner's identity says hold the owner's words
@@ -128,7 +76,6 @@ class PastReplies:
         self._lock = threading.Lock()
         self._done = FolderFiles(self.root / DONE)  # `watched` set by the owner (h0.drafting.service)
         self._notes: dict[str, tuple[PastReply | None, bool]] = {}  # name -> (reply, whether it is private itself)
-        self._private_keys: dict[str, frozenset[str]] = {}  # name -> the thread keys a private note holds
         self._cache_sig: tuple[int, int] | None = None
         self._provider: list[PastReply] = []
         self._by_address: dict[str, list[PastReply]] = {}
@@ -151,15 +98,12 @@ class PastReplies:
             changed = self._refresh_cache() or changed
             changed = self._refresh_history() or changed
             if changed:
-                private: set[str] = set()
-                for keys in self._private_keys.values():
-                    private |= keys
                 replies = [
                     r
                     for name, (r, own_private) in self._notes.items()
-                    if r is not None and name in self._vouched and not own_private and not r.threads & private
+                    if r is not None and name in self._vouched and not own_private
                 ]
-                replies += [r for r in self._provider + self._from_history if not r.threads & private]
+                replies += self._provider + self._from_history
                 replies.sort(key=lambda r: r.when, reverse=True)
                 by_address: dict[str, list[PastReply]] = {}
                 for reply in replies:
@@ -171,17 +115,33 @@ class PastReplies:
     def to_address(self, address: str, limit: int = 3) -> list[PastReply]:
         """The latest replies sent to this address, newest first."""
         self.refresh()
-        return list(self._by_address.get(address.strip().lower(), ())[:limit])
+        return self._shown(self._by_address.get(address.strip().lower(), ()), limit)
 
     def addressed_to(self, address: str, limit: int = 3) -> list[PastReply]:
         """The latest replies that spoke to this address (it was their first To:), newest first: what the
         owner's greeting and sign-off to this person are learned from — never mail they were only Cc'd on."""
         key = address.strip().lower()
-        return [r for r in self.to_address(key, 10_000) if r.addressee == key][:limit]
+        self.refresh()
+        return self._shown((r for r in self._by_address.get(key, ()) if r.addressee == key), limit)
 
     def all(self) -> list[PastReply]:
         self.refresh()
-        return list(self._all)
+        return self._shown(self._all)
+
+    def _shown(self, replies: Iterable[PastReply], limit: int | None = None) -> list[PastReply]:
+        """Those of `replies`, in order (up to `limit`), of no private thread: the keys private notes hold asked
+        of the vault a batch of replies at a time, the gate answering for each; none when the vault cannot say."""
+        shown: list[PastReply] = []
+        pending = iter(replies)
+        while limit is None or len(shown) < limit:
+            batch = list(itertools.islice(pending, 500 if limit is None else 4 * limit))
+            if not batch:
+                break
+            found = self.threads.private_keys(frozenset().union(*(r.threads for r in batch)))
+            if found is None:
+                break  # fail closed: a reply whose thread may be private is never given
+            shown += [r for r in batch if not self.disclosure.thread_private(r.threads, found)]
+        return shown if limit is None else shown[:limit]
 
     def similar(self, text: str, limit: int = 2, exclude: Iterable[PastReply] = ()) -> list[tuple[PastReply, float]]:
         """Replies to other emails that share the most words with `text` (each with its score, best first)."""
@@ -197,10 +157,11 @@ class PastReplies:
             if id(reply) in skip:
                 continue
             shared = len(wanted & words)
-            if shared >= 3:
-                scored.append((shared / math.sqrt(len(wanted) * len(words)), reply))
+            if shared >= 3 and (score := shared / math.sqrt(len(wanted) * len(words))) >= 0.12:
+                scored.append((score, reply))
         scored.sort(key=lambda item: -item[0])
-        return [(reply, round(score, 3)) for score, reply in scored[:limit] if score >= 0.12]
+        scores = {id(reply): score for score, reply in scored}
+        return [(reply, round(scores[id(reply)], 3)) for reply in self._shown((r for _, r in scored), limit)]
 
     # ------------------------------------------------------------------ Done/
 
@@ -212,15 +173,13 @@ class PastReplies:
         for name in gone:
             changed = self._matters(name) or changed
             self._notes.pop(name, None)
-            self._private_keys.pop(name, None)
             self._keys.pop(name, None)
             self._vouched.discard(name)
             self._unvouched.discard(name)
         for name in updated:
             before = self._matters(name)
-            reply, private, keys = self._read_sent(f"{DONE}/{name}")
+            reply, private = self._read_sent(f"{DONE}/{name}")
             self._notes[name] = (reply, private)
-            self._private_keys[name] = keys
             self._vouched.discard(name)  # changed since it was vouched for: asked again
             if reply is not None:
                 self._unvouched.add(name)
@@ -232,9 +191,8 @@ class PastReplies:
         return changed
 
     def _matters(self, name: str) -> bool:
-        """Whether the note `name` of Done/, as last read, is a past reply or makes a thread private."""
-        reply, private = self._notes.get(name, (None, False))
-        return reply is not None or private or bool(self._private_keys.get(name))
+        """Whether the note `name` of Done/, as last read, is a past reply."""
+        return self._notes.get(name, (None, False))[0] is not None
 
     def _vouch(self) -> bool:
         """Ask the owner's identity about the sent-looking notes not vouched for yet (on a change, or every
@@ -254,9 +212,8 @@ class PastReplies:
         self._unvouched -= names
         return bool(names)
 
-    def _read_sent(self, rel: str) -> tuple[PastReply | None, bool, frozenset[str]]:
-        """The note as a past reply (None: not one), whether it is private itself, and the thread keys it
-        makes private (h0.vault.disclosure)."""
+    def _read_sent(self, rel: str) -> tuple[PastReply | None, bool]:
+        """The note as a past reply (None: not one), and whether it is private itself (h0.vault.disclosure)."""
         try:
             with open(self.root / rel, "rb") as handle:
                 data = handle.read(MAX_READ_BYTES)
@@ -273,10 +230,9 @@ class PastReplies:
                 parts = frontmatter.split(text)
                 fm, body = frontmatter.load(parts.yaml), parts.body
         except (OSError, H0Error, ValueError):
-            return None, False, frozenset()
+            return None, False
         self._keys[rel.removeprefix(f"{DONE}/")] = note_message_key(fm)
-        private = self.disclosure.own_private(rel, fm)
-        return sent_reply(rel, fm, body), private, thread_keys(rel, fm) if private else frozenset()
+        return sent_reply(rel, fm, body), self.disclosure.own_private(rel, fm)
 
     # ------------------------------------------------------------------ provider sent mail
 
@@ -291,7 +247,7 @@ class PastReplies:
         if signature == self._cache_sig:
             return False
         self._cache_sig = signature
-        self._provider = [r for r in (_cached_reply(rec) for rec in read_sent_cache(self.sent_cache)) if r is not None]
+        self._provider = [r for r in (cached_reply(rec) for rec in read_sent_cache(self.sent_cache)) if r is not None]
         return True
 
     # ------------------------------------------------------------------ history (h0.state.history)
@@ -310,90 +266,5 @@ class PastReplies:
             kept = self.history.sent(MAX_CACHED_SENT)
         except H0Error:
             return False
-        self._from_history = [r for r in (_kept_reply(m) for m in kept) if r is not None]
+        self._from_history = [r for r in (kept_reply(m) for m in kept) if r is not None]
         return True
-
-
-def _kept_reply(message: HistoryMessage) -> PastReply | None:
-    to = tuple(addr for _, addr in message.recipients)
-    if not to or not message.text.strip():
-        return None
-    parts = split_reply(message.text[:MAX_TEXT_CHARS])
-    ids = {"thread_id": message.thread, "message_id": message.provider_id or message.key}
-    return PastReply(
-        to,
-        message.subject[:300],
-        message.at,
-        parts.text,
-        parts,
-        None,
-        "sent mail",
-        threads=thread_keys("", ids),
-        addressee=to[0],  # history keeps To before Cc: the first is whom the reply spoke to
-    )
-
-
-def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
-    """A note of Done/ as a past reply: only one that was sent (`status: sent`) and is not an email."""
-    # The two cheap readers first (a burst files hundreds of emails in Done/), the whole model for the few sent.
-    if note_kind(fm) is Kind.EMAIL or note_status(fm).state is not DraftState.SENT:
-        return None
-    facts = note_facts(rel, fm)
-    to = tuple(dict.fromkeys(a.lower() for a in (*facts.to, *facts.cc) if "@" in a))
-    if not to:
-        return None
-    # An imported or synced sent message (`type: sent_email`) keeps its words in a code block, as ingest
-    # writes every email; a sent draft is the note's text above the cut-off line.
-    text = (block_text(body) if facts.kind is Kind.SENT_EMAIL else message_body(body))[:MAX_TEXT_CHARS]
-    parts = split_reply(text)
-    when = facts.sent_at or facts.drafted_at or facts.received or epoch(facts.date)
-    addressee = next((a.lower() for a in facts.to if "@" in a), "")
-    return PastReply(
-        to,
-        facts.subject[:300],
-        when,
-        parts.text,
-        parts,
-        rel,
-        "vault",
-        threads=thread_keys(rel, fm),
-        addressee=addressee,
-    )
-
-
-def read_sent_cache(path: Path) -> list[dict[str, Any]]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.readlines()[-MAX_CACHED_SENT:]
-    except OSError:
-        return []
-    records = []
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-    return records
-
-
-def _cached_reply(record: dict[str, Any]) -> PastReply | None:
-    to = addresses(record.get("to"), record.get("cc"))
-    text = str(record.get("text") or "")
-    if not to or not text.strip():
-        return None
-    parts = split_reply(text[:MAX_TEXT_CHARS])
-    ids = {"thread_id": record.get("thread_id"), "message_id": record.get("id")}
-    addressee = next(iter(addresses(record.get("to"))), "")
-    return PastReply(
-        to,
-        str(record.get("subject") or "")[:300],
-        float(record.get("when") or 0),
-        parts.text,
-        parts,
-        None,
-        "sent mail",
-        threads=thread_keys("", ids),
-        addressee=addressee,
-    )

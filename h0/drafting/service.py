@@ -46,6 +46,7 @@ from h0.vault.disclosure import Disclosure
 from h0.vault.layout import DRAFTING_STREAM, LOGS, MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.model import NoteFacts
 from h0.vault.own_writes import OwnWrites
+from h0.vault.private_threads import IndexThreads, PrivateThreads, ScannedThreads
 
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
 FileSignature = tuple[int, int, int] | None
@@ -93,7 +94,12 @@ class Drafting:
         self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, self.disclosure)
         self.sent_cache = sent_cache
         self.owner = owner  # the owner's identity: which notes hold the owner's words (h0.mail.owner)
-        self.past = PastReplies(self.root, sent_cache, self.disclosure, owner, history)
+        # Which thread keys private notes hold, anywhere in the vault: the index's answer (a walk without it).
+        index = getattr(self.knowledge, "index", None)
+        self.threads: PrivateThreads = (
+            IndexThreads(index) if index is not None else ScannedThreads(self.root, self.disclosure)
+        )
+        self.past = PastReplies(self.root, sent_cache, self.disclosure, owner, history, threads=self.threads)
         self.past.watched_by(self.watched)
         self.log = AuditLog(self.root / LOGS, DRAFTING_STREAM)
         self._lock = threading.Lock()

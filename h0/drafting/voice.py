@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from h0.drafting.past import PastReply
+from h0.drafting.pastreply import PastReply
 from h0.drafting.profile import Profile, RecipientVoice, fill_names, render_learned
 from h0.drafting.register import is_formal, local_voice
 from h0.drafting.replytext import looks_like_sign_off

@@ -28,7 +28,8 @@ from pathlib import Path
 
 from h0.config import Settings
 from h0.drafting.learning import SEND_READY_SIMILARITY, similarity
-from h0.drafting.past import PastReplies, PastReply
+from h0.drafting.past import PastReplies
+from h0.drafting.pastreply import PastReply
 from h0.drafting.replytext import split_reply
 from h0.drafting.service import Drafting
 from h0.errors import H0Error
@@ -197,6 +198,7 @@ def drafting_for(settings: Settings) -> tuple[Drafting, PastAsOf]:
     """A drafting state of its own (never the process's shared one), its past replies hideable."""
     drafting = Drafting.build(settings)
     past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure, drafting.owner)
+    past.threads = drafting.threads  # private threads told by the drafting state's index, not a walk
     drafting.past = past
     return drafting, past
 

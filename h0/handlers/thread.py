@@ -26,7 +26,7 @@ from typing import Any
 
 from loguru import logger
 
-from h0.drafting.past import epoch
+from h0.drafting.pastreply import epoch
 from h0.drafting.replytext import strip_quoted
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext

@@ -41,6 +41,11 @@ class HistoryMessage:
     note: str | None = None
     origin: str = "import"
 
+    def thread_fields(self) -> dict[str, str]:
+        """What ties it to its conversation, named as a note's frontmatter names it (its thread, the message it
+        is), so the disclosure gate reads its thread keys as a note's (h0.vault.disclosure.thread_keys)."""
+        return {"thread_id": self.thread, "message_id": self.provider_id or self.key}
+
 
 @dataclass(frozen=True, slots=True)
 class FileMark:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from h0.drafting.indexed import IndexKnowledge
 from h0.drafting.knowledgenotes import read_knowledge
-from h0.drafting.past import sent_reply
+from h0.drafting.pastreply import sent_reply
 from h0.drafting.revise import email_for
 from h0.vault import Vault, init_vault
 from h0.vault.api import LocalVault
