@@ -10,7 +10,10 @@ thread id is its own id starts a conversation and needs no look-up at all.
 
 The earlier messages' words are strangers' words, as the email's own are: triage gets them as
 data inside the same delimiters (h0.triage.prompt), and notes get only links to them. A thread
-that holds a private note is private as a whole (h0.vault.disclosure): `private_in_thread`. A note
+that holds a private note is private as a whole (h0.vault.disclosure): whether a note shares a thread
+key with a note private by itself anywhere in the vault — not only a note of its `thread_id` — is asked
+of the vault index (h0.vault.private_threads) and answered by the gate (`private_notes`,
+`private_in_thread`); so is each message of the thread kept as history (`kept_earlier`). A note
 is the owner's reply only when the owner's identity (h0.mail.owner) vouches for it — the note H0
 filed when it sent it, or wrote for the owner's imported sent mail; a `status: sent` note anyone
 else wrote is just a note (kind "note"): never shown as the owner's words, never the owner's move
@@ -20,12 +23,13 @@ in the thread.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from loguru import logger
 
+from h0.drafting import Drafting
 from h0.drafting.pastreply import epoch
 from h0.drafting.replytext import strip_quoted
 from h0.errors import H0Error
@@ -36,9 +40,10 @@ from h0.mail.models import EmailFull
 from h0.mail.owner import OwnerAuthority, message_key, note_message_key
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import Note
+from h0.vault.disclosure import thread_keys
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DRAFTS
-from h0.vault.model import note_facts
+from h0.vault.private_threads import PrivateThreads, ScannedThreads
 
 MAX_LINKS = 20  # earlier notes linked from an email note (the most recent ones)
 MAX_THREAD_NOTES = 10_000  # notes one look-up returns, all threads together
@@ -63,26 +68,42 @@ def starts_thread(message_id: Any, thread_id: Any) -> bool:
     return not thread_id or str(thread_id) == str(message_id or "")
 
 
+def private_threads(ctx: HandlerContext) -> PrivateThreads:
+    """Which thread keys the vault's private notes hold: the vault index of the process's drafting state (built
+    on first use, shared), else a walk of the vault."""
+    if ctx.drafting is None:
+        try:
+            ctx.drafting = Drafting.for_settings(ctx.settings, ctx.paths.root)
+        except Exception as exc:  # noqa: BLE001 - settings without the drafting fields (a test's stub)
+            logger.debug("no drafting state ({}): private threads found by a walk of the vault", exc)
+            return ScannedThreads(ctx.paths.root, ctx.disclosure())
+    return ctx.drafting.threads
+
+
+def private_notes(
+    ctx: HandlerContext, notes: Iterable[tuple[str, Mapping[str, Any] | None]]
+) -> Callable[[str, Mapping[str, Any] | None], bool]:
+    """The gate's answer for each of these notes (a batch of emails and their threads' notes): private itself, or
+    sharing a thread key with a note private by itself — among these (as read now) or anywhere in the vault (their
+    keys asked once, of the index). When the vault cannot say, every one is private."""
+    notes = list(notes)
+    gate = ctx.disclosure()
+    found = private_threads(ctx).private_keys(frozenset().union(*(thread_keys(rel, fm or {}) for rel, fm in notes)))
+    held = None if found is None else found | gate.private_keys(notes)
+    return lambda rel, fm: gate.own_private(rel, fm) or gate.thread_private(thread_keys(rel, fm or {}), held)
+
+
 def private_in_thread(
     ctx: HandlerContext,
     path: str,
     frontmatter: Mapping[str, Any],
     also: Iterable[tuple[str, Mapping[str, Any] | None]] = (),
 ) -> bool:
-    """Whether a note may not reach a model (h0.vault.disclosure): private itself, or another note of its
-    thread (or of `also`: e.g. the email a draft answers) is. A thread that cannot be read counts as private."""
-    gate = ctx.disclosure()
-    if gate.own_private(path, frontmatter):
-        return True
-    members = list(also)
-    thread = note_facts(path, frontmatter).thread_id
-    if thread:
-        try:
-            members += [(t.note.path, t.note.frontmatter) for t in thread_notes(ctx, thread, exclude=path)]
-        except H0Error as error:
-            logger.warning("{}: its thread could not be read ({}); kept from the model", path, error.message)
-            return True
-    return gate.private(path, frontmatter, gate.private_keys(members))
+    """Whether a note may not reach a model (h0.vault.disclosure): private itself, or of a private thread — or one
+    of `also` is (e.g. the email a draft answers). A vault that cannot say keeps it from the model."""
+    members = [(path, frontmatter), *also]
+    private = private_notes(ctx, members)
+    return any(private(rel, fm) for rel, fm in members)
 
 
 def thread_notes(ctx: HandlerContext, thread_id: str, *, exclude: str | None = None) -> list[ThreadNote]:
@@ -170,7 +191,8 @@ def thread_links(notes: list[ThreadNote], received: Any) -> list[str]:
 
 def kept_earlier(ctx: HandlerContext, thread_id: Any, received: Any) -> list[HistoryMessage]:
     """The thread's messages kept as history (h0 import, a first sync) before `received`, without a note
-    of their own (those with one are among the thread's notes). [] when history cannot be read."""
+    of their own (those with one are among the thread's notes), and none a private note ties to itself (the
+    gate's answer for each, its keys asked of the vault). [] when history cannot be read."""
     if not thread_id:
         return []
     try:
@@ -179,7 +201,9 @@ def kept_earlier(ctx: HandlerContext, thread_id: Any, received: Any) -> list[His
     except H0Error as error:
         logger.debug("thread history of {} not read ({})", thread_id, error.message)
         return []
-    return [m for m in kept if m.note is None]
+    keyed = [(m, thread_keys("", m.thread_fields())) for m in kept if m.note is None]
+    found = private_threads(ctx).private_keys(frozenset().union(*(keys for _, keys in keyed))) if keyed else None
+    return [m for m, keys in keyed if not ctx.disclosure().thread_private(keys, found)]
 
 
 def conversation(notes: list[ThreadNote], received: Any, kept: Sequence[HistoryMessage] = ()) -> list[dict[str, Any]]:

@@ -46,7 +46,7 @@ from h0.handlers.context import Action, EmailTriager, HandlerContext, Outcome, O
 from h0.handlers.followup.record import mark_triaged
 from h0.handlers.llmwait import WAITING_DETAIL, not_due_for
 from h0.handlers.suspect import known_domains
-from h0.handlers.thread import ThreadNote, threads_of
+from h0.handlers.thread import ThreadNote, private_notes, threads_of
 from h0.handlers.triage_plan import Plan, local_rules, plan_email
 from h0.mail.headers import clean_header_text
 from h0.mail.incoming.htmltext import block_text, inert_inline
@@ -141,8 +141,10 @@ def _plans(
 ) -> list[Plan]:
     """Each pending email's decision and the changes it makes (nothing written yet); an email the
     triager failed on, or one not reached because H0 is stopping, gets its result instead."""
-    gate = ctx.disclosure()
     known = known_domains(ctx, drafting) if pending else ({}, [])
+    # Private itself, or of a private thread (a private note sharing a key of it anywhere in the vault).
+    members = [(t.note.path, t.note.frontmatter) for thread in threads.values() for t in thread]
+    private = private_notes(ctx, [*((n.path, n.frontmatter) for n in pending), *members])
     plans = []
     for note in pending:
         if ctx.stopping.is_set():  # SIGTERM: the notes not reached are triaged at the next start
@@ -150,11 +152,10 @@ def _plans(
             continue
         try:
             thread = threads.get(note.path, [])
-            keys = gate.private_keys([(t.note.path, t.note.frontmatter) for t in thread])
-            if gate.private(note.path, note.frontmatter, keys):
+            if private(note.path, note.frontmatter):
                 plans.append(plan_email(note, [], ctx, local_rules(triager), None, private=True, known=known))
                 continue
-            shown = [t for t in thread if not gate.private(t.note.path, t.note.frontmatter, keys)]
+            shown = [t for t in thread if not private(t.note.path, t.note.frontmatter)]
             plans.append(plan_email(note, shown, ctx, triager, drafting, known=known))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
