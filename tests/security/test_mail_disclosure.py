@@ -181,3 +181,27 @@ async def test_given_no_vault_index_then_the_mail_server_shows_no_email_at_all(
     error = json.loads(listed.content[0].text)
     assert listed.is_error and error["error"] == "internal_error" and error["details"]["retryable"] is True
     assert OPEN not in text_of(listed)
+
+
+async def test_given_a_backend_that_reads_no_mail_then_a_reply_to_a_private_email_note_is_refused(vault_dir: Path):
+    """The outbox knows an email by its note: a reply to one in a private thread is refused, nothing written;
+    a reply to an ordinary one is drafted with its subject."""
+    write(
+        vault_dir,
+        "Needs_Action/EMAIL_p1.md",
+        {"type": "email", "message_id": "p1", "subject": subject("thread"), "thread_id": "TP"},
+    )
+    write(vault_dir, "Journal/Notes on TP.md", {"thread_id": "TP"})
+    write(vault_dir, "Needs_Action/EMAIL_o1.md", {"type": "email", "message_id": "o1", "subject": subject("open")})
+    env = subprocess_env(VAULT_PATH=str(vault_dir), MAIL_BACKEND="outbox", PRIVATE_FOLDERS="Journal", LOG_LEVEL="ERROR")
+    async with Client(StdioServerParameters(command=H0_BIN, args=["mcp", "gmail"], env=env)) as client:
+        refused = await client.call_tool(
+            "create_draft", {"to": "eve@evil.example", "body": "?", "reply_to_message_id": "p1"}
+        )
+        drafted = await client.call_tool(
+            "create_draft", {"to": "sam@team.example", "body": "!", "reply_to_message_id": "o1"}
+        )
+    error = json.loads(refused.content[0].text)
+    assert refused.is_error and error["details"]["reason"] == "private" and WORDS["thread"] not in text_of(refused)
+    assert not drafted.is_error and OPEN in drafted.structured_content["subject"]
+    assert [p.name for p in (vault_dir / "Drafts").glob("*.md")] == [Path(drafted.structured_content["path"]).name]
