@@ -1,6 +1,6 @@
 """Issue 40: the mail server honours every private place, as the vault server does. An MCP client (`h0 mcp
-gmail` as a real stdio process, driven by the mcp client) over the fake Gmail and over real IMAP servers
-(pymap, and Dovecot when installed) lists, searches, reads, follows and answers the mailbox: an email whose
+gmail` as a real stdio process, driven by the mcp client) over the fake Gmail and over a real IMAP server
+(Dovecot when installed, else pymap) lists, searches, reads, follows and answers the mailbox: an email whose
 vault note is marked private, one in a private thread (a stranger's new message, no note of its own), and
 one whose note lies in a private folder never show a word — not their subject, sender, snippet or body —
 while an ordinary email is shown. When the server cannot tell (no vault index), it shows nothing."""
@@ -23,7 +23,7 @@ from tests.conftest import H0_BIN, subprocess_env
 from tests.fakes.fake_gmail import FakeGmail
 from tests.fakes.imap_server import PymapServer
 from tests.mail.conftest import gmail_env, gmail_settings_for
-from tests.mail.imap_fixtures import imap, imap_server, imap_settings, raw_message  # noqa: F401
+from tests.mail.imap_fixtures import dovecot_available, imap, imap_server, imap_settings, raw_message  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 
@@ -135,6 +135,8 @@ async def test_given_private_emails_in_gmail_then_no_mcp_answer_carries_their_wo
     check_nothing_private_shown(answers, vault_dir)
 
 
+# One real IMAP server is enough here (the backend's own tests run both): Dovecot when installed, else pymap.
+@pytest.mark.parametrize("imap_server", ["dovecot" if dovecot_available() else "pymap"], indirect=True)
 async def test_given_private_emails_on_an_imap_server_then_no_mcp_answer_carries_their_words(
     vault_dir: Path, imap: PymapServer
 ):
