@@ -10,19 +10,25 @@ eval run can ask, of any note or address, "may this be named?" without reading t
 A private person is, until h0.vault.disclosure has its own rule for people: an address a private note
 names as its person (`email`, `emails`, `aliases`: a People note marked private or in a private folder),
 or the other side of a private conversation (the sender of a private email, the recipients of a private
-draft or sent reply). `private_person` is the one place that answers it.
+draft or sent reply) — unless a People note that is not private names the address too: then the owner
+keeps that person in the open, and only the private notes themselves are private (the owner's private
+note about a colleague's medical leave does not hide every email the colleague sends).
+`private_person` is the one place that answers it.
 
 Cheap enough for every dashboard refresh: one walk of the vault with a stat per note; a note unchanged
-since the last look is not read again, and a note is parsed only when it may be private by itself — it
-lies in a private folder, or its frontmatter's bytes, lower-cased, hold `private` or a backslash. The gate
-compares the `private` key and tags case-folded (h0.vault.model.marked_private), and a YAML escape needs a
-backslash, so a note without either cannot be marked private (`may_be_marked`). A note whose
-frontmatter does not parse names no thread or person; a record about such a note is not named (`note_at`).
+since the last look is not read again, and a note is parsed only when it may be private by itself or
+name a person — it lies in a private folder, or its frontmatter's bytes, lower-cased, hold `private`, or
+a line of them starts with an `email`, `emails` or `aliases` key, or they hold a backslash. The gate
+compares the `private` key and tags case-folded (h0.vault.model.marked_private), People notes are read by
+their exact keys (h0.vault.index.extract), and a YAML escape needs a backslash, so no other note can be
+marked private or name a person (`may_be_marked`, `may_name_people`). A note whose frontmatter does not
+parse names no thread or person; a record about such a note is not named (`note_at`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -40,28 +46,47 @@ _BOM = b"\xef\xbb\xbf"
 # private reply or draft was written to (never the owner's own address on an email's To:).
 _EMAIL_SIDES = frozenset({"from", "reply_to", "sender"})
 _REPLY_SIDES = frozenset({"to"})
+# A top-level key that names a People note's person, as a line of the frontmatter starts with it (any
+# quoting), or a flow mapping, which needs no line of its own.
+_PERSON_KEY = re.compile(rb"(?m)^[ \t]*[\"']?(?:emails?|aliases)[\"']?[ \t]*:|^[ \t]*\{")
+
+
+def frontmatter_block(head: bytes) -> bytes | None:
+    """The bytes of the frontmatter block at the start of `head` (a note's first bytes): b"" when it has
+    none, None when the block runs past `head` (then only a parse can tell)."""
+    text = head.removeprefix(_BOM)
+    if not text.startswith(b"---"):
+        return b""
+    ends = [i for i in (text.find(b"\n---", 3), text.find(b"\n...", 3)) if i >= 0]
+    return text[: min(ends)] if ends else None
 
 
 def may_be_marked(head: bytes) -> bool:
-    """Whether a note whose first bytes are `head` may be marked private in its properties: it has a
-    frontmatter block whose bytes, lower-cased, hold `private` or a backslash (or the block runs past
-    `head`). False only when the gate could not find a mark there (see the module's docstring)."""
-    text = head.removeprefix(_BOM)
-    if not text.startswith(b"---"):
-        return False
-    ends = [i for i in (text.find(b"\n---", 3), text.find(b"\n...", 3)) if i >= 0]
-    if not ends:
-        return True  # the block runs past the probe: parse it
-    block = text[: min(ends)].lower()
-    return b"private" in block or b"\\" in block
+    """Whether a note whose first bytes are `head` may be marked private in its properties: its frontmatter
+    block's bytes, lower-cased, hold `private` or a backslash (or the block runs past `head`). False only
+    when the gate could not find a mark there (see the module's docstring)."""
+    block = frontmatter_block(head)
+    if block is None:
+        return True
+    lowered = block.lower()
+    return b"private" in lowered or b"\\" in lowered
+
+
+def may_name_people(head: bytes) -> bool:
+    """Whether a note whose first bytes are `head` may name a person (`email`, `emails`, `aliases` at the
+    top of its frontmatter, or a backslash; or a block that runs past `head`)."""
+    block = frontmatter_block(head)
+    return block is None or b"\\" in block or _PERSON_KEY.search(block) is not None
 
 
 @dataclass(frozen=True, slots=True)
 class Marked:
-    """What one note private by itself makes private: the thread keys it holds and the people it names."""
+    """What one note says about privacy: the thread keys and people it makes private (a note private by
+    itself), or the people it names in the open (`named`: a People note that is not private)."""
 
-    keys: frozenset[str]
-    people: frozenset[str]
+    keys: frozenset[str] = frozenset()
+    people: frozenset[str] = frozenset()
+    named: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, eq=False)
@@ -149,11 +174,13 @@ class PrivateMarks:
             self._notes, self._names = seen, names
             keys: set[str] = set()
             people: set[str] = set()
+            named: set[str] = set()
             for _, _, marked in seen.values():
                 if marked is not None:
                     keys |= marked.keys
                     people |= marked.people
-            return PrivateView(self.disclosure, frozenset(keys), frozenset(people), self)
+                    named |= marked.named
+            return PrivateView(self.disclosure, frozenset(keys), frozenset(people - named), self)
 
     def find(self, path: str) -> tuple[str, dict[str, Any] | None] | None:
         """The note at `path`, or the note of that name wherever the last look found it, with its
@@ -182,22 +209,23 @@ class PrivateMarks:
             return rel, frontmatter
 
     def _marked(self, rel: str, abs_path: str) -> Marked | None:
-        """What this note makes private, or None when it is not private by itself."""
+        """What this note says about privacy (Marked), or None when nothing."""
         if not self.disclosure.never(rel):
             try:
                 with open(abs_path, "rb") as handle:
                     head = handle.read(FRONTMATTER_PROBE)
             except OSError:
                 return None
-            if not may_be_marked(head):
+            if not may_be_marked(head) and not may_name_people(head):
                 return None
         note = read_note_file(abs_path, rel)
         if note is None:
             return None
+        persons = {address for address, field in note.addresses if field in PERSON_FIELDS}
         if not self.disclosure.own_private(rel, note.frontmatter):
-            return None
+            return Marked(named=frozenset(persons)) if persons else None
         sides = _EMAIL_SIDES if note_kind(note.frontmatter) is Kind.EMAIL else _REPLY_SIDES
-        people = {address for address, field in note.addresses if field in PERSON_FIELDS or field in sides}
+        people = persons | {address for address, field in note.addresses if field in sides}
         return Marked(frozenset(note.threads), frozenset(people))
 
 

@@ -22,7 +22,7 @@ from mcp import Client, StdioServerParameters
 from h0.cli import main
 from h0.config import load_settings
 from h0.drafting.learning import refresh_learned_profile
-from h0.drafting.privatemarks import PrivateMarks, may_be_marked
+from h0.drafting.privatemarks import PrivateMarks, may_be_marked, may_name_people
 from h0.drafting.profile import LEARNED_HEADING, ensure_profile_file
 from h0.drafting.service import Drafting
 from h0.report.briefing import BRIEFINGS
@@ -209,10 +209,18 @@ def test_the_prefilter_lets_every_spelling_of_the_mark_through_and_is_false_only
     assert may_be_marked(b"---\nsubject: runs past the probe")  # no end in sight: parsed
     for text in (b"no frontmatter, private in the body", b"---\nsubject: hi\n---\nprivate: true in the body"):
         assert not may_be_marked(text)
+    # A People note's person is read by its exact top-level keys: every way to write one is parsed.
+    for head in ("email: a@x.org", '"emails": [a@x.org]', "aliases: [Ann, a@x.org]", "{email: a@x.org}"):
+        assert may_name_people(f"---\n{head}\n---\n".encode()), head
+    assert not may_name_people(b"---\ntype: email\nfrom: a@x.org\n---\nemail: in the body")
 
 
 def test_private_marks_see_a_mark_a_folder_a_thread_and_a_person(vault_dir: Path):
     private_vault(vault_dir)
+    # A colleague with a private note about her (her medical leave) and a People note in the open: only
+    # the private note is private, not the person.
+    write(vault_dir, "People/Lena.md", {"email": "lena@work.example"}, "Lena runs the budget.")
+    write(vault_dir, "People/Lena - personal.md", {"email": "lena@work.example", "private": True}, "On leave.")
     view = PrivateMarks(vault_dir, Disclosure.for_vault(vault_dir, PRIVATE_FOLDERS)).look()
     assert {"t:T-old", "t:T-folder", "t:T-mark"} <= view.private_keys
     # The doctor (her People note), and the other side of each private email; never the owner, on their To:.
@@ -223,6 +231,7 @@ def test_private_marks_see_a_mark_a_folder_a_thread_and_a_person(vault_dir: Path
         "ted@zqthread.example",
     }
     assert OWNER not in view.people and not view.person("paula@public.example") and view.person(" Kim@ZQperson.example")
+    assert not view.person("lena@work.example")
     # A record whose note moved (Needs_Action/ → the private folder) is judged by the note where it is now.
     assert view.note_at("Needs_Action/EMAIL_folder.md") and not view.note_at("Needs_Action/EMAIL_public.md")
     assert view.note_at("Approved/gone.md")  # a note found nowhere: not named (fail closed)
