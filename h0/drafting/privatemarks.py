@@ -37,11 +37,16 @@ from typing import Any
 
 from h0.vault.disclosure import Disclosure
 from h0.vault.index.extract import PERSON_FIELDS, read_note_file
-from h0.vault.listing import FRONTMATTER_PROBE, read_frontmatter, walk_notes
+from h0.vault.listing import read_frontmatter, walk_notes
 from h0.vault.model import Kind, note_facts, note_kind
 from h0.vault.paths import VaultPath, link_key
 
 _BOM = b"\xef\xbb\xbf"
+_HEAD = 4096  # a note's first bytes looked at; a frontmatter block longer than this is parsed
+# Never follow a symlink, never wait on a FIFO swapped in after the walk, never hand the descriptor on.
+_READ_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+) | getattr(os, "O_BINARY", 0)
 # The sides of a private conversation that become private people: who wrote a private email, whom a
 # private reply or draft was written to (never the owner's own address on an email's To:).
 _EMAIL_SIDES = frozenset({"from", "reply_to", "sender"})
@@ -54,28 +59,33 @@ _PERSON_KEY = re.compile(rb"(?m)^[ \t]*[\"']?(?:emails?|aliases)[\"']?[ \t]*:|^[
 def frontmatter_block(head: bytes) -> bytes | None:
     """The bytes of the frontmatter block at the start of `head` (a note's first bytes): b"" when it has
     none, None when the block runs past `head` (then only a parse can tell)."""
-    text = head.removeprefix(_BOM)
-    if not text.startswith(b"---"):
+    start = 3 + len(_BOM) if head.startswith(_BOM) else 3
+    if head[start - 3 : start] != b"---":
         return b""
-    ends = [i for i in (text.find(b"\n---", 3), text.find(b"\n...", 3)) if i >= 0]
-    return text[: min(ends)] if ends else None
+    end = head.find(b"\n---", start)
+    dots = head.find(b"\n...", start, end if end >= 0 else len(head))
+    end = dots if dots >= 0 else end
+    return head[start:end] if end >= 0 else None
 
 
 def may_be_marked(head: bytes) -> bool:
     """Whether a note whose first bytes are `head` may be marked private in its properties: its frontmatter
     block's bytes, lower-cased, hold `private` or a backslash (or the block runs past `head`). False only
     when the gate could not find a mark there (see the module's docstring)."""
-    block = frontmatter_block(head)
-    if block is None:
-        return True
-    lowered = block.lower()
-    return b"private" in lowered or b"\\" in lowered
+    return _marked_block(frontmatter_block(head))
 
 
 def may_name_people(head: bytes) -> bool:
     """Whether a note whose first bytes are `head` may name a person (`email`, `emails`, `aliases` at the
     top of its frontmatter, or a backslash; or a block that runs past `head`)."""
-    block = frontmatter_block(head)
+    return _people_block(frontmatter_block(head))
+
+
+def _marked_block(block: bytes | None) -> bool:
+    return block is None or b"\\" in block or b"private" in block.lower()
+
+
+def _people_block(block: bytes | None) -> bool:
     return block is None or b"\\" in block or _PERSON_KEY.search(block) is not None
 
 
@@ -163,14 +173,19 @@ class PrivateMarks:
         with self._lock:
             seen: dict[str, tuple[int, int, Marked | None]] = {}
             names: dict[str, str] = {}
+            never: dict[str, bool] = {}  # by folder: what the gate says of a note's path is its folder's
             for rel, abs_path, st in walk_notes(self.root, True, stat=True, ordered=False):
                 assert st is not None  # walked with stat=True
                 names.setdefault(link_key(rel), rel)
                 known = self._notes.get(rel)
                 if known is not None and known[:2] == (st.st_mtime_ns, st.st_size):
                     seen[rel] = known
-                else:
-                    seen[rel] = (st.st_mtime_ns, st.st_size, self._marked(rel, abs_path))
+                    continue
+                folder = rel.rpartition("/")[0]
+                hidden = never.get(folder) if folder else None
+                if hidden is None:
+                    hidden = never[folder] = self.disclosure.never(rel)
+                seen[rel] = (st.st_mtime_ns, st.st_size, self._marked(rel, abs_path, hidden))
             self._notes, self._names = seen, names
             keys: set[str] = set()
             people: set[str] = set()
@@ -208,15 +223,20 @@ class PrivateMarks:
             self._read[rel] = (st.st_mtime_ns, st.st_size, frontmatter)
             return rel, frontmatter
 
-    def _marked(self, rel: str, abs_path: str) -> Marked | None:
-        """What this note says about privacy (Marked), or None when nothing."""
-        if not self.disclosure.never(rel):
-            try:
-                with open(abs_path, "rb") as handle:
-                    head = handle.read(FRONTMATTER_PROBE)
+    def _marked(self, rel: str, abs_path: str, never: bool) -> Marked | None:
+        """What this note says about privacy (Marked), or None when nothing. `never`: the gate's word on
+        its path (h0.vault.disclosure.Disclosure.never)."""
+        if not never:
+            try:  # the bare system calls: a buffered file object costs more than the read, 10,000 times
+                fd = os.open(abs_path, _READ_FLAGS)
+                try:
+                    head = os.read(fd, _HEAD)
+                finally:
+                    os.close(fd)
             except OSError:
                 return None
-            if not may_be_marked(head) and not may_name_people(head):
+            block = frontmatter_block(head)
+            if not _marked_block(block) and not _people_block(block):
                 return None
         note = read_note_file(abs_path, rel)
         if note is None:
