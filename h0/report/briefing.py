@@ -1,8 +1,8 @@
 """Briefings/<day>.md: what arrived that (local) day, what H0 decided, what was sent, what waits.
 
-`collect_day` picks the day's audit records and asks the gate about each (h0.report.privacy): a record
-about a private note, or naming a private person, is counted, never handed on; `render_briefing`
-writes the rest.
+`collect_day` picks the day's audit records and asks the gate about the latest BRIEFING_ROWS of each
+list (h0.report.privacy): a record about a private note, or naming a private person, is counted, never
+handed on; earlier ones are only counted ("see Logs/"); `render_briefing` writes the rest.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ _UNSENT = frozenset({"send_refused", "send_held", "email_delivery_failed"})
 
 
 def collect_day(day: dt.date, records: list[dict[str, Any]], private: PrivateView) -> dict[str, Any]:
-    """The (local) day's arrivals, decisions, sends and refusals from the audit `records`, each list
-    without the private ones, which are counted under `private`."""
+    """The (local) day's arrivals, decisions, sends and refusals from the audit `records`: of each list, how
+    many (`counts`), the latest BRIEFING_ROWS without the private ones, and how many of those were private
+    (`private`)."""
     start = dt.datetime.combine(day, dt.time.min).astimezone()
     since, until = iso(start), iso(start + dt.timedelta(days=1))
     today = [
@@ -49,18 +50,12 @@ def collect_day(day: dt.date, records: list[dict[str, Any]], private: PrivateVie
     ]
     arrived_paths = {str(r.get("path")) for r in ingested}
     arrived = ingested + [{**r, "path": r.get("note")} for r in decided if str(r.get("note")) not in arrived_paths]
-    judged = {
-        name: split(rows, lambda r: record_private(private, r))
-        for name, rows in (
-            ("arrived", arrived),
-            ("decided", decided),
-            ("sent", sent),
-            ("unsent", current_errors(today, since, _UNSENT)),
-        )
-    }
+    lists = {"arrived": arrived, "decided": decided, "sent": sent, "unsent": current_errors(today, since, _UNSENT)}
+    judged = {name: split(rows[-BRIEFING_ROWS:], lambda r: record_private(private, r)) for name, rows in lists.items()}
     return {
         "day": day.isoformat(),
         "decisions": dict(Counter(str(r.get("decision")) for r in decided).most_common()),  # counts: private too
+        "counts": {name: len(rows) for name, rows in lists.items()},
         **{name: rows for name, (rows, _) in judged.items()},
         "private": {name: left for name, (_, left) in judged.items()},
         "woke": [r for r in today if r.get("event") == "note_unsnoozed" and not record_private(private, r)],
@@ -70,10 +65,11 @@ def collect_day(day: dt.date, records: list[dict[str, Any]], private: PrivateVie
 def render_briefing(today: dict[str, Any], status: dict[str, Any]) -> str:
     """Briefings/<day>.md from `collect_day`'s facts and the status now (h0.report.collect)."""
     day = dt.date.fromisoformat(today["day"])
-    private = today["private"]
+    private, counts = today["private"], today["counts"]
+    earlier = {name: counts[name] - len(today[name]) - private[name] for name in counts}
     lines = [f"# H0 briefing — {day:%A %d %B %Y}", "", "What is happening right now: [[H0_Dashboard]].", ""]
 
-    lines.append(f"## Arrived ({len(today['arrived']) + private['arrived']})")
+    lines.append(f"## Arrived ({counts['arrived']})")
     rows = [
         (
             local_time(r["timestamp"]),
@@ -83,10 +79,12 @@ def render_briefing(today: dict[str, Any], status: dict[str, Any]) -> str:
         )
         for r in today["arrived"]
     ]
-    lines += _rows(("time", "email", "from", "subject"), rows, "Nothing arrived.", private["arrived"], "email")
+    lines += _rows(
+        ("time", "email", "from", "subject"), rows, "Nothing arrived.", earlier["arrived"], private["arrived"], "email"
+    )
 
     decided = today["decided"]
-    lines.append(f"## What H0 decided ({len(decided) + private['decided']})")
+    lines.append(f"## What H0 decided ({counts['decided']})")
     if today["decisions"]:
         lines += [" · ".join(f"{md_text(name, 30)}: {n}" for name, n in today["decisions"].items()), ""]
     lines += _rows(
@@ -101,11 +99,12 @@ def render_briefing(today: dict[str, Any], status: dict[str, Any]) -> str:
             for r in decided
         ],
         "No email was triaged.",
+        earlier["decided"],
         private["decided"],
         "email",
     )
 
-    lines.append(f"## Sent ({len(today['sent']) + private['sent']})")
+    lines.append(f"## Sent ({counts['sent']})")
     lines += _rows(
         ("time", "note", "to", "subject"),
         [
@@ -118,11 +117,12 @@ def render_briefing(today: dict[str, Any], status: dict[str, Any]) -> str:
             for r in today["sent"]
         ],
         "Nothing was sent.",
+        earlier["sent"],
         private["sent"],
         "send",
     )
-    if today["unsent"] or private["unsent"]:
-        lines.append(f"## Not sent, and not sent since ({len(today['unsent']) + private['unsent']})")
+    if counts["unsent"]:
+        lines.append(f"## Not sent, and not sent since ({counts['unsent']})")
         lines += _rows(
             ("time", "note", "why"),
             [
@@ -134,6 +134,7 @@ def render_briefing(today: dict[str, Any], status: dict[str, Any]) -> str:
                 for r in today["unsent"]
             ],
             "",
+            earlier["unsent"],
             private["unsent"],
             "draft",
         )
@@ -177,13 +178,17 @@ def _briefing_followups(woke: list[dict[str, Any]], status: dict[str, Any]) -> l
     return lines + [""]
 
 
-def _rows(head: tuple[str, ...], rows: Sequence[tuple[str, ...]], empty: str, private: int, noun: str) -> list[str]:
-    counted = md_private(private, noun)
-    if not rows:
-        return ([empty] if empty and not private else []) + counted[1:] + [""]
-    shown = rows[-BRIEFING_ROWS:]
-    more = [f"*…and {len(rows) - len(shown)} earlier ones (see {LOGS}/).*", ""] if len(rows) > len(shown) else []
-    return more + table(head, shown) + counted + [""]
+def _rows(
+    head: tuple[str, ...], rows: Sequence[tuple[str, ...]], empty: str, earlier: int, private: int, noun: str
+) -> list[str]:
+    """A section's table (or `empty` when it has nothing at all), after a line for the `earlier` rows it
+    does not show, before the line counting its `private` rows (h0.report.privacy)."""
+    more = [f"*…and {earlier} earlier ones (see {LOGS}/).*", ""] if earlier > 0 else []
+    if rows:
+        body = [*table(head, rows), ""]
+    else:
+        body = [empty, ""] if empty and not more and not private else []
+    return more + body + ([*md_private(private, noun)[1:], ""] if private else [])
 
 
 def _name(path: object) -> str:

@@ -25,7 +25,9 @@ from h0.drafting.learning import refresh_learned_profile
 from h0.drafting.privatemarks import PrivateMarks, may_be_marked, may_name_people
 from h0.drafting.profile import LEARNED_HEADING, ensure_profile_file
 from h0.drafting.service import Drafting
-from h0.report.briefing import BRIEFINGS
+from h0.report.audittail import AuditTail
+from h0.report.briefing import BRIEFINGS, collect_day, render_briefing
+from h0.report.collect import collect_status
 from h0.report.dashboard import DASHBOARD_NOTE
 from h0.report.dashwriter import DashboardWriter
 from h0.vault import AuditLog, Vault, frontmatter
@@ -283,3 +285,22 @@ def test_h0_status_and_its_json_count_private_emails_and_name_none(reports, caps
     ]
     assert status["private"]["needs_you"] == 3 and status["private"]["waiting_for_approval"] == 1
     assert status["private"]["recent_sends"] == 1 and status["private"]["recent_errors"] == 1
+
+
+def test_a_busy_day_s_briefing_asks_the_gate_about_the_rows_it_shows_and_counts_the_rest(vault_dir: Path):
+    """Given 55 emails arrived today, the newest five private, the briefing shows the latest 50 rows: 45
+    named, 5 counted as private, and the 5 earlier ones counted as in Logs/."""
+    log = AuditLog(vault_dir / "Logs", "h0")
+    for i in range(55):
+        head = {"type": "email", "subject": f"Newsletter {i}", "from": "news@public.example"}
+        if i >= 50:  # (from someone else: the other side of a private email is a private person)
+            head |= {"private": True, "from": f"friend{i}@home.example"}
+        write(vault_dir, f"Needs_Action/EMAIL_{i:02}.md", head, "x")
+        log.write("email_ingested", path=f"Needs_Action/EMAIL_{i:02}.md", subject=head["subject"], sender="n")
+    view = PrivateMarks(vault_dir, Disclosure.for_vault(vault_dir, "")).look()
+    today = collect_day(dt.date.today(), AuditTail(vault_dir / "Logs").refresh(), view)
+    page = render_briefing(today, collect_status(load_settings(vault_path=vault_dir), private=view))
+    arrived = page.split("## Arrived", 1)[1].split("##", 1)[0]
+    assert arrived.startswith(" (55)") and "*…and 5 earlier ones (see Logs/).*" in arrived
+    assert arrived.count("| [[EMAIL_") == 45 and "Newsletter 49 |" in arrived and "Newsletter 4 |" not in arrived
+    assert "*…and 5 private emails, not named here.*" in arrived and "Newsletter 50" not in page
