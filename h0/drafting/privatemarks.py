@@ -38,7 +38,7 @@ from typing import Any
 from h0.vault.disclosure import Disclosure
 from h0.vault.index.extract import PERSON_FIELDS, read_note_file
 from h0.vault.listing import read_frontmatter, walk_notes
-from h0.vault.model import Kind, note_facts, note_kind
+from h0.vault.model import Kind, NoteFacts, note_facts, note_kind
 from h0.vault.paths import VaultPath, link_key
 
 _BOM = b"\xef\xbb\xbf"
@@ -108,15 +108,16 @@ class PrivateView:
     people: frozenset[str]  # private people's addresses, lower-cased (private_person)
     marks: PrivateMarks
 
-    def private(self, rel: str, frontmatter: Mapping[str, Any] | None) -> bool:
+    def private(self, rel: str, frontmatter: Mapping[str, Any] | None, facts: NoteFacts | None = None) -> bool:
         """A note that may not be named where an agent reads: private by itself or by its thread (the gate,
-        h0.vault.disclosure), or written by or to a private person."""
+        h0.vault.disclosure), or written by or to a private person. `facts`: the note's, when the caller
+        has them already."""
         if self.disclosure.private(rel, frontmatter, self.private_keys):
             return True
-        if frontmatter is None:
+        if frontmatter is None or not self.people:
             return False
-        facts = note_facts(rel, frontmatter)
-        return any(self.person(a) for a in (facts.sender, *facts.reply_to, *facts.all_recipients) if a)
+        facts = facts if facts is not None else note_facts(rel, frontmatter)
+        return self.anyone((facts.sender, *facts.reply_to, *facts.all_recipients))
 
     def person(self, address: str) -> bool:
         return private_person(self, address)
@@ -155,7 +156,7 @@ class PrivateMarks:
         self.disclosure = disclosure
         self._lock = threading.Lock()
         self._notes: dict[str, tuple[int, int, Marked | None]] = {}  # rel -> (mtime_ns, size, its marks)
-        self._names: dict[str, str] = {}  # a note's name (link_key) -> where it is, from the last look
+        self._names: dict[str, str] | None = None  # a note's name (link_key) -> where it is: built when asked
         self._read: dict[str, tuple[int, int, dict[str, Any] | None]] = {}  # frontmatter read for `find`
 
     @classmethod
@@ -172,11 +173,9 @@ class PrivateMarks:
         """Walk the vault; read again only the notes that changed since the last look."""
         with self._lock:
             seen: dict[str, tuple[int, int, Marked | None]] = {}
-            names: dict[str, str] = {}
             never: dict[str, bool] = {}  # by folder: what the gate says of a note's path is its folder's
             for rel, abs_path, st in walk_notes(self.root, True, stat=True, ordered=False):
                 assert st is not None  # walked with stat=True
-                names.setdefault(link_key(rel), rel)
                 known = self._notes.get(rel)
                 if known is not None and known[:2] == (st.st_mtime_ns, st.st_size):
                     seen[rel] = known
@@ -186,7 +185,7 @@ class PrivateMarks:
                 if hidden is None:
                     hidden = never[folder] = self.disclosure.never(rel)
                 seen[rel] = (st.st_mtime_ns, st.st_size, self._marked(rel, abs_path, hidden))
-            self._notes, self._names = seen, names
+            self._notes, self._names = seen, None
             keys: set[str] = set()
             people: set[str] = set()
             named: set[str] = set()
@@ -203,6 +202,10 @@ class PrivateMarks:
         rel = path.replace("\\", "/").strip("/")
         with self._lock:
             if rel not in self._notes:
+                if self._names is None:  # once per look, and only when a record's note has moved
+                    self._names = {}
+                    for known in self._notes:
+                        self._names.setdefault(link_key(known), known)
                 rel = self._names.get(link_key(rel), "")
             if not rel:
                 return None

@@ -246,7 +246,7 @@ def _drafts(vault: Vault, view: PrivateView, hidden: frozenset[str] = frozenset(
         status = facts.status.word
         waits = status == "pending_approval" and "h0_error" not in fm
         back = not waits and (status in ("held", "not_sent") or "h0_error" in fm)
-        if (waits or back) and view.private(note.path, fm):
+        if (waits or back) and view.private(note.path, fm, facts):
             private["waiting" if waits else "returned"] += 1
         elif waits:
             urgent_last = facts.priority != "urgent"
