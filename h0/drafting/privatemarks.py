@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from h0.errors import H0Error
 from h0.vault.disclosure import Disclosure
 from h0.vault.index.extract import PERSON_FIELDS, read_note_file
 from h0.vault.listing import read_frontmatter, walk_notes
@@ -219,7 +220,7 @@ class PrivateMarks:
                 return rel, cached[2]
             try:
                 frontmatter: dict[str, Any] | None = read_frontmatter(abs_path, rel)
-            except Exception:  # noqa: BLE001 - any unreadable frontmatter: the gate judges a note without one
+            except (H0Error, OSError, ValueError):  # unreadable: a record about it is not named (note_at)
                 frontmatter = None
             if len(self._read) > 10_000:
                 self._read.clear()
