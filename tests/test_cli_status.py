@@ -304,6 +304,8 @@ def test_errors_are_counted_in_full_across_streams_newest_first(vault_dir: Path)
 def test_recent_sends_name_where_the_sent_note_was_filed(vault_dir: Path):
     log, mail = AuditLog(vault_dir / "Logs", "h0"), AuditLog(vault_dir / "Logs", "gmail_mcp")
     for i in range(12):
+        # Each send filed as its note (a send whose note is gone is counted, not named: h0.report.privacy).
+        note(vault_dir, f"Done/s{i} (2).md", f"to: a@example.com\nsubject: S{i}\nstatus: sent")
         mail.write("email_sent", path=f"Approved/s{i}.md", to="a@example.com", subject=f"S{i}", idempotency_key=f"k{i}")
         log.write("email_filed", path=f"Approved/s{i}.md", done_path=f"Done/s{i} (2).md", idempotency_key=f"k{i}")
     data = collect_status(settings_for(vault_dir))

@@ -13,7 +13,9 @@ import pytest
 from h0.cli import main
 from h0.config import load_settings
 from h0.report.collect import AuditTail, collect_status
-from h0.report.dashboard import render_briefing, render_dashboard
+from h0.report.dashboard import collect_day, render_briefing, render_dashboard
+from h0.report.privacy import report_view
+from h0.vault import Vault
 from tests.pipeline.harness import write_draft
 
 pytestmark = pytest.mark.usefixtures("loguru_restored")
@@ -56,7 +58,7 @@ def test_a_refused_draft_fixed_and_sent_leaves_the_current_lists_and_stays_in_th
     settings = load_settings()
     status = collect_status(settings)
     records = AuditTail(env / "Logs").refresh()
-    briefing = render_briefing(dt.date.today(), records, status)
+    briefing = render_briefing(collect_day(dt.date.today(), records, report_view(settings, Vault(env))), status)
     assert "## Not sent" not in briefing and "Not sent, back in Drafts/ to fix: 0" in briefing
     assert "[[Done/fix" in briefing
     assert "Approved/fix" not in render_dashboard(status)
@@ -71,6 +73,8 @@ def test_a_note_written_by_hand_shows_its_title_in_the_briefing(env: Path, capsy
     assert main(["sweep"]) == 0
     capsys.readouterr()
     records = AuditTail(env / "Logs").refresh()
-    briefing = render_briefing(dt.date.today(), records, collect_status(load_settings()))
+    settings = load_settings()
+    today = collect_day(dt.date.today(), records, report_view(settings, Vault(env)))
+    briefing = render_briefing(today, collect_status(settings))
     row = next(line for line in briefing.splitlines() if "call plumber" in line)
     assert "Call the plumber about the leak" in row and "| — | — |" not in row

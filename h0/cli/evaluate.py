@@ -17,11 +17,13 @@ if TYPE_CHECKING:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     # Imported here, as every command does: `h0 mcp …` starts without loading the drafting rooms.
+    from h0.drafting.privatemarks import PrivateMarks
     from h0.handlers.context import HandlerContext
     from h0.handlers.evaluate import evaluate, find_cases, report_note, table
     from h0.mail.owner import OwnerAuthority
     from h0.platform.fileio import atomic_write
     from h0.vault import Vault
+    from h0.vault.disclosure import Disclosure
     from h0.vault.layout import LOGS
 
     settings = prepared(args, "eval")
@@ -30,17 +32,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.model:
         settings = settings.model_copy(update={"llm_model": args.model})
     vault = Vault(Path(settings.vault_path))
-    cases = find_cases(vault, args.limit, OwnerAuthority.for_settings(settings))
+    # One look at the private marks: a private pair is never drafted again, nor a past reply (h0.handlers.evaluate).
+    private = PrivateMarks.for_vault(vault.root, Disclosure.for_vault(vault.root, settings.private_folders)).look()
+    cases, left_out = find_cases(vault, args.limit, OwnerAuthority.for_settings(settings), private)
     if not cases:
         print(
             "h0 eval: no reply of yours to compare with: H0 needs replies it knows you sent (filed in Done/ "
-            "when H0 sent them, or imported from your sent mail) whose email is still in Done/ or Needs_Action/.",
+            "when H0 sent them, or imported from your sent mail) whose email is still in Done/ or Needs_Action/"
+            + (f"; {left_out} private ones are never sent to a model." if left_out else "."),
             file=sys.stderr,
         )
         return EXIT_FAILED
     triager = triager_for(settings)
     print(f"h0 eval: drafting {len(cases)} of your replies again, each hidden while H0 drafts it …", file=sys.stderr)
-    report = evaluate(cases, HandlerContext.local(settings, vault), triager, settings)
+    report = evaluate(
+        cases, HandlerContext.local(settings, vault), triager, settings, private=private, left_out=left_out
+    )
     if args.json:
         print(json.dumps(_as_json(report), ensure_ascii=False, indent=2))
     else:
@@ -65,6 +72,7 @@ def _as_json(report: EvalReport) -> dict[str, object]:
         "facts_recalled": report.facts_recalled,
         "voice_share": report.voice_share,
         "placeholders": report.placeholders,
+        "private_left_out": report.private_left_out,
         "replies": [
             {
                 "sent": s.case.sent_path,

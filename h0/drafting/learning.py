@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 from loguru import logger
 
 from h0.drafting.memory import add_lessons, clean_lesson
+from h0.drafting.privatemarks import PrivateMarks
 from h0.drafting.profile import with_learned
-from h0.drafting.voice import learn
+from h0.drafting.voice import profile_section
 from h0.errors import Conflict, H0Error, NotFound
 from h0.mail.compose.drafts import message_body
 from h0.vault.api import VaultAPI
@@ -244,7 +245,8 @@ def refresh_learned_profile(api: VaultAPI, drafting: Drafting) -> bool:
         note = api.read(PROFILE_NOTE)
     except H0Error:
         return False  # no profile (or one H0 cannot read): nothing to keep up to date
-    learned = learn(drafting.past.all()).section()
+    # A note any MCP client reads: private threads and people left out (h0.drafting.voice.profile_section).
+    learned = profile_section(drafting.past.all(), PrivateMarks.for_vault(drafting.root, drafting.disclosure).look())
     body = with_learned(note.body, learned)
     if _without_stamp(body) == _without_stamp(note.body):
         return False

@@ -9,6 +9,10 @@ that recurs. Anyone else gets the profile's greeting and sign-off — or, for an
 language or a formal register than the profile's, H0's own in that language and register
 (h0.drafting.register). Greetings are kept as templates: "Hi Dana," to Dana is learned as
 "Hi {first_name},", so the overall habit carries over to a new person.
+
+The profile's learned section is a note any MCP client can read (`profile_section`): a reply of a private
+thread teaches it nothing, and a private person (h0.drafting.privatemarks.private_person, asked once per
+address) is neither listed nor learned from — the section says how many were left out.
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ import re
 import statistics
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from h0.drafting.pastreply import PastReply
+from h0.drafting.privatemarks import PrivateView
 from h0.drafting.profile import Profile, RecipientVoice, fill_names, render_learned
 from h0.drafting.register import is_formal, local_voice
 from h0.drafting.replytext import looks_like_sign_off
@@ -109,6 +114,7 @@ class LearnedVoice:
     formality: str | None  # "formal", "informal" or "mixed"
     language: str | None
     recipients: tuple[RecipientVoice, ...]
+    private_people: int = 0  # private people whose replies were left out (not listed, not learned from)
 
     def for_address(self, address: str) -> RecipientVoice | None:
         key = address.strip().lower()
@@ -116,8 +122,12 @@ class LearnedVoice:
 
     def section(self) -> str:
         """The profile's learned section, as H0 writes it."""
+        left_out = []
+        if self.private_people:
+            people = "person" if self.private_people == 1 else "people"
+            left_out = ["", f"_Replies to {self.private_people} private {people} are not listed or learned from._"]
         if not self.replies:
-            return render_learned(["Nothing yet: H0 fills this in from the replies you send."])
+            return render_learned(["Nothing yet: H0 fills this in from the replies you send.", *left_out])
         stamp = time.strftime("%Y-%m-%d", time.gmtime())
         lines = [
             (
@@ -141,7 +151,7 @@ class LearnedVoice:
                     f"| {_cell(voice.address)} | {_cell(voice.greeting or '—')} | "
                     f"{_cell(voice.sign_off or '—')} | {voice.replies} | {voice.last or ''} |"
                 )
-        return render_learned(lines)
+        return render_learned(lines + left_out)
 
 
 def _cell(text: object, limit: int = 60) -> str:
@@ -149,11 +159,33 @@ def _cell(text: object, limit: int = 60) -> str:
     return re.sub(r"([|\[\]<>`*_#%\\])", r"\\\1", value)
 
 
-def learn(replies: Sequence[PastReply], names: dict[str, str] | None = None, limit: int = 500) -> LearnedVoice:
+def profile_section(replies: Sequence[PastReply], view: PrivateView) -> str:
+    """The profile's learned section from the owner's sent replies (newest first), as written into the vault:
+    replies of a private thread left out, private people asked of the gate (`view`) once per address."""
+    kept = [r for r in replies if not r.threads & view.private_keys]
+    return learn(kept, private=view.person).section()
+
+
+def learn(
+    replies: Sequence[PastReply],
+    names: dict[str, str] | None = None,
+    limit: int = 500,
+    *,
+    private: Callable[[str], bool] | None = None,
+) -> LearnedVoice:
     """Learn the owner's voice from sent replies (newest first). `names`: display names by address,
-    so greetings become templates."""
+    so greetings become templates. `private(address)`: whether it is a private person's (asked once per
+    address); a reply to one is left out, and counted."""
     replies = list(replies)[:limit]
     names = names or {}
+    hidden: set[str] = set()
+    if private is not None:
+        asked: dict[str, bool] = {}
+        for address in (a for reply in replies for a in reply.to):
+            if address not in asked:
+                asked[address] = private(address)
+        hidden = {address for address, secret in asked.items() if secret}
+        replies = [reply for reply in replies if not hidden.intersection(reply.to)]
     greetings: Counter[str] = Counter()
     sign_offs: Counter[str] = Counter()
     formal = informal = 0
@@ -201,6 +233,7 @@ def learn(replies: Sequence[PastReply], names: dict[str, str] | None = None, lim
         formality=formality,
         language=languages.most_common(1)[0][0] if languages else None,
         recipients=tuple(recipients),
+        private_people=len(hidden),
     )
 
 

@@ -5,12 +5,14 @@ renders its own section). It reads the vault only — Needs_Action/ and Drafts/,
 frontmatter (cached by mtime and size) — so what it says is what the notes say: an email note
 with `follow_up: reply_owed`, a follow-up note with `follow_up: reply_awaited`, a note whose
 `snooze_until` is still ahead (hidden: the other sections leave it out too), one woken in the
-last day (`snooze_woke_at`). Ages are whole working days (h0.followup.workdays).
+last day (`snooze_woke_at`). Ages are whole working days (h0.followup.workdays). A private note (the
+caller's `private`: h0.report.privacy) is counted in its section (`owed_private`, …), never listed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -61,6 +63,10 @@ class FollowupStatus:
     awaited_total: int = 0
     snoozed_total: int = 0
     back: list[BackFromSnooze] = field(default_factory=list)
+    # How many of each section's notes are private: counted in its total, never listed.
+    owed_private: int = 0
+    awaited_private: int = 0
+    back_private: int = 0
     hidden: frozenset[str] = frozenset()  # paths snoozed right now (the other sections leave them out)
 
     def as_dict(self) -> dict[str, Any]:
@@ -80,8 +86,15 @@ def _text(value: Any) -> str:
 MENTIONED = ("snooze_", "follow_up")
 
 
-def collect_followups(vault: Vault, now: float, *, shown: int = SHOWN) -> FollowupStatus:
-    """Replies owed and awaited (oldest first), snoozed notes, notes back from a snooze (see the module docstring)."""
+def collect_followups(
+    vault: Vault,
+    now: float,
+    *,
+    private: Callable[[str, Mapping[str, Any]], bool],
+    shown: int = SHOWN,
+) -> FollowupStatus:
+    """Replies owed and awaited (oldest first), snoozed notes, notes back from a snooze (see the module docstring).
+    `private(path, frontmatter)`: whether a note may not be named (then it is only counted)."""
     status = FollowupStatus()
     notes: list[tuple[str, dict[str, Any]]] = []
     for folder, recursive in ((NEEDS_ACTION, True), (DRAFTS, False)):
@@ -98,8 +111,11 @@ def collect_followups(vault: Vault, now: float, *, shown: int = SHOWN) -> Follow
         if is_hidden(fm, now):
             hidden.add(path)
             continue
+        secret = private(path, fm)
         woke = epoch(fm.get("snooze_woke_at"))
-        if woke is not None and now - BACK_WITHIN_S <= woke <= now + 60:
+        if woke is not None and now - BACK_WITHIN_S <= woke <= now + 60 and secret:
+            status.back_private += 1
+        elif woke is not None and now - BACK_WITHIN_S <= woke <= now + 60:
             back.append(
                 BackFromSnooze(
                     path,
@@ -111,7 +127,11 @@ def collect_followups(vault: Vault, now: float, *, shown: int = SHOWN) -> Follow
         if not path.startswith(f"{NEEDS_ACTION}/") or "follow_up" not in fm:
             continue  # most notes: the model is built only for those the follow-up pass marked
         facts = note_facts(path, fm)
-        if facts.follow_up == "reply_owed":
+        if secret and facts.follow_up == "reply_owed":
+            status.owed_private += 1
+        elif secret and facts.follow_up == "reply_awaited" and facts.status.word == "awaiting_reply":
+            status.awaited_private += 1
+        elif facts.follow_up == "reply_owed":
             since = epoch(fm.get("reply_owed_since")) or facts.received or now
             owed.append(
                 OwedReply(path, facts.sender_text, facts.subject, _iso(since), working_days_between(since, now))
@@ -131,8 +151,8 @@ def collect_followups(vault: Vault, now: float, *, shown: int = SHOWN) -> Follow
     owed.sort(key=lambda item: (item.since, item.path))
     awaited.sort(key=lambda item: (item.since, item.path))
     back.sort(key=lambda item: (item.at, item.path), reverse=True)
-    status.owed, status.owed_total = owed[:shown], len(owed)
-    status.awaited, status.awaited_total = awaited[:shown], len(awaited)
+    status.owed, status.owed_total = owed[:shown], len(owed) + status.owed_private
+    status.awaited, status.awaited_total = awaited[:shown], len(awaited) + status.awaited_private
     status.snoozed_total, status.hidden = len(hidden), frozenset(hidden)
     status.back = back[:shown]
     return status

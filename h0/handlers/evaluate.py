@@ -13,6 +13,10 @@ draft is compared with what the owner actually sent:
   twice the owner's;
 - **placeholders**: `[FILL: …]` the draft left for the owner.
 
+The gate is asked for each pair (h0.drafting.privatemarks): a pair whose email or reply is private — by its
+own mark, its folder or its thread — or written by or to a private person is left out of the run, never
+sent to a model, and counted ("4 private left out"); no private reply is a past reply either.
+
 Nothing is written to the vault but the report note (`Logs/eval_<time>.md`, unless told not to);
 the drafts exist only in memory.
 """
@@ -30,6 +34,7 @@ from h0.config import Settings
 from h0.drafting.learning import SEND_READY_SIMILARITY, similarity
 from h0.drafting.past import PastReplies
 from h0.drafting.pastreply import PastReply
+from h0.drafting.privatemarks import PrivateView
 from h0.drafting.replytext import split_reply
 from h0.drafting.service import Drafting
 from h0.errors import H0Error
@@ -102,6 +107,7 @@ class EvalReport:
     provider: str
     model: str | None
     scores: tuple[Score, ...]
+    private_left_out: int = 0  # pairs not drafted again: private (find_cases)
 
     @property
     def send_ready_share(self) -> float:
@@ -122,25 +128,40 @@ class EvalReport:
 
     def summary(self) -> str:
         facts = "n/a" if self.facts_recalled is None else f"{self.facts_recalled:.0%}"
+        left_out = f"{self.private_left_out} private left out · " if self.private_left_out else ""
         return (
-            f"{len(self.scores)} replies · send-ready {self.send_ready_share:.0%} · facts recalled {facts} · "
+            f"{len(self.scores)} replies · {left_out}send-ready {self.send_ready_share:.0%} · facts recalled {facts} · "
             f"voice {self.voice_share:.0%} · placeholders left {self.placeholders} · "
             f"model: {self.provider}{f' ({self.model})' if self.model else ''}"
         )
 
 
 class PastAsOf(PastReplies):
-    """The owner's past replies as they stood just before a hidden reply was sent."""
+    """The owner's past replies as they stood just before a hidden reply was sent, without a private one
+    (of a thread `private` holds private, or to a private person)."""
 
     def __init__(
-        self, root: Path, sent_cache: Path | None, disclosure: Disclosure, owner: OwnerAuthority | None
+        self,
+        root: Path,
+        sent_cache: Path | None,
+        disclosure: Disclosure,
+        owner: OwnerAuthority | None,
+        private: PrivateView,
     ) -> None:
         super().__init__(root, sent_cache, disclosure, owner)
         self.before: float = float("inf")
         self.hidden: str | None = None
+        self.private = private
 
     def _kept(self, replies: Iterable[PastReply]) -> list[PastReply]:
-        return [r for r in replies if r.path != self.hidden and (not r.when or r.when < self.before)]
+        return [
+            r
+            for r in replies
+            if r.path != self.hidden
+            and (not r.when or r.when < self.before)
+            and not r.threads & self.private.private_keys
+            and not self.private.anyone(r.to)
+        ]
 
     def to_address(self, address: str, limit: int = 3) -> list[PastReply]:
         return self._kept(super().to_address(address, limit + 50))[:limit]
@@ -154,12 +175,14 @@ class PastAsOf(PastReplies):
         return [(r, s) for r, s in found if id(r) in kept][:limit]
 
 
-def find_cases(vault: Vault, limit: int, owner: OwnerAuthority) -> list[Case]:
+def find_cases(vault: Vault, limit: int, owner: OwnerAuthority, private: PrivateView) -> tuple[list[Case], int]:
     """The newest `limit` replies in `Done/` the owner's identity vouches for (h0.mail.owner: a note that
-    merely says `status: sent` is nobody's reply), whose email is still in the vault."""
+    merely says `status: sent` is nobody's reply), whose email is still in the vault; and how many newer
+    pairs were left out as private (`private`: the email or the reply private, or a private person's)."""
     listing = vault.list_notes(DONE, "status:sent", with_frontmatter=True)
     vouched = owner.owned_notes([(n.path, note_message_key(n.frontmatter or {})) for n in listing.notes])
     found: list[Case] = []
+    left_out = 0
     sent = sorted(listing.notes, key=lambda n: note_facts(n.path, n.frontmatter or {}).sent_at or 0.0, reverse=True)
     for entry in (n for n in sent if n.path in vouched):
         if len(found) >= limit:
@@ -171,10 +194,13 @@ def find_cases(vault: Vault, limit: int, owner: OwnerAuthority) -> list[Case]:
             continue
         if email is None:
             continue
+        if private.private(email.path, email.frontmatter) or private.private(note.path, note.frontmatter):
+            left_out += 1  # never drafted again: its words would reach the model
+            continue
         text = split_reply(message_body(note.body)).text  # the owner's words: quoted history cut
         if text:
             found.append(Case(email, note.path, text, note.facts.sent_at or 0.0))
-    return found
+    return found, left_out
 
 
 def _answered(vault: Vault, sent: Note) -> Note | None:
@@ -194,18 +220,28 @@ def _answered(vault: Vault, sent: Note) -> Note | None:
     return None
 
 
-def drafting_for(settings: Settings) -> tuple[Drafting, PastAsOf]:
+def drafting_for(settings: Settings, private: PrivateView) -> tuple[Drafting, PastAsOf]:
     """A drafting state of its own (never the process's shared one), its past replies hideable."""
     drafting = Drafting.build(settings)
-    past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure, drafting.owner)
+    past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure, drafting.owner, private)
     past.threads = drafting.threads  # private threads told by the drafting state's index, not a walk
     drafting.past = past
     return drafting, past
 
 
-def evaluate(cases: Sequence[Case], ctx: HandlerContext, triager: EmailTriager, settings: Settings) -> EvalReport:
-    """Draft each case's email again, its reply hidden, and score the draft against the reply."""
-    drafting, past = drafting_for(settings)
+def evaluate(
+    cases: Sequence[Case],
+    ctx: HandlerContext,
+    triager: EmailTriager,
+    settings: Settings,
+    *,
+    private: PrivateView,
+    left_out: int = 0,
+) -> EvalReport:
+    """Draft each case's email again, its reply hidden, and score the draft against the reply. `private`: the
+    look at the private marks `find_cases` judged by (no private reply is a past reply); `left_out`: the
+    private pairs it left out, for the report."""
+    drafting, past = drafting_for(settings, private)
     scores: list[Score] = []
     for case in cases:
         past.before = case.sent_at or float("inf")
@@ -216,7 +252,7 @@ def evaluate(cases: Sequence[Case], ctx: HandlerContext, triager: EmailTriager, 
         text = text.removeprefix(DRAFT_MARKER).strip()
         scores.append(score(case, decision, text))
     provider = getattr(triager, "provider_name", "rules")
-    return EvalReport(str(provider), getattr(triager, "model_name", None), tuple(scores))
+    return EvalReport(str(provider), getattr(triager, "model_name", None), tuple(scores), left_out)
 
 
 def score(case: Case, decision: str, draft: str) -> Score:

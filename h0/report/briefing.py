@@ -1,4 +1,9 @@
-"""Briefings/<day>.md: what arrived that (local) day, what H0 decided, what was sent, what waits."""
+"""Briefings/<day>.md: what arrived that (local) day, what H0 decided, what was sent, what waits.
+
+`collect_day` picks the day's audit records and asks the gate about the latest BRIEFING_ROWS of each
+list (h0.report.privacy): a record about a private note, or naming a private person, is counted, never
+handed on; earlier ones are only counted ("see Logs/"); `render_briefing` writes the rest.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +12,24 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from h0.drafting.privatemarks import PrivateView
 from h0.followup.report import age
 from h0.report.audittail import current_errors, sent_recipients
-from h0.report.markdown import md_link, md_recipients, md_sender, md_text, table, why_needed
+from h0.report.markdown import md_link, md_private, md_recipients, md_sender, md_text, table, why_needed
+from h0.report.privacy import not_named, record_private, split
 from h0.report.text import local_time
 from h0.vault.audit import iso
 from h0.vault.layout import DRAFTS, LOGS
 
 BRIEFINGS = "Briefings"
 BRIEFING_ROWS = 50
+_UNSENT = frozenset({"send_refused", "send_held", "email_delivery_failed"})
 
 
-def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[str, Any]) -> str:
-    """Briefings/<day>.md: what arrived that (local) day, what H0 decided, what was sent, what waits."""
+def collect_day(day: dt.date, records: list[dict[str, Any]], private: PrivateView) -> dict[str, Any]:
+    """The (local) day's arrivals, decisions, sends and refusals from the audit `records`: of each list, how
+    many (`counts`), the latest BRIEFING_ROWS without the private ones, and how many of those were private
+    (`private`)."""
     start = dt.datetime.combine(day, dt.time.min).astimezone()
     since, until = iso(start), iso(start + dt.timedelta(days=1))
     today = [
@@ -30,40 +40,53 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
     ]
     ingested = [r for r in today if r.get("event") == "email_ingested"]
     decided = [r for r in today if r.get("event") == "triage_decision"]
-    sent = [r for r in today if r.get("event") == "email_sent"]
     filed = {
         (r.get("path"), r.get("idempotency_key")): r.get("done_path") for r in today if r.get("event") == "email_filed"
     }
-    unsent = current_errors(today, since, frozenset({"send_refused", "send_held", "email_delivery_failed"}))
-    arrived = {str(r.get("path")) for r in ingested}
-    dropped_in = [r for r in decided if str(r.get("note")) not in arrived]
+    sent = [
+        {**r, "done_path": filed.get((r.get("path"), r.get("idempotency_key")))}
+        for r in today
+        if r.get("event") == "email_sent"
+    ]
+    arrived_paths = {str(r.get("path")) for r in ingested}
+    arrived = ingested + [{**r, "path": r.get("note")} for r in decided if str(r.get("note")) not in arrived_paths]
+    lists = {"arrived": arrived, "decided": decided, "sent": sent, "unsent": current_errors(today, since, _UNSENT)}
+    judged = {name: split(rows[-BRIEFING_ROWS:], lambda r: record_private(private, r)) for name, rows in lists.items()}
+    return {
+        "day": day.isoformat(),
+        "decisions": dict(Counter(str(r.get("decision")) for r in decided).most_common()),  # counts: private too
+        "counts": {name: len(rows) for name, rows in lists.items()},
+        **{name: rows for name, (rows, _) in judged.items()},
+        "private": {name: left for name, (_, left) in judged.items()},
+        "woke": [r for r in today if r.get("event") == "note_unsnoozed" and not record_private(private, r)],
+    }
+
+
+def render_briefing(today: dict[str, Any], status: dict[str, Any]) -> str:
+    """Briefings/<day>.md from `collect_day`'s facts and the status now (h0.report.collect)."""
+    day = dt.date.fromisoformat(today["day"])
+    private, counts = today["private"], today["counts"]
+    earlier = {name: counts[name] - len(today[name]) - private[name] for name in counts}
     lines = [f"# H0 briefing — {day:%A %d %B %Y}", "", "What is happening right now: [[H0_Dashboard]].", ""]
 
-    lines.append(f"## Arrived ({len(ingested) + len(dropped_in)})")
+    lines.append(f"## Arrived ({counts['arrived']})")
     rows = [
         (
             local_time(r["timestamp"]),
             md_link(_name(r.get("path"))),
-            md_sender(r.get("sender")),
-            md_text(r.get("subject"), 80),
-        )
-        for r in ingested
-    ]
-    rows += [
-        (
-            local_time(r["timestamp"]),
-            md_link(_name(r.get("note"))),
             md_sender(r.get("sender")) or "—",
             md_text(r.get("subject") or "—", 80),
         )
-        for r in dropped_in
+        for r in today["arrived"]
     ]
-    lines += _rows(("time", "email", "from", "subject"), rows, "Nothing arrived.")
+    lines += _rows(
+        ("time", "email", "from", "subject"), rows, "Nothing arrived.", earlier["arrived"], private["arrived"], "email"
+    )
 
-    counts = Counter(str(r.get("decision")) for r in decided)
-    lines.append(f"## What H0 decided ({len(decided)})")
-    if counts:
-        lines += [" · ".join(f"{md_text(name, 30)}: {n}" for name, n in counts.most_common()), ""]
+    decided = today["decided"]
+    lines.append(f"## What H0 decided ({counts['decided']})")
+    if today["decisions"]:
+        lines += [" · ".join(f"{md_text(name, 30)}: {n}" for name, n in today["decisions"].items()), ""]
     lines += _rows(
         ("time", "email", "decision", "why"),
         [
@@ -76,24 +99,30 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
             for r in decided
         ],
         "No email was triaged.",
+        earlier["decided"],
+        private["decided"],
+        "email",
     )
 
-    lines.append(f"## Sent ({len(sent)})")
+    lines.append(f"## Sent ({counts['sent']})")
     lines += _rows(
         ("time", "note", "to", "subject"),
         [
             (
                 local_time(r["timestamp"]),
-                md_link(filed.get((r.get("path"), r.get("idempotency_key"))) or r.get("path")),
+                md_link(r.get("done_path") or r.get("path")),
                 md_recipients(sent_recipients(r)),
                 md_text(r.get("subject"), 80),
             )
-            for r in sent
+            for r in today["sent"]
         ],
         "Nothing was sent.",
+        earlier["sent"],
+        private["sent"],
+        "send",
     )
-    if unsent:
-        lines.append(f"## Not sent, and not sent since ({len(unsent)})")
+    if counts["unsent"]:
+        lines.append(f"## Not sent, and not sent since ({counts['unsent']})")
         lines += _rows(
             ("time", "note", "why"),
             [
@@ -102,28 +131,32 @@ def render_briefing(day: dt.date, records: list[dict[str, Any]], status: dict[st
                     md_link(r.get("returned_to") or r.get("failed_path") or r.get("path")),
                     md_text(r.get("message") or r.get("reason"), 200),
                 )
-                for r in unsent
+                for r in today["unsent"]
             ],
             "",
+            earlier["unsent"],
+            private["unsent"],
+            "draft",
         )
 
-    lines += _briefing_followups(today, status)
+    lines += _briefing_followups(today["woke"], status)
     totals = status["totals"]
     lines += ["## Waiting for you", ""]
     lines.append(f"- Emails that need you: {totals['needs_you']}")
     lines += [f"    - {md_link(n['path'])}: {why_needed(n)}" for n in status["needs_you"]]
+    if status["private"]["needs_you"]:
+        lines.append(f"    - {not_named(status['private']['needs_you'], 'email')}")
     lines.append(f"- Drafts waiting for your approval: {totals['waiting_for_approval']}")
     lines.append(f"- Approved, not sent yet: {totals['approved_not_yet_sent']}")
     lines.append(f"- Not sent, back in {DRAFTS}/ to fix: {totals['returned_to_drafts']}")
     return "\n".join(lines) + "\n"
 
 
-def _briefing_followups(today: list[dict[str, Any]], status: dict[str, Any]) -> list[str]:
+def _briefing_followups(woke: list[dict[str, Any]], status: dict[str, Any]) -> list[str]:
     """The day's follow-ups: replies owed and awaited now, notes back from a snooze today."""
     fu = status.get("follow_ups") or {}
     if not fu:
         return []
-    woke = [r for r in today if r.get("event") == "note_unsnoozed"]
     lines = [f"## Follow-ups ({fu['owed_total']} owed, {fu['awaited_total']} awaited)", ""]
     lines += [
         f"- Reply owed: {md_link(_name(o['path']))} — {md_sender(o['sender'])}, {age(o['working_days'])}"
@@ -133,6 +166,8 @@ def _briefing_followups(today: list[dict[str, Any]], status: dict[str, Any]) -> 
         f"- No answer from {md_text(a['waiting_on'], 60)}: {md_link(_name(a['path']))}, {age(a['working_days'])}"
         for a in fu["awaited"]
     ]
+    private = fu.get("owed_private", 0) + fu.get("awaited_private", 0)
+    lines += [f"- {not_named(private, 'email')}"] if private else []
     lines += [
         f"- Back from snooze at {local_time(r['timestamp'])}: {md_link(_name(r.get('path')))} — "
         f"{md_text(r.get('reason'), 120)}"
@@ -143,12 +178,17 @@ def _briefing_followups(today: list[dict[str, Any]], status: dict[str, Any]) -> 
     return lines + [""]
 
 
-def _rows(head: tuple[str, ...], rows: Sequence[tuple[str, ...]], empty: str) -> list[str]:
-    if not rows:
-        return [empty, ""]
-    shown = rows[-BRIEFING_ROWS:]
-    more = [f"*…and {len(rows) - len(shown)} earlier ones (see {LOGS}/).*", ""] if len(rows) > len(shown) else []
-    return more + table(head, shown) + [""]
+def _rows(
+    head: tuple[str, ...], rows: Sequence[tuple[str, ...]], empty: str, earlier: int, private: int, noun: str
+) -> list[str]:
+    """A section's table (or `empty` when it has nothing at all), after a line for the `earlier` rows it
+    does not show, before the line counting its `private` rows (h0.report.privacy)."""
+    more = [f"*…and {earlier} earlier ones (see {LOGS}/).*", ""] if earlier > 0 else []
+    if rows:
+        body = [*table(head, rows), ""]
+    else:
+        body = [empty, ""] if empty and not more and not private else []
+    return more + body + ([*md_private(private, noun)[1:], ""] if private else [])
 
 
 def _name(path: object) -> str:

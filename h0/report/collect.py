@@ -3,7 +3,9 @@
 One collector, several renderers: `collect_status` gathers the facts as plain, JSON-ready data;
 `h0.report.text.render_status` prints them for a terminal, `h0.report.dashboard` writes them into the
 vault as H0_Dashboard.md. Totals are counted in full, the lists beside them hold at most
-SHOWN items (the renderers say "37 (showing 10)").
+SHOWN items (the renderers say "37 (showing 10)"). The collector asks the gate once (h0.report.privacy):
+a private email, draft, send or error is left out of every list and counted under `private`, so no
+renderer ever holds its subject, sender, recipients or words.
 
 It stays cheap on a vault of 10,000 notes: folders are read with `Vault.list_notes` (the
 frontmatter is cached by mtime and size; Needs_Action/ only through value filters, so only
@@ -20,6 +22,7 @@ from typing import Any
 
 from h0.calendar.cache import calendar_states
 from h0.config import Settings
+from h0.drafting.privatemarks import PrivateView
 from h0.errors import H0Error
 from h0.followup.report import collect_followups
 from h0.mail.compose.recipients import FIELDS, count, recipient_lists
@@ -28,12 +31,14 @@ from h0.pipeline.lock import daemon_holder
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
 from h0.report.fields import SHOWN, iso_epoch, text
+from h0.report.privacy import record_private, report_view, split
 from h0.report.sending import approved_notes, sending_state
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
 from h0.vault.last_change import last_change, name_key
 from h0.vault.layout import DRAFTS, LOGS, NEEDS_ACTION
+from h0.vault.listing import Listing
 from h0.vault.model import note_facts
 
 # AuditTail and SHOWN too: a caller of collect_status keeps the one and reads the other.
@@ -57,22 +62,27 @@ def collect_status(
     live: dict[str, Any] | None = None,
     correspondents: Correspondents | None = None,
     now: float | None = None,
+    private: PrivateView | None = None,
 ) -> dict[str, Any]:
     """Everything `h0 status` and the dashboard show. `vault`, `audit` and `state_db` may be
     kept by a long-lived caller (the daemon); `live` is the daemon's own view of itself
     (pid, started, paused_for, pause_reason) where it has one, else the lock file is asked.
-    `now` (epoch; default the clock) decides which snoozes still hide a note."""
+    `now` (epoch; default the clock) decides which snoozes still hide a note. `private`: this
+    collection's look at the private marks (default: one taken now, h0.report.privacy)."""
     vault = vault or Vault(settings.vault_path)
     audit = audit or AuditTail(vault.root / LOGS)
     now = time.time() if now is None else now
-    follow_ups = collect_followups(vault, now)
+    view = private if private is not None else report_view(settings, vault)
+    follow_ups = collect_followups(vault, now, private=view.private)
     records = audit.refresh()
     day_ago = iso(utcnow() - dt.timedelta(days=1))
     daemon = _daemon(vault, live)
     sending = sending_state(settings, vault, records, state_db, daemon, live, now)
-    drafts = _drafts(vault, follow_ups.hidden)
+    drafts = _drafts(vault, view, follow_ups.hidden)
     approved, approved_total = approved_notes(settings, vault, records, daemon, sending, now)
-    needs_you, needs_you_total = _needs_you(vault, follow_ups.hidden)
+    # An unreadable approved note is named by its path alone, as the vault server lists it.
+    approved, approved_private = split(approved, lambda a: a["code"] != "unreadable" and view.note_at(a["path"]))
+    needs_you, needs_you_total, needs_you_private = _needs_you(vault, view, follow_ups.hidden)
     _mark_new_domains(settings, vault, state_db, correspondents, drafts, approved)
     _mark_changes(settings, vault, state_db, drafts["waiting_items"])
     filed = {
@@ -82,6 +92,9 @@ def collect_status(
     }
     sends = [r for r in records if r.get("event") == "email_sent"]
     errors = current_errors(records, day_ago)
+    latest = [{**r, "done_path": filed.get((r.get("path"), r.get("idempotency_key")))} for r in sends[-SHOWN:]]
+    shown_sends, sends_private = split(reversed(latest), lambda r: record_private(view, r))
+    shown_errors, errors_private = split(reversed(errors[-SHOWN:]), lambda r: record_private(view, r))
     return {
         "vault": str(vault.root),
         "mail_backend": settings.mail_backend,
@@ -100,6 +113,15 @@ def collect_status(
             "replies_awaited": follow_ups.awaited_total,
             "snoozed": follow_ups.snoozed_total,
         },
+        # How many of each list's items are private (h0.report.privacy): counted there, never named.
+        "private": {
+            "needs_you": needs_you_private,
+            "waiting_for_approval": drafts["waiting_private"],
+            "approved_not_yet_sent": approved_private,
+            "returned_to_drafts": drafts["returned_private"],
+            "recent_sends": sends_private,
+            "recent_errors": errors_private,
+        },
         "follow_ups": follow_ups.as_dict(),
         # Agents' proposed changes to H0_Rules/Profile/Memory, waiting for the owner; outside changes (h0.vault.control).
         "control_notes": collect_control(vault, records),
@@ -114,15 +136,14 @@ def collect_status(
         "returned_to_drafts": drafts["returned"],
         "recent_sends": [
             {
-                **{k: r.get(k) for k in ("timestamp", "path", "to", "subject")},
+                **{k: r.get(k) for k in ("timestamp", "path", "to", "subject", "done_path")},
                 "recipients": sent_recipients(r),
-                "done_path": filed.get((r.get("path"), r.get("idempotency_key"))),
             }
-            for r in reversed(sends[-SHOWN:])
+            for r in shown_sends
         ],
         "recent_errors": [
             {k: r.get(k) for k in ("timestamp", "stream", "event", "path", "returned_to", "message", "error")}
-            for r in reversed(errors[-SHOWN:])
+            for r in shown_errors
         ],
         # Each calendar source's last read (h0.calendar.cache): a failing feed serves its last good copy.
         "calendar": [
@@ -207,25 +228,30 @@ def _daemon(vault: Vault, live: dict[str, Any] | None) -> dict[str, Any] | None:
     return daemon_holder(vault.root)
 
 
-def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
+def _drafts(vault: Vault, view: PrivateView, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Drafts waiting for approval (urgent first), and approved ones H0 gave back with a reason
-    (snoozed ones, `hidden`, left out)."""
+    (snoozed ones, `hidden`, left out; private ones counted, `*_private`)."""
     try:
         listing = vault.list_notes(DRAFTS, with_frontmatter=True)
     except H0Error:
-        return {"waiting": [], "waiting_items": [], "waiting_total": 0, "returned": [], "returned_total": 0}
+        listing = Listing([], 0, False)
     waiting: list[tuple[bool, str, dict[str, list[str]], str | None]] = []
     returned: list[dict[str, Any]] = []
+    private = {"waiting": 0, "returned": 0}
     for note in listing.notes:
         if note.path in hidden:
             continue
         fm = note.frontmatter or {}
         facts = note_facts(note.path, fm)
         status = facts.status.word
-        if status == "pending_approval" and "h0_error" not in fm:
+        waits = status == "pending_approval" and "h0_error" not in fm
+        back = not waits and (status in ("held", "not_sent") or "h0_error" in fm)
+        if (waits or back) and view.private(note.path, fm, facts):
+            private["waiting" if waits else "returned"] += 1
+        elif waits:
             urgent_last = facts.priority != "urgent"
             waiting.append((urgent_last, note.path, facts.recipients, facts.subject))
-        elif status in ("held", "not_sent") or "h0_error" in fm:
+        elif back:
             returned.append(
                 {
                     "path": note.path,
@@ -256,23 +282,32 @@ def _drafts(vault: Vault, hidden: frozenset[str] = frozenset()) -> dict[str, Any
     return {
         "waiting": [item["path"] for item in items],
         "waiting_items": items,
-        "waiting_total": len(waiting),
+        "waiting_total": len(waiting) + private["waiting"],
+        "waiting_private": private["waiting"],
         "returned": returned[:SHOWN],
-        "returned_total": len(returned),
+        "returned_total": len(returned) + private["returned"],
+        "returned_private": private["returned"],
     }
 
 
-def _needs_you(vault: Vault, hidden: frozenset[str] = frozenset()) -> tuple[list[dict[str, Any]], int]:
+def _needs_you(
+    vault: Vault, view: PrivateView, hidden: frozenset[str] = frozenset()
+) -> tuple[list[dict[str, Any]], int, int]:
     """Emails in Needs_Action/ (any depth) triaged urgent, needs_info or delegate, or whose reply
-    the human rejected; urgent first (snoozed ones, `hidden`, left out)."""
+    the human rejected; urgent first (snoozed ones, `hidden`, left out); the total; how many are private
+    (counted in the total, never listed)."""
     found: dict[str, str] = {}
+    private: set[str] = set()
     for flt, kind in NEEDS_YOU:
         try:
-            listing = vault.list_notes(NEEDS_ACTION, flt, recursive=True)
+            listing = vault.list_notes(NEEDS_ACTION, flt, recursive=True, with_frontmatter=True)
         except H0Error:
             continue
         for note in listing.notes:
             if note.path in hidden:
+                continue
+            if view.private(note.path, note.frontmatter):
+                private.add(note.path)
                 continue
             if kind == "rejected_reply":
                 found[note.path] = kind  # an urgent email whose reply was rejected: say the rejection
@@ -303,4 +338,4 @@ def _needs_you(vault: Vault, hidden: frozenset[str] = frozenset()) -> tuple[list
                 "draft": draft,
             }
         )
-    return items, len(found)
+    return items, len(found) + len(private), len(private)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from h0.followup.report import age
-from h0.report.briefing import BRIEFINGS, render_briefing
+from h0.report.briefing import BRIEFINGS, collect_day, render_briefing
 from h0.report.chart import send_ready_chart
 from h0.report.control import said, waiting
 from h0.report.markdown import (
@@ -19,11 +19,13 @@ from h0.report.markdown import (
     md_draft,
     md_link,
     md_new,
+    md_private,
     md_recipients,
     md_sender,
     md_subject,
     md_text,
     more,
+    none_but_private,
     table,
     why_needed,
 )
@@ -32,12 +34,13 @@ from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION
 
 DASHBOARD_NOTE = "H0_Dashboard.md"
 # The renderers and the folder too: the dashboard module is where callers find them.
-__all__ = ["BRIEFINGS", "DASHBOARD_NOTE", "md_link", "md_text", "render_briefing", "render_dashboard"]
+__all__ = ["BRIEFINGS", "DASHBOARD_NOTE", "collect_day", "md_link", "md_text", "render_briefing", "render_dashboard"]
 
 
 def render_dashboard(status: dict[str, Any]) -> str:
     """H0_Dashboard.md's content (without its "last change" line)."""
     daemon, sending, totals = status["daemon"], status["sending"], status["totals"]
+    private = status["private"]
     lines = ["# H0 dashboard", ""]
     if daemon is None:
         lines += [
@@ -75,19 +78,23 @@ def render_dashboard(status: dict[str, Any]) -> str:
     ) + [""]
 
     needs = status["needs_you"]
-    lines.append(heading("Emails that need you", totals["needs_you"], len(needs)))
+    lines.append(heading("Emails that need you", totals["needs_you"], len(needs) + private["needs_you"]))
     lines += (
         table(
             ("email", "from", "subject", "why"),
             [(md_link(n["path"]), md_sender(n["from"]), md_text(n["subject"], 80), why_needed(n)) for n in needs],
         )
         if needs
-        else ["Nothing needs you."]
+        else none_but_private("Nothing needs you.", private["needs_you"])
     )
-    lines += more(totals["needs_you"], len(needs), f"{NEEDS_ACTION}/") + [""]
+    lines += more(totals["needs_you"] - private["needs_you"], len(needs), f"{NEEDS_ACTION}/")
+    lines += md_private(private["needs_you"], "email") + [""]
 
     waiting = status["waiting_for_approval"]
-    lines.append(heading("Drafts waiting for your approval", totals["waiting_for_approval"], len(waiting)))
+    waiting_private = private["waiting_for_approval"]
+    lines.append(
+        heading("Drafts waiting for your approval", totals["waiting_for_approval"], len(waiting) + waiting_private)
+    )
     if waiting:
         lines += [f"Move a draft into {APPROVED}/ to send it, or into Rejected/ to drop it.", ""]
         details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
@@ -97,11 +104,13 @@ def render_dashboard(status: dict[str, Any]) -> str:
             for path in waiting
         ]
     else:
-        lines.append("No draft is waiting.")
-    lines += more(totals["waiting_for_approval"], len(waiting), f"{DRAFTS}/") + [""]
+        lines += none_but_private("No draft is waiting.", waiting_private)
+    lines += more(totals["waiting_for_approval"] - waiting_private, len(waiting), f"{DRAFTS}/")
+    lines += md_private(waiting_private, "draft") + [""]
 
     approved = status["approved_not_yet_sent"]
-    lines.append(heading("Approved, not sent yet", totals["approved_not_yet_sent"], len(approved)))
+    approved_private = private["approved_not_yet_sent"]
+    lines.append(heading("Approved, not sent yet", totals["approved_not_yet_sent"], len(approved) + approved_private))
     lines += (
         table(
             ("draft", "to", "subject", "why it waits"),
@@ -117,9 +126,9 @@ def render_dashboard(status: dict[str, Any]) -> str:
             ],
         )
         if approved
-        else ["Nothing approved is waiting."]
+        else none_but_private("Nothing approved is waiting.", approved_private)
     )
-    lines.append("")
+    lines += md_private(approved_private, "draft") + [""]
 
     lines += _followup_sections(status.get("follow_ups") or {})
     lines += _control_section(status.get("control_notes") or {})
@@ -129,22 +138,32 @@ def render_dashboard(status: dict[str, Any]) -> str:
     lines += send_ready_chart(status.get("drafts") or {})
 
     returned = status["returned_to_drafts"]
-    if returned:
+    if totals["returned_to_drafts"]:
         lines.append(
-            heading(f"Not sent — back in {DRAFTS}/ for you to fix", totals["returned_to_drafts"], len(returned))
+            heading(
+                f"Not sent — back in {DRAFTS}/ for you to fix",
+                totals["returned_to_drafts"],
+                len(returned) + private["returned_to_drafts"],
+            )
         )
-        lines += table(
-            ("draft", "to", "subject", "reason"),
-            [
-                (
-                    md_link(r["path"]),
-                    md_recipients(r["recipients"]) + md_new(r),
-                    md_subject(r["subject"]),
-                    f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}",
-                )
-                for r in returned
-            ],
-        ) + ["", f"Fix the draft, then move it into {APPROVED}/ again.", ""]
+        lines += (
+            table(
+                ("draft", "to", "subject", "reason"),
+                [
+                    (
+                        md_link(r["path"]),
+                        md_recipients(r["recipients"]) + md_new(r),
+                        md_subject(r["subject"]),
+                        f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}",
+                    )
+                    for r in returned
+                ],
+            )
+            if returned
+            else []
+        )
+        lines += md_private(private["returned_to_drafts"], "draft")
+        lines += ["", f"Fix the draft, then move it into {APPROVED}/ again.", ""]
 
     sends = status["recent_sends"]
     lines.append(f"## Last sends ({totals['sends_24h']} in the last 24 h)")
@@ -162,12 +181,13 @@ def render_dashboard(status: dict[str, Any]) -> str:
             ],
         )
         if sends
-        else ["Nothing sent lately."]
+        else none_but_private("Nothing sent lately.", private["recent_sends"])
     )
-    lines.append("")
+    lines += md_private(private["recent_sends"], "send") + [""]
 
     errors = status["recent_errors"]
-    shown = f", showing {len(errors)}" if totals["errors_24h"] > len(errors) else ""
+    listed = len(errors) + private["recent_errors"]
+    shown = f", showing {listed}" if totals["errors_24h"] > listed else ""
     lines.append(f"## Last errors ({totals['errors_24h']} in the last 24 h{shown})")
     lines += (
         table(
@@ -183,8 +203,9 @@ def render_dashboard(status: dict[str, Any]) -> str:
             ],
         )
         if errors
-        else ["No errors."]
+        else none_but_private("No errors.", private["recent_errors"])
     )
+    lines += md_private(private["recent_errors"], "error")
     return "\n".join(lines) + "\n"
 
 
@@ -208,7 +229,7 @@ def _followup_sections(fu: dict[str, Any]) -> list[str]:
     """Replies owed and awaited with their age, snoozed notes, notes back from a snooze (h0.followup.report)."""
     if not fu:
         return []
-    lines = [heading("Replies you owe", fu["owed_total"], len(fu["owed"]))]
+    lines = [heading("Replies you owe", fu["owed_total"], len(fu["owed"]) + fu["owed_private"])]
     lines += (
         table(
             ("email", "from", "subject", "waiting"),
@@ -218,10 +239,13 @@ def _followup_sections(fu: dict[str, Any]) -> list[str]:
             ],
         )
         if fu["owed"]
-        else ["No reply owed."]
+        else none_but_private("No reply owed.", fu["owed_private"])
     )
-    lines += more(fu["owed_total"], len(fu["owed"]), f"{NEEDS_ACTION}/ (`follow_up: reply_owed`)") + [""]
-    lines.append(heading("Replies you are waiting for", fu["awaited_total"], len(fu["awaited"])))
+    lines += more(fu["owed_total"] - fu["owed_private"], len(fu["owed"]), f"{NEEDS_ACTION}/ (`follow_up: reply_owed`)")
+    lines += md_private(fu["owed_private"], "email") + [""]
+    lines.append(
+        heading("Replies you are waiting for", fu["awaited_total"], len(fu["awaited"]) + fu["awaited_private"])
+    )
     lines += (
         table(
             ("follow-up", "from", "subject", "waiting", "draft"),
@@ -237,13 +261,15 @@ def _followup_sections(fu: dict[str, Any]) -> list[str]:
             ],
         )
         if fu["awaited"]
-        else ["No answer is overdue."]
+        else none_but_private("No answer is overdue.", fu["awaited_private"])
     )
-    lines += more(fu["awaited_total"], len(fu["awaited"]), f"{NEEDS_ACTION}/ (`follow_up: reply_awaited`)") + [""]
-    if fu["back"] or fu["snoozed_total"]:
+    awaited_public = fu["awaited_total"] - fu["awaited_private"]
+    lines += more(awaited_public, len(fu["awaited"]), f"{NEEDS_ACTION}/ (`follow_up: reply_awaited`)")
+    lines += md_private(fu["awaited_private"], "email") + [""]
+    if fu["back"] or fu["back_private"] or fu["snoozed_total"]:
         lines.append(f"## Snoozed ({fu['snoozed_total']} hidden until their time)")
-        lines += [f"- back: {md_link(b['path'])} — {md_text(b['reason'], 120)}" for b in fu["back"]] or [
-            "Nothing came back in the last day."
-        ]
-        lines.append("")
+        lines += [f"- back: {md_link(b['path'])} — {md_text(b['reason'], 120)}" for b in fu["back"]] or (
+            [] if fu["back_private"] else ["Nothing came back in the last day."]
+        )
+        lines += md_private(fu["back_private"], "note") + [""]
     return lines

@@ -1,8 +1,9 @@
 """Keeping H0_Dashboard.md and the daily briefing current while the daemon runs: one debounced thread.
 
-Both are rendered from `h0.report.collect.collect_status` and written atomically. The daemon's
-report signals (email-sent, send-failed, note-archived, triage-decided, sweep-completed) only
-mark them stale; one background thread rewrites them, at most once per MIN_INTERVAL (longer
+Both are rendered from `h0.report.collect.collect_status` and written atomically, from one look at
+the vault's private marks per refresh (h0.report.privacy: a private email is counted, never named).
+The daemon's report signals (email-sent, send-failed, note-archived, triage-decided, sweep-completed)
+only mark them stale; one background thread rewrites them, at most once per MIN_INTERVAL (longer
 when collecting is slow: at most 1/LOAD_FACTOR of its time), so no handler ever waits for it.
 While the daemon's work queue has a backlog (a burst of notes, running or due), it yields the CPU to the work: it
 refreshes when the backlog is gone, or BUSY_STALENESS after its last refresh (longer if refreshing
@@ -31,9 +32,10 @@ from h0.mail.deception.lookalike import Correspondents
 from h0.pipeline import signals
 from h0.platform.fileio import atomic_write
 from h0.report.audittail import AuditTail
-from h0.report.briefing import BRIEFINGS, render_briefing
+from h0.report.briefing import BRIEFINGS, collect_day, render_briefing
 from h0.report.collect import collect_status
 from h0.report.dashboard import DASHBOARD_NOTE, render_dashboard
+from h0.report.privacy import report_view
 from h0.state import StateDB
 from h0.vault import Vault
 from h0.vault.audit import iso
@@ -186,6 +188,7 @@ class DashboardWriter:
                 live = (self.live() if self.live is not None else None) if running else {"running": False}
                 if self._correspondents is None:
                     self._correspondents = Correspondents(self.vault.root, self.state_db)
+                private = report_view(self.settings, self.vault)  # one look for the dashboard and the briefing
                 status = collect_status(
                     self.settings,
                     vault=self.vault,
@@ -194,6 +197,7 @@ class DashboardWriter:
                     live=live,
                     correspondents=self._correspondents,
                     now=self.clock(),
+                    private=private,
                 )
                 stamp = dt.datetime.now().astimezone()
                 footer = (
@@ -205,7 +209,7 @@ class DashboardWriter:
                     self.writers.add(threading.current_thread().name)
                 if self.briefing:
                     day = stamp.date()
-                    body = render_briefing(day, self.audit.refresh(), status)
+                    body = render_briefing(collect_day(day, self.audit.refresh(), private), status)
                     self._write(self.root / BRIEFINGS / f"{day.isoformat()}.md", body, footer)
                 self._failed = None
             except Exception as exc:  # noqa: BLE001 - the dashboard must never stop the daemon

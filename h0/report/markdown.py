@@ -16,6 +16,7 @@ from h0.mail.deception.lookalike import shown as shown_domain
 from h0.mail.incoming.htmltext import inert_inline
 from h0.printable import printable
 from h0.report.fields import NO_RECIPIENT, subject_shown
+from h0.report.privacy import not_named
 
 DASHBOARD_RECIPIENTS = 20  # per table cell; `h0 status --json` and the audit log hold every one
 _LINK_UNSAFE = re.compile(r"[\[\]|#^\\<>`*\x00-\x1f\x7f]|%%")
@@ -80,6 +81,16 @@ def heading(title: str, total: int, shown: int) -> str:
 def more(total: int, shown: int, where: str) -> list[str]:
     # After a blank line: a line right below a table is one more row of it, below a list item part of it.
     return ["", f"*…and {total - shown} more in {where}.*"] if total > shown else []
+
+
+def md_private(count: int, noun: str) -> list[str]:
+    """The line that counts what a list leaves out as private (h0.report.privacy), after a blank line."""
+    return ["", f"*{not_named(count, noun)}.*"] if count else []
+
+
+def none_but_private(empty: str, private: int) -> list[str]:
+    """What an empty list says: `empty`, or nothing when it left private items out (md_private counts them)."""
+    return [] if private else [empty]
 
 
 def why_needed(item: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from h0.mail.deception.lookalike import shown as shown_domain
 from h0.printable import printable
 from h0.report.control import said, waiting
 from h0.report.fields import NO_RECIPIENT, subject_shown
+from h0.report.privacy import not_named
 
 SHOWN_RECIPIENTS = 20  # per line of `h0 status`; its --json and the audit log hold every one
 
@@ -77,8 +78,13 @@ def _count(total: int, shown: int) -> str:
     return f"{total} (showing {shown})" if total > shown else str(total)
 
 
+def _private(count: int, noun: str) -> list[str]:
+    """The line that counts what a list leaves out as private (h0.report.privacy)."""
+    return [f"  {not_named(count, noun)}"] if count else []
+
+
 def render_status(status: dict[str, Any]) -> str:
-    daemon, sending, totals = status["daemon"], status["sending"], status["totals"]
+    daemon, sending, totals, private = status["daemon"], status["sending"], status["totals"], status["private"]
     lines = [f"Vault: {status['vault']}   (mail backend: {status['mail_backend']})"]
     if daemon is None:
         lines.append("Daemon: not running — start it with `h0 watch`")
@@ -94,28 +100,33 @@ def render_status(status: dict[str, Any]) -> str:
     lines.append(f"Send caps: {caps}")
     lines.append("Notes: " + ", ".join(f"{name} {count}" for name, count in status["folders"].items()))
     needs = status["needs_you"]
-    lines.append(f"Emails that need you: {_count(totals['needs_you'], len(needs))}")
+    lines.append(f"Emails that need you: {_count(totals['needs_you'], len(needs) + private['needs_you'])}")
     for item in needs:
         why = (
             f"delegate to {item['delegate_to']}: {item['reason']}" if item["decision"] == "delegate" else item["reason"]
         )
         lines.append(f"  {_plain(item['path'])}  {item['decision']} — {_plain(why)}")
+    lines += _private(private["needs_you"], "email")
     waiting = status["waiting_for_approval"]
-    lines.append(f"Drafts waiting for your approval: {_count(totals['waiting_for_approval'], len(waiting))}")
+    shown = len(waiting) + private["waiting_for_approval"]
+    lines.append(f"Drafts waiting for your approval: {_count(totals['waiting_for_approval'], shown)}")
     details = {item["path"]: item for item in status.get("waiting_for_approval_details", [])}
     lines += [
         f"  {draft_named(details.get(path, {'path': path}))}{_new(details.get(path, {}))}"
         f"{_plain(changed_by(details.get(path, {})), 200)}"
         for path in waiting
     ]
+    lines += _private(private["waiting_for_approval"], "draft")
     approved = status["approved_not_yet_sent"]
     if totals["approved_not_yet_sent"]:
-        lines.append(f"Approved but not yet sent: {_count(totals['approved_not_yet_sent'], len(approved))}")
+        shown = len(approved) + private["approved_not_yet_sent"]
+        lines.append(f"Approved but not yet sent: {_count(totals['approved_not_yet_sent'], shown)}")
         for item in approved:
             when = f" (next try {local_time(item['retry_at'], seconds=True)})" if item["retry_at"] else ""
             lines.append(
                 f"  {_plain(item['path'])} → {_to(item)}{_new(item)}  {item['code']}: {_plain(item['reason'])}{when}"
             )
+        lines += _private(private["approved_not_yet_sent"], "draft")
     lines += _followup_lines(status.get("follow_ups") or {})
     lines += calendar_lines(status.get("calendar") or [])
     lines += _control_lines(status.get("control_notes") or {})
@@ -124,23 +135,27 @@ def render_status(status: dict[str, Any]) -> str:
         lines.append(quality)
     returned = status["returned_to_drafts"]
     if totals["returned_to_drafts"]:
-        lines.append(f"Not sent, back in Drafts/ to fix: {_count(totals['returned_to_drafts'], len(returned))}")
+        shown = len(returned) + private["returned_to_drafts"]
+        lines.append(f"Not sent, back in Drafts/ to fix: {_count(totals['returned_to_drafts'], shown)}")
         lines += [
             f"  {_plain(r['path'])} → {_to(r)}{_new(r)}  {_plain(r['code'])}: {_plain(r['reason'])}" for r in returned
         ]
-    lines.append(
-        f"Sends in the last 24 h: {totals['sends_24h']}" + (" — the latest:" if status["recent_sends"] else "")
-    )
+        lines += _private(private["returned_to_drafts"], "draft")
+    latest = status["recent_sends"] or private["recent_sends"]
+    lines.append(f"Sends in the last 24 h: {totals['sends_24h']}" + (" — the latest:" if latest else ""))
     for send in status["recent_sends"]:
         lines.append(
             f"  {local_time(send['timestamp'])}  {_plain(send.get('done_path') or send.get('path'))} → {_to(send)}"
         )
-    lines.append(f"Errors in the last 24 h: {_count(totals['errors_24h'], len(status['recent_errors']))}")
+    lines += _private(private["recent_sends"], "send")
+    listed = len(status["recent_errors"]) + private["recent_errors"]
+    lines.append(f"Errors in the last 24 h: {_count(totals['errors_24h'], listed)}")
     for err in status["recent_errors"]:
         lines.append(
             f"  {local_time(err['timestamp'])}  {err.get('event')}  {_plain(err.get('path') or '')}  "
             f"{_plain(err.get('message') or err.get('error') or '')}"
         )
+    lines += _private(private["recent_errors"], "error")
     return "\n".join(lines)
 
 
@@ -173,20 +188,24 @@ def _followup_lines(fu: dict[str, Any]) -> list[str]:
     """Replies owed and awaited, each with its age; how many notes are snoozed; which came back."""
     if not fu:
         return []
-    lines = [f"Replies you owe: {_count(fu['owed_total'], len(fu['owed']))}"]
+    lines = [f"Replies you owe: {_count(fu['owed_total'], len(fu['owed']) + fu['owed_private'])}"]
     lines += [
         f"  {_plain(o['path'])}  {shown_sender(o['sender'])} — {_plain(o['subject'], 80)} — {age(o['working_days'])}"
         for o in fu["owed"]
     ]
-    lines.append(f"Replies you are waiting for: {_count(fu['awaited_total'], len(fu['awaited']))}")
+    lines += _private(fu["owed_private"], "email")
+    awaited = len(fu["awaited"]) + fu["awaited_private"]
+    lines.append(f"Replies you are waiting for: {_count(fu['awaited_total'], awaited)}")
     lines += [
         f"  {_plain(a['path'])}  {_plain(a['waiting_on'], 60)} — {_plain(a['subject'], 80)} — "
         f"{age(a['working_days'])}" + (f" (follow-up drafted: {_plain(a['draft'])})" if a["draft"] else "")
         for a in fu["awaited"]
     ]
+    lines += _private(fu["awaited_private"], "email")
     if fu["snoozed_total"]:
         lines.append(f"Snoozed (hidden until their time): {fu['snoozed_total']}")
-    if fu["back"]:
-        lines.append(f"Back from snooze: {len(fu['back'])}")
+    if fu["back"] or fu["back_private"]:
+        lines.append(f"Back from snooze: {len(fu['back']) + fu['back_private']}")
         lines += [f"  {_plain(b['path'])}  {_plain(b['reason'], 100)}" for b in fu["back"]]
+        lines += _private(fu["back_private"], "note")
     return lines

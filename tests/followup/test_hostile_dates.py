@@ -15,7 +15,9 @@ from h0.cli import main
 from h0.config import load_settings
 from h0.errors import InvalidRequest
 from h0.report.collect import collect_status
-from h0.report.dashboard import render_briefing, render_dashboard
+from h0.report.dashboard import collect_day, render_briefing, render_dashboard
+from h0.report.privacy import report_view
+from h0.vault import Vault
 from h0.vault.dates import DATE_FIELDS, note_epoch
 from tests.followup.conftest import context, fm, follow
 
@@ -69,7 +71,7 @@ def test_given_a_hostile_date_on_every_kind_of_note_then_reports_and_the_follow_
     json.dumps(status)
     assert status["totals"]["needs_you"] == len(FIELDS) + 1
     render_dashboard(status)
-    render_briefing(dt.date.today(), [], status)
+    render_briefing(collect_day(dt.date.today(), [], report_view(settings, Vault(vault_dir))), status)
     assert main(["status", "--vault", str(vault_dir)]) == 0
     assert "Emails that need you:" in capsys.readouterr().out
 

@@ -11,8 +11,9 @@ from pathlib import Path
 from h0.followup.workdays import add_working_days
 from h0.pipeline.daemon import Daemon
 from h0.report.collect import collect_status
-from h0.report.dashboard import render_briefing, render_dashboard
+from h0.report.dashboard import collect_day, render_briefing, render_dashboard
 from h0.report.dashwriter import start_dashboard
+from h0.report.privacy import report_view
 from h0.report.text import render_status
 from h0.vault import Vault
 from tests.followup.conftest import DANA, DAY, Clock, context, fm, follow, ingest, synced, triage
@@ -76,7 +77,8 @@ def test_a_snoozed_note_is_hidden_until_its_time_then_comes_back_with_why(vault_
     records = events(vault_dir)
     for record in records:
         record["stream"] = "h0"
-    briefing = render_briefing(dt.date.today(), records, status)
+    today = collect_day(dt.date.today(), records, report_view(ctx.settings, Vault(vault_dir)))
+    briefing = render_briefing(today, status)
     assert "Back from snooze at" in briefing and "[[EMAIL_snoozed]]" in briefing
     assert follow(ctx, clock.advance(seconds=60)).woke == []  # woken once
 

@@ -10,8 +10,10 @@ import pytest
 
 from h0.followup.workdays import add_working_days
 from h0.report.collect import collect_status
-from h0.report.dashboard import render_briefing, render_dashboard
+from h0.report.dashboard import collect_day, render_briefing, render_dashboard
+from h0.report.privacy import report_view
 from h0.report.text import render_status
+from h0.vault import Vault
 from tests.followup.conftest import DANA, DAY, OWNER, fm, follow, ingest, synced, triage
 
 
@@ -69,7 +71,8 @@ def test_the_dashboard_has_a_section_for_each_and_escapes_what_strangers_wrote(c
 
 def test_the_daily_briefing_says_what_is_owed_and_awaited(ctx, surfaced):
     owed, _, now = surfaced
-    briefing = render_briefing(dt.date.today(), [], collect_status(ctx.settings, now=now))
+    today = collect_day(dt.date.today(), [], report_view(ctx.settings, Vault(ctx.settings.vault_path)))
+    briefing = render_briefing(today, collect_status(ctx.settings, now=now))
     assert "## Follow-ups (1 owed, 1 awaited)" in briefing
     assert f"Reply owed: [[{owed.rsplit('/', 1)[1].removesuffix('.md')}]]" in briefing
     assert "No answer from Bob Stone" in briefing and "3 working days" in briefing

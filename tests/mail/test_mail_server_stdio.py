@@ -158,8 +158,9 @@ async def test_given_claude_codes_own_mail_server_sends_an_approved_note_then_st
 
     from h0.config import Settings
     from h0.report.audittail import AuditTail
-    from h0.report.briefing import render_briefing
+    from h0.report.briefing import collect_day, render_briefing
     from h0.report.collect import collect_status
+    from h0.report.privacy import report_view
     from h0.vault import Vault
 
     draft = vault_dir / "Approved" / "reply.md"
@@ -175,10 +176,11 @@ async def test_given_claude_codes_own_mail_server_sends_an_approved_note_then_st
 
     (record,) = audit_records(vault_dir, "email_sent")  # one record of the send, the mail server's
     assert record["path"] == "Approved/reply.md" and record["recipients"]["cc"] == ["lee@example.org"]
-    status = collect_status(Settings(vault_path=vault_dir))
+    settings = Settings(vault_path=vault_dir)
+    status = collect_status(settings)
     assert status["totals"]["sends_24h"] == 1
     (send,) = status["recent_sends"]
     assert send["path"] == "Approved/reply.md" and send["recipients"]["to"] == ["dana@example.com"]
     records = AuditTail(vault_dir / "Logs").refresh()
-    page = render_briefing(dt.date.today(), records, status)
+    page = render_briefing(collect_day(dt.date.today(), records, report_view(settings, Vault(vault_dir))), status)
     assert "## Sent (1)" in page and "dana@example.com" in page

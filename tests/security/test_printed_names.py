@@ -19,7 +19,9 @@ from h0.cli import main
 from h0.config import load_settings
 from h0.printable import printable
 from h0.report.collect import AuditTail, collect_status
-from h0.report.dashboard import md_link, md_text, render_briefing, render_dashboard
+from h0.report.dashboard import collect_day, md_link, md_text, render_briefing, render_dashboard
+from h0.report.privacy import report_view
+from h0.vault import Vault
 from h0.vault.layout import LOGS
 from tests.pipeline.harness import write_draft
 
@@ -109,9 +111,11 @@ def test_the_dashboard_and_the_briefing_escape_names_and_values(vault_dir: Path,
     write_draft(vault_dir, "Approved", "clear\x1b[2J.md", body="Hi\u200b\n")
     main(["sweep"])
     capsys.readouterr()
-    status = collect_status(load_settings(vault_path=vault_dir))
+    settings = load_settings(vault_path=vault_dir)
+    status = collect_status(settings)
     page = render_dashboard(status)
-    briefing = render_briefing(dt.date.today(), AuditTail(vault_dir / LOGS).refresh(), status)
+    today = collect_day(dt.date.today(), AuditTail(vault_dir / LOGS).refresh(), report_view(settings, Vault(vault_dir)))
+    briefing = render_briefing(today, status)
     for text in (page, briefing):
         assert not RAW.search(text)
     assert "invoice\\\\u202efdp.exe" in page or "invoice\\u202efdp.exe" in page

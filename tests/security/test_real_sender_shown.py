@@ -11,10 +11,12 @@ import pytest
 
 from h0.config import load_settings
 from h0.mail.compose.recipients import shown_sender
-from h0.report.briefing import render_briefing
+from h0.report.briefing import collect_day, render_briefing
 from h0.report.collect import collect_status
 from h0.report.dashboard import render_dashboard
+from h0.report.privacy import report_view
 from h0.report.trailtext import describe
+from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
 
 SPOOF = '"ceo@bank.com" <x@evil.example>'
@@ -53,7 +55,8 @@ def note(vault_dir: Path, name: str, sender: str) -> None:
 def test_the_dashboard_and_briefing_show_the_real_address(vault_dir: Path):
     note(vault_dir, "EMAIL_spoof.md", SPOOF)
     note(vault_dir, "EMAIL_long.md", LONG)
-    status = collect_status(load_settings(vault_path=vault_dir))
+    settings = load_settings(vault_path=vault_dir)
+    status = collect_status(settings)
     page = render_dashboard(status)
     assert "x@evil.example (the name shows ceo@bank.com, another address)" in page
     assert "<long@evil.example>" in page.replace("\\<", "<").replace("\\>", ">")
@@ -80,7 +83,7 @@ def test_the_dashboard_and_briefing_show_the_real_address(vault_dir: Path):
             "message_id": "m2",
         },
     ]
-    briefing = render_briefing(dt.date.today(), records, status)
+    briefing = render_briefing(collect_day(dt.date.today(), records, report_view(settings, Vault(vault_dir))), status)
     assert "x@evil.example (the name shows ceo@bank.com, another address)" in briefing
     assert "long@evil.example" in briefing
 

@@ -22,7 +22,9 @@ from h0.errors import InvalidRequest
 from h0.mail.compose.addresses import parse_recipients
 from h0.mail.compose.recipients import describe_recipients, recipient_lists
 from h0.report.collect import AuditTail, collect_status
-from h0.report.dashboard import render_briefing, render_dashboard
+from h0.report.dashboard import collect_day, render_briefing, render_dashboard
+from h0.report.privacy import report_view
+from h0.vault import Vault
 from h0.vault.layout import LOGS
 from tests.pipeline.harness import frontmatter, outbox, write_draft
 
@@ -154,7 +156,7 @@ def test_given_a_send_to_to_cc_and_bcc_then_every_report_names_every_recipient(v
     (row,) = [line for line in page.splitlines() if "[[Done/board]]" in line]
     assert "to dana@example.com · cc carol@example.net · bcc board0@example.org" in row and "+27 more" in row
     records = AuditTail(vault_dir / LOGS).refresh()
-    briefing = render_briefing(dt.date.today(), records, status)
+    briefing = render_briefing(collect_day(dt.date.today(), records, report_view(settings, Vault(vault_dir))), status)
     (row,) = [line for line in briefing.splitlines() if "board" in line and "carol@example.net" in line]
     assert "to dana@example.com · cc carol@example.net · bcc board0@example.org" in row and "+27 more" in row
 
