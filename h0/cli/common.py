@@ -23,15 +23,22 @@ EXIT_WORK_FAILED = 4
 Command = Callable[[argparse.Namespace], int]
 
 
-def settings_for(args: argparse.Namespace) -> Settings:
-    from h0.config import load_settings
+def settings_for(args: argparse.Namespace, *, vault: bool = True) -> Settings:
+    """The settings for a command (--vault and the log level of its arguments win). A command that works in
+    a vault (`vault`) refuses settings that name none (h0.config.vault_unset) with a typed error."""
+    from h0.config import load_settings, vault_unset
+    from h0.errors import InvalidRequest
 
     overrides: dict[str, object] = {}
     if getattr(args, "vault", None):
         overrides["vault_path"] = Path(args.vault)
     if getattr(args, "log_level", None):
         overrides["log_level"] = args.log_level
-    return load_settings(**overrides)
+    settings = load_settings(**overrides)
+    problem = vault_unset(settings) if vault else None
+    if problem is not None:
+        raise InvalidRequest(problem)
+    return settings
 
 
 def setup_logging_for(settings: Settings) -> None:

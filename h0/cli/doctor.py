@@ -31,12 +31,15 @@ class Check:
 
 
 def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
-    from h0.config import unknown_settings, using_bundled_vault
+    from h0.config import unknown_settings, using_bundled_vault, vault_unset
 
     checks: list[Check] = [
         Check(FAIL, f"{name} is not an H0 setting", f"did you mean {close}? H0 ignores {name}")
         for name, close in unknown_settings()
     ]
+    unset = vault_unset(settings)
+    if unset is not None:
+        return checks + [Check(FAIL, "vault", unset)]
     root = Path(settings.vault_path)
     if not root.is_dir():
         return checks + [Check(FAIL, f"vault {root}", "the folder does not exist; set VAULT_PATH and run `h0 init`")]
