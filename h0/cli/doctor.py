@@ -278,7 +278,10 @@ def _servers(settings: Settings) -> list[Check]:
     env = {**settings_env(settings), "LOG_LEVEL": "ERROR"}
     checks = []
     for name, server in (("vault", "vault"), ("mail", "gmail")):
-        connection = McpConnection(ServerCommand.h0(name, server, env), call_timeout=10).start()
+        # The servers' stderr (the outbox's banner, start-up lines) is not doctor's to print: what they
+        # say that matters is in their health_check, and doctor's verdict stays the last line.
+        quiet = open(os.devnull, "w")  # noqa: SIM115 - closed in finally below, with the connection
+        connection = McpConnection(ServerCommand.h0(name, server, env), call_timeout=10, errlog=quiet).start()
         try:
             if not connection.wait_ready(20):
                 checks.append(Check(FAIL, f"MCP server `h0 mcp {server}`", connection.last_error or "did not start"))
@@ -294,4 +297,5 @@ def _servers(settings: Settings) -> list[Check]:
             checks.append(Check(FAIL, f"MCP server `h0 mcp {server}`", exc.message))
         finally:
             connection.close()
+            quiet.close()
     return checks
