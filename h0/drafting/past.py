@@ -36,6 +36,7 @@ from h0.errors import H0Error
 from h0.mail.compose.drafts import message_body
 from h0.mail.incoming.htmltext import block_text
 from h0.mail.owner import OwnerAuthority, note_message_key
+from h0.platform.fs import regular_file
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import frontmatter
 from h0.vault.disclosure import Disclosure, thread_keys
@@ -258,7 +259,7 @@ class PastReplies:
         """The note as a past reply (None: not one), whether it is private itself, and the thread keys it
         makes private (h0.vault.disclosure)."""
         try:
-            with open(self.root / rel, "rb") as handle:
+            with regular_file(self.root / rel) as handle:
                 data = handle.read(MAX_READ_BYTES)
             # An email H0 filed here (or parsed here lately) is known by its bytes' hash: not parsed again.
             known = (
