@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -53,6 +54,8 @@ def read_env_file(path: Path | str, environ: Mapping[str, str] | None = None) ->
     read, and for a file that cannot be read at all: a missing file is the caller's to decide)."""
     env = os.environ if environ is None else environ
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would hold every command until written to
+            raise EnvFileError(path, None, "is not a regular file (a folder, pipe, socket or device)")
         with open(path, "rb") as handle:
             data = handle.read(MAX_ENV_BYTES + 1)
     except OSError as exc:

@@ -4,6 +4,7 @@ quote left open, was dropped and the private folders became readable). h0.envfil
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -125,3 +126,11 @@ def test_a_misspelt_name_in_the_file_is_found_by_the_same_reader(tmp_path: Path)
     env = tmp_path / "a.env"
     env.write_text("export RATE_LIMIT_PER_HOURS = 10\n", encoding="utf-8")
     assert unknown_settings({}, (env,)) == [("RATE_LIMIT_PER_HOURS", "RATE_LIMIT_PER_HOUR")]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+def test_given_a_fifo_named_env_then_h0_stops_without_waiting_for_a_writer(tmp_path: Path, monkeypatch):
+    os.mkfifo(tmp_path / ".env")
+    monkeypatch.setenv("H0_ENV_FILE", str(tmp_path / ".env"))
+    with pytest.raises(EnvFileError, match="is not a regular file"):
+        load_settings()
