@@ -90,6 +90,7 @@ def prepared(args: argparse.Namespace, command: str) -> Settings | None:
     except H0Error as exc:
         print(f"h0 {command}: {exc.message}", file=sys.stderr)
         return None
+    seed_demo_vault(root)
     if using_bundled_vault(settings):
         print(
             f"h0 {command}: VAULT_PATH is not set: this runs on the demo vault bundled with H0 ({root}). Set "
@@ -97,6 +98,17 @@ def prepared(args: argparse.Namespace, command: str) -> Settings | None:
             file=sys.stderr,
         )
     return settings
+
+
+def seed_demo_vault(root: Path) -> None:
+    """In the demo vault, put its examples in place the first time it runs (h0.cli.demo.seed_demo)."""
+    from loguru import logger
+
+    from h0.cli.demo import seed_demo
+
+    written = seed_demo(root)
+    if written:
+        logger.info("the demo vault's first run: put {} in place", ", ".join(written))
 
 
 def mail_ready(settings: Settings, command: str) -> bool:
