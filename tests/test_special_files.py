@@ -150,3 +150,30 @@ def test_the_careful_reader_refuses_every_kind_of_special_file_without_waiting(t
     with pytest.raises(OSError, match="larger than 10 bytes"):
         read_regular(big, 10)
     assert read_regular(big, 11) == b"x" * 11
+
+
+def test_given_a_fifo_in_approved_when_a_client_asks_to_send_it_then_it_is_refused_at_once(vault_dir: Path):
+    """An MCP client names the FIFO itself (`send_approved_draft`, path `Approved/trap.md`): the approval
+    guard's own open must not wait for a writer either."""
+    import threading
+
+    from h0.config import load_settings
+    from h0.errors import H0Error
+    from h0.mail import MailService
+
+    os.mkfifo(vault_dir / "Approved/trap.md")
+    service = MailService(load_settings(vault_path=vault_dir))
+    answered: list[str] = []
+
+    def send() -> None:
+        try:
+            service.send_approved_draft("Approved/trap.md", "0" * 64)
+        except H0Error as exc:
+            answered.append(exc.message)
+
+    thread = threading.Thread(target=send, daemon=True)
+    thread.start()
+    thread.join(SLOW)
+    assert not thread.is_alive(), "send_approved_draft waited on the FIFO"
+    assert answered and "not a regular file" in answered[0]
+    assert (vault_dir / "Approved/trap.md").is_fifo() and not list((vault_dir / "Outbox").glob("*.eml"))
