@@ -3,7 +3,8 @@
 Names are the ones of ARCHITECTURE.md (and the spec where it has them); `.env.example`
 lists every one with a comment. Precedence: keyword overrides, the real environment,
 `./.env`, the `.env` beside the project, then the defaults here. `H0_ENV_FILE` names
-another .env file (an empty value reads none — the tests use that).
+another .env file (an empty value reads none — the tests use that). The files are read by
+H0's strict reader (h0.envfile): a line it cannot read stops H0 with the file and the line.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from h0.envfile import EnvFileError, read_env_file
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_VAULT = PROJECT_ROOT / "vault"
@@ -23,12 +27,19 @@ SmtpSecurity = Literal["starttls", "ssl", "none"]
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_file=(PROJECT_ROOT / ".env", ".env"),
-        env_file_encoding="utf-8",
-        extra="ignore",
-        case_sensitive=False,
-    )
+    model_config = SettingsConfigDict(extra="ignore", case_sensitive=False)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # pydantic-settings' own .env source (python-dotenv: a line it cannot parse is skipped) is left out.
+        return init_settings, env_settings, EnvFiles(settings_cls, env_files()), file_secret_settings
 
     vault_path: Path = Field(default=BUNDLED_VAULT, description="The Obsidian vault H0 works in.")
 
@@ -175,6 +186,13 @@ class Settings(BaseSettings):
     def _absolute_state_dir(cls, value: Path | None) -> Path | None:
         return value.expanduser().absolute() if value is not None else None
 
+    @field_validator("vault_path", mode="before")
+    @classmethod
+    def _vault_given(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():  # `VAULT_PATH=` would be the working folder
+            raise ValueError("empty: set it to your vault's folder, or remove it")
+        return value
+
     @field_validator("vault_path", mode="after")
     @classmethod
     def _absolute_vault(cls, value: Path) -> Path:
@@ -198,6 +216,37 @@ def setting_problems(exc: ValidationError) -> list[str]:
 _FOREIGN = frozenset({"PATH", "HOME", "LANG", "SHELL", "USER", "TERM", "PWD", "TMPDIR", "VIRTUAL_ENV"})
 
 
+class EnvFiles(PydanticBaseSettingsSource):
+    """The settings of the .env files, read by h0.envfile (a line it cannot read is an EnvFileError):
+    a later file wins over an earlier one, names in any case."""
+
+    def __init__(self, settings_cls: type[BaseSettings], files: tuple[Path | str, ...] | None) -> None:
+        super().__init__(settings_cls)
+        self.values = env_file_values(files)
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.values.get(field_name.upper()), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return {
+            name: self.values[name.upper()] for name in self.settings_cls.model_fields if name.upper() in self.values
+        }
+
+
+def env_file_values(files: tuple[Path | str, ...] | None) -> dict[str, str]:
+    """Every variable the .env files set, by upper-case name, a later file winning. A file that does not
+    exist is skipped, unless H0_ENV_FILE named it."""
+    named = bool(os.environ.get("H0_ENV_FILE", "").strip())
+    values: dict[str, str] = {}
+    for path in files or ():
+        if not Path(path).exists():
+            if named:
+                raise EnvFileError(path, None, "does not exist (H0_ENV_FILE names it); fix H0_ENV_FILE or unset it")
+            continue
+        values.update({name.upper(): value for name, value in read_env_file(path).items()})
+    return values
+
+
 def unknown_settings(
     environ: dict[str, str] | None = None, files: tuple[Path | str, ...] | None = None
 ) -> list[tuple[str, str]]:
@@ -207,15 +256,7 @@ def unknown_settings(
 
     known = {name.upper() for name in Settings.model_fields}
     names = set((environ if environ is not None else os.environ).keys())
-    for path in files if files is not None else env_files() or ():
-        try:
-            text = Path(path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for line in text.splitlines():
-            line = line.strip()
-            if line and not line.startswith("#") and "=" in line:
-                names.add(line.split("=", 1)[0].strip().removeprefix("export ").strip())
+    names |= set(env_file_values(files if files is not None else env_files()))
     found = []
     for name in sorted(names):
         upper = name.upper()
@@ -225,6 +266,30 @@ def unknown_settings(
         if close:
             found.append((name, close[0]))
     return found
+
+
+def in_checkout(cwd: Path | None = None) -> bool:
+    """Whether H0 runs from its own checkout: the working folder is the project folder (or inside it),
+    and the project ships the demo vault — where the README's first command runs."""
+    if not (PROJECT_ROOT / "pyproject.toml").is_file() or not BUNDLED_VAULT.is_dir():
+        return False
+    try:
+        here = (cwd or Path.cwd()).resolve()
+        return here.is_relative_to(PROJECT_ROOT.resolve())
+    except OSError:  # the working folder was deleted
+        return False
+
+
+def vault_unset(settings: Settings, cwd: Path | None = None) -> str | None:
+    """Why these settings name no vault to work in (one line saying what to set), or None. The bundled demo
+    vault stands in for an unset VAULT_PATH only in H0's own checkout: anywhere else (Claude Code started in
+    another folder, a service, a script) a server or daemon on the demo vault would look like one on yours."""
+    if "vault_path" in settings.model_fields_set or in_checkout(cwd):
+        return None
+    return (
+        "VAULT_PATH is not set: set it to your Obsidian vault (VAULT_PATH=/path/to/vault in the environment "
+        "or a .env file), or pass --vault; the demo vault is used only from H0's own folder."
+    )
 
 
 def using_bundled_vault(settings: Settings) -> bool:
@@ -240,12 +305,13 @@ def env_files() -> tuple[Path | str, ...] | None:
     override = os.environ.get("H0_ENV_FILE")
     if override is None:
         return (PROJECT_ROOT / ".env", ".env")
-    return (override,) if override.strip() else None
+    return (override.strip(),) if override.strip() else None
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Read settings now; keyword overrides win over environment and .env."""
-    return Settings(_env_file=env_files(), **overrides)  # type: ignore[call-arg]
+    """Read settings now; keyword overrides win over environment and .env (EnvFileError: a .env line
+    that cannot be read)."""
+    return Settings(**overrides)
 
 
 @lru_cache(maxsize=1)

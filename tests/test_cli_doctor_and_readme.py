@@ -47,3 +47,23 @@ def test_the_mcp_json_starts_both_servers_from_the_projects_venv():
         "h0-vault": (".venv/bin/h0", ["mcp", "vault"]),
         "h0-gmail": (".venv/bin/h0", ["mcp", "gmail"]),
     }
+
+
+def test_all_good_is_the_last_line_and_no_servers_banner_follows_it(vault_dir: Path):
+    """The servers doctor starts to ask for their health would each say on stderr what they do with mail
+    (the outbox's "NOTHING IS REALLY SENT" banner): doctor says that once, in its own line, and its verdict
+    is the last thing printed — on one terminal, stdout and stderr together."""
+    subprocess.run([H0_BIN, "init", str(vault_dir)], check=True, capture_output=True)
+    (vault_dir / ".obsidian").mkdir()
+    result = subprocess.run(
+        [H0_BIN, "doctor"],
+        env=subprocess_env(VAULT_PATH=str(vault_dir)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.splitlines()[-1] == "All good."
+    assert "NOTHING IS REALLY SENT" not in result.stdout and "!!" not in result.stdout
+    assert "! mail backend: outbox — a dry run" in result.stdout

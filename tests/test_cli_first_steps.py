@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.conftest import H0_BIN, subprocess_env
+from tests.conftest import H0_BIN, ROOT, subprocess_env
 
 
 def h0(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
@@ -27,7 +27,8 @@ def test_every_bad_setting_is_said_at_once_with_its_value_and_what_is_allowed(tm
 
 
 def test_doctor_fails_on_a_misspelt_setting_the_demo_vault_and_missing_folders(tmp_path: Path):
-    misspelt = h0("doctor", "--no-servers", RATE_LIMIT_PER_HOURS="10")  # VAULT_PATH unset: the bundled demo vault
+    # VAULT_PATH unset, in the checkout: the bundled demo vault (elsewhere: tests/test_vault_path_unset.py)
+    misspelt = h0("doctor", "--no-servers", cwd=ROOT, RATE_LIMIT_PER_HOURS="10")
     assert misspelt.returncode == 1
     assert "✗ RATE_LIMIT_PER_HOURS is not an H0 setting — did you mean RATE_LIMIT_PER_HOUR?" in misspelt.stdout
     assert "this is the demo vault bundled with H0, because VAULT_PATH is not set" in misspelt.stdout

@@ -1,7 +1,8 @@
-"""The demo tells the truth: the bundled vault is what `h0 demo reset` restores, one email gets
-one reply, approving it sends, and `h0 demo reset` puts it all back (and forgets the send, so a
-second approval sends again) — but only in H0's demo vault, on the outbox backend, with no
-daemon running and no real mail ever sent from it. Through `h0.cli.main`, in-process."""
+"""The demo tells the truth: the first run puts the examples in place (git tracks only the demo vault's
+skeleton, so running the demo never leaves the checkout dirty), one email gets one reply, approving it sends,
+and `h0 demo reset` puts it all back (and forgets the send, so a second approval sends again) — but only in
+H0's demo vault, on the outbox backend, with no daemon running and no real mail ever sent from it. Through
+`h0.cli.main`, in-process."""
 
 from __future__ import annotations
 
@@ -15,32 +16,36 @@ from pathlib import Path
 import pytest
 
 from h0.cli import EXIT_FAILED, EXIT_LOCKED, EXIT_OK, main
-from h0.cli.demo import EXAMPLES, MARKER
-from h0.drafting.profile import DEFAULT_PROFILE_TEXT
-from h0.triage.default_rules import DEFAULT_RULES_TEXT
+from h0.cli.demo import EXAMPLES, MARKER, SEEDED, seed_demo, shipped
 from h0.vault.layout import FOLDERS
 from tests.conftest import ROOT
 from tests.pipeline.harness import frontmatter, outbox, running_daemon
 
 BUNDLED = ROOT / "vault"
-SHIPPED = {**EXAMPLES, "H0_Rules.md": DEFAULT_RULES_TEXT, "H0_Profile.md": DEFAULT_PROFILE_TEXT}
+SHIPPED = shipped()
 REPLY = "Drafts/reply-example-001.md"
+HAS_GIT = shutil.which("git") is not None and (ROOT / ".git").exists()
 
 
 pytestmark = pytest.mark.usefixtures("loguru_restored")
 
 
-@pytest.fixture
-def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the bundled vault as shipped: its folders, .gitkeep files, examples and marker
-    (not whatever a local `h0 watch` on the checkout may have left there)."""
-    root = tmp_path / "demo"
+def skeleton(root: Path) -> Path:
+    """A copy of what git tracks of the bundled vault: its folders, .gitkeep files and the marker (not
+    whatever a local `h0 watch` on the checkout may have left there)."""
     for folder in FOLDERS:
         (root / folder).mkdir(parents=True, exist_ok=True)
         if (BUNDLED / folder / ".gitkeep").exists():
             shutil.copy2(BUNDLED / folder / ".gitkeep", root / folder / ".gitkeep")
-    for rel in SHIPPED:
-        shutil.copy2(BUNDLED / rel, root / rel)
+    shutil.copy2(BUNDLED / MARKER, root / MARKER)
+    return root
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The demo vault as its first run leaves it before doing anything: the skeleton and the examples."""
+    root = skeleton(tmp_path / "demo")
+    seed_demo(root)
     monkeypatch.setenv("VAULT_PATH", str(root))
     monkeypatch.setenv("LOG_LEVEL", "WARNING")
     return root
@@ -67,22 +72,46 @@ def files(root: Path) -> set[str]:
 # -- the bundled vault --------------------------------------------------------------------------
 
 
-def test_the_bundled_vault_holds_exactly_what_demo_reset_restores():
+def test_the_first_run_puts_exactly_what_demo_reset_restores_in_place_once(tmp_path: Path, capsys, monkeypatch):
+    root = skeleton(tmp_path / "demo")
+    assert not any((root / rel).exists() for rel in SHIPPED if rel != MARKER)
+    monkeypatch.setenv("VAULT_PATH", str(root))
+    code, _, err = run(capsys, "sweep")  # the first command that runs the demo
+    assert code == EXIT_OK, err
+    assert (root / SEEDED).is_file()
+    assert frontmatter(root, "Needs_Action/EMAIL_example-001.md")["draft"] == REPLY  # triaged: no second reply
+    assert frontmatter(root, REPLY)["source"] == "Needs_Action/EMAIL_example-001.md"
+    assert frontmatter(root, "Done/EMAIL_example-002.md")["decision"] == "archive"  # the newsletter, at once
+    (root / "Done/EMAIL_example-002.md").unlink()
+    assert seed_demo(root) == []  # once: what a run moved or deleted is not put back but by `h0 demo reset`
+
+    fresh = skeleton(tmp_path / "fresh")
+    assert sorted(seed_demo(fresh)) == sorted(rel for rel in SHIPPED if rel != MARKER)
     for rel, text in SHIPPED.items():
-        assert (BUNDLED / rel).read_bytes() == text.encode("utf-8"), f"vault/{rel} differs from h0/cli/demo.py"
-    email = frontmatter(BUNDLED, "Needs_Action/EMAIL_example-001.md")
-    assert email["status"] == "awaiting_approval" and email["draft"] == REPLY  # triaged: no second reply
-    assert frontmatter(BUNDLED, REPLY)["source"] == "Needs_Action/EMAIL_example-001.md"
-    assert frontmatter(BUNDLED, "Needs_Action/EMAIL_example-002.md")["status"] == "pending"
+        assert (fresh / rel).read_bytes() == text.encode("utf-8"), rel
 
 
-@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs a git checkout")
-def test_git_tracks_the_examples_and_the_marker_but_ignores_what_a_demo_run_writes():
+def test_a_checkout_whose_demo_ran_before_the_examples_were_untracked_gets_no_second_copy(tmp_path: Path):
+    root = skeleton(tmp_path / "demo")
+    (root / "Done/reply-example-001.md").write_text(EXAMPLES[REPLY], encoding="utf-8")
+    assert seed_demo(root) == [] and not (root / REPLY).exists() and (root / SEEDED).exists()
+
+
+def test_a_vault_without_the_marker_is_never_seeded(vault_dir: Path):
+    assert seed_demo(vault_dir) == [] and not (vault_dir / SEEDED).exists()
+    assert not (vault_dir / "Needs_Action/EMAIL_example-001.md").exists()
+
+
+@pytest.mark.skipif(not HAS_GIT, reason="needs a git checkout")
+def test_git_tracks_the_skeleton_and_the_marker_and_ignores_all_a_demo_run_writes_or_moves():
+    tracked = subprocess.run(["git", "ls-files", "vault"], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert {line for line in tracked.stdout.splitlines() if not line.endswith("/.gitkeep")} == {f"vault/{MARKER}"}
+
     def ignored(rel: str) -> bool:
         return subprocess.run(["git", "check-ignore", "-q", f"vault/{rel}"], cwd=ROOT, check=False).returncode == 0
 
-    assert [rel for rel in SHIPPED if ignored(rel)] == []
     runtime = [
+        *(rel for rel in SHIPPED if rel != MARKER),
         "Logs/h0_2026-01-01.jsonl",
         "Outbox/x.eml",
         "Done/x.md",
@@ -94,9 +123,41 @@ def test_git_tracks_the_examples_and_the_marker_but_ignores_what_a_demo_run_writ
         "H0_Dashboard.md",
         "Briefings/2026-01-01.md",
         ".h0/daemon.lock",
+        SEEDED,
         "H0_Memory.md",
     ]
     assert [rel for rel in runtime if not ignored(rel)] == []
+
+
+@pytest.mark.skipif(not HAS_GIT, reason="needs git")
+def test_running_the_demo_then_resetting_it_leaves_the_checkout_clean(tmp_path: Path, capsys, monkeypatch):
+    """A checkout as cloned (the repo's .gitignore and what git tracks of vault/), the README's demo run in it:
+    triage, an approval, a send, `h0 demo reset` — and `git status` shows nothing to commit at each step."""
+    checkout = tmp_path / "checkout"
+    skeleton(checkout / "vault")
+    shutil.copy2(ROOT / ".gitignore", checkout / ".gitignore")
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+            cwd=checkout,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-q", "-m", "as cloned")
+    monkeypatch.setenv("VAULT_PATH", str(checkout / "vault"))
+    root = checkout / "vault"
+    assert run(capsys, "sweep")[0] == EXIT_OK
+    approve_reply(root)
+    assert run(capsys, "sweep")[0] == EXIT_OK and len(outbox(root)) == 1
+    assert git("status", "--porcelain", "--untracked-files=all") == ""
+    assert run(capsys, "demo", "reset")[0] == EXIT_OK
+    assert git("status", "--porcelain", "--untracked-files=all") == ""
 
 
 # -- one email, one reply; approve sends -------------------------------------------------------
@@ -174,7 +235,7 @@ def test_demo_reset_restores_the_shipped_files_deletes_what_the_demo_wrote_and_f
 
 
 def test_demo_reset_on_a_vault_as_shipped_changes_nothing(demo: Path, capsys):
-    before = {rel: (demo / rel).read_bytes() for rel in files(demo)}
+    before = {rel: (demo / rel).read_bytes() for rel in files(demo) if not rel.startswith(".h0/")}
     code, out, _ = run(capsys, "demo", "reset")
     assert code == EXIT_OK
     assert "restored 0 example file(s), removed 0 file(s)" in out and "forgot 0 send(s)" in out

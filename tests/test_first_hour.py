@@ -120,9 +120,10 @@ def test_the_first_hour_from_the_demo_to_ones_own_mail(tmp_path: Path):
         assert "Traceback" not in run.stderr, run.stderr
         return run.returncode, run.stdout, run.stderr
 
-    # 1. The demo, on a copy of the bundled vault (the marker file makes it the demo).
+    # 1. The demo, on a copy of the bundled vault as cloned (its skeleton and the marker file, which makes it the
+    # demo; the first sweep puts the examples in place).
     demo = tmp_path / "demo"
-    shutil.copytree(ROOT / "vault", demo, ignore=shutil.ignore_patterns("*.jsonl", "*.eml", "Done", "H0_Dashboard.md"))
+    shutil.copytree(ROOT / "vault", demo, ignore=shutil.ignore_patterns("*.jsonl", "*.eml", "*.md", ".h0", "Briefings"))
     code, out, err = h0("sweep", VAULT_PATH=str(demo))
     assert code == 0 and out.splitlines()[0] == "h0 sweep: 1 triaged", out + err
     (demo / "Drafts/reply-example-001.md").rename(demo / "Approved/reply-example-001.md")

@@ -25,6 +25,7 @@ from caldav.lib import error as caldav_error
 
 from h0.config import Settings
 from h0.errors import AuthRequired, H0Error, InvalidRequest, NotFound
+from h0.platform.fs import regular_file
 
 CALDAV_DAYS_BEFORE = 1
 CALDAV_DAYS_AFTER = 120  # how far ahead a CalDAV account is read: proposals never go past it
@@ -86,7 +87,7 @@ def feed_name(url: str) -> str:
 def _file_reader(path: Path, limit: int) -> Callable[[], bytes]:
     def read() -> bytes:
         try:
-            with path.open("rb") as handle:
+            with regular_file(path) as handle:
                 data = handle.read(limit + 1)
         except FileNotFoundError:
             raise NotFound(f"The calendar file {path.name} does not exist.", source=path.name) from None

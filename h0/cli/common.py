@@ -23,15 +23,22 @@ EXIT_WORK_FAILED = 4
 Command = Callable[[argparse.Namespace], int]
 
 
-def settings_for(args: argparse.Namespace) -> Settings:
-    from h0.config import load_settings
+def settings_for(args: argparse.Namespace, *, vault: bool = True) -> Settings:
+    """The settings for a command (--vault and the log level of its arguments win). A command that works in
+    a vault (`vault`) refuses settings that name none (h0.config.vault_unset) with a typed error."""
+    from h0.config import load_settings, vault_unset
+    from h0.errors import InvalidRequest
 
     overrides: dict[str, object] = {}
     if getattr(args, "vault", None):
         overrides["vault_path"] = Path(args.vault)
     if getattr(args, "log_level", None):
         overrides["log_level"] = args.log_level
-    return load_settings(**overrides)
+    settings = load_settings(**overrides)
+    problem = vault_unset(settings) if vault else None
+    if problem is not None:
+        raise InvalidRequest(problem)
+    return settings
 
 
 def setup_logging_for(settings: Settings) -> None:
@@ -83,6 +90,7 @@ def prepared(args: argparse.Namespace, command: str) -> Settings | None:
     except H0Error as exc:
         print(f"h0 {command}: {exc.message}", file=sys.stderr)
         return None
+    seed_demo_vault(root)
     if using_bundled_vault(settings):
         print(
             f"h0 {command}: VAULT_PATH is not set: this runs on the demo vault bundled with H0 ({root}). Set "
@@ -90,6 +98,17 @@ def prepared(args: argparse.Namespace, command: str) -> Settings | None:
             file=sys.stderr,
         )
     return settings
+
+
+def seed_demo_vault(root: Path) -> None:
+    """In the demo vault, put its examples in place the first time it runs (h0.cli.demo.seed_demo)."""
+    from loguru import logger
+
+    from h0.cli.demo import seed_demo
+
+    written = seed_demo(root)
+    if written:
+        logger.info("the demo vault's first run: put {} in place", ", ".join(written))
 
 
 def mail_ready(settings: Settings, command: str) -> bool:

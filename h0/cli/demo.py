@@ -1,6 +1,10 @@
-"""`h0 demo reset`: put the bundled demo vault back as shipped, so the README's demo can run again.
+"""The bundled demo vault: its examples put in place on first use, and `h0 demo reset` to run it again.
 
-The demo vault (the repo's `vault/`, or a copy of it) holds two example emails:
+Git tracks only the demo vault's skeleton (its folders, `.gitkeep` files) and the marker: a demo run
+moves and rewrites the examples, and a tracked example moved to `Done/` left the checkout dirty. So the
+first command that runs the demo vault (`h0 watch`, `h0 sweep`, `h0 mcp …`) writes the examples below
+into it (`seed_demo`; every file it writes is git-ignored), once, and records that in the vault's
+`.h0/`. The demo vault (the repo's `vault/`, or a copy of it) then holds two example emails:
 `EMAIL_example-001` already triaged, its reply waiting in `Drafts/reply-example-001.md`
 for the human to drag into `Approved/` (a send to `Outbox/`: nothing really leaves), and
 `EMAIL_example-002`, a newsletter still `pending` that triage archives.
@@ -32,8 +36,9 @@ from typing import TYPE_CHECKING
 
 from h0.drafting.profile import DEFAULT_PROFILE_TEXT
 from h0.errors import InvalidRequest
+from h0.platform.fs import read_head, write_new
 from h0.state import DB_FILE, state_dir_for
-from h0.vault.layout import DRAFTS, FOLDERS, LOGS, MEMORY_NOTE, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX, PROFILE_NOTE
+from h0.vault.layout import DONE, DRAFTS, FOLDERS, LOGS, MEMORY_NOTE, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX, PROFILE_NOTE
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -139,6 +144,35 @@ EXAMPLES: dict[str, str] = {
     f"{NEEDS_ACTION}/EMAIL_example-002.md": EXAMPLE_NEWSLETTER,
 }
 # In H0's note folders every file but the examples and .gitkeep was written by a demo run.
+SEEDED = ".h0/demo-seeded"  # the examples were put in place once (git-ignored, like all of .h0/)
+
+
+def shipped() -> dict[str, str]:
+    """Every file of the demo as shipped, vault-relative path → text: the examples and the control notes."""
+    from h0.triage import RULES_FILENAME
+    from h0.triage.default_rules import DEFAULT_RULES_TEXT
+
+    return {**EXAMPLES, RULES_FILENAME: DEFAULT_RULES_TEXT, PROFILE_NOTE: DEFAULT_PROFILE_TEXT}
+
+
+def is_demo(root: Path) -> bool:
+    """Whether `root` is H0's demo vault: it holds the marker file (never a link to one)."""
+    marker = Path(root) / MARKER
+    return marker.is_file() and not marker.is_symlink()
+
+
+def seed_demo(root: Path) -> list[str]:
+    """Put the demo's files in place in the demo vault, once (the module's docstring says why); the files
+    written. Never in a vault without the marker; never over a file that is there; not after a demo run
+    (a checkout from before the examples were untracked: `Done/` holds them already)."""
+    root = Path(root)
+    if not is_demo(root) or (root / SEEDED).exists():
+        return []
+    ran = any((root / DONE / Path(rel).name).exists() for rel in EXAMPLES if rel != MARKER)
+    written = [] if ran else [rel for rel, text in shipped().items() if write_new(root / rel, text)]
+    (root / SEEDED).parent.mkdir(exist_ok=True)
+    write_new(root / SEEDED, "The demo's examples were put in place; `h0 demo reset` puts them back.\n")
+    return written
 
 
 @dataclass
@@ -157,7 +191,7 @@ class ResetReport:
 def refusal(root: Path, settings: Settings) -> str | None:
     """Why `root` must not be reset (one line saying what to do), or None if it is H0's demo vault."""
     root = Path(root)
-    if not (root / MARKER).is_file() or (root / MARKER).is_symlink():
+    if not is_demo(root):
         return (
             f"{root} is not H0's demo vault (it has no {MARKER} file), so it is left alone: reset only "
             "ever touches the bundled vault/ or a copy of it. Use --vault to name the demo vault."
@@ -185,9 +219,6 @@ def refusal(root: Path, settings: Settings) -> str | None:
 def reset_demo(root: Path, settings: Settings) -> ResetReport:
     """Restore the examples, delete the demo's runtime files, forget its sends. The caller holds
     the vault's daemon lock and has checked `refusal()`."""
-    from h0.triage import RULES_FILENAME
-    from h0.triage.default_rules import DEFAULT_RULES_TEXT
-
     root = Path(root)
     refused = refusal(root, settings)
     if refused is not None:
@@ -216,13 +247,13 @@ def reset_demo(root: Path, settings: Settings) -> ResetReport:
     memory = root / MEMORY_NOTE  # lessons a demo run drew (with an LLM): the demo starts without any
     if memory.is_file() or memory.is_symlink():
         _remove(memory, MEMORY_NOTE, report)
-    for rel, text in {**EXAMPLES, RULES_FILENAME: DEFAULT_RULES_TEXT, PROFILE_NOTE: DEFAULT_PROFILE_TEXT}.items():
+    for rel, text in shipped().items():
         path = root / rel
         data = text.encode("utf-8")
-        if path.is_file() and not path.is_symlink() and path.read_bytes() == data:
+        if path.is_symlink() or (path.exists() and not path.is_file() and not path.is_dir()):
+            path.unlink()  # a link (never its target), or a pipe or socket under an example's name
+        elif path.is_file() and read_head(path, len(data) + 1) == data:
             continue
-        if path.is_symlink():
-            path.unlink()
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         report.restored.append(rel)

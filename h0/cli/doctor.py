@@ -31,12 +31,15 @@ class Check:
 
 
 def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
-    from h0.config import unknown_settings, using_bundled_vault
+    from h0.config import unknown_settings, using_bundled_vault, vault_unset
 
     checks: list[Check] = [
         Check(FAIL, f"{name} is not an H0 setting", f"did you mean {close}? H0 ignores {name}")
         for name, close in unknown_settings()
     ]
+    unset = vault_unset(settings)
+    if unset is not None:
+        return checks + [Check(FAIL, "vault", unset)]
     root = Path(settings.vault_path)
     if not root.is_dir():
         return checks + [Check(FAIL, f"vault {root}", "the folder does not exist; set VAULT_PATH and run `h0 init`")]
@@ -275,7 +278,10 @@ def _servers(settings: Settings) -> list[Check]:
     env = {**settings_env(settings), "LOG_LEVEL": "ERROR"}
     checks = []
     for name, server in (("vault", "vault"), ("mail", "gmail")):
-        connection = McpConnection(ServerCommand.h0(name, server, env), call_timeout=10).start()
+        # The servers' stderr (the outbox's banner, start-up lines) is not doctor's to print: what they
+        # say that matters is in their health_check, and doctor's verdict stays the last line.
+        quiet = open(os.devnull, "w")  # noqa: SIM115 - closed in finally below, with the connection
+        connection = McpConnection(ServerCommand.h0(name, server, env), call_timeout=10, errlog=quiet).start()
         try:
             if not connection.wait_ready(20):
                 checks.append(Check(FAIL, f"MCP server `h0 mcp {server}`", connection.last_error or "did not start"))
@@ -291,4 +297,5 @@ def _servers(settings: Settings) -> list[Check]:
             checks.append(Check(FAIL, f"MCP server `h0 mcp {server}`", exc.message))
         finally:
             connection.close()
+            quiet.close()
     return checks

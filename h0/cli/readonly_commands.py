@@ -40,7 +40,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from h0.cli.doctor import FAIL, run_checks
     from h0.logsetup import setup_logging
 
-    settings = settings_for(args)
+    settings = settings_for(args, vault=False)  # an unset VAULT_PATH is one of its checks
     setup_logging("WARNING")
     checks = run_checks(settings, servers=not args.no_servers)
     for check in checks:

@@ -14,6 +14,7 @@ from h0.cli.common import (
     build_daemon,
     mail_ready,
     prepared,
+    seed_demo_vault,
     settings_for,
     setup_logging_for,
     start_daemon,
@@ -149,6 +150,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     try:
         settings = settings_for(args)
         setup_logging_for(settings)
+        seed_demo_vault(
+            Path(settings.vault_path)
+        )  # Claude Code's servers from .mcp.json: the demo as `h0 watch` has it
         # The same factory builds the servers the tests run in process (h0.mcp.servers).
         from h0.mcp.mail_server import main as serve_mail
         from h0.mcp.servers import mail_service, vault_server

@@ -76,7 +76,7 @@ def cmd_auth(args: argparse.Namespace) -> int:
     from h0.errors import H0Error
     from h0.mail.providers.auth import GMAIL_SCOPES, TESTING_APP_NOTE, run_consent_flow
 
-    settings = settings_for(args)
+    settings = settings_for(args, vault=False)
     credentials = Path(args.credentials).expanduser() if args.credentials else settings.gmail_credentials_path
     token = Path(args.token).expanduser() if args.token else settings.gmail_token_path
     print(f"Asking Google for access to your Gmail (scope: {', '.join(GMAIL_SCOPES)}).")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import H0Error, InvalidRequest, NotFound, ParseError
+from h0.platform.fs import regular_file
 from h0.vault import frontmatter
 from h0.vault.note import decode
 
@@ -100,7 +101,7 @@ def load_control_note(root: Path, name: str) -> Loaded:
         )
         return loaded
     try:
-        with open(target, "rb") as handle:
+        with regular_file(target) as handle:
             data = handle.read(MAX_NOTE_BYTES + 1)
         text = decode(data, name)
         parts = frontmatter.split(text)

@@ -34,6 +34,7 @@ from h0.drafting.knowledgenotes import tokens
 from h0.drafting.pastreply import MAX_CACHED_SENT, PastReply, cached_reply, kept_reply, read_sent_cache, sent_reply
 from h0.errors import H0Error
 from h0.mail.owner import OwnerAuthority, note_message_key
+from h0.platform.fs import regular_file
 from h0.state.history import MailHistory
 from h0.vault import frontmatter
 from h0.vault.disclosure import Disclosure
@@ -215,7 +216,7 @@ class PastReplies:
     def _read_sent(self, rel: str) -> tuple[PastReply | None, bool]:
         """The note as a past reply (None: not one), and whether it is private itself (h0.vault.disclosure)."""
         try:
-            with open(self.root / rel, "rb") as handle:
+            with regular_file(self.root / rel) as handle:
                 data = handle.read(MAX_READ_BYTES)
             # An email H0 filed here (or parsed here lately) is known by its bytes' hash: not parsed again.
             known = (

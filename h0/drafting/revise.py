@@ -31,6 +31,7 @@ from h0.drafting.service import Drafting
 from h0.errors import H0Error, InvalidRequest, NotFound
 from h0.mail.compose.drafts import CUTOFF, REVISE_HINT, message_body
 from h0.mail.incoming.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
+from h0.platform.fs import regular_file
 from h0.triage.llm import TRUNCATED_PLACEHOLDER
 from h0.triage.models import MAX_REPLY_CHARS, _short_list
 from h0.vault.audit import note_timestamp
@@ -363,7 +364,7 @@ def _asks(path: Path, rel: str) -> bool:
     from h0.vault.note import decode
 
     try:
-        with open(path, "rb") as handle:
+        with regular_file(path) as handle:
             data = handle.read(MAX_SCAN_BYTES)
         text = decode(data, rel) if len(data) < MAX_SCAN_BYTES else data.decode("utf-8", "ignore")
         parts = frontmatter.split(text)

@@ -42,9 +42,9 @@ def parse_snooze(value: Any, *, tz: dt.tzinfo | None = None) -> float:
             raise InvalidRequest(f'snooze_until: "{shown}" is not a real date; {HOW}.', field=FIELD) from None
     else:
         raise InvalidRequest(f'snooze_until: "{shown}" is not a date H0 can read; {HOW}.', field=FIELD)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=tz) if tz is not None else moment.astimezone()
     try:
+        if moment.tzinfo is None:  # local time: year 1 (or 9999) has no local offset to convert with
+            moment = moment.replace(tzinfo=tz) if tz is not None else moment.astimezone()
         epoch = moment.timestamp()
     except (OverflowError, OSError, ValueError):
         raise InvalidRequest(f'snooze_until: "{shown}" is out of range; {HOW}.', field=FIELD) from None

@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TextIO, TypeVar, cast
 
 from loguru import logger
 
@@ -73,8 +73,15 @@ class InProcessServer:
 class McpConnection:
     """A persistent, self-healing session to one MCP server over stdio (or in memory: `InProcessServer`)."""
 
-    def __init__(self, command: ServerCommand | InProcessServer, *, call_timeout: float = DEFAULT_CALL_TIMEOUT) -> None:
+    def __init__(
+        self,
+        command: ServerCommand | InProcessServer,
+        *,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        errlog: TextIO | None = None,
+    ) -> None:
         self.command = command
+        self.errlog = errlog  # where a spawned server's stderr goes (None: this process's stderr)
         self.name = command.name
         self.call_timeout = call_timeout
         self._loop = asyncio.new_event_loop()
@@ -133,7 +140,12 @@ class McpConnection:
         from mcp.client.stdio import StdioServerParameters
 
         argv, env = self.command.argv, self.command.env
-        return StdioServerParameters(command=argv[0], args=list(argv[1:]), env=dict(env))
+        params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=dict(env))
+        if self.errlog is None:
+            return params
+        from mcp.client.stdio import stdio_client
+
+        return stdio_client(params, errlog=self.errlog)
 
     async def _supervise(self) -> None:
         from mcp import Client

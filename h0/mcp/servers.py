@@ -16,7 +16,9 @@ from collections.abc import Mapping
 
 from h0.calendar import OwnerCalendar
 from h0.config import Settings
+from h0.drafting.profile import load_profile
 from h0.mail import MailService
+from h0.mail.providers.outbox import OutboxBackend
 from h0.mcp.base import H0Server
 from h0.mcp.client import InProcessServer, ServerCommand
 from h0.mcp.mail_server import build_mail_server
@@ -37,8 +39,12 @@ def vault_server(settings: Settings, *, daemon_child: bool) -> H0Server:
 
 
 def mail_service(settings: Settings, *, daemon_child: bool) -> MailService:
-    """The mail service behind `h0 mcp gmail` (its SIGTERM handler finishes this service's sends)."""
-    return MailService(settings, trusted_caller=daemon_child)
+    """The mail service behind `h0 mcp gmail` (its SIGTERM handler finishes this service's sends). The outbox's
+    dry-run messages carry the owner's name from H0_Profile.md (h0.mail.providers.outbox)."""
+    service = MailService(settings, trusted_caller=daemon_child)
+    if isinstance(service.backend, OutboxBackend):
+        service.backend.owner_name = lambda: load_profile(settings.vault_path).name
+    return service
 
 
 def mail_server(settings: Settings, service: MailService) -> H0Server:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.platform.fileio import atomic_write
+from h0.platform.fs import read_regular
 from h0.platform.locks import ProcessLock, held_elsewhere
 from h0.vault.audit import iso, utcnow
 
@@ -78,7 +79,7 @@ class VaultLock:
 
 def read_holder(path: Path) -> dict[str, Any] | None:
     try:
-        text = Path(path).read_text()
+        text = read_regular(path, 65536).decode("utf-8", errors="replace")
         holder = json.loads(text) if text.strip() else None
     except (OSError, ValueError):
         return None

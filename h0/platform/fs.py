@@ -15,7 +15,7 @@ import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 
 Rename = Callable[[Path, Path], None]
 
@@ -264,24 +264,54 @@ def user_state_root(home: Path | None = None) -> Path:
     return Path(os.environ.get("XDG_STATE_HOME") or home / ".local" / "state") / "h0"
 
 
-def read_head(path: Path | str, limit: int) -> bytes:
-    """The first `limit` bytes of a regular file, opened without waiting: a FIFO, socket or device
-    under a note's name is refused (OSError EINVAL) instead of holding the caller until it is written."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+# O_NONBLOCK: opening a FIFO for reading must not wait for a writer (it is refused just after); it changes
+# nothing for a regular file. Windows has no FIFOs in the file system, nor the flag.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def not_regular(path: Path | str) -> OSError:
+    return OSError(errno.EINVAL, "not a regular file (a pipe, socket or device)", str(path))
+
+
+def open_regular(path: Path | str) -> int:
+    """A descriptor of the regular file at `path`, open for reading. Every read of a file someone else may
+    have made (a note, a control note, a log, a setting) opens it here: a FIFO, socket or device under the
+    file's name is refused (OSError EINVAL) instead of holding the caller — a pass, a report, a shutdown —
+    until something writes to it. A device is refused before it is opened (opening some has effects)."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "a folder, not a file", str(path))
+    if not stat.S_ISREG(mode):
+        raise not_regular(path)
+    fd = os.open(path, _READ_FLAGS)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        chunks: list[bytes] = []
-        left = limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the look and the open
+            raise not_regular(path)
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
+
+
+def regular_file(path: Path | str) -> BinaryIO:
+    """The regular file at `path` open for reading in binary (see `open_regular`); close it (`with`)."""
+    return os.fdopen(open_regular(path), "rb")
+
+
+def read_head(path: Path | str, limit: int) -> bytes:
+    """The first `limit` bytes of the regular file at `path` (see `open_regular`)."""
+    with regular_file(path) as handle:
+        return handle.read(limit)
+
+
+def read_regular(path: Path | str, limit: int) -> bytes:
+    """All the bytes of the regular file at `path` (see `open_regular`); OSError EFBIG when it holds
+    more than `limit`, so no reader takes in a file without bound."""
+    with regular_file(path) as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
+    return data
 
 
 def write_new(target: Path, text: str) -> bool:

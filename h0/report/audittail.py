@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.mail.compose.recipients import FIELDS, recipient_lists
+from h0.platform.fs import regular_file
 from h0.vault.audit import utcnow
 
 STREAMS = ("h0", "gmail_mcp", "vault_mcp")
@@ -87,7 +88,7 @@ class AuditTail:
         if known is not None and known[1] == st.st_size and known[2] == st.st_mtime_ns:
             return  # unchanged: the common case costs one stat
         try:
-            with open(path, "rb") as handle:
+            with regular_file(path) as handle:
                 identity = (st.st_ino, handle.read(_HEAD))
                 _, offset, _, records = known if known is not None and known[0] == identity else (None, 0, 0, [])
                 if st.st_size < offset:  # truncated: read it again

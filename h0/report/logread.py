@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from h0.platform.fs import regular_file
 from h0.printable import printable
 
 STREAMS = ("h0", "gmail_mcp", "vault_mcp")
@@ -159,7 +160,7 @@ class LogReader:
         needles = [f'"event": "{e}"'.encode() for e in events] if events is not None else None
         for path in self.files(stream, extra_days=extra_days):
             try:
-                handle = path.open("rb")
+                handle = regular_file(path)
             except OSError:
                 continue
             with handle:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from loguru import logger
 
+from h0.platform.fs import read_regular
 from h0.triage import safety
 from h0.triage.models import DRAFTING_DECISIONS, EmailInput, ReplyContext, TriageDecision, TriageOutcome
 from h0.triage.rulereport import TimeoutReporter
@@ -32,6 +33,7 @@ from h0.triage.rulesfile import (
 )
 from h0.triage.template import render
 from h0.triage.textmatch import RuleTimeout
+from h0.vault.note import MAX_NOTE_BYTES
 
 NO_MATCH_CONFIDENCE = 0.3
 _Signature = tuple[object, ...]
@@ -175,7 +177,7 @@ class RulesEngine:
                 raise ValueError("the file does not exist")
             if signature[0] == "error":
                 raise ValueError(f"the file cannot be read: {signature[1]}")
-            text = self.path.read_text(encoding="utf-8")
+            text = read_regular(self.path, MAX_NOTE_BYTES).decode("utf-8")
             ruleset = compile_text(text, str(self.path))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             problems = tuple(f"{self.path.name}: {line}" for line in str(exc).splitlines() if line.strip())

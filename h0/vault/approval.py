@@ -175,6 +175,7 @@ def read_approved(resolver: PathResolver, path: str) -> ApprovedNote:
             path=target.rel,
         )
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    flags |= getattr(os, "O_NONBLOCK", 0)  # a FIFO under the note's name is refused below, never waited on
     try:
         if os.path.islink(target.abs):
             raise PermissionDenied(

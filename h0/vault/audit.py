@@ -10,14 +10,16 @@ interleave or tear lines. Dates in file names are UTC dates.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from h0.errors import InternalError
-from h0.platform.fs import full_fsync
+from h0.platform.fs import full_fsync, not_regular, regular_file
 from h0.platform.locks import appending
 
 SEVERITIES = ("debug", "info", "warning", "error", "critical")
@@ -84,8 +86,12 @@ class AuditLog:
         try:
             self.logs_dir.mkdir(parents=True, exist_ok=True)
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-            fd = os.open(path, flags, 0o644)
+            # O_NONBLOCK: a FIFO under the log's name is refused (no reader: ENXIO; else just below), never
+            # waited on; it changes nothing for a regular file.
+            fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o644)
             try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise not_regular(path)
                 with appending(fd, str(path)):
                     view = memoryview(data)
                     while view:
@@ -113,7 +119,7 @@ class AuditLog:
             if first_day and day < first_day:
                 continue
             try:
-                handle = path.open("r", encoding="utf-8", errors="replace")
+                handle = io.TextIOWrapper(regular_file(path), encoding="utf-8", errors="replace")
             except OSError:
                 continue
             with handle:

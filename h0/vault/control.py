@@ -22,12 +22,14 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from h0.platform.fs import regular_file
 from h0.vault.layout import MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.note import content_hash
 from h0.vault.paths import VaultPath, folder_key
@@ -110,10 +112,14 @@ MAX_CONTROL_BYTES = 1024 * 1024  # past this, a control note is not read whole (
 def current_hash(root: Path, note: str) -> str | None:
     """The content hash of a control note as it is on disk (the hash `read_note` gives); None if absent."""
     try:
-        with open(Path(root) / note, "rb") as handle:
+        with regular_file(Path(root) / note) as handle:
             return content_hash(handle.read(MAX_CONTROL_BYTES))
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno == errno.EINVAL:  # a pipe, socket or device under the note's name: no note H0 reads
+            return None
+        raise
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from h0.platform.fs import read_regular
 from h0.vault import model
 from h0.vault.layout import LOGS
 from h0.vault.model import marked_private
@@ -172,7 +173,7 @@ def recorded_folders(root: Path) -> list[str] | None:
     """The private folders `h0 init` recorded for this vault (one per line, `#` comments), or None
     when nothing was recorded."""
     try:
-        text = root.joinpath(*RECORD_FILE).read_text(encoding="utf-8", errors="replace")
+        text = read_regular(root.joinpath(*RECORD_FILE), 65536).decode("utf-8", errors="replace")
     except OSError:
         return None
     return [line.strip() for line in text.splitlines()[:1000] if line.strip() and not line.lstrip().startswith("#")]
@@ -189,7 +190,7 @@ def diary_folders(root: Path) -> list[str]:
         with_names = []
     found += [name for name in with_names if folder_key(name) in wanted]
     try:
-        settings = json.loads(root.joinpath(*DAILY_NOTES_SETTINGS).read_text(encoding="utf-8")[:65536])
+        settings = json.loads(read_regular(root.joinpath(*DAILY_NOTES_SETTINGS), 65536).decode("utf-8"))
     except (OSError, ValueError):
         settings = None
     folder = settings.get("folder") if isinstance(settings, dict) else None

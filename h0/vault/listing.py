@@ -13,6 +13,7 @@ from typing import Any
 
 from h0.errors import InvalidRequest, ParseError
 from h0.platform.fileio import typed_os_error
+from h0.platform.fs import regular_file
 from h0.vault import frontmatter
 from h0.vault.filters import AnyOf
 from h0.vault.note import MAX_NOTE_BYTES, content_hash, decode
@@ -170,7 +171,7 @@ class FrontmatterCache:
         if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
             return isinstance(hit[2], ParseError) or any(word in hit[2] for word in words)
         try:
-            with open(abs_path, "rb") as handle:
+            with regular_file(abs_path) as handle:
                 head = handle.read(FRONTMATTER_PROBE)
         except OSError:
             return True
@@ -183,14 +184,14 @@ class FrontmatterCache:
         """The frontmatter H0 wrote or parsed lately, if the note's bytes are those (else None: parse them)."""
         if self.written is None or st.st_size >= FRONTMATTER_PROBE or not self.written.remembers(rel):
             return None
-        with open(abs_path, "rb") as handle:
+        with regular_file(abs_path) as handle:
             note = self.written.known(rel, content_hash(handle.read(FRONTMATTER_PROBE)))
         return note.frontmatter if note is not None else None
 
 
 def read_frontmatter(abs_path: str | Path, rel: str) -> dict[str, Any]:
     """Parse only the frontmatter block, reading just the head of the file."""
-    with open(abs_path, "rb") as handle:
+    with regular_file(abs_path) as handle:
         head = handle.read(FRONTMATTER_PROBE)
         text_head = head.lstrip(b"\xef\xbb\xbf")
         if not text_head.startswith(b"---"):

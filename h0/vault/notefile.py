@@ -3,13 +3,14 @@ keeping untouched frontmatter byte for byte (h0.vault.store writes them atomical
 
 from __future__ import annotations
 
+import errno
 import os
-import stat
 from collections.abc import Mapping
 from typing import Any
 
 from h0.errors import Conflict, InvalidRequest, NotFound, ParseError
 from h0.platform.fileio import typed_os_error
+from h0.platform.fs import open_regular
 from h0.vault import frontmatter
 from h0.vault.note import MAX_NOTE_BYTES, content_hash, decode
 from h0.vault.paths import VaultPath
@@ -29,22 +30,22 @@ def read_note_bytes(target: VaultPath) -> tuple[bytes, int]:
     """A note file's bytes and mtime: never a pipe, socket or device (refused without blocking on it), at most
     MAX_NOTE_BYTES; every failure a typed error."""
     try:
-        # O_NONBLOCK: a FIFO named *.md must not hold this thread (nor, for an inline tool, the
-        # server's event loop) until something writes to it; it is refused just below.
-        fd = os.open(target.abs, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+        # A FIFO named *.md must not hold this thread (nor, for an inline tool, the server's event loop)
+        # until something writes to it: h0.platform.fs refuses it without waiting.
+        fd = open_regular(target.abs)
     except FileNotFoundError:
         raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
     except IsADirectoryError:
         raise InvalidRequest(f"{target.rel} is a folder, not a note.", path=target.rel) from None
     except OSError as exc:
-        raise typed_os_error(exc, f"read {target.rel}", target.rel) from exc
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
+        if exc.errno == errno.EINVAL:
             raise InvalidRequest(
                 f"{target.rel} is not a regular file (a pipe, socket or device); H0 does not read it.",
                 path=target.rel,
-            )
+            ) from None
+        raise typed_os_error(exc, f"read {target.rel}", target.rel) from exc
+    try:
+        info = os.fstat(fd)
         if info.st_size > MAX_NOTE_BYTES:
             raise InvalidRequest(
                 f"The note is {info.st_size / 1_048_576:.1f} MB; H0 handles notes up to "

@@ -24,6 +24,9 @@ from tests.followup.conftest import context, fm, follow
 HOSTILE = {
     "year 0": "0000-01-01",
     "year 1": "0001-01-01T00:00:00Z",
+    "year 1, a date (local time: its zone conversion leaves the calendar)": "0001-01-01",
+    "year 1, no zone": "0001-01-01 00:00",
+    "year 9999, five hours west of UTC": "9999-12-31T23:59:59-05:00",
     "year 99999": "99999-01-01",
     "year 9999, west of UTC": "9999-12-31T23:59:59-12:00",
     "tomorrow-ish": "tomorrow-ish",

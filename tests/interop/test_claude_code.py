@@ -128,3 +128,58 @@ def test_mcp_json_command_resolves_without_an_activated_venv(name: str) -> None:
 def test_mcp_json_lists_the_vault_server() -> None:
     assert "h0-vault" in SERVERS
     assert SERVERS["h0-vault"]["args"] == ["mcp", "vault"]
+
+
+@pytest.fixture(scope="module")
+def claude_user_servers(claude_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """docs/mcp.md's registration for one's own vault, done with Claude Code itself: `claude mcp add
+    --scope user --env VAULT_PATH=…` for both servers (and one registered without VAULT_PATH), then
+    `claude mcp list` in a folder that is not H0's checkout."""
+    base = tmp_path_factory.mktemp("claude-user")
+    home, elsewhere, vault = base / "home", base / "another-project", base / "MyVault"
+    for folder in (home, elsewhere, vault):
+        folder.mkdir()
+    init_vault(vault)
+    env = subprocess_env(
+        HOME=str(home),
+        PATH=user_path(),
+        TERM="dumb",
+        LOG_LEVEL="WARNING",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_TELEMETRY="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )
+    for name in ("ANTHROPIC_API_KEY", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "VIRTUAL_ENV"):
+        env.pop(name, None)
+    h0 = str(Path(sys.prefix) / "bin" / "h0")
+    commands = [
+        ["h0-vault", "--scope", "user", "--env", f"VAULT_PATH={vault}", "--", h0, "mcp", "vault"],
+        ["h0-gmail", "--scope", "user", "--env", f"VAULT_PATH={vault}", "--", h0, "mcp", "gmail"],
+        ["h0-unset", "--scope", "user", "--", h0, "mcp", "vault"],
+    ]
+    for args in commands:
+        added = subprocess.run(
+            [str(claude_bin), "mcp", "add", *args], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=90
+        )
+        assert added.returncode == 0, added.stdout + added.stderr
+    proc = subprocess.run(
+        [str(claude_bin), "mcp", "list"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        stdin=subprocess.DEVNULL,
+    )
+    output = proc.stdout + proc.stderr
+    print(f"[interop] claude mcp list (user scope, outside the checkout):\n{output}")
+    return output
+
+
+def test_servers_registered_with_vault_path_connect_from_any_folder_and_one_without_it_does_not(
+    claude_user_servers: str,
+) -> None:
+    lines = {ln.split(":", 1)[0]: ln for ln in claude_user_servers.splitlines() if ln.startswith("h0-")}
+    assert re.search(r"✔ Connected\s*$", lines["h0-vault"]), claude_user_servers
+    assert re.search(r"✔ Connected\s*$", lines["h0-gmail"]), claude_user_servers
+    assert "Connected" not in lines["h0-unset"], claude_user_servers  # refused: VAULT_PATH is not set

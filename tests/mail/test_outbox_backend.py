@@ -38,7 +38,8 @@ def test_given_a_fresh_checkout_when_mail_is_sent_then_it_lands_in_outbox_as_eml
 @pytest.mark.parametrize(
     ("settings", "expected"),
     [
-        ({"owner_emails": "Ann Owner <ann@owner.example>, ann.o@other.example"}, "ann@owner.example"),
+        ({"owner_emails": "Ann Owner <ann@owner.example>, ann.o@other.example"}, "Ann Owner <ann@owner.example>"),
+        ({"smtp_user": "ann@login.example"}, "ann@login.example"),
         ({"owner_emails": "ann@owner.example", "smtp_from": "Ann <ann@smtp.example>"}, "Ann <ann@smtp.example>"),
         ({"owner_emails": "not an address"}, "H0 outbox <outbox@h0.local>"),
     ],
@@ -145,3 +146,50 @@ def test_a_create_draft_refusal_speaks_to_the_agent_calling_not_to_a_human_appro
     assert message.startswith("Nothing was written: ") and "call create_draft again" in message
     assert "approve again" not in message and "U+200B" in message
     assert not list((vault_dir / "Drafts").glob("DRAFT_*.md"))
+
+
+def eml_from(vault_dir: Path) -> str:
+    [eml] = emls(vault_dir)
+    return str(BytesParser(policy=policy.default).parsebytes(eml.read_bytes())["From"])
+
+
+def write_profile_name(vault_dir: Path, name: str) -> None:
+    from h0.drafting.profile import DEFAULT_PROFILE_TEXT
+
+    (vault_dir / "H0_Profile.md").write_text(DEFAULT_PROFILE_TEXT.replace('name: ""', f'name: "{name}"'), "utf-8")
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ({"owner_emails": "ann@owner.example"}, "Ann Owner <ann@owner.example>"),
+        ({"owner_emails": "Ann O. <ann@owner.example>"}, '"Ann O." <ann@owner.example>'),  # the address's own name
+        ({}, "H0 outbox <outbox@h0.local>"),  # no address of the owner is known: no name is put on a made-up one
+    ],
+)
+def test_given_the_owners_name_in_the_profile_then_the_eml_is_from_it(vault_dir: Path, settings, expected):
+    """Given `name:` in H0_Profile.md, the mail server `h0 mcp gmail` builds (h0.mcp.servers) writes the owner's
+    name beside the owner's address, read at the send (a change to the profile counts at once)."""
+    from h0.mcp.servers import mail_service
+
+    service = mail_service(load_settings(vault_path=vault_dir, **DIRECT_SEND, **settings), daemon_child=False)
+    write_profile_name(vault_dir, "Ann Owner")
+    service.send_email(to="bob@example.com", subject="Hello", body="Hi Bob,\n", idempotency_key="name1")
+    assert eml_from(vault_dir) == expected
+
+
+def test_given_no_address_set_but_the_owners_sent_mail_imported_then_the_eml_is_from_that_address(vault_dir: Path):
+    """A new user who set nothing but imported their mail (h0 import: the sent mail the export vouches for) sees
+    their own address on the dry run's messages; a stranger's From never gets there (h0.mail.owner)."""
+    from h0.mail.owner import Evidence, Observed, OwnerAuthority
+    from h0.mcp.servers import mail_service
+
+    settings = load_settings(vault_path=vault_dir, **DIRECT_SEND)
+    OwnerAuthority.for_settings(settings).record(
+        [Observed("<s1@x>", Evidence.IMPORT_SENT, "Sent.mbox #1", "ann@owner.example")]
+    )
+    write_profile_name(vault_dir, "Ann Owner")
+    mail_service(settings, daemon_child=False).send_email(
+        to="bob@example.com", subject="Hello", body="Hi Bob,\n", idempotency_key="name2"
+    )
+    assert eml_from(vault_dir) == "Ann Owner <ann@owner.example>"

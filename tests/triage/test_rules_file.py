@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from loguru import logger
 
-from h0.config import BUNDLED_VAULT
 from h0.triage import DEFAULT_RULES_TEXT, RULES_FILENAME, EmailInput, RulesEngine, ensure_rules_file
 from h0.triage.rulesfile import builtin_rules, compile_text
 
@@ -60,8 +59,10 @@ def problems() -> list[str]:
     logger.remove(handler)
 
 
-def test_the_shipped_vault_file_is_exactly_the_built_in_defaults() -> None:
-    assert (BUNDLED_VAULT / RULES_FILENAME).read_text(encoding="utf-8") == DEFAULT_RULES_TEXT
+def test_the_built_in_defaults_are_the_rules_h0_init_and_the_demo_write() -> None:
+    from h0.cli.demo import shipped
+
+    assert shipped()[RULES_FILENAME] == DEFAULT_RULES_TEXT  # the demo vault's, put in place on its first run
     assert [r.name for r in builtin_rules().rules] == [
         "Automated senders",
         "Newsletters and marketing",

@@ -14,6 +14,7 @@ from h0.errors import H0Error, NotFound, Refusal, refuse
 from h0.mail.compose.mime import reply_headers
 from h0.mail.owner import is_sent_labels
 from h0.mail.providers.backend import Fetched, Mailbox
+from h0.platform.fs import regular_file
 from h0.vault.note import MAX_NOTE_BYTES, parse
 from h0.vault.paths import PathResolver
 
@@ -83,7 +84,7 @@ class ReplyThreading:
             return None, None
         try:
             target = self.resolver.resolve(source, note=True)
-            with open(target.abs, "rb") as handle:
+            with regular_file(target.abs) as handle:
                 data = handle.read(MAX_NOTE_BYTES + 1)
             return reply_headers(parse(data, target.rel).facts.rfc822_message_id, None)
         except (H0Error, OSError, ValueError):

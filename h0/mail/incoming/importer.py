@@ -11,18 +11,22 @@ offset after it, so an import can resume where it stopped (`messages_of(file, st
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import datetime as dt
 import email.utils
 import hashlib
 import os
 import stat
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from email.message import Message
 from pathlib import Path
 from typing import BinaryIO
 
 from h0.errors import H0Error
+from h0.mail.headers import clean_header_text
 from h0.mail.incoming.mbox_stream import mbox_slices
 from h0.mail.providers.backend import Fetched
 from h0.mail.providers.imap_wire import fetched_from_raw
@@ -36,6 +40,25 @@ MAX_HEADER_BYTES = 64 * 1024  # one header field; the standard parser is quadrat
 # A mailbox or folder named like this holds the owner's own sent mail (Thunderbird, Apple Mail,
 # Outlook, Takeout's per-label exports).
 SENT_NAMES = frozenset({"sent", "sent mail", "sent items", "sent messages", "gesendet", "envoyés", "enviados"})
+# Gmail's system labels as Takeout's X-Gmail-Labels names them, and as Gmail's API (a synced note) does.
+TAKEOUT_LABELS = {
+    "inbox": "INBOX",
+    "unread": "UNREAD",
+    "starred": "STARRED",
+    "important": "IMPORTANT",
+    "spam": "SPAM",
+    "trash": "TRASH",
+    "chat": "CHAT",
+    "category personal": "CATEGORY_PERSONAL",
+    "category social": "CATEGORY_SOCIAL",
+    "category promotions": "CATEGORY_PROMOTIONS",
+    "category updates": "CATEGORY_UPDATES",
+    "category forums": "CATEGORY_FORUMS",
+}
+# Labels kept as words, never as the provider's word that the owner sent a message or that it is a draft.
+WORDS_NOT_IDS = {"sent": "Sent", "draft": "Draft", "drafts": "Drafts"}
+MAX_LABELS = 50
+MAX_LABEL_CHARS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +242,7 @@ def _message(source: str, raw: bytes, sent: bool) -> FileMessage | Problem:
         return Problem(source, f"cannot be parsed ({type(exc).__name__}): not imported")
     if not any(fetched.headers.get(name) for name in ("From", "Subject", "Message-ID", "Date")):
         return Problem(source, "not an email message (no From, Subject, Message-ID or Date)")
+    fetched.labels = export_labels(fetched.headers)  # not the INBOX fetched_from_raw assumes for any message
     identity = str(fetched.headers.get("Message-ID") or "") or hashlib.sha256(raw).hexdigest()
     fetched.id = "imp-" + hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:20]
     fetched.internal_date_ms = _date_ms(str(fetched.headers.get("Date") or ""))
@@ -238,10 +262,29 @@ def _longest_header(raw: bytes) -> int:
     return longest
 
 
-def gmail_labels(fetched: Fetched) -> set[str]:
-    """Google Takeout's labels of a message (`X-Gmail-Labels: Sent,Opened`), lower-case."""
-    value = str(fetched.headers.get("X-Gmail-Labels") or "")
-    return {label.strip().lower() for label in value.split(",") if label.strip()}
+def export_labels(headers: Message) -> list[str]:
+    """The labels an export gave a message: Google Takeout's one `X-Gmail-Labels` header (`Inbox,Important,
+    Category Updates,Opened,Work`), Gmail's own labels as its API names them (`INBOX`, `IMPORTANT`,
+    `CATEGORY_UPDATES`: as a synced note says them), the owner's as written. The header is the message's text:
+    with none or several (a second came with the message from its sender) it claims no label; `Sent` and
+    `Draft` stay words, never the provider's `SENT`/`DRAFT` (whether the owner wrote it is h0.mail.owner's
+    to say); `Opened` (read) is what a missing `UNREAD` says already. At most MAX_LABELS, cleaned, bounded."""
+    values = headers.get_all("X-Gmail-Labels") or []
+    if len(values) != 1:
+        return []
+    found: list[str] = []
+    for raw in next(csv.reader([clean_header_text(values[0])], skipinitialspace=True), []):
+        label = "".join(ch for ch in raw if unicodedata.category(ch) not in ("Cc", "Cf")).strip()
+        label = label[:MAX_LABEL_CHARS].strip()
+        key = label.casefold()
+        if not label or key == "opened":
+            continue
+        label = TAKEOUT_LABELS.get(key) or WORDS_NOT_IDS.get(key) or label
+        if label not in found:
+            found.append(label)
+        if len(found) == MAX_LABELS:
+            break
+    return found
 
 
 def _date_ms(value: str) -> int | None:
