@@ -14,7 +14,7 @@ from scripts.world.judge import Read, Score, judge
 
 # judgment: (precision floor, recall floor); an exact-match judgment has its rate as recall (precision 1).
 FLOORS: dict[str, tuple[float, float]] = {
-    "reply text": (1.0, 0.73),
+    "reply text": (1.0, 1.0),  # the owner's reply exactly, every one
     "automated": (0.98, 0.38),
     "attack": (0.95, 0.12),
     "questions (each)": (0.72, 0.69),
