@@ -1,5 +1,5 @@
 """The labelled world: generated from a fixed seed, the same bytes every time; at least 1,000 messages over
-two years in English, German and French, of every kind the issue names; each with its truth in the sidecar
+two years in English, German and French, of every kind real mail has; each with its truth in the sidecar
 (labels.jsonl) and none in the mailbox, where H0 could read it; and `h0 import` reads every message."""
 
 from __future__ import annotations
