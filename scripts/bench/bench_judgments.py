@@ -91,16 +91,19 @@ class Vaulted:
 
     def __init__(self, vault_root: Path, reads: list[Read]) -> None:
         from h0.vault import Vault
+        from h0.vault.model import flag
 
         self.vault = Vault(vault_root)
         self.by_provider_id = {r.message.fetched.id: r.truth for r in reads}
-        self.notes: dict[str, tuple[Truth, dict]] = {}  # note path → (truth, frontmatter)
+        self.notes: dict[str, tuple[Truth, str, bool]] = {}  # note path → (truth, triage's decision, flagged)
         for folder in ("Needs_Action", "Done"):
             for path in sorted((vault_root / folder).glob("EMAIL_*.md")):
                 note = self.vault.read_note(f"{folder}/{path.name}")
                 truth = self.by_provider_id.get(note.facts.message_id or "")
                 if truth is not None:
-                    self.notes[f"{folder}/{path.name}"] = (truth, dict(note.frontmatter))
+                    # Triage's flag has no typed fact (h0.vault.model): read as the dashboard shows it.
+                    flagged = flag(note.frontmatter.get("suspected_phishing"))
+                    self.notes[f"{folder}/{path.name}"] = (truth, note.facts.decision, flagged)
         self.drafted: set[str] = set()  # message ids a reply draft answers
         for path in sorted((vault_root / "Drafts").glob("REPLY_EMAIL_*.md")):
             source = self.vault.read_note(f"Drafts/{path.name}").facts.source
@@ -115,16 +118,15 @@ def pipeline_scores(vaulted: Vaulted, followups: dict, reads: list[Read]) -> lis
     drafts = Score("reply drafts")
     attack = Score("attack (on notes)")
     automated_owed = automated_drafted = attacker_drafted = real_flagged = 0
-    for path, (truth, frontmatter) in sorted(vaulted.notes.items()):
+    for path, (truth, decision, flagged) in sorted(vaulted.notes.items()):
         said_owed = path in owed_paths
         owed.count(truth.owed, said_owed, truth.name)
         automated_owed += said_owed and truth.automated
-        needs.count(truth.needs_reply, str(frontmatter.get("decision", "")).lower() in NEEDS_THE_OWNER, truth.name)
+        needs.count(truth.needs_reply, decision in NEEDS_THE_OWNER, truth.name)
         drafted = truth.id in vaulted.drafted
         drafts.count(truth.needs_reply, drafted, truth.name)
         automated_drafted += drafted and truth.automated
         attacker_drafted += drafted and truth.attack is not None
-        flagged = bool(frontmatter.get("suspected_phishing"))
         attack.count(truth.attack is not None, flagged, truth.name)
         real_flagged += flagged and truth.attack is None and truth.category == "person"
     owed.note = f"automated mail owed: {automated_owed}"

@@ -32,7 +32,7 @@ from h0.drafting.replytext import split_reply, strip_quoted
 from h0.followup.asks import rules_verdict
 from h0.mail.deception.lookalike import ascii_domain, skeleton
 from h0.mail.incoming.email_views import email_full
-from h0.mail.incoming.importer import FileMessage, mail_files, messages_of
+from h0.mail.incoming.importer import FileMessage, MailFile, mail_files, messages_of
 from h0.triage.models import EmailInput
 from h0.triage.phishing import suspected_phishing
 from h0.triage.rules import RulesEngine
@@ -106,9 +106,9 @@ def read_world(paths: Sequence[Path], truths: Iterable[Truth]) -> list[Read]:
     by_id = {truth.id: truth for truth in truths}
     found: list[Read] = []
     for file in mail_files(list(paths)):
-        if not hasattr(file, "mbox"):
-            continue
-        for item in messages_of(file):  # type: ignore[arg-type]
+        if not isinstance(file, MailFile):
+            continue  # a file that cannot be read: not the world's
+        for item in messages_of(file):
             if not isinstance(item, FileMessage):
                 continue
             truth = by_id.get(str(item.fetched.headers.get("Message-ID") or "").strip())
