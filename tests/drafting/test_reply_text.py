@@ -1,6 +1,7 @@
-"""A reply's own words are cut exactly where `mail-parser-reply` cuts them: H0 tries the parser's header
-patterns only where a header can begin (a line's start, a newline, a dash), and must find the very
-headers the parser's own scan of every character finds."""
+"""A reply's quoted history is cut exactly where `mail-parser-reply` cuts it (`parsed_reply`): H0 tries the
+parser's header patterns only where a header can begin (a line's start, a newline, a dash), and must find
+the very headers the parser's own scan of every character finds. What H0 then keeps of the reply (its own
+signature rule, bottom-posting) is tested in tests/judgments/test_reply_text_world.py."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from mailparser_reply import EmailReplyParser
 
-from h0.drafting.replytext import LANGUAGES, MAX_HEADER_LINE, MAX_PARSE_CHARS, latest_reply, strip_quoted
+from h0.drafting.replytext import LANGUAGES, MAX_HEADER_LINE, MAX_PARSE_CHARS, latest_reply, parsed_reply, strip_quoted
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FILLER = " ".join(["project review budget plan draft design team schedule"] * 40)
@@ -73,7 +74,7 @@ def parsed_by_the_library(text: str) -> tuple[str, str]:
 
 @pytest.mark.parametrize("text", corpus())
 def test_given_any_email_text_when_its_reply_is_cut_then_it_is_where_the_parser_cuts_it(text):
-    assert latest_reply(text) == parsed_by_the_library(text)
+    assert parsed_reply(text) == parsed_by_the_library(text)
 
 
 def test_given_an_answer_above_a_quoted_email_when_stripped_then_only_the_answer_is_left():
@@ -95,7 +96,7 @@ PIECES = [
 def test_given_pieces_of_replies_in_any_order_when_cut_then_it_is_where_the_parser_cuts_it(pieces):
     text = "".join(pieces)
     assume(all(len(line) <= MAX_HEADER_LINE for line in text.split("\n")))  # longer: never a header (below)
-    assert latest_reply(text) == parsed_by_the_library(text)
+    assert parsed_reply(text) == parsed_by_the_library(text)
 
 
 @pytest.mark.parametrize(
@@ -109,7 +110,7 @@ def test_given_pieces_of_replies_in_any_order_when_cut_then_it_is_where_the_pars
     ids=["100k-lines", "1MB-one-line", "nested-quotes", "many-signatures"],
 )
 def test_given_a_hostile_body_when_its_reply_is_cut_then_it_is_the_parsers_cut_of_the_bounded_prefix(text):
-    assert latest_reply(text) == parsed_by_the_library(text[:MAX_PARSE_CHARS])
+    assert parsed_reply(text) == parsed_by_the_library(text[:MAX_PARSE_CHARS])
 
 
 @pytest.mark.timeout(30)  # the parser's own header patterns took ~70 s on this body, holding the GIL

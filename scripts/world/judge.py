@@ -1,0 +1,265 @@
+"""H0's judgments on the world, message by message, scored against the truth: precision and recall (or
+exact match), with the misses by name.
+
+Each judgment calls H0's own public function on the message as `h0 import` reads it (the importer's
+`mail_files` / `messages_of`, then `email_full`: the body as text, HTML converted, the headers cleaned):
+
+| judgment | H0's function | truth |
+|---|---|---|
+| reply text | `h0.drafting.replytext.split_reply(body).text` | the owner's reply exactly (same lines, each trimmed) |
+| automated | `h0.mail.incoming.automated.automated_kind` (on `EmailFull.automated`) | receipts, notifications, lists, auto-replies |
+| attack | `h0.triage.phishing.suspected_phishing`, "known" = domains the owner wrote to or a People note names | attacks |
+| questions | `h0.drafting.briefing.questions` | each question exactly as written (person mail) |
+| meeting | `h0.calendar.phrases.meeting_ask` on subject + `strip_quoted(body)` (as drafting calls it) | request, minutes, days, part of day |
+| owner asks | `h0.followup.asks.rules_verdict` | the owner's sent mail asks its recipients something |
+| needs a reply | `h0.triage.rules.RulesEngine` (the default rules): draft_reply, urgent or needs_info | a person asks the owner something |
+
+The pipeline's own figures (replies owed and awaited, drafts, flags on notes after import → sweep →
+status) are the bench's (scripts/bench/bench_judgments.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from email.utils import getaddresses
+from pathlib import Path
+
+from h0.calendar.phrases import meeting_ask
+from h0.drafting.briefing import questions
+from h0.drafting.replytext import split_reply, strip_quoted
+from h0.followup.asks import rules_verdict
+from h0.mail.deception.lookalike import ascii_domain, skeleton
+from h0.mail.incoming.email_views import email_full
+from h0.mail.incoming.importer import FileMessage, MailFile, mail_files, messages_of
+from h0.triage.models import EmailInput
+from h0.triage.phishing import suspected_phishing
+from h0.triage.rules import RulesEngine
+from scripts.world.model import Truth
+from scripts.world.persona import OWNER_DOMAIN, PEOPLE
+
+NEEDS_THE_OWNER = frozenset({"draft_reply", "urgent", "needs_info"})
+
+
+@dataclass
+class Score:
+    """One judgment's confusion counts and the names of its misses."""
+
+    name: str
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+    exact: bool = False  # an exact-match judgment: `tp` right of `tp + fn`
+    missed: list[str] = field(default_factory=list)  # should have said yes (or said wrong)
+    wrong: list[str] = field(default_factory=list)  # said yes where the truth is no
+    note: str = ""
+
+    def count(self, truth: bool, said: bool, name: str) -> None:
+        if truth and said:
+            self.tp += 1
+        elif truth:
+            self.fn += 1
+            self.missed.append(name)
+        elif said:
+            self.fp += 1
+            self.wrong.append(name)
+        else:
+            self.tn += 1
+
+    def match(self, right: bool, name: str) -> None:
+        self.exact = True
+        self.count(True, right, name)
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    def line(self) -> str:
+        if self.exact:
+            return f"{self.name:<22} exact {self.recall:6.1%}  ({self.tp}/{self.tp + self.fn})"
+        return (
+            f"{self.name:<22} precision {self.precision:6.1%}  recall {self.recall:6.1%}  "
+            f"(tp {self.tp}, fp {self.fp}, fn {self.fn})"
+        )
+
+
+@dataclass(frozen=True)
+class Read:
+    """A message as `h0 import` reads it, with its truth."""
+
+    truth: Truth
+    message: FileMessage
+
+    @property
+    def body(self) -> str:
+        return email_full(self.message.fetched).body
+
+
+def read_world(paths: Sequence[Path], truths: Iterable[Truth]) -> list[Read]:
+    """The messages of `paths` (an mbox, .eml files, folders) that have a truth, in file order."""
+    by_id = {truth.id: truth for truth in truths}
+    found: list[Read] = []
+    for file in mail_files(list(paths)):
+        if not isinstance(file, MailFile):
+            continue  # a file that cannot be read: not the world's
+        for item in messages_of(file):
+            if not isinstance(item, FileMessage):
+                continue
+            truth = by_id.get(str(item.fetched.headers.get("Message-ID") or "").strip())
+            if truth is not None:
+                found.append(Read(truth, item))
+    return found
+
+
+def same_lines(a: str, b: str) -> bool:
+    """The same non-blank lines, each trimmed: the owner's words, whatever blank lines stand between."""
+
+    def lines(text: str) -> list[str]:
+        return [" ".join(line.split()) for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+
+    return lines(a) == lines(b)
+
+
+def known_domains(reads: Sequence[Read]) -> dict[str, set[str]]:
+    """{skeleton: {domain}} of whom the owner knows: she wrote to them, or a People note names them."""
+    domains = {ascii_domain(p.domain) for p in PEOPLE}
+    for read in reads:
+        if read.truth.sent:
+            headers = read.message.fetched.headers
+            for _, address in getaddresses([str(headers.get("To") or ""), str(headers.get("Cc") or "")]):
+                if "@" in address:
+                    domains.add(ascii_domain(address.rpartition("@")[2]))
+    known: dict[str, set[str]] = {}
+    for domain in sorted(domains):
+        known.setdefault(skeleton(domain), set()).add(domain)
+    return known
+
+
+def email_input(read: Read) -> EmailInput:
+    full = email_full(read.message.fetched)
+    return EmailInput.model_validate(
+        {
+            "from": full.sender,
+            "to": [full.to] if full.to else [],
+            "cc": [full.cc] if full.cc else [],
+            "subject": full.subject,
+            "body": full.body,
+            "received": full.date,
+            "labels": list(full.labels),
+            "message_id": full.rfc822_message_id,
+        }
+    )
+
+
+def _question_key(text: str) -> str:
+    return " ".join(text.split())
+
+
+def judge(reads: Sequence[Read]) -> list[Score]:
+    """Every per-message judgment on `reads` (see the module)."""
+    inbound = [r for r in reads if not r.truth.sent]
+    scores = [
+        _reply_text([r for r in reads if r.truth.sent and r.truth.reply_text is not None]),
+        _automated(inbound),
+        _attack(inbound, known_domains(reads)),
+        *_questions([r for r in inbound if r.truth.category == "person"]),
+        *_meeting(inbound),
+        _owner_asks([r for r in reads if r.truth.sent and r.truth.asks is not None]),
+        _needs_reply(inbound),
+    ]
+    return scores
+
+
+def _reply_text(reads: Sequence[Read]) -> Score:
+    score = Score("reply text")
+    for read in reads:
+        score.match(same_lines(split_reply(read.body).text, read.truth.reply_text or ""), read.truth.name)
+    return score
+
+
+def _automated(reads: Sequence[Read]) -> Score:
+    score = Score("automated")
+    for read in reads:
+        said = email_full(read.message.fetched).automated is not None
+        score.count(read.truth.automated, said, read.truth.name)
+    return score
+
+
+def _attack(reads: Sequence[Read], known: dict[str, set[str]]) -> Score:
+    score = Score("attack")
+    real_flagged = 0
+    for read in reads:
+        said = suspected_phishing(email_input(read), known, (OWNER_DOMAIN,)) is not None
+        score.count(read.truth.attack is not None, said, read.truth.name)
+        if said and read.truth.attack is None and read.truth.category == "person":
+            real_flagged += 1
+    score.note = f"false positives on real correspondents: {real_flagged}"
+    return score
+
+
+def _questions(reads: Sequence[Read]) -> list[Score]:
+    found = Score("questions (each)")
+    whole = Score("questions (message)")
+    for read in reads:
+        truth = {_question_key(q) for q in read.truth.questions}
+        said = {_question_key(q) for q in questions(read.body)}
+        for question in sorted(truth | said):
+            found.count(question in truth, question in said, f"{read.truth.name}: {question[:60]}")
+        whole.match(truth == said, read.truth.name)
+    return [found, whole]
+
+
+def _meeting(reads: Sequence[Read]) -> list[Score]:
+    asks, length, days, part = (
+        Score("meeting request"),
+        Score("meeting length"),
+        Score("meeting days"),
+        Score("meeting part of day"),
+    )
+    part.note = "H0 reads no part of day (h0.calendar.phrases has no morning/afternoon)"
+    for read in reads:
+        full = email_full(read.message.fetched)
+        today = dt.datetime.fromisoformat(read.truth.date).date()
+        ask = meeting_ask(f"{full.subject}\n{strip_quoted(full.body) or full.body}", today)
+        truth = read.truth.meeting
+        asks.count(truth is not None, ask is not None, read.truth.name)
+        if truth is None or ask is None:
+            continue
+        length.match(ask.minutes == truth["minutes"], read.truth.name)
+        said_days = sorted(d.isoformat() for d in ask.days if d.weekday() < 5) if ask.days is not None else None
+        days.match(said_days == truth["days"], read.truth.name)
+        if truth["part"] is not None:
+            part.match(False, read.truth.name)
+    return [asks, length, days, part]
+
+
+def _owner_asks(reads: Sequence[Read]) -> Score:
+    score = Score("owner asks")
+    for read in reads:
+        full = email_full(read.message.fetched)
+        score.count(bool(read.truth.asks), rules_verdict(full.body, full.subject).asks, read.truth.name)
+    return score
+
+
+def _needs_reply(reads: Sequence[Read]) -> Score:
+    engine = RulesEngine(None)  # the default rules, the ones `h0 init` writes
+    score = Score("needs a reply (rules)")
+    for read in reads:
+        decision = engine.triage(email_input(read)).decision.decision
+        score.count(read.truth.needs_reply, decision in NEEDS_THE_OWNER, read.truth.name)
+    return score
+
+
+def report(scores: Sequence[Score], misses: int = 8, out: Callable[[str], None] = print) -> None:
+    for score in scores:
+        out(score.line() + (f"   [{score.note}]" if score.note else ""))
+        for label, names in (("missed", score.missed), ("wrong", score.wrong)):
+            if names and misses:
+                shown = ", ".join(names[:misses]) + (f", … (+{len(names) - misses})" if len(names) > misses else "")
+                out(f"    {label}: {shown}")
