@@ -141,7 +141,6 @@ def scheduling_json(scheduling: Scheduling | None) -> dict[str, Any] | None:
         "sender_timezone": scheduling.sender_zone_name,
         "proposed_slots": scheduling.proposed_slots,
         "free_slots": [slot.iso(scheduling.owner_zone) for slot in scheduling.free[:20]],
-        "meetings_with_sender": [m.start.astimezone(scheduling.owner_zone).isoformat() for m in scheduling.shared],
         "questions": scheduling.questions(),
         "instructions": scheduling.prompt_text(),
     }
