@@ -34,6 +34,7 @@ from typing import Any
 from h0.drafting.knowledgenotes import ADDRESS, KnowledgeNote, frontmatter_addresses, link_targets
 from h0.vault.model import NoteFacts, note_facts
 
+MAX_CURRENCY_MARKS = 1_000  # currency signs looked at in one text; more is taken for money
 MAX_LINKED_PEOPLE = 20  # links of a note looked up for its parties (each is one index look-up)
 PERSON_TYPES = frozenset({"person", "people", "contact", "client", "kunde", "personne"})
 PROJECT_TYPES = frozenset({"project", "projects", "projekt", "projet", "deal", "engagement"})
@@ -55,7 +56,8 @@ _STEMS_DE = (
     r"|verg[uü]tung|preis|pauschal|angebot|tarif"
 )
 _MONEY_WORDS = re.compile(
-    rf"\b(?:{_WORDS_EN}|{_WORDS_FR})\b|\b\w{{0,30}}(?:{_STEMS_DE})(?:e|en|n|s|es|er)?\b",
+    # Each alternative only where a word starts with a letter: digits and spaces fail at the look-ahead.
+    rf"\b(?=[^\W\d_])(?:(?:{_WORDS_EN}|{_WORDS_FR})\b|\w{{0,30}}(?:{_STEMS_DE})(?:e|en|n|s|es|er)?\b)",
     re.IGNORECASE,
 )
 _CURRENCY = (
@@ -77,7 +79,12 @@ _PREFIX = re.compile(r"\s*(?:(?:[-*+>]|\d+[.)])\s+)*")
 
 def is_commercial(text: str) -> bool:
     """True when `text` holds a money amount with its currency, or a word that names money."""
-    return _MONEY_WORDS.search(text) is not None or any(_amount_at(text, m) for m in _CURRENCY_AT.finditer(text))
+    if _MONEY_WORDS.search(text) is not None:
+        return True
+    for seen, currency in enumerate(_CURRENCY_AT.finditer(text)):
+        if seen >= MAX_CURRENCY_MARKS or _amount_at(text, currency):
+            return True  # a text this full of currency signs is taken for money (fail closed)
+    return False
 
 
 def _amount_at(text: str, currency: re.Match[str]) -> bool:

@@ -11,6 +11,7 @@ their day rate, budget or invoice.
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
@@ -276,8 +277,8 @@ def test_a_rules_mode_briefing_for_a_stranger_quotes_the_owners_rates_never_a_cl
 
 @pytest.mark.parametrize(
     "hostile",
-    ["x" * 200_000, "1 " * 100_000, "1" * 200_000 + " EUR", ("Projekt" * 30_000) + "budget", "€" * 100_000],
-    ids=["one-long-word", "spaced-digits", "long-number", "long-compound", "symbols"],
+    ["x" * 200_000, "a " * 100_000, "1 " * 100_000, "1" * 200_000 + " EUR", ("Projekt" * 30_000) + "b", "€" * 100_000],
+    ids=["one-long-word", "many-words", "spaced-digits", "long-number", "long-compound", "symbols"],
 )
 def test_a_hostile_note_costs_milliseconds(hostile):
     """Notes are written by agents: the rule's patterns are bounded, so no text makes them backtrack for long."""
@@ -285,3 +286,28 @@ def test_a_hostile_note_costs_milliseconds(hostile):
     without_commercial(hostile)
     is_commercial(hostile)
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_an_agent_asking_draft_context_for_a_strangers_email_gets_no_clients_money(persona, anyio_backend):
+    """Given the stranger's invitation naming two clients, when an MCP client asks for its draft context,
+    then the clients' notes come without their money, as in the prompt."""
+    from mcp import Client
+
+    from h0.mcp.vault_server import build_vault_server
+
+    email(
+        persona,
+        "pod3",
+        "Marta Kowalski <marta@productpod.example>",
+        "Podcast invite",
+        "Felix Wagner told us about the Brightline onboarding revamp and the Quanta dashboard. Join our podcast?",
+    )
+    async with Client(build_vault_server(persona)) as client:
+        result = await client.call_tool("draft_context", {"path": "Needs_Action/EMAIL_pod3.md"})
+    assert not result.is_error, result
+    answer = json.dumps(result.structured_content, ensure_ascii=False)
+    assert "Prototype due 4 December" in answer
+    for money in CLIENT_MONEY:
+        assert money not in answer, money
