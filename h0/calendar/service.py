@@ -117,7 +117,8 @@ class OwnerCalendar:
         """The busy times from the start of `day` (in `zone`) for `days` days, every source merged."""
         start = datetime.combine(day, datetime.min.time(), zone).astimezone(UTC)
         end = start + timedelta(days=days)
-        loads = [(source, self._current(source)) for source in self.sources]
+        begun = [(source, self._begin(source)) for source in self.sources]  # every due read started, then waited for
+        loads = [(source, self._current(source, read)) for source, read in begun]
         with self._lock:
             said = tuple(self._problems.get(source.key) for source in self.sources)
             window_key = (tuple(loaded.digest if loaded else None for _, loaded in loads), said, day, days, zone_name)
@@ -127,10 +128,10 @@ class OwnerCalendar:
         busy: list[Busy] = []
         horizon = end
         problems: list[str] = [p for p in said if p]
-        read = True
+        known = True  # every source has a copy
         for (source, loaded), problem in zip(loads, said, strict=True):
             if loaded is None or loaded.calendar is None:
-                read = False  # nothing of this source is known: no time is free
+                known = False  # nothing of this source is known: no time is free
                 if problem is None:
                     problems.append(f"H0 has not read the calendar {source.name} yet.")
                 continue
@@ -147,7 +148,7 @@ class OwnerCalendar:
             horizon = min(horizon, expanded.horizon)
             problems += [p.message for p in expanded.problems]
         busy.sort(key=lambda b: b.start)
-        window = Window(tuple(busy), start, horizon if read else start, tuple(dict.fromkeys(problems)), read)
+        window = Window(tuple(busy), start, horizon if known else start, tuple(dict.fromkeys(problems)), known)
         with self._lock:
             if len(self._windows) > 32:
                 self._windows.clear()
@@ -170,14 +171,20 @@ class OwnerCalendar:
                 if not read.done.wait(max(0.0, until - time.monotonic())):
                     return False
 
-    def _current(self, source: Source) -> _Loaded | None:
-        """The source's copy to use now; a read started when one is due (see the module's docstring)."""
+    def _begin(self, source: Source) -> tuple[_Loaded | None, _Read | None]:
+        """The source's copy now, and its read under way (started here when one is due)."""
         stamp = _file_stamp(source) if source.local else time.monotonic()  # a stat of a stuck mount: no lock held
         with self._lock:
             current = self._loaded.get(source.key)
             read = self._reads.get(source.key)
             if read is None and self._due(source, current, stamp):
                 read = self._start(source, current, stamp)
+        return current, read
+
+    def _current(self, source: Source, begun: tuple[_Loaded | None, _Read | None]) -> _Loaded | None:
+        """The source's copy to use: after its read when there is no copy yet or it is a file (until the
+        read's deadline at most), else the copy in memory at once (see the module's docstring)."""
+        current, read = begun
         waits = read is not None and (current is None or current.calendar is None or source.local)
         if read is not None and waits and not read.done.wait(max(0.0, read.until - time.monotonic())):
             late = f"The calendar {source.name} could not be read within {self.timeout_seconds:g} s."
