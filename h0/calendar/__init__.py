@@ -2,16 +2,17 @@
 
     sources.py   where a calendar comes from (file, http feed, CalDAV), read as bytes, size-bound
     cache.py     the last good copy of each source and how its last read went (doctor, status)
+    bounds.py    a hostile calendar made cheap to expand: floods left out, ancient series moved to the window
     events.py    iCalendar → busy intervals: recurrences, exceptions, zones, all-day, free/cancelled
-    service.py   OwnerCalendar: every source merged, kept warm per process, refreshed on a schedule
+    service.py   OwnerCalendar: every source merged, kept warm per process, read in the background
     hours.py     the owner's time zone, working hours and meeting length (H0_Profile.md)
     free.py      working hours minus busy times, cut into slots
     phrases.py   does an email ask to meet, on which days, for how long ("Thursday or Friday")
     proposal.py  the scheduling part of a reply: the times to propose, in whose zones
     checks.py    times a model wrote, checked against the free times (unbacked ones block sending)
 
-Event titles, places and notes never leave this room except for events the email's sender
-attends (docs/calendar.md).
+An event leaves this room as a busy interval and nothing else: no title, place, note or attendee
+reaches a prompt, a draft or an MCP answer, whoever the email says it is from (docs/calendar.md).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 A model's text is hostile input. Every clock time in it ("14:00", "2pm", "2:30 p.m.", "14 Uhr")
 is read with the day named before it in the same line ("Tuesday", "tomorrow", "3 December",
-"2026-12-03"), and it is allowed only when it starts or ends a free slot (or a meeting with the
-sender) on that day — in the owner's zone or the sender's. Any other time becomes H0's
+"2026-12-03"), and it is allowed only when it starts or ends a free slot on that day — in the
+owner's zone or the sender's. Any other time becomes H0's
 placeholder `[FILL: …]` naming why, which the send path refuses like every other placeholder
 (h0.mail.compose.drafts), so a time the calendar does not back is never sent unread.
 """
@@ -96,7 +96,7 @@ def read_times(text: str, scheduling: Scheduling) -> list[tuple[NamedTime, tzinf
 
 
 def unfree_times(text: str, scheduling: Scheduling) -> list[NamedTime]:
-    """The times `text` names that no free slot (or meeting with the sender) backs, on the day named."""
+    """The times `text` names that no free slot backs, on the day named."""
     allowed = scheduling.allowed() if scheduling.has_calendar else []
     marks: dict[tzinfo, set[tuple[date | None, tuple[int, int]]]] = {}
     bad = []
@@ -122,7 +122,13 @@ def _sender_cue(zone_name: str | None) -> re.Pattern[str]:
 def flag_unfree(text: str, scheduling: Scheduling) -> tuple[str, list[str]]:
     """`text` with each unbacked time made a placeholder that blocks sending, and the times flagged."""
     bad = unfree_times(text, scheduling)
-    reason = "not a free time in your calendar" if scheduling.has_calendar else "H0 has no calendar to check it"
+    reason = (
+        "H0 has no calendar to check it"
+        if not scheduling.has_calendar
+        else "H0 could not read your calendar to check it"
+        if not scheduling.read
+        else "not a free time in your calendar"
+    )
     out, last, flagged = [], 0, []
     for named in bad:
         out.append(text[last : named.start])

@@ -8,44 +8,50 @@
 - an all-day event blocks its days in the owner's time zone; a floating time (no zone) is the
   owner's wall clock; every other time is converted from its own zone.
 
-Each interval keeps its attendees (so a meeting with an email's sender may be named) and its
-title for that one purpose only: `Busy.title` is never shown for any other event (h0.calendar.privacy).
-A calendar is hostile input: its expansion stops after MAX_OCCURRENCES (an RRULE firing every
-second, an absurd COUNT), and what was not reached is the window's `horizon`, never free time.
+An interval is a start and an end, nothing else: no title, place, note or attendee leaves the
+parsed calendar, so none can reach a prompt, a draft or an MCP answer (docs/calendar.md).
+
+A calendar is hostile input. One with more than MAX_EVENTS events is refused unparsed; before
+expanding, floods and series that cannot be bounded are left out and series from long ago are moved
+to the window (h0.calendar.bounds); the expansion stops after MAX_OCCURRENCES or MAX_EXPAND_SECONDS,
+and what it did not reach is the window's `horizon`, never free time.
 """
 
 from __future__ import annotations
 
+import re
 import time as clock
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 import icalendar
 import recurring_ical_events
 
-from h0.errors import H0Error, ParseError
+from h0.calendar.bounds import bounded
+from h0.errors import H0Error, InvalidRequest, ParseError
 
 MAX_OCCURRENCES = 10_000  # per calendar and window: ~160 events a day for two months, far past any person's
 # A backstop: a calendar built to be slow to expand stops here. Expansion costs ~0.3-1 ms an event
 # (recurring-ical-events), paid once per change of the calendar, not per email.
 MAX_EXPAND_SECONDS = 10.0
-# No meeting repeats every second, minute or hour, or more than MAX_PER_DAY times a day: such a
-# series is left out (it would cost the expansion, never describe a person's day).
-_FLOOD = {"SECONDLY", "MINUTELY", "HOURLY"}
-MAX_PER_DAY = 4
+# Events in one calendar, counted before it is parsed (~1 ms each to parse): years of a busy person's
+# calendar; a larger one is refused rather than parsed for minutes.
+MAX_EVENTS = 50_000
 CHUNK = timedelta(days=7)
-MAX_TITLE_CHARS = 120
+_EVENT = re.compile(rb"^BEGIN:VEVENT\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+class CalendarTooManyEvents(InvalidRequest):
+    """A calendar with more than MAX_EVENTS events: refused unparsed."""
 
 
 @dataclass(frozen=True, slots=True)
 class Busy:
-    """One busy interval (UTC), with who attends it: titles only ever reach someone who attends."""
+    """One busy interval (UTC): when, and nothing about what."""
 
     start: datetime
     end: datetime
-    attendees: frozenset[str] = frozenset()
-    title: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +64,15 @@ class Expanded:
 
 
 def parse_calendar(data: bytes, name: str) -> icalendar.Calendar:
-    """The calendar in `data`, or a ParseError naming the source (never icalendar's own exception)."""
+    """The calendar in `data`, or a ParseError naming the source (never icalendar's own exception); one
+    with more than MAX_EVENTS events is a CalendarTooManyEvents, unparsed."""
+    events = sum(1 for _ in _EVENT.finditer(data))
+    if events > MAX_EVENTS:
+        raise CalendarTooManyEvents(
+            f"{name} has {events} events; H0 reads calendars of up to {MAX_EVENTS} (export a shorter range).",
+            source=name,
+            events=events,
+        )
     try:
         calendars = icalendar.Calendar.from_ical(data, multiple=True)
     except (ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
@@ -76,16 +90,10 @@ def parse_calendar(data: bytes, name: str) -> icalendar.Calendar:
 
 def expand(calendar: icalendar.Calendar, start: datetime, end: datetime, zone: tzinfo, name: str) -> Expanded:
     """The busy intervals of `calendar` overlapping [start, end) (aware datetimes), in order of start."""
-    problems: list[H0Error] = []
     busy: list[Busy] = []
     horizon = end
-    calendar, flooding = _without_floods(calendar)
-    if flooding:
-        problems.append(
-            ParseError(
-                f"{name}: H0 left out {flooding} event series repeating every second, minute or hour.", source=name
-            )
-        )
+    ready = bounded(calendar, start, end, name)
+    calendar, problems = ready.calendar, list(ready.problems)
     deadline = clock.monotonic() + MAX_EXPAND_SECONDS
     seen: set[tuple[str, datetime]] = set()
     try:
@@ -105,13 +113,13 @@ def expand(calendar: icalendar.Calendar, start: datetime, end: datetime, zone: t
                 key = (str(event.get("UID", "")), interval[0])
                 if key not in seen:  # an event across two weeks comes in both
                     seen.add(key)
-                    busy.append(Busy(interval[0], interval[1], _attendees(event), _title(event)))
+                    busy.append(Busy(interval[0], interval[1]))
             chunk = upto
         if len(busy) > MAX_OCCURRENCES:
             busy.sort(key=lambda b: b.start)
             horizon = min(horizon, busy[MAX_OCCURRENCES].start)
             busy = busy[:MAX_OCCURRENCES]
-            if not problems:
+            if not any("than H0 reads" in p.message for p in problems):
                 problems.append(_cut(name, end, horizon))
     except RecursionError:
         problems.append(ParseError(f"{name} nests too deeply to read; it is left out.", source=name))
@@ -129,30 +137,6 @@ def _cut(name: str, end: datetime, horizon: datetime) -> ParseError:
         f"H0 read them up to {horizon:%Y-%m-%d %H:%M} UTC and proposes no time after that.",
         source=name,
     )
-
-
-def _without_floods(calendar: icalendar.Calendar) -> tuple[icalendar.Calendar, int]:
-    """The calendar without event series that repeat every second or minute, and how many were left out."""
-    floods = []
-    for component in calendar.subcomponents:
-        rule: Any = component.get("RRULE") if component.name == "VEVENT" else None
-        if rule is None or not hasattr(rule, "get"):
-            continue
-        frequencies = [str(f).upper() for f in rule.get("FREQ", [])]
-        per_day = 1
-        for part in ("BYHOUR", "BYMINUTE", "BYSECOND"):
-            per_day *= max(len(rule.get(part, [])), 1)
-        if any(f in _FLOOD for f in frequencies) or per_day > MAX_PER_DAY:
-            floods.append(component)
-    if not floods:
-        return calendar, 0
-    kept = icalendar.Calendar()
-    for key, value in calendar.items():
-        kept[key] = value
-    for component in calendar.subcomponents:
-        if not any(component is flood for flood in floods):
-            kept.add_component(component)
-    return kept, len(floods)
 
 
 def _counts_as_busy(event: icalendar.Event) -> bool:
@@ -191,26 +175,6 @@ def _utc(value: Any, zone: tzinfo) -> datetime:
         raise TypeError(f"not a time: {value!r}")
     moment: datetime = value if value.tzinfo is not None else value.replace(tzinfo=zone)  # floating: owner's clock
     return moment.astimezone(UTC)
-
-
-def _attendees(event: icalendar.Event) -> frozenset[str]:
-    people: set[str] = set()
-    values = event.get("ATTENDEE")
-    for value in values if isinstance(values, list) else [values] if values is not None else []:
-        people.add(_address(value))
-    organizer = event.get("ORGANIZER")
-    if organizer is not None:
-        people.add(_address(organizer))
-    return frozenset(p for p in people if "@" in p)
-
-
-def _address(value: Any) -> str:
-    text = str(value).strip()
-    return text[7:].lower() if text.lower().startswith("mailto:") else text.lower()
-
-
-def _title(event: icalendar.Event) -> str:
-    return " ".join(str(event.get("SUMMARY", "")).split())[:MAX_TITLE_CHARS]
 
 
 def _short(exc: BaseException) -> str:

@@ -2,11 +2,12 @@
 
 `plan_meeting` answers for one email that asks to meet: the free slots on the days it asks
 about (or the next working days), 2–3 of them to propose, each in the owner's zone and — when
-the sender's differs — in theirs, and the owner's upcoming meetings with the sender. Without a
-calendar it proposes nothing: the owner is asked which times suit them (no time is invented).
+the sender's differs — in theirs. Without a calendar, or with one H0 could not read yet, it
+proposes nothing: the owner is asked which times suit them (no time is invented).
 
-Privacy: an event is "busy" and nothing more, unless the sender attends it; even then only its
-time reaches a model's prompt (`prompt_text`), and its title only the draft's notes to the owner.
+Privacy: an event is "busy" and nothing more, whoever asks. No event is named or singled out — not
+its title, not "you already meet them at …": who attends an event is not something a `From:` line can
+prove, so no email can make H0 say which of the owner's meetings are with whom.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 
-from h0.calendar.events import Busy
 from h0.calendar.free import Slot, free_slots, spread
 from h0.calendar.hours import OwnerHours
 from h0.calendar.phrases import MeetingAsk, meeting_ask, next_working_days
@@ -23,14 +23,7 @@ from h0.calendar.service import OwnerCalendar
 PROPOSED = 3
 NO_CALENDAR_QUESTION = "Which times suit you? (H0 has no calendar to read: set CALENDAR_ICS or CALDAV_URL)"
 NO_FREE_TIME_QUESTION = "Which times suit you? (your calendar has no free time of that length on the days asked)"
-
-
-@dataclass(frozen=True, slots=True)
-class SharedMeeting:
-    """An upcoming event the email's sender attends: the one kind whose title may be named, to the owner."""
-
-    start: datetime
-    title: str
+UNREAD_QUESTION = "Which times suit you? (H0 could not read your calendar just now: see the calendar lines below)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +39,8 @@ class Scheduling:
     has_calendar: bool = False
     proposed: tuple[Slot, ...] = ()
     free: tuple[Slot, ...] = ()
-    shared: tuple[SharedMeeting, ...] = ()
     problems: tuple[str, ...] = ()
+    read: bool = True  # every source of the calendar was read (else nothing is known to be free)
     asked_at: datetime | None = None  # when the free times were computed ("tomorrow" in a reply is read from it)
 
     @property
@@ -83,6 +76,11 @@ class Scheduling:
                 "The owner has no calendar H0 can read: propose no date or time; write [FILL: the times that suit "
                 "you] where times would go."
             )
+        if not self.read:
+            return (
+                "The owner's calendar could not be read just now: propose no date or time; write [FILL: the times "
+                "that suit you] where times would go."
+            )
         if not self.free:
             return (
                 "The owner's calendar has no free time of that length on the days asked: propose no time; write "
@@ -98,29 +96,27 @@ class Scheduling:
         others = [s for s in self.free if s not in self.proposed][:9]
         if others:
             lines.append("Other free times: " + "; ".join(_span(s, self.owner_zone) for s in others))
-        for meeting in self.shared:
-            lines.append(f"The owner already meets the sender on {_when(meeting.start, self.owner_zone)}.")
         return "\n".join(lines)
 
     def questions(self) -> list[str]:
         """What the draft asks the owner (below the cut-off)."""
         if not self.has_calendar:
             return [NO_CALENDAR_QUESTION]
+        if not self.read:
+            return [UNREAD_QUESTION]
         if not self.proposed:
             return [NO_FREE_TIME_QUESTION]
         return []
 
     def allowed(self) -> list[Slot]:
-        """Every time a reply may name: the free slots and the meetings with the sender."""
-        meetings = [Slot(m.start, m.start) for m in self.shared]
-        return [*self.proposed, *self.free, *meetings]
+        """Every time a reply may name: the free slots."""
+        return [*self.proposed, *self.free]
 
 
 def plan_meeting(
     calendar: OwnerCalendar | None,
     hours: OwnerHours,
     text: str,
-    sender: str,
     *,
     now: datetime,
     sender_zone: tuple[tzinfo, str] | None = None,
@@ -149,7 +145,6 @@ def plan_meeting(
     working = tuple(hours.working_day(d) for d in range(7))
     days = [d for d in (ask.days or next_working_days(today, working)) if d >= today]
     slots = free_slots(window.spans(hours.buffer_minutes), hours, days, minutes, now=now, horizon=window.horizon)
-    shared = shared_meetings(window.attended_by(sender), now)
     return Scheduling(
         ask,
         minutes,
@@ -160,15 +155,10 @@ def plan_meeting(
         has_calendar=True,
         proposed=tuple(spread(slots, zone, PROPOSED)),
         free=tuple(slots[:60]),
-        shared=shared,
         problems=base.problems + window.problems,
+        read=window.read,
         asked_at=now,
     )
-
-
-def shared_meetings(attended: list[Busy], now: datetime, most: int = 3) -> tuple[SharedMeeting, ...]:
-    """The next events (from now) of those the sender attends."""
-    return tuple(SharedMeeting(b.start, b.title) for b in attended if b.end > now)[:most]
 
 
 def _differs(theirs: tzinfo, ours: tzinfo, now: datetime) -> bool:
@@ -195,11 +185,6 @@ def _span(slot: Slot, zone: tzinfo, *, day: bool = True, german: bool = False) -
     start, end = slot.start.astimezone(zone), slot.end.astimezone(zone)
     times = f"{start:%H:%M}–{end:%H:%M}"
     return f"{_day(slot, zone, german)}, {times}" if day else times
-
-
-def _when(moment: datetime, zone: tzinfo) -> str:
-    local = moment.astimezone(zone)
-    return f"{local:%A} {local.day} {local:%B} at {local:%H:%M}"
 
 
 def utc_now() -> datetime:

@@ -1,9 +1,12 @@
 """Where the owner's calendar comes from: .ics files, http(s) iCal feeds and CalDAV accounts, as bytes.
 
 Every source answers one question, `read() -> bytes` (iCalendar text), so the cache and the
-expansion never know which kind it was. A feed is read with a timeout and a size bound (a
-100 MB answer is refused after the bound, never loaded); a CalDAV account answers with every
-event of every calendar in a window around today, fetched by the `caldav` library.
+expansion never know which kind it was. A feed is read with a size bound (a 100 MB answer is
+refused after the bound, never loaded) and a whole-read deadline: CALENDAR_TIMEOUT_SECONDS from the
+first byte asked for to the last one read, whatever the server does — a server trickling a byte at
+a time (its headers too) never waits out a socket timeout, so at the deadline H0 shuts the socket.
+A CalDAV account answers with every event of every calendar in a window around today, fetched by
+the `caldav` library in a thread of its own that H0 stops waiting for at the same deadline.
 
 A feed's address is a secret (calendar apps hand out private links), so a source's `name`
 shows only its scheme and host; the full address never reaches a log, doctor or a note.
@@ -11,13 +14,18 @@ shows only its scheme and host; the full address never reaches a log, doctor or 
 
 from __future__ import annotations
 
+import functools
+import http.client
+import socket
+import ssl
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 import caldav
@@ -100,42 +108,139 @@ def _file_reader(path: Path, limit: int) -> Callable[[], bytes]:
     return read
 
 
+class _Deadline:
+    """Shuts every socket of one read down when `seconds` have passed since it began: whatever the read
+    is waiting for (a connection, a header, the next byte) ends at once. A context manager."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.passed = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> Self:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            late = self.passed
+        if late:
+            _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.passed = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already closed: the read is over anyway
+
+
+class _Connection(http.client.HTTPConnection):
+    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline = deadline
+
+    def connect(self) -> None:
+        super().connect()
+        self.deadline.watch(self.sock)
+
+
+class _SecureConnection(http.client.HTTPSConnection):
+    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline = deadline
+
+    def connect(self) -> None:
+        super().connect()
+        self.deadline.watch(self.sock)
+
+
+class _Handler(urllib.request.HTTPHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self.deadline = deadline
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(functools.partial(_Connection, deadline=self.deadline), req)
+
+
+class _SecureHandler(urllib.request.HTTPSHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self.deadline = deadline
+        self.tls = ssl.create_default_context()
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(functools.partial(_SecureConnection, deadline=self.deadline), req, context=self.tls)
+
+
 def _feed_reader(url: str, timeout: float, limit: int) -> Callable[[], bytes]:
     name = feed_name(url)
 
     def read() -> bytes:
         request = urllib.request.Request(url, headers={"User-Agent": "H0 calendar", "Accept": "text/calendar, */*"})
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                declared = response.headers.get("Content-Length")
-                if declared and declared.isdigit() and int(declared) > limit:
-                    raise _too_large(name, limit)
-                chunks: list[bytes] = []
-                size = 0
-                while chunk := response.read(_CHUNK):
-                    size += len(chunk)
-                    if size > limit:
-                        raise _too_large(name, limit)
-                    chunks.append(chunk)
-                return b"".join(chunks)
-        except urllib.error.HTTPError as exc:
-            if exc.code in (401, 403):
-                raise AuthRequired(f"The calendar feed {name} refused H0 (HTTP {exc.code}).", source=name) from None
-            raise CalendarUnavailable(f"The calendar feed {name} answered HTTP {exc.code}.", source=name) from None
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise CalendarUnavailable(
-                f"The calendar feed {name} could not be read ({type(reason).__name__}: {str(reason)[:80]}).",
-                source=name,
-            ) from None
+        with _Deadline(timeout) as deadline:
+            try:
+                opener = urllib.request.build_opener(_Handler(deadline), _SecureHandler(deadline))
+                data = _body(opener.open(request, timeout=timeout), name, limit)
+            except urllib.error.HTTPError as exc:
+                if exc.code in (401, 403):
+                    raise AuthRequired(f"The calendar feed {name} refused H0 (HTTP {exc.code}).", source=name) from None
+                raise CalendarUnavailable(f"The calendar feed {name} answered HTTP {exc.code}.", source=name) from None
+            except (urllib.error.URLError, http.client.HTTPException, TimeoutError, OSError) as exc:
+                if deadline.passed:
+                    raise _late(name, timeout) from None
+                reason = getattr(exc, "reason", exc)
+                raise CalendarUnavailable(
+                    f"The calendar feed {name} could not be read ({type(reason).__name__}: {str(reason)[:80]}).",
+                    source=name,
+                ) from None
+            if deadline.passed:  # the socket was shut mid-answer: what was read is not the calendar
+                raise _late(name, timeout)
+            return data
 
     return read
+
+
+def _body(response: http.client.HTTPResponse, name: str, limit: int) -> bytes:
+    with response:
+        declared = response.headers.get("Content-Length")
+        if declared and declared.isdigit() and int(declared) > limit:
+            raise _too_large(name, limit)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := response.read(_CHUNK):
+            size += len(chunk)
+            if size > limit:
+                raise _too_large(name, limit)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _late(name: str, timeout: float) -> CalendarUnavailable:
+    return CalendarUnavailable(
+        f"The calendar {name} did not answer within {timeout:g} s (CALENDAR_TIMEOUT_SECONDS).", source=name
+    )
 
 
 def _caldav_reader(url: str, user: str | None, password: str | None, timeout: float, limit: int) -> Callable[[], bytes]:
     name = f"CalDAV {feed_name(url)}"
 
-    def read() -> bytes:
+    def fetch() -> bytes:
         now = datetime.now(UTC)
         start, end = now - timedelta(days=CALDAV_DAYS_BEFORE), now + timedelta(days=CALDAV_DAYS_AFTER)
         chunks: list[bytes] = []
@@ -161,7 +266,31 @@ def _caldav_reader(url: str, user: str | None, password: str | None, timeout: fl
             raise CalendarUnavailable(f"{name} could not be read ({type(exc).__name__}: {str(exc)[:80]}).") from None
         return b"\n".join(chunks) if chunks else b"BEGIN:VCALENDAR\nVERSION:2.0\nEND:VCALENDAR\n"
 
+    def read() -> bytes:
+        return _within(timeout, name, fetch)
+
     return read
+
+
+def _within(seconds: float, name: str, work: Callable[[], bytes]) -> bytes:
+    """`work()` in a thread of its own, waited for at most `seconds`: the deadline of a library that keeps its
+    sockets to itself (the thread ends by the library's own socket timeouts; its answer is not waited for)."""
+    outcome: list[bytes | BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(work())
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, who raises it
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, name="h0-calendar-caldav", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if not outcome:
+        raise _late(name, seconds)
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
 
 
 def _too_large(name: str, limit: int) -> CalendarTooLarge:

@@ -16,8 +16,9 @@ item cut to its own cap, until it runs out; what did not fit is named in `omitte
 A note is "about the email" through its people, the notes that link to their People notes, their
 organisation, the notes it names, and the codes and capitalised names they share — never a shared
 common word (h0.vault.index.about; docs/drafting.md). Each note's frontmatter properties come first
-in its text, as facts ("deadline: 2026-12-15"); a People note's commercial ones (rates, budgets,
-invoices) only when that person is in the conversation.
+in its text, as facts ("deadline: 2026-12-15"). A note's or past reply's commercial facts (rates,
+budgets, fees, invoices, amounts) come only when one of its parties is someone the reply goes to
+(`audience`; the one rule: h0.drafting.commercial).
 
 The email (12,000 characters) and its thread (8,000) have their own bounds (h0.triage.prompt).
 Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.vault.disclosure).
@@ -27,12 +28,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import parseaddr
 from typing import Any
 
 from h0.calendar import Scheduling
+from h0.drafting.commercial import for_audience, reply_for_audience
 from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, PendingEmail, frontmatter_addresses
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies
@@ -57,7 +59,7 @@ MAX_PROPERTIES = 40
 MAX_PROPERTY_CHARS = 300
 # Bookkeeping, not facts: what Obsidian and H0 keep in a note's frontmatter for themselves.
 NOT_FACTS = frozenset({"type", "tags", "tag", "aliases", "alias", "private", "cssclasses", "cssclass", "publish"})
-COMMERCIAL = re.compile(r"rate|budget|price|pricing|fee|invoice|cost|salary|amount|discount|payment", re.IGNORECASE)
+WITHHELD = "its commercial facts left out: nobody they concern is on this email"
 ORDER = ("profile", "lessons", "person", "past_reply", "linked", "related", "similar_reply", "pending")
 
 
@@ -140,7 +142,6 @@ def scheduling_json(scheduling: Scheduling | None) -> dict[str, Any] | None:
         "sender_timezone": scheduling.sender_zone_name,
         "proposed_slots": scheduling.proposed_slots,
         "free_slots": [slot.iso(scheduling.owner_zone) for slot in scheduling.free[:20]],
-        "meetings_with_sender": [m.start.astimezone(scheduling.owner_zone).isoformat() for m in scheduling.shared],
         "questions": scheduling.questions(),
         "instructions": scheduling.prompt_text(),
     }
@@ -190,8 +191,11 @@ def assemble(
     past: PastReplies,
     budget_tokens: int,
     exclude: Sequence[str] = (),
+    audience: Iterable[str] = (),
 ) -> DraftContext:
-    """The context of a reply to `reply_to` (an address) answering an email from `sender` (a From header)."""
+    """The context of a reply to `reply_to` (an address) answering an email from `sender` (a From header).
+    `audience`: everyone else the reply concerns (the others on the email, the people the owner wrote to
+    in its thread; never the owner): with `reply_to`, whom a note's commercial facts may be shown for."""
     started = time.perf_counter()
     name, sender_address = recipient_of(sender)
     address = reply_to.strip().lower() or sender_address
@@ -204,6 +208,13 @@ def assemble(
         budget.add("lessons", "[[H0_Memory]]", "lessons from your edits of earlier drafts", lessons, "H0_Memory.md")
     seen: set[str] = set(exclude)
     conversation = {a for a in (address, sender_address) if a}
+    parties_on = frozenset({address, *(a.strip().lower() for a in audience if a and "@" in a)} - {""})
+
+    def shown(note: KnowledgeNote) -> tuple[str, str]:
+        """The note's text for this reply, and what to add to why it is there (its money left out)."""
+        seen_as = for_audience(note, parties_on, knowledge.resolve_link)
+        return with_properties(seen_as), "" if seen_as is note else f"; {WITHHELD}"
+
     people: list[KnowledgeNote] = []
     for who in dict.fromkeys(a for a in (address, sender_address) if a):
         for note in knowledge.notes_for_address(who):
@@ -211,12 +222,13 @@ def assemble(
                 seen.add(note.path)
                 people.append(note)
                 why = "the sender's note" if who in _addresses_of(note) else f"mentions {who}"
-                budget.add("person", note.link, why, with_properties(note, conversation), note.path)
+                text, withheld = shown(note)
+                budget.add("person", note.link, why + withheld, text, note.path)
     latest = past.to_address(address, CAPS["past_reply"][1])
     # A reply of this very thread is in the conversation already: not repeated as a past reply.
     history = [r for r in latest if r.path is None or r.path not in seen]
     for reply in history:
-        budget.add("past_reply", reply.link, f"your reply to {address}", _reply_text(reply), reply.path)
+        budget.add("past_reply", reply.link, f"your reply to {address}", _reply_text(reply, reply.text), reply.path)
     linked: list[KnowledgeNote] = []
     for person in people:
         for target in person.links:
@@ -224,28 +236,20 @@ def assemble(
             if target_note is not None and target_note.path not in seen:
                 seen.add(target_note.path)
                 linked.append(target_note)
-                budget.add(
-                    "linked",
-                    target_note.link,
-                    f"linked from {person.link}",
-                    with_properties(target_note, conversation),
-                    target_note.path,
-                )
+                text, withheld = shown(target_note)
+                budget.add("linked", target_note.link, f"linked from {person.link}{withheld}", text, target_note.path)
     query = without_owner(f"{subject}\n{body}", profile.name)
     for related in knowledge.related(query, CAPS["related"][1], exclude=seen, addresses=sorted(conversation)):
         seen.add(related.note.path)
-        text = with_properties(related.note, conversation)
-        budget.add("related", related.note.link, related.why, text, related.note.path)
+        text, withheld = shown(related.note)
+        budget.add("related", related.note.link, related.why + withheld, text, related.note.path)
     for reply, score in past.similar(query, CAPS["similar_reply"][1], exclude=history):
         if reply.path is not None and reply.path in seen:
             continue
-        budget.add(
-            "similar_reply",
-            reply.link,
-            f"your reply to a similar email (score {score})",
-            _reply_text(reply),
-            reply.path,
-        )
+        text = reply_for_audience(reply.text, reply.to, parties_on)  # another's reply: its money is theirs
+        withheld = "" if text is reply.text else f"; {WITHHELD}"
+        why = f"your reply to a similar email (score {score}){withheld}"
+        budget.add("similar_reply", reply.link, why, _reply_text(reply, text), reply.path)
     waiting = getattr(knowledge, "pending", None)  # the vault index knows the inbox; a scan does not
     if waiting is not None:
         others: list[PendingEmail] = waiting(sorted(conversation), exclude=seen)
@@ -282,21 +286,20 @@ def _addresses_of(note: KnowledgeNote) -> set[str]:
     return {a.lower() for a in frontmatter_addresses(note.frontmatter)}
 
 
-def with_properties(note: KnowledgeNote, conversation: set[str]) -> str:
+def with_properties(note: KnowledgeNote) -> str:
     """The note's text, its frontmatter properties first as facts ("deadline: 2026-12-15"): a fact kept
-    in a property is as much the owner's as one in the text. The commercial properties (rates, budgets,
-    invoices) of a People note about someone not in this conversation are left out: one correspondent's
-    terms never reach another's prompt."""
-    facts = properties(note.frontmatter, commercial=not _is_other_person(note, conversation))
+    in a property is as much the owner's as one in the text. (What a reply may see of a note's
+    commercial facts is decided before: h0.drafting.commercial.for_audience.)"""
+    facts = properties(note.frontmatter)
     return f"Properties: {'; '.join(facts)}\n\n{note.text}" if facts else note.text
 
 
-def properties(frontmatter: Mapping[str, Any], *, commercial: bool = True) -> list[str]:
+def properties(frontmatter: Mapping[str, Any]) -> list[str]:
     """`key: value` for each property that states a fact (not H0's or Obsidian's bookkeeping)."""
     facts: list[str] = []
     for key, value in list(frontmatter.items())[:MAX_PROPERTIES]:
         name = str(key).strip()
-        if not name or name.lower() in NOT_FACTS or (not commercial and COMMERCIAL.search(name)):
+        if not name or name.lower() in NOT_FACTS:
             continue
         values = value if isinstance(value, list) else [value]
         shown = [_scalar(v) for v in values if _scalar(v)]
@@ -311,16 +314,9 @@ def _scalar(value: Any) -> str:
     return " ".join(str(value).split())
 
 
-def _is_other_person(note: KnowledgeNote, conversation: set[str]) -> bool:
-    """A People note (addresses in its frontmatter) about nobody in this conversation."""
-    addresses = _addresses_of(note)
-    return bool(addresses) and not addresses & conversation
-
-
 def _day(when: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(when)) if when else "undated"
 
 
-def _reply_text(reply: PastReply) -> str:
-    day = _day(reply.when)
-    return f"Sent {day} to {', '.join(reply.to)}, subject “{reply.subject}”:\n{reply.text}"
+def _reply_text(reply: PastReply, text: str) -> str:
+    return f"Sent {_day(reply.when)} to {', '.join(reply.to)}, subject “{reply.subject}”:\n{text}"

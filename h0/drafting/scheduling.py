@@ -73,10 +73,10 @@ def scheduling_for_email(
         return None
     try:
         zone = sender_zone(knowledge, reply_to, email)
-        return plan_meeting(calendar, profile.hours, words, reply_to, now=now, sender_zone=zone)
+        return plan_meeting(calendar, profile.hours, words, now=now, sender_zone=zone)
     except (H0Error, OSError, ValueError) as exc:
         logger.warning("the calendar could not be read for a reply ({}); no time is proposed", exc)
-        return plan_meeting(None, profile.hours, words, reply_to, now=now)
+        return plan_meeting(None, profile.hours, words, now=now)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +111,6 @@ def scheduled_reply(text: str, scheduling: Scheduling | None, *, by_model: bool,
             + ", ".join(flagged)
             + "): it is marked [FILL: …] and the draft cannot be sent until you replace it."
         )
-    for meeting in scheduling.shared:
-        when = meeting.start.astimezone(scheduling.owner_zone)
-        title = f" (“{inert_inline(meeting.title)}”)" if meeting.title else ""
-        notes.append(f"You already meet them on {when:%A} {when.day} {when:%B} at {when:%H:%M}{title}.")
     notes += [f"_Calendar: {inert_inline(p)}_" for p in scheduling.problems[:3]]
     return ScheduledReply(text, tuple(slots), tuple(flagged), tuple(scheduling.questions()), tuple(notes))
 

@@ -14,15 +14,16 @@ import dataclasses
 import functools
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from loguru import logger
 
-from h0.calendar import OwnerCalendar, Scheduling
+from h0.calendar import OwnerCalendar
 from h0.config import Settings
+from h0.drafting.commercial import audience_of
 from h0.drafting.context import DraftContext, assemble, recipient_of
 from h0.drafting.knowledge import VaultKnowledge
 from h0.drafting.knowledgenotes import KnowledgeSource, frontmatter_addresses
@@ -205,9 +206,16 @@ class Drafting:
             self._looked.inside = False
 
     def context(
-        self, *, reply_to: str, sender: str, subject: str, body: str, exclude: Sequence[str] = ()
+        self,
+        *,
+        reply_to: str,
+        sender: str,
+        subject: str,
+        body: str,
+        exclude: Sequence[str] = (),
+        also: Iterable[str] = (),
     ) -> DraftContext:
-        """Everything a reply to `reply_to` answering this email may draw on (h0.drafting.context)."""
+        """Everything a reply to `reply_to` (and `also`) answering this email may draw on (h0.drafting.context)."""
         if not getattr(self._looked, "inside", False):
             self._freshen()
         return assemble(
@@ -221,6 +229,7 @@ class Drafting:
             past=self.past,
             budget_tokens=self.budget_tokens,
             exclude=exclude,
+            audience=also,
         )
 
     def voice_context(self, reply_to: str | None, sender: str, text: str = "") -> ReplyContext:
@@ -278,11 +287,16 @@ class Drafting:
         return (voice.greeting or None) if len(people) == 1 else None, voice.sign_off or None
 
     def context_for_email(
-        self, email: NoteFacts, text: str, reply_to: str | None = None, exclude: Sequence[str] = ()
+        self,
+        email: NoteFacts,
+        text: str,
+        reply_to: str | None = None,
+        exclude: Sequence[str] = (),
+        audience: Iterable[str] | None = None,
     ) -> DraftContext:
         """The context for an email note (`email`: its typed facts, `Note.facts`) and its words (`text`: the
         body's email text); `exclude`: vault paths already given otherwise (the email's thread), never
-        repeated as notes."""
+        repeated as notes; `audience`: who else the reply concerns (h0.drafting.commercial.audience_of)."""
         address = reply_to or email.sender
         context = self.context(
             reply_to=address,
@@ -290,17 +304,12 @@ class Drafting:
             subject=email.subject,
             body=text,
             exclude=exclude,
+            also=audience_of(email, (), ()) if audience is None else audience,
         )
-        scheduling = self.scheduling_for_email(email, text, address)
+        scheduling = scheduling_for_email(
+            self.calendar, self.profile(), self.knowledge, email, text, address, datetime.now(UTC)
+        )
         return dataclasses.replace(context, scheduling=scheduling) if scheduling is not None else context
-
-    def scheduling_for_email(
-        self, email: NoteFacts, text: str, reply_to: str, now: datetime | None = None
-    ) -> Scheduling | None:
-        """The free times a reply to this email proposes (None: it does not ask to meet)."""
-        return scheduling_for_email(
-            self.calendar, self.profile(), self.knowledge, email, text, reply_to, now or datetime.now(UTC)
-        )
 
 
 def indexed_knowledge(root: Path, state_dir: Path | None, disclosure: Disclosure) -> KnowledgeSource | None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from h0.drafting import DraftContext, Drafting
 from h0.drafting.briefing import briefing
+from h0.drafting.commercial import audience_of
 from h0.drafting.replytext import strip_quoted
 from h0.drafting.service import ReplyVoice
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome
@@ -84,6 +85,8 @@ def plan_email(
         )
     to = reply_recipient(note.facts)
     in_thread = [note.path, *(t.note.path for t in thread)]  # given as the conversation, not again as notes
+    wrote_to = [a for t in thread if t.kind == "sent" for a in t.note.facts.all_recipients]  # the owner's replies
+    audience = audience_of(note.facts, owner_addresses(ctx.settings), wrote_to)  # whose business a reply may carry
     context: DraftContext | None = None
     llm = getattr(triager, "llm", None)
     # The reply's greeting, sign-off, language and register: the owner's with this person, else the profile's.
@@ -93,7 +96,7 @@ def plan_email(
         # A model decides with the owner's notes in view (no extra call: they travel in the one prompt);
         # the briefing is there for the rules that decide when the model cannot.
         chosen = drafting.reply_voice(to, note.facts.sender_text, text)
-        context = drafting.context_for_email(note.facts, text, to, exclude=in_thread)
+        context = drafting.context_for_email(note.facts, text, to, exclude=in_thread, audience=audience)
         reply_context = context.reply_context(briefing(context, text, subject)).model_copy(update=_voiced(chosen))
         outcome = triager.triage(email, reply_context)
     elif drafting is not None:
@@ -102,7 +105,7 @@ def plan_email(
         outcome = triager.triage(email, ReplyContext())
         if outcome.decision.decision in DRAFTING_DECISIONS:
             chosen = drafting.reply_voice(to, note.facts.sender_text, text)
-            context = drafting.context_for_email(note.facts, text, to, exclude=in_thread)
+            context = drafting.context_for_email(note.facts, text, to, exclude=in_thread, audience=audience)
             briefed = ReplyContext(**_voiced(chosen), briefing=briefing(context, text, subject))
             outcome = triager.triage(email, briefed)
     else:

@@ -129,7 +129,6 @@ class SchedulingContext(BaseModel):
     sender_timezone: str | None = Field(description="The sender's zone when it differs from the owner's.")
     proposed_slots: list[str] = Field(description="2–3 free times to propose, ISO 8601 with UTC offset.")
     free_slots: list[str] = Field(description="Other free times on those days, ISO 8601.")
-    meetings_with_sender: list[str] = Field(description="Upcoming meetings the sender attends (times only).")
     questions: list[str]
     instructions: str = Field(description="What a drafter is told about times (as H0's own prompt).")
 

@@ -4,6 +4,7 @@ and a hostile calendar that costs one line."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -11,58 +12,59 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from h0.calendar import events
-from h0.calendar.events import expand, parse_calendar
+from h0.calendar.events import Busy, expand, parse_calendar
 from h0.errors import ParseError
 from tests.calendar.conftest import at, fixture_bytes
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
 
-def week_busy() -> list[tuple[datetime, datetime, str]]:
+def week_busy() -> set[tuple[datetime, datetime]]:
     calendar = parse_calendar(fixture_bytes("week.ics"), "week.ics")
     found = expand(calendar, at(BERLIN, 2026, 11, 30), at(BERLIN, 2026, 12, 5), BERLIN, "week.ics")
     assert found.problems == () and found.horizon == at(BERLIN, 2026, 12, 5)
-    return [(b.start, b.end, b.title) for b in found.busy]
+    return {(b.start, b.end) for b in found.busy}
+
+
+def berlin(day: int, hour: int, minute: int = 0, *, minutes: int = 30) -> tuple[datetime, datetime]:
+    start = at(BERLIN, 2026, 12, day, hour, minute) if day < 30 else at(BERLIN, 2026, 11, day, hour, minute)
+    return start, start + timedelta(minutes=minutes)
 
 
 def test_recurrences_expand_with_their_exceptions_and_moved_occurrences():
     busy = week_busy()
-    standups = [(s, e) for s, e, title in busy if title.startswith("Team standup")]
     # Mon, Wed (moved to 15:00), Thu, Fri; Tuesday 1 December is an EXDATE.
-    assert standups == [
-        (at(BERLIN, 2026, 11, 30, 9), at(BERLIN, 2026, 11, 30, 9, 30)),
-        (at(BERLIN, 2026, 12, 2, 15), at(BERLIN, 2026, 12, 2, 15, 30)),
-        (at(BERLIN, 2026, 12, 3, 9), at(BERLIN, 2026, 12, 3, 9, 30)),
-        (at(BERLIN, 2026, 12, 4, 9), at(BERLIN, 2026, 12, 4, 9, 30)),
-    ]
+    assert {berlin(30, 9), berlin(2, 15), berlin(3, 9), berlin(4, 9)} <= busy
+    assert berlin(1, 9) not in busy and berlin(2, 9) not in busy
 
 
 def test_every_time_zone_is_converted_and_floating_times_are_the_owners_clock():
-    busy = {title: (s, e) for s, e, title in week_busy()}
+    busy = week_busy()
     new_york = ZoneInfo("America/New_York")
-    assert busy["Board call (New York)"] == (at(new_york, 2026, 12, 1, 8), at(new_york, 2026, 12, 1, 9))
-    assert busy["Board call (New York)"][0] == at(BERLIN, 2026, 12, 1, 14)
-    assert busy["Dentist"] == (at(BERLIN, 2026, 12, 4, 10), at(BERLIN, 2026, 12, 4, 11))  # floating
-    assert busy["Lunch talk"] == (datetime(2026, 12, 4, 13, tzinfo=UTC), datetime(2026, 12, 4, 14, tzinfo=UTC))
+    assert (at(new_york, 2026, 12, 1, 8), at(new_york, 2026, 12, 1, 9)) in busy  # the board call
+    assert berlin(1, 14, minutes=60) in busy  # ... which is 14:00 in Berlin
+    assert berlin(4, 10, minutes=60) in busy  # the floating dentist: the owner's clock
+    assert (datetime(2026, 12, 4, 13, tzinfo=UTC), datetime(2026, 12, 4, 14, tzinfo=UTC)) in busy  # UTC lunch talk
 
 
 def test_an_all_day_event_blocks_the_owners_whole_day():
-    busy = {title: (s, e) for s, e, title in week_busy()}
-    assert busy["Offsite"] == (at(BERLIN, 2026, 12, 3), at(BERLIN, 2026, 12, 4))
+    assert (at(BERLIN, 2026, 12, 3), at(BERLIN, 2026, 12, 4)) in week_busy()
 
 
 def test_free_and_cancelled_events_are_not_busy_and_tentative_ones_are():
-    titles = {title for _, _, title in week_busy()}
-    assert "Focus time (shown as free)" not in titles
-    assert "Cancelled review" not in titles
-    assert "Maybe: vendor demo" in titles  # tentative blocks: proposing over it could double-book
+    busy = week_busy()
+    assert berlin(1, 13, minutes=240) not in busy  # focus time, shown as free
+    assert berlin(1, 10, minutes=120) not in busy  # the cancelled review
+    assert berlin(2, 10, minutes=60) in busy  # tentative blocks: proposing over it could double-book
 
 
-def test_attendees_are_kept_by_address_for_naming_a_meeting_with_the_sender():
-    calendar = parse_calendar(fixture_bytes("week.ics"), "week.ics")
-    found = expand(calendar, at(BERLIN, 2026, 12, 2), at(BERLIN, 2026, 12, 3), BERLIN, "week.ics")
-    dana = [b for b in found.busy if "dana@acme.example" in b.attendees]
-    assert [b.title for b in dana] == ["Atlas sync with Dana"]
+def test_a_busy_interval_is_when_and_nothing_about_what():
+    """Titles, places, notes and attendees stay in the parsed file: no interval carries them anywhere."""
+    assert [f.name for f in dataclasses.fields(Busy)] == ["start", "end"]
+    calendar = parse_calendar(fixture_bytes("hostile.ics"), "hostile.ics")
+    found = expand(calendar, at(BERLIN, 2026, 12, 1), at(BERLIN, 2026, 12, 2), BERLIN, "hostile.ics")
+    assert "SECRET" not in repr(found) and "evil@attacker" not in repr(found)
+    assert berlin(2, 14) in week_busy()  # the meeting with Dana is busy like any other
 
 
 @pytest.mark.parametrize(

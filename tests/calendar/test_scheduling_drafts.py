@@ -1,7 +1,7 @@
 """Replies to "can we meet?" through `h0 sweep`: rules mode proposes real free times (in the owner's
 zone and the sender's) with no model; a model gets the free times in its prompt and never a private
-event's title, and a time it invents is a placeholder that blocks sending; without a calendar no
-time is proposed and the owner is asked."""
+event's title (nor which meetings are with the sender), and a time it invents is a placeholder that
+blocks sending; without a calendar no time is proposed and the owner is asked."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def draft(root: Path, name: str) -> tuple[dict[str, Any], str, str]:
 def test_rules_mode_proposes_three_real_free_times_in_both_time_zones(vault, capsys):
     email(vault, "EMAIL_meet", "Hi Alex, can we find 30 minutes next week to go over Atlas?")
     sweep(capsys)
-    fm, above, below = draft(vault, "REPLY_EMAIL_meet.md")
+    fm, above, _below = draft(vault, "REPLY_EMAIL_meet.md")
     monday = next_monday()
     expected = [local(monday, 12), local(monday + timedelta(days=1), 8), local(monday + timedelta(days=2), 8)]
     assert fm["proposed_slots"] == [moment.isoformat(timespec="minutes") for moment in expected]
@@ -132,10 +132,9 @@ def test_rules_mode_proposes_three_real_free_times_in_both_time_zones(vault, cap
     new_york = expected[0].astimezone(NEW_YORK)
     assert f"{new_york:%H:%M}–" in above and "for you, America/New_York" in above
     assert above.index("Here are some times") < above.index("Cheers,")  # before the sign-off
-    assert "You already meet them on" in below and SHARED in below  # the sender attends it: named, to the owner
-    assert SHARED not in above
     text = (vault / "Drafts/REPLY_EMAIL_meet.md").read_text(encoding="utf-8")
-    for secret in SECRETS:
+    assert "already meet" not in text  # not even a meeting the sender attends is named (test_no_event_named.py)
+    for secret in (*SECRETS, SHARED):
         assert secret not in text
     assert "evil@attacker" not in text
 
@@ -205,7 +204,7 @@ def test_the_model_gets_free_times_never_titles_and_an_invented_time_blocks_send
     prompt = "\n".join(llm.requests[0].texts)
     assert "Times from the owner's calendar" in prompt
     assert "12:00–12:30 (Europe/Berlin" in prompt and "America/New_York" in prompt
-    assert "already meets the sender on Tuesday" in prompt
+    assert "already meet" not in prompt
     for secret in (*SECRETS, SHARED, "evil@attacker"):
         assert secret not in prompt
     fm, above, below = draft(vault, "REPLY_EMAIL_llm.md")
