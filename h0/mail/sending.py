@@ -27,6 +27,7 @@ from typing import Any
 from loguru import logger
 
 from h0.errors import H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, Refusal, SendFailed, refuse
+from h0.mail.copies import copy_of_sent, original_being_filed
 from h0.mail.models import SendEmailResult
 from h0.mail.providers.backend import MailSender, Sent
 from h0.mail.providers.retry import RetryPolicy, is_retryable
@@ -77,6 +78,10 @@ class Outgoing:
     source: str | None = None  # the email note answered, as compared (h0.vault.model.source_key)
     exclusive_reply: bool = False  # refuse if another message already answered the same email
     hints: list[str] = field(default_factory=list)
+    note_name: str | None = None  # the note's name as a sync tool's copies share it (h0.vault.copies)
+    # A note whose very bytes were sent before is a copy, whatever its key (not for `send_anyway`: the
+    # owner's two notes with the same words are two messages)
+    copies_by_bytes: bool = False
 
     @property
     def rfc822_message_id(self) -> str:
@@ -133,6 +138,8 @@ class Sender:
             reply_to=out.reply_to,
             source=out.source,
             exclusive_reply=out.exclusive_reply,
+            copies_by_bytes=out.copies_by_bytes,
+            note_name=out.note_name,
             recipients=str(out.audit.get("to") or ""),
             subject=str(out.audit.get("subject") or ""),
             backend=self.backend.name,
@@ -142,6 +149,10 @@ class Sender:
         row = claim.row or {}
         if claim.status == "already_sent":
             return False, self._result_from_ledger(row, out)
+        if claim.status == "copy":  # the daemon files it in Done/ as a copy (h0.handlers.send_failed)
+            raise copy_of_sent(row, path=out.note_path, to=out.audit.get("to"), subject=out.audit.get("subject"))
+        if claim.status == "filing":  # its original went moments ago and is being filed: look again
+            raise original_being_filed(row, out.note_path)
         if claim.status == "conflict":
             raise refuse(Refusal.KEY_CONTENT_MISMATCH, idempotency_key=out.key)
         if claim.status == "in_progress":

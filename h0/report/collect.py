@@ -28,7 +28,7 @@ from h0.pipeline.lock import daemon_holder
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
 from h0.report.fields import SHOWN, iso_epoch, text
-from h0.report.sending import approved_notes, sending_state
+from h0.report.sending import approved_notes, copies_filed, sending_state
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
@@ -82,6 +82,7 @@ def collect_status(
     }
     sends = [r for r in records if r.get("event") == "email_sent"]
     errors = current_errors(records, day_ago)
+    copies = copies_filed(records, day_ago)
     return {
         "vault": str(vault.root),
         "mail_backend": settings.mail_backend,
@@ -96,6 +97,7 @@ def collect_status(
             "returned_to_drafts": drafts["returned_total"],
             "sends_24h": sum(1 for r in sends if str(r.get("timestamp", "")) >= day_ago),
             "errors_24h": len(errors),
+            "copies_filed_24h": len(copies),
             "replies_owed": follow_ups.owed_total,
             "replies_awaited": follow_ups.awaited_total,
             "snoozed": follow_ups.snoozed_total,
@@ -120,6 +122,8 @@ def collect_status(
             }
             for r in reversed(sends[-SHOWN:])
         ],
+        # Copies of a sent message filed instead of sent (a sync tool's): one item per copy, as it was filed.
+        "copies_filed": copies[:SHOWN],
         "recent_errors": [
             {k: r.get(k) for k in ("timestamp", "stream", "event", "path", "returned_to", "message", "error")}
             for r in reversed(errors[-SHOWN:])

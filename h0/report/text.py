@@ -135,6 +135,7 @@ def render_status(status: dict[str, Any]) -> str:
         lines.append(
             f"  {local_time(send['timestamp'])}  {_plain(send.get('done_path') or send.get('path'))} → {_to(send)}"
         )
+    lines += _copy_lines(status.get("copies_filed") or [], totals.get("copies_filed_24h") or 0)
     lines.append(f"Errors in the last 24 h: {_count(totals['errors_24h'], len(status['recent_errors']))}")
     for err in status["recent_errors"]:
         lines.append(
@@ -142,6 +143,20 @@ def render_status(status: dict[str, Any]) -> str:
             f"{_plain(err.get('message') or err.get('error') or '')}"
         )
     return "\n".join(lines)
+
+
+def _copy_lines(copies: list[dict[str, Any]], total: int) -> list[str]:
+    """One line per copy H0 filed instead of sending it (h0.report.sending.copies_filed)."""
+    if not total:
+        return []
+    lines = [f"Copies filed in Done/, not sent (24 h): {_count(total, len(copies))}"]
+    for copy in copies:
+        went = "sent" if copy.get("outcome") == "sent" else "may have been sent"
+        lines.append(
+            f"  {local_time(copy['timestamp'])}  {_plain(copy.get('path'))} → {_plain(copy.get('done_path'))}: "
+            f"a copy of {_plain(copy.get('copy_of'))} ({went})"
+        )
+    return lines
 
 
 def calendar_lines(sources: list[dict[str, Any]]) -> list[str]:

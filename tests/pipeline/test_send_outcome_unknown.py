@@ -43,3 +43,22 @@ def test_given_the_relay_takes_the_message_and_never_answers_then_the_note_leave
     status = render_status(collect_status(load_settings(vault_path=vault_dir)))
     said = [line for line in status.splitlines() if "late.md" in line]
     assert len(said) == 1 and "may have been sent" in said[0], status
+
+
+def test_given_an_unknown_outcome_when_a_sync_tool_brings_the_note_back_then_it_is_filed_as_a_copy(vault_dir: Path):
+    """Given a send whose outcome is unknown (filed in Done/), when the same note re-appears in Approved/
+    (a sync tool restoring it), then it is not sent: it is filed as a copy of that send."""
+    with smtp_relay("drop_after_data") as (relay, port):
+        settings = smtp_settings(port) | {"smtp_timeout_seconds": 0.5}
+        with running_daemon(vault_dir, **settings):
+            note = write_draft(vault_dir, "Approved", "late.md", to="ann@example.com", subject="Late answer")
+            text = note.read_text()
+            assert wait_until(lambda: (vault_dir / "Done/late.md").exists())
+            relay.mode = "answer"
+            write_draft(vault_dir, "Approved", "late 2.md", to="ann@example.com", subject="Late answer")
+            assert wait_until(lambda: events(vault_dir, event="copy_filed"))
+        assert len(relay.received) == 1
+    assert (vault_dir / "Approved/late 2.md").exists() is False and text
+    copy = frontmatter(vault_dir, "Done/late 2.md")
+    assert copy["status"] == "copy" and copy["copy_of"] == "Done/late.md"
+    assert "may or may not have gone out" in copy["h0_error"]
