@@ -126,16 +126,18 @@ def test_given_sent_drafts_when_sync_tools_bring_copies_minutes_later_then_each_
 def test_given_an_approved_draft_still_waiting_when_its_copy_arrives_then_the_original_goes_and_the_copy_waits(
     vault_dir: Path,
 ):
-    """Given drafts arriving in Approved/ by sync with a fresh time (so they wait the settle period), when each
-    one's copy arrives with an old time (sendable at once), then the copy waits for its original: the
-    original is the one sent, and the copy is filed as its copy — whichever a worker picked up first."""
+    """Given approvals arriving by sync — each copy a moment before its original, both written in place in
+    Approved/, so both wait the settle period and the copy's ends first — then the copy waits while its
+    original is in Approved/: the original is the one sent, and the copy is filed as its copy."""
     made = cases(vault_dir, "b")
     with running_daemon(vault_dir, approval_settle_seconds=1.5):
         for case in made:
-            (vault_dir / "Approved" / case.original).write_text(case.text)  # fresh: settles for 1.5 s
             sync_write(vault_dir / "Approved", case.copy, case.text)
+        for case in made:
+            sync_write(vault_dir / "Approved", case.original, case.text)
         assert wait_until(lambda: len(events(vault_dir, event="copy_filed")) == len(made), timeout=30)
     assert_one_send_each(vault_dir, made)
+    assert len(events(vault_dir, event="draft_approved")) == 2 * len(made)  # every copy was looked at, and waited
 
 
 def test_given_a_draft_moved_into_approved_when_its_copy_lands_in_the_same_instant_then_one_send(vault_dir: Path):
