@@ -159,7 +159,7 @@ def test_given_a_move_that_arrives_as_delete_then_create_with_an_old_time_then_i
     """Given the owner approved on the phone — the sync tool deletes Drafts/x.md and creates Approved/x.md
     with the note's old time — then it is sent once; when the sync tool later re-creates Approved/x.md
     (the phone had not yet seen H0 file it), the re-created note is filed as a copy, not sent, and
-    `h0 log` of the copy tells its way."""
+    `h0 log` of the copy tells its way; a conflict copy that kept other text is held in Drafts/."""
     text = "---\nto: amy@example.org\nsubject: From the phone\n---\nApproved on the train.\n"
     (vault_dir / "Drafts/x.md").write_text(text)
     with running_daemon(vault_dir):
@@ -171,7 +171,11 @@ def test_given_a_move_that_arrives_as_delete_then_create_with_an_old_time_then_i
         note.write_text(text)  # re-created seconds after it was moved away
         os.utime(note, (time.time() - 600, time.time() - 600))
         assert wait_until(lambda: events(vault_dir, event="copy_filed"))
+        sync_write(vault_dir / "Approved", "x (Mara's iPhone).md", text.replace("train", "bus"))  # another version
+        assert wait_until(lambda: events(vault_dir, event="send_held"))
     assert sent_count(vault_dir) == 1
+    held = frontmatter(vault_dir, "Drafts/x (Mara's iPhone).md")
+    assert held["status"] == "held" and held["h0_error_code"] == "reappeared_after_send"
     copy = frontmatter(vault_dir, "Done/x (2).md")
     assert copy["status"] == "copy" and copy["copy_of"] == "Done/x.md"
     capsys.readouterr()
