@@ -34,11 +34,12 @@ class Claim:
     status: claimed (go: a pending row is written) · already_sent (same key, same content, this very
     note, not yet filed: a crash between the send and the filing) · copy (the same message was sent, or
     its send's outcome is unknown, for another note — or for this note, which was filed since; with
-    `copies_by_bytes`, also a note whose bytes were sent under another key) · filing (a copy, and its
-    original, sent moments ago, is not filed yet: look again, so the copy can say where it went) · conflict (same key, other
-    content) · in_progress (another live process is sending it) · unresolved (an earlier attempt has no
-    known outcome: ask the provider) · rate_limited · answered (exclusive_reply: another message
-    already answers the same email). `row` is the send the answer is about.
+    `copies_by_bytes`, also a note whose bytes were sent under another key) · filing (a copy whose
+    original, sent moments ago, is not filed yet: look again, so the copy can say where it went)
+    · conflict (same key, other content) · in_progress (another live process is sending it)
+    · unresolved (an earlier attempt has no known outcome: ask the provider) · rate_limited
+    · answered (exclusive_reply: another message already answers the same email).
+    `row` is the send the answer is about.
     """
 
     status: str
