@@ -7,7 +7,7 @@ and a `details` mapping of plain JSON values. `to_dict()` is the wire shape
 
 A refusal to send an approved note carries a `Refusal` (its value in `details["reason"]`, the
 wire format), which says what becomes of the note: looked at again, given back to Drafts/ as
-`not_sent`, or `held` for the human to look again. `refuse()` builds the error with the human's
+`not_sent`, `held` for the human to look again, or (`copy_of_sent`) filed in Done/ as a copy. `refuse()` builds the error with the human's
 wording from `WORDING`, the one table of what a person reads when a note was not sent.
 """
 
@@ -149,6 +149,9 @@ class Refusal(StrEnum):
     NOT_SETTLED = "not_settled"  # written in Approved/ moments ago: the human may still be typing
     NOTE_CHANGED = "note_changed"  # changed since the caller read it
     IN_PROGRESS = "in_progress"  # another H0 process is sending it right now
+    ORIGINAL_WAITING = "copy_waits_for_original"  # a copy whose original is in Approved/ or being filed
+    # The same message as one already sent (or whose send's outcome is unknown): filed in Done/ as a copy.
+    COPY_OF_SENT = "copy_of_sent"
     # Not sendable as it is: back in Drafts/ as `not_sent`, with the reason on it.
     NOT_SENDABLE_STATUS = "status_not_sendable"  # its own status: does not say "send me"
     INVISIBLE_TEXT = "invisible_text"  # text that renders as nothing
@@ -172,7 +175,7 @@ class Refusal(StrEnum):
         return self in _HOLDS
 
 
-_LOOK_AGAIN = frozenset({Refusal.NOT_SETTLED, Refusal.NOTE_CHANGED, Refusal.IN_PROGRESS})
+_LOOK_AGAIN = frozenset({Refusal.NOT_SETTLED, Refusal.NOTE_CHANGED, Refusal.IN_PROGRESS, Refusal.ORIGINAL_WAITING})
 _HOLDS = frozenset(
     {
         Refusal.CHANGED_BEFORE_APPROVAL,
@@ -199,6 +202,15 @@ WORDING: dict[Refusal, str | Mapping[str, str]] = {
     ),
     Refusal.NOTE_CHANGED: "{path} changed since it was read; read it again (nothing was sent).",
     Refusal.IN_PROGRESS: "This message is being sent by another H0 process right now.",
+    Refusal.ORIGINAL_WAITING: (
+        "{name} is a copy of {original} (a sync tool's, or the same message approved twice), which is in "
+        "Approved/ or being sent right now: it waits until that one has gone, so that only one is ever sent."
+    ),
+    Refusal.COPY_OF_SENT: (
+        "This note is a copy of a message {what} ({original}), so H0 did not send it again; it is filed in "
+        "Done/ as a copy. To send the same message a second time on purpose, set `send_anyway: true` and "
+        "`status: pending_approval` in its frontmatter, then move it to Approved/ again."
+    ),
     Refusal.NOT_SENDABLE_STATUS: {
         "sent": (
             "This note says it was already sent{since} (status: sent), so H0 did not send it again. To send a "
@@ -273,6 +285,6 @@ def refuse(refusal: Refusal, words: Mapping[str, object] | None = None, **detail
     message = wording(refusal, {**details, **(words or {})})
     if refusal.holds:
         return Conflict(message, reason=refusal.value, hold=True, **details)
-    if refusal.looks_again or refusal is Refusal.KEY_CONTENT_MISMATCH:
+    if refusal.looks_again or refusal in (Refusal.KEY_CONTENT_MISMATCH, Refusal.COPY_OF_SENT):
         return Conflict(message, reason=refusal.value, **details)
     return InvalidRequest(message, reason=refusal.value, **details)

@@ -159,8 +159,8 @@ def test_given_a_cap_of_one_an_hour_and_three_approved_drafts_then_the_cap_is_sa
     vault_dir: Path, sweep_env, capsys
 ):
     sweep_env.setenv("RATE_LIMIT_PER_HOUR", "1")
-    for name in ("a.md", "b.md", "c.md"):
-        write_draft(vault_dir, "Approved", name)
+    for name in ("a.md", "b.md", "c.md"):  # three messages (the same words would be one message and two copies)
+        write_draft(vault_dir, "Approved", name, body=f"Message {name}\n")
     code, out, err = sweep(capsys)
     assert code == EXIT_OK, err  # a cap the human set is working, not failing
     summary, sent = out

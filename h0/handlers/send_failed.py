@@ -1,6 +1,9 @@
 """An approved note whose send did not go: looked at again after a pause or a send cap, given back to
-Drafts/ with the reason written on it (the human fixes it and approves again), or filed in Failed/ when
-its message bounced. Only the words and the note's place change here; nothing is sent."""
+Drafts/ with the reason written on it (the human fixes it and approves again), filed in Failed/ when
+its message bounced, filed in Done/ as a copy when it is the same message as one already sent (a sync
+tool's copy: h0.mail.copies), or filed in Done/ saying it may have been sent when nobody knows whether it
+went (the server took it and its answer never came). Only the words and the note's place change here;
+nothing is sent."""
 
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ from h0.handlers.reject import archive_rejected
 from h0.retry import Again
 from h0.vault.audit import note_timestamp
 from h0.vault.draft_state import DraftState
-from h0.vault.layout import DRAFTS, FAILED
+from h0.vault.layout import DONE, DRAFTS, FAILED
 
 
 def send_failed(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
@@ -40,6 +43,8 @@ def send_failed(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
     refusal = error.refusal
     if refusal is Refusal.NOT_SENDABLE_STATUS and error.details.get("state") == DraftState.REJECTED.value:
         return archive_rejected(path, ctx)  # the human set `status: rejected` in Approved/: filed, never sent
+    if refusal is Refusal.COPY_OF_SENT:
+        return _file_copy(path, error, fields, ctx)
     if isinstance(error, ParseError):
         return return_unreadable(path, error, ctx)
     if refusal is not None and refusal.looks_again:
@@ -72,9 +77,7 @@ def send_failed(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
     elif isinstance(error, SendFailed) and error.details.get("bounce"):
         return _file_bounce(path, error, fields, ctx)
     elif isinstance(error, SendFailed) and error.details.get("outcome") == "unknown":
-        version = str(error.details.get("rfc822_message_id") or error.message)
-        ctx.report(path, "send_outcome_unknown", version, error.message, **fields, **ctx.error_fields(error))
-        retry_in = None
+        return _file_unknown(path, error, fields, ctx)
     else:
         retry_in = ctx.retry_delay(path)
         ctx.audit.write("send_failed", "error", retry_in=retry_in, **fields, **ctx.error_fields(error))
@@ -244,3 +247,87 @@ def _file_bounce(path: str, error: SendFailed, fields: dict[str, Any], ctx: Hand
     )
     logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)
     return Outcome(Action.BOUNCED, failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})
+
+
+def _file_copy(path: str, error: H0Error, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
+    """The same message as one already sent (or whose send's outcome is unknown): never sent again, filed in
+    Done/ as a copy with the reason on it and one `copy_filed` record, which `h0 status` shows once."""
+    copy_of = error.details.get("copy_of")
+    record = {
+        "status": "copy",
+        "copy_of": copy_of,
+        "h0_error": error.message,
+        "h0_error_code": Refusal.COPY_OF_SENT.value,
+        "h0_error_at": note_timestamp(),
+    }
+    try:
+        done_path = ctx.notes.move_to_folder(path, DONE, record).destination
+    except NotFound:
+        return Outcome(Action.GONE)
+    except H0Error as move_error:  # never sent either way; said once, looked at again
+        text = f"{error.message} (and it could not be filed in {DONE}/: {move_error.message})"
+        ctx.report(path, "copy_not_filed", str(copy_of), text, **ctx.error_fields(move_error))
+        return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None}, again=Again.FAILED)
+    ctx.audit.write(
+        "copy_filed",
+        "warning",
+        path=path,
+        done_path=done_path,
+        copy_of=copy_of,
+        sent_at=error.details.get("sent_at"),
+        outcome=error.details.get("outcome"),
+        to=fields["to"],
+        subject=fields["subject"],
+        message=error.message,
+    )
+    logger.warning("{}: a copy of {}, not sent — filed as {}", path, copy_of, done_path)
+    ctx.state.succeeded(path)
+    return Outcome(Action.SKIPPED, done_path, data={"done_path": done_path, "error": error})
+
+
+def _file_unknown(path: str, error: SendFailed, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
+    """The server took the message and its answer never came (or the provider cannot say): it may have gone.
+    Never sent again by itself, never looked at again: filed in Done/ with `status: outcome_unknown` and what
+    to do, the ledger told where it went (a copy of it is then filed as a copy), one `send_outcome_unknown`."""
+    rfc = error.details.get("rfc822_message_id")
+    checked = " H0 asked the mailbox for it and it is not there yet." if error.details.get("provider_checked") else ""
+    text = (
+        f"This message may have been sent — check your Sent folder (Message-ID {rfc}). {error.message}{checked} "
+        "H0 will not send it again by itself: if it is not in Sent, set `status: pending_approval` and "
+        "`send_anyway: true` here, then move this note to Approved/ again."
+    )
+    record = {
+        "status": "outcome_unknown",
+        "h0_error": text,
+        "h0_error_code": "send_outcome_unknown",
+        "h0_error_at": note_timestamp(),
+        "rfc822_message_id": rfc,
+        "idempotency_key": error.details.get("idempotency_key"),
+    }
+    try:
+        done_path = ctx.notes.move_to_folder(path, DONE, record).destination
+    except NotFound:
+        return Outcome(Action.GONE)
+    except H0Error as move_error:  # it stays in Approved/, where every next try is refused the same way
+        ctx.report(path, "send_outcome_unknown", str(rfc), f"{text} (It could not be filed: {move_error.message})")
+        return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None})
+    if isinstance(rfc, str) and ctx.state_db is not None:
+        try:
+            ctx.state_db.mark_filed(rfc, done_path)
+        except H0Error as journal_error:
+            logger.error("{}: filed as {} but not recorded: {}", path, done_path, journal_error.message)
+    ctx.audit.write(
+        "send_outcome_unknown",
+        "error",
+        path=path,
+        done_path=done_path,
+        to=fields["to"],
+        subject=fields["subject"],
+        message=text,
+        error=error.code,
+        rfc822_message_id=rfc,
+        idempotency_key=error.details.get("idempotency_key"),
+    )
+    logger.error("{}: the send's outcome is unknown — filed as {}: {}", path, done_path, error.message)
+    ctx.state.succeeded(path)
+    return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None, "done_path": done_path})

@@ -12,7 +12,8 @@ database, atomically with the send) or when its Gmail thread received a newer me
 
 Idempotency keys and Message-IDs are HMACs under the installation's secret (h0.state),
 so nobody who can only read the vault can mint them, and "already sent" is bound to the
-content hash that went out.
+content hash that went out. The key is made of what is sent, never of the file's name, so a
+sync tool's copy of a note is the same message and is filed as a copy, not sent (h0.mail.copies).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from h0.mail.compose.attachments import Attachment, hash_attachments, load_attac
 from h0.mail.compose.drafts import Draft, parse_draft
 from h0.mail.compose.mime import MESSAGE_ID_DOMAIN, check_body, check_subject, compose, normalize_message_id
 from h0.mail.compose.reply_thread import ReplyThreading, Threading
+from h0.mail.copies import refuse_recent_name, wait_for_original
 from h0.mail.deception.linktext import check_link_texts
 from h0.mail.deception.lookalike import Correspondents, checked_recipients, confirmed_domains
 from h0.mail.filing import Approvals
@@ -39,6 +41,7 @@ from h0.mail.providers.backend import MailSender, mailbox_of
 from h0.mail.sending import Outgoing
 from h0.state import StateDB
 from h0.vault.approval import ApprovedNote, read_approved
+from h0.vault.copies import original_name
 from h0.vault.draft_state import draft_status, refusal_words
 from h0.vault.last_change import (
     Arrival,
@@ -56,7 +59,6 @@ from h0.vault.paths import PathResolver
 
 BODY_PREVIEW_CHARS = 200
 MAX_KEY_CHARS = 200
-RECENT_SEND_HOLD_S = 3600.0
 ARRIVALS = ("moved", "written", "unknown")
 
 
@@ -146,6 +148,7 @@ class OutgoingBuilder:
         if arrived is not None:
             self._refuse_unseen_version(read, actual, arrived, arrival)
         draft = parse_draft(read.rel, note.frontmatter, note.body, actual)
+        wait_for_original(self.resolver, read.rel)  # a sync tool's copy beside its original: the original goes
         if not draft.send_anyway:
             _refuse_stale(read.rel, note)
         first = self._first_seen_attachments(read.rel, actual, draft)
@@ -164,7 +167,7 @@ class OutgoingBuilder:
         identity = draft.identity([a.sha256 for a in files])
         key = "n-" + self.state.mac("approved-draft", identity)[:40]
         if arrival.kind != "moved":
-            self._refuse_recent_name(read.rel, key)
+            refuse_recent_name(self.state, read.rel, key)
         hints: list[str] = []
         thread = self.replies.thread(
             draft.reply_to_message_id,
@@ -193,6 +196,8 @@ class OutgoingBuilder:
             source=source_key(draft.source),
             exclusive_reply=not draft.send_anyway and bool(draft.reply_to_message_id or draft.source),
             hints=hints,
+            note_name=original_name(os.path.basename(read.rel)),
+            copies_by_bytes=not draft.send_anyway,
         )
 
     def _refuse_unseen_version(self, read: ApprovedNote, note_hash: str, arrived: float, arrival: Arrival) -> None:
@@ -242,21 +247,6 @@ class OutgoingBuilder:
         """The attachments' hashes when this version of the note was first read in Approved/."""
         now = hash_attachments(self.resolver, list(draft.attachments)) if draft.attachments else {}
         return self.state.first_seen_attachments(rel, note_hash, now)
-
-    def _refuse_recent_name(self, rel: str, key: str) -> None:
-        """A note that reappears under the name of a draft sent in the last hour without being
-        moved in is an editor re-saving it (the human still typing): hold it. The same
-        message (same key) is not a reappearance: it was sent and is only waiting to be filed."""
-        for row in self.state.recently_sent_named(os.path.basename(rel), RECENT_SEND_HOLD_S):
-            if row.get("idempotency_key") == key:
-                continue
-            sent_at = row.get("sent_at")
-            raise refuse(
-                Refusal.REAPPEARED_AFTER_SEND,
-                {"name": os.path.basename(rel)},
-                path=rel,
-                sent_at=sent_at,
-            )
 
     # ------------------------------------------------------------------ free content (opt-in)
 

@@ -27,6 +27,7 @@ from typing import Any
 from loguru import logger
 
 from h0.errors import H0Error, InternalError, McpUnavailable, NotSupported, RateLimited, Refusal, SendFailed, refuse
+from h0.mail.copies import copy_of_sent, original_being_filed
 from h0.mail.models import SendEmailResult
 from h0.mail.providers.backend import MailSender, Sent
 from h0.mail.providers.retry import RetryPolicy, is_retryable
@@ -43,6 +44,11 @@ IN_FLIGHT_S = 120.0  # how long another live process's unanswered attempt is pre
 UNKNOWN_OUTCOME_MESSAGE = (
     "An earlier attempt to send this may or may not have gone out, and the {backend} backend cannot "
     "check. Look in your Sent folder: if it is there, nothing more to do; if not, send it again as a new draft."
+)
+UNKNOWN_NOT_FOUND_MESSAGE = (
+    "An earlier attempt to send this may or may not have gone out: the server took it and never answered, and "
+    "{backend} has no message with its Message-ID yet. It was not sent again. Look in your Sent folder: if it "
+    "is there, nothing more to do; if not, send it again as a new draft."
 )
 
 
@@ -72,6 +78,10 @@ class Outgoing:
     source: str | None = None  # the email note answered, as compared (h0.vault.model.source_key)
     exclusive_reply: bool = False  # refuse if another message already answered the same email
     hints: list[str] = field(default_factory=list)
+    note_name: str | None = None  # the note's name as a sync tool's copies share it (h0.vault.copies)
+    # A note whose very bytes were sent before is a copy, whatever its key (not for `send_anyway`: the
+    # owner's two notes with the same words are two messages)
+    copies_by_bytes: bool = False
 
     @property
     def rfc822_message_id(self) -> str:
@@ -128,6 +138,8 @@ class Sender:
             reply_to=out.reply_to,
             source=out.source,
             exclusive_reply=out.exclusive_reply,
+            copies_by_bytes=out.copies_by_bytes,
+            note_name=out.note_name,
             recipients=str(out.audit.get("to") or ""),
             subject=str(out.audit.get("subject") or ""),
             backend=self.backend.name,
@@ -137,6 +149,10 @@ class Sender:
         row = claim.row or {}
         if claim.status == "already_sent":
             return False, self._result_from_ledger(row, out)
+        if claim.status == "copy":  # the daemon files it in Done/ as a copy (h0.handlers.send_failed)
+            raise copy_of_sent(row, path=out.note_path, to=out.audit.get("to"), subject=out.audit.get("subject"))
+        if claim.status == "filing":  # its original went moments ago and is being filed: look again
+            raise original_being_filed(row, out.note_path)
         if claim.status == "conflict":
             raise refuse(Refusal.KEY_CONTENT_MISMATCH, idempotency_key=out.key)
         if claim.status == "in_progress":
@@ -159,18 +175,27 @@ class Sender:
                 window=cap.label if cap else None,
                 setting=setting,
             )
-        # unresolved: an earlier attempt never recorded its outcome (a crash, or "outcome unknown")
-        try:
-            found = self.backend.find_sent(rfc)
+        # unresolved: an earlier attempt never recorded its outcome (a crash), or its outcome is unknown
+        try:  # a failure to ask (the network) is raised as it is: this look is retried, nothing was sent
+            found, asked = self.backend.find_sent(rfc), True
         except NotSupported:
+            found, asked = None, False
+        if found is None and (not asked or row.get("state") == "unknown"):
+            # Nobody can say, or the provider does not have it *yet* (a search may lag a send that the
+            # server took and never answered): never sent blindly again.
             raise SendFailed(
-                UNKNOWN_OUTCOME_MESSAGE.format(backend=self.backend.name),
+                UNKNOWN_OUTCOME_MESSAGE.format(backend=self.backend.name)
+                if not asked
+                else UNKNOWN_NOT_FOUND_MESSAGE.format(backend=self.backend.name),
                 outcome="unknown",
                 retryable=False,
+                provider_checked=asked,
                 idempotency_key=out.key,
                 rfc822_message_id=rfc,
-            ) from None
-        if found is None:
+                to=out.audit.get("to"),
+                subject=out.audit.get("subject"),
+            )
+        if found is None:  # a crashed attempt the provider never saw
             logger.info("{}: an earlier attempt never reached {}; sending", rfc, self.backend.name)
             self.state.mark_failed(rfc, error="send_failed", reason="never reached the provider")
             return False, None
@@ -255,6 +280,11 @@ class Sender:
             what = f"send {out.note_path} ({rfc})" if out.note_path else f"send {rfc}"  # name the note
             return self.policy.run(attempt, what=what, on_retry=on_retry)
         except H0Error as err:
+            if err.details.get("outcome") == "unknown":
+                found, asked = self._provider_says(rfc)
+                if found is not None:
+                    return found  # the provider has it: sent, whatever the connection said
+                err.details.setdefault("provider_checked", asked)
             err.details.setdefault("rfc822_message_id", rfc)
             err.details.setdefault("idempotency_key", out.key)
             err.details.setdefault("to", out.audit.get("to"))  # the daemon, which did not read the note, says it
@@ -265,7 +295,8 @@ class Sender:
             try:
                 self.audit.write(
                     FAILED,
-                    "error",
+                    # an unknown outcome is the filing's to say, once, with what to do (h0.handlers.send_failed)
+                    "warning" if unknown else "error",
                     rfc822_message_id=rfc,
                     idempotency_key=out.key,
                     backend=self.backend.name,
@@ -279,6 +310,18 @@ class Sender:
             except H0Error as log_err:
                 logger.error("could not write the audit record of a failed send {}: {}", rfc, log_err.message)
             raise
+
+    def _provider_says(self, rfc: str) -> tuple[Sent | None, bool]:
+        """After a send whose answer never came: the provider's own word where it can be asked (Gmail by
+        `rfc822msgid:`), and whether it could be. Not found is not "not sent" (a search may lag the send):
+        such a send stays of unknown outcome and is never sent again by itself."""
+        try:
+            return self.backend.find_sent(rfc), True
+        except NotSupported:
+            return None, False
+        except H0Error as err:
+            logger.warning("{}: could not ask {} whether it was sent: {}", rfc, self.backend.name, err.message)
+            return None, False
 
     def _record_sent(self, sent: Sent, out: Outgoing, hints: list[str], *, recovered: bool = False) -> SendEmailResult:
         rfc = out.rfc822_message_id

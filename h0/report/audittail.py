@@ -25,6 +25,7 @@ _KEPT = frozenset(
         "send_failed",
         "mcp_unavailable",
         "send_outcome_unknown",
+        "copy_filed",  # h0.report.sending.copies_filed
         "handler_error",
         "read_error",
         "send_refused",

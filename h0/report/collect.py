@@ -32,7 +32,7 @@ from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
 from h0.report.fields import SHOWN, iso_epoch, text
 from h0.report.privacy import record_private, report_view, split
-from h0.report.sending import approved_notes, sending_state
+from h0.report.sending import approved_notes, copies_filed, sending_state
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
@@ -95,6 +95,8 @@ def collect_status(
     latest = [{**r, "done_path": filed.get((r.get("path"), r.get("idempotency_key")))} for r in sends[-SHOWN:]]
     shown_sends, sends_private = split(reversed(latest), lambda r: record_private(view, r))
     shown_errors, errors_private = split(reversed(errors[-SHOWN:]), lambda r: record_private(view, r))
+    copies = copies_filed(records, day_ago)
+    shown_copies, copies_private = split(copies[:SHOWN], lambda r: record_private(view, r))
     return {
         "vault": str(vault.root),
         "mail_backend": settings.mail_backend,
@@ -109,6 +111,7 @@ def collect_status(
             "returned_to_drafts": drafts["returned_total"],
             "sends_24h": sum(1 for r in sends if str(r.get("timestamp", "")) >= day_ago),
             "errors_24h": len(errors),
+            "copies_filed_24h": len(copies),
             "replies_owed": follow_ups.owed_total,
             "replies_awaited": follow_ups.awaited_total,
             "snoozed": follow_ups.snoozed_total,
@@ -121,6 +124,7 @@ def collect_status(
             "returned_to_drafts": drafts["returned_private"],
             "recent_sends": sends_private,
             "recent_errors": errors_private,
+            "copies_filed": copies_private,
         },
         "follow_ups": follow_ups.as_dict(),
         # Agents' proposed changes to H0_Rules/Profile/Memory, waiting for the owner; outside changes (h0.vault.control).
@@ -141,6 +145,8 @@ def collect_status(
             }
             for r in shown_sends
         ],
+        # Copies of a sent message filed instead of sent (a sync tool's): one item per copy, as it was filed.
+        "copies_filed": shown_copies,
         "recent_errors": [
             {k: r.get(k) for k in ("timestamp", "stream", "event", "path", "returned_to", "message", "error")}
             for r in shown_errors

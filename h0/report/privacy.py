@@ -21,7 +21,7 @@ from h0.vault.disclosure import Disclosure
 from h0.vault.model import addresses
 
 T = TypeVar("T")
-_PLURAL = {"person": "people"}
+_PLURAL = {"person": "people", "copy": "copies"}
 # Where an audit record says its note went, is, or was: the first found is the one judged.
 _NOTE_FIELDS = ("done_path", "returned_to", "failed_path", "path", "note")
 

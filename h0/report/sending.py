@@ -204,3 +204,14 @@ def _retry_at(record: dict[str, Any]) -> str | None:
         return iso(stamp + dt.timedelta(seconds=float(retry_in))) if retry_in is not None else None
     except (TypeError, ValueError):
         return None
+
+
+def copies_filed(records: list[dict[str, Any]], since: str) -> list[dict[str, Any]]:
+    """The copies H0 filed in Done/ instead of sending them (a sync tool's copy, the same message approved
+    twice: h0.mail.copies) since `since`, newest first: one per `copy_filed` record, which is written once,
+    as the copy leaves Approved/."""
+    return [
+        {k: r.get(k) for k in ("timestamp", "path", "done_path", "copy_of", "sent_at", "outcome")}
+        for r in reversed(records)
+        if r.get("event") == "copy_filed" and r.get("stream") == "h0" and str(r.get("timestamp", "")) >= since
+    ]

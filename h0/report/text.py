@@ -148,6 +148,9 @@ def render_status(status: dict[str, Any]) -> str:
             f"  {local_time(send['timestamp'])}  {_plain(send.get('done_path') or send.get('path'))} → {_to(send)}"
         )
     lines += _private(private["recent_sends"], "send")
+    lines += _copy_lines(
+        status.get("copies_filed") or [], totals.get("copies_filed_24h") or 0, private.get("copies_filed", 0)
+    )
     listed = len(status["recent_errors"]) + private["recent_errors"]
     lines.append(f"Errors in the last 24 h: {_count(totals['errors_24h'], listed)}")
     for err in status["recent_errors"]:
@@ -157,6 +160,20 @@ def render_status(status: dict[str, Any]) -> str:
         )
     lines += _private(private["recent_errors"], "error")
     return "\n".join(lines)
+
+
+def _copy_lines(copies: list[dict[str, Any]], total: int, private: int) -> list[str]:
+    """One line per copy H0 filed instead of sending it (h0.report.sending.copies_filed); private ones counted."""
+    if not total:
+        return []
+    lines = [f"Copies filed in Done/, not sent (24 h): {_count(total, len(copies) + private)}"]
+    for copy in copies:
+        went = "sent" if copy.get("outcome") == "sent" else "may have been sent"
+        lines.append(
+            f"  {local_time(copy['timestamp'])}  {_plain(copy.get('path'))} → {_plain(copy.get('done_path'))}: "
+            f"a copy of {_plain(copy.get('copy_of'))} ({went})"
+        )
+    return lines + _private(private, "copy")
 
 
 def calendar_lines(sources: list[dict[str, Any]]) -> list[str]:

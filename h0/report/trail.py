@@ -41,7 +41,14 @@ _IDS = {
 }
 _PATHS = ("path", "note", "note_path", "done_path", "destination", "returned_to", "failed_path", "draft", "reply")
 # After these, a name in Drafts/, Approved/, Rejected/ or Needs_Action/ belongs to the next note.
-_ENDS = {"email_filed": "path", "draft_rejected": "path", "email_delivery_failed": "path", "source_filed": "path"}
+_ENDS = {
+    "email_filed": "path",
+    "draft_rejected": "path",
+    "email_delivery_failed": "path",
+    "source_filed": "path",
+    "copy_filed": "path",
+    "send_outcome_unknown": "path",
+}
 # Frontmatter keys naming the note itself, and those naming the note it answers or was answered by.
 _OWN_KEYS = ("idempotency_key", "rfc822_message_id", "gmail_message_id", "message_id")
 _LINK_KEYS = ("draft", "replied_with")  # besides `source` and `reply_to_message_id`, read by the model
@@ -260,6 +267,8 @@ _FILED_AS = {
     "draft_rejected": "done_path",
     "email_delivery_failed": "failed_path",
     "source_filed": "done_path",
+    "copy_filed": "done_path",
+    "send_outcome_unknown": "done_path",
     "send_refused": "returned_to",
     "send_held": "returned_to",
     "note_moved": "destination",

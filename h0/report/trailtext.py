@@ -28,6 +28,8 @@ _STAGES = {
     "send_held": "held",
     "draft_rejected": "rejected",
     "email_delivery_failed": "bounced",
+    "copy_filed": "copy",
+    "send_outcome_unknown": "unknown",
     "note_moved": "move",
     "note_written": "write",
 }

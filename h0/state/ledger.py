@@ -16,7 +16,8 @@ from h0.platform.proc import process_alive
 from h0.state.connection import Database
 
 # Columns a caller may set when it claims a send.
-_CLAIM_FIELDS = ("note_path", "note_hash", "reply_to", "source", "recipients", "subject", "backend")
+# `note_name`: the note's file name as sync tools' copies share it (h0.vault.copies.original_name).
+_CLAIM_FIELDS = ("note_path", "note_hash", "reply_to", "source", "recipients", "subject", "backend", "note_name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +31,15 @@ class Cap:
 class Claim:
     """The answer to "may this send go out now?".
 
-    status: claimed (go: a pending row is written) · already_sent (same key, same content)
+    status: claimed (go: a pending row is written) · already_sent (same key, same content, this very
+    note, not yet filed: a crash between the send and the filing) · copy (the same message was sent, or
+    its send's outcome is unknown, for another note — or for this note, which was filed since; with
+    `copies_by_bytes`, also a note whose bytes were sent under another key) · filing (a copy whose
+    original, sent moments ago, is not filed yet: look again, so the copy can say where it went)
     · conflict (same key, other content) · in_progress (another live process is sending it)
     · unresolved (an earlier attempt has no known outcome: ask the provider) · rate_limited
     · answered (exclusive_reply: another message already answers the same email).
+    `row` is the send the answer is about.
     """
 
     status: str
@@ -55,11 +61,13 @@ class SendLedger(Database):
         in_flight_s: float,
         now: float | None = None,
         exclusive_reply: bool = False,
+        copies_by_bytes: bool = False,
         **fields: Any,
     ) -> Claim:
         """Check the key and the caps and, if the send may go, record it as pending — atomically."""
         now = time.time() if now is None else now
         pid = os.getpid()
+        note_path = fields.get("note_path")
         try:
             with self._tx() as db:
                 rows = [
@@ -68,7 +76,11 @@ class SendLedger(Database):
                 ]
                 for row in rows:
                     if row["state"] == "sent":
-                        return Claim("already_sent" if row["content_hash"] == content_hash else "conflict", row)
+                        if row["content_hash"] != content_hash:
+                            return Claim("conflict", row)
+                        if not _another_note(row, note_path):
+                            return Claim("already_sent", row)
+                        return Claim("filing" if _being_filed(row, now, in_flight_s) else "copy", row)
                 for row in rows:
                     if row["state"] not in ("pending", "unknown"):
                         continue
@@ -81,7 +93,17 @@ class SendLedger(Database):
                         and now - row["started_at"] < in_flight_s
                     ):
                         return Claim("in_progress", row)
+                    if row["state"] == "unknown" and _another_note(row, note_path):
+                        return Claim("filing" if _being_filed(row, now, in_flight_s) else "copy", row)
                     return Claim("unresolved", row)
+                if copies_by_bytes and fields.get("note_hash"):
+                    same = db.execute(
+                        "SELECT * FROM sends WHERE note_hash = ? AND state IN ('sent', 'unknown') "
+                        "ORDER BY started_at LIMIT 1",
+                        (fields["note_hash"],),
+                    ).fetchone()
+                    if same is not None:
+                        return Claim("copy", dict(same))
                 if exclusive_reply:
                     answered = self._answered(db, key, fields.get("reply_to"), fields.get("source"), now, in_flight_s)
                     if answered is not None:
@@ -93,20 +115,13 @@ class SendLedger(Database):
                         frees_at = times[index] + cap.window_s if times else now + cap.window_s
                         return Claim("rate_limited", retry_after=max(1.0, round(frees_at - now, 1)), cap=cap)
                 extra = {name: fields.get(name) for name in _CLAIM_FIELDS}
-                extra["note_name"] = os.path.basename(extra["note_path"]) if extra["note_path"] else None
+                if extra["note_name"] is None and extra["note_path"]:
+                    extra["note_name"] = os.path.basename(extra["note_path"])
                 db.execute(
                     "INSERT OR REPLACE INTO sends (rfc822_message_id, idempotency_key, content_hash, state, pid, "
                     "started_at, note_path, note_hash, reply_to, source, recipients, subject, backend, note_name) "
                     "VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        rfc822_message_id,
-                        key,
-                        content_hash,
-                        pid,
-                        now,
-                        *(extra[n] for n in _CLAIM_FIELDS),
-                        extra["note_name"],
-                    ),
+                    (rfc822_message_id, key, content_hash, pid, now, *(extra[n] for n in _CLAIM_FIELDS)),
                 )
                 return Claim("claimed")
         except sqlite3.Error as exc:
@@ -230,3 +245,14 @@ class SendLedger(Database):
         return self._rows(
             "SELECT * FROM sends WHERE state = 'sent' AND sent_epoch > ? ORDER BY sent_epoch LIMIT ?", (epoch, limit)
         )
+
+
+def _another_note(row: dict[str, Any], note_path: object) -> bool:
+    """Whether a claim for the note at `note_path` is a copy of the send in `row`: the send was of another
+    note, or of this one, which has been filed since (and is back: a copy made or restored at its path)."""
+    return isinstance(note_path, str) and (row["filed_path"] is not None or row["note_path"] != note_path)
+
+
+def _being_filed(row: dict[str, Any], now: float, in_flight_s: float) -> bool:
+    """The send in `row` (of another note) went out or ended moments ago and its note is not filed yet."""
+    return row["filed_path"] is None and now - (row["sent_epoch"] or row["started_at"]) < in_flight_s

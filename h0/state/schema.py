@@ -11,7 +11,7 @@ CREATE TABLE IF NOT EXISTS sends (
     rfc822_message_id   TEXT PRIMARY KEY,
     idempotency_key     TEXT NOT NULL,
     content_hash        TEXT NOT NULL,
-    state               TEXT NOT NULL,      -- pending | sent | failed | unknown
+    state               TEXT NOT NULL,      -- pending | sent | failed | unknown (it may have gone out)
     pid                 INTEGER,
     started_at          REAL NOT NULL,
     sent_epoch          REAL,
@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS sends (
     reason              TEXT,
     bounce              INTEGER,
     note_path           TEXT,
-    note_name           TEXT,
+    note_name           TEXT,               -- the file name as sync tools' copies share it (note 2.md: note.md)
     note_hash           TEXT,
     reply_to            TEXT,
     source              TEXT,
@@ -38,6 +38,7 @@ CREATE INDEX IF NOT EXISTS sends_provider ON sends (provider_message_id);
 CREATE INDEX IF NOT EXISTS sends_reply ON sends (reply_to);
 CREATE INDEX IF NOT EXISTS sends_source ON sends (source);
 CREATE INDEX IF NOT EXISTS sends_name ON sends (note_name);
+CREATE INDEX IF NOT EXISTS sends_note_hash ON sends (note_hash);
 -- What an approved note's attachments were when H0 first read the note in Approved/.
 CREATE TABLE IF NOT EXISTS approvals (
     note_path   TEXT NOT NULL,

@@ -90,7 +90,8 @@ UNITS = {
 @dataclass
 class _Injected:
     kind: str  # "fail": answer `status`; "drop": process, then close without answering; "delay": answer late;
-    # "stall": hold the request until release_stalled(), then close without processing it; "rewrite": answer `rewrite(json)`
+    # "stall": hold the request until release_stalled(), then close without processing it; "lose": close at once
+    # without processing it; "rewrite": answer `rewrite(json)`
     remaining: int
     path_contains: str | None
     status: int = 0
@@ -325,6 +326,12 @@ class FakeGmail:
         with self._lock:
             self._injected.append(_Injected("drop", count, path_contains))
 
+    def lose_next(self, path_contains: str | None = None, count: int = 1) -> None:
+        """Close the connection on the next matching request(s) without processing them: the request read and
+        lost before Gmail acted on it, which its client cannot tell from a "drop" (done, the answer lost)."""
+        with self._lock:
+            self._injected.append(_Injected("lose", count, path_contains))
+
     def delay_next(self, seconds: float, path_contains: str | None = None, count: int = 1) -> None:
         """Hold the next matching request(s) for `seconds` before processing them (a slow Gmail)."""
         with self._lock:
@@ -359,7 +366,7 @@ class FakeGmail:
             self._valid_tokens.clear()
 
     def _take_injected(
-        self, path: str, kinds: tuple[str, ...] = ("fail", "drop", "delay", "stall", "rewrite")
+        self, path: str, kinds: tuple[str, ...] = ("fail", "drop", "delay", "stall", "lose", "rewrite")
     ) -> _Injected | None:
         with self._lock:
             for item in self._injected:

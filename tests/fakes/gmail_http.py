@@ -117,8 +117,9 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
             injected = fake._take_injected(url.path)
             if injected is not None and injected.kind == "delay":
                 time.sleep(injected.seconds)
-            if injected is not None and injected.kind == "stall":  # the caller dies waiting; nothing is done
-                fake._released.wait(120)
+            if injected is not None and injected.kind in ("stall", "lose"):  # nothing is done, no answer comes
+                if injected.kind == "stall":  # the caller dies waiting
+                    fake._released.wait(120)
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return

@@ -183,18 +183,35 @@ def test_given_transient_429_and_5xx_then_reads_and_sends_succeed_after_retries(
 
 
 def test_given_the_connection_drops_after_gmail_took_the_send_then_it_is_not_replayed(service, gmail, vault_dir):
+    """Given Gmail took the send and the connection dropped before its answer, Then H0 asks Gmail by
+    Message-ID (rfc822msgid:) instead of sending again: it is there, so it was sent — once."""
     gmail.drop_next(path_contains="messages/send")
-    with pytest.raises(SendFailed) as caught:
-        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-1")
-    assert caught.value.details["outcome"] == "unknown" and caught.value.details["retryable"] is False
-    assert "Sent folder" in caught.value.message
-    assert len(gmail.sent) == 1  # Gmail did send it — once
-    # The caller retries with the same key: H0 finds it by Message-ID instead of sending again.
+    sent = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-1")
+    assert len(gmail.sent) == 1 and sent.message_id == gmail.sent[0].id and not sent.already_sent
+    lookups = [p for m, p in gmail.requests if m == "GET" and p.endswith("/messages")]
+    assert lookups, "the Message-ID was looked up after the dropped answer"
+    # The caller retries with the same key: answered from the ledger, nothing sent again.
     again = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-1")
     assert again.already_sent is True and again.message_id == gmail.sent[0].id
     assert len(gmail.sent) == 1
-    [recovered] = audit_records(vault_dir, "email_sent")
-    assert recovered["recovered"] is True
+    [record] = audit_records(vault_dir, "email_sent")  # the one record of the send
+    assert record["provider_message_id"] == gmail.sent[0].id
+
+
+def test_given_the_connection_drops_before_gmail_stored_the_send_then_the_outcome_stays_unknown(
+    service, gmail, vault_dir
+):
+    """Given the connection dropped mid-send and Gmail has no message with that Message-ID, Then the outcome is
+    unknown (a search may lag the send): H0 says so and sends nothing more by itself, asked again or not."""
+    gmail.lose_next(path_contains="messages/send")
+    with pytest.raises(SendFailed) as caught:
+        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-2")
+    assert caught.value.details["outcome"] == "unknown" and caught.value.details["provider_checked"] is True
+    assert "Sent folder" in caught.value.message and gmail.sent == []
+    with pytest.raises(SendFailed) as again:  # asked again: still not there, and still never sent blindly
+        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-2")
+    assert again.value.details["outcome"] == "unknown" and "no message with its Message-ID" in again.value.message
+    assert gmail.sent == [] and audit_records(vault_dir, "email_sent") == []
 
 
 def test_given_gmail_refuses_a_recipient_then_send_failed_is_a_bounce(service, gmail):

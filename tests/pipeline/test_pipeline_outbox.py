@@ -168,13 +168,15 @@ def test_a_duplicate_event_or_a_re_approved_sent_draft_never_sends_twice(vault_d
                 and frontmatter(vault_dir, "Drafts/once.md").get("h0_error_code") == "status_not_sendable"
             )
         )
-        # Marked as awaiting sending again but unchanged: the same message → the same key → not resent.
+        # Marked as awaiting sending again but unchanged: the same message → the same key → a copy, not resent.
         (vault_dir / "Drafts/once.md").unlink()
         (vault_dir / "Approved/once.md").write_text(text.replace("status: sent", "status: pending_approval"))
         daemon.sweep("test")
         assert wait_until(lambda: (vault_dir / "Done/once (2).md").exists())
     assert len(outbox(vault_dir)) == 1
-    assert events(vault_dir, event="already_sent")[-1]["path"].startswith("Approved/")
+    (copy,) = events(vault_dir, event="copy_filed")
+    assert copy["path"] == "Approved/once.md" and copy["copy_of"] == "Done/once.md"
+    assert frontmatter(vault_dir, "Done/once (2).md")["status"] == "copy"
 
 
 def test_when_the_mail_server_dies_sends_resume_after_it_is_restarted(vault_dir: Path):
@@ -184,7 +186,7 @@ def test_when_the_mail_server_dies_sends_resume_after_it_is_restarted(vault_dir:
         write_draft(vault_dir, "Approved", "first.md")
         assert wait_until(lambda: (vault_dir / "Done/first.md").exists())
         assert kill_children("mcp gmail")
-        write_draft(vault_dir, "Approved", "second.md")
+        write_draft(vault_dir, "Approved", "second.md", body="Another message.\n")
         assert wait_until(lambda: (vault_dir / "Done/second.md").exists(), timeout=30)
         assert daemon.connections["mail"].connects >= 2
     assert len(outbox(vault_dir)) == 2

@@ -18,8 +18,8 @@ def test_given_a_cap_of_one_an_hour_when_three_more_drafts_are_approved_then_the
         with running_daemon(vault_dir, rate_limit_per_hour=1) as daemon:
             write_draft(vault_dir, "Approved", "first.md")
             assert wait_until(lambda: (vault_dir / "Done/first.md").exists())
-            for name in ("second.md", "third.md", "fourth.md"):
-                write_draft(vault_dir, "Approved", name)
+            for name in ("second.md", "third.md", "fourth.md"):  # three more messages, not copies of the first
+                write_draft(vault_dir, "Approved", name, body=f"Message {name}\n")
             assert wait_until(lambda: daemon.tally.counts()[CAPPED] == 3)
     finally:
         logger.remove(sink)

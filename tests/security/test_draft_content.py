@@ -337,7 +337,8 @@ def identity(
         {"subject": "Re: y"},
         {"attachments": ["Files/b.pdf"]},
         {"reply_to_message_id": "<n@x>"},
-        {"draft_id": "d-2"},
+        {"source": "Needs_Action/EMAIL_2.md"},
+        {"send_anyway": True},
         {"body": f"Hi Ann,\nNot paid.\n{CUTOFF}\nreasoning\n"},
         {"hashes": ("h-b",)},
     ],
@@ -345,32 +346,56 @@ def identity(
 )
 def test_given_any_sent_field_or_attachment_hash_changes_then_the_identity_changes(change: dict[str, Any]):
     """Given an approved draft, When a recipient, the subject, the body, an attachment (path or
-    bytes), the reply header or the draft id changes, Then its identity is different."""
+    bytes), the reply header, the email it answers or `send_anyway` changes, Then its identity is different."""
     assert identity(**change) != identity()
 
 
-def test_given_only_text_below_the_cut_off_changes_then_the_identity_is_the_same():
-    """Given an approved draft, When only H0's notes below the cut-off, the thread, the source,
-    the note hash or its folder change, Then its identity is the same."""
+@pytest.mark.parametrize(
+    "path",
+    [
+        "Approved/r 2.md",
+        "Approved/r.sync-conflict-20261128-101010-ABCDEFG.md",
+        "Approved/r (conflicted copy 2026-11-28).md",
+        "Approved/r (Mara's iPhone).md",
+        "Approved/r (1).md",
+        "Approved/another name.md",
+    ],
+)
+def test_given_a_copy_under_another_name_or_id_then_the_identity_is_the_same(path: str):
+    """Given an approved draft, When a sync tool's copy of it (or any note with the same message) is read
+    under another name, with another draft id, thread, note hash, folder or notes below the cut-off, Then its
+    identity is the same: a copy is the same message."""
     same = parse_draft(
-        "Drafts/r.md",
-        {**BASE_NOTE, "thread_id": "t9", "source": "[[Needs_Action/a]]"},
+        path,
+        {**BASE_NOTE, "draft_id": "d-2", "thread_id": "t9", "source": None},
         f"Hi Ann,\nPaid.\n{CUTOFF}\nother reasoning %% x %%\n",
         "other-hash",
     )
     assert same.identity(("h-a",)) == identity()
 
 
+def test_given_send_anyway_then_the_draft_id_or_the_name_without_a_copy_mark_counts():
+    """Given `send_anyway: true` (the owner's "a message of its own"), When two drafts differ only by draft id or
+    by file name, Then their identities differ; When one is a sync tool's copy of the other, Then they are the same."""
+    assert identity(send_anyway=True, draft_id="d-2") != identity(send_anyway=True)
+    mine = {"draft_id": None, "send_anyway": True}
+    assert identity(path="Approved/invite.md", **mine) != identity(path="Approved/invite-again.md", **mine)
+    for copy in ("Approved/Invite 2.md", "Approved/invite.sync-conflict-20261128-101010-ABCDEFG.md"):
+        assert identity(path=copy, **mine) == identity(path="Approved/invite.md", **mine)
+
+
 def test_given_a_draft_then_its_identity_is_canonical_json_of_what_is_sent():
     """Given a draft without a draft id, When its identity is taken, Then it is compact UTF-8
-    JSON naming the file, recipients, subject, body, attachment hashes and reply header."""
-    note = {"to": "a@example.com", "subject": "Grüße", "attachments": ["F/a.pdf"]}
+    JSON of the recipients, subject, body, attachment hashes, reply header and the email it answers —
+    no file name."""
+    note = {"to": "a@example.com", "subject": "Grüße", "attachments": ["F/a.pdf"], "source": "[[EMAIL_1]]"}
     draft = parse_draft("Approved/réponse.md", note, "Hallo\n", "h")
     raw = draft.identity(["ab" * 32])
-    assert raw == json.dumps(
-        ["réponse.md", ["a@example.com"], [], [], "Grüße", "Hallo\n", [["F/a.pdf", "ab" * 32]], None],
-        ensure_ascii=False,
-        separators=(",", ":"),
+    canonical = [["a@example.com"], [], [], "Grüße", "Hallo\n", [["F/a.pdf", "ab" * 32]], None, "email_1"]
+    assert raw == json.dumps(canonical, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    anyway = parse_draft("Approved/réponse 2.md", {**note, "send_anyway": True}, "Hallo\n", "h")
+    assert anyway.identity(["ab" * 32]) == json.dumps(
+        [*canonical, ["send_anyway", "réponse.md"]], ensure_ascii=False, separators=(",", ":")
     ).encode("utf-8")
     with pytest.raises(ValueError):
         draft.identity([])

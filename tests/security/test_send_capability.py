@@ -66,8 +66,10 @@ def test_given_an_approved_note_then_it_is_sent_as_read_and_a_changed_one_is_ref
     assert result.filed_as == "Done/d.md" and not (vault_dir / "Approved/d.md").exists()  # filed at once
     filed = Vault(vault_dir).read_note("Done/d.md")
     assert filed.frontmatter["status"] == "sent" and filed.frontmatter["rfc822_message_id"] == result.rfc822_message_id
-    again = mail.send_approved_draft("Approved/d.md", approved(vault_dir), Arrival("moved"))  # approved again
-    assert again.already_sent is True and len(gmail.sent) == 1 and again.filed_as == "Done/d (2).md"
+    with pytest.raises(Conflict) as again:  # approved again: the same message, so a copy of the one sent
+        mail.send_approved_draft("Approved/d.md", approved(vault_dir), Arrival("moved"))
+    assert again.value.details["reason"] == "copy_of_sent" and again.value.details["copy_of"] == "Done/d.md"
+    assert len(gmail.sent) == 1 and (vault_dir / "Approved/d.md").exists()  # the daemon files the copy
 
 
 def test_given_create_draft_then_the_note_lands_in_drafts_and_nothing_is_sent(mail, vault_dir, gmail):
@@ -241,16 +243,18 @@ def test_given_a_note_reappearing_under_a_sent_name_without_a_move_then_it_is_he
 # -- class 6: one reply per email --------------------------------------------------------------
 
 
-def reply(email_id: str, **extra: str) -> str:
+def reply(email_id: str, text: str = "Sounds good.", **extra: str) -> str:
     lines = "".join(f"{k}: {v}\n" for k, v in extra.items())
-    return f"---\nto: ann@example.com\nsubject: 'Re: Plan'\nreply_to_message_id: {email_id}\n{lines}---\nSounds good.\n"
+    return f"---\nto: ann@example.com\nsubject: 'Re: Plan'\nreply_to_message_id: {email_id}\n{lines}---\n{text}\n"
 
 
 def test_given_two_drafts_answering_one_email_then_the_second_is_held_unless_send_anyway(mail, vault_dir, gmail):
     email = gmail.add_message(subject="Plan", thread_id="t-plan", message_id="<plan@example.com>")
     mail.send_approved_draft("Approved/r1.md", approved(vault_dir, "r1.md", reply(email)), Arrival("moved"))
-    with pytest.raises(Conflict) as held:
-        mail.send_approved_draft("Approved/r2.md", approved(vault_dir, "r2.md", reply(email)), Arrival("moved"))
+    with pytest.raises(Conflict) as held:  # another reply (other words: the same words would be a copy)
+        mail.send_approved_draft(
+            "Approved/r2.md", approved(vault_dir, "r2.md", reply(email, "Works for me.")), Arrival("moved")
+        )
     assert held.value.details["hold"] and held.value.details["reason"] == "already_answered"
     assert "send_anyway" in held.value.message and len(gmail.sent) == 1
     mail.send_approved_draft(
@@ -362,10 +366,10 @@ def test_given_two_drafts_naming_one_email_note_differently_then_the_second_is_h
     )
     with pytest.raises(Conflict) as held:
         mail.send_approved_draft(
-            "Approved/s2.md", approved(vault_dir, "s2.md", reply_without_id(second_link)), Arrival("moved")
+            "Approved/s2.md", approved(vault_dir, "s2.md", reply_without_id(second_link, "Fine.")), Arrival("moved")
         )
     assert held.value.details["reason"] == "already_answered" and len(gmail.sent) == 1
 
 
-def reply_without_id(source: str) -> str:
-    return f"---\nto: ann@example.com\nsubject: 'Re: Plan'\nsource: {source}\n---\nSounds good.\n"
+def reply_without_id(source: str, text: str = "Sounds good.") -> str:
+    return f"---\nto: ann@example.com\nsubject: 'Re: Plan'\nsource: {source}\n---\n{text}\n"

@@ -24,7 +24,8 @@ from typing import Any
 
 from h0.errors import InvalidRequest
 from h0.mail.deception import visible
-from h0.vault.model import flag, source_path
+from h0.vault.copies import original_name
+from h0.vault.model import flag, source_key, source_path
 
 CUTOFF = "%% h0: not sent below %%"
 # H0's line under the cut-off of a draft it wrote; once sent it says when and to whom instead.
@@ -70,18 +71,21 @@ class Draft:
     confirm_domains: tuple[str, ...] = ()
 
     def identity(self, attachment_hashes: Sequence[str]) -> bytes:
-        """Canonical bytes of everything that is sent, attachments by content.
+        """Canonical bytes of what is sent: the recipients, the subject, the body, the email it answers (its
+        reply header and `source:`) and the attachments with their bytes — never the note's file name, which a
+        sync tool's copy changes (`note 2.md`, `note.sync-conflict-….md`): a copy is the same message, so it
+        has the same key and is never a second send (docs/synced-vaults.md). Not `thread_id` either: the
+        filing writes the provider's thread id on the sent note, and that note approved again is no new message.
 
-        `attachment_hashes` are the sha256 hex digests of `attachments`, in the same order.
-        The draft id (or the file name, which survives the move into Approved/) makes two
-        identical replies to different emails two different messages.
+        `attachment_hashes` are the sha256 hex digests of `attachments`, in the same order. A `send_anyway`
+        draft is the owner saying "this is a message of its own even if another says the same": its own name
+        counts too — its `draft_id`, else its file name with any sync tool's copy mark taken off, so that a
+        copy of it is still the same message.
         """
         if len(attachment_hashes) != len(self.attachments):
             raise ValueError(f"{len(self.attachments)} attachments but {len(attachment_hashes)} hashes for {self.path}")
-        name = self.draft_id or self.path.rsplit("/", 1)[-1]
         files = [[path, digest] for path, digest in zip(self.attachments, attachment_hashes)]
-        canonical = [
-            name,
+        canonical: list[object] = [
             list(self.to),
             list(self.cc),
             list(self.bcc),
@@ -89,8 +93,17 @@ class Draft:
             self.body,
             files,
             self.reply_to_message_id,
+            source_key(self.source),
         ]
+        if self.send_anyway:
+            canonical.append(["send_anyway", self.own_name])
         return json.dumps(canonical, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    @property
+    def own_name(self) -> str:
+        """What tells this draft from another with the same words: its draft_id, else its file name
+        without a sync tool's copy mark (h0.vault.copies), case-folded."""
+        return self.draft_id or original_name(self.path.rsplit("/", 1)[-1]).casefold()
 
 
 def message_body(body: str) -> str:
