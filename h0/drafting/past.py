@@ -275,7 +275,7 @@ class PastReplies:
         except (OSError, H0Error, ValueError):
             return None, False, frozenset()
         self._keys[rel.removeprefix(f"{DONE}/")] = note_message_key(fm)
-        private = self.disclosure.own_private(rel, fm)
+        private = self.disclosure.own_private(rel, fm, body)
         return sent_reply(rel, fm, body), private, thread_keys(rel, fm) if private else frozenset()
 
     # ------------------------------------------------------------------ provider sent mail

@@ -36,6 +36,7 @@ from h0.mail.models import EmailFull
 from h0.mail.owner import OwnerAuthority, message_key, note_message_key
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import Note
+from h0.vault.disclosure import NoteLike
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DRAFTS
 from h0.vault.model import note_facts
@@ -68,21 +69,24 @@ def private_in_thread(
     path: str,
     frontmatter: Mapping[str, Any],
     also: Iterable[tuple[str, Mapping[str, Any] | None]] = (),
+    *,
+    body: str | None = None,
 ) -> bool:
-    """Whether a note may not reach a model (h0.vault.disclosure): private itself, or another note of its
-    thread (or of `also`: e.g. the email a draft answers) is. A thread that cannot be read counts as private."""
+    """Whether a note may not reach a model (h0.vault.disclosure): private itself (its text `body` too, when
+    given), or another note of its thread (or of `also`: e.g. the email a draft answers) is. A thread that
+    cannot be read counts as private."""
     gate = ctx.disclosure()
-    if gate.own_private(path, frontmatter):
+    if gate.own_private(path, frontmatter, body):
         return True
-    members = list(also)
+    members: list[NoteLike] = list(also)
     thread = note_facts(path, frontmatter).thread_id
     if thread:
         try:
-            members += [(t.note.path, t.note.frontmatter) for t in thread_notes(ctx, thread, exclude=path)]
+            members += [t.note for t in thread_notes(ctx, thread, exclude=path)]
         except H0Error as error:
             logger.warning("{}: its thread could not be read ({}); kept from the model", path, error.message)
             return True
-    return gate.private(path, frontmatter, gate.private_keys(members))
+    return gate.thread_private((path, frontmatter, body), members)
 
 
 def thread_notes(ctx: HandlerContext, thread_id: str, *, exclude: str | None = None) -> list[ThreadNote]:

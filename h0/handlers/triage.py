@@ -9,8 +9,8 @@
 
 Triage sees the conversation, not one message: the earlier emails and sent replies of the
 email's thread, as the vault holds them (h0.handlers.thread), go to the triager with it — never a
-private one (h0.vault.disclosure). An email that is private itself, or of a private thread (a
-stranger writing into it included), is decided by the local rules alone: no model sees it, its
+private one (h0.vault.disclosure). An email that is private itself (its marks, a private person's
+mail), or of a private thread (a stranger writing into it included), is decided by the local rules alone: no model sees it, its
 thread or the owner's notes. A draft for an email its thread has already moved past (a later
 email is in the vault) is written `stale: true`, as ingest marks a waiting draft when a reply
 arrives.
@@ -150,11 +150,11 @@ def _plans(
             continue
         try:
             thread = threads.get(note.path, [])
-            keys = gate.private_keys([(t.note.path, t.note.frontmatter) for t in thread])
-            if gate.private(note.path, note.frontmatter, keys):
+            if gate.thread_private(note, [t.note for t in thread]):
                 plans.append(plan_email(note, [], ctx, local_rules(triager), None, private=True, known=known))
                 continue
-            shown = [t for t in thread if not gate.private(t.note.path, t.note.frontmatter, keys)]
+            # A second line of defence: every member shares the email's thread, so none is private here.
+            shown = [t for t in thread if not gate.own_private(t.note.path, t.note.frontmatter, t.note.body)]
             plans.append(plan_email(note, shown, ctx, triager, drafting, known=known))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc
