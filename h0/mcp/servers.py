@@ -13,14 +13,16 @@ arrived there; a server an MCP client starts from .mcp.json never has it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from h0.calendar import OwnerCalendar
 from h0.config import Settings
-from h0.mail import MailService
 from h0.mcp.base import H0Server
 from h0.mcp.client import InProcessServer, ServerCommand
-from h0.mcp.mail_server import build_mail_server
 from h0.mcp.vault_server import build_vault_server, daemon_filing_from_env
+
+if TYPE_CHECKING:  # the mail stack is imported by the mail server only: ~8 MB of a vault server's memory
+    from h0.mail import MailService
 
 
 def vault_server(settings: Settings, *, daemon_child: bool) -> H0Server:
@@ -38,11 +40,15 @@ def vault_server(settings: Settings, *, daemon_child: bool) -> H0Server:
 
 def mail_service(settings: Settings, *, daemon_child: bool) -> MailService:
     """The mail service behind `h0 mcp gmail` (its SIGTERM handler finishes this service's sends)."""
+    from h0.mail import MailService
+
     return MailService(settings, trusted_caller=daemon_child)
 
 
 def mail_server(settings: Settings, service: MailService) -> H0Server:
     """The server `h0 mcp gmail` serves, on `service` (from `mail_service`)."""
+    from h0.mcp.mail_server import build_mail_server
+
     return build_mail_server(settings, service)
 
 

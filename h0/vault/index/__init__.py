@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from h0.errors import InvalidRequest
+from h0.platform.memory import release_free_memory
 from h0.vault.disclosure import Disclosure
 from h0.vault.index.about import About, notes_about, outside_folders
 from h0.vault.index.db import VISIBLE, Damaged, IndexDB
@@ -182,6 +183,7 @@ class VaultIndex:
             self.db.learn_all_terms()
         if report.indexed + report.removed >= BATCH:
             self.db.checkpoint()
+            release_free_memory()  # a bulk build's freed heap back to the OS (a server keeps running after it)
         return report
 
     def _refresh(self, rels: list[str]) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 # a `#private` tag in its text; `bcc` addresses kept (h0.vault.index.privacy).
 SCHEMA_VERSION = "6"
 BUSY_TIMEOUT_MS = 30_000
-CACHE_KIB = 16_384  # SQLite's page cache per connection: bounded whatever the vault's size
+CACHE_KIB = 2_048  # SQLite's page cache per connection (the OS caches the file too): the server's memory
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
