@@ -28,10 +28,9 @@ class ClientView:
         """The note, when an MCP client may see it; else permission_denied with the reason."""
         if self.daemon_filing:
             return note
-        why = self.gate.why(note.path, note.frontmatter, body=note.body)
-        if why is None:
-            keys = self.private_keys(thread_keys(note.path, note.frontmatter), note.path)
-            why = self.gate.why(note.path, note.frontmatter, keys, note.body)
+        # The thread first: the index is brought up to date by that look-up, and the gate is asked once.
+        keys = self.private_keys(thread_keys(note.path, note.frontmatter), note.path)
+        why = self.gate.why(note.path, note.frontmatter, keys, note.body)
         if why is not None:
             raise PermissionDenied(
                 f"{note.path} is private: {why}. H0 never shows it to an MCP client; only its owner can share it, in "

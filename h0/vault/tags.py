@@ -25,8 +25,7 @@ TAG_KEYS = frozenset({"tags", "tag"})
 _ENDS = r"\s\u2000-\u206f\u2e00-\u2e7f'!\"#$%&()*+,.:;<=>?@^`{|}~\[\]\\"
 _INLINE = re.compile(rf"(?:^|(?<=\s))#([^{_ENDS}]+)", re.MULTILINE)
 _SPLIT = re.compile(r"[,\s]+")
-# Only a text that holds `#private` or `/private` in some case can carry a private tag: looked for first, in C.
-_MAYBE_PRIVATE = re.compile(r"[#/]private", re.IGNORECASE)
+
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _TICKS = re.compile(r"`+")
 _LINES = re.compile(r"\r\n|\r|\n")  # the line breaks of Markdown (str.splitlines breaks at more)
@@ -62,7 +61,10 @@ def text_tags(body: str) -> Iterator[str]:
 
 def text_private(body: str | None) -> bool:
     """Whether a note's text carries a private tag (`#private`, `#private/health`, …)."""
-    if not body or _MAYBE_PRIVATE.search(body) is None:
+    if not body:
+        return False
+    folded = body.casefold()  # a private tag's level folds to "private", after a `#` or a `/`: looked for first, in C
+    if "#private" not in folded and "/private" not in folded:
         return False
     return any(private_tag(tag) for tag in text_tags(body))
 

@@ -31,6 +31,7 @@ class Private:
     own: frozenset[int]  # private by themselves: marks, unreadable, folder, a private person's mail
     hidden: frozenset[int]  # those and every note of their threads
     paths: frozenset[str]  # the paths of `hidden`
+    keys: dict[str, frozenset[str]]  # each thread key a note of `own` holds: the paths of those notes
     addresses: frozenset[str]  # private people: addresses only private People notes name
 
 
@@ -98,12 +99,11 @@ class IndexPrivacy:
                     (*chunk, *MAIL_FIELDS),
                 )
             )
-        keys: set[str] = set()
+        holders: dict[str, set[str]] = {}
         for chunk in _chunks(sorted(own)):
-            keys.update(
-                str(row[0])
-                for row in self.db.rows(f"SELECT DISTINCT key FROM threads WHERE doc IN ({_marks(chunk)})", chunk)
-            )
+            for key, doc in self.db.rows(f"SELECT key, doc FROM threads WHERE doc IN ({_marks(chunk)})", chunk):
+                holders.setdefault(str(key), set()).add(own[int(doc)])
+        keys = {key: frozenset(paths) for key, paths in holders.items()}
         hidden = dict(own)
         for chunk in _chunks(sorted(keys)):
             hidden.update(
@@ -114,21 +114,12 @@ class IndexPrivacy:
                     chunk,
                 )
             )
-        return Private(version, frozenset(own), frozenset(hidden), frozenset(hidden.values()), addresses)
+        return Private(version, frozenset(own), frozenset(hidden), frozenset(hidden.values()), keys, addresses)
 
     def private_keys(self, keys: Iterable[str], besides: str | None = None) -> frozenset[str]:
         """Those of these thread keys that a note private by itself holds (not the note at `besides`)."""
-        now = self.current()
-        found: set[str] = set()
-        for chunk in _chunks(sorted(set(keys))):
-            for key, doc, path in self.db.rows(
-                f"SELECT threads.key, threads.doc, docs.path FROM threads JOIN docs ON docs.id = threads.doc "
-                f"WHERE threads.key IN ({_marks(chunk)})",
-                chunk,
-            ):
-                if doc in now.own and path != besides:
-                    found.add(str(key))
-        return frozenset(found)
+        held = self.current().keys  # no query: the private notes' keys are kept with them
+        return frozenset(key for key in keys if (paths := held.get(key)) and paths - {besides})
 
 
 def _marks(values: Sequence[object]) -> str:
