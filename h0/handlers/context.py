@@ -344,10 +344,16 @@ class HandlerContext:
         )
 
     def disclosure(self) -> Disclosure:
-        """The gate that says what of this vault may reach a model (h0.vault.disclosure)."""
-        if self.drafting is not None:
-            return self.drafting.disclosure
-        return Disclosure.for_vault(self.paths.root, self.settings.private_folders)
+        """The gate that says what of this vault may reach a model (h0.vault.disclosure): drafting's, which knows
+        the private people its vault index holds (built here when no step has built it yet: a follow-up pass
+        asks before any triage)."""
+        if self.drafting is None:
+            try:
+                self.drafting = Drafting.for_settings(self.settings, self.paths.root)
+            except Exception as exc:  # noqa: BLE001 - settings without the drafting fields (a test's stub)
+                logger.debug("drafting unavailable, the gate knows no private people: {}", exc)
+                return Disclosure.for_vault(self.paths.root, self.settings.private_folders)
+        return self.drafting.disclosure
 
     def state_database(self) -> StateDB:
         """H0's state database: the daemon's own, else this vault's (opened on the spot)."""
