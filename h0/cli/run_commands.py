@@ -150,11 +150,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     try:
         settings = settings_for(args)
         setup_logging_for(settings)
-        seed_demo_vault(
-            Path(settings.vault_path)
-        )  # Claude Code's servers from .mcp.json: the demo as `h0 watch` has it
-        # The same factory builds the servers the tests run in process (h0.mcp.servers).
-        from h0.mcp.mail_server import main as serve_mail
+        # Claude Code's servers from .mcp.json: the demo as `h0 watch` has it
+        seed_demo_vault(Path(settings.vault_path))
+        # The same factory builds the servers the tests run in process (h0.mcp.servers). The mail stack only
+        # for the mail server: a vault server never loads it.
         from h0.mcp.servers import mail_service, vault_server
         from h0.mcp.vault_server import daemon_filing_from_env
 
@@ -169,5 +168,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.server == "vault":
         server.serve("stdio")
         return EXIT_OK
+    from h0.mcp.mail_server import main as serve_mail
+
     serve_mail(settings, service)
     return EXIT_OK

@@ -187,7 +187,7 @@ def read_knowledge(root: Path, rel: str, disclosure: Disclosure, reads: Knowledg
         return known
     parts = frontmatter.split(_decode_head(data, rel))
     fm = frontmatter.load(parts.yaml)
-    if disclosure.own_private(rel, fm):
+    if disclosure.own_private(rel, fm, parts.body):
         answer: Knowledge = ("private", fm, "")
     elif is_mail(fm):  # an email, received or sent, or a reply draft (h0.vault.model): not the owner's knowledge
         answer = ("inert", fm, "")

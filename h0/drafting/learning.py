@@ -108,7 +108,7 @@ def learn_from_filed(
     llm: LLMTriage | None = None,
     *,
     limit: int = MAX_LEARN_BATCH,
-    private: Callable[[str, Mapping[str, Any]], bool] | None = None,
+    private: Callable[[str, Mapping[str, Any], str], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Compare each H0 draft filed in Done/ since the last look (`h0_learn: pending`) with what became of it.
     `api`: a VaultAPI. `llm`: an h0.triage.llm.LLMTriage for lessons (None: no lessons). `private`: whether a
@@ -139,7 +139,7 @@ def _learn_one(
     drafting: Drafting,
     llm: LLMTriage | None,
     path: str,
-    private: Callable[[str, Mapping[str, Any]], bool],
+    private: Callable[[str, Mapping[str, Any], str], bool],
 ) -> dict[str, Any] | None:
     note = api.read(path)
     fm, facts = note.frontmatter, note.facts
@@ -171,7 +171,7 @@ def _learn_one(
         if score is not None:
             changes["edit_similarity"] = score
         if llm is not None and ours is not None and score is not None and score < EDITED_BELOW:
-            lessons = [] if private(path, fm) else distill(llm, ours, sent)
+            lessons = [] if private(path, fm, note.body) else distill(llm, ours, sent)
     record["lessons"] = lessons or None
     drafting.log.write("draft_outcome", **record)
     if lessons:

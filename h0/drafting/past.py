@@ -16,7 +16,7 @@ tagged, in a private folder: a reply filed there, the email it answered, the own
 conversation); the owner's sent mail kept as history and the provider's sent mail of such a thread
 neither. Which keys private notes hold is asked when replies are given (h0.vault.private_threads: the
 vault index, one look-up a call), so a note made private a moment ago counts at once, and the gate
-answers for each reply (`Disclosure.thread_private`); when the vault cannot say, no reply is given.
+answers for each reply (`Disclosure.keys_private`); when the vault cannot say, no reply is given.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ class PastReplies:
             found = self.threads.private_keys(frozenset().union(*(r.threads for r in batch)))
             if found is None:
                 break  # fail closed: a reply whose thread may be private is never given
-            shown += [r for r in batch if not self.disclosure.thread_private(r.threads, found)]
+            shown += [r for r in batch if not self.disclosure.keys_private(r.threads, found)]
         return shown if limit is None else shown[:limit]
 
     def similar(self, text: str, limit: int = 2, exclude: Iterable[PastReply] = ()) -> list[tuple[PastReply, float]]:
@@ -233,7 +233,7 @@ class PastReplies:
         except (OSError, H0Error, ValueError):
             return None, False
         self._keys[rel.removeprefix(f"{DONE}/")] = note_message_key(fm)
-        return sent_reply(rel, fm, body), self.disclosure.own_private(rel, fm)
+        return sent_reply(rel, fm, body), self.disclosure.own_private(rel, fm, body)
 
     # ------------------------------------------------------------------ provider sent mail
 

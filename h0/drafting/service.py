@@ -92,6 +92,8 @@ class Drafting:
         self.calendar = calendar  # None: no calendar source, and no reply proposes a time
         self.budget_tokens = budget_tokens
         self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
+        if (index := getattr(knowledge, "index", None)) is not None:
+            self.disclosure = index.gate  # the same gate, knowing the private people the index holds
         self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, self.disclosure)
         self.sent_cache = sent_cache
         self.owner = owner  # the owner's identity: which notes hold the owner's words (h0.mail.owner)

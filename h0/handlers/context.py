@@ -22,6 +22,7 @@ from loguru import logger
 
 from h0.config import Settings
 from h0.drafting import Drafting
+from h0.drafting.gate import gate_of
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.handlers.remember import remember, touched
 from h0.mail.api import MailAPI
@@ -344,10 +345,9 @@ class HandlerContext:
         )
 
     def disclosure(self) -> Disclosure:
-        """The gate that says what of this vault may reach a model (h0.vault.disclosure)."""
-        if self.drafting is not None:
-            return self.drafting.disclosure
-        return Disclosure.for_vault(self.paths.root, self.settings.private_folders)
+        """The gate that says what of this vault may reach a model (h0.vault.disclosure; h0.drafting.gate)."""
+        self.drafting, gate = gate_of(self.settings, self.paths.root, self.drafting)
+        return gate
 
     def state_database(self) -> StateDB:
         """H0's state database: the daemon's own, else this vault's (opened on the spot)."""

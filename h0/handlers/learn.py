@@ -25,7 +25,9 @@ def learn_from_drafts(ctx: HandlerContext) -> Outcome:
     drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
     ctx.drafting = drafting
     llm = getattr(ctx.triager, "llm", None)
-    outcomes = learn_from_filed(ctx.notes.api, drafting, llm, private=lambda path, fm: private_in_thread(ctx, path, fm))
+    outcomes = learn_from_filed(
+        ctx.notes.api, drafting, llm, private=lambda path, fm, body: private_in_thread(ctx, path, fm, body=body)
+    )
     for record in outcomes:
         if record["outcome"] == "sent" and record.get("similarity") is not None:
             logger.info(

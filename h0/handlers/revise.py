@@ -62,7 +62,9 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
         drafting=drafting,
         llm=llm,
         email=email,
-        private=private_in_thread(ctx, path, note.frontmatter, [(note.facts.source or "", email[0])] if email else ()),
+        private=private_in_thread(
+            ctx, path, note.frontmatter, [(note.facts.source or "", email[0])] if email else (), body=note.body
+        ),
     )
     if rewritten.waiting is not None and gave_up(note.frontmatter, rewritten.waiting, ctx.settings, now) is None:
         # The model is down, slow or refusing: the instruction stays, the reason goes on the draft,

@@ -40,7 +40,7 @@ from h0.mail.models import EmailFull
 from h0.mail.owner import OwnerAuthority, message_key, note_message_key
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import Note
-from h0.vault.disclosure import thread_keys
+from h0.vault.disclosure import NoteLike, note_parts, thread_keys
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DRAFTS
 from h0.vault.private_threads import PrivateThreads, ScannedThreads
@@ -80,17 +80,21 @@ def private_threads(ctx: HandlerContext) -> PrivateThreads:
     return ctx.drafting.threads
 
 
-def private_notes(
-    ctx: HandlerContext, notes: Iterable[tuple[str, Mapping[str, Any] | None]]
-) -> Callable[[str, Mapping[str, Any] | None], bool]:
+def private_notes(ctx: HandlerContext, notes: Iterable[NoteLike]) -> Callable[[NoteLike], bool]:
     """The gate's answer for each of these notes (a batch of emails and their threads' notes): private itself, or
-    sharing a thread key with a note private by itself — among these (as read now) or anywhere in the vault (their
-    keys asked once, of the index). When the vault cannot say, every one is private."""
+    sharing a thread key with a note private by itself — among these (as read now, their text included) or
+    anywhere in the vault (their keys asked once, of the index). When the vault cannot say, every one is private."""
     notes = list(notes)
     gate = ctx.disclosure()
-    found = private_threads(ctx).private_keys(frozenset().union(*(thread_keys(rel, fm or {}) for rel, fm in notes)))
+    parts = [note_parts(n) for n in notes]
+    found = private_threads(ctx).private_keys(frozenset().union(*(thread_keys(rel, fm or {}) for rel, fm, _ in parts)))
     held = None if found is None else found | gate.private_keys(notes)
-    return lambda rel, fm: gate.own_private(rel, fm) or gate.thread_private(thread_keys(rel, fm or {}), held)
+
+    def private(note: NoteLike) -> bool:
+        rel, fm, body = note_parts(note)
+        return gate.own_private(rel, fm, body) or gate.keys_private(thread_keys(rel, fm or {}), held)
+
+    return private
 
 
 def private_in_thread(
@@ -98,12 +102,15 @@ def private_in_thread(
     path: str,
     frontmatter: Mapping[str, Any],
     also: Iterable[tuple[str, Mapping[str, Any] | None]] = (),
+    *,
+    body: str | None = None,
 ) -> bool:
-    """Whether a note may not reach a model (h0.vault.disclosure): private itself, or of a private thread — or one
-    of `also` is (e.g. the email a draft answers). A vault that cannot say keeps it from the model."""
-    members = [(path, frontmatter), *also]
+    """Whether a note may not reach a model (h0.vault.disclosure): private itself (its text `body` too, when
+    given), or of a private thread — or one of `also` is (e.g. the email a draft answers). A vault that cannot
+    say keeps it from the model."""
+    members: list[NoteLike] = [(path, frontmatter, body), *also]
     private = private_notes(ctx, members)
-    return any(private(rel, fm) for rel, fm in members)
+    return any(private(note) for note in members)
 
 
 def thread_notes(ctx: HandlerContext, thread_id: str, *, exclude: str | None = None) -> list[ThreadNote]:
@@ -203,7 +210,7 @@ def kept_earlier(ctx: HandlerContext, thread_id: Any, received: Any) -> list[His
         return []
     keyed = [(m, thread_keys("", m.thread_fields())) for m in kept if m.note is None]
     found = private_threads(ctx).private_keys(frozenset().union(*(keys for _, keys in keyed))) if keyed else None
-    return [m for m, keys in keyed if not ctx.disclosure().thread_private(keys, found)]
+    return [m for m, keys in keyed if not ctx.disclosure().keys_private(keys, found)]
 
 
 def conversation(notes: list[ThreadNote], received: Any, kept: Sequence[HistoryMessage] = ()) -> list[dict[str, Any]]:

@@ -9,8 +9,8 @@
 
 Triage sees the conversation, not one message: the earlier emails and sent replies of the
 email's thread, as the vault holds them (h0.handlers.thread), go to the triager with it — never a
-private one (h0.vault.disclosure). An email that is private itself, or of a private thread (a
-stranger writing into it included), is decided by the local rules alone: no model sees it, its
+private one (h0.vault.disclosure). An email that is private itself (its marks, a private person's
+mail), or of a private thread (a stranger writing into it included), is decided by the local rules alone: no model sees it, its
 thread or the owner's notes. A draft for an email its thread has already moved past (a later
 email is in the vault) is written `stale: true`, as ingest marks a waiting draft when a reply
 arrives.
@@ -143,8 +143,7 @@ def _plans(
     triager failed on, or one not reached because H0 is stopping, gets its result instead."""
     known = known_domains(ctx, drafting) if pending else ({}, [])
     # Private itself, or of a private thread (a private note sharing a key of it anywhere in the vault).
-    members = [(t.note.path, t.note.frontmatter) for thread in threads.values() for t in thread]
-    private = private_notes(ctx, [*((n.path, n.frontmatter) for n in pending), *members])
+    private = private_notes(ctx, [*pending, *(t.note for thread in threads.values() for t in thread)])
     plans = []
     for note in pending:
         if ctx.stopping.is_set():  # SIGTERM: the notes not reached are triaged at the next start
@@ -152,10 +151,10 @@ def _plans(
             continue
         try:
             thread = threads.get(note.path, [])
-            if private(note.path, note.frontmatter):
+            if private(note):
                 plans.append(plan_email(note, [], ctx, local_rules(triager), None, private=True, known=known))
                 continue
-            shown = [t for t in thread if not private(t.note.path, t.note.frontmatter)]
+            shown = [t for t in thread if not private(t.note)]
             plans.append(plan_email(note, shown, ctx, triager, drafting, known=known))
         except Exception as exc:  # noqa: BLE001 - a triager failing on one email must not stop the batch
             results[note.path] = exc

@@ -48,7 +48,7 @@ class MailView:
             return set()
         keyed = [(email.id, email_keys(email)) for email in emails]
         found = self._private_keys(frozenset().union(*(keys for _, keys in keyed)))
-        return {message_id for message_id, keys in keyed if self.gate.thread_private(keys, found)}
+        return {message_id for message_id, keys in keyed if self.gate.keys_private(keys, found)}
 
     def _private_keys(self, keys: frozenset[str]) -> frozenset[str]:
         """Those of `keys` private notes hold, as the index says; when it cannot say, nothing is shown."""
@@ -96,7 +96,7 @@ class MailView:
         except NotSupported:  # no mailbox: the email's note (its path, its thread) holds its keys
             path, thread, _ = email_note(vault, message_id, backend)
             keys = thread_keys(path, {"type": "email", "thread_id": thread, "message_id": message_id})
-            if self.gate.thread_private(keys, self._private_keys(keys)):
+            if self.gate.keys_private(keys, self._private_keys(keys)):
                 raise _refusal(message_id) from None
             return
         self.shown(email)

@@ -13,16 +13,16 @@ arrived there; a server an MCP client starts from .mcp.json never has it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from h0.calendar import OwnerCalendar
 from h0.config import Settings
-from h0.drafting.profile import load_profile
-from h0.mail import MailService
-from h0.mail.providers.outbox import OutboxBackend
 from h0.mcp.base import H0Server
 from h0.mcp.client import InProcessServer, ServerCommand
-from h0.mcp.mail_server import build_mail_server
 from h0.mcp.vault_server import build_vault_server, daemon_filing_from_env
+
+if TYPE_CHECKING:  # the mail stack is imported by the mail server only: ~8 MB of a vault server's memory
+    from h0.mail import MailService
 
 
 def vault_server(settings: Settings, *, daemon_child: bool) -> H0Server:
@@ -41,6 +41,10 @@ def vault_server(settings: Settings, *, daemon_child: bool) -> H0Server:
 def mail_service(settings: Settings, *, daemon_child: bool) -> MailService:
     """The mail service behind `h0 mcp gmail` (its SIGTERM handler finishes this service's sends). The outbox's
     dry-run messages carry the owner's name from H0_Profile.md (h0.mail.providers.outbox)."""
+    from h0.drafting.profile import load_profile
+    from h0.mail import MailService
+    from h0.mail.providers.outbox import OutboxBackend
+
     service = MailService(settings, trusted_caller=daemon_child)
     if isinstance(service.backend, OutboxBackend):
         service.backend.owner_name = lambda: load_profile(settings.vault_path).name
@@ -49,6 +53,8 @@ def mail_service(settings: Settings, *, daemon_child: bool) -> MailService:
 
 def mail_server(settings: Settings, service: MailService) -> H0Server:
     """The server `h0 mcp gmail` serves, on `service` (from `mail_service`)."""
+    from h0.mcp.mail_server import build_mail_server
+
     return build_mail_server(settings, service)
 
 

@@ -12,7 +12,6 @@ from pydantic import Field
 
 from h0.calendar import OwnerCalendar
 from h0.errors import H0Error, InvalidRequest
-from h0.mail.compose.drafts import CUTOFF
 from h0.mcp.base import READ_ONLY, H0Server
 from h0.mcp.vault_models import ContextEntry, DraftContextResult, RevisionQueued, SchedulingContext
 from h0.mcp.vault_writes import NoteWriter
@@ -79,6 +78,8 @@ def add_drafting_tools(
         notes they link to, the notes most related to the email, the owner's past replies — each with why, in
         budget order. Private notes, Logs/ and other people's mail never appear. Use it to write a reply the
         owner would send; put it in Drafts/ with write_note (only the owner approves)."""
+        # Imported here: h0.mail is ~4 MB of a vault server that may never draft (its RSS goal is 100 MB).
+        from h0.mail.compose.drafts import CUTOFF
         from h0.mail.incoming.htmltext import block_text
 
         note = shown(vault.read_note(vault.resolve(path).rel))

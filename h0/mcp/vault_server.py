@@ -106,10 +106,10 @@ def build_vault_server(
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
     guard = ApprovalGuard(vault.root, audit, daemon_filing=daemon_filing)
 
-    view = ClientView(gate, daemon_filing=daemon_filing, ready=live.get, wait=lambda: _index_or_wait())
+    view = ClientView(gate, daemon_filing=daemon_filing, wait=lambda: _index_or_wait())
     shown = view.shown
     writer = NoteWriter(
-        vault, guard, audit, live, state_dir, daemon_filing=daemon_filing, gate=gate, keys=view.private_keys
+        vault, guard, audit, live, state_dir, daemon_filing=daemon_filing, gate=view.gate, keys=view.private_keys
     )
     started = time.monotonic()
     server = H0Server("h0-vault", title="H0 vault", version=__version__, instructions=INSTRUCTIONS)
@@ -193,19 +193,13 @@ def build_vault_server(
     ) -> NoteList:
         """List the Markdown notes of a folder, sorted by path, optionally filtered on frontmatter. Private notes
         are never listed, and a filter never matches on their properties."""
-        if not daemon_filing:  # judged on every note listed: its properties, folder and thread
-            every = vault.list_notes(directory, filter, recursive=recursive, with_frontmatter=True)
-            allowed = view.visible([(item.path, item.frontmatter) for item in every.notes])
-            notes = [item.path for item in every.notes if item.path in allowed]
+        listing = vault.list_notes(directory, filter, recursive=recursive, limit=None if not daemon_filing else limit)
+        if not daemon_filing:  # the index says which notes are private (h0.vault.index.privacy), one set look-up each
+            notes = view.listed([item.path for item in listing.notes])
+            # A note whose properties cannot be read is private until they can: not named, not even as skipped.
             return NoteList.model_validate(
-                {
-                    "notes": notes[:limit],
-                    "total": len(notes),
-                    "truncated": len(notes) > limit,
-                    "skipped": [s for s in every.skipped if not gate.never(s["path"])],
-                }
+                {"notes": notes[:limit], "total": len(notes), "truncated": len(notes) > limit, "skipped": []}
             )
-        listing = vault.list_notes(directory, filter, recursive=recursive, limit=limit)
         # Validated from plain data in one pass (pydantic-core): 2,500 paths in 0.03 ms.
         return NoteList.model_validate(
             {
@@ -345,7 +339,7 @@ def build_vault_server(
         shown=shown,
         index=_index_or_wait,
         watching=live.watching,
-        gate=gate,
+        gate=view.gate,
         state_dir=state_dir,
         draft_tokens=draft_tokens,
         calendar=calendar,

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from loguru import logger
 from pydantic import BaseModel, Field
 
-from h0.errors import H0Error, NotFound, PermissionDenied
+from h0.errors import H0Error, NotFound, ParseError, PermissionDenied
 from h0.mcp.base import current_client
 from h0.mcp.live_index import LiveIndex
 from h0.mcp.vault_control import ControlProposals
@@ -31,6 +31,8 @@ from h0.vault.layout import DRAFTS
 from h0.vault.note import Note
 from h0.vault.paths import VaultPath, folder_key
 
+# A note as a change sees it: (path, frontmatter or None when it cannot be read, body).
+Seen = tuple[str, dict[str, Any] | None, str | None]
 # The audit lines of a batch, written together when it ends: (event, fields).
 Written = list[tuple[str, dict[str, Any]]]
 # Batches of this many changes or more take turns (NoteWriter.apply_all); smaller ones, a send's move
@@ -119,7 +121,7 @@ class NoteWriter:
     ) -> Note:
         target = self.vault.resolve(path, write=True)
         self.guard.check_write(tool, target)
-        self._keep_private(tool, self._current(target.rel), (target.rel, frontmatter))
+        self._keep_private(tool, self._current(target.rel), (target.rel, frontmatter, body))
         if not self.daemon_filing and (control := self.proposals.note_of(target)):
             proposal = self.proposals.propose(
                 tool, control, target, frontmatter, body, if_match, create_only, self.record.client()
@@ -144,8 +146,10 @@ class NoteWriter:
         self.guard.check_write(tool, target)
         before = self._current(target.rel)
         if before is not None:
-            after = {k: v for k, v in before[1].items() if k not in remove}
-            self._keep_private(tool, before, (target.rel, {**after, **changes}))
+            kept = {k: v for k, v in (before[1] or {}).items() if k not in remove}
+            self._keep_private(
+                tool, before, (target.rel, {**kept, **changes} if before[1] is not None else None, before[2])
+            )
         if not self.daemon_filing and (control := self.proposals.note_of(target)):
             proposal = self.proposals.propose_update(
                 tool, control, target, changes, remove, if_match, self.record.client()
@@ -174,7 +178,8 @@ class NoteWriter:
             self.proposals.check_move(tool, src, dst)
         before = self._current(src.rel)
         if before is not None:
-            self._keep_private(tool, before, (dst.rel, {**before[1], **(set_frontmatter or {})}))
+            after = {**before[1], **(set_frontmatter or {})} if before[1] is not None else None
+            self._keep_private(tool, before, (dst.rel, after, before[2]))
         moved = self.vault.move_note(
             src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
         )
@@ -247,22 +252,24 @@ class NoteWriter:
             warning=moved.warning,
         )
 
-    def _current(self, rel: str) -> tuple[str, dict[str, Any]] | None:
-        """The note at `rel` as it is now (None: there is none), to judge what a change does to its privacy."""
+    def _current(self, rel: str) -> Seen | None:
+        """The note at `rel` as it is now (None: there is none; frontmatter None: it cannot be read, so it is
+        private until it can), to judge what a change does to its privacy."""
         if self.daemon_filing:
             return None
         try:
-            return rel, self.vault.read_note(rel).frontmatter
+            note = self.vault.read_note(rel)
         except NotFound:
             return None
+        except ParseError:
+            return rel, None, None
+        return rel, note.frontmatter, note.body
 
-    def _keep_private(
-        self, tool: str, before: tuple[str, dict[str, Any]] | None, after: tuple[str, dict[str, Any]]
-    ) -> None:
+    def _keep_private(self, tool: str, before: Seen | None, after: Seen) -> None:
         """Refuse (permission_denied, with the reason) a change that would make a note less private."""
         if self.daemon_filing or before is None:
             return
-        keys = thread_keys(*before) | thread_keys(*after)
+        keys = thread_keys(before[0], before[1] or {}) | thread_keys(after[0], after[1] or {})
         why = self.gate.unprivating(before, after, self.private_keys(keys, before[0]) if keys else frozenset())
         if why is not None:
             raise PermissionDenied(

@@ -12,8 +12,9 @@ of H0 that decides something from a note asks this model instead of reading the 
 - `source`: the email note a draft answers as one key, whatever the spelling (`[[EMAIL_1]]`,
   `[[Needs_Action/EMAIL_1.md|the email]]`, `Needs_Action/EMAIL_1.md`): two drafts answer the same email
   exactly when their `source_key`s are equal;
-- `private`: the note's own properties say it is private (a `private:` key in any case with a true
-  word, or a `private` tag). Folder privacy and threads are the disclosure gate's
+- `private`: the note's own words say it is private (a `private:` key in any case with a true word, a
+  private tag in its properties or, when its text was read, in its text: h0.vault.tags). Folder
+  privacy, threads and private people are the disclosure gate's
   (`h0.vault.disclosure.Disclosure`), which takes this model's answer as its first;
 - dates as epochs (`received`, `sent_at`, `drafted_at`), with a bad date one typed problem;
 - flags (`send_anyway`) and the identifiers (`message_id`, `thread_id`, `draft_id`, …) as clean text.
@@ -39,6 +40,7 @@ from h0.vault.dates import note_epoch
 from h0.vault.draft_state import DraftState, Status, draft_status, status_word
 from h0.vault.layout import NEEDS_ACTION
 from h0.vault.paths import PathResolver, link_key
+from h0.vault.tags import PRIVATE, TAG_KEYS, private_tag, property_tags, text_private
 
 __all__ = [
     "WORD_FIELDS",
@@ -158,8 +160,9 @@ class NoteFacts(BaseModel):
         return self.kind in MAIL_KINDS or self.looks_like_draft
 
 
-def note_facts(path: str, frontmatter: Mapping[str, Any]) -> NoteFacts:
-    """The typed reading of a note; never raises (see `NoteFacts.problems`)."""
+def note_facts(path: str, frontmatter: Mapping[str, Any], body: str | None = None) -> NoteFacts:
+    """The typed reading of a note; never raises (see `NoteFacts.problems`). `body`: its text, when read
+    (a `#private` tag there makes it private)."""
     problems: list[str] = []
     type_word = _word(frontmatter.get("type"))
     sender_text = _clean(frontmatter.get("from"))
@@ -179,7 +182,7 @@ def note_facts(path: str, frontmatter: Mapping[str, Any]) -> NoteFacts:
         bcc=tuple(lists["bcc"]),
         source=source,
         source_key=link_key(source) if source else None,
-        private=marked_private(frontmatter),
+        private=marked_private(frontmatter, body),
         thread_id=_ident(frontmatter.get("thread_id")),
         message_id=_ident(frontmatter.get("message_id")),
         rfc822_message_id=_ident(frontmatter.get("rfc822_message_id")),
@@ -288,30 +291,17 @@ def flag(value: Any) -> bool:
     return isinstance(value, str) and value.strip().casefold() in _TRUE
 
 
-PRIVATE = "private"
-TAG_KEYS = frozenset({"tags", "tag"})
-_TAG_SPLIT = re.compile(r"[,\s]+")
-
-
-def marked_private(frontmatter: Mapping[str, Any]) -> bool:
-    """The note's own properties say it is private: a `private` key (any case) that is true, yes, y,
-    1 or on, or a `private` tag."""
+def marked_private(frontmatter: Mapping[str, Any], body: str | None = None) -> bool:
+    """The note's own words say it is private: a `private` key (any case) that is true, yes, y, 1 or on; a
+    private tag in `tags:` (`private`, `#Private`, nested `private/health`); or, when its text is given, a
+    private tag in its text as Obsidian reads tags (`#private`, `#private/health`: h0.vault.tags)."""
     for key, value in frontmatter.items():
         name = str(key).strip().casefold()
         if name == PRIVATE and flag(value):
             return True
-        if name in TAG_KEYS and PRIVATE in _tags(value):
+        if name in TAG_KEYS and any(private_tag(tag) for tag in property_tags(value)):
             return True
-    return False
-
-
-def _tags(value: Any) -> set[str]:
-    items = value if isinstance(value, list) else [value]
-    found: set[str] = set()
-    for item in items:
-        if isinstance(item, str):
-            found.update(tag.lstrip("#").casefold() for tag in _TAG_SPLIT.split(item) if tag)
-    return found
+    return text_private(body)
 
 
 def _kind(word: str) -> Kind:

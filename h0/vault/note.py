@@ -41,7 +41,7 @@ class Note:
         """What the note says, typed (h0.vault.model): built on first use, then kept — a Note's
         frontmatter is never changed in place (writes make a new Note)."""
         if self.typed is None:
-            self.typed = note_facts(self.path, self.frontmatter)
+            self.typed = note_facts(self.path, self.frontmatter, self.body)
         return self.typed
 
     def get(self, key: str, default: Any = None) -> Any:

@@ -1,5 +1,6 @@
-"""The disclosure gate on its own (h0.vault.disclosure): thread keys, what counts as un-privating, and the
-diary folders a vault is found to have."""
+"""The disclosure gate on its own (h0.vault.disclosure): thread keys, what counts as un-privating, the
+diary folders a vault is found to have, and (issue 40) a note it could not read, a private person's mail
+and a conversation's privacy asked in one call."""
 
 from __future__ import annotations
 
@@ -64,3 +65,23 @@ def test_given_a_private_email_when_its_draft_links_it_unquoted_or_with_a_headin
     assert GATE.private("Drafts/REPLY_1.md", {"source": [["EMAIL_1"]]}, keys)
     assert GATE.private("Drafts/REPLY_2.md", {"source": "[[Needs_Action/EMAIL_1#Body|the email]]"}, keys)
     assert not GATE.private("Drafts/REPLY_3.md", {"source": "[[EMAIL_2]]"}, keys)
+
+
+THERAPIST = "quinn@care.example"
+
+
+def test_the_gate_fails_closed_on_a_note_it_could_not_read_and_answers_thread_and_person_in_one_call():
+    gate = Disclosure(("journal",)).with_people(lambda: frozenset({THERAPIST}))
+    assert gate.private("Notes/a.md", None) and gate.own_private("Notes/a.md", None)
+    assert gate.why("Notes/a.md", None) and "line" not in (gate.why("Notes/a.md", None) or "")
+    assert gate.address_private(" Quinn@Care.example ") and not gate.address_private("dana@acme.example")
+    email = ("Needs_Action/E.md", {"type": "email", "thread_id": "T", "from": "ann@x.example"}, "hi")
+    therapist = ("Done/T.md", {"type": "email", "thread_id": "T", "from": f"Dr Q <{THERAPIST}>"}, "")
+    other = ("Done/O.md", {"type": "email", "thread_id": "U", "to": THERAPIST}, "")
+    assert gate.own_private(*therapist) and gate.own_private(*other) and not gate.own_private(*email)
+    assert gate.thread_private(email, [therapist]) and not gate.thread_private(email, [other])
+    assert gate.thread_private(None, [email, therapist]) and not gate.thread_private(None, [email])
+    assert gate.thread_private(email, [("Done/broken.md", None)])  # a member that could not be read
+    assert gate.thread_private(("Notes/n.md", {}, "so #private"), []) and gate.shown([email, other]) == [email]
+    # Without an index, a gate knows no private person (documented); the tags and marks still count.
+    assert not Disclosure().address_private(THERAPIST)

@@ -1,5 +1,5 @@
 """A message that is not a note (a provider's message, history, sent mail) judged by its thread keys: the
-gate's one question (`Disclosure.thread_private`) and the two ways of finding the keys private notes hold
+gate's one question (`Disclosure.keys_private`) and the two ways of finding the keys private notes hold
 (h0.vault.private_threads) — the index and a walk of the vault — which must give one answer."""
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ def message(thread: str | None, message_id: str) -> frozenset[str]:
 
 def test_a_message_is_private_when_a_key_of_its_is_held_privately_and_when_nobody_can_tell():
     held = frozenset({"t:T1"})
-    assert GATE.thread_private(message("T1", "m9"), held)
-    assert not GATE.thread_private(message("T2", "m9"), held)
-    assert GATE.thread_private(message("T2", "m9"), None)  # unknown: kept private
-    assert not GATE.thread_private(frozenset(), frozenset())
+    assert GATE.keys_private(message("T1", "m9"), held)
+    assert not GATE.keys_private(message("T2", "m9"), held)
+    assert GATE.keys_private(message("T2", "m9"), None)  # unknown: kept private
+    assert not GATE.keys_private(frozenset(), frozenset())
 
 
 @pytest.fixture
@@ -77,4 +77,4 @@ def test_a_damaged_index_answers_unknown_so_every_message_stays_private(vault: P
     index = VaultIndex.open(vault, tmp_path / "state", GATE)
     index.db.db().execute("DROP TABLE threads")  # the index's file damaged under it
     found = IndexThreads(index).private_keys(["t:T-open"])
-    assert found is None and GATE.thread_private(message("T-open", "m1"), found)
+    assert found is None and GATE.keys_private(message("T-open", "m1"), found)

@@ -73,7 +73,7 @@ def record_own_sends(ctx: HandlerContext, ledger: FollowupLedger, now: float) ->
                     break
                 except H0Error:
                     continue
-        local = note is not None and private_in_thread(ctx, note.path, note.frontmatter)
+        local = note is not None and private_in_thread(ctx, note.path, note.frontmatter, body=note.body)
         messages.append(from_send(row, note, now=now, judge=RulesJudge() if local else judge, sender=sender))
     ledger.record(messages)
     ledger.set_sends_mark(max(float(r["sent_epoch"]) for r in rows))
@@ -93,9 +93,7 @@ def _private_threads(ctx: HandlerContext, thread_ids: Sequence[str]) -> set[str]
         )
         return set(thread_ids)
     gate = ctx.disclosure()
-    return {
-        tid for tid, notes in threads.items() if gate.private_keys([(n.note.path, n.note.frontmatter) for n in notes])
-    }
+    return {tid for tid, notes in threads.items() if gate.thread_private(None, [n.note for n in notes])}
 
 
 def mark_triaged(ctx: HandlerContext, notes: Sequence[Mapping[str, Any]]) -> None:

@@ -21,8 +21,8 @@ from ruamel.yaml.events import (
 )
 
 from h0.errors import InvalidRequest, ParseError
-from h0.vault.frontmatter.yamlhint import repair
-from h0.vault.frontmatter.yamls import EventParser, first_line, shorten
+from h0.vault.frontmatter.yamlhint import explain, where_of
+from h0.vault.frontmatter.yamls import EventParser, shorten
 
 # Limits on what H0 reads (and writes: check_representable refuses what could not be read
 # back). Real frontmatter is a few hundred bytes and a few dozen keys; these are far above
@@ -152,9 +152,9 @@ def _events(text: str, subject: str = "The frontmatter") -> Iterator[Any]:
         finally:
             parser.dispose()
     except YAMLError as exc:
-        raise ParseError(f"{subject} is not valid YAML: {first_line(exc)}.{repair(exc, text)}") from None
+        raise ParseError(explain(exc, text, subject), **where_of(exc)) from None
     except (ValueError, TypeError, MemoryError) as exc:  # e.g. text the encoder refuses
-        raise ParseError(f"{subject} could not be parsed: {exc}") from None
+        raise ParseError(f"{subject} could not be parsed ({type(exc).__name__}).") from None
 
 
 def _limit(event: Any, subject: str, what: str, limit: int) -> ParseError:

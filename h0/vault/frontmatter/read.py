@@ -11,8 +11,8 @@ from ruamel.yaml.error import YAMLError
 from h0.errors import ParseError
 from h0.vault.frontmatter.limits import JSON_NODE_BUDGET, MAX_DEPTH, check_bounds, check_text
 from h0.vault.frontmatter.scan import NeedsFullLoader, scan
-from h0.vault.frontmatter.yamlhint import repair
-from h0.vault.frontmatter.yamls import LOCAL, first_line, json_key, json_scalar, shorten
+from h0.vault.frontmatter.yamlhint import explain, where_of
+from h0.vault.frontmatter.yamls import LOCAL, json_key, json_scalar
 
 
 def load(yaml_text: str | None) -> dict[str, Any]:
@@ -41,11 +41,11 @@ def load_checked(yaml_text: str) -> dict[str, Any]:
     try:
         data = LOCAL.safe.load(yaml_text)
     except YAMLError as exc:
-        raise ParseError(f"The frontmatter is not valid YAML: {first_line(exc)}.{repair(exc, yaml_text)}") from None
+        raise ParseError(explain(exc, yaml_text), **where_of(exc)) from None
     except RecursionError:
         raise ParseError("The frontmatter nests too deeply.") from None
     except Exception as exc:  # noqa: BLE001 - ruamel raises a few non-YAMLError types on odd input
-        raise ParseError(f"The frontmatter could not be parsed: {exc}") from None
+        raise ParseError(f"The frontmatter could not be parsed ({type(exc).__name__}).") from None
     if data is None:
         return {}
     if not isinstance(data, Mapping):
@@ -74,10 +74,9 @@ def to_json(data: Any) -> Any:
             for key, item in value.items():
                 name = json_key(key)
                 if name in result:  # e.g. `1:` and `"1":`, distinct YAML keys with one JSON name
-                    raise ParseError(
-                        f"The frontmatter has the key {shorten(name)!r} twice (written two ways that read "
-                        "the same). Keep one of them.",
-                        key=shorten(name),
+                    raise ParseError(  # its name is the note's own text: never quoted (h0.vault.frontmatter.yamlhint)
+                        "The frontmatter has a key twice, written two ways that read the same (such as 1 and "
+                        '"1"). Keep one of them.'
                     )
                 result[name] = convert(item, depth + 1)
             return result

@@ -118,8 +118,3 @@ def json_key(key: Any) -> str:
 
 def shorten(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def first_line(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()
-    return " ".join(part.strip() for part in text[:3]) if text else type(exc).__name__

@@ -5,6 +5,7 @@
     index.related(text=email_body, limit=5)                               # -> [Related(path, score, why)]
     index.notes_for_address("dana@example.com")                           # -> [path, …] People notes first
     index.is_private("Journal/2026-11-24.md")                             # -> bool
+    index.shown(["Notes/a.md", "Journal/b.md"])                           # -> ["Notes/a.md"]
 
 Where: SQLite (FTS5, from the standard library) in H0's state folder for this vault, beside the
 send ledger — outside the notes, so neither Obsidian nor a sync tool (iCloud, Dropbox, Syncthing)
@@ -18,25 +19,26 @@ the candidates are a superset of the notes holding the phrase (h0.vault.index.qu
 
 What it never holds: `Logs/`, hidden folders (`.obsidian/`, `.h0/`, `.trash/`), anything not a
 regular `*.md` file (a FIFO named `x.md` is never opened), notes deeper than MAX_FOLDER_DEPTH.
-Private notes (h0.vault.disclosure: marked private, in a private folder, or in a private thread) are
-indexed (for the owner's own look-ups) but never returned unless the caller asks for them; a note's
-folder and thread are judged when asked (db.VISIBLE), so a changed PRIVATE_FOLDERS counts at once.
+Private notes (h0.vault.disclosure: marked or tagged private, unreadable, in a private folder, a private
+person's mail, or in a private thread) are indexed (for the owner's own look-ups) but never returned
+unless the caller asks for them; which they are is worked out from the index as it is now
+(h0.vault.index.privacy), so a changed PRIVATE_FOLDERS counts at once. `gate` is the disclosure gate
+that knows the private people this index holds.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
 import threading
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from h0.errors import InternalError, InvalidRequest
+from h0.errors import InvalidRequest
+from h0.platform.memory import release_free_memory
 from h0.vault.disclosure import Disclosure
 from h0.vault.index.about import About, notes_about, outside_folders
-from h0.vault.index.db import PRIVATE_PEER, VISIBLE, Damaged, IndexDB
+from h0.vault.index.db import VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import (
     BATCH,
@@ -50,17 +52,12 @@ from h0.vault.index.gather import (
     walk_notes,
 )
 from h0.vault.index.names import NoteNames
-from h0.vault.index.query import every_row, plan, ranked
+from h0.vault.index.privacy import IndexPrivacy
+from h0.vault.index.query import SearchPage, search_page
 from h0.vault.index.related import Related, related_notes
 from h0.vault.own_writes import OwnWrites
-from h0.vault.search import PhraseMatcher, SearchHit, check_query, read_file
-
-
-@dataclass(frozen=True, slots=True)
-class SearchPage:
-    hits: list[SearchHit]
-    more: bool  # more notes match past this page
-    offset: int = 0
+from h0.vault.paths import nfc
+from h0.vault.search import PhraseMatcher, check_query
 
 
 class VaultIndex:
@@ -70,7 +67,9 @@ class VaultIndex:
         self.root = Path(os.path.abspath(root))
         self._prefix = os.path.join(str(self.root), "")  # the root and its separator: paths below it start so
         self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
-        self.db = IndexDB(db_path, self.disclosure.never)
+        self.db = IndexDB(db_path, lambda doc: self.privacy.private(doc))
+        self.privacy = IndexPrivacy(self.db, self.disclosure)
+        self.gate = self.disclosure.with_people(self.private_addresses)  # the gate, knowing this index's people
         self.names = NoteNames(self.db.rows)  # the notes' titles and aliases, kept while none changes
         self._pending: set[str] = set()
         self._held: set[str] = set()  # changed notes H0 was writing at the last sync (see `_refresh`)
@@ -116,6 +115,7 @@ class VaultIndex:
         behind a burst of writes)."""
         if not wait:
             if not self._sync_lock.acquire(blocking=False):
+                self.privacy.current()
                 return
             self._sync_lock.release()  # free: take it the usual way (a writer may slip in; then we wait once)
         with self._sync_lock:
@@ -136,9 +136,11 @@ class VaultIndex:
                     self._reconcile()
                 elif pending:
                     self._refresh(sorted(pending))
+                self.privacy.current()  # what every query's h0_private answers from
             except Damaged as exc:
                 self.db.rebuild_file(str(exc))
                 self._reconcile()
+                self.privacy.current()
 
     def catch_up(self) -> None:
         """Take in the writes left for H0's idle time (h0.vault.own_writes: `more_coming`, `idle`)."""
@@ -181,6 +183,7 @@ class VaultIndex:
             self.db.learn_all_terms()
         if report.indexed + report.removed >= BATCH:
             self.db.checkpoint()
+            release_free_memory()  # a bulk build's freed heap back to the OS (a server keeps running after it)
         return report
 
     def _refresh(self, rels: list[str]) -> None:
@@ -249,63 +252,7 @@ class VaultIndex:
         if limit < 1 or offset < 0:
             raise InvalidRequest("limit must be at least 1 and offset at least 0.", limit=limit, offset=offset)
         self.sync()
-        found = plan(self.db, query)
-        if found.empty:
-            return SearchPage([], False, offset)
-        where, args = self._scope(folder, include_private)
-        if found.expression is None:
-            rows = self._guarded(
-                every_row(self.db, f"SELECT path, mtime_ns, size, ino FROM docs WHERE {where} ORDER BY path", args)
-            )
-        else:
-            rows = self._guarded(ranked(self.db, found.expression, where, args, first=offset + limit + 16))
-        hits: list[SearchHit] = []
-        stale: list[str] = []
-        skipped = 0
-        for path, mtime_ns, size, ino in rows:
-            read = read_file(os.path.join(self.root, *path.split("/")))
-            if read is None:
-                stale.append(path)
-                continue
-            data, info = read
-            if Signature.of(info) != Signature(mtime_ns, size, ino):
-                stale.append(path)  # answered from what is on disk now; re-indexed below
-            hit = matcher.first(data)
-            if hit is None:
-                continue
-            if skipped < offset:
-                skipped += 1
-                continue
-            if len(hits) == limit:
-                self._later(stale)
-                return SearchPage(hits, True, offset)
-            hits.append(SearchHit(path, hit[0], hit[1]))
-        self._later(stale)
-        return SearchPage(hits, False, offset)
-
-    def _later(self, stale: list[str]) -> None:
-        if stale:
-            self.changed(stale)
-
-    def _scope(self, folder: str, include_private: bool) -> tuple[str, list[object]]:
-        clauses: list[str] = ["1"]
-        args: list[object] = []
-        if folder:
-            clauses.append("(docs.path LIKE ? ESCAPE '\\')")
-            args.append(_like_prefix(folder.strip("/")) + "/%")
-        if not include_private:
-            clauses.append(VISIBLE)
-        return " AND ".join(clauses), args
-
-    def _guarded(self, rows: Iterator[tuple[str, int, int, int]]) -> Iterator[tuple[str, int, int, int]]:
-        """Rows read from the index; on a damaged file it is rebuilt at the next sync (a retryable error now)."""
-        try:
-            yield from rows
-        except sqlite3.DatabaseError as exc:
-            self.everything_changed()
-            raise InternalError(
-                f"The vault index could not be read ({exc}); it is being rebuilt, ask again.", retryable=True
-            ) from exc
+        return search_page(self, matcher, folder, limit, offset, include_private)
 
     # ------------------------------------------------------------------ people, privacy, related
 
@@ -342,16 +289,32 @@ class VaultIndex:
         return [str(row[0]) for row in rows]
 
     def is_private(self, path: str) -> bool:
-        """Whether the note at `path` is private (h0.vault.disclosure), its thread judged from the index."""
+        """Whether the note at `path` is private (h0.vault.disclosure), judged from the index (a note it does not
+        hold is read now; one that cannot be read is private)."""
         rel = relative_path(path, self.root, self._prefix)
         if rel is None:
-            return False
+            return True
         self.sync()
-        rows = self.db.rows(f"SELECT {VISIBLE} FROM docs WHERE path = ?", (rel,))
-        if rows:
-            return not rows[0][0]
+        if rel in self.privacy.indexed():
+            return rel in self.privacy.current().paths
         note = read_note_file(os.path.join(self.root, *rel.split("/")), rel)
-        return self.disclosure.own_private(rel, note.frontmatter if note else None)
+        if note is None or note.private:
+            return True
+        keys = self.private_keys(note.threads, besides=rel)
+        return self.gate.private(rel, note.frontmatter, keys, note.body)
+
+    def shown(self, paths: Sequence[str]) -> list[str]:
+        """Those of these vault-relative note paths a consumer other than the owner may see, in their order: the
+        index's answer (a path it does not hold yet is taken in first; one it cannot hold is not shown)."""
+        self.sync()
+        indexed = self.privacy.indexed()
+        missing = [rel for rel in paths if nfc(rel) not in indexed and indexable(nfc(rel))]
+        if missing:
+            self.changed(missing)
+            self.sync()
+            indexed = self.privacy.indexed()
+        hidden = self.privacy.current().paths
+        return [rel for rel in paths if (key := nfc(rel)) in indexed and key not in hidden]
 
     def private_keys(self, keys: Iterable[str], *, besides: str | None = None) -> frozenset[str]:
         """Those of these thread keys that a private note holds (not the note at `besides`): what makes a
@@ -360,12 +323,13 @@ class VaultIndex:
         if not wanted:
             return frozenset()
         self.sync()
-        rows = self.db.rows(
-            "SELECT DISTINCT other.key FROM threads other JOIN docs peer ON peer.id = other.doc "
-            f"WHERE other.key IN ({','.join('?' * len(wanted))}) AND {PRIVATE_PEER} AND peer.path != ?",
-            [*wanted, besides or ""],
-        )
-        return frozenset(str(row[0]) for row in rows)
+        return self.privacy.private_keys(wanted, besides)
+
+    def private_addresses(self) -> frozenset[str]:
+        """The private people's addresses (lower-cased: only private People notes name them), whose mail is
+        private (h0.vault.disclosure)."""
+        self.sync(wait=False)
+        return self.privacy.current().addresses
 
     def related(
         self, *, text: str | None = None, path: str | None = None, limit: int = 10, include_private: bool = False
@@ -390,10 +354,6 @@ class VaultIndex:
 
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
-
-
-def _like_prefix(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 __all__ = ["About", "Reconciled", "Related", "SearchPage", "VaultIndex", "walk_notes"]

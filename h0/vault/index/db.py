@@ -1,19 +1,13 @@
-"""The index's SQLite database: schema, one connection per thread, writes in one transaction each,
-and a fresh file when the old one is damaged or deleted (said once in the log).
-
-Tables: `docs` (one row a note: where, its signature, private or a person, its frontmatter as JSON,
-its text zlib-compressed), `fts` (FTS5, contentless, BM25 over title, frontmatter values and body;
-a row is deleted by giving back the text it was indexed with), `terms` (every term of `fts`, in
-an FTS5 trigram table: a literal query's words are found inside longer words in milliseconds),
-`addresses`, `links`, `threads` (each note's thread keys: h0.vault.disclosure) and `entities` (what
-each note is about: its names, codes and capitalised names, h0.vault.index.entities — computed once
-when the note changes, so a reply's context is a few look-ups, never a tokenization of candidate
-notes). WAL, a busy timeout: two processes (the daemon's vault server and Claude
-Code's) read and update it at once, each write one `BEGIN IMMEDIATE` transaction.
+"""The index's SQLite database: one connection per thread, writes in one transaction each, and a fresh
+file when the old one is damaged or deleted (said once in the log). Its tables: h0.vault.index.schema
+(`entities` computed once when a note changes, so a reply's context is a few look-ups, never a
+tokenization of candidate notes). WAL, a busy timeout: two processes (the daemon's vault server and
+Claude Code's) read and update it at once, each write one `BEGIN IMMEDIATE` transaction.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import sqlite3
 import threading
@@ -27,68 +21,13 @@ from loguru import logger
 
 from h0.vault.index.extract import Extracted, frontmatter_json
 from h0.vault.index.names import NAMES_SCHEMA
+from h0.vault.index.schema import BUSY_TIMEOUT_MS, CACHE_KIB, SCHEMA, SCHEMA_VERSION
 from h0.vault.paths import link_key
 
-# 2: `threads` (disclosure); `entities` and People notes indexed (docs_person). 3: both. 4: thread keys, links
-# and "is it mail?" read by the typed note model (an unquoted `source: [[EMAIL_1]]` ties a draft to its thread).
-# 5: `addresses` and `entities` carry their note's folder, so a look-up that skips the mail folders never reads
-# the rows of a sender's thousands of emails.
-SCHEMA_VERSION = "5"
-BUSY_TIMEOUT_MS = 30_000
-CACHE_KIB = 16_384  # SQLite's page cache per connection: bounded whatever the vault's size
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS docs (
-    id          INTEGER PRIMARY KEY,
-    path        TEXT NOT NULL UNIQUE,
-    name        TEXT NOT NULL,               -- how a [[link]] names it (extract.link_key)
-    folder      TEXT NOT NULL,
-    mtime_ns    INTEGER NOT NULL,
-    size        INTEGER NOT NULL,
-    ino         INTEGER NOT NULL,
-    hash        TEXT,
-    private     INTEGER NOT NULL,
-    person      INTEGER NOT NULL,
-    frontmatter TEXT NOT NULL,
-    problem     TEXT,
-    packed      BLOB NOT NULL
-);
-CREATE INDEX IF NOT EXISTS docs_folder ON docs (folder);
-CREATE INDEX IF NOT EXISTS docs_name ON docs (name);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    title, meta, body, content='', tokenize='unicode61 remove_diacritics 2'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
-CREATE TABLE IF NOT EXISTS terms_seen (term TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(term, tokenize='trigram');
-CREATE TABLE IF NOT EXISTS addresses (
-    address TEXT NOT NULL, doc INTEGER NOT NULL, field TEXT NOT NULL, folder TEXT NOT NULL  -- lower(docs.folder)
-);
-CREATE INDEX IF NOT EXISTS addresses_address ON addresses (address, folder, field, doc);
-CREATE INDEX IF NOT EXISTS addresses_doc ON addresses (doc);
-CREATE TABLE IF NOT EXISTS links (doc INTEGER NOT NULL, target TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS links_target ON links (target);
-CREATE INDEX IF NOT EXISTS links_doc ON links (doc);
-CREATE TABLE IF NOT EXISTS threads (doc INTEGER NOT NULL, key TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS threads_key ON threads (key);
-CREATE INDEX IF NOT EXISTS threads_doc ON threads (doc);
-CREATE TABLE IF NOT EXISTS entities (
-    doc INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL, folder TEXT NOT NULL  -- lower(docs.folder)
-);
-CREATE INDEX IF NOT EXISTS entities_key ON entities (key, folder, doc, kind);
-CREATE INDEX IF NOT EXISTS entities_doc ON entities (doc);
-CREATE INDEX IF NOT EXISTS docs_person ON docs (person) WHERE person = 1;
-"""
-# A row a consumer other than the human may see (h0.vault.disclosure): not marked private, not in a
-# private folder (`h0_hidden`, the gate's folder test, registered on each connection: judged with the
-# settings of now, never stored), and sharing no thread key with a note that is either.
-PRIVATE_PEER = "(peer.private = 1 OR h0_hidden(peer.path))"
-VISIBLE = (
-    "docs.private = 0 AND NOT h0_hidden(docs.path) AND NOT EXISTS (SELECT 1 FROM threads mine "
-    "JOIN threads other ON other.key = mine.key AND other.doc != mine.doc JOIN docs peer ON peer.id = other.doc "
-    f"WHERE mine.doc = docs.id AND {PRIVATE_PEER})"
-)
+# A row a consumer other than the human may see (h0.vault.disclosure): `h0_private`, registered on each
+# connection, answers from the index's private notes as of its last sync (h0.vault.index.privacy: its own
+# marks, its folder judged with the settings of now, a private person's mail, its thread).
+VISIBLE = "NOT h0_private(docs.id)"
 _TOKENIZER = "unicode61 remove_diacritics 2"  # the same as fts's: a query is tokenized as the notes were
 
 
@@ -118,9 +57,13 @@ class IndexDB:
     """The index file of one vault (`path`), or an in-memory one (`path` None: a state folder that
     cannot be written). Thread-safe: one connection per thread; writes serialised by SQLite."""
 
-    def __init__(self, path: Path | None, hidden: Callable[[str], bool] = lambda rel: False) -> None:
+    def __init__(self, path: Path | None, private: Callable[[int], bool] = lambda doc: False) -> None:
         self.path = path
-        self.hidden = hidden  # the gate's path test, as the SQL function h0_hidden(path)
+        self.private = private  # whether a row is private (h0.vault.index.privacy), as the SQL function h0_private(id)
+        # This process's writes (each a new number, handed out after its commit): with SQLite's data_version (other
+        # connections' commits), the index's version.
+        self.writes = 0
+        self._write_numbers = itertools.count(1)
         self._local = threading.local()
         self._memory: sqlite3.Connection | None = None
         self._memory_lock = threading.RLock()
@@ -139,7 +82,7 @@ class IndexDB:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # a rebuildable cache: a power cut costs a rebuild at most
         db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-        db.create_function("h0_hidden", 1, lambda rel: int(self.hidden(str(rel))), deterministic=True)
+        db.create_function("h0_private", 1, lambda doc: int(self.private(int(doc))))
         db.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok USING fts5(t, tokenize='unicode61 remove_diacritics 2')"
         )
@@ -165,7 +108,7 @@ class IndexDB:
     def _create(self) -> None:
         try:
             db = self.db()
-            db.executescript(_SCHEMA + NAMES_SCHEMA)  # with the names' change token
+            db.executescript(SCHEMA + NAMES_SCHEMA)  # with the names' change token
             row = db.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
             if row is None:
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -197,7 +140,7 @@ class IndexDB:
                     except OSError as exc:
                         logger.warning("could not remove {}{}: {}", self.path, suffix, exc)
             db = self.db()
-            db.executescript(_SCHEMA + NAMES_SCHEMA)  # with the names' change token
+            db.executescript(SCHEMA + NAMES_SCHEMA)  # with the names' change token
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
 
     def healthy(self) -> bool:
@@ -235,6 +178,17 @@ class IndexDB:
             self._whole = signature
         return True
 
+    def version(self) -> tuple[int, int, int]:
+        """What changes whenever the index does, in this process or another: (the file's generation, this
+        process's writes, SQLite's data_version of this thread's connection)."""
+        try:
+            changed = int(self.db().execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            if busy(exc):
+                raise
+            raise Damaged(str(exc)) from exc
+        return self._generation, self.writes, changed
+
     def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:  # sqlite3.Row or tuples, by row_factory
         try:
             return self.db().execute(sql, args).fetchall()
@@ -264,6 +218,7 @@ class IndexDB:
                     if learn:
                         self._learn_terms(db, upserts)
                     db.execute("COMMIT")
+                    self.writes = next(self._write_numbers)
                 except BaseException:
                     db.execute("ROLLBACK")
                     raise

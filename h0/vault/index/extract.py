@@ -16,7 +16,7 @@ from typing import Any
 
 from h0.errors import H0Error
 from h0.vault import frontmatter
-from h0.vault.disclosure import thread_keys
+from h0.vault.disclosure import MAIL_FIELDS, thread_keys
 from h0.vault.index.entities import note_keys
 from h0.vault.model import addresses as header_addresses
 from h0.vault.model import is_mail, marked_private, source_key
@@ -25,8 +25,8 @@ from h0.vault.paths import link_key
 
 # Frontmatter fields that say "this note is about this person": a People note.
 PERSON_FIELDS = ("email", "emails", "aliases")
-# Email notes' header fields: the note is about (from, to) these people too.
-HEADER_FIELDS = ("from", "to", "cc", "reply_to", "sender")
+# Email notes' header fields: the note is about (from, to) these people too (the gate's mail fields).
+HEADER_FIELDS = MAIL_FIELDS
 ADDRESS = re.compile(
     r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+"
@@ -70,7 +70,9 @@ class Extracted:
     frontmatter: dict[str, Any] = field(default_factory=dict)
     addresses: list[tuple[str, str]] = field(default_factory=list)  # (address lower-cased, field or "body")
     links: list[str] = field(default_factory=list)  # link targets, lower-cased note names
-    private: bool = False  # marked private in its properties (its folder and thread are judged when asked)
+    # Private by its own words (h0.vault.model.marked_private, its text's `#private` too) or because its properties
+    # cannot be read; its folder, a private person's mail and its thread are judged when asked (index.privacy).
+    private: bool = False
     threads: list[str] = field(default_factory=list)  # its thread keys (h0.vault.disclosure.thread_keys)
     entities: list[tuple[str, str]] = field(default_factory=list)  # (key, kind): h0.vault.index.entities
     person: bool = False
@@ -109,6 +111,7 @@ def read_note_file(
                 rel,
                 signature,
                 title=_title(rel),
+                private=True,  # not read: private until it can be (fail closed)
                 problem=f"larger than {MAX_NOTE_BYTES // 1_048_576} MB",
             )
         chunks = []
@@ -134,26 +137,31 @@ def extract(
     digest = content_hash(data)
     note = Extracted(rel, signature, digest, title=_title(rel))
     if len(data) > MAX_NOTE_BYTES:
-        note.hash, note.problem = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB"
+        note.hash, note.problem, note.private = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB", True
         return note
     written = known(rel, note.hash) if known is not None and note.hash is not None else None
     if written is not None:
         data_fm, body = written.frontmatter, written.body
     else:
-        text = data.decode("utf-8", errors="replace")
+        try:
+            text, utf8 = data.decode("utf-8"), True
+        except UnicodeDecodeError:  # no note reader takes it (h0.vault.note.decode): private until it is text
+            text, utf8 = data.decode("utf-8", errors="replace"), False
+            note.problem, note.private = "not UTF-8 text", True
         try:
             parts = frontmatter.split(text)
             data_fm = frontmatter.load(parts.yaml)
             body = parts.body
-            if parsed is not None and "\ufffd" not in text:  # `parse` refuses bytes that are not UTF-8
+            if parsed is not None and utf8:  # `parse` refuses bytes that are not UTF-8
                 parsed(Note(rel, data_fm, body, digest))
         except H0Error as error:
+            # Private until its properties parse (fail closed); the error names a line, never the note's words.
             data_fm, body = {}, text
-            note.problem = f"frontmatter not read: {error.message[:200]}"
+            note.problem, note.private = f"frontmatter not read: {error.message[:200]}", True
     note.frontmatter = data_fm
     note.meta = "\n".join(_scalars(data_fm.values()))
     note.body = body
-    note.private = marked_private(data_fm)
+    note.private = note.private or marked_private(data_fm, body)
     note.threads = sorted(thread_keys(rel, data_fm))
     addresses: dict[str, str] = {}
     for name in PERSON_FIELDS:

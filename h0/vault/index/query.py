@@ -11,13 +11,97 @@ common to narrow anything (hundreds of terms, one or two letters) is simply not 
 
 from __future__ import annotations
 
+import os
+import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from h0.vault.index.db import IndexDB
+from h0.errors import InternalError
+from h0.vault.index.db import VISIBLE, IndexDB
+from h0.vault.index.extract import Signature
+from h0.vault.search import PhraseMatcher, SearchHit, read_file
+
+if TYPE_CHECKING:
+    from h0.vault.index import VaultIndex
 
 MAX_EXPANSION = 200  # terms one fragment may stand for before it stops narrowing anything
 MAX_BATCH = 4096  # candidates ranked per query of a search (SQLite binds up to 32,766 values)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPage:
+    hits: list[SearchHit]
+    more: bool  # more notes match past this page
+    offset: int = 0
+
+
+def search_page(
+    index: VaultIndex, matcher: PhraseMatcher, folder: str, limit: int, offset: int, include_private: bool
+) -> SearchPage:
+    """`VaultIndex.search` on a synced index: the notes holding the phrase, best first, `limit` of them
+    from `offset`; each candidate checked against the note's bytes on disk now (and re-indexed later
+    when they changed)."""
+    found = plan(index.db, matcher.query)
+    if found.empty:
+        return SearchPage([], False, offset)
+    where, args = _scope(folder, include_private)
+    if found.expression is None:
+        sql = f"SELECT path, mtime_ns, size, ino FROM docs WHERE {where} ORDER BY path"
+        rows = _guarded(index, every_row(index.db, sql, args))
+    else:
+        rows = _guarded(index, ranked(index.db, found.expression, where, args, first=offset + limit + 16))
+    hits: list[SearchHit] = []
+    stale: list[str] = []
+    skipped = 0
+    more = False
+    for path, mtime_ns, size, ino in rows:
+        read = read_file(os.path.join(index.root, *path.split("/")))
+        if read is None:
+            stale.append(path)
+            continue
+        data, info = read
+        if Signature.of(info) != Signature(mtime_ns, size, ino):
+            stale.append(path)  # answered from what is on disk now; re-indexed below
+        hit = matcher.first(data)
+        if hit is None:
+            continue
+        if skipped < offset:
+            skipped += 1
+            continue
+        if len(hits) == limit:
+            more = True
+            break
+        hits.append(SearchHit(path, hit[0], hit[1]))
+    if stale:
+        index.changed(stale)
+    return SearchPage(hits, more, offset)
+
+
+def _scope(folder: str, include_private: bool) -> tuple[str, list[object]]:
+    clauses: list[str] = ["1"]
+    args: list[object] = []
+    if folder:
+        clauses.append("(docs.path LIKE ? ESCAPE '\\')")
+        args.append(_like_prefix(folder.strip("/")) + "/%")
+    if not include_private:
+        clauses.append(VISIBLE)
+    return " AND ".join(clauses), args
+
+
+def _guarded(index: VaultIndex, rows: Iterator[tuple[str, int, int, int]]) -> Iterator[tuple[str, int, int, int]]:
+    """Rows read from the index; on a damaged file it is rebuilt at the next sync (a retryable error now)."""
+    try:
+        yield from rows
+    except sqlite3.DatabaseError as exc:
+        index.everything_changed()
+        raise InternalError(
+            f"The vault index could not be read ({exc}); it is being rebuilt, ask again.", retryable=True
+        ) from exc
+
+
+def _like_prefix(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 @dataclass(frozen=True, slots=True)

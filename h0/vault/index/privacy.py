@@ -1,0 +1,131 @@
+"""Which notes of the index are private, as the disclosure gate says (h0.vault.disclosure), for every answer
+the index gives: search, related notes, people, a listing.
+
+Computed from the few private things outward, never by judging every row: the notes private by their own
+words or unreadable (`docs.private`, stored when the note is read), those in a private folder (only the
+top-level folders the gate covers are looked at, with the gate's folder test of now), the private
+people (addresses that only private People notes name) and the mail from or to them, then — one step, as the gate — every note sharing
+a thread key with one of those. Kept until the index changes (this process's writes, or another
+process's: SQLite's data_version), so a quiet index answers "is it private?" from memory, and a listing
+of thousands of notes costs a set look-up a note.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from h0.vault.disclosure import MAIL_FIELDS, Disclosure
+from h0.vault.index.db import IndexDB
+
+PERSON_FIELDS = ("email", "emails", "aliases")  # where a People note names its person (h0.vault.index.extract)
+CHUNK = 500  # values bound per query
+
+
+@dataclass(frozen=True, slots=True)
+class Private:
+    """The index's private notes at one version of it."""
+
+    version: tuple[int, int, int]
+    own: frozenset[int]  # private by themselves: marks, unreadable, folder, a private person's mail
+    hidden: frozenset[int]  # those and every note of their threads
+    paths: frozenset[str]  # the paths of `hidden`
+    keys: dict[str, frozenset[str]]  # each thread key a note of `own` holds: the paths of those notes
+    addresses: frozenset[str]  # private people: addresses only private People notes name
+
+
+class IndexPrivacy:
+    """The private notes of one index, recomputed when it changed (thread-safe)."""
+
+    def __init__(self, db: IndexDB, gate: Disclosure) -> None:
+        self.db = db
+        self.gate = gate
+        self._now: Private | None = None
+        self._paths: tuple[tuple[int, int, int], frozenset[str]] | None = None
+        self._lock = threading.Lock()
+
+    def current(self) -> Private:
+        """The private notes as the index holds them now."""
+        version = self.db.version()
+        now = self._now
+        if now is not None and now.version == version:
+            return now
+        with self._lock:
+            now = self._now
+            if now is None or now.version != version:
+                now = self._now = self._compute(version)
+        return now
+
+    def private(self, doc: int) -> bool:
+        """Whether the row `doc` is private, as of the last `current()` (what the SQL function h0_private asks:
+        every query of the index refreshes it first). Before any, every row is."""
+        now = self._now
+        return now is None or doc in now.hidden
+
+    def indexed(self) -> frozenset[str]:
+        """Every path the index holds now (kept until it changes, like the private notes)."""
+        version = self.db.version()
+        kept = self._paths
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        paths = frozenset(str(row[0]) for row in self.db.rows("SELECT path FROM docs"))
+        self._paths = (version, paths)
+        return paths
+
+    def _compute(self, version: tuple[int, int, int]) -> Private:
+        own: dict[int, str] = {
+            int(doc): str(path) for doc, path in self.db.rows("SELECT id, path FROM docs WHERE private = 1")
+        }
+        for (top,) in self.db.rows("SELECT DISTINCT folder FROM docs"):
+            if self.gate.covers(str(top)):
+                rows = self.db.rows("SELECT id, path FROM docs WHERE folder = ?", (top,))
+                own.update((int(doc), str(path)) for doc, path in rows if self.gate.never(str(path)))
+        people = self.db.rows(
+            "SELECT addresses.doc, addresses.address FROM docs JOIN addresses ON addresses.doc = docs.id "
+            f"WHERE docs.person = 1 AND addresses.field IN ({_marks(PERSON_FIELDS)})",
+            PERSON_FIELDS,
+        )
+        # A private person: every People note naming the address is private (a private note about someone who
+        # also has a public People note is a private note, not a private person).
+        public = {str(address) for doc, address in people if doc not in own}
+        addresses = frozenset(str(address) for doc, address in people if doc in own and str(address) not in public)
+        for chunk in _chunks(sorted(addresses)):
+            own.update(
+                (int(doc), str(path))
+                for doc, path in self.db.rows(
+                    "SELECT DISTINCT docs.id, docs.path FROM addresses JOIN docs ON docs.id = addresses.doc "
+                    f"WHERE addresses.address IN ({_marks(chunk)}) AND addresses.field IN ({_marks(MAIL_FIELDS)})",
+                    (*chunk, *MAIL_FIELDS),
+                )
+            )
+        holders: dict[str, set[str]] = {}
+        for chunk in _chunks(sorted(own)):
+            for key, doc in self.db.rows(f"SELECT key, doc FROM threads WHERE doc IN ({_marks(chunk)})", chunk):
+                holders.setdefault(str(key), set()).add(own[int(doc)])
+        keys = {key: frozenset(paths) for key, paths in holders.items()}
+        hidden = dict(own)
+        for chunk in _chunks(sorted(keys)):
+            hidden.update(
+                (int(doc), str(path))
+                for doc, path in self.db.rows(
+                    "SELECT DISTINCT docs.id, docs.path FROM threads JOIN docs ON docs.id = threads.doc "
+                    f"WHERE threads.key IN ({_marks(chunk)})",
+                    chunk,
+                )
+            )
+        return Private(version, frozenset(own), frozenset(hidden), frozenset(hidden.values()), keys, addresses)
+
+    def private_keys(self, keys: Iterable[str], besides: str | None = None) -> frozenset[str]:
+        """Those of these thread keys that a note private by itself holds (not the note at `besides`)."""
+        held = self.current().keys  # no query: the private notes' keys are kept with them
+        return frozenset(key for key in keys if (paths := held.get(key)) and paths - {besides})
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ",".join("?" * len(values))
+
+
+def _chunks(values: Sequence[object]) -> Iterable[list[object]]:
+    for start in range(0, len(values), CHUNK):
+        yield list(values[start : start + CHUNK])
