@@ -2,7 +2,8 @@
 asked of each message with the vault index (h0.mcp.live_index) — as the vault server answers for notes.
 
 An email is private when the vault says so: its note (in any folder) is private by its mark, its tag or its
-folder, or a note private by itself shares its thread (the thread keys: the provider's thread id, the message's
+folder, it is from or to a private person (only private People notes name the address), or a note private by
+itself shares its thread (the thread keys: the provider's thread id, the message's
 own id; h0.vault.disclosure.thread_keys) — so a stranger's new message in a private thread, which has no note
 yet, is private too. The mail server knows a message by the provider's ids; the index knows which of those
 keys private notes hold (one look-up a call, never a walk of the vault). A private email is answered as the
@@ -25,6 +26,7 @@ from h0.mail.agent_drafts import email_note
 from h0.mail.models import EmailFull, EmailList, EmailSummary, NewEmails
 from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.index import VaultIndex
+from h0.vault.model import addresses
 from h0.vault.private_threads import IndexThreads
 
 INDEX_WAIT_S = 60.0  # a first build of a large vault takes a few seconds; the vault server waits as long
@@ -48,7 +50,14 @@ class MailView:
             return set()
         keyed = [(email.id, email_keys(email)) for email in emails]
         found = self._private_keys(frozenset().union(*(keys for _, keys in keyed)))
-        return {message_id for message_id, keys in keyed if self.gate.keys_private(keys, found)}
+        hidden = {message_id for message_id, keys in keyed if self.gate.keys_private(keys, found)}
+        index = self.index(0.0)  # built by now: _private_keys waited for it
+        gate = self.gate.with_people(index.private_addresses) if index is not None else None
+        for email in emails:
+            named = [email.sender, *((email.to, email.cc) if isinstance(email, EmailFull) else ())]
+            if gate is None or any(gate.address_private(a) for value in named for a in addresses(value)):
+                hidden.add(email.id)  # a private person's mail
+        return hidden
 
     def _private_keys(self, keys: frozenset[str]) -> frozenset[str]:
         """Those of `keys` private notes hold, as the index says; when it cannot say, nothing is shown."""

@@ -2,7 +2,8 @@
 gmail` as a real stdio process, driven by the mcp client) over the fake Gmail and over a real IMAP server
 (Dovecot when installed, else pymap) lists, searches, reads, follows and answers the mailbox: an email whose
 vault note is marked private, one in a private thread (a stranger's new message, no note of its own), and
-one whose note lies in a private folder never show a word — not their subject, sender, snippet or body —
+one whose note lies in a private folder, and a private person's (a private People note names the sender)
+never show a word — not their subject, sender, snippet or body —
 while an ordinary email is shown. When the server cannot tell (no vault index), it shows nothing."""
 
 # ruff: noqa: F811 — the IMAP fixtures are imported from tests.mail.imap_fixtures, then named as parameters
@@ -28,7 +29,7 @@ from tests.mail.imap_fixtures import dovecot_available, imap, imap_server, imap_
 pytestmark = pytest.mark.anyio
 
 # Each private email's own word, in its subject and its body; and the ordinary email's.
-WORDS = {"marked": "zqmarkedword", "thread": "zqthreadword", "folder": "zqfolderword"}
+WORDS = {"marked": "zqmarkedword", "thread": "zqthreadword", "folder": "zqfolderword", "person": "zqpersonword"}
 OPEN = "openlunchword"
 SEARCH = "quarterly"  # in every email's body: a search that finds them all
 
@@ -62,6 +63,8 @@ def mark_in_vault(vault_dir: Path, found: dict[str, tuple[str, str | None]]) -> 
     write(vault_dir, "Projects/Offer talks.md", {"tags": ["work", "Private"], "thread_id": found["thread"][1]})
     write(vault_dir, f"Journal/EMAIL_{found['folder'][0]}.md", email("folder"))
     write(vault_dir, f"Needs_Action/EMAIL_{found['open'][0]}.md", email("open"))
+    # The person email has no note: its sender is a private person (only a private People note names her).
+    write(vault_dir, "People/Dr Lind.md", {"private": True, "email": "dr.lind@therapy.example"})
 
 
 def ids_by_kind(settings: Settings) -> dict[str, tuple[str, str | None]]:
@@ -87,7 +90,7 @@ def text_of(result: Any) -> str:
 
 async def every_answer(params: StdioServerParameters, found: dict[str, tuple[str, str | None]]) -> dict[str, Any]:
     """Ask the server for everything a client can ask of the mailbox; each answer by what was asked."""
-    assert set(found) == {"marked", "thread", "stranger", "folder", "open"}, found
+    assert set(found) == {"marked", "thread", "stranger", "folder", "person", "open"}, found
     answers: dict[str, Any] = {}
     async with Client(params) as client:
         answers["list"] = await client.call_tool("list_emails", {"query": "in:inbox", "max_results": 50})
@@ -125,6 +128,7 @@ async def test_given_private_emails_in_gmail_then_no_mcp_answer_carries_their_wo
         sender="Eve <eve@evil.example>", subject=f"Re: {subject('thread')}", body=body("thread"), thread_id="TQ"
     )
     gmail.add_message(sender="Doc <doc@clinic.example>", subject=subject("folder"), body=body("folder"))
+    gmail.add_message(sender="Dr Lind <dr.lind@therapy.example>", subject=subject("person"), body=body("person"))
     gmail.add_message(sender="Sam <sam@team.example>", subject=subject("open"), body=body("open"))
     found = ids_by_kind(gmail_settings_for(vault_dir, gmail, token_path))
     mark_in_vault(vault_dir, found)
@@ -147,6 +151,7 @@ async def test_given_private_emails_on_an_imap_server_then_no_mcp_answer_carries
         raw_message(f"Re: {subject('thread')}", body("thread"), sender="Eve <eve@evil.example>", References=root)
     )
     imap.deliver(raw_message(subject("folder"), body("folder"), sender="Doc <doc@clinic.example>"))
+    imap.deliver(raw_message(subject("person"), body("person"), sender="Dr Lind <dr.lind@therapy.example>"))
     imap.deliver(raw_message(subject("open"), body("open"), sender="Sam <sam@team.example>"))
     found = ids_by_kind(imap_settings(vault_dir, imap))
     mark_in_vault(vault_dir, found)
