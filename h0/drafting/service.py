@@ -91,14 +91,14 @@ class Drafting:
         self.root = Path(root)
         self.calendar = calendar  # None: no calendar source, and no reply proposes a time
         self.budget_tokens = budget_tokens
+        index = getattr(knowledge, "index", None)  # the vault index behind the knowledge, when there is one
         self.disclosure = disclosure if disclosure is not None else Disclosure.for_vault(self.root)
-        if (index := getattr(knowledge, "index", None)) is not None:
+        if index is not None:
             self.disclosure = index.gate  # the same gate, knowing the private people the index holds
         self.knowledge: KnowledgeSource = knowledge or VaultKnowledge(self.root, self.disclosure)
         self.sent_cache = sent_cache
         self.owner = owner  # the owner's identity: which notes hold the owner's words (h0.mail.owner)
         # Which thread keys private notes hold, anywhere in the vault: the index's answer (a walk without it).
-        index = getattr(self.knowledge, "index", None)
         self.threads: PrivateThreads = (
             IndexThreads(index) if index is not None else ScannedThreads(self.root, self.disclosure)
         )
@@ -395,13 +395,3 @@ def _signature(path: Path) -> FileSignature:
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
-
-
-def owner_voice(settings: Settings, root: Path, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
-    """(greeting, sign-off) of the owner's mail to these people (`Drafting.voice_for_people`); (None, None)
-    when the vault's drafting state cannot be read: the caller's defaults, never a failure."""
-    try:
-        return Drafting.for_settings(settings, root).voice_for_people(people)
-    except Exception as exc:  # noqa: BLE001 - a follow-up is still drafted, in the default words
-        logger.debug("the owner's voice could not be read ({})", exc)
-        return None, None

@@ -346,8 +346,8 @@ def test_sends_paused_because_smtp_is_not_configured_are_shown_with_the_reason(v
 
 def test_a_reached_hourly_cap_keeps_the_second_draft_waiting_and_says_until_when(vault_dir: Path):
     with running_daemon(vault_dir, rate_limit_per_hour=1):
-        write_draft(vault_dir, "Drafts", "one.md")
-        write_draft(vault_dir, "Drafts", "two.md")
+        write_draft(vault_dir, "Drafts", "one.md", subject="First")
+        write_draft(vault_dir, "Drafts", "two.md", subject="Second")
         approve(vault_dir, "one.md")
         assert wait_until(lambda: (vault_dir / "Done/one.md").exists(), timeout=10)
         approve(vault_dir, "two.md")

@@ -312,10 +312,13 @@ def test_given_no_voice_then_no_greeting_or_sign_off_is_invented(engine: RulesEn
     assert reply.splitlines()[0] == DRAFT_MARKER and reply.splitlines()[1] == ""
 
 
-def test_given_the_bundled_example_note_when_triaged_then_a_draft_reply(engine: RulesEngine) -> None:
-    from h0.config import BUNDLED_VAULT
+def test_given_the_bundled_example_note_when_triaged_then_a_draft_reply(engine: RulesEngine, tmp_path) -> None:
+    from h0.cli.demo import shipped
 
-    note = Vault(BUNDLED_VAULT).read_note("Needs_Action/EMAIL_example-001.md")
+    rel = "Needs_Action/EMAIL_example-001.md"  # as the demo's first run puts it in place
+    (tmp_path / "Needs_Action").mkdir()
+    (tmp_path / rel).write_text(shipped()[rel], encoding="utf-8")
+    note = Vault(tmp_path).read_note(rel)
     outcome = engine.triage(EmailInput.from_note(note.frontmatter, note.body))
     assert outcome.decision.decision == "draft_reply"
 

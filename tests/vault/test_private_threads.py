@@ -75,6 +75,7 @@ def test_more_keys_than_one_look_up_holds_are_all_asked(vault: Path, tmp_path: P
 
 def test_a_damaged_index_answers_unknown_so_every_message_stays_private(vault: Path, tmp_path: Path):
     index = VaultIndex.open(vault, tmp_path / "state", GATE)
-    index.db.db().execute("DROP TABLE threads")  # the index's file damaged under it
+    index.db.path.unlink()  # the index's file gone under it, and a folder in its place: it cannot be rebuilt
+    index.db.path.mkdir()
     found = IndexThreads(index).private_keys(["t:T-open"])
     assert found is None and GATE.keys_private(message("T-open", "m1"), found)

@@ -5,11 +5,14 @@ note in Done/ and withdraws the draft if it is still in Drafts/."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from loguru import logger
 
-from h0.drafting.service import owner_voice
+from h0.config import Settings
+from h0.drafting.service import Drafting
 from h0.errors import Conflict, NotFound
 from h0.followup.asks import LlmJudge, judge_for
 from h0.followup.ledger import ThreadRow
@@ -172,3 +175,13 @@ def withdraw(ctx: HandlerContext, path: str, why: str, now: float, report: Follo
     ctx.audit.write("draft_withdrawn", path=path, done_path=moved.destination, reason=reason)
     logger.info("↶ withdrew {} (never sent): {}", path, reason)
     report.withdrawn.append(moved.destination)
+
+
+def owner_voice(settings: Settings, root: Path, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
+    """(greeting, sign-off) of the owner's mail to these people (`Drafting.voice_for_people`); (None, None)
+    when the vault's drafting state cannot be read: the caller's defaults, never a failure."""
+    try:
+        return Drafting.for_settings(settings, root).voice_for_people(people)
+    except Exception as exc:  # noqa: BLE001 - a follow-up is still drafted, in the default words
+        logger.debug("the owner's voice could not be read ({})", exc)
+        return None, None
