@@ -110,17 +110,17 @@ class Drafting:
         self._memory: tuple[FileSignature, Memory] | None = None
         self._looked = threading.local()  # `looked_once` on this thread: contexts do not look at the vault again
 
-    def people_addresses(self) -> list[str]:
-        """The addresses the owner's People notes name (through the vault index; none without it)."""
+    def people(self) -> list[tuple[str, str]]:
+        """(name, address) of the owner's People notes (through the vault index; none without it)."""
         index = getattr(self.knowledge, "index", None)
         if index is None:
             return []
         try:
-            addresses: list[str] = index.person_addresses()
+            people: list[tuple[str, str]] = index.people()
         except H0Error as error:
             logger.debug("People notes' addresses unavailable: {}", error.message)
             return []
-        return addresses
+        return people
 
     @classmethod
     def for_settings(cls, settings: Settings, root: Path | None = None) -> Drafting:

@@ -26,7 +26,6 @@ from h0.drafting.gate import gate_of
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.handlers.remember import remember, touched
 from h0.mail.api import MailAPI
-from h0.mail.deception.lookalike import Correspondents
 from h0.retry import Again, Waits
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
@@ -309,8 +308,6 @@ class HandlerContext:
     state: HandlerState = field(default_factory=HandlerState)
     triager: EmailTriager | None = None
     drafting: Drafting | None = None  # this vault's drafting state (built on first use by the triage handler)
-    # The domains this vault corresponded with, for triage's phishing check (built on first use, kept fresh).
-    correspondents: Correspondents | None = None
     state_db: StateDB | None = None  # H0's durable bookkeeping (the filing journal among it)
     # How a note came into Approved/ as the pipeline's events saw it (kind "moved", "written" or "unknown").
     arrival: Callable[[str], Arrival] = _unknown_arrival

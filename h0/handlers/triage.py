@@ -25,10 +25,11 @@ The draft itself — recipients, subject, warnings, text — is h0.handlers.repl
 model could not answer now (down, timed out, refusing) stays pending with the reason on it and
 is retried with the work queue's backoff, up to a cap (h0.handlers.llmwait).
 
-Whatever the decider said, an email suspected of phishing (h0.triage.phishing: a look-alike of
-the owner's or a known correspondent's domain, or a credential request linking elsewhere) gets
-no reply draft: it stays for the owner (`needs_info`) with `suspected_phishing: true` and the
-reason (`phishing_reason:`, and `problem:`, which `h0 status` and the dashboard show).
+Whatever the decider said, an email suspected of an attack (h0.triage.phishing: a look-alike of a
+domain the owner knows, a known name on a stranger's address, a forged known sender, a credential
+request, a payment-detail change) gets no reply draft: it stays for the owner (`needs_info`) with
+`suspected_phishing: true`, its kind, the domain it resembles and the reason (h0.vault.suspicion;
+`problem:`, which `h0 status` and the dashboard show).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.handlers.context import Action, EmailTriager, HandlerContext, Outcome, OutcomeData
 from h0.handlers.followup.record import mark_triaged
 from h0.handlers.llmwait import WAITING_DETAIL, not_due_for
-from h0.handlers.suspect import known_domains
+from h0.handlers.suspect import known_people
 from h0.handlers.thread import ThreadNote, private_notes, threads_of
 from h0.handlers.triage_plan import Plan, local_rules, plan_email
 from h0.mail.headers import clean_header_text
@@ -141,7 +142,7 @@ def _plans(
 ) -> list[Plan]:
     """Each pending email's decision and the changes it makes (nothing written yet); an email the
     triager failed on, or one not reached because H0 is stopping, gets its result instead."""
-    known = known_domains(ctx, drafting) if pending else ({}, [])
+    known = known_people(ctx, drafting) if pending else None
     # Private itself, or of a private thread (a private note sharing a key of it anywhere in the vault).
     private = private_notes(ctx, [*pending, *(t.note for thread in threads.values() for t in thread)])
     plans = []

@@ -4,7 +4,7 @@ The email's words and its thread (never a private member, h0.vault.disclosure; t
 h0.handlers.thread), the owner's notes as context (h0.drafting), one decision by the triager — a model,
 or the rules engine alone for a private email — then the owner's voice enforced on the model's reply
 (h0.drafting.ownvoice), a wait when the model could not answer (h0.handlers.llmwait), no reply to a
-suspected phishing email (h0.handlers.suspect), and the changes: a reply draft (h0.handlers.reply), a
+suspected attack (h0.handlers.suspect, h0.triage.phishing), and the changes: a reply draft (h0.handlers.reply), a
 forward draft for a delegation (h0.handlers.forward), the email's new status. Nothing is written here.
 """
 
@@ -25,6 +25,7 @@ from h0.handlers.llmwait import WAIT_KEYS, gave_up, wait_for_model
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.suspect import no_reply
 from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_emails
+from h0.mail.deception.known import Known
 from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.mail.owner import owner_addresses
 from h0.triage.llm import TRUNCATED_WARNING
@@ -69,7 +70,7 @@ def plan_email(
     drafting: Drafting | None = None,
     *,
     private: bool = False,
-    known: tuple[dict[str, set[str]], list[str]] = ({}, []),
+    known: Known | None = None,
 ) -> Plan:
     # The email's words, not the code block that keeps them inert in Obsidian; and the conversation before it.
     text = block_text(note.body)
@@ -135,9 +136,9 @@ def plan_email(
                 "attempts": outcome.attempts + finished.extra_calls,
             }
         )
-    phishing = suspected_phishing(email, *known)
-    if phishing is not None:
-        outcome = no_reply(outcome, phishing)
+    suspicion = suspected_phishing(email, known or Known())
+    if suspicion is not None:
+        outcome = no_reply(outcome, suspicion.problem)
     decision = outcome.decision
     record = {
         "decision": decision.decision,
@@ -153,10 +154,8 @@ def plan_email(
     if outcome.truncated:
         record["warning"] = "the model's answer was cut off at its token limit; see the draft"
     waited = tuple(key for key in WAIT_KEYS if key in note.frontmatter)  # a decision ends any wait
-    if phishing is not None:
-        record.update(
-            {"suspected_phishing": True, "phishing_reason": phishing, "problem": f"suspected phishing: {phishing}"}
-        )
+    if suspicion is not None:
+        record.update(suspicion.frontmatter())
     plan = Plan(note, outcome, record)
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.facts.received)

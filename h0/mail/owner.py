@@ -18,11 +18,13 @@ Everything that asks "did the owner write it?" asks `OwnerAuthority`: voice lear
 (h0.drafting.past), follow-ups — owed, awaited, answered (h0.handlers.followup.follow_up) — and the stale-draft
 hold (h0.handlers.thread). `owner_addresses` is the other question, "where does the owner receive
 mail?", used only for addressing (who to leave out of a reply-all, who is not awaited): an address
-never makes a message the owner's.
+never makes a message the owner's. `recipients` is "whom did the owner write to?": who counts as known
+when H0 judges whether an email imitates someone (h0.mail.deception.known) — never whoever merely wrote in.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import time
@@ -249,3 +251,22 @@ class OwnerAuthority:
     def senders(self) -> set[str]:
         """The addresses the owner's recorded sent mail came from (for addressing: see `owner_addresses`)."""
         return {r["sender"] for r in self.state.query("SELECT DISTINCT sender FROM owner_messages") if r["sender"]}
+
+    def recipients(self) -> list[tuple[str, str]]:
+        """(display name, address) of everyone the owner wrote to (To and Cc), lower-case addresses, as the
+        evidence says: the imported and first-synced sent history, the provider's sent mail since (the
+        follow-up ledger's messages this authority vouches for), and H0's own sends (the ledger)."""
+        found: list[tuple[str, str]] = []
+        rows = self.state.query("SELECT recipients FROM history WHERE outbound = 1")
+        rows += self.state.query(
+            "SELECT f.recipients FROM followup_messages f JOIN owner_messages o ON o.key = f.key WHERE f.outbound = 1"
+        )
+        for row in rows:
+            try:
+                pairs = json.loads(row["recipients"] or "[]")
+            except ValueError:
+                continue
+            found += [(str(p[0] or ""), str(p[1])) for p in pairs if isinstance(p, list) and len(p) == 2 and p[1]]
+        for row in self.state.query("SELECT recipients FROM sends WHERE state = 'sent' AND recipients IS NOT NULL"):
+            found += getaddresses([str(row["recipients"])])
+        return [(name, addr.strip().lower()[:MAX_ADDRESS]) for name, addr in found if "@" in addr]

@@ -28,6 +28,7 @@ from h0.followup.report import collect_followups
 from h0.mail.compose.recipients import FIELDS, count, recipient_lists
 from h0.mail.deception.lookalike import Correspondents, new_domains
 from h0.pipeline.lock import daemon_holder
+from h0.report.attacks import collect_attacks
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
 from h0.report.fields import SHOWN, iso_epoch, text
@@ -83,6 +84,7 @@ def collect_status(
     # An unreadable approved note is named by its path alone, as the vault server lists it.
     approved, approved_private = split(approved, lambda a: a["code"] != "unreadable" and view.note_at(a["path"]))
     needs_you, needs_you_total, needs_you_private = _needs_you(vault, view, follow_ups.hidden)
+    attacks = collect_attacks(vault, view, follow_ups.hidden)  # also among needs_you: listed apart, never cut
     _mark_new_domains(settings, vault, state_db, correspondents, drafts, approved)
     _mark_changes(settings, vault, state_db, drafts["waiting_items"])
     filed = {
@@ -103,6 +105,7 @@ def collect_status(
         "generated_at": iso(utcnow()),
         "daemon": daemon,
         "sending": sending,
+        "suspected_attacks": attacks,
         "folders": vault.counts(),
         "totals": {
             "needs_you": needs_you_total,

@@ -107,6 +107,7 @@ def render_status(status: dict[str, Any]) -> str:
         )
         lines.append(f"  {_plain(item['path'])}  {item['decision']} — {_plain(why)}")
     lines += _private(private["needs_you"], "email")
+    lines += _attack_lines(status.get("suspected_attacks") or {})
     waiting = status["waiting_for_approval"]
     shown = len(waiting) + private["waiting_for_approval"]
     lines.append(f"Drafts waiting for your approval: {_count(totals['waiting_for_approval'], shown)}")
@@ -160,6 +161,20 @@ def render_status(status: dict[str, Any]) -> str:
         )
     lines += _private(private["recent_errors"], "error")
     return "\n".join(lines)
+
+
+def _attack_lines(attacks: dict[str, Any]) -> list[str]:
+    """The emails triage suspected of an attack, each with whom it passes for (h0.report.attacks)."""
+    if not attacks.get("total"):
+        return []
+    lines = [
+        f"Suspected attacks (no reply drafted): {_count(attacks['total'], len(attacks['items']) + attacks['private'])}"
+    ]
+    lines += [
+        f"  {_plain(a['path'])}  from {_plain(a['from'] or '?')} — {_plain(a['headline'])}: {_plain(a['reason'], 300)}"
+        for a in attacks["items"]
+    ]
+    return lines + _private(attacks["private"], "email")
 
 
 def _copy_lines(copies: list[dict[str, Any]], total: int, private: int) -> list[str]:

@@ -172,6 +172,8 @@ class EmailInput(BaseModel):
     attachment_names: list[str] = Field(default_factory=list)
     message_id: str | None = None
     conversation: list[EarlierMessage] = Field(default_factory=list)
+    # The receiving provider's SPF/DKIM/DMARC verdicts (the note's `auth:`), each a lower-case word; None: unknown.
+    auth: dict[str, str] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -195,6 +197,13 @@ class EmailInput(BaseModel):
     @classmethod
     def _optional_text(cls, value: Any) -> str | None:
         return None if value is None or value == "" else str(value)
+
+    @field_validator("auth", mode="before")
+    @classmethod
+    def _as_verdicts(cls, value: Any) -> dict[str, str] | None:
+        if not isinstance(value, dict):
+            return None
+        return {str(k).strip().lower()[:16]: str(v).strip().lower()[:16] for k, v in list(value.items())[:8]}
 
     @field_validator("has_attachments", mode="before")
     @classmethod
@@ -243,6 +252,7 @@ _NOTE_KEYS = (
     "has_attachments",
     "attachment_names",
     "message_id",
+    "auth",
 )
 
 

@@ -17,7 +17,7 @@ of H0 that decides something from a note asks this model instead of reading the 
   privacy, threads and private people are the disclosure gate's
   (`h0.vault.disclosure.Disclosure`), which takes this model's answer as its first;
 - dates as epochs (`received`, `sent_at`, `drafted_at`), with a bad date one typed problem;
-- flags (`send_anyway`) and the identifiers (`message_id`, `thread_id`, `draft_id`, …) as clean text.
+- flags (`send_anyway`; `suspicion`, triage's suspected attack: h0.vault.suspicion) and the identifiers (`message_id`, `thread_id`, `draft_id`, …) as clean text.
 
 The raw frontmatter stays on the `Note` for writing back and for showing what the person wrote; the
 model is built lazily on first use (`Note.facts`) and never raises: what cannot be read is absent,
@@ -40,6 +40,7 @@ from h0.vault.dates import note_epoch
 from h0.vault.draft_state import DraftState, Status, draft_status, status_word
 from h0.vault.layout import NEEDS_ACTION
 from h0.vault.paths import PathResolver, link_key
+from h0.vault.suspicion import Suspicion, suspicion_of
 from h0.vault.tags import PRIVATE, TAG_KEYS, private_tag, property_tags, text_private
 
 __all__ = [
@@ -122,6 +123,7 @@ class NoteFacts(BaseModel):
     drafted_by: str  # who wrote a draft's text (`rules`, a provider's name), as written
     reply_to: tuple[str, ...] = ()  # the real addresses of `reply_to:` (where a reply goes before `from:`)
     date: str = ""  # an email's Date header as written: its offset is the sender's zone (h0.drafting.scheduling)
+    suspicion: Suspicion | None = None  # triage's suspected attack (`suspected_phishing:` and its reason)
 
     @property
     def is_email(self) -> bool:
@@ -199,6 +201,7 @@ def note_facts(path: str, frontmatter: Mapping[str, Any], body: str | None = Non
         drafted_by=_clean(frontmatter.get("drafted_by")).strip()[:MAX_ID],
         reply_to=tuple(addresses(frontmatter.get("reply_to"))),
         date=_clean(frontmatter.get("date")).strip()[:MAX_ID],
+        suspicion=suspicion_of(frontmatter),
     )
 
 

@@ -8,7 +8,7 @@ Each judgment calls H0's own public function on the message as `h0 import` reads
 |---|---|---|
 | reply text | `h0.drafting.replytext.split_reply(body).text` | the owner's reply exactly (same lines, each trimmed) |
 | automated | `h0.mail.incoming.automated.automated_kind` (on `EmailFull.automated`) | receipts, notifications, lists, auto-replies |
-| attack | `h0.triage.phishing.suspected_phishing`, "known" = domains the owner wrote to or a People note names | attacks |
+| attack | `h0.triage.phishing.suspected_phishing`, "known" = whom the owner wrote to or a People note names | attacks |
 | questions | `h0.drafting.briefing.questions` | each question exactly as written (person mail) |
 | meeting | `h0.calendar.phrases.meeting_ask` on subject + `strip_quoted(body)` (as drafting calls it) | request, minutes, days, part of day |
 | owner asks | `h0.followup.asks.rules_verdict` | the owner's sent mail asks its recipients something |
@@ -30,7 +30,7 @@ from h0.calendar.phrases import meeting_ask
 from h0.drafting.briefing import questions
 from h0.drafting.replytext import split_reply, strip_quoted
 from h0.followup.asks import rules_verdict
-from h0.mail.deception.lookalike import ascii_domain, skeleton
+from h0.mail.deception.known import Known
 from h0.mail.incoming.email_views import email_full
 from h0.mail.incoming.importer import FileMessage, MailFile, mail_files, messages_of
 from h0.triage.models import EmailInput
@@ -126,19 +126,15 @@ def same_lines(a: str, b: str) -> bool:
     return lines(a) == lines(b)
 
 
-def known_domains(reads: Sequence[Read]) -> dict[str, set[str]]:
-    """{skeleton: {domain}} of whom the owner knows: she wrote to them, or a People note names them."""
-    domains = {ascii_domain(p.domain) for p in PEOPLE}
+def known_people(reads: Sequence[Read]) -> Known:
+    """Whom the owner knows: the People notes (their names and addresses), everyone she wrote to (To and Cc of
+    her sent mail, with the names she gave them), and her own domain."""
+    people = [(p.name, p.address) for p in PEOPLE]
     for read in reads:
         if read.truth.sent:
             headers = read.message.fetched.headers
-            for _, address in getaddresses([str(headers.get("To") or ""), str(headers.get("Cc") or "")]):
-                if "@" in address:
-                    domains.add(ascii_domain(address.rpartition("@")[2]))
-    known: dict[str, set[str]] = {}
-    for domain in sorted(domains):
-        known.setdefault(skeleton(domain), set()).add(domain)
-    return known
+            people += getaddresses([str(headers.get("To") or ""), str(headers.get("Cc") or "")])
+    return Known.of(people, own=[OWNER_DOMAIN])
 
 
 def email_input(read: Read) -> EmailInput:
@@ -153,6 +149,7 @@ def email_input(read: Read) -> EmailInput:
             "received": full.date,
             "labels": list(full.labels),
             "message_id": full.rfc822_message_id,
+            "auth": full.authentication,
         }
     )
 
@@ -167,7 +164,7 @@ def judge(reads: Sequence[Read]) -> list[Score]:
     scores = [
         _reply_text([r for r in reads if r.truth.sent and r.truth.reply_text is not None]),
         _automated(inbound),
-        _attack(inbound, known_domains(reads)),
+        _attack(inbound, known_people(reads)),
         *_questions([r for r in inbound if r.truth.category == "person"]),
         *_meeting(inbound),
         _owner_asks([r for r in reads if r.truth.sent and r.truth.asks is not None]),
@@ -191,11 +188,11 @@ def _automated(reads: Sequence[Read]) -> Score:
     return score
 
 
-def _attack(reads: Sequence[Read], known: dict[str, set[str]]) -> Score:
+def _attack(reads: Sequence[Read], known: Known) -> Score:
     score = Score("attack")
     real_flagged = 0
     for read in reads:
-        said = suspected_phishing(email_input(read), known, (OWNER_DOMAIN,)) is not None
+        said = suspected_phishing(email_input(read), known) is not None
         score.count(read.truth.attack is not None, said, read.truth.name)
         if said and read.truth.attack is None and read.truth.category == "person":
             real_flagged += 1

@@ -1,8 +1,9 @@
-"""Triage does not serve attackers (issue 29), through `h0 sweep` and the recording fake OpenAI server.
+"""Triage does not serve attackers (issues 29, 41), through `h0 sweep` and the recording fake OpenAI server.
 
 A look-alike of the owner's or a known correspondent's domain, or a credential request linking
 elsewhere, is flagged on the note and in `h0 status`, and never gets a reply draft to the sender,
-whatever the model answered. The safety net that turns a model's `archive` of financial-looking
+whatever the model answered. "Known" is whom the owner wrote to or a People note names (here: the bank's
+People note) — an email that only arrived makes nobody known. The safety net that turns a model's `archive` of financial-looking
 mail into `urgent` does not do so — nor draft a reply — when the model judged the email spam or
 an injection attempt: the attacker's words ("URGENT invoice") buy nothing.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from h0.cli import main
-from h0.mail.deception.lookalike import skeleton
+from h0.mail.deception.known import Known
 from h0.triage.models import EmailInput
 from h0.triage.phishing import judged_hostile, suspected_phishing
 from tests.pipeline.harness import frontmatter
@@ -24,18 +25,6 @@ from tests.triage.fake_llm import FakeLLM, decision_json, openai_answer
 pytestmark = pytest.mark.usefixtures("loguru_restored")
 
 OWNER = "alex@northwind.example"
-KNOWN_BANK = """\
----
-type: email
-status: done
-from: "Bank of Example <ceo@bank.example>"
-to: alex@northwind.example
-subject: Your statement
----
-```text
-Hello
-```
-"""
 
 
 def email_note(vault_dir: Path, name: str, sender: str, subject: str, body: str) -> str:
@@ -59,7 +48,8 @@ def llm(vault_dir: Path, monkeypatch: pytest.MonkeyPatch):
             "OWNER_EMAILS": OWNER,
         }.items():
             monkeypatch.setenv(name, value)
-        (vault_dir / "Done" / "EMAIL_bank.md").write_text(KNOWN_BANK, encoding="utf-8")
+        (vault_dir / "People").mkdir(exist_ok=True)
+        (vault_dir / "People" / "Bank of Example.md").write_text("---\nemail: ceo@bank.example\n---\nOur bank.\n")
         yield fake
 
 
@@ -112,12 +102,15 @@ def test_given_suspected_phishing_then_no_reply_draft_whatever_the_model_says(
     note = frontmatter(vault_dir, path)
     assert note["suspected_phishing"] is True and why in note["phishing_reason"]
     assert note["status"] == "needs_info" and note["decision"] == "needs_info" and "draft" not in note
+    assert note["problem"].startswith("suspected phishing") and note["phishing_reason"] in note["problem"]
     assert drafts(vault_dir) == []
     assert main(["status", "--json"]) == 0
-    needs = json.loads(capsys.readouterr().out)["needs_you"]
-    assert [n["reason"] for n in needs if n["path"] == path] == [f"suspected phishing: {note['phishing_reason']}"]
+    status = json.loads(capsys.readouterr().out)
+    assert [n["reason"] for n in status["needs_you"] if n["path"] == path] == [note["problem"]]
+    (attack,) = status["suspected_attacks"]["items"]
+    assert attack["path"] == path and attack["resembles"] == note.get("resembles")
     assert main(["status"]) == 0
-    assert "suspected phishing" in capsys.readouterr().out
+    assert "Suspected attacks (no reply drafted): 1" in capsys.readouterr().out
 
 
 def test_given_an_ordinary_email_from_a_known_domain_then_the_reply_is_drafted(vault_dir: Path, llm, capsys):
@@ -170,14 +163,14 @@ def test_given_the_model_archived_an_urgent_invoice_for_no_hostile_reason_then_t
 
 
 def test_the_checks_themselves():
-    known = {skeleton("bank.example"): {"bank.example"}}
+    known = Known.of([("Bank", "ceo@bank.example")])
 
     def email(sender: str, subject: str = "s", body: str = "b") -> EmailInput:
         return EmailInput.model_validate({"from": sender, "subject": subject, "body": body})
 
     assert suspected_phishing(email("x@b\u0430nk.example"), known) is not None
     assert suspected_phishing(email("x@bank.example"), known) is None
-    assert suspected_phishing(email("x@paypa1.example"), known, ["paypal.example"]) is not None
+    assert suspected_phishing(email("x@paypa1.example"), Known.of([], own=["paypal.example"])) is not None
     login = "Sign in: https://login.bank.example/x"
     assert suspected_phishing(email("x@bank.example", "Verify your account", login), known) is None
     assert suspected_phishing(email("x@mail.bank.example", "Password", "https://bank.example/r"), known) is None
@@ -189,7 +182,6 @@ def test_the_checks_themselves():
 def test_a_look_alike_of_a_people_notes_domain_is_suspected(vault_dir: Path, llm: FakeLLM, capsys):
     """Given no mail with acme.example yet, only a People note naming dana@acme.example, When an
     email from dana@acrne.example ("rn" for "m") asks for a reply, Then it is flagged, not drafted."""
-    (vault_dir / "People").mkdir()
     (vault_dir / "People" / "Dana.md").write_text("---\nemail: dana@acme.example\n---\nDana at Acme.\n")
     llm.queue(openai_answer(decision_json("draft_reply")))
     path = email_note(vault_dir, "EMAIL_dana.md", "Dana <dana@acrne.example>", "New bank details", "Please reply.")
@@ -229,18 +221,18 @@ def test_a_credential_request_is_found_in_any_case_and_a_lookalike_letter(words,
     email = EmailInput.model_validate(
         {"from": "x@bank.example", "subject": "Notice", "body": f"Hello,\n\n{words}: https://evil.example/r\n"}
     )
-    found = suspected_phishing(email, {})
+    found = suspected_phishing(email, Known())
     if asked is None:
         assert found is None
     else:
-        assert found is not None and f"asks for credentials ('{asked}')" in found
+        assert found is not None and f"asks for credentials ('{asked}')" in found.reason
 
 
 def test_a_long_from_line_is_checked_like_a_short_one():
     """Senders are remembered only up to a sane length: a longer From line is parsed each time, same answer."""
-    known = {skeleton("bank.example"): {"bank.example"}}
+    known = Known.of([("Bank", "ceo@bank.example")])
     for name in ("Bank", "B" * 5_000):
         email = EmailInput.model_validate({"from": f"{name} <x@b\u0430nk.example>", "subject": "s", "body": "b"})
         assert suspected_phishing(email, known) is not None
     long_domain = "a" * 300 + ".example"
-    assert skeleton(long_domain) == skeleton(long_domain) == "a" * 300 + skeleton(".example")
+    assert suspected_phishing(EmailInput.model_validate({"from": f"x@{long_domain}"}), known) is None

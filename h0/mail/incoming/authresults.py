@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from email.message import Message
 
 from h0.mail.headers import remove_controls
@@ -73,3 +74,20 @@ def _without_comments(text: str) -> str:
         elif not depth:
             out.append(ch)
     return "".join(out)
+
+
+def forged_sender(verdicts: Mapping[str, str] | None) -> str | None:
+    """Why the receiving provider's verdicts say the From may be forged, or None (no verdicts: unknown, not forged).
+
+    DMARC `fail` is the domain's own owner saying this mail is not theirs. Without a DMARC verdict (a domain
+    that publishes no policy), an SPF `fail` — the sending server is not one the domain allows — with no
+    DKIM signature that passed says the same. `softfail`, `neutral` and the rest are too common on
+    forwarded and list mail to count."""
+    if not verdicts:
+        return None
+    spf, dkim, dmarc = (str(verdicts.get(method) or "none").lower() for method in AUTH_METHODS)
+    if dmarc == "fail":
+        return "DMARC failed"
+    if dmarc != "pass" and spf == "fail" and dkim != "pass":
+        return "SPF failed and no DKIM signature passed"
+    return None

@@ -279,14 +279,15 @@ class VaultIndex:
         )
         return [row[0] for row in rows]
 
-    def person_addresses(self) -> list[str]:
-        """Every address a People note names (email/emails/aliases), private ones included: the
-        phishing check compares a sender's domain with them and shows none of their words."""
+    def people(self) -> list[tuple[str, str]]:
+        """(the People note's name, an address it names in email/emails/aliases) for every People note, private
+        ones included: the attack checks compare a sender with them and show none of their words."""
         self.sync()
         rows = self.db.rows(
-            "SELECT DISTINCT addresses.address FROM addresses JOIN docs ON docs.id = addresses.doc WHERE docs.person = 1"
+            "SELECT DISTINCT docs.path, addresses.address FROM addresses JOIN docs ON docs.id = addresses.doc "
+            "WHERE docs.person = 1 AND addresses.field IN ('email', 'emails', 'aliases')"
         )
-        return [str(row[0]) for row in rows]
+        return [(str(row[0]).rpartition("/")[2].removesuffix(".md"), str(row[1])) for row in rows]
 
     def is_private(self, path: str) -> bool:
         """Whether the note at `path` is private (h0.vault.disclosure), judged from the index (a note it does not
