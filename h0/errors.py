@@ -165,6 +165,7 @@ class Refusal(StrEnum):
     NEWER_IN_THREAD = "thread_has_newer_message"
     LOOKALIKE_DOMAIN = "lookalike_domain"
     LINK_TEXT_MISMATCH = "link_text_mismatch"
+    SUSPECTED_ATTACK = "suspected_attack"  # a reply to an email triage suspected (h0.vault.suspicion)
 
     @property
     def looks_again(self) -> bool:
@@ -185,6 +186,7 @@ _HOLDS = frozenset(
         Refusal.NEWER_IN_THREAD,
         Refusal.LOOKALIKE_DOMAIN,
         Refusal.LINK_TEXT_MISMATCH,
+        Refusal.SUSPECTED_ATTACK,
     }
 )
 
@@ -262,6 +264,11 @@ WORDING: dict[Refusal, str | Mapping[str, str]] = {
         "Not sent: {shown} looks like {shown_like}, a domain you have corresponded with, but it is a "
         "different domain{others} — a look-alike can be an impostor. Check the address. If you really mean "
         "{domain_as_written}, add `confirm_domains: [{domain}]` to the frontmatter, then approve again."
+    ),
+    Refusal.SUSPECTED_ATTACK: (
+        "Not sent: it answers {source}, which H0 flagged — {headline}: {why}. Check it first (a payment change: "
+        "by phone, on a number you already have). If you still mean to send this reply, add `send_anyway: true` "
+        "to the frontmatter, then approve again."
     ),
     Refusal.LINK_TEXT_MISMATCH: (
         'Not sent: the link shown as "{text}" opens {goes}, not {shows}{others} — a link that shows one '

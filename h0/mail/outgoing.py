@@ -8,7 +8,9 @@ APPROVAL_SETTLE_SECONDS when it was written in place (editors autosave while the
 still types). Then the draft's own checks (h0.mail.compose.drafts: no hidden text, no unedited
 template marker) and its attachments, hashed when first seen in `Approved/` and refused if
 they changed since. A reply is held when its email was already answered (the state
-database, atomically with the send) or when its Gmail thread received a newer message.
+database, atomically with the send) or when its Gmail thread received a newer message, and a reply
+to an email triage suspected of an attack is held (h0.mail.deception.suspected) unless it says
+`send_anyway: true`.
 
 Idempotency keys and Message-IDs are HMACs under the installation's secret (h0.state),
 so nobody who can only read the vault can mint them, and "already sent" is bound to the
@@ -34,9 +36,12 @@ from h0.mail.compose.drafts import Draft, parse_draft
 from h0.mail.compose.mime import MESSAGE_ID_DOMAIN, check_body, check_subject, compose, normalize_message_id
 from h0.mail.compose.reply_thread import ReplyThreading, Threading
 from h0.mail.copies import refuse_recent_name, wait_for_original
+from h0.mail.deception.known import OwnerKnown
 from h0.mail.deception.linktext import check_link_texts
 from h0.mail.deception.lookalike import Correspondents, checked_recipients, confirmed_domains
+from h0.mail.deception.suspected import refuse_reply_to_suspect
 from h0.mail.filing import Approvals
+from h0.mail.owner import owner_addresses
 from h0.mail.providers.backend import MailSender, mailbox_of
 from h0.mail.sending import Outgoing
 from h0.state import StateDB
@@ -90,6 +95,7 @@ class OutgoingBuilder:
         self.fresh_s = settings.approval_fresh_seconds
         self.domain = message_id_domain(settings)
         self.correspondents = Correspondents(self.resolver.root, state, warm=trusted_caller)  # look-alike domains
+        self.owner_known = OwnerKnown(state, owner_addresses(settings))  # whom the owner wrote to: never held
         # Only the daemon's own child server (its stdio pipe is the daemon's alone) may vouch
         # that a note was moved in; any other caller gets the file-time rule.
         self.trusted_caller = trusted_caller
@@ -151,6 +157,7 @@ class OutgoingBuilder:
         wait_for_original(self.resolver, read.rel)  # a sync tool's copy beside its original: the original goes
         if not draft.send_anyway:
             _refuse_stale(read.rel, note)
+            refuse_reply_to_suspect(self.resolver, read.rel, draft.source)  # triage flagged the email it answers
         first = self._first_seen_attachments(read.rel, actual, draft)
         files = load_attachments(self.resolver, list(draft.attachments))
         if arrived is not None:
@@ -179,7 +186,7 @@ class OutgoingBuilder:
             path=read.rel,
             source=draft.source,
         )
-        recipients = checked_recipients(draft, self.correspondents)  # confirm_domains:, look-alikes held
+        recipients = checked_recipients(draft, self.correspondents, self.owner_known.current())  # look-alikes held
         check_link_texts(draft.body, confirmed=confirmed_domains(draft.confirm_domains), path=read.rel)
         message = self._compose(*recipients, draft.subject, draft.body, None, files, key, thread)
         return Outgoing(

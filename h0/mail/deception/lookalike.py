@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from email.headerregistry import Address
 from email.utils import getaddresses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
@@ -43,6 +43,9 @@ from h0.mail.compose.addresses import parse_recipients
 from h0.mail.deception._confusables import TABLE
 from h0.state import StateDB
 from h0.vault.layout import DONE, NEEDS_ACTION
+
+if TYPE_CHECKING:
+    from h0.mail.deception.known import Known
 
 FOLDER_REFRESH_S = 10.0
 HEAD_BYTES = 16 * 1024  # an email note's frontmatter fits; addresses further down are not read
@@ -224,15 +227,18 @@ def confirmed_domains(value: Any) -> frozenset[str]:
     return frozenset(ascii_domain(str(item).strip().lstrip("@")) for item in items if str(item).strip())
 
 
-def checked_recipients(draft: Any, known: Correspondents) -> tuple[list[Address], list[Address], list[Address]]:
+def checked_recipients(
+    draft: Any, known: Correspondents, owner: Known | None = None
+) -> tuple[list[Address], list[Address], list[Address]]:
     """A draft's To, Cc and Bcc, parsed for sending with the domains its note confirms; a look-alike of
-    a domain corresponded with, not confirmed, is held (h0.mail.sending.hold) naming both."""
+    a domain corresponded with (or one letter away from a domain the owner wrote to: `owner`, see
+    `lookalikes`), not confirmed, is held (h0.mail.sending.hold) naming both."""
     confirmed = confirmed_domains(getattr(draft, "confirm_domains", ()))
     lists = tuple(
         parse_recipients(name, list(value), confirmed_domains=confirmed)
         for name, value in (("to", draft.to), ("cc", draft.cc), ("bcc", draft.bcc))
     )
-    clashes = lookalikes((a.domain for addresses in lists for a in addresses), known, confirmed)
+    clashes = lookalikes((a.domain for addresses in lists for a in addresses), known, confirmed, owner)
     if clashes:
         domain, like = clashes[0]
         others = f" (and {len(clashes) - 1} more look-alike domain(s))" if len(clashes) > 1 else ""
@@ -248,17 +254,25 @@ def checked_recipients(draft: Any, known: Correspondents) -> tuple[list[Address]
 
 
 def lookalikes(
-    domains: Iterable[str], known: Correspondents, confirmed: frozenset[str] = frozenset()
+    domains: Iterable[str],
+    known: Correspondents,
+    confirmed: frozenset[str] = frozenset(),
+    owner: Known | None = None,
 ) -> list[tuple[str, str]]:
-    """(domain, the known domain it looks like) for each domain confusable with a different known one."""
+    """(domain, the known domain it looks like) for each domain confusable with a different known one.
+
+    With `owner` (whom the owner knows: h0.mail.deception.known), a domain the owner writes to is never held —
+    an attacker's look-alike in the inbox must not make the real client look like the impostor — and a
+    domain one letter away from one the owner knows is held too (`Known.resembles`)."""
     by_skeleton = known.known()
     found = []
     for domain in dict.fromkeys(ascii_domain(d) for d in domains):
-        if domain in confirmed:
+        if domain in confirmed or (owner is not None and owner.knows_domain(domain)):
             continue
         like = sorted(by_skeleton.get(skeleton(domain), set()) - {domain})
-        if like:
-            found.append((domain, like[0]))
+        resembles = owner.resembles(domain) if owner is not None and not like else None
+        if like or resembles is not None:
+            found.append((domain, like[0] if like else resembles.known if resembles is not None else ""))
     return found
 
 
