@@ -16,7 +16,7 @@ from scripts.world.judge import Read, Score, judge
 FLOORS: dict[str, tuple[float, float]] = {
     "reply text": (1.0, 1.0),  # the owner's reply exactly, every one
     "automated": (0.98, 0.38),
-    "attack": (0.95, 0.12),
+    "attack": (0.98, 0.97),  # known = whom the owner wrote to or a People note names (0 real correspondents flagged)
     "questions (each)": (0.72, 0.69),
     "questions (message)": (1.0, 0.71),
     "meeting request": (0.85, 0.46),
