@@ -77,14 +77,31 @@ _SEND_CODES = re.compile(
 )
 
 
+# Words every match of each pattern contains, case-folded: a text with none of them is not searched (each
+# pattern tries every alternative at every character, ~0.1 ms per KB). Folded as IGNORECASE matches: `ſ` is
+# `s`, the Kelvin sign `k`, and a dotless `ı` is taken for `i` (casefold keeps it).
+_CUES = (
+    (_NEW_DETAILS, ("bank", "account", "payment", "remittance", "wire", "iban", "konto", "zahlungsdaten", "rib")),
+    (_NEW_DETAILS, ("compte", "coordonn", "domiciliation")),
+    (_URGENT_TRANSFER, ("urgent", "wire", "transfer", "dringend", "berweisung", "virement")),
+)
+
+
 def payment_request(subject: str, body: str) -> str | None:
     """The words of a request to pay to new bank details, to transfer urgently, or to send gift-card codes;
     None when the email makes none."""
     text = f"{subject}\n{body[:SCAN_CHARS]}"
-    for pattern in (_NEW_DETAILS, _URGENT_TRANSFER):
+    folded = text.casefold().replace("ı", "i")
+    searched = set()
+    for pattern, cues in _CUES:
+        if pattern in searched or not any(cue in folded for cue in cues):
+            continue
+        searched.add(pattern)
         found = pattern.search(text)
         if found is not None:
             return " ".join(found.group(0).split())
+    if not any(cue in folded for cue in ("gift", "gutschein", "geschenkkarte", "cadeau", "card")):
+        return None
     cards = _GIFT_CARDS.search(text)
     if cards is not None:
         codes = _SEND_CODES.search(text)

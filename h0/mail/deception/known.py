@@ -200,13 +200,16 @@ class Known:
 
 class OwnerKnown:
     """Whom the owner knows as the state database records it (the owner's sent mail and H0's sends, the
-    owner's own addresses), re-read only when that record changed: the send path asks it at every send."""
+    owner's own addresses), re-read only when that record changed: the send path asks it at every send,
+    triage once a batch (`with_people` adds the People notes)."""
 
     def __init__(self, state: StateDB, own: Iterable[str] = ()) -> None:
         self.state = state
         self.own = tuple(own)
         self._lock = threading.Lock()
         self._signature: tuple[Any, ...] | None = None
+        self._people: list[tuple[str, str]] = []
+        self._owner: list[str] = []
         self._known = Known()
 
     def current(self) -> Known:
@@ -215,12 +218,22 @@ class OwnerKnown:
             signature = tuple(rows[0].values()) if rows else None
             if signature != self._signature or signature is None:
                 authority = OwnerAuthority(self.state)
-                self._known = Known.of(authority.recipients(), own=[*self.own, *authority.senders()])
+                self._people = sorted(set(authority.recipients()))
+                self._owner = [*self.own, *sorted(authority.senders())]
+                self._known = Known.of(self._people, own=self._owner)
                 self._signature = signature
             return self._known
 
+    def with_people(self, people: Iterable[tuple[str, str]]) -> Known:
+        """The owner's record and these (name, address) pairs — the People notes — together."""
+        self.current()
+        with self._lock:
+            return Known.of([*self._people, *people], own=self._owner)
 
+
+# What changes when the owner's record does (each O(1) or an index range): new history, provider sent mail
+# recorded or vouched for, a send completed.
 _SIGNATURE = (
-    "SELECT (SELECT count(*) FROM history WHERE outbound = 1) AS history, "
-    "(SELECT count(*) FROM owner_messages) AS owned, (SELECT count(*) FROM sends WHERE state = 'sent') AS sent"
+    "SELECT (SELECT max(rowid) FROM history) AS history, (SELECT max(rowid) FROM followup_messages) AS followup, "
+    "(SELECT max(rowid) FROM owner_messages) AS owned, (SELECT count(*) FROM sends WHERE state = 'sent') AS sent"
 )
