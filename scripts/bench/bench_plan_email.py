@@ -31,7 +31,7 @@ from bench_triage import KINDS, make_notes
 from h0.config import load_settings
 from h0.drafting import Drafting
 from h0.handlers.context import HandlerContext
-from h0.handlers.suspect import known_domains
+from h0.handlers.suspect import known_people
 from h0.handlers.triage_plan import plan_email
 from h0.state import StateDB
 from h0.triage import Triager, ensure_rules_file
@@ -55,7 +55,7 @@ def main() -> None:
         ctx = HandlerContext.local(settings, vault, triager=Triager.from_settings(settings, root), state_db=state)
         drafting = Drafting.for_settings(settings, root)
         notes = [vault.read_note(f"Needs_Action/{p.name}") for p in paths]
-        known = known_domains(ctx, drafting)
+        known = known_people(ctx, drafting)
         for note in notes[: len(KINDS) * 2]:  # warm: the index built, the patterns compiled
             plan_email(note, [], ctx, ctx.triager, drafting, known=known)
         per_run, per_kind = [], collections.defaultdict(list)
