@@ -89,6 +89,7 @@ class FakeAuthority:
         self.graph, self.username, self.client_id, self.tenant = graph, username, client_id, tenant
         self.access_token_seconds = access_token_seconds
         self.approve_next = True  # the user signs in at once; False: authorization_pending until `approve()`
+        self.interval = 0  # the seconds msal waits between polls of the token endpoint
         self.pending_polls = 0
         self.device_codes: dict[str, dict[str, Any]] = {}
         self.refresh_tokens: set[str] = set()
@@ -163,7 +164,7 @@ class FakeAuthority:
             "user_code": user_code,
             "verification_uri": "https://microsoft.com/devicelogin",
             "expires_in": 900,
-            "interval": 0,
+            "interval": self.interval,
             "message": f"To sign in, use a web browser to open https://microsoft.com/devicelogin and enter {user_code}.",
         }
 
