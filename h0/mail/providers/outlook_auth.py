@@ -57,7 +57,8 @@ def ca_bundle() -> str | bool:
 
 def scopes_for(settings: Settings) -> tuple[str, ...]:
     """The permissions the configured backend needs: Graph's, or IMAP's and SMTP's for IMAP_AUTH=oauth2."""
-    return IMAP_SCOPES if settings.mail_backend == "imap" else GRAPH_SCOPES
+    imap = settings.mail_backend in ("imap", "smtp") and settings.imap_auth == "oauth2"
+    return IMAP_SCOPES if imap else GRAPH_SCOPES
 
 
 def _scope_name(scope: str) -> str:
