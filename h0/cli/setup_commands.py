@@ -78,13 +78,16 @@ def cmd_auth(args: argparse.Namespace) -> int:
         return _auth_outlook(args)
     from h0.errors import H0Error
     from h0.mail.providers.auth import GMAIL_SCOPES, TESTING_APP_NOTE, run_consent_flow
+    from h0.mail.providers.xoauth2 import GOOGLE_IMAP_SCOPES
 
     settings = settings_for(args, vault=False)
     credentials = Path(args.credentials).expanduser() if args.credentials else settings.gmail_credentials_path
     token = Path(args.token).expanduser() if args.token else settings.gmail_token_path
-    print(f"Asking Google for access to your Gmail (scope: {', '.join(GMAIL_SCOPES)}).")
+    # Gmail's IMAP with XOAUTH2 (IMAP_AUTH=oauth2) takes only the full-mail scope; the API takes gmail.modify.
+    scopes = GOOGLE_IMAP_SCOPES if settings.imap_auth == "oauth2" else GMAIL_SCOPES
+    print(f"Asking Google for access to your Gmail (scope: {', '.join(scopes)}).")
     try:
-        run_consent_flow(credentials, token, open_browser=not args.no_browser, port=args.port)
+        run_consent_flow(credentials, token, open_browser=not args.no_browser, port=args.port, scopes=scopes)
     except H0Error as exc:
         print(f"h0 auth gmail: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
