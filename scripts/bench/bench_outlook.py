@@ -69,48 +69,51 @@ def setup(tmp: Path, graph: FakeGraph, authority: FakeAuthority) -> tuple[Path, 
 
 
 def daemon_run(messages: int, interval: float, sends: int, seed: int) -> tuple[list[float], list[float]]:
-    with tempfile.TemporaryDirectory(prefix="h0-bench-outlook-") as name, FakeGraph() as graph:
-        with FakeAuthority(graph=graph, username=graph.address) as authority:
-            tmp = Path(name)
-            vault, env = setup(tmp, graph, authority)
-            clock = NoteClock(vault)
-            graph.add_message(subject="before the daemon")
-            with open(tmp / "daemon.log", "ab") as log:
-                daemon = subprocess.Popen([H0, "watch"], env={**os.environ, **env}, stdout=log, stderr=log)
-                try:
-                    deadline = time.monotonic() + 120
-                    while not clock.seen or (daemon_holder(vault) or {}).get("pid") != daemon.pid:
-                        if time.monotonic() > deadline or daemon.poll() is not None:
-                            raise RuntimeError(f"the daemon did not start or ingest; see {tmp / 'daemon.log'}")
-                        time.sleep(0.05)
-                    rng = random.Random(seed)
-                    inserted: dict[str, float] = {}
-                    for i in range(messages):
-                        time.sleep(rng.uniform(0, 2 * interval))
-                        message_id = graph.add_message(subject=f"bench {i}", body=f"Message {i}.")
-                        safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in message_id)
-                        inserted[f"EMAIL_{safe}.md"] = time.time()
-                    deadline = time.monotonic() + 60
-                    while not all(n in clock.seen for n in inserted) and time.monotonic() < deadline:
-                        time.sleep(0.05)
-                    notes = [clock.seen[n] - at for n, at in inserted.items() if n in clock.seen]
-                    sent: list[float] = []
-                    for i in range(sends):
-                        draft = vault / "Drafts" / f"bench-{i}.md"
-                        draft.write_text(draft_text(i))
-                        time.sleep(0.3)  # the draft settles before the human approves it
-                        before = len(graph.sent)
-                        moved = time.time()
-                        draft.rename(vault / "Approved" / draft.name)
-                        deadline = time.monotonic() + 30
-                        while len(graph.sent) == before and time.monotonic() < deadline:
-                            time.sleep(0.002)
-                        if len(graph.sent) > before:
-                            sent.append(graph.sent[-1].received_at - moved)
-                finally:
-                    daemon.terminate()
-                    daemon.wait(60)
-                    clock.stop()
+    with (
+        tempfile.TemporaryDirectory(prefix="h0-bench-outlook-") as name,
+        FakeGraph() as graph,
+        FakeAuthority(graph=graph, username=graph.address) as authority,
+    ):
+        tmp = Path(name)
+        vault, env = setup(tmp, graph, authority)
+        clock = NoteClock(vault)
+        graph.add_message(subject="before the daemon")
+        with open(tmp / "daemon.log", "ab") as log:
+            daemon = subprocess.Popen([H0, "watch"], env={**os.environ, **env}, stdout=log, stderr=log)
+            try:
+                deadline = time.monotonic() + 120
+                while not clock.seen or (daemon_holder(vault) or {}).get("pid") != daemon.pid:
+                    if time.monotonic() > deadline or daemon.poll() is not None:
+                        raise RuntimeError(f"the daemon did not start or ingest; see {tmp / 'daemon.log'}")
+                    time.sleep(0.05)
+                rng = random.Random(seed)
+                inserted: dict[str, float] = {}
+                for i in range(messages):
+                    time.sleep(rng.uniform(0, 2 * interval))
+                    message_id = graph.add_message(subject=f"bench {i}", body=f"Message {i}.")
+                    safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in message_id)
+                    inserted[f"EMAIL_{safe}.md"] = time.time()
+                deadline = time.monotonic() + 60
+                while not all(n in clock.seen for n in inserted) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                notes = [clock.seen[n] - at for n, at in inserted.items() if n in clock.seen]
+                sent: list[float] = []
+                for i in range(sends):
+                    draft = vault / "Drafts" / f"bench-{i}.md"
+                    draft.write_text(draft_text(i))
+                    time.sleep(0.3)  # the draft settles before the human approves it
+                    before = len(graph.sent)
+                    moved = time.time()
+                    draft.rename(vault / "Approved" / draft.name)
+                    deadline = time.monotonic() + 30
+                    while len(graph.sent) == before and time.monotonic() < deadline:
+                        time.sleep(0.002)
+                    if len(graph.sent) > before:
+                        sent.append(graph.sent[-1].received_at - moved)
+            finally:
+                daemon.terminate()
+                daemon.wait(60)
+                clock.stop()
     return notes, sent
 
 
@@ -121,27 +124,30 @@ def first_sync(size: int) -> tuple[float, int, int]:
     from h0.mail.api import LocalMail
     from h0.vault import AuditLog, Vault
 
-    with tempfile.TemporaryDirectory(prefix="h0-bench-outlook-sync-") as name, FakeGraph() as graph:
-        with FakeAuthority(graph=graph, username=graph.address) as authority:
-            tmp = Path(name)
-            vault, _ = setup(tmp, graph, authority)
-            now, rng = time.time(), random.Random(5)
-            for i in range(size):
-                age = rng.uniform(0, 30 * DAY) if i % 100 == 0 else rng.uniform(30 * DAY, 730 * DAY)
-                graph.add_message(subject=f"old mail {i}", body=f"Message {i}.", received_s=now - age)
-            service = MailService(load_settings())
-            ctx = HandlerContext.local(
-                service.settings, Vault(vault), mail=LocalMail(service), audit=AuditLog(vault / "Logs", "h0")
-            )
-            started = time.monotonic()
-            written = history = 0
-            for _ in range(100):
-                report = ingest_new_mail(ctx)
-                written, history = written + len(report.written), history + report.history
-                if report.mode != "catch_up":
-                    break
-            elapsed = time.monotonic() - started
-            service.close()
+    with (
+        tempfile.TemporaryDirectory(prefix="h0-bench-outlook-sync-") as name,
+        FakeGraph() as graph,
+        FakeAuthority(graph=graph, username=graph.address) as authority,
+    ):
+        tmp = Path(name)
+        vault, _ = setup(tmp, graph, authority)
+        now, rng = time.time(), random.Random(5)
+        for i in range(size):
+            age = rng.uniform(0, 30 * DAY) if i % 100 == 0 else rng.uniform(30 * DAY, 730 * DAY)
+            graph.add_message(subject=f"old mail {i}", body=f"Message {i}.", received_s=now - age)
+        service = MailService(load_settings())
+        ctx = HandlerContext.local(
+            service.settings, Vault(vault), mail=LocalMail(service), audit=AuditLog(vault / "Logs", "h0")
+        )
+        started = time.monotonic()
+        written = history = 0
+        for _ in range(100):
+            report = ingest_new_mail(ctx)
+            written, history = written + len(report.written), history + report.history
+            if report.mode != "catch_up":
+                break
+        elapsed = time.monotonic() - started
+        service.close()
     return elapsed, written, history
 
 
