@@ -183,7 +183,9 @@ class FakeGraph:
         msgid = message_id or make_msgid(domain="example.com")
         ((from_name, from_address),) = getaddresses([sender])
         with self._lock:
-            parent = next((m for m in self.messages.values() if m.props["internetMessageId"] == in_reply_to), None)
+            parent = in_reply_to and next(
+                (m for m in self.messages.values() if m.props["internetMessageId"] == in_reply_to), None
+            )
             conversation = conversation_id or (parent.props["conversationId"] if parent else graph_id("AAQkAD"))
         content = html if html is not None else body or ""
         props: dict[str, Any] = {
