@@ -43,7 +43,7 @@ class Settings(BaseSettings):
 
     vault_path: Path = Field(default=BUNDLED_VAULT, description="The Obsidian vault H0 works in.")
 
-    mail_backend: Literal["outbox", "gmail", "smtp", "imap"] = "outbox"
+    mail_backend: Literal["outbox", "gmail", "smtp", "imap", "outlook"] = "outbox"
     gmail_token_path: Path = Path("token.json")
     gmail_credentials_path: Path = Path("credentials.json")
     gmail_api_endpoint: str | None = None
@@ -72,6 +72,26 @@ class Settings(BaseSettings):
     # Hold an IDLE connection on INBOX so new mail wakes ingest at once (GMAIL_POLL_SECONDS stays the
     # safety net); off for servers without IDLE or that drop idle connections.
     imap_idle: bool = True
+
+    # How the IMAP and SMTP logins of MAIL_BACKEND=imap prove who they are: `password` (IMAP_PASS, SMTP_PASS)
+    # or `oauth2` (XOAUTH2 with a token from `h0 auth outlook` for a Microsoft mailbox, from `h0 auth gmail`
+    # for Gmail's IMAP; h0.mail.providers.xoauth2). Which sign-in is asked is IMAP_OAUTH_PROVIDER, by default
+    # read from IMAP_HOST (gmail.com, googlemail.com: google; anything else: microsoft).
+    imap_auth: Literal["password", "oauth2"] = "password"
+    imap_oauth_provider: Literal["microsoft", "google"] | None = None
+
+    # MAIL_BACKEND=outlook: Outlook.com, Hotmail and Microsoft 365 over Microsoft Graph (h0.mail.providers.outlook),
+    # signed in once with `h0 auth outlook` (msal's device code flow; docs/mailboxes.md). OUTLOOK_AUTHORITY:
+    # `common` for any account, a tenant (id or domain) for a work or school account only. OUTLOOK_CLIENT_ID:
+    # the public client id of the app you register. OUTLOOK_TOKEN_PATH: msal's token cache (mode 0600).
+    # GRAPH_API_ENDPOINT: Graph's base URL (national clouds, tests).
+    outlook_authority: str = "https://login.microsoftonline.com/common"
+    outlook_client_id: str | None = None
+    outlook_token_path: Path = Path("outlook_token.json")
+    graph_api_endpoint: str = "https://graph.microsoft.com/v1.0"
+    # New mail is looked for with one delta call (Graph allows 10,000 calls per 10 minutes per mailbox): every
+    # 2 s, a message is a note about 1–2 s after it arrives; 720 calls an idle hour at 5 s.
+    outlook_poll_seconds: float = Field(default=2.0, gt=0)
 
     rate_limit_per_hour: int = Field(default=100, ge=0)
     rate_limit_per_day: int = Field(default=500, ge=0)
@@ -154,6 +174,11 @@ class Settings(BaseSettings):
     calendar_max_mb: float = Field(default=20.0, gt=0, le=1024)
 
     log_level: Literal["TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+
+    @property
+    def mail_poll_seconds(self) -> float:
+        """How often the daemon looks for new mail: OUTLOOK_POLL_SECONDS for Outlook, else GMAIL_POLL_SECONDS."""
+        return self.outlook_poll_seconds if self.mail_backend == "outlook" else self.gmail_poll_seconds
 
     @field_validator("smtp_secure", mode="before")
     @classmethod

@@ -12,6 +12,7 @@ import pytest
 
 from h0.config import Settings
 from h0.vault import Vault, init_vault
+from tests.mail.outlook_fixtures import authority, graph, outlook_settings, outlook_token  # noqa: F401 - fixtures
 from tests.platform.markers import pytest_collection_modifyitems, pytest_ignore_collect  # noqa: F401 - hooks
 from tests.properties import register_profiles
 

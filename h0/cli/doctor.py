@@ -202,6 +202,13 @@ def mail_setup_problem(settings: Settings) -> str | None:
         if problems:
             return f"MAIL_BACKEND=imap but it is not configured: {'; '.join(problems)} (see .env.example)."
         return None
+    if backend == "outlook":
+        from h0.mail.providers.outlook_auth import MicrosoftSignIn
+
+        sign_in = MicrosoftSignIn.from_settings(settings)
+        if not sign_in.client_id or sign_in.state() in ("missing", "revoked"):
+            return f"MAIL_BACKEND=outlook but {sign_in.problems()[0]}."
+        return None
     if backend == "gmail":
         from h0.errors import AuthRequired
         from h0.mail.providers.auth import TokenStore
@@ -227,7 +234,49 @@ def mail_checks(settings: Settings) -> list[Check]:
         return [Check(OK, "mail backend: smtp", f"{settings.smtp_host}:{settings.smtp_port} ({settings.smtp_secure})")]
     if backend == "imap":
         return _imap(settings)
+    if backend == "outlook":
+        return _outlook(settings)
     return [Check(OK, "mail backend: gmail", f"token at {Path(settings.gmail_token_path).expanduser()}")]
+
+
+def _outlook(settings: Settings) -> list[Check]:
+    """The sign-in (a token from msal, refreshed if need be), the permissions it was granted, and the mailbox
+    (its address and well-known folders, from Graph)."""
+    from h0.errors import H0Error
+    from h0.mail.providers.outlook import OutlookBackend
+    from h0.mail.providers.outlook_wire import FOLDER_LABELS
+
+    backend = OutlookBackend(settings, timeout=10)
+    try:
+        try:
+            backend.tokens.access_token()
+        except H0Error as exc:
+            why = exc.details.get("reason")
+            return [Check(FAIL, "mail backend: outlook", f"{exc.message}" + (f" ({why})" if why else ""))]
+        cache = Path(settings.outlook_token_path).expanduser()
+        checks = [Check(OK, "mail backend: outlook", f"signed in as {backend.tokens.account() or '?'} ({cache})")]
+        missing = backend.tokens.missing_scopes()
+        granted = ", ".join(sorted(backend.tokens.granted_scopes())) or "none named"
+        checks.append(
+            Check(
+                FAIL, "Outlook permissions", f"missing {', '.join(missing)} (granted: {granted}): run `h0 auth outlook`"
+            )
+            if missing
+            else Check(OK, "Outlook permissions", f"granted: {granted}")
+        )
+        try:
+            address = backend.account(10)
+            found = set(backend.folders.labels().values())
+        except H0Error as exc:
+            return [*checks, Check(FAIL, "Outlook mailbox", exc.message)]
+        if address is None:
+            return [*checks, Check(FAIL, "Outlook mailbox", f"{settings.graph_api_endpoint} did not answer /me")]
+        shown = [label for label in FOLDER_LABELS.values() if label in found]
+        lacking = "" if "Archive" in found else "; no Archive folder yet (H0 makes one at the first move there)"
+        checks.append(Check(OK, "Outlook mailbox", f"{address}: {', '.join(shown)}{lacking}"))
+        return checks
+    finally:
+        backend.close()
 
 
 def _imap(settings: Settings) -> list[Check]:

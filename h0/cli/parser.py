@@ -199,10 +199,23 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
     mcp.add_argument("server", choices=["vault", "gmail"], help="vault: notes; gmail: mail (any MAIL_BACKEND)")
     mcp.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
 
-    auth = add("auth", cmd_auth, "Authorise H0 to use your Gmail (opens a browser once; writes token.json).")
-    auth.add_argument("provider", choices=["gmail"], help="the account to authorise")
-    auth.add_argument("--credentials", help="OAuth client JSON (default: GMAIL_CREDENTIALS_PATH)")
-    auth.add_argument("--token", help="where to write the token (default: GMAIL_TOKEN_PATH)")
+    auth = add(
+        "auth",
+        cmd_auth,
+        "Authorise H0 to use your mailbox once: Gmail (a browser consent; writes token.json) or Outlook and "
+        "Microsoft 365 (a device code: a URL and a code to enter on any device; writes OUTLOOK_TOKEN_PATH).",
+    )
+    auth.add_argument("provider", choices=["gmail", "outlook"], help="the account to authorise")
+    auth.add_argument("--credentials", help="gmail: OAuth client JSON (default: GMAIL_CREDENTIALS_PATH)")
+    auth.add_argument(
+        "--token", help="where to write the token (default: GMAIL_TOKEN_PATH, or OUTLOOK_TOKEN_PATH for outlook)"
+    )
+    auth.add_argument(
+        "--scopes",
+        choices=["graph", "imap"],
+        help="outlook: Microsoft Graph's mail permissions (MAIL_BACKEND=outlook) or IMAP and SMTP's "
+        "(IMAP_AUTH=oauth2); default: what MAIL_BACKEND needs",
+    )
     auth.add_argument("--no-browser", action="store_true", help="print the URL instead of opening a browser")
     auth.add_argument("--port", type=int, default=0, help="local port for Google's redirect (default: any free one)")
 

@@ -1,4 +1,4 @@
-"""The commands that set H0 up: `h0 init`, `h0 auth gmail`, `h0 service …`, `h0 demo reset`."""
+"""The commands that set H0 up: `h0 init`, `h0 auth gmail|outlook`, `h0 service …`, `h0 demo reset`."""
 
 from __future__ import annotations
 
@@ -72,16 +72,22 @@ def _propose_private_folders(root: Path) -> list[str]:
 
 
 def cmd_auth(args: argparse.Namespace) -> int:
-    """`h0 auth gmail`: the one-time browser consent that writes token.json (0600)."""
+    """`h0 auth gmail`: the one-time browser consent that writes token.json (0600); `h0 auth outlook`: msal's
+    device code flow that writes OUTLOOK_TOKEN_PATH (0600)."""
+    if args.provider == "outlook":
+        return _auth_outlook(args)
     from h0.errors import H0Error
     from h0.mail.providers.auth import GMAIL_SCOPES, TESTING_APP_NOTE, run_consent_flow
+    from h0.mail.providers.xoauth2 import GOOGLE_IMAP_SCOPES
 
     settings = settings_for(args, vault=False)
     credentials = Path(args.credentials).expanduser() if args.credentials else settings.gmail_credentials_path
     token = Path(args.token).expanduser() if args.token else settings.gmail_token_path
-    print(f"Asking Google for access to your Gmail (scope: {', '.join(GMAIL_SCOPES)}).")
+    # Gmail's IMAP with XOAUTH2 (IMAP_AUTH=oauth2) takes only the full-mail scope; the API takes gmail.modify.
+    scopes = GOOGLE_IMAP_SCOPES if settings.imap_auth == "oauth2" else GMAIL_SCOPES
+    print(f"Asking Google for access to your Gmail (scope: {', '.join(scopes)}).")
     try:
-        run_consent_flow(credentials, token, open_browser=not args.no_browser, port=args.port)
+        run_consent_flow(credentials, token, open_browser=not args.no_browser, port=args.port, scopes=scopes)
     except H0Error as exc:
         print(f"h0 auth gmail: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
@@ -90,6 +96,26 @@ def cmd_auth(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     print(f"Saved {token} (readable by you only). H0's mail server will use and refresh it.")
     print(TESTING_APP_NOTE)
+    return EXIT_OK
+
+
+def _auth_outlook(args: argparse.Namespace) -> int:
+    """The device code flow (h0.mail.providers.outlook_auth): a URL and a code, the owner signs in anywhere."""
+    from h0.errors import H0Error
+    from h0.mail.providers.outlook_auth import GRAPH_SCOPES, IMAP_SCOPES, MicrosoftSignIn, scopes_for
+
+    settings = settings_for(args, vault=False)
+    scopes = {"graph": GRAPH_SCOPES, "imap": IMAP_SCOPES}.get(args.scopes or "", scopes_for(settings))
+    if args.token:
+        settings = settings.model_copy(update={"outlook_token_path": Path(args.token).expanduser()})
+    sign_in = MicrosoftSignIn.from_settings(settings, scopes)
+    print(f"Asking {settings.outlook_authority} for access to your mailbox (permissions: {', '.join(scopes)}).")
+    try:
+        account = sign_in.sign_in(lambda prompt: print(prompt, flush=True))
+    except H0Error as exc:
+        print(f"h0 auth outlook: {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"Signed in as {account}. Saved {sign_in.path} (readable by you only); H0 refreshes it by itself.")
     return EXIT_OK
 
 

@@ -207,7 +207,7 @@ class Daemon:
             self.request_followup()  # deadlines and snoozes that passed while H0 was off
         self.add_periodic(FOLLOW_UP_PASS_SECONDS, self.request_followup, first_in=FOLLOW_UP_PASS_SECONDS)
         if self.ingest:
-            self.add_periodic(self.settings.gmail_poll_seconds, self.request_ingest)
+            self.add_periodic(self.settings.mail_poll_seconds, self.request_ingest)
             if self.settings.mail_backend == "imap" and self.settings.imap_idle:
                 from h0.mail.providers.imap_idle import IdleWatcher
 

@@ -32,6 +32,8 @@ from h0.state.ledger import SendLedger
 __all__ = ["DB_FILE", "NOTE_WRITES_DAYS", "StateDB", "default_state_root", "state_dir_for"]
 
 NOTE_WRITES_DAYS = 7
+DELTA_LINKS_KEPT = 100  # the newest delta links of a folder are kept whatever their age
+DELTA_LINKS_DAYS = 2
 
 
 def default_state_root() -> Path:
@@ -187,3 +189,27 @@ class StateDB(SendLedger):
 
     def set_sent_cursor(self, source: str, cursor: int) -> None:
         self._write("INSERT OR REPLACE INTO sent_sync VALUES (?, ?, ?)", (source, str(int(cursor)), time.time()))
+
+    # ------------------------------------------------------------------ delta links (Microsoft Graph)
+
+    def add_delta_link(self, source: str, link: str, now: float | None = None) -> int:
+        """Keep `link` as the next cursor of `source` and return it; links kept more than DELTA_LINKS_KEPT
+        cursors and DELTA_LINKS_DAYS ago go at the same time."""
+        now = time.time() if now is None else now
+        try:
+            with self._tx() as db:
+                last = db.execute("SELECT MAX(seq) FROM delta_links WHERE source = ?", (source,)).fetchone()[0]
+                seq = int(last or 0) + 1
+                db.execute("INSERT INTO delta_links VALUES (?, ?, ?, ?)", (source, seq, link, now))
+                db.execute(
+                    "DELETE FROM delta_links WHERE source = ? AND seq < ? AND at < ?",
+                    (source, seq - DELTA_LINKS_KEPT, now - DELTA_LINKS_DAYS * 86400.0),
+                )
+        except sqlite3.Error as exc:
+            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+        return seq
+
+    def delta_link(self, source: str, seq: int) -> str | None:
+        """The link kept as cursor `seq` of `source`, or None (never kept, or pruned)."""
+        rows = self._rows("SELECT link FROM delta_links WHERE source = ? AND seq = ?", (source, int(seq)))
+        return str(rows[0]["link"]) if rows else None

@@ -87,6 +87,16 @@ CREATE TABLE IF NOT EXISTS sent_sync (
     cursor     TEXT NOT NULL,
     updated_at REAL NOT NULL
 );
+-- Microsoft Graph's change cursors (h0.mail.providers.outlook): a delta link is an opaque URL, so mail_sync and
+-- sent_sync keep a number and this table the link it stands for. Old links are pruned; a cursor whose
+-- link is gone is an expired one (the sync catches up by query, the ingested mark decides).
+CREATE TABLE IF NOT EXISTS delta_links (
+    source TEXT NOT NULL,                  -- the mailbox and folder: outlook:ann@example.com/inbox
+    seq    INTEGER NOT NULL,               -- the cursor: grows by one with each link kept
+    link   TEXT NOT NULL,
+    at     REAL NOT NULL,
+    PRIMARY KEY (source, seq)
+);
 -- Follow-ups (h0.followup.ledger): every message of a conversation H0 saw — received, or sent by the
 -- owner from any client — and per thread what is owed or awaited and when to look again.
 CREATE TABLE IF NOT EXISTS followup_messages (

@@ -201,9 +201,15 @@ def _utcnow_naive() -> dt.datetime:
 
 
 def run_consent_flow(
-    credentials_path: Path, token_path: Path, *, open_browser: bool = True, port: int = 0
+    credentials_path: Path,
+    token_path: Path,
+    *,
+    open_browser: bool = True,
+    port: int = 0,
+    scopes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The installed-app OAuth flow: a browser consent, then token.json. Returns its info."""
+    """The installed-app OAuth flow: a browser consent, then token.json. Returns its info. `scopes`: GMAIL_SCOPES
+    by default; Gmail's IMAP with XOAUTH2 (IMAP_AUTH=oauth2) needs `https://mail.google.com/` instead."""
     from google_auth_oauthlib.flow import InstalledAppFlow
 
     credentials_path = Path(credentials_path).expanduser()
@@ -214,7 +220,7 @@ def run_consent_flow(
             "(or set GMAIL_CREDENTIALS_PATH).",
             path=str(credentials_path),
         )
-    flow = InstalledAppFlow.from_client_secrets_file(str(credentials_path), scopes=GMAIL_SCOPES)
+    flow = InstalledAppFlow.from_client_secrets_file(str(credentials_path), scopes=scopes or GMAIL_SCOPES)
     # prompt=consent + offline access: Google returns a refresh token even if this
     # client was authorised before (it omits it otherwise, and the server could never refresh).
     creds = flow.run_local_server(

@@ -8,7 +8,7 @@ Failures are raised as `h0.errors` types; a failure that may succeed if tried ag
 `details["outcome"] = "unknown"` (never retryable: the caller checks `find_sent` first).
 
 Two small protocols, split by role: `MailSender` (send, and say whether a message was sent:
-every backend) and `Mailbox` (read, label, follow changes: Gmail and IMAP). A caller asks
+every backend) and `Mailbox` (read, label, follow changes: Gmail, IMAP and Outlook). A caller asks
 whether there is a mailbox by type, with `mailbox_of`, never by trying and catching.
 Backends hold connections: use them as context managers or call `close()`. A new backend is
 one module and one line in `BACKENDS`, and `open_backend` is the one place a backend is chosen.
@@ -36,6 +36,7 @@ BACKENDS: dict[str, str] = {
     "smtp": "h0.mail.providers.smtp:SmtpBackend",
     "outbox": "h0.mail.providers.outbox:OutboxBackend",
     "imap": "h0.mail.providers.imap:ImapBackend",
+    "outlook": "h0.mail.providers.outlook:OutlookBackend",
 }
 
 

@@ -139,7 +139,7 @@ class SessionHttp:
                 timeout=(self.timeouts.connect, self.timeouts.read),
             )
         except requests.RequestException as exc:
-            raise _typed(exc) from exc
+            raise typed_failure(exc) from exc
         finally:
             self._last_used = time.monotonic()
         return _httplib2_response(response), response.content
@@ -155,7 +155,7 @@ class SessionHttp:
         self.session.close()
 
 
-def _typed(exc: requests.RequestException) -> ConnectionError:
+def typed_failure(exc: requests.RequestException) -> ConnectionError:
     """RequestNotSent only when the request provably never left: invalid before sending,
     or the connection never opened. Anything later may have been received."""
     text = str(exc) or type(exc).__name__

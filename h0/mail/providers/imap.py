@@ -354,10 +354,24 @@ class ImapBackend(MailSender, Mailbox):
         problems = []
         if not self.settings.imap_host:
             problems.append("IMAP_HOST is not set")
-        if not self.settings.imap_user or self.settings.imap_pass is None:
-            problems.append("set IMAP_USER and IMAP_PASS")
+        oauth2 = self.settings.imap_auth == "oauth2"
+        if not self.settings.imap_user or (self.settings.imap_pass is None and not oauth2):
+            problems.append("set IMAP_USER and IMAP_PASS" + ("" if oauth2 else " (or IMAP_AUTH=oauth2)"))
+        if oauth2:
+            problems += self._oauth2_problems()
         problems += [p for p in self.smtp.problems() if p not in problems]
         return problems
+
+    def _oauth2_problems(self) -> list[str]:
+        """IMAP_AUTH=oauth2: the sign-in the token comes from, checked locally (h0.mail.providers.xoauth2)."""
+        from h0.mail.providers.outlook_auth import IMAP_SCOPES, MicrosoftSignIn
+        from h0.mail.providers.xoauth2 import provider_of
+
+        if provider_of(self.settings) == "microsoft":
+            return MicrosoftSignIn.from_settings(self.settings, IMAP_SCOPES).problems()
+        from h0.mail.providers.auth import TokenStore
+
+        return TokenStore(self.settings.gmail_token_path).problems()
 
 
 def _seconds(value: Any) -> float | None:

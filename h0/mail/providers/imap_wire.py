@@ -86,9 +86,11 @@ def connect(
     port = port or settings.imap_port or (993 if secure == "ssl" else 143)
     user = settings.imap_user
     password = settings.imap_pass.get_secret_value() if settings.imap_pass else None
-    if not user or password is None:
+    oauth2 = settings.imap_auth == "oauth2"
+    if not user or (password is None and not oauth2):
         raise AuthRequired(
-            "IMAP is not configured: set IMAP_USER and IMAP_PASS (see .env.example).", setting="IMAP_USER"
+            "IMAP is not configured: set IMAP_USER and IMAP_PASS, or IMAP_AUTH=oauth2 (see .env.example).",
+            setting="IMAP_USER",
         )
     context = ssl.create_default_context()
     try:
@@ -102,6 +104,8 @@ def connect(
         raise InternalError(f"TLS with {host}:{port} failed: {exc}", retryable=False) from None
     except (OSError, IMAPClientError) as exc:
         raise InternalError(f"Could not reach the IMAP server {host}:{port}: {exc}", retryable=True) from None
+    if oauth2:
+        return _oauth2_login(client, settings, user, f"{host}:{port}")
     try:
         client.login(user, password)
     except LoginError:
@@ -115,6 +119,28 @@ def connect(
         _quietly_close(client)
         raise InternalError(f"The IMAP server {host}:{port} failed during login: {exc}", retryable=True) from None
     return client
+
+
+def _oauth2_login(client: IMAPClient, settings: Settings, user: str, where: str) -> IMAPClient:
+    """XOAUTH2 with the owner's sign-in (h0.mail.providers.xoauth2): once more with a refreshed token if refused."""
+    from h0.mail.providers.xoauth2 import access_token, refused
+
+    for attempt in (0, 1):
+        try:
+            token = access_token(settings, force_refresh=attempt > 0)
+        except H0Error:
+            _quietly_close(client)
+            raise
+        try:
+            client.oauth2_login(user, token)
+            return client
+        except LoginError:
+            continue
+        except (OSError, IMAPClientError) as exc:
+            _quietly_close(client)
+            raise InternalError(f"The IMAP server {where} failed during login: {exc}", retryable=True) from None
+    _quietly_close(client)
+    raise refused(settings, "IMAP", user)
 
 
 def _quietly_close(client: IMAPClient) -> None:

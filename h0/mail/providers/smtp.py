@@ -15,7 +15,7 @@ import socket
 import ssl
 from email.message import EmailMessage
 from email.utils import parseaddr
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from h0.errors import AuthRequired, NotSupported, SendFailed
 from h0.mail.providers.backend import MailSender, Sent
@@ -53,10 +53,12 @@ class SmtpBackend(MailSender):
         self.host = settings.smtp_host
         self.port = settings.smtp_port
         self.security = settings.smtp_secure
-        self.user = settings.smtp_user
+        self.oauth2 = settings.imap_auth == "oauth2"  # XOAUTH2 with the owner's sign-in (h0.mail.providers.xoauth2)
+        self.user = settings.smtp_user or (settings.imap_user if self.oauth2 else None)
         self.password = settings.smtp_pass.get_secret_value() if settings.smtp_pass else None
         self.sender = settings.smtp_from or settings.smtp_user
         self.timeout = settings.smtp_timeout_seconds
+        self.settings = settings
 
     def problems(self) -> list[str]:
         problems = []
@@ -64,19 +66,41 @@ class SmtpBackend(MailSender):
             problems.append("SMTP_HOST is not set")
         if not self.sender or "@" not in parseaddr(self.sender)[1]:
             problems.append("set SMTP_FROM (or SMTP_USER) to the sending address")
-        if self.user and not self.password:
+        if self.user and not self.password and not self.oauth2:
             problems.append("SMTP_USER is set but SMTP_PASS is not")
+        if self.oauth2 and not self.user:
+            problems.append("IMAP_AUTH=oauth2 needs SMTP_USER (or IMAP_USER): the account that signs in")
         return problems
 
     def account(self, timeout: float) -> str | None:
         return (parseaddr(self.sender)[1] or None) if self.sender else None
 
     def _connect(self, timeout: float) -> smtplib.SMTP:
-        """An authenticated session, or an error that says nothing was sent."""
+        """An authenticated session, or an error that says nothing was sent. With IMAP_AUTH=oauth2 a refused
+        token is refreshed and tried once more on a new connection (a server may end one after a failed AUTH)."""
         problems = self.problems()
         if problems:
             # Not the draft's fault: like missing credentials, it pauses sending until fixed.
             raise AuthRequired(f"SMTP is not configured: {'; '.join(problems)} (see .env.example).", problems=problems)
+        if not (self.oauth2 and self.user):
+            return self._open(timeout, None)
+        from h0.mail.providers.xoauth2 import access_token, refused
+
+        for attempt in (0, 1):
+            client = self._open(timeout, access_token(self.settings, force_refresh=attempt > 0))
+            if client is not None:
+                return client
+        raise refused(self.settings, "SMTP", self.user)
+
+    @overload
+    def _open(self, timeout: float, token: None) -> smtplib.SMTP: ...
+    @overload
+    def _open(self, timeout: float, token: str) -> smtplib.SMTP | None: ...
+
+    def _open(self, timeout: float, token: str | None) -> smtplib.SMTP | None:
+        """A session logged in with the password, or with `token` by XOAUTH2 (None: the server refused it)."""
+        from h0.mail.providers.xoauth2 import sasl_string
+
         host = self.host or ""  # not empty: problems() says so above
         context = ssl.create_default_context()
         try:
@@ -86,7 +110,16 @@ class SmtpBackend(MailSender):
                 client = smtplib.SMTP(host, self.port, timeout=timeout)
                 if self.security == "starttls":
                     client.starttls(context=context)
-            if self.user:
+            if token is not None and self.user:
+                client.ehlo_or_helo_if_needed()
+                first = sasl_string(self.user, token)
+                # An error challenge (334 with the reason) is answered with an empty line, as XOAUTH2 asks.
+                try:
+                    client.auth("XOAUTH2", lambda challenge=None: "" if challenge else first)
+                except smtplib.SMTPAuthenticationError:
+                    client.close()
+                    return None
+            elif self.user:
                 client.login(self.user, self.password or "")
         except smtplib.SMTPAuthenticationError as exc:
             raise AuthRequired(

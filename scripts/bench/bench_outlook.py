@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Outlook (MAIL_BACKEND=outlook): new mail → note with delta polling, approved → sendMail request, a first sync
+of a 50,000-message mailbox.
+
+    .venv/bin/python scripts/bench/bench_outlook.py                       # everything
+    .venv/bin/python scripts/bench/bench_outlook.py --only first-sync --mailbox 50000
+
+Against the fake Graph and the fake HTTPS authority of tests/fakes (msal unchanged), a real `h0 watch` process
+(with its MCP server children) at OUTLOOK_POLL_SECONDS=2, the default:
+
+- latency: messages put in the fake's Inbox one by one at random moments (`--interval` apart on average, so
+  they land anywhere in the poll cycle); from the insertion to the moment `EMAIL_<id>.md` appears (Needs_Action/
+  or Done/, scanned every 5 ms). Goal: p50 ≤ 2 s.
+- send: drafts renamed into Approved/ one at a time; from the rename to the moment the fake Graph received the
+  sendMail request. Goal: p50 ≤ 20 ms (as for Gmail).
+- first-sync: in process (the real MailService and ingest handler), a mailbox of `--mailbox` unread Inbox
+  messages over two years, 1 % of them in the last 30 days; the first `ingest_new_mail` passes until the
+  catch-up is over (notes for the recent, history for the rest). Goal: the import's budget, ≤ 120 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_ingest import NoteClock
+from benchlib import draft_text, fresh_vault, percentile
+
+from h0.config import load_settings
+from h0.mail.providers.outlook_auth import MicrosoftSignIn
+from h0.pipeline.lock import daemon_holder
+from tests.fakes.fake_authority import FakeAuthority
+from tests.fakes.fake_graph import FakeGraph
+
+H0 = str(Path(sys.executable).with_name("h0"))
+DAY = 86400.0
+
+
+def setup(tmp: Path, graph: FakeGraph, authority: FakeAuthority) -> tuple[Path, dict[str, str]]:
+    vault = fresh_vault(tmp)
+    env = {
+        "VAULT_PATH": str(vault),
+        "MAIL_BACKEND": "outlook",
+        "OUTLOOK_AUTHORITY": authority.authority,
+        "OUTLOOK_CLIENT_ID": authority.client_id,
+        "OUTLOOK_TOKEN_PATH": str(tmp / "outlook_token.json"),
+        "GRAPH_API_ENDPOINT": graph.api_endpoint,
+        "H0_STATE_DIR": str(tmp / "state"),
+        "REQUESTS_CA_BUNDLE": str(authority.ca_file),
+        "LOG_LEVEL": "WARNING",
+        "LLM_PROVIDER": "rules",
+        "H0_ENV_FILE": "",
+        "APPROVAL_FRESH_SECONDS": "0",
+    }
+    os.environ.update(env)
+    MicrosoftSignIn.from_settings(load_settings()).sign_in(lambda _: None)
+    return vault, env
+
+
+def daemon_run(messages: int, interval: float, sends: int, seed: int) -> tuple[list[float], list[float]]:
+    with (
+        tempfile.TemporaryDirectory(prefix="h0-bench-outlook-") as name,
+        FakeGraph() as graph,
+        FakeAuthority(graph=graph, username=graph.address) as authority,
+    ):
+        tmp = Path(name)
+        vault, env = setup(tmp, graph, authority)
+        clock = NoteClock(vault)
+        graph.add_message(subject="before the daemon")
+        with open(tmp / "daemon.log", "ab") as log:
+            daemon = subprocess.Popen([H0, "watch"], env={**os.environ, **env}, stdout=log, stderr=log)
+            try:
+                deadline = time.monotonic() + 120
+                while not clock.seen or (daemon_holder(vault) or {}).get("pid") != daemon.pid:
+                    if time.monotonic() > deadline or daemon.poll() is not None:
+                        raise RuntimeError(f"the daemon did not start or ingest; see {tmp / 'daemon.log'}")
+                    time.sleep(0.05)
+                rng = random.Random(seed)
+                inserted: dict[str, float] = {}
+                for i in range(messages):
+                    time.sleep(rng.uniform(0, 2 * interval))
+                    message_id = graph.add_message(subject=f"bench {i}", body=f"Message {i}.")
+                    safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in message_id)
+                    inserted[f"EMAIL_{safe}.md"] = time.time()
+                deadline = time.monotonic() + 60
+                while not all(n in clock.seen for n in inserted) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                notes = [clock.seen[n] - at for n, at in inserted.items() if n in clock.seen]
+                sent: list[float] = []
+                for i in range(sends):
+                    draft = vault / "Drafts" / f"bench-{i}.md"
+                    draft.write_text(draft_text(i))
+                    time.sleep(0.3)  # the draft settles before the human approves it
+                    before = len(graph.sent)
+                    moved = time.time()
+                    draft.rename(vault / "Approved" / draft.name)
+                    deadline = time.monotonic() + 30
+                    while len(graph.sent) == before and time.monotonic() < deadline:
+                        time.sleep(0.002)
+                    if len(graph.sent) > before:
+                        sent.append(graph.sent[-1].received_at - moved)
+            finally:
+                daemon.terminate()
+                daemon.wait(60)
+                clock.stop()
+    return notes, sent
+
+
+def first_sync(size: int) -> tuple[float, int, int]:
+    from h0.handlers.context import HandlerContext
+    from h0.handlers.ingest import ingest_new_mail
+    from h0.mail import MailService
+    from h0.mail.api import LocalMail
+    from h0.vault import AuditLog, Vault
+
+    with (
+        tempfile.TemporaryDirectory(prefix="h0-bench-outlook-sync-") as name,
+        FakeGraph() as graph,
+        FakeAuthority(graph=graph, username=graph.address) as authority,
+    ):
+        tmp = Path(name)
+        vault, _ = setup(tmp, graph, authority)
+        now, rng = time.time(), random.Random(5)
+        for i in range(size):
+            age = rng.uniform(0, 30 * DAY) if i % 100 == 0 else rng.uniform(30 * DAY, 730 * DAY)
+            graph.add_message(subject=f"old mail {i}", body=f"Message {i}.", received_s=now - age)
+        service = MailService(load_settings())
+        ctx = HandlerContext.local(
+            service.settings, Vault(vault), mail=LocalMail(service), audit=AuditLog(vault / "Logs", "h0")
+        )
+        started = time.monotonic()
+        written = history = 0
+        for _ in range(100):
+            report = ingest_new_mail(ctx)
+            written, history = written + len(report.written), history + report.history
+            if report.mode != "catch_up":
+                break
+        elapsed = time.monotonic() - started
+        service.close()
+    return elapsed, written, history
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["daemon", "first-sync"])
+    parser.add_argument("--messages", type=int, default=30)
+    parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--sends", type=int, default=30)
+    parser.add_argument("--mailbox", type=int, default=50_000)
+    args = parser.parse_args()
+    if args.only in (None, "daemon"):
+        notes, sent = daemon_run(args.messages, args.interval, args.sends, seed=7)
+        print(f"new mail → note, OUTLOOK_POLL_SECONDS=2 ({len(notes)}/{args.messages} messages):")
+        print(f"  p50 {statistics.median(notes):.2f} s  p90 {percentile(notes, 0.9):.2f} s  max {max(notes):.2f} s")
+        print(f"approved → sendMail request ({len(sent)}/{args.sends} drafts):")
+        print(f"  p50 {statistics.median(sent) * 1000:.1f} ms  p90 {percentile(sent, 0.9) * 1000:.1f} ms")
+    if args.only in (None, "first-sync"):
+        elapsed, written, history = first_sync(args.mailbox)
+        print(f"first sync of {args.mailbox:,} unread Inbox messages: {elapsed:.1f} s")
+        print(f"  {written} notes, {history} kept as history in the catch-up (the rest is never read)")
+
+
+if __name__ == "__main__":
+    main()
