@@ -97,11 +97,11 @@ _DECLINES = re.compile(
 # Saying yes: an agreeing word or phrase of each language (a refusal above wins over it).
 _AGREES = re.compile(
     r"\b(?:yes|yep|sure|of course|works|fine|sounds good|agreed|happy to|glad to|okay|ok|no problem|perfect|great"
-    r"|suits|can do)\b"
+    r"|suits|can do|confirm(?:ed)?)\b"
     r"|\b(?:ja|gerne?|passt|klappt|einverstanden|in ordnung|okay|ok|kein problem|prima|super|perfekt|mache ich"
-    r"|machen wir|kann ich|geht (?:bei mir|klar|für mich|in ordnung))\b"
+    r"|machen wir|kann ich|bestätigt|bestätige|geht (?:bei mir|klar|für mich|in ordnung))\b"
     r"|\b(?:oui|d'accord|ok|volontiers|avec plaisir|parfait|ça marche|ça me va|me convient|pas de souci"
-    r"|pas de problème|entendu|très bien)\b",
+    r"|pas de problème|entendu|très bien|je (?:vous |te )?confirme|confirmé)\b",
     re.IGNORECASE,
 )
 # The stock phrases of padded mail, per language; one is a courtesy, two are padding.
@@ -136,6 +136,9 @@ _DU = re.compile(r"\b(?:du|dich|dir|dein|deine[mnrs]?|euch|euer|eure[mnrs]?)\b",
 _SIE = re.compile(r"(?<![.!?:\n]\s)(?<![.!?:\n])(?<!^)\b(?:Sie|Ihnen|Ihr|Ihre[mnrs]?)\b")
 _TU = re.compile(r"\b(?:tu|te|toi|ton|ta|tes)\b|\bt'", re.IGNORECASE)
 _VOUS = re.compile(r"\b(?:vous|votre|vos)\b", re.IGNORECASE)
+_NOT_WORDS = re.compile(
+    r"\S{0,200}(?:@|://|www\.)\S{0,300}|\b[\w-]{1,63}(?:\.[\w-]{1,63})*\.[a-z]{2,6}(?:/\S{0,300})?\b"
+)
 _ENDS = tuple(".!?…:;)\"'»”›*_")
 # Words that carry no content of their own, by language: what a reply "was about" is the rest, and in a
 # text too short for h0.drafting.voice.language_of they tell its language.
@@ -204,7 +207,9 @@ def _signed_off(text: str) -> str:
 
 
 def _language(text: str) -> str | None:
-    """The text's language: by its common words, else (a line or two) by its function words."""
+    """The text's language: by its common words, else (a line or two) by its function words. Addresses,
+    links and domains are no words of a language ("hartmann-studio.de" is not Dutch)."""
+    text = _NOT_WORDS.sub(" ", text)
     found = language_of(text)
     if found is not None:
         return found
@@ -263,6 +268,9 @@ def _facts(draft: str, ours: str, theirs: str, email: str, known: str) -> list[F
 
 
 def _stems(text: str) -> set[str]:
+    """The telling words of a text by their first letters: neither function words nor saying yes or no
+    (judged on their own: h0.drafting.sendready._commitment), nor numbers (facts are)."""
+    text = _AGREES.sub(" ", _DECLINES.sub(" ", text))
     return {w[:STEM] for w in tokens(text) if not w.isdigit() and w not in FUNCTION_WORDS}
 
 
