@@ -86,6 +86,18 @@ def test_another_language_or_register_is_a_voice_failure():
     assert failures(vous, tu, "Tu peux regarder le panier d'ici le 9 ?") == {Failure.VOICE}
 
 
+def test_a_short_english_reply_is_english_and_a_placeholder_is_no_word_of_the_draft():
+    """language_of reads "My day rate is 1,100 EUR." as Dutch ("is") and H0's English placeholder text in a German
+    draft as English: the judge tells a language by its function words and leaves placeholders out."""
+    short = "Hi Dana,\n\nMy day rate for workshops is 1,100 EUR. Thursday at 3 p.m. is fine.\n\nBest,\nLena"
+    draft = "Hi Dana,\n\nFor workshops it is 1,100 EUR a day, and Thursday at 3 p.m. is fine.\n\nBest,\nLena"
+    assert failures(draft, short, "Hi Lena, your day rate? And Thursday at 3 p.m.?") == set()
+    german = "Guten Tag Herr Berg,\n\n[FILL: 14 Uhr — H0 has no calendar to check it] geht bei mir.\n\nLena"
+    assert failures(german, "Guten Tag Herr Berg,\n\n14 Uhr geht bei mir.\n\nLena", "Geht 14 Uhr?") == {
+        Failure.PLACEHOLDER
+    }
+
+
 def test_two_stock_phrases_are_padding_one_is_courtesy():
     polite = REPLY.replace("by Friday.", "by Friday. Let me know if you have any questions.")
     assert failures(polite) == set()
