@@ -1,4 +1,4 @@
-"""`h0 eval` right after `h0 import` (issue 41 §4): the owner's sent replies kept as history are paired with the
+"""`h0 eval` right after `h0 import`: the owner's sent replies kept as history are paired with the
 emails they answer, no `--as-notes` needed; each re-draft sees the mail, notes and lessons as of that reply —
 never the reply itself, anything sent after it, a lesson drawn from either, or anything private; the drafts are
 judged by what a person checks (h0.drafting.sendready), shown in the report note beside what the owner sent;
