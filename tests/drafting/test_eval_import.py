@@ -81,6 +81,12 @@ def imported(
     (vault_dir / "People").mkdir(exist_ok=True)
     (vault_dir / "People/Dana Rivera.md").write_text("---\nemail: dana@acme.example\n---\nProduct lead at Acme.\n")
     (vault_dir / "People/Pat Doe.md").write_text("---\nemail: pat@clinic.example\nprivate: true\n---\nMy doctor.\n")
+    (vault_dir / "Meetings").mkdir(exist_ok=True)
+    for name, days_ago in (("MEETING-EARLIER", 50), ("MEETING-LATER", 5)):  # a note dates itself
+        day = time.strftime("%Y-%m-%d", time.gmtime(time.time() - days_ago * DAY))
+        (vault_dir / f"Meetings/{day} {name}.md").write_text(
+            f"---\ndate: {day}\n---\n{name}: the Borealis quote and the Aurora workshop with [[Dana Rivera]].\n"
+        )
     (vault_dir / "Journal").mkdir(exist_ok=True)
     (vault_dir / "Journal/2026-01-01.md").write_text("---\nthread_id: <m9@test.example>\n---\nAbout the salary talk.\n")
     done = vault_dir / "Done"
@@ -120,9 +126,10 @@ def imported(
             extra=RECEIVED,
         ),
         message(12, CARL, OWNER, 15, "Quote only", "Hi,\n\nDid you see my note about the Dorado budget?\n\nCarl"),
-        owner_reply(
-            13, CARL, 14, "Quote only", "", 12, quote="Did you see my note?"
-        ),  # only the quote: no words of hers
+        # Only the quote: no words of hers.
+        owner_reply(13, CARL, 14, "Quote only", "", 12, quote="Did you see my note?"),
+        # Still waiting in Needs_Action/: it arrived after every reply drafted again.
+        message(14, DANA, OWNER, 2, "PENDING-LATER", "Hi,\n\nOne more thing about the Borealis quote?\n\nDana"),
     ]
     assert main(["import", str(mbox(tmp_path / "All mail.mbox", messages))]) == EXIT_OK
     capsys.readouterr()
@@ -131,10 +138,9 @@ def imported(
 
 def answer(seen: Seen) -> object:
     """The model: the owner's answer in other words for Dana's two emails, a wrong day for Carl's deck."""
-    prompt = "\n".join(seen.texts)
-    if "Borealis" in prompt:
+    if E_QUOTE in seen.last_text:
         body = "Hi Dana,\n\nSure, you'll have the updated quote by Friday.\n\nBest,\nMe"
-    elif "Aurora" in prompt:
+    elif E_RATE in seen.last_text:
         body = "Hi Dana,\n\nFor workshops I charge 1,100 EUR per day.\n\nBest,\nMe"
     else:
         body = "Hi Carl,\n\nI will review the deck on 12 March.\n\nBest,\nMe"
@@ -166,12 +172,8 @@ def test_given_an_import_when_eval_runs_with_a_model_then_history_is_paired_and_
     # The three public replies kept as history, newest first; two private pairs counted, never drafted.
     assert [r["sent"].split(", “", 1)[1] for r in report["replies"]] == ["Re: Quote”", "Re: Deck”", "Re: Workshop”"]
     assert report["private_left_out"] == 2
-    prompts = {
-        key: "\n".join(s.texts)
-        for s in fake.requests
-        for key in ("Aurora", "Borealis", "Cassini")
-        if key in "\n".join(s.texts)
-    }
+    asked = {"Aurora": E_RATE, "Borealis": E_QUOTE, "Cassini": E_DECK}  # each email's question: its prompt's
+    prompts = {key: "\n".join(s.texts) for s in fake.requests for key, q in asked.items() if q in s.last_text}
     assert set(prompts) == {"Aurora", "Borealis", "Cassini"}
     everything = "\n".join("\n".join(s.texts) for s in fake.requests)
     # Never a private email or reply, nor the forged "owner" message.
@@ -182,6 +184,10 @@ def test_given_an_import_when_eval_runs_with_a_model_then_history_is_paired_and_
     assert R_DECK not in prompts["Cassini"] and R_QUOTE not in prompts["Cassini"]
     assert R_QUOTE not in prompts["Borealis"]
     assert R_RATE in prompts["Borealis"]  # her earlier reply to Dana, kept as history, is a past reply
+    # Notes that date themselves after a reply, and emails that arrived after it, did not exist for its draft.
+    assert "MEETING-EARLIER" in prompts["Borealis"]
+    assert "MEETING-LATER" not in everything
+    assert "PENDING-LATER" not in everything  # its subject: what a waiting email shows
     # Lessons: drawn from replies sent before, or the owner's own; never from later or undated ones.
     for prompt in prompts.values():
         assert "LESSON-OLD" in prompt and "LESSON-OWNER" in prompt
