@@ -55,8 +55,10 @@ def message(
     return (head + extra + "\n" + body + "\n").encode()
 
 
-def owner_reply(n: int, to: str, days_ago: float, subject: str, text: str, answers: int, *, quote: str = "") -> bytes:
-    body = f"Hi,\n\n{text}\n\nBest,\nMe" if text else ""
+def owner_reply(
+    n: int, to: str, days_ago: float, subject: str, text: str, answers: int, *, quote: str = "", greeting: str = "Hi,"
+) -> bytes:
+    body = f"{greeting}\n\n{text}\n\nBest,\nMe" if text else ""
     if quote:
         body += f"\n\nOn Mon, 1 Jan 2026 at 10:00, someone wrote:\n> {quote}"
     return message(
@@ -109,7 +111,7 @@ def imported(
         message(3, CARL, OWNER, 40, "Deck", f"Hi,\n\n{E_DECK}\n\nCarl"),
         owner_reply(4, CARL, 39, "Deck", R_DECK, 3),
         message(5, DANA, OWNER, 10, "Quote", f"Hi,\n\n{E_QUOTE}\n\nDana"),
-        owner_reply(6, DANA, 9, "Quote", R_QUOTE, 5),
+        owner_reply(6, DANA, 9, "Quote", R_QUOTE, 5, greeting="Yo Dana,"),  # a greeting only the hidden reply has
         message(7, PAT, OWNER, 30, "Appointment", "Hi,\n\nShall we talk about the appointment?\n\nPat"),
         owner_reply(8, PAT, 29, "Appointment", R_PRIVATE_PERSON, 7),
         message(9, CARL, OWNER, 20, "Salaries", "Hi,\n\nCan you keep the salary figures between us?\n\nCarl"),
@@ -184,6 +186,7 @@ def test_given_an_import_when_eval_runs_with_a_model_then_history_is_paired_and_
     assert R_DECK not in prompts["Cassini"] and R_QUOTE not in prompts["Cassini"]
     assert R_QUOTE not in prompts["Borealis"]
     assert R_RATE in prompts["Borealis"]  # her earlier reply to Dana, kept as history, is a past reply
+    assert "Yo Dana" not in everything  # nor is the greeting learned from the hidden reply
     # Notes that date themselves after a reply, and emails that arrived after it, did not exist for its draft.
     assert "MEETING-EARLIER" in prompts["Borealis"]
     assert "MEETING-LATER" not in everything
