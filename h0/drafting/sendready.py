@@ -136,8 +136,8 @@ _DU = re.compile(r"\b(?:du|dich|dir|dein|deine[mnrs]?|euch|euer|eure[mnrs]?)\b",
 _SIE = re.compile(r"(?<![.!?:\n]\s)(?<![.!?:\n])(?<!^)\b(?:Sie|Ihnen|Ihr|Ihre[mnrs]?)\b")
 _TU = re.compile(r"\b(?:tu|te|toi|ton|ta|tes)\b|\bt'", re.IGNORECASE)
 _VOUS = re.compile(r"\b(?:vous|votre|vos)\b", re.IGNORECASE)
-_NOT_WORDS = re.compile(
-    r"\S{0,200}(?:@|://|www\.)\S{0,300}|\b[\w-]{1,63}(?:\.[\w-]{1,63})*\.[a-z]{2,6}(?:/\S{0,300})?\b"
+_NOT_WORDS = re.compile(  # addresses, links and domains; every repetition bounded (linear on any text)
+    r"[^\s@]{0,64}@\S{1,300}|\b(?:https?://|www\.)\S{1,300}|\b(?:[\w-]{1,63}\.){1,6}[a-z]{2,6}\b(?:/\S{0,300})?"
 )
 _ENDS = tuple(".!?…:;)\"'»”›*_")
 # Words that carry no content of their own, by language: what a reply "was about" is the rest, and in a

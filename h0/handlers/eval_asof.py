@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, cast
 
 from h0.config import Settings
 from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, PendingEmail, RelatedKnowledge
@@ -127,15 +128,14 @@ class DraftingAsOf(Drafting):
     stand as they did before `as_of`'s moment."""
 
     before: float = float("inf")
-    sent_at: Mapping[str, float] = {}
+    sent_at: Mapping[str, float] = MappingProxyType({})
     lessons_left_out: int = 0
     past_as_of: PastAsOf
     knowledge_as_of: KnowledgeAsOf
 
     @classmethod
     def for_eval(cls, settings: Settings, private: PrivateView, sent_at: Mapping[str, float]) -> DraftingAsOf:
-        drafting = cls.build(settings)
-        assert isinstance(drafting, DraftingAsOf)
+        drafting = cast(DraftingAsOf, cls.build(settings))  # `build` makes a `cls`
         history = drafting.past.history
         past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure, drafting.owner, private, history)
         past.threads = drafting.threads  # private threads told by the drafting state's index, not a walk
