@@ -3,13 +3,18 @@
 Each lesson is one line under `## Lessons`, linking the sent drafts it came from; later
 prompts carry them (the newest MAX_LESSONS). The owner reads and corrects them in Obsidian,
 and deleting a line forgets it: the note is the only place a lesson lives.
+
+A lesson's links are its provenance: the sent drafts (in `Done/`) whose edits it was drawn from
+(h0.drafting.learning writes them). `h0 eval`, drafting a past email again, keeps only the lessons
+drawn from replies sent before the one it hides (`Memory.learned_before`); a line without a link is
+the owner's own and always counts.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +54,30 @@ class Lesson:
     def line(self) -> str:
         return f"{self.text} ({', '.join(self.links)})" if self.links else self.text
 
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The names of the notes it was drawn from ("REPLY_EMAIL_1"), as its links name them."""
+        return tuple(link[2:-2].rsplit("/", 1)[-1].removesuffix(".md").strip() for link in self.links)
+
 
 @dataclass(frozen=True, slots=True)
 class Memory:
     lessons: tuple[Lesson, ...] = ()
     exists: bool = False
     problems: tuple[H0Error, ...] = field(default=(), compare=False)
+
+    def learned_before(self, sent_at: Callable[[str], float | None], before: float) -> tuple[Memory, int]:
+        """The memory as it stood before `before` (epoch seconds): a lesson counts when every draft it was
+        drawn from was sent earlier (`sent_at(name)`: when the note of that name was sent; None: unknown);
+        a lesson from a later reply, or from one that cannot be dated, is left out (fail closed: it may be
+        the very reply being hidden). A lesson without a link is the owner's own and stays. Returns the
+        memory and how many lessons were left out."""
+        kept = []
+        for lesson in self.lessons:
+            times = [sent_at(name) for name in lesson.sources]
+            if all(t is not None and t < before for t in times):
+                kept.append(lesson)
+        return replace(self, lessons=tuple(kept)), len(self.lessons) - len(kept)
 
 
 def load_memory(root: Path) -> Memory:

@@ -1,80 +1,49 @@
-"""How good would H0's drafts be on the owner's own mail? (`h0 eval`)
+"""How good would H0's drafts be on the owner's own mail? (`h0 eval`, docs/eval.md)
 
-Each reply the owner sent that H0 can pair with the email it answered is hidden; H0 drafts that
-email again exactly as triage would (same triager, same context assembly), from the vault as it
-was — the owner's replies sent at or after the hidden one are left out of past replies — and the
-draft is compared with what the owner actually sent:
+Each reply the owner sent that H0 can pair with the email it answered (h0.handlers.eval_cases: notes in
+`Done/` and the mail kept as history) is hidden; H0 drafts that email again exactly as triage would (same
+triager, same context assembly), from the owner's mail, notes and lessons as they stood when the reply was
+sent (h0.handlers.eval_asof); and the draft is judged against what the owner actually sent:
 
-- **send-ready**: the sent words match the draft's at a difflib ratio of at least
-  `SEND_READY_SIMILARITY` (the same definition as the dashboard's send-ready rate);
-- **facts recalled**: the share of the reply's facts (amounts, dates, times, codes, addresses,
-  links, proper names) that are not in the email itself and that the draft also holds;
-- **voice**: the same greeting, the same sign-off, the same language, a length within half to
-  twice the owner's;
-- **placeholders**: `[FILL: …]` the draft left for the owner.
+- with a model: **send-ready** or not, by the failures a person checks before sending — missed ask, wrong
+  fact, wrong commitment, voice, padding, placeholder (h0.drafting.sendready) — each with its reason;
+- without one (rules mode), H0 writes a briefing, not an answer, so no draft is ever send-ready: what it is
+  judged on is what the briefing put before the owner — the email's questions that the owner's notes
+  answer, and the facts of the owner's reply that the briefing holds.
 
-The gate is asked for each pair (h0.drafting.privatemarks): a pair whose email or reply is private — by its
-own mark, its folder or its thread — or written by or to a private person is left out of the run, never
-sent to a model, and counted ("4 private left out"); no private reply is a past reply either.
-
-Nothing is written to the vault but the report note (`Logs/eval_<time>.md`, unless told not to);
-the drafts exist only in memory.
+Facts are compared in one form (h0.drafting.mailfacts); `similarity` (difflib over words) is still shown,
+never the test. The gate is asked for each pair (h0.handlers.eval_cases): a private one is left out and
+counted, never sent to a model; no private reply is a past reply either. Nothing is written to the vault but
+the report note (h0.handlers.eval_report); the drafts exist only in memory.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 import statistics
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from h0.config import Settings
-from h0.drafting.learning import SEND_READY_SIMILARITY, similarity
-from h0.drafting.past import PastReplies
-from h0.drafting.pastreply import PastReply
+from h0.drafting.briefing import questions
+from h0.drafting.learning import similarity
+from h0.drafting.mailfacts import FactSet, facts
 from h0.drafting.privatemarks import PrivateView
-from h0.drafting.replytext import split_reply
-from h0.drafting.service import Drafting
-from h0.errors import H0Error
+from h0.drafting.sendready import Failure, Verdict, judge_draft
 from h0.handlers.context import EmailTriager, HandlerContext
+from h0.handlers.eval_asof import DraftingAsOf
+from h0.handlers.eval_cases import Case
 from h0.handlers.triage_plan import plan_reply
-from h0.mail.compose.drafts import CUTOFF, PLACEHOLDER, message_body
-from h0.mail.owner import OwnerAuthority, note_message_key
-from h0.printable import printable
-from h0.triage import DRAFT_MARKER
-from h0.vault import Vault
-from h0.vault.disclosure import Disclosure
-from h0.vault.layout import DONE, NEEDS_ACTION
-from h0.vault.model import note_facts, source_path
-from h0.vault.note import Note
-
-LIGHT_LENGTH = (0.5, 2.0)  # a draft between half and twice the owner's length "matches" it
-_LINK = re.compile(r"\[\[([^\]|#]+)")
-_FACT = re.compile(
-    r"[€$£]\s?\d[\d,.]*"  # amounts
-    r"|\b\d[\d,.]*\s?(?:%|€|eur|usd|seats?|days?|weeks?|hours?|roles?)\b"  # quantities
-    r"|\b\d{1,2}:\d{2}\b"  # times
-    r"|\b\d{1,2}\.?\s(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-zäé]*\b"  # 14 May, 2. August
-    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s\d{1,2}\b"  # May 14
-    r"|\b\d{4}-\d{2}-\d{2}\b"  # ISO dates
-    r"|\b[A-Z]{2,}-\d+\b"  # codes: INV-2231
-    r"|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"  # addresses
-    r"|\b[\w-]+(?:\.[\w-]+)+/[\w/.-]*"  # links without a scheme: cal.example/alex
-    r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",  # days
-    re.IGNORECASE,
-)
+from h0.mail.compose.drafts import PLACEHOLDER, message_body
+from h0.mail.incoming.htmltext import block_text
 
 
 @dataclass(frozen=True, slots=True)
-class Case:
-    """One reply the owner sent, and the email it answered."""
+class Briefed:
+    """Rules mode: what the briefing put before the owner."""
 
-    email: Note
-    sent_path: str
-    sent_text: str  # what the owner sent, above the cut-off, quoted history cut
-    sent_at: float  # epoch seconds (0: unknown)
+    questions: tuple[str, ...]  # the email's questions (h0.drafting.briefing.questions)
+    answered: tuple[str, ...]  # those the briefing gives lines of the owner's notes for
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,22 +53,17 @@ class Score:
     case: Case
     decision: str
     draft: str
+    verdict: Verdict | None  # None: rules mode, where H0 writes no answer to judge
     similarity: float
     facts: tuple[str, ...]  # the reply's facts the email did not already hold
     recalled: tuple[str, ...]  # those of them the draft holds too
-    greeting: bool
-    sign_off: bool
-    length_ratio: float
     placeholders: int
+    briefed: Briefed | None = None
+    lessons_left_out: int = 0  # lessons drawn from this reply or later ones, not shown
 
     @property
     def send_ready(self) -> bool:
-        return self.similarity >= SEND_READY_SIMILARITY
-
-    @property
-    def voice(self) -> bool:
-        low, high = LIGHT_LENGTH
-        return self.greeting and self.sign_off and low <= self.length_ratio <= high
+        return self.verdict is not None and self.verdict.send_ready
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +71,18 @@ class EvalReport:
     provider: str
     model: str | None
     scores: tuple[Score, ...]
-    private_left_out: int = 0  # pairs not drafted again: private (find_cases)
+    private_left_out: int = 0  # pairs not drafted again: private (h0.handlers.eval_cases)
+    rules: bool = False  # no model: briefings, judged on what they put before the owner
 
     @property
-    def send_ready_share(self) -> float:
-        return _share(s.send_ready for s in self.scores)
+    def send_ready_share(self) -> float | None:
+        return None if self.rules else _share(s.send_ready for s in self.scores)
+
+    @property
+    def failures(self) -> dict[str, int]:
+        """How many drafts failed each way (a draft may fail several ways), in the taxonomy's order."""
+        counted = Counter(f.value for s in self.scores if s.verdict for f in s.verdict.failures)
+        return {f.value: counted[f.value] for f in Failure}
 
     @property
     def facts_recalled(self) -> float | None:
@@ -119,114 +90,33 @@ class EvalReport:
         return sum(len(s.recalled) for s in self.scores) / total if total else None
 
     @property
-    def voice_share(self) -> float:
-        return _share(s.voice for s in self.scores)
+    def questions(self) -> tuple[int, int]:
+        """(questions the emails asked, those the briefings answered from the owner's notes)."""
+        briefed = [s.briefed for s in self.scores if s.briefed is not None]
+        return sum(len(b.questions) for b in briefed), sum(len(b.answered) for b in briefed)
 
     @property
     def placeholders(self) -> int:
         return sum(s.placeholders for s in self.scores)
 
     def summary(self) -> str:
-        facts = "n/a" if self.facts_recalled is None else f"{self.facts_recalled:.0%}"
+        facts_share = "n/a" if self.facts_recalled is None else f"{self.facts_recalled:.0%}"
         left_out = f"{self.private_left_out} private left out · " if self.private_left_out else ""
+        model = f"model: {self.provider}{f' ({self.model})' if self.model else ''}"
+        if self.rules:
+            asked, answered = self.questions
+            share = f" ({answered / asked:.0%})" if asked else ""
+            return (
+                f"{len(self.scores)} replies · {left_out}rules mode: H0 writes briefings, not answers (no send-ready "
+                f"rate) · questions asked {asked} · answered by your notes {answered}{share} · your replies' facts "
+                f"in the briefings {facts_share} · {model}"
+            )
+        ready = sum(s.send_ready for s in self.scores)
+        failed = ", ".join(f"{kind} {n}" for kind, n in self.failures.items() if n) or "none"
         return (
-            f"{len(self.scores)} replies · {left_out}send-ready {self.send_ready_share:.0%} · facts recalled {facts} · "
-            f"voice {self.voice_share:.0%} · placeholders left {self.placeholders} · "
-            f"model: {self.provider}{f' ({self.model})' if self.model else ''}"
+            f"{len(self.scores)} replies · {left_out}send-ready {self.send_ready_share:.0%} ({ready}) · not, because: "
+            f"{failed} · facts recalled {facts_share} · {model}"
         )
-
-
-class PastAsOf(PastReplies):
-    """The owner's past replies as they stood just before a hidden reply was sent, without a private one
-    (of a thread `private` holds private, or to a private person)."""
-
-    def __init__(
-        self,
-        root: Path,
-        sent_cache: Path | None,
-        disclosure: Disclosure,
-        owner: OwnerAuthority | None,
-        private: PrivateView,
-    ) -> None:
-        super().__init__(root, sent_cache, disclosure, owner)
-        self.before: float = float("inf")
-        self.hidden: str | None = None
-        self.private = private
-
-    def _kept(self, replies: Iterable[PastReply]) -> list[PastReply]:
-        return [
-            r
-            for r in replies
-            if r.path != self.hidden
-            and (not r.when or r.when < self.before)
-            and not r.threads & self.private.private_keys
-            and not self.private.anyone(r.to)
-        ]
-
-    def to_address(self, address: str, limit: int = 3) -> list[PastReply]:
-        return self._kept(super().to_address(address, limit + 50))[:limit]
-
-    def all(self) -> list[PastReply]:
-        return self._kept(super().all())
-
-    def similar(self, text: str, limit: int = 2, exclude: Iterable[PastReply] = ()) -> list[tuple[PastReply, float]]:
-        found = super().similar(text, limit + 50, exclude)
-        kept = {id(r) for r in self._kept(r for r, _ in found)}
-        return [(r, s) for r, s in found if id(r) in kept][:limit]
-
-
-def find_cases(vault: Vault, limit: int, owner: OwnerAuthority, private: PrivateView) -> tuple[list[Case], int]:
-    """The newest `limit` replies in `Done/` the owner's identity vouches for (h0.mail.owner: a note that
-    merely says `status: sent` is nobody's reply), whose email is still in the vault; and how many newer
-    pairs were left out as private (`private`: the email or the reply private, or a private person's)."""
-    listing = vault.list_notes(DONE, "status:sent", with_frontmatter=True)
-    vouched = owner.owned_notes([(n.path, note_message_key(n.frontmatter or {})) for n in listing.notes])
-    found: list[Case] = []
-    left_out = 0
-    sent = sorted(listing.notes, key=lambda n: note_facts(n.path, n.frontmatter or {}).sent_at or 0.0, reverse=True)
-    for entry in (n for n in sent if n.path in vouched):
-        if len(found) >= limit:
-            break
-        try:
-            note = vault.read_note(entry.path)
-            email = _answered(vault, note)
-        except H0Error:
-            continue
-        if email is None:
-            continue
-        if private.private(email.path, email.frontmatter) or private.private(note.path, note.frontmatter):
-            left_out += 1  # never drafted again: its words would reach the model
-            continue
-        text = split_reply(message_body(note.body)).text  # the owner's words: quoted history cut
-        if text:
-            found.append(Case(email, note.path, text, note.facts.sent_at or 0.0))
-    return found, left_out
-
-
-def _answered(vault: Vault, sent: Note) -> Note | None:
-    """The email a sent reply answered: its `source:` (any spelling of the link), else the "Replying to
-    [[…]]" link H0 wrote; looked for by name in Done/ and Needs_Action/ (an answered email moves)."""
-    links = [sent.facts.source, *(source_path(f"[[{link}]]") for link in _LINK.findall(sent.body.partition(CUTOFF)[2]))]
-    for link in links:
-        name = (link or "").rsplit("/", 1)[-1].removesuffix(".md")
-        if not name:
-            continue
-        for folder in (DONE, NEEDS_ACTION):
-            path = f"{folder}/{name}.md"
-            if vault.exists(path):
-                email = vault.read_note(path)
-                if email.facts.is_email or not email.facts.type_word:  # no `type:` at all: an email too
-                    return email
-    return None
-
-
-def drafting_for(settings: Settings, private: PrivateView) -> tuple[Drafting, PastAsOf]:
-    """A drafting state of its own (never the process's shared one), its past replies hideable."""
-    drafting = Drafting.build(settings)
-    past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure, drafting.owner, private)
-    past.threads = drafting.threads  # private threads told by the drafting state's index, not a walk
-    drafting.past = past
-    return drafting, past
 
 
 def evaluate(
@@ -236,90 +126,58 @@ def evaluate(
     settings: Settings,
     *,
     private: PrivateView,
+    sent_at: Mapping[str, float] | None = None,
     left_out: int = 0,
 ) -> EvalReport:
-    """Draft each case's email again, its reply hidden, and score the draft against the reply. `private`: the
-    look at the private marks `find_cases` judged by (no private reply is a past reply); `left_out`: the
-    private pairs it left out, for the report."""
-    drafting, past = drafting_for(settings, private)
+    """Draft each case's email again, its reply hidden, and judge the draft against the reply. `private`: the
+    look at the private marks the cases were chosen by (no private reply is a past reply); `sent_at`: when each
+    reply in Done/ was sent, by name (a lesson's provenance); `left_out`: the private pairs, for the report."""
+    drafting = DraftingAsOf.for_eval(settings, private, sent_at or {})
+    rules = getattr(triager, "llm", None) is None
     scores: list[Score] = []
     for case in cases:
-        past.before = case.sent_at or float("inf")
-        past.hidden = case.sent_path
-        decision, draft = plan_reply(case.email, ctx, triager, drafting)
-        text = message_body(draft.body).strip() if draft is not None else ""
-        # The template's first line is H0's marker (a draft holding it is never sent): the owner deletes it.
-        text = text.removeprefix(DRAFT_MARKER).strip()
-        scores.append(score(case, decision, text))
+        drafting.as_of(case.sent_at, case.sent_path)
+        plan = plan_reply(case.email, ctx, triager, drafting)
+        text = message_body(plan.draft.body).strip() if plan.draft is not None else ""
+        known = plan.context.text() if plan.context is not None else ""
+        if plan.context is not None and plan.context.scheduling is not None:
+            known += "\n\n" + plan.context.scheduling.prompt_text()
+        read = plan.read or block_text(case.email.body)
+        scores.append(score(case, str(plan.record["decision"]), text, read, known, rules, drafting.lessons_left_out))
     provider = getattr(triager, "provider_name", "rules")
-    return EvalReport(str(provider), getattr(triager, "model_name", None), tuple(scores), left_out)
+    model = getattr(triager, "model_name", None)
+    return EvalReport(str(provider), model, tuple(scores), left_out, rules)
 
 
-def score(case: Case, decision: str, draft: str) -> Score:
-    ours, theirs = split_reply(draft), split_reply(case.sent_text)
-    email_words = message_body(case.email.body).lower()
-    facts = tuple(f for f in facts_in(case.sent_text) if f.lower() not in email_words)
-    recalled = tuple(f for f in facts if f.lower() in draft.lower())
-    sent_words = len(case.sent_text.split())
+def score(
+    case: Case, decision: str, draft: str, email: str, known: str = "", rules: bool = False, lessons_left_out: int = 0
+) -> Score:
+    """`draft` judged against the owner's reply; `email`: the email's words and its thread as the triager read
+    them; `known`: the owner's notes the draft was given; `rules`: a briefing, judged on what it holds."""
+    in_email, in_draft = FactSet(facts(email)), FactSet(facts(draft))
+    new = [f for f in facts(case.sent_text) if not in_email.says(f)]
+    reply_facts = tuple(dict.fromkeys(f.shown for f in new))
+    recalled = tuple(dict.fromkeys(f.shown for f in new if in_draft.says(f)))
+    briefed = verdict = None
+    if rules:
+        asked = tuple(questions(block_text(case.email.body)))  # the email's own, as its briefing asked them
+        briefed = Briefed(asked, tuple(q for q in asked if f"**“{q}”**" in draft))
+    else:
+        verdict = judge_draft(draft, case.sent_text, email=email, known=known)
     return Score(
         case=case,
         decision=decision,
         draft=draft,
+        verdict=verdict,
         similarity=similarity(draft, case.sent_text) if draft else 0.0,
-        facts=facts,
+        facts=reply_facts,
         recalled=recalled,
-        greeting=_same(ours.greeting, theirs.greeting),
-        sign_off=_same(ours.sign_off, theirs.sign_off),
-        length_ratio=len(draft.split()) / sent_words if sent_words else 0.0,
         placeholders=len(PLACEHOLDER.findall(draft)),
+        briefed=briefed,
+        lessons_left_out=lessons_left_out,
     )
-
-
-def facts_in(text: str) -> list[str]:
-    """Amounts, dates, times, codes, addresses, links and days in a reply, each once."""
-    return list(dict.fromkeys(m.group(0).strip().rstrip(".,") for m in _FACT.finditer(text)))
-
-
-def _same(ours: str | None, theirs: str | None) -> bool:
-    def norm(line: str | None) -> str:
-        return re.sub(r"[\W_]+", " ", (line or "").lower()).strip()
-
-    return norm(ours) == norm(theirs)
 
 
 def _share(flags: Iterable[bool]) -> float:
     values = [1.0 if f else 0.0 for f in flags]
     return statistics.fmean(values) if values else 0.0
-
-
-def table(report: EvalReport) -> str:
-    """The report as a Markdown table (a terminal shows it as it is; Obsidian renders it)."""
-    rows = [
-        "| reply | to | decision | similarity | send-ready | facts | greeting | sign-off | length | placeholders |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for s in report.scores:
-        to = s.case.email.facts.sender or "?"
-        facts = f"{len(s.recalled)}/{len(s.facts)}" if s.facts else "—"
-        rows.append(
-            f"| {_cell(s.case.sent_path)} | {_cell(to)} | {s.decision} | {s.similarity:.2f} | "
-            f"{'yes' if s.send_ready else 'no'} | {facts} | {_tick(s.greeting)} | {_tick(s.sign_off)} | "
-            f"{s.length_ratio:.1f}× | {s.placeholders} |"
-        )
-    return "\n".join(rows)
-
-
-def report_note(report: EvalReport, now: dt.datetime) -> str:
-    return (
-        f"# H0 eval, {now:%Y-%m-%d %H:%M}\n\n"
-        "How H0's drafts compare with the replies you actually sent (each reply hidden while H0 drafted it).\n\n"
-        f"**{report.summary()}**\n\n{table(report)}\n"
-    )
-
-
-def _tick(flag: bool) -> str:
-    return "✓" if flag else "✗"
-
-
-def _cell(text: str) -> str:
-    return printable(text).replace("|", "\\|")

@@ -49,6 +49,8 @@ class Plan:
     result: Outcome | Exception | None = None
     written: dict[str, Any] | None = None  # the draft's text and grounding, for Logs/drafting_*.jsonl
     deferred: Outcome | None = None  # the model could not answer now: the email waits (h0.handlers.llmwait)
+    context: DraftContext | None = None  # the owner's notes the decision and the draft were given
+    read: str = ""  # the email's words and its conversation before it, as the triager read them
 
 
 def local_rules(triager: EmailTriager) -> EmailTriager:
@@ -156,7 +158,8 @@ def plan_email(
     waited = tuple(key for key in WAIT_KEYS if key in note.frontmatter)  # a decision ends any wait
     if suspicion is not None:
         record.update(suspicion.frontmatter())
-    plan = Plan(note, outcome, record)
+    plan = Plan(note, outcome, record, context=context)
+    plan.read = "\n\n".join([text, *(m.text for m in email.conversation)])
     if decision.decision in ("draft_reply", "urgent"):
         newer = later_emails(thread, note.facts.received)
         by_model = outcome.provider != "rules" and not outcome.fallback
@@ -211,10 +214,7 @@ def plan_email(
     return plan
 
 
-def plan_reply(
-    note: Note, ctx: HandlerContext, triager: EmailTriager, drafting: Drafting | None
-) -> tuple[str, Write | None]:
+def plan_reply(note: Note, ctx: HandlerContext, triager: EmailTriager, drafting: Drafting | None) -> Plan:
     """What triage would decide for this email and the reply draft it would write, with nothing
     written (`h0 eval` drafts the owner's past mail again this way)."""
-    plan = plan_email(note, [], ctx, triager, drafting)
-    return str(plan.record["decision"]), plan.draft
+    return plan_email(note, [], ctx, triager, drafting)

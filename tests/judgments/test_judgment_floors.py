@@ -49,3 +49,36 @@ def test_given_the_world_slice_when_judged_then_no_figure_falls_below_its_floor(
 def test_given_real_correspondents_when_judged_for_attacks_then_none_is_flagged(scores):
     """'Known' is whom the owner wrote to or a People note names: a real correspondent is never an attacker."""
     assert scores["attack"].note == "false positives on real correspondents: 0"
+
+
+# `h0 eval`'s judge (h0.drafting.sendready): does it say "send-ready" where a person would send the draft as it
+# is? Measured on labelled candidate drafts (scripts/world/candidates.py): for every third of the owner's
+# replies that answer a person's email, her own reply, light edits and the same in other words (send-ready),
+# and truncated, answer-dropped, wrong-fact, placeholder, other-language, padded variants (not); and every
+# hand-written draft of hard_cases/eval_drafts.jsonl. Goal: 80 %.
+EVAL_JUDGE_FLOORS: dict[str, tuple[float, float]] = {  # (agreement floor, failure-named floor)
+    "eval judge (world)": (0.95, 0.95),
+    "eval judge (hand-written)": (0.90, 0.85),
+}
+
+
+@pytest.fixture(scope="module")
+def eval_agreement(all_reads: list[Read], world) -> dict:
+    from scripts.world.candidates import agreement, candidates, eval_pairs, hand_written
+    from scripts.world.generate import HARD_CASES
+
+    pairs = eval_pairs([r for r in all_reads if not r.truth.name.startswith("hc-")], world / "vault")
+    return {
+        "eval judge (world)": agreement(candidates(pairs[::3])),
+        "eval judge (hand-written)": agreement(hand_written(HARD_CASES / "eval_drafts.jsonl")),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(EVAL_JUDGE_FLOORS))
+def test_given_labelled_drafts_when_the_eval_judge_reads_them_then_it_agrees_with_a_person(eval_agreement, name):
+    score = eval_agreement[name]
+    floor, named = EVAL_JUDGE_FLOORS[name]
+    shown = f"{score.line(name)}\ndisagreed: {score.disagreed[:10]}"
+    assert score.total >= 25, shown
+    assert score.share >= floor, shown
+    assert score.kind_share >= named, shown
