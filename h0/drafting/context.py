@@ -15,7 +15,7 @@ item cut to its own cap, until it runs out; what did not fit is named in `omitte
 
 A note is "about the email" when the email names it, or a code or capitalised name it holds — never a
 shared common word (h0.vault.index.about) — and a note found through the email's people alone (a meeting
-with the sender, a colleague's note) only when it shares the email's topic too (`_about_the_email`;
+with the sender, a colleague's note) only when it shares the email's topic too (h0.drafting.relevance;
 docs/drafting.md). The replies of the email's own thread are in its conversation and never given again
 (`thread`); a reply to another email only above a relevance floor (h0.drafting.past.similar) and, for
 someone the owner knows, from their circle. Each note's frontmatter properties come first in its text,
