@@ -13,10 +13,13 @@ item cut to its own cap, until it runs out; what did not fit is named in `omitte
     3 the sender's People notes             2,500 each, 2   7 replies to similar mail    800 each, 2
     4 the owner's last replies to them        900 each, 3   8 their other waiting emails 800
 
-A note is "about the email" through its people, the notes that link to their People notes, their
-organisation, the notes it names, and the codes and capitalised names they share — never a shared
-common word (h0.vault.index.about; docs/drafting.md). Each note's frontmatter properties come first
-in its text, as facts ("deadline: 2026-12-15"). A note's or past reply's commercial facts (rates,
+A note is "about the email" when the email names it, or a code or capitalised name it holds — never a
+shared common word (h0.vault.index.about) — and a note found through the email's people alone (a meeting
+with the sender, a colleague's note) only when it shares the email's topic too (h0.drafting.relevance;
+docs/drafting.md). The replies of the email's own thread are in its conversation and never given again
+(`thread`); a reply to another email only above a relevance floor (h0.drafting.past.similar) and, for
+someone the owner knows, from their circle. Each note's frontmatter properties come first in its text,
+as facts ("deadline: 2026-12-15"). A note's or past reply's commercial facts (rates,
 budgets, fees, invoices, amounts) come only when one of its parties is someone the reply goes to
 (`audience`; the one rule: h0.drafting.commercial).
 
@@ -26,7 +29,6 @@ Private notes, Logs/, .obsidian/ and .h0/ never get here (h0.vault.disclosure).
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,13 +37,31 @@ from typing import Any
 
 from h0.calendar import Scheduling
 from h0.drafting.commercial import for_audience, reply_for_audience
-from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, PendingEmail, frontmatter_addresses
+from h0.drafting.knowledgenotes import (
+    KnowledgeNote,
+    KnowledgeSource,
+    PendingEmail,
+    frontmatter_addresses,
+    tokens,
+)
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies
 from h0.drafting.pastreply import PastReply
 from h0.drafting.profile import Profile
+from h0.drafting.relevance import (
+    about_the_email,
+    circle_of,
+    in_circle,
+    names_of,
+    organisation_names,
+    organisation_of,
+    without_names,
+    without_owner,
+    without_signature_names,
+)
 from h0.drafting.voice import Voice, voice_for
 from h0.triage.models import OwnerNote, ReplyContext, one_line
+from h0.triage.prompt import today_line
 
 CHARS_PER_TOKEN = 4
 # kind: (cap per item, most items)
@@ -61,6 +81,9 @@ MAX_PROPERTY_CHARS = 300
 NOT_FACTS = frozenset({"type", "tags", "tag", "aliases", "alias", "private", "cssclasses", "cssclass", "publish"})
 WITHHELD = "its commercial facts left out: nobody they concern is on this email"
 ORDER = ("profile", "lessons", "person", "past_reply", "linked", "related", "similar_reply", "pending")
+THREAD_SLACK = 6  # more of the latest replies asked for: those of this very thread are left out
+RELATED_SLACK = 5  # more related notes asked for: those only about the email's people are left out
+SIMILAR_SLACK = 8  # more similar replies asked for: those outside the conversation's circle are left out
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +113,7 @@ class DraftContext:
     elapsed_ms: float = 0.0
     language: str | None = None
     scheduling: Scheduling | None = None  # the email asks to meet: the free times (h0.drafting.scheduling)
+    today: str = ""  # what day it is in the owner's time zone (h0.triage.prompt.today_line)
 
     def reply_context(self, briefing: str = "") -> ReplyContext:
         """The context as triage's prompt and rules engine take it (`briefing`: rules mode's, for a
@@ -101,6 +125,7 @@ class DraftContext:
             language=self.language,
             schedule=self.scheduling.prompt_text() if self.scheduling is not None else "",
             briefing=briefing,
+            today=self.today,
         )
 
     def text(self) -> str:
@@ -192,10 +217,13 @@ def assemble(
     budget_tokens: int,
     exclude: Sequence[str] = (),
     audience: Iterable[str] = (),
+    thread: frozenset[str] = frozenset(),
 ) -> DraftContext:
     """The context of a reply to `reply_to` (an address) answering an email from `sender` (a From header).
     `audience`: everyone else the reply concerns (the others on the email, the people the owner wrote to
-    in its thread; never the owner): with `reply_to`, whom a note's commercial facts may be shown for."""
+    in its thread; never the owner): with `reply_to`, whom a note's commercial facts may be shown for.
+    `thread`: the email's thread keys (h0.vault.disclosure.thread_keys): a past reply holding one is of this
+    conversation, which the prompt carries already, and is never given again."""
     started = time.perf_counter()
     name, sender_address = recipient_of(sender)
     address = reply_to.strip().lower() or sender_address
@@ -224,9 +252,10 @@ def assemble(
                 why = "the sender's note" if who in _addresses_of(note) else f"mentions {who}"
                 text, withheld = shown(note)
                 budget.add("person", note.link, why + withheld, text, note.path)
-    latest = past.to_address(address, CAPS["past_reply"][1])
-    # A reply of this very thread is in the conversation already: not repeated as a past reply.
-    history = [r for r in latest if r.path is None or r.path not in seen]
+    # The owner's replies of this very conversation are in its thread already (h0.handlers.thread): never repeated.
+    latest = past.to_address(address, CAPS["past_reply"][1] + THREAD_SLACK)
+    history = [r for r in latest if not (r.path is not None and r.path in seen) and not r.threads & thread]
+    history = history[: CAPS["past_reply"][1]]
     for reply in history:
         budget.add("past_reply", reply.link, f"your reply to {address}", _reply_text(reply, reply.text), reply.path)
     linked: list[KnowledgeNote] = []
@@ -238,14 +267,36 @@ def assemble(
                 linked.append(target_note)
                 text, withheld = shown(target_note)
                 budget.add("linked", target_note.link, f"linked from {person.link}{withheld}", text, target_note.path)
-    query = without_owner(f"{subject}\n{body}", profile.name)
-    for related in knowledge.related(query, CAPS["related"][1], exclude=seen, addresses=sorted(conversation)):
+    query = without_names(without_owner(f"{subject}\n{body}", profile.name), names_of(name, people))
+    query = without_signature_names(query, organisation_of(people))
+    about: list[KnowledgeNote] = []
+    wanted = CAPS["related"][1]
+    found = knowledge.related(query, wanted + RELATED_SLACK, exclude=seen, addresses=sorted(conversation))
+    # Their organisation, as their colleagues' People notes name it, signs for them too ("Brightline Labs" under the
+    # name of someone H0 has no note of): taken out of the signature, and the notes looked up again.
+    if (company := organisation_names(found, sender_address)) and (
+        unsigned := without_signature_names(query, company)
+    ) != query:
+        query = unsigned
+        found = knowledge.related(query, wanted + RELATED_SLACK, exclude=seen, addresses=sorted(conversation))
+    words = set(tokens(query))
+    for related in found:
+        if len(about) >= wanted or not about_the_email(related, words, parties_on):
+            continue
         seen.add(related.note.path)
+        about.append(related.note)
         text, withheld = shown(related.note)
         budget.add("related", related.note.link, related.why + withheld, text, related.note.path)
-    for reply, score in past.similar(query, CAPS["similar_reply"][1], exclude=history):
-        if reply.path is not None and reply.path in seen:
+    circle = circle_of(address, [*people, *linked, *about], knowledge.resolve_link) if people or history else None
+    given = 0
+    for reply, score in past.similar(query, CAPS["similar_reply"][1] + SIMILAR_SLACK, exclude=history):
+        if given >= CAPS["similar_reply"][1]:
+            break
+        if (reply.path is not None and reply.path in seen) or reply.threads & thread:
             continue
+        if circle is not None and not in_circle(reply, circle):
+            continue  # someone else's conversation: the owner's replies to this person speak for them
+        given += 1
         text = reply_for_audience(reply.text, reply.to, parties_on)  # another's reply: its money is theirs
         withheld = "" if text is reply.text else f"; {WITHHELD}"
         why = f"your reply to a similar email (score {score}){withheld}"
@@ -270,16 +321,8 @@ def assemble(
         problems,
         round((time.perf_counter() - started) * 1000, 3),
         profile.languages[0] if profile.languages else None,
+        today=today_line(zone=profile.hours.zone, zone_name=profile.hours.zone_name),
     )
-
-
-def without_owner(text: str, owner: str) -> str:
-    """The text without the owner's own name: "Hi Jonas", "Mr Berg" say nothing about what an email
-    to Jonas Berg is about, and would tie it to every note that mentions him."""
-    words = [w for w in re.findall(r"[^\W\d_]{2,}", owner or "") if len(w) >= 2]
-    if not words:
-        return text
-    return re.sub(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", " ", text, flags=re.IGNORECASE)
 
 
 def _addresses_of(note: KnowledgeNote) -> set[str]:

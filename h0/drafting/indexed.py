@@ -107,7 +107,7 @@ class IndexKnowledge:
             note = self._note(hit.path)
             if note is None:
                 continue
-            found.append(RelatedKnowledge(note, round(hit.score, 2), "; ".join(hit.why[:3])))
+            found.append(RelatedKnowledge(note, round(hit.score, 2), "; ".join(hit.why[:3]), hit.topic, hit.direct))
             if len(found) >= limit:
                 break
         return found

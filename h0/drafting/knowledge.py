@@ -121,7 +121,9 @@ class VaultKnowledge:
                 entry = self._entries.get(hit.path)
                 if hit.path in skip or entry is None or entry.note is None:
                     continue
-                results.append(RelatedKnowledge(entry.note, round(hit.score, 2), "; ".join(hit.why[:3])))
+                results.append(
+                    RelatedKnowledge(entry.note, round(hit.score, 2), "; ".join(hit.why[:3]), hit.topic, hit.direct)
+                )
                 if len(results) >= limit:
                     break
             return results

@@ -100,6 +100,8 @@ class RelatedKnowledge:
     note: KnowledgeNote
     score: float
     why: str
+    topic: float = 0.0  # the part of `score` from what the email names (h0.vault.index.about.About.topic)
+    direct: bool = False  # found through the email's own people: their address, a link to their People note
 
 
 @dataclass(frozen=True, slots=True)

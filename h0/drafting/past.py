@@ -45,7 +45,17 @@ from h0.vault.private_threads import PrivateThreads, ScannedThreads
 
 MAX_READ_BYTES = 256 * 1024
 SENT_CACHE_FILE = "sent_mail.jsonl"
-RECHECK_S = 5.0  # a note not (yet) vouched for is asked about again this much later (H0 files, then records)
+RECHECK_S = 5.0
+# A reply to another email is given only when it is about what the email is about: at least this many words
+# shared, and a rarity-weighted cosine of at least SIMILAR_FLOOR. Measured on the labelled world
+# (scripts/bench/bench_relevance.py --world): replies scoring under it were about something else.
+MIN_SHARED = 2
+SIMILAR_FLOOR = 0.3
+TOPICAL_SHARE = 0.05  # a shared word rarer than this among the replies is one of the email's topic  # a note not (yet) vouched for is asked about again this much later (H0 files, then records)
+
+
+# Each reply with its words and their weighted length; each word's weight (h0.drafting.past._vocabulary).
+_Vocabulary = tuple[list[tuple[PastReply, set[str], float]], dict[str, float]]
 
 
 class PastReplies:
@@ -81,7 +91,9 @@ class PastReplies:
         self._provider: list[PastReply] = []
         self._by_address: dict[str, list[PastReply]] = {}
         self._all: list[PastReply] = []
-        self._worded: list[tuple[PastReply, set[str]]] = []  # each reply with its words, tokenised once per refresh
+        # Each reply with its words (tokenised once per refresh) and their weighted length, and each word's weight
+        # (how rare it is among the replies): one value, replaced whole, so a reader never mixes two refreshes.
+        self._worded: _Vocabulary = ([], {})
         self.written: OwnWrites | None = None  # what H0 wrote or parsed lately (the daemon's): Done/'s notes unparsed
 
     def changed(self, path: str | None) -> None:
@@ -111,7 +123,7 @@ class PastReplies:
                     for address in reply.to:
                         by_address.setdefault(address, []).append(reply)
                 self._all, self._by_address = replies, by_address
-                self._worded = [(reply, reply.words()) for reply in replies]
+                self._worded = _vocabulary(replies)
 
     def to_address(self, address: str, limit: int = 3) -> list[PastReply]:
         """The latest replies sent to this address, newest first."""
@@ -145,20 +157,30 @@ class PastReplies:
         return shown if limit is None else shown[:limit]
 
     def similar(self, text: str, limit: int = 2, exclude: Iterable[PastReply] = ()) -> list[tuple[PastReply, float]]:
-        """Replies to other emails that share the most words with `text` (each with its score, best first)."""
+        """Replies to other emails about what `text` is about (each with its score, best first): the words they
+        share weighted by how rare each is among the owner's replies (a word the owner writes in every reply —
+        "week", "send", "Woche" — says nothing), as a cosine from 0 to 1; only those scoring SIMILAR_FLOOR or more."""
         self.refresh()
-        if not self._worded:
+        worded, rarity = self._worded
+        if not worded:
             return []  # no reply to compare with: the email's words need not be found
         wanted = set(tokens(text[:20_000]))
         if not wanted:
             return []
+        unseen = math.log(len(worded) + 1) + 1.0  # a word no reply holds: as rare as a word can be
+        # A word of the topic: in at most TOPICAL_SHARE of the replies (or 2, with few of them).
+        topical = _weight(len(worded), max(2, int(len(worded) * TOPICAL_SHARE)))
+        norm = math.sqrt(sum(rarity.get(w, unseen) ** 2 for w in wanted))
         skip = {id(r) for r in exclude}
         scored = []
-        for reply, words in self._worded:
+        for reply, words, length in worded:
             if id(reply) in skip:
                 continue
-            shared = len(wanted & words)
-            if shared >= 3 and (score := shared / math.sqrt(len(wanted) * len(words))) >= 0.12:
+            shared = wanted & words
+            if len(shared) < MIN_SHARED or max(rarity[w] for w in shared) < topical:
+                continue  # no word of the email's topic: the owner's everyday words alone say nothing
+            score = sum(rarity[w] ** 2 for w in shared) / (norm * length)
+            if score >= SIMILAR_FLOOR:
                 scored.append((score, reply))
         scored.sort(key=lambda item: -item[0])
         scores = {id(reply): score for score, reply in scored}
@@ -269,3 +291,21 @@ class PastReplies:
             return False
         self._from_history = [r for r in (kept_reply(m) for m in kept) if r is not None]
         return True
+
+
+def _vocabulary(replies: list[PastReply]) -> _Vocabulary:
+    """Each reply with its words and their weighted length, and each word's weight among these replies."""
+    worded = [(reply, reply.words()) for reply in replies]
+    counts: dict[str, int] = {}
+    for _, words in worded:
+        for word in words:
+            counts[word] = counts.get(word, 0) + 1
+    rarity = {word: _weight(len(worded), count) for word, count in counts.items()}
+    lengths = [math.sqrt(sum(rarity[w] ** 2 for w in words)) or 1.0 for _, words in worded]
+    return [(reply, words, length) for (reply, words), length in zip(worded, lengths, strict=True)], rarity
+
+
+def _weight(replies: int, holding: int) -> float:
+    """A word's weight when `holding` of `replies` replies hold it: a smoothed inverse document frequency (a word
+    in every reply weighs about 1, one in a single reply about ln(n) + 1)."""
+    return math.log((replies + 1) / (holding + 1)) + 1.0

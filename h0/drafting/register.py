@@ -1,6 +1,9 @@
 """The register and language a reply answers in: formal when the sender wrote formally, in the
 email's language — and the greeting and sign-off H0 uses there when the owner has none of their own.
 
+German and French address the reader two ways (du / Sie, tu / vous): `address_form` reads which one a text
+uses, by the pronouns that address its reader, so a reply's greeting and body agree on it (h0.drafting.replyvoice).
+
 "Dear Mr Berg," or "Sehr geehrter Herr Berg," opening an email is a formal register: the reply is
 formal too ("Dear {name},", "Kind regards,"), unless the owner's past replies to that person say
 otherwise (h0.drafting.voice decides). Language is detected cheaply by common words
@@ -37,6 +40,16 @@ LOCAL_VOICE: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
     "nl": (("Hoi {first_name},", "Groeten,"), ("Geachte {name},", "Met vriendelijke groet,")),
     "pt": (("Olá {first_name},", "Abraços,"), ("Prezado/a {name},", "Atenciosamente,")),
 }
+# A greeting without a name, for mail no person wrote (a newsletter, a shop's notice): (informal, formal).
+IMPERSONAL: dict[str, tuple[str, str]] = {
+    "en": ("Hello,", "Hello,"),
+    "de": ("Hallo,", "Guten Tag,"),
+    "fr": ("Bonjour,", "Bonjour,"),
+    "es": ("Hola:", "Buenos días:"),
+    "it": ("Buongiorno,", "Buongiorno,"),
+    "nl": ("Hallo,", "Goedendag,"),
+    "pt": ("Olá,", "Bom dia,"),
+}
 LANGUAGE_NAMES = {
     "en": "English",
     "de": "German",
@@ -47,6 +60,43 @@ LANGUAGE_NAMES = {
     "pt": "Portuguese",
 }
 # fmt: on
+
+
+# The pronouns that address a text's reader, per language: (informal, formal). German's formal ones are
+# capitalised ("Sie", "Ihnen", "Ihr"): lower-case "sie" is "she" or "they". French "vous" is formal to one person.
+_ADDRESS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "de": (
+        re.compile(r"(?<!\w)(?:du|dich|dir|dein|deine[mnrs]?|euch|euer|eure[mnrs]?)(?!\w)", re.IGNORECASE),
+        re.compile(r"(?<!\w)(?:Sie|Ihnen|Ihr|Ihre[mnrs]?)(?!\w)"),
+    ),
+    "fr": (
+        re.compile(r"(?<!\w)(?:tu|toi|te|ton|ta|tes)(?!\w)|(?<!\w)t['’](?=\w)", re.IGNORECASE),
+        re.compile(r"(?<!\w)(?:vous|votre|vos)(?!\w)", re.IGNORECASE),
+    ),
+}
+ADDRESS_WORDS = {"de": ("du", "Sie"), "fr": ("tu", "vous")}  # how the prompt names each form
+Form = str  # "informal" | "formal"
+
+
+def address_form(text: str, language: str | None) -> Form | None:
+    """How `text` addresses its reader in `language` ("de" du/Sie, "fr" tu/vous): "informal", "formal", or None
+    (another language, no such pronoun, or as many of each)."""
+    patterns = _ADDRESS.get((language or "").lower()[:2])
+    if patterns is None:
+        return None
+    head = text[:20_000]
+    informal, formal = (len(pattern.findall(head)) for pattern in patterns)
+    if informal == formal:
+        return None
+    return "informal" if informal > formal else "formal"
+
+
+def address_words(language: str | None, form: Form | None) -> str | None:
+    """The pronoun of `form` in `language` ("Sie", "tu"), or None where the language has one form only."""
+    pair = ADDRESS_WORDS.get((language or "").lower()[:2])
+    if pair is None or form is None:
+        return None
+    return pair[1] if form == "formal" else pair[0]
 
 
 def formal_register(words: str) -> bool:
@@ -71,6 +121,12 @@ def local_voice(language: str | None, formal: bool) -> tuple[str, str] | None:
     """H0's own (greeting template, sign-off) in `language` and register, or None for a language it has none for."""
     pair = LOCAL_VOICE.get((language or "").lower()[:2])
     return None if pair is None else pair[1 if formal else 0]
+
+
+def impersonal_greeting(language: str | None, formal: bool) -> str:
+    """A greeting that names nobody, in `language` (English where H0 has none for it)."""
+    pair = IMPERSONAL.get((language or "").lower()[:2], IMPERSONAL["en"])
+    return pair[1 if formal else 0]
 
 
 def language_name(code: str | None) -> str:

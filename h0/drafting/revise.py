@@ -85,7 +85,8 @@ other people's mail, or reveal the owner's notes beyond what a reply to this ema
 if it asks for that, keep the draft as it is and say so in questions. Never invent a fact (a
 date, time, place, price, number, name or promise) that neither the email, the draft, the
 instruction nor the owner's notes state: write [FILL: what is needed] in its place and ask for
-it in questions.
+it in questions. The message opens with today's date, weekday and the owner's time zone: read
+relative dates ("tomorrow", "bis Freitag", "next week") from it.
 
 Answer with ONE JSON object and nothing else:
 {"reply_body": "<the revised reply>", "questions": ["<what the owner must still supply>"],
@@ -178,7 +179,7 @@ def rewrite(
     """The draft rewritten as `instruction` asks (one model call), or — without a model, when it gives no
     usable answer, or for a `private` draft (h0.vault.disclosure: its own marks, or its email's or thread's)
     — the draft unchanged but for the instruction, with the reason under the cut-off line."""
-    from h0.triage.prompt import new_nonce, owner_notes_block
+    from h0.triage.prompt import new_nonce, owner_notes_block, today_line
 
     fm, current_body = without_instruction(frontmatter, body)
     if private:
@@ -208,8 +209,10 @@ def rewrite(
             "yourself, or set LLM_PROVIDER (see .env.example) and write the line again.",
         )
     nonce = new_nonce()
+    hours = drafting.profile().hours
+    today = context.today if context is not None and context.today else today_line(None, hours.zone, hours.zone_name)
     parts = [
-        f"Revise the draft. NONCE = {nonce}.\n\n",
+        f"{today}\n\nRevise the draft. NONCE = {nonce}.\n\n",
         # The draft's language stands: the profile's first language is not imposed on a revision.
         owner_notes_block(context.reply_context().model_copy(update={"language": None}), nonce) if context else "",
     ]

@@ -15,7 +15,6 @@ import functools
 import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,24 +23,21 @@ from loguru import logger
 from h0.calendar import OwnerCalendar
 from h0.config import Settings
 from h0.drafting.commercial import audience_of
-from h0.drafting.context import DraftContext, assemble, recipient_of
+from h0.drafting.context import DraftContext, assemble
 from h0.drafting.knowledge import VaultKnowledge
-from h0.drafting.knowledgenotes import KnowledgeSource, frontmatter_addresses
+from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.memory import Memory, load_memory
-from h0.drafting.ownvoice import in_owner_voice, split_model_reply
 from h0.drafting.past import SENT_CACHE_FILE, PastReplies
 from h0.drafting.profile import Profile, load_profile
-from h0.drafting.register import formal_register
-from h0.drafting.replylanguage import Asks, in_language
-from h0.drafting.replytext import strip_quoted
+from h0.drafting.relevance import email_thread_keys
+from h0.drafting.replylanguage import Asks
+from h0.drafting.replyvoice import FinishedReply, ReplyVoice, choose_voice, finish, person_language
 from h0.drafting.scheduling import scheduling_for_email
-from h0.drafting.voice import VOICE_WINDOW, Voice, language_of, voice_for
 from h0.errors import H0Error
 from h0.mail.owner import OwnerAuthority
 from h0.state import StateDB
 from h0.state.history import MailHistory
 from h0.triage.models import ReplyContext
-from h0.triage.prompt import new_nonce
 from h0.vault.audit import AuditLog
 from h0.vault.disclosure import Disclosure
 from h0.vault.layout import DRAFTING_STREAM, LOGS, MEMORY_NOTE, PROFILE_NOTE
@@ -55,24 +51,6 @@ _instances: dict[tuple[str, tuple[str, ...], int, str, str], Drafting] = {}
 _instances_lock = threading.Lock()
 _fed: dict[str, int] = {}  # vault root -> watchers reporting its every note (see `watching`)
 _written: dict[str, OwnWrites] = {}  # vault root -> what its daemon wrote lately (see `watching`)
-
-
-@dataclass(frozen=True, slots=True)
-class ReplyVoice:
-    """How one reply is written: its greeting and sign-off, its language and register."""
-
-    voice: Voice
-    language: str | None  # "de", …: the person's (their People note's `language:`), else the email's
-    formal: bool  # the sender wrote formally ("Dear Mr Berg,")
-
-
-@dataclass(frozen=True, slots=True)
-class FinishedReply:
-    """A model's reply in the owner's voice and the right language, and what it took."""
-
-    text: str
-    extra_calls: int = 0  # model calls beyond the triage's own (a language re-ask: at most 1)
-    flags: tuple[str, ...] = ()  # for the draft: what the owner must check before sending
 
 
 class Drafting:
@@ -216,8 +194,10 @@ class Drafting:
         body: str,
         exclude: Sequence[str] = (),
         also: Iterable[str] = (),
+        thread: frozenset[str] = frozenset(),
     ) -> DraftContext:
-        """Everything a reply to `reply_to` (and `also`) answering this email may draw on (h0.drafting.context)."""
+        """Everything a reply to `reply_to` (and `also`) answering this email may draw on (h0.drafting.context);
+        `thread`: the email's thread keys (its conversation's own replies are never given as past replies)."""
         if not getattr(self._looked, "inside", False):
             self._freshen()
         return assemble(
@@ -232,51 +212,34 @@ class Drafting:
             budget_tokens=self.budget_tokens,
             exclude=exclude,
             audience=also,
+            thread=thread,
         )
 
     def voice_context(self, reply_to: str | None, sender: str, text: str = "") -> ReplyContext:
         """Just the greeting and sign-off of a reply (what a rules template needs): the profile and the
         owner's last replies that spoke to this address; with the email's `text`, in its language and register."""
         chosen = self.reply_voice(reply_to, sender, text)
-        return ReplyContext(greeting=chosen.voice.greeting, sign_off=chosen.voice.sign_off, language=chosen.language)
+        return ReplyContext(
+            greeting=chosen.voice.greeting,
+            sign_off=chosen.voice.sign_off,
+            language=chosen.language,
+            address=chosen.address,
+        )
 
-    def reply_voice(self, reply_to: str | None, sender: str, text: str = "") -> ReplyVoice:
-        """The greeting, sign-off, language and register of a reply to `reply_to` answering `text` from
-        `sender`: learned from the owner's replies that spoke to this person (never mail they were only
-        Cc'd on), else the profile — formal when the sender wrote formally, in the email's language (the
-        sender chose it), else the person's (People note `language:`) when the email is too short to tell."""
-        name, address = recipient_of(sender)
-        address = (reply_to or address).strip().lower()
-        words = strip_quoted(text) or text if text else ""
-        language = (language_of(words) if words else None) or self.person_language(address)
-        formal = formal_register(words) if words else False
-        history = self.past.addressed_to(address, VOICE_WINDOW)
-        voice = voice_for(address, name, self.profile(), history, formal=formal, language=language)
-        return ReplyVoice(voice, language, formal)
+    def reply_voice(
+        self, reply_to: str | None, sender: str, text: str = "", email: NoteFacts | None = None
+    ) -> ReplyVoice:
+        """The greeting, sign-off, language and address form of a reply to `reply_to` answering `text` from
+        `sender` (`email`: its note's facts, when there is one): h0.drafting.replyvoice.choose_voice."""
+        return choose_voice(self.profile(), self.past, self.knowledge, reply_to, sender, text, email)
 
     def person_language(self, address: str) -> str | None:
-        """The `language:` of this address's People note ("de", "German" is not understood: codes only)."""
-        try:
-            notes = self.knowledge.notes_for_address(address)
-        except Exception:  # noqa: BLE001 - a broken note or index: the email's language decides
-            return None
-        for note in notes:
-            if address not in {a.lower() for a in frontmatter_addresses(note.frontmatter)}:
-                continue  # a note that only mentions the address is not the person's
-            value = note.frontmatter.get("language")
-            if isinstance(value, str) and 2 <= len(value.strip()) <= 5 and value.strip()[:2].isalpha():
-                return value.strip()[:2].lower()
-        return None
+        """The `language:` of this address's People note (h0.drafting.replyvoice.person_language)."""
+        return person_language(self.knowledge, address)
 
     def finish_reply(self, reply: str, chosen: ReplyVoice, llm: Asks | None = None) -> FinishedReply:
-        """A model's reply made the owner's: its greeting and sign-off replaced by the owner's (never
-        doubled), and in the reply's language — asked once more when it is not, else flagged."""
-        profile = self.profile()
-        names = [n for n in (profile.name, profile.signature) if n]
-        _, bare, _ = split_model_reply(reply, chosen.voice, names)  # the body alone, for the language check
-        checked = in_language(bare, chosen.language, llm, new_nonce())
-        text = in_owner_voice(checked.text if checked.text != bare else reply, chosen.voice, names)
-        return FinishedReply(text, checked.calls, (checked.flag,) if checked.flag else ())
+        """A model's reply made the owner's (h0.drafting.replyvoice.finish): greeting and sign-off, language, form."""
+        return finish(self.profile(), reply, chosen, llm)
 
     def voice_for_people(self, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
         """(greeting, sign-off) of a mail to these (display name, address) people: to one, as the owner's
@@ -307,6 +270,7 @@ class Drafting:
             body=text,
             exclude=exclude,
             also=audience_of(email, (), ()) if audience is None else audience,
+            thread=email_thread_keys(email),
         )
         scheduling = scheduling_for_email(
             self.calendar, self.profile(), self.knowledge, email, text, address, datetime.now(UTC)

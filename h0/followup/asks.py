@@ -126,7 +126,7 @@ class LlmJudge:
             f"<email-{nonce}>\nSubject: {' '.join(subject.split())[:300]}\n\n{words}\n</email-{nonce}>"
         )
         try:
-            completion = self.provider.complete(SYSTEM_PROMPT, [("user", prompt)])
+            completion = self.provider.complete(SYSTEM_PROMPT, [("user", prompt)], json_answer=True)
             answer = _parse(completion.text or "")
         except Exception as exc:  # noqa: BLE001 — a model's failure of any kind: the rules answer
             logger.info(

@@ -23,6 +23,7 @@ from loguru import logger
 
 from h0.drafting.instructions import without_instructions
 from h0.mail.incoming.htmltext import disarm_reply
+from h0.triage.prompt import today_line
 
 MAX_MIDDLE = 800
 
@@ -70,6 +71,7 @@ def llm_middle(provider: Any, request: NudgeRequest) -> str | None:
     nonce = secrets.token_hex(6)
     names = ", ".join(name or addr for name, addr in request.people)
     prompt = (
+        f"{today_line()}\n"  # "since 3 March" or "last week": the model must know what day it is
         f"Write a follow-up to {names}, who have not answered since {_when(request.asked_at)}.\n"
         f"<message-{nonce}>\nSubject: {' '.join(request.subject.split())[:300]}\n"
         f"What the owner asked: {request.ask or '(not known)'}\n</message-{nonce}>"

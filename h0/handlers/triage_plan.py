@@ -18,7 +18,7 @@ from h0.drafting import DraftContext, Drafting
 from h0.drafting.briefing import briefing
 from h0.drafting.commercial import audience_of
 from h0.drafting.replytext import strip_quoted
-from h0.drafting.service import ReplyVoice
+from h0.drafting.replyvoice import ReplyVoice
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome
 from h0.handlers.forward import forward_draft
 from h0.handlers.llmwait import WAIT_KEYS, gave_up, wait_for_model
@@ -61,7 +61,12 @@ def local_rules(triager: EmailTriager) -> EmailTriager:
 
 
 def _voiced(chosen: ReplyVoice) -> dict[str, Any]:
-    return {"greeting": chosen.voice.greeting, "sign_off": chosen.voice.sign_off, "language": chosen.language}
+    return {
+        "greeting": chosen.voice.greeting,
+        "sign_off": chosen.voice.sign_off,
+        "language": chosen.language,
+        "address": chosen.address,
+    }
 
 
 def plan_email(
@@ -98,7 +103,7 @@ def plan_email(
     if drafting is not None and llm is not None:
         # A model decides with the owner's notes in view (no extra call: they travel in the one prompt);
         # the briefing is there for the rules that decide when the model cannot.
-        chosen = drafting.reply_voice(to, note.facts.sender_text, text)
+        chosen = drafting.reply_voice(to, note.facts.sender_text, text, note.facts)
         context = drafting.context_for_email(note.facts, text, to, exclude=in_thread, audience=audience)
         reply_context = context.reply_context(briefing(context, text, subject)).model_copy(update=_voiced(chosen))
         outcome = triager.triage(email, reply_context)
@@ -107,7 +112,7 @@ def plan_email(
         # draft alone (most mail in a burst gets none), and its template is filled again with them.
         outcome = triager.triage(email, ReplyContext())
         if outcome.decision.decision in DRAFTING_DECISIONS:
-            chosen = drafting.reply_voice(to, note.facts.sender_text, text)
+            chosen = drafting.reply_voice(to, note.facts.sender_text, text, note.facts)
             context = drafting.context_for_email(note.facts, text, to, exclude=in_thread, audience=audience)
             briefed = ReplyContext(**_voiced(chosen), briefing=briefing(context, text, subject))
             outcome = triager.triage(email, briefed)

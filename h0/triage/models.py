@@ -283,6 +283,9 @@ class ReplyContext(BaseModel):
     # times only, never an event's title.
     schedule: str = ""
     briefing: str = ""  # rules mode: what the owner's notes say on each question (h0.drafting.briefing)
+    # "Today is Tuesday, 2026-03-10, 14:05 in the owner's time zone (Europe/Berlin)." (h0.triage.prompt.today_line)
+    today: str = ""
+    address: str = ""  # how the reply addresses its reader where a language has two ways: "Sie (formal)", "du"
 
 
 class TriageOutcome(BaseModel):

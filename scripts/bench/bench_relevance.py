@@ -13,7 +13,12 @@ items (the sender's People notes, what they link to, related notes) are measured
 
 No model is called: this is what would reach one. Deterministic; one run suffices.
 
+`--world` measures the same on the labelled world (scripts/world/, docs/judgments.md): ~350 emails of people
+who need a reply, each labelled with the notes a good reply needs, their past and similar replies judged too,
+and the owner's own replies of the email's thread counted when they are given again (scripts/world/context.py).
+
     .venv/bin/python scripts/bench/bench_relevance.py [--scan] [--verbose] [--json figures.json]
+    .venv/bin/python scripts/bench/bench_relevance.py --world [--misses 20] [--json figures.json]
 """
 
 from __future__ import annotations
@@ -83,12 +88,43 @@ def measure(scan: bool = False, verbose: bool = False) -> dict[str, object]:
         }
 
 
+def measure_world(seed: int, misses: int) -> dict[str, object]:
+    """The context judged on the labelled world (scripts/world/context.py), printed."""
+    from scripts.world.context import judge_context
+    from scripts.world.generate import HARD_CASES, build_world
+    from scripts.world.judge import read_world
+    from scripts.world.model import load_truths
+
+    world = build_world(seed)
+    truths = load_truths(world / "labels.jsonl") + load_truths(HARD_CASES / "labels.jsonl")
+    figures = judge_context(world, read_world([world / "world.mbox", HARD_CASES], truths))
+    print(f"world: {world} — {figures.emails} emails that need a reply, drafted for as of their date")
+    for line in figures.lines(misses):
+        print(line)
+    result: dict[str, object] = dict(figures.as_dict())
+    if figures.hard is not None:
+        print(f"\nthe hand-written hard cases alone ({figures.hard.emails} emails):")
+        for line in figures.hard.lines(misses):
+            print(line)
+        result["hard_cases"] = figures.hard.as_dict()
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scan", action="store_true", help="the index-free knowledge source")
     parser.add_argument("--verbose", action="store_true", help="name each unrelated note and missing fact")
+    parser.add_argument("--world", action="store_true", help="the labelled world (scripts/world/) instead")
+    parser.add_argument("--seed", type=int, default=41, help="the world's seed (with --world)")
+    parser.add_argument("--misses", type=int, default=8, help="unrelated items shown by name (with --world)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    if args.world:
+        world = measure_world(args.seed, args.misses)
+        if args.json:
+            args.json.write_text(json.dumps(world, indent=2), encoding="utf-8")
+        notes = float(world["owner_notes_unrelated_items"]), float(world["owner_notes_unrelated_chars"])  # type: ignore[arg-type]
+        return 0 if max(notes) <= 0.15 and not world["thread_replies_repeated"] else 1
     figures = measure(args.scan, args.verbose)
     share, present = float(figures["unrelated_share"]), float(figures["facts_present"])  # type: ignore[arg-type]
     ok = share <= 0.15 and present >= 0.95 and not figures["private_leaks"]

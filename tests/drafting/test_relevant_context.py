@@ -286,23 +286,30 @@ def test_a_sender_with_no_note_gets_the_notes_the_email_names_and_their_organisa
     assert "€45,000" not in text  # Priya's budget is Priya's: Kai is not in her note
 
 
-def draft_context_whys(persona: Path) -> dict[str, Any]:
+def draft_context_whys(persona: Path, subject: str, body: str) -> dict[str, Any]:
     from h0.config import load_settings
     from h0.drafting import Drafting
 
     settings = load_settings(vault_path=persona, private_folders="Journal")
     drafting = Drafting.for_settings(settings, persona)
-    context = drafting.context_for_email(
-        note_facts("", {"from": FELIX, "subject": "Prototype"}), "Are we on track for the prototype?"
-    )
+    context = drafting.context_for_email(note_facts("", {"from": FELIX, "subject": subject}), body)
     return {item.path: item.why for item in context.items}
 
 
 def test_each_note_in_the_context_says_why_it_is_there(persona, llm):
-    whys = draft_context_whys(persona)
+    whys = draft_context_whys(persona, "User interviews", "Did the user interviews arrive? When do you need feedback?")
     assert whys["People/Felix Wagner.md"] == "the sender's note"
     assert whys["Projects/Brightline onboarding revamp.md"] == "linked from [[Felix Wagner]]"
     assert "links to [[felix wagner]]" in whys["Meetings/2026-11-20 Brightline weekly.md"]
+
+
+def test_a_meeting_with_the_sender_about_something_else_stays_out(persona, llm):
+    """Given the weekly with Felix (user interviews, feedback by 1 December), when Felix asks about the
+    prototype, then the meeting is about Felix, not about his email: it is not in the context (it linking to
+    his People note is not enough), while his note and the project it links to are."""
+    whys = draft_context_whys(persona, "Prototype", "Are we on track for the prototype?")
+    assert "Meetings/2026-11-20 Brightline weekly.md" not in whys
+    assert set(whys) >= {"People/Felix Wagner.md", "Projects/Brightline onboarding revamp.md"}
 
 
 def delegate(to: str) -> Reply:
@@ -321,8 +328,9 @@ def delegate(to: str) -> Reply:
 
 def test_delegate_writes_a_forward_draft_to_the_colleague_that_waits_for_approval(persona, llm, capsys):
     """Given a design question the model delegates to Tom Becker, when triaged, then a forward draft to
-    the address in Tom's People note waits in Drafts/ with a line of context and the original, the
-    email stays delegated and names it; approved, it is sent to Tom."""
+    the address in Tom's People note waits in Drafts/ with a line written for Tom and the original — H0's
+    reasoning only below the cut-off line, for the owner — the email stays delegated and names it; approved,
+    it is sent to Tom."""
     from h0.vault import Vault
 
     email(
@@ -336,8 +344,9 @@ def test_delegate_writes_a_forward_draft_to_the_colleague_that_waits_for_approva
     fwd = vault.read_note("Drafts/FWD_EMAIL_d1.md")
     assert fwd.frontmatter["to"] == "tom.becker@bergconsulting.example"
     assert fwd.frontmatter["status"] == "pending_approval" and fwd.frontmatter["subject"] == "Fwd: Chart colours"
-    above = fwd.body.split("%% h0: not sent below %%")[0]
-    assert above.startswith("Hi Tom,") and "Design questions are Tom's." in above
+    above, below = fwd.body.split("%% h0: not sent below %%")
+    assert above.startswith("Hi Tom,\n\nCould you take this one? Priya Nair wrote to me about “Chart colours”")
+    assert "Design questions are Tom's." not in above and "Design questions are Tom's." in below
     assert "Forwarded message" in above and "From: Priya Nair <priya@quanta.example>" in above
     assert "ORIG-TEXT" in above
     (persona / "Drafts/FWD_EMAIL_d1.md").rename(persona / "Approved/FWD_EMAIL_d1.md")
@@ -346,6 +355,31 @@ def test_delegate_writes_a_forward_draft_to_the_colleague_that_waits_for_approva
     held = list((persona / "Approved").glob("*.md"))
     assert not held, held[0].read_text(encoding="utf-8")
     assert len(sent) == 1 and "tom.becker@bergconsulting.example" in sent[0] and "ORIG-TEXT" in sent[0]
+
+
+def test_a_german_email_is_forwarded_with_a_german_line_for_the_colleague_not_hs_english_reasoning(
+    persona, llm, capsys
+):
+    """Given a German email the model delegates to Tom Becker with its reasoning in English, when triaged, then
+    the forward greets Tom and asks him in German (du: the owner never wrote to him formally), heads the original
+    as a German mail client does, and keeps the English reasoning below the cut-off line."""
+    from h0.vault import Vault
+
+    email(
+        persona,
+        "d3",
+        "Sabine Kranich <sabine@kranich.example>",
+        "Farben für die Diagramme",
+        "Hallo Jonas, welche Farben sollen wir für die Diagramme nehmen? Kannst du mir das bis Freitag sagen? "
+        "Danke und viele Grüße, Sabine ORIG-DE",
+    )
+    llm.queue(delegate("Tom Becker"))
+    sweep(capsys)
+    above, below = Vault(persona).read_note("Drafts/FWD_EMAIL_d3.md").body.split("%% h0: not sent below %%")
+    assert above.startswith("Hallo Tom,\n\nKannst du das übernehmen? Sabine Kranich hat mir wegen")
+    assert "Weitergeleitete Nachricht" in above and "Von: Sabine Kranich <sabine@kranich.example>" in above
+    assert "Design questions" not in above and "Could you take" not in above and "ORIG-DE" in above
+    assert "H0's reasoning: Design questions are Tom's." in below
 
 
 def test_delegate_to_someone_without_an_address_says_how_to_fix_it(persona, llm, capsys):

@@ -8,8 +8,11 @@ round that raises a judgment raises its floor here (docs/judgments.md has the wh
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from scripts.world.context import ContextFigures, judge_context
 from scripts.world.judge import Read, Score, judge
 
 # judgment: (precision floor, recall floor); an exact-match judgment has its rate as recall (precision 1).
@@ -82,3 +85,26 @@ def test_given_labelled_drafts_when_the_eval_judge_reads_them_then_it_agrees_wit
     assert score.total >= 25, shown
     assert score.share >= floor, shown
     assert score.kind_share >= named, shown
+
+
+# What reaches a drafting prompt (scripts/world/context.py), on every third email that needs a reply: at most this
+# unrelated share of the owner-note items and characters, at least this share of the notes needed given.
+CONTEXT_CEILINGS = {"owner-note items": 0.25, "owner-note characters": 0.19, "reply items": 0.02}
+CONTEXT_FLOOR = 0.92  # needed notes given
+
+
+@pytest.fixture(scope="module")
+def context(world: Path, all_reads: list[Read]) -> ContextFigures:
+    return judge_context(world, all_reads, every=3)
+
+
+def test_given_the_world_when_replies_are_drafted_then_what_reaches_the_prompt_is_about_the_email(context):
+    """The owner's notes in a prompt are the ones a good reply needs (the world's labels), the past and similar
+    replies went to people of the email's business, and no reply of the email's own thread is given again."""
+    shown = "\n".join(context.lines(10))
+    assert context.emails >= 100, shown
+    assert context.owner_notes.item_share <= CONTEXT_CEILINGS["owner-note items"], shown
+    assert context.owner_notes.char_share <= CONTEXT_CEILINGS["owner-note characters"], shown
+    assert context.replies.item_share <= CONTEXT_CEILINGS["reply items"], shown
+    assert context.notes_given >= CONTEXT_FLOOR, shown
+    assert context.repeated == [], shown

@@ -39,6 +39,16 @@ def test_a_notes_title_and_aliases_are_names_and_its_capitalised_values_entities
     assert keys["quanta dashboard"] == ENTITY and "person" not in keys
 
 
+def test_a_list_items_first_word_opens_the_item_and_is_no_name_but_a_name_of_several_words_is():
+    """German capitalises every noun and a list item its first word: "- Budget: 38.000 €" names no budget
+    anyone else's note could share; "- Quanta Dashboard beta" still names the dashboard."""
+    found = capitalised(
+        "Projekt:\n- Budget: 38.000 € für Phase 1\n* Lieferzeit 5 Tage\n2. Tagessatz 950 €\n- Quanta Dashboard"
+    )
+    assert not {"budget", "lieferzeit", "tagessatz"} & found
+    assert {"quanta dashboard", "phase"} <= found  # mid-line, a capitalised word still counts (the rarity rule decides)
+
+
 def test_a_hostile_text_costs_linear_time():
     one_line = "word " * 40_000 + "Name " * 20_000  # 300 KB, no punctuation, a 20,000-word capitalised run
     started = time.perf_counter()

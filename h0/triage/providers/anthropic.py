@@ -24,7 +24,12 @@ class AnthropicProvider:
         self._client = anthropic.Anthropic(api_key=api_key or NO_KEY, base_url=base, timeout=timeout, max_retries=0)
 
     def complete(
-        self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
+        self,
+        system: str,
+        conversation: Sequence[Turn],
+        schema: Mapping[str, Any] | None = None,
+        *,
+        json_answer: bool = False,
     ) -> Completion:
         # The Messages API has no JSON mode: the prompt asks for the object, h0.triage.prompt repairs
         # and validates it, and an invalid answer is asked for again.

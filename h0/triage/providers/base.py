@@ -63,10 +63,18 @@ class ChatProvider(Protocol):
         ...
 
     def complete(
-        self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
+        self,
+        system: str,
+        conversation: Sequence[Turn],
+        schema: Mapping[str, Any] | None = None,
+        *,
+        json_answer: bool = False,
     ) -> Completion:
         """Send the conversation; return the answer or raise ProviderError (never an SDK error).
-        `schema`: the JSON schema the answer must follow, for servers that can enforce one."""
+        `schema`: the JSON schema the answer must follow, for servers that can enforce one. The server is
+        asked for structured output only when the prompt asks for JSON — a `schema`, or `json_answer` for a
+        JSON object without one; a prompt that asks for plain text gets none (OpenAI refuses JSON mode for a
+        prompt that does not say "JSON", and a refusal would move every later request a mode down)."""
         ...
 
     def close(self) -> None: ...

@@ -2,7 +2,8 @@
 
 OpenAI, Ollama, LM Studio, vLLM, OpenRouter, Groq, DeepSeek, Gemini's compatible endpoint and
 llama.cpp's server all speak this wire format; only the base URL, the model and how each
-takes structured output differ. The answer's JSON schema is sent as
+takes structured output differ. Only a prompt that asks for JSON gets a response format (a plain-text
+prompt, like the follow-up's middle, gets none). The answer's JSON schema is sent as
 `response_format: {"type": "json_schema", …}` where the server is known to enforce it
 (Ollama, LM Studio and vLLM constrain generation with a grammar built from it); a server
 that refuses it with a 400 naming the response format is asked again in the next mode down —
@@ -50,12 +51,19 @@ class OpenAICompatProvider:
         return MODES[self._mode]
 
     def complete(
-        self, system: str, conversation: Sequence[Turn], schema: Mapping[str, Any] | None = None
+        self,
+        system: str,
+        conversation: Sequence[Turn],
+        schema: Mapping[str, Any] | None = None,
+        *,
+        json_answer: bool = False,
     ) -> Completion:
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         messages += [{"role": role, "content": text} for role, text in conversation]
+        wants_json = schema is not None or json_answer
+        floor = 0  # the lowest mode this call may use: raised past each mode refused for it
         while True:
-            mode = self._mode
+            mode = max(self._mode, floor) if wants_json else len(MODES) - 1  # plain text: no response_format
             if mode == 0 and schema is None:
                 mode = 1  # no schema to give: JSON mode is the best there is
             try:
@@ -64,8 +72,11 @@ class OpenAICompatProvider:
             except self._sdk.BadRequestError as exc:
                 if mode >= len(MODES) - 1 or not _about_format(exc):
                     raise classify(exc, self._sdk) from None
+                floor = mode + 1
                 with self._lock:
-                    if self._mode <= mode:
+                    # The server refused the provider's own mode: every later call asks one mode down. A mode only
+                    # this call chose (JSON mode, having no schema) moves only this call: triage keeps its schema.
+                    if self._mode == mode:
                         self._mode = mode + 1
                         logger.info(
                             "{} refused response_format {}; asking with {} from now on",

@@ -74,6 +74,8 @@ class About:
     score: float = 0.0
     why: list[str] = field(default_factory=list)
     person: bool = False
+    topic: float = 0.0  # the part of `score` from what the email names (a title, a code, a name): not its people
+    direct: bool = False  # it names one of the email's addresses or links to their People note (not a colleague's)
 
 
 def notes_about(
@@ -176,19 +178,23 @@ def rank(
     notes' keys found among the email's phrases and `entities`; `total` notes in the vault."""
     found: dict[str, About] = {}
 
-    def add(path: str, score: float, reason: str, person: bool = False) -> None:
+    def add(
+        path: str, score: float, reason: str, person: bool = False, topic: bool = False, direct: bool = False
+    ) -> None:
         item = found.setdefault(path, About(path))
         item.score += score
+        item.topic += score if topic else 0.0
         item.person = item.person or person
+        item.direct = item.direct or direct
         if reason not in item.why:
             item.why.append(reason)
 
     for path, about, address in people:
-        add(path, PERSON if about else NAMES_ADDRESS, f"{'about' if about else 'names'} {address}", about)
+        add(path, PERSON if about else NAMES_ADDRESS, f"{'about' if about else 'names'} {address}", about, direct=True)
     for path, domain in colleagues:
         add(path, ORGANISATION, f"someone at {domain}")
     for path, name in backlinks:
-        add(path, LINKS_TO_PERSON, f"links to [[{name}]]")
+        add(path, LINKS_TO_PERSON, f"links to [[{name}]]", direct=True)
     rows = list(rows)
     holders: dict[str, int] = {}
     for _, key, kind in rows:
@@ -197,11 +203,11 @@ def rank(
     rare = max(RARE_AT_LEAST, int(total * RARE_SHARE))
     for path, key, kind in rows:
         if kind == NAME:
-            add(path, NAMED, f"the email names “{key}”")
+            add(path, NAMED, f"the email names “{key}”", topic=True)
         elif key not in entities:
             continue
         elif " " in key or any(ch.isdigit() for ch in key):
-            add(path, CODE_OR_NAME, f"both name “{key}”")
+            add(path, CODE_OR_NAME, f"both name “{key}”", topic=True)
         elif holders.get(key, 0) <= rare:
-            add(path, RARE_WORD, f"both name “{key}”")
+            add(path, RARE_WORD, f"both name “{key}”", topic=True)
     return sorted(found.values(), key=lambda a: (-a.score, a.path))[:limit]

@@ -37,6 +37,9 @@ _CODE = re.compile(
 _DIGIT = re.compile(r"\d")
 _RUN_FROM = re.compile(r"[\w/-]*")
 _SENTENCE_END = re.compile(r"[.!?:;\n\r\"“(\[]\s*$")
+# A list item's first word is capitalised because it opens the item ("- Budget: 38.000 €", "1. Lieferzeit"), not
+# because it is a name: an item's marker at a line's start stands for the start of a sentence (for a lone word).
+_ITEM_START = re.compile(r"(?:^|[\n\r])[ \t]*(?:[-*+•–—]|\d{1,3}[.)])[ \t]+$")
 _UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĖĘĚĜĞĠĢĤĦĨĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŖŘŚŜŞŠŢŤŨŪŬŮŰŲŴŶŸŹŻŽ"
 # A run of capitalised words on one line ("Northwind Product Summit", "Ben & Jerry"), found in one pass.
 _RUN = re.compile(rf"(?<![\w'’-])[{_UPPER}][\w'’]*(?:[ \t]+(?:&[ \t]+)?[{_UPPER}][\w'’]*)*")
@@ -110,6 +113,9 @@ def capitalised(text: str) -> set[str]:
         previous = _LAST_WORD.search(before)
         # "Could you…" opens a sentence, "Hi Felix" greets: capitalised for another reason than a name.
         skip = not before.strip() or bool(_SENTENCE_END.search(before[-3:]))
+        # An item opening with one capitalised word ("- Budget: …") opens with a word; with several ("- Quanta
+        # Dashboard beta"), with a name.
+        skip = skip or (len(words) == 1 and bool(_ITEM_START.search(before)))
         skip = skip or (previous is not None and previous.group(1).casefold() in GREETING_WORDS)
         kept: list[str] = []
         for word in words:
