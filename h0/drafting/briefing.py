@@ -16,13 +16,19 @@ from dataclasses import dataclass
 
 from h0.drafting.context import ContextItem, DraftContext
 from h0.drafting.knowledgenotes import tokens
+from h0.drafting.replytext import strip_quoted
 from h0.mail.incoming.htmltext import inert_inline
+from h0.mail.incoming.sentences import sentences
 
 KINDS = ("person", "linked", "related", "profile", "past_reply")
 MAX_QUESTIONS = 5
 LINES_PER_QUESTION = 3
 MAX_LINE_CHARS = 200
 MAX_SCAN_CHARS = 20_000
+MAX_READ_CHARS = 100_000  # of the email, read for its own words (its quoted history cut)
+_LIST_MARK = re.compile(r"^(?:[-*•–]|\d{1,2}[.)])\s+")
+_INTRODUCED = re.compile(r"^[^?]{3,}?:\s+(?=[A-ZÄÖÜÀÂÉÈÊÎÔÛÇ][^\s:]*\s+\S+\s+\S)")  # ": Could you …?" (3 words on)
+_ENDS_ASKING = re.compile(r"\?[?!\s»”\"')]*$")
 _GREETING = re.compile(r"^(?:hi|hello|hey|dear|hallo|liebe[r]?|bonjour|salut)\b[^,!?]{0,40}[,!]\s*", re.IGNORECASE)
 # Words every question has: they say nothing about what the answer is.
 _ASKING = frozenset(
@@ -38,9 +44,15 @@ class BriefingLine:
 
 
 def questions(text: str) -> list[str]:
-    """The questions an email asks (its own words, not the history it quotes), in order."""
-    own = _without_quoted(text)
-    asked = [_GREETING.sub("", " ".join(part.split())) for part in _asked(own[:MAX_SCAN_CHARS])]
+    """The questions an email asks (its own words, not the history it quotes, in Outlook's unmarked format
+    too), whole, in order: each sentence (h0.mail.incoming.sentences: "18.12.", "am 9.", "z. B.", "e.g.",
+    "1.250 €" end none) that ends with "?", up to its first "?"."""
+    own = _without_quoted(strip_quoted(text[:MAX_READ_CHARS]))[:MAX_SCAN_CHARS]
+    asked = []
+    for sentence in sentences(own):
+        mark = sentence.find("?", max(0, len(sentence) - 4))  # "?", "??", "?!", "? »"
+        if mark >= 0 and _ENDS_ASKING.search(sentence):
+            asked.append(_asked(" ".join(sentence[: mark + 1].split())))
     return list(dict.fromkeys(inert_inline(q) for q in asked if len(q) > 3))[:MAX_QUESTIONS]
 
 
@@ -63,11 +75,12 @@ def _without_quoted(text: str) -> str:
     return "\n".join(kept + blank)
 
 
-def _asked(text: str) -> list[str]:
-    """The sentences of `text` that end with "?", a sentence ending after each ".", "!", "?" or line
-    break: before each "?", back to the last of them (three searches from the end: linear, whatever the text)."""
-    pieces = text.split("?")
-    return [piece[max(piece.rfind("."), piece.rfind("!"), piece.rfind("\n")) + 1 :] + "?" for piece in pieces[:-1]]
+def _asked(sentence: str) -> str:
+    """The question of a sentence that ends with "?": without the greeting or list marker before it, and
+    from the colon that introduces it ("unser Controlling fragt nach: Could you split …?")."""
+    question = _LIST_MARK.sub("", _GREETING.sub("", sentence))
+    introduced = _INTRODUCED.search(question)
+    return question[introduced.end() :] if introduced else question
 
 
 def _lines(items: Sequence[ContextItem]) -> list[BriefingLine]:
