@@ -206,3 +206,14 @@ def test_when_no_time_of_the_part_asked_is_free_the_owner_is_asked_and_nothing_i
     assert scheduling.questions() == [
         "Which times suit you? (your calendar has no free time of that length in the evening on the days asked)"
     ]
+
+
+def test_a_model_s_french_times_are_read_to_be_checked():
+    """A French reply names "15h30", "9 h", "demain à 14 h": each is checked against the free times like any
+    other; a length ("un atelier de 2 h") is not a time."""
+    from h0.calendar.checks import named_times
+
+    found = [(n.text, n.hour, n.minute, n.day) for n in named_times("Jeudi à 15h30 ou vendredi 9 h ?", TUESDAY)]
+    assert found == [("15h30", 15, 30, THIS_THURSDAY), ("9 h", 9, 0, date(2026, 11, 20))]
+    assert [(n.hour, n.day) for n in named_times("demain à 14 h", TUESDAY)] == [(14, date(2026, 11, 18))]
+    assert named_times("un atelier de 2 h", TUESDAY) == []
