@@ -15,8 +15,8 @@ languages ("Tagessatz" finds "Day rate"). Lines come from the notes the context 
 People note with its properties, the notes it links to, related notes, the profile) — which of their
 commercial facts a reply may see is decided there (h0.drafting.commercial) — and from the owner's past
 replies, line by line in her own words ("your sent mail of 2026-11-15, “Invoice”" is where a line comes
-from, never the line). A request to meet is answered by the calendar (the times the draft proposes),
-never by a note.
+from, never the line). A request to meet is answered by the calendar (the times the draft proposes, kept
+current while it waits: h0.handlers.reschedule), never by a note.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ _ASKING = frozenset(
     "pouvez peux peut avez votre vos ton tes toujours".split()
 )
 _CURRENCIES = frozenset("eur euro euros usd gbp chf".split())
-CALENDAR_LINE = "the times proposed in the reply, from your calendar"
+CALENDAR_LINE = "a request to meet: the reply proposes times from your calendar whenever H0 can read it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,12 +199,10 @@ def answers(context: DraftContext | None, text: str, subject: str = "", language
     for line in lines:
         for word in _telling(f"{line.line} {line.title}"):
             vocabulary[word] = vocabulary.get(word, 0) + 1
-    proposed = context is not None and context.scheduling is not None and bool(context.scheduling.proposed)
     found: list[Answer] = []
     for question in asked:
-        if asks_to_meet(question):
-            calendar = (BriefingLine(CALENDAR_LINE, "your calendar"),) if proposed else ()
-            found.append(Answer(question, "meeting", calendar))
+        if asks_to_meet(question):  # the times are the calendar's, kept current while the draft waits
+            found.append(Answer(question, "meeting", (BriefingLine(CALENDAR_LINE, "your calendar"),)))
         else:
             found.append(Answer(question, answer_kind(question), tuple(bearing(question, lines, vocabulary, language))))
     return found
