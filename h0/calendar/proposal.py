@@ -24,6 +24,7 @@ from h0.calendar.when import PARTS
 PROPOSED = 3
 NO_CALENDAR_QUESTION = "Which times suit you? (H0 has no calendar to read: set CALENDAR_ICS or CALDAV_URL)"
 NO_FREE_TIME_QUESTION = "Which times suit you? (your calendar has no free time of that length on the days asked)"
+TIMES_PLACEHOLDER = "[FILL: the times that suit you]"  # what a model writes where times go, without a calendar
 UNREAD_QUESTION = "Which times suit you? (H0 could not read your calendar just now: see the calendar lines below)"
 
 
@@ -73,18 +74,18 @@ class Scheduling:
         """What a model is told: the free times (never an event's title), or that there is no calendar."""
         if not self.has_calendar:
             return (
-                "The owner has no calendar H0 can read: propose no date or time; write [FILL: the times that suit "
-                "you] where times would go."
+                "The owner has no calendar H0 can read: propose no date or time; write "
+                f"{TIMES_PLACEHOLDER} where times would go."
             )
         if not self.read:
             return (
-                "The owner's calendar could not be read just now: propose no date or time; write [FILL: the times "
-                "that suit you] where times would go."
+                "The owner's calendar could not be read just now: propose no date or time; write "
+                f"{TIMES_PLACEHOLDER} where times would go."
             )
         if not self.free:
             return (
                 "The owner's calendar has no free time of that length on the days asked: propose no time; write "
-                "[FILL: the times that suit you] where times would go."
+                f"{TIMES_PLACEHOLDER} where times would go."
             )
         part = f", in the {self.ask.part}" if self.ask.part else ""
         lines = [
@@ -114,6 +115,19 @@ class Scheduling:
     def allowed(self) -> list[Slot]:
         """Every time a reply may name: the free slots."""
         return [*self.proposed, *self.free]
+
+    def still_free(self, iso: str) -> bool:
+        """Whether a time proposed earlier (ISO 8601 with its offset, a draft's `proposed_slots`) is one of these
+        free times still: not past, nothing booked over it, on a day and in the part of day asked."""
+        try:
+            start = datetime.fromisoformat(iso)
+        except (TypeError, ValueError):
+            return False
+        if start.tzinfo is None:
+            return False
+        return any(
+            slot.start == start and slot.end - slot.start == timedelta(minutes=self.minutes) for slot in self.free
+        )
 
 
 def plan_meeting(
@@ -159,7 +173,7 @@ def plan_meeting(
         base.sender_zone_name,
         has_calendar=True,
         proposed=tuple(spread(slots, zone, PROPOSED)),
-        free=tuple(slots[:60]),
+        free=tuple(slots),  # every free slot of the asked days (at most free_slots' limit): what a reply may name
         problems=base.problems + window.problems,
         read=window.read,
         asked_at=now,
@@ -192,12 +206,14 @@ _MONTHS_FR = (
     "janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre",
     "décembre",
 )  # fmt: skip
-# A rules-mode proposal's first and last line, in the email's language.
+# A rules-mode proposal's first and last line, in the email's language (h0.drafting.scheduling finds an earlier
+# proposal in a draft by them).
 _SAID = {
     "en": ("Here are some times that work for me:", "Let me know which one suits you."),
     "de": ("Folgende Zeiten passen mir:", "Sagen Sie mir gern, welche Ihnen passt."),
     "fr": ("Voici quelques créneaux qui me conviennent :", "Dites-moi lequel vous convient."),
 }
+PROPOSAL_LINES = tuple(line for pair in _SAID.values() for line in pair)
 _FOR_YOU = {"en": "for you", "de": "bei Ihnen", "fr": "chez vous"}
 
 
