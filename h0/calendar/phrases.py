@@ -122,14 +122,6 @@ _MOVES = re.compile(
 _NOT_AN_ASK = re.compile(r"\b(?:invoice|webinar recording|call for papers)\b", re.IGNORECASE)
 # ... or anywhere in the email (bulk mail).
 _BULK = re.compile(r"\b(?:unsubscribe|newsletter|abbestellen|désabonner|désinscrire)\b", re.IGNORECASE)
-# A cheap look first: text with none of these words asks for no meeting (most mail in a triage burst).
-_ANY = re.compile(
-    r"meet|talk|chat|call|speak|catch|find|schedul|sync|together|hop|jump|grab|let|time|free|availab|around|"
-    r"coffee|lunch|works|suits|min|hour|zeit|treff|telefon|sprech|setzen|tausch|kurzschl|stimm|lass|pass|termin|"
-    r"gespräch|kaffee|frei|verfügbar|créneau|moment|temps|heure|voir|parler|appel|rencontr|caler|fixer|organis|"
-    r"prévoir|planifi|point|café|échang|on se|convien|arrange|dispo|libre|réunion|rendez|workshop",
-    re.IGNORECASE,
-)
 _LANGUAGE_WORDS = {
     "de": frozenset(
         "und wir ich sie du können könnten nächste nächsten woche zeit hallo danke termin uns gerne gern für mit ist "
@@ -176,7 +168,7 @@ def meeting_ask(text: str, today: date) -> MeetingAsk | None:
 
 def _asking(head: str) -> list[str]:
     """The sentences that request a meeting, each with the one after it when that one asks nothing else."""
-    if _ANY.search(head) is None or _BULK.search(head) is not None:
+    if _BULK.search(head) is not None:
         return []
     found = sentences(head)
     span: list[str] = []
@@ -191,21 +183,36 @@ def _asking(head: str) -> list[str]:
 
 
 def _requests(sentence: str) -> bool:
-    if _NOT_AN_ASK.search(sentence):
+    if sentence.isascii():  # lowered ASCII matches the lowercase patterns as IGNORECASE would, ~2.5x faster
+        sentence, p = sentence.lower(), _LOWERED
+    else:
+        p = _PATTERNS
+    if p["not"].search(sentence):
         return False
-    if _REQUEST.search(sentence):
+    if p["request"].search(sentence):
         return True
-    available = _AVAILABLE.search(sentence)
-    if available and (names_a_time(sentence) or _MEETING_NOUN.search(sentence)):
+    available = p["available"].search(sentence)
+    if available and (p["noun"].search(sentence) or names_a_time(sentence)):
         # "Are you free to review them by Friday?" asks for work, not for a meeting.
         doing = _TO_DO.match(sentence, available.end())
         return doing is None or _MEETING_VERB.match(doing.group(1)) is not None
     return (
         "?" in sentence
-        and names_a_time(sentence)
-        and _MEETING_NOUN.search(sentence) is not None
-        and _MOVES.search(sentence) is None
+        and p["noun"].search(sentence) is not None
+        and p["moves"].search(sentence) is None
+        and (names_a_time(sentence))
     )
+
+
+_PATTERNS = {
+    "not": _NOT_AN_ASK,
+    "request": _REQUEST,
+    "available": _AVAILABLE,
+    "noun": _MEETING_NOUN,
+    "moves": _MOVES,
+}
+# The same, for lowered ASCII text (the patterns are written in lower case: nothing else changes).
+_LOWERED = {name: re.compile(p.pattern, p.flags & ~re.IGNORECASE) for name, p in _PATTERNS.items()}
 
 
 def _language(text: str) -> str:
