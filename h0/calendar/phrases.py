@@ -12,8 +12,9 @@ meeting ("Thanks for the call yesterday", "The meeting notes are in the folder")
   time the sentence names* (a day, a part of the day, a length) or for a meeting: a bare "are you free?"
   is how a gift-card fraud opens, not a request to meet;
 - by a question naming both a time and a meeting ("Would Tuesday morning work for a 45-minute call?",
-  "Passt dir Freitagvormittag für ein Gespräch?") — unless it moves one ("Can we move the review to 3
-  p.m.?", "Können wir den Termin verschieben?"): a new time for an existing meeting is the sender's to name.
+  "Passt dir Freitagvormittag für ein Gespräch?") — unless it moves or confirms one ("Can we move the
+  review to 3 p.m.?", "Is the kick-off still set for Dec. 4?": a meeting already arranged is the sender's
+  to name) or asks who, what or how many about it ("Wie viele kommen zum Termin am 9. Dezember?").
 
 A sentence about an invoice, a webinar recording or a call for papers asks for no meeting, and neither
 does bulk mail (a newsletter, an unsubscribe line). The days, part of day and length are read from the
@@ -51,7 +52,7 @@ __all__ = [
 MAX_TEXT_CHARS = 4_000  # the ask is in the first lines of an email
 SEARCH_WORKING_DAYS = 7  # without a day named: the next this-many working days
 
-_MEETING = r"(?:call|chat|meeting|coffee|lunch|catch[ -]?up|video call|zoom|teams call|sync|session)"
+_MEETING = r"(?:call|chat|meeting|coffee|lunch|catch[ -]?up|video call|zoom|teams call|sync|session|kick-?off)"
 _MEETING_FR = r"(?:appel|réunion|rendez-vous|rdv|café|déjeuner|point|visio|call|échange|entretien)"
 _SOME = r"(?:[\w-]+ ){0,3}"  # "a quick", "some", "our weekly", "a one-hour"
 _EN_VERBS = (
@@ -68,7 +69,7 @@ _FR_VERBS = (
     rf"téléphoner|caler|fixer|trouver un (?:créneau|moment)|faire un point|prendre un café|échanger|"
     rf"(?:organiser|prévoir|planifier|programmer) (?:un|une) {_MEETING_FR})"
 )
-_MEETING_DE = r"(?:telefonat|gespräch|call|termin|treffen|kaffee|mittagessen|meeting|videocall|austausch)"
+_MEETING_DE = r"(?:telefonat|gespräch|call|termin|treffen|kaffee|mittagessen|meeting|videocall|austausch|kick-?off)"
 # A request to meet, in the words people use (see the module's docstring).
 _REQUEST = re.compile(
     # English
@@ -79,7 +80,10 @@ _REQUEST = re.compile(
     rf"|\b(?:i'?d|i would|we'?d|we would) (?:love|like) to\b.{{0,20}}\b(?:{_EN_VERBS}|see you|have a {_MEETING})"
     rf"|\b(?:would you like|fancy|up for|care for)\b.{{0,20}}\b{_MEETING}"
     r"|\b(?:your|any) availability\b|\bwhen (?:are|would|will) you (?:be )?(?:free|available)|\bwhen you'?re free"
-    r"|\bwhat time (?:suits|works)|\bwhen (?:suits|works) (?:you|for you)|\bfind (?:a |some )?(?:time|slot)\b"
+    r"|\b(?:what|which) (?:time|day|slot)s? (?:suits|works|would work|would suit)|\bwhen (?:suits|works) (?:you|for you)"
+    r"|\bfind (?:a |some )?(?:time|slot)\b"
+    rf"|\b(?:how|what) about\b.{{0,30}}\b{_MEETING}|\bwie wär(?:e es|'s) mit\b.{{0,30}}\b{_MEETING_DE}"
+    rf"|\bque (?:dirais-tu|diriez-vous)\b.{{0,30}}\b{_MEETING_FR}"
     rf"|\b\d+\s*-?\s*(?:min|minutes?)\b.{{0,30}}\b{_MEETING}"
     rf"|\b(?:schedule|set up|book|arrange|organi[sz]e) (?:a|an|some)\b.{{0,20}}\b(?:{_MEETING}|time)\b"
     # German
@@ -113,9 +117,20 @@ _MEETING_VERB = re.compile(
     re.IGNORECASE,
 )
 _MEETING_NOUN = re.compile(rf"\b(?:{_MEETING}|{_MEETING_DE}|{_MEETING_FR}|workshop)\b", re.IGNORECASE)
+# A meeting already arranged, moved or confirmed: "Can we move the review to 3 p.m.?", "Is the kick-off still set
+# for Dec. 4?", "Bleibt es beim Termin am Donnerstag?" — its time is the sender's to name, not a new request.
 _MOVES = re.compile(
-    r"\b(?:move|moving|reschedule|postpone|push back|bring forward|verschieben|verlegen|vorziehen|décaler|"
-    r"déplacer|reporter|avancer)\b",
+    r"\b(?:move|moving|reschedule|postpone|push back|bring forward|still|as planned|confirm|verschieben|verlegen|"
+    r"vorziehen|noch|weiterhin|wie geplant|bleibt es|bestätigen|décaler|déplacer|reporter|avancer|toujours|"
+    r"comme prévu|confirmer)\b",
+    re.IGNORECASE,
+)
+# A question that asks who, what or how many (not when) is about a meeting, not for one: "Wie viele kommen zum
+# Termin am 9. Dezember?" — unless it proposes one: "How about a call on Thursday?", "Wie wäre es mit Freitag?".
+_ASKS_ABOUT = re.compile(
+    r"^\W*(?:\w+\W+){0,3}?(?:what|which|who|whom|where|why|how|was|welche[rsnm]?|wer|wen|wem|wo|warum|wieso|"
+    r"weshalb|wie|que|qu'|quel(?:le)?s?|qui|où|pourquoi|comment|combien)\b(?!\s+(?:about|time|day|slot|"
+    r"wäre|wär's|waere|dirais|diriez|works?|suits?))",
     re.IGNORECASE,
 )
 # Words that make a "call" or a "meeting" something other than a request to meet now: in the same sentence ...
@@ -200,7 +215,8 @@ def _requests(sentence: str) -> bool:
         "?" in sentence
         and p["noun"].search(sentence) is not None
         and p["moves"].search(sentence) is None
-        and (names_a_time(sentence))
+        and p["about"].match(sentence) is None
+        and names_a_time(sentence)
     )
 
 
@@ -210,6 +226,7 @@ _PATTERNS = {
     "available": _AVAILABLE,
     "noun": _MEETING_NOUN,
     "moves": _MOVES,
+    "about": _ASKS_ABOUT,
 }
 # The same, for lowered ASCII text (the patterns are written in lower case: nothing else changes).
 _LOWERED = {name: re.compile(p.pattern, p.flags & ~re.IGNORECASE) for name, p in _PATTERNS.items()}

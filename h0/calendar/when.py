@@ -7,7 +7,9 @@ email: "The notes from Tuesday are in the folder. Are you free Thursday afternoo
   "Freitagvormittag") is its next occurrence (today counts: the caller drops times already past), a range
   ("from Tuesday to Thursday", "Di–Do", "du mardi au jeudi") every day of it; "next Monday", "nächsten
   Montag", "lundi prochain" is that day in the next calendar week (the reading "diesen/nächsten Montag"
-  draws between them), and so is every other day named with it ("mardi ou mercredi prochain"); "next week", "nächste Woche", "la semaine prochaine",
+  draws between them), and so is every other day named with it ("mardi ou mercredi prochain"); a date
+  written out wins over a weekday ("Di., 24.11.", "9 décembre", "December 9th", "mercredi 9": the next
+  9th that is a Wednesday); weekdays written short count ("Wed", "Thurs", "Di.", "jeu."); "next week", "nächste Woche", "la semaine prochaine",
   "this week", "diese Woche", "cette semaine", "tomorrow", "morgen", "demain", "today", "heute",
   "aujourd'hui"; a day "except"/"außer"/"sauf" is left out. German "Morgen" as a noun ("Guten Morgen", "am Morgen", "heute Morgen") is no day.
 - Part of the day: morning ("morning", "Vormittag", "morgens", "morgen früh", "matin", "matinée"),
@@ -50,6 +52,38 @@ _RANGE = re.compile(
 # "any day next week except Friday", "außer Freitag", "sauf le vendredi": that day is not asked for.
 _EXCEPT = re.compile(
     rf"\b(?:except(?: on)?|but not|not on|außer(?: am)?|ausser(?: am)?|nicht am|sauf(?: le)?)\s+({_DAY})", re.IGNORECASE
+)
+# Weekdays written short: "Wed", "Thurs"; "Di.", "Do."; "mer.", "jeu." (German and French with their dot; German
+# "Fr." before a name is "Frau").
+_SHORT_DAYS = re.compile(
+    r"\b(?:(Mon|Tues?|Wed|Thu(?:rs?)?|Fri)\b\.?|(Mo|Di|Mi|Do|Fr)\.(?!\s*[A-ZÄÖÜ])|(lun|mar|mer|jeu|ven)\.)"
+)
+_LONG_DAYS = {
+    "mon": "Monday", "tue": "Tuesday", "tues": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "thur": "Thursday",
+    "thurs": "Thursday", "fri": "Friday", "mo": "Montag", "di": "Dienstag", "mi": "Mittwoch", "do": "Donnerstag",
+    "fr": "Freitag", "lun": "lundi", "mar": "mardi", "mer": "mercredi", "jeu": "jeudi", "ven": "vendredi",
+}  # fmt: skip
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            "january januar janvier jan", "february februar février feb", "march märz mars mar", "april avril apr",
+            "may mai", "june juni juin jun", "july juli juillet jul", "august août aug",
+            "september septembre sept sep", "october oktober octobre oct okt", "november novembre nov",
+            "december dezember décembre dec dez",
+        ),
+        1,
+    )
+    for name in names.split()
+}  # fmt: skip
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+# A date written out wins over a weekday: "Di., 24.11.", "9 décembre", "December 9th", "mercredi 9".
+_DATE = re.compile(
+    r"\b(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4}|\d{2})?(?!\d)"
+    rf"|\b(?P<d1>\d{{1,2}})(?:\.|er|st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})\b\.?"
+    rf"|\b(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:h\b|uhr|[:.]\d|[ap]\.?m))"
+    rf"|\b(?P<w>{_DAY}),?\s+(?:the\s+|den\s+|le\s+)?(?P<d3>\d{{1,2}})(?:\.|er|st|nd|rd|th)?(?!\s*(?:h\b|uhr|[:.]\d|[ap]\.?m))",
+    re.IGNORECASE,
 )
 _NEXT_WEEK = re.compile(
     r"\b(?:next week|(?:nächste|naechste|kommende)[nr]? woche|(?:la )?semaine prochaine|semaine suivante)\b",
@@ -109,7 +143,10 @@ def _german_part(word: str) -> str:
 
 def requested_days(text: str, today: date) -> tuple[tuple[date, ...] | None, str]:
     """The days the words ask about, and the words they used; (None, "") when they name none."""
-    text = _GUTEN_MORGEN.sub(" ", text)
+    text = _SHORT_DAYS.sub(lambda m: _LONG_DAYS[next(g for g in m.groups() if g).lower()], _GUTEN_MORGEN.sub(" ", text))
+    written = [(m.group(0), day) for m in _DATE.finditer(text) if (day := _written_day(m, today)) is not None]
+    if written:
+        return tuple(sorted({day for _, day in written})), " or ".join(dict.fromkeys(w for w, _ in written))
     excepted = {WEEKDAYS[m.group(1).lower()] for m in _EXCEPT.finditer(text)}
     text = _EXCEPT.sub(" ", text)
     weekdays = {WEEKDAYS[m.group(1).lower()] for m in _WEEKDAY.finditer(text)}
@@ -141,10 +178,33 @@ def requested_days(text: str, today: date) -> tuple[tuple[date, ...] | None, str
     return None, ""
 
 
+def _written_day(match: re.Match[str], today: date) -> date | None:
+    """The date a written-out date names: the next one from today (a weekday with a day of the month: the next
+    such day of the month, on that weekday when one comes within two months)."""
+    found = match.groupdict()
+    try:
+        if found["w"]:
+            day = int(found["d3"])
+            coming = [today + timedelta(days=i) for i in range(62)]
+            matching = [d for d in coming if d.day == day]
+            weekday = WEEKDAYS[found["w"].lower()]
+            return next((d for d in matching if d.weekday() == weekday), matching[0] if matching else None)
+        day = int(found["d"] or found["d1"] or found["d2"])
+        month = int(found["m"]) if found["m"] else _MONTHS[(found["m1"] or found["m2"]).lower().rstrip(".")]
+        if found["y"]:
+            year = int(found["y"]) + (2000 if len(found["y"]) == 2 else 0)
+            return date(year, month, day)
+        guess = date(today.year, month, day)
+        return guess if guess >= today else date(today.year + 1, month, day)
+    except (ValueError, KeyError):
+        return None
+
+
 def names_a_time(text: str) -> bool:
     """Whether the words name a day, a part of the day or a length (what makes "are you free …" a request)."""
     return any(
-        p.search(text) for p in (_WEEKDAY, _NEXT_WEEK, _THIS_WEEK, _TOMORROW, _TODAY, _PART, _MINUTES, _HALF_HOUR)
+        p.search(text)
+        for p in (_WEEKDAY, _SHORT_DAYS, _NEXT_WEEK, _THIS_WEEK, _TOMORROW, _TODAY, _PART, _MINUTES, _HALF_HOUR, _DATE)
     ) or bool(_ONE_HOUR.search(text) or _HOURS.search(text))
 
 

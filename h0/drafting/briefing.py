@@ -45,9 +45,12 @@ MAX_LINE_CHARS = 200
 MAX_SCAN_CHARS = 20_000
 MAX_READ_CHARS = 100_000  # of the email, read for its own words (its quoted history cut)
 _LIST_MARK = re.compile(r"^(?:[-*•–]|\d{1,2}[.)])\s+")
-_INTRODUCED = re.compile(r"^[^?]{3,}?:\s+(?=[A-ZÄÖÜÀÂÉÈÊÎÔÛÇ][^\s:]*\s+\S+\s+\S)")  # ": Could you …?" (3 words on)
+# A lead-in to the question: "quick q: would …?", "unser Controlling fragt nach: Could you …?" (3 words on at least).
+_INTRODUCED = re.compile(r"^(?:[^\s?:]+\s+){0,6}?[^\s?:]+:\s+(?=\S+\s+\S+\s+\S)")
 _ENDS_ASKING = re.compile(r"\?[?!\s»”\"')]*$")
-_GREETING = re.compile(r"^(?:hi|hello|hey|dear|hallo|liebe[r]?|bonjour|salut)\b[^,!?]{0,40}[,!]\s*", re.IGNORECASE)
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|dear|hallo|liebe[r]?|bonjour|salut)\b[^,!?—–]{0,40}(?:[,!—–]|\s-\s)\s*", re.IGNORECASE
+)
 _SENT_HEADER = re.compile(r"^Sent \S+ to .{0,300}:$")  # h0.drafting.context's line above a past reply's text
 # Words every question has: they say nothing about what the answer is.
 _ASKING = frozenset(

@@ -21,6 +21,7 @@ status) are the bench's (scripts/bench/bench_judgments.py).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from email.utils import getaddresses
@@ -158,7 +159,8 @@ def email_input(read: Read) -> EmailInput:
 
 
 def _question_key(text: str) -> str:
-    return " ".join(text.split())
+    """A question as a person reads it: spaces as one, Markdown escapes undone (briefings show "\\$40k")."""
+    return " ".join(re.sub(r"\\(.)", r"\1", text).split())
 
 
 def judge(reads: Sequence[Read]) -> list[Score]:

@@ -217,3 +217,32 @@ def test_a_model_s_french_times_are_read_to_be_checked():
     assert found == [("15h30", 15, 30, THIS_THURSDAY), ("9 h", 9, 0, date(2026, 11, 20))]
     assert [(n.hour, n.day) for n in named_times("demain à 14 h", TUESDAY)] == [(14, date(2026, 11, 18))]
     assert named_times("un atelier de 2 h", TUESDAY) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("Hey Lena — quick q: would next Wed or Thu work for a 1-hour kickoff?", NEXT_WEEK[2:4]),
+        ("Hallo Lena, könnten wir am Di., 24.11., gegen 10 Uhr kurz telefonieren?", (date(2026, 11, 24),)),
+        ("Un déjeuner mercredi 9, ça vous dirait ?", (date(2026, 12, 9),)),  # the next 9th that is a Wednesday
+        ("Could we meet on December 9th?", (date(2026, 12, 9),)),
+        ("Free for a quick sync at 4pm today?", (TUESDAY,)),
+        ("How about a call on Thursday?", (THIS_THURSDAY,)),
+        ("Wie wäre es mit einem Call am Freitag?", (date(2026, 11, 20),)),
+    ],
+)
+def test_given_short_weekdays_written_dates_and_proposals_when_read_then_the_days_asked(text, days):
+    ask = meeting_ask(text, TUESDAY)
+    assert ask is not None and ask.days == days, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Also, is the kick-off still set for Dec. 4 at 10 a.m.?",  # a meeting arranged: confirmed, not asked for
+        "Wie viele Leute sollen ca. zum Termin am 9. Dezember kommen?",  # about a meeting, not for one
+        "Who is coming to the call on Thursday?",
+    ],
+)
+def test_a_question_about_a_meeting_already_arranged_is_no_request(text):
+    assert meeting_ask(text, TUESDAY) is None

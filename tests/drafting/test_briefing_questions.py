@@ -100,6 +100,14 @@ def test_a_hostile_text_of_questions_costs_linear_time():
             "unser Controlling fragt nach: Could you split the invoice by phase?",
             ["Could you split the invoice by phase?"],
         ),
+        # A sign or a quote after a stop goes on; a greeting with a dash and a lower-case lead-in are left out.
+        ("Is the budget approx. $40k or more?", ["Is the budget approx. \\$40k or more?"]),
+        ("Hey Lena — quick q: would next Wed or Thu work?", ["would next Wed or Thu work?"]),
+        ("Reichen Links, Screenshots usw.? Gut.", ["Reichen Links, Screenshots usw.?"]),
+        (
+            "Faut-il le n° de TVA, l'adresse, etc. ? Et le bon (cf. PJ) ?",
+            ["Faut-il le n° de TVA, l'adresse, etc. ?", "Et le bon (cf. PJ) ?"],
+        ),
         # A "?" inside a link asks nothing.
         ("See https://example.com/view?id=42 for the file.", []),
     ],

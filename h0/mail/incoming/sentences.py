@@ -4,9 +4,9 @@ A full stop ends far fewer sentences than it appears in. Read as real mail write
 
 - inside a number or a date ("1.250 €", "38.000", "18.12", "3.5 h", "e.g") it is no end: nothing but
   whitespace or the end of the text after a stop ends a sentence;
-- before a lower-case word or a digit ("e.g. from finance", "z. B. die Logos", "no. 2026-114", "am 9.
-  schicken", "3 p.m. on Thursday", "p. ex. la page") it is an abbreviation's or an ordinal's, since a
-  sentence opens with a capital;
+- before a lower-case word, a digit or a sign ("e.g. from finance", "z. B. die Logos", "no. 2026-114",
+  "am 9. schicken", "3 p.m. on Thursday", "p. ex. la page", "approx. $40k") it is an abbreviation's or an
+  ordinal's, since a sentence opens with a capital (after a quote or a bracket, maybe);
 - before a capital it ends the sentence, except after an initial or a one-letter abbreviation ("J. Smith",
   "M. Dupont", "z. B. Logos"), after a title or an abbreviation that never closes a sentence ("Mr.",
   "Dr.", "Mme", "Nr.", "e.g.", "bzw.", "ca.", "p. ex.": `NEVER_LAST`), and after a German or French
@@ -32,6 +32,7 @@ _WORD_BEFORE = re.compile(r"([^\W_](?:[^\W_]|[.'’])*)$")
 _ORDINAL = re.compile(r"\d{1,2}(?:\.\d{1,2})?")  # "9", "18.12": a German/French ordinal or day and month
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\d{1,2}[.)])\s")
 _STOPS = ".!?:;…"
+_OPENING = "\"'“„«‘‚(["
 
 # Abbreviations that never close a sentence: a capital after them is a name or a noun, not a new sentence.
 NEVER_LAST = frozenset(
@@ -90,10 +91,10 @@ def _stop_ends(text: str, match: re.Match[str]) -> bool:
     if "?" in stops or "!" in stops or "…" in stops or "..." in stops or after >= len(text) or "\n" in space:
         return True
     following = text[after]
-    if following.isdigit() or following.islower() or following in "?!…":
-        return False  # "le 18.12. ?", "e.g. from", "no. 2026", "am 9. schicken", "3 p.m. on": an abbreviation or an ordinal
-    if not following.isalpha():
-        return True
+    if following in _OPENING and after + 1 < len(text):
+        following = text[after + 1]  # "… today. (See below.)", "… as said. „Passt das?“"
+    if not following.isalpha() or following.islower():
+        return False  # "e.g. from", "no. 2026", "approx. $40k", "le 18.12. ?": an abbreviation, an ordinal, a number
     word = _word_before(text, match.start())
     if len(word) == 1 and word.isalpha() or word.casefold() in NEVER_LAST:
         return False  # "J. Smith", "M. Dupont", "z. B. Logos", "Dr. Berg"
