@@ -163,7 +163,9 @@ def run_pipeline(world: Path, reads: list[Read], misses: int) -> tuple[list[Scor
         from h0.followup.report import collect_followups
         from h0.vault import Vault
 
-        followups = collect_followups(Vault(root / "vault"), time.time(), shown=10**6).as_dict()
+        followups = collect_followups(
+            Vault(root / "vault"), time.time(), private=lambda *_: False, shown=10**6
+        ).as_dict()
         scores = pipeline_scores(Vaulted(root / "vault", reads), followups, reads)
     truth_owed = sum(1 for r in reads if r.truth.owed)
     print(
