@@ -7,7 +7,8 @@
     service.py   OwnerCalendar: every source merged, kept warm per process, read in the background
     hours.py     the owner's time zone, working hours and meeting length (H0_Profile.md)
     free.py      working hours minus busy times, cut into slots
-    phrases.py   does an email ask to meet, on which days, for how long ("Thursday or Friday")
+    phrases.py   does an email ask to meet (en/de/fr): which sentences request a meeting
+    when.py      the days, part of day and length a request names ("Donnerstagnachmittag", "one-hour")
     proposal.py  the scheduling part of a reply: the times to propose, in whose zones
     checks.py    times a model wrote, checked against the free times (unbacked ones block sending)
 

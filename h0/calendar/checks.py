@@ -22,18 +22,18 @@ _MONTHS = {
     name: index
     for index, names in enumerate(
         (
-            ("january", "januar", "jan"),
-            ("february", "februar", "feb"),
-            ("march", "märz", "mar"),
-            ("april", "apr"),
+            ("january", "januar", "jan", "janvier"),
+            ("february", "februar", "feb", "février"),
+            ("march", "märz", "mar", "mars"),
+            ("april", "apr", "avril"),
             ("may", "mai"),
-            ("june", "juni", "jun"),
-            ("july", "juli", "jul"),
-            ("august", "aug"),
-            ("september", "sept", "sep"),
-            ("october", "oktober", "oct", "okt"),
-            ("november", "nov"),
-            ("december", "dezember", "dec", "dez"),
+            ("june", "juni", "jun", "juin"),
+            ("july", "juli", "jul", "juillet"),
+            ("august", "aug", "août"),
+            ("september", "sept", "sep", "septembre"),
+            ("october", "oktober", "oct", "okt", "octobre"),
+            ("november", "nov", "novembre"),
+            ("december", "dezember", "dec", "dez", "décembre"),
         ),
         1,
     )
@@ -43,12 +43,14 @@ _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _TIME = re.compile(
     r"(?<![\d:.])(?:(?P<h24>[01]?\d|2[0-3])[:.](?P<m24>[0-5]\d)(?:\s*(?P<ap1>[ap])\.?m\.?\b|\s*uhr\b)?"
     r"|(?P<h12>1[0-2]|0?[1-9])\s*(?P<ap2>[ap])\.?m\.?\b"
-    r"|(?P<huhr>[01]?\d|2[0-3])\s*uhr\b)(?![\d:])",
+    r"|(?P<huhr>[01]?\d|2[0-3])\s*uhr\b"
+    # French "15h", "15 h 30": from 7h only, so that a length ("un atelier de 2 h") is not read as a time.
+    r"|(?P<hfr>0?[7-9]|1\d|2[0-3])\s?h(?:\s?(?P<mfr>[0-5]\d))?\b)(?![\d:])",
     re.IGNORECASE,
 )
 _DAY_WORDS = re.compile(
     r"\b(?P<weekday>" + "|".join(WEEKDAYS) + r")\b"
-    r"|\b(?P<tomorrow>tomorrow|morgen)\b|\b(?P<today>today|heute)\b"
+    r"|\b(?P<tomorrow>tomorrow|morgen|demain)\b|\b(?P<today>today|heute|aujourd['’]hui)\b"
     r"|\b(?P<iso>\d{4}-\d{2}-\d{2})\b"
     rf"|\b(?P<d1>\d{{1,2}})(?:st|nd|rd|th|\.)?\s+(?:of\s+)?(?P<m1>{_MONTH})\b"
     rf"|\b(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b",
@@ -157,6 +159,8 @@ def _clock(match: re.Match[str]) -> tuple[int, int]:
         ampm = match.group("ap1")
     elif match.group("h12") is not None:
         hour, minute, ampm = int(match.group("h12")), 0, match.group("ap2")
+    elif match.group("hfr") is not None:
+        hour, minute, ampm = int(match.group("hfr")), int(match.group("mfr") or 0), None
     else:
         hour, minute, ampm = int(match.group("huhr")), 0, None
     if ampm:

@@ -19,10 +19,12 @@ from h0.calendar.free import Slot, free_slots, spread
 from h0.calendar.hours import OwnerHours
 from h0.calendar.phrases import MeetingAsk, meeting_ask, next_working_days
 from h0.calendar.service import OwnerCalendar
+from h0.calendar.when import PARTS
 
 PROPOSED = 3
 NO_CALENDAR_QUESTION = "Which times suit you? (H0 has no calendar to read: set CALENDAR_ICS or CALDAV_URL)"
 NO_FREE_TIME_QUESTION = "Which times suit you? (your calendar has no free time of that length on the days asked)"
+TIMES_PLACEHOLDER = "[FILL: the times that suit you]"  # what a model writes where times go, without a calendar
 UNREAD_QUESTION = "Which times suit you? (H0 could not read your calendar just now: see the calendar lines below)"
 
 
@@ -48,46 +50,46 @@ class Scheduling:
         """The proposed times as ISO 8601 with the owner's UTC offset (the draft's `proposed_slots`)."""
         return [slot.iso(self.owner_zone) for slot in self.proposed]
 
-    def slot_line(self, slot: Slot, german: bool = False) -> str:
+    def slot_line(self, slot: Slot, language: str = "en") -> str:
         """'Tuesday 2 December, 10:00–10:30 (Europe/Berlin; 09:00–09:30 for you, Europe/London)'."""
-        own = _span(slot, self.owner_zone, german=german)
+        own = _span(slot, self.owner_zone, language=language)
         line = f"{own} ({self.owner_zone_name}"
         if self.sender_zone is not None:
             other_day = _day(slot, self.sender_zone) != _day(slot, self.owner_zone)
-            theirs = _span(slot, self.sender_zone, day=other_day, german=german)
-            line += f"; {theirs} {'bei Ihnen' if german else 'for you'}, {self.sender_zone_name}"
+            theirs = _span(slot, self.sender_zone, day=other_day, language=language)
+            line += f"; {theirs} {_FOR_YOU.get(language, 'for you')}, {self.sender_zone_name}"
         return line + ")"
 
     def reply_text(self) -> str:
-        """The paragraph a rules-mode draft proposes the times with, in the email's language (English or
-        German); "" when there is nothing to propose."""
+        """The paragraph a rules-mode draft proposes the times with, in the email's language (English, German
+        or French); "" when there is nothing to propose."""
         if not self.proposed:
             return ""
-        german = self.ask.language == "de"
-        lines = ["Folgende Zeiten passen mir:" if german else "Here are some times that work for me:"]
-        lines += [f"- {self.slot_line(slot, german)}" for slot in self.proposed]
-        lines.append("Sagen Sie mir gern, welche Ihnen passt." if german else "Let me know which one suits you.")
+        language = self.ask.language if self.ask.language in _SAID else "en"
+        opening, closing = _SAID[language]
+        lines = [opening, *(f"- {self.slot_line(slot, language)}" for slot in self.proposed), closing]
         return "\n".join(lines)
 
     def prompt_text(self) -> str:
         """What a model is told: the free times (never an event's title), or that there is no calendar."""
         if not self.has_calendar:
             return (
-                "The owner has no calendar H0 can read: propose no date or time; write [FILL: the times that suit "
-                "you] where times would go."
+                "The owner has no calendar H0 can read: propose no date or time; write "
+                f"{TIMES_PLACEHOLDER} where times would go."
             )
         if not self.read:
             return (
-                "The owner's calendar could not be read just now: propose no date or time; write [FILL: the times "
-                "that suit you] where times would go."
+                "The owner's calendar could not be read just now: propose no date or time; write "
+                f"{TIMES_PLACEHOLDER} where times would go."
             )
         if not self.free:
             return (
                 "The owner's calendar has no free time of that length on the days asked: propose no time; write "
-                "[FILL: the times that suit you] where times would go."
+                f"{TIMES_PLACEHOLDER} where times would go."
             )
+        part = f", in the {self.ask.part}" if self.ask.part else ""
         lines = [
-            f"The email asks to meet ({self.minutes} minutes). The owner's free times "
+            f"The email asks to meet ({self.minutes} minutes{part}). The owner's free times "
             f"(their time zone {self.owner_zone_name}"
             + (f"; the sender's is {self.sender_zone_name}" if self.sender_zone is not None else "")
             + "). Propose two or three of these and no other time; give each in both zones when they differ:"
@@ -105,12 +107,27 @@ class Scheduling:
         if not self.read:
             return [UNREAD_QUESTION]
         if not self.proposed:
+            if self.ask.part:
+                return [NO_FREE_TIME_QUESTION.replace("on the days asked", f"in the {self.ask.part} on the days asked")]
             return [NO_FREE_TIME_QUESTION]
         return []
 
     def allowed(self) -> list[Slot]:
         """Every time a reply may name: the free slots."""
         return [*self.proposed, *self.free]
+
+    def still_free(self, iso: str) -> bool:
+        """Whether a time proposed earlier (ISO 8601 with its offset, a draft's `proposed_slots`) is one of these
+        free times still: not past, nothing booked over it, on a day and in the part of day asked."""
+        try:
+            start = datetime.fromisoformat(iso)
+        except (TypeError, ValueError):
+            return False
+        if start.tzinfo is None:
+            return False
+        return any(
+            slot.start == start and slot.end - slot.start == timedelta(minutes=self.minutes) for slot in self.free
+        )
 
 
 def plan_meeting(
@@ -145,6 +162,8 @@ def plan_meeting(
     working = tuple(hours.working_day(d) for d in range(7))
     days = [d for d in (ask.days or next_working_days(today, working)) if d >= today]
     slots = free_slots(window.spans(hours.buffer_minutes), hours, days, minutes, now=now, horizon=window.horizon)
+    if ask.part is not None:  # "Thursday afternoon": only times wholly inside it, on the owner's clock
+        slots = [slot for slot in slots if _within(slot, ask.part, zone)]
     return Scheduling(
         ask,
         minutes,
@@ -154,11 +173,17 @@ def plan_meeting(
         base.sender_zone_name,
         has_calendar=True,
         proposed=tuple(spread(slots, zone, PROPOSED)),
-        free=tuple(slots[:60]),
+        free=tuple(slots),  # every free slot of the asked days (at most free_slots' limit): what a reply may name
         problems=base.problems + window.problems,
         read=window.read,
         asked_at=now,
     )
+
+
+def _within(slot: Slot, part: str, zone: tzinfo) -> bool:
+    begin, end = PARTS[part]
+    start, finish = slot.start.astimezone(zone), slot.end.astimezone(zone)
+    return start.date() == finish.date() and begin <= start.time() and finish.time() <= end
 
 
 def _differs(theirs: tzinfo, ours: tzinfo, now: datetime) -> bool:
@@ -171,20 +196,41 @@ _DAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag"
 _MONTHS_DE = (
     "Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"
 )  # fmt: skip
+_DAYS_EN = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS_EN = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+    "December",
+)  # fmt: skip
+_DAYS_FR = ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche")
+_MONTHS_FR = (
+    "janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre",
+    "décembre",
+)  # fmt: skip
+# A rules-mode proposal's first and last line, in the email's language (h0.drafting.scheduling finds an earlier
+# proposal in a draft by them).
+_SAID = {
+    "en": ("Here are some times that work for me:", "Let me know which one suits you."),
+    "de": ("Folgende Zeiten passen mir:", "Sagen Sie mir gern, welche Ihnen passt."),
+    "fr": ("Voici quelques créneaux qui me conviennent :", "Dites-moi lequel vous convient."),
+}
+PROPOSAL_LINES = tuple(line for pair in _SAID.values() for line in pair)
+_FOR_YOU = {"en": "for you", "de": "bei Ihnen", "fr": "chez vous"}
 
 
-def _day(slot: Slot, zone: tzinfo, german: bool = False) -> str:
-    """The slot's day in `zone`, named in English or German (never the machine's locale)."""
+def _day(slot: Slot, zone: tzinfo, language: str = "en") -> str:
+    """The slot's day in `zone`, named in English, German or French (never the machine's locale)."""
     local = slot.start.astimezone(zone)
-    if german:
+    if language == "de":
         return f"{_DAYS_DE[local.weekday()]}, {local.day}. {_MONTHS_DE[local.month - 1]}"
-    return f"{local:%A} {local.day} {local:%B}"
+    if language == "fr":
+        return f"{_DAYS_FR[local.weekday()]} {local.day} {_MONTHS_FR[local.month - 1]}"
+    return f"{_DAYS_EN[local.weekday()]} {local.day} {_MONTHS_EN[local.month - 1]}"
 
 
-def _span(slot: Slot, zone: tzinfo, *, day: bool = True, german: bool = False) -> str:
+def _span(slot: Slot, zone: tzinfo, *, day: bool = True, language: str = "en") -> str:
     start, end = slot.start.astimezone(zone), slot.end.astimezone(zone)
     times = f"{start:%H:%M}–{end:%H:%M}"
-    return f"{_day(slot, zone, german)}, {times}" if day else times
+    return f"{_day(slot, zone, language)}, {times}" if day else times
 
 
 def utc_now() -> datetime:

@@ -1,7 +1,6 @@
-"""What every handler gets: note operations over a `VaultAPI` (MCP first, the local vault as
-fallback), the mail seam (`MailAPI`), the audit log, and a little memory of what was
-already reported or retried. Handlers see typed values only: `Note`, `NoteRef`, `Moved`,
-the mail models — never a tool's dict.
+"""What every handler gets: note operations over a `VaultAPI` (MCP first, the local vault as fallback), the
+mail seam (`MailAPI`), the audit log, and a little memory of what was already reported or retried. Handlers
+see typed values only: `Note`, `NoteRef`, `Moved`, the mail models — never a tool's dict.
 
 Handlers are plain functions of (vault-relative path, HandlerContext) returning an
 `Outcome`. They re-read the note and decide from what is on disk now, so a duplicate or
@@ -81,6 +80,7 @@ class Action(StrEnum):
     SKIPPED = "skipped"  # nothing to do
     LEARNED = "learned"  # drafts compared with what was sent
     REVISED = "revised"  # a draft rewritten on the human's instruction
+    RESCHEDULED = "rescheduled"  # a waiting draft's proposed times made current from the calendar
     NOT_REVISED = "not_revised"  # the instruction could not be carried out
 
 

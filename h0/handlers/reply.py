@@ -154,6 +154,8 @@ def reply_draft(
     reply = cleaned.text or "[H0 draft — write your reply here before approving]"
     asked = [*decision.questions, *scheduled.questions]
     found = grounding(context, cleaned, decision.sources, asked, by_model=by_model)
+    if scheduled.meeting:  # its times are kept current while it waits (h0.handlers.reschedule)
+        draft_fm["meeting_request"] = True
     if scheduled.proposed_slots:
         draft_fm["proposed_slots"] = list(scheduled.proposed_slots)
     if scheduled.flagged:

@@ -105,7 +105,8 @@ def plan_email(
         # the briefing is there for the rules that decide when the model cannot.
         chosen = drafting.reply_voice(to, note.facts.sender_text, text, note.facts)
         context = drafting.context_for_email(note.facts, text, to, exclude=in_thread, audience=audience)
-        reply_context = context.reply_context(briefing(context, text, subject)).model_copy(update=_voiced(chosen))
+        told = briefing(context, text, subject, drafting.person_language(to or ""))
+        reply_context = context.reply_context(told).model_copy(update=_voiced(chosen))
         outcome = triager.triage(email, reply_context)
     elif drafting is not None:
         # Rules: the decision needs nothing from the vault; the owner's voice and notes are looked up for a
@@ -114,7 +115,8 @@ def plan_email(
         if outcome.decision.decision in DRAFTING_DECISIONS:
             chosen = drafting.reply_voice(to, note.facts.sender_text, text, note.facts)
             context = drafting.context_for_email(note.facts, text, to, exclude=in_thread, audience=audience)
-            briefed = ReplyContext(**_voiced(chosen), briefing=briefing(context, text, subject))
+            told = briefing(context, text, subject, drafting.person_language(to or ""))  # read in their language
+            briefed = ReplyContext(**_voiced(chosen), briefing=told)
             outcome = triager.triage(email, briefed)
     else:
         outcome = triager.triage(email)

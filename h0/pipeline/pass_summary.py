@@ -25,11 +25,12 @@ from h0.mail.compose.recipients import describe_recipients, recipient_lists
 from h0.printable import printable
 
 # Buckets, in the order the summary names them.
-SENT, REFUSED, REJECTED, TRIAGED, CAPPED, SETTLING, MODEL_WAIT, UNREADABLE, FAILED = (
+SENT, REFUSED, REJECTED, TRIAGED, RESCHEDULED, CAPPED, SETTLING, MODEL_WAIT, UNREADABLE, FAILED = (
     "sent",
     "refused",
     "rejected",
     "triaged",
+    "rescheduled",
     "capped",
     "settling",
     "model_wait",
@@ -101,6 +102,7 @@ class PassTally:
             (REFUSED, "refused (back in Drafts/)"),
             (REJECTED, "rejected (filed in Done/)"),
             (TRIAGED, "triaged"),
+            (RESCHEDULED, "with their proposed times updated from your calendar"),
             (CAPPED, self._capped_words()),
             (SETTLING, "still settling (the next sweep sends them)"),
             (MODEL_WAIT, "waiting for the model (retried; `h0_waiting:` on the note says why)"),
@@ -136,6 +138,8 @@ def _bucket(action: Action, detail: str, data: OutcomeData) -> str | None:
             return REJECTED
         case Action.TRIAGED:
             return TRIAGED
+        case Action.RESCHEDULED:
+            return RESCHEDULED
         case Action.FAILED | Action.PAUSED:
             return CAPPED if data.get("kind") == "cap" else FAILED
         case Action.BOUNCED:

@@ -6,6 +6,7 @@ announces it, and how the sweep finds the notes that need it.
     Rejected/      note-rejected             archive_rejected     always
     Drafts/        draft-revision-requested  revise_draft         the draft carries an `h0:` instruction
     Drafts/        note-rejected             archive_rejected     the draft says status: rejected
+    Drafts/        draft-times-due           reschedule_draft     a waiting, unedited reply to a request to meet
     Needs_Action/  notes-need-action         triage_emails        not triaged yet (in batches, while triage is on)
     @learn         drafts-filed              learn_from_drafts    (a job key, not a folder)
 
@@ -29,6 +30,7 @@ from h0.errors import H0Error, ParseError
 from h0.handlers.context import HandlerContext, Outcome
 from h0.handlers.learn import learn_from_drafts
 from h0.handlers.reject import archive_rejected
+from h0.handlers.reschedule import reschedule_draft, reschedule_wanted, waiting_meeting_drafts
 from h0.handlers.revise import revise_draft
 from h0.handlers.send import send_approved_draft
 from h0.handlers.triage import needs_triage, triage_emails
@@ -139,6 +141,7 @@ ROUTES: tuple[Route, ...] = (
         revision_requested,
     ),
     Route(DRAFTS, signals.note_rejected, archive_rejected, rejected_drafts, draft_rejected),
+    Route(DRAFTS, signals.draft_times_due, reschedule_draft, waiting_meeting_drafts, reschedule_wanted),
 )
 TRIAGE = BatchRoute(NEEDS_ACTION, signals.notes_need_action, triage_emails, untriaged_notes, untriaged, TRIAGE_BATCH)
 LEARN = Route(LEARN_JOB, signals.drafts_filed, _learn, lambda vault: [])

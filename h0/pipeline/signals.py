@@ -9,6 +9,7 @@ return value):
 - note-rejected      a note is in Rejected/, or a draft in Drafts/ says status: rejected
 - notes-need-action  notes are in Needs_Action/: triage them (`paths=`, a batch)
 - draft-revision-requested  a draft in Drafts/ carries an `h0:` instruction: rewrite it
+- draft-times-due    a waiting reply to a request to meet: make its proposed times current
 - drafts-filed       sent or rejected drafts were filed in Done/: learn from them (`path=` is
                      the job's key)
 
@@ -33,6 +34,7 @@ note_approved = _signals.signal("note-approved")
 note_rejected = _signals.signal("note-rejected")
 notes_need_action = _signals.signal("notes-need-action")
 draft_revision_requested = _signals.signal("draft-revision-requested")
+draft_times_due = _signals.signal("draft-times-due")
 drafts_filed = _signals.signal("drafts-filed")
 
 email_sent = _signals.signal("email-sent")

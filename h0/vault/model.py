@@ -124,6 +124,8 @@ class NoteFacts(BaseModel):
     reply_to: tuple[str, ...] = ()  # the real addresses of `reply_to:` (where a reply goes before `from:`)
     date: str = ""  # an email's Date header as written: its offset is the sender's zone (h0.drafting.scheduling)
     suspicion: Suspicion | None = None  # triage's suspected attack (`suspected_phishing:` and its reason)
+    meeting_request: bool = False  # a reply to a request to meet: its times kept current (h0.handlers.reschedule)
+    proposed_slots: tuple[str, ...] = ()  # the times such a draft proposes, ISO 8601 with their offset
 
     @property
     def is_email(self) -> bool:
@@ -202,6 +204,8 @@ def note_facts(path: str, frontmatter: Mapping[str, Any], body: str | None = Non
         reply_to=tuple(addresses(frontmatter.get("reply_to"))),
         date=_clean(frontmatter.get("date")).strip()[:MAX_ID],
         suspicion=suspicion_of(frontmatter),
+        meeting_request=flag(frontmatter.get("meeting_request")),
+        proposed_slots=tuple(_clean(v).strip()[:MAX_ID] for v in _listed(frontmatter.get("proposed_slots"))[:10]),
     )
 
 
@@ -312,6 +316,10 @@ def _kind(word: str) -> Kind:
         return Kind(word)
     except ValueError:
         return Kind.OTHER
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [] if value is None or isinstance(value, (bool, dict)) else [value]
 
 
 def _word(value: Any) -> str:

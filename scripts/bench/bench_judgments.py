@@ -32,6 +32,7 @@ sys.path.insert(0, str(REPO))
 
 from scripts.world.generate import HARD_CASES, START, build_world
 from scripts.world.judge import NEEDS_THE_OWNER, Read, Score, judge, read_world, report
+from scripts.world.judge_briefing import judge_briefings
 from scripts.world.model import Truth, load_truths
 from scripts.world.persona import OWNER
 
@@ -163,7 +164,7 @@ def run_pipeline(world: Path, reads: list[Read], misses: int) -> tuple[list[Scor
         from h0.vault import Vault
 
         followups = collect_followups(
-            Vault(root / "vault"), time.time(), private=lambda _path, _fm: False, shown=10**6
+            Vault(root / "vault"), time.time(), private=lambda *_: False, shown=10**6
         ).as_dict()
         scores = pipeline_scores(Vaulted(root / "vault", reads), followups, reads)
     truth_owed = sum(1 for r in reads if r.truth.owed)
@@ -201,7 +202,7 @@ def main() -> None:
     reads = read_world([world / "world.mbox", HARD_CASES], truths)
     print(f"world: {world} — {len(reads)} messages ({sum(r.truth.sent for r in reads)} the owner's)\n")
     print("Per message (H0's functions on each message as `h0 import` reads it):")
-    scores = judge(reads)
+    scores = [*judge(reads), judge_briefings(reads, world / "vault")]
     report(scores, args.misses)
     figures: dict = {}
     if not args.no_pipeline:

@@ -21,6 +21,7 @@ status) are the bench's (scripts/bench/bench_judgments.py).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from email.utils import getaddresses
@@ -155,7 +156,8 @@ def email_input(read: Read) -> EmailInput:
 
 
 def _question_key(text: str) -> str:
-    return " ".join(text.split())
+    """A question as a person reads it: spaces as one, Markdown escapes undone (briefings show "\\$40k")."""
+    return " ".join(re.sub(r"\\(.)", r"\1", text).split())
 
 
 def judge(reads: Sequence[Read]) -> list[Score]:
@@ -219,21 +221,23 @@ def _meeting(reads: Sequence[Read]) -> list[Score]:
         Score("meeting days"),
         Score("meeting part of day"),
     )
-    part.note = "H0 reads no part of day (h0.calendar.phrases has no morning/afternoon)"
+    by_language = {lang: Score(f"meeting request ({lang})") for lang in ("en", "de", "fr")}
     for read in reads:
         full = email_full(read.message.fetched)
         today = dt.datetime.fromisoformat(read.truth.date).date()
         ask = meeting_ask(f"{full.subject}\n{strip_quoted(full.body) or full.body}", today)
         truth = read.truth.meeting
         asks.count(truth is not None, ask is not None, read.truth.name)
+        if read.truth.lang in by_language:
+            by_language[read.truth.lang].count(truth is not None, ask is not None, read.truth.name)
         if truth is None or ask is None:
             continue
         length.match(ask.minutes == truth["minutes"], read.truth.name)
         said_days = sorted(d.isoformat() for d in ask.days if d.weekday() < 5) if ask.days is not None else None
         days.match(said_days == truth["days"], read.truth.name)
-        if truth["part"] is not None:
-            part.match(False, read.truth.name)
-    return [asks, length, days, part]
+        if truth["part"] is not None or ask.part is not None:
+            part.match(ask.part == truth["part"], read.truth.name)
+    return [asks, *by_language.values(), length, days, part]
 
 
 def _owner_asks(reads: Sequence[Read]) -> Score:
