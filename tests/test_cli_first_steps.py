@@ -22,7 +22,7 @@ def test_every_bad_setting_is_said_at_once_with_its_value_and_what_is_allowed(tm
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert run.stderr.startswith("h0: 3 setting(s) to fix")
     assert "LOG_LEVEL='VERBOSE': allowed: 'TRACE', 'DEBUG', 'INFO'" in run.stderr
-    assert "MAIL_BACKEND='pigeon': allowed: 'outbox', 'gmail', 'smtp' or 'imap'" in run.stderr
+    assert "MAIL_BACKEND='pigeon': allowed: 'outbox', 'gmail', 'smtp', 'imap' or 'outlook'" in run.stderr
     assert "RATE_LIMIT_PER_HOUR='lots'" in run.stderr
 
 

@@ -66,7 +66,11 @@ def test_an_unknown_client_id_is_said_and_nothing_is_written(
 
 def test_imap_scopes_are_asked_for_imap_auth(vault_dir: Path, graph: FakeGraph, authority: FakeAuthority, tmp_path):
     settings = load_settings(
-        **{**outlook_values(vault_dir, graph, authority, tmp_path / "t.json"), "mail_backend": "imap"}
+        **{
+            **outlook_values(vault_dir, graph, authority, tmp_path / "t.json"),
+            "mail_backend": "imap",
+            "imap_auth": "oauth2",
+        }
     )
     signed = MicrosoftSignIn.from_settings(settings)
     assert signed.scopes == list(IMAP_SCOPES)
