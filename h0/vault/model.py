@@ -17,6 +17,8 @@ of H0 that decides something from a note asks this model instead of reading the 
   privacy, threads and private people are the disclosure gate's
   (`h0.vault.disclosure.Disclosure`), which takes this model's answer as its first;
 - dates as epochs (`received`, `sent_at`, `drafted_at`), with a bad date one typed problem;
+- an email's `automated:` (the kind of machine-made mail ingest found it to be: h0.mail.incoming.automated)
+  and triage's `suspected_phishing:` flag;
 - flags (`send_anyway`) and the identifiers (`message_id`, `thread_id`, `draft_id`, …) as clean text.
 
 The raw frontmatter stays on the `Note` for writing back and for showing what the person wrote; the
@@ -70,6 +72,7 @@ RECIPIENT_FIELDS = ("to", "cc", "bcc")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1b\x7f-\x9f]")
 _LINE_LIKE = re.compile(r"[\t\n\v\f\r\x1c-\x1f\x85\u2028\u2029]")
 _TRUE = frozenset({"true", "yes", "y", "1", "on"})
+_NOT_AUTOMATED = frozenset({"", "no", "false", "none", "null", "person"})
 # The two shapes nearly every address field has, read without the full parser (~10x cheaper): a bare
 # address, and a plain name before an <address>. Anything else goes through email.utils.getaddresses.
 _BARE = re.compile(r"[^\s\"<>,;:()\\\[\]@]+@[^\s\"<>,;:()\\\[\]@]+")
@@ -122,6 +125,8 @@ class NoteFacts(BaseModel):
     drafted_by: str  # who wrote a draft's text (`rules`, a provider's name), as written
     reply_to: tuple[str, ...] = ()  # the real addresses of `reply_to:` (where a reply goes before `from:`)
     date: str = ""  # an email's Date header as written: its offset is the sender's zone (h0.drafting.scheduling)
+    automated: str = ""  # an email's `automated:` kind (auto_reply, bounce, list, notification); "" for a person's
+    suspected_phishing: bool = False  # triage flagged the email (h0.triage.phishing)
 
     @property
     def is_email(self) -> bool:
@@ -199,6 +204,8 @@ def note_facts(path: str, frontmatter: Mapping[str, Any], body: str | None = Non
         drafted_by=_clean(frontmatter.get("drafted_by")).strip()[:MAX_ID],
         reply_to=tuple(addresses(frontmatter.get("reply_to"))),
         date=_clean(frontmatter.get("date")).strip()[:MAX_ID],
+        automated="" if (kind := _word(frontmatter.get("automated"))) in _NOT_AUTOMATED else kind[:40],
+        suspected_phishing=flag(frontmatter.get("suspected_phishing")),
     )
 
 
