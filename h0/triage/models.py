@@ -172,6 +172,11 @@ class EmailInput(BaseModel):
     attachment_names: list[str] = Field(default_factory=list)
     message_id: str | None = None
     conversation: list[EarlierMessage] = Field(default_factory=list)
+    # What the caller found out at the edge (h0.handlers.triage_plan): the kind of machine-made mail it is
+    # ("" for a person's: h0.mail.incoming.automated), and the sentence of the sender's own words that asks the
+    # owner something ("" when none: h0.followup.asks). The rules' `automated` and `asks` conditions.
+    automated: str = ""
+    asks: str = ""
 
     @model_validator(mode="before")
     @classmethod
@@ -181,7 +186,7 @@ class EmailInput(BaseModel):
             data = {**data, "has_attachments": True}
         return data
 
-    @field_validator("sender", "subject", "body", mode="before")
+    @field_validator("sender", "subject", "body", "automated", "asks", mode="before")
     @classmethod
     def _as_text(cls, value: Any) -> str:
         return _text(value)
