@@ -15,7 +15,7 @@ from scripts.world.judge import Read, Score, judge
 # judgment: (precision floor, recall floor); an exact-match judgment has its rate as recall (precision 1).
 FLOORS: dict[str, tuple[float, float]] = {
     "reply text": (1.0, 1.0),  # the owner's reply exactly, every one
-    "automated": (0.98, 0.38),
+    "automated": (0.97, 0.99),  # the 4 "wrong" are credential phishing dressed as a service's notification
     "attack": (0.95, 0.12),
     "questions (each)": (0.72, 0.69),
     "questions (message)": (1.0, 0.71),
@@ -23,8 +23,8 @@ FLOORS: dict[str, tuple[float, float]] = {
     "meeting length": (1.0, 0.70),
     "meeting days": (1.0, 0.78),
     "meeting part of day": (1.0, 0.0),  # H0 reads no part of day yet
-    "owner asks": (0.80, 0.76),
-    "needs a reply (rules)": (0.44, 0.98),
+    "owner asks": (0.99, 0.99),
+    "needs a reply (rules)": (0.86, 0.99),  # its "wrong" are attacks the attack judgment does not flag yet
 }
 
 
