@@ -91,7 +91,11 @@ def test_a_mailbox_of_varied_mail_becomes_notes_as_ingest_writes_them(vault_dir:
     box.flush()
     code, out = imports(tmp_path / "export.mbox")
     assert code == EXIT_OK, out
-    assert out[0] == "h0 import: 5 new in Needs_Action/, 1 kept as history (1 of them yours)"
+    # Dana's question (the owner's reply to her started a thread of its own) is owed a reply at once: `h0 status`
+    # lists it right after the import, as after `h0 sweep`.
+    assert out[0] == (
+        "h0 import: 5 new in Needs_Action/, 1 kept as history (1 of them yours), replies owed: 1, awaited: 0"
+    )
     vault = Vault(vault_dir)
     notes = {n.path: vault.read_note(n.path) for n in vault.list_notes("Needs_Action").notes}
     by_subject = {n.frontmatter["subject"]: n for n in notes.values()}

@@ -532,9 +532,10 @@ def test_real_daemon_refused_then_fixed_and_filed_under_a_new_name_is_one_trail(
     from tests.pipeline.harness import approve, edit_template, frontmatter, running_daemon, wait_until
 
     ensure_rules_file(vault_dir)
+    received = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # today: no reply owed yet, no follow-up event
     (vault_dir / "Needs_Action" / "EMAIL_q7.md").write_text(
         "---\ntype: email\nstatus: pending\nmessage_id: q7\nthread_id: t-q7\nfrom: 'Sam <sam@example.org>'\n"
-        "to: me@example.com\nsubject: 'Dinner?'\nreceived: 2026-11-21T09:00:00Z\n---\nFree on Sunday?\n"
+        f"to: me@example.com\nsubject: 'Dinner?'\nreceived: {received}\n---\nFree on Sunday?\n"
     )
     (vault_dir / "Done" / "REPLY_EMAIL_q7.md").write_text("---\nstatus: sent\n---\nan older reply\n")
     triager = Triager.from_settings(load_settings(vault_path=vault_dir), vault_dir)

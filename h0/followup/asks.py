@@ -1,12 +1,25 @@
-"""Does a message the owner sent ask something of its recipients? Rules by default, the LLM when configured.
+"""Does a message ask something of its reader? Rules by default, the LLM when configured.
 
-Only the owner's own words count: quoted lines (`>`), the quoted original below "On … wrote:" or
-"-----Original Message-----", and the signature below "-- " are left out. The rules look for
-a question (a sentence ending in `?`), a request ("could you", "can you", "please send",
-"let me know", "get back to me", …) or a deadline ("by Friday", "by tomorrow", "by the 12th",
-"deadline"). With LLM_PROVIDER set, the model answers yes or no (the text inside nonce-tagged
-data); any failure of the model falls back to the rules. The owner overrides either with
-`awaiting: true|false` on a note of the thread (h0.followup.threads).
+Two questions have this one answer: does the owner's sent message wait for an answer (replies
+awaited), and does someone's email ask the owner something (replies owed, and the default rules'
+"Questions and requests"). Only the writer's own words count: the newest reply of the message as
+h0.drafting.replytext cuts it — quoted history in Gmail's, Outlook's and Apple Mail's formats in
+each language, top- or bottom-posted, and the signature block and device footer gone. The rules look for:
+
+- a question: a sentence ending in `?` (a date's or an abbreviation's dot never ends a sentence:
+  "Passt der Beta-Start am 18.12.?" is one question);
+- a request, in English, German or French: "could you", "let me know", "please send", "kannst du",
+  "sag mir bitte", "gib mir Bescheid", "pouvez-vous", "dites-moi", "merci de me confirmer", …;
+- a deadline set for the reader ("by Friday", "bis Freitag", "d'ici vendredi", "deadline") — never
+  one the writer sets themself: "I can send the quote by Friday", "Das Angebot schicke ich dir bis
+  Freitag" and "Je vous envoie le devis avant vendredi" are promises, not asks;
+- a subject that is a question, unless it is a reply's ("Re: Passt es dir am 9.?" repeats the
+  other side's question).
+
+With LLM_PROVIDER set, the model answers for the owner's sent mail (the text inside nonce-tagged
+data); any failure of the model falls back to the rules. Someone else's email is always judged by
+the rules (no model call per incoming message). The owner overrides either with `awaiting:
+true|false` on a note of the thread (h0.followup.threads).
 """
 
 from __future__ import annotations
@@ -20,52 +33,94 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from loguru import logger
 
+from h0.drafting.replytext import strip_quoted
+
 if TYPE_CHECKING:
     from h0.config import Settings
+    from h0.triage.models import EmailInput  # not at run time: `h0 status` loads this module, never triage
 
-MAX_TEXT = 4_000  # of the owner's own words, what is judged
+MAX_TEXT = 4_000  # of the writer's own words, what is judged
 MAX_ASK = 200  # the sentence that asks, as kept and shown
-_QUOTE_START = re.compile(
-    r"^\s*(on .{0,200}wrote:|-{2,}\s*original message\s*-{2,}|-{2,}\s*forwarded message\s*-{2,}|from:\s.+|"
-    r"le .{0,200}a écrit\s*:|am .{0,200}schrieb .{0,100}:)\s*$",
-    re.IGNORECASE,
+# A sentence ends at ".", "!" or "?" followed by a space and a capital (or a line break), never at a date's or a
+# number's dot ("18.12.", "am 9.", "1.250 €") or an abbreviation's ("z. B.", "e.g.", "p. ex.", "no.", "Nr.").
+_ABBREVIATIONS = frozenset(
+    "e.g i.e etc approx no nr vs z.b d.h u.a bzw ca vgl usw evtl ggf inkl p.ex cf env mme mlle m dr prof st".split()
 )
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_END = re.compile(r"([.!?…])(\s+)(?=[\"'„“«(\[]?[A-ZÄÖÜÀ-Ý0-9])")
 _REQUEST = re.compile(
-    r"\b(could you|can you|would you|will you|would it be possible|are you able|do you (have|know|think|mind)|"
-    r"please (let|send|confirm|reply|review|advise|get back|tell|share|sign|approve|check|call|update|forward|"
-    r"provide|look|answer|respond)|let me know|get back to me|send me|i need|we need|waiting (for|on) your|"
-    r"looking forward to (hearing|your)|rsvp|your thoughts|what do you think|any (news|update|thoughts)|"
-    r"kindly)\b",
+    r"\b("
+    # English
+    r"could you|can you|would you|will you|would it be possible|are you able|do you (have|know|think|mind)|"
+    r"please\b(?! (find|note|see|be aware|feel free|don'?t hesitate|do not hesitate|ignore|disregard|accept))|"
+    r"let me know|let us know|get back to me|"
+    r"send me|send us|(i|we) need(?! to\b)|waiting (for|on) your|looking forward to (hearing|your)|rsvp|"
+    r"your thoughts|what do you think|any (news|update|thoughts)|kindly|"
+    r"let'?s (meet|catch up|talk|chat|speak|schedule|set up|find (a )?time|grab|have (a )?(call|chat|coffee|lunch)|"
+    r"hop on|jump on)|(i|we)('d| would) (love|like) to (meet|grab|catch up|hear|get your|talk|chat|see you|"
+    r"have (a )?(call|chat|coffee|lunch))|"
+    # German
+    r"kannst du|könntest du|können sie|könnten sie|würdest du|würden sie|sag mir|sagt mir|sagen sie mir|"
+    r"gib mir bescheid|gebt mir bescheid|geben sie mir bescheid|lass mich wissen|lasst mich wissen|"
+    r"lassen sie mich wissen|melde dich|meldet euch|melden sie sich|schick mir|schickt mir|schicken sie mir|"
+    r"bitte\b(?! (beachten|beachte|finden|entnehmen|zögern|zögere|ignorieren|ignoriere))|um rückmeldung|"
+    r"(ich|wir) brauche?n?\b(?! nicht)|freue mich auf (deine|ihre|eure) (antwort|rückmeldung)|"
+    r"lass(t)? uns (mal )?(treffen|telefonieren|sprechen|reden|zusammensetzen|einen termin)|"
+    r"(ich|wir) würden? (dich|sie|euch) gerne? (treffen|sprechen|sehen|anrufen)|"
+    # French
+    r"pouvez-vous|pourriez-vous|peux-tu|pourrais-tu|tu peux|vous pouvez|tu pourrais|vous pourriez|dites-moi|"
+    r"dis-moi|dites-nous|dis-nous|faites-moi savoir|fais-moi savoir|tenez-moi au courant|tiens-moi au courant|"
+    r"merci de (bien vouloir|me|nous|m'|confirmer|valider|répondre|revenir)|veuillez(?! trouver)|envoyez-moi|"
+    r"envoie-moi|confirmez-moi|confirme-moi|j'attends (votre|ta) (réponse|retour)|"
+    r"dans l'attente de (votre|ta)|(votre|ton) avis|qu'en (penses-tu|pensez-vous)|voyons-nous|"
+    r"retrouvons-nous|on se (voit|parle|cale|retrouve)|j'aimerais (te|vous) (voir|parler|rencontrer|appeler)"
+    r")",
     re.IGNORECASE,
 )
 _DEADLINE = re.compile(
-    r"\b(by|before|until|no later than)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|"
-    r"today|end of (the )?(day|week|month)|eod|eow|next week|the \d{1,2}(st|nd|rd|th)?|\d{1,2}(:\d{2})?\s*(am|pm)|"
-    r"\d{1,2}[./-]\d{1,2})\b|\bdeadline\b",
+    r"\b(by|before|until|no later than)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|"
+    r"tonight|today|end of (the )?(day|week|month)|eod|eow|next week|the \d{1,2}(st|nd|rd|th)?|"
+    r"\d{1,2}(:\d{2})?\s*(am|pm)|\d{1,2}[./-]\d{1,2})\b|\bdeadline\b|"
+    r"\b(bis|spätestens)\s+(montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|morgen|heute|ende|"
+    r"nächste|zum \d{1,2})|\bfrist\b|"
+    r"\b(d'ici|avant)\s+(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|demain|ce soir|la fin|le \d{1,2})|"
+    r"\bdate limite\b",
     re.IGNORECASE,
 )
+# The writer speaking of themself: a deadline in such a sentence is their promise, not an ask.
+_FIRST_PERSON = re.compile(r"\b(i|i'll|i'm|i've|we|we'll|we're|ich|wir|je|j'|nous)(?=\b|')", re.IGNORECASE)
+# What may close a sentence after its "?": quotes, brackets, emphasis, and markup left in a note ("?</p>").
+_CLOSING = re.compile(r"(?:\s*</?[a-zA-Z][^<>]{0,40}>|[\s\"'”’»)\]*_])+$")
+_REPLY_SUBJECT = re.compile(r"^\s*(re|aw|antw|wg|fw|fwd|tr|réf|ref|rv)\s*(\[\d+\])?\s*:", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
     asks: bool
-    ask: str | None = None  # the sentence that asks (the owner's words, cut to MAX_ASK)
+    ask: str | None = None  # the sentence that asks (the writer's own words, cut to MAX_ASK)
     by: str = "rules"  # "rules" or the LLM provider's name
 
 
 def own_words(text: str) -> str:
-    """The part of a message the sender wrote: no quoted original, no signature."""
-    kept: list[str] = []
-    for line in (text or "").replace("\r\n", "\n").split("\n"):
-        if line.rstrip() == "--" or line.startswith("-- ") and not line.strip("- "):
-            break
-        if _QUOTE_START.match(line):
-            break
-        if line.lstrip().startswith(">"):
-            continue
-        kept.append(line)
-    return "\n".join(kept).strip()[:MAX_TEXT]
+    """The part of a message its writer wrote now: no quoted history, no signature (h0.drafting.replytext), and
+    no quoted line (`> …`) wherever it stands (an inline answer's quotes are the other side's words)."""
+    lines = strip_quoted(text or "").split("\n")
+    return "\n".join(line for line in lines if not line.lstrip().startswith(">")).strip()[:MAX_TEXT]
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut into sentences (see _END: a date's, a number's or an abbreviation's dot ends none)."""
+    found: list[str] = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        start = 0
+        for end in _END.finditer(line):
+            words = line[start : end.start()].split()
+            last = words[-1].lower().rstrip(".") if words else ""
+            if end.group(1) == "." and (last in _ABBREVIATIONS or len(last) == 1):
+                continue  # "z. B. die", "p. ex. la", "Nr. 5"
+            found.append(line[start : end.end(1)])
+            start = end.end()
+        found.append(line[start:])
+    return [" ".join(s.split()) for s in found if s.strip()]
 
 
 def _clip(sentence: str) -> str:
@@ -73,18 +128,29 @@ def _clip(sentence: str) -> str:
     return sentence if len(sentence) <= MAX_ASK else sentence[: MAX_ASK - 1] + "…"
 
 
+def asking(sentence: str) -> bool:
+    """This sentence asks its reader something: a question, a request, or a deadline set for the reader."""
+    if _CLOSING.sub("", sentence).endswith(("?", "？")) or _REQUEST.search(sentence):
+        return True
+    return _DEADLINE.search(sentence) is not None and _FIRST_PERSON.search(sentence) is None
+
+
 def rules_verdict(text: str, subject: str = "") -> Verdict:
-    """A question, a request or a deadline in the owner's own words (or a subject that is a question)."""
-    words = own_words(text)
-    for sentence in _SENTENCE.findall(words):
-        stripped = sentence.strip()
-        if not stripped:
-            continue
-        if stripped.endswith("?") or _REQUEST.search(stripped) or _DEADLINE.search(stripped):
-            return Verdict(True, _clip(stripped))
-    if subject.strip().endswith("?"):
-        return Verdict(True, _clip(subject.strip()))
+    """A question, a request or a deadline in the writer's own words (or a subject that is a question)."""
+    for sentence in sentences(own_words(text)):
+        if asking(sentence):
+            return Verdict(True, _clip(sentence))
+    subject = " ".join(subject.split())
+    if subject.endswith("?") and not _REPLY_SUBJECT.match(subject):
+        return Verdict(True, _clip(subject))
     return Verdict(False)
+
+
+def with_asks(email: EmailInput) -> EmailInput:
+    """The email as triage sees it: with the sentence of the sender's own words that asks something (`asks`,
+    the rules' condition; "" when nothing does), unless it is machine-made mail (`automated`), which asks nothing."""
+    asked = None if email.automated else rules_verdict(email.body, email.subject).ask
+    return email.model_copy(update={"asks": asked or ""})
 
 
 class AskJudge(Protocol):

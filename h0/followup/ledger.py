@@ -149,10 +149,16 @@ class FollowupLedger:
     # -- what needs a look ------------------------------------------------------------------
 
     def work(self, now: float, limit: int | None = None) -> list[str]:
-        """Threads that are dirty or whose deadline has passed, the oldest deadline first."""
+        """Threads that are dirty or whose deadline has passed, and those whose open follow-up waits on someone
+        who has written to the owner since the message it is about, in any thread (`last_heard`: the look closes
+        it, so it is looked at once)."""
         sql = (
             "SELECT thread FROM followup_threads WHERE dirty = 1 UNION "
-            "SELECT thread FROM followup_threads WHERE due_at IS NOT NULL AND due_at <= ?"
+            "SELECT thread FROM followup_threads WHERE due_at IS NOT NULL AND due_at <= ? UNION "
+            "SELECT t.thread FROM followup_threads t JOIN followup_messages a ON a.key = t.anchor, "
+            "json_each(a.recipients) r WHERE t.state = 'awaited' AND EXISTS (SELECT 1 FROM followup_messages m "
+            "WHERE m.sender = json_extract(r.value, '$[1]') AND m.outbound = 0 AND m.automated IS NULL "
+            "AND m.at > a.at)"
         )
         rows = self.state.query(sql + (f" LIMIT {int(limit)}" if limit else ""), (now,))
         return [r["thread"] for r in rows]
@@ -227,6 +233,19 @@ class FollowupLedger:
     def overridden(self) -> set[str]:
         """Threads whose `awaiting:` word is set (to see which notes stopped saying it)."""
         return {r["thread"] for r in self.state.query("SELECT thread FROM followup_threads WHERE override IS NOT NULL")}
+
+    def last_heard(self, addresses: Sequence[str]) -> dict[str, float]:
+        """When each of these people last wrote to the owner, in any thread (not the owner's mail, never an
+        auto-reply, a bounce or other machine-made mail); a person never heard from is absent."""
+        found: dict[str, float] = {}
+        for chunk in _chunks(sorted(set(addresses))):
+            rows = self.state.query(
+                "SELECT sender, max(at) AS at FROM followup_messages WHERE outbound = 0 AND automated IS NULL "
+                f"AND sender IN ({', '.join('?' * len(chunk))}) GROUP BY sender",
+                chunk,
+            )
+            found.update({r["sender"]: float(r["at"]) for r in rows})
+        return found
 
     # -- the mailing lists seen ------------------------------------------------------------------
 

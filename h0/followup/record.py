@@ -16,7 +16,7 @@ from email.utils import getaddresses, parseaddr
 from typing import Any
 
 from h0.errors import InvalidRequest
-from h0.followup.asks import AskJudge, Verdict
+from h0.followup.asks import AskJudge, Verdict, rules_verdict
 from h0.followup.threads import Message
 from h0.mail.compose.drafts import message_body
 from h0.mail.headers import clean_address_header, clean_header_text
@@ -68,11 +68,15 @@ def _when(value: Any, now: float) -> float:
 def from_email(
     email: EmailFull, *, outbound: bool, now: float, note: str | None = None, judge: AskJudge | None = None
 ) -> Message:
-    """A message the sync brought. One the sync gave as the owner's sent mail (outbound) is judged: does it ask
-    something? Whether the owner wrote it is the owner's identity's to say (h0.mail.owner), at each pass."""
+    """A message the sync brought. With a `judge`, it is judged: does it ask something? The owner's sent mail
+    (outbound) by the judge (the model, when one is set), anyone else's by the rules (h0.followup.asks: no model
+    call per incoming message); machine-made mail asks nothing. Whether the owner wrote it is the owner's
+    identity's to say (h0.mail.owner), at each pass."""
     outbound = outbound or is_sent_labels(email.labels)
     subject = clean_header_text(email.subject)[:MAX_SUBJECT]
-    verdict = judge.judge(email.body, subject) if outbound and judge is not None and not email.automated else None
+    verdict: Verdict | None = None
+    if judge is not None and not email.automated:
+        verdict = judge.judge(email.body, subject) if outbound else rules_verdict(email.body, subject)
     key = message_key(email.rfc822_message_id, email.id)
     return Message(
         key=key,

@@ -362,6 +362,8 @@ def email_frontmatter(email: EmailFull, rfc822: str | None) -> dict[str, Any]:
     auth = _auth(email)
     if auth is not None:
         frontmatter["auth"] = auth
+    if email.automated:  # machine-made mail (h0.mail.incoming.automated): no reply drafted, none owed
+        frontmatter["automated"] = email.automated
     return frontmatter
 
 

@@ -33,6 +33,8 @@ from h0.followup.asks import judge_for
 from h0.followup.ledger import FollowupLedger
 from h0.followup.record import from_email
 from h0.handlers.context import HandlerContext
+from h0.handlers.followup.find import find_followup_notes
+from h0.handlers.followup.follow_up import follow_up
 from h0.handlers.ingest import email_body, email_frontmatter, look_up_batch, write_email_note
 from h0.handlers.mail_history import history_message, is_recent
 from h0.mail.incoming.email_views import email_full
@@ -40,6 +42,7 @@ from h0.mail.incoming.importer import FileMessage, MailFile, Problem, file_ident
 from h0.mail.models import EmailFull
 from h0.mail.owner import Observed, OwnerAuthority, import_evidence, message_key, single_sender
 from h0.state.history import FileMark, HeldWork, HistoryMessage, MailHistory
+from h0.vault import Vault
 from h0.vault.layout import DONE
 
 BATCH = 250  # messages per transaction
@@ -59,6 +62,8 @@ class ImportReport:
     bytes_done: int = 0
     bytes_total: int = 0
     stopped: str | None = None  # why the import stopped before its end
+    owed: int = 0  # emails the follow-up pass found owed a reply at the end of the import
+    awaited: int = 0  # the owner's messages it found waiting for an answer (each a follow-up note and draft)
 
     def line(self) -> str:
         parts = [f"{len(self.work)} new in Needs_Action/"]
@@ -70,6 +75,8 @@ class ImportReport:
             parts.append(f"{self.duplicates} already imported")
         if self.problems:
             parts.append(f"{len(self.problems)} not imported")
+        if self.owed or self.awaited:
+            parts.append(f"replies owed: {self.owed}, awaited: {self.awaited}")
         return "h0 import: " + ", ".join(parts)
 
 
@@ -121,6 +128,8 @@ class MailImport:
                 self._file(file)
             if not self.stop.is_set():
                 self._notes_for_held()
+            if not self.stop.is_set():
+                self._follow_up()
         except (OSError, H0Error) as error:
             reason = getattr(error, "message", None) or f"{error.strerror or error}"  # type: ignore[union-attr]
             self.report.stopped = f"stopped: {reason}"
@@ -197,7 +206,8 @@ class MailImport:
             mine = evidence is not None
             row = history_message(email, outbound=mine, now=self.now, seen=None if mine else seen)
             if is_recent(email, row.at, self.now, self.window):
-                recent.append(from_email(email, outbound=True, now=self.now, judge=self.judge) if mine else seen)
+                # Judged as the ledger keeps it: does the owner's message ask something, does theirs ask the owner?
+                recent.append(from_email(email, outbound=mine, now=self.now, judge=self.judge))
                 if not mine:
                     held.append(HeldWork(key, row.at, email.model_dump_json()))
             if self.as_notes and not (not mine and is_recent(email, row.at, self.now, self.window)):
@@ -275,6 +285,16 @@ class MailImport:
             )
             self.history.set_notes(notes)
             self._tell()
+
+    def _follow_up(self) -> None:
+        """Replies owed and awaited, judged at once from what the import recorded (the pass `h0 watch` runs every
+        minute): `h0 status` lists them right after the import, as it will after `h0 sweep`."""
+        try:
+            done = follow_up(self.ctx, find_followup_notes(Vault(Path(self.ctx.settings.vault_path))), now=self.now)
+        except H0Error as error:
+            logger.warning("h0 import: replies owed and awaited are judged at the next pass ({})", error.message)
+            return
+        self.report.owed, self.report.awaited = len(done.owed), len(done.awaited)
 
     def _answered(self, hold: HeldWork, email: EmailFull) -> bool:
         thread = from_email(email, outbound=False, now=self.now).thread

@@ -19,6 +19,7 @@ from h0.drafting.briefing import briefing
 from h0.drafting.commercial import audience_of
 from h0.drafting.replytext import strip_quoted
 from h0.drafting.replyvoice import ReplyVoice
+from h0.followup.asks import with_asks
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome
 from h0.handlers.forward import forward_draft
 from h0.handlers.llmwait import WAIT_KEYS, gave_up, wait_for_model
@@ -29,7 +30,7 @@ from h0.mail.deception.known import Known
 from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.mail.owner import owner_addresses
 from h0.triage.llm import TRUNCATED_WARNING
-from h0.triage.models import DRAFTING_DECISIONS, EarlierMessage, EmailInput, ReplyContext
+from h0.triage.models import DRAFTING_DECISIONS, EarlierMessage, EmailInput, ReplyContext, TriageOutcome
 from h0.triage.phishing import suspected_phishing
 from h0.vault import Note
 from h0.vault.api import Change, Move, Update, Write
@@ -60,6 +61,19 @@ def local_rules(triager: EmailTriager) -> EmailTriager:
     return rules if rules is not None and hasattr(rules, "triage") else triager
 
 
+def _not_answered(outcome: TriageOutcome, why: str) -> TriageOutcome:
+    """No reply draft to mail no person wrote (a receipt, a notification, a list, an auto-reply) or to the owner's
+    own address, whatever the decider said: the email stays for the owner to look at (`needs_info`)."""
+    decision = outcome.decision.model_copy(
+        update={
+            "decision": "needs_info",
+            "reply_body": None,
+            "reasoning": f"{why}: no reply drafted (was {outcome.decision.decision}: {outcome.decision.reasoning})",
+        }
+    )
+    return outcome.model_copy(update={"decision": decision})
+
+
 def _voiced(chosen: ReplyVoice) -> dict[str, Any]:
     return {
         "greeting": chosen.voice.greeting,
@@ -83,7 +97,10 @@ def plan_email(
     text = block_text(note.body)
     if thread:  # the earlier messages come as the conversation: the history quoted in this one is said once
         text = strip_quoted(text) or text
-    email = EmailInput.from_note(note.frontmatter, text)
+    # What the edge knows: machine-made mail (ingest read its headers) and what the sender's own words ask.
+    email = with_asks(
+        EmailInput.from_note(note.frontmatter, text).model_copy(update={"automated": note.facts.automated})
+    )
     received = note.facts.received
     # The thread's history (h0 import, a first sync); none for a private email: its thread stays its own.
     kept = [] if private else kept_earlier(ctx, note.facts.thread_id, received)
@@ -148,6 +165,10 @@ def plan_email(
     suspicion = suspected_phishing(email, known or Known())
     if suspicion is not None:
         outcome = no_reply(outcome, suspicion.problem)
+    elif outcome.decision.decision in DRAFTING_DECISIONS and note.facts.automated:
+        outcome = _not_answered(outcome, f"Machine-made mail ({note.facts.automated})")
+    elif outcome.decision.decision in DRAFTING_DECISIONS and note.facts.sender in owner_addresses(ctx.settings):
+        outcome = _not_answered(outcome, "Mail from your own address")
     decision = outcome.decision
     record = {
         "decision": decision.decision,

@@ -98,10 +98,11 @@ class EmailFull(BaseModel):
         "{spf, dkim, dmarc} each pass, fail, softfail, none, …; null when the message has no such header. "
         "dmarc=fail means the sender may be forged.",
     )
-    automated: Literal["auto_reply", "bounce", "list"] | None = Field(
+    automated: Literal["auto_reply", "bounce", "list", "notification"] | None = Field(
         default=None,
         description="Machine-made mail, told from its headers: an auto-reply (out of office), a bounce (delivery "
-        "report), or a mailing-list post; null for mail a person wrote.",
+        "report), a mailing-list or bulk post (newsletters), or a notification (no-reply senders, receipts, "
+        "calendar invitations, bulk-sending services); null for mail a person wrote.",
     )
     list_address: str | None = Field(default=None, description="A list post's posting address (List-Post).")
 

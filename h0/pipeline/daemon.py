@@ -204,7 +204,8 @@ class Daemon:
         if sweep:
             self._finish_interrupted()
             self.sweep("start")
-            self.request_followup()  # deadlines and snoozes that passed while H0 was off
+            if not self.one_pass:  # `h0 sweep`: after its triage (run_once)
+                self.request_followup()  # deadlines and snoozes that passed while H0 was off
         self.add_periodic(FOLLOW_UP_PASS_SECONDS, self.request_followup, first_in=FOLLOW_UP_PASS_SECONDS)
         if self.ingest:
             self.add_periodic(self.settings.mail_poll_seconds, self.request_ingest)
@@ -287,10 +288,13 @@ class Daemon:
                     logger.exception("periodic task {} failed", getattr(task, "__name__", task))
 
     def run_once(self, timeout: float = 600.0) -> bool:
-        """Process everything the sweep finds (and what that produces), then return. A note written
-        a moment ago waits out its short stability window within the pass; an approved note settling
-        for APPROVAL_SETTLE_SECONDS is left for the next pass."""
-        return self.queue.wait_idle(timeout, horizon=SWEEP_WAITS_SECONDS)
+        """Process everything the sweep finds (and what it produces; an approved note settling is the next pass's),
+        then one follow-up pass, after the triage whose decisions it reads: the lists `h0 watch` settles on."""
+        end = time.monotonic() + timeout
+        if not self.queue.wait_idle(timeout, horizon=SWEEP_WAITS_SECONDS):
+            return False
+        self.request_followup()
+        return self.queue.wait_idle(max(0.0, end - time.monotonic()), horizon=SWEEP_WAITS_SECONDS)
 
     def run_ingest(self) -> None:
         from h0.handlers.ingest import ingest_new_mail

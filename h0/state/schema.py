@@ -109,13 +109,15 @@ CREATE TABLE IF NOT EXISTS followup_messages (
     subject      TEXT NOT NULL,
     at           REAL NOT NULL,             -- when it was written, never later than when H0 first saw it
     seen_at      REAL NOT NULL,
-    automated    TEXT,                      -- auto_reply | bounce | list
+    automated    TEXT,                      -- auto_reply | bounce | list | notification
     list_address TEXT,
-    asks         INTEGER,                   -- the owner's message asks something of its recipients (1/0)
+    asks         INTEGER,                   -- it asks something of its reader (1/0; h0.followup.asks)
     ask          TEXT,                      -- the sentence that asks, cut short
     note         TEXT                       -- the note H0 wrote for it (a received email)
 );
 CREATE INDEX IF NOT EXISTS followup_messages_thread ON followup_messages (thread, at);
+-- Who wrote to the owner since (any thread): a person who did is awaited no more (h0.followup.ledger.last_heard).
+CREATE INDEX IF NOT EXISTS followup_messages_sender ON followup_messages (sender, at) WHERE outbound = 0;
 CREATE TABLE IF NOT EXISTS followup_threads (
     thread     TEXT PRIMARY KEY,
     dirty      INTEGER NOT NULL DEFAULT 1,  -- something changed (a message, an override): look again
@@ -130,6 +132,7 @@ CREATE TABLE IF NOT EXISTS followup_threads (
 );
 CREATE INDEX IF NOT EXISTS followup_threads_due ON followup_threads (due_at) WHERE due_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS followup_threads_dirty ON followup_threads (dirty) WHERE dirty = 1;
+CREATE INDEX IF NOT EXISTS followup_threads_awaited ON followup_threads (state) WHERE state = 'awaited';
 -- The owner's identity (h0.mail.owner): messages the owner wrote, recorded when the evidence was seen —
 -- the provider's sent mail (Gmail's SENT label, the IMAP Sent folder) or an import's sent folder or
 -- labels. H0's own sends are the `sends` table above. Never a From: header alone, never a note.

@@ -38,7 +38,11 @@ Rules are tried **top to bottom; the first rule that matches decides**.
 
 Conditions: `sender` (the whole From line), `sender_domain` (`example.com` also matches
 `mail.example.com`), `subject`, `body`, `text` (subject or body), `recipients` (To and Cc),
-`label`, `attachment`. Each takes one pattern or a list; one matching pattern is enough.
+`label`, `attachment`, `automated` (what kind of machine-made mail it is, told from its
+headers: `auto_reply`, `bounce`, `list`, `notification`; empty for mail a person wrote) and
+`asks` (the sentence of the sender's own words that asks you something — a question, a
+request, a deadline for you — in English, German or French; empty when nothing does; quoted
+history and signatures never count). Each takes one pattern or a list; one matching pattern is enough.
 A pattern is a case-insensitive substring, or a regular expression between slashes:
 `'/\bno-?reply@/'` (use single quotes around regular expressions). A regular expression
 gets 100 ms per email; one that runs longer is skipped for that email and named here, in
@@ -69,6 +73,13 @@ in `Drafts/` until you move it to `Approved/`.
 
 ```yaml
 rules:
+  - name: Automated mail
+    when:
+      automated: '/.+/'
+    decision: archive
+    confidence: 0.9
+    reasoning: Mail no person wrote to you ({matched}); it is owed no reply
+
   - name: Automated senders
     when:
       sender:
@@ -124,13 +135,12 @@ rules:
 
       {sign_off}
 
-  - name: Direct questions
+  - name: Questions and requests
     when:
-      subject: '?'
-      body: '/\?(?=\s|$|<)/'
+      asks: '/.+/'
     decision: draft_reply
     confidence: 0.6
-    reasoning: A direct question from {sender_address} ({matched})
+    reasoning: '{sender_address} asks: {matched}'
     reply: |
       [H0 draft — edit before approving]
       {greeting}

@@ -174,6 +174,11 @@ class EmailInput(BaseModel):
     conversation: list[EarlierMessage] = Field(default_factory=list)
     # The receiving provider's SPF/DKIM/DMARC verdicts (the note's `auth:`), each a lower-case word; None: unknown.
     auth: dict[str, str] | None = None
+    # What the caller found out at the edge (h0.handlers.triage_plan): the kind of machine-made mail it is
+    # ("" for a person's: h0.mail.incoming.automated), and the sentence of the sender's own words that asks the
+    # owner something ("" when none: h0.followup.asks). The rules' `automated` and `asks` conditions.
+    automated: str = ""
+    asks: str = ""
 
     @model_validator(mode="before")
     @classmethod
@@ -183,7 +188,7 @@ class EmailInput(BaseModel):
             data = {**data, "has_attachments": True}
         return data
 
-    @field_validator("sender", "subject", "body", mode="before")
+    @field_validator("sender", "subject", "body", "automated", "asks", mode="before")
     @classmethod
     def _as_text(cls, value: Any) -> str:
         return _text(value)

@@ -54,6 +54,8 @@ _FIELD_TEXT: dict[str, Callable[[EmailInput], str]] = {
     "recipients": lambda e: "\n".join(e.to + e.cc),
     "label": lambda e: "\n".join(e.labels),
     "attachment": lambda e: "\n".join(e.attachment_names),
+    "automated": lambda e: e.automated,  # the kind of machine-made mail ("" for a person's)
+    "asks": lambda e: e.asks,  # the sentence of the sender's own words that asks something ("" when none)
 }
 
 

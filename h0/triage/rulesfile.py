@@ -30,8 +30,12 @@ from h0.vault import frontmatter
 BODY_HEAD_CHARS = 16_000
 BODY_TAIL_CHARS = 4_000
 
-FIELDS = ("sender", "sender_domain", "subject", "body", "text", "recipients", "label", "attachment")
-Field_ = Literal["sender", "sender_domain", "subject", "body", "text", "recipients", "label", "attachment"]
+FIELDS = (
+    "sender", "sender_domain", "subject", "body", "text", "recipients", "label", "attachment", "automated", "asks"
+)  # fmt: skip
+Field_ = Literal[
+    "sender", "sender_domain", "subject", "body", "text", "recipients", "label", "attachment", "automated", "asks"
+]  # fmt: skip
 
 _FENCE = re.compile(r"^(```+|~~~+)[ \t]*(yaml|yml)[ \t]*\r?\n(.*?)^\1[ \t]*$", re.MULTILINE | re.DOTALL | re.IGNORECASE)
 

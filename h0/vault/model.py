@@ -4,20 +4,17 @@ A note's frontmatter is written by H0, by the owner in Obsidian, by agents throu
 with file access, so every value may be missing, of the wrong type, or spelled another way. Every part
 of H0 that decides something from a note asks this model instead of reading the dict:
 
-- `kind`: what `type:` says (`email`, `sent_email`, `follow_up`, …), trimmed and case-folded once;
-- `status`: the draft state (`h0.vault.draft_state`), so "rejected" means the same to the sweep, the
-  watcher, the mail server and the reports (`Rejected`, ` REJECTED ` and `rejected` alike);
-- `to` / `cc` / `bcc`: the real addresses of each field, display names dropped, exactly as the send
-  path splits them (a report never shows fewer recipients than a message has); `sender` likewise;
+- `kind`: what `type:` says (`email`, `sent_email`, `follow_up`, …), trimmed and case-folded once; `status`:
+  the draft state (`h0.vault.draft_state`: `Rejected`, ` REJECTED ` and `rejected` are one state everywhere);
+- `to` / `cc` / `bcc` / `sender`: the real addresses, display names dropped, exactly as the send path splits them;
 - `source`: the email note a draft answers as one key, whatever the spelling (`[[EMAIL_1]]`,
-  `[[Needs_Action/EMAIL_1.md|the email]]`, `Needs_Action/EMAIL_1.md`): two drafts answer the same email
-  exactly when their `source_key`s are equal;
-- `private`: the note's own words say it is private (a `private:` key in any case with a true word, a
-  private tag in its properties or, when its text was read, in its text: h0.vault.tags). Folder
-  privacy, threads and private people are the disclosure gate's
-  (`h0.vault.disclosure.Disclosure`), which takes this model's answer as its first;
+  `[[Needs_Action/EMAIL_1.md|the email]]`, `Needs_Action/EMAIL_1.md`);
+- `private`: the note's own words say it is private (a `private:` key in any case with a true word, a private tag
+  in its properties or, when its text was read, in its text: h0.vault.tags); folders, threads and private people
+  are the disclosure gate's (`h0.vault.disclosure.Disclosure`), which takes this answer as its first;
 - dates as epochs (`received`, `sent_at`, `drafted_at`), with a bad date one typed problem;
-- flags (`send_anyway`; `suspicion`, triage's suspected attack: h0.vault.suspicion) and the identifiers (`message_id`, `thread_id`, `draft_id`, …) as clean text.
+- an email's `automated:` (the machine-made kind ingest found: h0.mail.incoming.automated); flags (`send_anyway`;
+  `suspicion`, triage's suspected attack: h0.vault.suspicion); the identifiers (`message_id`, …) as clean text.
 
 The raw frontmatter stays on the `Note` for writing back and for showing what the person wrote; the
 model is built lazily on first use (`Note.facts`) and never raises: what cannot be read is absent,
@@ -71,6 +68,7 @@ RECIPIENT_FIELDS = ("to", "cc", "bcc")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1b\x7f-\x9f]")
 _LINE_LIKE = re.compile(r"[\t\n\v\f\r\x1c-\x1f\x85\u2028\u2029]")
 _TRUE = frozenset({"true", "yes", "y", "1", "on"})
+_NOT_AUTOMATED = frozenset({"", "no", "false", "none", "null", "person"})
 # The two shapes nearly every address field has, read without the full parser (~10x cheaper): a bare
 # address, and a plain name before an <address>. Anything else goes through email.utils.getaddresses.
 _BARE = re.compile(r"[^\s\"<>,;:()\\\[\]@]+@[^\s\"<>,;:()\\\[\]@]+")
@@ -126,6 +124,7 @@ class NoteFacts(BaseModel):
     suspicion: Suspicion | None = None  # triage's suspected attack (`suspected_phishing:` and its reason)
     meeting_request: bool = False  # a reply to a request to meet: its times kept current (h0.handlers.reschedule)
     proposed_slots: tuple[str, ...] = ()  # the times such a draft proposes, ISO 8601 with their offset
+    automated: str = ""  # an email's `automated:` kind (auto_reply, bounce, list, notification); "" for a person's
 
     @property
     def is_email(self) -> bool:
@@ -206,6 +205,7 @@ def note_facts(path: str, frontmatter: Mapping[str, Any], body: str | None = Non
         suspicion=suspicion_of(frontmatter),
         meeting_request=flag(frontmatter.get("meeting_request")),
         proposed_slots=tuple(_clean(v).strip()[:MAX_ID] for v in _listed(frontmatter.get("proposed_slots"))[:10]),
+        automated="" if (kind := _word(frontmatter.get("automated"))) in _NOT_AUTOMATED else kind[:40],
     )
 
 

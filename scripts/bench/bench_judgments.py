@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from email.utils import parseaddr
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -118,11 +119,13 @@ def pipeline_scores(vaulted: Vaulted, followups: dict, reads: list[Read]) -> lis
     needs = Score("needs the owner (triage)")
     drafts = Score("reply drafts")
     attack = Score("attack (on notes)")
-    automated_owed = automated_drafted = attacker_drafted = real_flagged = 0
+    automated_owed = automated_drafted = attacker_drafted = real_flagged = owed_flagged = attacker_owed = 0
     for path, (truth, decision, flagged) in sorted(vaulted.notes.items()):
         said_owed = path in owed_paths
         owed.count(truth.owed, said_owed, truth.name)
         automated_owed += said_owed and truth.automated
+        owed_flagged += truth.owed and flagged and truth.attack is None  # misses that are the attack judgment's
+        attacker_owed += said_owed and truth.attack is not None and not flagged
         needs.count(truth.needs_reply, decision in NEEDS_THE_OWNER, truth.name)
         drafted = truth.id in vaulted.drafted
         drafts.count(truth.needs_reply, drafted, truth.name)
@@ -130,15 +133,36 @@ def pipeline_scores(vaulted: Vaulted, followups: dict, reads: list[Read]) -> lis
         attacker_drafted += drafted and truth.attack is not None
         attack.count(truth.attack is not None, flagged, truth.name)
         real_flagged += flagged and truth.attack is None and truth.category == "person"
-    owed.note = f"automated mail owed: {automated_owed}"
+    owed.note = (
+        f"automated mail owed: {automated_owed}; missed as flagged attacks: {owed_flagged}, "
+        f"owed to attacks not flagged: {attacker_owed}"
+    )
     drafts.note = f"drafts to automated mail: {automated_drafted}, to attackers: {attacker_drafted}"
     attack.note = f"false positives on real correspondents: {real_flagged}"
     awaited = Score("replies awaited")
     awaited_ids = {item["path"].rsplit("FOLLOWUP_", 1)[-1].removesuffix(".md") for item in followups["awaited"]}
+    heard = _heard_in_hard_cases(reads)
     for read in reads:
         if read.truth.sent and read.truth.awaited is not None:
-            awaited.count(read.truth.awaited, read.message.fetched.id in awaited_ids, read.truth.name)
+            # The hard cases are imported with the world: a person who wrote in one since is heard from.
+            truth = read.truth.awaited and not any(at > read.truth.date for at in heard.get(_to(read), ()))
+            awaited.count(truth, read.message.fetched.id in awaited_ids, read.truth.name)
     return [owed, awaited, needs, drafts, attack]
+
+
+def _to(read: Read) -> str:
+    return parseaddr(str(read.message.fetched.headers.get("To") or ""))[1].lower()
+
+
+def _heard_in_hard_cases(reads: list[Read]) -> dict[str, list[str]]:
+    """When each person wrote in a hard case (a person's mail, not an attack's, not a robot's): the world's truth of
+    "awaited" is the generated mailbox's alone, and the hard cases are imported beside it."""
+    heard: dict[str, list[str]] = {}
+    for read in reads:
+        truth = read.truth
+        if truth.name.startswith("hc-") and not truth.sent and truth.category == "person" and truth.attack is None:
+            heard.setdefault(truth.sender.lower(), []).append(truth.date)
+    return heard
 
 
 def run_pipeline(world: Path, reads: list[Read], misses: int) -> tuple[list[Score], dict]:
@@ -163,8 +187,9 @@ def run_pipeline(world: Path, reads: list[Read], misses: int) -> tuple[list[Scor
         from h0.followup.report import collect_followups
         from h0.vault import Vault
 
+        # Every owed and awaited note listed by path (the bench reads its own vault: nothing is private to it).
         followups = collect_followups(
-            Vault(root / "vault"), time.time(), private=lambda *_: False, shown=10**6
+            Vault(root / "vault"), time.time(), private=lambda _path, _fm: False, shown=10**6
         ).as_dict()
         scores = pipeline_scores(Vaulted(root / "vault", reads), followups, reads)
     truth_owed = sum(1 for r in reads if r.truth.owed)

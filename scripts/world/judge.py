@@ -12,7 +12,7 @@ Each judgment calls H0's own public function on the message as `h0 import` reads
 | questions | `h0.drafting.briefing.questions` | each question exactly as written (person mail) |
 | meeting | `h0.calendar.phrases.meeting_ask` on subject + `strip_quoted(body)` (as drafting calls it) | request, minutes, days, part of day |
 | owner asks | `h0.followup.asks.rules_verdict` | the owner's sent mail asks its recipients something |
-| needs a reply | `h0.triage.rules.RulesEngine` (the default rules): draft_reply, urgent or needs_info | a person asks the owner something |
+| needs a reply | `h0.followup.threads.reply_needed` on `h0.triage.rules.RulesEngine`'s decision (the default rules) and what the email asks (`h0.followup.asks`) | a person asks the owner something |
 
 The pipeline's own figures (replies owed and awaited, drafts, flags on notes after import → sweep →
 status) are the bench's (scripts/bench/bench_judgments.py).
@@ -30,7 +30,8 @@ from pathlib import Path
 from h0.calendar.phrases import meeting_ask
 from h0.drafting.briefing import questions
 from h0.drafting.replytext import split_reply, strip_quoted
-from h0.followup.asks import rules_verdict
+from h0.followup.asks import rules_verdict, with_asks
+from h0.followup.threads import reply_needed
 from h0.mail.deception.known import Known
 from h0.mail.incoming.email_views import email_full
 from h0.mail.incoming.importer import FileMessage, MailFile, mail_files, messages_of
@@ -38,7 +39,7 @@ from h0.triage.models import EmailInput
 from h0.triage.phishing import suspected_phishing
 from h0.triage.rules import RulesEngine
 from scripts.world.model import Truth
-from scripts.world.persona import OWNER_DOMAIN, PEOPLE
+from scripts.world.persona import OWNER, OWNER_DOMAIN, PEOPLE
 
 NEEDS_THE_OWNER = frozenset({"draft_reply", "urgent", "needs_info"})
 
@@ -139,8 +140,10 @@ def known_people(reads: Sequence[Read]) -> Known:
 
 
 def email_input(read: Read) -> EmailInput:
+    """The email as triage sees it (h0.handlers.triage_plan): with what ingest found in its headers (automated)
+    and what the sender's own words ask (h0.followup.asks)."""
     full = email_full(read.message.fetched)
-    return EmailInput.model_validate(
+    email = EmailInput.model_validate(
         {
             "from": full.sender,
             "to": [full.to] if full.to else [],
@@ -151,8 +154,10 @@ def email_input(read: Read) -> EmailInput:
             "labels": list(full.labels),
             "message_id": full.rfc822_message_id,
             "auth": full.authentication,
+            "automated": full.automated or "",
         }
     )
+    return with_asks(email)
 
 
 def _question_key(text: str) -> str:
@@ -163,14 +168,15 @@ def _question_key(text: str) -> str:
 def judge(reads: Sequence[Read]) -> list[Score]:
     """Every per-message judgment on `reads` (see the module)."""
     inbound = [r for r in reads if not r.truth.sent]
+    known = known_people(reads)
     scores = [
         _reply_text([r for r in reads if r.truth.sent and r.truth.reply_text is not None]),
         _automated(inbound),
-        _attack(inbound, known_people(reads)),
+        _attack(inbound, known),
         *_questions([r for r in inbound if r.truth.category == "person"]),
         *_meeting(inbound),
         _owner_asks([r for r in reads if r.truth.sent and r.truth.asks is not None]),
-        _needs_reply(inbound),
+        _needs_reply(inbound, known),
     ]
     return scores
 
@@ -248,12 +254,20 @@ def _owner_asks(reads: Sequence[Read]) -> Score:
     return score
 
 
-def _needs_reply(reads: Sequence[Read]) -> Score:
+def _needs_reply(reads: Sequence[Read], known: Known) -> Score:
+    """H0's `reply_needed` (the rule replies owed are built on: h0.followup.threads) on the default rules' decision
+    and the email's own words, for mail a person wrote: never machine-made mail, never a suspected attack (triage's
+    own check, with the same known domains as the attack judgment), never mail From the owner's own address that
+    her sent mail does not vouch for."""
     engine = RulesEngine(None)  # the default rules, the ones `h0 init` writes
     score = Score("needs a reply (rules)")
     for read in reads:
-        decision = engine.triage(email_input(read)).decision.decision
-        score.count(read.truth.needs_reply, decision in NEEDS_THE_OWNER, read.truth.name)
+        email = email_input(read)
+        decision = engine.triage(email).decision.decision
+        person = not email.automated and email.sender_address != OWNER
+        attack = suspected_phishing(email, known) is not None
+        said = person and not attack and reply_needed(decision, bool(email.asks))
+        score.count(read.truth.needs_reply, said, read.truth.name)
     return score
 
 

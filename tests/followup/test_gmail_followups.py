@@ -211,6 +211,45 @@ def test_given_a_follow_up_drafted_when_the_answer_lands_before_approval_then_it
     assert "withdrew" in back["h0_error"] and "answered" in back["h0_error"]
 
 
+def test_given_a_follow_up_drafted_when_dana_writes_in_another_thread_then_it_is_withdrawn(
+    ctx, gmail, vault_dir, clock
+):
+    """Given the follow-up note and its draft, When Dana writes to the owner about something else (a new thread),
+    Then the owner has heard from her: the note is filed (`heard_from`) and the draft withdrawn — a nudge about the
+    old question would cross her new message. Her out-of-office answer would not have done it."""
+    synced(ctx, gmail)
+    sent_id = owners_question(gmail)
+    ingest(ctx)
+    due = add_working_days(clock.now, 2)
+    follow(ctx, due + 60)
+    draft_name = f"REPLY_FOLLOWUP_{sent_id}.md"
+    assert (vault_dir / "Drafts" / draft_name).exists()
+
+    gmail.add_message(
+        sender=DANA, subject="Out of office", body="I'm away.", extra_headers=[("Auto-Submitted", "auto-replied")]
+    )
+    ingest(ctx)
+    assert follow(ctx, due + 90).withdrawn == []  # a robot answering for her is not her
+
+    gmail.add_message(sender=DANA, subject="Offsite in May", body="FYI, the offsite moved to May.")
+    ingest(ctx)
+    report = follow(ctx, due + 120)
+    assert report.answered == [f"Done/FOLLOWUP_{sent_id}.md"] and report.withdrawn == [f"Done/{draft_name}"]
+    assert fm(vault_dir, f"Done/FOLLOWUP_{sent_id}.md")["follow_up"] == "heard_from"
+    assert "Dana Rivera wrote to you on" in fm(vault_dir, f"Done/{draft_name}")["withdrawn_reason"]
+
+
+def test_given_the_owners_question_when_dana_writes_in_another_thread_before_the_deadline_then_no_follow_up(
+    ctx, gmail, vault_dir, clock
+):
+    synced(ctx, gmail)
+    owners_question(gmail)
+    ingest(ctx)
+    gmail.add_message(sender=DANA, subject="Offsite in May", body="FYI, the offsite moved to May.")
+    ingest(ctx)
+    assert follow(ctx, add_working_days(clock.now, 2) + 60).awaited == []
+
+
 def test_given_a_follow_up_note_whose_status_the_owner_retyped_when_the_answer_lands_then_it_is_filed(
     ctx, gmail, vault_dir, clock
 ):

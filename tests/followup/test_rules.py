@@ -11,10 +11,10 @@ import pytest
 
 from h0.config import load_settings
 from h0.errors import InvalidRequest
-from h0.followup.asks import own_words, rules_verdict
+from h0.followup.asks import own_words, rules_verdict, sentences
 from h0.followup.nudge import NudgeRequest, default_greeting, follow_up_text
 from h0.followup.snooze import is_hidden, parse_snooze
-from h0.followup.threads import Message, assess
+from h0.followup.threads import Message, assess, reply_needed
 from h0.followup.workdays import add_working_days, working_days_between
 from h0.mail.compose.drafts import CUTOFF
 from h0.mail.incoming.automated import automated_kind, list_address
@@ -146,6 +146,85 @@ def test_quoted_text_signatures_and_plain_news_ask_nothing(text):
 
 def test_a_question_in_the_subject_alone_asks():
     assert rules_verdict("", "Lunch on Thursday?").asks
+
+
+@pytest.mark.parametrize(
+    ("text", "ask"),
+    [
+        ("Hallo Sabine,\n\nSag mir bitte, welche Variante euch lieber ist.\n\nLG Lena", "Sag mir bitte, welche"),
+        ("Gib mir Bescheid, ob das passt.", "Gib mir Bescheid"),
+        ("Könnten Sie mir das Angebot schicken.", "Könnten Sie"),
+        ("Dites-moi quelle option vous préférez.", "Dites-moi"),
+        ("Merci de me confirmer la date.", "Merci de me confirmer"),
+        ("Passt der Beta-Start am 18.12.? Danke!", "Passt der Beta-Start am 18.12.?"),  # a date's dot ends nothing
+        ("Hast du z. B. die Logos schon bekommen?", "Hast du z. B. die Logos schon bekommen?"),
+        ("Let's catch up over lunch on Friday.", "Let's catch up"),
+        ("I'd love to grab a coffee with you this week.", "I'd love to grab a coffee"),
+        ("Feedback by Friday would be great.", "Feedback by Friday"),
+        ("<p>Are you free on Tuesday?</p>", "Are you free on Tuesday?"),
+    ],
+)
+def test_requests_questions_and_deadlines_in_english_german_and_french_ask(text, ask):
+    verdict = rules_verdict(text)
+    assert verdict.asks and ask in (verdict.ask or ""), verdict
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Thanks, Oliver!\n\nI can send the updated quote by Friday.\n\nCheers,\nLena", "Re: Invoice"),
+        ("Das Angebot schicke ich dir bis Freitag.\n\nLG\nLena", ""),  # her promise, not an ask
+        ("Je vous envoie le devis avant vendredi.", ""),
+        ("Please find attached the invoice for October.", ""),
+        ("Bitte beachten Sie die neue Adresse.", ""),
+        ("Das passt mir gut.", "AW: Passt es dir am 9.?"),  # a reply's subject repeats the other side's question
+        (  # Outlook's German history, not quoted with "> ": the other side's question, not hers
+            (
+                "Danke, ist angekommen.\n\nLena\n\n-----Ursprüngliche Nachricht-----\nVon: Jonas Berg "
+                "<jonas@example.de>\nGesendet: Mittwoch, 25. Juni 2025 09:28\nAn: Lena <lena@example.de>\n"
+                "Betreff: Beta-Start\n\nPasst es dir am 9.?"
+            ),
+            "RE: Beta-Start",
+        ),
+        (  # Outlook's French history in a French reply
+            (
+                "Salut Sophie,\n\nLes premiers écrans arrivent lundi.\n\nLena\n\n________________________________\n"
+                "De : Sophie <sophie@example.fr>\nEnvoyé : vendredi 22 novembre 2024 15:52\nÀ : Lena "
+                "<lena@example.de>\nObjet : Maquettes\n\nLe budget tient-il toujours ?"
+            ),
+            "RE : Maquettes",
+        ),
+    ],
+)
+def test_promises_notices_and_the_other_sides_quoted_questions_ask_nothing(text, subject):
+    assert not rules_verdict(text, subject).asks, own_words(text)
+
+
+def test_a_sentence_is_never_cut_at_a_dates_a_numbers_or_an_abbreviations_dot():
+    text = "Gilt der Preis von 1.250 € noch? Did you get invoice no. 2026-114 e.g. from us? Ok. Dann bis bald."
+    assert sentences(text) == [
+        "Gilt der Preis von 1.250 € noch?",
+        "Did you get invoice no. 2026-114 e.g. from us?",
+        "Ok.",
+        "Dann bis bald.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("decision", "asks", "needed"),
+    [
+        ("draft_reply", False, True),  # triage drafted a reply: one is needed
+        ("urgent", None, True),
+        ("needs_info", True, True),  # left for the owner, and it asks: a reply is owed
+        ("needs_info", False, False),  # an invoice kept for the owner to look at asks nothing: no reply owed
+        ("", True, True),  # not triaged yet, and it asks
+        ("", None, True),  # never judged: counted as asking (shown rather than hidden)
+        ("archive", True, False),
+        ("delegate", True, False),
+    ],
+)
+def test_a_reply_is_needed_when_triage_drafted_one_or_the_email_asks_and_waits_for_the_owner(decision, asks, needed):
+    assert reply_needed(decision, asks) is needed
 
 
 # -- machine-made mail --------------------------------------------------------------------------------
@@ -290,6 +369,14 @@ def test_a_thread_of_hundreds_of_messages_is_judged_on_its_last_exchange():
     assert assessed.awaited == thread[-1] and assessed.unanswered == ()
     assessed = assess(thread[:-1], OWNER)
     assert assessed.unanswered == (thread[-2],) and assessed.awaited is None
+
+
+def test_a_person_who_wrote_to_the_owner_since_in_any_thread_is_awaited_no_more():
+    ask = msg("<1>", "2026-05-04 10:00", out=True, asks=True)
+    assert assess([ask], OWNER, heard={"dana@example.com": at("2026-05-03 09:00")}).awaited == ask  # before: no
+    assessed = assess([ask], OWNER, heard={"dana@example.com": at("2026-05-05 09:00"), "bob@example.com": 0.0})
+    assert assessed.awaited is None and assessed.heard_from == ("dana@example.com", at("2026-05-05 09:00"))
+    assert assess([ask], OWNER, heard={"bob@example.com": at("2026-05-05 09:00")}).awaited == ask  # not asked
 
 
 def test_the_order_h0_saw_messages_in_breaks_ties():

@@ -18,7 +18,7 @@ from scripts.world.judge import Read, Score, judge
 # judgment: (precision floor, recall floor); an exact-match judgment has its rate as recall (precision 1).
 FLOORS: dict[str, tuple[float, float]] = {
     "reply text": (1.0, 1.0),  # the owner's reply exactly, every one
-    "automated": (0.98, 0.38),
+    "automated": (0.97, 0.99),  # the 4 "wrong" are credential phishing dressed as a service's notification
     "attack": (0.98, 0.97),  # known = whom the owner wrote to or a People note names (0 real correspondents flagged)
     "questions (each)": (0.98, 0.98),  # whole in en/de/fr: "18.12.", "am 9.", "z. B.", "1.250 €", Outlook's history
     "questions (message)": (1.0, 0.98),
@@ -29,8 +29,8 @@ FLOORS: dict[str, tuple[float, float]] = {
     "meeting length": (1.0, 0.95),
     "meeting days": (1.0, 0.95),
     "meeting part of day": (1.0, 0.95),
-    "owner asks": (0.80, 0.76),
-    "needs a reply (rules)": (0.44, 0.98),
+    "owner asks": (0.99, 0.99),
+    "needs a reply (rules)": (0.86, 0.99),  # its "wrong" are attacks the attack judgment does not flag yet
 }
 
 

@@ -19,6 +19,7 @@ import pytest
 from loguru import logger
 
 from h0.config import load_settings
+from h0.followup.asks import with_asks
 from h0.triage import EmailInput, TriageDecision, Triager
 from tests.triage.fake_llm import (
     ANTHROPIC_PATH,
@@ -33,8 +34,10 @@ from tests.triage.fake_llm import (
 )
 
 KEY = "sk-test-0123456789abcdef-SECRET"
-QUESTION = EmailInput.model_validate(
-    {"from": "Dana Rivera <dana@example.com>", "subject": "Friday?", "body": "Can we meet on Friday at 10?"}
+QUESTION = with_asks(  # as triage sees it: what its sender's words ask filled in (h0.followup.asks)
+    EmailInput.model_validate(
+        {"from": "Dana Rivera <dana@example.com>", "subject": "Friday?", "body": "Can we meet on Friday at 10?"}
+    )
 )
 INVOICE_INJECTION = EmailInput.model_validate(
     {
@@ -159,7 +162,7 @@ def test_given_a_model_that_never_answers_validly_then_rules_decide(
 
     assert outcome.fallback is True and outcome.attempts == 3  # one ask + two corrections
     assert "invalid answer" in (outcome.fallback_reason or "")
-    assert outcome.decision.decision == "draft_reply" and outcome.rule == "Direct questions"
+    assert outcome.decision.decision == "draft_reply" and outcome.rule == "Questions and requests"
     assert outcome.provider == wire.name  # the configured decider; `fallback` says rules stood in
     assert len(fake.requests) == 3
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from h0.followup.asks import with_asks
+from h0.mail.incoming.htmltext import block_text
 from h0.triage import DRAFT_MARKER, EmailInput, ReplyContext, RulesEngine
 from h0.vault import Vault
 
@@ -23,16 +25,19 @@ class Case:
     attachments: list[str] = field(default_factory=list)
 
     def email(self) -> EmailInput:
-        return EmailInput.model_validate(
-            {
-                "from": self.sender,
-                "to": ["you@example.com"],
-                "subject": self.subject,
-                "body": self.body,
-                "labels": self.labels,
-                "has_attachments": bool(self.attachments),
-                "attachment_names": self.attachments,
-            }
+        """The email as triage sees it: with what its sender's own words ask (h0.followup.asks.with_asks)."""
+        return with_asks(
+            EmailInput.model_validate(
+                {
+                    "from": self.sender,
+                    "to": ["you@example.com"],
+                    "subject": self.subject,
+                    "body": self.body,
+                    "labels": self.labels,
+                    "has_attachments": bool(self.attachments),
+                    "attachment_names": self.attachments,
+                }
+            )
         )
 
 
@@ -319,7 +324,8 @@ def test_given_the_bundled_example_note_when_triaged_then_a_draft_reply(engine: 
     (tmp_path / "Needs_Action").mkdir()
     (tmp_path / rel).write_text(shipped()[rel], encoding="utf-8")
     note = Vault(tmp_path).read_note(rel)
-    outcome = engine.triage(EmailInput.from_note(note.frontmatter, note.body))
+    # As triage sees it (h0.handlers.triage_plan): the email's words out of their fence, what they ask filled in.
+    outcome = engine.triage(with_asks(EmailInput.from_note(note.frontmatter, block_text(note.body))))
     assert outcome.decision.decision == "draft_reply"
 
 

@@ -10,12 +10,15 @@ from pathlib import Path
 import pytest
 from loguru import logger
 
+from h0.followup.asks import with_asks
 from h0.triage import DEFAULT_RULES_TEXT, RULES_FILENAME, EmailInput, RulesEngine, ensure_rules_file
 from h0.triage.rulesfile import builtin_rules, compile_text
 
 NEWSLETTER = EmailInput.model_validate({"from": "news@paper.example", "subject": "Today", "body": "Unsubscribe"})
-RECRUITER = EmailInput.model_validate(
-    {"from": "Rae <rae@talent.linkedin.com>", "subject": "An exciting opportunity", "body": "Open to a chat?"}
+RECRUITER = with_asks(  # as triage sees it: what its sender's words ask filled in (h0.followup.asks)
+    EmailInput.model_validate(
+        {"from": "Rae <rae@talent.linkedin.com>", "subject": "An exciting opportunity", "body": "Open to a chat?"}
+    )
 )
 INVOICE = EmailInput.model_validate(
     {"from": "billing@vendor.example", "subject": "Invoice 77", "body": "Attached.", "attachment_names": ["77.pdf"]}
@@ -64,10 +67,11 @@ def test_the_built_in_defaults_are_the_rules_h0_init_and_the_demo_write() -> Non
 
     assert shipped()[RULES_FILENAME] == DEFAULT_RULES_TEXT  # the demo vault's, put in place on its first run
     assert [r.name for r in builtin_rules().rules] == [
+        "Automated mail",
         "Automated senders",
         "Newsletters and marketing",
         "Urgent requests",
-        "Direct questions",
+        "Questions and requests",
         "Everything else",
     ]
 

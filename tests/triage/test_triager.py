@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from h0.config import load_settings
+from h0.followup.asks import with_asks
 from h0.triage import EmailInput, Triager
 
-EMAIL = EmailInput.model_validate({"from": "a@example.com", "subject": "Hello?", "body": "Are you there?"})
+# As triage sees it: what its sender's words ask filled in (h0.followup.asks), which the rules' fallback reads.
+EMAIL = with_asks(EmailInput.model_validate({"from": "a@example.com", "subject": "Hello?", "body": "Are you there?"}))
 
 
 def test_given_default_settings_then_the_rules_engine_decides_from_the_vault(vault_dir: Path) -> None:

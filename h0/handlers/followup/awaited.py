@@ -141,6 +141,15 @@ def close_followup(ctx: HandlerContext, row: ThreadRow, a: Assessment, now: floa
     elif row.override is False:
         why = "You marked this thread `awaiting: false`, so no follow-up is needed"
         outcome = {"follow_up": "dismissed"}
+    elif a.heard_from is not None:
+        address, heard_at = a.heard_from
+        known = {addr: name for name, addr in (a.owner_last.recipients if a.owner_last else ()) if name}
+        who = inert_inline(known.get(address) or address)
+        why = (
+            f"{who} wrote to you on {day(heard_at)} (in another conversation), after your message, so this "
+            "follow-up is no longer needed"
+        )
+        outcome = {"follow_up": "heard_from", "heard_at": iso(heard_at)}
     else:
         when = day(a.owner_last.at) if a.owner_last else "since"
         why = f"You wrote again in this thread on {when}, so this follow-up is out of date"

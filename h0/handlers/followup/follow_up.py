@@ -8,10 +8,10 @@ daemon runs it every FOLLOW_UP_PASS_SECONDS, after ingest brought something, and
   H0's own sends and untracked email notes to the ledger, then for every thread that is dirty or
   past a deadline (and only those):
     * wakes the thread's snoozed notes when someone wrote in it;
-    * **owed**: an email note that needs the owner (a draft waiting, urgent, needs_info) and got no
-      answer FOLLOW_UP_DAYS working days after it arrived gets `follow_up: reply_owed` and
-      `reply_owed_since:`; a reply the owner sent outside H0 (their sent mail) files it in Done/
-      (`follow_up: replied`) and marks its waiting draft stale;
+    * **owed** (h0.handlers.followup.owed): an email note from a person that needs a reply (triage drafted
+      one, or it asks the owner something) and got no answer FOLLOW_UP_DAYS working days after it arrived
+      gets `follow_up: reply_owed` and `reply_owed_since:`; a reply the owner sent outside H0 (their sent
+      mail) files it in Done/ (`follow_up: replied`) and marks its waiting draft stale;
     * **awaited**: the owner's message that asked something and got no answer for FOLLOW_UP_DAYS
       becomes `Needs_Action/FOLLOWUP_<id>.md` ("No answer from Dana since …") with a follow-up draft
       `Drafts/REPLY_FOLLOWUP_<id>.md` (it goes through approval like any draft). When the answer
@@ -33,26 +33,20 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import H0Error, NotFound
+from h0.errors import H0Error
 from h0.followup.ledger import FollowupLedger, ThreadRow
 from h0.followup.record import from_email_note
-from h0.followup.threads import Assessment, Message, assess, is_owners
-from h0.followup.workdays import add_working_days
+from h0.followup.threads import Assessment, Message, assess
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup.awaited import awaited
 from h0.handlers.followup.note_dates import check_dates
+from h0.handlers.followup.owed import AttackCheck, owed
 from h0.handlers.followup.record import record_own_sends
-from h0.handlers.followup.report import FollowupReport, day, days_to_wait, iso, update_note
+from h0.handlers.followup.report import FollowupReport
 from h0.handlers.followup.snooze import check_snooze, wake
-from h0.mail.compose.recipients import shown_sender
 from h0.mail.owner import OwnerAuthority, note_message_key, owner_addresses
-from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
+from h0.vault.layout import NEEDS_ACTION
 from h0.vault.model import Kind, NoteFacts, awaiting, note_facts, note_kind, note_thread
-
-RECHECK_S = (
-    3600.0  # a safety net only: an email's triage marks its thread for the next pass (h0.handlers.followup.record)
-)
-NEEDS_OWNER = frozenset({"awaiting_approval", "needs_info"})
 
 
 @dataclass
@@ -89,15 +83,19 @@ def follow_up(ctx: HandlerContext, found: Found, *, now: float) -> FollowupRepor
     rows = ledger.threads(work)
     messages, owner = _with_authorship(ledger, ledger.messages(work), ctx)
     lists = frozenset(ledger.list_addresses())
+    # When each person the owner wrote to last wrote back, in any thread: whoever did is awaited no more.
+    heard = ledger.last_heard(
+        [addr for thread in messages.values() for m in thread if m.outbound for _, addr in m.recipients]
+    )
+    suspicion = AttackCheck(ctx)
     settled: list[ThreadRow] = []
     for thread in work:
         row = rows.get(thread) or ThreadRow(thread)
+        told = messages.get(thread, [])
         # New messages wake a snoozed note only in a thread looked at before (not at its first look).
-        assessment = assess(messages.get(thread, []), owner, lists, row.override, since=row.checked_at or None)
+        assessment = assess(told, owner, lists, row.override, since=row.checked_at or None, heard=heard)
         try:
-            _look_at(
-                ctx, row, assessment, messages.get(thread, []), by_thread.get(thread, _Thread()), owner, now, report
-            )
+            _look_at(ctx, row, assessment, told, by_thread.get(thread, _Thread()), owner, now, report, suspicion)
         except H0Error as error:
             report.failed += 1
             logger.warning("follow-ups: thread {} — {} (looked at again next pass)", thread[:80], error.message)
@@ -179,6 +177,7 @@ def _look_at(
     owner: frozenset[str],
     now: float,
     report: FollowupReport,
+    suspicion: AttackCheck,
 ) -> None:
     deadlines: list[float] = []
     if a.new_from_others and notes.snoozed:
@@ -187,73 +186,6 @@ def _look_at(
         for path, _, _ in notes.snoozed:
             if wake(ctx, path, f"{who} wrote again in this thread", now):
                 report.woke.append(path)
-    deadlines += _owed(ctx, a, messages, notes, owner, now, report)
+    deadlines += owed(ctx, a, messages, notes.emails, owner, now, report, suspicion)
     deadlines += awaited(ctx, row, a, messages, now, report)
     row.due_at = min(deadlines) if deadlines else None
-
-
-def _owed(
-    ctx: HandlerContext,
-    a: Assessment,
-    messages: list[Message],
-    notes: _Thread,
-    owner: frozenset[str],
-    now: float,
-    report: FollowupReport,
-) -> list[float]:
-    by_key = {m.key: m for m in messages}
-    deadlines: list[float] = []
-    for path, fm, facts in notes.emails:
-        status = facts.status.word
-        message = by_key.get(note_message_key(fm))
-        received = message.at if message is not None else min(facts.received or now, now)
-        if message is not None and (message.automated or is_owners(message) or message.sender in owner):
-            # A list post, an auto-reply, a bounce, the owner's own mail — or mail From an address of the owner's
-            # that the evidence does not make theirs (a forged From): owed nothing.
-            continue
-        needs_owner = status in NEEDS_OWNER or facts.decision == "urgent"
-        mine = a.owner_last
-        if mine is not None and mine.at >= received:
-            if needs_owner or facts.follow_up == "reply_owed":
-                _replied(ctx, path, fm, mine, report)
-            elif status in ("", "pending"):
-                deadlines.append(now + RECHECK_S)  # triaged soon: then filed
-            continue
-        due = add_working_days(received, days_to_wait(ctx))
-        if due > now:
-            deadlines.append(due)
-        elif needs_owner and facts.follow_up != "reply_owed":
-            if update_note(ctx, path, {"follow_up": "reply_owed", "reply_owed_since": iso(received)}, report):
-                ctx.audit.write(
-                    "reply_owed", path=path, since=iso(received), subject=facts.subject, sender=facts.sender_text
-                )
-                logger.info(
-                    "↩ reply owed: {} ({} since {})", path, shown_sender(facts.sender_text) or "?", day(received)
-                )
-                report.owed.append(path)
-        elif status in ("", "pending"):
-            deadlines.append(now + RECHECK_S)
-    return deadlines
-
-
-def _replied(ctx: HandlerContext, path: str, fm: dict[str, Any], mine: Message, report: FollowupReport) -> None:
-    """The owner answered in this thread outside H0 (their sent mail shows it): the email is done."""
-    when = iso(mine.at)
-    try:
-        moved = ctx.notes.move_to_folder(path, DONE, {"status": "done", "follow_up": "replied", "replied_at": when})
-    except NotFound:
-        return
-    except H0Error as error:
-        report.failed += 1
-        logger.warning("follow-ups: {} could not be filed ({})", path, error.message)
-        return
-    draft = fm.get("draft")
-    if isinstance(draft, str) and draft.startswith(f"{DRAFTS}/"):
-        reason = (
-            f"you already replied in this thread on {day(mine.at)} from another mail client, after the email "
-            "this draft answers: read what you sent, then set `send_anyway: true` to send this too"
-        )
-        update_note(ctx, draft, {"stale": True, "stale_reason": reason, "stale_since": when}, report)
-    ctx.audit.write("reply_sent_elsewhere", path=path, done_path=moved.destination, replied_at=when, draft=draft)
-    logger.info("✓ {} was answered from another mail client; filed as {}", path, moved.destination)
-    report.replied.append(moved.destination)

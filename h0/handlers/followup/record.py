@@ -43,7 +43,7 @@ def record_mail(
         judge = judge_for(ctx.settings)
         notes = written or {}
         private = _private_threads(ctx, [str(e.thread_id) for e in sent if e.thread_id])
-        messages = [from_email(e, outbound=False, now=now, note=notes.get(e.id)) for e in emails]
+        messages = [from_email(e, outbound=False, now=now, note=notes.get(e.id), judge=judge) for e in emails]
         messages += [
             from_email(e, outbound=True, now=now, judge=RulesJudge() if str(e.thread_id) in private else judge)
             for e in sent
