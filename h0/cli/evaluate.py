@@ -6,24 +6,25 @@ import argparse
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from h0.cli.common import EXIT_FAILED, EXIT_OK, prepared, triager_for
 
 if TYPE_CHECKING:
+    from h0.config import Settings
     from h0.handlers.evaluate import EvalReport
+    from h0.vault import Vault
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     # Imported here, as every command does: `h0 mcp …` starts without loading the drafting rooms.
-    from h0.drafting.privatemarks import PrivateMarks
     from h0.handlers.context import HandlerContext
     from h0.handlers.evaluate import evaluate, find_cases, report_note, table
     from h0.mail.owner import OwnerAuthority
     from h0.platform.fileio import atomic_write
     from h0.vault import Vault
-    from h0.vault.disclosure import Disclosure
     from h0.vault.layout import LOGS
 
     settings = prepared(args, "eval")
@@ -32,8 +33,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.model:
         settings = settings.model_copy(update={"llm_model": args.model})
     vault = Vault(Path(settings.vault_path))
-    # One look at the private marks: a private pair is never drafted again, nor a past reply (h0.handlers.evaluate).
-    private = PrivateMarks.for_vault(vault.root, Disclosure.for_vault(vault.root, settings.private_folders)).look()
+    # The gate, through the vault index: a private pair is never drafted again, nor a past reply (h0.handlers.evaluate).
+    private = private_notes(settings, vault)
     cases, left_out = find_cases(vault, args.limit, OwnerAuthority.for_settings(settings), private)
     if not cases:
         print(
@@ -45,9 +46,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     triager = triager_for(settings)
     print(f"h0 eval: drafting {len(cases)} of your replies again, each hidden while H0 drafts it …", file=sys.stderr)
-    report = evaluate(
-        cases, HandlerContext.local(settings, vault), triager, settings, private=private, left_out=left_out
-    )
+    report = evaluate(cases, HandlerContext.local(settings, vault), triager, settings, left_out=left_out)
     if args.json:
         print(json.dumps(_as_json(report), ensure_ascii=False, indent=2))
     else:
@@ -62,6 +61,33 @@ def cmd_eval(args: argparse.Namespace) -> int:
         atomic_write(target, report_note(report, now).encode("utf-8"), mode=0o644)
         print(f"Report: {rel}", file=sys.stderr)
     return EXIT_OK
+
+
+def private_notes(settings: Settings, vault: Vault) -> Callable[[str], bool]:
+    """`is_private(path)` of the vault index (h0.vault.index), as it is now; when it cannot be opened, every note
+    is private: nothing is sent to a model (fail closed)."""
+    import sqlite3
+
+    from h0.errors import H0Error
+    from h0.vault.disclosure import Disclosure
+    from h0.vault.index import VaultIndex
+    from h0.vault.index.db import Damaged
+
+    try:
+        index = VaultIndex.shared(
+            vault.root, settings.h0_state_dir, Disclosure.for_vault(vault.root, settings.private_folders)
+        )
+    except (H0Error, Damaged, sqlite3.Error, OSError) as exc:
+        print(f"h0 eval: the vault index cannot be opened ({exc}): no reply is drafted again.", file=sys.stderr)
+        return lambda _path: True
+
+    def private(path: str) -> bool:
+        try:
+            return index.is_private(path)
+        except (H0Error, Damaged, sqlite3.Error, OSError):
+            return True
+
+    return private
 
 
 def _as_json(report: EvalReport) -> dict[str, object]:

@@ -320,7 +320,7 @@ def indexed_knowledge(root: Path, state_dir: Path | None, disclosure: Disclosure
     from h0.vault.index import VaultIndex
 
     try:
-        return IndexKnowledge(VaultIndex.open(root, state_dir, disclosure))
+        return IndexKnowledge(VaultIndex.shared(root, state_dir, disclosure))  # the process's one (its reports' too)
     except Exception as exc:  # noqa: BLE001 - drafting still works from a scan of the vault
         logger.warning("the vault index could not be opened for drafting ({}); scanning the vault instead", exc)
         return None

@@ -13,9 +13,10 @@ draft is compared with what the owner actually sent:
   twice the owner's;
 - **placeholders**: `[FILL: …]` the draft left for the owner.
 
-The gate is asked for each pair (h0.drafting.privatemarks): a pair whose email or reply is private — by its
-own mark, its folder or its thread — or written by or to a private person is left out of the run, never
-sent to a model, and counted ("4 private left out"); no private reply is a past reply either.
+The disclosure gate is asked for each pair, through the vault index (h0.vault.index: `is_private`): a pair
+whose email or reply is private — by its own mark, its folder, its thread or a private person's — is left out
+of the run, never sent to a model, and counted ("4 private left out"); no private reply is a past reply either
+(h0.drafting.past, and `PastAsOf` asks the gate about each reply's people).
 
 Nothing is written to the vault but the report note (`Logs/eval_<time>.md`, unless told not to);
 the drafts exist only in memory.
@@ -26,7 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +35,6 @@ from h0.config import Settings
 from h0.drafting.learning import SEND_READY_SIMILARITY, similarity
 from h0.drafting.past import PastReplies
 from h0.drafting.pastreply import PastReply
-from h0.drafting.privatemarks import PrivateView
 from h0.drafting.replytext import split_reply
 from h0.drafting.service import Drafting
 from h0.errors import H0Error
@@ -137,21 +137,15 @@ class EvalReport:
 
 
 class PastAsOf(PastReplies):
-    """The owner's past replies as they stood just before a hidden reply was sent, without a private one
-    (of a thread `private` holds private, or to a private person)."""
+    """The owner's past replies as they stood just before a hidden reply was sent, without a private one (of a
+    private thread: h0.drafting.past; or to a private person: the gate's `address_private`)."""
 
     def __init__(
-        self,
-        root: Path,
-        sent_cache: Path | None,
-        disclosure: Disclosure,
-        owner: OwnerAuthority | None,
-        private: PrivateView,
+        self, root: Path, sent_cache: Path | None, disclosure: Disclosure, owner: OwnerAuthority | None
     ) -> None:
         super().__init__(root, sent_cache, disclosure, owner)
         self.before: float = float("inf")
         self.hidden: str | None = None
-        self.private = private
 
     def _kept(self, replies: Iterable[PastReply]) -> list[PastReply]:
         return [
@@ -159,8 +153,7 @@ class PastAsOf(PastReplies):
             for r in replies
             if r.path != self.hidden
             and (not r.when or r.when < self.before)
-            and not r.threads & self.private.private_keys
-            and not self.private.anyone(r.to)
+            and not any(self.disclosure.address_private(a) for a in r.to)
         ]
 
     def to_address(self, address: str, limit: int = 3) -> list[PastReply]:
@@ -175,10 +168,12 @@ class PastAsOf(PastReplies):
         return [(r, s) for r, s in found if id(r) in kept][:limit]
 
 
-def find_cases(vault: Vault, limit: int, owner: OwnerAuthority, private: PrivateView) -> tuple[list[Case], int]:
+def find_cases(
+    vault: Vault, limit: int, owner: OwnerAuthority, private: Callable[[str], bool]
+) -> tuple[list[Case], int]:
     """The newest `limit` replies in `Done/` the owner's identity vouches for (h0.mail.owner: a note that
     merely says `status: sent` is nobody's reply), whose email is still in the vault; and how many newer
-    pairs were left out as private (`private`: the email or the reply private, or a private person's)."""
+    pairs were left out as private (`private(path)`: the gate's answer for the email or the reply)."""
     listing = vault.list_notes(DONE, "status:sent", with_frontmatter=True)
     vouched = owner.owned_notes([(n.path, note_message_key(n.frontmatter or {})) for n in listing.notes])
     found: list[Case] = []
@@ -194,7 +189,7 @@ def find_cases(vault: Vault, limit: int, owner: OwnerAuthority, private: Private
             continue
         if email is None:
             continue
-        if private.private(email.path, email.frontmatter) or private.private(note.path, note.frontmatter):
+        if private(email.path) or private(note.path):
             left_out += 1  # never drafted again: its words would reach the model
             continue
         text = split_reply(message_body(note.body)).text  # the owner's words: quoted history cut
@@ -220,10 +215,10 @@ def _answered(vault: Vault, sent: Note) -> Note | None:
     return None
 
 
-def drafting_for(settings: Settings, private: PrivateView) -> tuple[Drafting, PastAsOf]:
+def drafting_for(settings: Settings) -> tuple[Drafting, PastAsOf]:
     """A drafting state of its own (never the process's shared one), its past replies hideable."""
     drafting = Drafting.build(settings)
-    past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure, drafting.owner, private)
+    past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure, drafting.owner)
     past.threads = drafting.threads  # private threads told by the drafting state's index, not a walk
     drafting.past = past
     return drafting, past
@@ -235,13 +230,11 @@ def evaluate(
     triager: EmailTriager,
     settings: Settings,
     *,
-    private: PrivateView,
     left_out: int = 0,
 ) -> EvalReport:
-    """Draft each case's email again, its reply hidden, and score the draft against the reply. `private`: the
-    look at the private marks `find_cases` judged by (no private reply is a past reply); `left_out`: the
-    private pairs it left out, for the report."""
-    drafting, past = drafting_for(settings, private)
+    """Draft each case's email again, its reply hidden, and score the draft against the reply. `left_out`: the
+    private pairs `find_cases` left out, for the report."""
+    drafting, past = drafting_for(settings)
     scores: list[Score] = []
     for case in cases:
         past.before = case.sent_at or float("inf")

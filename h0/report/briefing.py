@@ -12,11 +12,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from h0.drafting.privatemarks import PrivateView
 from h0.followup.report import age
 from h0.report.audittail import current_errors, sent_recipients
 from h0.report.markdown import md_link, md_private, md_recipients, md_sender, md_text, table, why_needed
-from h0.report.privacy import not_named, record_private, split
+from h0.report.privacy import ReportGate, not_named, record_private, split
 from h0.report.text import local_time
 from h0.vault.audit import iso
 from h0.vault.layout import DRAFTS, LOGS
@@ -26,7 +25,7 @@ BRIEFING_ROWS = 50
 _UNSENT = frozenset({"send_refused", "send_held", "email_delivery_failed"})
 
 
-def collect_day(day: dt.date, records: list[dict[str, Any]], private: PrivateView) -> dict[str, Any]:
+def collect_day(day: dt.date, records: list[dict[str, Any]], private: ReportGate) -> dict[str, Any]:
     """The (local) day's arrivals, decisions, sends and refusals from the audit `records`: of each list, how
     many (`counts`), the latest BRIEFING_ROWS without the private ones, and how many of those were private
     (`private`)."""

@@ -18,8 +18,10 @@ A note is private when
   an address that private People notes name (`email`, `emails`, `aliases`; each such note private by
   a rule above) and no other People note does — the owner's therapist's mail is private like a
   private thread. A private note about someone who also has a public People note is a private note,
-  not a private person. The addresses come from the vault index (`with_people`); a gate built
-  without one knows no private person;
+  not a private person; and the other side of a private email (its sender, the recipients of a
+  private reply) is not a private person either: that email is private, their other mail is not.
+  The addresses come from the vault index (`with_people`); a gate built without one knows no
+  private person (`knows_people`);
 - it belongs to a private thread: it shares a thread key (h0.vault.disclosure.thread_keys: the
   `thread_id`, the message id an email carries and its reply names, the `source` a draft answers)
   with a note that is private by one of the rules above. A stranger's new message in a private
@@ -153,6 +155,12 @@ class Disclosure:
         return any(folder == key or folder.startswith(key + "/") for folder in self.folders)
 
     # ------------------------------------------------------------------ people
+
+    @property
+    def knows_people(self) -> bool:
+        """Whether this gate can tell a private person (it knows a vault index). One that cannot must not list
+        an address where an agent reads (a learned table): it cannot tell whose is private."""
+        return self.people is not None
 
     def private_addresses(self) -> frozenset[str]:
         """The private people's addresses (lower-cased: only private People notes name them); none when this

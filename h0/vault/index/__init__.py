@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -56,7 +57,7 @@ from h0.vault.index.privacy import IndexPrivacy
 from h0.vault.index.query import SearchPage, search_page
 from h0.vault.index.related import Related, related_notes
 from h0.vault.own_writes import OwnWrites
-from h0.vault.paths import nfc
+from h0.vault.paths import link_key, nfc
 from h0.vault.search import PhraseMatcher, check_query
 
 
@@ -94,6 +95,26 @@ class VaultIndex:
         if reconcile:
             index.reconcile()
         return index
+
+    @classmethod
+    def shared(
+        cls, root: Path, state_dir: Path | None = None, disclosure: Disclosure | None = None, *, look: bool = False
+    ) -> VaultIndex:
+        """This process's index of `root` for these private folders (opened and reconciled on first use): drafting
+        and the reports of one process (the daemon's dashboard) ask one index, fed by one watcher. Kept while
+        someone holds it. `look`: one already open is compared with the vault now (a stat a note; changed notes
+        read again), for a caller no watcher keeps informed."""
+        gate = disclosure if disclosure is not None else Disclosure.for_vault(root)
+        key = (os.path.normcase(os.path.abspath(root)), str(state_dir), gate.folders)
+        with _shared_lock:
+            found = _shared.get(key)
+            if found is None:
+                found = _shared[key] = cls.open(root, state_dir, gate)
+                return found
+        if look:
+            found.everything_changed()
+            found.sync()
+        return found
 
     # ------------------------------------------------------------------ keeping it fresh
 
@@ -318,12 +339,25 @@ class VaultIndex:
 
     def private_keys(self, keys: Iterable[str], *, besides: str | None = None) -> frozenset[str]:
         """Those of these thread keys that a private note holds (not the note at `besides`): what makes a
-        thread private (h0.vault.disclosure.Disclosure.private)."""
-        wanted = sorted(set(keys))[:500]
+        thread private (h0.vault.disclosure.Disclosure.private). Every key is looked at, however many."""
+        wanted = set(keys)
         if not wanted:
             return frozenset()
         self.sync()
         return self.privacy.private_keys(wanted, besides)
+
+    def notes_at(self, path: str) -> list[str]:
+        """The note the index holds at `path`, else the notes of that name wherever they are now (an email moves
+        from Needs_Action/ to Done/, a draft from Approved/ to Done/); none when it holds neither."""
+        rel = relative_path(path, self.root, self._prefix)
+        if rel is None:
+            return []
+        self.sync()
+        if rel in self.privacy.indexed():
+            return [rel]
+        return [
+            str(row[0]) for row in self.db.rows("SELECT path FROM docs WHERE name = ? ORDER BY path", (link_key(rel),))
+        ]
 
     def private_addresses(self) -> frozenset[str]:
         """The private people's addresses (lower-cased: only private People notes name them), whose mail is
@@ -355,5 +389,8 @@ class VaultIndex:
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
 
+
+_shared: weakref.WeakValueDictionary[tuple[str, str, tuple[str, ...]], VaultIndex] = weakref.WeakValueDictionary()
+_shared_lock = threading.Lock()
 
 __all__ = ["About", "Reconciled", "Related", "SearchPage", "VaultIndex", "walk_notes"]
