@@ -54,7 +54,14 @@ def _propose_private_folders(root: Path) -> list[str]:
     from h0.vault.disclosure import RECORD_FILE, diary_folders, record_folders, recorded_folders
 
     where = "/".join(RECORD_FILE)
-    recorded = recorded_folders(root)
+    try:
+        recorded = recorded_folders(root)
+    except OSError as exc:  # left as it is: the owner's file, whatever is wrong with it
+        return [
+            f"\nWARNING: {where} cannot be read ({exc.strerror or type(exc).__name__}). It may name any folder, "
+            + "so H0 keeps every note private",
+            f"  (no model or MCP client sees any) until it can. Make {where} a readable file again, or delete it.",
+        ]
     if recorded is not None:
         shown = ", ".join(f"{name}/" for name in recorded) or "none"
         return [f"\nPrivate folders (from {where}): {shown}. Their notes never reach a model or an MCP client."]

@@ -51,7 +51,7 @@ from h0.vault.private_threads import IndexThreads, PrivateThreads, ScannedThread
 
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
 FileSignature = tuple[int, int, int] | None
-_instances: dict[tuple[str, tuple[str, ...], int, str, str], Drafting] = {}
+_instances: dict[tuple[str, tuple[tuple[str, ...], str | None], int, str, str], Drafting] = {}
 _instances_lock = threading.Lock()
 _fed: dict[str, int] = {}  # vault root -> watchers reporting its every note (see `watching`)
 _written: dict[str, OwnWrites] = {}  # vault root -> what its daemon wrote lately (see `watching`)
@@ -129,7 +129,7 @@ class Drafting:
         root = Path(root or settings.vault_path)
         disclosure = Disclosure.for_vault(root, settings.private_folders)
         calendar = f"{settings.calendar_ics}|{settings.caldav_url or ''}"
-        key = (str(root), disclosure.folders, settings.draft_context_tokens, str(settings.h0_state_dir), calendar)
+        key = (str(root), disclosure.key, settings.draft_context_tokens, str(settings.h0_state_dir), calendar)
         with _instances_lock:
             found = _instances.get(key)
             if found is None:

@@ -12,7 +12,9 @@ A note is private when
   PRIVATE_FOLDERS, plus the folders `h0 init` recorded for this vault in `.h0/private-folders`
   (when that file does not exist, the diary folders found in the vault: Journal, Diary, Daily,
   Daily Notes, and the folder of Obsidian's daily-notes plugin) — so a diary never reaches a model
-  by default;
+  by default. When that file exists but cannot be read (its permissions, a FIFO or a folder in its
+  place, too large), it may name any folder: every note is private until it can be read (`unreadable`
+  says why, and each process says so once in its log, as an error);
 - it is under `Logs/` or a hidden folder (`.obsidian/`, `.h0/`, `.trash/`): never shown, whatever it holds;
 - it is mail from or to a private person: its `from`, `to`, `cc`, `bcc`, `reply_to` or `sender` names
   an address that private People notes name (`email`, `emails`, `aliases`; each such note private by
@@ -50,6 +52,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from loguru import logger
+
+from h0.platform.fileio import atomic_write
 from h0.platform.fs import read_regular
 from h0.vault import model
 from h0.vault.layout import LOGS
@@ -120,15 +125,28 @@ class Disclosure:
     folders: tuple[str, ...] = ()  # folder keys (folder_keys)
     # The addresses private People notes name, as the vault index knows them now (`with_people`).
     people: Callable[[], frozenset[str]] | None = field(default=None, compare=False)
+    # Why this vault's record of its private folders cannot be read (None: it can, or there is none): then
+    # every note is private, since the record may name any folder (fail closed).
+    unreadable: str | None = None
 
     @classmethod
     def for_vault(cls, root: Path | str | None, setting: str | Iterable[str] | None = "") -> Disclosure:
-        """PRIVATE_FOLDERS plus this vault's recorded private folders (or, unrecorded, its diary folders)."""
+        """PRIVATE_FOLDERS plus this vault's recorded private folders (or, unrecorded, its diary folders); a record
+        that exists but cannot be read makes every note private."""
         found: list[str] = list(folder_keys(setting))
+        unreadable = None
         if root is not None:
-            recorded = recorded_folders(Path(root))
+            try:
+                recorded = recorded_folders(Path(root))
+            except OSError as exc:
+                recorded, unreadable = [], _record_unreadable(Path(root), exc)
             found += folder_keys(recorded if recorded is not None else diary_folders(Path(root)))
-        return cls(tuple(dict.fromkeys(found)))
+        return cls(tuple(dict.fromkeys(found)), unreadable=unreadable)
+
+    @property
+    def key(self) -> tuple[tuple[str, ...], str | None]:
+        """What makes two gates of one vault judge paths alike (a cache of things judged by a gate keys on it)."""
+        return self.folders, self.unreadable
 
     def with_people(self, source: Callable[[], frozenset[str]]) -> Disclosure:
         """This gate, knowing private people from `source` (h0.vault.index.VaultIndex.private_addresses)."""
@@ -141,7 +159,10 @@ class Disclosure:
         return any(key == folder or key.startswith(folder + "/") for folder in self.folders)
 
     def never(self, rel: str) -> bool:
-        """Paths no consumer may see whatever their content: Logs/, hidden folders, private folders."""
+        """Paths no consumer may see whatever their content: Logs/, hidden folders, private folders (every path,
+        while the record of the private folders cannot be read)."""
+        if self.unreadable is not None:
+            return True
         parts = rel.replace("\\", "/").strip("/").split("/")
         if any(part.startswith(".") for part in parts) or folder_key(parts[0]) in NEVER_FOLDERS:
             return True
@@ -150,6 +171,8 @@ class Disclosure:
     def covers(self, top: str) -> bool:
         """Whether some note below this top-level folder may be private by its path alone (`never`)."""
         key = folder_key(top.strip("/"))
+        if self.unreadable is not None:
+            return True
         if not key or top.startswith(".") or key in NEVER_FOLDERS:
             return bool(key)
         return any(folder == key or folder.startswith(key + "/") for folder in self.folders)
@@ -206,6 +229,8 @@ class Disclosure:
         return None
 
     def _own_why(self, rel: str, frontmatter: Mapping[str, Any] | None, body: str | None) -> str | None:
+        if self.unreadable is not None:
+            return self.unreadable
         if self.never(rel):
             return "it is in a private folder (PRIVATE_FOLDERS, .h0/private-folders), Logs/ or a hidden folder"
         if frontmatter is None:
@@ -285,12 +310,30 @@ class Disclosure:
 
 def recorded_folders(root: Path) -> list[str] | None:
     """The private folders `h0 init` recorded for this vault (one per line, `#` comments), or None
-    when nothing was recorded."""
+    when nothing was recorded (no such file). OSError when the file exists but cannot be read."""
     try:
         text = read_regular(root.joinpath(*RECORD_FILE), 65536).decode("utf-8", errors="replace")
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     return [line.strip() for line in text.splitlines()[:1000] if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _record_unreadable(root: Path, exc: OSError) -> str:
+    """The reason every note is private while the record cannot be read, said in the log once per process."""
+    where = "/".join(RECORD_FILE)
+    why = exc.strerror or type(exc).__name__
+    reason = (
+        f"this vault's record of its private folders ({where}) cannot be read ({why}): it may name any folder, so "
+        f"H0 keeps every note private until it can — make {where} a readable file again, or delete it"
+    )
+    key = (str(root), why)
+    if key not in _said:
+        _said.add(key)
+        logger.error("{}: {}", root, reason)
+    return reason
+
+
+_said: set[tuple[str, str]] = set()
 
 
 def diary_folders(root: Path) -> list[str]:
@@ -322,5 +365,6 @@ def record_folders(root: Path, folders: Iterable[str]) -> Path:
         "# or an MCP client. Written by `h0 init`; edit it as you like. PRIVATE_FOLDERS adds more.",
         *folders,
     ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # The careful writer: a whole new file renamed into place (never half a record, never into a FIFO's reader).
+    atomic_write(path, ("\n".join(lines) + "\n").encode("utf-8"), mode=0o644)
     return path

@@ -85,3 +85,29 @@ def test_the_gate_fails_closed_on_a_note_it_could_not_read_and_answers_thread_an
     assert gate.thread_private(("Notes/n.md", {}, "so #private"), []) and gate.shown([email, other]) == [email]
     # Without an index, a gate knows no private person (documented); the tags and marks still count.
     assert not Disclosure().address_private(THERAPIST)
+
+
+def test_given_a_private_folders_record_that_cannot_be_read_then_every_note_is_private_and_says_why(tmp_path: Path):
+    """`.h0/private-folders` exists but is a FIFO, or a folder: H0 cannot tell which folders it names, so every
+    note is private (fail closed) — not only the diary defaults — with the reason naming the file; a missing record
+    still means the diary defaults, and a readable one its folders."""
+    import os
+
+    (tmp_path / "Journal").mkdir()
+    (tmp_path / ".h0").mkdir()
+    record = tmp_path / ".h0" / "private-folders"
+    assert Disclosure.for_vault(tmp_path).never("Journal/a.md")  # nothing recorded: the diary by default
+    assert not Disclosure.for_vault(tmp_path).never("Health/a.md")
+    record.write_text("Health\n", encoding="utf-8")
+    assert Disclosure.for_vault(tmp_path).never("Health/a.md") and not Disclosure.for_vault(tmp_path).never(
+        "Notes/a.md"
+    )
+    for unreadable in ("fifo", "folder"):
+        record.unlink() if record.is_fifo() or record.is_file() else record.rmdir()
+        os.mkfifo(record) if unreadable == "fifo" else record.mkdir()
+        gate = Disclosure.for_vault(tmp_path, "Extra")
+        for rel in ("Health/a.md", "Notes/a.md", "Journal/a.md", "H0_Profile.md"):
+            assert gate.never(rel) and gate.own_private(rel, {"subject": "hi"}), (unreadable, rel)
+        assert gate.covers("Notes")
+        why = gate.why("Notes/a.md", {"subject": "hi"})
+        assert why is not None and ".h0/private-folders" in why, why

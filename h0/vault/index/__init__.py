@@ -105,7 +105,7 @@ class VaultIndex:
         someone holds it. `look`: one already open is compared with the vault now (a stat a note; changed notes
         read again), for a caller no watcher keeps informed."""
         gate = disclosure if disclosure is not None else Disclosure.for_vault(root)
-        key = (os.path.normcase(os.path.abspath(root)), str(state_dir), gate.folders)
+        key = (os.path.normcase(os.path.abspath(root)), str(state_dir), gate.key)
         with _shared_lock:
             found = _shared.get(key)
             if found is None:
@@ -390,7 +390,7 @@ class VaultIndex:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
 
 
-_shared: weakref.WeakValueDictionary[tuple[str, str, tuple[str, ...]], VaultIndex] = weakref.WeakValueDictionary()
+_shared: weakref.WeakValueDictionary[tuple[object, ...], VaultIndex] = weakref.WeakValueDictionary()
 _shared_lock = threading.Lock()
 
 __all__ = ["About", "Reconciled", "Related", "SearchPage", "VaultIndex", "walk_notes"]
