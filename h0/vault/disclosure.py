@@ -47,6 +47,7 @@ dropping the tag, leaving a private folder or a private thread is refused with t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -72,6 +73,14 @@ NEVER_FOLDERS = frozenset({folder_key(LOGS)})
 _MESSAGE_FIELDS = ("message_id", "reply_to_message_id", "in_reply_to")
 # The fields naming whom mail is from or to: an address of a private person there makes the note private.
 MAIL_FIELDS = ("from", "to", "cc", "bcc", "reply_to", "sender")
+# A frontmatter line that ties a note to its thread, read raw when the block does not parse (`unparsed_thread_keys`).
+_RAW_FIELD = re.compile(
+    r"""^[ \t]*["']?(type|thread_id|message_id|reply_to_message_id|in_reply_to|source)["']?[ \t]*:(.*)$""",
+    re.IGNORECASE,
+)
+_RAW_COMMENT = re.compile(r"[ \t]#.*$")
+RAW_CHARS = 65_536
+RAW_LINES = 1_000
 UNREADABLE = "its frontmatter cannot be read (it does not parse): H0 keeps it private until it does"
 
 # A note as the gate takes it: a Note, or (path, frontmatter) / (path, frontmatter, body); frontmatter None
@@ -96,6 +105,25 @@ def thread_keys(rel: str, frontmatter: Mapping[str, Any]) -> frozenset[str]:
             keys.add(f"m:{value.strip('<>')}")
     if source := model.source_key(frontmatter.get("source")):
         keys.add(f"n:{source}")
+    return frozenset(keys)
+
+
+def unparsed_thread_keys(rel: str, text: str) -> frozenset[str]:
+    """The thread keys a note whose frontmatter does not parse names on its lines, read raw: each line of its
+    frontmatter block (the first RAW_LINES, of its first RAW_CHARS) that sets `type`, `thread_id`, a message id
+    or `source`, whatever else is wrong with the block. A note that cannot be read is private, so the keys it
+    names make its conversation private too (fail closed): a line read too eagerly only makes more private."""
+    lines = text[:RAW_CHARS].lstrip("\ufeff").splitlines()
+    if not lines or lines[0].rstrip() != "---":
+        return frozenset()
+    keys: set[str] = set()
+    for line in lines[1:RAW_LINES]:
+        if line.rstrip() in ("---", "..."):
+            break
+        if found := _RAW_FIELD.match(line):
+            value = _RAW_COMMENT.sub("", found.group(2)).strip().strip("'\"").strip()
+            if value:
+                keys |= thread_keys(rel, {found.group(1).lower(): value})
     return frozenset(keys)
 
 

@@ -111,3 +111,17 @@ def test_given_a_private_folders_record_that_cannot_be_read_then_every_note_is_p
         assert gate.covers("Notes")
         why = gate.why("Notes/a.md", {"subject": "hi"})
         assert why is not None and ".h0/private-folders" in why, why
+
+
+def test_an_unparseable_notes_thread_keys_are_read_from_its_frontmatter_lines_only():
+    """Raw and bounded: the lines of the frontmatter block, in any quoting, a comment cut; never the body."""
+    from h0.vault.disclosure import thread_keys, unparsed_thread_keys
+
+    text = (
+        "\ufeff---\ntitle: Therapy: session 3\n'thread_id': \"T-9\"  # the call\nmessage_id: <m-9@x>\n"
+        "source: [[EMAIL_7|the email]]\ntype: Email\n---\nthread_id: T-body\n"
+    )
+    assert unparsed_thread_keys("Done/EMAIL_9.md", text) == {"t:T-9", "m:m-9@x", "n:email_7", "n:email_9"}
+    assert unparsed_thread_keys("Done/EMAIL_9.md", "thread_id: T-1\n") == frozenset()  # no frontmatter block
+    assert unparsed_thread_keys("a.md", "---\nsubject: x\n") == frozenset()
+    assert thread_keys("a.md", {"thread_id": "T-9"}) <= unparsed_thread_keys("a.md", "---\nthread_id: T-9\nx: : :\n")

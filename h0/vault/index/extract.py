@@ -16,7 +16,7 @@ from typing import Any
 
 from h0.errors import H0Error
 from h0.vault import frontmatter
-from h0.vault.disclosure import MAIL_FIELDS, thread_keys
+from h0.vault.disclosure import MAIL_FIELDS, thread_keys, unparsed_thread_keys
 from h0.vault.index.entities import note_keys
 from h0.vault.model import addresses as header_addresses
 from h0.vault.model import is_mail, marked_private, source_key
@@ -140,6 +140,7 @@ def extract(
         note.hash, note.problem, note.private = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB", True
         return note
     written = known(rel, note.hash) if known is not None and note.hash is not None else None
+    unparsed: frozenset[str] = frozenset()  # the thread keys of a block that does not parse, read from its lines
     if written is not None:
         data_fm, body = written.frontmatter, written.body
     else:
@@ -158,11 +159,12 @@ def extract(
             # Private until its properties parse (fail closed); the error names a line, never the note's words.
             data_fm, body = {}, text
             note.problem, note.private = f"frontmatter not read: {error.message[:200]}", True
+            unparsed = unparsed_thread_keys(rel, text)  # its conversation stays private with it (fail closed)
     note.frontmatter = data_fm
     note.meta = "\n".join(_scalars(data_fm.values()))
     note.body = body
     note.private = note.private or marked_private(data_fm, body)
-    note.threads = sorted(thread_keys(rel, data_fm))
+    note.threads = sorted(thread_keys(rel, data_fm) | unparsed)
     addresses: dict[str, str] = {}
     for name in PERSON_FIELDS:
         for address in _addresses_in(data_fm.get(name)):

@@ -11,8 +11,9 @@ from __future__ import annotations
 # and "is it mail?" read by the typed note model (an unquoted `source: [[EMAIL_1]]` ties a draft to its thread).
 # 5: `addresses` and `entities` carry their note's folder, so a look-up that skips the mail folders never reads
 # the rows of a sender's thousands of emails. 6: `private` also holds a note whose properties cannot be read and
-# a `#private` tag in its text; `bcc` addresses kept (h0.vault.index.privacy).
-SCHEMA_VERSION = "6"
+# a `#private` tag in its text; `bcc` addresses kept (h0.vault.index.privacy). 7: a note whose properties cannot be
+# read keeps the thread keys its lines name (h0.vault.disclosure.unparsed_thread_keys), so its thread stays private.
+SCHEMA_VERSION = "7"
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 2_048  # SQLite's page cache per connection (the OS caches the file too): the server's memory
 
