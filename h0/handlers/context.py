@@ -63,6 +63,7 @@ class OutcomeData(TypedDict, total=False):
     confidence: float  # triaged
     draft_path: str | None  # triaged: the reply draft written, if any
     outcomes: int  # learned: how many drafts were compared
+    copy_of: str  # skipped: the sent note this one is a copy of (filed in Done/, never sent)
 
 
 class Action(StrEnum):

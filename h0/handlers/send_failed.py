@@ -282,7 +282,8 @@ def _file_copy(path: str, error: H0Error, fields: dict[str, Any], ctx: HandlerCo
     )
     logger.warning("{}: a copy of {}, not sent — filed as {}", path, copy_of, done_path)
     ctx.state.succeeded(path)
-    return Outcome(Action.SKIPPED, done_path, data={"done_path": done_path, "error": error})
+    data: OutcomeData = {"done_path": done_path, "error": error, "copy_of": str(copy_of)}
+    return Outcome(Action.SKIPPED, done_path, data=data)
 
 
 def _file_unknown(path: str, error: SendFailed, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:

@@ -14,7 +14,17 @@ from typing import Any
 
 from h0.followup.report import age
 from h0.report.audittail import current_errors, sent_recipients
-from h0.report.markdown import md_link, md_private, md_recipients, md_sender, md_text, table, why_needed
+from h0.report.markdown import (
+    COPY_HEAD,
+    copy_rows,
+    md_link,
+    md_private,
+    md_recipients,
+    md_sender,
+    md_text,
+    table,
+    why_needed,
+)
 from h0.report.privacy import ReportGate, not_named, record_private, split
 from h0.report.text import local_time
 from h0.vault.audit import iso
@@ -49,7 +59,14 @@ def collect_day(day: dt.date, records: list[dict[str, Any]], private: ReportGate
     ]
     arrived_paths = {str(r.get("path")) for r in ingested}
     arrived = ingested + [{**r, "path": r.get("note")} for r in decided if str(r.get("note")) not in arrived_paths]
-    lists = {"arrived": arrived, "decided": decided, "sent": sent, "unsent": current_errors(today, since, _UNSENT)}
+    copies = [r for r in today if r.get("event") == "copy_filed"]  # filed in Done/ instead of sent
+    lists = {
+        "arrived": arrived,
+        "decided": decided,
+        "sent": sent,
+        "copies": copies,
+        "unsent": current_errors(today, since, _UNSENT),
+    }
     judged = {name: split(rows[-BRIEFING_ROWS:], lambda r: record_private(private, r)) for name, rows in lists.items()}
     return {
         "day": day.isoformat(),
@@ -120,6 +137,10 @@ def render_briefing(today: dict[str, Any], status: dict[str, Any]) -> str:
         private["sent"],
         "send",
     )
+    if counts["copies"]:
+        lines.append(f"## Copies filed, not sent ({counts['copies']})")
+        lines += ["H0 filed these in Done/ instead of sending them: the same message was sent already.", ""]
+        lines += _rows(COPY_HEAD, copy_rows(today["copies"]), "", earlier["copies"], private["copies"], "copy")
     if counts["unsent"]:
         lines.append(f"## Not sent, and not sent since ({counts['unsent']})")
         lines += _rows(
