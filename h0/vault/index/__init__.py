@@ -43,8 +43,10 @@ from h0.vault.index.db import VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import (
     BATCH,
+    CHILD_FROM,
     MAX_DEFERRED,
     Reconciled,
+    build_in_child,
     extract_all,
     index_file,
     indexable,
@@ -100,10 +102,8 @@ class VaultIndex:
     def shared(
         cls, root: Path, state_dir: Path | None = None, disclosure: Disclosure | None = None, *, look: bool = False
     ) -> VaultIndex:
-        """This process's index of `root` for these private folders (opened and reconciled on first use): drafting
-        and the reports of one process (the daemon's dashboard) ask one index, fed by one watcher. Kept while
-        someone holds it. `look`: one already open is compared with the vault now (a stat a note; changed notes
-        read again), for a caller no watcher keeps informed."""
+        """This process's index of `root` for these private folders (opened on first use, kept while held): drafting
+        and the reports of one process ask one index. `look`: compare one already open with the vault now."""
         gate = disclosure if disclosure is not None else Disclosure.for_vault(root)
         key = (os.path.normcase(os.path.abspath(root)), str(state_dir), gate.key)
         with _shared_lock:
@@ -172,16 +172,17 @@ class VaultIndex:
             self._deferred = set()
         self.sync()
 
-    def reconcile(self) -> Reconciled:
-        """Compare every note's signature with the index; index what is new or changed, drop what went."""
+    def reconcile(self, *, elsewhere: bool = True) -> Reconciled:
+        """Compare every note's signature with the index; index what is new or changed, drop what went.
+        `elsewhere`: a large build (CHILD_FROM notes or more) is made by a child process."""
         with self._sync_lock:
             try:
-                return self._reconcile()
+                return self._reconcile(elsewhere=elsewhere)
             except Damaged as exc:
                 self.db.rebuild_file(str(exc))
-                return self._reconcile()
+                return self._reconcile(elsewhere=elsewhere)
 
-    def _reconcile(self) -> Reconciled:
+    def _reconcile(self, *, elsewhere: bool = True) -> Reconciled:
         known = {
             path: Signature(m, s, i) for path, m, s, i in self.db.rows("SELECT path, mtime_ns, size, ino FROM docs")
         }
@@ -194,6 +195,14 @@ class VaultIndex:
                 report.unchanged += 1
             else:
                 todo.append((abs_path, rel))
+        if elsewhere and len(todo) >= CHILD_FROM and self.db.path is not None:
+            # A large (re)build in a child process: this one never holds thousands of parsed notes, whose freed memory
+            # stays fragmented in the interpreter (a long-lived server's RSS). Then only what changed meanwhile.
+            built = len(todo) if build_in_child(self.root, self.db.path) else 0
+            del known, todo, seen
+            report = self._reconcile(elsewhere=False)  # what the child could not do, and what changed meanwhile
+            report.indexed, report.unchanged = report.indexed + built, max(0, report.unchanged - built)
+            return report
         gone = [path for path in known if path not in seen]
         for batch in extract_all(todo):
             self.db.write(batch, (), learn=False)
@@ -208,7 +217,7 @@ class VaultIndex:
         return report
 
     def _refresh(self, rels: list[str]) -> None:
-        known = {path: Signature(m, s, i) for path, m, s, i in self._signatures(rels)}
+        known = {path: Signature(m, s, i) for path, m, s, i in self.db.signatures(rels)}
         upserts: list[Extracted] = []
         as_written = self.written.known if self.written is not None else None  # H0's own writes and parses
         parsed = self.written.parsed if self.written is not None else None  # this parse, for triage's read
@@ -250,15 +259,6 @@ class VaultIndex:
             self._everything = False
         if again:
             self._reconcile()
-
-    def _signatures(self, rels: list[str]) -> list[tuple[str, int, int, int]]:
-        found: list[tuple[str, int, int, int]] = []
-        for start in range(0, len(rels), 500):
-            chunk = rels[start : start + 500]
-            found += self.db.rows(
-                f"SELECT path, mtime_ns, size, ino FROM docs WHERE path IN ({','.join('?' * len(chunk))})", chunk
-            )
-        return found
 
     # ------------------------------------------------------------------ search
 

@@ -19,6 +19,7 @@ from h0.vault.paths import NOTE_SUFFIX, nfc
 INDEX_FILE = "index.db"
 BATCH = 500  # notes written per transaction while (re)building
 PARALLEL_FROM = 2000  # notes to (re)index before the reading and parsing are spread over processes
+CHILD_FROM = 2000  # notes to (re)index before the whole build moves to a child process (build_in_child)
 _SKIPPED_TOP = frozenset({LOGS.casefold()})
 _OWN_MAIL = frozenset(folder.casefold() for folder in (NEEDS_ACTION, DRAFTS, DONE))  # where triage writes
 MAX_DEFERRED = 20_000  # H0's own writes left for its idle time, at most (then taken in at the next look-up)
@@ -60,6 +61,38 @@ def extract_all(todo: list[tuple[str, str]]) -> Iterator[list[Extracted]]:
         logger.warning("indexing in one process ({})", exc)
         for chunk in chunks:
             yield _extract_chunk(chunk)
+
+
+def build_in_child(root: Path, db_path: Path, timeout: float = 3600.0) -> bool:
+    """Index the notes of `root` that the index file at `db_path` lacks, in a child process (VaultIndex._reconcile
+    hands it a large build): the parsed notes live and die there. Whether the child did it (False: the caller
+    builds them itself)."""
+    import multiprocessing
+
+    # forkserver (or spawn): never fork this process itself, whose other threads may hold locks.
+    forkserver = "forkserver" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver") if forkserver else multiprocessing.get_context("spawn")
+    try:
+        child = context.Process(target=_build, args=(str(root), str(db_path)), name="h0-index-build")
+        child.start()
+    except OSError as exc:
+        logger.warning("the vault index is built in this process ({})", exc)
+        return False
+    child.join(timeout)
+    if child.is_alive():
+        child.kill()
+        child.join()
+    return bool(child.exitcode == 0)
+
+
+def _build(root: str, db_path: str) -> None:
+    """The child's work: the index file brought up to date, in this process; nothing written to stdout (the
+    parent's may be an MCP stream)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    from h0.vault.index import VaultIndex
+
+    VaultIndex(Path(root), Path(db_path)).reconcile(elsewhere=False)
 
 
 def _extract_chunk(chunk: list[tuple[str, str]]) -> list[Extracted]:
