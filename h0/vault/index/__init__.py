@@ -47,11 +47,12 @@ from h0.vault.index.gather import (
     MAX_DEFERRED,
     Reconciled,
     build_in_child,
-    extract_all,
+    compare,
     index_file,
     indexable,
     own_mail,
     relative_path,
+    take_in,
     walk_notes,
 )
 from h0.vault.index.names import NoteNames
@@ -183,36 +184,17 @@ class VaultIndex:
                 return self._reconcile(elsewhere=elsewhere)
 
     def _reconcile(self, *, elsewhere: bool = True) -> Reconciled:
-        known = {
-            path: Signature(m, s, i) for path, m, s, i in self.db.rows("SELECT path, mtime_ns, size, ino FROM docs")
-        }
-        report = Reconciled()
-        todo: list[tuple[str, str]] = []
-        seen: set[str] = set()
-        for rel, abs_path, info in walk_notes(self.root):
-            seen.add(rel)
-            if known.get(rel) == Signature.of(info):
-                report.unchanged += 1
-            else:
-                todo.append((abs_path, rel))
+        todo, gone, report = compare(self.db, self.root)
         if elsewhere and len(todo) >= CHILD_FROM and self.db.path is not None:
             # A large (re)build in a child process: this one never holds thousands of parsed notes, whose freed memory
             # stays fragmented in the interpreter (a long-lived server's RSS). Then only what changed meanwhile.
             built = len(todo) if build_in_child(self.root, self.db.path) else 0
-            del known, todo, seen
+            del todo, gone
             report = self._reconcile(elsewhere=False)  # what the child could not do, and what changed meanwhile
             report.indexed, report.unchanged = report.indexed + built, max(0, report.unchanged - built)
             return report
-        gone = [path for path in known if path not in seen]
-        for batch in extract_all(todo):
-            self.db.write(batch, (), learn=False)
-            report.indexed += len(batch)
-        self.db.write([], gone, learn=False)
-        report.removed = len(gone)
-        if report.indexed:
-            self.db.learn_all_terms()
+        take_in(self.db, todo, gone, report)
         if report.indexed + report.removed >= BATCH:
-            self.db.checkpoint()
             release_free_memory()  # a bulk build's freed heap back to the OS (a server keeps running after it)
         return report
 
