@@ -56,7 +56,8 @@ def test_init_writes_the_profile_note_that_explains_itself_and_never_replaces_th
 def test_init_proposes_the_journal_and_obsidians_daily_notes_folder_as_private_and_says_so(tmp_path: Path, capsys):
     """Given a vault with a Journal folder and Obsidian's daily notes kept in Days/, when `h0 init` runs, then
     both are recorded as private in .h0/private-folders, the output says so, and the gate treats them so."""
-    from h0.vault.disclosure import Disclosure, recorded_folders
+    from h0.vault.disclosure import Disclosure
+    from h0.vault.private_folders import recorded_folders
 
     (tmp_path / "Journal").mkdir()
     (tmp_path / "Days").mkdir()

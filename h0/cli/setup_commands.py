@@ -51,7 +51,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 def _propose_private_folders(root: Path) -> list[str]:
     """Propose the vault's diary folders as private (h0.vault.disclosure) and record them in
     .h0/private-folders, unless a choice is recorded already; the lines that say so."""
-    from h0.vault.disclosure import RECORD_FILE, diary_folders, record_folders, recorded_folders
+    from h0.vault.private_folders import RECORD_FILE, diary_folders, record_folders, recorded_folders
 
     where = "/".join(RECORD_FILE)
     try:

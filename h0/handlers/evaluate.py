@@ -151,9 +151,7 @@ class PastAsOf(PastReplies):
         return [
             r
             for r in replies
-            if r.path != self.hidden
-            and (not r.when or r.when < self.before)
-            and not any(self.disclosure.address_private(a) for a in r.to)
+            if r.path != self.hidden and (not r.when or r.when < self.before) and not self.disclosure.mail_private(r.to)
         ]
 
     def to_address(self, address: str, limit: int = 3) -> list[PastReply]:

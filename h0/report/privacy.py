@@ -83,29 +83,27 @@ class ReportGate:
         """Whether `address` is a private person's (h0.vault.disclosure.Disclosure.address_private)."""
         return self.gate is None or self.gate.address_private(address)
 
-    def anyone(self, found: Iterable[str]) -> bool:
-        """Whether any of these addresses is a private person's."""
-        return any(self.person(address) for address in found if address)
+    def mail(self, found: Iterable[str]) -> bool:
+        """Whether mail naming these addresses is private (the gate's `mail_private`: a private person's)."""
+        return self.gate is None or self.gate.mail_private(found)
 
     def note_at(self, *paths: object) -> bool:
         """Whether the note a record names may not be named: the first of `paths` (where a record says the note
         went, is, or was) that the index holds — by its path, or by its name wherever it moved. A note found
-        nowhere counts as private (fail closed): a record outlives its note, and a deleted private note leaves
-        nothing to tell it by."""
-        if self.index is None:
+        nowhere is judged by the index as a note it cannot read: private (fail closed), since a record outlives its
+        note, and a deleted private note leaves nothing to tell it by."""
+        named = [path for path in paths if isinstance(path, str) and path]
+        if self.index is None or not named:
             return True
-        for path in paths:
-            if not isinstance(path, str) or not path:
-                continue
-            try:
-                found = self.index.notes_at(path)
-            except _INDEX_ERRORS as exc:
-                self._fail(exc)
-                return True
-            if found:
-                self.judge(found)
-                return any(self.private(rel) for rel in found)
-        return True
+        try:
+            found = next((held for path in named if (held := self.index.notes_at(path))), None)
+            if found is None:
+                return self.index.is_private(named[0])
+        except _INDEX_ERRORS as exc:
+            self._fail(exc)
+            return True
+        self.judge(found)
+        return any(self.private(rel) for rel in found)
 
     def _fail(self, exc: BaseException) -> None:
         logger.warning("the vault index cannot say what is private ({}): the reports name nothing", exc)
@@ -158,4 +156,4 @@ def record_private(view: ReportGate, record: dict[str, Any]) -> bool:
     lists = record.get("recipients")
     if isinstance(lists, dict):
         named += [lists.get(field) for field in FIELDS]
-    return view.anyone(address for value in named for address in addresses(value))
+    return view.mail(address for value in named for address in addresses(value))

@@ -46,7 +46,6 @@ dropping the tag, leaving a private folder or a private thread is refused with t
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -55,18 +54,13 @@ from typing import Any, TypeAlias
 
 from loguru import logger
 
-from h0.platform.fileio import atomic_write
-from h0.platform.fs import read_regular
 from h0.vault import model
 from h0.vault.layout import LOGS
 from h0.vault.model import marked_private
 from h0.vault.note import Note
 from h0.vault.paths import folder_key, link_key
+from h0.vault.private_folders import RECORD_FILE, diary_folders, recorded_folders
 
-# Folders people keep a diary in: proposed by `h0 init`, private by default until it records a choice.
-DIARY_NAMES = ("Journal", "Journals", "Diary", "Daily", "Daily Notes", "Dailies")
-RECORD_FILE = (".h0", "private-folders")  # in the vault: a dot folder, which no MCP tool may write
-DAILY_NOTES_SETTINGS = (".obsidian", "daily-notes.json")
 NEVER_FOLDERS = frozenset({folder_key(LOGS)})
 # Frontmatter fields that tie a note to a thread: the provider's thread, the message an email is and
 # the one a reply answers, and the note a draft answers (`source`).
@@ -125,6 +119,13 @@ def unparsed_thread_keys(rel: str, text: str) -> frozenset[str]:
             if value:
                 keys |= thread_keys(rel, {found.group(1).lower(): value})
     return frozenset(keys)
+
+
+def own_mark(frontmatter: Mapping[str, Any] | None, body: str | None = None) -> bool:
+    """What the vault index stores of a note's own privacy (`docs.private`): marked or tagged private, in its
+    properties or its text, or its properties could not be read (None). Its path, people and thread are judged
+    when asked, from the index as it is then (h0.vault.index.privacy)."""
+    return frontmatter is None or marked_private(frontmatter, body)
 
 
 def mail_addresses(frontmatter: Mapping[str, Any]) -> set[str]:
@@ -218,6 +219,12 @@ class Disclosure:
         gate knows no index."""
         return self.people() if self.people is not None else frozenset()
 
+    def mail_private(self, addresses: Iterable[str]) -> bool:
+        """Whether mail naming these addresses (from, to, cc, …) is private because one of them is a private
+        person's: the people rule, for mail that is not a note (a provider's message, an audit record of a send)."""
+        people = self.private_addresses()
+        return bool(people) and any(a.strip().lower() in people for a in addresses if a)
+
     def address_private(self, address: str) -> bool:
         """Whether mail from or to this address is private: it is a private person's (only private People notes
         name it). Ask it before showing an address in anything an agent or a model reads (a learned table)."""
@@ -266,7 +273,7 @@ class Disclosure:
         if marked_private(frontmatter, body):
             return "its properties or tags mark it private (`private: true`, a `private` tag or `#private`)"
         mail = self.people is not None and any(frontmatter.get(name) for name in MAIL_FIELDS)
-        if mail and (people := self.private_addresses()) and mail_addresses(frontmatter) & people:
+        if mail and self.mail_private(mail_addresses(frontmatter)):
             return "it is mail from or to a private person (only People notes marked private name the address)"
         return None
 
@@ -336,16 +343,6 @@ class Disclosure:
         return None
 
 
-def recorded_folders(root: Path) -> list[str] | None:
-    """The private folders `h0 init` recorded for this vault (one per line, `#` comments), or None
-    when nothing was recorded (no such file). OSError when the file exists but cannot be read."""
-    try:
-        text = read_regular(root.joinpath(*RECORD_FILE), 65536).decode("utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return [line.strip() for line in text.splitlines()[:1000] if line.strip() and not line.lstrip().startswith("#")]
-
-
 def _record_unreadable(root: Path, exc: OSError) -> str:
     """The reason every note is private while the record cannot be read, said in the log once per process."""
     where = "/".join(RECORD_FILE)
@@ -362,37 +359,3 @@ def _record_unreadable(root: Path, exc: OSError) -> str:
 
 
 _said: set[tuple[str, str]] = set()
-
-
-def diary_folders(root: Path) -> list[str]:
-    """The vault's diary folders: top-level folders named like one (DIARY_NAMES, any case), and the
-    folder of Obsidian's daily-notes plugin (`.obsidian/daily-notes.json`)."""
-    wanted = {folder_key(name) for name in DIARY_NAMES}
-    found: list[str] = []
-    try:
-        with_names = sorted(entry.name for entry in root.iterdir() if entry.is_dir() and not entry.is_symlink())
-    except OSError:
-        with_names = []
-    found += [name for name in with_names if folder_key(name) in wanted]
-    try:
-        settings = json.loads(read_regular(root.joinpath(*DAILY_NOTES_SETTINGS), 65536).decode("utf-8"))
-    except (OSError, ValueError):
-        settings = None
-    folder = settings.get("folder") if isinstance(settings, dict) else None
-    if isinstance(folder, str) and folder.strip().strip("/") and ".." not in folder.split("/"):
-        found.append(folder.strip().strip("/"))
-    return list(dict.fromkeys(found))
-
-
-def record_folders(root: Path, folders: Iterable[str]) -> Path:
-    """Write this vault's private folders where the gate reads them (.h0/private-folders)."""
-    path = root.joinpath(*RECORD_FILE)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [
-        "# Private folders of this vault (one per line; sub-folders included). Their notes never reach a model",
-        "# or an MCP client. Written by `h0 init`; edit it as you like. PRIVATE_FOLDERS adds more.",
-        *folders,
-    ]
-    # The careful writer: a whole new file renamed into place (never half a record, never into a FIFO's reader).
-    atomic_write(path, ("\n".join(lines) + "\n").encode("utf-8"), mode=0o644)
-    return path

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from h0.vault.disclosure import Disclosure, diary_folders, thread_keys
+from h0.vault.disclosure import Disclosure, thread_keys
+from h0.vault.private_folders import diary_folders
 
 GATE = Disclosure(("journal",))
 

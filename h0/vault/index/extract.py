@@ -16,10 +16,10 @@ from typing import Any
 
 from h0.errors import H0Error
 from h0.vault import frontmatter
-from h0.vault.disclosure import MAIL_FIELDS, thread_keys, unparsed_thread_keys
+from h0.vault.disclosure import MAIL_FIELDS, own_mark, thread_keys, unparsed_thread_keys
 from h0.vault.index.entities import note_keys
 from h0.vault.model import addresses as header_addresses
-from h0.vault.model import is_mail, marked_private, source_key
+from h0.vault.model import is_mail, source_key
 from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash
 from h0.vault.paths import link_key
 
@@ -156,14 +156,14 @@ def extract(
             if parsed is not None and utf8:  # `parse` refuses bytes that are not UTF-8
                 parsed(Note(rel, data_fm, body, digest))
         except H0Error as error:
-            # Private until its properties parse (fail closed); the error names a line, never the note's words.
+            # Private until its properties parse (the gate's own_mark); the error names a line, never the note's words.
             data_fm, body = {}, text
-            note.problem, note.private = f"frontmatter not read: {error.message[:200]}", True
+            note.problem, note.private = f"frontmatter not read: {error.message[:200]}", own_mark(None)
             unparsed = unparsed_thread_keys(rel, text)  # its conversation stays private with it (fail closed)
     note.frontmatter = data_fm
     note.meta = "\n".join(_scalars(data_fm.values()))
     note.body = body
-    note.private = note.private or marked_private(data_fm, body)
+    note.private = note.private or own_mark(data_fm, body)
     note.threads = sorted(thread_keys(rel, data_fm) | unparsed)
     addresses: dict[str, str] = {}
     for name in PERSON_FIELDS:
