@@ -111,7 +111,7 @@ def read_note_file(
                 rel,
                 signature,
                 title=_title(rel),
-                private=True,  # not read: private until it can be (fail closed)
+                private=own_mark(None),  # not read: private until it can be (the gate's rule)
                 problem=f"larger than {MAX_NOTE_BYTES // 1_048_576} MB",
             )
         chunks = []
@@ -137,7 +137,8 @@ def extract(
     digest = content_hash(data)
     note = Extracted(rel, signature, digest, title=_title(rel))
     if len(data) > MAX_NOTE_BYTES:
-        note.hash, note.problem, note.private = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB", True
+        note.hash, note.problem = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB"
+        note.private = own_mark(None)
         return note
     written = known(rel, note.hash) if known is not None and note.hash is not None else None
     unparsed: frozenset[str] = frozenset()  # the thread keys of a block that does not parse, read from its lines
@@ -148,7 +149,7 @@ def extract(
             text, utf8 = data.decode("utf-8"), True
         except UnicodeDecodeError:  # no note reader takes it (h0.vault.note.decode): private until it is text
             text, utf8 = data.decode("utf-8", errors="replace"), False
-            note.problem, note.private = "not UTF-8 text", True
+            note.problem, note.private = "not UTF-8 text", own_mark(None)
         try:
             parts = frontmatter.split(text)
             data_fm = frontmatter.load(parts.yaml)
