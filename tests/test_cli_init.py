@@ -56,7 +56,8 @@ def test_init_writes_the_profile_note_that_explains_itself_and_never_replaces_th
 def test_init_proposes_the_journal_and_obsidians_daily_notes_folder_as_private_and_says_so(tmp_path: Path, capsys):
     """Given a vault with a Journal folder and Obsidian's daily notes kept in Days/, when `h0 init` runs, then
     both are recorded as private in .h0/private-folders, the output says so, and the gate treats them so."""
-    from h0.vault.disclosure import Disclosure, recorded_folders
+    from h0.vault.disclosure import Disclosure
+    from h0.vault.private_folders import recorded_folders
 
     (tmp_path / "Journal").mkdir()
     (tmp_path / "Days").mkdir()
@@ -86,3 +87,49 @@ def test_an_unrecorded_vault_keeps_its_diary_private_by_default(tmp_path: Path, 
     assert not (tmp_path / ".h0/private-folders").exists()
     (tmp_path / "diary").mkdir()
     assert Disclosure.for_vault(tmp_path).never("diary/today.md")
+
+
+def test_init_says_loudly_that_a_record_it_cannot_read_keeps_every_note_private_and_leaves_it(tmp_path: Path, capsys):
+    """Given `.h0/private-folders` replaced by a FIFO, when `h0 init` runs, then it neither waits on it nor writes
+    over it, and says that every note stays private until the file can be read."""
+    import os
+
+    (tmp_path / "Journal").mkdir()
+    (tmp_path / ".h0").mkdir()
+    os.mkfifo(tmp_path / ".h0/private-folders")
+    assert main(["init", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert ".h0/private-folders cannot be read" in out and "every note" in out
+    assert (tmp_path / ".h0/private-folders").is_fifo()
+
+
+def test_init_records_the_private_folders_with_the_careful_writer(tmp_path: Path, capsys):
+    """Given `.h0/private-folders` as a dangling symlink to a file outside the vault, when `h0 init` records the
+    diary, then it writes a new file in the record's place (renamed into place, as every careful write), never
+    through the link: nothing is created outside the vault and no temporary file is left."""
+    vault = tmp_path / "vault"
+    (vault / "Journal").mkdir(parents=True)
+    (vault / ".h0").mkdir()
+    outside = tmp_path / "outside.txt"
+    (vault / ".h0/private-folders").symlink_to(outside)
+    assert main(["init", str(vault)]) == 0
+    capsys.readouterr()
+    record = vault / ".h0/private-folders"
+    assert not outside.exists() and not record.is_symlink()
+    assert record.read_text(encoding="utf-8").endswith("Journal\n")
+    assert sorted(p.name for p in (vault / ".h0").iterdir()) == ["private-folders"]
+
+
+def test_doctor_fails_on_a_private_folders_record_it_cannot_read(vault_dir: Path):
+    """`h0 doctor` says what init said: the record cannot be read, every note stays private, how to fix it."""
+    import os
+
+    from h0.cli.doctor import FAIL, run_checks
+    from h0.config import load_settings
+
+    record = vault_dir / ".h0/private-folders"
+    record.parent.mkdir(exist_ok=True)
+    record.unlink(missing_ok=True)
+    os.mkfifo(record)
+    checks = [c for c in run_checks(load_settings(vault_path=vault_dir), servers=False) if c.what == "private folders"]
+    assert len(checks) == 1 and checks[0].mark == FAIL and "every note private" in checks[0].detail

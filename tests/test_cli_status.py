@@ -15,7 +15,7 @@ from h0.cli import main
 from h0.config import load_settings
 from h0.report.collect import SHOWN, AuditTail, collect_status
 from h0.report.text import render_status
-from h0.state import StateDB, state_dir_for
+from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import AuditLog, audit
 from h0.vault.audit import iso
 
@@ -238,7 +238,8 @@ def test_the_send_caps_show_used_left_and_when_the_next_slot_frees(vault_dir: Pa
     settings = settings_for(vault_dir, rate_limit_per_hour=2, rate_limit_per_day=10)
     assert not state_dir_for(vault_dir, settings.h0_state_dir).exists()
     collect_status(settings)
-    assert not state_dir_for(vault_dir, settings.h0_state_dir).exists()  # status creates no state database
+    # Status creates no state database (it keeps the vault index, a cache of the notes, in that folder).
+    assert not (state_dir_for(vault_dir, settings.h0_state_dir) / DB_FILE).exists()
     now = time.time()
     db = StateDB.for_vault(vault_dir, settings.h0_state_dir)
     for n, ago in enumerate((7200, 3000, 2000, 1000)):

@@ -150,23 +150,19 @@ def _shut(sock: socket.socket) -> None:
 
 
 class _Connection(http.client.HTTPConnection):
+    """A connection whose socket the whole read's deadline watches, from the moment it is connected."""
+
     def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.deadline = deadline
 
     def connect(self) -> None:
-        super().connect()
+        super().connect()  # HTTPSConnection's too, below: the TLS socket is the one watched
         self.deadline.watch(self.sock)
 
 
-class _SecureConnection(http.client.HTTPSConnection):
-    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.deadline = deadline
-
-    def connect(self) -> None:
-        super().connect()
-        self.deadline.watch(self.sock)
+class _SecureConnection(_Connection, http.client.HTTPSConnection):
+    """The same over TLS (HTTPSConnection's connect and its context, through _Connection's)."""
 
 
 class _Handler(urllib.request.HTTPHandler):

@@ -30,6 +30,14 @@ class Check:
         return f"{self.mark} {self.what}" + (f" — {self.detail}" if self.detail else "")
 
 
+def _private_folders(settings: Settings, root: Path) -> list[Check]:
+    """A record of the private folders that cannot be read keeps every note private (h0.vault.disclosure)."""
+    from h0.vault.disclosure import Disclosure
+
+    unreadable = Disclosure.for_vault(root, settings.private_folders).unreadable
+    return [Check(FAIL, "private folders", unreadable)] if unreadable else []
+
+
 def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
     from h0.config import unknown_settings, using_bundled_vault, vault_unset
 
@@ -77,6 +85,7 @@ def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
         if (root / ".obsidian").is_dir()
         else Check(WARN, "no .obsidian/ folder", "open the vault in Obsidian to approve drafts by dragging them")
     )
+    checks += _private_folders(settings, root)
     checks += _triage(settings)
     checks += _drafting(settings)
     checks += mail_checks(settings)

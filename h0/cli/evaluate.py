@@ -7,13 +7,18 @@ import datetime as dt
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from h0.cli.common import EXIT_FAILED, EXIT_OK, prepared, triager_for
+
+if TYPE_CHECKING:
+    from h0.config import Settings
+    from h0.handlers.eval_cases import EvalPrivacy
+    from h0.vault import Vault
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     # Imported here, as every command does: `h0 mcp …` starts without loading the drafting rooms.
-    from h0.drafting.privatemarks import PrivateMarks
     from h0.drafting.service import mail_history
     from h0.handlers.context import HandlerContext
     from h0.handlers.eval_cases import find_cases, sent_times
@@ -22,7 +27,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from h0.mail.owner import OwnerAuthority
     from h0.platform.fileio import atomic_write
     from h0.vault import Vault
-    from h0.vault.disclosure import Disclosure
     from h0.vault.layout import LOGS
 
     settings = prepared(args, "eval")
@@ -31,8 +35,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.model:
         settings = settings.model_copy(update={"llm_model": args.model})
     vault = Vault(Path(settings.vault_path))
-    # One look at the private marks: a private pair is never drafted again, nor a past reply (h0.handlers.eval_cases).
-    private = PrivateMarks.for_vault(vault.root, Disclosure.for_vault(vault.root, settings.private_folders)).look()
+    # The gate, through the vault index: a private pair is never drafted again, nor a past reply (h0.handlers.eval_cases).
+    private = eval_privacy(settings, vault)
     history = mail_history(vault.root, settings.h0_state_dir)
     owner = OwnerAuthority.for_settings(settings)
     cases, left_out = find_cases(vault, history, args.limit, owner, private)
@@ -52,7 +56,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
         HandlerContext.local(settings, vault),
         triager,
         settings,
-        private=private,
         sent_at=sent_times(vault),
         left_out=left_out,
     )
@@ -70,3 +73,31 @@ def cmd_eval(args: argparse.Namespace) -> int:
         atomic_write(target, report_note(report, now).encode("utf-8"), mode=0o644)
         print(f"Report: {rel}", file=sys.stderr)
     return EXIT_OK
+
+
+def eval_privacy(settings: Settings, vault: Vault) -> EvalPrivacy:
+    """The gate through the vault index, as it is now; when the index cannot be opened, every note is private:
+    nothing is sent to a model (fail closed)."""
+    import sqlite3
+
+    from h0.errors import H0Error
+    from h0.handlers.eval_cases import EvalPrivacy
+    from h0.vault.disclosure import Disclosure
+    from h0.vault.index import VaultIndex
+    from h0.vault.index.db import Damaged
+    from h0.vault.private_threads import IndexThreads
+
+    gate = Disclosure.for_vault(vault.root, settings.private_folders)
+    try:
+        index = VaultIndex.shared(vault.root, settings.h0_state_dir, gate)
+    except (H0Error, Damaged, sqlite3.Error, OSError) as exc:
+        print(f"h0 eval: the vault index cannot be opened ({exc}): no reply is drafted again.", file=sys.stderr)
+        return EvalPrivacy.closed(gate)
+
+    def note(path: str) -> bool:
+        try:
+            return index.is_private(path)
+        except (H0Error, Damaged, sqlite3.Error, OSError):
+            return True
+
+    return EvalPrivacy(note, IndexThreads(index).private_keys, index.gate)

@@ -51,10 +51,17 @@ def cmd_init(args: argparse.Namespace) -> int:
 def _propose_private_folders(root: Path) -> list[str]:
     """Propose the vault's diary folders as private (h0.vault.disclosure) and record them in
     .h0/private-folders, unless a choice is recorded already; the lines that say so."""
-    from h0.vault.disclosure import RECORD_FILE, diary_folders, record_folders, recorded_folders
+    from h0.vault.private_folders import RECORD_FILE, diary_folders, record_folders, recorded_folders
 
     where = "/".join(RECORD_FILE)
-    recorded = recorded_folders(root)
+    try:
+        recorded = recorded_folders(root)
+    except OSError as exc:  # left as it is: the owner's file, whatever is wrong with it
+        return [
+            f"\nWARNING: {where} cannot be read ({exc.strerror or type(exc).__name__}). It may name any folder, "
+            + "so H0 keeps every note private",
+            f"  (no model or MCP client sees any) until it can. Make {where} a readable file again, or delete it.",
+        ]
     if recorded is not None:
         shown = ", ".join(f"{name}/" for name in recorded) or "none"
         return [f"\nPrivate folders (from {where}): {shown}. Their notes never reach a model or an MCP client."]

@@ -119,11 +119,13 @@ class IndexKnowledge:
         if not wanted:
             return []
         skip = set(exclude)
+        # Private ones never: the gate's answer as the index keeps it (VISIBLE: marks, folder, person, thread).
+        self.index.sync(wait=False)
         rows = self.index.db.rows(  # newest first, bounded (a sender may have hundreds waiting): ids sorted, then read
             "SELECT path, frontmatter FROM docs WHERE id IN (SELECT addresses.doc FROM addresses "
             "JOIN docs ON docs.id = addresses.doc "
             f"WHERE addresses.address IN ({','.join('?' * len(wanted))}) AND addresses.field = 'from' "
-            "AND addresses.folder = ? AND docs.private = 0 ORDER BY addresses.doc DESC LIMIT ?) ORDER BY id DESC",
+            f"AND addresses.folder = ? AND {VISIBLE} ORDER BY addresses.doc DESC LIMIT ?) ORDER BY id DESC",
             (*wanted, NEEDS_ACTION.lower(), limit + len(skip) + 5),
         )
         found: list[PendingEmail] = []

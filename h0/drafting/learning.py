@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 from loguru import logger
 
 from h0.drafting.memory import add_lessons, clean_lesson
-from h0.drafting.privatemarks import PrivateMarks
 from h0.drafting.profile import with_learned
 from h0.drafting.voice import profile_section
 from h0.errors import Conflict, H0Error, NotFound
@@ -245,8 +244,10 @@ def refresh_learned_profile(api: VaultAPI, drafting: Drafting) -> bool:
         note = api.read(PROFILE_NOTE)
     except H0Error:
         return False  # no profile (or one H0 cannot read): nothing to keep up to date
-    # A note any MCP client reads: private threads and people left out (h0.drafting.voice.profile_section).
-    learned = profile_section(drafting.past.all(), PrivateMarks.for_vault(drafting.root, drafting.disclosure).look())
+    # A note any MCP client reads: the past replies the gate gives (no private thread), private people left out
+    # (h0.drafting.voice.profile_section). A gate that knows no index cannot tell who is private: nobody is listed.
+    gate = drafting.disclosure
+    learned = profile_section(drafting.past.all(), gate.address_private if gate.knows_people else lambda _: True)
     body = with_learned(note.body, learned)
     if _without_stamp(body) == _without_stamp(note.body):
         return False

@@ -47,7 +47,7 @@ from h0.vault.private_threads import IndexThreads, PrivateThreads, ScannedThread
 
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
 FileSignature = tuple[int, int, int] | None
-_instances: dict[tuple[str, tuple[str, ...], int, str, str], Drafting] = {}
+_instances: dict[tuple[str, tuple[tuple[str, ...], str | None], int, str, str], Drafting] = {}
 _instances_lock = threading.Lock()
 _fed: dict[str, int] = {}  # vault root -> watchers reporting its every note (see `watching`)
 _written: dict[str, OwnWrites] = {}  # vault root -> what its daemon wrote lately (see `watching`)
@@ -107,7 +107,7 @@ class Drafting:
         root = Path(root or settings.vault_path)
         disclosure = Disclosure.for_vault(root, settings.private_folders)
         calendar = f"{settings.calendar_ics}|{settings.caldav_url or ''}"
-        key = (str(root), disclosure.folders, settings.draft_context_tokens, str(settings.h0_state_dir), calendar)
+        key = (str(root), disclosure.key, settings.draft_context_tokens, str(settings.h0_state_dir), calendar)
         with _instances_lock:
             found = _instances.get(key)
             if found is None:
@@ -284,7 +284,7 @@ def indexed_knowledge(root: Path, state_dir: Path | None, disclosure: Disclosure
     from h0.vault.index import VaultIndex
 
     try:
-        return IndexKnowledge(VaultIndex.open(root, state_dir, disclosure))
+        return IndexKnowledge(VaultIndex.shared(root, state_dir, disclosure))  # the process's one (its reports' too)
     except Exception as exc:  # noqa: BLE001 - drafting still works from a scan of the vault
         logger.warning("the vault index could not be opened for drafting ({}); scanning the vault instead", exc)
         return None

@@ -10,9 +10,10 @@ language or a formal register than the profile's, H0's own in that language and 
 (h0.drafting.register). Greetings are kept as templates: "Hi Dana," to Dana is learned as
 "Hi {first_name},", so the overall habit carries over to a new person.
 
-The profile's learned section is a note any MCP client can read (`profile_section`): a reply of a private
-thread teaches it nothing, and a private person (h0.drafting.privatemarks.private_person, asked once per
-address) is neither listed nor learned from — the section says how many were left out.
+The profile's learned section is a note any MCP client can read (`profile_section`): it is learned from the
+past replies the disclosure gate gave (none of a private thread), and a private person (the gate's
+`Disclosure.address_private`, asked once per address) is neither listed nor learned from — the section says
+how many were left out.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from h0.drafting.pastreply import PastReply
-from h0.drafting.privatemarks import PrivateView
 from h0.drafting.profile import Profile, RecipientVoice, fill_names, render_learned
 from h0.drafting.register import is_formal, local_voice
 from h0.drafting.replytext import looks_like_sign_off
@@ -159,11 +159,10 @@ def _cell(text: object, limit: int = 60) -> str:
     return re.sub(r"([|\[\]<>`*_#%\\])", r"\\\1", value)
 
 
-def profile_section(replies: Sequence[PastReply], view: PrivateView) -> str:
-    """The profile's learned section from the owner's sent replies (newest first), as written into the vault:
-    replies of a private thread left out, private people asked of the gate (`view`) once per address."""
-    kept = [r for r in replies if not r.threads & view.private_keys]
-    return learn(kept, private=view.person).section()
+def profile_section(replies: Sequence[PastReply], private_person: Callable[[str], bool]) -> str:
+    """The profile's learned section from the owner's sent replies (newest first, as the gate gave them:
+    h0.drafting.past), as written into the vault: `private_person(address)` asked of the gate once per address."""
+    return learn(replies, private=private_person).section()
 
 
 def learn(

@@ -6,13 +6,14 @@ frontmatter (cached by mtime and size) — so what it says is what the notes say
 with `follow_up: reply_owed`, a follow-up note with `follow_up: reply_awaited`, a note whose
 `snooze_until` is still ahead (hidden: the other sections leave it out too), one woken in the
 last day (`snooze_woke_at`). Ages are whole working days (h0.followup.workdays). A private note (the
-caller's `private`: h0.report.privacy) is counted in its section (`owed_private`, …), never listed.
+caller's `private`: the disclosure gate as the vault index answers for it, h0.report.privacy) is counted in
+its section (`owed_private`, …), never listed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -90,11 +91,11 @@ def collect_followups(
     vault: Vault,
     now: float,
     *,
-    private: Callable[[str, Mapping[str, Any]], bool],
+    private: Callable[[str], bool],
     shown: int = SHOWN,
 ) -> FollowupStatus:
     """Replies owed and awaited (oldest first), snoozed notes, notes back from a snooze (see the module docstring).
-    `private(path, frontmatter)`: whether a note may not be named (then it is only counted)."""
+    `private(path)`: whether a note may not be named (then it is only counted)."""
     status = FollowupStatus()
     notes: list[tuple[str, dict[str, Any]]] = []
     for folder, recursive in ((NEEDS_ACTION, True), (DRAFTS, False)):
@@ -111,7 +112,7 @@ def collect_followups(
         if is_hidden(fm, now):
             hidden.add(path)
             continue
-        secret = private(path, fm)
+        secret = private(path)
         woke = epoch(fm.get("snooze_woke_at"))
         if woke is not None and now - BACK_WITHIN_S <= woke <= now + 60 and secret:
             status.back_private += 1

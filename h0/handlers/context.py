@@ -41,8 +41,7 @@ WAITS = Waits()  # the waits when no work queue runs (tests, one-off contexts); 
 
 
 class OutcomeData(TypedDict, total=False):
-    """The facts an Outcome carries: the keywords of the report signal the pipeline sends for it
-    (h0.pipeline.signals) and what the pass tally counts. Each handler fills the keys it knows."""
+    """An Outcome's facts: its report signal's keywords (h0.pipeline.signals), what the pass tally counts."""
 
     done_path: str  # sent, rejected: where the note was filed in Done/
     to: str  # sent: the To addresses the message went to
@@ -61,6 +60,7 @@ class OutcomeData(TypedDict, total=False):
     confidence: float  # triaged
     draft_path: str | None  # triaged: the reply draft written, if any
     outcomes: int  # learned: how many drafts were compared
+    copy_of: str  # skipped: the sent note this one is a copy of (filed in Done/, never sent)
 
 
 class Action(StrEnum):

@@ -25,7 +25,6 @@ from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, PendingEm
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies
 from h0.drafting.pastreply import PastReply, epoch
-from h0.drafting.privatemarks import PrivateView
 from h0.drafting.service import Drafting
 from h0.state.history import MailHistory
 from h0.vault.disclosure import Disclosure
@@ -35,8 +34,8 @@ MORE = 50  # replies asked for beyond `limit`, some of which may be hidden
 
 
 class PastAsOf(PastReplies):
-    """The owner's past replies as they stood just before a hidden reply was sent, without a private one
-    (of a thread `private` holds private, or to a private person)."""
+    """The owner's past replies as they stood just before a hidden reply was sent, without a private one (of a
+    private thread: h0.drafting.past; or to a private person: the gate's `mail_private`)."""
 
     def __init__(
         self,
@@ -44,13 +43,11 @@ class PastAsOf(PastReplies):
         sent_cache: Path | None,
         disclosure: Disclosure,
         owner: Any,
-        private: PrivateView,
         history: MailHistory | None = None,
     ) -> None:
         super().__init__(root, sent_cache, disclosure, owner, history)
         self.before: float = float("inf")
         self.hidden: str | None = None
-        self.private = private
 
     def _kept(self, replies: Iterable[PastReply]) -> list[PastReply]:
         return [
@@ -58,8 +55,7 @@ class PastAsOf(PastReplies):
             for r in replies
             if (r.path is None or r.path != self.hidden)
             and (not r.when or r.when < self.before)
-            and not r.threads & self.private.private_keys
-            and not self.private.anyone(r.to)
+            and not self.disclosure.mail_private(r.to)
         ]
 
     def to_address(self, address: str, limit: int = 3) -> list[PastReply]:
@@ -134,10 +130,10 @@ class DraftingAsOf(Drafting):
     knowledge_as_of: KnowledgeAsOf
 
     @classmethod
-    def for_eval(cls, settings: Settings, private: PrivateView, sent_at: Mapping[str, float]) -> DraftingAsOf:
+    def for_eval(cls, settings: Settings, sent_at: Mapping[str, float]) -> DraftingAsOf:
         drafting = cast(DraftingAsOf, cls.build(settings))  # `build` makes a `cls`
         history = drafting.past.history
-        past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure, drafting.owner, private, history)
+        past = PastAsOf(drafting.root, drafting.sent_cache, drafting.disclosure, drafting.owner, history)
         past.threads = drafting.threads  # private threads told by the drafting state's index, not a walk
         drafting.past = drafting.past_as_of = past
         drafting.knowledge = drafting.knowledge_as_of = KnowledgeAsOf(drafting.knowledge)

@@ -12,20 +12,19 @@ Two places hold the owner's replies, and both count:
 Whose reply it is, is the owner's identity's to say (h0.mail.owner: the provider's sent mail, an import's
 sent folder or Takeout label, H0's own sends), never a `From:` header, a note's `status: sent` or history's
 own column. A pair whose email or reply is private — by its marks, its folder, its thread, or written by
-or to a private person — is left out and counted (h0.drafting.privatemarks, h0.vault.disclosure).
+or to a private person — is left out and counted (`EvalPrivacy`: the disclosure gate through the vault index).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from loguru import logger
 
-from h0.drafting.privatemarks import PrivateView
 from h0.drafting.replytext import split_reply
 from h0.errors import H0Error
 from h0.mail.compose.drafts import CUTOFF, message_body
@@ -34,7 +33,7 @@ from h0.mail.incoming.htmltext import inert_block
 from h0.mail.owner import OwnerAuthority, note_message_key
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import Vault
-from h0.vault.disclosure import thread_keys
+from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.layout import DONE, NEEDS_ACTION
 from h0.vault.model import note_facts, source_path
 from h0.vault.note import Note
@@ -58,7 +57,7 @@ class Case:
 
 
 def find_cases(
-    vault: Vault, history: MailHistory | None, limit: int, owner: OwnerAuthority, private: PrivateView
+    vault: Vault, history: MailHistory | None, limit: int, owner: OwnerAuthority, private: EvalPrivacy
 ) -> tuple[list[Case], int]:
     """The newest `limit` replies the owner's identity vouches for, with the email each answered, newest
     first; and how many newer pairs were left out as private."""
@@ -185,16 +184,33 @@ def _email_note(vault: Vault, message: HistoryMessage, reply: HistoryMessage) ->
     return Note(path, frontmatter, inert_block(message.text), hash="")
 
 
-def _private(case: Case, reply: HistoryMessage | None, private: PrivateView) -> bool:
+def _private(case: Case, reply: HistoryMessage | None, private: EvalPrivacy) -> bool:
     """Whether the pair may not reach a model: the email or the reply private, or a private person's."""
     email = case.email
-    if private.private(email.path, email.frontmatter):
+    if email.hash and private.note(email.path):
+        return True  # a note of the vault: marked, tagged, in a private folder, of a private thread, a private person's
+    if case.sent_path is not None and private.note(case.sent_path):
         return True
-    if case.sent_path is not None and private.private(case.sent_path, case.sent_frontmatter):
-        return True  # its note: marked, tagged, in a private folder, of a private thread (None: unreadable)
-    if reply is None:
-        return False
-    keys = thread_keys("", reply.thread_fields())
-    if private.disclosure.keys_private(keys, private.private_keys):
+    keys = thread_keys(email.path, email.frontmatter) | (thread_keys("", reply.thread_fields()) if reply else set())
+    if private.gate.keys_private(keys, private.threads(keys)):
         return True
-    return private.anyone([reply.sender, *(a for _, a in reply.recipients)])
+    people = [email.facts.sender, *email.facts.to, *email.facts.cc]
+    if reply is not None:
+        people += [reply.sender, *(a for _, a in reply.recipients)]
+    return private.gate.mail_private(people)
+
+
+@dataclass(frozen=True, slots=True)
+class EvalPrivacy:
+    """The disclosure gate as `h0 eval` asks it, through the vault index (h0.vault.index): `note(path)` — is this
+    note of the vault private (its marks, folder, thread, a private person's); `threads(keys)` — which of these
+    thread keys private notes hold (None: unknown, so private); `gate` — the gate, knowing the private people."""
+
+    note: Callable[[str], bool]
+    threads: Callable[[frozenset[str]], frozenset[str] | None]
+    gate: Disclosure
+
+    @classmethod
+    def closed(cls, gate: Disclosure) -> EvalPrivacy:
+        """When the index cannot be opened: everything is private (nothing is sent to a model)."""
+        return cls(lambda _path: True, lambda _keys: None, gate)

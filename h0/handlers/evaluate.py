@@ -28,7 +28,6 @@ from h0.config import Settings
 from h0.drafting.briefing import questions
 from h0.drafting.learning import similarity
 from h0.drafting.mailfacts import FactSet, facts
-from h0.drafting.privatemarks import PrivateView
 from h0.drafting.sendready import Failure, Verdict, judge_draft
 from h0.handlers.context import EmailTriager, HandlerContext
 from h0.handlers.eval_asof import DraftingAsOf
@@ -125,14 +124,14 @@ def evaluate(
     triager: EmailTriager,
     settings: Settings,
     *,
-    private: PrivateView,
     sent_at: Mapping[str, float] | None = None,
     left_out: int = 0,
 ) -> EvalReport:
-    """Draft each case's email again, its reply hidden, and judge the draft against the reply. `private`: the
-    look at the private marks the cases were chosen by (no private reply is a past reply); `sent_at`: when each
-    reply in Done/ was sent, by name (a lesson's provenance); `left_out`: the private pairs, for the report."""
-    drafting = DraftingAsOf.for_eval(settings, private, sent_at or {})
+    """Draft each case's email again, its reply hidden, and judge the draft against the reply (the cases were
+    chosen by the gate: h0.handlers.eval_cases.EvalPrivacy; no private reply is a past reply either: the as-of
+    drafting's past replies ask the gate); `sent_at`: when each reply in Done/ was sent, by name (a lesson's
+    provenance); `left_out`: the private pairs, for the report."""
+    drafting = DraftingAsOf.for_eval(settings, sent_at or {})
     rules = getattr(triager, "llm", None) is None
     scores: list[Score] = []
     for case in cases:

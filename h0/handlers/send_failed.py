@@ -236,14 +236,8 @@ def _file_bounce(path: str, error: SendFailed, fields: dict[str, Any], ctx: Hand
     failed_path = ctx.notes.move_to_folder(
         path, FAILED, {"status": "failed", "failed_at": note_timestamp(), "error": error.message}
     ).destination
-    ctx.audit.write(
-        "email_delivery_failed",
-        "error",
-        path=path,
-        failed_path=failed_path,
-        to=fields["to"],
-        subject=fields["subject"],
-        **ctx.error_fields(error),
+    _record_filed(
+        ctx, "email_delivery_failed", "error", path, fields, failed_path=failed_path, **ctx.error_fields(error)
     )
     logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)
     return Outcome(Action.BOUNCED, failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})
@@ -268,21 +262,22 @@ def _file_copy(path: str, error: H0Error, fields: dict[str, Any], ctx: HandlerCo
         text = f"{error.message} (and it could not be filed in {DONE}/: {move_error.message})"
         ctx.report(path, "copy_not_filed", str(copy_of), text, **ctx.error_fields(move_error))
         return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None}, again=Again.FAILED)
-    ctx.audit.write(
+    _record_filed(
+        ctx,
         "copy_filed",
         "warning",
-        path=path,
+        path,
+        fields,
         done_path=done_path,
         copy_of=copy_of,
         sent_at=error.details.get("sent_at"),
         outcome=error.details.get("outcome"),
-        to=fields["to"],
-        subject=fields["subject"],
         message=error.message,
     )
     logger.warning("{}: a copy of {}, not sent — filed as {}", path, copy_of, done_path)
     ctx.state.succeeded(path)
-    return Outcome(Action.SKIPPED, done_path, data={"done_path": done_path, "error": error})
+    data: OutcomeData = {"done_path": done_path, "error": error, "copy_of": str(copy_of)}
+    return Outcome(Action.SKIPPED, done_path, data=data)
 
 
 def _file_unknown(path: str, error: SendFailed, fields: dict[str, Any], ctx: HandlerContext) -> Outcome:
@@ -316,13 +311,13 @@ def _file_unknown(path: str, error: SendFailed, fields: dict[str, Any], ctx: Han
             ctx.state_db.mark_filed(rfc, done_path)
         except H0Error as journal_error:
             logger.error("{}: filed as {} but not recorded: {}", path, done_path, journal_error.message)
-    ctx.audit.write(
+    _record_filed(
+        ctx,
         "send_outcome_unknown",
         "error",
-        path=path,
+        path,
+        fields,
         done_path=done_path,
-        to=fields["to"],
-        subject=fields["subject"],
         message=text,
         error=error.code,
         rfc822_message_id=rfc,
@@ -331,3 +326,11 @@ def _file_unknown(path: str, error: SendFailed, fields: dict[str, Any], ctx: Han
     logger.error("{}: the send's outcome is unknown — filed as {}: {}", path, done_path, error.message)
     ctx.state.succeeded(path)
     return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None, "done_path": done_path})
+
+
+def _record_filed(
+    ctx: HandlerContext, event: str, severity: str, path: str, fields: dict[str, Any], **facts: Any
+) -> None:
+    """The one audit record of a draft filed away because its send did not go as a send: what it was (its To and
+    subject, as the note said) and where it went and why (`facts`)."""
+    ctx.audit.write(event, severity, path=path, to=fields["to"], subject=fields["subject"], **facts)

@@ -55,7 +55,7 @@ class MailView:
         gate = self.gate.with_people(index.private_addresses) if index is not None else None
         for email in emails:
             named = [email.sender, *((email.to, email.cc) if isinstance(email, EmailFull) else ())]
-            if gate is None or any(gate.address_private(a) for value in named for a in addresses(value)):
+            if gate is None or gate.mail_private(a for value in named for a in addresses(value)):
                 hidden.add(email.id)  # a private person's mail
         return hidden
 

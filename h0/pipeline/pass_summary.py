@@ -10,7 +10,8 @@ the next sweep retries it), a bounce, sending paused because credentials are mis
 handler that crashed. Not failures: a draft refused and given back to Drafts/ with the
 reason on it (done as designed: only the human's edit can fix it, and it is on their list
 now), a send cap reached (a limit the human set, working; it frees by itself), a note still
-settling or being written (the next sweep takes it).
+settling or being written (the next sweep takes it), a copy of a message already sent, filed in Done/
+instead of sent (a sync tool's copy: counted, so that the owner hears of it).
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from h0.mail.compose.recipients import describe_recipients, recipient_lists
 from h0.printable import printable
 
 # Buckets, in the order the summary names them.
-SENT, REFUSED, REJECTED, TRIAGED, RESCHEDULED, CAPPED, SETTLING, MODEL_WAIT, UNREADABLE, FAILED = (
+SENT, COPIED, REFUSED, REJECTED, TRIAGED, RESCHEDULED, CAPPED, SETTLING, MODEL_WAIT, UNREADABLE, FAILED = (
     "sent",
+    "copied",
     "refused",
     "rejected",
     "triaged",
@@ -38,6 +40,7 @@ SENT, REFUSED, REJECTED, TRIAGED, RESCHEDULED, CAPPED, SETTLING, MODEL_WAIT, UNR
     "failed",
 )
 _NEEDS_LOOK = (REFUSED, UNREADABLE, FAILED)
+_COPIED = "filed in Done/, not sent (the same message was sent already)"
 
 
 class PassTally:
@@ -99,6 +102,7 @@ class PassTally:
         parts = []
         for bucket, words in (
             (SENT, "sent"),
+            (COPIED, f"{'copy' if counts[COPIED] == 1 else 'copies'} {_COPIED}"),
             (REFUSED, "refused (back in Drafts/)"),
             (REJECTED, "rejected (filed in Done/)"),
             (TRIAGED, "triaged"),
@@ -132,6 +136,8 @@ def _bucket(action: Action, detail: str, data: OutcomeData) -> str | None:
     match action:
         case Action.SENT:
             return SENT
+        case Action.SKIPPED if data.get("copy_of"):
+            return COPIED
         case Action.REFUSED | Action.HELD:
             return REFUSED
         case Action.REJECTED:

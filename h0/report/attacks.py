@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from h0.drafting.privatemarks import PrivateView
 from h0.errors import H0Error
+from h0.report.privacy import ReportGate
 from h0.vault import Vault
 from h0.vault.layout import NEEDS_ACTION
 from h0.vault.model import note_facts
@@ -15,7 +15,7 @@ SHOWN = 20
 FLAGGED = "suspected_phishing:true"
 
 
-def collect_attacks(vault: Vault, view: PrivateView, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
+def collect_attacks(vault: Vault, view: ReportGate, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     """{"items": [...], "total": n, "private": n}: the flagged emails in Needs_Action/ (snoozed ones, `hidden`,
     left out), impostors first; a private one is counted, never named (h0.report.privacy)."""
     try:
@@ -30,7 +30,7 @@ def collect_attacks(vault: Vault, view: PrivateView, hidden: frozenset[str] = fr
         suspicion = facts.suspicion
         if suspicion is None:
             continue
-        if view.private(note.path, note.frontmatter, facts):
+        if view.private(note.path):
             private += 1
             continue
         found.append(

@@ -12,11 +12,20 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from h0.drafting.privatemarks import PrivateView
 from h0.followup.report import age
 from h0.report.audittail import current_errors, sent_recipients
-from h0.report.markdown import md_link, md_private, md_recipients, md_sender, md_text, table, why_needed
-from h0.report.privacy import not_named, record_private, split
+from h0.report.markdown import (
+    COPY_HEAD,
+    copy_rows,
+    md_link,
+    md_private,
+    md_recipients,
+    md_sender,
+    md_text,
+    table,
+    why_needed,
+)
+from h0.report.privacy import ReportGate, not_named, record_private, split
 from h0.report.text import local_time
 from h0.vault.audit import iso
 from h0.vault.layout import DRAFTS, LOGS
@@ -26,7 +35,7 @@ BRIEFING_ROWS = 50
 _UNSENT = frozenset({"send_refused", "send_held", "email_delivery_failed"})
 
 
-def collect_day(day: dt.date, records: list[dict[str, Any]], private: PrivateView) -> dict[str, Any]:
+def collect_day(day: dt.date, records: list[dict[str, Any]], private: ReportGate) -> dict[str, Any]:
     """The (local) day's arrivals, decisions, sends and refusals from the audit `records`: of each list, how
     many (`counts`), the latest BRIEFING_ROWS without the private ones, and how many of those were private
     (`private`)."""
@@ -50,7 +59,14 @@ def collect_day(day: dt.date, records: list[dict[str, Any]], private: PrivateVie
     ]
     arrived_paths = {str(r.get("path")) for r in ingested}
     arrived = ingested + [{**r, "path": r.get("note")} for r in decided if str(r.get("note")) not in arrived_paths]
-    lists = {"arrived": arrived, "decided": decided, "sent": sent, "unsent": current_errors(today, since, _UNSENT)}
+    copies = [r for r in today if r.get("event") == "copy_filed"]  # filed in Done/ instead of sent
+    lists = {
+        "arrived": arrived,
+        "decided": decided,
+        "sent": sent,
+        "copies": copies,
+        "unsent": current_errors(today, since, _UNSENT),
+    }
     judged = {name: split(rows[-BRIEFING_ROWS:], lambda r: record_private(private, r)) for name, rows in lists.items()}
     return {
         "day": day.isoformat(),
@@ -121,6 +137,10 @@ def render_briefing(today: dict[str, Any], status: dict[str, Any]) -> str:
         private["sent"],
         "send",
     )
+    if counts["copies"]:
+        lines.append(f"## Copies filed, not sent ({counts['copies']})")
+        lines += ["H0 filed these in Done/ instead of sending them: the same message was sent already.", ""]
+        lines += _rows(COPY_HEAD, copy_rows(today["copies"]), "", earlier["copies"], private["copies"], "copy")
     if counts["unsent"]:
         lines.append(f"## Not sent, and not sent since ({counts['unsent']})")
         lines += _rows(

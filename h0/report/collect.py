@@ -22,7 +22,6 @@ from typing import Any
 
 from h0.calendar.cache import calendar_states
 from h0.config import Settings
-from h0.drafting.privatemarks import PrivateView
 from h0.errors import H0Error
 from h0.followup.report import collect_followups
 from h0.mail.compose.recipients import FIELDS, count, recipient_lists
@@ -32,7 +31,7 @@ from h0.report.attacks import collect_attacks
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
 from h0.report.fields import SHOWN, iso_epoch, text
-from h0.report.privacy import record_private, report_view, split
+from h0.report.privacy import ReportGate, record_private, report_view, split
 from h0.report.sending import approved_notes, copies_filed, sending_state
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
@@ -63,13 +62,13 @@ def collect_status(
     live: dict[str, Any] | None = None,
     correspondents: Correspondents | None = None,
     now: float | None = None,
-    private: PrivateView | None = None,
+    private: ReportGate | None = None,
 ) -> dict[str, Any]:
     """Everything `h0 status` and the dashboard show. `vault`, `audit` and `state_db` may be
     kept by a long-lived caller (the daemon); `live` is the daemon's own view of itself
     (pid, started, paused_for, pause_reason) where it has one, else the lock file is asked.
-    `now` (epoch; default the clock) decides which snoozes still hide a note. `private`: this
-    collection's look at the private marks (default: one taken now, h0.report.privacy)."""
+    `now` (epoch; default the clock) decides which snoozes still hide a note. `private`: the gate this
+    collection asks (default: one over the vault index as it is now, h0.report.privacy)."""
     vault = vault or Vault(settings.vault_path)
     audit = audit or AuditTail(vault.root / LOGS)
     now = time.time() if now is None else now
@@ -237,7 +236,7 @@ def _daemon(vault: Vault, live: dict[str, Any] | None) -> dict[str, Any] | None:
     return daemon_holder(vault.root)
 
 
-def _drafts(vault: Vault, view: PrivateView, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
+def _drafts(vault: Vault, view: ReportGate, hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Drafts waiting for approval (urgent first), and approved ones H0 gave back with a reason
     (snoozed ones, `hidden`, left out; private ones counted, `*_private`)."""
     try:
@@ -247,6 +246,7 @@ def _drafts(vault: Vault, view: PrivateView, hidden: frozenset[str] = frozenset(
     waiting: list[tuple[bool, str, dict[str, list[str]], str | None]] = []
     returned: list[dict[str, Any]] = []
     private = {"waiting": 0, "returned": 0}
+    view.judge(note.path for note in listing.notes)
     for note in listing.notes:
         if note.path in hidden:
             continue
@@ -255,7 +255,7 @@ def _drafts(vault: Vault, view: PrivateView, hidden: frozenset[str] = frozenset(
         status = facts.status.word
         waits = status == "pending_approval" and "h0_error" not in fm
         back = not waits and (status in ("held", "not_sent") or "h0_error" in fm)
-        if (waits or back) and view.private(note.path, fm, facts):
+        if (waits or back) and view.private(note.path):
             private["waiting" if waits else "returned"] += 1
         elif waits:
             urgent_last = facts.priority != "urgent"
@@ -300,7 +300,7 @@ def _drafts(vault: Vault, view: PrivateView, hidden: frozenset[str] = frozenset(
 
 
 def _needs_you(
-    vault: Vault, view: PrivateView, hidden: frozenset[str] = frozenset()
+    vault: Vault, view: ReportGate, hidden: frozenset[str] = frozenset()
 ) -> tuple[list[dict[str, Any]], int, int]:
     """Emails in Needs_Action/ (any depth) triaged urgent, needs_info or delegate, or whose reply
     the human rejected; urgent first (snoozed ones, `hidden`, left out); the total; how many are private
@@ -312,10 +312,11 @@ def _needs_you(
             listing = vault.list_notes(NEEDS_ACTION, flt, recursive=True, with_frontmatter=True)
         except H0Error:
             continue
+        view.judge(note.path for note in listing.notes)
         for note in listing.notes:
             if note.path in hidden:
                 continue
-            if view.private(note.path, note.frontmatter):
+            if view.private(note.path):
                 private.add(note.path)
                 continue
             if kind == "rejected_reply":

@@ -15,6 +15,8 @@ from h0.report.briefing import BRIEFINGS, collect_day, render_briefing
 from h0.report.chart import send_ready_chart
 from h0.report.control import said, waiting
 from h0.report.markdown import (
+    COPY_HEAD,
+    copy_rows,
     heading,
     md_draft,
     md_link,
@@ -184,6 +186,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
         else none_but_private("Nothing sent lately.", private["recent_sends"])
     )
     lines += md_private(private["recent_sends"], "send") + [""]
+    lines += _copies_section(status)
 
     errors = status["recent_errors"]
     listed = len(errors) + private["recent_errors"]
@@ -207,6 +210,19 @@ def render_dashboard(status: dict[str, Any]) -> str:
     )
     lines += md_private(private["recent_errors"], "error")
     return "\n".join(lines) + "\n"
+
+
+def _copies_section(status: dict[str, Any]) -> list[str]:
+    """Copies filed in Done/ instead of sent in the last 24 h (a sync tool's copy of a sent draft): the latest,
+    the private ones counted (h0.report.collect)."""
+    total = status["totals"].get("copies_filed_24h") or 0
+    if not total:
+        return []
+    copies, private = status.get("copies_filed") or [], status["private"].get("copies_filed", 0)
+    shown = len(copies) + private
+    lines = [f"## Copies filed, not sent ({total} in the last 24 h{f', showing {shown}' if total > shown else ''})"]
+    lines += ["H0 filed these in Done/ instead of sending them: the same message was sent already.", ""]
+    return lines + (table(COPY_HEAD, copy_rows(copies)) if copies else []) + md_private(private, "copy") + [""]
 
 
 def _control_section(control: dict[str, Any]) -> list[str]:

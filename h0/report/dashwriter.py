@@ -1,7 +1,7 @@
 """Keeping H0_Dashboard.md and the daily briefing current while the daemon runs: one debounced thread.
 
-Both are rendered from `h0.report.collect.collect_status` and written atomically, from one look at
-the vault's private marks per refresh (h0.report.privacy: a private email is counted, never named).
+Both are rendered from `h0.report.collect.collect_status` and written atomically, asking the disclosure
+gate through the vault index once per refresh (h0.report.privacy: a private email is counted, never named).
 The daemon's report signals (email-sent, send-failed, note-archived, triage-decided, sweep-completed)
 only mark them stale; one background thread rewrites them, at most once per MIN_INTERVAL (longer
 when collecting is slow: at most 1/LOAD_FACTOR of its time), so no handler ever waits for it.
@@ -39,6 +39,7 @@ from h0.report.privacy import report_view
 from h0.state import StateDB
 from h0.vault import Vault
 from h0.vault.audit import iso
+from h0.vault.index import VaultIndex
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
 
 if TYPE_CHECKING:  # the daemon imports this module when it starts the writer
@@ -89,6 +90,7 @@ class DashboardWriter:
         self.vault = vault or Vault(self.root)
         self.state_db = state_db
         self._correspondents: Correspondents | None = None  # kept: each refresh reads only what is new
+        self._index: VaultIndex | None = None  # the vault index the last refresh asked (kept open)
         self.live = live
         self.dashboard = dashboard
         self.briefing = briefing
@@ -188,7 +190,8 @@ class DashboardWriter:
                 live = (self.live() if self.live is not None else None) if running else {"running": False}
                 if self._correspondents is None:
                     self._correspondents = Correspondents(self.vault.root, self.state_db)
-                private = report_view(self.settings, self.vault)  # one look for the dashboard and the briefing
+                private = report_view(self.settings, self.vault)  # one gate for the dashboard and the briefing
+                self._index = private.index  # this process's index stays open between refreshes (VaultIndex.shared)
                 status = collect_status(
                     self.settings,
                     vault=self.vault,

@@ -17,6 +17,7 @@ from h0.mail.incoming.htmltext import inert_inline
 from h0.printable import printable
 from h0.report.fields import NO_RECIPIENT, subject_shown
 from h0.report.privacy import not_named
+from h0.report.text import local_time
 
 DASHBOARD_RECIPIENTS = 20  # per table cell; `h0 status --json` and the audit log hold every one
 _LINK_UNSAFE = re.compile(r"[\[\]|#^\\<>`*\x00-\x1f\x7f]|%%")
@@ -103,3 +104,19 @@ def why_needed(item: dict[str, Any]) -> str:
     if item["decision"] == "rejected_reply":
         return "you rejected the reply" + (f": {md_link(item['draft'])}" if item.get("draft") else "")
     return f"needs information: {reason}"
+
+
+COPY_HEAD = ("filed", "copy", "a copy of")
+
+
+def copy_rows(copies: Sequence[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """The copies H0 filed in Done/ instead of sending them (h0.report.sending.copies_filed), a row each under
+    COPY_HEAD: when, the copy's note, the sent note it is a copy of."""
+    return [
+        (
+            local_time(c.get("timestamp")),
+            md_link(c.get("done_path") or c.get("path")),
+            md_link(c.get("copy_of")) + (" (sent)" if c.get("outcome") == "sent" else " (may have been sent)"),
+        )
+        for c in copies
+    ]

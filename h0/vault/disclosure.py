@@ -12,14 +12,18 @@ A note is private when
   PRIVATE_FOLDERS, plus the folders `h0 init` recorded for this vault in `.h0/private-folders`
   (when that file does not exist, the diary folders found in the vault: Journal, Diary, Daily,
   Daily Notes, and the folder of Obsidian's daily-notes plugin) — so a diary never reaches a model
-  by default;
+  by default. When that file exists but cannot be read (its permissions, a FIFO or a folder in its
+  place, too large), it may name any folder: every note is private until it can be read (`unreadable`
+  says why, and each process says so once in its log, as an error);
 - it is under `Logs/` or a hidden folder (`.obsidian/`, `.h0/`, `.trash/`): never shown, whatever it holds;
 - it is mail from or to a private person: its `from`, `to`, `cc`, `bcc`, `reply_to` or `sender` names
   an address that private People notes name (`email`, `emails`, `aliases`; each such note private by
   a rule above) and no other People note does — the owner's therapist's mail is private like a
   private thread. A private note about someone who also has a public People note is a private note,
-  not a private person. The addresses come from the vault index (`with_people`); a gate built
-  without one knows no private person;
+  not a private person; and the other side of a private email (its sender, the recipients of a
+  private reply) is not a private person either: that email is private, their other mail is not.
+  The addresses come from the vault index (`with_people`); a gate built without one knows no
+  private person (`knows_people`);
 - it belongs to a private thread: it shares a thread key (h0.vault.disclosure.thread_keys: the
   `thread_id`, the message id an email carries and its reply names, the `source` a draft answers)
   with a note that is private by one of the rules above. A stranger's new message in a private
@@ -42,29 +46,35 @@ dropping the tag, leaving a private folder or a private thread is refused with t
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from h0.platform.fs import read_regular
+from loguru import logger
+
 from h0.vault import model
 from h0.vault.layout import LOGS
 from h0.vault.model import marked_private
 from h0.vault.note import Note
 from h0.vault.paths import folder_key, link_key
+from h0.vault.private_folders import RECORD_FILE, diary_folders, recorded_folders
 
-# Folders people keep a diary in: proposed by `h0 init`, private by default until it records a choice.
-DIARY_NAMES = ("Journal", "Journals", "Diary", "Daily", "Daily Notes", "Dailies")
-RECORD_FILE = (".h0", "private-folders")  # in the vault: a dot folder, which no MCP tool may write
-DAILY_NOTES_SETTINGS = (".obsidian", "daily-notes.json")
 NEVER_FOLDERS = frozenset({folder_key(LOGS)})
 # Frontmatter fields that tie a note to a thread: the provider's thread, the message an email is and
 # the one a reply answers, and the note a draft answers (`source`).
 _MESSAGE_FIELDS = ("message_id", "reply_to_message_id", "in_reply_to")
 # The fields naming whom mail is from or to: an address of a private person there makes the note private.
 MAIL_FIELDS = ("from", "to", "cc", "bcc", "reply_to", "sender")
+# A frontmatter line that ties a note to its thread, read raw when the block does not parse (`unparsed_thread_keys`).
+_RAW_FIELD = re.compile(
+    r"""^[ \t]*["']?(type|thread_id|message_id|reply_to_message_id|in_reply_to|source)["']?[ \t]*:(.*)$""",
+    re.IGNORECASE,
+)
+_RAW_COMMENT = re.compile(r"[ \t]#.*$")
+RAW_CHARS = 65_536
+RAW_LINES = 1_000
 UNREADABLE = "its frontmatter cannot be read (it does not parse): H0 keeps it private until it does"
 
 # A note as the gate takes it: a Note, or (path, frontmatter) / (path, frontmatter, body); frontmatter None
@@ -90,6 +100,32 @@ def thread_keys(rel: str, frontmatter: Mapping[str, Any]) -> frozenset[str]:
     if source := model.source_key(frontmatter.get("source")):
         keys.add(f"n:{source}")
     return frozenset(keys)
+
+
+def unparsed_thread_keys(rel: str, text: str) -> frozenset[str]:
+    """The thread keys a note whose frontmatter does not parse names on its lines, read raw: each line of its
+    frontmatter block (the first RAW_LINES, of its first RAW_CHARS) that sets `type`, `thread_id`, a message id
+    or `source`, whatever else is wrong with the block. A note that cannot be read is private, so the keys it
+    names make its conversation private too (fail closed): a line read too eagerly only makes more private."""
+    lines = text[:RAW_CHARS].lstrip("\ufeff").splitlines()
+    if not lines or lines[0].rstrip() != "---":
+        return frozenset()
+    keys: set[str] = set()
+    for line in lines[1:RAW_LINES]:
+        if line.rstrip() in ("---", "..."):
+            break
+        if found := _RAW_FIELD.match(line):
+            value = _RAW_COMMENT.sub("", found.group(2)).strip().strip("'\"").strip()
+            if value:
+                keys |= thread_keys(rel, {found.group(1).lower(): value})
+    return frozenset(keys)
+
+
+def own_mark(frontmatter: Mapping[str, Any] | None, body: str | None = None) -> bool:
+    """What the vault index stores of a note's own privacy (`docs.private`): marked or tagged private, in its
+    properties or its text, or its properties could not be read (None). Its path, people and thread are judged
+    when asked, from the index as it is then (h0.vault.index.privacy)."""
+    return frontmatter is None or marked_private(frontmatter, body)
 
 
 def mail_addresses(frontmatter: Mapping[str, Any]) -> set[str]:
@@ -118,15 +154,28 @@ class Disclosure:
     folders: tuple[str, ...] = ()  # folder keys (folder_keys)
     # The addresses private People notes name, as the vault index knows them now (`with_people`).
     people: Callable[[], frozenset[str]] | None = field(default=None, compare=False)
+    # Why this vault's record of its private folders cannot be read (None: it can, or there is none): then
+    # every note is private, since the record may name any folder (fail closed).
+    unreadable: str | None = None
 
     @classmethod
     def for_vault(cls, root: Path | str | None, setting: str | Iterable[str] | None = "") -> Disclosure:
-        """PRIVATE_FOLDERS plus this vault's recorded private folders (or, unrecorded, its diary folders)."""
+        """PRIVATE_FOLDERS plus this vault's recorded private folders (or, unrecorded, its diary folders); a record
+        that exists but cannot be read makes every note private."""
         found: list[str] = list(folder_keys(setting))
+        unreadable = None
         if root is not None:
-            recorded = recorded_folders(Path(root))
+            try:
+                recorded = recorded_folders(Path(root))
+            except OSError as exc:
+                recorded, unreadable = [], _record_unreadable(Path(root), exc)
             found += folder_keys(recorded if recorded is not None else diary_folders(Path(root)))
-        return cls(tuple(dict.fromkeys(found)))
+        return cls(tuple(dict.fromkeys(found)), unreadable=unreadable)
+
+    @property
+    def key(self) -> tuple[tuple[str, ...], str | None]:
+        """What makes two gates of one vault judge paths alike (a cache of things judged by a gate keys on it)."""
+        return self.folders, self.unreadable
 
     def with_people(self, source: Callable[[], frozenset[str]]) -> Disclosure:
         """This gate, knowing private people from `source` (h0.vault.index.VaultIndex.private_addresses)."""
@@ -139,7 +188,10 @@ class Disclosure:
         return any(key == folder or key.startswith(folder + "/") for folder in self.folders)
 
     def never(self, rel: str) -> bool:
-        """Paths no consumer may see whatever their content: Logs/, hidden folders, private folders."""
+        """Paths no consumer may see whatever their content: Logs/, hidden folders, private folders (every path,
+        while the record of the private folders cannot be read)."""
+        if self.unreadable is not None:
+            return True
         parts = rel.replace("\\", "/").strip("/").split("/")
         if any(part.startswith(".") for part in parts) or folder_key(parts[0]) in NEVER_FOLDERS:
             return True
@@ -148,16 +200,30 @@ class Disclosure:
     def covers(self, top: str) -> bool:
         """Whether some note below this top-level folder may be private by its path alone (`never`)."""
         key = folder_key(top.strip("/"))
+        if self.unreadable is not None:
+            return True
         if not key or top.startswith(".") or key in NEVER_FOLDERS:
             return bool(key)
         return any(folder == key or folder.startswith(key + "/") for folder in self.folders)
 
     # ------------------------------------------------------------------ people
 
+    @property
+    def knows_people(self) -> bool:
+        """Whether this gate can tell a private person (it knows a vault index). One that cannot must not list
+        an address where an agent reads (a learned table): it cannot tell whose is private."""
+        return self.people is not None
+
     def private_addresses(self) -> frozenset[str]:
         """The private people's addresses (lower-cased: only private People notes name them); none when this
         gate knows no index."""
         return self.people() if self.people is not None else frozenset()
+
+    def mail_private(self, addresses: Iterable[str]) -> bool:
+        """Whether mail naming these addresses (from, to, cc, …) is private because one of them is a private
+        person's: the people rule, for mail that is not a note (a provider's message, an audit record of a send)."""
+        people = self.private_addresses()
+        return bool(people) and any(a.strip().lower() in people for a in addresses if a)
 
     def address_private(self, address: str) -> bool:
         """Whether mail from or to this address is private: it is a private person's (only private People notes
@@ -198,6 +264,8 @@ class Disclosure:
         return None
 
     def _own_why(self, rel: str, frontmatter: Mapping[str, Any] | None, body: str | None) -> str | None:
+        if self.unreadable is not None:
+            return self.unreadable
         if self.never(rel):
             return "it is in a private folder (PRIVATE_FOLDERS, .h0/private-folders), Logs/ or a hidden folder"
         if frontmatter is None:
@@ -205,7 +273,7 @@ class Disclosure:
         if marked_private(frontmatter, body):
             return "its properties or tags mark it private (`private: true`, a `private` tag or `#private`)"
         mail = self.people is not None and any(frontmatter.get(name) for name in MAIL_FIELDS)
-        if mail and (people := self.private_addresses()) and mail_addresses(frontmatter) & people:
+        if mail and self.mail_private(mail_addresses(frontmatter)):
             return "it is mail from or to a private person (only People notes marked private name the address)"
         return None
 
@@ -275,44 +343,19 @@ class Disclosure:
         return None
 
 
-def recorded_folders(root: Path) -> list[str] | None:
-    """The private folders `h0 init` recorded for this vault (one per line, `#` comments), or None
-    when nothing was recorded."""
-    try:
-        text = read_regular(root.joinpath(*RECORD_FILE), 65536).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    return [line.strip() for line in text.splitlines()[:1000] if line.strip() and not line.lstrip().startswith("#")]
+def _record_unreadable(root: Path, exc: OSError) -> str:
+    """The reason every note is private while the record cannot be read, said in the log once per process."""
+    where = "/".join(RECORD_FILE)
+    why = exc.strerror or type(exc).__name__
+    reason = (
+        f"this vault's record of its private folders ({where}) cannot be read ({why}): it may name any folder, so "
+        f"H0 keeps every note private until it can — make {where} a readable file again, or delete it"
+    )
+    key = (str(root), why)
+    if key not in _said:
+        _said.add(key)
+        logger.error("{}: {}", root, reason)
+    return reason
 
 
-def diary_folders(root: Path) -> list[str]:
-    """The vault's diary folders: top-level folders named like one (DIARY_NAMES, any case), and the
-    folder of Obsidian's daily-notes plugin (`.obsidian/daily-notes.json`)."""
-    wanted = {folder_key(name) for name in DIARY_NAMES}
-    found: list[str] = []
-    try:
-        with_names = sorted(entry.name for entry in root.iterdir() if entry.is_dir() and not entry.is_symlink())
-    except OSError:
-        with_names = []
-    found += [name for name in with_names if folder_key(name) in wanted]
-    try:
-        settings = json.loads(read_regular(root.joinpath(*DAILY_NOTES_SETTINGS), 65536).decode("utf-8"))
-    except (OSError, ValueError):
-        settings = None
-    folder = settings.get("folder") if isinstance(settings, dict) else None
-    if isinstance(folder, str) and folder.strip().strip("/") and ".." not in folder.split("/"):
-        found.append(folder.strip().strip("/"))
-    return list(dict.fromkeys(found))
-
-
-def record_folders(root: Path, folders: Iterable[str]) -> Path:
-    """Write this vault's private folders where the gate reads them (.h0/private-folders)."""
-    path = root.joinpath(*RECORD_FILE)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [
-        "# Private folders of this vault (one per line; sub-folders included). Their notes never reach a model",
-        "# or an MCP client. Written by `h0 init`; edit it as you like. PRIVATE_FOLDERS adds more.",
-        *folders,
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+_said: set[tuple[str, str]] = set()

@@ -5,7 +5,7 @@ notes, so the disclosure gate (h0.vault.disclosure) judges them by their thread 
 key of theirs is held by a note private by itself — marked private, tagged, or in a private folder —
 anywhere in the vault (`Disclosure.thread_private`). This module finds those keys, two ways with one answer:
 
-- `IndexThreads`: the vault index (h0.vault.index), one indexed query per 500 keys, never a walk of the vault;
+- `IndexThreads`: the vault index (h0.vault.index): a look-up in the private notes' keys it keeps, never a walk;
 - `ScannedThreads`: a walk of the vault's notes (their frontmatter cached by file signature), for a process
   without an index.
 
@@ -29,8 +29,6 @@ from h0.vault.index.db import Damaged
 from h0.vault.index.gather import indexable
 from h0.vault.store import Vault
 
-CHUNK = 500  # keys per look-up (VaultIndex.private_keys looks at 500 at most)
-
 
 class PrivateThreads(Protocol):
     def private_keys(self, keys: Iterable[str]) -> frozenset[str] | None:
@@ -45,15 +43,11 @@ class IndexThreads:
         self.index = index
 
     def private_keys(self, keys: Iterable[str]) -> frozenset[str] | None:
-        wanted = sorted(set(keys))
-        found: set[str] = set()
         try:
-            for start in range(0, len(wanted), CHUNK):
-                found |= self.index.private_keys(wanted[start : start + CHUNK])
+            return self.index.private_keys(keys)
         except (H0Error, Damaged, sqlite3.Error) as exc:
             logger.warning("the vault index cannot say which threads are private ({}): kept private", exc)
             return None
-        return frozenset(found)
 
 
 class ScannedThreads:

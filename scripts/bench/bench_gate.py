@@ -29,6 +29,7 @@ import asyncio
 import hashlib
 import json
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -83,6 +84,8 @@ async def one_run(tree: Path, vault: Path, manifest: dict[str, Any], args: argpa
     state = Path(args.state) / (
         f"{tree.name or 'tree'}-{run}" if args.fresh else hashlib.sha1(str(tree).encode()).hexdigest()[:12]
     )
+    if args.fresh:
+        shutil.rmtree(state, ignore_errors=True)  # a first start each time, even after an earlier --fresh run
     fs_entry = ensure_fs_server()
     async with session(h0_params(tree, vault, state)) as (hc, pid), session(fs_params(fs_entry, vault)) as (fc, _):
         await call(hc, "search_notes", {"query": RARE_MULTI})  # waits for the index's first build

@@ -472,6 +472,6 @@ def test_given_follow_up_words_in_another_case_when_the_status_is_collected_then
         "subject: Invoice?\nasked_at: 2026-05-04T10:00:00Z\n---\nbody\n",
         encoding="utf-8",
     )
-    status = collect_followups(Vault(tmp_path), at("2026-05-07 10:00"), private=lambda _path, _fm: False)
+    status = collect_followups(Vault(tmp_path), at("2026-05-07 10:00"), private=lambda _path: False)
     assert [(o.path, o.subject, o.working_days) for o in status.owed] == [("Needs_Action/EMAIL_1.md", "Review", 3)]
     assert [(a.path, a.waiting_on) for a in status.awaited] == [("Needs_Action/FOLLOWUP_1.md", "Bob")]

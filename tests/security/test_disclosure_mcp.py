@@ -196,3 +196,24 @@ async def test_a_real_mcp_process_keeps_private_notes_private(vault_dir: Path):
         out = error_of(await client.call_tool("move_note", {"source": "Health/check.md", "destination": "Notes/"}))
         assert out["error"] == "permission_denied"
     assert (vault_dir / "Health/check.md").exists() and "PRIVATE: 1" in (vault_dir / "Notes/one.md").read_text()
+
+
+async def test_a_private_folders_record_that_cannot_be_read_keeps_every_note_from_a_real_mcp_process(vault_dir: Path):
+    """Given `.h0/private-folders` replaced by a FIFO (it may name any folder: H0 cannot read which), when an MCP
+    client reads, lists and searches through a real `h0 mcp vault`, then no note is shown — the one the record
+    named, a diary's, a plain one — each refusal says which file to fix, and nothing waits on the FIFO."""
+    private_vault(vault_dir)
+    write(vault_dir, "Health/check.md", "kind: plan", f"{word('health')} results")
+    (vault_dir / ".h0").mkdir(exist_ok=True)
+    os.mkfifo(vault_dir / ".h0/private-folders")
+    params = StdioServerParameters(
+        command=H0_BIN, args=["mcp", "vault"], env=subprocess_env(VAULT_PATH=str(vault_dir), PRIVATE_FOLDERS="")
+    )
+    async with Client(params) as client:
+        for rel in ("Health/check.md", "Notes/public.md"):
+            refused = error_of(await client.call_tool("read_note", {"path": rel}))
+            assert refused["error"] == "permission_denied" and ".h0/private-folders" in refused["message"], refused
+        listed = (await client.call_tool("list_notes", {"directory": "", "recursive": True})).structured_content
+        assert listed["notes"] == [] and listed["total"] == 0
+        found = (await client.call_tool("search_notes", {"query": "Atlas merger"})).structured_content
+        assert found["notes"] == []

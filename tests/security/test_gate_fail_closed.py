@@ -133,3 +133,41 @@ async def test_an_mcp_client_never_sees_an_unparseable_tagged_or_private_persons
         assert refused["error"] == "permission_denied"  # away from the private person
     assert not [(answer, leaks(answer)) for answer in answers if leaks(answer)]
     assert "Therapy: session 3" in (vault_dir / "Notes/colon.md").read_text()
+
+
+# A conversation whose only private note is one whose frontmatter does not parse: its thread keys are read from
+# its raw lines, so the conversation stays private (fail closed) — by its thread id, its message id, a reply's
+# `in_reply_to`, or a draft's `source`.
+BROKEN_THREADS = {
+    "Done/EMAIL_b1.md": "---\ntype: email\ntitle: Therapy: session 3\nthread_id: 'T-broken'\nmessage_id: <m-b1@x>\n---\nx\n",
+    "Done/EMAIL_b2.md": '---\ntype: Email\nsubject: "ZQOPENQUOTE\nmessage_id: m-b2\n---\nx\n',
+    "Notes/b3.md": "---\nmood: low: very\nsource: [[EMAIL_b4]]  # the call\n---\nx\n",
+}
+BROKEN_MATES = {
+    "Needs_Action/EMAIL_n1.md": "---\ntype: email\nthread_id: T-broken\nmessage_id: m-n1\nkind: plan\n---\nZQMATEONE\n",
+    "Drafts/REPLY_n2.md": "---\nto: a@x.example\nin_reply_to: <m-b2>\nkind: plan\n---\nZQMATETWO\n",
+    "Needs_Action/EMAIL_b4.md": "---\ntype: email\nmessage_id: m-b4\nkind: plan\n---\nZQMATETHREE\n",
+}
+
+
+async def test_a_thread_whose_only_private_note_does_not_parse_stays_private_for_an_mcp_client(vault_dir: Path):
+    """Given notes whose frontmatter does not parse but whose lines name a thread id, a message id or a `source`,
+    when an MCP client lists, searches and reads through a real `h0 mcp vault`, then the notes of those threads
+    are private too: never listed, found or read."""
+    for rel, text in {**BROKEN_THREADS, **BROKEN_MATES, **PUBLIC}.items():
+        path = vault_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    params = StdioServerParameters(
+        command=H0_BIN,
+        args=["mcp", "vault"],
+        env=subprocess_env(VAULT_PATH=str(vault_dir), H0_STATE_DIR=os.environ["H0_STATE_DIR"]),
+    )
+    async with Client(params) as client:
+        listed = (await client.call_tool("list_notes", {"directory": "", "recursive": True})).structured_content
+        assert sorted(listed["notes"]) == sorted(PUBLIC), listed
+        for word in ("ZQMATEONE", "ZQMATETWO", "ZQMATETHREE"):
+            assert (await client.call_tool("search_notes", {"query": word})).structured_content["notes"] == [], word
+        for rel in BROKEN_MATES:
+            refused = error_of(await client.call_tool("read_note", {"path": rel}))
+            assert refused["error"] == "permission_denied" and refused["details"]["reason"] == "private", rel

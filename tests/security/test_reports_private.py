@@ -22,7 +22,6 @@ from mcp import Client, StdioServerParameters
 from h0.cli import main
 from h0.config import load_settings
 from h0.drafting.learning import refresh_learned_profile
-from h0.drafting.privatemarks import PrivateMarks, may_be_marked, may_name_people
 from h0.drafting.profile import LEARNED_HEADING, ensure_profile_file
 from h0.drafting.service import Drafting
 from h0.report.audittail import AuditTail
@@ -30,10 +29,10 @@ from h0.report.briefing import BRIEFINGS, collect_day, render_briefing
 from h0.report.collect import collect_status
 from h0.report.dashboard import DASHBOARD_NOTE
 from h0.report.dashwriter import DashboardWriter
-from h0.vault import AuditLog, Vault, frontmatter
+from h0.report.privacy import report_view
+from h0.state import state_dir_for
+from h0.vault import AuditLog, Vault
 from h0.vault.api import LocalVault
-from h0.vault.disclosure import Disclosure
-from h0.vault.model import marked_private
 from tests.conftest import H0_BIN, subprocess_env
 from tests.drafting.conftest import sent_by_h0
 
@@ -192,51 +191,47 @@ def assert_no_secret(text: str, where: str) -> None:
     assert "zq" not in text.lower(), where  # no address, name or path of a private email either
 
 
-def test_the_prefilter_lets_every_spelling_of_the_mark_through_and_is_false_only_without_one():
-    """PrivateMarks parses a note only when its frontmatter's bytes may hold a mark: never a mark missed."""
-    for head in (
-        "private: true",
-        "Private: yes",
-        "PRIVATE: 1",
-        "pRiVaTe: on",
-        "'private': y",
-        "tags: [work, Private]",
-        'tags: "#PRIVATE, x"',
-        "tags:\n  - private",
-        '"\\x70rivate": true',  # a YAML escape spells it: the backslash sends it to the parser
-    ):
-        assert marked_private(frontmatter.load(head)), head
-        assert may_be_marked(f"---\n{head}\n---\nbody".encode()), head
-    assert may_be_marked(b"\xef\xbb\xbf---\nprivate: true\n---\n")
-    assert may_be_marked(b"---\nsubject: runs past the probe")  # no end in sight: parsed
-    for text in (b"no frontmatter, private in the body", b"---\nsubject: hi\n---\nprivate: true in the body"):
-        assert not may_be_marked(text)
-    # A People note's person is read by its exact top-level keys: every way to write one is parsed.
-    for head in ("email: a@x.org", '"emails": [a@x.org]', "aliases: [Ann, a@x.org]", "{email: a@x.org}"):
-        assert may_name_people(f"---\n{head}\n---\n".encode()), head
-    assert not may_name_people(b"---\ntype: email\nfrom: a@x.org\n---\nemail: in the body")
-
-
-def test_private_marks_see_a_mark_a_folder_a_thread_and_a_person(vault_dir: Path):
+def test_the_reports_gate_sees_a_mark_a_folder_a_thread_and_a_person_as_the_index_does(vault_dir: Path):
+    """The reports ask the disclosure gate through the vault index: a note private by its mark, its folder, its
+    thread or a private person's mail is private; a private person is one only private People notes name."""
     private_vault(vault_dir)
     # A colleague with a private note about her (her medical leave) and a People note in the open: only
     # the private note is private, not the person.
     write(vault_dir, "People/Lena.md", {"email": "lena@work.example"}, "Lena runs the budget.")
     write(vault_dir, "People/Lena - personal.md", {"email": "lena@work.example", "private": True}, "On leave.")
-    view = PrivateMarks(vault_dir, Disclosure.for_vault(vault_dir, PRIVATE_FOLDERS)).look()
-    assert {"t:T-old", "t:T-folder", "t:T-mark"} <= view.private_keys
-    # The doctor (her People note), and the other side of each private email; never the owner, on their To:.
-    assert view.people >= {
-        "kim@zqperson.example",
-        "mona@zqmark.example",
-        "fay@zqfolder.example",
-        "ted@zqthread.example",
-    }
-    assert OWNER not in view.people and not view.person("paula@public.example") and view.person(" Kim@ZQperson.example")
-    assert not view.person("lena@work.example")
+    view = report_view(load_settings(vault_path=vault_dir, private_folders=PRIVATE_FOLDERS), Vault(vault_dir))
+    for rel in (
+        "Needs_Action/EMAIL_mark.md",
+        f"{PRIVATE_FOLDERS}/EMAIL_folder.md",
+        "Needs_Action/EMAIL_thread.md",  # Done/EMAIL_old.md, tagged private, shares its thread
+        "Needs_Action/EMAIL_person.md",  # from the doctor
+        "Drafts/REPLY_EMAIL_folder.md",  # the reply to the email in the private folder
+        "Done/REPLY_person.md",  # sent to the doctor
+    ):
+        assert view.private(rel), rel
+    assert not view.private("Needs_Action/EMAIL_public.md") and not view.private("Done/REPLY_ted.md")
+    # The doctor is a private person; the other side of a private email is not (the gate's rule: that email is
+    # private, their other mail is not); nor the owner, nor a colleague a public People note names.
+    assert view.person("kim@zqperson.example") and view.person(" Kim@ZQperson.example")
+    for address in ("mona@zqmark.example", "ted@zqthread.example", OWNER, "paula@public.example", "lena@work.example"):
+        assert not view.person(address), address
     # A record whose note moved (Needs_Action/ → the private folder) is judged by the note where it is now.
     assert view.note_at("Needs_Action/EMAIL_folder.md") and not view.note_at("Needs_Action/EMAIL_public.md")
     assert view.note_at("Approved/gone.md")  # a note found nowhere: not named (fail closed)
+
+
+def test_without_a_vault_index_the_reports_name_nothing(vault_dir: Path):
+    """Given a state folder whose index file is a folder (it can be neither opened nor rebuilt), the reports'
+    gate counts every note and every address as private."""
+    private_vault(vault_dir)
+    settings = load_settings(vault_path=vault_dir, private_folders=PRIVATE_FOLDERS)
+    index_path = state_dir_for(vault_dir, settings.h0_state_dir) / "index.db"
+    index_path.mkdir(parents=True)
+    view = report_view(settings, Vault(vault_dir))
+    assert view.private("Needs_Action/EMAIL_public.md") and view.person("paula@public.example")
+    assert view.note_at("Needs_Action/EMAIL_public.md")
+    status = collect_status(settings, private=view, live=dict(LIVE))
+    assert status["needs_you"] == [] and status["private"]["needs_you"] == 4
 
 
 def test_an_agent_reading_the_dashboard_briefing_and_profile_over_mcp_sees_counts_never_a_private_email(reports):
@@ -259,18 +254,18 @@ def test_an_agent_reading_the_dashboard_briefing_and_profile_over_mcp_sees_count
 
     notes = anyio.run(read_all)
     for rel, text in notes.items():
-        assert_no_secret(text, rel)
+        assert_no_secret(text.replace("ted@zqthread.example", "").replace("Hi {first_name}", ""), rel)
     dashboard, briefing, profile = notes.values()
     # The public email is named; the private ones are counted.
     assert "Public budget question" in dashboard and "paula@public.example" in dashboard
     assert "3 private emails" in dashboard  # of the four that need the owner
     assert "1 private draft" in dashboard and "1 private send" in dashboard and "1 private error" in dashboard
     assert "Public budget question" in briefing and "4 private emails" in briefing  # arrived today
-    # The learned table names the public correspondent, never the doctor nor Ted (his other thread is private).
-    # The reply to the doctor is private mail itself (the gate's private person): it is no past reply at all, so
-    # the table counts Ted alone.
+    # The learned table names the public correspondents, never the doctor: the reply to her is private mail (the
+    # gate's private person), so it is no past reply at all. Ted is named: his other thread is private, but the
+    # other side of a private email is no private person (the gate's rule), so his public thread is learned from.
     learned = profile.split(LEARNED_HEADING, 1)[1]
-    assert "paula@public.example" in learned and "1 private person" in learned
+    assert "paula@public.example" in learned and "ted@zqthread.example" in learned and "kim@" not in learned
 
 
 def test_h0_status_and_its_json_count_private_emails_and_name_none(reports, capsys):
@@ -295,14 +290,81 @@ def test_a_busy_day_s_briefing_asks_the_gate_about_the_rows_it_shows_and_counts_
     log = AuditLog(vault_dir / "Logs", "h0")
     for i in range(55):
         head = {"type": "email", "subject": f"Newsletter {i}", "from": "news@public.example"}
-        if i >= 50:  # (from someone else: the other side of a private email is a private person)
+        if i >= 50:
             head |= {"private": True, "from": f"friend{i}@home.example"}
         write(vault_dir, f"Needs_Action/EMAIL_{i:02}.md", head, "x")
         log.write("email_ingested", path=f"Needs_Action/EMAIL_{i:02}.md", subject=head["subject"], sender="n")
-    view = PrivateMarks(vault_dir, Disclosure.for_vault(vault_dir, "")).look()
+    view = report_view(load_settings(vault_path=vault_dir), Vault(vault_dir))
     today = collect_day(dt.date.today(), AuditTail(vault_dir / "Logs").refresh(), view)
     page = render_briefing(today, collect_status(load_settings(vault_path=vault_dir), private=view))
     arrived = page.split("## Arrived", 1)[1].split("##", 1)[0]
     assert arrived.startswith(" (55)") and "*…and 5 earlier ones (see Logs/).*" in arrived
     assert arrived.count("| [[EMAIL_") == 45 and "Newsletter 49 |" in arrived and "Newsletter 4 |" not in arrived
     assert "*…and 5 private emails, not named here.*" in arrived and "Newsletter 50" not in page
+
+
+# Words only the notes below hold: private by an inline `#private` in their text (past the first 4 KB too), or by
+# their thread (a note elsewhere, private only by such a tag, shares its thread id).
+INLINE = {
+    "inline": ("ZQINLINESUBJ", "Zqiris", "iris@zqinline.example", "ZQINLINEWHY"),
+    "mate": ("ZQMATESUBJ", "Zqmatt", "matt@zqmate.example", "ZQMATEWHY"),
+}
+FILLER = "Notes from the call, nothing in particular. " * 120  # ~5 KB before the tag
+
+
+def inline_private_vault(root: Path) -> None:
+    """Two emails that need the owner, one public one, and what H0 did with them (Logs/): the first private only
+    by a `#private` written in its text after 5 KB of words, the second only because a note in Projects/, itself
+    private only by such a tag, shares its thread."""
+    needs = {"status": "needs_info", "decision": "needs_info"}
+    subject, name, address, why = INLINE["inline"]
+    write(
+        root,
+        "Needs_Action/EMAIL_inline.md",
+        email("inline", subject=subject, sender=f"{name} <{address}>", body="", why=why, **needs),
+        f"Owner's note: {FILLER}\n\nKeep this one to myself #private\n\n```text\nZQINLINEBODY\n```",
+    )
+    subject, name, address, why = INLINE["mate"]
+    write(
+        root,
+        "Needs_Action/EMAIL_mate.md",
+        email("mate", subject=subject, sender=f"{name} <{address}>", body="", why=why, thread_id="T-zqcall", **needs),
+        "```text\nZQMATEBODY\n```",
+    )
+    write(root, "Projects/Call.md", {"thread_id": "T-zqcall"}, f"{FILLER}\n\nBetween us. #private/health")
+    write(
+        root,
+        "Needs_Action/EMAIL_open.md",
+        email("open", subject="Open question", sender="Olga <olga@open.example>", body="", why="asks", **needs),
+        "```text\nWhen?\n```",
+    )
+    log = AuditLog(root / "Logs", "h0")
+    for key, (subject, name, address, why) in {
+        **INLINE,
+        "open": ("Open question", "Olga", "olga@open.example", "asks"),
+    }.items():
+        where = f"Needs_Action/EMAIL_{key}.md"
+        log.write("email_ingested", path=where, message_id=f"m-{key}", subject=subject, sender=f"{name} <{address}>")
+        log.write("triage_decision", note=where, sender=name, subject=subject, decision="needs_info", reasoning=why)
+
+
+def test_given_emails_private_only_by_an_inline_tag_or_their_thread_then_no_report_names_them(
+    vault_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys
+):
+    """Given an email private only by `#private` in its text (after 5 KB) and one whose thread a note tagged
+    `#private/health` in its text shares, when the dashboard and today's briefing are written and `h0 status`
+    runs, then each counts them and none names their subject, sender, address or words."""
+    monkeypatch.setenv("VAULT_PATH", str(vault_dir))
+    inline_private_vault(vault_dir)
+    DashboardWriter(load_settings(), live=lambda: dict(LIVE)).refresh()
+    dashboard = (vault_dir / DASHBOARD_NOTE).read_text(encoding="utf-8")
+    briefing = (vault_dir / BRIEFINGS / f"{dt.date.today().isoformat()}.md").read_text(encoding="utf-8")
+    assert main(["status"]) == 0
+    text = capsys.readouterr().out
+    assert main(["status", "--json"]) == 0
+    data = capsys.readouterr().out
+    for out, where in ((dashboard, "dashboard"), (briefing, "briefing"), (text, "h0 status"), (data, "--json")):
+        assert "zq" not in out.lower(), where  # no subject, sender, address, reason or path of theirs
+        assert "Open question" in out or "EMAIL_open" in out, where  # the public one is named
+    assert "2 private emails" in dashboard and "2 private emails" in briefing and "2 private emails" in text
+    assert json.loads(data)["private"]["needs_you"] == 2

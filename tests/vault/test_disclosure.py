@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from h0.vault.disclosure import Disclosure, diary_folders, thread_keys
+from h0.vault.disclosure import Disclosure, thread_keys
+from h0.vault.private_folders import diary_folders
 
 GATE = Disclosure(("journal",))
 
@@ -85,3 +86,43 @@ def test_the_gate_fails_closed_on_a_note_it_could_not_read_and_answers_thread_an
     assert gate.thread_private(("Notes/n.md", {}, "so #private"), []) and gate.shown([email, other]) == [email]
     # Without an index, a gate knows no private person (documented); the tags and marks still count.
     assert not Disclosure().address_private(THERAPIST)
+
+
+def test_given_a_private_folders_record_that_cannot_be_read_then_every_note_is_private_and_says_why(tmp_path: Path):
+    """`.h0/private-folders` exists but is a FIFO, or a folder: H0 cannot tell which folders it names, so every
+    note is private (fail closed) — not only the diary defaults — with the reason naming the file; a missing record
+    still means the diary defaults, and a readable one its folders."""
+    import os
+
+    (tmp_path / "Journal").mkdir()
+    (tmp_path / ".h0").mkdir()
+    record = tmp_path / ".h0" / "private-folders"
+    assert Disclosure.for_vault(tmp_path).never("Journal/a.md")  # nothing recorded: the diary by default
+    assert not Disclosure.for_vault(tmp_path).never("Health/a.md")
+    record.write_text("Health\n", encoding="utf-8")
+    assert Disclosure.for_vault(tmp_path).never("Health/a.md") and not Disclosure.for_vault(tmp_path).never(
+        "Notes/a.md"
+    )
+    for unreadable in ("fifo", "folder"):
+        record.unlink() if record.is_fifo() or record.is_file() else record.rmdir()
+        os.mkfifo(record) if unreadable == "fifo" else record.mkdir()
+        gate = Disclosure.for_vault(tmp_path, "Extra")
+        for rel in ("Health/a.md", "Notes/a.md", "Journal/a.md", "H0_Profile.md"):
+            assert gate.never(rel) and gate.own_private(rel, {"subject": "hi"}), (unreadable, rel)
+        assert gate.covers("Notes")
+        why = gate.why("Notes/a.md", {"subject": "hi"})
+        assert why is not None and ".h0/private-folders" in why, why
+
+
+def test_an_unparseable_notes_thread_keys_are_read_from_its_frontmatter_lines_only():
+    """Raw and bounded: the lines of the frontmatter block, in any quoting, a comment cut; never the body."""
+    from h0.vault.disclosure import thread_keys, unparsed_thread_keys
+
+    text = (
+        "\ufeff---\ntitle: Therapy: session 3\n'thread_id': \"T-9\"  # the call\nmessage_id: <m-9@x>\n"
+        "source: [[EMAIL_7|the email]]\ntype: Email\n---\nthread_id: T-body\n"
+    )
+    assert unparsed_thread_keys("Done/EMAIL_9.md", text) == {"t:T-9", "m:m-9@x", "n:email_7", "n:email_9"}
+    assert unparsed_thread_keys("Done/EMAIL_9.md", "thread_id: T-1\n") == frozenset()  # no frontmatter block
+    assert unparsed_thread_keys("a.md", "---\nsubject: x\n") == frozenset()
+    assert thread_keys("a.md", {"thread_id": "T-9"}) <= unparsed_thread_keys("a.md", "---\nthread_id: T-9\nx: : :\n")

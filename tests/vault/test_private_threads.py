@@ -79,3 +79,16 @@ def test_a_damaged_index_answers_unknown_so_every_message_stays_private(vault: P
     index.db.path.mkdir()
     found = IndexThreads(index).private_keys(["t:T-open"])
     assert found is None and GATE.keys_private(message("T-open", "m1"), found)
+
+
+def test_the_index_and_the_vault_servers_view_never_cut_a_long_list_of_keys_short(vault: Path, tmp_path: Path):
+    """Given 1,200 thread keys asked at once with the one a private note holds sorted last, VaultIndex.private_keys
+    and the vault server's view (ClientView) still find it: no key is silently left unlooked at."""
+    from h0.mcp.vault_view import ClientView
+
+    index = VaultIndex.open(vault, tmp_path / "state", GATE)
+    many = frozenset({f"t:A-{i:04d}" for i in range(1200)} | {"t:T-marked"})
+    assert max(many) == "t:T-marked"
+    assert index.private_keys(many) == frozenset({"t:T-marked"})
+    view = ClientView(GATE, daemon_filing=False, wait=lambda: index)
+    assert view.private_keys(many) == frozenset({"t:T-marked"})

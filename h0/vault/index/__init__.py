@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -42,13 +43,16 @@ from h0.vault.index.db import VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import (
     BATCH,
+    CHILD_FROM,
     MAX_DEFERRED,
     Reconciled,
-    extract_all,
+    build_in_child,
+    compare,
     index_file,
     indexable,
     own_mail,
     relative_path,
+    take_in,
     walk_notes,
 )
 from h0.vault.index.names import NoteNames
@@ -56,7 +60,7 @@ from h0.vault.index.privacy import IndexPrivacy
 from h0.vault.index.query import SearchPage, search_page
 from h0.vault.index.related import Related, related_notes
 from h0.vault.own_writes import OwnWrites
-from h0.vault.paths import nfc
+from h0.vault.paths import link_key, nfc
 from h0.vault.search import PhraseMatcher, check_query
 
 
@@ -94,6 +98,24 @@ class VaultIndex:
         if reconcile:
             index.reconcile()
         return index
+
+    @classmethod
+    def shared(
+        cls, root: Path, state_dir: Path | None = None, disclosure: Disclosure | None = None, *, look: bool = False
+    ) -> VaultIndex:
+        """This process's index of `root` for these private folders (opened on first use, kept while held): drafting
+        and the reports of one process ask one index. `look`: compare one already open with the vault now."""
+        gate = disclosure if disclosure is not None else Disclosure.for_vault(root)
+        key = (os.path.normcase(os.path.abspath(root)), str(state_dir), gate.key)
+        with _shared_lock:
+            found = _shared.get(key)
+            if found is None:
+                found = _shared[key] = cls.open(root, state_dir, gate)
+                return found
+        if look:
+            found.everything_changed()
+            found.sync()
+        return found
 
     # ------------------------------------------------------------------ keeping it fresh
 
@@ -151,43 +173,33 @@ class VaultIndex:
             self._deferred = set()
         self.sync()
 
-    def reconcile(self) -> Reconciled:
-        """Compare every note's signature with the index; index what is new or changed, drop what went."""
+    def reconcile(self, *, elsewhere: bool = True) -> Reconciled:
+        """Compare every note's signature with the index; index what is new or changed, drop what went.
+        `elsewhere`: a large build (CHILD_FROM notes or more) is made by a child process."""
         with self._sync_lock:
             try:
-                return self._reconcile()
+                return self._reconcile(elsewhere=elsewhere)
             except Damaged as exc:
                 self.db.rebuild_file(str(exc))
-                return self._reconcile()
+                return self._reconcile(elsewhere=elsewhere)
 
-    def _reconcile(self) -> Reconciled:
-        known = {
-            path: Signature(m, s, i) for path, m, s, i in self.db.rows("SELECT path, mtime_ns, size, ino FROM docs")
-        }
-        report = Reconciled()
-        todo: list[tuple[str, str]] = []
-        seen: set[str] = set()
-        for rel, abs_path, info in walk_notes(self.root):
-            seen.add(rel)
-            if known.get(rel) == Signature.of(info):
-                report.unchanged += 1
-            else:
-                todo.append((abs_path, rel))
-        gone = [path for path in known if path not in seen]
-        for batch in extract_all(todo):
-            self.db.write(batch, (), learn=False)
-            report.indexed += len(batch)
-        self.db.write([], gone, learn=False)
-        report.removed = len(gone)
-        if report.indexed:
-            self.db.learn_all_terms()
+    def _reconcile(self, *, elsewhere: bool = True) -> Reconciled:
+        todo, gone, report = compare(self.db, self.root)
+        if elsewhere and len(todo) >= CHILD_FROM and self.db.path is not None:
+            # A large (re)build in a child process: this one never holds thousands of parsed notes, whose freed memory
+            # stays fragmented in the interpreter (a long-lived server's RSS). Then only what changed meanwhile.
+            built = len(todo) if build_in_child(self.root, self.db.path) else 0
+            del todo, gone
+            report = self._reconcile(elsewhere=False)  # what the child could not do, and what changed meanwhile
+            report.indexed, report.unchanged = report.indexed + built, max(0, report.unchanged - built)
+            return report
+        take_in(self.db, todo, gone, report)
         if report.indexed + report.removed >= BATCH:
-            self.db.checkpoint()
             release_free_memory()  # a bulk build's freed heap back to the OS (a server keeps running after it)
         return report
 
     def _refresh(self, rels: list[str]) -> None:
-        known = {path: Signature(m, s, i) for path, m, s, i in self._signatures(rels)}
+        known = {path: Signature(m, s, i) for path, m, s, i in self.db.signatures(rels)}
         upserts: list[Extracted] = []
         as_written = self.written.known if self.written is not None else None  # H0's own writes and parses
         parsed = self.written.parsed if self.written is not None else None  # this parse, for triage's read
@@ -229,15 +241,6 @@ class VaultIndex:
             self._everything = False
         if again:
             self._reconcile()
-
-    def _signatures(self, rels: list[str]) -> list[tuple[str, int, int, int]]:
-        found: list[tuple[str, int, int, int]] = []
-        for start in range(0, len(rels), 500):
-            chunk = rels[start : start + 500]
-            found += self.db.rows(
-                f"SELECT path, mtime_ns, size, ino FROM docs WHERE path IN ({','.join('?' * len(chunk))})", chunk
-            )
-        return found
 
     # ------------------------------------------------------------------ search
 
@@ -319,12 +322,25 @@ class VaultIndex:
 
     def private_keys(self, keys: Iterable[str], *, besides: str | None = None) -> frozenset[str]:
         """Those of these thread keys that a private note holds (not the note at `besides`): what makes a
-        thread private (h0.vault.disclosure.Disclosure.private)."""
-        wanted = sorted(set(keys))[:500]
+        thread private (h0.vault.disclosure.Disclosure.private). Every key is looked at, however many."""
+        wanted = set(keys)
         if not wanted:
             return frozenset()
         self.sync()
         return self.privacy.private_keys(wanted, besides)
+
+    def notes_at(self, path: str) -> list[str]:
+        """The note the index holds at `path`, else the notes of that name wherever they are now (an email moves
+        from Needs_Action/ to Done/, a draft from Approved/ to Done/); none when it holds neither."""
+        rel = relative_path(path, self.root, self._prefix)
+        if rel is None:
+            return []
+        self.sync()
+        if rel in self.privacy.indexed():
+            return [rel]
+        return [
+            str(row[0]) for row in self.db.rows("SELECT path FROM docs WHERE name = ? ORDER BY path", (link_key(rel),))
+        ]
 
     def private_addresses(self) -> frozenset[str]:
         """The private people's addresses (lower-cased: only private People notes name them), whose mail is
@@ -356,5 +372,8 @@ class VaultIndex:
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
 
+
+_shared: weakref.WeakValueDictionary[tuple[object, ...], VaultIndex] = weakref.WeakValueDictionary()
+_shared_lock = threading.Lock()
 
 __all__ = ["About", "Reconciled", "Related", "SearchPage", "VaultIndex", "walk_notes"]

@@ -197,6 +197,16 @@ class IndexDB:
                 raise
             raise Damaged(str(exc)) from exc
 
+    def signatures(self, paths: Sequence[str]) -> list[tuple[str, int, int, int]]:
+        """(path, mtime_ns, size, ino) of those of `paths` the index holds."""
+        found: list[tuple[str, int, int, int]] = []
+        for start in range(0, len(paths), 500):
+            chunk = paths[start : start + 500]
+            found += self.rows(
+                f"SELECT path, mtime_ns, size, ino FROM docs WHERE path IN ({','.join('?' * len(chunk))})", chunk
+            )
+        return found
+
     # ------------------------------------------------------------------ writes
 
     def write(self, upserts: Sequence[Extracted], deletes: Iterable[str], *, learn: bool = True) -> None:

@@ -16,10 +16,10 @@ from typing import Any
 
 from h0.errors import H0Error
 from h0.vault import frontmatter
-from h0.vault.disclosure import MAIL_FIELDS, thread_keys
+from h0.vault.disclosure import MAIL_FIELDS, own_mark, thread_keys, unparsed_thread_keys
 from h0.vault.index.entities import note_keys
 from h0.vault.model import addresses as header_addresses
-from h0.vault.model import is_mail, marked_private, source_key
+from h0.vault.model import is_mail, source_key
 from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash
 from h0.vault.paths import link_key
 
@@ -111,7 +111,7 @@ def read_note_file(
                 rel,
                 signature,
                 title=_title(rel),
-                private=True,  # not read: private until it can be (fail closed)
+                private=own_mark(None),  # not read: private until it can be (the gate's rule)
                 problem=f"larger than {MAX_NOTE_BYTES // 1_048_576} MB",
             )
         chunks = []
@@ -137,9 +137,11 @@ def extract(
     digest = content_hash(data)
     note = Extracted(rel, signature, digest, title=_title(rel))
     if len(data) > MAX_NOTE_BYTES:
-        note.hash, note.problem, note.private = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB", True
+        note.hash, note.problem = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB"
+        note.private = own_mark(None)
         return note
     written = known(rel, note.hash) if known is not None and note.hash is not None else None
+    unparsed: frozenset[str] = frozenset()  # the thread keys of a block that does not parse, read from its lines
     if written is not None:
         data_fm, body = written.frontmatter, written.body
     else:
@@ -147,7 +149,7 @@ def extract(
             text, utf8 = data.decode("utf-8"), True
         except UnicodeDecodeError:  # no note reader takes it (h0.vault.note.decode): private until it is text
             text, utf8 = data.decode("utf-8", errors="replace"), False
-            note.problem, note.private = "not UTF-8 text", True
+            note.problem, note.private = "not UTF-8 text", own_mark(None)
         try:
             parts = frontmatter.split(text)
             data_fm = frontmatter.load(parts.yaml)
@@ -155,14 +157,15 @@ def extract(
             if parsed is not None and utf8:  # `parse` refuses bytes that are not UTF-8
                 parsed(Note(rel, data_fm, body, digest))
         except H0Error as error:
-            # Private until its properties parse (fail closed); the error names a line, never the note's words.
+            # Private until its properties parse (the gate's own_mark); the error names a line, never the note's words.
             data_fm, body = {}, text
-            note.problem, note.private = f"frontmatter not read: {error.message[:200]}", True
+            note.problem, note.private = f"frontmatter not read: {error.message[:200]}", own_mark(None)
+            unparsed = unparsed_thread_keys(rel, text)  # its conversation stays private with it (fail closed)
     note.frontmatter = data_fm
     note.meta = "\n".join(_scalars(data_fm.values()))
     note.body = body
-    note.private = note.private or marked_private(data_fm, body)
-    note.threads = sorted(thread_keys(rel, data_fm))
+    note.private = note.private or own_mark(data_fm, body)
+    note.threads = sorted(thread_keys(rel, data_fm) | unparsed)
     addresses: dict[str, str] = {}
     for name in PERSON_FIELDS:
         for address in _addresses_in(data_fm.get(name)):

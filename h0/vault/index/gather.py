@@ -10,8 +10,8 @@ from pathlib import Path
 
 from loguru import logger
 
-from h0.vault.index.db import pack
-from h0.vault.index.extract import Extracted, read_note_file
+from h0.vault.index.db import IndexDB, pack
+from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.layout import DONE, DRAFTS, LOGS, NEEDS_ACTION
 from h0.vault.listing import MAX_FOLDER_DEPTH
 from h0.vault.paths import NOTE_SUFFIX, nfc
@@ -19,6 +19,7 @@ from h0.vault.paths import NOTE_SUFFIX, nfc
 INDEX_FILE = "index.db"
 BATCH = 500  # notes written per transaction while (re)building
 PARALLEL_FROM = 2000  # notes to (re)index before the reading and parsing are spread over processes
+CHILD_FROM = 2000  # notes to (re)index before the whole build moves to a child process (build_in_child)
 _SKIPPED_TOP = frozenset({LOGS.casefold()})
 _OWN_MAIL = frozenset(folder.casefold() for folder in (NEEDS_ACTION, DRAFTS, DONE))  # where triage writes
 MAX_DEFERRED = 20_000  # H0's own writes left for its idle time, at most (then taken in at the next look-up)
@@ -60,6 +61,66 @@ def extract_all(todo: list[tuple[str, str]]) -> Iterator[list[Extracted]]:
         logger.warning("indexing in one process ({})", exc)
         for chunk in chunks:
             yield _extract_chunk(chunk)
+
+
+def compare(db: IndexDB, root: Path) -> tuple[list[tuple[str, str]], list[str], Reconciled]:
+    """What the index `db` lacks of the vault at `root`, by each note's signature: the notes to read ((absolute
+    path, rel) pairs), the paths gone, and the count of those unchanged."""
+    known = {path: Signature(m, s, i) for path, m, s, i in db.rows("SELECT path, mtime_ns, size, ino FROM docs")}
+    report = Reconciled()
+    todo: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for rel, abs_path, info in walk_notes(root):
+        seen.add(rel)
+        if known.get(rel) == Signature.of(info):
+            report.unchanged += 1
+        else:
+            todo.append((abs_path, rel))
+    return todo, [path for path in known if path not in seen], report
+
+
+def take_in(db: IndexDB, todo: list[tuple[str, str]], gone: list[str], report: Reconciled) -> None:
+    """Read `todo`'s notes into the index `db` (in batches, spread over processes when many) and drop `gone`."""
+    for batch in extract_all(todo):
+        db.write(batch, (), learn=False)
+        report.indexed += len(batch)
+    db.write([], gone, learn=False)
+    report.removed = len(gone)
+    if report.indexed:
+        db.learn_all_terms()
+    if report.indexed + report.removed >= BATCH:
+        db.checkpoint()
+
+
+def build_in_child(root: Path, db_path: Path, timeout: float = 3600.0) -> bool:
+    """Index the notes of `root` that the index file at `db_path` lacks, in a child process (VaultIndex._reconcile
+    hands it a large build): the parsed notes live and die there. Whether the child did it (False: the caller
+    builds them itself)."""
+    import multiprocessing
+
+    # forkserver (or spawn): never fork this process itself, whose other threads may hold locks.
+    forkserver = "forkserver" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver") if forkserver else multiprocessing.get_context("spawn")
+    try:
+        child = context.Process(target=_build, args=(str(root), str(db_path)), name="h0-index-build")
+        child.start()
+    except OSError as exc:
+        logger.warning("the vault index is built in this process ({})", exc)
+        return False
+    child.join(timeout)
+    if child.is_alive():
+        child.kill()
+        child.join()
+    return bool(child.exitcode == 0)
+
+
+def _build(root: str, db_path: str) -> None:
+    """The child's work: the notes the index file lacks read into it; nothing written to stdout (the parent's may be
+    an MCP stream)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    db = IndexDB(Path(db_path))
+    todo, gone, report = compare(db, Path(root))
+    take_in(db, todo, gone, report)
 
 
 def _extract_chunk(chunk: list[tuple[str, str]]) -> list[Extracted]:

@@ -13,7 +13,9 @@ from __future__ import annotations
 # the rows of a sender's thousands of emails. 6: `private` also holds a note whose properties cannot be read and
 # a `#private` tag in its text; `bcc` addresses kept (h0.vault.index.privacy). 7: a list item's first word is not a
 # name (h0.vault.index.entities): every note's `entities` read again.
-SCHEMA_VERSION = "7"
+# 8: a note whose properties cannot be read keeps the thread keys its lines name
+# (h0.vault.disclosure.unparsed_thread_keys), so its thread stays private.
+SCHEMA_VERSION = "8"
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 2_048  # SQLite's page cache per connection (the OS caches the file too): the server's memory
 
