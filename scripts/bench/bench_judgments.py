@@ -189,7 +189,7 @@ def run_pipeline(world: Path, reads: list[Read], misses: int) -> tuple[list[Scor
 
         # Every owed and awaited note listed by path (the bench reads its own vault: nothing is private to it).
         followups = collect_followups(
-            Vault(root / "vault"), time.time(), private=lambda _path, _fm: False, shown=10**6
+            Vault(root / "vault"), time.time(), private=lambda _path: False, shown=10**6
         ).as_dict()
         scores = pipeline_scores(Vaulted(root / "vault", reads), followups, reads)
     truth_owed = sum(1 for r in reads if r.truth.owed)
