@@ -14,9 +14,9 @@ The observer is watchdog's on every OS (h0.platform.watch); the events of atomic
 files are dropped first thing in the callback. Only inotify reports closes. With any other
 observer (FSEvents, ReadDirectoryChangesW, `H0_WATCHER=polling`) a small timer thread stands in
 for them: a written note is reported "closed" once its size and mtime have been quiet for a
-moment (settle.QuietPeriod). The polling observer lists only the trigger folders, so its
-cost is theirs, not the vault's. Paths are handled with os.path throughout: the separator is
-the OS's.
+moment (settle.QuietPeriod, on the clock the daemon gives). The polling observer lists only
+the trigger folders, so its cost is theirs, not the vault's. Paths are handled with os.path
+throughout: the separator is the OS's.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from watchdog.events import (
 from watchdog.observers.api import BaseObserver
 
 from h0.pipeline import routes
-from h0.pipeline.settle import STABILITY_SECONDS, QuietPeriod
+from h0.pipeline.settle import CLOSED, MOVED, STABILITY_SECONDS, WRITTEN, Clock, QuietPeriod
 from h0.platform.watch import NATIVE, LostEvents, new_observer, observer_alive, only_temp, stop_observer, watch_tree
 from h0.vault.approval import ApprovalFolder, is_note_name
 from h0.vault.layout import APPROVED
@@ -59,8 +59,8 @@ TRIGGER_FOLDERS = {folder_key(name): name for name in routes.TRIGGER_FOLDERS}
 # human's drag), "closed" (complete, but written in place: a close after writing, or an atomic save
 # renamed within the folder), "written" (a bare create/modify: only a hint). source: for "moved",
 # the trigger-folder path it came from (None if it came from elsewhere).
+# The kinds are the settle tracker's (h0.pipeline.settle), which records them.
 OnPath = Callable[[str, str, float, str | None], None]
-MOVED, CLOSED, WRITTEN = "moved", "closed", "written"
 # Any note of the vault changed (its absolute path), or None: any may have (a folder moved, events lost).
 OnNote = Callable[[str | None], None]
 
@@ -221,7 +221,8 @@ class _QuietTimer(threading.Thread):
                 if self._stopped:
                     return
                 due = self.quiet.next_due()
-                wait = None if due is None else due - time.monotonic()
+                # On the quiet period's own clock: a test that moves it wakes the timer within one period.
+                wait = None if due is None else min(due - self.quiet.clock(), self.quiet.quiet)
                 if wait is None or wait > 0:
                     self._wake.wait(wait)
                     continue
@@ -235,7 +236,8 @@ class _QuietTimer(threading.Thread):
 class VaultWatcher:
     """The observer for one vault root, restartable when its thread dies or the root is replaced.
 
-    `kind`: `native` (the OS's own events) or `polling` (H0_WATCHER, h0.platform.watch).
+    `kind`: `native` (the OS's own events) or `polling` (H0_WATCHER, h0.platform.watch). `clock`:
+    the monotonic clock the quiet period runs on (observers without close events), the daemon's.
     """
 
     def __init__(
@@ -246,11 +248,13 @@ class VaultWatcher:
         *,
         kind: str = NATIVE,
         on_note: OnNote | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
         self.root = Path(os.path.abspath(root))
         self.on_path = on_path
         self.on_note = on_note
         self.kind = kind
+        self.clock = clock
         self._lost = LostEvents(on_overflow)
         self._observer: BaseObserver | None = None
         self._timer: _QuietTimer | None = None
@@ -261,7 +265,7 @@ class VaultWatcher:
         with self._lock:
             root = str(self.root)
             observer, reports_closes = new_observer(self.kind, listdir=_polling_listdir(root))
-            timer = None if reports_closes else _QuietTimer(QuietPeriod(), self.on_path)
+            timer = None if reports_closes else _QuietTimer(QuietPeriod(clock=self.clock), self.on_path)
             events = _Events(
                 root,
                 self.on_path,
