@@ -33,7 +33,7 @@ from h0.pipeline import signals
 from h0.pipeline.lock import VaultLock
 from h0.pipeline.pass_summary import PassTally
 from h0.pipeline.routes import LEARN_JOB, reconcile
-from h0.pipeline.settle import STABILITY_SECONDS, SettleTracker
+from h0.pipeline.settle import MACHINE_CLOCKS, STABILITY_SECONDS, Clocks, SettleTracker
 from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.workers import INGEST_JOB, Workers
 from h0.pipeline.workqueue import WorkQueue, failure_backoff
@@ -87,12 +87,14 @@ class Daemon:
         ingest: bool = False,
         companions: Sequence[CompanionStart] = (),
         servers: ServerTargets | None = None,
+        clocks: Clocks = MACHINE_CLOCKS,  # what every wait runs on; a test passes clocks it moves
     ) -> None:
         self.settings = settings
         self.root = Path(settings.vault_path)
         self.vault = Vault(self.root)
         self.audit = AuditLog(self.root / LOGS, "h0")
-        self.queue = WorkQueue(backoff=failure_backoff(settings.retry_delay_ms, settings.retry_backoff_multiplier))
+        backoff, tick = failure_backoff(settings.retry_delay_ms, settings.retry_backoff_multiplier), clocks.monotonic
+        self.queue = WorkQueue(backoff=backoff, clock=tick)
         self.lock = VaultLock(self.root)
         self.workers = workers
         self.sweep_interval = sweep_interval if sweep_interval is not None else settings.sweep_interval_seconds
@@ -103,9 +105,9 @@ class Daemon:
         self.triager = triager
         self.connections: dict[str, McpConnection] = {}
         self.ctx: HandlerContext | None = None
-        self.settle = SettleTracker(settings.approval_settle_seconds)
+        self.settle = SettleTracker(settings.approval_settle_seconds, clock=tick, wall=clocks.wall)
         self.watcher = VaultWatcher(
-            self.root, self._on_event, self._on_overflow, kind=settings.h0_watcher, on_note=self._on_note
+            self.root, self._on_event, self._on_overflow, kind=settings.h0_watcher, on_note=self._on_note, clock=tick
         )
         self._feeds_drafting = False  # this daemon's watcher reports every note to drafting's index
         self._threads: list[threading.Thread] = []
@@ -342,12 +344,7 @@ class Daemon:
     # ------------------------------------------------------------------ events and sweep
 
     def _on_event(self, path: str, kind: str, delay: float, source: str | None = None) -> None:
-        if kind == "moved":
-            self.settle.moved_in(path, source)
-        elif kind == "closed":
-            self.settle.completed(path)
-        else:
-            self.settle.wrote(path)
+        self.settle.saw(path, kind, source)
         if not self.queue.put(path, delay=delay, settled=kind != "written"):
             self._overflowed.set()  # our own queue is full: the sweep will catch up
 

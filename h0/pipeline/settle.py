@@ -24,6 +24,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from h0.vault.last_change import Arrival, settle_left
@@ -34,9 +35,24 @@ WRITER_GONE_SECONDS = 30.0
 FORGET_AFTER_SECONDS = 120.0
 
 MOVED, WRITTEN, UNKNOWN = "moved", "written", "unknown"
+CLOSED = "closed"  # a last event: closed after writing, or saved in place (h0.pipeline.watcher)
 
 
 Clock = Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True)
+class Clocks:
+    """What the daemon's waits run on: `monotonic` seconds (the work queue's due times, the settle
+    tracker's events, the quiet period) and `wall` epoch seconds (compared with file times: the
+    settle period of a note written in place). The machine's by default; a test passes clocks it
+    moves itself, so a settle or quiet period passes without sleeping through it."""
+
+    monotonic: Clock = time.monotonic
+    wall: Clock = time.time
+
+
+MACHINE_CLOCKS = Clocks()
 
 
 class SettleTracker:
@@ -54,6 +70,16 @@ class SettleTracker:
         self._moves: dict[str, float] = {}
         self._sources: dict[str, float] = {}  # moved-in path -> last write/close event of the path it came from
         self._lock = threading.Lock()
+
+    def saw(self, path: str, kind: str, source: str | None = None) -> None:
+        """What the watcher reported (h0.pipeline.watcher's kinds): MOVED in from another folder (`source`:
+        the trigger-folder path it came from), CLOSED (complete, written in place), or a write hint."""
+        if kind == MOVED:
+            self.moved_in(path, source)
+        elif kind == CLOSED:
+            self.completed(path)
+        else:
+            self.wrote(path)
 
     def wrote(self, path: str) -> None:
         with self._lock:
@@ -78,15 +104,28 @@ class SettleTracker:
             else:
                 self._sources.pop(path, None)
 
+    def last_event(self, path: str) -> tuple[str, float] | None:
+        """The last event reported for `path` and when (on `clock`): MOVED (in from another folder),
+        CLOSED (closed after writing, or saved in place) or WRITTEN (a write hint, the writer may
+        still be at it); None without events. Events of the same moment count in the order the
+        watcher reports them: a move, then its close."""
+        with self._lock:
+            moved = self._moves.get(path)
+            closed = self._closes.get(path)
+            wrote = self._writes.get(path)
+        if moved is not None and moved >= max(closed or 0.0, wrote or 0.0):
+            return MOVED, moved
+        if closed is not None and closed >= (wrote or 0.0):
+            return CLOSED, closed
+        return (WRITTEN, wrote) if wrote is not None else None
+
     def arrival(self, path: str) -> str:
         """'moved' if the last thing that happened to `path` was a move from another folder;
         'written' if it was written (or saved) in place since; 'unknown' without events."""
-        with self._lock:
-            moved = self._moves.get(path)
-            touched = max(self._writes.get(path, 0.0), self._closes.get(path, 0.0))
-        if moved is not None and moved >= touched:
-            return MOVED
-        return WRITTEN if touched else UNKNOWN
+        last = self.last_event(path)
+        if last is None:
+            return UNKNOWN
+        return MOVED if last[0] == MOVED else WRITTEN
 
     def observed(self, path: str) -> Arrival:
         """What the events said of how `path` arrived, with epoch times (h0.vault.last_change)."""

@@ -10,17 +10,17 @@ create or modify is only a hint: the path is queued after a stability window, an
 pipeline checks the file has settled before acting. The callback only enqueues and can
 never raise: an exception would kill the observer thread.
 
-Only inotify reports closes. With any other observer (FSEvents, ReadDirectoryChangesW,
-`H0_WATCHER=polling`) a small timer thread stands in for them: a written note is reported
-"closed" once its size and mtime have been quiet for a moment (settle.QuietPeriod). The
-polling observer lists only the trigger folders, so its cost is theirs, not the vault's.
-Paths are handled with os.path throughout: the separator is the OS's.
+The observer is watchdog's on every OS (h0.platform.watch); the events of atomic writes' temp
+files are dropped first thing in the callback. Only inotify reports closes. With any other
+observer (FSEvents, ReadDirectoryChangesW, `H0_WATCHER=polling`) a small timer thread stands in
+for them: a written note is reported "closed" once its size and mtime have been quiet for a
+moment (settle.QuietPeriod, on the clock the daemon gives). The polling observer lists only
+the trigger folders, so its cost is theirs, not the vault's. Paths are handled with os.path
+throughout: the separator is the OS's.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import os
 import threading
 import time
@@ -46,8 +46,8 @@ from watchdog.events import (
 from watchdog.observers.api import BaseObserver
 
 from h0.pipeline import routes
-from h0.pipeline.settle import STABILITY_SECONDS, QuietPeriod
-from h0.platform.watch import NATIVE, new_observer
+from h0.pipeline.settle import CLOSED, MOVED, STABILITY_SECONDS, WRITTEN, Clock, QuietPeriod
+from h0.platform.watch import NATIVE, LostEvents, new_observer, observer_alive, only_temp, stop_observer, watch_tree
 from h0.vault.approval import ApprovalFolder, is_note_name
 from h0.vault.layout import APPROVED
 from h0.vault.paths import folder_key, nfc
@@ -59,8 +59,8 @@ TRIGGER_FOLDERS = {folder_key(name): name for name in routes.TRIGGER_FOLDERS}
 # human's drag), "closed" (complete, but written in place: a close after writing, or an atomic save
 # renamed within the folder), "written" (a bare create/modify: only a hint). source: for "moved",
 # the trigger-folder path it came from (None if it came from elsewhere).
+# The kinds are the settle tracker's (h0.pipeline.settle), which records them.
 OnPath = Callable[[str, str, float, str | None], None]
-MOVED, CLOSED, WRITTEN = "moved", "closed", "written"
 # Any note of the vault changed (its absolute path), or None: any may have (a folder moved, events lost).
 OnNote = Callable[[str | None], None]
 
@@ -127,6 +127,8 @@ class _Events(FileSystemEventHandler):
 
     def dispatch(self, event: FileSystemEvent) -> None:
         try:
+            if only_temp(event):
+                return  # an atomic write's temp file: its rename into place is the event that counts
             if self.on_note is not None:
                 self._note_event(event, self.on_note)
             if event.is_directory:
@@ -175,20 +177,6 @@ class _Events(FileSystemEventHandler):
                 on_note(path)
 
 
-class _OverflowDetector(logging.Handler):
-    """Watchdog has no event for a lost event (the kernel's inotify queue overflowing, a watch it
-    could not rebuild): it logs a warning. Any warning or error from its observers means the
-    events may be incomplete, so H0 sweeps — by the record's level and logger, not its text."""
-
-    def __init__(self, callback: Callable[[], None]) -> None:
-        super().__init__(logging.WARNING)
-        self.callback = callback
-
-    def emit(self, record: logging.LogRecord) -> None:
-        with contextlib.suppress(Exception):  # a logging handler must never raise into watchdog's thread
-            self.callback()
-
-
 # What the kernel is asked for: every kind of event `_Events` acts on (creates, writes, closes after
 # writing, moves, deletes; a modification still says "being written again", h0.pipeline.settle), never
 # opens and closes after reading, which it drops. In a triage burst every read of a note by any process
@@ -206,9 +194,6 @@ EVENT_FILTER: list[type[FileSystemEvent]] = [
     DirMovedEvent,
     DirDeletedEvent,
 ]
-
-
-_WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify", "h0.platform.inotify")
 
 
 class _QuietTimer(threading.Thread):
@@ -236,7 +221,8 @@ class _QuietTimer(threading.Thread):
                 if self._stopped:
                     return
                 due = self.quiet.next_due()
-                wait = None if due is None else due - time.monotonic()
+                # On the quiet period's own clock: a test that moves it wakes the timer within one period.
+                wait = None if due is None else min(due - self.quiet.clock(), self.quiet.quiet)
                 if wait is None or wait > 0:
                     self._wake.wait(wait)
                     continue
@@ -250,7 +236,8 @@ class _QuietTimer(threading.Thread):
 class VaultWatcher:
     """The observer for one vault root, restartable when its thread dies or the root is replaced.
 
-    `kind`: `native` (the OS's own events) or `polling` (H0_WATCHER, h0.platform.watch).
+    `kind`: `native` (the OS's own events) or `polling` (H0_WATCHER, h0.platform.watch). `clock`:
+    the monotonic clock the quiet period runs on (observers without close events), the daemon's.
     """
 
     def __init__(
@@ -261,12 +248,14 @@ class VaultWatcher:
         *,
         kind: str = NATIVE,
         on_note: OnNote | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
         self.root = Path(os.path.abspath(root))
         self.on_path = on_path
         self.on_note = on_note
         self.kind = kind
-        self._detector = _OverflowDetector(on_overflow)
+        self.clock = clock
+        self._lost = LostEvents(on_overflow)
         self._observer: BaseObserver | None = None
         self._timer: _QuietTimer | None = None
         self._identity: tuple[int, int] | None = None
@@ -276,7 +265,7 @@ class VaultWatcher:
         with self._lock:
             root = str(self.root)
             observer, reports_closes = new_observer(self.kind, listdir=_polling_listdir(root))
-            timer = None if reports_closes else _QuietTimer(QuietPeriod(), self.on_path)
+            timer = None if reports_closes else _QuietTimer(QuietPeriod(clock=self.clock), self.on_path)
             events = _Events(
                 root,
                 self.on_path,
@@ -284,19 +273,17 @@ class VaultWatcher:
                 timer.wake if timer else None,
                 self.on_note if self.kind == NATIVE else None,
             )
-            observer.schedule(events, root, recursive=True, event_filter=EVENT_FILTER)
-            observer.daemon = True
-            for name in _WATCHDOG_LOGGERS:
-                logging.getLogger(name).addHandler(self._detector)
+            self._lost.attach()
             if timer is not None:
                 timer.start()
             try:
-                observer.start()
+                watch_tree(observer, events, root, EVENT_FILTER, reports_closes=reports_closes)
+                observer.start()  # the watches are in place when this returns
             except BaseException:
                 if timer is not None:
                     timer.stop()
-                for name in _WATCHDOG_LOGGERS:
-                    logging.getLogger(name).removeHandler(self._detector)
+                self._lost.detach()
+                stop_observer(observer)
                 raise
             self._observer, self._timer = observer, timer
             self._identity = self.current_identity()
@@ -307,23 +294,19 @@ class VaultWatcher:
 
     @property
     def observer(self) -> BaseObserver | None:
-        """The running observer (None when stopped): which one this OS gave (its class: H0's own
-        `InotifyObserver` on Linux, watchdog's `PollingObserverVFS`, …), and the thread `healthy()`
-        watches — an operator's check, or a test rehearsing its death, stops it (`stop`, `join`)."""
+        """The running observer (None when stopped): which one this OS gave (its class: watchdog's
+        `InotifyObserver` on Linux, `PollingObserverVFS`, …), and the threads `healthy()` watches
+        (its own and its emitters') — a test rehearsing their death stops them (`stop`, `join`)."""
         return self._observer
 
     def stop(self) -> None:
         with self._lock:
             observer, self._observer = self._observer, None
             timer, self._timer = self._timer, None
-            for name in _WATCHDOG_LOGGERS:
-                logging.getLogger(name).removeHandler(self._detector)
+            self._lost.detach()
         if timer is not None:
             timer.stop()
-        if observer is not None:
-            with contextlib.suppress(Exception):  # a dead observer may fail to stop cleanly
-                observer.stop()
-                observer.join(5)
+        stop_observer(observer)
 
     def current_identity(self) -> tuple[int, int] | None:
         try:
@@ -333,11 +316,11 @@ class VaultWatcher:
         return (st.st_dev, st.st_ino)
 
     def healthy(self) -> tuple[bool, str]:
-        """(ok, reason): the observer thread is alive and still watches the same root folder."""
+        """(ok, reason): the observer's threads are alive and it still watches the same root folder."""
         observer = self._observer
         if observer is None:
             return False, "not started"
-        if not observer.is_alive():
+        if not observer_alive(observer):
             return False, "the observer thread died"
         identity = self.current_identity()
         if identity is None:

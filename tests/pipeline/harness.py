@@ -13,15 +13,18 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from email import message_from_bytes, policy
 from pathlib import Path
 from typing import Any
 
-from h0.config import load_settings
-from h0.mcp.servers import in_process_servers
-from h0.pipeline.daemon import Daemon, spawned_servers
+from h0.config import Settings, load_settings
+from h0.mcp.client import InProcessServer, ServerCommand
+from h0.mcp.servers import in_process_servers, mail_server, vault_server
+from h0.mcp.vault_server import daemon_filing_from_env
+from h0.pipeline.daemon import Daemon, ServerTargets, spawned_servers
+from h0.pipeline.settle import MACHINE_CLOCKS, Clocks
 from h0.report.dashwriter import start_dashboard
 from h0.vault import AuditLog, Vault
 
@@ -50,17 +53,63 @@ def settings_for(vault_dir: Path, **overrides: Any):
     return load_settings(**base)
 
 
+class FakeClocks:
+    """Clocks for the daemon (`.clocks`, h0.pipeline.settle.Clocks) that stand still until the test moves
+    them: `advance(seconds)` passes a settle or quiet period without sleeping through it. Monotonic and
+    wall time move together from the real time. File times stay the kernel's: a file written during
+    the test is a few real seconds "in the future" until the clocks move by more than that, and one
+    written after they moved looks that much older — so the daemon's events, not its file times, are
+    what such a test holds (the mail server's own file-time check is tested on its own fake clock)."""
+
+    def __init__(self) -> None:
+        self._offset = 0.0
+        self._monotonic, self._wall = time.monotonic(), time.time()
+        self.clocks = Clocks(monotonic=lambda: self._monotonic + self._offset, wall=lambda: self._wall + self._offset)
+
+    def monotonic(self) -> float:
+        return self.clocks.monotonic()
+
+    def advance(self, seconds: float) -> None:
+        self._offset += seconds
+
+
+def servers_on(clocks: Clocks) -> ServerTargets:
+    """`in_process_servers` whose mail server decides the settle period on `clocks` too, as the daemon does."""
+    from h0.mail import MailService
+
+    def targets(settings: Settings, env: Mapping[str, str]) -> dict[str, ServerCommand | InProcessServer]:
+        child = daemon_filing_from_env(env)
+
+        def mail() -> Any:
+            return mail_server(settings, MailService(settings, trusted_caller=child, clock=clocks.wall))
+
+        return {
+            "vault": InProcessServer("vault", lambda: vault_server(settings, daemon_child=child)),
+            "mail": InProcessServer("mail", mail),
+        }
+
+    return targets
+
+
 @contextmanager
 def running_daemon(
-    vault_dir: Path, *, workers: int = 4, triager: Any = None, spawned: bool = False, **overrides: Any
+    vault_dir: Path,
+    *,
+    workers: int = 4,
+    triager: Any = None,
+    spawned: bool = False,
+    clocks: Clocks = MACHINE_CLOCKS,
+    **overrides: Any,
 ) -> Iterator[Daemon]:
-    """A started daemon on `vault_dir`, its maintenance loop running; its servers in process unless `spawned`."""
+    """A started daemon on `vault_dir`, its maintenance loop running; its servers in process unless `spawned`.
+    `clocks` (a `FakeClocks`): what its waits run on, its mail server's settle period included."""
     daemon = Daemon(
         settings_for(vault_dir, **overrides),
         workers=workers,
         triager=triager,
         companions=[start_dashboard],
-        servers=spawned_servers if spawned else in_process_servers,
+        servers=spawned_servers if spawned else in_process_servers if clocks is MACHINE_CLOCKS else servers_on(clocks),
+        clocks=clocks,
     )
     daemon.start()
     stop = threading.Event()

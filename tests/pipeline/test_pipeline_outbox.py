@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 
 from h0.pipeline import signals
+from h0.pipeline.settle import CLOSED, WRITTEN
 from tests.pipeline.harness import (
+    FakeClocks,
     approve,
     counting_sweeps,
     events,
@@ -137,16 +138,25 @@ def test_corrupt_frontmatter_in_approved_is_given_back_unchanged_once_and_does_n
 
 
 def test_a_note_half_written_when_its_event_fires_is_sent_whole(vault_dir: Path):
-    full_body = "First half of the message.\n" + "Second half, written after a pause.\n"
-    with running_daemon(vault_dir):
-        with open(vault_dir / "Approved/slow.md", "w") as handle:
-            handle.write("---\nto: bob@example.com\nsubject: Slow writer\n---\nFirst half of the message.\n")
+    """Given a writer that stops mid-note in Approved/ for longer than the stability window and the settle
+    period, then only the missing close says "not done": nothing leaves while the file is open, and the
+    whole note once it is closed and settled. The daemon's clocks are the test's: the pause is a move of them."""
+    first, second = "First half of the message.\n", "Second half, written after a pause.\n"
+    clock, rel = FakeClocks(), "Approved/slow.md"
+    with running_daemon(vault_dir, clocks=clock.clocks) as daemon:
+        with open(vault_dir / rel, "w") as handle:
+            handle.write("---\nto: bob@example.com\nsubject: Slow writer\n---\n" + first)
             handle.flush()
-            time.sleep(1.5)  # longer than the stability window: only the missing close says "not done"
-            handle.write("Second half, written after a pause.\n")
+            assert wait_until(lambda: daemon.settle.last_event(rel) == (WRITTEN, clock.monotonic()))
+            clock.advance(10.0)  # past the stability window (0.5 s) and the settle period (1 s); a writer gone is 30 s
+            assert wait_until(lambda: daemon.queue.busy() == 0)  # looked at again, and left to wait
+            assert outbox(vault_dir) == [] and (vault_dir / rel).exists()
+            handle.write(second)
+        assert wait_until(lambda: daemon.settle.last_event(rel) == (CLOSED, clock.monotonic()))
+        clock.advance(60.0)  # the settle period of a note written in place, and more than this test's real time
         assert wait_until(lambda: (vault_dir / "Done/slow.md").exists())
     (message,) = outbox(vault_dir)
-    assert message.get_content() == full_body
+    assert message.get_content() == first + second
 
 
 def test_a_duplicate_event_or_a_re_approved_sent_draft_never_sends_twice(vault_dir: Path):

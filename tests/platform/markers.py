@@ -18,7 +18,7 @@ LINUX = sys.platform.startswith("linux")
 # node id (a file, or file::test) -> why it needs Linux
 LINUX_ONLY: dict[str, str] = {
     "tests/pipeline/test_exactly_once.py": "reads child processes' state from /proc",
-    "tests/pipeline/test_pipeline_outbox.py::test_a_note_half_written_when_its_event_fires_is_sent_whole": "a writer pausing 1.5 s mid-note is only caught by inotify's close-after-write event",
+    "tests/pipeline/test_pipeline_outbox.py::test_a_note_half_written_when_its_event_fires_is_sent_whole": "a writer pausing mid-note is only caught by inotify's close-after-write event",
     "tests/pipeline/test_pipeline_outbox.py::test_when_the_mail_server_dies_sends_resume_after_it_is_restarted": "finds the MCP server process through /proc",
     "tests/mcp/test_client.py::test_when_the_server_dies_calls_fail_fast_then_the_session_comes_back": "finds the MCP server process through /proc",
 }

@@ -8,13 +8,22 @@ created/modified/moved events and the quiet period alone.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
 
 from h0.pipeline import signals
-from tests.pipeline.harness import approve, events, frontmatter, outbox, running_daemon, wait_until, write_draft
+from h0.pipeline.settle import CLOSED, QUIET_SECONDS, WRITTEN
+from tests.pipeline.harness import (
+    FakeClocks,
+    approve,
+    events,
+    frontmatter,
+    outbox,
+    running_daemon,
+    wait_until,
+    write_draft,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -37,16 +46,28 @@ def test_given_polling_when_the_human_moves_a_draft_into_approved_then_it_is_sen
 
 def test_given_polling_when_a_note_is_typed_in_place_in_approved_then_one_email_with_the_final_text(vault_dir: Path):
     """No close event ever comes: the quiet period (size and mtime still) stands in for it, then
-    the approval settle period runs; a pause shorter than that never sends a half-typed note."""
-    with running_daemon(vault_dir, approval_settle_seconds=3, sweep_interval_seconds=3600):
-        note = vault_dir / "Approved/typed.md"
-        with open(note, "w") as handle:
+    the approval settle period runs; a pause shorter than that never sends a half-typed note. The
+    daemon's clocks are the test's: the pauses are moves of it."""
+    settle, clock, rel = 600.0, FakeClocks(), "Approved/typed.md"
+    with running_daemon(
+        vault_dir, approval_settle_seconds=settle, sweep_interval_seconds=3600, clocks=clock.clocks
+    ) as d:
+        with open(vault_dir / rel, "w") as handle:
             handle.write("---\nto: bob@example.com\nsubject: Typed in place\n---\nFirst line.\n")
             handle.flush()
             # Seen, quiet, and "closed" by the quiet period while still open: the settle period holds it.
-            time.sleep(1.2)  # longer than the quiet period, shorter than the settle period
+            assert wait_until(lambda: d.settle.last_event(rel) == (WRITTEN, clock.monotonic()))
+            clock.advance(QUIET_SECONDS)
+            assert wait_until(lambda: d.settle.last_event(rel) == (CLOSED, clock.monotonic()))
+            clock.advance(settle / 2)  # longer than the quiet period, shorter than the settle period
+            assert wait_until(lambda: d.queue.busy() == 0)
+            assert outbox(vault_dir) == [], "sent while the human was still typing"
             handle.write("Second line.\n")
-        assert wait_until(lambda: (vault_dir / "Done/typed.md").exists(), timeout=25)
+        assert wait_until(lambda: d.settle.last_event(rel) == (WRITTEN, clock.monotonic()))
+        clock.advance(QUIET_SECONDS)
+        assert wait_until(lambda: d.settle.last_event(rel) == (CLOSED, clock.monotonic()))
+        clock.advance(settle)
+        assert wait_until(lambda: (vault_dir / "Done/typed.md").exists())
     (message,) = outbox(vault_dir)
     assert message.get_content() == "First line.\nSecond line.\n"
 

@@ -47,16 +47,6 @@ def test_the_polling_watcher_reports_no_closes_so_the_quiet_period_stands_in(pol
     assert watcher.reports_closes is False and type(watcher.observer).__name__ == "PollingObserverVFS"
 
 
-@pytest.mark.linux_only(reason="inotify is Linux's native observer")
-def test_the_native_watcher_on_linux_is_inotify_and_reports_closes(vault_dir: Path):
-    watcher = VaultWatcher(vault_dir, Recorder(), lambda: None)
-    watcher.start()
-    try:
-        assert watcher.reports_closes is True and type(watcher.observer).__name__ == "InotifyObserver"
-    finally:
-        watcher.stop()
-
-
 def test_given_polling_when_a_draft_is_dragged_into_approved_then_it_arrives_as_a_move(vault_dir: Path, polling):
     _, recorder = polling
     (vault_dir / "Drafts/a.md").write_text("---\nto: a@example.com\nsubject: A\n---\nHi\n")

@@ -3,10 +3,19 @@ does in Obsidian, and what H0 sends or holds because of it."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from tests.pipeline.harness import approve, events, frontmatter, outbox, running_daemon, wait_until, write_draft
+from h0.pipeline.settle import CLOSED
+from tests.pipeline.harness import (
+    FakeClocks,
+    approve,
+    events,
+    frontmatter,
+    outbox,
+    running_daemon,
+    wait_until,
+    write_draft,
+)
 
 SETTLE = 1.5  # the approval settle period these tests run with (default 10 s)
 
@@ -14,21 +23,24 @@ SETTLE = 1.5  # the approval settle period these tests run with (default 10 s)
 def test_given_a_note_typed_in_place_in_approved_then_one_email_with_the_final_text_after_it_settles(vault_dir: Path):
     """Given an editor that autosaves a new note inside Approved/ while the human types ("Hi Zo", then
     the rest), when the saves stop, then exactly one email leaves, with the final text, and none before
-    the note was quiet for the settle period."""
-    note = vault_dir / "Approved/zoe.md"
-    head = "---\nto: zoe@example.com\nsubject: Hello\n---\n"
-    with running_daemon(vault_dir, approval_settle_seconds=SETTLE):
-        started = time.monotonic()
+    the note was quiet for the settle period. The daemon's clocks are the test's: the human's pauses and
+    the quiet after them are moves of it."""
+    settle, clock = 600.0, FakeClocks()
+    rel, head = "Approved/zoe.md", "---\nto: zoe@example.com\nsubject: Hello\n---\n"
+    with running_daemon(vault_dir, approval_settle_seconds=settle, clocks=clock.clocks) as daemon:
         for text in ("Hi Zo", "Hi Zoe,\n\nLunch", "Hi Zoe,\n\nLunch on Friday?\n"):
-            note.write_text(head + text)  # each autosave: open, write, close in place
-            time.sleep(0.6)  # shorter than the settle period
-        last_save = time.monotonic()
-        assert outbox(vault_dir) == [], "sent while the human was still typing"
-        assert wait_until(lambda: (vault_dir / "Done/zoe.md").exists(), timeout=20)
-        assert time.monotonic() - last_save >= SETTLE - 0.6 - 0.05  # the last sleep counts toward quiet
+            (vault_dir / rel).write_text(head + text)  # each autosave: open, write, close in place
+            assert wait_until(lambda: daemon.settle.last_event(rel) == (CLOSED, clock.monotonic()))
+            clock.advance(settle / 3)  # the human types on: a pause shorter than the settle period
+            assert wait_until(lambda: daemon.queue.busy() == 0)
+            assert outbox(vault_dir) == [], "sent while the human was still typing"
+        clock.advance(settle - settle / 3 - 1)  # quiet for a second less than the settle period
+        assert wait_until(lambda: daemon.queue.busy() == 0)
+        assert outbox(vault_dir) == [], "sent before the note was quiet for the settle period"
+        clock.advance(1.0)
+        assert wait_until(lambda: (vault_dir / "Done/zoe.md").exists())
     (message,) = outbox(vault_dir)
     assert message.get_content().strip() == "Hi Zoe,\n\nLunch on Friday?"
-    assert time.monotonic() - started > SETTLE
 
 
 def test_given_a_sent_note_when_the_editor_saves_it_again_in_approved_then_it_is_held_not_sent(vault_dir: Path):
