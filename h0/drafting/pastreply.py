@@ -23,7 +23,7 @@ from h0.mail.incoming.htmltext import block_text
 from h0.state.history import HistoryMessage
 from h0.vault.disclosure import thread_keys
 from h0.vault.draft_state import DraftState
-from h0.vault.model import Kind, note_facts, note_kind, note_status
+from h0.vault.model import Kind, NoteFacts
 from h0.vault.paths import NOTE_SUFFIX
 
 MAX_TEXT_CHARS = 6_000
@@ -98,12 +98,11 @@ def kept_reply(message: HistoryMessage) -> PastReply | None:
     )
 
 
-def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
-    """A note of Done/ as a past reply: only one that was sent (`status: sent`) and is not an email."""
-    # The two cheap readers first (a burst files hundreds of emails in Done/), the whole model for the few sent.
-    if note_kind(fm) is Kind.EMAIL or note_status(fm).state is not DraftState.SENT:
+def sent_reply(facts: NoteFacts, body: str, threads: frozenset[str]) -> PastReply | None:
+    """A note of Done/ as a past reply: only one that was sent (`status: sent`) and is not an email.
+    `threads`: its thread keys (h0.vault.disclosure.thread_keys)."""
+    if facts.kind is Kind.EMAIL or facts.status.state is not DraftState.SENT:
         return None
-    facts = note_facts(rel, fm)
     to = tuple(dict.fromkeys(a.lower() for a in (*facts.to, *facts.cc) if "@" in a))
     if not to:
         return None
@@ -119,9 +118,9 @@ def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
         when,
         parts.text,
         parts,
-        rel,
+        facts.path,
         "vault",
-        threads=thread_keys(rel, fm),
+        threads=threads,
         addressee=addressee,
     )
 

@@ -36,7 +36,8 @@ from h0.triage.llm import TRUNCATED_PLACEHOLDER
 from h0.triage.models import MAX_REPLY_CHARS, _short_list
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
-from h0.vault.model import note_facts, source_path
+from h0.vault.model import note_facts
+from h0.vault.values import source_path
 
 MAX_INSTRUCTION_CHARS = 500
 KEEP_VERSIONS = 5  # previous versions kept below the line

@@ -150,9 +150,7 @@ def threads_of(
 
 def _vouch(ctx: HandlerContext, threads: dict[str, list[ThreadNote]]) -> None:
     """Each note that says it was sent stays the owner's reply only if the owner's identity vouches for it."""
-    claimed = [
-        (n.note.path, note_message_key(n.note.frontmatter)) for ns in threads.values() for n in ns if n.kind == "sent"
-    ]
+    claimed = [(n.note.path, note_message_key(n.note.facts)) for ns in threads.values() for n in ns if n.kind == "sent"]
     if not claimed:
         return
     mine = OwnerAuthority(ctx.state_database()).owned_notes(claimed)

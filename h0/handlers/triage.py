@@ -113,7 +113,7 @@ def triage_emails(
     with ctx.planning, drafting.looked_once() if drafting is not None and pending else contextlib.nullcontext():
         plans = _plans(pending, threads, ctx, triager, drafting, results)  # planned in turns (HandlerContext.planning)
     _apply_plans(plans, ctx)
-    mark_triaged(ctx, [p.note.frontmatter for p in plans if p.result is None])  # owed: whichever pass ran first
+    mark_triaged(ctx, [p.note.facts for p in plans if p.result is None])  # owed: whichever pass ran first
     decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
     written: list[tuple[str, dict[str, Any]]] = []  # what H0 wrote in each draft (Logs/drafting_*.jsonl)
     for plan in plans:

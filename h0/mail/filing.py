@@ -34,7 +34,7 @@ from h0.state import StateDB
 from h0.vault import AuditLog, Note, Vault
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, LOGS
-from h0.vault.model import inbox_source
+from h0.vault.values import inbox_source
 
 FILING_STREAM = "h0"  # the audit stream of a note's life (approved, filed, …), read by the reports
 # What H0 writes on a draft it could not send; cleared once the fixed draft is sent.

@@ -58,9 +58,9 @@ from h0.vault.last_change import (
     too_fresh,
     when,
 )
-from h0.vault.model import source_key
 from h0.vault.note import Note, content_hash, parse
 from h0.vault.paths import PathResolver
+from h0.vault.values import source_key
 
 BODY_PREVIEW_CHARS = 200
 MAX_KEY_CHARS = 200

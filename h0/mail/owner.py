@@ -28,7 +28,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from email.message import Message as HeaderMessage
 from email.utils import getaddresses
@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from h0.errors import InternalError
 from h0.mail.headers import clean_address_header
 from h0.state import StateDB
+from h0.vault.model import NoteFacts
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -80,10 +81,9 @@ def message_key(rfc822: Any, provider_id: Any) -> str:
     return text[:MAX_KEY] if text else f"id:{str(provider_id or '')[:MAX_KEY]}"
 
 
-def note_message_key(frontmatter: Mapping[str, Any]) -> str:
+def note_message_key(facts: NoteFacts) -> str:
     """The key of the message a note names (an email note, a sent reply, an imported sent message)."""
-    provider_id = frontmatter.get("message_id") or frontmatter.get("gmail_message_id")
-    return message_key(frontmatter.get("rfc822_message_id"), provider_id)
+    return message_key(facts.rfc822_message_id, facts.message_id or facts.gmail_message_id)
 
 
 def is_sent_labels(labels: Iterable[str] | None) -> bool:

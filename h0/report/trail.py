@@ -19,8 +19,8 @@ from h0.errors import H0Error
 from h0.report.logread import ALL_TIME, STREAMS, LogReader, TimeRange, UsageError, plain
 from h0.vault import Vault
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, REJECTED
-from h0.vault.model import identifier, source_path
 from h0.vault.paths import PathResolver
+from h0.vault.values import identifier, source_path
 
 _DRAFT_FOLDERS = (DRAFTS, APPROVED, REJECTED)  # the human moves a draft between these keeping its name
 

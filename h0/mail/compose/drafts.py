@@ -25,7 +25,7 @@ from typing import Any
 from h0.errors import InvalidRequest
 from h0.mail.deception import visible
 from h0.vault.copies import original_name
-from h0.vault.model import flag, source_key, source_path
+from h0.vault.values import flag, source_key, source_path
 
 CUTOFF = "%% h0: not sent below %%"
 # H0's line under the cut-off of a draft it wrote; once sent it says when and to whom instead.

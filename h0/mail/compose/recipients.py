@@ -26,7 +26,7 @@ from h0.printable import printable
 
 # One reading of who a note or a message goes to, the typed note model's (h0.vault.model): a report and
 # the send path never disagree on a recipient.
-from h0.vault.model import RECIPIENT_FIELDS, recipient_lists
+from h0.vault.values import RECIPIENT_FIELDS, recipient_lists
 
 __all__ = ["FIELDS", "count", "describe_recipients", "recipient_lists", "shown_address", "shown_sender"]
 
