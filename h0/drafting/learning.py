@@ -32,11 +32,11 @@ from h0.drafting.memory import add_lessons, clean_lesson
 from h0.drafting.profile import with_learned
 from h0.drafting.voice import profile_section
 from h0.errors import Conflict, H0Error, NotFound
-from h0.mail.compose.drafts import message_body
 from h0.vault.api import VaultAPI
 from h0.vault.audit import AuditLog, utcnow
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DONE, DRAFTING_STREAM, LOGS
+from h0.vault.sendable import message_body
 
 if TYPE_CHECKING:
     from h0.drafting.service import Drafting

@@ -18,13 +18,13 @@ from typing import Any
 
 from h0.drafting.knowledgenotes import tokens
 from h0.drafting.replytext import ReplyParts, split_reply
-from h0.mail.compose.drafts import message_body
 from h0.mail.incoming.htmltext import block_text
 from h0.state.history import HistoryMessage
 from h0.vault.disclosure import thread_keys
 from h0.vault.draft_state import DraftState
 from h0.vault.model import Kind, NoteFacts
 from h0.vault.paths import NOTE_SUFFIX
+from h0.vault.sendable import message_body
 
 MAX_TEXT_CHARS = 6_000
 MAX_CACHED_SENT = 2_000

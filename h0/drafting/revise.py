@@ -29,7 +29,7 @@ from h0.drafting.learning import TEXT_HASH_KEY, text_hash, written_record
 from h0.drafting.scheduling import scheduled_reply
 from h0.drafting.service import Drafting
 from h0.errors import H0Error, InvalidRequest, NotFound
-from h0.mail.compose.drafts import CUTOFF, REVISE_HINT, message_body
+from h0.mail.compose.drafts import REVISE_HINT
 from h0.mail.incoming.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
 from h0.platform.fs import regular_file
 from h0.triage.llm import TRUNCATED_PLACEHOLDER
@@ -37,6 +37,7 @@ from h0.triage.models import MAX_REPLY_CHARS, _short_list
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 from h0.vault.model import note_facts
+from h0.vault.sendable import CUTOFF, message_body
 from h0.vault.values import source_path
 
 MAX_INSTRUCTION_CHARS = 500

@@ -16,12 +16,12 @@ from typing import Any
 
 from h0.followup.asks import AskJudge, Verdict, rules_verdict
 from h0.followup.threads import Message
-from h0.mail.compose.drafts import message_body
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.models import EmailFull
 from h0.mail.owner import is_sent_labels, message_key
 from h0.vault.dates import stamp_epoch
 from h0.vault.model import NoteFacts
+from h0.vault.sendable import message_body
 from h0.vault.values import named_addresses
 
 MAX_SUBJECT = 300

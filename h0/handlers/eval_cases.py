@@ -27,7 +27,6 @@ from loguru import logger
 
 from h0.drafting.replytext import split_reply
 from h0.errors import H0Error
-from h0.mail.compose.drafts import CUTOFF, message_body
 from h0.mail.headers import format_address
 from h0.mail.incoming.htmltext import inert_block
 from h0.mail.owner import OwnerAuthority, note_message_key
@@ -37,6 +36,7 @@ from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.layout import DONE, NEEDS_ACTION
 from h0.vault.model import note_facts
 from h0.vault.note import Note
+from h0.vault.sendable import CUTOFF, message_body
 from h0.vault.values import source_path
 
 MAX_HISTORY_REPLIES = 5_000  # the owner's newest kept messages looked at

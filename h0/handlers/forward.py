@@ -26,13 +26,14 @@ from h0.drafting.register import local_voice
 from h0.drafting.replytext import strip_quoted
 from h0.drafting.replyvoice import owners_form
 from h0.drafting.voice import VOICE_WINDOW, language_of, voice_for
-from h0.mail.compose.drafts import CUTOFF, NEXT_STEP, REVISE_HINT
+from h0.mail.compose.drafts import NEXT_STEP, REVISE_HINT
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.incoming.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
 from h0.vault import Note
 from h0.vault.api import Write
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DRAFTS
+from h0.vault.sendable import CUTOFF
 
 _FWD_PREFIX = ("fwd:", "fw:", "wg:", "tr:")
 # The line for the colleague, per language: (informal, formal). {who}: the sender; {subject}: the email's.

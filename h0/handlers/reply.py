@@ -20,7 +20,7 @@ from h0.drafting.learning import LEARN_KEY, TEXT_HASH_KEY, text_hash, written_re
 from h0.drafting.scheduling import scheduled_reply
 from h0.errors import InternalError
 from h0.handlers.thread import ThreadNote
-from h0.mail.compose.drafts import CUTOFF, NEXT_STEP, REVISE_HINT
+from h0.mail.compose.drafts import NEXT_STEP, REVISE_HINT
 from h0.mail.headers import clean_header_text
 from h0.mail.incoming.htmltext import defuse_cutoff, disarm_reply, inert_inline
 from h0.vault import Note
@@ -28,6 +28,7 @@ from h0.vault.api import Write
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DRAFTS
 from h0.vault.model import NoteFacts
+from h0.vault.sendable import CUTOFF
 
 _RE_PREFIX = re.compile(r"^\s*((re|aw|sv|antw|r)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 DMARC_WARNING = (

@@ -24,12 +24,12 @@ from h0.drafting.revise import email_for
 from h0.drafting.scheduling import rescheduled, scheduling_for_email
 from h0.errors import Conflict, H0Error, NotFound
 from h0.handlers.context import Action, HandlerContext, Outcome
-from h0.mail.compose.drafts import CUTOFF
 from h0.mail.incoming.htmltext import inert_inline
 from h0.vault import Note, Vault
 from h0.vault.layout import DRAFTS
 from h0.vault.model import NoteFacts, note_facts
 from h0.vault.paths import folder_key, nfc
+from h0.vault.sendable import CUTOFF
 
 _TIME_QUESTION = re.compile(r"^- Which times suit you\?.*\n?", re.MULTILINE)
 _CALENDAR_NOTE = re.compile(r"^_Calendar: .*_\n?", re.MULTILINE)

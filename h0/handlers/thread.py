@@ -34,7 +34,6 @@ from h0.drafting.pastreply import epoch
 from h0.drafting.replytext import strip_quoted
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext
-from h0.mail.compose.drafts import message_body
 from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.mail.models import EmailFull
 from h0.mail.owner import OwnerAuthority, message_key, note_message_key
@@ -44,6 +43,7 @@ from h0.vault.disclosure import NoteLike, note_parts, thread_keys
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DRAFTS
 from h0.vault.private_threads import PrivateThreads, ScannedThreads
+from h0.vault.sendable import message_body
 
 MAX_LINKS = 20  # earlier notes linked from an email note (the most recent ones)
 MAX_THREAD_NOTES = 10_000  # notes one look-up returns, all threads together

@@ -26,7 +26,7 @@ from typing import Any
 from loguru import logger
 
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.mail.compose.drafts import CUTOFF, NEXT_STEP, REVISE_HINT
+from h0.mail.compose.drafts import NEXT_STEP, REVISE_HINT
 from h0.mail.compose.recipients import describe_recipients
 from h0.mail.models import SendEmailResult
 from h0.mail.sending import Outgoing
@@ -34,6 +34,7 @@ from h0.state import StateDB
 from h0.vault import AuditLog, Note, Vault
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, LOGS
+from h0.vault.sendable import CUTOFF
 from h0.vault.values import inbox_source
 
 FILING_STREAM = "h0"  # the audit stream of a note's life (approved, filed, …), read by the reports

@@ -189,4 +189,3 @@ def inbox_source(paths: PathResolver, value: Any) -> str | None:
     except OSError:
         return None
     return target.rel
-

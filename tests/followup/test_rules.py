@@ -16,12 +16,12 @@ from h0.followup.nudge import NudgeRequest, default_greeting, follow_up_text
 from h0.followup.snooze import is_hidden
 from h0.followup.threads import Message, assess, reply_needed
 from h0.followup.workdays import add_working_days, working_days_between
-from h0.mail.compose.drafts import CUTOFF
 from h0.mail.incoming.automated import automated_kind, list_address
 from h0.mail.owner import owner_addresses
 from h0.vault.dates import note_epoch
 from h0.vault.marks import SNOOZE_HOW
 from h0.vault.model import note_facts
+from h0.vault.sendable import CUTOFF
 
 UTC = dt.UTC
 OWNER = frozenset({"me@example.com"})
