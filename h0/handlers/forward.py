@@ -20,7 +20,6 @@ from email.utils import parseaddr
 from typing import Any
 
 from h0.drafting import Drafting
-from h0.drafting.knowledgenotes import frontmatter_addresses
 from h0.drafting.profile import fill_names
 from h0.drafting.register import local_voice
 from h0.drafting.replytext import strip_quoted
@@ -80,7 +79,7 @@ def colleague(delegate_to: str, drafting: Drafting | None) -> tuple[str, str, st
     note = drafting.knowledge.resolve_link(who)
     if note is None:
         return who, "", None
-    found = frontmatter_addresses(note.frontmatter)
+    found = note.person.addresses
     return note.title, (found[0].lower() if found else ""), note.link
 
 

@@ -165,7 +165,7 @@ def classify(view: Note) -> ThreadNote:
         return ThreadNote(view, facts.received or 0.0, "email")
     if facts.status.state is DraftState.SENT:
         # Imported sent mail has no sent_at: its own Date header (`received`) says when, never time 0.
-        when = facts.sent_at or facts.received or epoch(view.frontmatter.get("date"))
+        when = facts.sent_at or facts.received or epoch(facts.date)
         return ThreadNote(view, when or facts.drafted_at or 0.0, "sent")
     return ThreadNote(view, facts.drafted_at or 0.0, "draft")
 
@@ -255,7 +255,7 @@ def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: Email
             continue
         if facts.status.word not in WAITING:
             continue
-        if facts.reply_to_message_id == message_id or item.note.frontmatter.get("stale_since") == link:
+        if facts.reply_to_message_id == message_id or facts.stale.since == link:
             continue
         reason = (
             f"{sender} wrote again in this thread ({link}) after the email this draft answers: read it, "

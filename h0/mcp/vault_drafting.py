@@ -141,7 +141,7 @@ def add_drafting_tools(
         the text in place with the same context (keeping the previous version below the line) once the draft
         has been left alone a few seconds. A revision changes only the text: never the recipients or subject,
         and the draft never leaves Drafts/ (only the owner approves). Needs an LLM (LLM_PROVIDER)."""
-        from h0.drafting.instructions import INSTRUCTION_KEY
+        from h0.vault.marks import INSTRUCTION_KEY
 
         target = vault.resolve(path)
         if folder_key(target.top) != folder_key(DRAFTS) or target.rel.count("/") != 1:

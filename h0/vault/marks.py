@@ -22,6 +22,16 @@ SNOOZE_HOW = "write a date like 2026-05-12, or a date and time like 2026-05-12 0
 STALE_REASON = "a newer message arrived in this thread"
 _AWAITING = {"true": True, "yes": True, "false": False, "no": False}
 MAX_REASON = 300
+# The keys of an email waiting for the model (h0.handlers.llmwait writes them).
+WAITING_KEY, SINCE_KEY, ATTEMPTS_KEY, RETRY_AT_KEY = (
+    "h0_waiting",
+    "h0_waiting_since",
+    "h0_model_attempts",
+    "h0_retry_at",
+)
+WAIT_KEYS = (WAITING_KEY, SINCE_KEY, ATTEMPTS_KEY, RETRY_AT_KEY)
+INSTRUCTION_KEY = "h0"  # the owner's order for a rewrite, as a property (h0.drafting.instructions)
+TEXT_HASH_KEY = "h0_text_hash"  # the hash of the text H0 last wrote in a draft (h0.drafting.learning)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +78,7 @@ class Snooze:
 class ModelWait:
     """An email whose model could not answer (h0.handlers.llmwait): `h0_waiting` and its companions."""
 
+    keys: tuple[str, ...]  # which of the wait's keys the note carries (a decision removes them)
     reason: str  # `h0_waiting:` ("" when not waiting)
     since: float | None
     since_written: str
@@ -160,11 +171,12 @@ def snooze(fm: Mapping[str, Any]) -> Snooze:
 
 def model_wait(fm: Mapping[str, Any]) -> ModelWait:
     return ModelWait(
-        reason=line(fm.get("h0_waiting")) if fm.get("h0_waiting") else "",
-        since=stamp_epoch(fm.get("h0_waiting_since")),
-        since_written=line(fm.get("h0_waiting_since")),
-        attempts=count(fm.get("h0_model_attempts")),
-        retry_at=stamp_epoch(fm.get("h0_retry_at")),
+        keys=tuple(key for key in WAIT_KEYS if key in fm),
+        reason=line(fm.get(WAITING_KEY)) if fm.get(WAITING_KEY) else "",
+        since=stamp_epoch(fm.get(SINCE_KEY)),
+        since_written=line(fm.get(SINCE_KEY)),
+        attempts=count(fm.get(ATTEMPTS_KEY)),
+        retry_at=stamp_epoch(fm.get(RETRY_AT_KEY)),
     )
 
 
@@ -179,9 +191,9 @@ def triage_marks(fm: Mapping[str, Any]) -> TriageMarks:
 
 
 def revisions(fm: Mapping[str, Any]) -> Revisions:
-    value = fm.get("h0")
+    value = fm.get(INSTRUCTION_KEY)
     instruction = "" if isinstance(value, bool) or not isinstance(value, (str, int, float)) else clean(value)
-    return Revisions(count(fm.get("revisions")), line(fm.get("h0_text_hash")), " ".join(instruction.split()))
+    return Revisions(count(fm.get("revisions")), line(fm.get(TEXT_HASH_KEY)), " ".join(instruction.split()))
 
 
 def email_marks(fm: Mapping[str, Any]) -> EmailMarks:

@@ -16,6 +16,7 @@ reasoning) and never leaves. `%%…%%` is Obsidian's comment syntax, so that lin
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,3 +174,22 @@ def _domains(value: Any) -> tuple[str, ...]:
         for item in items
         if isinstance(item, str) and item.strip() and not has_header_control(item)
     )
+
+
+def message_changes(before: Note, properties: Mapping[str, Any]) -> list[str]:
+    """The message's own properties (recipients, subject, attachments, reply header, thread, the email it
+    answers, draft id) that `properties`, a new version of the note's frontmatter, would change: what a
+    revision of the text must never touch."""
+    old, new = sendable(before), sendable(Note(before.path, dict(properties), before.body, before.hash))
+    pairs = {
+        "to": (old.to, new.to),
+        "cc": (old.cc, new.cc),
+        "bcc": (old.bcc, new.bcc),
+        "subject": (old.subject, new.subject),
+        "attachments": (old.attachments, new.attachments),
+        "reply_to_message_id": (old.reply_to_message_id, new.reply_to_message_id),
+        "thread_id": (old.thread_id, new.thread_id),
+        "source": (old.facts.source_key, new.facts.source_key),
+        "draft_id": (old.facts.draft_id, new.facts.draft_id),
+    }
+    return [name for name, (was, now) in pairs.items() if was != now]

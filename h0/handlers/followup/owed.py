@@ -69,7 +69,7 @@ class AttackCheck:
             return True
         if self._known is None:
             self._known = known_people(self.ctx, self._drafting())
-        email = EmailInput.from_note(note.frontmatter, block_text(note.body))
+        email = EmailInput.from_note(note.facts, block_text(note.body))
         return suspected_phishing(email, self._known) is not None
 
     def _drafting(self) -> Drafting | None:
