@@ -12,7 +12,6 @@ import datetime as dt
 import json
 import time
 from dataclasses import dataclass
-from email.utils import getaddresses
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from h0.vault.draft_state import DraftState
 from h0.vault.model import Kind, NoteFacts
 from h0.vault.paths import NOTE_SUFFIX
 from h0.vault.sendable import message_body
+from h0.vault.values import addresses as parsed_addresses
 
 MAX_TEXT_CHARS = 6_000
 MAX_CACHED_SENT = 2_000
@@ -63,7 +63,7 @@ def addresses(*values: Any) -> tuple[str, ...]:
             texts += [str(v) for v in value if v]
         elif value:
             texts.append(str(value))
-    return tuple(dict.fromkeys(a.lower() for _, a in getaddresses(texts) if "@" in a))
+    return tuple(dict.fromkeys(a.lower() for a in parsed_addresses(texts) if "@" in a))
 
 
 def epoch(value: Any) -> float:

@@ -40,6 +40,7 @@ from h0.errors import InternalError
 from h0.mail.headers import clean_address_header
 from h0.state import StateDB
 from h0.vault.model import NoteFacts
+from h0.vault.values import addresses, named_addresses
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -146,7 +147,7 @@ def owner_addresses(settings: Settings, learned: Iterable[str] = ()) -> frozense
     values = [settings.owner_emails] + [
         value or "" for value in (settings.smtp_from, settings.smtp_user, settings.imap_user)
     ]
-    found = {addr.strip().lower() for _, addr in getaddresses(values) if "@" in addr}
+    found = {addr.strip().lower() for addr in addresses(values) if "@" in addr}
     found |= {a.strip().lower() for a in learned if a and "@" in a}
     return frozenset(found)
 
@@ -268,5 +269,5 @@ class OwnerAuthority:
                 continue
             found += [(str(p[0] or ""), str(p[1])) for p in pairs if isinstance(p, list) and len(p) == 2 and p[1]]
         for row in self.state.query("SELECT recipients FROM sends WHERE state = 'sent' AND recipients IS NOT NULL"):
-            found += getaddresses([str(row["recipients"])])
+            found += named_addresses(str(row["recipients"]))
         return [(name, addr.strip().lower()[:MAX_ADDRESS]) for name, addr in found if "@" in addr]

@@ -32,6 +32,7 @@ WAITING_KEY, SINCE_KEY, ATTEMPTS_KEY, RETRY_AT_KEY = (
 WAIT_KEYS = (WAITING_KEY, SINCE_KEY, ATTEMPTS_KEY, RETRY_AT_KEY)
 INSTRUCTION_KEY = "h0"  # the owner's order for a rewrite, as a property (h0.drafting.instructions)
 TEXT_HASH_KEY = "h0_text_hash"  # the hash of the text H0 last wrote in a draft (h0.drafting.learning)
+RULE_TIMEOUTS_KEY = "h0_rule_timeouts"  # on the rules note: the rules that ran out of time (h0.triage.rulereport)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +213,12 @@ def email_marks(fm: Mapping[str, Any]) -> EmailMarks:
             else None
         ),
     )
+
+
+def rule_timeouts(fm: Mapping[str, Any]) -> tuple[str, ...]:
+    """The lines H0 wrote on the rules note about rules that ran out of time, as they stand now."""
+    value = fm.get(RULE_TIMEOUTS_KEY)
+    return tuple(str(v) for v in value) if isinstance(value, list) else ((str(value),) if value else ())
 
 
 def _written(value: Any) -> tuple[str, ...]:

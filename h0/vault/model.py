@@ -189,6 +189,10 @@ class NoteFacts(BaseModel):
     def email(self) -> marks.EmailMarks:
         return marks.email_marks(self._raw)
 
+    @property
+    def rule_timeouts(self) -> tuple[str, ...]:
+        return marks.rule_timeouts(self._raw)
+
     def answers(self, email_path: str) -> bool:
         """This note's `source` names the email note at `email_path` (any spelling of the link)."""
         return self.source_key is not None and self.source_key == link_key(email_path)
