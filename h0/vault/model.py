@@ -16,10 +16,10 @@ of H0 that decides something from a note asks this model instead of reading the 
 - an email's `automated:` (the machine-made kind ingest found: h0.mail.incoming.automated); flags (`send_anyway`;
   `suspicion`, triage's suspected attack: h0.vault.suspicion); the identifiers (`message_id`, …) as clean text.
 
-What only some consumers ask is read on first use, by idea (h0.vault.marks): `stale`, `follow_up`,
-`snooze`, `model_wait`, `returned`, `triage`, `revisions`, `email`. Each value is read by the one reader
+What only some consumers ask is read on first use, by idea (h0.vault.marks): `stale`, `follow_up_marks`,
+`snooze`, `model_wait`, `returned`, `triage`, `revisions`, `email`, `rule_timeouts`. Each value is read by the one reader
 of its kind (h0.vault.values: flag, addresses, words, identifiers; h0.vault.dates: dates, a time without
-an offset in the owner's zone). A draft's strict view, what it sends, is `h0.vault.outgoing_view`.
+an offset in the owner's zone). A draft's strict view, what it sends, is `h0.vault.sendable`.
 
 The raw frontmatter stays on the `Note` for writing back and for showing what the person wrote; the
 model is built lazily on first use (`Note.facts`) and never raises: what cannot be read is absent,
