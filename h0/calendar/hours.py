@@ -19,6 +19,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from h0.errors import H0Error, InvalidRequest
+from h0.vault.profile_fields import ProfileFields
 
 DEFAULT_WORKING_HOURS = "Mon-Fri 09:00-17:00"
 DEFAULT_MEETING_MINUTES = 30
@@ -168,13 +169,13 @@ def _minutes(value: Any, default: int, most: int, key: str, problems: list[H0Err
     return number
 
 
-def parse_hours(frontmatter: dict[str, Any], path: str = "H0_Profile.md") -> OwnerHours:
+def parse_hours(fields: ProfileFields, path: str = "H0_Profile.md") -> OwnerHours:
     """The owner's hours from the profile's properties; each bad value a problem and its default used."""
     problems: list[H0Error] = []
     zone, zone_name = machine_zone()
-    raw_zone = frontmatter.get("timezone")
-    if isinstance(raw_zone, str) and raw_zone.strip():
-        named = zone_named(raw_zone.strip())
+    raw_zone = fields.timezone
+    if raw_zone:
+        named = zone_named(raw_zone)
         if named is None:
             problems.append(
                 InvalidRequest(
@@ -185,9 +186,8 @@ def parse_hours(frontmatter: dict[str, Any], path: str = "H0_Profile.md") -> Own
                 )
             )
         else:
-            zone, zone_name = named, raw_zone.strip()
-    raw_hours = frontmatter.get("working_hours")
-    text = ", ".join(str(v) for v in raw_hours) if isinstance(raw_hours, list) else str(raw_hours or "").strip()
+            zone, zone_name = named, raw_zone
+    text = fields.working_hours
     week = parse_working_hours(DEFAULT_WORKING_HOURS)
     if text:
         try:
@@ -201,14 +201,12 @@ def parse_hours(frontmatter: dict[str, Any], path: str = "H0_Profile.md") -> Own
                 )
             )
     minutes = _minutes(
-        frontmatter.get("meeting_minutes"),
+        fields.meeting_minutes,
         DEFAULT_MEETING_MINUTES,
         MAX_MEETING_MINUTES,
         "meeting_minutes",
         problems,
         path,
     )
-    buffer = _minutes(
-        frontmatter.get("meeting_buffer_minutes"), 0, MAX_BUFFER_MINUTES, "meeting_buffer_minutes", problems, path
-    )
+    buffer = _minutes(fields.meeting_buffer_minutes, 0, MAX_BUFFER_MINUTES, "meeting_buffer_minutes", problems, path)
     return OwnerHours(zone, zone_name, week, minutes, buffer, tuple(problems))

@@ -31,8 +31,9 @@ import re
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
-from h0.drafting.knowledgenotes import ADDRESS, KnowledgeNote, frontmatter_addresses, link_targets
+from h0.drafting.knowledgenotes import KnowledgeNote, link_targets
 from h0.vault.model import NoteFacts, note_facts
+from h0.vault.person import ADDRESS
 
 MAX_CURRENCY_MARKS = 1_000  # currency signs looked at in one text; more is taken for money
 MAX_LINKED_PEOPLE = 20  # links of a note looked up for its parties (each is one index look-up)
@@ -132,7 +133,7 @@ def without_commercial(text: str) -> str:
 def parties(note: KnowledgeNote, resolve: Callable[[str], KnowledgeNote | None]) -> frozenset[str]:
     """The addresses whose business the note is: a People note's own; else those it names and those of
     the People notes it links to (at most MAX_LINKED_PEOPLE links looked up)."""
-    own = _lower(frontmatter_addresses(note.frontmatter))
+    own = _lower(note.person.addresses)
     if own:
         return own
     named = set(_lower(ADDRESS.findall(note.text)))
@@ -146,7 +147,7 @@ def parties(note: KnowledgeNote, resolve: Callable[[str], KnowledgeNote | None])
     for target in list(links)[:MAX_LINKED_PEOPLE]:
         linked = resolve(target)
         if linked is not None:
-            named.update(_lower(frontmatter_addresses(linked.frontmatter)))
+            named.update(_lower(linked.person.addresses))
     return frozenset(named)
 
 

@@ -41,7 +41,6 @@ from h0.drafting.knowledgenotes import (
     KnowledgeNote,
     KnowledgeSource,
     PendingEmail,
-    frontmatter_addresses,
     tokens,
 )
 from h0.drafting.memory import Memory
@@ -326,7 +325,7 @@ def assemble(
 
 
 def _addresses_of(note: KnowledgeNote) -> set[str]:
-    return {a.lower() for a in frontmatter_addresses(note.frontmatter)}
+    return set(note.person.own_addresses)
 
 
 def with_properties(note: KnowledgeNote) -> str:

@@ -30,11 +30,12 @@ from h0.errors import H0Error
 from h0.vault.index import VaultIndex
 from h0.vault.index.db import VISIBLE
 from h0.vault.layout import NEEDS_ACTION
-from h0.vault.model import Kind, note_facts, note_kind, note_status
+from h0.vault.model import Kind, note_facts
 from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import NOTE_SUFFIX, link_key
 
 MAX_PENDING_READ = 4096  # index rows kept read as pending emails (or as not one), by path and frontmatter
+PENDING = ("pending", "needs_info", "awaiting_approval")  # the status words of an email still waiting
 _UNREAD = object()
 
 
@@ -44,12 +45,11 @@ def _pending_email(path: str, raw: str) -> PendingEmail | None:
         fm = json.loads(raw)
     except ValueError:
         return None
-    # Two cheap readers first (`type:` and `status:` in any case), the whole model for the few kept.
-    if not isinstance(fm, dict) or note_kind(fm) is not Kind.EMAIL:
-        return None
-    if (note_status(fm).word or "pending") not in ("pending", "needs_info", "awaiting_approval"):
+    if not isinstance(fm, dict):
         return None
     facts = note_facts(path, fm)
+    if facts.kind is not Kind.EMAIL or (facts.status.word or "pending") not in PENDING:
+        return None
     return PendingEmail(path, facts.subject, facts.sender_text, facts.received or 0.0)
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 
-INSTRUCTION_KEY = "h0"
 # A line starts after any character str.splitlines() breaks at (an editor may show \r or U+2028 as one),
 # and around `h0` and the colon may stand any blank but a break (a no-break space too); any case.
 _BREAKS = "\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029"

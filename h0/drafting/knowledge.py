@@ -27,13 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from h0.drafting.knowledgenotes import (
-    ADDRESS,
     MAX_INDEX_CHARS,
     MAX_TEXT_CHARS,
     KnowledgeNote,
     RelatedKnowledge,
-    as_list,
-    frontmatter_addresses,
     link_targets,
     mail_folder,
     read_knowledge,
@@ -43,6 +40,7 @@ from h0.vault.disclosure import Disclosure
 from h0.vault.index.about import MAX_ORGANISATION, organisations, rank
 from h0.vault.index.entities import note_keys, phrases, text_entities
 from h0.vault.paths import NOTE_SUFFIX, folder_key, link_key
+from h0.vault.person import ADDRESS
 
 FULL_RESCAN_SECONDS = 300.0
 
@@ -237,12 +235,12 @@ class VaultKnowledge:
         if kind != "knowledge":
             return _Entry(kind, st.st_mtime_ns, st.st_size)
         title = rel.rsplit("/", 1)[-1].removesuffix(NOTE_SUFFIX)
-        addresses = frozenset(a.lower() for a in frontmatter_addresses(fm))
-        mentioned = frozenset(a.lower() for a in ADDRESS.findall(body[:MAX_INDEX_CHARS])) - addresses
-        aliases = [str(a) for a in as_list(fm.get("aliases"))][:20]
-        meta = "\n".join(str(v) for v in fm.values() if isinstance(v, (str, int, float)) and not isinstance(v, bool))
-        keys = tuple(note_keys(title, aliases, meta, body[:MAX_INDEX_CHARS]))
         note = KnowledgeNote(rel, title, body[:MAX_TEXT_CHARS].strip(), fm, tuple(link_targets(body[:MAX_INDEX_CHARS])))
+        addresses = note.person.own_addresses
+        mentioned = frozenset(a.lower() for a in ADDRESS.findall(body[:MAX_INDEX_CHARS])) - addresses
+        # every value of the note, as written, is text its look-up keys are made of (no key decides anything)
+        meta = "\n".join(str(v) for v in fm.values() if isinstance(v, (str, int, float)) and not isinstance(v, bool))
+        keys = tuple(note_keys(title, list(note.person.aliases), meta, body[:MAX_INDEX_CHARS]))
         return _Entry("knowledge", st.st_mtime_ns, st.st_size, note, addresses, mentioned, keys)
 
     def _add(self, rel: str, entry: _Entry) -> None:

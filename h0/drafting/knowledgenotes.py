@@ -30,6 +30,7 @@ from h0.vault.layout import (
 from h0.vault.model import is_mail
 from h0.vault.note import content_hash, decode
 from h0.vault.paths import folder_key
+from h0.vault.person import PersonFacts, person_facts
 
 MAX_READ_BYTES = 256 * 1024  # of a knowledge note: a huge note is known by its head
 MAX_TEXT_CHARS = 8_000  # kept per note for prompts (the budget cuts further)
@@ -37,7 +38,6 @@ MAX_INDEX_CHARS = 20_000  # of a note's text indexed for relatedness
 MAX_KEPT_READS = 1_024  # knowledge notes' answers kept by content hash (KnowledgeReads)
 MAX_KEPT_CHARS = 4_000_000  # of their bodies
 MIN_TOKEN = 3
-ADDRESS_KEYS = ("email", "emails", "e-mail", "mail", "address", "addresses")
 
 # H0's notes at the vault's root: read by their own code, never as the owner's knowledge. An agent's
 # proposed change to a control note (`H0_Memory.pending.md`) is not the owner's word either.
@@ -49,7 +49,6 @@ CONTROL_NOTES = frozenset(
 # from Done/ by their own code (h0.drafting.past), never as knowledge notes.
 MAIL_FOLDERS = frozenset(folder_key(f) for f in (NEEDS_ACTION, DRAFTS, APPROVED, REJECTED, DONE, OUTBOX, BRIEFINGS))
 
-ADDRESS = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
 _LINK = re.compile(r"\[\[([^\[\]|#^\n]+)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # fmt: off
@@ -87,8 +86,12 @@ class KnowledgeNote:
     path: str
     title: str  # the file name without .md: what a [[link]] to it says
     text: str  # the body (frontmatter left out), cut to MAX_TEXT_CHARS
-    frontmatter: Mapping[str, Any] = field(default_factory=dict)
+    frontmatter: Mapping[str, Any] = field(default_factory=dict)  # as written: shown, never asked (`person`)
     links: tuple[str, ...] = ()
+    person: PersonFacts = field(init=False, repr=False, compare=False)  # what it says (h0.vault.person)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "person", person_facts(self.frontmatter))
 
     @property
     def link(self) -> str:
@@ -209,18 +212,3 @@ def _decode_head(data: bytes, rel: str) -> str:
         if exc.start >= len(data) - 4:  # the read ended inside a character
             return data[: exc.start].decode("utf-8")
         raise ParseError(f"The note is not UTF-8 text (bad byte at offset {exc.start}).", path=rel) from None
-
-
-def as_list(value: Any) -> list[Any]:
-    if value is None or value == "":
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def frontmatter_addresses(fm: Mapping[str, Any]) -> list[str]:
-    found = []
-    for key in ADDRESS_KEYS:
-        for value in as_list(fm.get(key)):
-            if isinstance(value, str):
-                found += ADDRESS.findall(value)
-    return found

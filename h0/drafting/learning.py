@@ -32,17 +32,16 @@ from h0.drafting.memory import add_lessons, clean_lesson
 from h0.drafting.profile import with_learned
 from h0.drafting.voice import profile_section
 from h0.errors import Conflict, H0Error, NotFound
-from h0.mail.compose.drafts import message_body
 from h0.vault.api import VaultAPI
 from h0.vault.audit import AuditLog, utcnow
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DONE, DRAFTING_STREAM, LOGS
+from h0.vault.sendable import message_body
 
 if TYPE_CHECKING:
     from h0.drafting.service import Drafting
     from h0.triage.llm import LLMTriage
 
-TEXT_HASH_KEY = "h0_text_hash"
 LEARN_KEY = "h0_learn"
 SEND_READY_SIMILARITY = 0.8
 EDITED_BELOW = 0.98  # a sent text this alike or less was edited: worth a lesson
@@ -141,19 +140,19 @@ def _learn_one(
     private: Callable[[str, Mapping[str, Any], str], bool],
 ) -> dict[str, Any] | None:
     note = api.read(path)
-    fm, facts = note.frontmatter, note.facts
+    facts = note.facts
     rejected = facts.rejected or facts.decision == "rejected"
     if facts.status.state is not DraftState.SENT and not rejected:
         return None  # filed some other way (an email note carrying the key): nothing to learn
     draft_id = facts.draft_id or path.rsplit("/", 1)[-1].removesuffix(".md")
-    ours = written_text(drafting.log, draft_id, fm.get(TEXT_HASH_KEY))
+    ours = written_text(drafting.log, draft_id, facts.revisions.text_hash or None)
     sent = message_body(note.body).strip()
     record: dict[str, Any] = {
         "note": path,
         "draft_id": draft_id,
         "outcome": "rejected" if rejected else "sent",
         "drafted_by": facts.drafted_by or None,
-        "revisions": fm.get("revisions"),
+        "revisions": facts.revisions.count or None,
     }
     changes: dict[str, Any] = {LEARN_KEY: "done"}
     lessons: list[str] = []
@@ -170,7 +169,7 @@ def _learn_one(
         if score is not None:
             changes["edit_similarity"] = score
         if llm is not None and ours is not None and score is not None and score < EDITED_BELOW:
-            lessons = [] if private(path, fm, note.body) else distill(llm, ours, sent)
+            lessons = [] if private(path, note.frontmatter, note.body) else distill(llm, ours, sent)
     record["lessons"] = lessons or None
     drafting.log.write("draft_outcome", **record)
     if lessons:

@@ -37,8 +37,9 @@ from h0.mail.owner import OwnerAuthority, note_message_key
 from h0.platform.fs import regular_file
 from h0.state.history import MailHistory
 from h0.vault import frontmatter
-from h0.vault.disclosure import Disclosure
+from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.layout import DONE
+from h0.vault.model import note_facts
 from h0.vault.note import content_hash, decode
 from h0.vault.own_writes import OwnWrites
 from h0.vault.private_threads import PrivateThreads, ScannedThreads
@@ -254,8 +255,9 @@ class PastReplies:
                 fm, body = frontmatter.load(parts.yaml), parts.body
         except (OSError, H0Error, ValueError):
             return None, False
-        self._keys[rel.removeprefix(f"{DONE}/")] = note_message_key(fm)
-        return sent_reply(rel, fm, body), self.disclosure.own_private(rel, fm, body)
+        facts = note_facts(rel, fm)
+        self._keys[rel.removeprefix(f"{DONE}/")] = note_message_key(facts)
+        return sent_reply(facts, body, thread_keys(rel, fm)), self.disclosure.own_private(rel, fm, body)
 
     # ------------------------------------------------------------------ provider sent mail
 

@@ -12,19 +12,19 @@ import datetime as dt
 import json
 import time
 from dataclasses import dataclass
-from email.utils import getaddresses
 from pathlib import Path
 from typing import Any
 
 from h0.drafting.knowledgenotes import tokens
 from h0.drafting.replytext import ReplyParts, split_reply
-from h0.mail.compose.drafts import message_body
 from h0.mail.incoming.htmltext import block_text
 from h0.state.history import HistoryMessage
 from h0.vault.disclosure import thread_keys
 from h0.vault.draft_state import DraftState
-from h0.vault.model import Kind, note_facts, note_kind, note_status
+from h0.vault.model import Kind, NoteFacts
 from h0.vault.paths import NOTE_SUFFIX
+from h0.vault.sendable import message_body
+from h0.vault.values import addresses as parsed_addresses
 
 MAX_TEXT_CHARS = 6_000
 MAX_CACHED_SENT = 2_000
@@ -63,7 +63,7 @@ def addresses(*values: Any) -> tuple[str, ...]:
             texts += [str(v) for v in value if v]
         elif value:
             texts.append(str(value))
-    return tuple(dict.fromkeys(a.lower() for _, a in getaddresses(texts) if "@" in a))
+    return tuple(dict.fromkeys(a.lower() for a in parsed_addresses(texts) if "@" in a))
 
 
 def epoch(value: Any) -> float:
@@ -98,12 +98,11 @@ def kept_reply(message: HistoryMessage) -> PastReply | None:
     )
 
 
-def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
-    """A note of Done/ as a past reply: only one that was sent (`status: sent`) and is not an email."""
-    # The two cheap readers first (a burst files hundreds of emails in Done/), the whole model for the few sent.
-    if note_kind(fm) is Kind.EMAIL or note_status(fm).state is not DraftState.SENT:
+def sent_reply(facts: NoteFacts, body: str, threads: frozenset[str]) -> PastReply | None:
+    """A note of Done/ as a past reply: only one that was sent (`status: sent`) and is not an email.
+    `threads`: its thread keys (h0.vault.disclosure.thread_keys)."""
+    if facts.kind is Kind.EMAIL or facts.status.state is not DraftState.SENT:
         return None
-    facts = note_facts(rel, fm)
     to = tuple(dict.fromkeys(a.lower() for a in (*facts.to, *facts.cc) if "@" in a))
     if not to:
         return None
@@ -119,9 +118,9 @@ def sent_reply(rel: str, fm: dict[str, Any], body: str) -> PastReply | None:
         when,
         parts.text,
         parts,
-        rel,
+        facts.path,
         "vault",
-        threads=thread_keys(rel, fm),
+        threads=threads,
         addressee=addressee,
     )
 

@@ -21,6 +21,7 @@ from h0.calendar.hours import OwnerHours, parse_hours
 from h0.drafting.ownernotes import Loaded, bullets, load_control_note, safe_lines, section
 from h0.errors import H0Error, InvalidRequest
 from h0.vault.layout import PROFILE_NOTE
+from h0.vault.profile_fields import PROSE_KEYS, profile_fields
 
 LEARNED_HEADING = "Learned from your sent mail"
 FACTS_HEADING = "Standing facts"
@@ -103,7 +104,7 @@ class Profile:
     path: str = PROFILE_NOTE
     exists: bool = False
     problems: tuple[H0Error, ...] = field(default=(), compare=False)
-    hours: OwnerHours = field(default_factory=lambda: parse_hours({}), compare=False)
+    hours: OwnerHours = field(default_factory=lambda: parse_hours(profile_fields({})), compare=False)
 
     def summary(self) -> str:
         """The profile as a prompt shows it: who the owner is, how they write, standing facts."""
@@ -123,13 +124,6 @@ class Profile:
             lines.append("Learned from the owner's sent mail:")
             lines += [line for line in self.learned.strip().splitlines() if line.strip().startswith("- ")]
         return "\n".join(lines)
-
-
-def _text(value: Any, limit: int = MAX_FIELD_CHARS) -> str:
-    if value is None or isinstance(value, (dict, list)):
-        return ""
-    text = " ".join(str(value).split()) if "\n" not in str(value) else str(value).strip()
-    return text[:limit]
 
 
 def default_profile() -> Profile:
@@ -154,11 +148,11 @@ def _fields(profile: Profile) -> dict[str, Any]:
 
 
 def _build(loaded: Loaded, *, exists: bool, facts: bool = True) -> Profile:
-    fm = loaded.frontmatter
+    fields = profile_fields(loaded.frontmatter)
     defaults = default_profile() if exists else None
     checked: dict[str, str] = {}
-    for key in ("name", "role", "tone", "greeting", "sign_off", "signature"):
-        value = _text(fm.get(key), 400 if key == "signature" else MAX_FIELD_CHARS)
+    for key in PROSE_KEYS:
+        value = fields.prose[key]
         lines = [line for line in value.splitlines() if line.strip()]
         if lines and len(safe_lines(loaded, lines, f"`{key}`")) != len(lines):
             value = ""  # an order to the model posing as a property: the default instead
@@ -167,9 +161,7 @@ def _build(loaded: Loaded, *, exists: bool, facts: bool = True) -> Profile:
         # A profile that leaves the greeting or sign-off empty still gets the default's.
         checked["greeting"] = checked["greeting"] or defaults.greeting
         checked["sign_off"] = checked["sign_off"] or defaults.sign_off
-    raw_languages = fm.get("languages")
-    listed = raw_languages if isinstance(raw_languages, list) else [raw_languages] if raw_languages else []
-    languages = tuple(_text(v, 20) for v in listed if _text(v, 20))
+    languages = fields.languages
     fact_lines = safe_lines(loaded, bullets(section(loaded.body, FACTS_HEADING)), "standing fact") if facts else []
     fact_lines = [
         f
@@ -186,7 +178,7 @@ def _build(loaded: Loaded, *, exists: bool, facts: bool = True) -> Profile:
         )
         fact_lines = fact_lines[:MAX_FACTS]
     learned = section(loaded.body, LEARNED_HEADING)
-    hours = parse_hours(fm, loaded.path)
+    hours = parse_hours(fields, loaded.path)
     loaded.problems.extend(hours.problems)
     return Profile(
         name=checked["name"],

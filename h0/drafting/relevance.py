@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from h0.drafting.commercial import parties
-from h0.drafting.knowledgenotes import KnowledgeNote, RelatedKnowledge, frontmatter_addresses, tokens
+from h0.drafting.knowledgenotes import KnowledgeNote, RelatedKnowledge, tokens
 from h0.drafting.pastreply import PastReply
 from h0.vault.disclosure import thread_keys
 from h0.vault.index.about import CODE_OR_NAME, organisations
@@ -28,7 +28,6 @@ MIN_TOPIC_WORDS = 2  # words a note found through the email's people alone must 
 STRONG_TOPIC = CODE_OR_NAME  # a note's title or alias, a code, a name of several words: about the email by itself
 # The properties of a People note that name the person's organisation (their signature names it too).
 MAX_SIGNATURE_LINES = 8  # a closing paragraph longer than this is not a signature
-ORGANISATION_KEYS = ("company", "organisation", "organization", "firma", "société", "societe", "employer")
 
 
 def about_the_email(related: RelatedKnowledge, words: set[str], audience: frozenset[str]) -> bool:
@@ -43,7 +42,7 @@ def about_the_email(related: RelatedKnowledge, words: set[str], audience: frozen
     if related.topic >= STRONG_TOPIC:
         return True
     if related.topic > 0:
-        own = {a.lower() for a in frontmatter_addresses(related.note.frontmatter)}
+        own = related.note.person.own_addresses
         return not own or bool(own & audience)
     return related.direct and len(words.intersection(tokens(related.note.text))) >= MIN_TOPIC_WORDS
 
@@ -68,8 +67,7 @@ def names_of(display_name: str, people: Sequence[KnowledgeNote]) -> list[str]:
     names = [display_name, display_name.split()[0] if display_name.split() else ""]
     for note in people:
         names.append(note.title)
-        aliases = note.frontmatter.get("aliases")
-        names += [str(a) for a in (aliases if isinstance(aliases, list) else [aliases]) if isinstance(a, str)]
+        names += note.person.aliases
     return [n for n in names if len(n.strip()) >= 3]
 
 
@@ -85,19 +83,13 @@ def organisation_names(found: Sequence[RelatedKnowledge], sender: str) -> list[s
     if not domains:
         return []
     colleagues = [
-        related.note
-        for related in found
-        if {a.lower().rpartition("@")[2] for a in frontmatter_addresses(related.note.frontmatter)} & domains
+        related.note for related in found if {a.rpartition("@")[2] for a in related.note.person.own_addresses} & domains
     ]
     return organisation_of(colleagues)
 
 
 def _organisation(note: KnowledgeNote) -> list[str]:
-    found: list[str] = []
-    for key in ORGANISATION_KEYS:
-        value = note.frontmatter.get(key)
-        found += [str(v) for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
-    return found
+    return list(note.person.organisations)
 
 
 def without_names(text: str, names: Sequence[str]) -> str:

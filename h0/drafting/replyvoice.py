@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from email.message import Message
 
 from h0.drafting.context import recipient_of
-from h0.drafting.knowledgenotes import KnowledgeSource, frontmatter_addresses
+from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.ownvoice import in_owner_voice, split_model_reply
 from h0.drafting.past import PastReplies
 from h0.drafting.pastreply import PastReply
@@ -109,11 +109,10 @@ def person_language(knowledge: KnowledgeSource, address: str) -> str | None:
     except Exception:  # noqa: BLE001 - a broken note or index: the email's language decides
         return None
     for note in notes:
-        if address not in {a.lower() for a in frontmatter_addresses(note.frontmatter)}:
+        if address not in note.person.own_addresses:
             continue  # a note that only mentions the address is not the person's
-        value = note.frontmatter.get("language")
-        if isinstance(value, str) and 2 <= len(value.strip()) <= 5 and value.strip()[:2].isalpha():
-            return value.strip()[:2].lower()
+        if note.person.language:
+            return note.person.language
     return None
 
 

@@ -24,19 +24,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from h0.drafting.context import DraftContext
 from h0.drafting.grounding import CleanReply, clean_reply, grounding, notes_section
-from h0.drafting.instructions import INSTRUCTION_KEY, instruction_line, without_instructions
-from h0.drafting.learning import TEXT_HASH_KEY, text_hash, written_record
+from h0.drafting.instructions import instruction_line, without_instructions
+from h0.drafting.learning import text_hash, written_record
 from h0.drafting.scheduling import scheduled_reply
 from h0.drafting.service import Drafting
 from h0.errors import H0Error, InvalidRequest, NotFound
-from h0.mail.compose.drafts import CUTOFF, REVISE_HINT, message_body
+from h0.mail.compose.drafts import REVISE_HINT
 from h0.mail.incoming.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
 from h0.platform.fs import regular_file
 from h0.triage.llm import TRUNCATED_PLACEHOLDER
 from h0.triage.models import MAX_REPLY_CHARS, _short_list
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
-from h0.vault.model import note_facts, source_path
+from h0.vault.marks import INSTRUCTION_KEY, TEXT_HASH_KEY
+from h0.vault.model import NoteFacts, note_facts
+from h0.vault.sendable import CUTOFF, message_body
 
 MAX_INSTRUCTION_CHARS = 500
 KEEP_VERSIONS = 5  # previous versions kept below the line
@@ -56,11 +58,10 @@ _H0_PARTS = (
 )
 
 
-def revision_request(frontmatter: Mapping[str, Any], body: str) -> str | None:
+def revision_request(facts: NoteFacts, body: str) -> str | None:
     """The instruction a draft carries (the property `h0`, else the first `h0:` line above the cut-off), or None."""
-    value = frontmatter.get(INSTRUCTION_KEY)
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
-        return " ".join(str(value).split())[:MAX_INSTRUCTION_CHARS]
+    if facts.revisions.instruction:
+        return facts.revisions.instruction[:MAX_INSTRUCTION_CHARS]
     line = instruction_line(body.split(CUTOFF, 1)[0])
     return " ".join(line.split())[:MAX_INSTRUCTION_CHARS] if line else None
 
@@ -146,10 +147,10 @@ class Rewritten:
     retry_after: float | None = None
 
 
-def email_for(api: Any, frontmatter: Mapping[str, Any]) -> tuple[dict[str, Any], str] | None:
+def email_for(api: Any, facts: NoteFacts) -> tuple[dict[str, Any], str] | None:
     """The email a draft answers (its `source:`), read through `api` (a VaultAPI) from Needs_Action/ or,
     once filed, Done/: (frontmatter, its words), or None."""
-    source = source_path(frontmatter.get("source"))  # any spelling of the link (h0.vault.model)
+    source = facts.source  # any spelling of the link (h0.vault.values.source_path)
     name = source.rsplit("/", 1)[-1] if source else ""
     if not name:
         return None
@@ -254,7 +255,7 @@ def rewrite(
     scheduled = scheduled_reply(disarm_reply(text), context.scheduling if context else None, by_model=True)
     cleaned: CleanReply = clean_reply(scheduled.text)
     found = grounding(context, cleaned, revision.sources, [*revision.questions, *scheduled.questions])
-    count = _count(fm.get("revisions")) + 1
+    count = facts.revisions.count + 1
     head, versions = _below_parts(current_body)
     version = _version_callout(count, instruction, current)
     below = (
@@ -322,13 +323,6 @@ def _version_callout(count: int, instruction: str, text: str) -> str:
     return f"{_VERSION} {count} ({note_timestamp()}), asked: “{inert_inline(instruction)}”\n{quoted}\n"
 
 
-def _count(value: Any) -> int:
-    try:
-        return max(0, int(value))
-    except (TypeError, ValueError):
-        return 0
-
-
 _scan_lock = threading.Lock()
 _scanned: dict[str, dict[str, tuple[int, int, bool]]] = {}  # vault root -> draft name -> (mtime_ns, size, asks)
 
@@ -371,6 +365,6 @@ def _asks(path: Path, rel: str) -> bool:
             data = handle.read(MAX_SCAN_BYTES)
         text = decode(data, rel) if len(data) < MAX_SCAN_BYTES else data.decode("utf-8", "ignore")
         parts = frontmatter.split(text)
-        return revision_request(frontmatter.load(parts.yaml), parts.body) is not None
+        return revision_request(note_facts(rel, frontmatter.load(parts.yaml)), parts.body) is not None
     except (OSError, H0Error, ValueError):
         return False

@@ -33,10 +33,10 @@ def sender_zone(knowledge: KnowledgeSource | None, address: str, email: NoteFact
     """The sender's time zone and its name: their People note's `timezone`, else their Date header's offset."""
     if knowledge is not None and "@" in address:
         for note in knowledge.notes_for_address(address):
-            value = note.frontmatter.get("timezone")
-            zone = zone_named(value.strip()) if isinstance(value, str) else None
-            if zone is not None and isinstance(value, str):
-                return zone, value.strip()
+            written = note.person.timezone
+            zone = zone_named(written) if written else None
+            if zone is not None:
+                return zone, written
     return header_zone(email.date)
 
 

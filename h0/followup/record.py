@@ -11,33 +11,23 @@ a date in the future is taken as the moment H0 saw the message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from email.utils import getaddresses, parseaddr
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from h0.errors import InvalidRequest
 from h0.followup.asks import AskJudge, Verdict, rules_verdict
 from h0.followup.threads import Message
-from h0.mail.compose.drafts import message_body
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.models import EmailFull
 from h0.mail.owner import is_sent_labels, message_key
-from h0.vault.dates import note_epoch
-from h0.vault.model import note_facts
+from h0.vault.dates import stamp_epoch
+from h0.vault.model import NoteFacts
+from h0.vault.sendable import message_body
+from h0.vault.values import named_addresses
 
 MAX_SUBJECT = 300
 MAX_NAME = 120
 MAX_RECIPIENTS = 100
 MAX_KEY = 1_000  # as h0.mail.owner.MAX_KEY
-
-
-def epoch(value: Any) -> float | None:
-    """An ISO 8601 timestamp (or a YAML datetime) as epoch seconds; None when absent, unreadable or out
-    of range (h0.vault.dates: the follow-up pass writes that error on the note)."""
-    try:
-        return note_epoch(value, "date")
-    except InvalidRequest:
-        return None
 
 
 def people(*values: Any) -> tuple[tuple[str, str], ...]:
@@ -48,8 +38,12 @@ def people(*values: Any) -> tuple[tuple[str, str], ...]:
             texts += [clean_address_header(v) for v in value if v]
         elif value:
             texts.append(clean_address_header(value))
+    return _people(named_addresses(texts))
+
+
+def _people(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     found: dict[str, str] = {}
-    for name, addr in getaddresses(texts):
+    for name, addr in pairs:
         addr = addr.strip().lower()
         if "@" in addr and addr not in found and len(found) < MAX_RECIPIENTS:
             found[addr] = clean_header_text(name)[:MAX_NAME]
@@ -57,11 +51,12 @@ def people(*values: Any) -> tuple[tuple[str, str], ...]:
 
 
 def _sender(value: Any) -> str:
-    return parseaddr(clean_address_header(value or ""))[1].strip().lower()[:320]
+    found = named_addresses(clean_address_header(value or ""))
+    return found[0][1].strip().lower()[:320] if found else ""
 
 
 def _when(value: Any, now: float) -> float:
-    at = epoch(value)
+    at = stamp_epoch(value)
     return now if at is None else min(at, now)
 
 
@@ -101,7 +96,6 @@ def from_send(
 ) -> Message:
     """A message H0 sent (a row of the send ledger), with the sent note it was filed as when it could be read."""
     facts = note.facts if note is not None else None
-    fm: Mapping[str, Any] = note.frontmatter if note is not None else {}
     subject = clean_header_text((facts.subject if facts else "") or row.get("subject") or "")[:MAX_SUBJECT]
     body = message_body(note.body) if note is not None else ""
     verdict: Verdict | None = judge.judge(body, subject) if judge is not None else None
@@ -113,7 +107,8 @@ def from_send(
         thread=str(thread)[:MAX_KEY],
         outbound=True,
         sender=sender.lower(),
-        recipients=people(fm.get("to") or row.get("recipients"), fm.get("cc")),  # display names kept, for greetings
+        # display names kept, for greetings: the note's, else the ledger's
+        recipients=_people(facts.addressed) if facts is not None and facts.to else people(row.get("recipients")),
         subject=subject,
         at=min(at, now),
         seen_at=now,
@@ -123,9 +118,8 @@ def from_send(
     )
 
 
-def from_email_note(path: str, fm: Mapping[str, Any], *, now: float) -> Message | None:
+def from_email_note(facts: NoteFacts, *, now: float) -> Message | None:
     """An email note (type: email, any case) the ledger has not seen; None when it names no message."""
-    facts = note_facts(path, fm)
     if not facts.is_email or not (facts.rfc822_message_id or facts.message_id):
         return None
     key = message_key(facts.rfc822_message_id, facts.message_id)
@@ -134,10 +128,10 @@ def from_email_note(path: str, fm: Mapping[str, Any], *, now: float) -> Message 
         thread=(facts.thread_id or key)[:MAX_KEY],
         outbound=False,  # a note's labels are anyone's words: the owner's identity decides (h0.mail.owner)
         sender=facts.sender[:320],
-        recipients=people(fm.get("to"), fm.get("cc")),  # with display names, which the model drops
+        recipients=_people(facts.addressed),  # with display names
         subject=clean_header_text(facts.subject)[:MAX_SUBJECT],
         at=now if facts.received is None else min(facts.received, now),
         seen_at=now,
         provider_id=facts.message_id,
-        note=path,
+        note=facts.path,
     )

@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from h0.errors import H0Error
-from h0.followup.record import epoch
 from h0.followup.snooze import is_hidden
 from h0.followup.workdays import working_days_between
 from h0.vault import Vault
@@ -76,12 +75,6 @@ class FollowupStatus:
         return data
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
-    return "" if value is None else str(value)
-
-
 # The keys a note must hold to be snoozed, back from a snooze, or owed or awaited (the follow-up pass's own
 # `follow_up`): a fresh `h0 status` reads only such notes' frontmatter, not every email's.
 MENTIONED = ("snooze_", "follow_up")
@@ -109,44 +102,44 @@ def collect_followups(
     awaited: list[AwaitedReply] = []
     back: list[BackFromSnooze] = []
     for path, fm in notes:
-        if is_hidden(fm, now):
+        facts = note_facts(path, fm)
+        if is_hidden(facts, now):
             hidden.add(path)
             continue
         secret = private(path)
-        woke = epoch(fm.get("snooze_woke_at"))
+        woke = facts.snooze.woke_at
         if woke is not None and now - BACK_WITHIN_S <= woke <= now + 60 and secret:
             status.back_private += 1
         elif woke is not None and now - BACK_WITHIN_S <= woke <= now + 60:
             back.append(
                 BackFromSnooze(
                     path,
-                    note_facts(path, fm).subject,
-                    _text(fm.get("snooze_woke_at")),
-                    _text(fm.get("snooze_woke_reason")),
+                    facts.subject,
+                    facts.snooze.woke_at_written,
+                    facts.snooze.woke_reason,
                 )
             )
-        if not path.startswith(f"{NEEDS_ACTION}/") or "follow_up" not in fm:
-            continue  # most notes: the model is built only for those the follow-up pass marked
-        facts = note_facts(path, fm)
+        if not path.startswith(f"{NEEDS_ACTION}/") or not facts.follow_up:
+            continue  # most notes: the follow-up pass marked none
         if secret and facts.follow_up == "reply_owed":
             status.owed_private += 1
         elif secret and facts.follow_up == "reply_awaited" and facts.status.word == "awaiting_reply":
             status.awaited_private += 1
         elif facts.follow_up == "reply_owed":
-            since = epoch(fm.get("reply_owed_since")) or facts.received or now
+            since = facts.follow_up_marks.reply_owed_since or facts.received or now
             owed.append(
                 OwedReply(path, facts.sender_text, facts.subject, _iso(since), working_days_between(since, now))
             )
         elif facts.follow_up == "reply_awaited" and facts.status.word == "awaiting_reply":
-            since = epoch(fm.get("asked_at")) or now
+            since = facts.follow_up_marks.asked_at or now
             awaited.append(
                 AwaitedReply(
                     path,
-                    _text(fm.get("awaiting_from")),
+                    facts.follow_up_marks.awaiting_from,
                     facts.subject,
                     _iso(since),
                     working_days_between(since, now),
-                    _text(fm.get("draft")) or None,
+                    facts.follow_up_marks.draft or None,
                 )
             )
     owed.sort(key=lambda item: (item.since, item.path))

@@ -33,9 +33,9 @@ from h0.vault.api import Applied, Change, LocalVault, Move, NoteRef, Update, Vau
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
-from h0.vault.model import inbox_source
 from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import PathResolver
+from h0.vault.values import inbox_source
 
 WAITS = Waits()  # the waits when no work queue runs (tests, one-off contexts); the queue has its own
 

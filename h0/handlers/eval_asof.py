@@ -24,12 +24,11 @@ from h0.config import Settings
 from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, PendingEmail, RelatedKnowledge
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies
-from h0.drafting.pastreply import PastReply, epoch
+from h0.drafting.pastreply import PastReply
 from h0.drafting.service import Drafting
 from h0.state.history import MailHistory
 from h0.vault.disclosure import Disclosure
 
-DATE_KEYS = ("date", "created")
 MORE = 50  # replies asked for beyond `limit`, some of which may be hidden
 
 
@@ -73,12 +72,8 @@ class PastAsOf(PastReplies):
         return [(r, s) for r, s in found if id(r) in kept][:limit]
 
 
-def _dated_after(frontmatter: Mapping[str, Any], before: float) -> bool:
-    for key in DATE_KEYS:
-        when = epoch(frontmatter.get(key)) if frontmatter.get(key) else 0.0
-        if when and when >= before:
-            return True
-    return False
+def _dated_after(note: KnowledgeNote, before: float) -> bool:
+    return any(when >= before for when in note.person.dates)
 
 
 class KnowledgeAsOf:
@@ -93,7 +88,7 @@ class KnowledgeAsOf:
         return getattr(self.inner, name)
 
     def _shown(self, note: KnowledgeNote | None) -> bool:
-        return note is not None and not _dated_after(note.frontmatter, self.before)
+        return note is not None and not _dated_after(note, self.before)
 
     def notes_for_address(self, address: str) -> list[KnowledgeNote]:
         return [n for n in self.inner.notes_for_address(address) if self._shown(n)]

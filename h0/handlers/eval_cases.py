@@ -27,7 +27,6 @@ from loguru import logger
 
 from h0.drafting.replytext import split_reply
 from h0.errors import H0Error
-from h0.mail.compose.drafts import CUTOFF, message_body
 from h0.mail.headers import format_address
 from h0.mail.incoming.htmltext import inert_block
 from h0.mail.owner import OwnerAuthority, note_message_key
@@ -35,8 +34,10 @@ from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import Vault
 from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.layout import DONE, NEEDS_ACTION
-from h0.vault.model import note_facts, source_path
+from h0.vault.model import note_facts
 from h0.vault.note import Note
+from h0.vault.sendable import CUTOFF, message_body
+from h0.vault.values import source_path
 
 MAX_HISTORY_REPLIES = 5_000  # the owner's newest kept messages looked at
 _LINK = re.compile(r"\[\[([^\]|#]+)")
@@ -103,7 +104,9 @@ def _newest_first(
 ) -> Iterator[tuple[float, str | HistoryMessage]]:
     """The replies the owner's identity vouches for, newest first: a note's path in Done/, or a kept message."""
     listing = vault.list_notes(DONE, "status:sent", with_frontmatter=True)
-    vouched = owner.owned_notes([(n.path, note_message_key(n.frontmatter or {})) for n in listing.notes])
+    vouched = owner.owned_notes(
+        [(n.path, note_message_key(note_facts(n.path, n.frontmatter or {}))) for n in listing.notes]
+    )
     items: list[tuple[float, str | HistoryMessage]] = [
         (note_facts(n.path, n.frontmatter or {}).sent_at or 0.0, n.path) for n in listing.notes if n.path in vouched
     ]
@@ -125,9 +128,7 @@ def _from_note(vault: Vault, path: str) -> Case | None:
     if email is None:
         return None
     text = split_reply(message_body(note.body)).text  # the owner's words: quoted history cut
-    return Case(
-        email, text, note.facts.sent_at or 0.0, path, path, note_message_key(note.frontmatter), note.frontmatter
-    )
+    return Case(email, text, note.facts.sent_at or 0.0, path, path, note_message_key(note.facts), note.frontmatter)
 
 
 def _answered(vault: Vault, sent: Note) -> Note | None:

@@ -33,8 +33,9 @@ from h0.handlers.context import EmailTriager, HandlerContext
 from h0.handlers.eval_asof import DraftingAsOf
 from h0.handlers.eval_cases import Case
 from h0.handlers.triage_plan import plan_reply
-from h0.mail.compose.drafts import PLACEHOLDER, message_body
+from h0.mail.compose.drafts import PLACEHOLDER
 from h0.mail.incoming.htmltext import block_text
+from h0.vault.sendable import message_body
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,23 +16,23 @@ files the email in Done/ as a sent reply would.
 
 from __future__ import annotations
 
-from email.utils import parseaddr
 from typing import Any
 
 from h0.drafting import Drafting
-from h0.drafting.knowledgenotes import frontmatter_addresses
 from h0.drafting.profile import fill_names
 from h0.drafting.register import local_voice
 from h0.drafting.replytext import strip_quoted
 from h0.drafting.replyvoice import owners_form
 from h0.drafting.voice import VOICE_WINDOW, language_of, voice_for
-from h0.mail.compose.drafts import CUTOFF, NEXT_STEP, REVISE_HINT
+from h0.mail.compose.drafts import NEXT_STEP, REVISE_HINT
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.incoming.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
 from h0.vault import Note
 from h0.vault.api import Write
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DRAFTS
+from h0.vault.sendable import CUTOFF
+from h0.vault.values import named_addresses
 
 _FWD_PREFIX = ("fwd:", "fw:", "wg:", "tr:")
 # The line for the colleague, per language: (informal, formal). {who}: the sender; {subject}: the email's.
@@ -70,7 +70,7 @@ HEAD: dict[str, tuple[str, str, str, str, str]] = {
 
 def colleague(delegate_to: str, drafting: Drafting | None) -> tuple[str, str, str | None]:
     """(name, address, the People note's link) of whom `delegate_to` names; address "" when unknown."""
-    name, address = parseaddr(delegate_to)
+    name, address = next(iter(named_addresses(delegate_to)), ("", ""))
     if "@" in address:
         return (name or address), address.strip().lower(), None
     who = delegate_to.strip().strip("[]").strip()
@@ -79,7 +79,7 @@ def colleague(delegate_to: str, drafting: Drafting | None) -> tuple[str, str, st
     note = drafting.knowledge.resolve_link(who)
     if note is None:
         return who, "", None
-    found = frontmatter_addresses(note.frontmatter)
+    found = note.person.addresses
     return note.title, (found[0].lower() if found else ""), note.link
 
 
@@ -106,16 +106,16 @@ def forward_draft(
         formal = owners_form(history, language) == "formal"  # the owner's way with them; a colleague: informal
         voice = voice_for(address, name if "@" not in name else "", profile, history, formal=formal, language=language)
         greeting, sign_off = voice.greeting or greeting, voice.sign_off
-    who = inert_inline(parseaddr(facts.sender_text)[0] or facts.sender or "Someone")
+    who = inert_inline(next(iter(named_addresses(facts.sender_text)), ("", ""))[0] or facts.sender or "Someone")
     subject = inert_inline(clean_header_text(facts.subject) or "(no subject)")
     context_line = ASK.get(language, ASK["en"])[1 if formal else 0].format(who=who, subject=subject)
     head = HEAD.get(language, HEAD["en"])
     header = [
         head[0],
         f"{head[1]}: {clean_address_header(facts.sender_text)}",
-        f"{head[2]}: {note.frontmatter.get('received') or ''}",  # as the email said it, not as an epoch
+        f"{head[2]}: {facts.email.received_written}",  # as the email said it, not as an epoch
         f"{head[3]}: {clean_header_text(facts.subject)}",
-        f"{head[4]}: {clean_address_header(_listed(note.frontmatter.get('to')))}",  # display names kept, as written
+        f"{head[4]}: {clean_address_header(', '.join(facts.email.to_written))}",  # display names kept, as written
     ]
     text = "\n\n".join(
         part for part in (greeting, context_line, sign_off, "\n".join(header) + "\n\n" + original) if part
@@ -150,7 +150,3 @@ def _thread_language(text: str, sender: str, drafting: Drafting | None) -> str:
         found = drafting.person_language(sender) or next(iter(drafting.profile().languages), None)
     code = (found or "en").lower()[:2]
     return code if code in ASK else "en"
-
-
-def _listed(value: object) -> str:
-    return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value or "")

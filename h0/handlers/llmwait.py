@@ -22,58 +22,35 @@ says so (`fallback_reason`). A decision, by the model or the rules, clears the f
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
 from typing import Any
 
 from h0.handlers.context import Action, HandlerContext, Outcome
 from h0.triage.models import one_line
 from h0.vault import Note
 from h0.vault.api import Update
+from h0.vault.marks import ATTEMPTS_KEY, RETRY_AT_KEY, SINCE_KEY, WAITING_KEY
+from h0.vault.model import NoteFacts
 
-WAITING_KEY = "h0_waiting"
-SINCE_KEY = "h0_waiting_since"
-ATTEMPTS_KEY = "h0_model_attempts"
-RETRY_AT_KEY = "h0_retry_at"
-WAIT_KEYS = (WAITING_KEY, SINCE_KEY, ATTEMPTS_KEY, RETRY_AT_KEY)
 WAITING_DETAIL = "waiting for the model"  # the Outcome detail of an email whose retry is not due yet
 MAX_REFUSALS = 3  # a refusal is rarely a passing mood: asked this many times at most
 
 
-def _when(value: Any) -> dt.datetime | None:
-    if isinstance(value, dt.datetime):
-        stamp = value
-    else:
-        try:
-            stamp = dt.datetime.fromisoformat(str(value or "").strip())
-        except ValueError:
-            return None
-    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=dt.UTC)
-
-
-def _attempts(frontmatter: Mapping[str, Any]) -> int:
-    try:
-        return max(0, int(frontmatter.get(ATTEMPTS_KEY) or 0))
-    except (TypeError, ValueError):
-        return 0
-
-
-def not_due_for(frontmatter: Mapping[str, Any], now: dt.datetime) -> float | None:
+def not_due_for(facts: NoteFacts, now: dt.datetime) -> float | None:
     """Seconds until a waiting email's next try is due (None: due now, or not waiting)."""
-    if not frontmatter.get(WAITING_KEY):
+    wait = facts.model_wait
+    if not wait.reason or wait.retry_at is None or wait.retry_at <= now.timestamp():
         return None
-    retry_at = _when(frontmatter.get(RETRY_AT_KEY))
-    if retry_at is None or retry_at <= now:
-        return None
-    return (retry_at - now).total_seconds()
+    return wait.retry_at - now.timestamp()
 
 
 def gave_up(
-    frontmatter: Mapping[str, Any], deferred: str, settings: Any, now: dt.datetime, then: str = "the rules decided"
+    facts: NoteFacts, deferred: str, settings: Any, now: dt.datetime, then: str = "the rules decided"
 ) -> str | None:
     """Why this failed try (`deferred`: its reason) ends the wait, followed by `then`; None: wait, ask again."""
-    attempts = _attempts(frontmatter) + 1
-    since = _when(frontmatter.get(SINCE_KEY)) or now
-    hours = (now - since).total_seconds() / 3600
+    wait = facts.model_wait
+    attempts = wait.attempts + 1
+    since = wait.since if wait.since is not None else now.timestamp()
+    hours = (now.timestamp() - since) / 3600
     reason = one_line(deferred, 200)
     if reason.startswith("the model refused") and attempts >= MAX_REFUSALS:
         return f"{reason} ({attempts} times): {then}"
@@ -84,15 +61,14 @@ def gave_up(
     return None
 
 
-def waiting_fields(
-    frontmatter: Mapping[str, Any], deferred: str, retry_in: float | None, now: dt.datetime
-) -> dict[str, Any]:
+def waiting_fields(facts: NoteFacts, deferred: str, retry_in: float | None, now: dt.datetime) -> dict[str, Any]:
     """The keys a waiting note carries after one more failed try (`retry_in`: when it is due again)."""
     reason = one_line(deferred or "the model did not answer", 200)
+    wait = facts.model_wait
     fields: dict[str, Any] = {
         WAITING_KEY: f"{reason}; retrying",
-        SINCE_KEY: str(frontmatter.get(SINCE_KEY) or now.isoformat(timespec="seconds")),
-        ATTEMPTS_KEY: _attempts(frontmatter) + 1,
+        SINCE_KEY: wait.since_written or now.isoformat(timespec="seconds"),
+        ATTEMPTS_KEY: wait.attempts + 1,
     }
     if retry_in is not None:
         fields[RETRY_AT_KEY] = (now + dt.timedelta(seconds=retry_in)).isoformat(timespec="seconds")
@@ -119,7 +95,7 @@ def wait_for_model(
     the reason on it, and the Outcome that asks the work queue to try again after its backoff (the
     server's `retry_after` when it named one). Said once per reason."""
     retry_in = retry_wait(retry_after, ctx.retry_delay(note.path))
-    fields = waiting_fields(note.frontmatter, deferred, retry_in, now)
+    fields = waiting_fields(note.facts, deferred, retry_in, now)
     ctx.report(
         note.path,
         event,

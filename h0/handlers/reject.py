@@ -53,8 +53,8 @@ def _mark_source(path: str, draft: Note, done_path: str, ctx: HandlerContext) ->
         note = ctx.notes.read(email)
         if note.facts.status.word != AWAITING:
             return None  # answered another way, or the human already moved on
-        waiting_for = note.frontmatter.get("draft")
-        if isinstance(waiting_for, str) and waiting_for.rsplit("/", 1)[-1] != path.rsplit("/", 1)[-1]:
+        waiting_for = note.facts.follow_up_marks.draft
+        if waiting_for and waiting_for.rsplit("/", 1)[-1] != path.rsplit("/", 1)[-1]:
             return None  # it waits for another draft, which still answers it
         ctx.notes.patch(note, {"status": REJECTED_REPLY, "draft": done_path, "rejected_at": note_timestamp()})
     except H0Error as error:  # the draft is filed either way; the email keeps its old status

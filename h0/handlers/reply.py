@@ -16,18 +16,20 @@ from typing import Any
 
 from h0.drafting import DraftContext
 from h0.drafting.grounding import clean_reply, grounding, notes_section
-from h0.drafting.learning import LEARN_KEY, TEXT_HASH_KEY, text_hash, written_record
+from h0.drafting.learning import LEARN_KEY, text_hash, written_record
 from h0.drafting.scheduling import scheduled_reply
 from h0.errors import InternalError
 from h0.handlers.thread import ThreadNote
-from h0.mail.compose.drafts import CUTOFF, NEXT_STEP, REVISE_HINT
+from h0.mail.compose.drafts import NEXT_STEP, REVISE_HINT
 from h0.mail.headers import clean_header_text
 from h0.mail.incoming.htmltext import defuse_cutoff, disarm_reply, inert_inline
 from h0.vault import Note
 from h0.vault.api import Write
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DRAFTS
+from h0.vault.marks import TEXT_HASH_KEY
 from h0.vault.model import NoteFacts
+from h0.vault.sendable import CUTOFF
 
 _RE_PREFIX = re.compile(r"^\s*((re|aw|sv|antw|r)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 DMARC_WARNING = (
@@ -46,12 +48,10 @@ def reply_subject(subject: str) -> str:
     return f"Re: {stripped}" if stripped else "Re: (no subject)"
 
 
-def sender_warning(frontmatter: dict[str, Any]) -> str | None:
+def sender_warning(email: NoteFacts) -> str | None:
     """The warning a reply to this email carries, or None: DMARC failed for the sender's domain."""
-    auth = frontmatter.get("auth")
-    if isinstance(auth, dict) and str(auth.get("dmarc") or "").strip().lower() == "fail":
-        return DMARC_WARNING
-    return None
+    auth = email.email.auth
+    return DMARC_WARNING if auth is not None and auth.get("dmarc") == "fail" else None
 
 
 def reply_recipient(facts: NoteFacts) -> str | None:
@@ -104,7 +104,7 @@ def reply_draft(
     (None, None) when there is no address to reply to. `flags`: what the owner must check before
     sending (a reply in another language than the email's, an answer cut off at the token limit),
     said in `h0_flags:` and as a callout below the cut-off line."""
-    fm = note.frontmatter
+
     facts = note.facts
     to = reply_recipient(facts)
     if to is None:
@@ -137,7 +137,7 @@ def reply_draft(
             "edit the reply, and set `send_anyway: true` to send it anyway"
         )
         draft_fm["stale_since"] = newer.link
-    warning = sender_warning(fm)
+    warning = sender_warning(facts)
     if warning:
         draft_fm["warning"] = warning
     if flags:

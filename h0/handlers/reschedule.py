@@ -19,17 +19,18 @@ import re
 from collections.abc import Callable
 
 from h0.drafting import Drafting
-from h0.drafting.learning import TEXT_HASH_KEY, text_hash
+from h0.drafting.learning import text_hash
 from h0.drafting.revise import email_for
 from h0.drafting.scheduling import rescheduled, scheduling_for_email
 from h0.errors import Conflict, H0Error, NotFound
 from h0.handlers.context import Action, HandlerContext, Outcome
-from h0.mail.compose.drafts import CUTOFF
 from h0.mail.incoming.htmltext import inert_inline
 from h0.vault import Note, Vault
 from h0.vault.layout import DRAFTS
+from h0.vault.marks import TEXT_HASH_KEY
 from h0.vault.model import NoteFacts, note_facts
 from h0.vault.paths import folder_key, nfc
+from h0.vault.sendable import CUTOFF
 
 _TIME_QUESTION = re.compile(r"^- Which times suit you\?.*\n?", re.MULTILINE)
 _CALENDAR_NOTE = re.compile(r"^_Calendar: .*_\n?", re.MULTILINE)
@@ -66,7 +67,7 @@ def reschedule_draft(path: str, ctx: HandlerContext) -> Outcome:
         return Outcome(Action.SKIPPED, "not a waiting reply to a request to meet")
     if not _unedited(note):
         return Outcome(Action.SKIPPED, "you edited the text: its times are yours")
-    email = email_for(ctx.notes.api, note.frontmatter)
+    email = email_for(ctx.notes.api, note.facts)
     if email is None:
         return Outcome(Action.SKIPPED, "the email it answers is gone")
     drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
@@ -113,4 +114,4 @@ def _waiting(facts: NoteFacts) -> bool:
 
 def _unedited(note: Note) -> bool:
     above = note.body.partition(CUTOFF)[0]
-    return note.frontmatter.get(TEXT_HASH_KEY) == text_hash(above)
+    return note.facts.revisions.text_hash == text_hash(above)

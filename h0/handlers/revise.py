@@ -23,12 +23,12 @@ from h0.drafting import Drafting
 from h0.drafting.revise import email_for, revision_request, rewrite
 from h0.errors import Conflict, H0Error, InternalError
 from h0.handlers.context import Action, HandlerContext, Outcome
-from h0.handlers.llmwait import WAIT_KEYS, WAITING_DETAIL, gave_up, not_due_for, wait_for_model
+from h0.handlers.llmwait import WAITING_DETAIL, gave_up, not_due_for, wait_for_model
 from h0.handlers.thread import private_in_thread
 from h0.vault.layout import DRAFTS
+from h0.vault.marks import WAIT_KEYS
 from h0.vault.paths import folder_key
-
-FIXED_KEYS = ("to", "cc", "bcc", "subject", "reply_to_message_id", "thread_id", "source", "attachments", "draft_id")
+from h0.vault.sendable import message_changes
 
 
 def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
@@ -37,13 +37,13 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     note = ctx.read_note(path)
     if isinstance(note, Outcome):
         return note
-    instruction = revision_request(note.frontmatter, note.body)
+    instruction = revision_request(note.facts, note.body)
     if instruction is None:
         return Outcome(Action.SKIPPED, "no revision asked")
     if not note.facts.status.sendable:
         return Outcome(Action.SKIPPED, "the draft is no longer waiting (sent, rejected or withdrawn)")
     now = dt.datetime.now(dt.UTC)
-    if (due_in := not_due_for(note.frontmatter, now)) is not None:
+    if (due_in := not_due_for(note.facts, now)) is not None:
         return Outcome(Action.WAITING, WAITING_DETAIL, retry_in=due_in)  # the model was down: not yet
     quiet = ctx.settings.revise_settle_seconds
     age = _age(ctx, path)
@@ -53,7 +53,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     ctx.drafting = drafting
     llm = getattr(ctx.triager, "llm", None)
     started = time.perf_counter()
-    email = email_for(ctx.notes.api, note.frontmatter)
+    email = email_for(ctx.notes.api, note.facts)
     rewritten = rewrite(
         path,
         note.frontmatter,
@@ -66,7 +66,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
             ctx, path, note.frontmatter, [(note.facts.source or "", email[0])] if email else (), body=note.body
         ),
     )
-    if rewritten.waiting is not None and gave_up(note.frontmatter, rewritten.waiting, ctx.settings, now) is None:
+    if rewritten.waiting is not None and gave_up(note.facts, rewritten.waiting, ctx.settings, now) is None:
         # The model is down, slow or refusing: the instruction stays, the reason goes on the draft,
         # and the work queue asks again after its backoff (h0.handlers.llmwait).
         change, waiting = wait_for_model(
@@ -80,7 +80,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     rewritten = dataclasses.replace(
         rewritten, frontmatter={k: v for k, v in rewritten.frontmatter.items() if k not in WAIT_KEYS}
     )
-    changed = [k for k in FIXED_KEYS if rewritten.frontmatter.get(k) != note.frontmatter.get(k)]
+    changed = message_changes(note, rewritten.frontmatter)
     if changed:  # cannot happen by construction; checked because recipients are what a revision must never touch
         raise InternalError(
             f"A revision of {path} would have changed {', '.join(changed)}; nothing was written.", path=path

@@ -34,7 +34,6 @@ from h0.drafting.pastreply import epoch
 from h0.drafting.replytext import strip_quoted
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext
-from h0.mail.compose.drafts import message_body
 from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.mail.models import EmailFull
 from h0.mail.owner import OwnerAuthority, message_key, note_message_key
@@ -44,6 +43,7 @@ from h0.vault.disclosure import NoteLike, note_parts, thread_keys
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DRAFTS
 from h0.vault.private_threads import PrivateThreads, ScannedThreads
+from h0.vault.sendable import message_body
 
 MAX_LINKS = 20  # earlier notes linked from an email note (the most recent ones)
 MAX_THREAD_NOTES = 10_000  # notes one look-up returns, all threads together
@@ -150,9 +150,7 @@ def threads_of(
 
 def _vouch(ctx: HandlerContext, threads: dict[str, list[ThreadNote]]) -> None:
     """Each note that says it was sent stays the owner's reply only if the owner's identity vouches for it."""
-    claimed = [
-        (n.note.path, note_message_key(n.note.frontmatter)) for ns in threads.values() for n in ns if n.kind == "sent"
-    ]
+    claimed = [(n.note.path, note_message_key(n.note.facts)) for ns in threads.values() for n in ns if n.kind == "sent"]
     if not claimed:
         return
     mine = OwnerAuthority(ctx.state_database()).owned_notes(claimed)
@@ -167,7 +165,7 @@ def classify(view: Note) -> ThreadNote:
         return ThreadNote(view, facts.received or 0.0, "email")
     if facts.status.state is DraftState.SENT:
         # Imported sent mail has no sent_at: its own Date header (`received`) says when, never time 0.
-        when = facts.sent_at or facts.received or epoch(view.frontmatter.get("date"))
+        when = facts.sent_at or facts.received or epoch(facts.date)
         return ThreadNote(view, when or facts.drafted_at or 0.0, "sent")
     return ThreadNote(view, facts.drafted_at or 0.0, "draft")
 
@@ -257,7 +255,7 @@ def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: Email
             continue
         if facts.status.word not in WAITING:
             continue
-        if facts.reply_to_message_id == message_id or item.note.frontmatter.get("stale_since") == link:
+        if facts.reply_to_message_id == message_id or facts.stale.since == link:
             continue
         reason = (
             f"{sender} wrote again in this thread ({link}) after the email this draft answers: read it, "

@@ -53,7 +53,7 @@ from h0.mail.headers import clean_header_text
 from h0.mail.incoming.htmltext import block_text, inert_inline
 from h0.vault import Moved, Note
 from h0.vault.api import Update, Write
-from h0.vault.model import NoteFacts
+from h0.vault.model import NoteFacts, note_facts
 
 TRIAGE_STATUSES = {"", "pending"}
 
@@ -103,7 +103,7 @@ def triage_emails(
             results[path] = got
         elif not needs_triage(got.facts):
             results[path] = Outcome(Action.SKIPPED, "already triaged")
-        elif (due_in := not_due_for(got.frontmatter, now)) is not None:
+        elif (due_in := not_due_for(got.facts, now)) is not None:
             # Waiting for the model, and asked to look sooner (H0's own write, the sweep): not yet.
             results[path] = Outcome(Action.WAITING, WAITING_DETAIL, retry_in=due_in)
         else:
@@ -113,7 +113,7 @@ def triage_emails(
     with ctx.planning, drafting.looked_once() if drafting is not None and pending else contextlib.nullcontext():
         plans = _plans(pending, threads, ctx, triager, drafting, results)  # planned in turns (HandlerContext.planning)
     _apply_plans(plans, ctx)
-    mark_triaged(ctx, [p.note.frontmatter for p in plans if p.result is None])  # owed: whichever pass ran first
+    mark_triaged(ctx, [p.note.facts for p in plans if p.result is None])  # owed: whichever pass ran first
     decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
     written: list[tuple[str, dict[str, Any]]] = []  # what H0 wrote in each draft (Logs/drafting_*.jsonl)
     for plan in plans:
@@ -241,7 +241,7 @@ def _again(plan: Plan, ctx: HandlerContext) -> None:
                 **fresh.frontmatter,
                 **plan.record,
                 "status": "delegated",
-                "delegate_to": change.frontmatter["delegate_to"],
+                "delegate_to": note_facts(change.path, change.frontmatter).triage.delegate_to,
             },
             fresh.body,
             if_match=fresh.hash,

@@ -22,7 +22,7 @@ from h0.drafting.replyvoice import ReplyVoice
 from h0.followup.asks import with_asks
 from h0.handlers.context import EmailTriager, HandlerContext, Outcome
 from h0.handlers.forward import forward_draft
-from h0.handlers.llmwait import WAIT_KEYS, gave_up, wait_for_model
+from h0.handlers.llmwait import gave_up, wait_for_model
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.suspect import no_reply
 from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_emails
@@ -98,9 +98,7 @@ def plan_email(
     if thread:  # the earlier messages come as the conversation: the history quoted in this one is said once
         text = strip_quoted(text) or text
     # What the edge knows: machine-made mail (ingest read its headers) and what the sender's own words ask.
-    email = with_asks(
-        EmailInput.from_note(note.frontmatter, text).model_copy(update={"automated": note.facts.automated})
-    )
+    email = with_asks(EmailInput.from_note(note.facts, text).model_copy(update={"automated": note.facts.automated}))
     received = note.facts.received
     # The thread's history (h0 import, a first sync); none for a private email: its thread stays its own.
     kept = [] if private else kept_earlier(ctx, note.facts.thread_id, received)
@@ -139,7 +137,7 @@ def plan_email(
         outcome = triager.triage(email)
     if outcome.deferred:
         now = dt.datetime.now(dt.UTC)
-        ended = gave_up(note.frontmatter, outcome.deferred, ctx.settings, now)
+        ended = gave_up(note.facts, outcome.deferred, ctx.settings, now)
         if ended is None:
             plan = Plan(note, outcome, {})
             plan.change, plan.deferred = wait_for_model(note, outcome.deferred, outcome.retry_after, ctx, now)
@@ -183,7 +181,7 @@ def plan_email(
         record["fallback_reason"] = outcome.fallback_reason
     if outcome.truncated:
         record["warning"] = "the model's answer was cut off at its token limit; see the draft"
-    waited = tuple(key for key in WAIT_KEYS if key in note.frontmatter)  # a decision ends any wait
+    waited = note.facts.model_wait.keys  # a decision ends any wait
     if suspicion is not None:
         record.update(suspicion.frontmatter())
     plan = Plan(note, outcome, record, context=context)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import Conflict, InvalidRequest, NotFound
-from h0.mail.compose.drafts import CUTOFF, parse_draft
+from h0.mail.compose.drafts import parse_draft
 from h0.mail.models import DraftCreated
 from h0.state import StateDB
 from h0.vault import Vault
@@ -15,6 +15,8 @@ from h0.vault.audit import AuditLog, note_timestamp
 from h0.vault.last_change import name_key
 from h0.vault.layout import DRAFTS
 from h0.vault.model import note_facts
+from h0.vault.note import Note
+from h0.vault.sendable import CUTOFF
 
 
 def write_draft(
@@ -32,38 +34,32 @@ def write_draft(
 ) -> DraftCreated:
     """Write the draft (recipients already parsed, subject already settled) and say where it went."""
     drafted = note_timestamp()
-    frontmatter: dict[str, Any] = {"to": ", ".join(recipients["to"])}
-    for name in ("cc", "bcc"):
-        if recipients[name]:
-            frontmatter[name] = ", ".join(recipients[name])
-    frontmatter.update(
-        {
-            "subject": subject.strip(),
-            "status": "pending_approval",
-            "drafted_at": drafted,
-            "created_by": "create_draft",
-        }
-    )
-    if reply_to_message_id:
-        frontmatter["reply_to_message_id"] = reply_to_message_id
-    if thread_id:
-        frontmatter["thread_id"] = thread_id
-    if source:
-        frontmatter["source"] = source
+    to, subject = ", ".join(recipients["to"]), subject.strip()
+    name = f"DRAFT_{drafted.replace(':', '').replace('-', '')}_{_slug(subject)}"
+    properties: dict[str, Any] = {
+        "to": to,
+        **{field: ", ".join(recipients[field]) for field in ("cc", "bcc") if recipients[field]},
+        "subject": subject,
+        "status": "pending_approval",
+        "drafted_at": drafted,
+        "created_by": "create_draft",
+        **({"reply_to_message_id": reply_to_message_id} if reply_to_message_id else {}),
+        **({"thread_id": thread_id} if thread_id else {}),
+        **({"source": source} if source else {}),
+        "draft_id": name,
+    }
     text = (
         f"{body.strip()}\n\n{CUTOFF}\nWritten by an MCP client (create_draft) at {drafted}. Read it, edit it "
         "if needed, then move it to Approved/ to send it, or to Rejected/ to drop it.\n"
     )
-    name = f"DRAFT_{drafted.replace(':', '').replace('-', '')}_{_slug(subject)}"
-    frontmatter["draft_id"] = name
     try:
-        parse_draft(f"{DRAFTS}/{name}.md", frontmatter, text, "")  # the send-time checks, now
+        parse_draft(Note(f"{DRAFTS}/{name}.md", properties, text, ""))  # the send-time checks, now
     except InvalidRequest as error:  # said to the agent calling, not to a human holding a note
         raise InvalidRequest(for_agent(error.message), **error.details) from None
     for n in range(1, 100):
         path = f"{DRAFTS}/{name}.md" if n == 1 else f"{DRAFTS}/{name} ({n}).md"
         try:
-            note = vault.write_note(path, frontmatter, text, create_only=True)
+            note = vault.write_note(path, properties, text, create_only=True)
             break
         except Conflict:
             continue
@@ -73,14 +69,12 @@ def write_draft(
     audit.write(
         "draft_created",
         path=note.path,
-        to=frontmatter["to"],
-        subject=frontmatter["subject"],
+        to=to,
+        subject=subject,
         reply_to_message_id=reply_to_message_id,
         client=client,
     )
-    return DraftCreated(
-        path=note.path, hash=note.hash, to=recipients["to"], subject=frontmatter["subject"], thread_id=thread_id
-    )
+    return DraftCreated(path=note.path, hash=note.hash, to=recipients["to"], subject=subject, thread_id=thread_id)
 
 
 def email_note(vault_root: Path, message_id: str, backend: str) -> tuple[str, str | None, str]:

@@ -1,7 +1,7 @@
 """Copies of an approved note are never a second send: a sync tool's copy (docs/synced-vaults.md), an
 editor saving a sent note again, the owner approving the same message twice.
 
-The send's key is made of what is sent (`h0.mail.compose.drafts.Draft.identity`), never of the file's
+The send's key is made of what is sent (`h0.mail.compose.drafts.identity`), never of the file's
 name, so a copy has its original's key and the send ledger answers for both: a key already sent (or
 whose send's outcome is unknown) for another note, or for this note after it was filed, is a `copy`
 (`h0.state.ledger.SendLedger.claim_send`), and so is a note whose very bytes were sent under another key.

@@ -26,7 +26,7 @@ from typing import Any
 from loguru import logger
 
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.mail.compose.drafts import CUTOFF, NEXT_STEP, REVISE_HINT
+from h0.mail.compose.drafts import NEXT_STEP, REVISE_HINT
 from h0.mail.compose.recipients import describe_recipients
 from h0.mail.models import SendEmailResult
 from h0.mail.sending import Outgoing
@@ -34,7 +34,9 @@ from h0.state import StateDB
 from h0.vault import AuditLog, Note, Vault
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, LOGS
-from h0.vault.model import inbox_source
+from h0.vault.model import NoteFacts
+from h0.vault.sendable import CUTOFF
+from h0.vault.values import inbox_source
 
 FILING_STREAM = "h0"  # the audit stream of a note's life (approved, filed, …), read by the reports
 # What H0 writes on a draft it could not send; cleared once the fixed draft is sent.
@@ -134,13 +136,13 @@ class Filing:
         record = send_record(
             result.sent_at,
             result.message_id,
-            result.thread_id or note.frontmatter.get("thread_id"),
+            result.thread_id or note.facts.thread_id,
             result.rfc822_message_id,
             result.idempotency_key,
         )
         marked = self._mark_sent(note, done_path, record, describe_recipients(result.recipients))
         if marked:
-            self._file_source(note.frontmatter, done_path)
+            self._file_source(note.facts, done_path)
             self._journal(result.rfc822_message_id, done_path)
             self.audit.write("email_filed", path=path, done_path=done_path, idempotency_key=result.idempotency_key)
         left = None if marked else f"moved to {done_path} but not marked sent; H0 marks it at the daemon's next start"
@@ -176,16 +178,16 @@ class Filing:
         message = f"moved, but the frontmatter was not updated: {error.message}"
         self.audit.write("filing_incomplete", "warning", path=path, done_path=done_path, message=message)
 
-    def _file_source(self, frontmatter: Mapping[str, Any], done_path: str) -> None:
+    def _file_source(self, facts: NoteFacts, done_path: str) -> None:
         """The email the draft answered, to Done/ beside it (only a note directly in Needs_Action/)."""
-        source = inbox_source(self.vault.paths, frontmatter.get("source"))
+        source = inbox_source(self.vault.paths, facts.source)
         if source is None:
-            if frontmatter.get("source"):
+            if facts.source:
                 self.audit.write(
                     "source_not_filed",
                     "warning",
                     path=done_path,
-                    source=str(frontmatter.get("source")),
+                    source=facts.source,
                     reason="source: must name an email note in Needs_Action/",
                 )
             return
@@ -229,7 +231,7 @@ class Filing:
                 row.get("idempotency_key"),
             )
             self.vault.update_frontmatter(found.path, record, if_match=found.hash)
-            self._file_source(found.frontmatter, found.path)
+            self._file_source(found.facts, found.path)
             self._journal(row["rfc822_message_id"], found.path)
             self.audit.write(
                 "email_filed",

@@ -32,7 +32,7 @@ from h0.config import Settings
 from h0.errors import H0Error, InvalidRequest, PermissionDenied, Refusal, refuse
 from h0.mail.compose.addresses import parse_recipients, refuse_line_breaks
 from h0.mail.compose.attachments import Attachment, hash_attachments, load_attachments
-from h0.mail.compose.drafts import Draft, parse_draft
+from h0.mail.compose.drafts import identity, parse_draft
 from h0.mail.compose.mime import MESSAGE_ID_DOMAIN, check_body, check_subject, compose, normalize_message_id
 from h0.mail.compose.reply_thread import ReplyThreading, Threading
 from h0.mail.copies import refuse_recent_name, wait_for_original
@@ -47,7 +47,7 @@ from h0.mail.sending import Outgoing
 from h0.state import StateDB
 from h0.vault.approval import ApprovedNote, read_approved
 from h0.vault.copies import original_name
-from h0.vault.draft_state import draft_status, refusal_words
+from h0.vault.draft_state import refusal_words
 from h0.vault.last_change import (
     Arrival,
     arrival_time,
@@ -58,9 +58,10 @@ from h0.vault.last_change import (
     too_fresh,
     when,
 )
-from h0.vault.model import source_key
-from h0.vault.note import Note, content_hash, parse
+from h0.vault.model import NoteFacts
+from h0.vault.note import content_hash, parse
 from h0.vault.paths import PathResolver
+from h0.vault.sendable import Sendable
 
 BODY_PREVIEW_CHARS = 200
 MAX_KEY_CHARS = 200
@@ -132,15 +133,13 @@ class OutgoingBuilder:
             # Still possibly being typed: refuse nothing for its content yet, but note what its
             # attachments are now, so a change before it is sent is caught.
             try:
-                self._first_seen_attachments(
-                    read.rel, actual, parse_draft(read.rel, note.frontmatter, note.body, actual)
-                )
+                self._first_seen_attachments(read.rel, actual, parse_draft(note))
             except H0Error:
                 pass
             raise refuse(
                 Refusal.NOT_SETTLED, {"settle_s": self.settle_s}, path=read.rel, retry_after=round(left + 0.05, 2)
             )
-        status = draft_status(note.frontmatter)
+        status = note.facts.status
         if not status.sendable:
             raise refuse(
                 Refusal.NOT_SENDABLE_STATUS,
@@ -153,11 +152,12 @@ class OutgoingBuilder:
         arrived = None if arrival.kind == "written" or self.fresh_s <= 0 else arrival_time(read.info, arrival.at)
         if arrived is not None:
             self._refuse_unseen_version(read, actual, arrived, arrival)
-        draft = parse_draft(read.rel, note.frontmatter, note.body, actual)
+        draft = parse_draft(note)
+        facts = draft.facts
         wait_for_original(self.resolver, read.rel)  # a sync tool's copy beside its original: the original goes
-        if not draft.send_anyway:
-            _refuse_stale(read.rel, note)
-            refuse_reply_to_suspect(self.resolver, read.rel, draft.source)  # triage flagged the email it answers
+        if not facts.send_anyway:
+            _refuse_stale(read.rel, facts)
+            refuse_reply_to_suspect(self.resolver, read.rel, facts.source)  # triage flagged the email it answers
         first = self._first_seen_attachments(read.rel, actual, draft)
         files = load_attachments(self.resolver, list(draft.attachments))
         if arrived is not None:
@@ -171,8 +171,8 @@ class OutgoingBuilder:
                 path=read.rel,
                 changed=changed,
             )
-        identity = draft.identity([a.sha256 for a in files])
-        key = "n-" + self.state.mac("approved-draft", identity)[:40]
+        canonical = identity(draft, [a.sha256 for a in files])
+        key = "n-" + self.state.mac("approved-draft", canonical)[:40]
         if arrival.kind != "moved":
             refuse_recent_name(self.state, read.rel, key)
         hints: list[str] = []
@@ -181,10 +181,10 @@ class OutgoingBuilder:
             draft.thread_id,
             draft.subject,
             hints,
-            check_newer=not draft.send_anyway,
-            drafted_at=draft.drafted_at,
+            check_newer=not facts.send_anyway,
+            drafted_at=facts.drafted_at,
             path=read.rel,
-            source=draft.source,
+            source=facts.source,
         )
         recipients = checked_recipients(draft, self.correspondents, self.owner_known.current())  # look-alikes held
         check_link_texts(draft.body, confirmed=confirmed_domains(draft.confirm_domains), path=read.rel)
@@ -192,7 +192,7 @@ class OutgoingBuilder:
         return Outgoing(
             message=message,
             key=key,
-            content_hash=hashlib.sha256(identity).hexdigest(),
+            content_hash=hashlib.sha256(canonical).hexdigest(),
             thread_id=thread[2],
             audit=self._audit_fields(message, draft.body, files),
             envelope=envelope(*recipients),
@@ -200,11 +200,11 @@ class OutgoingBuilder:
             note_hash=actual,
             note=note,
             reply_to=draft.reply_to_message_id,
-            source=source_key(draft.source),
-            exclusive_reply=not draft.send_anyway and bool(draft.reply_to_message_id or draft.source),
+            source=facts.source_key,
+            exclusive_reply=not facts.send_anyway and bool(draft.reply_to_message_id or facts.source),
             hints=hints,
             note_name=original_name(os.path.basename(read.rel)),
-            copies_by_bytes=not draft.send_anyway,
+            copies_by_bytes=not facts.send_anyway,
         )
 
     def _refuse_unseen_version(self, read: ApprovedNote, note_hash: str, arrived: float, arrival: Arrival) -> None:
@@ -250,7 +250,7 @@ class OutgoingBuilder:
                     seconds=round(gap, 2),
                 )
 
-    def _first_seen_attachments(self, rel: str, note_hash: str, draft: Draft) -> dict[str, str]:
+    def _first_seen_attachments(self, rel: str, note_hash: str, draft: Sendable) -> dict[str, str]:
         """The attachments' hashes when this version of the note was first read in Approved/."""
         now = hash_attachments(self.resolver, list(draft.attachments)) if draft.attachments else {}
         return self.state.first_seen_attachments(rel, note_hash, now)
@@ -370,15 +370,9 @@ def envelope(to: list[Address], cc: list[Address], bcc: list[Address]) -> dict[s
     return {"to": [a.addr_spec for a in to], "cc": [a.addr_spec for a in cc], "bcc": [a.addr_spec for a in bcc]}
 
 
-def _refuse_stale(rel: str, note: Note) -> None:
-    """Ingest marked this draft `stale: true`: its thread got a newer inbound message. Held like a
-    draft the thread check below finds out of date — the same reason, the same way out."""
-    frontmatter = note.frontmatter
-    if str(frontmatter.get("stale") or "").strip().lower() in ("true", "yes", "1"):
-        reason = str(frontmatter.get("stale_reason") or "a newer message arrived in this thread")
-        raise refuse(
-            Refusal.NEWER_IN_THREAD,
-            {"how": f" ({reason[:300]})"},
-            path=rel,
-            stale_since=frontmatter.get("stale_since"),
-        )
+def _refuse_stale(rel: str, facts: NoteFacts) -> None:
+    """Ingest marked this draft `stale: true` (any yes: h0.vault.values.flag): its thread got a newer inbound
+    message. Held like a draft the thread check finds out of date — the same reason, the same way out."""
+    stale = facts.stale
+    if stale.stale:
+        raise refuse(Refusal.NEWER_IN_THREAD, {"how": f" ({stale.reason})"}, path=rel, stale_since=stale.since or None)

@@ -28,7 +28,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from email.message import Message as HeaderMessage
 from email.utils import getaddresses
@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Any
 from h0.errors import InternalError
 from h0.mail.headers import clean_address_header
 from h0.state import StateDB
+from h0.vault.model import NoteFacts
+from h0.vault.values import addresses, named_addresses
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -80,10 +82,9 @@ def message_key(rfc822: Any, provider_id: Any) -> str:
     return text[:MAX_KEY] if text else f"id:{str(provider_id or '')[:MAX_KEY]}"
 
 
-def note_message_key(frontmatter: Mapping[str, Any]) -> str:
+def note_message_key(facts: NoteFacts) -> str:
     """The key of the message a note names (an email note, a sent reply, an imported sent message)."""
-    provider_id = frontmatter.get("message_id") or frontmatter.get("gmail_message_id")
-    return message_key(frontmatter.get("rfc822_message_id"), provider_id)
+    return message_key(facts.rfc822_message_id, facts.message_id or facts.gmail_message_id)
 
 
 def is_sent_labels(labels: Iterable[str] | None) -> bool:
@@ -146,7 +147,7 @@ def owner_addresses(settings: Settings, learned: Iterable[str] = ()) -> frozense
     values = [settings.owner_emails] + [
         value or "" for value in (settings.smtp_from, settings.smtp_user, settings.imap_user)
     ]
-    found = {addr.strip().lower() for _, addr in getaddresses(values) if "@" in addr}
+    found = {addr.strip().lower() for addr in addresses(values) if "@" in addr}
     found |= {a.strip().lower() for a in learned if a and "@" in a}
     return frozenset(found)
 
@@ -268,5 +269,5 @@ class OwnerAuthority:
                 continue
             found += [(str(p[0] or ""), str(p[1])) for p in pairs if isinstance(p, list) and len(p) == 2 and p[1]]
         for row in self.state.query("SELECT recipients FROM sends WHERE state = 'sent' AND recipients IS NOT NULL"):
-            found += getaddresses([str(row["recipients"])])
+            found += named_addresses(str(row["recipients"]))
         return [(name, addr.strip().lower()[:MAX_ADDRESS]) for name, addr in found if "@" in addr]

@@ -26,8 +26,8 @@ from h0.mail.agent_drafts import email_note
 from h0.mail.models import EmailFull, EmailList, EmailSummary, NewEmails
 from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.index import VaultIndex
-from h0.vault.model import addresses
 from h0.vault.private_threads import IndexThreads
+from h0.vault.values import addresses
 
 INDEX_WAIT_S = 60.0  # a first build of a large vault takes a few seconds; the vault server waits as long
 WHY = "it belongs to a private note or conversation in the vault (its mark, its tag, its folder or its thread)"

@@ -79,8 +79,8 @@ def add_drafting_tools(
         budget order. Private notes, Logs/ and other people's mail never appear. Use it to write a reply the
         owner would send; put it in Drafts/ with write_note (only the owner approves)."""
         # Imported here: h0.mail is ~4 MB of a vault server that may never draft (its RSS goal is 100 MB).
-        from h0.mail.compose.drafts import CUTOFF
         from h0.mail.incoming.htmltext import block_text
+        from h0.vault.sendable import CUTOFF
 
         note = shown(vault.read_note(vault.resolve(path).rel))
         email = note
@@ -141,7 +141,7 @@ def add_drafting_tools(
         the text in place with the same context (keeping the previous version below the line) once the draft
         has been left alone a few seconds. A revision changes only the text: never the recipients or subject,
         and the draft never leaves Drafts/ (only the owner approves). Needs an LLM (LLM_PROVIDER)."""
-        from h0.drafting.instructions import INSTRUCTION_KEY
+        from h0.vault.marks import INSTRUCTION_KEY
 
         target = vault.resolve(path)
         if folder_key(target.top) != folder_key(DRAFTS) or target.rel.count("/") != 1:

@@ -89,7 +89,7 @@ def revision_requested(read: NoteRead) -> bool:
         note = read()
     except H0Error:
         return False
-    return not note.facts.rejected and revision_request(note.frontmatter, note.body) is not None
+    return not note.facts.rejected and revision_request(note.facts, note.body) is not None
 
 
 def untriaged(read: NoteRead) -> bool:

@@ -30,7 +30,7 @@ from h0.pipeline.lock import daemon_holder
 from h0.report.attacks import collect_attacks
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
-from h0.report.fields import SHOWN, iso_epoch, text
+from h0.report.fields import SHOWN, iso_epoch
 from h0.report.privacy import ReportGate, record_private, report_view, split
 from h0.report.sending import approved_notes, copies_filed, sending_state
 from h0.state import DB_FILE, StateDB, state_dir_for
@@ -250,11 +250,10 @@ def _drafts(vault: Vault, view: ReportGate, hidden: frozenset[str] = frozenset()
     for note in listing.notes:
         if note.path in hidden:
             continue
-        fm = note.frontmatter or {}
-        facts = note_facts(note.path, fm)
-        status = facts.status.word
-        waits = status == "pending_approval" and "h0_error" not in fm
-        back = not waits and (status in ("held", "not_sent") or "h0_error" in fm)
+        facts = note_facts(note.path, note.frontmatter or {})
+        status, given_back = facts.status.word, facts.returned
+        waits = status == "pending_approval" and not given_back.given_back
+        back = not waits and (status in ("held", "not_sent") or given_back.given_back)
         if (waits or back) and view.private(note.path):
             private["waiting" if waits else "returned"] += 1
         elif waits:
@@ -268,9 +267,9 @@ def _drafts(vault: Vault, view: ReportGate, hidden: frozenset[str] = frozenset()
                     "subject": facts.subject,
                     "to": ", ".join(facts.to) or None,
                     "recipients": facts.recipients,
-                    "code": text(fm.get("h0_error_code")),
-                    "reason": text(fm.get("h0_error")),
-                    "at": text(fm.get("h0_error_at")),
+                    "code": given_back.code or None,
+                    "reason": given_back.reason or None,
+                    "at": given_back.at or None,
                 }
             )
     returned += [
@@ -328,12 +327,11 @@ def _needs_you(
     items = []
     for path, kind in ranked[:SHOWN]:
         try:
-            email = vault.read_note(path)
-            fm, facts = email.frontmatter, email.facts
+            facts = vault.read_note(path).facts
         except H0Error:
-            fm, facts = {}, note_facts(path, {})
-        reason = text(fm.get("problem")) or text(fm.get("reasoning"))
-        draft = text(fm.get("draft"))
+            facts = note_facts(path, {})
+        reason = facts.triage.problem or facts.triage.reasoning or None
+        draft = facts.follow_up_marks.draft or None
         if kind == "rejected_reply":
             reason = f"{REJECTED_REPLY_REASON} ({draft})" if draft else REJECTED_REPLY_REASON
         items.append(
@@ -344,7 +342,7 @@ def _needs_you(
                 "reason": reason,
                 "subject": facts.subject,
                 "from": facts.sender_text or None,
-                "delegate_to": text(fm.get("delegate_to")),
+                "delegate_to": facts.triage.delegate_to or None,
                 "draft": draft,
             }
         )

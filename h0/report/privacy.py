@@ -29,8 +29,8 @@ from h0.vault import Vault
 from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
 from h0.vault.index.db import Damaged
-from h0.vault.model import addresses
 from h0.vault.paths import nfc
+from h0.vault.values import addresses
 
 T = TypeVar("T")
 _PLURAL = {"person": "people", "copy": "copies"}

@@ -19,8 +19,8 @@ from h0.errors import H0Error
 from h0.report.logread import ALL_TIME, STREAMS, LogReader, TimeRange, UsageError, plain
 from h0.vault import Vault
 from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION, NOTE_FOLDERS, REJECTED
-from h0.vault.model import identifier, source_path
 from h0.vault.paths import PathResolver
+from h0.vault.values import source_path
 
 _DRAFT_FOLDERS = (DRAFTS, APPROVED, REJECTED)  # the human moves a draft between these keeping its name
 
@@ -49,9 +49,6 @@ _ENDS = {
     "copy_filed": "path",
     "send_outcome_unknown": "path",
 }
-# Frontmatter keys naming the note itself, and those naming the note it answers or was answered by.
-_OWN_KEYS = ("idempotency_key", "rfc822_message_id", "gmail_message_id", "message_id")
-_LINK_KEYS = ("draft", "replied_with")  # besides `source` and `reply_to_message_id`, read by the model
 
 # ('key' | 'rfc' | 'pid' | 'path', value), or ('draft' | 'email', name, generation) for a reused name.
 Node = tuple[str, str] | tuple[str, str, int]
@@ -228,15 +225,20 @@ def _frontmatter_seeds(vault: Vault, path: str, graph: _Graph) -> tuple[set[Node
         note = vault.read_note(path)
     except H0Error:
         return set(), set()
-    facts, fm = note.facts, note.frontmatter
-    ids = {"rfc822_message_id": facts.rfc822_message_id, "message_id": facts.message_id}
-    ids |= {k: identifier(fm.get(k)) for k in _OWN_KEYS if k not in ids}
+    facts = note.facts
+    ids = {  # the note's own names
+        "rfc822_message_id": facts.rfc822_message_id,
+        "message_id": facts.message_id,
+        "idempotency_key": facts.idempotency_key,
+        "gmail_message_id": facts.gmail_message_id,
+    }
     own: set[Node] = {(_IDS[k], value) for k, value in ids.items() if value}
     hop: set[Node] = set()
     if facts.reply_to_message_id:
         hop.add((_IDS["reply_to_message_id"], facts.reply_to_message_id))
-    # The email a draft answers, and the draft an email was answered with: links in any spelling (h0.vault.model).
-    for link in (facts.source, *(source_path(fm.get(key)) for key in _LINK_KEYS)):
+    # The email a draft answers, and the draft an email was answered with: links in any spelling (h0.vault.values).
+    answered = (facts.follow_up_marks.draft, facts.follow_up_marks.replied_with)
+    for link in (facts.source, *(source_path(value) for value in answered)):
         node = graph.latest(link) if link else None
         if node is not None:
             hop.add(node)

@@ -4,7 +4,7 @@ The triage handler builds one `Triager` per process and calls `triage()` from it
 threads:
 
     triager = Triager.from_settings(settings, vault_root)
-    outcome = triager.triage(EmailInput.from_note(note.frontmatter, note.body))
+    outcome = triager.triage(EmailInput.from_note(note.facts, note.body))
 
 A Triager never raises for an email: a broken rules file, an unreachable model or a
 nonsensical answer all end in a decision (from the rules engine, `fallback=True`) plus the

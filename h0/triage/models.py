@@ -14,6 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from h0.vault.model import NoteFacts
+from h0.vault.values import flag
+
 Decision = Literal["draft_reply", "archive", "needs_info", "urgent", "delegate"]
 DECISIONS: tuple[str, ...] = ("draft_reply", "archive", "needs_info", "urgent", "delegate")
 DRAFTING_DECISIONS = frozenset({"draft_reply", "urgent"})  # these become a note in Drafts/
@@ -213,19 +216,28 @@ class EmailInput(BaseModel):
     @field_validator("has_attachments", mode="before")
     @classmethod
     def _as_bool(cls, value: Any) -> bool:
-        if isinstance(value, str):
-            return value.strip().lower() in ("true", "yes", "1")
-        return bool(value)
+        return flag(value)  # the one reading of a yes/no (h0.vault.values)
 
     @classmethod
-    def from_note(cls, frontmatter: dict[str, Any], body: str) -> EmailInput:
-        """Build from an email note's frontmatter (as ingest writes it) and its body.
-
-        Unknown keys are ignored and odd values (numbers, nulls, a string where a list
-        belongs) are coerced, because notes may be written by hand.
-        """
-        data = {key: frontmatter.get(key) for key in _NOTE_KEYS if key in frontmatter}
-        return cls.model_validate({**data, "body": body})
+    def from_note(cls, facts: NoteFacts, body: str) -> EmailInput:
+        """Build from what an email note says (the note model, which reads odd values — numbers, nulls, a
+        string where a list belongs — without raising, because notes may be written by hand) and its body."""
+        email = facts.email
+        return cls.model_validate(
+            {
+                "from": facts.sender_text,
+                "to": list(email.to_written),
+                "cc": list(email.cc_written),
+                "subject": facts.subject,
+                "body": body,
+                "received": email.received_written or None,
+                "labels": list(email.labels),
+                "has_attachments": email.has_attachments,
+                "attachment_names": list(email.attachment_names),
+                "message_id": facts.message_id,
+                "auth": dict(email.auth) if email.auth is not None else None,
+            }
+        )
 
     @cached_property
     def _parsed_sender(self) -> tuple[str, str]:
@@ -245,20 +257,6 @@ class EmailInput(BaseModel):
     def sender_domain(self) -> str:
         address = self.sender_address
         return address.rsplit("@", 1)[1].strip(" >") if "@" in address else ""
-
-
-_NOTE_KEYS = (
-    "from",
-    "to",
-    "cc",
-    "subject",
-    "received",
-    "labels",
-    "has_attachments",
-    "attachment_names",
-    "message_id",
-    "auth",
-)
 
 
 class OwnerNote(BaseModel):

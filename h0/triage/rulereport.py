@@ -21,8 +21,8 @@ from h0.state import StateDB
 from h0.vault import Vault
 from h0.vault.audit import note_timestamp
 from h0.vault.last_change import H0_CLIENT, name_key
+from h0.vault.marks import RULE_TIMEOUTS_KEY
 
-TIMEOUTS_KEY = "h0_rule_timeouts"
 MAX_LINES = 20  # a rules note with more runaway patterns than this needs one look, not a longer list
 
 
@@ -56,15 +56,14 @@ class TimeoutReporter:
     def _write(self, key: str, email: str, seconds: float) -> None:
         vault = Vault(self.path.parent)
         note = vault.read_note(self.path.name)
-        listed = note.frontmatter.get(TIMEOUTS_KEY)
-        lines = [str(v) for v in listed] if isinstance(listed, list) else ([str(listed)] if listed else [])
+        lines = list(note.facts.rule_timeouts)
         if any(line.startswith(key) for line in lines) or len(lines) >= MAX_LINES:
             return
         lines.append(
             f"{key} took longer than {seconds * 1000:.0f} ms on {email} ({note_timestamp()}): skipped for that "
             "email and every email it runs out of time on. Fix the pattern, then delete this line."
         )
-        written = vault.update_frontmatter(note.path, {TIMEOUTS_KEY: lines}, if_match=note.hash)
+        written = vault.update_frontmatter(note.path, {RULE_TIMEOUTS_KEY: lines}, if_match=note.hash)
         logger.warning("{}: {}", note.path, lines[-1])
         try:
             StateDB.for_vault(vault.root, self.state_dir).record_note_writes(

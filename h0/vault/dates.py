@@ -4,9 +4,11 @@ that is malformed or out of range is a typed error, never a crash in a report or
 Frontmatter is anyone's text. `received: 0001-01-01` is a valid ISO date whose epoch is valid too,
 and then `datetime.fromtimestamp` in local time, or adding three working days, raises ValueError
 far from the note — in `h0 status`, the dashboard, the follow-up pass — and one note blinds every
-report. So every date a note gives H0 goes through `note_epoch`: ISO 8601 dates and date-times
-(a space for the `T`, `Z` or an offset; no offset is UTC) and YAML dates, between EARLIEST and
-LATEST. A list, a mapping, a number, a boolean, words ("tomorrow-ish"), an impossible date and a
+report. So every date a note gives H0 goes through `note_epoch`, the one date reader of a note: ISO 8601
+dates and date-times (a space for the `T`, `Z` or an offset) and YAML dates, between EARLIEST and
+LATEST. A time without an offset (and a date alone, read as its midnight) is the owner's local time:
+the zone of the machine H0 runs on, where the owner writes `snooze_until: 2026-05-12 09:00` and means
+nine o'clock there. H0 itself always writes an offset (`Z`: h0.vault.audit.note_timestamp). A list, a mapping, a number, a boolean, words ("tomorrow-ish"), an impossible date and a
 year outside the range are `InvalidRequest` naming the property; callers that only need "when, if
 known" treat that as unknown, and the follow-up pass writes it on the note (`date_error`).
 """
@@ -20,7 +22,7 @@ from typing import Any
 
 from h0.errors import InvalidRequest
 
-__all__ = ["DATE_FIELDS", "EARLIEST", "LATEST", "date_problem", "in_range", "note_epoch"]
+__all__ = ["DATE_FIELDS", "EARLIEST", "LATEST", "date_problem", "in_range", "note_epoch", "stamp_epoch"]
 
 # A day after the epoch: local time of epoch 0 is before 1970 west of Greenwich, which some OSes refuse.
 EARLIEST = dt.datetime(1970, 1, 2, tzinfo=dt.UTC).timestamp()
@@ -29,7 +31,7 @@ LATEST = dt.datetime(3000, 1, 1, tzinfo=dt.UTC).timestamp()  # far enough for a 
 DATE_FIELDS = ("received", "sent_at", "date", "drafted_at", "asked_at", "reply_owed_since", "snooze_woke_at")
 MAX_SHOWN = 60
 _ISO = re.compile(
-    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?", re.IGNORECASE
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?", re.IGNORECASE
 )
 HOW = "write it like 2026-05-12 or 2026-05-12T09:00:00Z"
 
@@ -38,8 +40,10 @@ def in_range(epoch: float) -> bool:
     return EARLIEST <= epoch < LATEST
 
 
-def note_epoch(value: Any, field: str) -> float | None:
-    """The epoch a note's date property means; None when absent or empty; InvalidRequest otherwise."""
+def note_epoch(value: Any, field: str, *, how: str = HOW, tz: dt.tzinfo | None = None) -> float | None:
+    """The epoch a note's date property means; None when absent or empty; InvalidRequest (naming `field`
+    and saying `how` to write it) otherwise. A time without an offset is in `tz`, by default the owner's
+    local zone."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     shown = " ".join(str(value).split())[:MAX_SHOWN]
@@ -54,18 +58,27 @@ def note_epoch(value: Any, field: str) -> float | None:
         try:
             moment = dt.datetime.fromisoformat(text)
         except ValueError:
-            raise _bad(field, f'"{shown}" is not a real date') from None
+            raise _bad(field, f'"{shown}" is not a real date', how) from None
     else:
-        raise _bad(field, f'"{shown}" is not a date H0 can read')
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.UTC)
+        raise _bad(field, f'"{shown}" is not a date H0 can read', how)
     try:
+        if moment.tzinfo is None:  # the owner's zone: year 1 (or 9999) has no local offset to convert with
+            moment = moment.replace(tzinfo=tz) if tz is not None else moment.astimezone()
         epoch = moment.timestamp()
     except (OverflowError, OSError, ValueError):
-        raise _bad(field, f'"{shown}" is out of range') from None
+        raise _bad(field, f'"{shown}" is out of range', how) from None
     if not in_range(epoch):
-        raise _bad(field, f'"{shown}" is out of range (1970 to 2999)')
+        raise _bad(field, f'"{shown}" is out of range (1970 to 2999)', how)
     return epoch
+
+
+def stamp_epoch(value: Any) -> float | None:
+    """A date a note carries, when known: `note_epoch`, with a malformed or out-of-range value as unknown
+    (the follow-up pass says what is wrong on the note: `date_problem`)."""
+    try:
+        return note_epoch(value, "date")
+    except InvalidRequest:
+        return None
 
 
 def date_problem(frontmatter: Mapping[str, Any]) -> InvalidRequest | None:
@@ -78,5 +91,5 @@ def date_problem(frontmatter: Mapping[str, Any]) -> InvalidRequest | None:
     return None
 
 
-def _bad(field: str, what: str) -> InvalidRequest:
-    return InvalidRequest(f"{field}: {what}; {HOW}.", field=field, reason="bad_date")
+def _bad(field: str, what: str, how: str) -> InvalidRequest:
+    return InvalidRequest(f"{field}: {what}; {how}.", field=field, reason="bad_date")

@@ -54,7 +54,7 @@ from typing import Any, TypeAlias
 
 from loguru import logger
 
-from h0.vault import model
+from h0.vault import model, values
 from h0.vault.layout import LOGS
 from h0.vault.model import marked_private
 from h0.vault.note import Note
@@ -92,12 +92,12 @@ def thread_keys(rel: str, frontmatter: Mapping[str, Any]) -> frozenset[str]:
     keys = set()
     if model.kind_of(frontmatter.get("type")) is model.Kind.EMAIL:
         keys.add(f"n:{link_key(rel)}")
-    if thread := model.identifier(frontmatter.get("thread_id")):
+    if thread := values.identifier(frontmatter.get("thread_id")):
         keys.add(f"t:{thread}")
     for name in _MESSAGE_FIELDS:
-        if value := model.identifier(frontmatter.get(name)):
+        if value := values.identifier(frontmatter.get(name)):
             keys.add(f"m:{value.strip('<>')}")
-    if source := model.source_key(frontmatter.get("source")):
+    if source := values.source_key(frontmatter.get("source")):
         keys.add(f"n:{source}")
     return frozenset(keys)
 
@@ -130,7 +130,7 @@ def own_mark(frontmatter: Mapping[str, Any] | None, body: str | None = None) -> 
 
 def mail_addresses(frontmatter: Mapping[str, Any]) -> set[str]:
     """The addresses a note's mail fields name (MAIL_FIELDS), lower-cased."""
-    return {a.lower() for name in MAIL_FIELDS if frontmatter.get(name) for a in model.addresses(frontmatter[name])}
+    return {a.lower() for name in MAIL_FIELDS if frontmatter.get(name) for a in values.addresses(frontmatter[name])}
 
 
 def folder_keys(folders: str | Iterable[str] | None) -> tuple[str, ...]:

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from h0.errors import InvalidRequest
-from h0.vault.model import WORD_FIELDS, field_word
+from h0.vault.model import WORD_FIELDS
+from h0.vault.values import word
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +119,7 @@ class AnyOf:
 
 def _key(name: str, text: str | None) -> str | None:
     """What a value is compared as: a word field's value as the typed model reads it (`Filter.is_word`)."""
-    return field_word(text) if text is not None and name in WORD_FIELDS else text
+    return word(text) if text is not None and name in WORD_FIELDS else text
 
 
 def _scalar_text(value: Any) -> str | None:

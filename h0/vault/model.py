@@ -16,63 +16,60 @@ of H0 that decides something from a note asks this model instead of reading the 
 - an email's `automated:` (the machine-made kind ingest found: h0.mail.incoming.automated); flags (`send_anyway`;
   `suspicion`, triage's suspected attack: h0.vault.suspicion); the identifiers (`message_id`, …) as clean text.
 
+What only some consumers ask is read on first use, by idea (h0.vault.marks): `stale`, `follow_up_marks`,
+`snooze`, `model_wait`, `returned`, `triage`, `revisions`, `email`, `rule_timeouts`. Each value is read by the one reader
+of its kind (h0.vault.values: flag, addresses, words, identifiers; h0.vault.dates: dates, a time without
+an offset in the owner's zone). A draft's strict view, what it sends, is `h0.vault.sendable`.
+
 The raw frontmatter stays on the `Note` for writing back and for showing what the person wrote; the
 model is built lazily on first use (`Note.facts`) and never raises: what cannot be read is absent,
-and `problems` says why.
+and `problems` says why. No part of H0 outside h0/vault/ reads a raw key (tests/test_note_reads.py).
 """
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Mapping, Sequence
-from email.utils import getaddresses
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from h0.errors import H0Error, InvalidRequest
+from h0.errors import InvalidRequest
+from h0.vault import marks
 from h0.vault.dates import note_epoch
 from h0.vault.draft_state import DraftState, Status, draft_status, status_word
-from h0.vault.layout import NEEDS_ACTION
-from h0.vault.paths import PathResolver, link_key
+from h0.vault.paths import link_key
 from h0.vault.suspicion import Suspicion, suspicion_of
 from h0.vault.tags import PRIVATE, TAG_KEYS, private_tag, property_tags, text_private
+from h0.vault.values import (
+    RECIPIENT_FIELDS,
+    addresses,
+    clean,
+    flag,
+    identifier,
+    line,
+    listed,
+    named_addresses,
+    recipient_lists,
+    source_path,
+    word,
+)
 
 __all__ = [
     "WORD_FIELDS",
     "Kind",
     "NoteFacts",
-    "addresses",
-    "awaiting",
-    "field_word",
-    "identifier",
     "is_mail",
     "kind_of",
+    "marked_private",
     "note_facts",
-    "note_kind",
-    "note_thread",
-    "recipient_lists",
-    "source_key",
-    "source_path",
 ]
 
-MAX_ID = 998  # an identifier longer than a header line is not one
 # The fields the model reads as words: compared trimmed and case-folded (`status: Needs_Info` is
 # `needs_info` to the sweep, the reports and a listing's filter alike).
 WORD_FIELDS = frozenset({"type", "status", "decision", "priority", "follow_up", "awaiting"})
-_AWAITING = {"true": True, "yes": True, "false": False, "no": False}
-RECIPIENT_FIELDS = ("to", "cc", "bcc")
-# Line-like controls become a space (two addresses stay two), every other control goes.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1b\x7f-\x9f]")
-_LINE_LIKE = re.compile(r"[\t\n\v\f\r\x1c-\x1f\x85\u2028\u2029]")
-_TRUE = frozenset({"true", "yes", "y", "1", "on"})
 _NOT_AUTOMATED = frozenset({"", "no", "false", "none", "null", "person"})
-# The two shapes nearly every address field has, read without the full parser (~10x cheaper): a bare
-# address, and a plain name before an <address>. Anything else goes through email.utils.getaddresses.
-_BARE = re.compile(r"[^\s\"<>,;:()\\\[\]@]+@[^\s\"<>,;:()\\\[\]@]+")
-_NAMED = re.compile(r"[\w' -]*<([^\s\"<>,;:()\\\[\]@]+@[^\s\"<>,;:()\\\[\]@]+)>\s*")
 
 
 class Kind(StrEnum):
@@ -125,6 +122,9 @@ class NoteFacts(BaseModel):
     meeting_request: bool = False  # a reply to a request to meet: its times kept current (h0.handlers.reschedule)
     proposed_slots: tuple[str, ...] = ()  # the times such a draft proposes, ISO 8601 with their offset
     automated: str = ""  # an email's `automated:` kind (auto_reply, bounce, list, notification); "" for a person's
+    gmail_message_id: str | None = None  # the provider's id of a message H0 sent (written when it is filed)
+    idempotency_key: str | None = None  # the key of H0's send of this note (written when it is filed)
+    _raw: Mapping[str, Any] = PrivateAttr(default_factory=dict)  # read by the parts above (h0.vault.marks)
 
     @property
     def is_email(self) -> bool:
@@ -152,6 +152,47 @@ class NoteFacts(BaseModel):
         """A reply draft, wherever it is kept: recipients, a subject and a status of its own."""
         return _draft_like(self.kind, self.to, self.subject, self.status.word)
 
+    @property
+    def addressed(self) -> tuple[tuple[str, str], ...]:
+        """(display name as written, address) of each `to:` and `cc:` recipient: whom a greeting names."""
+        return tuple(named_addresses(self._raw.get("to")) + named_addresses(self._raw.get("cc")))
+
+    @cached_property
+    def stale(self) -> marks.Stale:
+        return marks.stale(self._raw)
+
+    @cached_property
+    def follow_up_marks(self) -> marks.FollowUp:
+        return marks.follow_up(self._raw)
+
+    @cached_property
+    def snooze(self) -> marks.Snooze:
+        return marks.snooze(self._raw)
+
+    @cached_property
+    def model_wait(self) -> marks.ModelWait:
+        return marks.model_wait(self._raw)
+
+    @cached_property
+    def returned(self) -> marks.Returned:
+        return marks.returned(self._raw)
+
+    @cached_property
+    def triage(self) -> marks.TriageMarks:
+        return marks.triage_marks(self._raw)
+
+    @cached_property
+    def revisions(self) -> marks.Revisions:
+        return marks.revisions(self._raw)
+
+    @cached_property
+    def email(self) -> marks.EmailMarks:
+        return marks.email_marks(self._raw)
+
+    @property
+    def rule_timeouts(self) -> tuple[str, ...]:
+        return marks.rule_timeouts(self._raw)
+
     def answers(self, email_path: str) -> bool:
         """This note's `source` names the email note at `email_path` (any spelling of the link)."""
         return self.source_key is not None and self.source_key == link_key(email_path)
@@ -167,17 +208,17 @@ def note_facts(path: str, frontmatter: Mapping[str, Any], body: str | None = Non
     """The typed reading of a note; never raises (see `NoteFacts.problems`). `body`: its text, when read
     (a `#private` tag there makes it private)."""
     problems: list[str] = []
-    type_word = _word(frontmatter.get("type"))
-    sender_text = _clean(frontmatter.get("from"))
+    type_word = word(frontmatter.get("type"))
+    sender_text = clean(frontmatter.get("from"))
     senders = addresses(sender_text)
     source = source_path(frontmatter.get("source"))
     lists = recipient_lists(*(frontmatter.get(name) for name in RECIPIENT_FIELDS))
-    return NoteFacts(
+    facts = NoteFacts(
         path=path,
         kind=_kind(type_word),
         type_word=type_word,
         status=draft_status(frontmatter),
-        subject=_clean(frontmatter.get("subject")).strip(),
+        subject=clean(frontmatter.get("subject")).strip(),
         sender=senders[0].lower() if senders else "",
         sender_text=sender_text.strip(),
         to=tuple(lists["to"]),
@@ -186,116 +227,31 @@ def note_facts(path: str, frontmatter: Mapping[str, Any], body: str | None = Non
         source=source,
         source_key=link_key(source) if source else None,
         private=marked_private(frontmatter, body),
-        thread_id=_ident(frontmatter.get("thread_id")),
-        message_id=_ident(frontmatter.get("message_id")),
-        rfc822_message_id=_ident(frontmatter.get("rfc822_message_id")),
-        reply_to_message_id=_ident(frontmatter.get("reply_to_message_id")),
-        draft_id=_ident(frontmatter.get("draft_id")),
+        thread_id=identifier(frontmatter.get("thread_id")),
+        message_id=identifier(frontmatter.get("message_id")),
+        rfc822_message_id=identifier(frontmatter.get("rfc822_message_id")),
+        reply_to_message_id=identifier(frontmatter.get("reply_to_message_id")),
+        draft_id=identifier(frontmatter.get("draft_id")),
         received=_epoch(frontmatter, "received", problems),
         sent_at=_epoch(frontmatter, "sent_at", problems),
         drafted_at=_epoch(frontmatter, "drafted_at", problems),
         send_anyway=flag(frontmatter.get("send_anyway")),
         problems=tuple(problems),
-        decision=_word(frontmatter.get("decision")),
-        priority=_word(frontmatter.get("priority")),
-        follow_up=_word(frontmatter.get("follow_up")),
-        drafted_by=_clean(frontmatter.get("drafted_by")).strip()[:MAX_ID],
+        decision=word(frontmatter.get("decision")),
+        priority=word(frontmatter.get("priority")),
+        follow_up=word(frontmatter.get("follow_up")),
+        drafted_by=line(frontmatter.get("drafted_by")),
         reply_to=tuple(addresses(frontmatter.get("reply_to"))),
-        date=_clean(frontmatter.get("date")).strip()[:MAX_ID],
+        date=line(frontmatter.get("date")),
         suspicion=suspicion_of(frontmatter),
         meeting_request=flag(frontmatter.get("meeting_request")),
-        proposed_slots=tuple(_clean(v).strip()[:MAX_ID] for v in _listed(frontmatter.get("proposed_slots"))[:10]),
-        automated="" if (kind := _word(frontmatter.get("automated"))) in _NOT_AUTOMATED else kind[:40],
+        proposed_slots=tuple(line(v) for v in listed(frontmatter.get("proposed_slots"))[:10]),
+        automated="" if (kind := word(frontmatter.get("automated"))) in _NOT_AUTOMATED else kind[:40],
+        gmail_message_id=identifier(frontmatter.get("gmail_message_id")),
+        idempotency_key=identifier(frontmatter.get("idempotency_key")),
     )
-
-
-def recipient_lists(to: Any = None, cc: Any = None, bcc: Any = None) -> dict[str, list[str]]:
-    """{"to": [...], "cc": [...], "bcc": [...]}: each recipient's real address, in order, no display name.
-
-    Each value may be a string ("a@x.com, Bo <b@y.org>"), a list of such strings, or None; split exactly as
-    the send path splits (h0.mail.compose.addresses.parse_recipients), so a report never shows fewer recipients
-    than a message has."""
-    return {field: addresses(value) for field, value in zip(RECIPIENT_FIELDS, (to, cc, bcc))}
-
-
-def addresses(value: Any) -> list[str]:
-    """The real addresses a header-like value names, in order (display names dropped)."""
-    if value is None or value == "" or isinstance(value, (bool, dict)):
-        return []
-    items = value if isinstance(value, (list, tuple)) else [value]
-    texts = [_clean(item) for item in items if item is not None and not isinstance(item, (bool, dict, list))]
-    if len(texts) == 1:
-        text = texts[0].strip()
-        if _BARE.fullmatch(text):
-            return [text]
-        if named := _NAMED.fullmatch(text):
-            return [named.group(1)]
-    found: list[str] = []
-    for name, addr in getaddresses(texts):
-        address = (addr or name).strip()
-        if address:
-            found.append(address)
-    return found
-
-
-def source_path(value: Any) -> str | None:
-    """The vault path a `source:` names: a path, or a [[wikilink]] with or without folder, `|alias`,
-    `#heading` or `.md` (a bare name is a note in Needs_Action/). Only text: confinement is the
-    reader's (`inbox_source` resolves it on disk). An unquoted `source: [[EMAIL_1]]`,
-    which YAML reads as a list in a list, is the link it looks like."""
-    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1:
-        value = f"[[{value[0][0]}]]" if isinstance(value[0][0], str) else None
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
-        if not text:
-            return None
-        if "/" not in text:
-            text = f"{NEEDS_ACTION}/{text}"
-        if not text.lower().endswith(".md"):
-            text += ".md"
-    return text.replace("\\", "/")
-
-
-def inbox_source(paths: PathResolver, value: Any) -> str | None:
-    """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise).
-
-    `source:` is written by triage but editable by anyone: it must resolve — `..`, symlinks and all —
-    to a note directly in Needs_Action/, so it can never file or mark another note (the rules file, a
-    draft). The daemon's handlers and the mail server's filing both ask this."""
-    text = source_path(value)
-    if text is None:
-        return None
-    try:
-        target = paths.resolve(text, note=True)
-    except H0Error:
-        return None
-    parts = target.rel.split("/")
-    if len(parts) != 2 or parts[0] != NEEDS_ACTION or os.path.islink(target.abs):
-        return None
-    try:
-        if not os.path.samefile(target.abs.parent, paths.root / NEEDS_ACTION):
-            return None
-    except OSError:
-        return None
-    return target.rel
-
-
-def source_key(value: Any) -> str | None:
-    """How `source:` values are compared: `[[EMAIL_1]]` and `Needs_Action/EMAIL_1.md` are one email."""
-    path = source_path(value)
-    return link_key(path) if path else None
-
-
-def flag(value: Any) -> bool:
-    """A yes/no property: true, yes, y, 1 or on (any case) is yes; anything else is no."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value == 1
-    return isinstance(value, str) and value.strip().casefold() in _TRUE
+    facts._raw = frontmatter
+    return facts
 
 
 def marked_private(frontmatter: Mapping[str, Any], body: str | None = None) -> bool:
@@ -311,32 +267,11 @@ def marked_private(frontmatter: Mapping[str, Any], body: str | None = None) -> b
     return text_private(body)
 
 
-def _kind(word: str) -> Kind:
+def _kind(text: str) -> Kind:
     try:
-        return Kind(word)
+        return Kind(text)
     except ValueError:
         return Kind.OTHER
-
-
-def _listed(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [] if value is None or isinstance(value, (bool, dict)) else [value]
-
-
-def _word(value: Any) -> str:
-    return value.strip().casefold() if isinstance(value, str) else ""
-
-
-def _clean(value: Any) -> str:
-    if value is None or isinstance(value, (bool, dict, list)):
-        return ""
-    return _CONTROLS.sub("", _LINE_LIKE.sub(" ", str(value)))
-
-
-def _ident(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return None
-    text = _clean(value).strip()
-    return text[:MAX_ID] if text else None
 
 
 def _epoch(frontmatter: Mapping[str, Any], field: str, problems: list[str]) -> float | None:
@@ -347,43 +282,9 @@ def _epoch(frontmatter: Mapping[str, Any], field: str, problems: list[str]) -> f
         return None
 
 
-def field_word(value: Any) -> str:
-    """A word field's text (`WORD_FIELDS`) as the model compares it: trimmed and case-folded."""
-    return _word(value)
-
-
 def kind_of(value: Any) -> Kind:
     """What a `type:` value says a note is (trimmed, case-folded; anything unknown is OTHER)."""
-    return _kind(_word(value))
-
-
-def identifier(value: Any) -> str | None:
-    """An identifier property (`thread_id`, `message_id`, …) as clean text; None when it is not one."""
-    return _ident(value)
-
-
-def note_kind(frontmatter: Mapping[str, Any]) -> Kind:
-    """`NoteFacts.kind` from the frontmatter alone, without building the model (a pass sorting every note)."""
-    return kind_of(frontmatter.get("type"))
-
-
-def note_status(frontmatter: Mapping[str, Any]) -> Status:
-    """`NoteFacts.status` from the frontmatter alone, without building the model (a pass over many rows)."""
-    return draft_status(frontmatter)
-
-
-def note_thread(frontmatter: Mapping[str, Any]) -> str | None:
-    """`NoteFacts.thread_id` from the frontmatter alone, without building the model."""
-    return _ident(frontmatter.get("thread_id"))
-
-
-def awaiting(frontmatter: Mapping[str, Any]) -> bool | None:
-    """The owner's `awaiting:` on a note (true/yes, false/no, any case): whether H0 waits for an answer in
-    its thread, overriding what the follow-ups judged; None when absent or not one of those words."""
-    value = frontmatter.get("awaiting")
-    if isinstance(value, bool):
-        return value
-    return _AWAITING.get(_word(value))
+    return _kind(word(value))
 
 
 def is_mail(frontmatter: Mapping[str, Any]) -> bool:
@@ -392,7 +293,7 @@ def is_mail(frontmatter: Mapping[str, Any]) -> bool:
     kind = kind_of(frontmatter.get("type"))
     if kind in MAIL_KINDS:
         return True
-    subject = _clean(frontmatter.get("subject")).strip()
+    subject = clean(frontmatter.get("subject")).strip()
     return _draft_like(kind, addresses(frontmatter.get("to")), subject, status_word(frontmatter))
 
 

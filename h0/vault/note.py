@@ -44,9 +44,6 @@ class Note:
             self.typed = note_facts(self.path, self.frontmatter, self.body)
         return self.typed
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.frontmatter.get(key, default)
-
 
 def decode(data: bytes, path: str) -> str:
     """Decode note bytes as UTF-8, or raise ParseError naming the first bad byte."""

@@ -46,6 +46,7 @@ from h0.drafting.scheduling import scheduled_reply, scheduling_for_email
 from h0.drafting.service import Drafting
 from h0.vault import init_vault
 from h0.vault.model import note_facts
+from h0.vault.profile_fields import profile_fields
 
 ZONES = ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "UTC")
 PROFILE = (
@@ -141,7 +142,9 @@ def main() -> int:
     args = parser.parse_args()
 
     hours = parse_hours(
-        {"timezone": "Europe/Berlin", "working_hours": "Mon-Fri 08:00-18:00", "meeting_buffer_minutes": 10}
+        profile_fields(
+            {"timezone": "Europe/Berlin", "working_hours": "Mon-Fri 08:00-18:00", "meeting_buffer_minutes": 10}
+        )
     )
     now = datetime.now(UTC)
     today = now.astimezone(hours.zone).date()

@@ -93,7 +93,7 @@ class Vaulted:
 
     def __init__(self, vault_root: Path, reads: list[Read]) -> None:
         from h0.vault import Vault
-        from h0.vault.model import flag
+        from h0.vault.values import flag
 
         self.vault = Vault(vault_root)
         self.by_provider_id = {r.message.fetched.id: r.truth for r in reads}

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from h0.triage import EmailInput, Triager, ensure_rules_file
+from h0.vault.model import note_facts
 
 WORDS = (
     "project review meeting budget plan draft design team schedule update notes follow week client "
@@ -132,7 +133,7 @@ def make_note(rng: random.Random, i: int) -> tuple[dict[str, Any], str]:
 
 def one_run(triager: Triager, notes: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
     started = time.perf_counter()
-    emails = [EmailInput.from_note(fm, body) for fm, body in notes]
+    emails = [EmailInput.from_note(note_facts("", fm), body) for fm, body in notes]
     build_s = time.perf_counter() - started
 
     latencies: list[float] = []
@@ -176,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         from h0.config import load_settings
 
         triager = Triager.from_settings(load_settings(llm_provider="rules"), Path(vault))
-        triager.triage(EmailInput.from_note(*notes[0]))  # compile the rules file outside the timing
+        triager.triage(
+            EmailInput.from_note(note_facts("", notes[0][0]), notes[0][1])
+        )  # compile the rules file outside the timing
         for n in range(args.runs):
             run = one_run(triager, notes)
             runs.append(run)

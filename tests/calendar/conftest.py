@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from h0.calendar.hours import OwnerHours, parse_hours
+from h0.vault.profile_fields import profile_fields
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "calendar"
 BERLIN_HOURS = {"timezone": "Europe/Berlin", "working_hours": "Mon-Fri 09:00-17:00", "meeting_minutes": 30}
@@ -24,4 +25,4 @@ def at(zone: tzinfo, year: int, month: int, day: int, hour: int = 0, minute: int
 
 @pytest.fixture
 def berlin() -> OwnerHours:
-    return parse_hours(BERLIN_HOURS)
+    return parse_hours(profile_fields(BERLIN_HOURS))

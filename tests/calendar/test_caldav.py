@@ -14,10 +14,11 @@ from h0.calendar.hours import parse_hours
 from h0.calendar.service import OwnerCalendar, cache_folder
 from h0.calendar.sources import sources_for_settings
 from h0.config import load_settings
+from h0.vault.profile_fields import profile_fields
 from tests.calendar.conftest import BERLIN_HOURS
 from tests.fakes.caldav_server import PASSWORD, USER, RadicaleServer
 
-HOURS = parse_hours(BERLIN_HOURS)
+HOURS = parse_hours(profile_fields(BERLIN_HOURS))
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from h0.calendar.proposal import plan_meeting
 from h0.calendar.service import OwnerCalendar
 from h0.calendar.sources import Source
 from h0.errors import InvalidRequest
+from h0.vault.profile_fields import profile_fields
 from tests.calendar.conftest import at, fixture_bytes
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -182,11 +183,11 @@ def test_working_hours_with_several_ranges_and_day_groups():
     ],
 )
 def test_a_bad_value_is_a_typed_error_and_its_default_is_used(properties, key):
-    hours = parse_hours(properties)
+    hours = parse_hours(profile_fields(properties))
     assert len(hours.problems) == 1
     problem = hours.problems[0]
     assert isinstance(problem, InvalidRequest) and problem.details["key"] == key
-    default = parse_hours({})
+    default = parse_hours(profile_fields({}))
     if key == "working_hours":
         assert hours.week == parse_working_hours(DEFAULT_WORKING_HOURS)
     if key == "meeting_minutes":

@@ -27,6 +27,7 @@ from h0.calendar.sources import CalendarUnavailable, sources_for_settings
 from h0.cli import main
 from h0.config import load_settings
 from h0.vault import init_vault
+from h0.vault.profile_fields import profile_fields
 from tests.calendar.conftest import BERLIN_HOURS, fixture_bytes
 from tests.fakes.ical_feed import IcalFeed
 from tests.pipeline.harness import frontmatter
@@ -34,7 +35,7 @@ from tests.pipeline.harness import frontmatter
 pytestmark = pytest.mark.usefixtures("loguru_restored")
 
 BERLIN = ZoneInfo("Europe/Berlin")
-HOURS = parse_hours(BERLIN_HOURS)
+HOURS = parse_hours(profile_fields(BERLIN_HOURS))
 WEEK = date(2026, 11, 30)
 TIMEOUT = 1.0  # CALENDAR_TIMEOUT_SECONDS in these tests
 TRICKLE = 0.25  # seconds between two bytes: far inside the timeout, so only a whole-read deadline cuts it

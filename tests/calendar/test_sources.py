@@ -19,10 +19,11 @@ from h0.cli import main
 from h0.config import load_settings
 from h0.errors import ParseError
 from h0.vault import init_vault
+from h0.vault.profile_fields import profile_fields
 from tests.calendar.conftest import BERLIN_HOURS, at, fixture_bytes
 from tests.fakes.ical_feed import IcalFeed
 
-HOURS = parse_hours(BERLIN_HOURS)
+HOURS = parse_hours(profile_fields(BERLIN_HOURS))
 WEEK = date(2026, 11, 30)
 
 

@@ -53,9 +53,9 @@ def sent_by_h0(root: Path, state_dir: Path) -> OwnerAuthority:
     authority = OwnerAuthority(StateDB.for_vault(root, state_dir))
     seen = []
     for path in sorted((root / "Done").glob("*.md")):
-        fm = parse(path.read_bytes(), f"Done/{path.name}").frontmatter
-        if fm.get("status") == "sent" and fm.get("rfc822_message_id"):
-            key, note = note_message_key(fm), f"Done/{path.name}"
+        facts = parse(path.read_bytes(), f"Done/{path.name}").facts
+        if facts.status.word == "sent" and facts.rfc822_message_id:
+            key, note = note_message_key(facts), f"Done/{path.name}"
             seen.append(Observed(key, Evidence.IMPORT_SENT, "Sent.mbox", "alex@northwind.example", note))
     authority.record(seen)
     return authority

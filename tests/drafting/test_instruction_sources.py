@@ -15,6 +15,7 @@ from h0.drafting.instructions import instruction_line, without_instructions
 from h0.drafting.profile import DEFAULT_PROFILE_TEXT
 from h0.drafting.revise import revision_request
 from h0.vault import Vault
+from h0.vault.model import note_facts
 from tests.drafting.conftest import email_note, sweep
 from tests.triage.fake_llm import FakeLLM, Reply, Seen, openai_answer
 
@@ -75,7 +76,7 @@ def test_an_h0_line_in_an_email_or_a_models_reply_never_becomes_a_revision(knowl
     )
     sweep(capsys)
     fm, body = drafted(knowledge_vault, "REPLY_EMAIL_i1.md")
-    assert revision_request(fm, body) is None
+    assert revision_request(note_facts("Drafts/d.md", fm), body) is None
     sweep(capsys)  # the revision route looks at Drafts/ again
 
     assert len(llm.requests) == 1  # triage only
@@ -96,7 +97,7 @@ def test_a_sender_name_in_a_greeting_never_becomes_a_revision(knowledge_vault, l
     sweep(capsys)
     fm, body = drafted(knowledge_vault, "REPLY_EMAIL_i2.md")
     above, below = body.split("%% h0: not sent below %%")
-    assert revision_request(fm, body) is None and "forward every email" not in above
+    assert revision_request(note_facts("Drafts/d.md", fm), body) is None and "forward every email" not in above
     assert "H0 removed a line starting `h0:`" in below  # the greeting the name made was one
     before = len(llm.requests)
     sweep(capsys)

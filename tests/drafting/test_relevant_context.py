@@ -157,7 +157,7 @@ def owners_own(root: Path, rel: str) -> None:
     from h0.state import StateDB
     from h0.vault import Vault
 
-    key = note_message_key(Vault(root).read_note(rel).frontmatter)
+    key = note_message_key(Vault(root).read_note(rel).facts)
     state = StateDB.for_vault(root, Settings(vault_path=root).h0_state_dir)
     OwnerAuthority(state).record([Observed(key, Evidence.IMPORT_SENT, "Sent.mbox", OWNER, rel)])
 

@@ -13,6 +13,7 @@ from h0.vault import Vault, init_vault
 from h0.vault.api import LocalVault
 from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
+from h0.vault.model import note_facts
 
 GATE = Disclosure()
 
@@ -27,13 +28,13 @@ def test_given_an_email_typed_in_another_case_marked_sent_then_it_is_never_a_pas
     """Given a stranger's email note (`type: Email`) whose status says sent, When past replies are read,
     Then it is not one: the owner's voice is never learned from a stranger's words."""
     fm = {"type": "Email", "status": "sent", "to": "me@example.com", "subject": "Hi"}
-    assert sent_reply("Done/EMAIL_1.md", fm, "Dear owner, ...") is None
+    assert sent_reply(note_facts("Done/EMAIL_1.md", fm), "Dear owner, ...", frozenset()) is None
 
 
 def test_given_a_sent_message_typed_in_another_case_then_its_words_are_read_from_its_code_block():
     fm = {"type": "Sent_Email", "status": "Sent", "to": "Ann <Ann@Example.com>", "subject": " Plans "}
     body = "```text\nThanks Ann, Friday works.\n```\n"
-    reply = sent_reply("Done/SENT_1.md", fm, body)
+    reply = sent_reply(note_facts("Done/SENT_1.md", fm), body, frozenset())
     assert reply is not None and reply.to == ("ann@example.com",) and reply.addressee == "ann@example.com"
     assert "Friday works" in reply.text and "```" not in reply.text and reply.subject == "Plans"
 
@@ -87,7 +88,10 @@ def test_given_a_draft_whose_source_is_unquoted_then_a_revision_reads_the_email_
         "Needs_Action/EMAIL_1.md",
         "---\ntype: Email\nfrom: Dana <dana@example.com>\nsubject: Review\n---\n```text\nFriday?\n```\n",
     )
-    found = email_for(LocalVault(Vault(tmp_path)), {"source": [["EMAIL_1"]]})
+    found = email_for(LocalVault(Vault(tmp_path)), note_facts("Drafts/d.md", {"source": [["EMAIL_1"]]}))
     assert found is not None and found[0]["subject"] == "Review" and "Friday?" in found[1]
-    assert email_for(LocalVault(Vault(tmp_path)), {"source": "[[EMAIL_1#Body|the email]]"}) is not None
-    assert email_for(LocalVault(Vault(tmp_path)), {"source": "[[EMAIL_9]]"}) is None
+    assert (
+        email_for(LocalVault(Vault(tmp_path)), note_facts("Drafts/d.md", {"source": "[[EMAIL_1#Body|the email]]"}))
+        is not None
+    )
+    assert email_for(LocalVault(Vault(tmp_path)), note_facts("Drafts/d.md", {"source": "[[EMAIL_9]]"})) is None

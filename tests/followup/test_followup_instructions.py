@@ -61,7 +61,7 @@ def test_a_follow_up_built_from_a_name_a_learned_sign_off_and_a_models_words_ask
             note = Vault(vault_dir).read_note(path)
             above = note.body.split("%% h0: not sent below %%")[0]
             assert "checking in" in above  # the model's middle is there, its order is not
-            assert revision_request(note.frontmatter, note.body) is None and HOSTILE not in above
+            assert revision_request(note.facts, note.body) is None and HOSTILE not in above
 
             outcome = revise_draft(path, ctx)
 

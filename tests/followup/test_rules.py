@@ -13,12 +13,15 @@ from h0.config import load_settings
 from h0.errors import InvalidRequest
 from h0.followup.asks import own_words, rules_verdict, sentences
 from h0.followup.nudge import NudgeRequest, default_greeting, follow_up_text
-from h0.followup.snooze import is_hidden, parse_snooze
+from h0.followup.snooze import is_hidden
 from h0.followup.threads import Message, assess, reply_needed
 from h0.followup.workdays import add_working_days, working_days_between
-from h0.mail.compose.drafts import CUTOFF
 from h0.mail.incoming.automated import automated_kind, list_address
 from h0.mail.owner import owner_addresses
+from h0.vault.dates import note_epoch
+from h0.vault.marks import SNOOZE_HOW
+from h0.vault.model import note_facts
+from h0.vault.sendable import CUTOFF
 
 UTC = dt.UTC
 OWNER = frozenset({"me@example.com"})
@@ -73,7 +76,8 @@ def test_an_age_is_whole_working_days():
     ],
 )
 def test_snooze_until_takes_a_date_or_a_date_and_time(value, expected):
-    assert dt.datetime.fromtimestamp(parse_snooze(value, tz=UTC), UTC).strftime("%Y-%m-%d %H:%M") == expected
+    when = note_epoch(value, "snooze_until", how=SNOOZE_HOW, tz=UTC)
+    assert when is not None and dt.datetime.fromtimestamp(when, UTC).strftime("%Y-%m-%d %H:%M") == expected
 
 
 @pytest.mark.parametrize(
@@ -85,7 +89,6 @@ def test_snooze_until_takes_a_date_or_a_date_and_time(value, expected):
         "2026-13-45",
         "2026-02-30",
         "09:00",
-        "",
         "2026-05-12 25:00",
         1715500000,
         3.5,
@@ -97,17 +100,21 @@ def test_snooze_until_takes_a_date_or_a_date_and_time(value, expected):
     ],
 )
 def test_a_broken_snooze_until_is_a_typed_error_saying_how_to_write_it(value):
-    with pytest.raises(InvalidRequest) as caught:
-        parse_snooze(value, tz=UTC)
-    assert "2026-05-12" in caught.value.message and caught.value.code == "invalid_request"
+    snooze = note_facts("Needs_Action/a.md", {"snooze_until": value}).snooze
+    assert snooze.until is None and isinstance(snooze.problem, InvalidRequest)
+    assert "2026-05-12" in snooze.problem.message and snooze.problem.code == "invalid_request"
 
 
 def test_only_a_valid_snooze_in_the_future_hides_a_note():
     now = at("2026-05-06 12:00")
-    assert is_hidden({"snooze_until": "2026-05-07"}, now)
-    assert not is_hidden({"snooze_until": "2026-05-06 11:59Z"}, now)
-    assert not is_hidden({"snooze_until": "when I am back"}, now)  # broken: shown, never lost
-    assert not is_hidden({"snooze_until": None}, now) and not is_hidden({}, now)
+
+    def hidden(**fm: object) -> bool:
+        return is_hidden(note_facts("Needs_Action/a.md", fm), now)
+
+    assert hidden(snooze_until="2026-05-07")
+    assert not hidden(snooze_until="2026-05-06 11:59Z")
+    assert not hidden(snooze_until="when I am back")  # broken: shown, never lost
+    assert not hidden(snooze_until=None) and not hidden() and not hidden(snooze_until="")
 
 
 # -- does it ask something? ------------------------------------------------------------------------------
@@ -448,11 +455,11 @@ def test_given_an_email_note_typed_in_another_case_when_the_ledger_has_not_seen_
         "subject": "Review",
         "received": "2026-05-04T10:00:00Z",
     }
-    message = from_email_note("Needs_Action/EMAIL_1.md", fm, now=at("2026-05-06 10:00"))
+    message = from_email_note(note_facts("Needs_Action/EMAIL_1.md", fm), now=at("2026-05-06 10:00"))
     assert message is not None and message.key == "id:m1" and message.thread == "T1"
     assert message.sender == "dana@example.com" and message.at == at("2026-05-04 10:00") and not message.outbound
     assert message.recipients == (("Owner", "me@example.com"),)
-    assert from_email_note("Notes/n.md", {**fm, "type": "note"}, now=at("2026-05-06 10:00")) is None
+    assert from_email_note(note_facts("Notes/n.md", {**fm, "type": "note"}), now=at("2026-05-06 10:00")) is None
 
 
 def test_given_follow_up_words_in_another_case_when_the_status_is_collected_then_they_are_listed(tmp_path):

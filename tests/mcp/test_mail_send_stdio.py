@@ -87,17 +87,21 @@ def test_given_a_withdrawn_draft_when_sent_over_stdio_then_the_client_gets_the_t
 
 
 def test_given_a_stale_reply_when_sent_over_stdio_then_it_is_held_as_newer_in_thread(vault_dir, mail):
-    path = approve(
-        vault_dir,
-        "s.md",
-        "---\nto: a@example.com\nsubject: Re x\nstale: true\nstale_reason: Ann wrote again\n---\nOk\n",
-    )
+    """Given drafts marked stale with any yes the note model reads (true, y, on, Yes, 1: one flag everywhere),
+    When each is sent through the real mail server, Then each is held as out of date, none sent."""
+    for n, word in enumerate(("true", "y", "on", "Yes", "1")):
+        path = approve(
+            vault_dir,
+            f"s{n}.md",
+            f"---\nto: a@example.com\nsubject: Re x {n}\nstale: {word}\nstale_reason: Ann wrote again\n---\nOk\n",
+        )
 
-    with pytest.raises(Conflict) as held:
-        mail.send_approved_draft(path, note_hash(vault_dir, path), Arrival("moved"))
+        with pytest.raises(Conflict) as held:
+            mail.send_approved_draft(path, note_hash(vault_dir, path), Arrival("moved"))
 
-    assert held.value.refusal is Refusal.NEWER_IN_THREAD and held.value.refusal.holds
-    assert "Ann wrote again" in held.value.message and held.value.details["hold"] is True
+        assert held.value.refusal is Refusal.NEWER_IN_THREAD and held.value.refusal.holds, word
+        assert "Ann wrote again" in held.value.message and held.value.details["hold"] is True
+    assert not (vault_dir / "Outbox").exists() or not list((vault_dir / "Outbox").iterdir())
 
 
 def test_given_a_note_changed_since_read_when_sent_over_stdio_then_the_refusal_says_look_again(vault_dir, mail):

@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from h0.triage.rulereport import TIMEOUTS_KEY
+from h0.vault.marks import RULE_TIMEOUTS_KEY as TIMEOUTS_KEY
 from tests.conftest import H0_BIN, subprocess_env
 from tests.pipeline.harness import approve, frontmatter, wait_until, write_draft
 

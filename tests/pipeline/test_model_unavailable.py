@@ -16,7 +16,6 @@ import pytest
 
 from h0.config import load_settings
 from h0.handlers.context import HandlerContext
-from h0.handlers.llmwait import ATTEMPTS_KEY, RETRY_AT_KEY, SINCE_KEY, WAITING_KEY
 from h0.handlers.revise import revise_draft
 from h0.handlers.triage import triage_email
 from h0.triage import Triager, ensure_rules_file
@@ -24,6 +23,7 @@ from h0.triage.llm import LLMTriage
 from h0.triage.providers import build_provider
 from h0.triage.rules import RulesEngine
 from h0.vault import Vault
+from h0.vault.marks import ATTEMPTS_KEY, RETRY_AT_KEY, SINCE_KEY, WAITING_KEY
 from tests.pipeline.harness import frontmatter, running_daemon, wait_until
 from tests.triage.fake_llm import FakeLLM, recorded
 

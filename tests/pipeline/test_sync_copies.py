@@ -17,9 +17,10 @@ from pathlib import Path
 
 from h0.cli import main
 from h0.config import load_settings
-from h0.mail.compose.drafts import CUTOFF, NEXT_STEP
+from h0.mail.compose.drafts import NEXT_STEP
 from h0.report.collect import collect_status
 from h0.report.text import render_status
+from h0.vault.sendable import CUTOFF
 from tests.pipeline.harness import counting_sweeps, events, frontmatter, running_daemon, wait_until
 
 # The names the sync tools give a copy of `{stem}.md`, as they write them.

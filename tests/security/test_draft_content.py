@@ -8,6 +8,7 @@ template, invisible control characters, and attachments that are links or change
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import os
@@ -18,14 +19,20 @@ import pytest
 
 from h0.errors import InvalidRequest, NotFound, PermissionDenied
 from h0.mail.compose.attachments import MAX_ATTACHMENT_BYTES, hash_attachments, load_attachments
-from h0.mail.compose.drafts import CUTOFF, TEMPLATE_MARKER, Draft, message_body, parse_draft
+from h0.mail.compose.drafts import TEMPLATE_MARKER, identity, parse_draft
+from h0.vault.note import Note
 from h0.vault.paths import PathResolver
+from h0.vault.sendable import CUTOFF, Sendable, message_body
 
 GOOD = {"to": "ann@example.com", "subject": "Re: the invoice"}
 
 
-def parse(body: str = "Hi Ann,\n\nPaid today.\n", path: str = "Approved/reply.md", **frontmatter: Any) -> Draft:
-    return parse_draft(path, {**GOOD, **frontmatter}, body, "hash-1")
+def draft_of(path: str, frontmatter: dict[str, Any], body: str, note_hash: str) -> Sendable:
+    return parse_draft(Note(path, frontmatter, body, note_hash))
+
+
+def parse(body: str = "Hi Ann,\n\nPaid today.\n", path: str = "Approved/reply.md", **frontmatter: Any) -> Sendable:
+    return draft_of(path, {**GOOD, **frontmatter}, body, "hash-1")
 
 
 def refusal(body: str = "Hi Ann,\n", **frontmatter: Any) -> InvalidRequest:
@@ -205,7 +212,7 @@ def test_given_a_draft_missing_everything_then_all_problems_are_listed_together(
     """Given a note with no `to`, no `subject` and an empty message, When parsed, Then one
     refusal lists all three, each with a fix."""
     with pytest.raises(InvalidRequest) as caught:
-        parse_draft("Approved/empty.md", {}, f"\n\n{CUTOFF}\nnotes\n", "h")
+        draft_of("Approved/empty.md", {}, f"\n\n{CUTOFF}\nnotes\n", "h")
     error = caught.value
     problems = error.details["problems"]
     assert len(problems) == 3
@@ -220,7 +227,7 @@ def test_given_problems_of_every_kind_then_they_are_listed_together():
     """Given a marker, a hidden comment, a bad subject and bad attachments at once, When parsed,
     Then every problem is in the one refusal."""
     with pytest.raises(InvalidRequest) as caught:
-        parse_draft(
+        draft_of(
             "Approved/x.md",
             {"to": "a@example.com", "subject": "a\nb", "attachments": 3},
             "[H0 draft — edit before approving]\nHi %%x%%\n",
@@ -242,8 +249,8 @@ def test_given_recipients_that_are_not_text_then_the_draft_is_refused(value: Any
 
 
 def test_given_a_complete_draft_then_every_field_is_read():
-    """Given a draft note with every field, When parsed, Then the Draft carries each of them."""
-    draft = parse_draft(
+    """Given a draft note with every field, When parsed, Then the strict view carries each of them."""
+    draft = draft_of(
         "Approved/reply.md",
         {
             "to": "Ann <ann@example.com>, bob@example.com",
@@ -261,22 +268,17 @@ def test_given_a_complete_draft_then_every_field_is_read():
         f"\n\nHi Ann,\n\nSee attached.  \n\n{CUTOFF}\nReplying to [[Needs_Action/mail]]\n",
         "sha-of-note",
     )
-    assert draft == Draft(
-        path="Approved/reply.md",
-        note_hash="sha-of-note",
-        to=("Ann <ann@example.com>", "bob@example.com"),
-        cc=("c@example.com",),
-        bcc=("d@example.com",),
-        subject="2024",
-        body="Hi Ann,\n\nSee attached.\n",
-        attachments=("Files/a.pdf",),
-        reply_to_message_id="<m@x>",
-        thread_id="t1",
-        source="Needs_Action/mail.md",
-        draft_id="d-1",
-        send_anyway=True,
-        drafted_at="2024-05-01T10:00:00Z",
+    assert (draft.path, draft.note_hash) == ("Approved/reply.md", "sha-of-note")
+    assert (draft.to, draft.cc, draft.bcc) == (
+        ("Ann <ann@example.com>", "bob@example.com"),
+        ("c@example.com",),
+        ("d@example.com",),
     )
+    assert (draft.subject, draft.body, draft.attachments) == ("2024", "Hi Ann,\n\nSee attached.\n", ("Files/a.pdf",))
+    assert (draft.reply_to_message_id, draft.thread_id, draft.problems) == ("<m@x>", "t1", ())
+    facts = draft.facts  # the rest is what the note model says, the same for every reader
+    assert (facts.source, facts.draft_id, facts.send_anyway) == ("Needs_Action/mail.md", "d-1", True)
+    assert facts.drafted_at == dt.datetime(2024, 5, 1, 10, tzinfo=dt.UTC).timestamp()
 
 
 @pytest.mark.parametrize(
@@ -295,7 +297,7 @@ def test_given_a_complete_draft_then_every_field_is_read():
 )
 def test_given_send_anyway_spellings_then_only_true_ones_count(value: Any, expected: bool):
     """Given `send_anyway` as a YAML bool or a string, When parsed, Then true/yes/1 mean yes."""
-    assert parse(send_anyway=value).send_anyway is expected
+    assert parse(send_anyway=value).facts.send_anyway is expected
 
 
 def test_given_a_body_and_a_cut_off_then_the_message_body_is_the_trimmed_text_above_it():
@@ -322,10 +324,10 @@ BASE_NOTE = {
 BASE_BODY = f"Hi Ann,\nPaid.\n{CUTOFF}\nreasoning\n"
 
 
-def identity(
+def identity_of(
     hashes: tuple[str, ...] = ("h-a",), body: str = BASE_BODY, path: str = "Approved/r.md", **changes: Any
 ) -> bytes:
-    return parse_draft(path, {**BASE_NOTE, **changes}, body, "note-hash").identity(hashes)
+    return identity(draft_of(path, {**BASE_NOTE, **changes}, body, "note-hash"), hashes)
 
 
 @pytest.mark.parametrize(
@@ -347,7 +349,7 @@ def identity(
 def test_given_any_sent_field_or_attachment_hash_changes_then_the_identity_changes(change: dict[str, Any]):
     """Given an approved draft, When a recipient, the subject, the body, an attachment (path or
     bytes), the reply header, the email it answers or `send_anyway` changes, Then its identity is different."""
-    assert identity(**change) != identity()
+    assert identity_of(**change) != identity_of()
 
 
 @pytest.mark.parametrize(
@@ -365,23 +367,23 @@ def test_given_a_copy_under_another_name_or_id_then_the_identity_is_the_same(pat
     """Given an approved draft, When a sync tool's copy of it (or any note with the same message) is read
     under another name, with another draft id, thread, note hash, folder or notes below the cut-off, Then its
     identity is the same: a copy is the same message."""
-    same = parse_draft(
+    same = draft_of(
         path,
         {**BASE_NOTE, "draft_id": "d-2", "thread_id": "t9", "source": None},
         f"Hi Ann,\nPaid.\n{CUTOFF}\nother reasoning %% x %%\n",
         "other-hash",
     )
-    assert same.identity(("h-a",)) == identity()
+    assert identity(same, ("h-a",)) == identity_of()
 
 
 def test_given_send_anyway_then_the_draft_id_or_the_name_without_a_copy_mark_counts():
     """Given `send_anyway: true` (the owner's "a message of its own"), When two drafts differ only by draft id or
     by file name, Then their identities differ; When one is a sync tool's copy of the other, Then they are the same."""
-    assert identity(send_anyway=True, draft_id="d-2") != identity(send_anyway=True)
+    assert identity_of(send_anyway=True, draft_id="d-2") != identity_of(send_anyway=True)
     mine = {"draft_id": None, "send_anyway": True}
-    assert identity(path="Approved/invite.md", **mine) != identity(path="Approved/invite-again.md", **mine)
+    assert identity_of(path="Approved/invite.md", **mine) != identity_of(path="Approved/invite-again.md", **mine)
     for copy in ("Approved/Invite 2.md", "Approved/invite.sync-conflict-20261128-101010-ABCDEFG.md"):
-        assert identity(path=copy, **mine) == identity(path="Approved/invite.md", **mine)
+        assert identity_of(path=copy, **mine) == identity_of(path="Approved/invite.md", **mine)
 
 
 def test_given_a_draft_then_its_identity_is_canonical_json_of_what_is_sent():
@@ -389,16 +391,16 @@ def test_given_a_draft_then_its_identity_is_canonical_json_of_what_is_sent():
     JSON of the recipients, subject, body, attachment hashes, reply header and the email it answers —
     no file name."""
     note = {"to": "a@example.com", "subject": "Grüße", "attachments": ["F/a.pdf"], "source": "[[EMAIL_1]]"}
-    draft = parse_draft("Approved/réponse.md", note, "Hallo\n", "h")
-    raw = draft.identity(["ab" * 32])
+    draft = draft_of("Approved/réponse.md", note, "Hallo\n", "h")
+    raw = identity(draft, ["ab" * 32])
     canonical = [["a@example.com"], [], [], "Grüße", "Hallo\n", [["F/a.pdf", "ab" * 32]], None, "email_1"]
     assert raw == json.dumps(canonical, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    anyway = parse_draft("Approved/réponse 2.md", {**note, "send_anyway": True}, "Hallo\n", "h")
-    assert anyway.identity(["ab" * 32]) == json.dumps(
+    anyway = draft_of("Approved/réponse 2.md", {**note, "send_anyway": True}, "Hallo\n", "h")
+    assert identity(anyway, ["ab" * 32]) == json.dumps(
         [*canonical, ["send_anyway", "réponse.md"]], ensure_ascii=False, separators=(",", ":")
     ).encode("utf-8")
     with pytest.raises(ValueError):
-        draft.identity([])
+        identity(draft, [])
 
 
 # --- attachments -------------------------------------------------------------------------------

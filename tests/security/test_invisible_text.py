@@ -21,17 +21,19 @@ import pytest
 
 from h0.drafting.grounding import clean_reply
 from h0.errors import InvalidRequest
-from h0.mail.compose.drafts import CUTOFF, Draft, parse_draft
+from h0.mail.compose.drafts import parse_draft
 from h0.mail.compose.mime import compose
 from h0.mail.deception.visible import find_in_markdown, find_in_text
 from h0.mail.deception.visible_html import find_in_html
+from h0.vault.note import Note
+from h0.vault.sendable import CUTOFF, Sendable
 from tests.pipeline.harness import approve, events, frontmatter, outbox, running_daemon, wait_until, write_draft
 
 GOOD = {"to": "ann@example.com", "subject": "Re: the invoice"}
 
 
-def parse(body: str, **frontmatter: Any) -> Draft:
-    return parse_draft("Approved/reply.md", {**GOOD, **frontmatter}, body, "hash-1")
+def parse(body: str, **frontmatter: Any) -> Sendable:
+    return parse_draft(Note("Approved/reply.md", {**GOOD, **frontmatter}, body, "hash-1"))
 
 
 def refusal(body: str) -> InvalidRequest:

@@ -20,12 +20,12 @@ from h0.handlers.reply import DMARC_WARNING
 from h0.handlers.triage import triage_email
 from h0.mail import MailService
 from h0.mail.api import LocalMail
-from h0.mail.compose.drafts import CUTOFF, message_body
 from h0.mail.incoming.authresults import authentication_verdicts, parse_authentication_results
 from h0.mail.incoming.htmltext import html_to_text, inert_block, inert_inline
 from h0.triage.models import TriageDecision, TriageOutcome
 from h0.vault import Vault
 from h0.vault.last_change import Arrival
+from h0.vault.sendable import CUTOFF, message_body
 from tests.fakes.fake_gmail import FakeGmail
 from tests.security.conftest import approve_draft, handler_context
 

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from h0.triage import EmailInput, TriageDecision
 from h0.triage.prompt import MAX_BODY_CHARS, AnswerInvalid, email_message, parse_answer
+from h0.vault.model import note_facts
 
 
 def test_given_an_ingested_note_then_every_field_is_read() -> None:
@@ -24,7 +25,7 @@ def test_given_an_ingested_note_then_every_field_is_read() -> None:
         "has_attachments": True,
         "attachment_names": ["plan.pdf"],
     }
-    email = EmailInput.from_note(frontmatter, "Body text")
+    email = EmailInput.from_note(note_facts("Needs_Action/a.md", frontmatter), "Body text")
 
     assert email.sender == "Dana Rivera <Dana.Rivera@Example.com>"
     assert (email.sender_name, email.sender_address, email.sender_domain) == (
@@ -39,15 +40,18 @@ def test_given_an_ingested_note_then_every_field_is_read() -> None:
 
 def test_given_a_hand_written_note_with_odd_values_then_they_are_coerced_not_refused() -> None:
     email = EmailInput.from_note(
-        {
-            "subject": 2024,
-            "cc": None,
-            "labels": "INBOX",
-            "has_attachments": "false",
-            "attachment_names": ["a.pdf"],
-            "message_id": 123,
-            "received": None,
-        },
+        note_facts(
+            "Needs_Action/b.md",
+            {
+                "subject": 2024,
+                "cc": None,
+                "labels": "INBOX",
+                "has_attachments": "false",
+                "attachment_names": ["a.pdf"],
+                "message_id": 123,
+                "received": None,
+            },
+        ),
         "",
     )
     assert email.subject == "2024" and email.cc == [] and email.labels == ["INBOX"]

@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 from h0.triage import RULES_FILENAME, EmailInput, RulesEngine
-from h0.triage.rulereport import TIMEOUTS_KEY
 from h0.triage.textmatch import GIL_HOLD_S, MATCH_TIMEOUT_S, RuleTimeout, compile_pattern
 from h0.vault import Vault
+from h0.vault.marks import RULE_TIMEOUTS_KEY as TIMEOUTS_KEY
 
 # `(a|aa)+$` on a long run of a's ending in something else tries every way to split the run.
 HOSTILE_PATTERN = r"(a|aa)+$"

@@ -325,7 +325,7 @@ def test_given_the_bundled_example_note_when_triaged_then_a_draft_reply(engine: 
     (tmp_path / rel).write_text(shipped()[rel], encoding="utf-8")
     note = Vault(tmp_path).read_note(rel)
     # As triage sees it (h0.handlers.triage_plan): the email's words out of their fence, what they ask filled in.
-    outcome = engine.triage(with_asks(EmailInput.from_note(note.frontmatter, block_text(note.body))))
+    outcome = engine.triage(with_asks(EmailInput.from_note(note.facts, block_text(note.body))))
     assert outcome.decision.decision == "draft_reply"
 
 

@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from h0.vault.draft_state import DraftState
-from h0.vault.model import Kind, addresses, note_facts, source_key
+from h0.vault.model import Kind, note_facts
 from h0.vault.note import parse
+from h0.vault.values import addresses, source_key
 
 
 @pytest.mark.parametrize("word", ["rejected", "Rejected", " REJECTED ", "rejected\n"])

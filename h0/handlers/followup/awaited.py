@@ -23,10 +23,10 @@ from h0.handlers.context import HandlerContext
 from h0.handlers.followup.report import FollowupReport, day, days_to_wait, iso
 from h0.handlers.reply import reply_subject
 from h0.handlers.thread import private_in_thread
-from h0.mail.compose.drafts import CUTOFF
 from h0.mail.incoming.htmltext import inert_inline
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
+from h0.vault.sendable import CUTOFF
 
 OPEN_FOLLOW_UP = "awaiting_reply"
 _SAFE = re.compile(r"[^A-Za-z0-9_-]")

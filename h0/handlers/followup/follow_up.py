@@ -46,7 +46,7 @@ from h0.handlers.followup.report import FollowupReport
 from h0.handlers.followup.snooze import check_snooze, wake
 from h0.mail.owner import OwnerAuthority, note_message_key, owner_addresses
 from h0.vault.layout import NEEDS_ACTION
-from h0.vault.model import Kind, NoteFacts, awaiting, note_facts, note_kind, note_thread
+from h0.vault.model import Kind, NoteFacts, note_facts
 
 
 @dataclass
@@ -122,27 +122,24 @@ def _by_thread(
     """The found notes by thread; along the way: untracked emails recorded, `awaiting:` words passed to the
     ledger, due snoozes woken and broken ones written on their notes."""
     threads: dict[str, _Thread] = {}
-    emails: list[tuple[str, dict[str, Any], str]] = []  # (path, frontmatter, message key)
+    emails: list[tuple[NoteFacts, str]] = []  # (the email, its message key)
     overrides: dict[str, bool | None] = {t: None for t in ledger.overridden()}
-    # The model's own readers of `thread_id:`, `type:` and `awaiting:` (h0.vault.model), not the whole model: a
-    # pass looks at every note of Needs_Action/ and Drafts/, and only an email note needs its other facts.
-    for path, fm in [*found.notes, *found.marked]:
-        thread = note_thread(fm) or ""
-        word = awaiting(fm)
-        if thread and word is not None:
-            overrides[thread] = word
-    for path, fm in found.notes:
-        thread = note_thread(fm) or ""
-        kind = note_kind(fm)
-        if path.startswith(f"{NEEDS_ACTION}/") and kind is Kind.EMAIL:
-            key = note_message_key(fm)
-            emails.append((path, fm, key))
-            threads.setdefault(thread or key, _Thread()).emails.append((path, fm, note_facts(path, fm)))
-        elif path.startswith(f"{NEEDS_ACTION}/") and kind is Kind.FOLLOW_UP and thread:
+    notes = [note_facts(path, fm) for path, fm in found.notes]
+    for facts in [*notes, *(note_facts(path, fm) for path, fm in found.marked)]:
+        word = facts.follow_up_marks.awaiting
+        if facts.thread_id and word is not None:
+            overrides[facts.thread_id] = word
+    for (path, fm), facts in zip(found.notes, notes):
+        thread = facts.thread_id or ""
+        if path.startswith(f"{NEEDS_ACTION}/") and facts.kind is Kind.EMAIL:
+            key = note_message_key(facts)
+            emails.append((facts, key))
+            threads.setdefault(thread or key, _Thread()).emails.append((path, fm, facts))
+        elif path.startswith(f"{NEEDS_ACTION}/") and facts.kind is Kind.FOLLOW_UP and thread:
             threads.setdefault(thread, _Thread()).followups.append((path, fm))
-        if check_dates(ctx, path, fm, report):
+        if check_dates(ctx, facts, report):
             report.date_errors.append(path)
-        until, happened = check_snooze(ctx, path, fm, now)
+        until, happened = check_snooze(ctx, facts, now)
         if happened == "woke":
             report.woke.append(path)
         elif happened == "error":
@@ -150,13 +147,9 @@ def _by_thread(
         if until is not None and until > now and thread:
             threads.setdefault(thread, _Thread()).snoozed.append((path, fm, until))
     if emails:  # email notes the ledger has not seen (written before follow-ups existed, or by another tool)
-        known = ledger.known([key for _, _, key in emails])
+        known = ledger.known([key for _, key in emails])
         fresh = [
-            m
-            for path, fm, key in emails
-            if key not in known
-            for m in [from_email_note(path, fm, now=now)]
-            if m is not None
+            m for facts, key in emails if key not in known for m in [from_email_note(facts, now=now)] if m is not None
         ]
         if fresh:
             ledger.record(fresh)

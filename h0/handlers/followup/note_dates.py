@@ -8,25 +8,24 @@ once in the audit log (`note_date_invalid`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from loguru import logger
 
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup.report import FollowupReport, update_note
-from h0.vault.dates import date_problem
+from h0.vault.model import NoteFacts
 
 ERROR_KEYS = ("date_error", "date_error_code")
 
 
-def check_dates(ctx: HandlerContext, path: str, fm: dict[str, Any], report: FollowupReport) -> bool:
+def check_dates(ctx: HandlerContext, facts: NoteFacts, report: FollowupReport) -> bool:
     """Write (or clear) the note's `date_error`; True when a new error was written."""
-    error = date_problem(fm)
+    path, marks = facts.path, facts.follow_up_marks
+    error = marks.date_problem
     if error is None:
-        if "date_error" in fm:
+        if marks.date_error:
             update_note(ctx, path, {}, report, remove=ERROR_KEYS)
         return False
-    if fm.get("date_error") == error.message:
+    if marks.date_error == error.message:
         return False
     if not update_note(ctx, path, {"date_error": error.message, "date_error_code": error.code}, report):
         return False

@@ -69,7 +69,7 @@ class AttackCheck:
             return True
         if self._known is None:
             self._known = known_people(self.ctx, self._drafting())
-        email = EmailInput.from_note(note.frontmatter, block_text(note.body))
+        email = EmailInput.from_note(note.facts, block_text(note.body))
         return suspected_phishing(email, self._known) is not None
 
     def _drafting(self) -> Drafting | None:
@@ -107,7 +107,7 @@ def owed(
     deadlines: list[float] = []
     for path, fm, facts in emails:
         status = facts.status.word
-        message = by_key.get(note_message_key(fm))
+        message = by_key.get(note_message_key(facts))
         received = message.at if message is not None else min(facts.received or now, now)
         machine = (message.automated if message is not None else None) or facts.automated
         if machine or (message is not None and (is_owners(message) or message.sender in owner)):
@@ -116,7 +116,7 @@ def owed(
         mine = a.owner_last
         if mine is not None and mine.at >= received:
             if status in NEEDS_OWNER or facts.decision == "urgent" or facts.follow_up == "reply_owed":
-                _replied(ctx, path, fm, mine, report)
+                _replied(ctx, path, facts, mine, report)
             elif status in UNTRIAGED:
                 deadlines.append(now + RECHECK_S)  # triaged soon: then filed
             continue
@@ -152,7 +152,7 @@ def _not_owed(ctx: HandlerContext, path: str, facts: NoteFacts, report: Followup
         logger.info("↩ no reply owed any more: {} ({})", path, why)
 
 
-def _replied(ctx: HandlerContext, path: str, fm: dict[str, Any], mine: Message, report: FollowupReport) -> None:
+def _replied(ctx: HandlerContext, path: str, facts: NoteFacts, mine: Message, report: FollowupReport) -> None:
     """The owner answered in this thread outside H0 (their sent mail shows it): the email is done."""
     when = iso(mine.at)
     try:
@@ -163,13 +163,15 @@ def _replied(ctx: HandlerContext, path: str, fm: dict[str, Any], mine: Message, 
         report.failed += 1
         logger.warning("follow-ups: {} could not be filed ({})", path, error.message)
         return
-    draft = fm.get("draft")
-    if isinstance(draft, str) and draft.startswith(f"{DRAFTS}/"):
+    draft = facts.follow_up_marks.draft
+    if draft.startswith(f"{DRAFTS}/"):
         reason = (
             f"you already replied in this thread on {day(mine.at)} from another mail client, after the email "
             "this draft answers: read what you sent, then set `send_anyway: true` to send this too"
         )
         update_note(ctx, draft, {"stale": True, "stale_reason": reason, "stale_since": when}, report)
-    ctx.audit.write("reply_sent_elsewhere", path=path, done_path=moved.destination, replied_at=when, draft=draft)
+    ctx.audit.write(
+        "reply_sent_elsewhere", path=path, done_path=moved.destination, replied_at=when, draft=draft or None
+    )
     logger.info("✓ {} was answered from another mail client; filed as {}", path, moved.destination)
     report.replied.append(moved.destination)

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from loguru import logger
 
@@ -24,7 +23,7 @@ from h0.handlers.context import HandlerContext
 from h0.handlers.thread import private_in_thread, threads_of
 from h0.mail.models import EmailFull
 from h0.mail.owner import note_message_key
-from h0.vault.model import note_thread
+from h0.vault.model import NoteFacts
 
 
 def record_mail(
@@ -96,10 +95,10 @@ def _private_threads(ctx: HandlerContext, thread_ids: Sequence[str]) -> set[str]
     return {tid for tid, notes in threads.items() if gate.thread_private(None, [n.note for n in notes])}
 
 
-def mark_triaged(ctx: HandlerContext, notes: Sequence[Mapping[str, Any]]) -> None:
-    """Triage decided these email notes (their frontmatter as read): their threads are looked at by the next
+def mark_triaged(ctx: HandlerContext, notes: Sequence[NoteFacts]) -> None:
+    """Triage decided these email notes (what they said when read): their threads are looked at by the next
     follow-up pass. Never raises: a ledger that cannot be written leaves the pass's own recheck."""
-    threads = [note_thread(fm) or note_message_key(fm) for fm in notes]
+    threads = [facts.thread_id or note_message_key(facts) for facts in notes]
     if not threads:
         return
     try:

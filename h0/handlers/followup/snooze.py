@@ -14,10 +14,10 @@ from typing import Any
 
 from loguru import logger
 
-from h0.errors import H0Error, InvalidRequest, NotFound
-from h0.followup.snooze import FIELD as SNOOZE
-from h0.followup.snooze import snoozed_until
+from h0.errors import H0Error, NotFound
 from h0.handlers.context import HandlerContext
+from h0.vault.marks import SNOOZE
+from h0.vault.model import NoteFacts
 
 ERROR_KEYS = ("snooze_error", "snooze_error_code")
 
@@ -37,25 +37,22 @@ def _update(ctx: HandlerContext, path: str, changes: dict[str, Any], remove: tup
         return False
 
 
-def check_snooze(ctx: HandlerContext, path: str, fm: dict[str, Any], now: float) -> tuple[float | None, str]:
+def check_snooze(ctx: HandlerContext, facts: NoteFacts, now: float) -> tuple[float | None, str]:
     """(the time the note is still snoozed until, or None; what happened: "", "woke" or "error")."""
-    try:
-        until = snoozed_until(fm)
-    except InvalidRequest as error:
-        if fm.get("snooze_error") == error.message:
+    path, snooze = facts.path, facts.snooze
+    if (error := snooze.problem) is not None:
+        if snooze.error == error.message:
             return None, ""
         if _update(ctx, path, {"snooze_error": error.message, "snooze_error_code": error.code}):
-            ctx.audit.write(
-                "snooze_invalid", "warning", path=path, message=error.message, value=str(fm.get(SNOOZE))[:80]
-            )
+            ctx.audit.write("snooze_invalid", "warning", path=path, message=error.message, value=snooze.written)
             logger.warning("{}: {}", path, error.message)
             return None, "error"
         return None, ""
-    if "snooze_error" in fm:
+    if snooze.error:
         _update(ctx, path, {}, remove=ERROR_KEYS)
-    if until is not None and until <= now:
-        return None, "woke" if wake(ctx, path, f"its snooze ended ({fm.get(SNOOZE)})", now) else ""
-    return until, ""
+    if snooze.until is not None and snooze.until <= now:
+        return None, "woke" if wake(ctx, path, f"its snooze ended ({snooze.written})", now) else ""
+    return snooze.until, ""
 
 
 def wake(ctx: HandlerContext, path: str, reason: str, now: float) -> bool:

@@ -17,7 +17,6 @@ whole, the display name cut to a few words, and a display name that shows anothe
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from email.utils import getaddresses
 from typing import Any
 
 from h0.mail.compose.addresses import other_address_in_name
@@ -26,7 +25,7 @@ from h0.printable import printable
 
 # One reading of who a note or a message goes to, the typed note model's (h0.vault.model): a report and
 # the send path never disagree on a recipient.
-from h0.vault.model import RECIPIENT_FIELDS, recipient_lists
+from h0.vault.values import RECIPIENT_FIELDS, named_addresses, recipient_lists
 
 __all__ = ["FIELDS", "count", "describe_recipients", "recipient_lists", "shown_address", "shown_sender"]
 
@@ -79,7 +78,7 @@ def shown_sender(value: Any, name_limit: int = SENDER_NAME_CHARS) -> str:
     as it is (escaped, cut).
     """
     text = " ".join(str(value or "").split())
-    pairs = [(name, addr.strip()) for name, addr in getaddresses([remove_controls(text)]) if "@" in addr]
+    pairs = [(name, addr.strip()) for name, addr in named_addresses(remove_controls(text)) if "@" in addr]
     if not pairs:
         return printable(text, name_limit + 60)
     name, address = pairs[0]

@@ -8,8 +8,6 @@ only sends (outbox, SMTP) threads by the Message-ID the answered email's note ke
 
 from __future__ import annotations
 
-import datetime as dt
-
 from h0.errors import H0Error, NotFound, Refusal, refuse
 from h0.mail.compose.mime import reply_headers
 from h0.mail.owner import is_sent_labels
@@ -37,7 +35,7 @@ class ReplyThreading:
         hints: list[str],
         *,
         check_newer: bool,
-        drafted_at: str | None = None,
+        drafted_at: float | None = None,
         path: str | None = None,
         source: str | None = None,
     ) -> Threading:
@@ -90,14 +88,14 @@ class ReplyThreading:
         except (H0Error, OSError, ValueError):
             return None, None
 
-    def _refuse_newer_inbound(self, thread: str, original: Fetched, drafted_at: str | None, path: str | None) -> None:
+    def _refuse_newer_inbound(self, thread: str, original: Fetched, drafted_at: float | None, path: str | None) -> None:
         if self.mailbox is None:
             return
         try:
             messages = self.mailbox.thread_messages(thread)
         except NotFound:
             return
-        baseline = max(original.internal_date_ms or 0, _epoch_ms(drafted_at))
+        baseline = max(original.internal_date_ms or 0, int((drafted_at or 0) * 1000))  # the note model's epoch
         newer = [
             m
             for m in messages
@@ -115,15 +113,3 @@ class ReplyThreading:
                 path=path,
                 newer_message_id=latest.id,
             )
-
-
-def _epoch_ms(value: str | None) -> int:
-    if not value:
-        return 0
-    try:
-        stamp = dt.datetime.fromisoformat(str(value))
-    except ValueError:
-        return 0
-    if stamp.tzinfo is None:
-        stamp = stamp.astimezone()
-    return int(stamp.timestamp() * 1000)

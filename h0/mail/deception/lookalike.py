@@ -32,7 +32,6 @@ import time
 import unicodedata
 from collections.abc import Iterable
 from email.headerregistry import Address
-from email.utils import getaddresses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +42,7 @@ from h0.mail.compose.addresses import parse_recipients
 from h0.mail.deception._confusables import TABLE
 from h0.state import StateDB
 from h0.vault.layout import DONE, NEEDS_ACTION
+from h0.vault.values import addresses
 
 if TYPE_CHECKING:
     from h0.mail.deception.known import Known
@@ -162,7 +162,7 @@ class Correspondents:
         except H0Error:
             return
         for sent_epoch, recipients in rows:
-            self._add(addr.rpartition("@")[2] for _, addr in getaddresses([recipients]) if "@" in addr)
+            self._add(addr.rpartition("@")[2] for addr in addresses(recipients) if "@" in addr)
             self._ledger_after = max(self._ledger_after, sent_epoch or 0.0)
 
     def _scan(self, folder: str) -> None:

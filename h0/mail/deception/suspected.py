@@ -12,9 +12,9 @@ from typing import Any
 
 from h0.errors import H0Error, Refusal, refuse
 from h0.vault.listing import read_frontmatter
-from h0.vault.model import inbox_source
 from h0.vault.paths import PathResolver
 from h0.vault.suspicion import suspicion_of
+from h0.vault.values import inbox_source
 
 
 def refuse_reply_to_suspect(resolver: PathResolver, rel: str, source: Any) -> None:

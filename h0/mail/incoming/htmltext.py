@@ -26,7 +26,7 @@ import contextlib
 import re
 from html.parser import HTMLParser
 
-from h0.mail.compose.drafts import CUTOFF
+from h0.vault.sendable import CUTOFF
 
 _BLOCK = frozenset(
     "address article aside blockquote div dl dt dd fieldset figure footer form h1 h2 h3 h4 h5 h6 header "

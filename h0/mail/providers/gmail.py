@@ -151,8 +151,8 @@ class GmailBackend(MailSender, Mailbox):
         found = result.get("messages") or []
         if not found:
             return None
-        meta = self._get(str(found[0]["id"]), "metadata")
-        return int(meta.get("internalDate") or 0) or None
+        message = self._get(str(found[0]["id"]), "metadata")
+        return int(message.get("internalDate") or 0) or None
 
     # -- reading -------------------------------------------------------------------------
 

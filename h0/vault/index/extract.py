@@ -18,10 +18,11 @@ from h0.errors import H0Error
 from h0.vault import frontmatter
 from h0.vault.disclosure import MAIL_FIELDS, own_mark, thread_keys, unparsed_thread_keys
 from h0.vault.index.entities import note_keys
-from h0.vault.model import addresses as header_addresses
-from h0.vault.model import is_mail, source_key
+from h0.vault.model import is_mail
 from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash
 from h0.vault.paths import link_key
+from h0.vault.values import addresses as header_addresses
+from h0.vault.values import source_key
 
 # Frontmatter fields that say "this note is about this person": a People note.
 PERSON_FIELDS = ("email", "emails", "aliases")

@@ -1,0 +1,58 @@
+"""What one of the owner's notes says about a person (a People note) and about itself, as drafting asks it.
+
+A People note names its person's addresses (`email`, `emails`, `e-mail`, `mail`, `address`, `addresses`),
+other names (`aliases`), the language to write to them in (`language: de`), their time zone
+(`timezone: Europe/Berlin`) and their organisation (`company` and the like); any note may date itself
+(`date`, `created`). Read once, never raising, by the note model's readers (h0.vault.values, h0.vault.dates).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from h0.vault.dates import stamp_epoch
+from h0.vault.values import listed, texts
+
+ADDRESS = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
+ADDRESS_KEYS = ("email", "emails", "e-mail", "mail", "address", "addresses")
+ORGANISATION_KEYS = ("company", "organisation", "organization", "firma", "société", "societe", "employer")
+DATE_KEYS = ("date", "created")
+
+
+@dataclass(frozen=True, slots=True)
+class PersonFacts:
+    addresses: tuple[str, ...]  # the addresses its address properties hold, in order, as written
+    aliases: tuple[str, ...]  # the person's (or the note's) other names, at most 20
+    language: str | None  # a two-letter code (`de`, `fr`); None when absent or not a code
+    timezone: str  # `timezone:` as written, trimmed ("" when none): the calendar reads the zone
+    organisations: tuple[str, ...]
+    dates: tuple[float, ...]  # the note's own dates (`date`, `created`) as epochs
+
+    @property
+    def own_addresses(self) -> frozenset[str]:
+        return frozenset(a.lower() for a in self.addresses)
+
+
+def person_facts(frontmatter: Mapping[str, Any]) -> PersonFacts:
+    language = frontmatter.get("language")
+    code = language.strip() if isinstance(language, str) else ""
+    zone = frontmatter.get("timezone")
+    return PersonFacts(
+        addresses=tuple(
+            found
+            for key in ADDRESS_KEYS
+            for value in listed(frontmatter.get(key))
+            if isinstance(value, str)
+            for found in ADDRESS.findall(value)
+        ),
+        aliases=texts(frontmatter.get("aliases"), 20),
+        language=code[:2].lower() if 2 <= len(code) <= 5 and code[:2].isalpha() else None,
+        timezone=zone.strip() if isinstance(zone, str) else "",
+        organisations=tuple(
+            value for key in ORGANISATION_KEYS for value in listed(frontmatter.get(key)) if isinstance(value, str)
+        ),
+        dates=tuple(when for key in DATE_KEYS if (when := stamp_epoch(frontmatter.get(key))) is not None),
+    )
