@@ -42,7 +42,6 @@ from h0.vault.audit import AuditLog
 from h0.vault.disclosure import Disclosure
 from h0.vault.layout import DRAFTING_STREAM, LOGS, MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.model import NoteFacts
-from h0.vault.own_writes import OwnWrites
 from h0.vault.private_threads import IndexThreads, PrivateThreads, ScannedThreads
 
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
@@ -50,7 +49,6 @@ FileSignature = tuple[int, int, int] | None
 _instances: dict[tuple[str, tuple[tuple[str, ...], str | None], int, str, str], Drafting] = {}
 _instances_lock = threading.Lock()
 _fed: dict[str, int] = {}  # vault root -> watchers reporting its every note (see `watching`)
-_written: dict[str, OwnWrites] = {}  # vault root -> what its daemon wrote lately (see `watching`)
 
 
 class Drafting:
@@ -112,7 +110,6 @@ class Drafting:
             found = _instances.get(key)
             if found is None:
                 found = _instances[key] = cls.build(settings, root, disclosure)
-                found.takes_in(_written.get(os.path.normcase(os.path.abspath(root))))
             return found
 
     @classmethod
@@ -137,13 +134,6 @@ class Drafting:
         if changed is not None:
             changed(path)
         self.past.changed(path)
-
-    def takes_in(self, written: OwnWrites | None) -> None:
-        """The notes H0 wrote lately: the index and the past replies take them in as written, without parsing them again."""
-        takes_in = getattr(self.knowledge, "takes_in", None)
-        if takes_in is not None:
-            takes_in(written)
-        self.past.written = written
 
     def watched(self) -> bool:
         """Whether a watcher of this process reports every note of this vault changing (see `watching`)."""
@@ -290,20 +280,12 @@ def indexed_knowledge(root: Path, state_dir: Path | None, disclosure: Disclosure
         return None
 
 
-def watching(root: Path, on: bool, written: OwnWrites | None = None) -> None:
+def watching(root: Path, on: bool) -> None:
     """A watcher of this process reports every note of `root` changing (the daemon's, with native
-    events): drafting trusts the index between its reports instead of checking the vault each time.
-    `written`: what the daemon wrote lately (h0.vault.own_writes), which the index takes in unparsed."""
+    events): drafting trusts the index between its reports instead of checking the vault each time."""
     key = os.path.normcase(os.path.abspath(root))
     with _instances_lock:
         _fed[key] = _fed.get(key, 0) + (1 if on else -1)
-        if on and written is not None:
-            _written[key] = written
-        elif not on:
-            _written.pop(key, None)
-        found = [d for k, d in _instances.items() if os.path.normcase(os.path.abspath(k[0])) == key]
-    for drafting in found:
-        drafting.takes_in(_written.get(key))
 
 
 def vault_changed(root: Path, path: str | None) -> None:

@@ -23,18 +23,16 @@ from h0.config import Settings
 from h0.drafting import Drafting
 from h0.drafting.gate import gate_of
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.handlers.remember import remember, touched
 from h0.mail.api import MailAPI
 from h0.retry import Again, Waits
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
-from h0.vault.api import Applied, Change, LocalVault, Move, NoteRef, Update, VaultAPI
+from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
 from h0.vault.model import inbox_source
-from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import PathResolver
 
 WAITS = Waits()  # the waits when no work queue runs (tests, one-off contexts); the queue has its own
@@ -117,12 +115,10 @@ class EmailTriager(Protocol):
 
 class NoteOps:
     """What handlers do to notes, over a `VaultAPI` (in the daemon: the vault server, with the
-    local vault as its fallback — h0.mcp.client.with_fallback). `written` (the daemon's) remembers each
-    write whose content is known here: a whole note, or an update of a note read (h0.vault.own_writes)."""
+    local vault as its fallback — h0.mcp.client.with_fallback)."""
 
-    def __init__(self, api: VaultAPI, written: OwnWrites | None = None) -> None:
+    def __init__(self, api: VaultAPI) -> None:
         self.api = api
-        self.written = written
 
     def read(self, path: str) -> Note:
         return self.api.read(path)
@@ -139,10 +135,7 @@ class NoteOps:
         if_match: str | None = None,
         create_only: bool = False,
     ) -> NoteRef:
-        ref = self.api.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
-        if self.written is not None:
-            self.written.wrote(ref.path, ref.hash, frontmatter, body)
-        return ref
+        return self.api.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
 
     def update(
         self,
@@ -152,27 +145,23 @@ class NoteOps:
         if_match: str | None = None,
         attempts: int = 3,
         remove: tuple[str, ...] = (),
-        read: Note | None = None,
     ) -> str:
         """Merge `changes` into a note's frontmatter (keys in `remove` dropped; body untouched); returns the new hash.
 
         With `if_match`, a concurrent human edit makes the first attempt a Conflict; the
         merge is then retried on the fresh note (the keys H0 sets win, the human's edit stays).
-        `read`: the note `if_match` is the hash of (then what was written is known here).
         """
         for attempt in range(attempts):
             try:
                 ref = self.api.update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None)
             except Conflict:
                 continue
-            if attempt == 0:
-                remember(self.written, Update(path, changes, remove, if_match), ref, read)
             return ref.hash
         raise Conflict(f"{path} kept changing; could not record {sorted(changes)}.", path=path)
 
     def patch(self, note: Note, changes: Mapping[str, Any]) -> str:
         """Merge `changes` into a note just read, guarded by the hash it was read with."""
-        return self.update(note.path, changes, if_match=note.hash, read=note)
+        return self.update(note.path, changes, if_match=note.hash)
 
     def move(
         self,
@@ -208,19 +197,9 @@ class NoteOps:
     def exists(self, path: str) -> bool:
         return self.api.exists(path)
 
-    def apply(self, changes: Sequence[Change], read: Sequence[Note] = ()) -> builtins.list[Applied | H0Error]:
-        """Each change's result, in order. `read`: the notes the updates and moves were made from."""
-        if self.written is None:
-            results = self.api.apply(changes)
-        else:
-            with self.written.writing(touched(changes)):  # the index waits for the answer, then takes them unparsed
-                results = self.api.apply(changes)
-        notes = {note.path: note for note in read}
-        for change, result in zip(changes, results, strict=False):
-            remember(
-                self.written, change, result, notes.get(change.source if isinstance(change, Move) else change.path)
-            )
-        return results
+    def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
+        """Each change's result, in order."""
+        return self.api.apply(changes)
 
 
 @dataclass

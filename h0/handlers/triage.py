@@ -211,11 +211,7 @@ def _apply_plans(plans: list[Plan], ctx: HandlerContext) -> None:
             plan.result = result
     ready = [p for p in plans if p.result is None and p.change is not None]
     for plan, result in zip(
-        ready,
-        ctx.notes.apply([p.change for p in ready if p.change is not None], read=[p.note for p in ready])
-        if ready
-        else [],
-        strict=True,
+        ready, ctx.notes.apply([p.change for p in ready if p.change is not None]) if ready else [], strict=True
     ):
         if isinstance(result, Conflict):
             try:

@@ -160,7 +160,7 @@ class Daemon:
             mail = McpMail(self.connections["mail"])
         self.ctx = HandlerContext(
             settings=self.settings,
-            notes=NoteOps(vault, written=self.vault.written),  # routes know H0's own writes
+            notes=NoteOps(vault),
             mail=mail,
             audit=self.audit,
             paths=self.vault.paths,
@@ -191,10 +191,7 @@ class Daemon:
         if watch:
             self.watcher.start()
             if self.settings.h0_watcher == NATIVE:
-                drafting_service.watching(self.root, True, written=self.vault.written)
-                # H0's own mail writes wait for an idle moment to enter the drafting index (h0.vault.own_writes).
-                self.vault.written.more_coming = self.queue.working
-                self.add_periodic(TICK_SECONDS, self._when_idle)
+                drafting_service.watching(self.root, True)
                 self._feeds_drafting = True
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
         self.companions = [c for start in self.companion_starts if (c := start(self)) is not None]
@@ -251,10 +248,6 @@ class Daemon:
                 len(report.withdrawn),
                 len(report.woke),
             )
-
-    def _when_idle(self) -> None:
-        if not self.queue.working():
-            self.vault.written.idle()
 
     def add_periodic(self, interval: float, task: Callable[[], None], *, first_in: float = 0.0) -> None:
         """Run `task` every `interval` seconds from the maintenance loop (e.g. mail ingest)."""

@@ -16,8 +16,7 @@ from h0.platform.fileio import typed_os_error
 from h0.platform.fs import regular_file
 from h0.vault import frontmatter
 from h0.vault.filters import AnyOf
-from h0.vault.note import MAX_NOTE_BYTES, content_hash, decode
-from h0.vault.own_writes import OwnWrites
+from h0.vault.note import MAX_NOTE_BYTES, decode
 from h0.vault.paths import NOTE_SUFFIX, VaultPath
 
 FRONTMATTER_PROBE = 16 * 1024
@@ -140,18 +139,15 @@ class FrontmatterCache:
     them, so only candidate notes are unmarshalled.
     """
 
-    def __init__(self, written: OwnWrites | None = None) -> None:
+    def __init__(self) -> None:
         self._notes: dict[str, tuple[int, int, bytes | ParseError]] = {}
-        self.written = written  # what H0 wrote lately: a note whose bytes hash to it is not parsed again
 
     def get(self, abs_path: str, rel: str, st: os.stat_result) -> bytes | ParseError:
         hit = self._notes.get(rel)
         if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
             return hit[2]
         try:
-            value: bytes | ParseError = marshal.dumps(
-                self._as_written(abs_path, rel, st) or read_frontmatter(abs_path, rel)
-            )
+            value: bytes | ParseError = marshal.dumps(read_frontmatter(abs_path, rel))
         except ParseError as exc:
             value = exc
         except OSError as exc:
@@ -179,14 +175,6 @@ class FrontmatterCache:
         if close < 0:
             return len(head) == FRONTMATTER_PROBE or any(word in head for word in words)
         return any(word in head[:close] for word in words)
-
-    def _as_written(self, abs_path: str, rel: str, st: os.stat_result) -> dict[str, Any] | None:
-        """The frontmatter H0 wrote or parsed lately, if the note's bytes are those (else None: parse them)."""
-        if self.written is None or st.st_size >= FRONTMATTER_PROBE or not self.written.remembers(rel):
-            return None
-        with regular_file(abs_path) as handle:
-            note = self.written.known(rel, content_hash(handle.read(FRONTMATTER_PROBE)))
-        return note.frontmatter if note is not None else None
 
 
 def read_frontmatter(abs_path: str | Path, rel: str) -> dict[str, Any]:

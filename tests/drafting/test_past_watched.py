@@ -12,8 +12,6 @@ from h0.config import Settings
 from h0.drafting.past import PastReplies
 from h0.drafting.service import Drafting, vault_changed, watching
 from h0.vault import init_vault
-from h0.vault.note import Note, parse
-from h0.vault.own_writes import OwnWrites
 from tests.drafting.conftest import sent_by_h0
 
 TOM = "tom@fischer.example"
@@ -117,19 +115,3 @@ def test_given_the_daemons_watcher_feeds_drafting_when_a_reply_is_made_private_t
     finally:
         watching(vault, False)
     vault_changed(vault, None)  # no Drafting of this process is left with a report pending
-
-
-def test_given_h0_s_record_of_what_it_filed_a_reply_is_read_as_filed_and_an_edit_as_it_is(vault):
-    """Given the daemon's record of what it wrote and parsed (h0.vault.own_writes), when Done/'s reply is
-    known by its bytes' hash, then it is taken as recorded, not parsed again (a parse gives the same) —
-    and the owner's edit right after (other bytes) is read from disk."""
-    path = vault / "Done" / "to-tom-1.md"
-    note = parse(path.read_bytes(), "Done/to-tom-1.md")
-    assert texts(watched_replies(vault)) == ["Hi Tom,\n\nSounds good, see you then.\n\n— J."]
-    past = watched_replies(vault)
-    past.written = OwnWrites()
-    past.written.parsed(Note(note.path, note.frontmatter, "Hi Tom,\n\nAs recorded.\n", note.hash))
-    assert texts(past) == ["Hi Tom,\n\nAs recorded."]  # the record of these very bytes: no second parse
-    sent(vault, "to-tom-1", "Hi Tom,\n\nFriday works.\n\n— J.")
-    past.changed(str(path))
-    assert texts(past) == ["Hi Tom,\n\nFriday works.\n\n— J."]
