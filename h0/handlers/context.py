@@ -297,8 +297,6 @@ class HandlerContext:
     retries: RetrySchedule | None = None
     # Set when the daemon stops: a long batch (triage) leaves the notes it has not reached for the next start.
     stopping: threading.Event = field(default_factory=threading.Event)
-    # Batch triage is planned in turns, so one batch is written while the next is planned (decision 21).
-    planning: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def local(

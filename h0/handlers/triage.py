@@ -110,8 +110,8 @@ def triage_emails(
             pending.append(got)
     threads = _threads(pending, ctx)
     drafting = _drafting(ctx)
-    with ctx.planning, drafting.looked_once() if drafting is not None and pending else contextlib.nullcontext():
-        plans = _plans(pending, threads, ctx, triager, drafting, results)  # planned in turns (HandlerContext.planning)
+    with drafting.looked_once() if drafting is not None and pending else contextlib.nullcontext():
+        plans = _plans(pending, threads, ctx, triager, drafting, results)
     _apply_plans(plans, ctx)
     mark_triaged(ctx, [p.note.frontmatter for p in plans if p.result is None])  # owed: whichever pass ran first
     decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
