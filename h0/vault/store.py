@@ -10,7 +10,7 @@ import contextlib
 import itertools
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -309,6 +309,11 @@ class Vault:
         return self.paths.resolve(joined, write=True, note=True)
 
     # ------------------------------------------------------------------ list
+
+    def lend_parses(self, parses: Iterable[tuple[str, int, int, int, str]]) -> None:
+        """Frontmatter parsed elsewhere (the vault index's rows: path, mtime_ns, size, inode, JSON), for the
+        listings to take where a file is still as it was read (h0.vault.listing.FrontmatterCache.lend)."""
+        self._frontmatter.lend(parses)
 
     def list_notes(
         self,

@@ -332,6 +332,17 @@ class VaultIndex:
         self.sync(wait=wait)
         return notes_about(self, text=text, addresses=addresses, skip_folders=skip_folders, limit=limit)
 
+    def parses(self, folders: Iterable[str]) -> list[tuple[str, int, int, int, str]]:
+        """(path, mtime_ns, size, inode, frontmatter JSON) of each note of these top-level folders whose
+        frontmatter the index read without a problem, as of its last sync: a listing's parse to lend."""
+        wanted = list(folders)
+        rows = self.db.rows(
+            "SELECT path, mtime_ns, size, ino, frontmatter FROM docs WHERE problem IS NULL "
+            f"AND folder IN ({','.join('?' * len(wanted))})",
+            wanted,
+        )
+        return [(str(p), int(m), int(s), int(i), str(f)) for p, m, s, i, f in rows]
+
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
 
