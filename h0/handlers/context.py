@@ -21,7 +21,6 @@ from loguru import logger
 
 from h0.config import Settings
 from h0.drafting import Drafting
-from h0.drafting.gate import gate_of
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.mail.api import MailAPI
 from h0.retry import Again, Waits
@@ -277,6 +276,10 @@ def _unknown_arrival(path: str) -> Arrival:
     return Arrival()
 
 
+def _never() -> bool:
+    return False
+
+
 @dataclass
 class HandlerContext:
     settings: Settings
@@ -286,7 +289,7 @@ class HandlerContext:
     paths: PathResolver  # the vault's path confinement (where a `source:` resolves on disk); no note I/O
     state: HandlerState = field(default_factory=HandlerState)
     triager: EmailTriager | None = None
-    drafting: Drafting | None = None  # this vault's drafting state (built on first use by the triage handler)
+    drafting: Drafting | None = None  # this vault's drafting state (built on first use: `drafting_state`)
     state_db: StateDB | None = None  # H0's durable bookkeeping (the filing journal among it)
     # How a note came into Approved/ as the pipeline's events saw it (kind "moved", "written" or "unknown").
     arrival: Callable[[str], Arrival] = _unknown_arrival
@@ -297,6 +300,10 @@ class HandlerContext:
     retries: RetrySchedule | None = None
     # Set when the daemon stops: a long batch (triage) leaves the notes it has not reached for the next start.
     stopping: threading.Event = field(default_factory=threading.Event)
+    # Whether a watcher of this process reports every note of the vault changing (the daemon's native one), which
+    # then tells `drafting` what changed: drafting trusts its index between reports instead of comparing first.
+    vault_watched: Callable[[], bool] = _never
+    _drafting_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def local(
@@ -318,10 +325,25 @@ class HandlerContext:
             **fields,
         )
 
+    def drafting_state(self) -> Drafting:
+        """This vault's drafting state, built on first use (it raises what building it raises: settings without
+        the drafting fields, a test's stub). Built late, it compares its index with the vault once."""
+        with self._drafting_lock:
+            if self.drafting is None:
+                drafting = Drafting.build(self.settings, self.paths.root, watched=self.vault_watched)
+                drafting.note_changed(None)  # what a watcher saw before it existed was told to no one
+                self.drafting = drafting
+            return self.drafting
+
     def disclosure(self) -> Disclosure:
-        """The gate that says what of this vault may reach a model (h0.vault.disclosure; h0.drafting.gate)."""
-        self.drafting, gate = gate_of(self.settings, self.paths.root, self.drafting)
-        return gate
+        """The gate that says what of this vault may reach a model (h0.vault.disclosure): drafting's, which knows
+        the private people of its vault index; for settings that cannot build drafting, the settings' gate alone,
+        which knows no private person."""
+        try:
+            return self.drafting_state().disclosure
+        except Exception as exc:  # noqa: BLE001 - settings without the drafting fields
+            logger.debug("drafting unavailable, the gate knows no private people: {}", exc)
+            return Disclosure.for_vault(self.paths.root, self.settings.private_folders)
 
     def state_database(self) -> StateDB:
         """H0's state database: the daemon's own, else this vault's (opened on the spot)."""

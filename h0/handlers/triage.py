@@ -171,14 +171,11 @@ def _read(paths: Sequence[str], ctx: HandlerContext, known: Mapping[str, Note]) 
 
 def _drafting(ctx: HandlerContext) -> Drafting | None:
     """The vault's drafting state, or None (then drafts are written without the owner's context)."""
-    if ctx.drafting is not None:
-        return ctx.drafting
     try:
-        ctx.drafting = Drafting.for_settings(ctx.settings, ctx.paths.root)
+        return ctx.drafting_state()
     except Exception as exc:  # noqa: BLE001 - settings without the drafting fields (a test's stub): no context
         logger.debug("drafting context unavailable: {}", exc)
         return None
-    return ctx.drafting
 
 
 def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNote]]:

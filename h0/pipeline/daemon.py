@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Protocol
 from loguru import logger
 
 from h0.config import Settings
-from h0.drafting import service as drafting_service
 from h0.errors import H0Error
 from h0.handlers.context import EmailTriager, HandlerContext, HandlerState, NoteOps
 from h0.handlers.followup.find import FOLLOW_UP_PASS_SECONDS, FOLLOWUP_JOB, find_followup_notes
@@ -107,7 +106,7 @@ class Daemon:
         self.watcher = VaultWatcher(
             self.root, self._on_event, self._on_overflow, kind=settings.h0_watcher, on_note=self._on_note
         )
-        self._feeds_drafting = False  # this daemon's watcher reports every note to drafting's index
+        self._feeds_drafting = False  # this daemon's watcher reports every note to its drafting state (`_on_note`)
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._overflowed = threading.Event()
@@ -171,6 +170,7 @@ class Daemon:
             one_pass=self.one_pass,
             retries=self.queue,
             stopping=self._stop,
+            vault_watched=lambda: self._feeds_drafting,  # its drafting state hears of every change (`_on_note`)
         )
         workers = Workers(
             self.queue,
@@ -190,9 +190,7 @@ class Daemon:
             self._threads.append(thread)
         if watch:
             self.watcher.start()
-            if self.settings.h0_watcher == NATIVE:
-                drafting_service.watching(self.root, True)
-                self._feeds_drafting = True
+            self._feeds_drafting = self.settings.h0_watcher == NATIVE
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
         self.companions = [c for start in self.companion_starts if (c := start(self)) is not None]
         self.control = ControlWatch(self.vault, self.audit, self.ctx.state_db, self.settings.approval_settle_seconds)
@@ -313,9 +311,7 @@ class Daemon:
             self.idle.stop()
             self.idle = None
         self.watcher.stop()
-        if self._feeds_drafting:
-            self._feeds_drafting = False
-            drafting_service.watching(self.root, False)
+        self._feeds_drafting = False
         self.queue.close()
         deadline = time.monotonic() + timeout
         for thread in self._threads:
@@ -345,11 +341,14 @@ class Daemon:
             self._overflowed.set()  # our own queue is full: the sweep will catch up
 
     def _on_note(self, path: str | None) -> None:
-        drafting_service.vault_changed(self.root, path)
+        """The watcher saw this note (absolute path) change, or any (None): the drafting state, once built, hears it."""
+        drafting = self.ctx.drafting if self.ctx is not None else None
+        if drafting is not None:
+            drafting.note_changed(path)
 
     def _on_overflow(self) -> None:
         logger.warning("the inotify queue overflowed: events were lost; sweeping")
-        drafting_service.vault_changed(self.root, None)
+        self._on_note(None)
         self._overflowed.set()
 
     def sweep(self, reason: str) -> int:
@@ -387,7 +386,7 @@ class Daemon:
         except OSError as exc:
             logger.error("could not watch {}: {}", self.root, exc)
             return
-        drafting_service.vault_changed(self.root, None)  # what changed while nobody watched
+        self._on_note(None)  # what changed while nobody watched
         self.audit.write("watcher_restarted", "warning", reason=reason)
         signals.watcher_restarted.send(self, reason=reason)
         self.sweep(f"watcher restarted: {reason}")

@@ -73,10 +73,8 @@ class AttackCheck:
         return suspected_phishing(email, self._known) is not None
 
     def _drafting(self) -> Drafting | None:
-        if self.ctx.drafting is not None:
-            return self.ctx.drafting
         try:
-            return Drafting.for_settings(self.ctx.settings, self.ctx.paths.root)
+            return self.ctx.drafting_state()
         except Exception as exc:  # noqa: BLE001 - without it, only past correspondents are known (as triage does)
             logger.debug("follow-ups: the vault's People notes could not be read ({})", exc)
             return None
