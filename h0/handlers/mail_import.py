@@ -30,7 +30,7 @@ from h0.drafting.profile import ensure_profile_file
 from h0.errors import Conflict, H0Error
 from h0.followup.asks import judge_for
 from h0.followup.ledger import FollowupLedger
-from h0.followup.record import from_email
+from h0.followup.messages import from_email
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup.find import find_followup_notes
 from h0.handlers.followup.follow_up import follow_up

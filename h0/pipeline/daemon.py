@@ -44,7 +44,7 @@ from h0.vault.control_watch import ControlWatch
 from h0.vault.layout import LOGS
 
 if TYPE_CHECKING:
-    from h0.handlers.followup.report import FollowupReport
+    from h0.handlers.followup.pass_report import FollowupReport
     from h0.handlers.ingest import IngestReport
     from h0.mail.providers.imap_idle import IdleWatcher
 

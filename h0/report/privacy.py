@@ -5,7 +5,7 @@ H0_Dashboard.md and Briefings/ are notes any MCP client can read, and `h0 status
 whatever runs it, an agent's shell tool included: a private email, draft, send or error — whatever makes it
 private for the gate: its marks and tags (a `#private` in its text too), its folder, its thread, a private
 person's mail, properties that do not parse — is counted there ("2 private emails"), never named. The collectors
-(h0.report.collect, h0.report.briefing's `collect_day`, h0.followup.report) leave it out of their lists and count
+(h0.report.collect, h0.report.briefing's `collect_day`, h0.report.followups) leave it out of their lists and count
 it; the renderers only ever see what may be named.
 
 Each collection asks one `ReportGate`, over this process's vault index (`VaultIndex.shared`, the index drafting

@@ -14,7 +14,7 @@ from tests.followup.conftest import DANA, DAY, OWNER, fm, follow, ingest, names,
 
 
 def received(vault_dir: Path, rel: str) -> float:
-    from h0.followup.record import epoch
+    from h0.followup.messages import epoch
 
     return epoch(fm(vault_dir, rel)["received"])
 

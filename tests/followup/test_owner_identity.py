@@ -80,7 +80,7 @@ def test_a_forged_from_of_the_owner_neither_clears_a_reply_owed_nor_says_you_alr
     (path,) = ingest(ctx).written
     assert triage(ctx, path) == "draft_reply"
     draft = fm(vault_dir, path)["draft"]
-    from h0.followup.record import epoch
+    from h0.followup.messages import epoch
 
     due = add_working_days(epoch(fm(vault_dir, path)["received"]) or 0, 2)
     assert follow(ctx, due + 60).owed == [path]
@@ -136,7 +136,7 @@ def test_what_is_owed_does_not_depend_on_which_pass_ran_first(ctx, gmail, vault_
     synced(ctx, gmail)
     gmail.add_message(sender=DANA, subject="Contract?", body="Could you sign the contract this week?")
     (path,) = ingest(ctx).written
-    from h0.followup.record import epoch
+    from h0.followup.messages import epoch
 
     due = add_working_days(epoch(fm(vault_dir, path)["received"]) or 0, 2) + 60
     owed: list[str] = []

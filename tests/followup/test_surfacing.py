@@ -102,7 +102,7 @@ def test_follow_up_days_decides_when(ctx, gmail, vault_dir, clock, days):
     (path,) = ingest(ctx).written
     triage(ctx, path)
     ctx.settings = ctx.settings.model_copy(update={"follow_up_days": days})
-    from h0.followup.record import epoch
+    from h0.followup.messages import epoch
 
     received = epoch(fm(vault_dir, path)["received"])
     assert follow(ctx, add_working_days(received, days) - 60).owed == []

@@ -17,7 +17,7 @@ from h0.followup.nudge import NudgeRequest, follow_up_text
 from h0.followup.threads import Assessment, Message, display_names
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup.report import FollowupReport, day, days_to_wait, iso
+from h0.handlers.followup.pass_report import FollowupReport, day, days_to_wait, iso
 from h0.handlers.reply import reply_subject
 from h0.handlers.thread import private_in_thread
 from h0.mail.compose.drafts import CUTOFF

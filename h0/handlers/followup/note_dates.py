@@ -13,7 +13,7 @@ from typing import Any
 from loguru import logger
 
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup.report import FollowupReport, update_note
+from h0.handlers.followup.pass_report import FollowupReport, update_note
 from h0.vault.dates import date_problem
 
 ERROR_KEYS = ("date_error", "date_error_code")

@@ -30,7 +30,7 @@ from h0.errors import H0Error, NotFound
 from h0.followup.threads import Assessment, Message, is_owners, reply_needed
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup.report import FollowupReport, day, days_to_wait, iso, update_note
+from h0.handlers.followup.pass_report import FollowupReport, day, days_to_wait, iso, update_note
 from h0.handlers.suspect import known_people
 from h0.mail.compose.recipients import shown_sender
 from h0.mail.deception.known import Known

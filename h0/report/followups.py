@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from h0.errors import H0Error
-from h0.followup.record import epoch
+from h0.followup.messages import epoch
 from h0.followup.snooze import is_hidden
 from h0.followup.workdays import working_days_between
 from h0.vault import Vault
