@@ -28,13 +28,13 @@ from h0.errors import H0Error
 from h0.mail.compose.recipients import FIELDS, count, recipient_lists
 from h0.mail.deception.lookalike import Correspondents, new_domains
 from h0.pipeline.lock import daemon_holder
+from h0.report.approved import approved_notes, copies_filed, sending_state
 from h0.report.attacks import collect_attacks
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
 from h0.report.fields import SHOWN, iso_epoch, text
 from h0.report.followups import collect_followups
 from h0.report.privacy import INDEX_ERRORS, ReportGate, record_private, report_view, split
-from h0.report.sending import approved_notes, copies_filed, sending_state
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow

@@ -178,7 +178,7 @@ def _attack_lines(attacks: dict[str, Any]) -> list[str]:
 
 
 def _copy_lines(copies: list[dict[str, Any]], total: int, private: int) -> list[str]:
-    """One line per copy H0 filed instead of sending it (h0.report.sending.copies_filed); private ones counted."""
+    """One line per copy H0 filed instead of sending it (h0.report.approved.copies_filed); private ones counted."""
     if not total:
         return []
     lines = [f"Copies filed in Done/, not sent (24 h): {_count(total, len(copies) + private)}"]
