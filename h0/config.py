@@ -10,7 +10,6 @@ H0's strict reader (h0.envfile): a line it cannot read stops H0 with the file an
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -337,9 +336,3 @@ def load_settings(**overrides: Any) -> Settings:
     """Read settings now; keyword overrides win over environment and .env (EnvFileError: a .env line
     that cannot be read)."""
     return Settings(**overrides)
-
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    """The process-wide settings, read once."""
-    return load_settings()

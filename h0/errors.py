@@ -17,20 +17,6 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, ClassVar
 
-ERROR_CODES = (
-    "auth_required",
-    "not_found",
-    "rate_limited",
-    "permission_denied",
-    "parse_error",
-    "send_failed",
-    "invalid_request",
-    "conflict",
-    "not_supported",
-    "mcp_unavailable",
-    "internal_error",
-)
-
 _PROMOTED = ("retry_after", "path")
 
 

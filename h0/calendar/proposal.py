@@ -13,7 +13,7 @@ prove, so no email can make H0 say which of the owner's meetings are with whom.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import datetime, timedelta, tzinfo
 
 from h0.calendar.free import Slot, free_slots, spread
 from h0.calendar.hours import OwnerHours
@@ -231,7 +231,3 @@ def _span(slot: Slot, zone: tzinfo, *, day: bool = True, language: str = "en") -
     start, end = slot.start.astimezone(zone), slot.end.astimezone(zone)
     times = f"{start:%H:%M}–{end:%H:%M}"
     return f"{_day(slot, zone, language)}, {times}" if day else times
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)

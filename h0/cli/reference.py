@@ -19,12 +19,6 @@ def _commands() -> list[CommandDoc]:
     return docs
 
 
-def _usage(parser: argparse.ArgumentParser) -> str:
-    """`h0 import [--vault VAULT] FILE [FILE ...]`: argparse's usage line without `usage:` and `[-h]`."""
-    text = " ".join(parser.format_usage().split())
-    return re.sub(r"\s+", " ", text.removeprefix("usage: ").replace(" [-h]", "")).strip()
-
-
 class _Fixed(argparse.HelpFormatter):
     def __init__(self, prog: str) -> None:
         super().__init__(prog, width=100)

@@ -1,6 +1,6 @@
 """Drafting: replies worth sending — grounded in the vault, in the owner's voice, learning from edits.
 
-    drafting = Drafting.for_settings(settings)            # one per vault and process
+    drafting = Drafting.build(settings)                   # kept by its holder (HandlerContext.drafting_state)
     context = drafting.context_for_email(note.facts, text, to)   # DraftContext: profile, lessons, people, …
     outcome = triager.triage(email, context.reply_context())
 

@@ -31,7 +31,6 @@ from h0.vault.index import VaultIndex
 from h0.vault.index.db import VISIBLE
 from h0.vault.layout import NEEDS_ACTION
 from h0.vault.model import Kind, note_facts
-from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import NOTE_SUFFIX, link_key
 
 MAX_PENDING_READ = 4096  # index rows kept read as pending emails (or as not one), by path and frontmatter
@@ -71,12 +70,6 @@ class IndexKnowledge:
             self.index.everything_changed()
         else:
             self.index.changed([path])
-
-    def takes_in(self, written: OwnWrites | None) -> None:
-        """What H0 wrote lately (the daemon's record): the index takes those notes in without a parse."""
-        self.index.written = written
-        if written is not None:
-            written.when_idle(self.index.catch_up)  # H0's own mail writes, taken in when H0 is idle
 
     def freshen(self, *, fed: bool) -> None:
         """Before a context is assembled: unless a watcher reports every change (`fed`), compare the
@@ -129,14 +122,10 @@ class IndexKnowledge:
             (*wanted, NEEDS_ACTION.lower(), limit + len(skip) + 5),
         )
         found: list[PendingEmail] = []
-        written = self.index.written
         for path, raw in rows:
-            # While H0 works, the index takes in its own writes later (h0.vault.own_writes): an email archived
-            # since is gone from Needs_Action/, and one H0 updated says what H0 wrote.
+            # The index is synced without waiting behind another thread's sync: an email filed since is gone.
             if path in skip or not (self.root / path).is_file():
                 continue
-            if written is not None and (mine := written.latest(path)) is not None:
-                raw = json.dumps(mine.frontmatter)
             # A burst's emails from one sender all ask for the same few rows: each row is read once.
             email = self._pending.get((path, raw), _UNREAD)
             if email is _UNREAD:

@@ -40,8 +40,7 @@ from h0.vault import frontmatter
 from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.layout import DONE
 from h0.vault.model import note_facts
-from h0.vault.note import content_hash, decode
-from h0.vault.own_writes import OwnWrites
+from h0.vault.note import decode
 from h0.vault.private_threads import PrivateThreads, ScannedThreads
 
 MAX_READ_BYTES = 256 * 1024
@@ -95,7 +94,6 @@ class PastReplies:
         # Each reply with its words (tokenised once per refresh) and their weighted length, and each word's weight
         # (how rare it is among the replies): one value, replaced whole, so a reader never mixes two refreshes.
         self._worded: _Vocabulary = ([], {})
-        self.written: OwnWrites | None = None  # what H0 wrote or parsed lately (the daemon's): Done/'s notes unparsed
 
     def changed(self, path: str | None) -> None:
         """A watcher's report: this note (absolute path) changed, appeared or went; None: any may have."""
@@ -241,18 +239,9 @@ class PastReplies:
         try:
             with regular_file(self.root / rel) as handle:
                 data = handle.read(MAX_READ_BYTES)
-            # An email H0 filed here (or parsed here lately) is known by its bytes' hash: not parsed again.
-            known = (
-                self.written.known(rel, content_hash(data))
-                if self.written is not None and len(data) < MAX_READ_BYTES
-                else None
-            )
-            if known is not None:
-                fm, body = known.frontmatter, known.body
-            else:
-                text = decode(data, rel) if len(data) < MAX_READ_BYTES else data.decode("utf-8", "ignore")
-                parts = frontmatter.split(text)
-                fm, body = frontmatter.load(parts.yaml), parts.body
+            text = decode(data, rel) if len(data) < MAX_READ_BYTES else data.decode("utf-8", "ignore")
+            parts = frontmatter.split(text)
+            fm, body = frontmatter.load(parts.yaml), parts.body
         except (OSError, H0Error, ValueError):
             return None, False
         facts = note_facts(rel, fm)

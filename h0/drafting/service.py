@@ -1,9 +1,9 @@
 """`Drafting`: one vault's drafting state — its knowledge, past replies, profile and memory — kept
-warm for a process, and the one call that assembles a reply's context.
+warm by whoever holds it, and the one call that assembles a reply's context.
 
-Handlers, the MCP servers and the benchmarks ask `Drafting.for_settings(settings)` and get the
-same object for the same vault, so the catalogue of notes is built once per process and then
-only brought up to date. The knowledge source is a constructor argument: the vault index
+`Drafting.build(settings)` makes one; the handlers' context holds its own (`HandlerContext.drafting_state`,
+built on first use), and the daemon tells that one what its watcher sees (`note_changed`) and whether the
+watcher reports every change (`watched`). The knowledge source is a constructor argument: the vault index
 (h0/vault/index) plugs in there.
 """
 
@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -42,15 +41,14 @@ from h0.vault.audit import AuditLog
 from h0.vault.disclosure import Disclosure
 from h0.vault.layout import DRAFTING_STREAM, LOGS, MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.model import NoteFacts
-from h0.vault.own_writes import OwnWrites
 from h0.vault.private_threads import IndexThreads, PrivateThreads, ScannedThreads
 
 # (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
 FileSignature = tuple[int, int, int] | None
-_instances: dict[tuple[str, tuple[tuple[str, ...], str | None], int, str, str], Drafting] = {}
-_instances_lock = threading.Lock()
-_fed: dict[str, int] = {}  # vault root -> watchers reporting its every note (see `watching`)
-_written: dict[str, OwnWrites] = {}  # vault root -> what its daemon wrote lately (see `watching`)
+
+
+def _never() -> bool:
+    return False
 
 
 class Drafting:
@@ -65,8 +63,10 @@ class Drafting:
         history: MailHistory | None = None,
         calendar: OwnerCalendar | None = None,
         owner: OwnerAuthority | None = None,
+        watched: Callable[[], bool] = _never,
     ) -> None:
         self.root = Path(root)
+        self._watched = watched  # whether a watcher of this process reports every note changing (the daemon's)
         self.calendar = calendar  # None: no calendar source, and no reply proposes a time
         self.budget_tokens = budget_tokens
         index = getattr(knowledge, "index", None)  # the vault index behind the knowledge, when there is one
@@ -101,23 +101,16 @@ class Drafting:
         return people
 
     @classmethod
-    def for_settings(cls, settings: Settings, root: Path | None = None) -> Drafting:
-        """The process's Drafting for this vault and these settings (built on first use), its knowledge
-        answered by the vault index (a scan of the vault when the index cannot be opened)."""
-        root = Path(root or settings.vault_path)
-        disclosure = Disclosure.for_vault(root, settings.private_folders)
-        calendar = f"{settings.calendar_ics}|{settings.caldav_url or ''}"
-        key = (str(root), disclosure.key, settings.draft_context_tokens, str(settings.h0_state_dir), calendar)
-        with _instances_lock:
-            found = _instances.get(key)
-            if found is None:
-                found = _instances[key] = cls.build(settings, root, disclosure)
-                found.takes_in(_written.get(os.path.normcase(os.path.abspath(root))))
-            return found
-
-    @classmethod
-    def build(cls, settings: Settings, root: Path | None = None, disclosure: Disclosure | None = None) -> Drafting:
-        """A new Drafting for this vault and these settings, shared with nobody (`h0 eval` hides replies in its own)."""
+    def build(
+        cls,
+        settings: Settings,
+        root: Path | None = None,
+        disclosure: Disclosure | None = None,
+        *,
+        watched: Callable[[], bool] = _never,
+    ) -> Drafting:
+        """A new Drafting for this vault and these settings, its knowledge answered by the vault index (a scan of
+        the vault when the index cannot be opened). `watched`: as the constructor's."""
         root = Path(root or settings.vault_path)
         disclosure = disclosure or Disclosure.for_vault(root, settings.private_folders)
         return cls(
@@ -129,6 +122,7 @@ class Drafting:
             knowledge=indexed_knowledge(root, settings.h0_state_dir, disclosure),
             calendar=OwnerCalendar.for_settings(settings, root),
             owner=owner_authority(root, settings.h0_state_dir),
+            watched=watched,
         )
 
     def note_changed(self, path: str | None) -> None:
@@ -138,16 +132,10 @@ class Drafting:
             changed(path)
         self.past.changed(path)
 
-    def takes_in(self, written: OwnWrites | None) -> None:
-        """The notes H0 wrote lately: the index and the past replies take them in as written, without parsing them again."""
-        takes_in = getattr(self.knowledge, "takes_in", None)
-        if takes_in is not None:
-            takes_in(written)
-        self.past.written = written
-
     def watched(self) -> bool:
-        """Whether a watcher of this process reports every note of this vault changing (see `watching`)."""
-        return _fed.get(os.path.normcase(os.path.abspath(self.root)), 0) > 0
+        """Whether a watcher of this process reports every note of this vault changing: drafting then trusts its
+        index between the watcher's reports (`note_changed`) instead of comparing it with the vault first."""
+        return self._watched()
 
     def profile(self) -> Profile:
         """The profile note as it is now (re-read only when its file changed)."""
@@ -288,41 +276,6 @@ def indexed_knowledge(root: Path, state_dir: Path | None, disclosure: Disclosure
     except Exception as exc:  # noqa: BLE001 - drafting still works from a scan of the vault
         logger.warning("the vault index could not be opened for drafting ({}); scanning the vault instead", exc)
         return None
-
-
-def watching(root: Path, on: bool, written: OwnWrites | None = None) -> None:
-    """A watcher of this process reports every note of `root` changing (the daemon's, with native
-    events): drafting trusts the index between its reports instead of checking the vault each time.
-    `written`: what the daemon wrote lately (h0.vault.own_writes), which the index takes in unparsed."""
-    key = os.path.normcase(os.path.abspath(root))
-    with _instances_lock:
-        _fed[key] = _fed.get(key, 0) + (1 if on else -1)
-        if on and written is not None:
-            _written[key] = written
-        elif not on:
-            _written.pop(key, None)
-        found = [d for k, d in _instances.items() if os.path.normcase(os.path.abspath(k[0])) == key]
-    for drafting in found:
-        drafting.takes_in(_written.get(key))
-
-
-def vault_changed(root: Path, path: str | None) -> None:
-    """Tell this process's Drafting objects for `root` that a note changed (None: any may have). Called for
-    every file event of a daemon's vault: the roots' spellings are compared as computed once."""
-    key = _root_key(str(root))
-    with _instances_lock:
-        found = [d for k, d in _instances.items() if _root_key(k[0]) == key]
-    for drafting in found:
-        drafting.note_changed(path)
-
-
-def _root_key(root: str) -> str:
-    return _absolute_key(root) if os.path.isabs(root) else os.path.normcase(os.path.abspath(root))
-
-
-@functools.lru_cache(maxsize=64)
-def _absolute_key(root: str) -> str:  # an absolute path's spelling does not depend on the working folder
-    return os.path.normcase(os.path.abspath(root))
 
 
 def sent_cache_path(root: Path, state_dir: Path | None) -> Path | None:

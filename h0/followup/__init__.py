@@ -6,8 +6,9 @@ Domain logic below the handlers (h0.handlers.followup.follow_up acts on notes th
 - `threads` — owed and awaited, from a thread's messages (the one rule);
 - `asks` — does the owner's message ask something (rules, or the LLM);
 - `ledger` — what H0 saw of each conversation, in its state database;
-- `record` — a message as the ledger keeps it, from mail, H0's sends, or an email note;
-- `snooze` — `snooze_until:` values;
-- `nudge` — the follow-up draft's text (greeting and sign-off are parameters);
-- `report` — what `h0 status`, the dashboard and the briefing show.
+- `messages` — a message as the ledger keeps it, from mail, H0's sends, or an email note;
+- `snooze` — `snooze_until:` values (the steps that wake notes are h0.handlers.followup.wake);
+- `nudge` — the follow-up draft's text (greeting and sign-off are parameters).
+
+What the reports show of follow-ups is h0.report.followups.
 """

@@ -21,19 +21,16 @@ from loguru import logger
 
 from h0.config import Settings
 from h0.drafting import Drafting
-from h0.drafting.gate import gate_of
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.handlers.remember import remember, touched
 from h0.mail.api import MailAPI
 from h0.retry import Again, Waits
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
-from h0.vault.api import Applied, Change, LocalVault, Move, NoteRef, Update, VaultAPI
+from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
-from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import PathResolver
 from h0.vault.values import inbox_source
 
@@ -117,12 +114,10 @@ class EmailTriager(Protocol):
 
 class NoteOps:
     """What handlers do to notes, over a `VaultAPI` (in the daemon: the vault server, with the
-    local vault as its fallback — h0.mcp.client.with_fallback). `written` (the daemon's) remembers each
-    write whose content is known here: a whole note, or an update of a note read (h0.vault.own_writes)."""
+    local vault as its fallback — h0.mcp.client.with_fallback)."""
 
-    def __init__(self, api: VaultAPI, written: OwnWrites | None = None) -> None:
+    def __init__(self, api: VaultAPI) -> None:
         self.api = api
-        self.written = written
 
     def read(self, path: str) -> Note:
         return self.api.read(path)
@@ -139,10 +134,7 @@ class NoteOps:
         if_match: str | None = None,
         create_only: bool = False,
     ) -> NoteRef:
-        ref = self.api.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
-        if self.written is not None:
-            self.written.wrote(ref.path, ref.hash, frontmatter, body)
-        return ref
+        return self.api.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
 
     def update(
         self,
@@ -152,27 +144,23 @@ class NoteOps:
         if_match: str | None = None,
         attempts: int = 3,
         remove: tuple[str, ...] = (),
-        read: Note | None = None,
     ) -> str:
         """Merge `changes` into a note's frontmatter (keys in `remove` dropped; body untouched); returns the new hash.
 
         With `if_match`, a concurrent human edit makes the first attempt a Conflict; the
         merge is then retried on the fresh note (the keys H0 sets win, the human's edit stays).
-        `read`: the note `if_match` is the hash of (then what was written is known here).
         """
         for attempt in range(attempts):
             try:
                 ref = self.api.update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None)
             except Conflict:
                 continue
-            if attempt == 0:
-                remember(self.written, Update(path, changes, remove, if_match), ref, read)
             return ref.hash
         raise Conflict(f"{path} kept changing; could not record {sorted(changes)}.", path=path)
 
     def patch(self, note: Note, changes: Mapping[str, Any]) -> str:
         """Merge `changes` into a note just read, guarded by the hash it was read with."""
-        return self.update(note.path, changes, if_match=note.hash, read=note)
+        return self.update(note.path, changes, if_match=note.hash)
 
     def move(
         self,
@@ -208,19 +196,9 @@ class NoteOps:
     def exists(self, path: str) -> bool:
         return self.api.exists(path)
 
-    def apply(self, changes: Sequence[Change], read: Sequence[Note] = ()) -> builtins.list[Applied | H0Error]:
-        """Each change's result, in order. `read`: the notes the updates and moves were made from."""
-        if self.written is None:
-            results = self.api.apply(changes)
-        else:
-            with self.written.writing(touched(changes)):  # the index waits for the answer, then takes them unparsed
-                results = self.api.apply(changes)
-        notes = {note.path: note for note in read}
-        for change, result in zip(changes, results, strict=False):
-            remember(
-                self.written, change, result, notes.get(change.source if isinstance(change, Move) else change.path)
-            )
-        return results
+    def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
+        """Each change's result, in order."""
+        return self.api.apply(changes)
 
 
 @dataclass
@@ -298,6 +276,10 @@ def _unknown_arrival(path: str) -> Arrival:
     return Arrival()
 
 
+def _never() -> bool:
+    return False
+
+
 @dataclass
 class HandlerContext:
     settings: Settings
@@ -307,7 +289,7 @@ class HandlerContext:
     paths: PathResolver  # the vault's path confinement (where a `source:` resolves on disk); no note I/O
     state: HandlerState = field(default_factory=HandlerState)
     triager: EmailTriager | None = None
-    drafting: Drafting | None = None  # this vault's drafting state (built on first use by the triage handler)
+    drafting: Drafting | None = None  # this vault's drafting state (built on first use: `drafting_state`)
     state_db: StateDB | None = None  # H0's durable bookkeeping (the filing journal among it)
     # How a note came into Approved/ as the pipeline's events saw it (kind "moved", "written" or "unknown").
     arrival: Callable[[str], Arrival] = _unknown_arrival
@@ -318,8 +300,10 @@ class HandlerContext:
     retries: RetrySchedule | None = None
     # Set when the daemon stops: a long batch (triage) leaves the notes it has not reached for the next start.
     stopping: threading.Event = field(default_factory=threading.Event)
-    # Batch triage is planned in turns, so one batch is written while the next is planned (decision 21).
-    planning: threading.Lock = field(default_factory=threading.Lock)
+    # Whether a watcher of this process reports every note of the vault changing (the daemon's native one), which
+    # then tells `drafting` what changed: drafting trusts its index between reports instead of comparing first.
+    vault_watched: Callable[[], bool] = _never
+    _drafting_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def local(
@@ -341,10 +325,25 @@ class HandlerContext:
             **fields,
         )
 
+    def drafting_state(self) -> Drafting:
+        """This vault's drafting state, built on first use (it raises what building it raises: settings without
+        the drafting fields, a test's stub). Built late, it compares its index with the vault once."""
+        with self._drafting_lock:
+            if self.drafting is None:
+                drafting = Drafting.build(self.settings, self.paths.root, watched=self.vault_watched)
+                drafting.note_changed(None)  # what a watcher saw before it existed was told to no one
+                self.drafting = drafting
+            return self.drafting
+
     def disclosure(self) -> Disclosure:
-        """The gate that says what of this vault may reach a model (h0.vault.disclosure; h0.drafting.gate)."""
-        self.drafting, gate = gate_of(self.settings, self.paths.root, self.drafting)
-        return gate
+        """The gate that says what of this vault may reach a model (h0.vault.disclosure): drafting's, which knows
+        the private people of its vault index; for settings that cannot build drafting, the settings' gate alone,
+        which knows no private person."""
+        try:
+            return self.drafting_state().disclosure
+        except Exception as exc:  # noqa: BLE001 - settings without the drafting fields
+            logger.debug("drafting unavailable, the gate knows no private people: {}", exc)
+            return Disclosure.for_vault(self.paths.root, self.settings.private_folders)
 
     def state_database(self) -> StateDB:
         """H0's state database: the daemon's own, else this vault's (opened on the spot)."""
@@ -393,5 +392,5 @@ class HandlerContext:
 
 def source_note(value: object, ctx: HandlerContext) -> str | None:
     """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise): the one
-    rule is `h0.vault.model.inbox_source`, which the mail server's filing asks too."""
+    rule is `h0.vault.values.inbox_source`, which the mail server's filing asks too."""
     return inbox_source(ctx.paths, value)

@@ -84,7 +84,7 @@ class KnowledgeAsOf:
         self.inner = knowledge
         self.before: float = float("inf")
 
-    def __getattr__(self, name: str) -> Any:  # freshen, changed, takes_in, index: the wrapped source's
+    def __getattr__(self, name: str) -> Any:  # freshen, changed, index: the wrapped source's
         return getattr(self.inner, name)
 
     def _shown(self, note: KnowledgeNote | None) -> bool:

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from loguru import logger
 
-from h0.drafting import Drafting
 from h0.drafting.learning import learn_from_filed, remember_sent
 from h0.errors import H0Error
 from h0.handlers.context import Action, HandlerContext, Outcome
@@ -22,8 +21,7 @@ from h0.mail.owner import message_key
 
 
 def learn_from_drafts(ctx: HandlerContext) -> Outcome:
-    drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
-    ctx.drafting = drafting
+    drafting = ctx.drafting_state()
     llm = getattr(ctx.triager, "llm", None)
     outcomes = learn_from_filed(
         ctx.notes.api, drafting, llm, private=lambda path, fm, body: private_in_thread(ctx, path, fm, body=body)
@@ -44,8 +42,7 @@ def remember_sent_mail(ctx: HandlerContext, sent: Sequence[EmailFull]) -> None:
     writes to each person). Never raises: a cache that cannot be written costs only what is learned."""
     if not sent:
         return
-    drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
-    ctx.drafting = drafting
+    drafting = ctx.drafting_state()
     if drafting.sent_cache is None or drafting.owner is None:
         return
     try:

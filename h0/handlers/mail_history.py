@@ -18,7 +18,7 @@ from loguru import logger
 
 from h0.drafting.replytext import latest_reply
 from h0.errors import H0Error
-from h0.followup.record import from_email
+from h0.followup.messages import from_email
 from h0.followup.threads import Message
 from h0.handlers.context import HandlerContext
 from h0.mail.models import EmailFull

@@ -25,13 +25,12 @@ from pathlib import Path
 
 from loguru import logger
 
-from h0.drafting import Drafting
 from h0.drafting.learning import refresh_learned_profile
 from h0.drafting.profile import ensure_profile_file
 from h0.errors import Conflict, H0Error
 from h0.followup.asks import judge_for
 from h0.followup.ledger import FollowupLedger
-from h0.followup.record import from_email
+from h0.followup.messages import from_email
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup.find import find_followup_notes
 from h0.handlers.followup.follow_up import follow_up
@@ -305,7 +304,7 @@ class MailImport:
         a vault without a profile gets the default one (h0 init's) to show it in."""
         try:
             ensure_profile_file(self.ctx.paths.root)
-            drafting = self.ctx.drafting or Drafting.for_settings(self.ctx.settings, self.ctx.paths.root)
+            drafting = self.ctx.drafting_state()
             refresh_learned_profile(self.ctx.notes.api, drafting)
         except (H0Error, OSError) as error:
             logger.info("the profile's learned section was not refreshed: {}", getattr(error, "message", error))

@@ -18,7 +18,6 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
-from h0.drafting import Drafting
 from h0.drafting.learning import text_hash
 from h0.drafting.revise import email_for
 from h0.drafting.scheduling import rescheduled, scheduling_for_email
@@ -70,8 +69,7 @@ def reschedule_draft(path: str, ctx: HandlerContext) -> Outcome:
     email = email_for(ctx.notes.api, note.facts)
     if email is None:
         return Outcome(Action.SKIPPED, "the email it answers is gone")
-    drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
-    ctx.drafting = drafting
+    drafting = ctx.drafting_state()
     fm, words = email
     facts = note_facts(note.facts.source or "", fm)
     now = dt.datetime.now(dt.UTC)

@@ -19,7 +19,6 @@ import time
 
 from loguru import logger
 
-from h0.drafting import Drafting
 from h0.drafting.revise import email_for, revision_request, rewrite
 from h0.errors import Conflict, H0Error, InternalError
 from h0.handlers.context import Action, HandlerContext, Outcome
@@ -49,8 +48,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     age = _age(ctx, path)
     if age is not None and age < quiet:
         return Outcome(Action.WAITING, "the instruction may still be being typed", retry_in=quiet - age + 0.05)
-    drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)
-    ctx.drafting = drafting
+    drafting = ctx.drafting_state()
     llm = getattr(ctx.triager, "llm", None)
     started = time.perf_counter()
     email = email_for(ctx.notes.api, note.facts)

@@ -29,7 +29,6 @@ from typing import Any
 
 from loguru import logger
 
-from h0.drafting import Drafting
 from h0.drafting.pastreply import epoch
 from h0.drafting.replytext import strip_quoted
 from h0.errors import H0Error
@@ -69,15 +68,13 @@ def starts_thread(message_id: Any, thread_id: Any) -> bool:
 
 
 def private_threads(ctx: HandlerContext) -> PrivateThreads:
-    """Which thread keys the vault's private notes hold: the vault index of the process's drafting state (built
-    on first use, shared), else a walk of the vault."""
-    if ctx.drafting is None:
-        try:
-            ctx.drafting = Drafting.for_settings(ctx.settings, ctx.paths.root)
-        except Exception as exc:  # noqa: BLE001 - settings without the drafting fields (a test's stub)
-            logger.debug("no drafting state ({}): private threads found by a walk of the vault", exc)
-            return ScannedThreads(ctx.paths.root, ctx.disclosure())
-    return ctx.drafting.threads
+    """Which thread keys the vault's private notes hold: the vault index of the context's drafting state (built
+    on first use), else a walk of the vault."""
+    try:
+        return ctx.drafting_state().threads
+    except Exception as exc:  # noqa: BLE001 - settings without the drafting fields (a test's stub)
+        logger.debug("no drafting state ({}): private threads found by a walk of the vault", exc)
+        return ScannedThreads(ctx.paths.root, ctx.disclosure())
 
 
 def private_notes(ctx: HandlerContext, notes: Iterable[NoteLike]) -> Callable[[NoteLike], bool]:

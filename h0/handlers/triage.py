@@ -110,8 +110,8 @@ def triage_emails(
             pending.append(got)
     threads = _threads(pending, ctx)
     drafting = _drafting(ctx)
-    with ctx.planning, drafting.looked_once() if drafting is not None and pending else contextlib.nullcontext():
-        plans = _plans(pending, threads, ctx, triager, drafting, results)  # planned in turns (HandlerContext.planning)
+    with drafting.looked_once() if drafting is not None and pending else contextlib.nullcontext():
+        plans = _plans(pending, threads, ctx, triager, drafting, results)
     _apply_plans(plans, ctx)
     mark_triaged(ctx, [p.note.facts for p in plans if p.result is None])  # owed: whichever pass ran first
     decisions: list[tuple[str, dict[str, Any]]] = []  # the batch's audit lines, appended at once
@@ -171,14 +171,11 @@ def _read(paths: Sequence[str], ctx: HandlerContext, known: Mapping[str, Note]) 
 
 def _drafting(ctx: HandlerContext) -> Drafting | None:
     """The vault's drafting state, or None (then drafts are written without the owner's context)."""
-    if ctx.drafting is not None:
-        return ctx.drafting
     try:
-        ctx.drafting = Drafting.for_settings(ctx.settings, ctx.paths.root)
+        return ctx.drafting_state()
     except Exception as exc:  # noqa: BLE001 - settings without the drafting fields (a test's stub): no context
         logger.debug("drafting context unavailable: {}", exc)
         return None
-    return ctx.drafting
 
 
 def _threads(notes: list[Note], ctx: HandlerContext) -> dict[str, list[ThreadNote]]:
@@ -211,11 +208,7 @@ def _apply_plans(plans: list[Plan], ctx: HandlerContext) -> None:
             plan.result = result
     ready = [p for p in plans if p.result is None and p.change is not None]
     for plan, result in zip(
-        ready,
-        ctx.notes.apply([p.change for p in ready if p.change is not None], read=[p.note for p in ready])
-        if ready
-        else [],
-        strict=True,
+        ready, ctx.notes.apply([p.change for p in ready if p.change is not None]) if ready else [], strict=True
     ):
         if isinstance(result, Conflict):
             try:

@@ -6,9 +6,7 @@ a note less private (h0.vault.disclosure.Disclosure.unprivating)."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,9 +33,6 @@ from h0.vault.paths import VaultPath, folder_key
 Seen = tuple[str, dict[str, Any] | None, str | None]
 # The audit lines of a batch, written together when it ends: (event, fields).
 Written = list[tuple[str, dict[str, Any]]]
-# Batches of this many changes or more take turns (NoteWriter.apply_all); smaller ones, a send's move
-# among them, never wait behind a burst's batch.
-TURN_AT = 20
 
 
 class WriteChange(BaseModel):
@@ -107,7 +102,6 @@ class NoteWriter:
         self.daemon_filing = daemon_filing
         self.record = WriteRecord(vault.root, state_dir, daemon_filing)
         self.proposals = ControlProposals(vault, audit)
-        self._turns = threading.Lock()
 
     def write(
         self,
@@ -194,14 +188,7 @@ class NoteWriter:
         )
 
     def apply_all(self, changes: list[Change]) -> ChangesApplied:
-        """Each change as its own tool would make it, in order; one that fails is answered in its place.
-
-        Large batches take turns: batches written at once share the interpreter evenly, so all of them
-        are answered when the last is done; in turns, the first caller goes on after its own batch."""
-        with self._turns if len(changes) >= TURN_AT else nullcontext():
-            return self._apply_all(changes)
-
-    def _apply_all(self, changes: list[Change]) -> ChangesApplied:
+        """Each change as its own tool would make it, in order; one that fails is answered in its place."""
         results: list[ChangeResult] = []
         done: Written = []
         try:

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Protocol
 from loguru import logger
 
 from h0.config import Settings
-from h0.drafting import service as drafting_service
 from h0.errors import H0Error
 from h0.handlers.context import EmailTriager, HandlerContext, HandlerState, NoteOps
 from h0.handlers.followup.find import FOLLOW_UP_PASS_SECONDS, FOLLOWUP_JOB, find_followup_notes
@@ -45,7 +44,7 @@ from h0.vault.control_watch import ControlWatch
 from h0.vault.layout import LOGS
 
 if TYPE_CHECKING:
-    from h0.handlers.followup.report import FollowupReport
+    from h0.handlers.followup.pass_report import FollowupReport
     from h0.handlers.ingest import IngestReport
     from h0.mail.providers.imap_idle import IdleWatcher
 
@@ -109,7 +108,7 @@ class Daemon:
         self.watcher = VaultWatcher(
             self.root, self._on_event, self._on_overflow, kind=settings.h0_watcher, on_note=self._on_note, clock=tick
         )
-        self._feeds_drafting = False  # this daemon's watcher reports every note to drafting's index
+        self._feeds_drafting = False  # this daemon's watcher reports every note to its drafting state (`_on_note`)
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._overflowed = threading.Event()
@@ -162,7 +161,7 @@ class Daemon:
             mail = McpMail(self.connections["mail"])
         self.ctx = HandlerContext(
             settings=self.settings,
-            notes=NoteOps(vault, written=self.vault.written),  # routes know H0's own writes
+            notes=NoteOps(vault),
             mail=mail,
             audit=self.audit,
             paths=self.vault.paths,
@@ -173,6 +172,7 @@ class Daemon:
             one_pass=self.one_pass,
             retries=self.queue,
             stopping=self._stop,
+            vault_watched=lambda: self._feeds_drafting,  # its drafting state hears of every change (`_on_note`)
         )
         workers = Workers(
             self.queue,
@@ -192,12 +192,7 @@ class Daemon:
             self._threads.append(thread)
         if watch:
             self.watcher.start()
-            if self.settings.h0_watcher == NATIVE:
-                drafting_service.watching(self.root, True, written=self.vault.written)
-                # H0's own mail writes wait for an idle moment to enter the drafting index (h0.vault.own_writes).
-                self.vault.written.more_coming = self.queue.working
-                self.add_periodic(TICK_SECONDS, self._when_idle)
-                self._feeds_drafting = True
+            self._feeds_drafting = self.settings.h0_watcher == NATIVE
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
         self.companions = [c for start in self.companion_starts if (c := start(self)) is not None]
         self.control = ControlWatch(self.vault, self.audit, self.ctx.state_db, self.settings.approval_settle_seconds)
@@ -253,10 +248,6 @@ class Daemon:
                 len(report.withdrawn),
                 len(report.woke),
             )
-
-    def _when_idle(self) -> None:
-        if not self.queue.working():
-            self.vault.written.idle()
 
     def add_periodic(self, interval: float, task: Callable[[], None], *, first_in: float = 0.0) -> None:
         """Run `task` every `interval` seconds from the maintenance loop (e.g. mail ingest)."""
@@ -322,9 +313,7 @@ class Daemon:
             self.idle.stop()
             self.idle = None
         self.watcher.stop()
-        if self._feeds_drafting:
-            self._feeds_drafting = False
-            drafting_service.watching(self.root, False)
+        self._feeds_drafting = False
         self.queue.close()
         deadline = time.monotonic() + timeout
         for thread in self._threads:
@@ -349,11 +338,14 @@ class Daemon:
             self._overflowed.set()  # our own queue is full: the sweep will catch up
 
     def _on_note(self, path: str | None) -> None:
-        drafting_service.vault_changed(self.root, path)
+        """The watcher saw this note (absolute path) change, or any (None): the drafting state, once built, hears it."""
+        drafting = self.ctx.drafting if self.ctx is not None else None
+        if drafting is not None:
+            drafting.note_changed(path)
 
     def _on_overflow(self) -> None:
         logger.warning("the inotify queue overflowed: events were lost; sweeping")
-        drafting_service.vault_changed(self.root, None)
+        self._on_note(None)
         self._overflowed.set()
 
     def sweep(self, reason: str) -> int:
@@ -391,7 +383,7 @@ class Daemon:
         except OSError as exc:
             logger.error("could not watch {}: {}", self.root, exc)
             return
-        drafting_service.vault_changed(self.root, None)  # what changed while nobody watched
+        self._on_note(None)  # what changed while nobody watched
         self.audit.write("watcher_restarted", "warning", reason=reason)
         signals.watcher_restarted.send(self, reason=reason)
         self.sweep(f"watcher restarted: {reason}")

@@ -14,8 +14,7 @@ A worker sends the route's signal (observers: tests, benchmarks) and then calls 
 which returns a typed `Outcome` or raises; no code reads a signal's receivers' return values.
 A route's `wanted` reads the note locally and cheaply, so the events H0's own writes cause (a
 draft written, an email note updated) end here instead of costing MCP calls; the handler then
-re-reads through the vault server before it acts. The note is read once for all of a folder's
-rows, and a note whose bytes are the ones H0 wrote is not parsed again (`Vault.read_known`).
+re-reads through the vault server before it acts. The note is read once for all of a folder's rows.
 """
 
 from __future__ import annotations
@@ -61,7 +60,7 @@ def reader(vault: Vault, path: str) -> NoteRead:
     def read() -> Note:
         if not got:
             try:
-                got.append(vault.read_known(path))
+                got.append(vault.read_note(path))
             except H0Error as exc:
                 got.append(exc)
         if isinstance(got[0], H0Error):

@@ -212,11 +212,6 @@ class WorkQueue:
             now = self.clock()
             return sum(1 for job in self._jobs.values() if job.due <= now)
 
-    def working(self) -> bool:
-        """Whether a job is running or due now: `busy() > 0` without counting (asked often during a burst)."""
-        with self._cond:
-            return bool(self._running) or bool(self._heap and self._heap[0][0] <= self.clock())
-
     def busy(self) -> int:
         """How many jobs are running or due now: the work in hand (a burst's last batches are all running)."""
         with self._cond:

@@ -11,7 +11,6 @@ import sys
 LINUX = "linux"
 MACOS = "macos"
 WINDOWS = "windows"
-PLATFORMS = (LINUX, MACOS, WINDOWS)
 
 
 def current_platform() -> str:

@@ -25,7 +25,7 @@ _KEPT = frozenset(
         "send_failed",
         "mcp_unavailable",
         "send_outcome_unknown",
-        "copy_filed",  # h0.report.sending.copies_filed
+        "copy_filed",  # h0.report.approved.copies_filed
         "handler_error",
         "read_error",
         "send_refused",

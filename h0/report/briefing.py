@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from h0.followup.report import age
 from h0.report.audittail import current_errors, sent_recipients
+from h0.report.followups import age
 from h0.report.markdown import (
     COPY_HEAD,
     copy_rows,

@@ -20,24 +20,26 @@ import os
 import time
 from typing import Any
 
+from loguru import logger
+
 from h0.calendar.cache import calendar_states
 from h0.config import Settings
 from h0.errors import H0Error
-from h0.followup.report import collect_followups
 from h0.mail.compose.recipients import FIELDS, count, recipient_lists
 from h0.mail.deception.lookalike import Correspondents, new_domains
 from h0.pipeline.lock import daemon_holder
+from h0.report.approved import approved_notes, copies_filed, sending_state
 from h0.report.attacks import collect_attacks
 from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
 from h0.report.fields import SHOWN, iso_epoch
-from h0.report.privacy import ReportGate, record_private, report_view, split
-from h0.report.sending import approved_notes, copies_filed, sending_state
+from h0.report.followups import collect_followups
+from h0.report.privacy import INDEX_ERRORS, ReportGate, record_private, report_view, split
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
 from h0.vault.audit import iso, utcnow
 from h0.vault.last_change import last_change, name_key
-from h0.vault.layout import DRAFTS, LOGS, NEEDS_ACTION
+from h0.vault.layout import APPROVED, DRAFTS, LOGS, NEEDS_ACTION
 from h0.vault.listing import Listing
 from h0.vault.model import note_facts
 
@@ -73,6 +75,7 @@ def collect_status(
     audit = audit or AuditTail(vault.root / LOGS)
     now = time.time() if now is None else now
     view = private if private is not None else report_view(settings, vault)
+    _lend_parses(vault, view)
     follow_ups = collect_followups(vault, now, private=view.private)
     records = audit.refresh()
     day_ago = iso(utcnow() - dt.timedelta(days=1))
@@ -228,6 +231,18 @@ def _mark_changes(settings: Settings, vault: Vault, state_db: StateDB | None, it
             "client": change.client,
             "at": iso_epoch(change.at),
         }
+
+
+def _lend_parses(vault: Vault, view: ReportGate) -> None:
+    """The vault index's parses of the listed folders' notes, lent to the listings: a note whose file is as the
+    index read it is not parsed again (a fresh `h0 status` after an import parsed thousands; the dashboard, a
+    burst's notes). Without the index each listing parses as always."""
+    if view.index is None:
+        return
+    try:
+        vault.lend_parses(view.index.parses((NEEDS_ACTION, DRAFTS, APPROVED)))
+    except INDEX_ERRORS as exc:
+        logger.debug("the index's parses are not lent ({})", exc)
 
 
 def _daemon(vault: Vault, live: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from h0.followup.report import age
 from h0.report.briefing import BRIEFINGS, collect_day, render_briefing
 from h0.report.chart import send_ready_chart
 from h0.report.control import said, waiting
+from h0.report.followups import age
 from h0.report.markdown import (
     COPY_HEAD,
     copy_rows,
@@ -242,7 +242,7 @@ def _control_section(control: dict[str, Any]) -> list[str]:
 
 
 def _followup_sections(fu: dict[str, Any]) -> list[str]:
-    """Replies owed and awaited with their age, snoozed notes, notes back from a snooze (h0.followup.report)."""
+    """Replies owed and awaited with their age, snoozed notes, notes back from a snooze (h0.report.followups)."""
     if not fu:
         return []
     lines = [heading("Replies you owe", fu["owed_total"], len(fu["owed"]) + fu["owed_private"])]

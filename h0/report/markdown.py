@@ -110,7 +110,7 @@ COPY_HEAD = ("filed", "copy", "a copy of")
 
 
 def copy_rows(copies: Sequence[dict[str, Any]]) -> list[tuple[str, ...]]:
-    """The copies H0 filed in Done/ instead of sending them (h0.report.sending.copies_filed), a row each under
+    """The copies H0 filed in Done/ instead of sending them (h0.report.approved.copies_filed), a row each under
     COPY_HEAD: when, the copy's note, the sent note it is a copy of."""
     return [
         (

@@ -5,7 +5,7 @@ H0_Dashboard.md and Briefings/ are notes any MCP client can read, and `h0 status
 whatever runs it, an agent's shell tool included: a private email, draft, send or error — whatever makes it
 private for the gate: its marks and tags (a `#private` in its text too), its folder, its thread, a private
 person's mail, properties that do not parse — is counted there ("2 private emails"), never named. The collectors
-(h0.report.collect, h0.report.briefing's `collect_day`, h0.followup.report) leave it out of their lists and count
+(h0.report.collect, h0.report.briefing's `collect_day`, h0.report.followups) leave it out of their lists and count
 it; the renderers only ever see what may be named.
 
 Each collection asks one `ReportGate`, over this process's vault index (`VaultIndex.shared`, the index drafting
@@ -37,7 +37,7 @@ _PLURAL = {"person": "people", "copy": "copies"}
 # Where an audit record says its note went, is, or was: the first found is the one judged.
 _NOTE_FIELDS = ("done_path", "returned_to", "failed_path", "path", "note")
 # What the index may raise when its file is gone or broken under it: then nothing more is named.
-_INDEX_ERRORS = (H0Error, Damaged, sqlite3.Error, OSError)
+INDEX_ERRORS = (H0Error, Damaged, sqlite3.Error, OSError)
 
 
 class ReportGate:
@@ -52,7 +52,7 @@ class ReportGate:
         if index is not None:
             try:
                 people = index.private_addresses()
-            except _INDEX_ERRORS as exc:
+            except INDEX_ERRORS as exc:
                 self._fail(exc)
             else:
                 self.gate = index.disclosure.with_people(lambda: people)
@@ -75,7 +75,7 @@ class ReportGate:
         if self.index is not None:
             try:
                 shown = set(self.index.shown(wanted))
-            except _INDEX_ERRORS as exc:
+            except INDEX_ERRORS as exc:
                 self._fail(exc)
         self._private.update((nfc(path), path not in shown) for path in wanted)
 
@@ -99,7 +99,7 @@ class ReportGate:
             found = next((held for path in named if (held := self.index.notes_at(path))), None)
             if found is None:
                 return self.index.is_private(named[0])
-        except _INDEX_ERRORS as exc:
+        except INDEX_ERRORS as exc:
             self._fail(exc)
             return True
         self.judge(found)
@@ -116,7 +116,7 @@ def report_view(settings: Settings, vault: Vault) -> ReportGate:
     try:
         # Compared with the vault now: a stat a note, and only the notes changed since the index saw them read.
         index = VaultIndex.shared(vault.root, settings.h0_state_dir, disclosure, look=True)
-    except _INDEX_ERRORS as exc:
+    except INDEX_ERRORS as exc:
         logger.warning("the vault index cannot be opened ({}): the reports name nothing", exc)
         return ReportGate(None)
     return ReportGate(index)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from h0.followup.report import age
 from h0.mail.compose.recipients import count, describe_recipients, recipient_lists, shown_sender
 from h0.mail.deception.lookalike import shown as shown_domain
 from h0.printable import printable
 from h0.report.control import said, waiting
 from h0.report.fields import NO_RECIPIENT, subject_shown
+from h0.report.followups import age
 from h0.report.privacy import not_named
 
 SHOWN_RECIPIENTS = 20  # per line of `h0 status`; its --json and the audit log hold every one
@@ -178,7 +178,7 @@ def _attack_lines(attacks: dict[str, Any]) -> list[str]:
 
 
 def _copy_lines(copies: list[dict[str, Any]], total: int, private: int) -> list[str]:
-    """One line per copy H0 filed instead of sending it (h0.report.sending.copies_filed); private ones counted."""
+    """One line per copy H0 filed instead of sending it (h0.report.approved.copies_filed); private ones counted."""
     if not total:
         return []
     lines = [f"Copies filed in Done/, not sent (24 h): {_count(total, len(copies) + private)}"]

@@ -190,13 +190,6 @@ class SendLedger(Database):
             (filed_path, time.time(), rfc822_message_id),
         )
 
-    def send_for_key(self, key: str) -> dict[str, Any] | None:
-        """The row that decides what a send with this key does now: a sent one, else the latest."""
-        rows = self._rows(
-            "SELECT * FROM sends WHERE idempotency_key = ? ORDER BY state = 'sent' DESC, started_at DESC", (key,)
-        )
-        return rows[0] if rows else None
-
     def send_for_message(self, message_id: str) -> dict[str, Any] | None:
         """The row of a provider message id or an RFC 5322 Message-ID (with or without <>)."""
         bare = message_id.strip().strip("<>")

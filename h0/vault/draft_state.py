@@ -58,10 +58,6 @@ def draft_status(frontmatter: Mapping[str, Any]) -> Status:
     return Status(_TERMINAL.get(word, DraftState.UNKNOWN), word)
 
 
-def is_rejected(frontmatter: Mapping[str, Any]) -> bool:
-    return draft_status(frontmatter).state is DraftState.REJECTED
-
-
 def refusal_words(status: Status, frontmatter: Mapping[str, Any]) -> dict[str, str]:
     """The facts the human's wording of a status refusal names (h0.errors.WORDING): when it was sent,
     why it was withdrawn, the status as written."""

@@ -1,12 +1,14 @@
 """Listing notes: a folder's notes walked in path order, filtered on frontmatter read from the head
 of each file only and cached by (mtime_ns, size), so a warm filtered listing of 10,000 notes costs
-one stat each."""
+one stat each. A cold cache may be lent the vault index's parses (`FrontmatterCache.lend`), taken for
+a file whose signature is the one the index read."""
 
 from __future__ import annotations
 
+import json
 import marshal
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,7 @@ from h0.platform.fileio import typed_os_error
 from h0.platform.fs import regular_file
 from h0.vault import frontmatter
 from h0.vault.filters import AnyOf
-from h0.vault.note import MAX_NOTE_BYTES, content_hash, decode
-from h0.vault.own_writes import OwnWrites
+from h0.vault.note import MAX_NOTE_BYTES, decode
 from h0.vault.paths import NOTE_SUFFIX, VaultPath
 
 FRONTMATTER_PROBE = 16 * 1024
@@ -140,18 +141,26 @@ class FrontmatterCache:
     them, so only candidate notes are unmarshalled.
     """
 
-    def __init__(self, written: OwnWrites | None = None) -> None:
+    def __init__(self) -> None:
         self._notes: dict[str, tuple[int, int, bytes | ParseError]] = {}
-        self.written = written  # what H0 wrote lately: a note whose bytes hash to it is not parsed again
+        self._lent: dict[str, tuple[int, int, int, str]] = {}  # rel -> (mtime_ns, size, inode, frontmatter JSON)
+
+    def lend(self, parses: Iterable[tuple[str, int, int, int, str]]) -> None:
+        """Parses made elsewhere of these notes (the vault index's: the same parser's answer, as JSON), each
+        taken when its file's (mtime_ns, size, inode) are still those it was read at; else the note is read.
+        Replaces what was lent before."""
+        self._lent = {rel: (mtime_ns, size, ino, text) for rel, mtime_ns, size, ino, text in parses}
 
     def get(self, abs_path: str, rel: str, st: os.stat_result) -> bytes | ParseError:
         hit = self._notes.get(rel)
         if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
             return hit[2]
+        lent = self._lent.pop(rel, None)
         try:
-            value: bytes | ParseError = marshal.dumps(
-                self._as_written(abs_path, rel, st) or read_frontmatter(abs_path, rel)
-            )
+            if lent is not None and lent[:3] == (st.st_mtime_ns, st.st_size, st.st_ino):
+                value: bytes | ParseError = marshal.dumps(json.loads(lent[3]))
+            else:
+                value = marshal.dumps(read_frontmatter(abs_path, rel))
         except ParseError as exc:
             value = exc
         except OSError as exc:
@@ -170,6 +179,9 @@ class FrontmatterCache:
         hit = self._notes.get(rel)
         if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
             return isinstance(hit[2], ParseError) or any(word in hit[2] for word in words)
+        lent = self._lent.get(rel)
+        if lent is not None and lent[:3] == (st.st_mtime_ns, st.st_size, st.st_ino):
+            return any(word.decode() in lent[3] for word in words)
         try:
             with regular_file(abs_path) as handle:
                 head = handle.read(FRONTMATTER_PROBE)
@@ -179,14 +191,6 @@ class FrontmatterCache:
         if close < 0:
             return len(head) == FRONTMATTER_PROBE or any(word in head for word in words)
         return any(word in head[:close] for word in words)
-
-    def _as_written(self, abs_path: str, rel: str, st: os.stat_result) -> dict[str, Any] | None:
-        """The frontmatter H0 wrote or parsed lately, if the note's bytes are those (else None: parse them)."""
-        if self.written is None or st.st_size >= FRONTMATTER_PROBE or not self.written.remembers(rel):
-            return None
-        with regular_file(abs_path) as handle:
-            note = self.written.known(rel, content_hash(handle.read(FRONTMATTER_PROBE)))
-        return note.frontmatter if note is not None else None
 
 
 def read_frontmatter(abs_path: str | Path, rel: str) -> dict[str, Any]:

@@ -131,11 +131,6 @@ class NoteFacts(BaseModel):
         return self.kind is Kind.EMAIL
 
     @property
-    def is_sent_note(self) -> bool:
-        """The note records a message already sent (`status: sent`, or an imported `sent_email`)."""
-        return self.kind is Kind.SENT_EMAIL or self.status.state is DraftState.SENT
-
-    @property
     def rejected(self) -> bool:
         return self.status.state is DraftState.REJECTED
 

@@ -10,7 +10,7 @@ import contextlib
 import itertools
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,11 +24,17 @@ from h0.vault.layout import NOTE_FOLDERS
 from h0.vault.listing import FrontmatterCache, Listing, list_folder, walk_notes
 from h0.vault.note import Note, content_hash, parse
 from h0.vault.notefile import composed, read_note_bytes
-from h0.vault.own_writes import OwnWrites, merged
 from h0.vault.paths import NOTE_SUFFIX, PathResolver, VaultPath
 from h0.vault.search import SearchHit, check_query, search_files
 
-_pending = threading.local()  # folders whose fsync `Vault.batch` defers to its end
+_pending = threading.local()
+
+
+def _merged(frontmatter: Mapping[str, Any], changes: Mapping[str, Any], remove: Sequence[str] = ()) -> dict[str, Any]:
+    """A frontmatter update: `frontmatter` without the keys in `remove`, then `changes` set over it."""
+    result = {k: v for k, v in frontmatter.items() if k not in remove}
+    result.update(changes)
+    return result  # folders whose fsync `Vault.batch` defers to its end
 
 
 @dataclass(slots=True)
@@ -52,8 +58,7 @@ class Vault:
     def __init__(self, root: Path) -> None:
         self.paths = PathResolver(Path(root))
         self.root = self.paths.root
-        self.written = OwnWrites()  # what H0 wrote lately (the daemon records it): `read_known` trusts it
-        self._frontmatter = FrontmatterCache(self.written)
+        self._frontmatter = FrontmatterCache()
         self._write_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -101,19 +106,6 @@ class Vault:
         target = self.resolve(path)
         data, mtime_ns = self._read_bytes(target)
         return parse(data, target.rel, mtime_ns)
-
-    def read_known(self, path: object) -> Note:
-        """The note as it is on disk now, like `read_note`; but when its bytes are the ones H0 wrote
-        there last, or parsed there last (the same content hash: h0.vault.own_writes), that note, not
-        parsed again."""
-        target = self.resolve(path)
-        data, mtime_ns = self._read_bytes(target)
-        known = self.written.known(target.rel, content_hash(data))
-        if known is not None:
-            return known
-        note = parse(data, target.rel, mtime_ns)
-        self.written.parsed(note)  # the vault index (or the next look) takes these bytes' parse
-        return note
 
     @staticmethod
     def _read_bytes(target: VaultPath) -> tuple[bytes, int]:
@@ -202,7 +194,7 @@ class Vault:
             if "\x00" in note.body:
                 raise InvalidRequest("The body contains a NUL byte.", path=target.rel)
             return note.hash, self._write_over(
-                target, data, merged(note.frontmatter, changes, remove), note.body, note.hash
+                target, data, _merged(note.frontmatter, changes, remove), note.body, note.hash
             )
 
     def _current_hash(self, target: VaultPath) -> str | None:
@@ -317,6 +309,11 @@ class Vault:
         return self.paths.resolve(joined, write=True, note=True)
 
     # ------------------------------------------------------------------ list
+
+    def lend_parses(self, parses: Iterable[tuple[str, int, int, int, str]]) -> None:
+        """Frontmatter parsed elsewhere (the vault index's rows: path, mtime_ns, size, inode, JSON), for the
+        listings to take where a file is still as it was read (h0.vault.listing.FrontmatterCache.lend)."""
+        self._frontmatter.lend(parses)
 
     def list_notes(
         self,

@@ -47,13 +47,6 @@ class Suspicion(BaseModel):
     resembles: str | None = None
 
     @property
-    def impersonates_sender(self) -> bool:
-        """The sender's address itself is the attacker's (a look-alike, a borrowed name, a phisher): every
-        message to it is suspect. Not so for a forged From (the address is the real person's) or a payment
-        request (perhaps the real person's account): only the reply to that email is."""
-        return self.kind in (AttackKind.LOOKALIKE, AttackKind.DISPLAY_NAME, AttackKind.CREDENTIALS)
-
-    @property
     def headline(self) -> str:
         """What `h0 status` and the note's `problem:` say first."""
         if self.kind is AttackKind.PAYMENT_CHANGE:

@@ -175,10 +175,10 @@ def main() -> int:
         slots_60 = timed(lambda: free_slots(merged(busy, 10), hours, sixty, 30, now=now, limit=10_000), args.runs)
         found = len(free_slots(merged(busy, 10), hours, ten, 30, now=now))
 
-        extra = draft_cost(Drafting.for_settings(settings, root), now, args.runs)
+        extra = draft_cost(Drafting.build(settings, root), now, args.runs)
         # A person's calendar (~10 events a day): the same path, with free times to propose.
         ics.write_text(make_ics(600, datetime.combine(today, datetime.min.time())), encoding="utf-8")
-        drafting = Drafting.for_settings(settings, root)
+        drafting = Drafting.build(settings, root)
         proposal(drafting, now)  # the new file's parse, once
         extra_light = draft_cost(drafting, now, args.runs)
         proposed = proposal(drafting, now)

@@ -33,7 +33,6 @@ sys.path.insert(0, str(REPO))
 from gen_vault import Params, ensure_vault
 
 from h0.drafting import Drafting, VaultKnowledge
-from h0.drafting import service as drafting_service
 from h0.drafting.indexed import IndexKnowledge
 from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
@@ -65,16 +64,14 @@ def main(argv: list[str] | None = None) -> int:
         index = VaultIndex.open(vault, state, PRIVATE)
         build_s = time.perf_counter() - started
         modes = {
-            "index, fed": Drafting(vault, disclosure=PRIVATE, knowledge=IndexKnowledge(index)),
+            # "fed" as the daemon's watcher makes it: the index trusted between the watcher's reports
+            "index, fed": Drafting(vault, disclosure=PRIVATE, knowledge=IndexKnowledge(index), watched=lambda: True),
             "index, checked": Drafting(vault, disclosure=PRIVATE, knowledge=IndexKnowledge(index)),
             "scan": Drafting(vault, disclosure=PRIVATE, knowledge=VaultKnowledge(vault, PRIVATE)),
         }
-        drafting_service.watching(vault, True)  # "fed" as the daemon's watcher makes it; undone below
         print(f"vault: {args.notes:,} generated notes + the drafting fixture; index built in {build_s:.1f} s")
         print(f"{'mode':<16} {'p50 ms':>8} {'p99 ms':>8} {'facts':>7}")
         for name, drafting in modes.items():
-            if name == "index, checked":
-                drafting_service.watching(vault, False)
             header = lambda e: note_facts("", {"from": e["from"], "subject": e["subject"]})
             drafting.context_for_email(header(emails[0]), emails[0]["body"])  # warm (the scan's first walk)
             times: list[float] = []

@@ -184,7 +184,7 @@ def run_pipeline(world: Path, reads: list[Read], misses: int) -> tuple[list[Scor
         final = status(env)
         figures["owed_after_pass"] = final["totals"]["replies_owed"]
         figures["awaited_after_pass"] = final["totals"]["replies_awaited"]
-        from h0.followup.report import collect_followups
+        from h0.report.followups import collect_followups
         from h0.vault import Vault
 
         # Every owed and awaited note listed by path (the bench reads its own vault: nothing is private to it).

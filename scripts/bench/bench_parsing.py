@@ -51,7 +51,7 @@ ADDRESSES = [
 def measure(loops: int) -> dict[str, float]:
     """Microseconds per call of each path, best of 5 batches (this process, this tree)."""
     from h0.mail.headers import clean_address_header
-    from h0.vault.frontmatter import check_bounds, load_full
+    from h0.vault.frontmatter import check_bounds, load
 
     def best(call, n: int) -> float:
         times = []
@@ -64,7 +64,7 @@ def measure(loops: int) -> dict[str, float]:
 
     return {
         "check_bounds (YAML events)": best(lambda: check_bounds(NESTED), loops),
-        "load_full (events + load)": best(lambda: load_full(NESTED), loops),
+        "load (events + load)": best(lambda: load(NESTED), loops),
         "clean_address_header (5 lists)": best(lambda: [clean_address_header(a) for a in ADDRESSES], loops),
     }
 

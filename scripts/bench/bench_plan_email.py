@@ -53,7 +53,7 @@ def main() -> None:
         vault = Vault(root)
         state = StateDB.for_vault(root, settings.h0_state_dir)  # the daemon's own, opened once
         ctx = HandlerContext.local(settings, vault, triager=Triager.from_settings(settings, root), state_db=state)
-        drafting = Drafting.for_settings(settings, root)
+        drafting = Drafting.build(settings, root)
         notes = [vault.read_note(f"Needs_Action/{p.name}") for p in paths]
         known = known_people(ctx, drafting)
         for note in notes[: len(KINDS) * 2]:  # warm: the index built, the patterns compiled

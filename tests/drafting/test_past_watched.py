@@ -10,10 +10,8 @@ import pytest
 
 from h0.config import Settings
 from h0.drafting.past import PastReplies
-from h0.drafting.service import Drafting, vault_changed, watching
+from h0.drafting.service import Drafting
 from h0.vault import init_vault
-from h0.vault.note import Note, parse
-from h0.vault.own_writes import OwnWrites
 from tests.drafting.conftest import sent_by_h0
 
 TOM = "tom@fischer.example"
@@ -103,33 +101,29 @@ def test_given_a_folder_spelled_otherwise_when_a_note_there_is_reported_then_don
     assert texts(past) == []
 
 
-def test_given_the_daemons_watcher_feeds_drafting_when_a_reply_is_made_private_then_drafting_forgets_it(vault):
+def test_given_a_watcher_feeds_drafting_when_a_reply_is_made_private_then_drafting_forgets_it(vault):
     state = Settings(vault_path=vault).h0_state_dir
-    drafting = Drafting(vault, owner=sent_by_h0(vault, state))
-    watching(vault, True)
-    try:
+    drafting = Drafting(vault, owner=sent_by_h0(vault, state), watched=lambda: True)
+    assert [r.path for r in drafting.past.to_address(TOM)] == ["Done/to-tom-1.md"]
+
+    path = sent(vault, "to-tom-1", "Hi Tom,\n\nSounds good, see you then.\n\n— J.", private=True)
+    drafting.note_changed(str(path))  # what the daemon's watcher reports (h0.pipeline.daemon)
+
+    assert drafting.past.to_address(TOM) == []
+
+
+def test_given_a_running_daemon_its_watcher_s_reports_reach_its_drafting_state(vault):
+    """Given the daemon (its native watcher feeds the drafting state it holds), when a past reply is made
+    private on disk, then that drafting state forgets it — told by the daemon, not by a look at the vault."""
+    from tests.pipeline.harness import running_daemon, wait_until
+
+    with running_daemon(vault) as daemon:
+        sent_by_h0(vault, daemon.settings.h0_state_dir)
+        drafting = daemon.started_context().drafting_state()
+        assert drafting.watched()
         assert [r.path for r in drafting.past.to_address(TOM)] == ["Done/to-tom-1.md"]
 
-        path = sent(vault, "to-tom-1", "Hi Tom,\n\nSounds good, see you then.\n\n— J.", private=True)
-        drafting.note_changed(str(path))  # what the daemon's watcher reports (h0.pipeline.daemon)
+        sent(vault, "to-tom-1", "Hi Tom,\n\nSounds good, see you then.\n\n— J.", private=True)
 
-        assert drafting.past.to_address(TOM) == []
-    finally:
-        watching(vault, False)
-    vault_changed(vault, None)  # no Drafting of this process is left with a report pending
-
-
-def test_given_h0_s_record_of_what_it_filed_a_reply_is_read_as_filed_and_an_edit_as_it_is(vault):
-    """Given the daemon's record of what it wrote and parsed (h0.vault.own_writes), when Done/'s reply is
-    known by its bytes' hash, then it is taken as recorded, not parsed again (a parse gives the same) —
-    and the owner's edit right after (other bytes) is read from disk."""
-    path = vault / "Done" / "to-tom-1.md"
-    note = parse(path.read_bytes(), "Done/to-tom-1.md")
-    assert texts(watched_replies(vault)) == ["Hi Tom,\n\nSounds good, see you then.\n\n— J."]
-    past = watched_replies(vault)
-    past.written = OwnWrites()
-    past.written.parsed(Note(note.path, note.frontmatter, "Hi Tom,\n\nAs recorded.\n", note.hash))
-    assert texts(past) == ["Hi Tom,\n\nAs recorded."]  # the record of these very bytes: no second parse
-    sent(vault, "to-tom-1", "Hi Tom,\n\nFriday works.\n\n— J.")
-    past.changed(str(path))
-    assert texts(past) == ["Hi Tom,\n\nFriday works.\n\n— J."]
+        assert wait_until(lambda: drafting.past.to_address(TOM) == [])
+    assert not drafting.watched()  # the daemon stopped: drafting compares its index with the vault again

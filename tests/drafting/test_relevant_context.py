@@ -291,7 +291,7 @@ def draft_context_whys(persona: Path, subject: str, body: str) -> dict[str, Any]
     from h0.drafting import Drafting
 
     settings = load_settings(vault_path=persona, private_folders="Journal")
-    drafting = Drafting.for_settings(settings, persona)
+    drafting = Drafting.build(settings, persona)
     context = drafting.context_for_email(note_facts("", {"from": FELIX, "subject": subject}), body)
     return {item.path: item.why for item in context.items}
 

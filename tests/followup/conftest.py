@@ -14,7 +14,7 @@ from h0.config import load_settings
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup.find import find_followup_notes
 from h0.handlers.followup.follow_up import follow_up
-from h0.handlers.followup.report import FollowupReport
+from h0.handlers.followup.pass_report import FollowupReport
 from h0.handlers.ingest import IngestReport, ingest_new_mail
 from h0.handlers.triage import triage_email
 from h0.mail import MailService

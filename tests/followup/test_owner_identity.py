@@ -110,7 +110,7 @@ def test_sent_mail_with_several_from_addresses_is_never_the_owners(ctx, gmail, v
     assert authority(ctx).wrote(rfc(gmail, odd)) is None
     due = add_working_days(gmail.message(odd).internal_date_ms / 1000, 2)
     assert follow(ctx, due + 60).awaited == []
-    drafting = Drafting.for_settings(ctx.settings, vault_dir)
+    drafting = Drafting.build(ctx.settings, vault_dir)
     assert drafting.past.to_address("dana@example.com") == []
 
 
@@ -123,7 +123,7 @@ def test_the_owners_sent_mail_is_learned_as_their_voice_and_a_forged_from_is_not
     )
     gmail.add_message(sender=f"Owner <{OWNER}>", to=DANA, subject="Re: Lunch", body="Yo Dana,\n\nNo.\n\nPeace out")
     ingest(ctx)
-    drafting = Drafting.for_settings(ctx.settings, vault_dir)
+    drafting = Drafting.build(ctx.settings, vault_dir)
     (reply,) = drafting.past.to_address("dana@example.com")
     assert reply.parts.greeting == "Hey Dana," and "Peace out" not in reply.text
 

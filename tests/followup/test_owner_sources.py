@@ -70,6 +70,6 @@ def test_the_daemons_own_send_through_the_outbox_is_the_owners(vault_dir: Path):
     copy = vault_dir / "Done/REPLY_copy.md"
     copy.write_text((vault_dir / done).read_text(encoding="utf-8").replace("Agreed.", "Wire it."), encoding="utf-8")
     assert owner.owned_notes([("Done/REPLY_copy.md", rfc)]) == set()
-    drafting = Drafting.for_settings(ctx.settings, vault_dir)
+    drafting = Drafting.build(ctx.settings, vault_dir)
     assert [r.path for r in drafting.past.to_address("dana@example.org")] == [done]
     service.close()

@@ -444,7 +444,7 @@ def test_a_backdated_reply_and_a_strangers_message_never_answer_the_owners_quest
 
 
 def test_given_an_email_note_typed_in_another_case_when_the_ledger_has_not_seen_it_then_it_is_recorded():
-    from h0.followup.record import from_email_note
+    from h0.followup.messages import from_email_note
 
     fm = {
         "type": "Email",
@@ -465,7 +465,7 @@ def test_given_an_email_note_typed_in_another_case_when_the_ledger_has_not_seen_
 def test_given_follow_up_words_in_another_case_when_the_status_is_collected_then_they_are_listed(tmp_path):
     """Given notes marked `follow_up: Reply_Owed` and `follow_up: REPLY_AWAITED` + `status: Awaiting_Reply`
     (a person's edit in Obsidian), When the follow-up status is collected, Then both are listed."""
-    from h0.followup.report import collect_followups
+    from h0.report.followups import collect_followups
     from h0.vault import Vault, init_vault
 
     init_vault(tmp_path)

@@ -191,9 +191,9 @@ def test_notes_the_pipeline_has_just_read_are_not_read_again_and_their_hash_guar
     assert note.facts.status.word == "awaiting_approval" and "PS: call me." in note.body
 
 
-def test_batches_plan_in_turns_and_a_batch_being_written_lets_the_next_plan(vault_dir: Path):
-    """Workers take turns to plan (HandlerContext.planning), never to write: while one batch's
-    changes are applied, another batch is planned and written to the end."""
+def test_while_a_batch_is_written_another_is_planned_and_written_to_the_end(vault_dir: Path):
+    """Two workers' batches never wait for each other: while one batch's changes are applied, another
+    batch is read, planned and written to the end."""
     import threading
 
     first = [email(vault_dir, f"a{i:02}", thread=f"ta{i}") for i in range(5)]

@@ -262,18 +262,3 @@ def test_the_backlog_counts_the_jobs_due_now_not_those_running_or_due_later():
     clock.now += 30.0
     assert queue.backlog() == 2  # the later one is due now
     assert queue.busy() == 3
-
-
-def test_working_says_whether_a_job_runs_or_is_due_now_not_whether_one_waits_for_later():
-    """The daemon's idle moment (the index takes in H0's own writes then): nothing running, nothing due."""
-    clock = FakeClock()
-    q = WorkQueue(clock=clock)
-    assert not q.working()
-    q.put("Needs_Action/a.md", delay=60.0)  # a retry a minute away does not keep H0 from being idle
-    assert not q.working() and q.busy() == 0
-    clock.now += 60.0
-    assert q.working() and q.busy() == 1
-    job = q.get(timeout=0)
-    assert job is not None and q.working()  # running
-    q.done(job)
-    assert not q.working()

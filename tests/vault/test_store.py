@@ -392,3 +392,27 @@ def test_a_listing_mentioning_key_names_reads_only_the_notes_whose_frontmatter_h
     vault.list_notes("Needs_Action", with_frontmatter=True)  # every note parsed and cached now
     again = vault.list_notes("Needs_Action", with_frontmatter=True, mentioning=words)
     assert [n.path for n in again.notes] == [n.path for n in listing.notes]
+
+
+def test_a_listing_takes_the_index_s_parse_of_a_file_as_it_was_read_and_reads_a_changed_one(vault_dir: Path):
+    """Given the vault index's parses lent to a listing, then a note whose file is still as the index read
+    it lists the index's answer, and one changed since, or whose frontmatter the index could not read, is
+    read from disk (its error said as always)."""
+    from h0.vault.index import VaultIndex
+
+    put(vault_dir, "Needs_Action/a.md", "---\nstatus: pending\n---\nx\n")
+    put(vault_dir, "Needs_Action/b.md", "---\nstatus: pending\n---\nx\n")
+    put(vault_dir, "Needs_Action/c.md", "---\nstatus: [unclosed\n---\nx\n")
+    index = VaultIndex.open(vault_dir, vault_dir.parent / "state")
+    put(vault_dir, "Needs_Action/b.md", "---\nstatus: needs_info\n---\nchanged since\n")
+    rows = index.parses(["Needs_Action"])
+    assert sorted(row[0] for row in rows) == ["Needs_Action/a.md", "Needs_Action/b.md"]  # c: no parse to lend
+    vault = Vault(vault_dir)
+    # The index's row for a.md, marked so that the listing's answer says where it came from.
+    vault.lend_parses([(p, m, s, i, '{"status": "as lent"}' if p.endswith("a.md") else f) for p, m, s, i, f in rows])
+    listing = vault.list_notes("Needs_Action", with_frontmatter=True)
+    assert {n.path: n.frontmatter for n in listing.notes} == {
+        "Needs_Action/a.md": {"status": "as lent"},
+        "Needs_Action/b.md": {"status": "needs_info"},
+    }
+    assert [s["path"] for s in listing.skipped] == ["Needs_Action/c.md"]

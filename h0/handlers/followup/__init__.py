@@ -5,9 +5,9 @@ through the handler context. The rules they apply (threads, working days, asks, 
 - `find` — what the pass needs from the vault, and when the daemon runs it;
 - `record` — what the ledger learns: ingest's and triage's hand-offs, H0's own sends;
 - `awaited` — replies awaited: the FOLLOWUP note and its follow-up draft, closed when answered;
-- `snooze` — snoozes woken when their time comes, broken values written on the note;
+- `wake` — snoozes woken when their time comes, broken values written on the note;
 - `note_dates` — broken dates written on the note;
-- `report` — what one pass did (`FollowupReport`), and the note update every step shares.
+- `pass_report` — what one pass did (`FollowupReport`), and the note update every step shares.
 """
 
-__all__ = ["awaited", "find", "follow_up", "note_dates", "record", "report", "snooze"]
+__all__ = ["awaited", "find", "follow_up", "note_dates", "pass_report", "record", "wake"]

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from loguru import logger
 
-from h0.config import Settings
-from h0.drafting.service import Drafting
 from h0.errors import Conflict, NotFound
 from h0.followup.asks import LlmJudge, judge_for
 from h0.followup.ledger import ThreadRow
@@ -20,7 +17,7 @@ from h0.followup.nudge import NudgeRequest, follow_up_text
 from h0.followup.threads import Assessment, Message, display_names
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup.report import FollowupReport, day, days_to_wait, iso
+from h0.handlers.followup.pass_report import FollowupReport, day, days_to_wait, iso
 from h0.handlers.reply import reply_subject
 from h0.handlers.thread import private_in_thread
 from h0.mail.incoming.htmltext import inert_inline
@@ -60,7 +57,7 @@ def open_followup(
     who = display_names(a.waiting_on)
     request = NudgeRequest(a.waiting_on, mine.subject, mine.at, mine.ask)
     judge = judge_for(ctx.settings)
-    greeting, sign_off = owner_voice(ctx.settings, ctx.paths.root, a.waiting_on)
+    greeting, sign_off = owner_voice(ctx, a.waiting_on)
     # A private thread's words (its subject, the sentence that asked) never reach a model: the template writes it.
     model = isinstance(judge, LlmJudge) and not private_in_thread(ctx, "", {"thread_id": mine.thread})
     text = follow_up_text(
@@ -186,11 +183,11 @@ def withdraw(ctx: HandlerContext, path: str, why: str, now: float, report: Follo
     report.withdrawn.append(moved.destination)
 
 
-def owner_voice(settings: Settings, root: Path, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
+def owner_voice(ctx: HandlerContext, people: Sequence[tuple[str, str]]) -> tuple[str | None, str | None]:
     """(greeting, sign-off) of the owner's mail to these people (`Drafting.voice_for_people`); (None, None)
     when the vault's drafting state cannot be read: the caller's defaults, never a failure."""
     try:
-        return Drafting.for_settings(settings, root).voice_for_people(people)
+        return ctx.drafting_state().voice_for_people(people)
     except Exception as exc:  # noqa: BLE001 - a follow-up is still drafted, in the default words
         logger.debug("the owner's voice could not be read ({})", exc)
         return None, None

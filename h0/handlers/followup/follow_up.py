@@ -35,15 +35,15 @@ from loguru import logger
 
 from h0.errors import H0Error
 from h0.followup.ledger import FollowupLedger, ThreadRow
-from h0.followup.record import from_email_note
+from h0.followup.messages import from_email_note
 from h0.followup.threads import Assessment, Message, assess
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup.awaited import awaited
 from h0.handlers.followup.note_dates import check_dates
 from h0.handlers.followup.owed import AttackCheck, owed
+from h0.handlers.followup.pass_report import FollowupReport
 from h0.handlers.followup.record import record_own_sends
-from h0.handlers.followup.report import FollowupReport
-from h0.handlers.followup.snooze import check_snooze, wake
+from h0.handlers.followup.wake import check_snooze, wake
 from h0.mail.owner import OwnerAuthority, note_message_key, owner_addresses
 from h0.vault.layout import NEEDS_ACTION
 from h0.vault.model import Kind, NoteFacts, note_facts

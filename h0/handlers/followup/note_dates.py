@@ -11,7 +11,7 @@ from __future__ import annotations
 from loguru import logger
 
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup.report import FollowupReport, update_note
+from h0.handlers.followup.pass_report import FollowupReport, update_note
 from h0.vault.model import NoteFacts
 
 ERROR_KEYS = ("date_error", "date_error_code")

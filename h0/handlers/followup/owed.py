@@ -30,7 +30,7 @@ from h0.errors import H0Error, NotFound
 from h0.followup.threads import Assessment, Message, is_owners, reply_needed
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup.report import FollowupReport, day, days_to_wait, iso, update_note
+from h0.handlers.followup.pass_report import FollowupReport, day, days_to_wait, iso, update_note
 from h0.handlers.suspect import known_people
 from h0.mail.compose.recipients import shown_sender
 from h0.mail.deception.known import Known
@@ -73,10 +73,8 @@ class AttackCheck:
         return suspected_phishing(email, self._known) is not None
 
     def _drafting(self) -> Drafting | None:
-        if self.ctx.drafting is not None:
-            return self.ctx.drafting
         try:
-            return Drafting.for_settings(self.ctx.settings, self.ctx.paths.root)
+            return self.ctx.drafting_state()
         except Exception as exc:  # noqa: BLE001 - without it, only past correspondents are known (as triage does)
             logger.debug("follow-ups: the vault's People notes could not be read ({})", exc)
             return None

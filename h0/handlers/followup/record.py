@@ -18,7 +18,7 @@ from loguru import logger
 from h0.errors import H0Error
 from h0.followup.asks import RulesJudge, judge_for
 from h0.followup.ledger import FollowupLedger
-from h0.followup.record import from_email, from_send
+from h0.followup.messages import from_email, from_send
 from h0.handlers.context import HandlerContext
 from h0.handlers.thread import private_in_thread, threads_of
 from h0.mail.models import EmailFull

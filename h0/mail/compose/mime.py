@@ -12,7 +12,6 @@ attached come from `h0.mail.compose.attachments`.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import re
 from collections.abc import Sequence
 from email import policy
@@ -40,12 +39,6 @@ def normalize_message_id(value: str) -> str:
     if not match:
         raise InvalidRequest("message_id must look like '<unique@domain>'.", field="message_id", value=value[:200])
     return f"<{match.group(1) or match.group(2)}>"
-
-
-def derive_message_id(idempotency_key: str) -> str:
-    """A Message-ID fixed by the idempotency key, so a retried send carries the same id."""
-    digest = hashlib.sha256(idempotency_key.encode("utf-8")).hexdigest()[:32]
-    return f"<h0.{digest}@{MESSAGE_ID_DOMAIN}>"
 
 
 def new_message_id() -> str:

@@ -207,12 +207,6 @@ def automated_kind(headers: Message) -> Automated | None:
     return None
 
 
-def automated_word(value: object) -> Automated | None:
-    """A kind as a note or a ledger row holds it (any case, trimmed); None for anything else."""
-    word = str(value).strip().lower() if isinstance(value, str) else ""
-    return word if word in KINDS else None  # type: ignore[return-value]
-
-
 def list_address(headers: Message) -> str | None:
     """The list's posting address (List-Post: <mailto:…>), lower-case; None when there is none."""
     found = _MAILTO.search(_header(headers, "List-Post"))

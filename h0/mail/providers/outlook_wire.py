@@ -56,7 +56,6 @@ FOLDER_NAMES = {
 }
 SYSTEM_LABELS = frozenset({"INBOX", "SENT", "DRAFT", "SPAM", "TRASH", "UNREAD", "STARRED", "IMPORTANT", "CHAT"})
 MAX_CATEGORIES = 50
-MAX_ID_CHARS = 512
 _ID = re.compile(r"[A-Za-z0-9_=+/-]{1,512}")
 _FRACTION = re.compile(r"(\.[0-9]{6})[0-9]+")  # Graph may send 7 digits; Python reads 6
 _ADDRESSED = {"from": "From", "sender": None, "toRecipients": "To", "ccRecipients": "Cc", "replyTo": "Reply-To"}

@@ -1,18 +1,15 @@
-"""Frontmatter: split a note, read its YAML as JSON data fast, edit it without churn.
+"""Frontmatter: split a note, read its YAML as JSON data, edit it without churn.
 
 Every input is hostile: `check_bounds` refuses frontmatter past H0's limits (size, nesting,
 node and alias counts, scalar length, characters YAML forbids) before any recursive parser
-sees it, in time linear in the text, stopping at the first limit hit. Reading then uses a
-small line scanner for the shapes Obsidian writes (`key: scalar`, flow and block lists of
-scalars) with ruamel.yaml's own YAML 1.2 resolver deciding each scalar's type, and falls
-back to ruamel's C-backed safe loader for anything else, so both paths give the same answer
-or both refuse (property tests pin that). Editing uses ruamel in round-trip mode, and keeps
-every top-level key the caller did not change byte for byte by splicing its original lines
-back in.
+sees it, in time linear in the text, stopping at the first limit hit. Reading then is ruamel.yaml's
+C-backed safe loader, H0's one YAML parser (two parsers of the same bytes would one day disagree).
+Editing keeps every top-level key the caller did not change byte for byte, by splicing its original
+lines back in: where each key starts is the same parser's answer (its events' line marks).
 
 One idea a module: `text` (a note cut into BOM, block and body, and put back), `limits` (what
-H0 reads and writes at most), `yamls` (ruamel set up for YAML 1.2, values as JSON), `scan` (the
-fast reader), `read` (load), `write` (render).
+H0 reads and writes at most), `yamls` (ruamel set up for YAML 1.2, values as JSON), `read` (load),
+`write` (render).
 """
 
 from h0.vault.frontmatter.limits import (
@@ -25,7 +22,7 @@ from h0.vault.frontmatter.limits import (
     check_bounds,
     check_representable,
 )
-from h0.vault.frontmatter.read import load, load_full, to_json
+from h0.vault.frontmatter.read import load, to_json
 from h0.vault.frontmatter.text import BOM, Split, compose, split
 from h0.vault.frontmatter.write import render
 
@@ -42,7 +39,6 @@ __all__ = [
     "check_representable",
     "compose",
     "load",
-    "load_full",
     "render",
     "split",
     "to_json",

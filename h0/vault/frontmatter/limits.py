@@ -81,7 +81,7 @@ def _too_big(size: int, subject: str = "The frontmatter") -> ParseError:
 def check_structure(text: str, subject: str = "The frontmatter") -> int:
     """Walk the parse events, enforcing the structural limits; return the number of anchors and aliases."""
     depth = nodes = aliases = anchors = 0
-    for event in _events(text, subject):
+    for event in events(text, subject):
         kind = event.__class__
         if kind is ScalarEvent:
             if len(event.value) > MAX_SCALAR_CHARS:
@@ -139,8 +139,8 @@ def check_structure(text: str, subject: str = "The frontmatter") -> int:
     return anchors + aliases
 
 
-def _events(text: str, subject: str = "The frontmatter") -> Iterator[Any]:
-    """Parse events, from ruamel's C parser when it is installed; YAML errors as ParseError."""
+def events(text: str, subject: str = "The frontmatter") -> Iterator[Any]:
+    """Parse events, from ruamel's C parser when it is installed (the one `load` uses); YAML errors as ParseError."""
     try:
         if EventParser is None:  # pragma: no cover
             yield from YAML(typ="safe", pure=True).parse(text)

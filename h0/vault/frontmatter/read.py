@@ -1,5 +1,4 @@
-"""Frontmatter YAML read as JSON data: the fast scanner first, ruamel's C-backed safe loader
-for anything else, both after the limits."""
+"""Frontmatter YAML read as JSON data: ruamel's C-backed safe loader, after the limits."""
 
 from __future__ import annotations
 
@@ -9,8 +8,7 @@ from typing import Any
 from ruamel.yaml.error import YAMLError
 
 from h0.errors import ParseError
-from h0.vault.frontmatter.limits import JSON_NODE_BUDGET, MAX_DEPTH, check_bounds, check_text
-from h0.vault.frontmatter.scan import NeedsFullLoader, scan
+from h0.vault.frontmatter.limits import JSON_NODE_BUDGET, MAX_DEPTH, check_bounds
 from h0.vault.frontmatter.yamlhint import explain, where_of
 from h0.vault.frontmatter.yamls import LOCAL, json_key, json_scalar
 
@@ -23,21 +21,12 @@ def load(yaml_text: str | None) -> dict[str, Any]:
     """
     if yaml_text is None:
         return {}
-    check_text(yaml_text)
-    try:
-        return scan(yaml_text)
-    except NeedsFullLoader:
-        pass
-    return load_full(yaml_text)
-
-
-def load_full(yaml_text: str) -> dict[str, Any]:
-    """Parse with ruamel's safe loader (no fast path), after check_bounds."""
     check_bounds(yaml_text)
     return load_checked(yaml_text)
 
 
 def load_checked(yaml_text: str) -> dict[str, Any]:
+    """`load` of text check_bounds has accepted."""
     try:
         data = LOCAL.safe.load(yaml_text)
     except YAMLError as exc:

@@ -1,24 +1,24 @@
-"""Frontmatter written without churn: ruamel in round-trip mode where needed, every top-level key
-the caller did not change kept byte for byte by splicing its original lines back in."""
+"""Frontmatter written without churn: every top-level key the caller did not change kept byte for byte by
+splicing its original lines back in (where each starts: the parser's own events), the others emitted."""
 
 from __future__ import annotations
 
 import datetime as dt
 import io
+import itertools
 import json
 import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.events import MappingEndEvent, MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent
 from ruamel.yaml.scalarstring import SingleQuotedScalarString
 
 from h0.errors import InvalidRequest, ParseError
-from h0.vault.frontmatter.limits import check_representable, check_structure, check_text
+from h0.vault.frontmatter.limits import check_representable, check_structure, check_text, events
 from h0.vault.frontmatter.read import load_checked, to_json
-from h0.vault.frontmatter.scan import NeedsFullLoader, key_line, scan
-from h0.vault.frontmatter.yamls import LOCAL, json_key, resolves_to
+from h0.vault.frontmatter.yamls import LOCAL, resolves_to
 
 _YAML11_WORDS = {"y", "n", "yes", "no", "on", "off"}
 
@@ -62,91 +62,75 @@ def render(old_yaml: str | None, new: Mapping[str, Any], newline: str = "\n") ->
     text = text.replace("\n", newline) if newline != "\n" else text
     try:  # what H0 writes, H0 can read: kept blocks plus new keys stay within the limits
         check_text(text)
-        try:
-            scan(text)  # flat frontmatter the fast reader takes is within them, as `load` trusts when reading
-        except NeedsFullLoader:
-            check_structure(text)
+        check_structure(text)
     except ParseError as exc:
         raise InvalidRequest(f"H0 will not write this frontmatter. {exc.message}", **exc.details) from None
     return text
 
 
+# Line breaks YAML counts and str.splitlines does not agree on: no block is kept where they are.
+_ODD_BREAKS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
 def _old_blocks(old_yaml: str) -> tuple[str, dict[str, tuple[Any, str, str | None]]] | None:
     """Split old frontmatter into a header and, per top-level key, (JSON value, text, kind).
 
-    `kind` is "timestamp" for a YAML date/datetime, "str" for a string, else None. The
-    line scanner finds the blocks for the shapes it reads; anything else asks ruamel's
-    round-trip loader where each key starts.
+    `kind` is "timestamp" for a YAML date/datetime, "str" for a string, else None. Where each key
+    starts is the line mark of its event, from the parser `load` uses. None (the new frontmatter
+    replaces the old whole) for a block that does not read, uses anchors or aliases (a kept block
+    could refer to an anchor in a dropped one), has keys that are not plain lines, or line breaks
+    YAML and Python count differently.
     """
     try:
         check_text(old_yaml)
-    except ParseError:
-        return None  # unreadable: the new frontmatter replaces it whole
-    fast = _fast_blocks(old_yaml)
-    if fast is not None:
-        return fast
-    try:
-        if check_structure(old_yaml):
-            return None  # anchors or aliases: a kept block could refer to an anchor in a dropped one
+        if _ODD_BREAKS.search(old_yaml) or check_structure(old_yaml):
+            return None
+        starts = _key_starts(old_yaml)
         old_json = load_checked(old_yaml)
-        native = LOCAL.rt.load(old_yaml)  # only now: the round-trip loader is recursive pure Python
-    except Exception:  # noqa: BLE001 - any failure to read the old block: the new frontmatter replaces it whole
+    except ParseError:
         return None
-    if not isinstance(native, CommentedMap) or not native:  # the round-trip loader's mapping, with line marks
-        return None
+    if not starts or len(starts) != len(old_json) or any(a[0] >= b[0] for a, b in itertools.pairwise(starts)):
+        return None  # several keys on one line (or a key spelled twice that reads as one): no clean blocks
     lines = old_yaml.splitlines(keepends=True)
-    starts: list[tuple[int, Any]] = []
-    for key in native:
-        try:
-            starts.append((native.lc.key(key)[0], key))
-        except Exception:  # noqa: BLE001 - no line to keep a block by: the new frontmatter replaces it whole
-            return None
-    starts.sort(key=lambda item: item[0])
-    if len({line for line, _ in starts}) != len(starts):
-        return None  # several keys on one line (a flow mapping): no clean blocks
     header = "".join(lines[: starts[0][0]])
     blocks: dict[str, tuple[Any, str, str | None]] = {}
-    for index, (line, key) in enumerate(starts):
+    for index, ((line, kind), name) in enumerate(zip(starts, old_json, strict=True)):
         end = starts[index + 1][0] if index + 1 < len(starts) else len(lines)
-        name = json_key(key)
-        if name not in old_json:
-            return None
-        value = native[key]
-        kind = "timestamp" if isinstance(value, dt.date) else "str" if isinstance(value, str) else None
-        blocks[name] = (old_json[name], "".join(lines[line:end]), kind)
+        value = old_json[name]
+        blocks[name] = (value, "".join(lines[line:end]), kind if isinstance(value, str) else None)
     return header, blocks
 
 
-def _fast_blocks(old_yaml: str) -> tuple[str, dict[str, tuple[Any, str, str | None]]] | None:
-    try:
-        data = scan(old_yaml)
-    except NeedsFullLoader:
-        return None
-    if not data:
-        return None
-    lines = old_yaml.splitlines(keepends=True)
-    starts: list[tuple[int, str, str | None]] = []
-    for index, line in enumerate(lines):
-        if line[:1] in ("", " ", "\t", "-", "#", "\r", "\n"):
-            continue
-        try:
-            key, raw = key_line(line.rstrip("\r\n"))
-        except NeedsFullLoader:
-            return None
-        starts.append((index, key, raw))
-    if [key for _, key, _ in starts] != list(data):
-        return None
-    header = "".join(lines[: starts[0][0]])
-    blocks: dict[str, tuple[Any, str, str | None]] = {}
-    for position, (index, key, raw) in enumerate(starts):
-        end = starts[position + 1][0] if position + 1 < len(starts) else len(lines)
-        value = data[key]
-        kind: str | None = None
-        if isinstance(value, str):
-            plain = raw is not None and raw[:1] not in ("'", '"')
-            kind = "timestamp" if plain and raw is not None and resolves_to(raw, "timestamp") else "str"
-        blocks[key] = (value, "".join(lines[index:end]), kind)
-    return header, blocks
+def _key_starts(yaml_text: str) -> list[tuple[int, str]] | None:
+    """(line, kind of its value) of each top-level key, in order: "timestamp" for a value YAML reads as a
+    date, else "str". None when the top level is not a block mapping of scalar keys."""
+    starts: list[tuple[int, str]] = []
+    depth = 0
+    at_key = True
+    for event in events(yaml_text):
+        kind = event.__class__
+        if kind is MappingStartEvent or kind is SequenceStartEvent:
+            if depth == 0 and (kind is SequenceStartEvent or event.flow_style):
+                return None
+            if depth == 1 and at_key:
+                return None  # a list or a mapping as a key
+            depth += 1
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            depth -= 1
+            at_key = True
+        elif depth == 1 and at_key:
+            if kind is not ScalarEvent:
+                return None
+            starts.append((event.start_mark.line, "str"))
+            at_key = False
+        elif depth == 1:
+            if kind is ScalarEvent and (
+                event.tag == _TIMESTAMP or (event.implicit[0] and resolves_to(event.value, "timestamp"))
+            ):
+                starts[-1] = (starts[-1][0], "timestamp")
+            at_key = True
+    return starts
 
 
 def _same(old_json: Any, new_value: Any) -> bool:

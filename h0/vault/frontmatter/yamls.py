@@ -15,6 +15,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.resolver import VersionedResolver
 
 # The C event parser (ruamel.yaml.clib): iterative, a heap stack and not the C stack; the one load uses.
 EventParser: type[Any] | None
@@ -61,12 +62,37 @@ _Constructor.add_constructor("tag:yaml.org,2002:merge", _Constructor.construct_y
 _Constructor.add_constructor("tag:yaml.org,2002:value", _Constructor.construct_yaml_str)
 
 
+_MAX_RESOLVED = 16_384  # plain scalars whose type is kept (a vault repeats its statuses, senders, dates)
+_MAX_RESOLVED_CHARS = 80  # longer ones (subjects, hashes) rarely repeat
+_resolved: dict[tuple[Any, str], Any] = {}
+
+
+class _Resolver(VersionedResolver):
+    """ruamel's own YAML resolver, its answer for a short plain scalar kept: the same regular expressions
+    asked once per (YAML version, text) instead of for every value of every note (they were a third of
+    a load). The answer depends on the version and the text alone; bounded, and thread-safe under the GIL."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is not ScalarNode or not implicit[0] or len(value) > _MAX_RESOLVED_CHARS:
+            return super().resolve(kind, value, implicit)
+        version = self.__dict__.get("_version_read")
+        if version is None:  # ruamel finds it through two exceptions a call; one document has one version
+            version = self.__dict__["_version_read"] = self.processing_version
+        key = (version, value)
+        tag = _resolved.get(key)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_resolved) >= _MAX_RESOLVED:
+                _resolved.clear()
+            _resolved[key] = tag
+        return tag
+
+
 class _Local(threading.local):
     def __init__(self) -> None:
         self.safe = YAML(typ="safe")  # C-backed where ruamel.yaml.clib is installed
         self.safe.Constructor = _Constructor
-        self.rt = YAML(typ="rt")
-        self.rt.preserve_quotes = True
+        self.safe.Resolver = _Resolver
         self.dumper = YAML(typ="rt")
         self.dumper.width = 4096
         self.dumper.allow_unicode = True

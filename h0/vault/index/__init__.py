@@ -44,13 +44,11 @@ from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.index.gather import (
     BATCH,
     CHILD_FROM,
-    MAX_DEFERRED,
     Reconciled,
     build_in_child,
     compare,
     index_file,
     indexable,
-    own_mail,
     relative_path,
     take_in,
     walk_notes,
@@ -59,7 +57,6 @@ from h0.vault.index.names import NoteNames
 from h0.vault.index.privacy import IndexPrivacy
 from h0.vault.index.query import SearchPage, search_page
 from h0.vault.index.related import Related, related_notes
-from h0.vault.own_writes import OwnWrites
 from h0.vault.paths import link_key, nfc
 from h0.vault.search import PhraseMatcher, check_query
 
@@ -76,13 +73,9 @@ class VaultIndex:
         self.gate = self.disclosure.with_people(self.private_addresses)  # the gate, knowing this index's people
         self.names = NoteNames(self.db.rows)  # the notes' titles and aliases, kept while none changes
         self._pending: set[str] = set()
-        self._held: set[str] = set()  # changed notes H0 was writing at the last sync (see `_refresh`)
-        self._held_mark = 0
-        self._deferred: set[str] = set()  # H0's own writes to its mail folders, for when H0 is idle (`catch_up`)
         self._everything = False
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
-        self.written: OwnWrites | None = None  # what H0 wrote lately (the daemon's): taken in without a parse
 
     @classmethod
     def open(
@@ -146,11 +139,6 @@ class VaultIndex:
                 with self._lock:
                     self._everything = True
             with self._lock:
-                if self._held and self.written is not None and self.written.landed() != self._held_mark:
-                    self._pending |= self._held
-                    self._held = set()
-                if self._deferred and self.written is None:  # no daemon says when it is idle any more
-                    self._pending, self._deferred = self._pending | self._deferred, set()
                 pending, self._pending = self._pending, set()
                 everything, self._everything = self._everything, False
             try:
@@ -163,15 +151,6 @@ class VaultIndex:
                 self.db.rebuild_file(str(exc))
                 self._reconcile()
                 self.privacy.current()
-
-    def catch_up(self) -> None:
-        """Take in the writes left for H0's idle time (h0.vault.own_writes: `more_coming`, `idle`)."""
-        with self._lock:
-            if not self._deferred:
-                return
-            self._pending |= self._deferred
-            self._deferred = set()
-        self.sync()
 
     def reconcile(self, *, elsewhere: bool = True) -> Reconciled:
         """Compare every note's signature with the index; index what is new or changed, drop what went.
@@ -201,20 +180,8 @@ class VaultIndex:
     def _refresh(self, rels: list[str]) -> None:
         known = {path: Signature(m, s, i) for path, m, s, i in self.db.signatures(rels)}
         upserts: list[Extracted] = []
-        as_written = self.written.known if self.written is not None else None  # H0's own writes and parses
-        parsed = self.written.parsed if self.written is not None else None  # this parse, for triage's read
         deletes: list[str] = []
-        landed = self.written.landed() if self.written is not None else 0
-        later: list[str] = []  # notes H0 is writing: taken in as written once the write is answered
-        defer = self.written is not None and len(self._deferred) < MAX_DEFERRED and self.written.more_coming()
-        deferred: list[str] = []
         for rel in rels:
-            if self.written is not None and self.written.in_flight(rel):
-                later.append(rel)
-                continue
-            if defer and own_mail(rel) and self.written is not None and self.written.latest(rel) is not None:
-                deferred.append(rel)
-                continue
             abs_path = os.path.join(self.root, *rel.split("/"))
             try:
                 info = os.lstat(abs_path)
@@ -225,7 +192,7 @@ class VaultIndex:
                 continue
             if info is not None and known.get(rel) == Signature.of(info):
                 continue  # unchanged: an event for its access time, or for a write this index already has
-            note = read_note_file(abs_path, rel, as_written, parsed) if indexable(rel) else None
+            note = read_note_file(abs_path, rel) if indexable(rel) else None
             if note is None:
                 if rel in known:
                     deletes.append(rel)
@@ -233,10 +200,6 @@ class VaultIndex:
                 upserts.append(note)
         self.db.write(upserts, deletes)
         with self._lock:
-            self._deferred.update(deferred)
-            if later:
-                self._held.update(later)
-                self._held_mark = landed  # looked at again once another batch of H0's changes is answered
             again = self._everything
             self._everything = False
         if again:
@@ -368,6 +331,17 @@ class VaultIndex:
         Private notes never; notes in `skip_folders` (top-level folders) left out. `wait`: as `sync`'s."""
         self.sync(wait=wait)
         return notes_about(self, text=text, addresses=addresses, skip_folders=skip_folders, limit=limit)
+
+    def parses(self, folders: Iterable[str]) -> list[tuple[str, int, int, int, str]]:
+        """(path, mtime_ns, size, inode, frontmatter JSON) of each note of these top-level folders whose
+        frontmatter the index read without a problem, as of its last sync: a listing's parse to lend."""
+        wanted = list(folders)
+        rows = self.db.rows(
+            "SELECT path, mtime_ns, size, ino, frontmatter FROM docs WHERE problem IS NULL "
+            f"AND folder IN ({','.join('?' * len(wanted))})",
+            wanted,
+        )
+        return [(str(p), int(m), int(s), int(i), str(f)) for p, m, s, i, f in rows]
 
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])

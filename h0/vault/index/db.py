@@ -28,7 +28,7 @@ from h0.vault.paths import link_key
 # connection, answers from the index's private notes as of its last sync (h0.vault.index.privacy: its own
 # marks, its folder judged with the settings of now, a private person's mail, its thread).
 VISIBLE = "NOT h0_private(docs.id)"
-_TOKENIZER = "unicode61 remove_diacritics 2"  # the same as fts's: a query is tokenized as the notes were
+_TOKENIZER = "unicode61 remove_diacritics 2"  # the same as fts's (schema.py): a query is tokenized as the notes were
 
 
 def busy(exc: sqlite3.Error) -> bool:
@@ -83,9 +83,7 @@ class IndexDB:
             db.execute("PRAGMA synchronous = NORMAL")  # a rebuildable cache: a power cut costs a rebuild at most
         db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         db.create_function("h0_private", 1, lambda doc: int(self.private(int(doc))))
-        db.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok USING fts5(t, tokenize='unicode61 remove_diacritics 2')"
-        )
+        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok USING fts5(t, tokenize='{_TOKENIZER}')")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok_vocab USING fts5vocab('temp', 'tok', 'row')")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok_at USING fts5vocab('temp', 'tok', 'instance')")
         return db

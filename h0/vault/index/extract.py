@@ -10,7 +10,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ from h0.vault import frontmatter
 from h0.vault.disclosure import MAIL_FIELDS, own_mark, thread_keys, unparsed_thread_keys
 from h0.vault.index.entities import note_keys
 from h0.vault.model import is_mail
-from h0.vault.note import MAX_NOTE_BYTES, Note, content_hash
+from h0.vault.note import MAX_NOTE_BYTES, content_hash
 from h0.vault.paths import link_key
 from h0.vault.values import addresses as header_addresses
 from h0.vault.values import source_key
@@ -81,15 +81,7 @@ class Extracted:
     packed: bytes | None = None  # title, meta and body compressed (h0.vault.index.db.pack), once known
 
 
-# The note H0 wrote (or parsed) at a path if the bytes there hash to those, else None (h0.vault.own_writes).
-Known = Callable[[str, str], Note | None]
-# Told each note this read parsed as h0.vault.note.parse would (valid UTF-8, frontmatter read): its next reader's.
-Parsed = Callable[[Note], None]
-
-
-def read_note_file(
-    abs_path: str, rel: str, known: Known | None = None, parsed: Parsed | None = None
-) -> Extracted | None:
+def read_note_file(abs_path: str, rel: str) -> Extracted | None:
     """The note at `abs_path` as the index keeps it; None when it is not a regular file (gone, a folder,
     a FIFO, socket or device named *.md, a symlink): such files are never opened for reading text."""
     try:
@@ -125,43 +117,33 @@ def read_note_file(
         return None
     finally:
         os.close(fd)
-    return extract(rel, data, signature, known, parsed)
+    return extract(rel, data, signature)
 
 
-def extract(
-    rel: str, data: bytes, signature: Signature, known: Known | None = None, parsed: Parsed | None = None
-) -> Extracted:
+def extract(rel: str, data: bytes, signature: Signature) -> Extracted:
     """The index's view of a note's bytes. Invalid UTF-8 is indexed with replacement characters (a search
-    checks the bytes themselves); frontmatter that cannot be read leaves its block as body text. Bytes
-    H0 wrote or parsed (`known` answers for their hash) are taken as they were, not parsed again; a
-    parse made here is told to `parsed`."""
+    checks the bytes themselves); frontmatter that cannot be read leaves its block as body text."""
     digest = content_hash(data)
     note = Extracted(rel, signature, digest, title=_title(rel))
     if len(data) > MAX_NOTE_BYTES:
         note.hash, note.problem = None, f"larger than {MAX_NOTE_BYTES // 1_048_576} MB"
         note.private = own_mark(None)
         return note
-    written = known(rel, note.hash) if known is not None and note.hash is not None else None
     unparsed: frozenset[str] = frozenset()  # the thread keys of a block that does not parse, read from its lines
-    if written is not None:
-        data_fm, body = written.frontmatter, written.body
-    else:
-        try:
-            text, utf8 = data.decode("utf-8"), True
-        except UnicodeDecodeError:  # no note reader takes it (h0.vault.note.decode): private until it is text
-            text, utf8 = data.decode("utf-8", errors="replace"), False
-            note.problem, note.private = "not UTF-8 text", own_mark(None)
-        try:
-            parts = frontmatter.split(text)
-            data_fm = frontmatter.load(parts.yaml)
-            body = parts.body
-            if parsed is not None and utf8:  # `parse` refuses bytes that are not UTF-8
-                parsed(Note(rel, data_fm, body, digest))
-        except H0Error as error:
-            # Private until its properties parse (the gate's own_mark); the error names a line, never the note's words.
-            data_fm, body = {}, text
-            note.problem, note.private = f"frontmatter not read: {error.message[:200]}", own_mark(None)
-            unparsed = unparsed_thread_keys(rel, text)  # its conversation stays private with it (fail closed)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:  # no note reader takes it (h0.vault.note.decode): private until it is text
+        text = data.decode("utf-8", errors="replace")
+        note.problem, note.private = "not UTF-8 text", own_mark(None)
+    try:
+        parts = frontmatter.split(text)
+        data_fm = frontmatter.load(parts.yaml)
+        body = parts.body
+    except H0Error as error:
+        # Private until its properties parse (the gate's own_mark); the error names a line, never the note's words.
+        data_fm, body = {}, text
+        note.problem, note.private = f"frontmatter not read: {error.message[:200]}", own_mark(None)
+        unparsed = unparsed_thread_keys(rel, text)  # its conversation stays private with it (fail closed)
     note.frontmatter = data_fm
     note.meta = "\n".join(_scalars(data_fm.values()))
     note.body = body

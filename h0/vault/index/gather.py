@@ -12,7 +12,7 @@ from loguru import logger
 
 from h0.vault.index.db import IndexDB, pack
 from h0.vault.index.extract import Extracted, Signature, read_note_file
-from h0.vault.layout import DONE, DRAFTS, LOGS, NEEDS_ACTION
+from h0.vault.layout import LOGS
 from h0.vault.listing import MAX_FOLDER_DEPTH
 from h0.vault.paths import NOTE_SUFFIX, nfc
 
@@ -21,13 +21,6 @@ BATCH = 500  # notes written per transaction while (re)building
 PARALLEL_FROM = 2000  # notes to (re)index before the reading and parsing are spread over processes
 CHILD_FROM = 2000  # notes to (re)index before the whole build moves to a child process (build_in_child)
 _SKIPPED_TOP = frozenset({LOGS.casefold()})
-_OWN_MAIL = frozenset(folder.casefold() for folder in (NEEDS_ACTION, DRAFTS, DONE))  # where triage writes
-MAX_DEFERRED = 20_000  # H0's own writes left for its idle time, at most (then taken in at the next look-up)
-
-
-def own_mail(rel: str) -> bool:
-    """In a folder triage writes to (no look-up of the owner's knowledge reads them)."""
-    return rel.split("/", 1)[0].casefold() in _OWN_MAIL
 
 
 def indexable(rel: str) -> bool:

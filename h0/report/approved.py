@@ -1,5 +1,6 @@
-"""Why approved notes have not gone yet: whether sending is paused and why, each send cap's use and
-when its next slot frees, and per note in Approved/ what is knowable outside the daemon."""
+"""Why approved notes have not gone yet, as the reports tell it (the sending itself is h0.mail.sending's):
+whether sending is paused and why, each send cap's use and when its next slot frees, and per note in
+Approved/ what is knowable outside the daemon."""
 
 from __future__ import annotations
 
