@@ -11,7 +11,7 @@ from h0.config import load_settings
 from h0.errors import AuthRequired, McpUnavailable
 from h0.handlers.context import Action, HandlerContext, HandlerState
 from h0.handlers.send import send_approved_draft
-from h0.handlers.send_failed import send_failed
+from h0.handlers.send_failed import not_sent
 from h0.pipeline.workqueue import WorkQueue
 from h0.retry import Again, Waits
 from h0.vault import Vault
@@ -35,7 +35,7 @@ def test_given_missing_credentials_then_sending_pauses_for_the_queues_wait_and_r
     now = [1000.0]
     ctx = paused_context(vault_dir, now)
 
-    failed = send_failed("Approved/a.md", AuthRequired("The Gmail token is missing."), ctx)
+    failed = not_sent("Approved/a.md", AuthRequired("The Gmail token is missing."), ctx)
 
     assert failed.action is Action.FAILED and failed.again is Again.CREDENTIALS and failed.retry_in == 45.0
     write_draft(vault_dir, "Approved", "b.md", status="pending_approval")
@@ -50,7 +50,7 @@ def test_given_missing_credentials_then_sending_pauses_for_the_queues_wait_and_r
 def test_a_draft_rejected_in_approved_while_sending_is_paused_is_filed_at_once(vault_dir: Path):
     now = [1000.0]
     ctx = paused_context(vault_dir, now)
-    send_failed("Approved/a.md", AuthRequired("The Gmail token is missing."), ctx)
+    not_sent("Approved/a.md", AuthRequired("The Gmail token is missing."), ctx)
     write_draft(vault_dir, "Approved", "no.md", status="Rejected")
     write_draft(vault_dir, "Approved", "yes.md", status="pending_approval")
 
