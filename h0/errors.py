@@ -160,6 +160,7 @@ class Refusal(StrEnum):
     NOT_SETTLED = "not_settled"  # written in Approved/ moments ago: the human may still be typing
     NOTE_CHANGED = "note_changed"  # changed since the caller read it
     IN_PROGRESS = "in_progress"  # another H0 process is sending it right now
+    STILL_SENDING = "still_sending"  # this process is sending it and the provider has not answered yet
     ORIGINAL_WAITING = "copy_waits_for_original"  # a copy whose original is in Approved/ or being filed
     # The same message as one already sent (or whose send's outcome is unknown): filed in Done/ as a copy.
     COPY_OF_SENT = "copy_of_sent"
@@ -187,7 +188,9 @@ class Refusal(StrEnum):
         return self in _HOLDS
 
 
-_LOOK_AGAIN = frozenset({Refusal.NOT_SETTLED, Refusal.NOTE_CHANGED, Refusal.IN_PROGRESS, Refusal.ORIGINAL_WAITING})
+_LOOK_AGAIN = frozenset(
+    {Refusal.NOT_SETTLED, Refusal.NOTE_CHANGED, Refusal.IN_PROGRESS, Refusal.STILL_SENDING, Refusal.ORIGINAL_WAITING}
+)
 _HOLDS = frozenset(
     {
         Refusal.CHANGED_BEFORE_APPROVAL,
@@ -215,6 +218,10 @@ WORDING: dict[Refusal, str | Mapping[str, str]] = {
     ),
     Refusal.NOTE_CHANGED: "{path} changed since it was read; read it again (nothing was sent).",
     Refusal.IN_PROGRESS: "This message is being sent by another H0 process right now.",
+    Refusal.STILL_SENDING: (
+        "This message is still being sent: the mail provider has not answered yet. The send goes on; look "
+        "again in a moment (it is never sent twice)."
+    ),
     Refusal.ORIGINAL_WAITING: (
         "{name} is a copy of {original} (a sync tool's, or the same message approved twice), which is in "
         "Approved/ or being sent right now: it waits until that one has gone, so that only one is ever sent."

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import Any
@@ -44,8 +45,7 @@ FAILED = "send_failed"
 HOUR = 3600.0
 DAY = 86400.0
 IN_FLIGHT_S = 120.0  # how long another live process's unanswered attempt is presumed still running
-LOCK_WAIT_S = 10.0  # a second call for a message this process is sending waits this long for its answer
-LOOK_AGAIN_S = 5.0  # then it is answered "in progress", to look again this much later
+LOOK_AGAIN_S = 1.0  # a message this process is still sending: look again this much later
 UNKNOWN_OUTCOME_MESSAGE = (
     "An earlier attempt to send this may or may not have gone out, and the {backend} backend cannot "
     "check. Look in your Sent folder: if it is there, nothing more to do; if not, send it again as a new draft."
@@ -55,6 +55,9 @@ UNKNOWN_NOT_FOUND_MESSAGE = (
     "{backend} has no message with its Message-ID yet. It was not sent again. Look in your Sent folder: if it "
     "is there, nothing more to do; if not, send it again as a new draft."
 )
+
+
+Filed = Callable[["Outgoing", SendEmailResult], SendEmailResult]  # files what was sent; the result says where
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,22 +110,29 @@ class Sender:
         self._key_locks: dict[str, threading.Lock] = {}
         self._key_locks_guard = threading.Lock()
 
-    def send(self, out: Outgoing) -> SendEmailResult:
+    def send(self, out: Outgoing, file: Filed | None = None) -> SendEmailResult:
+        """Send `out` exactly once, then `file` it (an approved note: h0.mail.filing), under its key's lock:
+        a second call for a message this process is still sending (or filing) is answered at once, never
+        made to wait — "still sending, look again" (a slow provider's send goes on past its caller's answer)."""
         lock = self._lock_for(out.key)
-        if not lock.acquire(timeout=LOCK_WAIT_S):  # this process is still sending it: never wait past the answer
-            raise refuse(Refusal.IN_PROGRESS, idempotency_key=out.key, retry_after=LOOK_AGAIN_S)
+        if not lock.acquire(blocking=False):
+            raise refuse(Refusal.STILL_SENDING, idempotency_key=out.key, path=out.note_path, retry_after=LOOK_AGAIN_S)
         try:
-            earlier = self.state.send_for_message(out.rfc822_message_id)
-            ask_first = earlier is not None and earlier.get("state") == "failed"  # it may have gone after all
-            for _ in range(3):
-                claimed, done = self._claim(out)
-                if done is not None:
-                    return done
-                if claimed:
-                    return self._send_claimed(out, ask_first=ask_first)
-            raise InternalError("Could not settle an earlier attempt of this send; nothing was sent.")
+            result = self._send_once(out)
+            return file(out, result) if file is not None else result
         finally:
             lock.release()
+
+    def _send_once(self, out: Outgoing) -> SendEmailResult:
+        earlier = self.state.send_for_message(out.rfc822_message_id)
+        ask_first = earlier is not None and earlier.get("state") == "failed"  # it may have gone after all
+        for _ in range(3):
+            claimed, done = self._claim(out)
+            if done is not None:
+                return done
+            if claimed:
+                return self._send_claimed(out, ask_first=ask_first)
+        raise InternalError("Could not settle an earlier attempt of this send; nothing was sent.")
 
     # -- 1. the claim --------------------------------------------------------------------
 

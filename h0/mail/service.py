@@ -108,7 +108,7 @@ class MailService:
         own server may leave it out), then file it in Done/ from the same read (h0.mail.filing)."""
         try:
             out = self.builder.approved_message(path, note_hash, arrival=arrival)
-            result = self.sender.send(out)
+            result = self.sender.send(out, file=self.filing.file_sent)  # filed under the send's own lock
         except H0Error as error:
             then = then_of(error)  # what becomes of the note, decided here once: the daemon only acts on it
             error.details["then"] = then.value
@@ -116,7 +116,7 @@ class MailService:
                 self.approvals.left(error.details.get("path") or path)
             raise
         self.approvals.left(out.note_path)  # sent: the note's stay in Approved/ ends (filed now or on the next try)
-        return self.filing.file_sent(out, result)
+        return result
 
     def send_email(
         self,
