@@ -8,6 +8,10 @@ returns the tool's structured result or raises a typed `H0Error`:
 - the server answered with a typed error → that error (`NotFound`, `SendFailed`, …);
 - the server could not be reached, died, or timed out → `McpUnavailable`.
 
+A call is never retried here: it waits at most a few seconds for a session to open, then answers, and
+whoever asked decides when to call again (the daemon: its work queue). The supervisor's backoff paces
+only how often a server that keeps failing to start is started again.
+
 `with_fallback(primary, fallback, ...)` adds the fallback protocol (docs/decisions.md) on top of a
 typed seam (`h0.mcp.api`): attempt → on `McpUnavailable` log `mcp_fallback` → the same call
 on the fallback → if that fails too, log `mcp_escalation` and raise. Nothing is skipped
@@ -88,6 +92,7 @@ class McpConnection:
         self._thread = threading.Thread(target=self._run_loop, name=f"mcp-{self.name}", daemon=True)
         self._client: Any = None
         self._ready = threading.Event()
+        self._opened = asyncio.Event()  # the loop's own view of `_ready`: a call waiting for a session awaits it
         self._lost: asyncio.Event | None = None
         self._closing = False
         self._supervisor: concurrent.futures.Future[None] | None = None
@@ -132,6 +137,8 @@ class McpConnection:
     def _signal_lost(self) -> None:
         if self._lost is not None:
             self._lost.set()
+        if self._closing:
+            self._opened.set()  # wakes the calls waiting for a session: they see it closed
 
     def _server(self) -> Any:
         """What the SDK's `Client` connects to: the command's stdio parameters, or a new in-process server."""
@@ -158,6 +165,7 @@ class McpConnection:
                     self._client = client
                     self.connects += 1
                     self._ready.set()
+                    self._opened.set()
                     failures = 0
                     if self.connects > 1:
                         logger.info("mcp {}: reconnected", self.name)
@@ -169,6 +177,7 @@ class McpConnection:
             finally:
                 self._client = None
                 self._ready.clear()
+                self._opened.clear()
             if self._closing:
                 break
             await asyncio.sleep(_RECONNECT_BACKOFF.delay(failures))
@@ -218,6 +227,8 @@ class McpConnection:
                     tool=tool,
                 ) from None
             client = self._client
+            if client is None:
+                raise McpUnavailable(f"The {self.name} MCP session is closed.", server=self.name, tool=tool)
         try:
             result = await asyncio.wait_for(_call_own_tool(client, tool, arguments), timeout)
         except TimeoutError:
@@ -234,10 +245,8 @@ class McpConnection:
         return _unwrap(result, self.name, tool)
 
     async def _wait_connected(self) -> None:
-        while self._client is None:
-            if self._closing:
-                raise McpUnavailable(f"The {self.name} MCP session is closed.", server=self.name)
-            await asyncio.sleep(0.01)
+        while self._client is None and not self._closing:
+            await self._opened.wait()
 
 
 async def _call_own_tool(client: Any, tool: str, arguments: dict[str, Any]) -> Any:
