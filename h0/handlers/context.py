@@ -29,7 +29,7 @@ from h0.retry import Again, Waits
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
-from h0.vault.api import Applied, Change, LocalVault, Move, NoteRef, Update, VaultAPI
+from h0.vault.api import Applied, Change, LocalVault, Move, NoteRef, Notes, Update, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
@@ -116,16 +116,17 @@ class EmailTriager(Protocol):
 
 
 class NoteOps:
-    """What handlers do to notes, over a `VaultAPI` (in the daemon: the vault server, with the
-    local vault as its fallback — h0.mcp.client.with_fallback). `written` (the daemon's) remembers each
+    """What handlers do to notes: `Notes` over a `VaultAPI` (in the daemon: the vault server, with the
+    local vault as its fallback — h0.mcp.client.Fallback). `written` (the daemon's) remembers each
     write whose content is known here: a whole note, or an update of a note read (h0.vault.own_writes)."""
 
     def __init__(self, api: VaultAPI, written: OwnWrites | None = None) -> None:
         self.api = api
+        self.notes = Notes(api)
         self.written = written
 
     def read(self, path: str) -> Note:
-        return self.api.read(path)
+        return self.notes.read(path)
 
     def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
         return self.api.read_many(paths)
@@ -139,7 +140,7 @@ class NoteOps:
         if_match: str | None = None,
         create_only: bool = False,
     ) -> NoteRef:
-        ref = self.api.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
+        ref = self.notes.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
         if self.written is not None:
             self.written.wrote(ref.path, ref.hash, frontmatter, body)
         return ref
@@ -157,12 +158,12 @@ class NoteOps:
         """Merge `changes` into a note's frontmatter (keys in `remove` dropped; body untouched); returns the new hash.
 
         With `if_match`, a concurrent human edit makes the first attempt a Conflict; the
-        merge is then retried on the fresh note (the keys H0 sets win, the human's edit stays).
+        merge is then made on the fresh note (the keys H0 sets win, the human's edit stays).
         `read`: the note `if_match` is the hash of (then what was written is known here).
         """
         for attempt in range(attempts):
             try:
-                ref = self.api.update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None)
+                ref = self.notes.update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None)
             except Conflict:
                 continue
             if attempt == 0:
@@ -183,7 +184,7 @@ class NoteOps:
         rename_if_exists: bool = False,
         set_frontmatter: Mapping[str, Any] | None = None,
     ) -> Moved:
-        return self.api.move(
+        return self.notes.move(
             source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
         )
 
@@ -204,9 +205,6 @@ class NoteOps:
             return self.api.list(directory, filter, recursive=recursive, limit=limit)
         except NotFound:
             return []
-
-    def exists(self, path: str) -> bool:
-        return self.api.exists(path)
 
     def apply(self, changes: Sequence[Change], read: Sequence[Note] = ()) -> builtins.list[Applied | H0Error]:
         """Each change's result, in order. `read`: the notes the updates and moves were made from."""

@@ -66,7 +66,7 @@ def reschedule_draft(path: str, ctx: HandlerContext) -> Outcome:
         return Outcome(Action.SKIPPED, "not a waiting reply to a request to meet")
     if not _unedited(note):
         return Outcome(Action.SKIPPED, "you edited the text: its times are yours")
-    email = email_for(ctx.notes.api, note.frontmatter)
+    email = email_for(ctx.notes.notes, note.frontmatter)
     if email is None:
         return Outcome(Action.SKIPPED, "the email it answers is gone")
     drafting = ctx.drafting or Drafting.for_settings(ctx.settings, ctx.paths.root)

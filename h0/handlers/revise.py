@@ -53,7 +53,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     ctx.drafting = drafting
     llm = getattr(ctx.triager, "llm", None)
     started = time.perf_counter()
-    email = email_for(ctx.notes.api, note.frontmatter)
+    email = email_for(ctx.notes.notes, note.frontmatter)
     rewritten = rewrite(
         path,
         note.frontmatter,
