@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     max_retries: int = Field(default=3, ge=0)
     retry_delay_ms: int = Field(default=2000, ge=0)
     retry_backoff_multiplier: float = Field(default=2.0, ge=1.0)
+    # The mail server answers every tool call within this many seconds (its client gives up at 30): a
+    # provider slower than that is answered "try again" while the call goes on (h0.mcp.base).
+    mail_answer_seconds: float = Field(default=20.0, gt=0, le=25.0)
 
     sweep_interval_seconds: float = Field(default=30.0, gt=0)
     # A note written in place in Approved/ (not moved there) is sent only after it has been

@@ -6,9 +6,10 @@ and a `details` mapping of plain JSON values. `to_dict()` is the wire shape
 (`retry_after`, `path`) are repeated there.
 
 A refusal to send an approved note carries a `Refusal` (its value in `details["reason"]`, the
-wire format), which says what becomes of the note: looked at again, given back to Drafts/ as
-`not_sent`, `held` for the human to look again, or (`copy_of_sent`) filed in Done/ as a copy. `refuse()` builds the error with the human's
-wording from `WORDING`, the one table of what a person reads when a note was not sent.
+wire format), worded for the human from `WORDING`, the one table of what a person reads when a note
+was not sent (`refuse()` builds the error). What becomes of that note is a `Then` (its value in
+`details["then"]`): the mail server decides it for every error of a send, here, next to the
+refusals (`then_of`), and the daemon's send step only acts on it.
 """
 
 from __future__ import annotations
@@ -48,6 +49,16 @@ class H0Error(Exception):
             return Refusal(reason) if isinstance(reason, str) else None
         except ValueError:
             return None
+
+    @property
+    def then(self) -> Then:
+        """What becomes of the approved note this error answers: as the mail server's answer says it, else as
+        `then_of` decides from the error itself (the server never answered: `mcp_unavailable`, tried again)."""
+        value = self.details.get("then")
+        try:
+            return Then(value) if isinstance(value, str) else then_of(self)
+        except ValueError:
+            return then_of(self)
 
 
 class AuthRequired(H0Error):
@@ -135,6 +146,7 @@ class Refusal(StrEnum):
     NOT_SETTLED = "not_settled"  # written in Approved/ moments ago: the human may still be typing
     NOTE_CHANGED = "note_changed"  # changed since the caller read it
     IN_PROGRESS = "in_progress"  # another H0 process is sending it right now
+    STILL_SENDING = "still_sending"  # this process is sending it and the provider has not answered yet
     ORIGINAL_WAITING = "copy_waits_for_original"  # a copy whose original is in Approved/ or being filed
     # The same message as one already sent (or whose send's outcome is unknown): filed in Done/ as a copy.
     COPY_OF_SENT = "copy_of_sent"
@@ -162,7 +174,9 @@ class Refusal(StrEnum):
         return self in _HOLDS
 
 
-_LOOK_AGAIN = frozenset({Refusal.NOT_SETTLED, Refusal.NOTE_CHANGED, Refusal.IN_PROGRESS, Refusal.ORIGINAL_WAITING})
+_LOOK_AGAIN = frozenset(
+    {Refusal.NOT_SETTLED, Refusal.NOTE_CHANGED, Refusal.IN_PROGRESS, Refusal.STILL_SENDING, Refusal.ORIGINAL_WAITING}
+)
 _HOLDS = frozenset(
     {
         Refusal.CHANGED_BEFORE_APPROVAL,
@@ -190,6 +204,10 @@ WORDING: dict[Refusal, str | Mapping[str, str]] = {
     ),
     Refusal.NOTE_CHANGED: "{path} changed since it was read; read it again (nothing was sent).",
     Refusal.IN_PROGRESS: "This message is being sent by another H0 process right now.",
+    Refusal.STILL_SENDING: (
+        "This message is still being sent: the mail provider has not answered yet. The send goes on; look "
+        "again in a moment (it is never sent twice)."
+    ),
     Refusal.ORIGINAL_WAITING: (
         "{name} is a copy of {original} (a sync tool's, or the same message approved twice), which is in "
         "Approved/ or being sent right now: it waits until that one has gone, so that only one is ever sent."
@@ -274,10 +292,60 @@ def wording(refusal: Refusal, words: Mapping[str, object]) -> str:
 
 def refuse(refusal: Refusal, words: Mapping[str, object] | None = None, **details: Any) -> H0Error:
     """The typed error for a refusal: a Conflict to look again or hold, an InvalidRequest otherwise.
-    `words` fill the wording only; `details` go on the wire (with `reason`, and `hold` when it holds)."""
+    `words` fill the wording only; `details` go on the wire (with `reason`, `then`, and `hold` when it holds)."""
     message = wording(refusal, {**details, **(words or {})})
     if refusal.holds:
-        return Conflict(message, reason=refusal.value, hold=True, **details)
-    if refusal.looks_again or refusal in (Refusal.KEY_CONTENT_MISMATCH, Refusal.COPY_OF_SENT):
-        return Conflict(message, reason=refusal.value, **details)
-    return InvalidRequest(message, reason=refusal.value, **details)
+        error: H0Error = Conflict(message, reason=refusal.value, hold=True, **details)
+    elif refusal.looks_again or refusal in (Refusal.KEY_CONTENT_MISMATCH, Refusal.COPY_OF_SENT):
+        error = Conflict(message, reason=refusal.value, **details)
+    else:
+        error = InvalidRequest(message, reason=refusal.value, **details)
+    error.details["then"] = then_of(error).value
+    return error
+
+
+class Then(StrEnum):
+    """What becomes of an approved note the mail server did not send; the value is the wire's `details["then"]`.
+    The daemon's send step has one action for each (h0.handlers.send_failed); nothing else decides."""
+
+    LOOK_AGAIN = "look_again"  # nothing wrong with it: looked at again soon (at `retry_after` when named)
+    RETRY = "retry"  # a try that failed, nothing sent: again after the queue's backoff (or the `retry_after` named)
+    PAUSE_FOR_CAP = "pause_for_cap"  # a send cap, or the provider asks to slow down: every send waits `retry_after`
+    PAUSE_FOR_CREDENTIALS = "pause_for_credentials"  # every send waits until the credentials work
+    BACK_NOT_SENT = "back_not_sent"  # to Drafts/ as `not_sent`, the reason on it
+    BACK_HELD = "back_held"  # to Drafts/ as `held`, for the human to look again
+    BACK_AS_IS = "back_as_is"  # to Drafts/ with the reason, its own status word kept (sent, withdrawn, …)
+    BACK_UNREAD = "back_unread"  # to Drafts/ byte for byte: its frontmatter cannot be read, so it cannot be marked
+    ARCHIVE = "archive"  # `status: rejected`: filed in Done/ with `decision: rejected`
+    FILE_COPY = "file_copy"  # the same message as one already sent: Done/ as `status: copy`
+    FILE_UNKNOWN = "file_unknown"  # the server took it and never answered: Done/ as `status: outcome_unknown`
+    FILE_BOUNCE = "file_bounce"  # the provider refused it for good: Logs/failed/
+
+    @property
+    def leaves_approved(self) -> bool:
+        """Whether the note leaves Approved/ (its next approval is a new one)."""
+        return self not in (Then.LOOK_AGAIN, Then.RETRY, Then.PAUSE_FOR_CAP, Then.PAUSE_FOR_CREDENTIALS)
+
+
+def then_of(error: H0Error) -> Then:
+    """What becomes of an approved note whose send raised `error`: the one place that decides it."""
+    refusal = error.refusal
+    if refusal is Refusal.NOT_SENDABLE_STATUS:
+        return Then.ARCHIVE if error.details.get("state") == "rejected" else Then.BACK_AS_IS
+    if refusal is Refusal.COPY_OF_SENT:
+        return Then.FILE_COPY
+    if refusal is not None:
+        return Then.LOOK_AGAIN if refusal.looks_again else Then.BACK_HELD if refusal.holds else Then.BACK_NOT_SENT
+    if isinstance(error, ParseError):
+        return Then.BACK_UNREAD
+    if isinstance(error, (InvalidRequest, PermissionDenied, NotFound)):
+        return Then.BACK_NOT_SENT
+    if isinstance(error, RateLimited):
+        return Then.PAUSE_FOR_CAP
+    if isinstance(error, AuthRequired):
+        return Then.PAUSE_FOR_CREDENTIALS
+    if error.details.get("bounce"):
+        return Then.FILE_BOUNCE
+    if error.details.get("outcome") == "unknown":
+        return Then.FILE_UNKNOWN
+    return Then.RETRY

@@ -32,7 +32,7 @@ from h0.drafting.memory import add_lessons, clean_lesson
 from h0.drafting.profile import with_learned
 from h0.drafting.voice import profile_section
 from h0.errors import Conflict, H0Error, NotFound
-from h0.vault.api import VaultAPI
+from h0.vault.api import Notes
 from h0.vault.audit import AuditLog, utcnow
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DONE, DRAFTING_STREAM, LOGS
@@ -101,7 +101,7 @@ def written_text(log: AuditLog, draft_id: str, wanted_hash: str | None) -> str |
 
 
 def learn_from_filed(
-    api: VaultAPI,
+    api: Notes,
     drafting: Drafting,
     llm: LLMTriage | None = None,
     *,
@@ -109,7 +109,7 @@ def learn_from_filed(
     private: Callable[[str, Mapping[str, Any], str], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Compare each H0 draft filed in Done/ since the last look (`h0_learn: pending`) with what became of it.
-    `api`: a VaultAPI. `llm`: an h0.triage.llm.LLMTriage for lessons (None: no lessons). `private`: whether a
+    `api`: the vault, a note at a time (h0.vault.api.Notes). `llm`: an h0.triage.llm.LLMTriage for lessons (None: no lessons). `private`: whether a
     filed note may not reach a model (default: the disclosure gate on the note alone; the daemon's handler
     judges its thread too) — no lesson is drawn from a private reply. Returns the outcomes."""
     if private is None:
@@ -133,7 +133,7 @@ def learn_from_filed(
 
 
 def _learn_one(
-    api: VaultAPI,
+    api: Notes,
     drafting: Drafting,
     llm: LLMTriage | None,
     path: str,
@@ -235,7 +235,7 @@ def distill(llm: LLMTriage, ours: str, sent: str) -> list[str]:
     return answer.value
 
 
-def refresh_learned_profile(api: VaultAPI, drafting: Drafting) -> bool:
+def refresh_learned_profile(api: Notes, drafting: Drafting) -> bool:
     """Rewrite the profile's learned section from the owner's sent replies (only when it exists and changed)."""
     from h0.vault.layout import PROFILE_NOTE
 

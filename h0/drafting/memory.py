@@ -20,6 +20,7 @@ from typing import Any
 
 from h0.drafting.ownernotes import bullets, load_control_note, safe_lines, section
 from h0.errors import Conflict, H0Error, NotFound
+from h0.vault.api import Notes
 from h0.vault.layout import MEMORY_NOTE
 
 LESSONS_HEADING = "Lessons"
@@ -108,8 +109,8 @@ def clean_lesson(text: str) -> str | None:
     return None if injected(line) else line
 
 
-def add_lessons(api: Any, lessons: Sequence[str], sources: Sequence[str], attempts: int = 3) -> list[str]:
-    """Append lessons (each linking `sources`) to the memory note through `api` (a VaultAPI), creating
+def add_lessons(api: Notes, lessons: Sequence[str], sources: Sequence[str], attempts: int = 3) -> list[str]:
+    """Append lessons (each linking `sources`) to the memory note through `api` (h0.vault.api.Notes), creating
     it when absent; a line already there is not added twice. Returns the lines added."""
     links = ", ".join(f"[[{s.rsplit('/', 1)[-1].removesuffix('.md')}]]" for s in sources)
     for _ in range(attempts):

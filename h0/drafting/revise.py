@@ -34,6 +34,7 @@ from h0.mail.incoming.htmltext import block_text, defuse_cutoff, disarm_reply, i
 from h0.platform.fs import regular_file
 from h0.triage.llm import TRUNCATED_PLACEHOLDER
 from h0.triage.models import MAX_REPLY_CHARS, _short_list
+from h0.vault.api import Notes
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 from h0.vault.marks import INSTRUCTION_KEY, TEXT_HASH_KEY
@@ -147,8 +148,8 @@ class Rewritten:
     retry_after: float | None = None
 
 
-def email_for(api: Any, facts: NoteFacts) -> tuple[dict[str, Any], str] | None:
-    """The email a draft answers (its `source:`), read through `api` (a VaultAPI) from Needs_Action/ or,
+def email_for(api: Notes, facts: NoteFacts) -> tuple[dict[str, Any], str] | None:
+    """The email a draft answers (its `source:`), read through `api` (h0.vault.api.Notes) from Needs_Action/ or,
     once filed, Done/: (frontmatter, its words), or None."""
     source = facts.source  # any spelling of the link (h0.vault.values.source_path)
     name = source.rsplit("/", 1)[-1] if source else ""

@@ -27,7 +27,7 @@ from h0.retry import Again, Waits
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
-from h0.vault.api import Applied, Change, LocalVault, NoteRef, VaultAPI
+from h0.vault.api import Applied, Change, LocalVault, NoteRef, Notes, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
@@ -113,14 +113,15 @@ class EmailTriager(Protocol):
 
 
 class NoteOps:
-    """What handlers do to notes, over a `VaultAPI` (in the daemon: the vault server, with the
-    local vault as its fallback — h0.mcp.client.with_fallback)."""
+    """What handlers do to notes: `Notes` over a `VaultAPI` (in the daemon: the vault server, with the
+    local vault as its fallback — h0.mcp.client.Fallback)."""
 
     def __init__(self, api: VaultAPI) -> None:
         self.api = api
+        self.notes = Notes(api)
 
     def read(self, path: str) -> Note:
-        return self.api.read(path)
+        return self.notes.read(path)
 
     def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
         return self.api.read_many(paths)
@@ -134,7 +135,7 @@ class NoteOps:
         if_match: str | None = None,
         create_only: bool = False,
     ) -> NoteRef:
-        return self.api.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
+        return self.notes.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
 
     def update(
         self,
@@ -148,11 +149,11 @@ class NoteOps:
         """Merge `changes` into a note's frontmatter (keys in `remove` dropped; body untouched); returns the new hash.
 
         With `if_match`, a concurrent human edit makes the first attempt a Conflict; the
-        merge is then retried on the fresh note (the keys H0 sets win, the human's edit stays).
+        merge is then made on the fresh note (the keys H0 sets win, the human's edit stays).
         """
         for attempt in range(attempts):
             try:
-                ref = self.api.update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None)
+                ref = self.notes.update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None)
             except Conflict:
                 continue
             return ref.hash
@@ -171,7 +172,7 @@ class NoteOps:
         rename_if_exists: bool = False,
         set_frontmatter: Mapping[str, Any] | None = None,
     ) -> Moved:
-        return self.api.move(
+        return self.notes.move(
             source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
         )
 
@@ -192,9 +193,6 @@ class NoteOps:
             return self.api.list(directory, filter, recursive=recursive, limit=limit)
         except NotFound:
             return []
-
-    def exists(self, path: str) -> bool:
-        return self.api.exists(path)
 
     def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         """Each change's result, in order."""

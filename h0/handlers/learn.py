@@ -24,7 +24,7 @@ def learn_from_drafts(ctx: HandlerContext) -> Outcome:
     drafting = ctx.drafting_state()
     llm = getattr(ctx.triager, "llm", None)
     outcomes = learn_from_filed(
-        ctx.notes.api, drafting, llm, private=lambda path, fm, body: private_in_thread(ctx, path, fm, body=body)
+        ctx.notes.notes, drafting, llm, private=lambda path, fm, body: private_in_thread(ctx, path, fm, body=body)
     )
     for record in outcomes:
         if record["outcome"] == "sent" and record.get("similarity") is not None:

@@ -305,7 +305,7 @@ class MailImport:
         try:
             ensure_profile_file(self.ctx.paths.root)
             drafting = self.ctx.drafting_state()
-            refresh_learned_profile(self.ctx.notes.api, drafting)
+            refresh_learned_profile(self.ctx.notes.notes, drafting)
         except (H0Error, OSError) as error:
             logger.info("the profile's learned section was not refreshed: {}", getattr(error, "message", error))
 

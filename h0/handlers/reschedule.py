@@ -66,7 +66,7 @@ def reschedule_draft(path: str, ctx: HandlerContext) -> Outcome:
         return Outcome(Action.SKIPPED, "not a waiting reply to a request to meet")
     if not _unedited(note):
         return Outcome(Action.SKIPPED, "you edited the text: its times are yours")
-    email = email_for(ctx.notes.api, note.facts)
+    email = email_for(ctx.notes.notes, note.facts)
     if email is None:
         return Outcome(Action.SKIPPED, "the email it answers is gone")
     drafting = ctx.drafting_state()

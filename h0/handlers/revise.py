@@ -51,7 +51,7 @@ def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
     drafting = ctx.drafting_state()
     llm = getattr(ctx.triager, "llm", None)
     started = time.perf_counter()
-    email = email_for(ctx.notes.api, note.facts)
+    email = email_for(ctx.notes.notes, note.facts)
     rewritten = rewrite(
         path,
         note.frontmatter,

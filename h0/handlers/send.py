@@ -5,10 +5,11 @@ message from that read, sends it exactly once (claim in H0's state database, pre
 the one `email_sent` record) and files that same read in Done/ (`status: sent`, the "Sent on … to …"
 line, the source email, the filing journal, `email_filed`: h0.mail.filing). Here: sending paused? →
 `send_approved_draft(path, arrival)` → an Outcome from the typed result, which says where it was filed.
-A note the mail server refuses goes back to Drafts/ with the reason on it, or is looked at again, or
-(`status: rejected`) is archived (h0.handlers.send_failed). A crash between send and filing is finished
-without a second send: a note still in Approved/ is answered "already sent" and filed, one moved but not
-marked by `finish_interrupted_filings` at the daemon's start. Only the mail server can send.
+A note the mail server did not send comes back as a typed error whose answer says what becomes of it
+(`H0Error.then`: look again, retry, pause, back to Drafts/, archive, file), and h0.handlers.send_failed
+does that. A crash between send and filing is finished without a second send: a note still in Approved/
+is answered "already sent" and filed, one moved but not marked by `finish_interrupted_filings` at the
+daemon's start. Only the mail server can send.
 """
 
 from __future__ import annotations
@@ -19,38 +20,24 @@ from loguru import logger
 
 from h0.errors import H0Error, InternalError, McpUnavailable
 from h0.handlers.context import Action, HandlerContext, Outcome, OutcomeData
-from h0.handlers.reject import archive_rejected
-from h0.handlers.send_failed import say_resumed, send_failed
+from h0.handlers.send_failed import not_sent, say_resumed, while_paused
 from h0.mail.compose.recipients import describe_recipients
 from h0.mail.filing import Filing
 from h0.vault import Vault
 
 
 def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
-    paused = ctx.state.sends_paused_for()
-    if paused > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
-        # Nothing is sent meanwhile, so reading the note costs no second read of a send: a draft the
-        # human rejected in Approved/ is filed now, as when sending runs, not after the pause.
-        filed = archive_rejected(path, ctx)
-        if filed.action in (Action.REJECTED, Action.GONE):
-            return filed
-        return Outcome(
-            Action.PAUSED,
-            ctx.state.pause_reason,
-            retry_in=paused,
-            data={"kind": ctx.state.pause_kind, **ctx.state.pause_facts},
-        )
+    if ctx.state.sends_paused_for() > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
+        return while_paused(path, ctx)
     if ctx.mail is None:
         raise McpUnavailable("No mail server is configured.")
-
     started = time.perf_counter()
     try:
         # No hash: the daemon's own server reads the note itself; the approval checks bind it to what the
         # human saw (docs/decisions.md, "One read per send").
         result = ctx.mail.send_approved_draft(path, None, ctx.arrival(path))
     except H0Error as error:
-        return send_failed(path, error, ctx)
-
+        return not_sent(path, error, ctx)
     elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     ctx.state.succeeded(path)
     say_resumed(ctx, path)

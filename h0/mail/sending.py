@@ -11,15 +11,19 @@ The order is the point:
      Otherwise the send is recorded as pending, which the caps of every process count;
   2. the pre-send audit record in `Logs/` (fsynced) — if it cannot be written,
      nothing is sent;
-  3. the send, retried only on retryable failures, each retry preceded by a Message-ID
-     look-up so a send that did go through is never repeated;
+  3. one attempt at the provider; when an earlier attempt of this very message failed, a
+     Message-ID look-up first, so a send that did go through is never repeated;
   4. the outcome in the database and in the audit log.
+A failure is answered at once as the provider's typed error — "try again at T" (`rate_limited`,
+or `retryable` with the `retry_after` it named), "outcome unknown", or for good — and the work queue
+of whoever asked decides when to try again (h0.pipeline.workqueue): nothing here sleeps or loops.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import Any
@@ -30,7 +34,7 @@ from h0.errors import H0Error, InternalError, McpUnavailable, NotSupported, Rate
 from h0.mail.copies import copy_of_sent, original_being_filed
 from h0.mail.models import SendEmailResult
 from h0.mail.providers.backend import MailSender, Sent
-from h0.mail.providers.retry import RetryPolicy, is_retryable
+from h0.mail.providers.retry import is_retryable
 from h0.state import Cap, StateDB
 from h0.vault.audit import AuditLog, iso, utcnow
 from h0.vault.note import Note
@@ -41,6 +45,7 @@ FAILED = "send_failed"
 HOUR = 3600.0
 DAY = 86400.0
 IN_FLIGHT_S = 120.0  # how long another live process's unanswered attempt is presumed still running
+LOOK_AGAIN_S = 1.0  # a message this process is still sending: look again this much later
 UNKNOWN_OUTCOME_MESSAGE = (
     "An earlier attempt to send this may or may not have gone out, and the {backend} backend cannot "
     "check. Look in your Sent folder: if it is there, nothing more to do; if not, send it again as a new draft."
@@ -50,6 +55,9 @@ UNKNOWN_NOT_FOUND_MESSAGE = (
     "{backend} has no message with its Message-ID yet. It was not sent again. Look in your Sent folder: if it "
     "is there, nothing more to do; if not, send it again as a new draft."
 )
+
+
+Filed = Callable[["Outgoing", SendEmailResult], SendEmailResult]  # files what was sent; the result says where
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,11 +99,10 @@ class Outgoing:
 class Sender:
     """The send path of the mail service; one per server process."""
 
-    def __init__(self, backend: MailSender, state: StateDB, audit: AuditLog, policy: RetryPolicy, caps: Caps) -> None:
+    def __init__(self, backend: MailSender, state: StateDB, audit: AuditLog, caps: Caps) -> None:
         self.backend = backend
         self.state = state
         self.audit = audit
-        self.policy = policy
         self.caps = caps
         self._drain = threading.Condition()
         self._in_flight = 0
@@ -103,15 +110,29 @@ class Sender:
         self._key_locks: dict[str, threading.Lock] = {}
         self._key_locks_guard = threading.Lock()
 
-    def send(self, out: Outgoing) -> SendEmailResult:
-        with self._lock_for(out.key):
-            for _ in range(3):
-                claimed, done = self._claim(out)
-                if done is not None:
-                    return done
-                if claimed:
-                    return self._send_claimed(out)
-            raise InternalError("Could not settle an earlier attempt of this send; nothing was sent.")
+    def send(self, out: Outgoing, file: Filed | None = None) -> SendEmailResult:
+        """Send `out` exactly once, then `file` it (an approved note: h0.mail.filing), under its key's lock:
+        a second call for a message this process is still sending (or filing) is answered at once, never
+        made to wait — "still sending, look again" (a slow provider's send goes on past its caller's answer)."""
+        lock = self._lock_for(out.key)
+        if not lock.acquire(blocking=False):
+            raise refuse(Refusal.STILL_SENDING, idempotency_key=out.key, path=out.note_path, retry_after=LOOK_AGAIN_S)
+        try:
+            result = self._send_once(out)
+            return file(out, result) if file is not None else result
+        finally:
+            lock.release()
+
+    def _send_once(self, out: Outgoing) -> SendEmailResult:
+        earlier = self.state.send_for_message(out.rfc822_message_id)
+        ask_first = earlier is not None and earlier.get("state") == "failed"  # it may have gone after all
+        for _ in range(3):
+            claimed, done = self._claim(out)
+            if done is not None:
+                return done
+            if claimed:
+                return self._send_claimed(out, ask_first=ask_first)
+        raise InternalError("Could not settle an earlier attempt of this send; nothing was sent.")
 
     # -- 1. the claim --------------------------------------------------------------------
 
@@ -218,7 +239,7 @@ class Sender:
 
     # -- 2–4. audit, send, record ----------------------------------------------------------
 
-    def _send_claimed(self, out: Outgoing) -> SendEmailResult:
+    def _send_claimed(self, out: Outgoing, *, ask_first: bool) -> SendEmailResult:
         rfc = out.rfc822_message_id
         with self._drain:
             self._in_flight += 1
@@ -238,7 +259,7 @@ class Sender:
             except H0Error as err:
                 self.state.mark_failed(rfc, error=err.code, reason=f"pre-send audit record: {err.message}")
                 raise
-            sent = self._deliver(out)
+            sent = self._deliver(out, ask_first=ask_first)
             return self._record_sent(sent, out, out.hints)
         finally:
             with self._drain:
@@ -251,34 +272,12 @@ class Sender:
             self._stopping = True
             return self._drain.wait_for(lambda: self._in_flight == 0, timeout)
 
-    def _deliver(self, out: Outgoing) -> Sent:
+    def _deliver(self, out: Outgoing, *, ask_first: bool) -> Sent:
+        """One attempt at the provider (after asking it first whether an earlier failed attempt went after all)."""
         rfc = out.rfc822_message_id
-
-        def attempt(number: int) -> Sent:
-            if number > 0:  # the previous try may have gone through after all
-                try:
-                    found = self.backend.find_sent(rfc)
-                except NotSupported:
-                    found = None
-                if found is not None:
-                    return found
-            return self.backend.send(out.message, thread_id=out.thread_id)
-
-        def on_retry(number: int, error: H0Error, wait: float) -> None:
-            self.audit.write(
-                "send_retry",
-                "warning",
-                rfc822_message_id=rfc,
-                idempotency_key=out.key,
-                attempt=number,
-                error=error.code,
-                reason=error.message,
-                wait_s=wait,
-            )
-
         try:
-            what = f"send {out.note_path} ({rfc})" if out.note_path else f"send {rfc}"  # name the note
-            return self.policy.run(attempt, what=what, on_retry=on_retry)
+            found = self._find_sent(rfc) if ask_first else None
+            return found or self.backend.send(out.message, thread_id=out.thread_id)
         except H0Error as err:
             if err.details.get("outcome") == "unknown":
                 found, asked = self._provider_says(rfc)
@@ -310,6 +309,12 @@ class Sender:
             except H0Error as log_err:
                 logger.error("could not write the audit record of a failed send {}: {}", rfc, log_err.message)
             raise
+
+    def _find_sent(self, rfc: str) -> Sent | None:
+        try:
+            return self.backend.find_sent(rfc)
+        except NotSupported:
+            return None
 
     def _provider_says(self, rfc: str) -> tuple[Sent | None, bool]:
         """After a send whose answer never came: the provider's own word where it can be asked (Gmail by

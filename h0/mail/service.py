@@ -1,8 +1,9 @@
 """The mail service: everything the mail MCP server offers, as plain Python.
 
-It owns one backend, H0's state database and the retry policy, and answers with the models of
-`h0.mail.models` — the server's output as it is published — so the server only wraps them.
-Reads are retried on retryable failures; sends go through `Sender` (sending.py).
+It owns one backend and H0's state database, and answers with the models of `h0.mail.models` — the
+server's output as it is published — so the server only wraps them. Sends go through `Sender`
+(sending.py). Every call makes one attempt at the provider and answers a failure at once, typed
+("try again at T": h0.mail.providers.retry); the caller decides when to try again.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TypeVar
 
 from h0 import __version__
 from h0.config import Settings
-from h0.errors import Conflict, H0Error, InvalidRequest, NotFound, NotSupported, ParseError, PermissionDenied
+from h0.errors import H0Error, InvalidRequest, NotFound, NotSupported, PermissionDenied, then_of
 from h0.mail.agent_drafts import email_note, write_draft
 from h0.mail.compose.addresses import check_address, parse_recipients, refuse_line_breaks
 from h0.mail.filing import Approvals, Filing
@@ -37,7 +38,6 @@ from h0.mail.models import (
 from h0.mail.outgoing import OutgoingBuilder
 from h0.mail.owner import is_sent_labels
 from h0.mail.providers.backend import Mailbox, MailSender, mailbox_of, open_backend
-from h0.mail.providers.retry import RetryPolicy
 from h0.mail.sending import DAY, HOUR, Caps, Sender
 from h0.state import StateDB
 from h0.vault import Vault
@@ -68,26 +68,14 @@ class MailService:
         self.mailbox = mailbox_of(self.backend)  # None: SMTP and the outbox only send
         self.audit = AuditLog(settings.vault_path / LOGS, AUDIT_STREAM)
         self.state = StateDB.for_vault(settings.vault_path, settings.h0_state_dir)
-        self.policy = RetryPolicy.from_settings(settings)
         self.filing = Filing(Vault(settings.vault_path), self.state)  # `clock`: the settle period's wall clock
         self.approvals = Approvals(self.filing.audit)
         self.builder = OutgoingBuilder(settings, self.backend, self.state, trusted_caller=trusted_caller, clock=clock)
         self.builder.approvals = self.approvals
-        self.sender = Sender(
-            self.backend,
-            self.state,
-            self.audit,
-            self.policy,
-            Caps(settings.rate_limit_per_hour, settings.rate_limit_per_day),
-        )
+        caps = Caps(settings.rate_limit_per_hour, settings.rate_limit_per_day)
+        self.sender = Sender(self.backend, self.state, self.audit, caps)
         self.sync = (
-            MailSync(
-                self.mailbox,
-                self.state,
-                self.policy,
-                query=settings.gmail_query,
-                ingested_label=settings.gmail_ingested_label,
-            )
+            MailSync(self.mailbox, self.state, query=settings.gmail_query, ingested_label=settings.gmail_ingested_label)
             if self.mailbox
             else None
         )
@@ -99,9 +87,6 @@ class MailService:
         """Stop taking sends and wait up to `timeout` s for those in flight (the contract's
         graceful shutdown); True if all finished and were recorded."""
         return self.sender.drain(timeout)
-
-    def _read(self, what: str, call: Callable[[int], T]) -> T:
-        return self.policy.run(call, what=what)
 
     def _mailbox(self, cannot: str = "cannot read mail") -> Mailbox:
         """The mailbox, or the typed refusal a client sees where the backend only sends."""
@@ -123,13 +108,15 @@ class MailService:
         own server may leave it out), then file it in Done/ from the same read (h0.mail.filing)."""
         try:
             out = self.builder.approved_message(path, note_hash, arrival=arrival)
-            result = self.sender.send(out)
-        except (InvalidRequest, PermissionDenied, ParseError, Conflict) as error:
-            if error.refusal is None or not error.refusal.looks_again:  # the daemon gives it back to the human
+            result = self.sender.send(out, file=self.filing.file_sent)  # filed under the send's own lock
+        except H0Error as error:
+            then = then_of(error)  # what becomes of the note, decided here once: the daemon only acts on it
+            error.details["then"] = then.value
+            if then.leaves_approved:
                 self.approvals.left(error.details.get("path") or path)
             raise
         self.approvals.left(out.note_path)  # sent: the note's stay in Approved/ ends (filed now or on the next try)
-        return self.filing.file_sent(out, result)
+        return result
 
     def send_email(
         self,
@@ -199,7 +186,7 @@ class MailService:
             if mailbox is None:  # outbox, SMTP: the email note ingest or `h0 import` wrote knows it
                 source, thread_id, parent = email_note(self.settings.vault_path, reply_to_message_id, self.backend.name)
             else:
-                original = self._read("create_draft", lambda _: mailbox.get_message(reply_to_message_id))
+                original = mailbox.get_message(reply_to_message_id)
                 thread_id, parent = original.thread_id, header_text(original, "Subject").strip()
             if not subject:
                 subject = parent if parent.lower().startswith("re:") else f"Re: {parent}".strip()
@@ -223,12 +210,12 @@ class MailService:
     def list_emails(self, query: str, max_results: int) -> EmailList:
         refuse_line_breaks("query", query)
         mailbox = self._mailbox()
-        found = self._read("list_emails", lambda _: mailbox.list_messages(query, max_results))
+        found = mailbox.list_messages(query, max_results)
         return EmailList(emails=[email_summary(item) for item in found])
 
     def get_email(self, message_id: str) -> EmailFull:
         mailbox = self._mailbox()
-        return email_full(self._read("get_email", lambda _: mailbox.get_message(message_id)))
+        return email_full(mailbox.get_message(message_id))
 
     def list_new_emails(self, max_results: int = 25) -> NewEmails:
         """Mail that arrived since the last acknowledged sync (see h0.mail.incoming.sync), as get_email gives it."""
@@ -263,14 +250,14 @@ class MailService:
     def add_label(self, message_id: str, label_name: str) -> LabelResult:
         name = self._label_name(label_name)
         mailbox = self._mailbox("has no labels")
-        label = self._read("add_label", lambda _: mailbox.ensure_label(name))
+        label = mailbox.ensure_label(name)
         if not label.kept and name == self.settings.gmail_ingested_label.strip():
             # The mailbox keeps no keywords: the ingested mark lives in H0's state database (h0.mail.incoming.sync).
             self._sync().mark_ingested([message_id])
             return LabelResult(
                 message_id=message_id, label_id=label.id, label_name=label.name, created=False, labels=[]
             )
-        labels = self._read("add_label", lambda _: mailbox.modify_labels(message_id, [label.id], []))
+        labels = mailbox.modify_labels(message_id, [label.id], [])
         return LabelResult(
             message_id=message_id, label_id=label.id, label_name=label.name, created=label.created, labels=labels
         )
@@ -279,9 +266,9 @@ class MailService:
         """Gmail has no folders: "moving" adds the destination label and takes the message out of the inbox."""
         name = self._label_name(destination_label)
         mailbox = self._mailbox("has no labels")
-        label = self._read("move_email", lambda _: mailbox.ensure_label(name))
+        label = mailbox.ensure_label(name)
         remove = [] if label.id == "INBOX" else ["INBOX"]
-        labels = self._read("move_email", lambda _: mailbox.modify_labels(message_id, [label.id], remove))
+        labels = mailbox.modify_labels(message_id, [label.id], remove)
         return MessageMoved(
             message_id=message_id, destination_label=label.name, label_id=label.id, created=label.created, labels=labels
         )
@@ -337,7 +324,7 @@ class MailService:
             )
         if mailbox is not None:
             try:
-                fetched = self._read("get_email_status", lambda _: mailbox.get_message(message_id))
+                fetched = mailbox.get_message(message_id)
             except NotFound:
                 fetched = None
             if fetched is not None and is_sent_labels(fetched.labels):

@@ -1,7 +1,7 @@
-"""The typed seams over MCP: `McpVault` (a `VaultAPI`) and `McpMail` (a `MailAPI`).
+"""The typed seams over MCP: `McpVault` (a `VaultAPI`: three verbs, three tools) and `McpMail` (a `MailAPI`).
 
-Each method is one tool call on a persistent session (`h0.mcp.client.McpConnection`) and
-answers the same types as the local implementations (`h0.vault.api.LocalVault`,
+Each method is one tool call (a batch: one call per 500 items) on a persistent session
+(`h0.mcp.client.McpConnection`) and answers the same types as the local implementations (`h0.vault.api.LocalVault`,
 `h0.mail.api.LocalMail`): a note read over MCP is an `h0.vault.Note`, a send result a
 `SendEmailResult`. Results are built from H0's own servers' structured content, which the
 connection does not validate against the schema a second time (h0.mcp.client._call_own_tool);
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from h0.errors import H0Error, InternalError, error_from_dict
 from h0.mail.models import AckResult, EmailFull, EmailList, LabelResult, NewEmails, SendEmailResult
-from h0.vault.api import MAX_BATCH, Applied, Change, Move, NoteRef, Update, Write, exists_by_reading
+from h0.vault.api import MAX_BATCH, Applied, Change, Move, NoteRef, Update, Write
 from h0.vault.last_change import Arrival
 from h0.vault.note import Note
 from h0.vault.store import Moved
@@ -51,12 +51,6 @@ def _shaped(server: str, tool: str, build: Callable[[], T]) -> T:
 
 def _note(data: Mapping[str, Any]) -> Note:
     return Note(str(data["path"]), dict(data["frontmatter"]), str(data["body"]), str(data["hash"]))
-
-
-def _moved(data: Mapping[str, Any]) -> Moved:
-    return Moved(
-        str(data["source"]), str(data["destination"]), data.get("moved_hash"), data.get("hash"), data.get("warning")
-    )
 
 
 def _change_args(change: Change) -> dict[str, Any]:
@@ -100,22 +94,15 @@ def _chunks(items: Sequence[T], size: int = MAX_BATCH) -> list[Sequence[T]]:
 
 
 class McpVault:
-    """`VaultAPI` over the vault MCP server."""
+    """`VaultAPI` over the vault MCP server: `read_notes`, `list_notes`, `apply_changes`."""
 
     def __init__(self, connection: ToolCaller) -> None:
         self.connection = connection
 
-    def _call(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        return self.connection.call(tool, arguments)
-
-    def read(self, path: str) -> Note:
-        data = self._call("read_note", {"path": path})
-        return _shaped(self.connection.name, "read_note", lambda: _note(data))
-
     def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
         found: dict[str, Note | H0Error] = {}
         for chunk in _chunks(list(paths)):
-            data = self._call("read_notes", {"paths": list(chunk)})
+            data = self.connection.call("read_notes", {"paths": list(chunk)})
 
             def build(data: dict[str, Any] = data, chunk: Sequence[str] = chunk) -> None:
                 # Notes come back in the order asked, minus the failed ones (listed by the path asked).
@@ -126,58 +113,6 @@ class McpVault:
 
             _shaped(self.connection.name, "read_notes", build)
         return [found[path] for path in paths]
-
-    def write(
-        self,
-        path: str,
-        frontmatter: Mapping[str, Any],
-        body: str,
-        *,
-        if_match: str | None = None,
-        create_only: bool = False,
-    ) -> NoteRef:
-        args: dict[str, Any] = {"path": path, "frontmatter": dict(frontmatter), "body": body}
-        if if_match is not None:
-            args["if_match"] = if_match
-        if create_only:
-            args["create_only"] = True
-        data = self._call("write_note", args)
-        return _shaped(self.connection.name, "write_note", lambda: NoteRef(str(data["path"]), str(data["hash"])))
-
-    def update(
-        self,
-        path: str,
-        changes: Mapping[str, Any],
-        *,
-        remove: Sequence[str] = (),
-        if_match: str | None = None,
-    ) -> NoteRef:
-        args: dict[str, Any] = {"path": path, "set": dict(changes)}
-        if remove:
-            args["remove"] = list(remove)
-        if if_match is not None:
-            args["if_match"] = if_match
-        data = self._call("update_frontmatter", args)
-        return _shaped(
-            self.connection.name, "update_frontmatter", lambda: NoteRef(str(data["path"]), str(data["hash"]))
-        )
-
-    def move(
-        self,
-        source: str,
-        destination: str,
-        *,
-        overwrite: bool = False,
-        rename_if_exists: bool = False,
-        set_frontmatter: Mapping[str, Any] | None = None,
-    ) -> Moved:
-        args: dict[str, Any] = {"source": source, "destination": destination, "overwrite": overwrite}
-        if rename_if_exists:
-            args["rename_if_exists"] = True
-        if set_frontmatter:
-            args["set_frontmatter"] = dict(set_frontmatter)
-        data = self._call("move_note", args)
-        return _shaped(self.connection.name, "move_note", lambda: _moved(data))
 
     def list(
         self,
@@ -190,16 +125,13 @@ class McpVault:
         args: dict[str, Any] = {"directory": directory, "recursive": recursive, "limit": limit or LIST_LIMIT}
         if filter is not None:
             args["filter"] = filter if isinstance(filter, str) else list(filter)
-        data = self._call("list_notes", args)
+        data = self.connection.call("list_notes", args)
         return _shaped(self.connection.name, "list_notes", lambda: [_listed_path(item) for item in data["notes"]])
-
-    def exists(self, path: str) -> bool:
-        return exists_by_reading(self, path)
 
     def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         results: list[Applied | H0Error] = []
         for chunk in _chunks(list(changes)):
-            data = self._call("apply_changes", {"changes": [_change_args(c) for c in chunk]})
+            data = self.connection.call("apply_changes", {"changes": [_change_args(c) for c in chunk]})
 
             def build(data: dict[str, Any] = data, chunk: Sequence[Change] = chunk) -> None:
                 items = data["results"]
@@ -209,14 +141,9 @@ class McpVault:
                     if not item["ok"]:
                         results.append(_error(item))
                     elif isinstance(change, Move):
+                        source, moved_to = str(item["source"]), str(item["path"])
                         results.append(
-                            Moved(
-                                str(item["source"]),
-                                str(item["path"]),
-                                item.get("moved_hash"),
-                                item.get("hash"),
-                                item.get("warning"),
-                            )
+                            Moved(source, moved_to, item.get("moved_hash"), item.get("hash"), item.get("warning"))
                         )
                     else:
                         results.append(NoteRef(str(item["path"]), str(item["hash"])))

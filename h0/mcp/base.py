@@ -7,6 +7,10 @@ text, for clients that read only text), and any `H0Error` becomes
 structured content — TypeScript-SDK clients such as Claude Code validate structured
 content against the output schema even on errors (typescript-sdk#1943).
 
+A server built with `answer_within` answers every tool call within that many seconds: a tool still
+running then is answered with its `overrun` error ("try again", typed) while it goes on in its
+thread, so no call outlives its client's timeout (the mail server: a slow provider).
+
 Built on the SDK's public low-level `Server` (its `on_list_tools` / `on_call_tool`
 handlers) and served by the public `mcp.server.runner.serve_loop` — H0 uses no private
 part of the SDK. That is also what keeps it fast, measured by scripts/bench/bench_vault.py:
@@ -16,7 +20,7 @@ part of the SDK. That is also what keeps it fast, measured by scripts/bench/benc
 - `serve_loop` serves the handshake protocol era only: on the 2026-07-28 era the SDK builds a
   connection per request and re-checks its envelope (0.3 ms of a read_note). A 2026-only
   client is answered in the handshake era, which every current client speaks;
-- stdin and stdout are asyncio pipes where the OS allows (`h0.platform.proc.thread_free_stdio`),
+- stdin and stdout are asyncio pipes where the OS allows (`h0.mcp.stdio`, `h0.platform.proc.thread_free_stdio`),
   handed to the SDK's public `stdio_server(stdin, stdout)`: no worker-thread hop per line;
 - the SDK's high-level `MCPServer` (and the client, HTTP and OAuth modules it imports) is
   never imported: a third of a server's start-up.
@@ -24,13 +28,11 @@ part of the SDK. That is also what keeps it fast, measured by scripts/bench/benc
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import difflib
 import functools
 import inspect
 import json
-import os
 import typing
 from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
@@ -48,6 +50,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import to_json
 
 from h0.errors import H0Error, InternalError, InvalidRequest
+from h0.mcp.stdio import stdio_pipes
 from h0.platform.proc import thread_free_stdio
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -102,6 +105,19 @@ def _validation_message(exc: ValidationError) -> tuple[str, list[dict[str, Any]]
     return f"Invalid arguments — {summary}", problems
 
 
+def still_running(tool: str, seconds: float) -> H0Error:
+    """A tool's answer when it is still running after `seconds`: try again (it goes on meanwhile)."""
+    return InternalError(
+        f"{tool} did not finish within {seconds:.0f} s (the provider is slow); it may still finish. Try again later.",
+        tool=tool,
+        retryable=True,
+        retry_after=OVERRUN_RETRY_AFTER_S,
+    )
+
+
+OVERRUN_RETRY_AFTER_S = 5.0
+
+
 @dataclass(frozen=True, slots=True)
 class _Registered:
     tool: Tool  # as published by tools/list
@@ -109,6 +125,7 @@ class _Registered:
     run: Callable[..., CallToolResult]
     inline: bool
     json_fields: frozenset[str]  # arguments that may arrive as JSON text (see _arguments)
+    overrun: Callable[[str, float], H0Error]  # the answer when it runs past the server's `answer_within`
 
 
 class _Arguments(BaseModel):
@@ -118,7 +135,16 @@ class _Arguments(BaseModel):
 class H0Server(Server[Any]):
     """A low-level MCP `Server` whose every tool answers a typed result or a typed error."""
 
-    def __init__(self, name: str, *, title: str | None = None, version: str = "", instructions: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        title: str | None = None,
+        version: str = "",
+        instructions: str | None = None,
+        answer_within: float | None = None,
+    ):
+        self.answer_within = answer_within  # seconds a tool call may run before it is answered (None: no bound)
         self._tools: dict[str, _Registered] = {}
         self._on_start: list[Callable[[], object]] = []
         self._on_stop: list[Callable[[], object]] = []
@@ -171,7 +197,13 @@ class H0Server(Server[Any]):
             if registered.inline:
                 return registered.run(**kwargs)
             # anyio runs it in a copy of this context: the tool sees current_client().
-            return await anyio.to_thread.run_sync(functools.partial(registered.run, **kwargs))
+            run = functools.partial(registered.run, **kwargs)
+            if self.answer_within is None:
+                return await anyio.to_thread.run_sync(run)
+            with anyio.move_on_after(self.answer_within):
+                return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+            logger.warning("tool {} still running after {:.1f} s: answered, it goes on", name, self.answer_within)
+            return failure(registered.overrun(name, self.answer_within))
         finally:
             _CLIENT.reset(token)
 
@@ -184,13 +216,15 @@ class H0Server(Server[Any]):
         annotations: ToolAnnotations | None = None,
         title: str | None = None,
         inline: bool = False,
+        overrun: Callable[[str, float], H0Error] = still_running,
     ) -> Callable[[Callable[..., ModelT]], Callable[..., CallToolResult]]:
         """Register a sync function returning `output` as a tool with an output schema.
 
         Its parameters (`Annotated[type, Field(description=…)]`, with defaults) are the input
         schema; `output`'s JSON schema is the output schema. `inline=True` runs the function on
         the event loop instead of a worker thread: for quick tools (one small file) the thread
-        hop costs more than the work.
+        hop costs more than the work. `overrun(tool, seconds)`: the answer when it is still running
+        after the server's `answer_within` (it goes on).
         """
 
         def decorate(fn: Callable[..., ModelT]) -> Callable[..., CallToolResult]:
@@ -212,7 +246,9 @@ class H0Server(Server[Any]):
                 output_schema=output.model_json_schema(mode="serialization"),
                 annotations=annotations,
             )
-            self._tools[fn.__name__] = _Registered(tool, arguments, functools.wraps(fn)(run), inline, json_fields)
+            self._tools[fn.__name__] = _Registered(
+                tool, arguments, functools.wraps(fn)(run), inline, json_fields, overrun
+            )
             return run
 
         return decorate
@@ -228,7 +264,7 @@ class H0Server(Server[Any]):
 
     async def run_stdio_async(self) -> None:
         """Serve stdin/stdout until the client closes them (see the module docstring)."""
-        streams = stdio_server(*await _stdio_pipes()) if thread_free_stdio((0, 1)) else stdio_server()  # type: ignore[arg-type]
+        streams = stdio_server(*await stdio_pipes()) if thread_free_stdio((0, 1)) else stdio_server()  # type: ignore[arg-type]
         async with streams as (read_stream, write_stream), self.lifespan(self) as state:
             await serve_loop(
                 self, read_stream, write_stream, lifespan_state=state, init_options=self.create_initialization_options()
@@ -307,74 +343,3 @@ def _arguments(registered: _Registered, arguments: dict[str, Any]) -> dict[str, 
             if not isinstance(decoded, (str, int, float)):
                 parsed[name] = decoded
     return parsed
-
-
-# --------------------------------------------------------------------------- stdio without threads
-
-
-class _StdinLines:
-    """`async for line in …` over an asyncio pipe (the SDK's default reads each line in a worker thread)."""
-
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
-
-    def __aiter__(self) -> _StdinLines:
-        return self
-
-    async def __anext__(self) -> str:
-        line = await self._reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
-
-
-class _WriteFlow(asyncio.Protocol):
-    """Flow control of the stdout pipe through asyncio's documented protocol callbacks."""
-
-    def __init__(self) -> None:
-        self.writable = asyncio.Event()
-        self.writable.set()
-        self.lost = False
-
-    def pause_writing(self) -> None:
-        self.writable.clear()
-
-    def resume_writing(self) -> None:
-        self.writable.set()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.lost = True
-        self.writable.set()
-
-
-class _StdoutPipe:
-    def __init__(self, transport: asyncio.WriteTransport, flow: _WriteFlow) -> None:
-        self._transport = transport
-        self._flow = flow
-
-    async def write(self, text: str) -> None:
-        if self._flow.lost or self._transport.is_closing():
-            raise BrokenPipeError("the MCP client closed its end of stdout")
-        self._transport.write(text.encode("utf-8"))
-
-    async def flush(self) -> None:
-        await self._flow.writable.wait()  # the client reads slower than we write: wait for the pipe to drain
-
-
-MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # one JSON-RPC line; a 50 MB note escaped as JSON fits
-
-
-async def _stdio_pipes() -> tuple[_StdinLines, _StdoutPipe]:
-    """Private duplicates of fd 0/1 as asyncio pipes; fd 0 then reads /dev/null and fd 1 goes to
-    stderr, so a stray print (or a child process) can never corrupt the protocol stream."""
-    loop = asyncio.get_running_loop()
-    wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
-    reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), wire_in)
-    transport, flow = await loop.connect_write_pipe(_WriteFlow, wire_out)
-    return _StdinLines(reader), _StdoutPipe(transport, flow)

@@ -8,15 +8,20 @@ returns the tool's structured result or raises a typed `H0Error`:
 - the server answered with a typed error → that error (`NotFound`, `SendFailed`, …);
 - the server could not be reached, died, or timed out → `McpUnavailable`.
 
-`with_fallback(primary, fallback, ...)` adds the fallback protocol (docs/decisions.md) on top of a
-typed seam (`h0.mcp.api`): attempt → on `McpUnavailable` log `mcp_fallback` → the same call
-on the fallback → if that fails too, log `mcp_escalation` and raise. Nothing is skipped
+A call is never retried here: it waits at most a few seconds for a session to open, then answers, and
+whoever asked decides when to call again (the daemon: its work queue). The supervisor's backoff paces
+only how often a server that keeps failing to start is started again.
+
+`Fallback(primary, fallback, ...)` (`with_fallback`) adds the fallback protocol (docs/decisions.md) on top of
+the vault's typed seam (`h0.vault.api.VaultAPI`): attempt → on `McpUnavailable` log `mcp_fallback` → the
+same verb on the fallback → if that fails too, log `mcp_escalation` and raise. Nothing is skipped
 silently.
 """
 
 from __future__ import annotations
 
 import asyncio
+import builtins
 import concurrent.futures
 import contextlib
 import json
@@ -25,10 +30,10 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Any, TextIO, TypeVar, cast
+from typing import Any, TextIO, TypeVar
 
 from loguru import logger
 
@@ -36,6 +41,8 @@ from h0.config import Settings
 from h0.errors import H0Error, InternalError, McpUnavailable, error_from_dict
 from h0.retry import Backoff
 from h0.vault import AuditLog
+from h0.vault.api import Applied, Change, VaultAPI
+from h0.vault.note import Note
 
 T = TypeVar("T")
 
@@ -88,6 +95,7 @@ class McpConnection:
         self._thread = threading.Thread(target=self._run_loop, name=f"mcp-{self.name}", daemon=True)
         self._client: Any = None
         self._ready = threading.Event()
+        self._opened = asyncio.Event()  # the loop's own view of `_ready`: a call waiting for a session awaits it
         self._lost: asyncio.Event | None = None
         self._closing = False
         self._supervisor: concurrent.futures.Future[None] | None = None
@@ -132,6 +140,8 @@ class McpConnection:
     def _signal_lost(self) -> None:
         if self._lost is not None:
             self._lost.set()
+        if self._closing:
+            self._opened.set()  # wakes the calls waiting for a session: they see it closed
 
     def _server(self) -> Any:
         """What the SDK's `Client` connects to: the command's stdio parameters, or a new in-process server."""
@@ -158,6 +168,7 @@ class McpConnection:
                     self._client = client
                     self.connects += 1
                     self._ready.set()
+                    self._opened.set()
                     failures = 0
                     if self.connects > 1:
                         logger.info("mcp {}: reconnected", self.name)
@@ -169,6 +180,7 @@ class McpConnection:
             finally:
                 self._client = None
                 self._ready.clear()
+                self._opened.clear()
             if self._closing:
                 break
             await asyncio.sleep(_RECONNECT_BACKOFF.delay(failures))
@@ -218,6 +230,8 @@ class McpConnection:
                     tool=tool,
                 ) from None
             client = self._client
+            if client is None:
+                raise McpUnavailable(f"The {self.name} MCP session is closed.", server=self.name, tool=tool)
         try:
             result = await asyncio.wait_for(_call_own_tool(client, tool, arguments), timeout)
         except TimeoutError:
@@ -234,10 +248,8 @@ class McpConnection:
         return _unwrap(result, self.name, tool)
 
     async def _wait_connected(self) -> None:
-        while self._client is None:
-            if self._closing:
-                raise McpUnavailable(f"The {self.name} MCP session is closed.", server=self.name)
-            await asyncio.sleep(0.01)
+        while self._client is None and not self._closing:
+            await self._opened.wait()
 
 
 async def _call_own_tool(client: Any, tool: str, arguments: dict[str, Any]) -> Any:
@@ -281,61 +293,64 @@ def _unwrap(result: Any, server: str, tool: str) -> dict[str, Any]:
 
 
 class Fallback:
-    """The fallback protocol, applied once for every method of a seam.
+    """The fallback protocol, as a `VaultAPI` (its three verbs, typed).
 
-    `with_fallback(McpVault(...), LocalVault(...), audit)` is itself a `VaultAPI`: each call
-    goes to the MCP implementation; on `McpUnavailable` it logs `mcp_fallback` and makes the
-    same call on the fallback; if that fails too, it logs `mcp_escalation` and raises
-    `McpUnavailable`. Typed errors the server returned (not_found, conflict, …) are answers,
-    not outages: they are raised as they are, without a fallback. Without a fallback the
-    outage is raised as it is.
+    `Fallback(McpVault(...), LocalVault(...), audit, "vault")`: each call goes to the MCP
+    implementation; on `McpUnavailable` it logs `mcp_fallback` and makes the same call on the
+    fallback; if that fails too, it logs `mcp_escalation` and raises `McpUnavailable`. Typed errors
+    the server returned (not_found, conflict, …) are answers, not outages: they are raised as they
+    are, without a fallback. Without a fallback the outage is raised as it is. (Mail has none: an
+    approved draft waits in Approved/ until its server is back.)
     """
 
-    def __init__(self, primary: Any, fallback: Any, audit: AuditLog, server: str) -> None:
+    def __init__(self, primary: VaultAPI, fallback: VaultAPI | None, audit: AuditLog, server: str) -> None:
         self._primary = primary
         self._fallback = fallback
         self._audit = audit
         self.server = server
 
-    def __getattr__(self, name: str) -> Any:
-        attempt = getattr(self._primary, name)
-        if not callable(attempt):
-            return attempt
+    def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
+        return self._call("read_many", lambda api: api.read_many(paths))
 
-        def call(*args: Any, **kwargs: Any) -> Any:
-            started = time.perf_counter()
-            try:
-                return attempt(*args, **kwargs)
-            except McpUnavailable as outage:
-                if self._fallback is None:
-                    raise
-                return self._fall_back(name, outage, started, args, kwargs)
+    def list(
+        self,
+        directory: str = "",
+        filter: str | Sequence[str] | None = None,
+        *,
+        recursive: bool = False,
+        limit: int | None = None,
+    ) -> list[str]:
+        return self._call("list", lambda api: api.list(directory, filter, recursive=recursive, limit=limit))
 
-        call.__name__ = name
-        return call
+    def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
+        return self._call("apply", lambda api: api.apply(changes))
 
-    def _fall_back(
-        self, name: str, outage: McpUnavailable, started: float, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> Any:
-        self._audit.write(
-            "mcp_fallback",
-            "warning",
-            server=self.server,
-            tool=name,
-            error=outage.message,
-            elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
-        )
-        logger.warning("mcp {}: {} unavailable, using the local fallback ({})", self.server, name, outage.message)
+    def _call(self, name: str, verb: Callable[[VaultAPI], T]) -> T:
+        started = time.perf_counter()
         try:
-            return getattr(self._fallback, name)(*args, **kwargs)
-        except H0Error as err:
-            if err.code != "internal_error":
-                raise  # the fallback gave a typed answer (e.g. not_found): that is not an outage
-            self._escalate(name, outage, err)
-            raise McpUnavailable(f"{name} failed over MCP and in the fallback: {err.message}", tool=name) from err
-        except Exception as exc:
-            self._escalate(name, outage, exc)
-            raise McpUnavailable(f"{name} failed over MCP and in the fallback: {exc}", tool=name) from exc
+            return verb(self._primary)
+        except McpUnavailable as outage:
+            if self._fallback is None:
+                raise
+            self._audit.write(
+                "mcp_fallback",
+                "warning",
+                server=self.server,
+                tool=name,
+                error=outage.message,
+                elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
+            logger.warning("mcp {}: {} unavailable, using the local fallback ({})", self.server, name, outage.message)
+            try:
+                return verb(self._fallback)
+            except H0Error as err:
+                if err.code != "internal_error":
+                    raise  # the fallback gave a typed answer (e.g. not_found): that is not an outage
+                self._escalate(name, outage, err)
+                raise McpUnavailable(f"{name} failed over MCP and in the fallback: {err.message}", tool=name) from err
+            except Exception as exc:
+                self._escalate(name, outage, exc)
+                raise McpUnavailable(f"{name} failed over MCP and in the fallback: {exc}", tool=name) from exc
 
     def _escalate(self, name: str, outage: H0Error, exc: BaseException) -> None:
         self._audit.write(
@@ -349,9 +364,9 @@ class Fallback:
         logger.error("mcp {}: {} failed over MCP and in the fallback: {}", self.server, name, exc)
 
 
-def with_fallback(primary: T, fallback: T | None, audit: AuditLog, server: str) -> T:
-    """`primary` (an MCP seam) guarded by the fallback protocol, typed as the seam it wraps."""
-    return cast(T, Fallback(primary, fallback, audit, server))
+def with_fallback(primary: VaultAPI, fallback: VaultAPI | None, audit: AuditLog, server: str) -> Fallback:
+    """`primary` (the vault server's seam) guarded by the fallback protocol: itself a `VaultAPI`."""
+    return Fallback(primary, fallback, audit, server)
 
 
 def settings_env(settings: Settings) -> dict[str, str]:

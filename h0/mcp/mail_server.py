@@ -20,6 +20,7 @@ from pydantic import Field
 
 from h0 import __version__
 from h0.config import Settings
+from h0.errors import H0Error, Refusal, refuse
 from h0.mail import MailService
 from h0.mail.models import (
     AckResult,
@@ -34,6 +35,7 @@ from h0.mail.models import (
     NewEmails,
     SendEmailResult,
 )
+from h0.mail.sending import LOOK_AGAIN_S
 from h0.mcp.base import READ_ONLY, H0Server, current_client
 from h0.mcp.live_index import LiveIndex
 from h0.mcp.mail_view import MailView
@@ -65,7 +67,15 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
     own (`MailService.trusted_caller`), it judges each email it answers with the vault index, which it opens and
     watches when a tool first reads mail (h0.mcp.mail_view)."""
     mail = service or MailService(settings)
-    server = H0Server(SERVER_NAME, title="H0 mail", version=__version__, instructions=INSTRUCTIONS)
+    # Every call is answered within MAIL_ANSWER_SECONDS: a slower provider is answered "try again" and the
+    # call goes on (a send: "still sending", looked at again and answered from the ledger, never sent twice).
+    server = H0Server(
+        SERVER_NAME,
+        title="H0 mail",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        answer_within=settings.mail_answer_seconds,
+    )
     gate = Disclosure.for_vault(settings.vault_path, settings.private_folders)
     live = LiveIndex(settings.vault_path, settings.h0_state_dir, gate, watcher=settings.h0_watcher, lazy=True)
     view = MailView(gate, trusted=mail.trusted_caller, index=live.wait)
@@ -73,7 +83,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         server.on_start(live.start)
         server.on_stop(live.stop)
 
-    @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an approved draft")
+    @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an approved draft", overrun=still_sending)
     def send_approved_draft(
         path: Annotated[str, Field(description="Vault path of the note in Approved/, e.g. 'Approved/reply.md'.")],
         note_hash: Annotated[
@@ -127,7 +137,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
             client=current_client(),
         )
 
-    @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an email (free content; off by default)")
+    @server.typed_tool(
+        SendEmailResult, annotations=SENDS, title="Send an email (free content; off by default)", overrun=still_sending
+    )
     def send_email(
         to: Annotated[str | list[str], Field(description="Recipient(s): 'a@x.com', 'A <a@x.com>, b@y.org' or a list.")],
         subject: Annotated[str, Field(description="One line; no line breaks.")],
@@ -256,6 +268,12 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
 
     server.mail = mail  # type: ignore[attr-defined]  # for in-process tests and benchmarks
     return server
+
+
+def still_sending(tool: str, seconds: float) -> H0Error:
+    """A send's answer when the provider has not answered it within the call's time: it goes on (and is recorded
+    in the ledger); looked at again, it is answered from there — sent, in progress, or unknown — never twice."""
+    return refuse(Refusal.STILL_SENDING, tool=tool, answered_after=round(seconds, 1), retry_after=LOOK_AGAIN_S)
 
 
 def announce(service: MailService) -> None:

@@ -14,8 +14,6 @@ person can act on (an unknown LLM_PROVIDER, a missing key or model).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -23,7 +21,7 @@ from loguru import logger
 
 from h0.config import load_settings
 from h0.triage.default_rules import DEFAULT_RULES_TEXT, RULES_FILENAME
-from h0.triage.llm import DEFAULT_RETRY_AFTER_CAP, LLMTriage
+from h0.triage.llm import LLMTriage
 from h0.triage.models import DECISIONS, Decision, EmailInput, OwnerNote, ReplyContext, TriageDecision, TriageOutcome
 from h0.triage.providers import RULES, build_provider, canonical_name
 from h0.triage.rules import RulesEngine
@@ -66,13 +64,9 @@ class Triager:
         *,
         timeout: float | None = None,
         invalid_retries: int = 2,
-        transient_retries: int = 2,
-        retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP,
-        backoff: float = 0.5,
-        sleep: Callable[[float], None] | None = None,
     ) -> Triager:
         """Build from LLM_PROVIDER / LLM_MODEL / LLM_API_KEY / LLM_BASE_URL / LLM_TIMEOUT_SECONDS
-        (`timeout` overrides the last; `sleep` is how the LLM's short retries wait — tests pass their own).
+        (`timeout` overrides the last; `invalid_retries`: how often an invalid answer is corrected).
 
         `vault_root` (default: settings.vault_path) holds `H0_Rules.md`, used by the rules
         engine and as the LLM's fallback. Raises ValueError for an unknown provider (the
@@ -94,16 +88,7 @@ class Triager:
             base_url=settings.llm_base_url,
             timeout=timeout if timeout is not None else settings.llm_timeout_seconds,
         )
-        llm = LLMTriage(
-            provider,
-            rules,
-            secret=secret,
-            invalid_retries=invalid_retries,
-            transient_retries=transient_retries,
-            retry_after_cap=retry_after_cap,
-            backoff=backoff,
-            sleep=sleep or time.sleep,
-        )
+        llm = LLMTriage(provider, rules, secret=secret, invalid_retries=invalid_retries)
         return cls(rules, llm)
 
     @property

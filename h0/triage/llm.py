@@ -1,20 +1,19 @@
-"""LLM triage: ask the model, validate its answer, retry within bounds, else fall back to rules.
+"""LLM triage: ask the model, validate its answer, correct it within bounds, else fall back to rules.
 
-Two separate budgets: `invalid_retries` re-asks after an answer that fails validation
-(with the validation error in the conversation), `transient_retries` repeats at once a request
-that failed in transit (429, 5xx, connection refused). A timeout is not repeated here (a slow
-local model would hold a worker for minutes). When the model stays unavailable — or refuses —
-the outcome is the rules' decision marked `deferred` with the reason: the triage handler then
-leaves the email pending and the work queue retries it with its backoff, so a server that was
-briefly down never decides an email for good (h0.handlers.triage). A permanent error (401,
-404, …) or answers that stay invalid fall back to the rules at once. An answer cut off at the
+`invalid_retries` re-asks after an answer that fails validation (with the validation error in the
+conversation): a turn of the conversation, not a wait. A request that fails is never repeated
+here, nor waited on: when the model is unavailable (429, 5xx, connection refused, a timeout) — or
+refuses — the outcome is the rules' decision marked `deferred` with the reason and the server's
+Retry-After: the triage handler then leaves the email pending and the work queue tries again after
+its backoff or that Retry-After (h0.handlers.llmwait), so a server that was briefly down never
+decides an email for good and no worker sleeps. A permanent error (401, 404, …) or answers that
+stay invalid fall back to the rules at once. An answer cut off at the
 token limit is read as far as it goes and its draft carries a placeholder that blocks sending.
 Whatever the model says, its decision passes the safety rule before anyone sees it.
 """
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,7 +21,6 @@ from typing import Any, Generic, TypeVar
 
 from loguru import logger
 
-from h0.retry import Backoff
 from h0.triage import safety
 from h0.triage.answertext import closed_json
 from h0.triage.models import EmailInput, ReplyContext, TriageDecision, TriageOutcome, one_line
@@ -37,7 +35,6 @@ from h0.triage.prompt import (
     parse_answer,
 )
 from h0.triage.providers import ChatProvider, ProviderError, Turn
-from h0.triage.providers.base import TIMED_OUT
 from h0.triage.rules import RulesEngine
 
 T = TypeVar("T")
@@ -56,12 +53,9 @@ class Answer(Generic[T]):
 
 
 DEFAULT_INVALID_RETRIES = 2
-DEFAULT_TRANSIENT_RETRIES = 2
-DEFAULT_RETRY_AFTER_CAP = 5.0  # seconds; a server asking for longer is treated as unavailable
 MAX_RETRY_AFTER = 3600.0  # a Retry-After the work queue honours, at most (longer: its own backoff)
 TRUNCATED_PLACEHOLDER = "[FILL: the rest of this reply — the model's answer was cut off at its token limit]"
 TRUNCATED_WARNING = "the model's answer was cut off at its token limit; the draft says where and cannot be sent as is"
-DEFAULT_BACKOFF = 0.5  # seconds before the first transient retry; doubles each time (jittered, at most the cap)
 
 
 class LLMTriage:
@@ -74,20 +68,11 @@ class LLMTriage:
         *,
         secret: str | None = None,
         invalid_retries: int = DEFAULT_INVALID_RETRIES,
-        transient_retries: int = DEFAULT_TRANSIENT_RETRIES,
-        retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP,
-        backoff: float = DEFAULT_BACKOFF,
-        sleep: Callable[[float], None] = time.sleep,
-        rng: random.Random | None = None,
     ) -> None:
         self.provider = provider
         self.fallback = fallback
         self._secret = secret or None
         self.invalid_retries = invalid_retries
-        self.transient_retries = transient_retries
-        self.retry_after_cap = retry_after_cap
-        self.backoff = Backoff(backoff, 2.0, cap=retry_after_cap, rng=rng)
-        self._sleep = sleep
 
     def triage(self, email: EmailInput, context: ReplyContext | None = None) -> TriageOutcome:
         started = time.perf_counter()
@@ -126,24 +111,20 @@ class LLMTriage:
         invalid_retries: int | None = None,
     ) -> Answer[T]:
         """One conversation with the model: ask, validate the answer with `parse` (which raises
-        AnswerInvalid with words the model can act on), ask again within the budgets. Never raises
-        for the model's behaviour: a refusal, an error or answers that stay invalid end in an
-        `Answer` without a value, and the reason. `invalid_retries`: this conversation's own budget
-        of corrections (a one-call extra like a language re-ask passes 0)."""
+        AnswerInvalid with words the model can act on), ask again within the corrections' budget. Never
+        raises for the model's behaviour: a refusal, a failed request (answered at once, with the server's
+        Retry-After: the work queue asks again) or answers that stay invalid end in an `Answer` without a
+        value, and the reason. `invalid_retries`: this conversation's own budget of corrections (a
+        one-call extra like a language re-ask passes 0)."""
         conversation: list[Turn] = [("user", message)]
-        attempts = invalid = transient = 0
+        attempts = invalid = 0
         while True:
             attempts += 1
             try:
                 completion = self.provider.complete(system, conversation, schema)
             except ProviderError as exc:
-                wait, reason = self._after_failure(exc, transient, attempts)
-                if wait is None:
-                    return Answer(None, attempts, reason, transient=exc.transient, retry_after=_capped(exc.retry_after))
-                transient += 1
-                logger.info("LLM via {}: {}; retrying in {:.2f}s", self.provider.name, reason, wait)
-                self._sleep(wait)
-                continue
+                reason = one_line(self._redact(str(exc)), 240)
+                return Answer(None, attempts, reason, transient=exc.transient, retry_after=_capped(exc.retry_after))
             if completion.refusal:
                 refused = f"the model refused: {one_line(self._redact(completion.refusal), 160)}"
                 return Answer(None, attempts, refused, transient=True)
@@ -186,23 +167,6 @@ class LLMTriage:
             attempts=attempts,
             **details,
         )
-
-    def _after_failure(self, exc: ProviderError, transient: int, attempts: int) -> tuple[float | None, str]:
-        """How long to wait before retrying (None: stop now) and the failure, in words."""
-        reason = one_line(self._redact(str(exc)), 240)
-        if not exc.transient or exc.status == TIMED_OUT:
-            # A timeout is not repeated at once: the model is slow, not gone; the work queue asks later.
-            return None, reason
-        if transient >= self.transient_retries:
-            return None, f"{reason} (gave up after {attempts} attempts)"
-        if exc.retry_after is not None:
-            if exc.retry_after > self.retry_after_cap:
-                return (
-                    None,
-                    f"{reason} (asked to wait {exc.retry_after:.1f}s, over the {self.retry_after_cap:.1f}s cap)",
-                )
-            return exc.retry_after, reason
-        return self.backoff.delay(transient), reason
 
     def _redact(self, text: str) -> str:
         # Some servers echo the key back in error messages ("Incorrect API key provided: sk-…").

@@ -1,15 +1,15 @@
-"""`VaultAPI`: the vault as H0's handlers use it, whoever implements it.
+"""`VaultAPI`: the vault as H0's handlers use it, in three verbs — read notes, list a folder, apply changes.
 
-Two implementations, one protocol: `LocalVault` (this module: the domain, in process) and
-`McpVault` (`h0.mcp.api`: the vault server over MCP). The daemon composes them with one
-fallback wrapper (`h0.mcp.client.with_fallback`): MCP first, the local vault when the server
-is unreachable. Both answer with the same types — `Note`, `NoteRef`, `Moved`, lists of
-paths — and raise the same typed `H0Error`s, so a handler never sees a dict or knows which
-one answered.
+Like httpx's transport (one `handle_request`, plain values in and out), the seam is small so that
+each implementation is small: `LocalVault` (this module: the domain, in process) and `McpVault`
+(`h0.mcp.api`: the vault server's `read_notes`, `list_notes` and `apply_changes`). The daemon
+composes them with one typed fallback (`h0.mcp.client.Fallback`): MCP first, the local vault when
+the server is unreachable. Each verb answers with the same types — `Note`, `NoteRef`, `Moved`,
+paths — and an item's failure is its typed `H0Error` in its place, never raised for the batch.
 
-The batch calls (`read_many`, `apply`) exist for throughput: over MCP, one call carries a
-whole batch of notes (triage of a burst), and an item's failure is returned in its place,
-never raised for the batch.
+`Notes` is the one client over the seam: a note at a time (`read`, `write`, `update`, `move`), each
+one verb with one item, its error raised. The changes are values (`Write`, `Update`, `Move`): a
+handler that writes a batch builds them and calls `apply` once.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from __future__ import annotations
 import builtins
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from h0.errors import H0Error, InvalidRequest, NotFound, ParseError, PermissionDenied
+from h0.errors import H0Error, InternalError
 from h0.vault.note import Note
 from h0.vault.store import Moved, Vault
 
-MAX_BATCH = 500  # notes per read_many / changes per apply
+MAX_BATCH = 500  # notes per read_many / changes per apply over MCP
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,45 +68,17 @@ class Move:
 
 Change = Write | Update | Move
 Applied = NoteRef | Moved
+A = TypeVar("A", NoteRef, Moved)
+T = TypeVar("T")
 
 
 class VaultAPI(Protocol):
-    """The vault operations handlers use. Every method raises typed `H0Error`s only."""
-
-    def read(self, path: str) -> Note: ...
+    """The vault's three verbs. Each raises a typed `H0Error` only for the call as a whole (the server
+    unreachable); an item that fails is answered in its place."""
 
     def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
         """Each note, or the error reading it raised, in the order asked."""
         ...
-
-    def write(
-        self,
-        path: str,
-        frontmatter: Mapping[str, Any],
-        body: str,
-        *,
-        if_match: str | None = None,
-        create_only: bool = False,
-    ) -> NoteRef: ...
-
-    def update(
-        self,
-        path: str,
-        changes: Mapping[str, Any],
-        *,
-        remove: Sequence[str] = (),
-        if_match: str | None = None,
-    ) -> NoteRef: ...
-
-    def move(
-        self,
-        source: str,
-        destination: str,
-        *,
-        overwrite: bool = False,
-        rename_if_exists: bool = False,
-        set_frontmatter: Mapping[str, Any] | None = None,
-    ) -> Moved: ...
 
     def list(
         self,
@@ -119,8 +91,6 @@ class VaultAPI(Protocol):
         """Paths of the notes of a folder (sorted), matching any of the 'field:value' filters."""
         ...
 
-    def exists(self, path: str) -> bool: ...
-
     def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         """Apply changes in order, each on its own: each one's result, or its error, in its place."""
         ...
@@ -132,9 +102,6 @@ class LocalVault:
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
 
-    def read(self, path: str) -> Note:
-        return self.vault.read_note(path)
-
     def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
         results: list[Note | H0Error] = []
         for path in paths:
@@ -143,42 +110,6 @@ class LocalVault:
             except H0Error as error:
                 results.append(error)
         return results
-
-    def write(
-        self,
-        path: str,
-        frontmatter: Mapping[str, Any],
-        body: str,
-        *,
-        if_match: str | None = None,
-        create_only: bool = False,
-    ) -> NoteRef:
-        note = self.vault.write_note(path, frontmatter, body, if_match=if_match, create_only=create_only)
-        return NoteRef(note.path, note.hash)
-
-    def update(
-        self,
-        path: str,
-        changes: Mapping[str, Any],
-        *,
-        remove: Sequence[str] = (),
-        if_match: str | None = None,
-    ) -> NoteRef:
-        note = self.vault.update_frontmatter(path, changes, remove=tuple(remove), if_match=if_match)
-        return NoteRef(note.path, note.hash)
-
-    def move(
-        self,
-        source: str,
-        destination: str,
-        *,
-        overwrite: bool = False,
-        rename_if_exists: bool = False,
-        set_frontmatter: Mapping[str, Any] | None = None,
-    ) -> Moved:
-        return self.vault.move_note(
-            source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
-        )
 
     def list(
         self,
@@ -190,44 +121,98 @@ class LocalVault:
     ) -> list[str]:
         return [n.path for n in self.vault.list_notes(directory, filter, recursive=recursive, limit=limit).notes]
 
-    def exists(self, path: str) -> bool:
-        return self.vault.exists(path)
-
     def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         results: list[Applied | H0Error] = []
         for change in changes:
             try:
-                results.append(apply_one(self, change))
+                results.append(self._apply(change))
             except H0Error as error:
                 results.append(error)
         return results
 
-
-def apply_one(api: VaultAPI, change: Change) -> Applied:
-    """One change through `api`'s single-note calls."""
-    if isinstance(change, Write):
-        return api.write(
-            change.path, change.frontmatter, change.body, if_match=change.if_match, create_only=change.create_only
+    def _apply(self, change: Change) -> Applied:
+        if isinstance(change, Write):
+            note = self.vault.write_note(
+                change.path, change.frontmatter, change.body, if_match=change.if_match, create_only=change.create_only
+            )
+            return NoteRef(note.path, note.hash)
+        if isinstance(change, Update):
+            note = self.vault.update_frontmatter(
+                change.path, change.set, remove=change.remove, if_match=change.if_match
+            )
+            return NoteRef(note.path, note.hash)
+        return self.vault.move_note(
+            change.source,
+            change.destination,
+            overwrite=change.overwrite,
+            rename_if_exists=change.rename_if_exists,
+            set_frontmatter=change.set_frontmatter,
         )
-    if isinstance(change, Update):
-        return api.update(change.path, change.set, remove=change.remove, if_match=change.if_match)
-    return api.move(
-        change.source,
-        change.destination,
-        overwrite=change.overwrite,
-        rename_if_exists=change.rename_if_exists,
-        set_frontmatter=change.set_frontmatter,
-    )
 
 
-def exists_by_reading(api: VaultAPI, path: str) -> bool:
-    """`exists` for an implementation without a cheaper way: a note that reads, or is there but
-    unreadable (corrupt frontmatter, too large), exists; no note, or a path that cannot name
-    one (outside the vault, a folder), does not. Anything else (the server unreachable) raises."""
-    try:
-        api.read(path)
-    except (NotFound, InvalidRequest, PermissionDenied) as error:
-        return isinstance(error, InvalidRequest) and "limit" in error.details  # too large: it is there
-    except ParseError:
-        return True
-    return True
+class Notes:
+    """A note at a time over a `VaultAPI`: each method is one verb with one item, and raises its error."""
+
+    def __init__(self, api: VaultAPI) -> None:
+        self.api = api
+
+    def read(self, path: str) -> Note:
+        return self._single(self.api.read_many([path]), Note)
+
+    def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
+        return self.api.read_many(paths)
+
+    def list(
+        self,
+        directory: str = "",
+        filter: str | Sequence[str] | None = None,
+        *,
+        recursive: bool = False,
+        limit: int | None = None,
+    ) -> list[str]:
+        return self.api.list(directory, filter, recursive=recursive, limit=limit)
+
+    def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
+        return self.api.apply(changes)
+
+    def write(
+        self,
+        path: str,
+        frontmatter: Mapping[str, Any],
+        body: str,
+        *,
+        if_match: str | None = None,
+        create_only: bool = False,
+    ) -> NoteRef:
+        return self._one(Write(path, frontmatter, body, if_match, create_only), NoteRef)
+
+    def update(
+        self, path: str, changes: Mapping[str, Any], *, remove: Sequence[str] = (), if_match: str | None = None
+    ) -> NoteRef:
+        return self._one(Update(path, changes, tuple(remove), if_match), NoteRef)
+
+    def move(
+        self,
+        source: str,
+        destination: str,
+        *,
+        overwrite: bool = False,
+        rename_if_exists: bool = False,
+        set_frontmatter: Mapping[str, Any] | None = None,
+    ) -> Moved:
+        return self._one(Move(source, destination, overwrite, rename_if_exists, set_frontmatter), Moved)
+
+    def _one(self, change: Change, answer: type[A]) -> A:
+        return self._single(self.api.apply([change]), answer)
+
+    @staticmethod
+    def _single(results: Sequence[object], answer: type[T]) -> T:
+        """The one answer of a one-item call: raised when it is an error, checked to be of its kind."""
+        if len(results) != 1:
+            raise InternalError(f"{len(results)} answers to one {answer.__name__} asked")
+        (result,) = results
+        if isinstance(result, H0Error):
+            raise result
+        if not isinstance(result, answer):
+            raise InternalError(f"a {type(result).__name__} answered where a {answer.__name__} was asked")
+        return result

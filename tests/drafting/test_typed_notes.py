@@ -10,7 +10,7 @@ from h0.drafting.knowledgenotes import read_knowledge
 from h0.drafting.pastreply import sent_reply
 from h0.drafting.revise import email_for
 from h0.vault import Vault, init_vault
-from h0.vault.api import LocalVault
+from h0.vault.api import LocalVault, Notes
 from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
 from h0.vault.model import note_facts
@@ -88,10 +88,12 @@ def test_given_a_draft_whose_source_is_unquoted_then_a_revision_reads_the_email_
         "Needs_Action/EMAIL_1.md",
         "---\ntype: Email\nfrom: Dana <dana@example.com>\nsubject: Review\n---\n```text\nFriday?\n```\n",
     )
-    found = email_for(LocalVault(Vault(tmp_path)), note_facts("Drafts/d.md", {"source": [["EMAIL_1"]]}))
+    found = email_for(Notes(LocalVault(Vault(tmp_path))), note_facts("Drafts/d.md", {"source": [["EMAIL_1"]]}))
     assert found is not None and found[0]["subject"] == "Review" and "Friday?" in found[1]
     assert (
-        email_for(LocalVault(Vault(tmp_path)), note_facts("Drafts/d.md", {"source": "[[EMAIL_1#Body|the email]]"}))
+        email_for(
+            Notes(LocalVault(Vault(tmp_path))), note_facts("Drafts/d.md", {"source": "[[EMAIL_1#Body|the email]]"})
+        )
         is not None
     )
-    assert email_for(LocalVault(Vault(tmp_path)), note_facts("Drafts/d.md", {"source": "[[EMAIL_9]]"})) is None
+    assert email_for(Notes(LocalVault(Vault(tmp_path))), note_facts("Drafts/d.md", {"source": "[[EMAIL_9]]"})) is None

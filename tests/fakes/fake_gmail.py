@@ -27,7 +27,8 @@ charged Gmail's quota units (`quota`: (method, units) in order; `units` their su
 parts each as the call they carry, the batch itself nothing). Injected failures (`fail_next`) answer with Gmail's error JSON; `drop_next`
 processes a request and then closes the connection without answering (the "did it send?" case);
 `delay_next` answers late; `stall_next` holds a request unprocessed until `release_stalled()` (a
-client killed mid-call: nothing was done); `rewrite_next` answers what a function makes of the
+client killed mid-call: nothing was done); `hold_next` holds it until then and processes it (a slow
+Gmail); `rewrite_next` answers what a function makes of the
 real answer (a Gmail answering outside its API's promises: non-numeric ids, missing fields).
 Each send's arrival time is `sent[i].received_at` (time.time()).
 """
@@ -91,7 +92,7 @@ UNITS = {
 class _Injected:
     kind: str  # "fail": answer `status`; "drop": process, then close without answering; "delay": answer late;
     # "stall": hold the request until release_stalled(), then close without processing it; "lose": close at once
-    # without processing it; "rewrite": answer `rewrite(json)`
+    # without processing it; "hold": wait for release_stalled(), then process and answer; "rewrite": answer `rewrite(json)`
     remaining: int
     path_contains: str | None
     status: int = 0
@@ -345,6 +346,13 @@ class FakeGmail:
             self._released.clear()
             self._injected.append(_Injected("stall", count, path_contains))
 
+    def hold_next(self, path_contains: str | None = None, count: int = 1) -> None:
+        """Hold the next matching request(s) until `release_stalled()`, then process and answer them as
+        usual: a Gmail slower than its caller's patience, which still acts on the request."""
+        with self._lock:
+            self._released.clear()
+            self._injected.append(_Injected("hold", count, path_contains))
+
     def release_stalled(self) -> None:
         self._released.set()
 
@@ -366,7 +374,7 @@ class FakeGmail:
             self._valid_tokens.clear()
 
     def _take_injected(
-        self, path: str, kinds: tuple[str, ...] = ("fail", "drop", "delay", "stall", "lose", "rewrite")
+        self, path: str, kinds: tuple[str, ...] = ("fail", "drop", "delay", "stall", "lose", "hold", "rewrite")
     ) -> _Injected | None:
         with self._lock:
             for item in self._injected:

@@ -117,6 +117,8 @@ def handler_for(fake: FakeGmail) -> type[BaseHTTPRequestHandler]:
             injected = fake._take_injected(url.path)
             if injected is not None and injected.kind == "delay":
                 time.sleep(injected.seconds)
+            if injected is not None and injected.kind == "hold":  # a slow Gmail: done when the test says so
+                fake._released.wait(120)
             if injected is not None and injected.kind in ("stall", "lose"):  # nothing is done, no answer comes
                 if injected.kind == "stall":  # the caller dies waiting
                     fake._released.wait(120)

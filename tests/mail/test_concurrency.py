@@ -3,6 +3,8 @@ thread-safe, so each thread must get its own connection — and every answer its
 
 from __future__ import annotations
 
+import json
+
 import anyio
 import pytest
 from mcp import Client
@@ -24,6 +26,9 @@ async def test_given_concurrent_sends_and_reads_on_one_session_then_none_cross_a
 
 
 async def test_given_the_same_key_sent_concurrently_then_it_goes_out_once(gmail_settings, gmail):
+    """Given six calls with one idempotency key at once, then one message goes out; each other call is
+    answered at once — already sent (with the same message), or still being sent (look again) — never
+    made to wait for the first."""
     async with Client(build_mail_server(gmail_settings)) as client:
         results: list[dict] = []
 
@@ -31,14 +36,18 @@ async def test_given_the_same_key_sent_concurrently_then_it_goes_out_once(gmail_
             result = await client.call_tool(
                 "send_email", {"to": "bob@example.com", "subject": "once", "body": "b", "idempotency_key": "same"}
             )
-            results.append(result.structured_content)
+            results.append(json.loads(result.content[0].text) if result.is_error else result.structured_content)
 
         async with anyio.create_task_group() as group:
             for _ in range(6):
                 group.start_soon(send)
     assert len(gmail.sent) == 1
-    assert sorted(r["already_sent"] for r in results) == [False] + [True] * 5
-    assert {r["message_id"] for r in results} == {gmail.sent[0].id}
+    sent = [r for r in results if "message_id" in r]
+    assert [r["already_sent"] for r in sent].count(False) == 1
+    assert {r["message_id"] for r in sent} == {gmail.sent[0].id}
+    waiting = [r for r in results if "error" in r]
+    assert len(sent) + len(waiting) == 6
+    assert all(r["details"]["reason"] == "still_sending" and r["details"]["then"] == "look_again" for r in waiting)
 
 
 async def test_given_a_cap_and_concurrent_sends_then_the_cap_holds(vault_dir, gmail, token_path):

@@ -11,12 +11,10 @@ from pathlib import Path
 import pytest
 
 from h0.config import Settings, load_settings
-from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, NotSupported
+from h0.errors import InternalError, InvalidRequest, NotFound, NotSupported
 from h0.mail import MailService
 from h0.mail.providers.backend import Mailbox, mailbox_of, open_backend
 from h0.mail.providers.gmail import GmailBackend
-from h0.mail.providers.retry import RetryPolicy
-from h0.retry import Backoff
 from tests.fakes.fake_gmail import FakeGmail
 
 HOUR_MS = 3_600_000
@@ -102,23 +100,19 @@ def test_given_the_outbox_backend_when_a_thread_is_wanted_then_there_is_no_mailb
     service.close()
 
 
-def test_given_a_500_then_success_when_the_thread_is_read_under_the_retry_policy_then_it_is_retried(backend, gmail):
-    """Given Gmail answers the first thread read with a 500, when the read runs under the retry
-    policy, then the 500 surfaces as a retryable InternalError, it is tried again, and the thread
-    comes back."""
+def test_given_a_500_when_the_thread_is_read_then_a_retryable_error_and_the_next_read_brings_it(backend, gmail):
+    """Given Gmail answers the first thread read with a 500, when the thread is read, then the 500 surfaces
+    at once as a retryable InternalError (one request: the caller decides when to ask again), and the
+    next read brings the thread."""
     only = gmail.add_message(thread_id="t-flaky")
     gmail.fail_next(500, path_contains="/threads/")
-    retries: list[H0Error] = []
 
-    messages = RetryPolicy(max_retries=2, backoff=Backoff(0.001)).run(
-        lambda _: backend.thread_messages("t-flaky"),
-        what="read thread",
-        on_retry=lambda number, error, wait: retries.append(error),
-    )
+    with pytest.raises(InternalError) as caught:
+        backend.thread_messages("t-flaky")
 
-    assert [m.id for m in messages] == [only]
-    [error] = retries
-    assert isinstance(error, InternalError) and error.details["retryable"] is True and error.details["status"] == 500
+    assert caught.value.details["retryable"] is True and caught.value.details["status"] == 500
+    assert len(thread_requests(gmail)) == 1
+    assert [m.id for m in backend.thread_messages("t-flaky")] == [only]
     assert len(thread_requests(gmail)) == 2
 
 

@@ -35,6 +35,15 @@ def ctx(vault_dir: Path, service: MailService) -> HandlerContext:
     )
 
 
+def audit(vault_dir: Path) -> list[dict]:
+    """The daemon side's audit records (h0_*.jsonl)."""
+    return [
+        json.loads(line)
+        for log in sorted((vault_dir / "Logs").glob("h0_*.jsonl"))
+        for line in log.read_text().splitlines()
+    ]
+
+
 def email_notes(vault_dir: Path) -> list[str]:
     """Every email note in the vault, wherever triage or the human filed it."""
     return sorted(p.name for p in vault_dir.rglob("EMAIL_*.md"))
@@ -218,17 +227,26 @@ def test_429_too_many_concurrent_requests_is_retried_and_nothing_is_lost(ctx, gm
     assert methods(gmail).count("messages.get") == 60  # a refused part is not charged, a retried one once
 
 
-def test_429_on_the_history_call_itself_is_retried(ctx, gmail, vault_dir):
+def test_429_on_the_history_call_ends_the_pass_at_once_and_a_later_pass_brings_the_message(ctx, gmail, vault_dir):
+    """Given Gmail answers the history call 429 twice, when ingest passes run, then each of the first two
+    makes one history call and ends with Gmail's Retry-After said (the mail server answers at once; the
+    daemon's work queue decides when to look again), nothing is lost, and the third pass writes the note."""
     synced(ctx, gmail)
     message = gmail.add_message(subject="behind a 429")
     gmail.fail_next(
         429,
         count=2,
-        retry_after=0.01,
+        retry_after=7,
         path_contains="/history",
         message="Too many concurrent requests for user.",
         reason="rateLimitExceeded",
     )
+    before = len([p for _, p in gmail.requests if "/history" in p])
+    for _ in range(2):
+        assert ingest_new_mail(ctx).written == []
+    assert len([p for _, p in gmail.requests if "/history" in p]) == before + 2  # one call a pass, no retry inside
+    refused = [r for r in audit(vault_dir) if r["event"] == "ingest_failed"]
+    assert len(refused) == 2 and all(r["error"] == "rate_limited" for r in refused)
     report = ingest_new_mail(ctx)
     assert report.written == [f"Needs_Action/{note_for(message)}"] and report.mode == "history"
 

@@ -90,17 +90,20 @@ def test_an_expired_delta_link_is_a_full_resync_without_duplicates(ctx, graph, v
     assert ingest_new_mail(ctx).written == [f"Needs_Action/{note_for(later)}"]  # following deltas again
 
 
-def test_a_429_storm_with_retry_after_is_waited_out_and_nothing_is_lost(ctx, graph, vault_dir):
-    """Hostile: every kind of call is throttled several times in a row (Retry-After). The policy waits what
-    Graph asks and the messages still become notes exactly once."""
+def test_a_429_storm_is_answered_pass_by_pass_and_nothing_is_lost(ctx, graph, vault_dir):
+    """Hostile: every kind of call is throttled several times in a row (Retry-After). Each pass makes one
+    attempt and ends with Graph's Retry-After said, never a wait inside the call; a later pass brings the
+    messages, each a note exactly once."""
     ingest_new_mail(ctx)
     ids = [graph.add_message(subject=f"storm {i}") for i in range(3)]
     graph.fail_next(429, count=2, retry_after=0.05, path_contains="/messages/delta")
     graph.fail_next(429, count=2, retry_after=0.05, path_contains="/$batch")
-    started = time.monotonic()
-    report = ingest_new_mail(ctx)
-    assert sorted(report.written) == sorted(f"Needs_Action/{note_for(m)}" for m in ids) and report.failed == 0
-    assert time.monotonic() - started >= 0.2  # the four Retry-Afters were honoured
+    written: list[str] = []
+    for _ in range(6):
+        report = ingest_new_mail(ctx)
+        written += report.written
+        assert report.failed == 0
+    assert sorted(written) == sorted(f"Needs_Action/{note_for(m)}" for m in ids)
     assert all(INGESTED in categories(graph, m) for m in ids)
 
 

@@ -1,104 +1,67 @@
-"""The mail retry loop, on its own (the send ledger is the state database: tests/vault/test_state.py).
+"""What is worth trying again (h0.mail.providers.retry), and that the mail room never waits to try it.
 
-Exact delays come from jitter-free backoffs; the jitter itself is tests/test_retry_policy.py's.
+The mail server makes one attempt per tool call and answers a failure at once, typed: "try again at T"
+(`rate_limited` with the provider's Retry-After, or `retryable`), "outcome unknown", or for good. The
+delays are the work queue's (tests/pipeline/test_workqueue.py); the backoff itself tests/test_retry_policy.py's.
 """
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from h0.config import load_settings
-from h0.errors import AuthRequired, InternalError, RateLimited, SendFailed
-from h0.mail.providers.retry import RetryPolicy
-from h0.retry import Backoff
+from h0.errors import AuthRequired, H0Error, InternalError, NotFound, RateLimited, SendFailed
+from h0.mail.incoming.sync_batches import Batches
+from h0.mail.providers.retry import is_retryable
 
 
-def flaky(errors: list[Exception], result: str = "ok"):
-    calls: list[int] = []
-
-    def attempt(number: int) -> str:
-        calls.append(number)
-        if errors:
-            raise errors.pop(0)
-        return result
-
-    return attempt, calls
+def test_given_a_providers_typed_errors_then_only_those_it_marked_are_worth_trying_again():
+    assert is_retryable(RateLimited("429", retry_after=3))
+    assert is_retryable(InternalError("5xx", retryable=True))
+    assert is_retryable(SendFailed("connection refused, nothing sent", retryable=True, outcome="not_sent"))
+    assert not is_retryable(SendFailed("the server took it and went silent", outcome="unknown", retryable=False))
+    assert not is_retryable(SendFailed("550 no such user", bounce=True))
+    assert not is_retryable(AuthRequired("token revoked"))
+    assert not is_retryable(ValueError("not ours"))
 
 
-def exact(base: float, multiplier: float = 2.0) -> Backoff:
-    return Backoff(base, multiplier, jitter="none")
+class Parts:
+    """A batch endpoint that refuses the parts past `accepts` of each call with 429 (Gmail's concurrency),
+    for `refusing` calls, then takes every part: it records each call's ids."""
+
+    def __init__(self, accepts: int, refusing: int = 1_000) -> None:
+        self.accepts = accepts
+        self.refusing = refusing
+        self.calls: list[list[str]] = []
+
+    def __call__(self, ids: list[str]) -> dict[str, str | H0Error]:
+        self.calls.append(list(ids))
+        if len(self.calls) > self.refusing:
+            return {i: f"read {i}" for i in ids}
+        refused = RateLimited("Too many concurrent requests for user.", retry_after=2)
+        return {i: f"read {i}" if n < self.accepts else refused for n, i in enumerate(ids)}
 
 
-def test_given_retryable_failures_then_it_backs_off_exponentially_and_succeeds():
-    slept: list[float] = []
-    attempt, calls = flaky([InternalError("5xx", retryable=True), SendFailed("conn refused", retryable=True)])
-    assert RetryPolicy(3, exact(0.5)).run(attempt, what="t", sleep=slept.append) == "ok"
-    assert calls == [0, 1, 2] and slept == [0.5, 1.0]
+def test_given_parts_refused_past_a_concurrency_then_the_rest_go_at_once_in_batches_that_fit():
+    """Given Gmail takes 7 parts of a batch and refuses the others (429), when 30 ids are read, then the refused
+    parts go again at once in batches of 7 (no wait: each round made progress), and every id is read once."""
+    parts = Parts(accepts=7)
+    done, skipped = Batches(50, clock=lambda: 0.0).run([f"m{i}" for i in range(30)], parts)
+    assert sorted(done) == sorted(f"m{i}" for i in range(30)) and skipped == {}
+    assert [len(c) for c in parts.calls] == [30, 7, 7, 7, 2]
 
 
-def test_given_a_failure_not_marked_retryable_then_it_is_raised_at_once():
-    for error in (
-        SendFailed("timeout after sending", outcome="unknown", retryable=False),
-        AuthRequired("x"),
-        SendFailed("x"),
-    ):
-        attempt, calls = flaky([error])
-        with pytest.raises(type(error)):
-            RetryPolicy(3, exact(0.001)).run(attempt, what="t", sleep=lambda _: None)
-        assert calls == [0]
-
-
-def test_given_rate_limits_then_retry_after_is_honoured_and_the_last_one_is_returned():
-    slept: list[float] = []
-    attempt, calls = flaky([RateLimited("429", retry_after=0.3) for _ in range(5)])
+def test_given_a_round_where_nothing_gets_through_then_the_refusal_is_the_answer_with_its_retry_after():
+    """Given a batch endpoint that takes no part at all, when ids are read, then after that one round the
+    provider's refusal is raised as it is (Retry-After 2): the caller tries again later, nothing waits here."""
+    parts = Parts(accepts=0)
     with pytest.raises(RateLimited) as caught:
-        RetryPolicy(3, exact(0.1)).run(attempt, what="t", sleep=slept.append)
-    assert calls == [0, 1, 2, 3]
-    assert slept == [0.3, 0.3, 0.4]  # max(backoff, Retry-After)
-    assert caught.value.retry_after == 0.3
+        Batches(50, clock=lambda: 0.0).run(["a", "b", "c"], parts)
+    assert caught.value.retry_after == 2 and len(parts.calls) == 1
 
 
-def test_given_jittered_backoff_then_a_rate_limit_still_waits_at_least_its_retry_after():
-    slept: list[float] = []
-    attempt, _ = flaky([RateLimited("429", retry_after=0.3) for _ in range(3)])
-    RetryPolicy(3, Backoff(0.2, 2.0, rng=random.Random(7))).run(attempt, what="t", sleep=slept.append)
-    assert len(slept) == 3 and all(wait >= 0.3 for wait in slept)
-    assert 0.4 <= slept[2] <= 0.8  # the third backoff, jittered within [d/2, d], beats the Retry-After
+def test_given_ids_the_provider_says_are_gone_then_they_are_skipped_not_retried():
+    def call(ids: list[str]) -> dict[str, str | H0Error]:
+        return {i: NotFound("deleted") if i == "gone" else i for i in ids}
 
-
-def test_given_a_retry_after_beyond_the_wait_budget_then_the_caller_gets_it_immediately():
-    slept: list[float] = []
-    attempt, calls = flaky([RateLimited("daily quota", retry_after=3600)])
-    with pytest.raises(RateLimited):
-        RetryPolicy(3, exact(0.1), max_wait_s=30).run(attempt, what="t", sleep=slept.append)
-    assert calls == [0] and slept == []
-
-
-def test_given_a_backoff_longer_than_the_wait_budget_then_it_waits_the_budget_not_longer():
-    slept: list[float] = []
-    attempt, _ = flaky([InternalError("5xx", retryable=True)] * 3)
-    RetryPolicy(3, exact(20.0), max_wait_s=30).run(attempt, what="t", sleep=slept.append)
-    assert slept == [20.0, 30.0, 30.0]
-
-
-def test_given_retries_then_each_is_reported():
-    seen: list[tuple[int, str]] = []
-    attempt, _ = flaky([InternalError("a", retryable=True)])
-    RetryPolicy(2, exact(0.0)).run(
-        attempt, what="t", on_retry=lambda n, e, w: seen.append((n, e.code)), sleep=lambda _: None
-    )
-    assert seen == [(1, "internal_error")]
-
-
-def test_given_the_retry_settings_then_the_policy_uses_them_with_jitter():
-    """Given MAX_RETRIES=4, RETRY_DELAY_MS=1000 and RETRY_BACKOFF_MULTIPLIER=3, then there are four
-    retries, the n-th waiting between half and all of 1 s·3ⁿ (never past the 30 s budget)."""
-    policy = RetryPolicy.from_settings(load_settings(max_retries=4, retry_delay_ms=1000, retry_backoff_multiplier=3.0))
-    assert policy.max_retries == 4 and policy.backoff.jitter == "equal"
-    error = InternalError("5xx", retryable=True)
-    for retry, nominal in enumerate([1.0, 3.0, 9.0, 27.0], start=1):
-        wait = policy.wait_before(retry, error)
-        assert wait is not None and nominal / 2 <= wait <= nominal
-    assert policy.wait_before(5, error) is None
+    done, skipped = Batches(50, clock=lambda: 0.0).run(["a", "gone", "b"], call)
+    assert sorted(done) == ["a", "b"] and list(skipped) == ["gone"]

@@ -11,7 +11,7 @@ from h0.errors import McpUnavailable, NotFound, PermissionDenied
 from h0.mcp.api import McpVault
 from h0.mcp.client import McpConnection, ServerCommand, with_fallback
 from h0.vault import AuditLog, Note, Vault
-from h0.vault.api import LocalVault
+from h0.vault.api import LocalVault, Notes
 from tests.conftest import subprocess_env
 from tests.procs import kill_children
 
@@ -68,24 +68,32 @@ def test_fallback_is_logged_then_used_when_the_server_is_down(connection, vault_
     audit = AuditLog(vault_dir / "Logs", "h0")
     local = Vault(vault_dir)
     local.write_note("Drafts/x.md", {"to": "a@example.com"}, "hello\n")
-    vault = with_fallback(McpVault(connection), LocalVault(local), audit, "vault")
+    vault = Notes(with_fallback(McpVault(connection), LocalVault(local), audit, "vault"))
     assert vault.read("Drafts/x.md").hash == local.read_note("Drafts/x.md").hash  # over MCP, nothing logged
     assert list(audit.records()) == []
     connection.close()  # the server is gone for good
     note = vault.read("Drafts/x.md")
     assert isinstance(note, Note) and note.frontmatter == {"to": "a@example.com"} and note.body == "hello\n"
     (record,) = list(audit.records(event="mcp_fallback"))
-    assert record["server"] == "vault" and record["tool"] == "read" and record["severity"] == "warning"
+    assert record["server"] == "vault" and record["tool"] == "read_many" and record["severity"] == "warning"
 
 
 class BrokenVault:
-    def read(self, path: str):
+    """A local vault whose disk fails: every verb raises."""
+
+    def read_many(self, paths):
+        raise OSError("disk on fire")
+
+    def list(self, directory="", filter=None, *, recursive=False, limit=None):
+        raise OSError("disk on fire")
+
+    def apply(self, changes):
         raise OSError("disk on fire")
 
 
 def test_when_the_fallback_fails_too_it_escalates(connection, vault_dir: Path):
     audit = AuditLog(vault_dir / "Logs", "h0")
-    vault = with_fallback(McpVault(connection), BrokenVault(), audit, "vault")
+    vault = Notes(with_fallback(McpVault(connection), BrokenVault(), audit, "vault"))
     connection.close()
     with pytest.raises(McpUnavailable):
         vault.read("Drafts/x.md")
@@ -95,7 +103,7 @@ def test_when_the_fallback_fails_too_it_escalates(connection, vault_dir: Path):
 
 def test_without_a_fallback_the_outage_is_raised_as_it_is(connection, vault_dir: Path):
     audit = AuditLog(vault_dir / "Logs", "h0")
-    vault = with_fallback(McpVault(connection), None, audit, "vault")
+    vault = Notes(with_fallback(McpVault(connection), None, audit, "vault"))
     connection.close()
     with pytest.raises(McpUnavailable):
         vault.read("Drafts/x.md")
@@ -104,7 +112,7 @@ def test_without_a_fallback_the_outage_is_raised_as_it_is(connection, vault_dir:
 
 def test_a_typed_answer_is_not_an_outage_and_skips_the_fallback(connection, vault_dir: Path):
     audit = AuditLog(vault_dir / "Logs", "h0")
-    vault = with_fallback(McpVault(connection), BrokenVault(), audit, "vault")
+    vault = Notes(with_fallback(McpVault(connection), BrokenVault(), audit, "vault"))
     with pytest.raises(NotFound):
         vault.read("Drafts/none.md")
     assert list(audit.records()) == []

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from h0.config import load_settings
-from h0.errors import Conflict, InvalidRequest, Refusal, wording
+from h0.errors import Conflict, InvalidRequest, NotFound, Refusal, Then, wording
 from h0.handlers.context import Action, HandlerContext
 from h0.handlers.send import send_approved_draft
 from h0.mcp.api import McpMail
@@ -27,6 +27,8 @@ from h0.mcp.client import McpConnection, ServerCommand
 from h0.vault import Vault
 from h0.vault.last_change import Arrival
 from tests.conftest import subprocess_env
+from tests.mail.conftest import gmail_env
+from tests.pipeline.harness import wait_until
 
 
 def mail_server(vault_dir: Path, **extra: str):
@@ -205,3 +207,33 @@ def test_given_no_hash_from_an_mcp_client_then_nothing_is_sent(vault_dir, mail):
 
     assert refused.value.details["field"] == "note_hash" and (vault_dir / "Approved" / "n.md").exists()
     assert not (vault_dir / "Outbox").exists() or not list((vault_dir / "Outbox").iterdir())
+
+
+def test_given_gmail_slower_than_the_servers_answer_time_then_the_call_is_answered_in_time_and_sent_once(
+    vault_dir, gmail, token_path
+):
+    """Issue W over stdio: given Gmail holds the send past MAIL_ANSWER_SECONDS, when the daemon's own server is
+    asked to send an approved draft, then the call is answered in time — still sending, look again — the
+    session stays (no restart, the client's timeout never reached), the send goes on and files the note, and
+    a look after that sends nothing more."""
+    gmail.hold_next(path_contains="messages/send")
+    env = gmail_env(vault_dir, gmail, token_path, MAIL_ANSWER_SECONDS="0.5", H0_DAEMON_CHILD="1", LOG_LEVEL="ERROR")
+    conn = McpConnection(ServerCommand.h0("mail", "gmail", subprocess_env(**env)), call_timeout=20).start()
+    assert conn.wait_ready(30), conn.last_error
+    mail = McpMail(conn)
+    try:
+        path = approve(vault_dir, "slow.md", "---\nto: a@example.com\nsubject: Hi\n---\nHello\n")
+        with pytest.raises(Conflict) as answered:
+            mail.send_approved_draft(path, None, Arrival("moved"))
+        assert answered.value.refusal is Refusal.STILL_SENDING and answered.value.then is Then.LOOK_AGAIN
+        assert answered.value.details["retry_after"] <= 1.0 and gmail.sent == []
+        gmail.release_stalled()
+        assert wait_until(lambda: (vault_dir / "Done/slow.md").exists())  # the send went on, and filed the note
+        with pytest.raises(NotFound):  # looked at again: nothing left to send
+            mail.send_approved_draft(path, None, Arrival("moved"))
+        assert conn.connects == 1
+    finally:
+        conn.close()
+    assert len(gmail.sent) == 1
+    (sent,) = records(vault_dir, "email_sent")
+    assert sent["path"] == path

@@ -1,8 +1,8 @@
 """An email whose model is down, slow or refusing waits, pending, and is retried by the work queue.
 
-Given a model server that answers 503 three times and then well, when the daemon triages an email,
+Given a model server that answers 503 twice and then well, when the daemon triages an email,
 then the email stays pending with the reason on it (`h0_waiting`), the work queue tries again after
-its backoff, and the email then gets the model's draft with the reason cleared — the rules never
+its backoff (the model's client never waits or repeats a request itself), and the email then gets the model's draft with the reason cleared — the rules never
 decide it for good because the server was briefly down. Past the cap, the rules decide and the
 note says why.
 """
@@ -40,18 +40,17 @@ def fake() -> Iterator[FakeLLM]:
         yield server
 
 
-def model_triager(fake: FakeLLM, vault: Path, sleeps: list[float]) -> Triager:
+def model_triager(fake: FakeLLM, vault: Path) -> Triager:
     ensure_rules_file(vault)
     rules = RulesEngine.for_vault(vault)
     client = build_provider("ollama", model="m", api_key=None, base_url=f"{fake.url}/v1", timeout=5.0)
-    return Triager(rules, LLMTriage(client, rules, sleep=sleeps.append, transient_retries=2))
+    return Triager(rules, LLMTriage(client, rules))
 
 
-def test_503_three_times_then_success_the_email_waits_pending_then_gets_the_models_draft(
+def test_503_twice_then_success_the_email_waits_pending_then_gets_the_models_draft(
     vault_dir: Path, fake: FakeLLM
 ) -> None:
-    fake.queue(*[recorded("ollama_503", status=503) for _ in range(3)], recorded("ollama_deepseek_r1"))
-    sleeps: list[float] = []
+    fake.queue(*[recorded("ollama_503", status=503) for _ in range(2)], recorded("ollama_deepseek_r1"))
     seen_waiting: list[dict[str, object]] = []
 
     def waiting() -> bool:
@@ -60,7 +59,7 @@ def test_503_three_times_then_success_the_email_waits_pending_then_gets_the_mode
             seen_waiting.append(fm)
         return bool(fm.get(WAITING_KEY))
 
-    with running_daemon(vault_dir, triager=model_triager(fake, vault_dir, sleeps)):
+    with running_daemon(vault_dir, triager=model_triager(fake, vault_dir)):
         (vault_dir / "Needs_Action" / "EMAIL_1.md").write_text(EMAIL)
         assert wait_until(waiting, timeout=10)
         draft = vault_dir / "Drafts" / "REPLY_EMAIL_1.md"
@@ -73,12 +72,11 @@ def test_503_three_times_then_success_the_email_waits_pending_then_gets_the_mode
     assert first["status"] == "pending"
     assert "503" in str(first[WAITING_KEY]) and str(first[WAITING_KEY]).endswith("retrying")
     assert first[ATTEMPTS_KEY] == 1 and first.get(RETRY_AT_KEY)
-    assert len(sleeps) == 2  # the in-call retries asked for their waits; the queue paced the next try
     assert MODEL_REPLY.split("\n")[2] in draft.read_text(encoding="utf-8")
     email = frontmatter(vault_dir, "Needs_Action/EMAIL_1.md")
     assert not any(key in email for key in (WAITING_KEY, SINCE_KEY, ATTEMPTS_KEY, RETRY_AT_KEY))
     assert "fallback" not in str(email.get("triaged_by"))
-    assert len(fake.requests) == 4
+    assert len(fake.requests) == 3  # one request a look: the queue paced the next tries
 
 
 def context(vault_dir: Path, triager: Triager, **settings: object) -> HandlerContext:
@@ -88,7 +86,7 @@ def context(vault_dir: Path, triager: Triager, **settings: object) -> HandlerCon
 def test_a_refusal_waits_and_after_three_the_rules_decide_and_the_note_says_why(vault_dir: Path, fake: FakeLLM) -> None:
     fake.respond_with(lambda seen: recorded("openai_refusal"))
     (vault_dir / "Needs_Action" / "EMAIL_1.md").write_text(EMAIL)
-    ctx = context(vault_dir, model_triager(fake, vault_dir, []))
+    ctx = context(vault_dir, model_triager(fake, vault_dir))
 
     first = triage_email("Needs_Action/EMAIL_1.md", ctx)
     fm = frontmatter(vault_dir, "Needs_Action/EMAIL_1.md")
@@ -106,7 +104,7 @@ def test_a_refusal_waits_and_after_three_the_rules_decide_and_the_note_says_why(
 def test_past_llm_wait_max_attempts_the_rules_decide(vault_dir: Path, fake: FakeLLM) -> None:
     fake.respond_with(lambda seen: recorded("vllm_503", status=503))
     (vault_dir / "Needs_Action" / "EMAIL_1.md").write_text(EMAIL)
-    ctx = context(vault_dir, model_triager(fake, vault_dir, []), llm_wait_max_attempts=2)
+    ctx = context(vault_dir, model_triager(fake, vault_dir), llm_wait_max_attempts=2)
 
     assert triage_email("Needs_Action/EMAIL_1.md", ctx).action == "deferred"
     assert triage_email("Needs_Action/EMAIL_1.md", ctx).action == "triaged"
@@ -121,7 +119,7 @@ def test_a_waiting_email_looked_at_before_its_retry_is_due_is_left_alone(vault_d
         f"status: pending\n{WAITING_KEY}: model unavailable\n{RETRY_AT_KEY}: '2999-01-01T00:00:00+00:00'\n",
     )
     (vault_dir / "Needs_Action" / "EMAIL_1.md").write_text(text)
-    ctx = context(vault_dir, model_triager(fake, vault_dir, []))
+    ctx = context(vault_dir, model_triager(fake, vault_dir))
 
     outcome = triage_email("Needs_Action/EMAIL_1.md", ctx)
 
@@ -137,9 +135,9 @@ def test_a_revision_asked_while_the_model_is_down_keeps_the_instruction_and_is_d
         "Hi Dana,\n\nFriday at 10 works for me, and I will move the review to that slot.\n\nBest regards,\n",
         encoding="utf-8",
     )
-    fake.queue(*[recorded("llamacpp_503", status=503) for _ in range(3)])
+    fake.queue(recorded("llamacpp_503", status=503))
     fake.queue(recorded("llamacpp", content='{"reply_body": "Hi Dana,\\n\\nFriday at 10 works.\\n\\nBest regards,"}'))
-    ctx = context(vault_dir, model_triager(fake, vault_dir, []), revise_settle_seconds=0)
+    ctx = context(vault_dir, model_triager(fake, vault_dir), revise_settle_seconds=0)
 
     first = revise_draft("Drafts/REPLY_1.md", ctx)
     fm = frontmatter(vault_dir, "Drafts/REPLY_1.md")

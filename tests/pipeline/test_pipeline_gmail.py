@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from h0.config import load_settings
+from h0.pipeline import signals
 from h0.triage import Triager, ensure_rules_file
 from tests.fakes.fake_gmail import FakeGmail
 from tests.pipeline.harness import approve, edit_template, events, frontmatter, running_daemon, wait_until, write_draft
@@ -116,6 +117,36 @@ def test_gmail_429_then_5xx_the_draft_waits_and_is_sent_exactly_once(vault_dir, 
     failures = events(vault_dir, event="send_deferred") + events(vault_dir, event="send_failed")
     assert failures, "the failed attempts were logged"
     assert all(f["severity"] in ("warning", "error") for f in failures)
+
+
+def test_a_gmail_slower_than_the_calls_time_is_answered_still_sending_and_the_note_goes_once(
+    vault_dir, gmail, gmail_overrides
+):
+    """Issue W: given Gmail holds the send longer than the mail server may take to answer a call
+    (MAIL_ANSWER_SECONDS, under the client's 30 s), when the owner approves a draft, then the call is
+    answered in time — "still sending, look again" — so the session is never restarted and the note is
+    never stuck; the daemon looks again, and once Gmail answers, the message went out once and the note
+    is in Done/."""
+    gmail.hold_next(path_contains="messages/send")
+    looks: list[str] = []
+
+    def on_approved(sender: object, path: str) -> None:
+        looks.append(path)
+
+    signals.note_approved.connect(on_approved, weak=False)
+    try:
+        with running_daemon(vault_dir, mail_answer_seconds=0.3, **gmail_overrides) as daemon:
+            write_draft(vault_dir, "Approved", "slow.md")
+            assert wait_until(lambda: looks.count("Approved/slow.md") >= 2)  # answered in time, looked at again
+            assert gmail.sent == [] and (vault_dir / "Approved/slow.md").exists()
+            gmail.release_stalled()
+            assert wait_until(lambda: (vault_dir / "Done/slow.md").exists())
+            assert daemon.connections["mail"].connects == 1  # never restarted
+    finally:
+        signals.note_approved.disconnect(on_approved)
+    assert len(gmail.sent) == 1
+    assert frontmatter(vault_dir, "Done/slow.md")["status"] == "sent"
+    assert events(vault_dir, event="mcp_unavailable") == [] and events(vault_dir, event="handler_error") == []
 
 
 def test_a_revoked_token_pauses_sends_while_vault_work_goes_on(vault_dir, gmail, gmail_overrides, tmp_path):

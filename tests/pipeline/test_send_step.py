@@ -8,14 +8,28 @@ from pathlib import Path
 import pytest
 
 from h0.config import load_settings
-from h0.errors import AuthRequired, McpUnavailable
+from h0.errors import (
+    AuthRequired,
+    H0Error,
+    InvalidRequest,
+    McpUnavailable,
+    ParseError,
+    RateLimited,
+    Refusal,
+    SendFailed,
+    Then,
+    refuse,
+    then_of,
+)
 from h0.handlers.context import Action, HandlerContext, HandlerState
 from h0.handlers.send import send_approved_draft
-from h0.handlers.send_failed import send_failed
+from h0.handlers.send_failed import not_sent
 from h0.pipeline.workqueue import WorkQueue
 from h0.retry import Again, Waits
 from h0.vault import Vault
 from tests.pipeline.harness import write_draft
+
+WORDS = ("shown", "shown_like", "others", "domain_as_written", "domain")
 
 
 def paused_context(vault_dir: Path, now: list[float]) -> HandlerContext:
@@ -35,7 +49,7 @@ def test_given_missing_credentials_then_sending_pauses_for_the_queues_wait_and_r
     now = [1000.0]
     ctx = paused_context(vault_dir, now)
 
-    failed = send_failed("Approved/a.md", AuthRequired("The Gmail token is missing."), ctx)
+    failed = not_sent("Approved/a.md", AuthRequired("The Gmail token is missing."), ctx)
 
     assert failed.action is Action.FAILED and failed.again is Again.CREDENTIALS and failed.retry_in == 45.0
     write_draft(vault_dir, "Approved", "b.md", status="pending_approval")
@@ -50,7 +64,7 @@ def test_given_missing_credentials_then_sending_pauses_for_the_queues_wait_and_r
 def test_a_draft_rejected_in_approved_while_sending_is_paused_is_filed_at_once(vault_dir: Path):
     now = [1000.0]
     ctx = paused_context(vault_dir, now)
-    send_failed("Approved/a.md", AuthRequired("The Gmail token is missing."), ctx)
+    not_sent("Approved/a.md", AuthRequired("The Gmail token is missing."), ctx)
     write_draft(vault_dir, "Approved", "no.md", status="Rejected")
     write_draft(vault_dir, "Approved", "yes.md", status="pending_approval")
 
@@ -60,3 +74,41 @@ def test_a_draft_rejected_in_approved_while_sending_is_paused_is_filed_at_once(v
     assert filed.action is Action.REJECTED and filed.detail == "Done/no.md"
     assert (vault_dir / "Approved/yes.md").exists() and not (vault_dir / "Approved/no.md").exists()
     assert "decision: rejected" in (vault_dir / "Done/no.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("error", "then"),
+    [
+        (refuse(Refusal.NOT_SETTLED, {"settle_s": 10}, path="Approved/a.md"), Then.LOOK_AGAIN),
+        (refuse(Refusal.STILL_SENDING), Then.LOOK_AGAIN),
+        (refuse(Refusal.LOOKALIKE_DOMAIN, {k: "x" for k in WORDS}), Then.BACK_HELD),
+        (refuse(Refusal.INVISIBLE_TEXT, {"problems_text": "a comment"}), Then.BACK_NOT_SENT),
+        (refuse(Refusal.NOT_SENDABLE_STATUS, {"since": ""}, state="sent"), Then.BACK_AS_IS),
+        (refuse(Refusal.NOT_SENDABLE_STATUS, state="rejected"), Then.ARCHIVE),
+        (refuse(Refusal.COPY_OF_SENT, {"what": "sent", "original": "Done/a.md"}), Then.FILE_COPY),
+        (ParseError("not YAML"), Then.BACK_UNREAD),
+        (InvalidRequest("bad address"), Then.BACK_NOT_SENT),
+        (RateLimited("cap", retry_after=60), Then.PAUSE_FOR_CAP),
+        (AuthRequired("token"), Then.PAUSE_FOR_CREDENTIALS),
+        (SendFailed("550", bounce=True), Then.FILE_BOUNCE),
+        (SendFailed("silent", outcome="unknown"), Then.FILE_UNKNOWN),
+        (SendFailed("503", retryable=True), Then.RETRY),
+        (McpUnavailable("gone"), Then.RETRY),
+    ],
+)
+def test_what_becomes_of_an_unsent_note_is_decided_once_and_carried_on_the_answer(error: H0Error, then: Then):
+    """Every answer of a send that did not go names what becomes of the note (h0.errors.then_of, the one
+    place); a refusal carries it on the wire from the start."""
+    assert then_of(error) is then and error.then is then
+    if error.refusal is not None:
+        assert error.details["then"] == then.value
+
+
+def test_the_send_step_does_what_the_answer_says_not_what_the_errors_class_suggests(vault_dir: Path):
+    """Given the mail server's answer is an invalid_request that says `then: look_again`, when the send step
+    gets it, then it looks again and the note stays in Approved/: the step acts on the answer and decides nothing."""
+    now = [1000.0]
+    ctx = paused_context(vault_dir, now)
+    write_draft(vault_dir, "Approved", "a.md")
+    outcome = not_sent("Approved/a.md", InvalidRequest("changed meanwhile", then="look_again", retry_after=3), ctx)
+    assert outcome.action is Action.WAITING and outcome.retry_in == 3 and (vault_dir / "Approved/a.md").exists()

@@ -49,12 +49,11 @@ def base_url(fake: FakeLLM, provider: str) -> str:
     return fake.url if PROVIDERS[provider].wire == "anthropic" else f"{fake.url}/v1"
 
 
-def triager_for(provider: str, fake: FakeLLM, vault: Path, sleeps: list[float] | None = None) -> Triager:
-    """A triager for `provider` at the fake server; the LLM's waits go to `sleeps`, never the clock."""
+def triager_for(provider: str, fake: FakeLLM, vault: Path) -> Triager:
+    """A triager for `provider` at the fake server."""
     rules = RulesEngine.for_vault(vault)
     client = build_provider(provider, model="m", api_key="sk-test", base_url=base_url(fake, provider), timeout=5.0)
-    waits = sleeps if sleeps is not None else []
-    return Triager(rules, LLMTriage(client, rules, sleep=waits.append, transient_retries=2))
+    return Triager(rules, LLMTriage(client, rules))
 
 
 @pytest.mark.parametrize("recording", sorted(ANSWERS))
@@ -135,28 +134,25 @@ def test_given_a_refusal_then_the_decision_is_deferred_not_made_by_the_rules_for
         ("anthropic_529", "anthropic", 529),
     ],
 )
-def test_given_an_overloaded_server_then_h0_retries_briefly_with_injected_waits_then_defers(
+def test_given_an_overloaded_server_then_triage_defers_at_once_for_the_work_queue(
     recording: str, provider: str, status: int, fake: FakeLLM, vault_dir: Path
 ) -> None:
     fake.queue(*[recorded(recording, status=status) for _ in range(3)])
-    sleeps: list[float] = []
-    with triager_for(provider, fake, vault_dir, sleeps) as triager:
+    with triager_for(provider, fake, vault_dir) as triager:
         outcome = triager.triage(QUESTION)
 
     assert outcome.fallback is True and str(status) in (outcome.deferred or "")
-    assert outcome.attempts == 3 and len(sleeps) == 2  # the waits were asked for, never slept on the clock
+    assert outcome.attempts == 1 and len(fake.requests) == 1  # never repeated or waited on in the call
 
 
-def test_given_503_twice_then_success_then_the_models_decision_comes_in_the_same_call(
-    fake: FakeLLM, vault_dir: Path
-) -> None:
-    fake.queue(recorded("ollama_503", status=503), recorded("ollama_503", status=503), recorded("ollama_deepseek_r1"))
-    sleeps: list[float] = []
-    with triager_for("ollama", fake, vault_dir, sleeps) as triager:
+def test_given_503_then_success_then_the_next_look_brings_the_models_decision(fake: FakeLLM, vault_dir: Path) -> None:
+    fake.queue(recorded("ollama_503", status=503), recorded("ollama_deepseek_r1"))
+    with triager_for("ollama", fake, vault_dir) as triager:
+        first = triager.triage(QUESTION)
         outcome = triager.triage(QUESTION)
 
+    assert first.deferred and "503" in first.deferred
     assert outcome.fallback is False and outcome.decision.reply_body == RECORDED_REPLY
-    assert len(sleeps) == 2
 
 
 def _answer(**changes: object) -> dict[str, object]:

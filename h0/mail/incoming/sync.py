@@ -52,7 +52,6 @@ from h0.mail.incoming.sync_query import QueryFilter, ingest_query
 from h0.mail.models import AckResult, SkippedEmail
 from h0.mail.owner import Evidence, OwnerAuthority, is_sent_labels
 from h0.mail.providers.backend import Added, Changes, ChangesUnreadable, CursorExpired, Fetched, Mailbox, Position
-from h0.mail.providers.retry import RetryPolicy
 from h0.retry import Backoff
 from h0.state import StateDB
 
@@ -86,12 +85,10 @@ class MailSync:
         self,
         backend: Mailbox,
         state: StateDB,
-        policy: RetryPolicy,
         *,
         query: str,
         ingested_label: str,
         clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], None] = time.sleep,
         follow_sent: bool = True,
     ) -> None:
         self.backend = backend
@@ -99,17 +96,15 @@ class MailSync:
         self._sent_in_history = False  # the mailbox keeps no separate stream of sent mail (Gmail)
         self.state = state
         self.owner = OwnerAuthority(state)
-        self.policy = policy
         self.filter = QueryFilter(query)
         self.label_name = ingested_label
         self.catch_up_query = ingest_query(query, ingested_label)
         self.clock = clock
-        self.sleep = sleep
         self._lock = threading.RLock()
         self._account: str | None = None
-        # Deferred to self.clock/self.sleep, which a test may replace after construction.
-        self.batches = Batches(policy, backend.batch_limit, clock=lambda: self.clock(), sleep=lambda s: self.sleep(s))
-        self.marks = IngestedMarks(backend, state, ingested_label, self.batches, self._retry)
+        # Deferred to self.clock, which a test may replace after construction.
+        self.batches = Batches(backend.batch_limit, clock=lambda: self.clock())
+        self.marks = IngestedMarks(backend, state, ingested_label, self.batches)
 
     # -- listing -------------------------------------------------------------------------
 
@@ -131,9 +126,7 @@ class MailSync:
                 try:
                     # Following sent mail too: the history is not narrowed to INBOX (the same one call).
                     label = None if self.follow_sent else self.filter.history_label
-                    changes = self._retry(
-                        "history", lambda: self.backend.changes_since(cursor, label=label, limit=max_results + 1)
-                    )
+                    changes = self.backend.changes_since(cursor, label=label, limit=max_results + 1)
                 except CursorExpired as expired:
                     logger.warning("mail sync: {} — catching up by query", expired.message)
                     return self._catch_up(source, row, max_results, fresh, "history expired")
@@ -197,7 +190,7 @@ class MailSync:
             return None
         stored = self.state.sent_cursor(source)
         try:
-            changes = self._retry("sent mail", lambda: self.backend.sent_changes(stored, limit=limit))
+            changes = self.backend.sent_changes(stored, limit=limit)
         except (AuthRequired, RateLimited):
             raise
         except H0Error as error:
@@ -216,7 +209,7 @@ class MailSync:
         episode = row.get("catch_up")
         if not episode:
             # The profile first: whatever arrives while the query runs is in the history after it.
-            position = fresh or self._retry("profile", self.backend.position)
+            position = fresh or self.backend.position()
             since = row.get("since")
             episode = {
                 "cursor": str(position.cursor),
@@ -241,11 +234,11 @@ class MailSync:
         if want and self.marks.here:
             # The query cannot leave out what H0 marked (the mark is not on the server): list the
             # newest, then leave out what the state database says was ingested, before reading any.
-            listed = self._retry("catch-up", lambda: self.backend.message_ids(query, CATCH_UP_LIMIT))
+            listed = self.backend.message_ids(query, CATCH_UP_LIMIT)
             known = self.state.ingested_among(source, listed)
             ids = [i for i in listed if i not in known][:want]
         elif want:
-            ids = self._retry("catch-up", lambda: self.backend.message_ids(query, want))
+            ids = self.backend.message_ids(query, want)
         fetched, skipped = self._fetch(ids)
         label = self.marks.label() if fetched else None
         unlabelled = [f for f in fetched if label is None or label.id not in f.labels]
@@ -269,7 +262,7 @@ class MailSync:
         if undecided:  # Gmail judges the query, for the new messages' time span only
             oldest_s = min((f.internal_date_ms or 0) for f in undecided) // 1000
             query = f"{self.catch_up_query} after:{max(0, oldest_s - 1)}"
-            matching = set(self._retry("query match", lambda: self.backend.message_ids(query, MAX_MATCH_LIST)))
+            matching = set(self.backend.message_ids(query, MAX_MATCH_LIST))
             verdicts.update({f.id: f.id in matching for f in undecided})
         return [f for f in fresh if verdicts[f.id]]
 
@@ -343,12 +336,9 @@ class MailSync:
     def _source(self) -> tuple[str, Position | None]:
         fresh = None
         if self._account is None:
-            fresh = self._retry("profile", self.backend.position)
+            fresh = self.backend.position()
             self._account = fresh.account
         return f"{self.backend.name}:{self._account}", fresh
-
-    def _retry(self, what: str, call: Callable[[], T]) -> T:
-        return self.policy.run(lambda _: call(), what=f"mail sync ({what})", sleep=self.sleep)
 
     def _fetch(self, message_ids: list[str]) -> tuple[list[Fetched], list[SkippedEmail]]:
         done, skipped = self.batches.run(message_ids, self.backend.fetch_many)

@@ -2,9 +2,11 @@
 
 Messages are read and labelled in batch requests of at most the backend's `batch_limit` (50).
 Gmail works a batch's parts in parallel and refuses the parts past its per-user concurrency
-with 429 "Too many concurrent requests for user": those parts are retried after a pause, and
-the number that got through becomes the batch size for CONCURRENCY_MEMORY_S — one batch in
+with 429 "Too many concurrent requests for user": those parts go again at once in a batch of as
+many as got through, and that number becomes the batch size for CONCURRENCY_MEMORY_S — one batch in
 flight at a time (h0.mail.providers.gmail_batch) and that size are the cap on concurrent requests.
+Nothing here waits: a round in which no part got through ends the call with the provider's typed
+"try again" (its Retry-After on it), and the caller's work queue decides when (h0.pipeline.workqueue).
 """
 
 from __future__ import annotations
@@ -15,48 +17,35 @@ from typing import TypeVar
 from loguru import logger
 
 from h0.errors import AuthRequired, H0Error, InternalError, PermissionDenied, RateLimited
-from h0.mail.providers.retry import RetryPolicy, is_retryable
+from h0.mail.providers.retry import is_retryable
 
 T = TypeVar("T")
 CONCURRENCY_MEMORY_S = 300.0  # how long a batch size Gmail accepted without 429s is kept as the cap
 
 
 class Batches:
-    """Calls over many ids, at most `limit` a round trip, retried and paced under the retry policy."""
+    """Calls over many ids, at most `limit` a round trip, as many rounds as make progress."""
 
-    def __init__(
-        self, policy: RetryPolicy, limit: int, *, clock: Callable[[], float], sleep: Callable[[float], None]
-    ) -> None:
-        self.policy = policy
+    def __init__(self, limit: int, *, clock: Callable[[], float]) -> None:
         self.limit = limit
         self.clock = clock
-        self.sleep = sleep
         self._learned: tuple[int, float] = (0, 0.0)  # (batch size, until when) after a 429 on concurrency
 
     def run(
         self, ids: list[str], call: Callable[[list[str]], Mapping[str, T | H0Error]]
     ) -> tuple[dict[str, T], dict[str, H0Error]]:
-        """`call` over `ids` in batches of at most `limit`, retrying the parts Gmail
-        rate-limits (429 "too many concurrent requests", 403 rateLimitExceeded, 5xx) until they pass.
-        A round where some parts got through resets the patience and shrinks the batch to what got
-        through; rounds with no progress count against MAX_RETRIES. Returns (answers, skipped):
-        skipped are ids answered not_found/invalid (deleted since, or not a message id)."""
+        """`call` over `ids` in batches of at most `limit`. Parts Gmail refuses for its concurrency (429
+        "too many concurrent requests", 403 rateLimitExceeded, 5xx) go again at once in a batch of as many as
+        got through; a round in which none got through raises the refusal (the caller tries again later).
+        Returns (answers, skipped): skipped are ids answered not_found/invalid (deleted since, or not a
+        message id)."""
         pending = list(dict.fromkeys(ids))
         size = self._size()
         done: dict[str, T] = {}
         skipped: dict[str, H0Error] = {}
-        stalls = 0
         while pending:
             chunk = pending[:size]
-            try:
-                answers = call(chunk)
-            except H0Error as error:
-                if not is_retryable(error):
-                    raise
-                stalls += 1
-                self._pause(error, stalls, len(chunk))
-                size = max(1, size // 2)
-                continue
+            answers = call(chunk)  # a refusal of the whole call is the caller's: raised as it is
             retry: list[str] = []
             last: H0Error | None = None
             for key in chunk:
@@ -71,13 +60,15 @@ class Batches:
                 else:
                     skipped[key] = answer
             pending = retry + pending[len(chunk) :]
-            if last is not None:
-                through = len(chunk) - len(retry)
-                if through and isinstance(last, RateLimited):
-                    self._learn(through)
-                stalls = 0 if through else stalls + 1
-                self._pause(last, stalls, len(retry))
-                size = max(1, through or size // 2)
+            if last is None:
+                continue
+            through = len(chunk) - len(retry)
+            if not through:
+                raise last  # no progress: the provider's own "try again", Retry-After and all
+            if isinstance(last, RateLimited):
+                self._learn(through)
+            logger.info("mail sync: {} part(s) refused ({}); again in batches of {}", len(retry), last.code, through)
+            size = through
         return done, skipped
 
     def _size(self) -> int:
@@ -90,12 +81,3 @@ class Batches:
         """Gmail answered 429 "too many concurrent requests" past `size` parts: send no more at once for a while,
         rather than have every batch refused in part (and waited on) again."""
         self._learned = (size, self.clock() + CONCURRENCY_MEMORY_S)
-
-    def _pause(self, error: H0Error, stalls: int, parts: int) -> None:
-        wait = self.policy.wait_before(stalls, error)
-        if wait is None:
-            raise error
-        logger.warning(
-            "mail sync: {} call(s) refused ({}: {}); again in {:.2f} s", parts, error.code, error.message, wait
-        )
-        self.sleep(wait)

@@ -11,7 +11,6 @@ is not marked.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Protocol, TypeVar
 
 from loguru import logger
 
@@ -20,25 +19,17 @@ from h0.mail.incoming.sync_batches import Batches
 from h0.mail.providers.backend import Fetched, Label, Mailbox
 from h0.state import StateDB
 
-T = TypeVar("T")
 BULK_LABEL_FROM = 10  # from this many messages on, one batchModify (50 units) beats a modify each (5 units)
-
-
-class Retrying(Protocol):
-    """The sync's retry of one call under its policy (`what` names it in the log)."""
-
-    def __call__(self, what: str, call: Callable[[], T], /) -> T: ...
 
 
 class IngestedMarks:
     """What the sync marks ingested and how. The sync calls it holding its own lock."""
 
-    def __init__(self, backend: Mailbox, state: StateDB, label_name: str, batches: Batches, retry: Retrying) -> None:
+    def __init__(self, backend: Mailbox, state: StateDB, label_name: str, batches: Batches) -> None:
         self.backend = backend
         self.state = state
         self.label_name = label_name
         self.batches = batches
-        self._retry = retry
         self._label: Label | None = None
         self._here = False  # the mailbox keeps no label: the `ingested` table holds the marks
         self._rfc822: dict[str, str | None] = {}  # provider id → Message-ID of what was fetched (local marks)
@@ -46,7 +37,7 @@ class IngestedMarks:
     def label(self) -> Label:
         """The ingested label (created if missing); learning, once, whether the mailbox keeps it."""
         if self._label is None:
-            label = self._retry("label", lambda: self.backend.ensure_label(self.label_name))
+            label = self.backend.ensure_label(self.label_name)
             if not label.kept:
                 self._keep_here(f"its PERMANENTFLAGS have no \\* and do not list {label.id}")
             self._label = label
@@ -93,7 +84,7 @@ class IngestedMarks:
     def _on_server(self, label: Label, ids: list[str]) -> tuple[int, list[str]]:
         if len(ids) >= BULK_LABEL_FROM:
             try:
-                self._retry("label", lambda: self.backend.modify_all(ids, [label.id], []))
+                self.backend.modify_all(ids, [label.id], [])
                 return len(ids), []
             except (AuthRequired, PermissionDenied, RateLimited):
                 raise
