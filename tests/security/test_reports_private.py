@@ -32,7 +32,7 @@ from h0.report.dashwriter import DashboardWriter
 from h0.report.privacy import report_view
 from h0.state import state_dir_for
 from h0.vault import AuditLog, Vault
-from h0.vault.api import LocalVault
+from h0.vault.api import LocalVault, Notes
 from tests.conftest import H0_BIN, subprocess_env
 from tests.drafting.conftest import sent_by_h0
 
@@ -181,7 +181,7 @@ def reports(vault_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     sent_by_h0(vault_dir, Path(os.environ["H0_STATE_DIR"]))
     settings = load_settings()
     DashboardWriter(settings, live=lambda: dict(LIVE)).refresh()
-    assert refresh_learned_profile(LocalVault(Vault(vault_dir)), Drafting.build(settings))
+    assert refresh_learned_profile(Notes(LocalVault(Vault(vault_dir))), Drafting.build(settings))
     return vault_dir
 
 
