@@ -4,6 +4,7 @@ of a 50,000-message mailbox.
 
     .venv/bin/python scripts/bench/bench_outlook.py                       # everything
     .venv/bin/python scripts/bench/bench_outlook.py --only first-sync --mailbox 50000
+    .venv/bin/python scripts/bench/bench_outlook.py --only send --rounds 5 --drafts 60   # Outlook vs Gmail
 
 Against the fake Graph and the fake HTTPS authority of tests/fakes (msal unchanged), a real `h0 watch` process
 (with its MCP server children) at OUTLOOK_POLL_SECONDS=2, the default:
@@ -16,6 +17,11 @@ Against the fake Graph and the fake HTTPS authority of tests/fakes (msal unchang
 - first-sync: in process (the real MailService and ingest handler), a mailbox of `--mailbox` unread Inbox
   messages over two years, 1 % of them in the last 30 days; the first `ingest_new_mail` passes until the
   catch-up is over (notes for the recent, history for the rest). Goal: the import's budget, ≤ 120 s.
+- send (`--only send`): approved → send request for Outlook and Gmail side by side, the same way for both: a
+  real `h0 watch` on a fresh vault with `--drafts` (+10 warm-up) drafts written a minute before it started, moved
+  into Approved/ one at a time (benchlib.time_one_send, as bench_pipeline.py's latency), from the rename to the
+  fake's receipt of sendMail (Graph) or messages.send (Gmail); `--rounds` rounds, alternating which goes first,
+  and the median of the rounds' medians. Each backend at its default poll (Outlook 2 s, Gmail 10 s).
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_ingest import NoteClock
-from benchlib import draft_text, fresh_vault, percentile
+from bench_pipeline import latency_round as gmail_latency_round
+from benchlib import draft_text, fresh_vault, percentile, stage_drafts, time_one_send
 
 from h0.config import load_settings
 from h0.mail.providers.outlook_auth import MicrosoftSignIn
@@ -117,6 +124,74 @@ def daemon_run(messages: int, interval: float, sends: int, seed: int) -> tuple[l
     return notes, sent
 
 
+def send_round(drafts: int) -> list[float]:
+    """One Outlook round of `--only send`, as bench_pipeline.latency_round is one Gmail round."""
+    saved = dict(os.environ)  # setup() exports the Outlook settings; the Gmail rounds inherit os.environ
+    try:
+        return _send_round(drafts)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _send_round(drafts: int) -> list[float]:
+    with (
+        tempfile.TemporaryDirectory(prefix="h0-bench-outlook-send-") as name,
+        FakeGraph() as graph,
+        FakeAuthority(graph=graph, username=graph.address) as authority,
+    ):
+        tmp = Path(name)
+        vault, env = setup(tmp, graph, authority)
+        env.update(RATE_LIMIT_PER_HOUR="100000", RATE_LIMIT_PER_DAY="100000")
+        env.pop("APPROVAL_FRESH_SECONDS")  # as for Gmail: the drafts were written a minute before
+        os.environ.pop("APPROVAL_FRESH_SECONDS", None)
+        stage_drafts(vault, {f"lat-{i:04}.md": draft_text(i) for i in range(drafts + 10)})
+        with open(tmp / "daemon.log", "ab") as log:
+            daemon = subprocess.Popen([H0, "watch"], env={**os.environ, **env}, stdout=log, stderr=log)
+            try:
+                deadline = time.monotonic() + 60
+                while (daemon_holder(vault) or {}).get("pid") != daemon.pid:
+                    if time.monotonic() > deadline or daemon.poll() is not None:
+                        raise RuntimeError(f"the daemon did not start; see {tmp / 'daemon.log'}")
+                    time.sleep(0.05)
+                time.sleep(3.0)  # both MCP sessions open, as bench_pipeline's Daemon waits
+                samples = []
+                for i in range(drafts + 10):
+                    latency = time_one_send(vault, graph, f"lat-{i:04}.md", "outlook")
+                    if i >= 10:  # the first few warm the sessions
+                        samples.append(latency)
+            finally:
+                daemon.terminate()
+                daemon.wait(60)
+    return samples
+
+
+def send_side_by_side(drafts: int, rounds: int) -> None:
+    print(
+        f"approved → send request, Outlook vs Gmail ({drafts} drafts × {rounds} rounds, load {os.getloadavg()[0]:.1f})"
+    )
+    runs = {"outlook": send_round, "gmail": lambda n: gmail_latency_round(n, "on")}
+    medians: dict[str, list[float]] = {name: [] for name in runs}
+    p90s: dict[str, list[float]] = {name: [] for name in runs}
+    for round_no in range(1, rounds + 1):
+        order = list(runs) if round_no % 2 else list(runs)[::-1]  # drift hits both alike
+        for name in order:
+            samples = runs[name](drafts)
+            medians[name].append(statistics.median(samples))
+            p90s[name].append(percentile(samples, 0.9))
+            print(
+                f"  round {round_no} {name:<7}: p50 {medians[name][-1]:.1f} ms, p90 {p90s[name][-1]:.1f} ms, "
+                f"max {max(samples):.1f} ms (load {os.getloadavg()[0]:.1f})"
+            )
+    for name in runs:
+        print(
+            f"  {name:<7} median of rounds: p50 {statistics.median(medians[name]):.1f} ms, "
+            f"p90 {statistics.median(p90s[name]):.1f} ms  (rounds' p50s: "
+            + ", ".join(f"{m:.1f}" for m in medians[name])
+            + ")"
+        )
+
+
 def first_sync(size: int) -> tuple[float, int, int]:
     from h0.handlers.context import HandlerContext
     from h0.handlers.ingest import ingest_new_mail
@@ -153,12 +228,17 @@ def first_sync(size: int) -> tuple[float, int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["daemon", "first-sync"])
+    parser.add_argument("--only", choices=["daemon", "first-sync", "send"])
+    parser.add_argument("--rounds", type=int, default=5, help="--only send: rounds per backend")
+    parser.add_argument("--drafts", type=int, default=60, help="--only send: timed drafts per round")
     parser.add_argument("--messages", type=int, default=30)
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--sends", type=int, default=30)
     parser.add_argument("--mailbox", type=int, default=50_000)
     args = parser.parse_args()
+    if args.only == "send":
+        send_side_by_side(args.drafts, args.rounds)
+        return
     if args.only in (None, "daemon"):
         notes, sent = daemon_run(args.messages, args.interval, args.sends, seed=7)
         print(f"new mail → note, OUTLOOK_POLL_SECONDS=2 ({len(notes)}/{args.messages} messages):")
