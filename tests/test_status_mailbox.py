@@ -21,13 +21,15 @@ from h0.handlers.ingest import ingest_new_mail
 from h0.mail import MailService
 from h0.mail.api import LocalMail
 from h0.report.collect import collect_status
-from h0.report.dashboard import render_dashboard
-from h0.state import DB_FILE, state_dir_for
+from h0.report.dashboard import DASHBOARD_NOTE, render_dashboard
+from h0.report.dashwriter import DashboardWriter
+from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import AuditLog, Vault
 from tests.fakes.fake_authority import FakeAuthority
 from tests.fakes.fake_gmail import FakeGmail
 from tests.fakes.fake_graph import FakeGraph
 from tests.mail.outlook_fixtures import outlook_values
+from tests.pipeline.harness import wait_until
 
 RUNNING = {"running": True, "pid": 4242, "started": "2026-01-01T00:00:00.000Z"}
 
@@ -149,6 +151,27 @@ def test_gmail_a_refused_sign_in_is_said_with_the_command_and_ends_when_signed_i
     gmail.write_token(token_path)
     ingest(gmail_env)
     assert collect_status(gmail_env)["mailbox"]["state"] == "ok"
+
+
+def test_the_daemon_s_dashboard_names_the_account_once_the_sync_signed_in(gmail_env, gmail, vault_dir):
+    """Given the daemon's dashboard writer showing "not yet synced", when the sync signs in (nothing new in the
+    mailbox, so no note, no audit line, no signal), then the dashboard names the account within its poll."""
+    writer = DashboardWriter(
+        gmail_env,
+        state_db=StateDB.for_vault(vault_dir, gmail_env.h0_state_dir),
+        live=lambda: RUNNING,
+        poll_interval=0.05,
+        min_interval=0.05,
+        briefing=False,
+    )
+    writer.start()
+    try:
+        page = vault_dir / DASHBOARD_NOTE
+        assert wait_until(lambda: page.exists() and "not yet synced" in page.read_text(), timeout=10)
+        ingest(gmail_env)
+        assert wait_until(lambda: f"Mailbox: {gmail.address} (gmail) — signed in" in page.read_text(), timeout=10)
+    finally:
+        writer.stop()
 
 
 # -- Outlook -------------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ Nothing here comes from a note or a message: the address shown is the owner's ow
 from __future__ import annotations
 
 from email.utils import parseaddr
+from pathlib import Path
 from typing import Any, Literal
 
 from h0.config import Settings
@@ -59,6 +60,27 @@ def collect_mailbox(
         "refusal": record.refusal if record and record.refused else None,
         "next_step": next_step,
     }
+
+
+def mailbox_marks(settings: Settings, state_db: StateDB | None) -> tuple[tuple[int, int] | None, ...]:
+    """Cheap signs that the mailbox line changed, for the dashboard's writer: the token file's (mtime, size) and
+    the sync's record (when it last confirmed, when the provider last refused: milliseconds)."""
+    token = {"gmail": settings.gmail_token_path, "outlook": settings.outlook_token_path}.get(settings.mail_backend)
+    marks: list[tuple[int, int] | None] = [None, None]
+    if token is not None:
+        try:
+            info = Path(token).expanduser().stat()
+            marks[0] = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            pass
+    if state_db is not None and settings.mail_backend in ("gmail", "outlook", "imap"):
+        try:
+            record = OwnerAuthority(state_db).mailbox(settings.mail_backend)
+        except H0Error:
+            record = None
+        if record is not None:
+            marks[1] = (round((record.confirmed_at or 0) * 1000), round((record.refused_at or 0) * 1000))
+    return tuple(marks)
 
 
 def _state(backend: str, token: TokenState, record: SignedIn | None) -> MailboxState:
