@@ -21,7 +21,8 @@ Against the fake Graph and the fake HTTPS authority of tests/fakes (msal unchang
   real `h0 watch` on a fresh vault with `--drafts` (+10 warm-up) drafts written a minute before it started, moved
   into Approved/ one at a time (benchlib.time_one_send, as bench_pipeline.py's latency), from the rename to the
   fake's receipt of sendMail (Graph) or messages.send (Gmail); `--rounds` rounds, alternating which goes first,
-  and the median of the rounds' medians. Each backend at its default poll (Outlook 2 s, Gmail 10 s).
+  and the median of the rounds' medians. Each backend at its default poll (Outlook 2 s, Gmail 10 s). Beside the
+  latency, the CPU the daemon and its two servers spent per send (/proc), which the machine's load moves less.
 """
 
 from __future__ import annotations
@@ -35,22 +36,24 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_ingest import NoteClock
-from bench_pipeline import latency_round as gmail_latency_round
 from benchlib import draft_text, fresh_vault, percentile, stage_drafts, time_one_send
 
 from h0.config import load_settings
 from h0.mail.providers.outlook_auth import MicrosoftSignIn
 from h0.pipeline.lock import daemon_holder
 from tests.fakes.fake_authority import FakeAuthority
+from tests.fakes.fake_gmail import FakeGmail
 from tests.fakes.fake_graph import FakeGraph
 
 H0 = str(Path(sys.executable).with_name("h0"))
+CLK = os.sysconf("SC_CLK_TCK")
 DAY = 86400.0
 
 
@@ -124,71 +127,105 @@ def daemon_run(messages: int, interval: float, sends: int, seed: int) -> tuple[l
     return notes, sent
 
 
-def send_round(drafts: int) -> list[float]:
-    """One Outlook round of `--only send`, as bench_pipeline.latency_round is one Gmail round."""
-    saved = dict(os.environ)  # setup() exports the Outlook settings; the Gmail rounds inherit os.environ
+def send_round(backend: str, drafts: int) -> tuple[list[float], float]:
+    """One round of `--only send` for `backend` (outlook or gmail): the rename → request latencies (ms) of
+    `drafts` sends after 10 warm-up ones, and the CPU the daemon and its two servers spent per send (ms)."""
+    saved = dict(os.environ)  # setup() exports the Outlook settings; the next round must not inherit them
     try:
-        return _send_round(drafts)
+        with tempfile.TemporaryDirectory(prefix=f"h0-bench-{backend}-send-") as name:
+            tmp = Path(name)
+            if backend == "outlook":
+                with FakeGraph() as graph, FakeAuthority(graph=graph, username=graph.address) as authority:
+                    vault, env = setup(tmp, graph, authority)
+                    return timed_sends(tmp, vault, env, graph, drafts)
+            with FakeGmail() as gmail:
+                vault = fresh_vault(tmp)
+                env = {
+                    "VAULT_PATH": str(vault),
+                    "MAIL_BACKEND": "gmail",
+                    "GMAIL_TOKEN_PATH": str(gmail.write_token(tmp / "token.json")),
+                    "GMAIL_API_ENDPOINT": gmail.api_endpoint,
+                    "GMAIL_TOKEN_URI": gmail.token_uri,
+                    "H0_STATE_DIR": str(tmp / "state"),
+                    "LOG_LEVEL": "WARNING",
+                    "LLM_PROVIDER": "rules",
+                    "H0_ENV_FILE": "",
+                }
+                return timed_sends(tmp, vault, env, gmail, drafts)
     finally:
         os.environ.clear()
         os.environ.update(saved)
 
 
-def _send_round(drafts: int) -> list[float]:
-    with (
-        tempfile.TemporaryDirectory(prefix="h0-bench-outlook-send-") as name,
-        FakeGraph() as graph,
-        FakeAuthority(graph=graph, username=graph.address) as authority,
-    ):
-        tmp = Path(name)
-        vault, env = setup(tmp, graph, authority)
-        env.update(RATE_LIMIT_PER_HOUR="100000", RATE_LIMIT_PER_DAY="100000")
-        env.pop("APPROVAL_FRESH_SECONDS")  # as for Gmail: the drafts were written a minute before
-        os.environ.pop("APPROVAL_FRESH_SECONDS", None)
-        stage_drafts(vault, {f"lat-{i:04}.md": draft_text(i) for i in range(drafts + 10)})
-        with open(tmp / "daemon.log", "ab") as log:
-            daemon = subprocess.Popen([H0, "watch"], env={**os.environ, **env}, stdout=log, stderr=log)
-            try:
-                deadline = time.monotonic() + 60
-                while (daemon_holder(vault) or {}).get("pid") != daemon.pid:
-                    if time.monotonic() > deadline or daemon.poll() is not None:
-                        raise RuntimeError(f"the daemon did not start; see {tmp / 'daemon.log'}")
-                    time.sleep(0.05)
-                time.sleep(3.0)  # both MCP sessions open, as bench_pipeline's Daemon waits
-                samples = []
-                for i in range(drafts + 10):
-                    latency = time_one_send(vault, graph, f"lat-{i:04}.md", "outlook")
-                    if i >= 10:  # the first few warm the sessions
-                        samples.append(latency)
-            finally:
-                daemon.terminate()
-                daemon.wait(60)
-    return samples
+def timed_sends(tmp: Path, vault: Path, env: dict[str, str], fake: Any, drafts: int) -> tuple[list[float], float]:
+    """bench_pipeline.py's latency round for any backend: drafts written a minute before the daemon starts, moved
+    into Approved/ one at a time (benchlib.time_one_send), caps out of the way, the dashboard on."""
+    env = {**env, "RATE_LIMIT_PER_HOUR": "100000", "RATE_LIMIT_PER_DAY": "100000"}
+    env.pop("APPROVAL_FRESH_SECONDS", None)
+    os.environ.pop("APPROVAL_FRESH_SECONDS", None)
+    stage_drafts(vault, {f"lat-{i:04}.md": draft_text(i) for i in range(drafts + 10)})
+    with open(tmp / "daemon.log", "ab") as log:
+        daemon = subprocess.Popen([H0, "watch"], env={**os.environ, **env}, stdout=log, stderr=log)
+        try:
+            deadline = time.monotonic() + 60
+            while (daemon_holder(vault) or {}).get("pid") != daemon.pid:
+                if time.monotonic() > deadline or daemon.poll() is not None:
+                    raise RuntimeError(f"the daemon did not start; see {tmp / 'daemon.log'}")
+                time.sleep(0.05)
+            time.sleep(3.0)  # both MCP sessions open, as bench_pipeline's Daemon waits
+            samples: list[float] = []
+            cpu_before = 0.0
+            for i in range(drafts + 10):
+                if i == 10:  # the first few warm the sessions
+                    cpu_before = cpu_of_tree(daemon.pid)
+                latency = time_one_send(vault, fake, f"lat-{i:04}.md", env["MAIL_BACKEND"])
+                if i >= 10:
+                    samples.append(latency)
+            cpu = (cpu_of_tree(daemon.pid) - cpu_before) / drafts * 1000
+        finally:
+            daemon.terminate()
+            daemon.wait(60)
+    return samples, cpu
+
+
+def cpu_of_tree(pid: int) -> float:
+    """CPU seconds (user + system) of `pid` and its children now (the daemon and its two MCP servers)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry.name) == pid or int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / CLK
+    return total
 
 
 def send_side_by_side(drafts: int, rounds: int) -> None:
     print(
         f"approved → send request, Outlook vs Gmail ({drafts} drafts × {rounds} rounds, load {os.getloadavg()[0]:.1f})"
     )
-    runs = {"outlook": send_round, "gmail": lambda n: gmail_latency_round(n, "on")}
-    medians: dict[str, list[float]] = {name: [] for name in runs}
-    p90s: dict[str, list[float]] = {name: [] for name in runs}
+    names = ["outlook", "gmail"]
+    medians: dict[str, list[float]] = {name: [] for name in names}
+    p90s: dict[str, list[float]] = {name: [] for name in names}
+    cpus: dict[str, list[float]] = {name: [] for name in names}
     for round_no in range(1, rounds + 1):
-        order = list(runs) if round_no % 2 else list(runs)[::-1]  # drift hits both alike
-        for name in order:
-            samples = runs[name](drafts)
+        for name in names if round_no % 2 else names[::-1]:  # drift hits both alike
+            samples, cpu = send_round(name, drafts)
             medians[name].append(statistics.median(samples))
             p90s[name].append(percentile(samples, 0.9))
+            cpus[name].append(cpu)
             print(
                 f"  round {round_no} {name:<7}: p50 {medians[name][-1]:.1f} ms, p90 {p90s[name][-1]:.1f} ms, "
-                f"max {max(samples):.1f} ms (load {os.getloadavg()[0]:.1f})"
+                f"max {max(samples):.1f} ms; CPU {cpu:.1f} ms a send (load {os.getloadavg()[0]:.1f})"
             )
-    for name in runs:
+    for name in names:
         print(
             f"  {name:<7} median of rounds: p50 {statistics.median(medians[name]):.1f} ms, "
-            f"p90 {statistics.median(p90s[name]):.1f} ms  (rounds' p50s: "
-            + ", ".join(f"{m:.1f}" for m in medians[name])
-            + ")"
+            f"p90 {statistics.median(p90s[name]):.1f} ms, CPU {statistics.median(cpus[name]):.1f} ms a send "
+            "(daemon + servers)  (rounds' p50s: " + ", ".join(f"{m:.1f}" for m in medians[name]) + ")"
         )
 
 
