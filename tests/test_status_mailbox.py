@@ -7,6 +7,7 @@ Graph client, the real MailService and ingest handler); `h0 status` runs through
 dashboard is rendered from the same collection the daemon's writer uses.
 """
 
+# ruff: noqa: F811 — the IMAP fixtures are imported from tests.mail.imap_fixtures, then named as parameters
 from __future__ import annotations
 
 import json
@@ -23,11 +24,13 @@ from h0.mail.api import LocalMail
 from h0.report.collect import collect_status
 from h0.report.dashboard import DASHBOARD_NOTE, render_dashboard
 from h0.report.dashwriter import DashboardWriter
+from h0.report.text import render_status
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import AuditLog, Vault
 from tests.fakes.fake_authority import FakeAuthority
 from tests.fakes.fake_gmail import FakeGmail
 from tests.fakes.fake_graph import FakeGraph
+from tests.mail.imap_fixtures import imap, imap_server, imap_settings, relay  # noqa: F401 - fixtures
 from tests.mail.outlook_fixtures import outlook_values
 from tests.pipeline.harness import wait_until
 
@@ -266,6 +269,19 @@ def test_imap_names_the_configured_address_and_server_without_a_network_call(mon
     )
     assert expected in dashboard(load_settings()).splitlines()
     assert "secret" not in text and "secret" not in json.dumps(data)
+
+
+def test_imap_after_a_sync_against_a_real_server_is_confirmed(vault_dir, imap, relay):
+    """Against a real IMAP server (pymap, and Dovecot when installed): once the sync logged in, the configured
+    address is confirmed; the account the sync keeps (user at host) is not what is shown."""
+    settings = imap_settings(vault_dir, imap, relay[0])
+    assert collect_status(settings)["mailbox"]["state"] == "not_synced"
+    ingest(settings)
+    status_now = collect_status(settings)
+    box = status_now["mailbox"]
+    assert (box["state"], box["account"], box["server"]) == ("ok", imap.user, imap.host) and box["confirmed_at"]
+    expected = f"Mailbox: {imap.user} (imap at {imap.host}) — signed in, confirmed by the mail sync "
+    assert render_status(status_now).splitlines()[1].startswith(expected)
 
 
 def test_imap_user_alone_is_the_account(monkeypatch, vault_dir, capsys):
