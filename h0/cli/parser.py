@@ -125,8 +125,8 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
     status = add(
         "status",
         cmd_status,
-        "What needs you, drafts waiting, why approved drafts wait, send caps, "
-        "recent sends and errors, daemon state (the data of H0_Dashboard.md).",
+        "The mailbox H0 is connected to and its sign-in, what needs you, drafts waiting, why approved drafts "
+        "wait, send caps, recent sends and errors, daemon state (the data of H0_Dashboard.md).",
     )
     status.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     status.add_argument("--json", action="store_true", help="machine-readable output")

@@ -14,6 +14,10 @@ easily as H0 does), and an imported message whose Received, Authentication-Resul
 server took it in from elsewhere. A message with several From addresses (or several From headers) is
 never the owner's.
 
+The mailbox H0 signs in to is the owner's too: the mail sync records the account the provider's own profile names
+when it signs in (Gmail's users.getProfile, Graph's /me, IMAP's user at host) and the provider's refusals
+(`record_mailbox`, `record_refusal`); `h0 status` and the dashboard ask `mailbox` and make no network call.
+
 Everything that asks "did the owner write it?" asks `OwnerAuthority`: voice learning and past replies
 (h0.drafting.past), follow-ups — owed, awaited, answered (h0.handlers.followup.follow_up) — and the stale-draft
 hold (h0.handlers.thread). `owner_addresses` is the other question, "where does the owner receive
@@ -74,6 +78,31 @@ class Observed:
     source: str
     sender: str
     note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """The mailbox H0 signs in to for one backend, as the mail sync last found it (`OwnerAuthority.mailbox`)."""
+
+    backend: str
+    account: str | None  # the provider's profile's name for it; None when it gave none H0 can show plainly
+    confirmed_at: float | None  # epoch seconds: the sync last signed in
+    refused_at: float | None  # epoch seconds: the provider last refused the sign-in
+    refusal: str | None
+
+    @property
+    def refused(self) -> bool:
+        """The provider's last word on the sign-in was a refusal."""
+        return self.refused_at is not None and (self.confirmed_at is None or self.refused_at >= self.confirmed_at)
+
+
+def plain_account(value: object) -> str | None:
+    """An account name a provider gave, kept only when it is one plain word of printable characters (an address,
+    `user@host`): a profile that answers with line breaks, markup or a screenful of text names no account."""
+    text = str(value or "").strip()
+    if not text or len(text) > MAX_ADDRESS or any(not ch.isprintable() or ch.isspace() for ch in text):
+        return None
+    return text
 
 
 def message_key(rfc822: Any, provider_id: Any) -> str:
@@ -202,7 +231,44 @@ class OwnerAuthority:
                 observed.append(Observed(key, evidence, source, sender))
         return self.record(observed)
 
+    def record_mailbox(self, backend: str, account: str, now: float | None = None) -> None:
+        """The provider confirmed the sign-in, naming the account `account` (its profile's word: `plain_account`
+        decides whether it can be shown). The newest confirmation replaces the last; an earlier refusal stays
+        on record, older than this."""
+        at = time.time() if now is None else now
+        self._write_mailbox(
+            "INSERT INTO mailbox_accounts (backend, account, confirmed_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(backend) DO UPDATE SET account = excluded.account, confirmed_at = excluded.confirmed_at",
+            (backend, plain_account(account), at),
+        )
+
+    def record_refusal(self, backend: str, reason: str, now: float | None = None) -> None:
+        """The provider refused the sign-in (`auth_required`): `reason` as H0's typed error said it."""
+        at = time.time() if now is None else now
+        self._write_mailbox(
+            "INSERT INTO mailbox_accounts (backend, refused_at, refusal) VALUES (?, ?, ?) "
+            "ON CONFLICT(backend) DO UPDATE SET refused_at = excluded.refused_at, refusal = excluded.refusal",
+            (backend, at, " ".join(reason.split())[:300]),
+        )
+
+    def _write_mailbox(self, sql: str, args: tuple[Any, ...]) -> None:
+        try:
+            with self.state.transaction() as db:
+                db.execute(sql, args)
+        except sqlite3.Error as exc:
+            raise InternalError(f"H0's state database {self.state.path}: {exc}") from exc
+
     # -- asking ------------------------------------------------------------------------------------
+
+    def mailbox(self, backend: str) -> SignedIn | None:
+        """The mailbox of `backend` as the sync last found it; None before its first sign-in."""
+        rows = self.state.query("SELECT * FROM mailbox_accounts WHERE backend = ?", (backend,))
+        if not rows:
+            return None
+        row = rows[0]
+        return SignedIn(
+            backend, plain_account(row["account"]), row["confirmed_at"], row["refused_at"], row["refusal"] or None
+        )
 
     def owned(self, keys: Sequence[str]) -> dict[str, Evidence]:
         """Which of these message keys (`message_key`) the owner wrote, with the evidence."""

@@ -34,6 +34,7 @@ from h0.report.audittail import AuditTail, current_errors, sent_recipients
 from h0.report.control import collect_control
 from h0.report.fields import SHOWN, iso_epoch
 from h0.report.followups import collect_followups
+from h0.report.mailbox import collect_mailbox
 from h0.report.privacy import INDEX_ERRORS, ReportGate, record_private, report_view, split
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
@@ -104,6 +105,8 @@ def collect_status(
     return {
         "vault": str(vault.root),
         "mail_backend": settings.mail_backend,
+        # Which mailbox and how its sign-in stands, known without a network call (h0.report.mailbox).
+        "mailbox": collect_mailbox(settings, state_db, daemon_running=daemon is not None),
         "generated_at": iso(utcnow()),
         "daemon": daemon,
         "sending": sending,

@@ -31,7 +31,7 @@ from h0.report.markdown import (
     table,
     why_needed,
 )
-from h0.report.text import changed_by, draft_quality_line, local_time
+from h0.report.text import changed_by, draft_quality_line, local_time, mailbox_line
 from h0.vault.layout import APPROVED, DRAFTS, NEEDS_ACTION
 
 DASHBOARD_NOTE = "H0_Dashboard.md"
@@ -59,6 +59,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
             ),
             "",
         ]
+    lines += _mailbox_lines(status.get("mailbox"))
     if sending["paused"]:
         lines += ["> [!warning] Sending is paused", f"> {md_text(sending['pause_reason'], 300)}", ""]
     for cap in sending["caps"]:
@@ -210,6 +211,17 @@ def render_dashboard(status: dict[str, Any]) -> str:
     )
     lines += md_private(private["recent_errors"], "error")
     return "\n".join(lines) + "\n"
+
+
+def _mailbox_lines(mailbox: dict[str, Any] | None) -> list[str]:
+    """The mailbox H0 is connected to: the owner's own address and the sign-in's state, nothing else (no provider
+    text: a refusal's reason stays in `h0 status`); a warning when it needs the owner."""
+    if not mailbox:
+        return []
+    line = f"Mailbox: {mailbox_line(mailbox, md_text, why=False)}"
+    if mailbox["state"] in ("not_signed_in", "refused"):
+        return [f"> [!warning] {line}", ""]
+    return [line, ""]
 
 
 def _copies_section(status: dict[str, Any]) -> list[str]:

@@ -35,6 +35,7 @@ from h0.report.audittail import AuditTail
 from h0.report.briefing import BRIEFINGS, collect_day, render_briefing
 from h0.report.collect import collect_status
 from h0.report.dashboard import DASHBOARD_NOTE, render_dashboard
+from h0.report.mailbox import mailbox_marks
 from h0.report.privacy import report_view
 from h0.state import StateDB
 from h0.vault import Vault
@@ -170,7 +171,8 @@ class DashboardWriter:
         return last + interval - now
 
     def _fingerprint(self) -> Fingerprint:
-        """Cheap signs of change: the trigger folders' and today's audit files' mtime and size."""
+        """Cheap signs of change: the trigger folders' and today's audit files' mtime and size, and the mailbox's
+        sign-in (the token file; the sync's record of it, h0.report.mailbox), which no signal announces."""
         day = dt.datetime.now(dt.UTC).date().isoformat()
         paths = [self.root / DRAFTS, self.root / APPROVED, self.root / NEEDS_ACTION]
         paths += [self.root / LOGS / f"{stream}_{day}.jsonl" for stream in ("h0", "gmail_mcp", "vault_mcp")]
@@ -181,7 +183,7 @@ class DashboardWriter:
                 marks.append((st.st_mtime_ns, st.st_size))
             except OSError:
                 marks.append(None)
-        return tuple(marks)
+        return (*marks, *mailbox_marks(self.settings, self.state_db))
 
     def refresh(self, *, running: bool = True) -> None:
         """Collect and rewrite now (the files whose content changed). Never raises."""

@@ -4,6 +4,7 @@ and the phrases the dashboard shares with it."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from h0.mail.compose.recipients import count, describe_recipients, recipient_lists, shown_sender
@@ -25,6 +26,36 @@ def draft_quality_line(drafts: dict[str, Any]) -> str | None:
         f"H0's drafts ({drafts['window_days']} days): {drafts['send_ready_rate']:.0%} sent as written or lightly "
         f"edited ({drafts['send_ready']} of {drafts['resolved']}), {drafts['rejected_rate']:.0%} rejected"
     )
+
+
+def mailbox_line(mailbox: dict[str, Any], shown: Callable[[object], str], *, why: bool = True) -> str:
+    """Which mailbox H0 is connected to and how its sign-in stands (h0.report.mailbox): 'ann@example.com (gmail)
+    — signed in, confirmed by the mail sync 12:03'; `shown` makes the account safe where it is printed; `why`
+    adds the provider's reason to a refusal (the dashboard leaves it out)."""
+    backend, account, server = mailbox["backend"], mailbox.get("account"), mailbox.get("server")
+    where = f"{backend} at {shown(server)}" if server else backend
+    if account and mailbox.get("account_from") == "sign_in":
+        where += ", as signed in"
+    who = f"{shown(account)} ({where})" if account else where
+    state, step = mailbox["state"], mailbox.get("next_step")
+    run = f": run `{step}`" if step else ""
+    if state == "ok":
+        said = f"signed in, confirmed by the mail sync {local_time(mailbox.get('confirmed_at'))}"
+    elif state == "not_signed_in":
+        said = f"not signed in{run}"
+    elif state == "refused":
+        reason = f" ({shown(mailbox['refusal'])})" if why and mailbox.get("refusal") else ""
+        said = f"the provider refused the sign-in {local_time(mailbox.get('refused_at'))}{reason}{run}"
+    elif state == "not_synced":
+        signed = "signed in, " if mailbox.get("sign_in") in ("valid", "expired_refreshable") else ""
+        said = f"{signed}not yet synced" + (run or ": the running daemon signs in at its next poll")
+    elif state == "unchecked":
+        said = "the sign-in is checked at each send"
+    else:  # the outbox
+        said = "nothing is sent: each message is written to Outbox/" + (
+            "" if account else " (no address of yours is known: set OWNER_EMAILS)"
+        )
+    return f"{who} — {said}"
 
 
 def changed_by(item: dict[str, Any]) -> str:
@@ -86,6 +117,8 @@ def _private(count: int, noun: str) -> list[str]:
 def render_status(status: dict[str, Any]) -> str:
     daemon, sending, totals, private = status["daemon"], status["sending"], status["totals"], status["private"]
     lines = [f"Vault: {status['vault']}   (mail backend: {status['mail_backend']})"]
+    if status.get("mailbox"):
+        lines.append(f"Mailbox: {mailbox_line(status['mailbox'], _plain)}")
     if daemon is None:
         lines.append("Daemon: not running — start it with `h0 watch`")
     else:

@@ -144,6 +144,17 @@ CREATE TABLE IF NOT EXISTS owner_messages (
     note     TEXT,                          -- the note H0 wrote with its words (an import's Done/SENT_….md)
     at       REAL NOT NULL                  -- epoch seconds: when H0 recorded it
 );
+-- The mailbox H0 signs in to, one row per backend (h0.mail.owner: `OwnerAuthority.record_mailbox`): the account
+-- as the provider's own profile names it when the mail sync signs in (Gmail's users.getProfile emailAddress,
+-- Graph's /me mail or userPrincipalName, IMAP's user at host), and the provider's last refusal of the sign-in.
+-- `h0 status` and the dashboard read it: they make no network call of their own.
+CREATE TABLE IF NOT EXISTS mailbox_accounts (
+    backend      TEXT PRIMARY KEY,          -- gmail | outlook | imap
+    account      TEXT,                      -- NULL until the provider confirmed an account it names plainly
+    confirmed_at REAL,                      -- epoch seconds: the sync last signed in as `account`
+    refused_at   REAL,                      -- epoch seconds: the provider last refused the sign-in
+    refusal      TEXT                       -- why, as H0's typed error said it
+);
 -- Mail in (h0.state.history, docs/mail-in.md): mail kept as history — older mail and the owner's sent mail
 -- from `h0 import` and a first sync — which H0 learns from (past replies, voice, thread context,
 -- follow-ups) without a note per message. One row per message, by the follow-up ledger's key.

@@ -4,6 +4,7 @@ of a 50,000-message mailbox.
 
     .venv/bin/python scripts/bench/bench_outlook.py                       # everything
     .venv/bin/python scripts/bench/bench_outlook.py --only first-sync --mailbox 50000
+    .venv/bin/python scripts/bench/bench_outlook.py --only send --rounds 5 --drafts 60   # Outlook vs Gmail
 
 Against the fake Graph and the fake HTTPS authority of tests/fakes (msal unchanged), a real `h0 watch` process
 (with its MCP server children) at OUTLOOK_POLL_SECONDS=2, the default:
@@ -16,6 +17,12 @@ Against the fake Graph and the fake HTTPS authority of tests/fakes (msal unchang
 - first-sync: in process (the real MailService and ingest handler), a mailbox of `--mailbox` unread Inbox
   messages over two years, 1 % of them in the last 30 days; the first `ingest_new_mail` passes until the
   catch-up is over (notes for the recent, history for the rest). Goal: the import's budget, ≤ 120 s.
+- send (`--only send`): approved → send request for Outlook and Gmail side by side, the same way for both: a
+  real `h0 watch` on a fresh vault with `--drafts` (+10 warm-up) drafts written a minute before it started, moved
+  into Approved/ one at a time (benchlib.time_one_send, as bench_pipeline.py's latency), from the rename to the
+  fake's receipt of sendMail (Graph) or messages.send (Gmail); `--rounds` rounds, alternating which goes first,
+  and the median of the rounds' medians. Each backend at its default poll (Outlook 2 s, Gmail 10 s). Beside the
+  latency, the CPU the daemon and its two servers spent per send (/proc), which the machine's load moves less.
 """
 
 from __future__ import annotations
@@ -29,21 +36,24 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_ingest import NoteClock
-from benchlib import draft_text, fresh_vault, percentile
+from benchlib import draft_text, fresh_vault, percentile, stage_drafts, time_one_send
 
 from h0.config import load_settings
 from h0.mail.providers.outlook_auth import MicrosoftSignIn
 from h0.pipeline.lock import daemon_holder
 from tests.fakes.fake_authority import FakeAuthority
+from tests.fakes.fake_gmail import FakeGmail
 from tests.fakes.fake_graph import FakeGraph
 
 H0 = str(Path(sys.executable).with_name("h0"))
+CLK = os.sysconf("SC_CLK_TCK")
 DAY = 86400.0
 
 
@@ -117,6 +127,108 @@ def daemon_run(messages: int, interval: float, sends: int, seed: int) -> tuple[l
     return notes, sent
 
 
+def send_round(backend: str, drafts: int) -> tuple[list[float], float]:
+    """One round of `--only send` for `backend` (outlook or gmail): the rename → request latencies (ms) of
+    `drafts` sends after 10 warm-up ones, and the CPU the daemon and its two servers spent per send (ms)."""
+    saved = dict(os.environ)  # setup() exports the Outlook settings; the next round must not inherit them
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"h0-bench-{backend}-send-") as name:
+            tmp = Path(name)
+            if backend == "outlook":
+                with FakeGraph() as graph, FakeAuthority(graph=graph, username=graph.address) as authority:
+                    vault, env = setup(tmp, graph, authority)
+                    return timed_sends(tmp, vault, env, graph, drafts)
+            with FakeGmail() as gmail:
+                vault = fresh_vault(tmp)
+                env = {
+                    "VAULT_PATH": str(vault),
+                    "MAIL_BACKEND": "gmail",
+                    "GMAIL_TOKEN_PATH": str(gmail.write_token(tmp / "token.json")),
+                    "GMAIL_API_ENDPOINT": gmail.api_endpoint,
+                    "GMAIL_TOKEN_URI": gmail.token_uri,
+                    "H0_STATE_DIR": str(tmp / "state"),
+                    "LOG_LEVEL": "WARNING",
+                    "LLM_PROVIDER": "rules",
+                    "H0_ENV_FILE": "",
+                }
+                return timed_sends(tmp, vault, env, gmail, drafts)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def timed_sends(tmp: Path, vault: Path, env: dict[str, str], fake: Any, drafts: int) -> tuple[list[float], float]:
+    """bench_pipeline.py's latency round for any backend: drafts written a minute before the daemon starts, moved
+    into Approved/ one at a time (benchlib.time_one_send), caps out of the way, the dashboard on."""
+    env = {**env, "RATE_LIMIT_PER_HOUR": "100000", "RATE_LIMIT_PER_DAY": "100000"}
+    env.pop("APPROVAL_FRESH_SECONDS", None)
+    os.environ.pop("APPROVAL_FRESH_SECONDS", None)
+    stage_drafts(vault, {f"lat-{i:04}.md": draft_text(i) for i in range(drafts + 10)})
+    with open(tmp / "daemon.log", "ab") as log:
+        daemon = subprocess.Popen([H0, "watch"], env={**os.environ, **env}, stdout=log, stderr=log)
+        try:
+            deadline = time.monotonic() + 60
+            while (daemon_holder(vault) or {}).get("pid") != daemon.pid:
+                if time.monotonic() > deadline or daemon.poll() is not None:
+                    raise RuntimeError(f"the daemon did not start; see {tmp / 'daemon.log'}")
+                time.sleep(0.05)
+            time.sleep(3.0)  # both MCP sessions open, as bench_pipeline's Daemon waits
+            samples: list[float] = []
+            cpu_before = 0.0
+            for i in range(drafts + 10):
+                if i == 10:  # the first few warm the sessions
+                    cpu_before = cpu_of_tree(daemon.pid)
+                latency = time_one_send(vault, fake, f"lat-{i:04}.md", env["MAIL_BACKEND"])
+                if i >= 10:
+                    samples.append(latency)
+            cpu = (cpu_of_tree(daemon.pid) - cpu_before) / drafts * 1000
+        finally:
+            daemon.terminate()
+            daemon.wait(60)
+    return samples, cpu
+
+
+def cpu_of_tree(pid: int) -> float:
+    """CPU seconds (user + system) of `pid` and its children now (the daemon and its two MCP servers)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry.name) == pid or int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / CLK
+    return total
+
+
+def send_side_by_side(drafts: int, rounds: int) -> None:
+    print(
+        f"approved → send request, Outlook vs Gmail ({drafts} drafts × {rounds} rounds, load {os.getloadavg()[0]:.1f})"
+    )
+    names = ["outlook", "gmail"]
+    medians: dict[str, list[float]] = {name: [] for name in names}
+    p90s: dict[str, list[float]] = {name: [] for name in names}
+    cpus: dict[str, list[float]] = {name: [] for name in names}
+    for round_no in range(1, rounds + 1):
+        for name in names if round_no % 2 else names[::-1]:  # drift hits both alike
+            samples, cpu = send_round(name, drafts)
+            medians[name].append(statistics.median(samples))
+            p90s[name].append(percentile(samples, 0.9))
+            cpus[name].append(cpu)
+            print(
+                f"  round {round_no} {name:<7}: p50 {medians[name][-1]:.1f} ms, p90 {p90s[name][-1]:.1f} ms, "
+                f"max {max(samples):.1f} ms; CPU {cpu:.1f} ms a send (load {os.getloadavg()[0]:.1f})"
+            )
+    for name in names:
+        print(
+            f"  {name:<7} median of rounds: p50 {statistics.median(medians[name]):.1f} ms, "
+            f"p90 {statistics.median(p90s[name]):.1f} ms, CPU {statistics.median(cpus[name]):.1f} ms a send "
+            "(daemon + servers)  (rounds' p50s: " + ", ".join(f"{m:.1f}" for m in medians[name]) + ")"
+        )
+
+
 def first_sync(size: int) -> tuple[float, int, int]:
     from h0.handlers.context import HandlerContext
     from h0.handlers.ingest import ingest_new_mail
@@ -153,12 +265,17 @@ def first_sync(size: int) -> tuple[float, int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["daemon", "first-sync"])
+    parser.add_argument("--only", choices=["daemon", "first-sync", "send"])
+    parser.add_argument("--rounds", type=int, default=5, help="--only send: rounds per backend")
+    parser.add_argument("--drafts", type=int, default=60, help="--only send: timed drafts per round")
     parser.add_argument("--messages", type=int, default=30)
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--sends", type=int, default=30)
     parser.add_argument("--mailbox", type=int, default=50_000)
     args = parser.parse_args()
+    if args.only == "send":
+        send_side_by_side(args.drafts, args.rounds)
+        return
     if args.only in (None, "daemon"):
         notes, sent = daemon_run(args.messages, args.interval, args.sends, seed=7)
         print(f"new mail → note, OUTLOOK_POLL_SECONDS=2 ({len(notes)}/{args.messages} messages):")

@@ -145,3 +145,25 @@ def test_no_sign_in_is_auth_required_naming_the_command(vault_dir: Path, graph: 
         mail.close()
     assert "h0 auth outlook" in caught.value.message and graph.sent == []
     assert health.token == "missing" and any("h0 auth outlook" in p for p in health.problems)
+
+
+def test_the_graph_sessions_of_worker_threads_that_ended_are_closed(service, graph):
+    """The mail server calls the backend from anyio's worker threads, which it retires when idle. Given sends from
+    five threads that then end, their sessions (and keep-alive connections) are closed and let go, not kept
+    open until the server exits; the calling thread's own stays."""
+    import gc
+    import threading
+
+    http = service.backend.http
+    service.send_email(to="bob@example.com", subject="main", body="b", idempotency_key="thread-main")
+
+    def send(i: int) -> None:
+        service.send_email(to="bob@example.com", subject=f"t{i}", body="b", idempotency_key=f"thread-{i}")
+
+    for i in range(5):
+        worker = threading.Thread(target=send, args=(i,))
+        worker.start()
+        worker.join()
+    gc.collect()
+    assert len(graph.sent) == 6
+    assert http.sessions == 1

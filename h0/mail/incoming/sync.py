@@ -135,8 +135,9 @@ class MailSync:
                     logger.warning("mail sync: {} — catching up by query", unreadable.message)
                     return self._catch_up(source, row, max_results, fresh, "history unreadable")
                 return self._history_slice(source, changes, max_results)
-            except AuthRequired:
+            except AuthRequired as refused:
                 self._account = None
+                self._record_refusal(refused)
                 raise
 
     def _history_slice(self, source: str, changes: Changes, max_results: int) -> Slice:
@@ -338,7 +339,16 @@ class MailSync:
         if self._account is None:
             fresh = self.backend.position()
             self._account = fresh.account
+            # The account the provider signed H0 in as, for `h0 status` and the dashboard (no network of theirs).
+            self.owner.record_mailbox(self.backend.name, fresh.account)
         return f"{self.backend.name}:{self._account}", fresh
+
+    def _record_refusal(self, refused: AuthRequired) -> None:
+        reason = str(refused.details.get("reason") or refused.message)
+        try:
+            self.owner.record_refusal(self.backend.name, reason)
+        except H0Error as exc:  # the refusal is what the caller must hear, not the record's trouble
+            logger.warning("mail sync: the sign-in's refusal was not recorded ({})", exc)
 
     def _fetch(self, message_ids: list[str]) -> tuple[list[Fetched], list[SkippedEmail]]:
         done, skipped = self.batches.run(message_ids, self.backend.fetch_many)

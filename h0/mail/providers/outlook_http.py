@@ -18,8 +18,10 @@ What it guarantees, as h0.mail.providers.gmail_transport does for Gmail:
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -121,8 +123,19 @@ def transport_error(exc: ConnectionError, *, sending: bool) -> H0Error:
     return InternalError(f"The connection to Graph {what}: {exc}", retryable=True)
 
 
+class _ThreadSession:
+    """One thread's session and its adapter; when the thread ends (anyio retires idle workers), this goes with it
+    and its connections are closed (the finalizer in `GraphHttp._session`)."""
+
+    __slots__ = ("__weakref__", "adapter", "last_used", "session")
+
+    def __init__(self, session: requests.Session, adapter: HTTPAdapter) -> None:
+        self.session, self.adapter, self.last_used = session, adapter, time.monotonic()
+
+
 class GraphHttp:
-    """Calls to one Graph endpoint for one signed-in account. Thread-safe: a session per thread."""
+    """Calls to one Graph endpoint for one signed-in account. Thread-safe: a session per thread, closed when its
+    thread ends (a mail server's worker threads come and go) or with `close()`."""
 
     def __init__(self, endpoint: str, tokens: MicrosoftSignIn, *, timeout: float = 30.0) -> None:
         self.base = endpoint.rstrip("/")
@@ -131,11 +144,11 @@ class GraphHttp:
         self.tokens = tokens
         self.timeouts = Timeouts.within(timeout)
         self._local = threading.local()
-        self._sessions: list[requests.Session] = []
+        self._all: weakref.WeakSet[_ThreadSession] = weakref.WeakSet()
         self._lock = threading.Lock()
 
-    def _session(self) -> tuple[requests.Session, HTTPAdapter]:
-        held = getattr(self._local, "held", None)
+    def _session(self) -> _ThreadSession:
+        held: _ThreadSession | None = getattr(self._local, "held", None)
         if held is None:
             session = requests.Session()
             adapter = HTTPAdapter(max_retries=NO_RETRIES)
@@ -144,11 +157,18 @@ class GraphHttp:
             session.trust_env = False  # the proxies are read once (below), not on every call
             session.verify = ca_bundle()
             session.proxies = requests.utils.get_environ_proxies(self.origin)
-            held = self._local.held = (session, adapter)
-            self._local.last_used = time.monotonic()
+            held = self._local.held = _ThreadSession(session, adapter)
+            # Kept only by its thread: when the thread ends, its connections are closed, not left open till exit.
+            weakref.finalize(held, session.close)
             with self._lock:
-                self._sessions.append(session)
+                self._all.add(held)
         return held
+
+    @property
+    def sessions(self) -> int:
+        """How many threads hold a session (with its connections) now."""
+        with self._lock:
+            return len(self._all)
 
     def url(self, path_or_url: str) -> str:
         """`path_or_url` under the endpoint: a path ("/me/…"), or a link Graph gave that stays under it."""
@@ -193,11 +213,11 @@ class GraphHttp:
         headers: dict[str, str],
         sending: bool,
     ) -> requests.Response:
-        session, adapter = self._session()
-        if method != "GET" and time.monotonic() - self._local.last_used > STALE_AFTER_S:
-            adapter.close()  # an idle keep-alive connection a NAT may have dropped: a fresh one for this POST
+        held = self._session()
+        if method != "GET" and time.monotonic() - held.last_used > STALE_AFTER_S:
+            held.adapter.close()  # an idle keep-alive connection a NAT may have dropped: a fresh one for this POST
         try:
-            return session.request(
+            return held.session.request(
                 method,
                 url,
                 params=params,
@@ -210,7 +230,7 @@ class GraphHttp:
         except requests.RequestException as exc:
             raise transport_error(typed_failure(exc), sending=sending) from exc
         finally:
-            self._local.last_used = time.monotonic()
+            held.last_used = time.monotonic()
 
     @staticmethod
     def _answer(response: requests.Response, sending: bool) -> Answer:
@@ -254,7 +274,8 @@ class GraphHttp:
 
     def close(self) -> None:
         with self._lock:
-            sessions, self._sessions = self._sessions, []
-        for session in sessions:
-            session.close()
+            everything, self._all = list(self._all), weakref.WeakSet()
+        for held in everything:
+            with contextlib.suppress(OSError):  # a socket another thread is using; nothing to save
+                held.session.close()
         self._local = threading.local()
