@@ -20,13 +20,16 @@ from loguru import logger
 
 from h0.errors import H0Error, InternalError, McpUnavailable
 from h0.handlers.context import Action, HandlerContext, Outcome, OutcomeData
-from h0.handlers.send_failed import not_sent, say_resumed, while_paused
+from h0.handlers.send_failed import not_sent, while_paused
 from h0.mail.compose.recipients import describe_recipients
 from h0.mail.filing import Filing
 from h0.vault import Vault
 
 
 def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
+    """The send step, straight: sending paused? → one call to the mail server, which reads, checks, sends and
+    files the note → an Outcome from its answer. Three ways out: paused, not sent (what the answer says becomes
+    of the note: h0.handlers.send_failed), sent."""
     if ctx.state.sends_paused_for() > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
         return while_paused(path, ctx)
     if ctx.mail is None:
@@ -40,7 +43,12 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
         return not_sent(path, error, ctx)
     elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     ctx.state.succeeded(path)
-    say_resumed(ctx, path)
+    # Sending resumes with this send, unless it was under way before a pause began (it took the cap's last
+    # slot while the next drafts were refused): then the pause stays, and stays said.
+    pause = ctx.state.resumed() if ctx.state.sends_paused_for() <= 0 else ""
+    if pause:
+        ctx.audit.write("sends_resumed", path=path, after=pause)
+        logger.info("sending resumed ({} was sent); it had paused: {}", path, pause)
     done_path = result.filed_as
     if done_path is None:  # the mail went out; the next look is answered "already sent" and files it
         raise InternalError(f"{path} was sent but not filed: {result.filing_error}", path=path)
