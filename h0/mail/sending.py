@@ -82,6 +82,7 @@ class Outgoing:
     note_path: str | None = None
     note_hash: str | None = None
     note: Note | None = None  # the approved note as read, the message built from it: what is filed after the send
+    note_bytes: bytes | None = None  # that read's bytes: the filing writes over them without reading the note again
     reply_to: str | None = None  # the provider id of the email answered (one reply per email)
     source: str | None = None  # the email note answered, as compared (h0.vault.model.source_key)
     exclusive_reply: bool = False  # refuse if another message already answered the same email
