@@ -3,6 +3,7 @@ runs on the work queue's clock, so a test moves a fake clock instead of sleeping
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,10 @@ from h0.errors import (
     refuse,
     then_of,
 )
+from h0.handlers import send
 from h0.handlers.context import Action, HandlerContext, HandlerState
 from h0.handlers.send import send_approved_draft
-from h0.handlers.send_failed import not_sent
+from h0.handlers.send_failed import ACTIONS, not_sent
 from h0.pipeline.workqueue import WorkQueue
 from h0.retry import Again, Waits
 from h0.vault import Vault
@@ -112,3 +114,31 @@ def test_the_send_step_does_what_the_answer_says_not_what_the_errors_class_sugge
     write_draft(vault_dir, "Approved", "a.md")
     outcome = not_sent("Approved/a.md", InvalidRequest("changed meanwhile", then="look_again", retry_after=3), ctx)
     assert outcome.action is Action.WAITING and outcome.retry_in == 3 and (vault_dir / "Approved/a.md").exists()
+
+
+def _step_source() -> ast.Module:
+    return ast.parse(Path(send.__file__).read_text(encoding="utf-8"))
+
+
+def test_the_send_step_reads_as_its_way_three_ways_out_and_one_hand_off():
+    """The send step's shape, read from its source (as tests/test_layers.py reads imports): the handler returns
+    at most three times (paused, not sent, sent), and of the handlers' room it calls only the two functions of
+    h0.handlers.send_failed that say what becomes of a note it did not send — no ping-pong between rooms."""
+    tree = _step_source()
+    step = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "send_approved_draft")
+    assert len([n for n in ast.walk(step) if isinstance(n, ast.Return)]) <= 3
+    from_handlers = {
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("h0.handlers.")
+        if node.module != "h0.handlers.context"  # the step's types and its context
+        for alias in node.names
+    }
+    called = {n.func.id for n in ast.walk(step) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert called & from_handlers == {"not_sent", "while_paused"}
+
+
+def test_every_answer_of_the_mail_server_has_one_action_and_nothing_else_does():
+    """What becomes of an unsent note is the answer's (`Then`, decided by the mail server next to the refusal):
+    the daemon has exactly one action for each, and no action for anything else."""
+    assert set(ACTIONS) == set(Then)
