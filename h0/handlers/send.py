@@ -42,10 +42,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     except H0Error as error:
         return not_sent(path, error, ctx)
     elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
-    ctx.state.succeeded(path)
-    # Sending resumes with this send, unless it was under way before a pause began (it took the cap's last
-    # slot while the next drafts were refused): then the pause stays, and stays said.
-    pause = ctx.state.resumed() if ctx.state.sends_paused_for() <= 0 else ""
+    pause = ctx.state.sent(path)  # the pause this send ended, if one was said
     if pause:
         ctx.audit.write("sends_resumed", path=path, after=pause)
         logger.info("sending resumed ({} was sent); it had paused: {}", path, pause)
