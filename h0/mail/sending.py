@@ -171,7 +171,7 @@ class Sender:
         row = claim.row or {}
         if claim.status == "already_sent":
             return False, self._result_from_ledger(row, out)
-        if claim.status == "copy":  # the daemon files it in Done/ as a copy (h0.handlers.send_failed)
+        if claim.status == "copy":  # the daemon files it in Done/ as a copy (h0.handlers.send)
             raise copy_of_sent(row, path=out.note_path, to=out.audit.get("to"), subject=out.audit.get("subject"))
         if claim.status == "filing":  # its original went moments ago and is being filed: look again
             raise original_being_filed(row, out.note_path)
@@ -295,7 +295,7 @@ class Sender:
             try:
                 self.audit.write(
                     FAILED,
-                    # an unknown outcome is the filing's to say, once, with what to do (h0.handlers.send_failed)
+                    # an unknown outcome is the filing's to say, once, with what to do (h0.handlers.send)
                     "warning" if unknown else "error",
                     rfc822_message_id=rfc,
                     idempotency_key=out.key,
