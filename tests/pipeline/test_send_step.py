@@ -29,6 +29,7 @@ from h0.pipeline.workqueue import WorkQueue
 from h0.retry import Again, Waits
 from h0.vault import Vault
 from tests.pipeline.harness import write_draft
+from tests.pipeline.send_path_trace import trace_ways
 
 WORDS = ("shown", "shown_like", "others", "domain_as_written", "domain")
 
@@ -139,3 +140,14 @@ def test_every_answer_of_the_mail_server_has_one_action_and_nothing_else_does():
     """What becomes of an unsent note is the answer's (`Then`, decided by the mail server next to the refusal):
     the daemon has exactly one action for each, and no action for anything else."""
     assert set(ACTIONS) == set(Then)
+
+
+def test_the_steps_path_stays_short_on_every_way(vault_dir: Path):
+    """Traced (tests/pipeline/send_path_trace.py): a sent note's way visits at most 10 places and returns at most
+    three times; the step's own places stay at most 10 on every way, and no way grows past today's figures (the
+    aim is 10 and 3 on every way: docs/architecture.md, "One approved note's way out")."""
+    ways = {way.name: way for way in trace_ways(vault_dir)}
+    assert ways["sent"].action == "sent" and len(ways["sent"].places) <= 10 and ways["sent"].returns <= 3
+    assert {way.action for way in ways.values()} >= {"sent", "refused", "rejected", "skipped", "failed", "paused"}
+    assert all(way.own <= 10 for way in ways.values()), {n: w.places for n, w in ways.items() if w.own > 10}
+    assert all(len(way.places) <= 17 and way.returns <= 6 for way in ways.values())
