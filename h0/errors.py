@@ -306,7 +306,7 @@ def refuse(refusal: Refusal, words: Mapping[str, object] | None = None, **detail
 
 class Then(StrEnum):
     """What becomes of an approved note the mail server did not send; the value is the wire's `details["then"]`.
-    The daemon's send step has one action for each (h0.handlers.send_failed); nothing else decides."""
+    The daemon's send step has one action for each (h0.handlers.send); nothing else decides."""
 
     LOOK_AGAIN = "look_again"  # nothing wrong with it: looked at again soon (at `retry_after` when named)
     RETRY = "retry"  # a try that failed, nothing sent: again after the queue's backoff (or the `retry_after` named)

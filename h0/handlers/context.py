@@ -269,6 +269,12 @@ class HandlerState:
     def sends_paused_for(self) -> float:
         return max(0.0, self.sends_paused_until - self.clock())
 
+    def sent(self, path: str) -> str:
+        """`path` was sent: its problems are forgotten, and the pause that was said ends ("" if none did) — not
+        one that began while this send was under way (it took the cap's last slot): that one stays said."""
+        self.succeeded(path)
+        return self.resumed() if self.sends_paused_for() <= 0 else ""
+
 
 def _unknown_arrival(path: str) -> Arrival:
     return Arrival()

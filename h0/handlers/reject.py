@@ -12,10 +12,11 @@ from __future__ import annotations
 from loguru import logger
 
 from h0.errors import H0Error, NotFound, ParseError
-from h0.handlers.context import Action, HandlerContext, Outcome, source_note
+from h0.handlers.context import Action, HandlerContext, Outcome
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, REJECTED
+from h0.vault.values import inbox_source
 
 AWAITING = "awaiting_approval"
 REJECTED_REPLY = "rejected_reply"
@@ -36,7 +37,8 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
         return Outcome(Action.SKIPPED, "not rejected")
     record = {"status": "rejected", "decision": "rejected", "rejected_at": note_timestamp()}
     # An unreadable note is filed as it is; the audit line below records the decision.
-    done_path = ctx.notes.move_to_folder(path, DONE, record if note is not None else None).destination
+    filed = record if note is not None else None
+    done_path = ctx.notes.move(path, f"{DONE}/", rename_if_exists=True, set_frontmatter=filed).destination
     email = _mark_source(path, note, done_path, ctx) if note is not None else None
     ctx.audit.write("draft_rejected", path=path, done_path=done_path, decision="rejected", source=email)
     again = f"; {email} is back on your list ({REJECTED_REPLY})" if email else ""
@@ -46,7 +48,7 @@ def archive_rejected(path: str, ctx: HandlerContext) -> Outcome:
 
 def _mark_source(path: str, draft: Note, done_path: str, ctx: HandlerContext) -> str | None:
     """The email this draft answered, if it was waiting for it: `status: rejected_reply`."""
-    email = source_note(draft.facts.source, ctx)
+    email = inbox_source(ctx.paths, draft.facts.source)  # only an email note directly in Needs_Action/
     if email is None:
         return None
     try:
@@ -56,7 +58,8 @@ def _mark_source(path: str, draft: Note, done_path: str, ctx: HandlerContext) ->
         waiting_for = note.facts.follow_up_marks.draft
         if waiting_for and waiting_for.rsplit("/", 1)[-1] != path.rsplit("/", 1)[-1]:
             return None  # it waits for another draft, which still answers it
-        ctx.notes.patch(note, {"status": REJECTED_REPLY, "draft": done_path, "rejected_at": note_timestamp()})
+        marks = {"status": REJECTED_REPLY, "draft": done_path, "rejected_at": note_timestamp()}
+        ctx.notes.update(email, marks, if_match=note.hash)
     except H0Error as error:  # the draft is filed either way; the email keeps its old status
         ctx.audit.write("source_not_marked", "warning", path=email, draft=done_path, **ctx.error_fields(error))
         return None

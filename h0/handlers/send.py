@@ -1,32 +1,49 @@
-"""Send an approved draft (user story 1): one tool call; the mail server sends it and files it.
+"""Send an approved draft (user story 1): the send step, one call to the mail server, and what becomes of the note.
 
 The daemon does not read the note: its mail server reads it once, in the real Approved/, builds the
 message from that read, sends it exactly once (claim in H0's state database, pre-send record, provider,
 the one `email_sent` record) and files that same read in Done/ (`status: sent`, the "Sent on … to …"
-line, the source email, the filing journal, `email_filed`: h0.mail.filing). Here: sending paused? →
-`send_approved_draft(path, arrival)` → an Outcome from the typed result, which says where it was filed.
-A note the mail server did not send comes back as a typed error whose answer says what becomes of it
-(`H0Error.then`: look again, retry, pause, back to Drafts/, archive, file), and h0.handlers.send_failed
-does that. A crash between send and filing is finished without a second send: a note still in Approved/
-is answered "already sent" and filed, one moved but not marked by `finish_interrupted_filings` at the
-daemon's start. Only the mail server can send.
+line, the source email, the filing journal, `email_filed`: h0.mail.filing). Here, three ways out of the
+step: sending is paused; the note was sent (an Outcome from the typed result, which says where it was
+filed); or it was not, and the daemon does what the server's answer says (`H0Error.then`, decided once by
+the mail server, next to the refusal: h0.errors.then_of) — one function for each kind of answer, reached
+from one table (`ACTIONS`):
+- it stays in Approved/ (`_wait`): looked at again soon, retried after the queue's backoff, or every send
+  pauses, for a send cap or for credentials;
+- it leaves Approved/: back to Drafts/ with the reason written on it (`_back`: the human fixes it and approves
+  again), or filed — in Done/ as a copy of a message already sent (`_file_copy`: a sync tool's copy,
+  h0.mail.copies), in Done/ saying it may have been sent when nobody knows whether it went (`_file_unknown`),
+  in Logs/failed/ when it bounced (`_file_bounce`);
+- the human rejected it: archived by the reject step (h0.handlers.reject), as a rejected draft anywhere.
+Nothing here decides what a refusal means. A crash between send and filing is finished without a second
+send: a note still in Approved/ is answered "already sent" and filed, one moved but not marked by
+`finish_interrupted_filings` at the daemon's start. Only the mail server can send.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import time
+from collections.abc import Callable
+from typing import Any
 
 from loguru import logger
 
-from h0.errors import H0Error, InternalError, McpUnavailable
+from h0.errors import H0Error, InternalError, McpUnavailable, NotFound, Refusal, Then
 from h0.handlers.context import Action, HandlerContext, Outcome, OutcomeData
-from h0.handlers.send_failed import not_sent, say_resumed, while_paused
+from h0.handlers.reject import archive_rejected
 from h0.mail.compose.recipients import describe_recipients
 from h0.mail.filing import Filing
+from h0.retry import Again
 from h0.vault import Vault
+from h0.vault.audit import note_timestamp
+from h0.vault.layout import DONE, DRAFTS, FAILED
 
 
 def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
+    """The send step, straight: sending paused? → one call to the mail server, which reads, checks, sends and
+    files the note → an Outcome from its answer. Three ways out: paused, not sent (what the answer says becomes
+    of the note: `not_sent`), sent."""
     if ctx.state.sends_paused_for() > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
         return while_paused(path, ctx)
     if ctx.mail is None:
@@ -39,8 +56,10 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     except H0Error as error:
         return not_sent(path, error, ctx)
     elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
-    ctx.state.succeeded(path)
-    say_resumed(ctx, path)
+    pause = ctx.state.sent(path)  # the pause this send ended, if one was said
+    if pause:
+        ctx.audit.write("sends_resumed", path=path, after=pause)
+        logger.info("sending resumed ({} was sent); it had paused: {}", path, pause)
     done_path = result.filed_as
     if done_path is None:  # the mail went out; the next look is answered "already sent" and files it
         raise InternalError(f"{path} was sent but not filed: {result.filing_error}", path=path)
@@ -56,6 +75,243 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
         "elapsed_ms": elapsed_ms,
     }
     return Outcome(Action.SENT, done_path, data=data)
+
+
+def not_sent(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """What becomes of an approved note the mail server did not send: the action its answer names."""
+    return ACTIONS[error.then](path, error, ctx)
+
+
+def while_paused(path: str, ctx: HandlerContext) -> Outcome:
+    """Sending is paused (said once when the pause began): the note waits in Approved/ without a word. Nothing
+    is sent meanwhile, so reading it costs no second read of a send: a draft the human rejected is filed now."""
+    filed = archive_rejected(path, ctx)
+    if filed.action in (Action.REJECTED, Action.GONE):
+        return filed
+    data: OutcomeData = {"kind": ctx.state.pause_kind, **ctx.state.pause_facts}
+    return Outcome(Action.PAUSED, ctx.state.pause_reason, retry_in=ctx.state.sends_paused_for(), data=data)
+
+
+def local_clock(epoch: float) -> str:
+    """A moment in the near future as a person reads it here (local time): 14:05, or Tue 09:30 if not today."""
+    when = dt.datetime.fromtimestamp(epoch).astimezone()
+    if when.date() == dt.date.today():
+        return when.strftime("%H:%M")
+    return when.strftime("%a %H:%M")
+
+
+# -- it stays in Approved/ ------------------------------------------------------------------------------------
+
+# Why each answer that keeps the note in Approved/ looks at it again (h0.retry.Again: the queue says when).
+_AGAIN = {
+    Then.LOOK_AGAIN: Again.NOT_YET,
+    Then.RETRY: Again.FAILED,
+    Then.PAUSE_FOR_CAP: Again.SEND_CAP,
+    Then.PAUSE_FOR_CREDENTIALS: Again.CREDENTIALS,
+}
+
+
+def _wait(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """Nothing was sent and the note stays in Approved/: the queue says when it is looked at again (a server's
+    Retry-After is a fact it weighs). Still being written, changed since read, another process sending it: look
+    again without a word. A try that failed (the provider, the mail server unreachable): said, then the queue's
+    backoff. Credentials missing or refused, or a send cap reached: every send pauses that long, said once."""
+    then = error.then
+    again = _AGAIN[then]
+    value = error.details.get("retry_after")  # seconds, when the answer names a number
+    named = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    retry_in = ctx.wait(path, again, None if then is Then.PAUSE_FOR_CREDENTIALS else named)
+    if then is Then.LOOK_AGAIN:
+        reason = error.refusal or error.code
+        logger.debug("{}: {} — looking again ({})", path, reason, ctx.retry_words(retry_in))
+        return Outcome(Action.WAITING, reason, retry_in=retry_in, again=again)
+    data: OutcomeData = {"error": error, "retry_in": retry_in}
+    facts = _named(path, error) | ctx.error_fields(error)
+    if then is Then.RETRY:
+        unreachable = error.code == "mcp_unavailable"
+        server: dict[str, Any] = {"server": "mail"} if unreachable else {}
+        event = "mcp_unavailable" if unreachable else "send_failed"
+        ctx.audit.write(event, "error", retry_in=retry_in, **server, **facts)
+        if unreachable:
+            logger.error(
+                "{}: the mail server is unavailable; the draft stays in Approved/ ({})", path, ctx.retry_words(retry_in)
+            )
+        else:
+            logger.error("{}: send failed ({}); {}", path, error.message, ctx.retry_words(retry_in))
+        return Outcome(
+            Action.FAILED, error.code, retry_in=retry_in, data=data, again=again if retry_in is not None else None
+        )
+    if then is Then.PAUSE_FOR_CREDENTIALS:
+        if ctx.state.pause_sends(retry_in or 0.0, error.message):
+            ctx.audit.write("sends_paused", "error", reason=error.message, **facts)
+        if ctx.state.announce_pause(f"auth {error.message}", error.message):  # renewed every minute: said once
+            logger.error(
+                "sending paused: {} ({} and the drafts approved meanwhile wait in Approved/; vault work goes on)",
+                error.message,
+                path,
+            )
+        return Outcome(Action.FAILED, error.code, retry_in=retry_in, data=data, again=again)
+    # A send cap is reached (or the provider asks H0 to slow down): say which, and when sending resumes (local
+    # time). "failed" (the send-failed report signal) for the draft the cap refused; those approved meanwhile
+    # come back "paused" without a word.
+    retry_in = retry_in or 0.0
+    resumes_at = time.time() + retry_in
+    setting = error.details.get("setting")
+    if setting:
+        window, cap = error.details.get("window") or "", error.details.get("cap")
+        reason = f"the {window} send cap is reached ({setting}={cap}); sending resumes at {local_clock(resumes_at)}"
+    else:
+        reason = (
+            f"the mail provider asks H0 to slow down ({error.message}); sending resumes at {local_clock(resumes_at)}"
+        )
+    resumes = note_timestamp(dt.datetime.fromtimestamp(resumes_at, dt.UTC))
+    ctx.audit.write("send_deferred", "warning", retry_in=retry_in, resumes_at=resumes, **facts)
+    ctx.state.pause_sends(retry_in, reason, "cap", setting=setting, resumes_at=resumes_at)
+    if ctx.state.announce_pause(f"cap {setting or 'provider'}", reason):
+        then_words = (
+            "the first `h0 sweep` or `h0 watch` after that sends them" if ctx.one_pass else "H0 sends them then"
+        )
+        logger.warning(
+            "sending paused: {}. {} and the drafts approved meanwhile wait in Approved/; {}.", reason, path, then_words
+        )
+    else:
+        logger.debug("{}: waits for the send cap", path)
+    data = {"error": error, "retry_in": retry_in, "kind": "cap", "setting": setting, "resumes_at": resumes_at}
+    return Outcome(Action.FAILED, error.code, retry_in=retry_in, again=again, data=data)
+
+
+def _named(path: str, error: H0Error) -> dict[str, Any]:
+    """The note's path, To and subject as the server's answer names them (the daemon did not read the note)."""
+    return {"path": path, "to": error.details.get("to"), "subject": error.details.get("subject")}
+
+
+# -- it leaves Approved/ --------------------------------------------------------------------------------------
+
+# The status word a note given back to Drafts/ carries (None: its own word stands, it was the reason).
+_BACK_AS = {Then.BACK_NOT_SENT: "not_sent", Then.BACK_HELD: "held", Then.BACK_AS_IS: None, Then.BACK_UNREAD: None}
+
+
+def _back(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """Nothing was sent and sending again would not help: the note goes back to the human in Drafts/, the reason
+    on it (approving it again, after fixing it, is a new approval). A note whose frontmatter cannot be read
+    (past a limit, invalid YAML) cannot carry the reason: it goes back byte for byte, and the log says why."""
+    then = error.then
+    held = then is Then.BACK_HELD
+    code = error.refusal.value if error.refusal is not None else error.code
+    record: dict[str, Any] | None = None
+    if then is not Then.BACK_UNREAD:
+        record = {"h0_error": error.message, "h0_error_code": code, "h0_error_at": note_timestamp()}
+        if _BACK_AS[then]:
+            record["status"] = _BACK_AS[then]
+    try:
+        back = ctx.notes.move(path, f"{DRAFTS}/", rename_if_exists=True, set_frontmatter=record).destination
+    except NotFound:
+        return Outcome(Action.GONE)
+    except H0Error as move_error:  # cannot move it back: it stays in Approved/, said once per version
+        text = f"{error.message} (and it could not be moved back to {DRAFTS}/: {move_error.message})"
+        if record is None:
+            ctx.report(path, "read_error", "corrupt", text, **ctx.error_fields(error))
+            return Outcome(Action.WAITING, "corrupt frontmatter")
+        ctx.report(path, "send_refused", error.message, text, **ctx.error_fields(error))
+        return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None})
+    hidden = ("path", "then") if record is None else ("reason", "path", "then")
+    details = {k: v for k, v in error.details.items() if k not in hidden}
+    event, severity = ("send_held", "warning") if held else ("send_refused", "error")
+    ctx.audit.write(event, severity, path=path, returned_to=back, reason=code, message=error.message, **details)
+    unchanged = ", unchanged" if record is None else ""
+    (logger.warning if held else logger.error)(
+        "{}: not sent ({}) — back in {}{}: {}", path, code, back, unchanged, error.message
+    )
+    ctx.state.succeeded(path)
+    data: OutcomeData = {"error": error, "retry_in": None, "returned_to": back}
+    return Outcome(Action.HELD if held else Action.REFUSED, back, data=data)
+
+
+def _file_bounce(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """The provider refused the message for good: filed in Logs/failed/ with why."""
+    record = {"status": "failed", "failed_at": note_timestamp(), "error": error.message}
+    failed_path = ctx.notes.move(path, f"{FAILED}/", rename_if_exists=True, set_frontmatter=record).destination
+    facts = _named(path, error) | {"failed_path": failed_path} | ctx.error_fields(error)
+    ctx.audit.write("email_delivery_failed", "error", **facts)
+    logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)
+    return Outcome(Action.BOUNCED, failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})
+
+
+def _file_copy(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """The same message as one already sent (or whose send's outcome is unknown): never sent again, filed in
+    Done/ as a copy with the reason on it and one `copy_filed` record, which `h0 status` shows once."""
+    copy_of = error.details.get("copy_of")
+    record = {
+        "status": "copy",
+        "copy_of": copy_of,
+        "h0_error": error.message,
+        "h0_error_code": Refusal.COPY_OF_SENT.value,
+        "h0_error_at": note_timestamp(),
+    }
+    try:
+        done_path = ctx.notes.move(path, f"{DONE}/", rename_if_exists=True, set_frontmatter=record).destination
+    except NotFound:
+        return Outcome(Action.GONE)
+    except H0Error as move_error:  # never sent either way; said once, looked at again
+        text = f"{error.message} (and it could not be filed in {DONE}/: {move_error.message})"
+        ctx.report(path, "copy_not_filed", str(copy_of), text, **ctx.error_fields(move_error))
+        return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None}, again=Again.FAILED)
+    sent_at, outcome = error.details.get("sent_at"), error.details.get("outcome")
+    facts = _named(path, error) | {"done_path": done_path, "copy_of": copy_of, "sent_at": sent_at, "outcome": outcome}
+    ctx.audit.write("copy_filed", "warning", **facts, message=error.message)
+    logger.warning("{}: a copy of {}, not sent — filed as {}", path, copy_of, done_path)
+    ctx.state.succeeded(path)
+    data: OutcomeData = {"done_path": done_path, "error": error, "copy_of": str(copy_of)}
+    return Outcome(Action.SKIPPED, done_path, data=data)
+
+
+def _file_unknown(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """The server took the message and its answer never came (or the provider cannot say): it may have gone.
+    Never sent again by itself, never looked at again: filed in Done/ with `status: outcome_unknown` and what
+    to do, the ledger told where it went (a copy of it is then filed as a copy), one `send_outcome_unknown`."""
+    rfc, key = error.details.get("rfc822_message_id"), error.details.get("idempotency_key")
+    checked = " H0 asked the mailbox for it and it is not there yet." if error.details.get("provider_checked") else ""
+    text = (
+        f"This message may have been sent — check your Sent folder (Message-ID {rfc}). {error.message}{checked} "
+        "H0 will not send it again by itself: if it is not in Sent, set `status: pending_approval` and "
+        "`send_anyway: true` here, then move this note to Approved/ again."
+    )
+    record = {
+        "status": "outcome_unknown",
+        "h0_error": text,
+        "h0_error_code": "send_outcome_unknown",
+        "h0_error_at": note_timestamp(),
+        "rfc822_message_id": rfc,
+        "idempotency_key": key,
+    }
+    try:
+        done_path = ctx.notes.move(path, f"{DONE}/", rename_if_exists=True, set_frontmatter=record).destination
+    except NotFound:
+        return Outcome(Action.GONE)
+    except H0Error as move_error:  # it stays in Approved/, where every next try is refused the same way
+        ctx.report(path, "send_outcome_unknown", str(rfc), f"{text} (It could not be filed: {move_error.message})")
+        return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None})
+    if isinstance(rfc, str) and ctx.state_db is not None:
+        try:
+            ctx.state_db.mark_filed(rfc, done_path)
+        except H0Error as journal_error:
+            logger.error("{}: filed as {} but not recorded: {}", path, done_path, journal_error.message)
+    facts = _named(path, error) | {"done_path": done_path, "message": text, "error": error.code}
+    ctx.audit.write("send_outcome_unknown", "error", **facts, rfc822_message_id=rfc, idempotency_key=key)
+    logger.error("{}: the send's outcome is unknown — filed as {}: {}", path, done_path, error.message)
+    ctx.state.succeeded(path)
+    return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None, "done_path": done_path})
+
+
+# One action for each answer of the mail server (h0.errors.Then): the whole of what the daemon does.
+ACTIONS: dict[Then, Callable[[str, H0Error, HandlerContext], Outcome]] = {
+    **dict.fromkeys(_AGAIN, _wait),
+    **dict.fromkeys(_BACK_AS, _back),
+    Then.ARCHIVE: lambda path, _error, ctx: archive_rejected(path, ctx),  # the human rejected it: never sent
+    Then.FILE_COPY: _file_copy,
+    Then.FILE_UNKNOWN: _file_unknown,
+    Then.FILE_BOUNCE: _file_bounce,
+}
 
 
 def finish_interrupted_filings(ctx: HandlerContext, *, days: int = 7) -> int:

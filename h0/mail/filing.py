@@ -140,7 +140,7 @@ class Filing:
             result.rfc822_message_id,
             result.idempotency_key,
         )
-        marked = self._mark_sent(note, done_path, record, describe_recipients(result.recipients))
+        marked = self._mark_sent(note, out.note_bytes, done_path, record, describe_recipients(result.recipients))
         if marked:
             self._file_source(note.facts, done_path)
             self._journal(result.rfc822_message_id, done_path)
@@ -148,12 +148,13 @@ class Filing:
         left = None if marked else f"moved to {done_path} but not marked sent; H0 marks it at the daemon's next start"
         return result.model_copy(update={"filed_as": done_path, "filing_error": left})
 
-    def _mark_sent(self, note: Note, done_path: str, record: Mapping[str, Any], to: str) -> bool:
-        """One write on the note as it was read; a note edited during the send keeps its text and says so."""
+    def _mark_sent(self, note: Note, read: bytes | None, done_path: str, record: Mapping[str, Any], to: str) -> bool:
+        """One write over the note as it was read (`read`: its bytes, not read again; the write checks the file
+        still holds them right before its rename); a note edited during the send keeps its text and says so."""
         frontmatter = {k: v for k, v in note.frontmatter.items() if k not in ERROR_KEYS} | dict(record)
         try:
             body = sent_line(note.body, str(record["sent_at"]), to)
-            self.vault.write_note(done_path, frontmatter, body, if_match=note.hash)
+            self.vault.write_note(done_path, frontmatter, body, if_match=note.hash, read=read)
             return True
         except Conflict:
             pass

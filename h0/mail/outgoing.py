@@ -199,6 +199,7 @@ class OutgoingBuilder:
             note_path=read.rel,
             note_hash=actual,
             note=note,
+            note_bytes=read.data,
             reply_to=draft.reply_to_message_id,
             source=facts.source_key,
             exclusive_reply=not facts.send_anyway and bool(draft.reply_to_message_id or facts.source),

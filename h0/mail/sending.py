@@ -82,6 +82,7 @@ class Outgoing:
     note_path: str | None = None
     note_hash: str | None = None
     note: Note | None = None  # the approved note as read, the message built from it: what is filed after the send
+    note_bytes: bytes | None = None  # that read's bytes: the filing writes over them without reading the note again
     reply_to: str | None = None  # the provider id of the email answered (one reply per email)
     source: str | None = None  # the email note answered, as compared (h0.vault.model.source_key)
     exclusive_reply: bool = False  # refuse if another message already answered the same email
@@ -170,7 +171,7 @@ class Sender:
         row = claim.row or {}
         if claim.status == "already_sent":
             return False, self._result_from_ledger(row, out)
-        if claim.status == "copy":  # the daemon files it in Done/ as a copy (h0.handlers.send_failed)
+        if claim.status == "copy":  # the daemon files it in Done/ as a copy (h0.handlers.send)
             raise copy_of_sent(row, path=out.note_path, to=out.audit.get("to"), subject=out.audit.get("subject"))
         if claim.status == "filing":  # its original went moments ago and is being filed: look again
             raise original_being_filed(row, out.note_path)
@@ -294,7 +295,7 @@ class Sender:
             try:
                 self.audit.write(
                     FAILED,
-                    # an unknown outcome is the filing's to say, once, with what to do (h0.handlers.send_failed)
+                    # an unknown outcome is the filing's to say, once, with what to do (h0.handlers.send)
                     "warning" if unknown else "error",
                     rfc822_message_id=rfc,
                     idempotency_key=out.key,

@@ -121,11 +121,14 @@ class Vault:
         *,
         if_match: str | None = None,
         create_only: bool = False,
+        read: bytes | None = None,
     ) -> Note:
         """Write a note atomically, keeping untouched frontmatter keys byte for byte.
 
         `if_match` is the hash a previous read returned: if the note changed since (or
-        vanished), nothing is written and Conflict is raised. `create_only` refuses to
+        vanished), nothing is written and Conflict is raised. `read` may be the bytes of that
+        read: the new bytes are composed over them instead of reading the note again, and the
+        check right before the rename still catches a change. `create_only` refuses to
         replace an existing note.
         """
         target = self.resolve(path, write=True)
@@ -137,7 +140,9 @@ class Vault:
             raise InvalidRequest("frontmatter must be a mapping of keys to values.", path=target.rel)
         with self._lock_for(target.rel):
             old_bytes: bytes | None = None
-            if os.path.exists(target.abs):
+            if read is not None and if_match is not None and content_hash(read) == if_match:
+                old_bytes = read  # the caller's read; `_write_over` checks the file still holds it
+            elif os.path.exists(target.abs):
                 if create_only:
                     raise Conflict(f"A note already exists at {target.rel}.", path=target.rel)
                 old_bytes, _ = self._read_bytes(target)

@@ -3,6 +3,7 @@ runs on the work queue's clock, so a test moves a fake clock instead of sleeping
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -21,13 +22,14 @@ from h0.errors import (
     refuse,
     then_of,
 )
+from h0.handlers import send
 from h0.handlers.context import Action, HandlerContext, HandlerState
-from h0.handlers.send import send_approved_draft
-from h0.handlers.send_failed import not_sent
+from h0.handlers.send import ACTIONS, not_sent, send_approved_draft
 from h0.pipeline.workqueue import WorkQueue
 from h0.retry import Again, Waits
 from h0.vault import Vault
 from tests.pipeline.harness import write_draft
+from tests.pipeline.send_path_trace import trace_ways
 
 WORDS = ("shown", "shown_like", "others", "domain_as_written", "domain")
 
@@ -112,3 +114,40 @@ def test_the_send_step_does_what_the_answer_says_not_what_the_errors_class_sugge
     write_draft(vault_dir, "Approved", "a.md")
     outcome = not_sent("Approved/a.md", InvalidRequest("changed meanwhile", then="look_again", retry_after=3), ctx)
     assert outcome.action is Action.WAITING and outcome.retry_in == 3 and (vault_dir / "Approved/a.md").exists()
+
+
+def _step_source() -> ast.Module:
+    return ast.parse(Path(send.__file__).read_text(encoding="utf-8"))
+
+
+def test_the_send_step_reads_as_its_way_three_ways_out_and_one_hand_off():
+    """The send step's shape, read from its source (as tests/test_layers.py reads imports): the handler returns
+    at most three times (paused, not sent, sent), what becomes of a note it did not send is in its own module,
+    and of the handlers' room it uses only the context and, for a note the human rejected, the reject step —
+    no ping-pong between the room's modules."""
+    tree = _step_source()
+    step = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "send_approved_draft")
+    assert len([n for n in ast.walk(step) if isinstance(n, ast.Return)]) <= 3
+    from_handlers = {
+        node.module
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("h0.handlers.")
+    }
+    assert from_handlers == {"h0.handlers.context", "h0.handlers.reject"}
+
+
+def test_every_answer_of_the_mail_server_has_one_action_and_nothing_else_does():
+    """What becomes of an unsent note is the answer's (`Then`, decided by the mail server next to the refusal):
+    the daemon has exactly one action for each, and no action for anything else."""
+    assert set(ACTIONS) == set(Then)
+
+
+def test_the_steps_path_stays_short_on_every_way(vault_dir: Path):
+    """Traced (tests/pipeline/send_path_trace.py): a sent note's way visits at most 10 places and returns at most
+    three times; the step's own places stay at most 10 on every way, and no way grows past today's figures (the
+    aim is 10 and 3 on every way: docs/architecture.md, "One approved note's way out")."""
+    ways = {way.name: way for way in trace_ways(vault_dir)}
+    assert ways["sent"].action == "sent" and len(ways["sent"].places) <= 10 and ways["sent"].returns <= 3
+    assert {way.action for way in ways.values()} >= {"sent", "refused", "rejected", "skipped", "failed", "paused"}
+    assert all(way.own <= 10 for way in ways.values()), {n: w.places for n, w in ways.items() if w.own > 10}
+    assert all(len(way.places) <= 17 and way.returns <= 6 for way in ways.values())

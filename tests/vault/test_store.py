@@ -73,6 +73,38 @@ def test_if_match_with_the_current_hash_writes(vault: Vault, vault_dir: Path):
     assert vault.read_note("Drafts/d.md").frontmatter["status"] == "done"
 
 
+def test_a_write_over_the_bytes_the_caller_read_still_refuses_when_the_human_edited_the_note_in_between(
+    vault: Vault, vault_dir: Path
+):
+    """Given the caller passes the bytes it read (the mail server's filing: no second read of the note), when the
+    human saved in between, then nothing is written: the check before the rename reads the file, not the bytes."""
+    path = put(vault_dir, "Done/d.md", NOTE)
+    read = path.read_bytes()
+    seen = vault.read_note("Done/d.md")
+    path.write_text(NOTE.replace("Body text.", "The human's edit."))
+    with pytest.raises(Conflict):
+        vault.write_note("Done/d.md", {"status": "sent"}, seen.body, if_match=seen.hash, read=read)
+    assert "The human's edit." in path.read_text() and "status: pending" in path.read_text()
+
+
+def test_a_write_over_the_bytes_the_caller_read_keeps_untouched_keys_byte_for_byte(vault: Vault, vault_dir: Path):
+    path = put(vault_dir, "Done/d.md", NOTE)
+    seen = vault.read_note("Done/d.md")
+    vault.write_note(
+        "Done/d.md", {**seen.frontmatter, "status": "sent"}, seen.body, if_match=seen.hash, read=NOTE.encode()
+    )
+    assert path.read_text() == NOTE.replace("status: pending", "status: sent")
+
+
+def test_bytes_that_are_not_the_matched_version_are_not_written_over(vault: Vault, vault_dir: Path):
+    """`read` bytes whose hash is not `if_match` are ignored: the note on disk is what the write composes over."""
+    path = put(vault_dir, "Done/d.md", NOTE)
+    seen = vault.read_note("Done/d.md")
+    stale = NOTE.replace("zip: '01234'", "zip: 'other'").encode()
+    vault.write_note("Done/d.md", {**seen.frontmatter, "status": "sent"}, seen.body, if_match=seen.hash, read=stale)
+    assert path.read_text() == NOTE.replace("status: pending", "status: sent")
+
+
 def test_create_only_refuses_to_replace(vault: Vault, vault_dir: Path):
     put(vault_dir, "Drafts/d.md", NOTE)
     with pytest.raises(Conflict):
