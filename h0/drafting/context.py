@@ -41,7 +41,6 @@ from h0.drafting.knowledgenotes import (
     KnowledgeNote,
     KnowledgeSource,
     PendingEmail,
-    tokens,
 )
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies
@@ -51,9 +50,11 @@ from h0.drafting.relevance import (
     about_the_email,
     circle_of,
     in_circle,
+    linked_for,
     names_of,
     organisation_names,
     organisation_of,
+    topic_words,
     without_names,
     without_owner,
     without_signature_names,
@@ -61,6 +62,7 @@ from h0.drafting.relevance import (
 from h0.drafting.voice import Voice, voice_for
 from h0.triage.models import OwnerNote, ReplyContext, one_line
 from h0.triage.prompt import today_line
+from h0.vault.paths import link_key
 
 CHARS_PER_TOKEN = 4
 # kind: (cap per item, most items)
@@ -217,12 +219,14 @@ def assemble(
     exclude: Sequence[str] = (),
     audience: Iterable[str] = (),
     thread: frozenset[str] = frozenset(),
+    to_meet: bool = False,
 ) -> DraftContext:
     """The context of a reply to `reply_to` (an address) answering an email from `sender` (a From header).
     `audience`: everyone else the reply concerns (the others on the email, the people the owner wrote to
     in its thread; never the owner): with `reply_to`, whom a note's commercial facts may be shown for.
     `thread`: the email's thread keys (h0.vault.disclosure.thread_keys): a past reply holding one is of this
-    conversation, which the prompt carries already, and is never given again."""
+    conversation, which the prompt carries already, and is never given again. `to_meet`: all the email asks is to
+    meet (the calendar answers it; h0.drafting.relevance.linked_for)."""
     started = time.perf_counter()
     name, sender_address = recipient_of(sender)
     address = reply_to.strip().lower() or sender_address
@@ -257,17 +261,19 @@ def assemble(
     history = history[: CAPS["past_reply"][1]]
     for reply in history:
         budget.add("past_reply", reply.link, f"your reply to {address}", _reply_text(reply, reply.text), reply.path)
+    query = without_names(without_owner(f"{subject}\n{body}", profile.name), names_of(name, people))
+    query = without_signature_names(query, organisation_of(people))
+    words = topic_words(query)
     linked: list[KnowledgeNote] = []
     for person in people:
         for target in person.links:
             target_note = knowledge.resolve_link(target)
-            if target_note is not None and target_note.path not in seen:
-                seen.add(target_note.path)
-                linked.append(target_note)
-                text, withheld = shown(target_note)
-                budget.add("linked", target_note.link, f"linked from {person.link}{withheld}", text, target_note.path)
-    query = without_names(without_owner(f"{subject}\n{body}", profile.name), names_of(name, people))
-    query = without_signature_names(query, organisation_of(people))
+            if target_note is None or target_note.path in seen or not linked_for(target_note, words, to_meet):
+                continue
+            seen.add(target_note.path)
+            linked.append(target_note)
+            text, withheld = shown(target_note)
+            budget.add("linked", target_note.link, f"linked from {person.link}{withheld}", text, target_note.path)
     about: list[KnowledgeNote] = []
     wanted = CAPS["related"][1]
     found = knowledge.related(query, wanted + RELATED_SLACK, exclude=seen, addresses=sorted(conversation))
@@ -278,9 +284,9 @@ def assemble(
     ) != query:
         query = unsigned
         found = knowledge.related(query, wanted + RELATED_SLACK, exclude=seen, addresses=sorted(conversation))
-    words = set(tokens(query))
+    named = frozenset(link_key(note.path) for note in people)  # the People notes a hub's lines about them link
     for related in found:
-        if len(about) >= wanted or not about_the_email(related, words, parties_on):
+        if len(about) >= wanted or not about_the_email(related, words, parties_on, named):
             continue
         seen.add(related.note.path)
         about.append(related.note)
