@@ -16,7 +16,9 @@ item cut to its own cap, until it runs out; what did not fit is named in `omitte
 A note is "about the email" when the email names it, or a code or capitalised name it holds — never a
 shared common word (h0.vault.index.about) — and a note found through the email's people alone (a meeting
 with the sender, a colleague's note) only when it shares the email's topic too (h0.drafting.relevance;
-docs/drafting.md). The replies of the email's own thread are in its conversation and never given again
+docs/drafting.md). The notes a People note links to come as what the person works on, but for an email that only
+asks to meet, and from a hub (a "Clients" map of content, a daily note naming everyone), only when they share
+its topic. The replies of the email's own thread are in its conversation and never given again
 (`thread`); a reply to another email only above a relevance floor (h0.drafting.past.similar) and, for
 someone the owner knows, from their circle. Each note's frontmatter properties come first in its text,
 as facts ("deadline: 2026-12-15"). A note's or past reply's commercial facts (rates,

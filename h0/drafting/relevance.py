@@ -3,8 +3,11 @@
 
 - A note the index relates to the email (h0.vault.index.about) comes when the email names it, a code or a
   name of several words it holds; a single capitalised word brings it only when it is the owner's own or the
-  person it is about is on the email; a note found through the email's people alone (a meeting with the
-  sender, a colleague's note) only when it shares the email's topic too (`about_the_email`).
+  person it is about is on the email, and it shares a second word with it; a note found through the email's
+  people alone (a meeting with the sender, a colleague's note) only when it shares the email's topic too
+  (`about_the_email`, `shares_topic`); in a hub or a log only its lines about the email's people count (`hub`).
+- A note the sender's People note links to comes, but for an email that only asks to meet and from a hub only
+  when it shares the email's topic (`linked_for`).
 - A similar reply, for someone the owner knows, comes only from their circle (`circle_of`, `in_circle`).
 - Who writes is not what the email is about: the owner's name and the people's names are taken out of the
   text before it is matched, and their organisation out of its signature (`without_owner`, `without_names`,
