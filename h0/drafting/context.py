@@ -17,8 +17,8 @@ A note is "about the email" when the email names it, or a code or capitalised na
 shared common word (h0.vault.index.about) — and a note found through the email's people alone (a meeting
 with the sender, a colleague's note) only when it shares the email's topic too (h0.drafting.relevance;
 docs/drafting.md). The notes a People note links to come as what the person works on, but for an email that only
-asks to meet, and from a hub (a "Clients" map of content, a daily note naming everyone), only when they share
-its topic. The replies of the email's own thread are in its conversation and never given again
+asks to meet, and from a hub (a "Clients" note every client's links to, a daily note naming everyone), only when
+they share its topic. The replies of the email's own thread are in its conversation and never given again
 (`thread`); a reply to another email only above a relevance floor (h0.drafting.past.similar) and, for
 someone the owner knows, from their circle. Each note's frontmatter properties come first in its text,
 as facts ("deadline: 2026-12-15"). A note's or past reply's commercial facts (rates,
@@ -35,6 +35,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import parseaddr
+from functools import partial
 from typing import Any
 
 from h0.calendar import Scheduling
@@ -52,6 +53,7 @@ from h0.drafting.relevance import (
     about_the_email,
     circle_of,
     in_circle,
+    is_hub,
     linked_for,
     names_of,
     organisation_names,
@@ -266,11 +268,12 @@ def assemble(
     query = without_names(without_owner(f"{subject}\n{body}", profile.name), names_of(name, people))
     query = without_signature_names(query, organisation_of(people))
     words = topic_words(query)
+    hub = partial(is_hub, knowledge)
     linked: list[KnowledgeNote] = []
     for person in people:
         for target in person.links:
             target_note = knowledge.resolve_link(target)
-            if target_note is None or target_note.path in seen or not linked_for(target_note, words, to_meet):
+            if target_note is None or target_note.path in seen or not linked_for(target_note, words, to_meet, hub):
                 continue
             seen.add(target_note.path)
             linked.append(target_note)
@@ -288,7 +291,7 @@ def assemble(
         found = knowledge.related(query, wanted + RELATED_SLACK, exclude=seen, addresses=sorted(conversation))
     named = frozenset(link_key(note.path) for note in people)  # the People notes a hub's lines about them link
     for related in found:
-        if len(about) >= wanted or not about_the_email(related, words, parties_on, named):
+        if len(about) >= wanted or not about_the_email(related, words, parties_on, named, hub):
             continue
         seen.add(related.note.path)
         about.append(related.note)

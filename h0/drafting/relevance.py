@@ -5,7 +5,7 @@
   name of several words it holds; a single capitalised word brings it only when it is the owner's own or the
   person it is about is on the email, and it shares a second word with it; a note found through the email's
   people alone (a meeting with the sender, a colleague's note) only when it shares the email's topic too
-  (`about_the_email`, `shares_topic`); in a hub or a log only its lines about the email's people count (`hub`).
+  (`about_the_email`, `shares_topic`); in a hub only its lines about the email's people count (`is_hub`).
 - A note the sender's People note links to comes, but for an email that only asks to meet and from a hub only
   when it shares the email's topic (`linked_for`).
 - A similar reply, for someone the owner knows, comes only from their circle (`circle_of`, `in_circle`).
@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from h0.drafting.commercial import parties
-from h0.drafting.knowledgenotes import KnowledgeNote, RelatedKnowledge, link_targets, tokens
+from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, RelatedKnowledge, link_targets, tokens
 from h0.drafting.pastreply import PastReply
 from h0.vault.disclosure import thread_keys
 from h0.vault.index.about import CODE_OR_NAME, organisations
@@ -29,14 +29,18 @@ from h0.vault.model import NoteFacts
 from h0.vault.paths import link_key
 
 MIN_TOPIC_WORDS = 2  # words a note found through the email's people alone must share with it
-HUB_LINKS = 12  # links a note holds from which it is a hub or a log, about none of the notes it links in particular
+HUB_PEOPLE = 8  # People notes around a note (linking to it or linked from it) from which it is a hub, not a project
 STRONG_TOPIC = CODE_OR_NAME  # a note's title or alias, a code, a name of several words: about the email by itself
 # The properties of a People note that name the person's organisation (their signature names it too).
 MAX_SIGNATURE_LINES = 8  # a closing paragraph longer than this is not a signature
 
 
 def about_the_email(
-    related: RelatedKnowledge, words: set[str], audience: frozenset[str], people: frozenset[str] = frozenset()
+    related: RelatedKnowledge,
+    words: set[str],
+    audience: frozenset[str],
+    people: frozenset[str] = frozenset(),
+    hub: Callable[[KnowledgeNote], bool] = lambda note: False,
 ) -> bool:
     """Whether a note the index relates to the email is about what the email is about, not only about its
     people. A note the email names — its title or alias, a code, a name of several words — comes. One sharing a
@@ -46,7 +50,7 @@ def about_the_email(
     email's topic: one naming the sender's address or linking to their People note (a meeting with them) when it
     holds at least MIN_TOPIC_WORDS of the email's words (`words`: the relatedness vocabulary, the people's names
     left out); a colleague's note (their organisation) never for that alone — it is someone else's. A single
-    capitalised word needs a second shared word too. In a hub or a log (`hub`: a daily note naming everyone) only
+    capitalised word needs a second shared word too. In a hub (`hub`, `is_hub`: a daily note naming everyone) only
     the lines linking to the email's people's notes (`people`: their link keys) count: the rest is about others."""
     if related.topic >= STRONG_TOPIC:
         return True
@@ -58,12 +62,19 @@ def about_the_email(
     return shares_topic(lines_about(related.note.text, people) if hub(related.note) else related.note.text, words)
 
 
-def linked_for(note: KnowledgeNote, words: set[str], to_meet: bool) -> bool:
+def linked_for(note: KnowledgeNote, words: set[str], to_meet: bool, hub: Callable[[KnowledgeNote], bool]) -> bool:
     """Whether a note the sender's People note links to (`Working on: [[Kranich Portal]]`) comes with the email.
     It does, as what the person works on — unless the email only asks to meet (the calendar answers it, not the
-    project), or the note is a hub (`hub`: "Clients", a map of content): then only when it shares the email's
-    topic (`shares_topic`)."""
+    project), or the note is a hub (`hub`, `is_hub`: "Clients"): then only when it shares the email's topic
+    (`shares_topic`)."""
     return (not to_meet and not hub(note)) or shares_topic(note.text, words)
+
+
+def is_hub(knowledge: KnowledgeSource, note: KnowledgeNote) -> bool:
+    """A note with HUB_PEOPLE People notes or more around it (linking to it or linked from it) — a category
+    ("Clients", which every client's note links to), a daily note naming everyone it met — is about none of them
+    in particular: a link between it and a person says nothing of their email. A project has a few people."""
+    return knowledge.people_around(note.path, HUB_PEOPLE) >= HUB_PEOPLE
 
 
 def shares_topic(text: str, words: set[str]) -> bool:
@@ -75,12 +86,6 @@ def shares_topic(text: str, words: set[str]) -> bool:
 def lines_about(text: str, people: frozenset[str]) -> str:
     """The lines of a note that link to one of these notes (`people`: link keys, h0.vault.paths.link_key)."""
     return "\n".join(line for line in text.splitlines() if any(link_key(t) in people for t in link_targets(line)))
-
-
-def hub(note: KnowledgeNote) -> bool:
-    """A note linking to HUB_LINKS notes or more — a map of content ("Clients" listing every client), a daily note
-    naming everyone it met — is about none of them in particular: a link to or from it says nothing of an email."""
-    return len(note.links) >= HUB_LINKS
 
 
 def circle_of(

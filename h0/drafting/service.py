@@ -264,7 +264,7 @@ class Drafting:
             exclude=exclude,
             also=audience_of(email, (), ()) if audience is None else audience,
             thread=email_thread_keys(email),
-            to_meet=only_to_meet(text),
+            to_meet=only_to_meet(email.subject, text),
         )
         scheduling = scheduling_for_email(
             self.calendar, self.profile(), self.knowledge, email, text, address, datetime.now(UTC)
@@ -272,10 +272,11 @@ class Drafting:
         return dataclasses.replace(context, scheduling=scheduling) if scheduling is not None else context
 
 
-def only_to_meet(text: str) -> bool:
-    """Whether all the email asks is to meet: it asks to (h0.calendar.phrases.asks_to_meet) and each of its
-    questions (h0.drafting.briefing.questions) is that request. A reply to it proposes times from the calendar."""
-    return asks_to_meet(text) and all(asks_to_meet(question) for question in questions(text))
+def only_to_meet(subject: str, text: str) -> bool:
+    """Whether all an email asks is to meet: it asks to (h0.calendar.phrases.asks_to_meet, on its subject and
+    words as scheduling reads them: a reply to it proposes times from the calendar) and each question of its
+    words (h0.drafting.briefing.questions) is that request."""
+    return asks_to_meet(f"{subject}\n{text}") and all(asks_to_meet(question) for question in questions(text))
 
 
 def indexed_knowledge(root: Path, state_dir: Path | None, disclosure: Disclosure) -> KnowledgeSource | None:
