@@ -16,7 +16,9 @@ item cut to its own cap, until it runs out; what did not fit is named in `omitte
 A note is "about the email" when the email names it, or a code or capitalised name it holds — never a
 shared common word (h0.vault.index.about) — and a note found through the email's people alone (a meeting
 with the sender, a colleague's note) only when it shares the email's topic too (h0.drafting.relevance;
-docs/drafting.md). The replies of the email's own thread are in its conversation and never given again
+docs/drafting.md). The notes a People note links to come as what the person works on, but for an email that only
+asks to meet, and from a hub (a "Clients" note every client's links to, a daily note naming everyone), only when
+they share its topic. The replies of the email's own thread are in its conversation and never given again
 (`thread`); a reply to another email only above a relevance floor (h0.drafting.past.similar) and, for
 someone the owner knows, from their circle. Each note's frontmatter properties come first in its text,
 as facts ("deadline: 2026-12-15"). A note's or past reply's commercial facts (rates,
@@ -33,6 +35,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import parseaddr
+from functools import partial
 from typing import Any
 
 from h0.calendar import Scheduling
@@ -41,7 +44,6 @@ from h0.drafting.knowledgenotes import (
     KnowledgeNote,
     KnowledgeSource,
     PendingEmail,
-    tokens,
 )
 from h0.drafting.memory import Memory
 from h0.drafting.past import PastReplies
@@ -51,9 +53,12 @@ from h0.drafting.relevance import (
     about_the_email,
     circle_of,
     in_circle,
+    is_hub,
+    linked_for,
     names_of,
     organisation_names,
     organisation_of,
+    topic_words,
     without_names,
     without_owner,
     without_signature_names,
@@ -61,6 +66,7 @@ from h0.drafting.relevance import (
 from h0.drafting.voice import Voice, voice_for
 from h0.triage.models import OwnerNote, ReplyContext, one_line
 from h0.triage.prompt import today_line
+from h0.vault.paths import link_key
 
 CHARS_PER_TOKEN = 4
 # kind: (cap per item, most items)
@@ -217,12 +223,14 @@ def assemble(
     exclude: Sequence[str] = (),
     audience: Iterable[str] = (),
     thread: frozenset[str] = frozenset(),
+    to_meet: bool = False,
 ) -> DraftContext:
     """The context of a reply to `reply_to` (an address) answering an email from `sender` (a From header).
     `audience`: everyone else the reply concerns (the others on the email, the people the owner wrote to
     in its thread; never the owner): with `reply_to`, whom a note's commercial facts may be shown for.
     `thread`: the email's thread keys (h0.vault.disclosure.thread_keys): a past reply holding one is of this
-    conversation, which the prompt carries already, and is never given again."""
+    conversation, which the prompt carries already, and is never given again. `to_meet`: all the email asks is to
+    meet (the calendar answers it; h0.drafting.relevance.linked_for)."""
     started = time.perf_counter()
     name, sender_address = recipient_of(sender)
     address = reply_to.strip().lower() or sender_address
@@ -257,17 +265,20 @@ def assemble(
     history = history[: CAPS["past_reply"][1]]
     for reply in history:
         budget.add("past_reply", reply.link, f"your reply to {address}", _reply_text(reply, reply.text), reply.path)
+    query = without_names(without_owner(f"{subject}\n{body}", profile.name), names_of(name, people))
+    query = without_signature_names(query, organisation_of(people))
+    words = topic_words(query)
+    hub = partial(is_hub, knowledge)
     linked: list[KnowledgeNote] = []
     for person in people:
         for target in person.links:
             target_note = knowledge.resolve_link(target)
-            if target_note is not None and target_note.path not in seen:
-                seen.add(target_note.path)
-                linked.append(target_note)
-                text, withheld = shown(target_note)
-                budget.add("linked", target_note.link, f"linked from {person.link}{withheld}", text, target_note.path)
-    query = without_names(without_owner(f"{subject}\n{body}", profile.name), names_of(name, people))
-    query = without_signature_names(query, organisation_of(people))
+            if target_note is None or target_note.path in seen or not linked_for(target_note, words, to_meet, hub):
+                continue
+            seen.add(target_note.path)
+            linked.append(target_note)
+            text, withheld = shown(target_note)
+            budget.add("linked", target_note.link, f"linked from {person.link}{withheld}", text, target_note.path)
     about: list[KnowledgeNote] = []
     wanted = CAPS["related"][1]
     found = knowledge.related(query, wanted + RELATED_SLACK, exclude=seen, addresses=sorted(conversation))
@@ -278,9 +289,9 @@ def assemble(
     ) != query:
         query = unsigned
         found = knowledge.related(query, wanted + RELATED_SLACK, exclude=seen, addresses=sorted(conversation))
-    words = set(tokens(query))
+    named = frozenset(link_key(note.path) for note in people)  # the People notes a hub's lines about them link
     for related in found:
-        if len(about) >= wanted or not about_the_email(related, words, parties_on):
+        if len(about) >= wanted or not about_the_email(related, words, parties_on, named, hub):
             continue
         seen.add(related.note.path)
         about.append(related.note)

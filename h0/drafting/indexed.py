@@ -157,6 +157,16 @@ class IndexKnowledge:
     def is_private(self, path: str) -> bool:
         return self.privacy.never(path) or self.index.is_private(path)
 
+    def people_around(self, path: str, most: int) -> int:
+        rows = self.index.db.rows(  # a count of notes, private ones too: nothing of theirs is shown
+            "SELECT COUNT(*) FROM (SELECT docs.id FROM links JOIN docs ON docs.id = links.doc "
+            "WHERE links.target = ? AND docs.person = 1 UNION SELECT docs.id FROM links "
+            "JOIN docs ON docs.name = links.target WHERE links.doc = (SELECT id FROM docs WHERE path = ?) "
+            "AND docs.person = 1 LIMIT ?)",
+            (link_key(path), path, most),
+        )
+        return int(rows[0][0]) if rows else 0
+
     def note_count(self) -> int:
         return self.index.count()
 

@@ -149,6 +149,21 @@ class VaultKnowledge:
         self.refresh()
         return self._knowledge
 
+    def people_around(self, path: str, most: int) -> int:
+        """As the catalogue was last brought up to date (the context's look-ups just did)."""
+        with self._lock:
+            around = {p for p in self._backlinks.get(link_key(path), ()) if self._person(p)}
+            entry = self._entries.get(path)
+            for target in entry.note.links if entry is not None and entry.note is not None else ():
+                if len(around) >= most:
+                    break
+                around.update(p for p in self._by_title.get(folder_key(link_key(target)), ()) if self._person(p))
+        return min(len(around), most)
+
+    def _person(self, rel: str) -> bool:
+        entry = self._entries.get(rel)
+        return entry is not None and bool(entry.addresses)
+
     # ------------------------------------------------------------------ the catalogue
 
     def refresh(self) -> None:

@@ -144,6 +144,11 @@ class KnowledgeSource(Protocol):
         """True when the note at `path` may never enter a prompt."""
         ...
 
+    def people_around(self, path: str, most: int) -> int:
+        """How many People notes link to the note at `path` or are linked from it, counted up to `most`: a
+        category ("Clients") or a daily note naming everyone has many around it, a project a few."""
+        ...
+
 
 def mail_folder(rel: str) -> bool:
     """In one of H0's mail folders (or a control note at the root): not the owner's knowledge."""

@@ -3,8 +3,11 @@
 
 - A note the index relates to the email (h0.vault.index.about) comes when the email names it, a code or a
   name of several words it holds; a single capitalised word brings it only when it is the owner's own or the
-  person it is about is on the email; a note found through the email's people alone (a meeting with the
-  sender, a colleague's note) only when it shares the email's topic too (`about_the_email`).
+  person it is about is on the email, and it shares a second word with it; a note found through the email's
+  people alone (a meeting with the sender, a colleague's note) only when it shares the email's topic too
+  (`about_the_email`, `shares_topic`); in a hub only its lines about the email's people count (`is_hub`).
+- A note the sender's People note links to comes, but for an email that only asks to meet and from a hub only
+  when it shares the email's topic (`linked_for`).
 - A similar reply, for someone the owner knows, comes only from their circle (`circle_of`, `in_circle`).
 - Who writes is not what the email is about: the owner's name and the people's names are taken out of the
   text before it is matched, and their organisation out of its signature (`without_owner`, `without_names`,
@@ -18,19 +21,27 @@ import re
 from collections.abc import Callable, Sequence
 
 from h0.drafting.commercial import parties
-from h0.drafting.knowledgenotes import KnowledgeNote, RelatedKnowledge, tokens
+from h0.drafting.knowledgenotes import KnowledgeNote, KnowledgeSource, RelatedKnowledge, link_targets, tokens
 from h0.drafting.pastreply import PastReply
 from h0.vault.disclosure import thread_keys
 from h0.vault.index.about import CODE_OR_NAME, organisations
 from h0.vault.model import NoteFacts
+from h0.vault.paths import link_key
 
 MIN_TOPIC_WORDS = 2  # words a note found through the email's people alone must share with it
+HUB_PEOPLE = 8  # People notes around a note (linking to it or linked from it) from which it is a hub, not a project
 STRONG_TOPIC = CODE_OR_NAME  # a note's title or alias, a code, a name of several words: about the email by itself
 # The properties of a People note that name the person's organisation (their signature names it too).
 MAX_SIGNATURE_LINES = 8  # a closing paragraph longer than this is not a signature
 
 
-def about_the_email(related: RelatedKnowledge, words: set[str], audience: frozenset[str]) -> bool:
+def about_the_email(
+    related: RelatedKnowledge,
+    words: set[str],
+    audience: frozenset[str],
+    people: frozenset[str] = frozenset(),
+    hub: Callable[[KnowledgeNote], bool] = lambda note: False,
+) -> bool:
     """Whether a note the index relates to the email is about what the email is about, not only about its
     people. A note the email names — its title or alias, a code, a name of several words — comes. One sharing a
     single capitalised word with it comes too, unless it is another person's People note (a note with an address
@@ -38,13 +49,43 @@ def about_the_email(related: RelatedKnowledge, words: set[str], audience: frozen
     third person's note along. A note found through the email's people alone comes when it also shares the
     email's topic: one naming the sender's address or linking to their People note (a meeting with them) when it
     holds at least MIN_TOPIC_WORDS of the email's words (`words`: the relatedness vocabulary, the people's names
-    left out); a colleague's note (their organisation) never for that alone — it is someone else's."""
+    left out); a colleague's note (their organisation) never for that alone — it is someone else's. A single
+    capitalised word needs a second shared word too. In a hub (`hub`, `is_hub`: a daily note naming everyone) only
+    the lines linking to the email's people's notes (`people`: their link keys) count: the rest is about others."""
     if related.topic >= STRONG_TOPIC:
         return True
     if related.topic > 0:
         own = related.note.person.own_addresses
-        return not own or bool(own & audience)
-    return related.direct and len(words.intersection(tokens(related.note.text))) >= MIN_TOPIC_WORDS
+        return (not own or bool(own & audience)) and shares_topic(related.note.text, words)
+    if not related.direct:
+        return False
+    return shares_topic(lines_about(related.note.text, people) if hub(related.note) else related.note.text, words)
+
+
+def linked_for(note: KnowledgeNote, words: set[str], to_meet: bool, hub: Callable[[KnowledgeNote], bool]) -> bool:
+    """Whether a note the sender's People note links to (`Working on: [[Kranich Portal]]`) comes with the email.
+    It does, as what the person works on — unless the email only asks to meet (the calendar answers it, not the
+    project), or the note is a hub (`hub`, `is_hub`: "Clients"): then only when it shares the email's topic
+    (`shares_topic`)."""
+    return (not to_meet and not hub(note)) or shares_topic(note.text, words)
+
+
+def is_hub(knowledge: KnowledgeSource, note: KnowledgeNote) -> bool:
+    """A note with HUB_PEOPLE People notes or more around it (linking to it or linked from it) — a category
+    ("Clients", which every client's note links to), a daily note naming everyone it met — is about none of them
+    in particular: a link between it and a person says nothing of their email. A project has a few people."""
+    return knowledge.people_around(note.path, HUB_PEOPLE) >= HUB_PEOPLE
+
+
+def shares_topic(text: str, words: set[str]) -> bool:
+    """Whether a note's text holds at least MIN_TOPIC_WORDS of the email's `words` (`topic_words`): one shared word
+    is chance, two are a topic."""
+    return len(words.intersection(tokens(text))) >= MIN_TOPIC_WORDS
+
+
+def lines_about(text: str, people: frozenset[str]) -> str:
+    """The lines of a note that link to one of these notes (`people`: link keys, h0.vault.paths.link_key)."""
+    return "\n".join(line for line in text.splitlines() if any(link_key(t) in people for t in link_targets(line)))
 
 
 def circle_of(
@@ -127,3 +168,10 @@ def email_thread_keys(email: NoteFacts) -> frozenset[str]:
     named = {"type": "email"} if email.path else {}  # a note's name is a key too; a text without a note has none
     own = thread_keys(email.path, {**named, "thread_id": email.thread_id, "message_id": email.message_id})
     return own | thread_keys("", {"message_id": email.rfc822_message_id})
+
+
+def topic_words(text: str) -> set[str]:
+    """The words of `text` a note must share with it to be about the same thing: the relatedness vocabulary
+    (h0.drafting.knowledgenotes.tokens) without bare numbers — "2026" or "100" (of "1,100") name no topic; a code
+    or an amount that does ("INV-2041") is matched as one by the index."""
+    return {word for word in tokens(text) if not word.isdigit()}

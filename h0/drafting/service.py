@@ -20,7 +20,9 @@ from pathlib import Path
 from loguru import logger
 
 from h0.calendar import OwnerCalendar
+from h0.calendar.phrases import asks_to_meet
 from h0.config import Settings
+from h0.drafting.briefing import questions
 from h0.drafting.commercial import audience_of
 from h0.drafting.context import DraftContext, assemble
 from h0.drafting.knowledge import VaultKnowledge
@@ -183,9 +185,11 @@ class Drafting:
         exclude: Sequence[str] = (),
         also: Iterable[str] = (),
         thread: frozenset[str] = frozenset(),
+        to_meet: bool = False,
     ) -> DraftContext:
         """Everything a reply to `reply_to` (and `also`) answering this email may draw on (h0.drafting.context);
-        `thread`: the email's thread keys (its conversation's own replies are never given as past replies)."""
+        `thread`: the email's thread keys (its conversation's own replies are never given as past replies);
+        `to_meet`: all the email asks is to meet."""
         if not getattr(self._looked, "inside", False):
             self._freshen()
         return assemble(
@@ -201,6 +205,7 @@ class Drafting:
             exclude=exclude,
             audience=also,
             thread=thread,
+            to_meet=to_meet,
         )
 
     def voice_context(self, reply_to: str | None, sender: str, text: str = "") -> ReplyContext:
@@ -259,11 +264,19 @@ class Drafting:
             exclude=exclude,
             also=audience_of(email, (), ()) if audience is None else audience,
             thread=email_thread_keys(email),
+            to_meet=only_to_meet(email.subject, text),
         )
         scheduling = scheduling_for_email(
             self.calendar, self.profile(), self.knowledge, email, text, address, datetime.now(UTC)
         )
         return dataclasses.replace(context, scheduling=scheduling) if scheduling is not None else context
+
+
+def only_to_meet(subject: str, text: str) -> bool:
+    """Whether all an email asks is to meet: it asks to (h0.calendar.phrases.asks_to_meet, on its subject and
+    words as scheduling reads them: a reply to it proposes times from the calendar) and each question of its
+    words (h0.drafting.briefing.questions) is that request."""
+    return asks_to_meet(f"{subject}\n{text}") and all(asks_to_meet(question) for question in questions(text))
 
 
 def indexed_knowledge(root: Path, state_dir: Path | None, disclosure: Disclosure) -> KnowledgeSource | None:
