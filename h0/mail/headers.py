@@ -210,21 +210,28 @@ _HELD_WORD = re.compile(r"h0w([0-9a-f]{12})n([0-9]+)e")
 
 
 def clean_address_header(value: object) -> str:
-    """Mail in: an address list with every display name cleaned, rendered so any parser splits it alike.
+    """Mail in: an address list with every display name cleaned (`header_addresses`), rendered so any
+    parser splits it alike."""
+    return ", ".join(format_address(name, addr) for name, addr in header_addresses(value))
+
+
+def header_addresses(value: object) -> list[tuple[str, str]]:
+    """Mail in: (display name, address) of each mailbox an address header names, names cleaned — the one
+    reader of an address header's raw value (From, To, Cc, …).
 
     The list is split first, each encoded word one token whatever it holds, and only display
-    names are decoded: a comma or `<` inside an encoded word stays inside its name (quoted).
+    names are decoded: a comma or `<` inside an encoded word stays inside its name.
     Addresses are never decoded (an encoded word is not an address): controls, list
-    punctuation and the `=?` that opens an encoded word are dropped from them.
+    punctuation and the `=?` that opens an encoded word are dropped from them. A name without an
+    address is no mailbox (shown alone it could pass for one) and is left out.
     """
     text = bounded_address_list(remove_controls("" if value is None else str(value)))
-    rendered = []
+    found = []
     for name, addr in _mailboxes(text):
-        name = clean_header_text(name)
         addr = _ADDR_NO_WORD.sub("=", _ADDR_JUNK.sub("", addr))
-        if addr:  # a name without an address is no mailbox; shown alone it could pass for one
-            rendered.append(format_address(name, addr))
-    return ", ".join(rendered)
+        if addr:
+            found.append((clean_header_text(name), addr))
+    return found
 
 
 def _mailboxes(text: str) -> list[tuple[str, str]]:
@@ -256,6 +263,21 @@ def _mailboxes(text: str) -> list[tuple[str, str]]:
     except Exception:  # noqa: BLE001 - a parser error on hostile input is an empty list, not a crash
         return []
     return [(restore(name), restore(addr)) for name, addr in pairs]
+
+
+# What reads as an address to the eye inside a display name (`"ceo@bank.com" <evil@x.com>`).
+_SHOWN_ADDRESS = re.compile(r"[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+\.[^\s<>()\[\]\"',;:@]+")
+MAX_SHOWN_NAME = 800  # of a display name, what is looked at for addresses
+
+
+def addresses_shown(name: str) -> list[str]:
+    """The addresses a display name shows (lower-case, in order), compatibility forms counted (a fullwidth
+    ＠ is an @ to the eye): the one reader of that question, for the send path's check of a recipient and
+    the attack checks of a sender."""
+    shown = unicodedata.normalize("NFKC", name[:MAX_SHOWN_NAME])
+    if "@" not in shown:
+        return []
+    return [found.strip(".").casefold() for found in _SHOWN_ADDRESS.findall(shown)]
 
 
 def format_address(name: str, addr: str) -> str:

@@ -31,13 +31,12 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from email.message import Message as HeaderMessage
-from email.utils import getaddresses
 from enum import StrEnum
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from h0.errors import InternalError
-from h0.mail.headers import clean_address_header
+from h0.mail.headers import header_addresses
 from h0.state import StateDB
 from h0.vault.model import NoteFacts
 from h0.vault.values import addresses, named_addresses
@@ -98,7 +97,7 @@ def single_sender(headers: HeaderMessage) -> str | None:
     values = headers.get_all("From") or []
     if len(values) != 1:
         return None
-    found = [addr for _, addr in getaddresses([clean_address_header(str(values[0]))]) if addr]
+    found = [addr for _, addr in header_addresses(str(values[0]))]
     if len(found) != 1 or "@" not in found[0]:
         return None
     return found[0].strip().lower()[:MAX_ADDRESS]
