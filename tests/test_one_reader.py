@@ -120,3 +120,131 @@ def test_a_name_that_shows_another_address_is_read_one_way() -> None:
     assert other_address_in_name("Evil@Attacker.example", "evil@attacker.example") is None
     with pytest.raises(InvalidRequest):
         parse_recipients("to", '"ceo@bank.example" <evil@attacker.example>')
+
+
+# -- dates: one reader of a note's (and H0's own records') times, one of a mail Date header --------------
+
+DATE_PARSERS = frozenset({"fromisoformat", "parsedate_to_datetime", "strptime"})
+DATE_READERS = frozenset({"h0/vault/dates.py", "h0/mail/headers.py", "h0/mail/providers/query_terms.py"})
+DATE_LEFT = {
+    "h0/report/": "the reports are another engineer's part of this issue (status, `h0 log`)",
+    "h0/mcp/vault_calendar.py": "the vault server's modules are another engineer's part of this issue",
+    "h0/vault/frontmatter/write.py": "the writer checks how YAML will read a string it writes back, not a time",
+    "h0/vault/audit.py": "an audit file's day from its own name (`h0_2026-05-12.jsonl`), not a time",
+    "h0/mail/providers/auth.py": "google-auth's token file writes its expiry naive UTC: that file's own format",
+    "h0/mail/providers/outlook_wire.py": "Graph's wire format (seven fraction digits), read where the wire is typed",
+    "h0/retry.py": "an HTTP Retry-After date (RFC 9110), not a mail or note date",
+    "h0/drafting/scheduling.py": "the sender's zone of a Date header (`-0000` says none), not a time",
+    "h0/calendar/": "the calendar's own ISO dates (its state, proposals, a date written in words)",
+}
+
+
+def date_parser_calls(source: str) -> list[int]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.ImportFrom) and any(alias.name in DATE_PARSERS for alias in node.names)) or (
+            isinstance(node, ast.Attribute) and node.attr in DATE_PARSERS
+        ):
+            found.append(node.lineno)
+    return found
+
+
+def test_dates_are_parsed_only_by_the_one_reader() -> None:
+    """Given every module of h0/, when its source is read, then only the date readers parse a date, save
+    the places named in DATE_LEFT with why."""
+    offenders = {}
+    for path in sorted(H0.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in DATE_READERS or any(rel.startswith(left) for left in DATE_LEFT):
+            continue
+        if lines := date_parser_calls(path.read_text(encoding="utf-8")):
+            offenders[rel] = lines
+    assert offenders == {}, f"dates parsed outside the one reader: {offenders}"
+    assert date_parser_calls("import datetime as dt\ndt.datetime.fromisoformat(x)\n") == [2]
+
+
+@pytest.fixture
+def owner_zone(monkeypatch: pytest.MonkeyPatch):
+    """The owner's machine in New York (UTC-4 in May), so a naive time read as UTC shows."""
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_naive_time_is_the_owners_zone_for_every_reader(owner_zone: None) -> None:
+    """Given `sent_at: 2026-05-12 09:00` (no offset) on a note, when past replies, the learning chart and
+    the filing read it, then each reads nine o'clock in the owner's zone (13:00 UTC), as the note model does."""
+    import datetime as dt
+
+    from h0.drafting.pastreply import epoch
+    from h0.mail.filing import note_time
+    from h0.vault.dates import note_epoch, read_time
+
+    nine_local = dt.datetime(2026, 5, 12, 13, 0, tzinfo=dt.UTC).timestamp()
+    assert note_epoch("2026-05-12 09:00", "sent_at") == nine_local
+    assert epoch("2026-05-12 09:00") == nine_local
+    assert epoch(dt.datetime(2026, 5, 12, 9, 0)) == nine_local
+    assert read_time("2026-05-12T09:00:00") == dt.datetime(2026, 5, 12, 13, 0, tzinfo=dt.UTC)
+    assert note_time("2026-05-12T09:00:00") == "2026-05-12T13:00:00Z"
+    assert read_time("2026-05-12T09:00:00Z") == dt.datetime(2026, 5, 12, 9, 0, tzinfo=dt.UTC)
+
+
+@pytest.mark.parametrize("hostile", ["0001-01-01", "tomorrow-ish", "2026-02-30T10:00:00Z", "9999-12-31", [1], {"a": 1}])
+def test_a_hostile_time_is_unknown_never_a_crash(hostile: object) -> None:
+    """Given a time out of range, impossible or not a time, every reader says 'unknown'."""
+    from h0.drafting.pastreply import epoch
+    from h0.vault.dates import read_time
+
+    assert read_time(hostile) is None
+    assert epoch(hostile) == 0.0
+
+
+def test_an_audit_line_with_a_naive_timestamp_is_read_not_a_crash(tmp_path: Path) -> None:
+    """Given an audit line someone wrote without an offset, reading the log since a time compares it
+    (the owner's zone) instead of raising TypeError on naive against aware."""
+    import datetime as dt
+    import json
+
+    from h0.vault.audit import AuditLog
+
+    log = AuditLog(tmp_path, "h0")
+    log.write("sent", path="Done/a.md")
+    path = log.path_for(dt.datetime.now(dt.UTC).date())
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"timestamp": "2999-01-01T00:00:00", "event": "sent", "path": "Done/b.md"}) + "\n")
+        handle.write(json.dumps({"timestamp": "not a time", "event": "sent", "path": "Done/c.md"}) + "\n")
+    since = dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
+    assert [r["path"] for r in log.records(since)] == ["Done/a.md", "Done/b.md"]
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("Tue, 12 May 2026 09:00:00 +0200", "2026-05-12T07:00:00Z"),
+        ("Tue, 12 May 2026 09:00:00 -0000", "2026-05-12T09:00:00Z"),
+        ("not a date", None),
+        ("Tue, 12 May 99999 09:00:00 +0000", None),
+        ("", None),
+    ],
+)
+def test_a_date_header_is_read_one_way(header: str, expected: str | None) -> None:
+    """Given a Date header (hostile ones included), the header reader and the fetched message's date agree:
+    UTC, `-0000` as UTC, unreadable as unknown."""
+    import datetime as dt
+    from email.message import EmailMessage
+
+    from h0.mail.headers import header_date
+    from h0.mail.incoming.email_views import iso_date
+    from h0.mail.providers.backend import Fetched
+
+    when = header_date(header)
+    assert (when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if when else None) == expected
+    headers = EmailMessage()
+    if header:
+        headers["Date"] = header
+    shown = iso_date(Fetched(id="1", thread_id=None, headers=headers))
+    assert (shown[:19] + "Z" if shown else None) == expected

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import binascii
 import contextlib
+import datetime as dt
 import re
 import secrets
 import unicodedata
@@ -35,7 +36,7 @@ from email.header import decode_header
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
-from email.utils import getaddresses
+from email.utils import getaddresses, parsedate_to_datetime
 
 from h0.errors import InvalidRequest
 from h0.mail.incoming.mimebounds import bounded_address_list
@@ -278,6 +279,21 @@ def addresses_shown(name: str) -> list[str]:
     if "@" not in shown:
         return []
     return [found.strip(".").casefold() for found in _SHOWN_ADDRESS.findall(shown)]
+
+
+def header_date(value: object) -> dt.datetime | None:
+    """Mail in: when a Date header (RFC 5322) says the message was written, as an aware datetime with the
+    header's own offset; `-0000` (zone not said) is UTC; None when the header is absent or unreadable. The
+    one reader of a Date header, for the fetched message's date and an import's."""
+    if not value:
+        return None
+    try:
+        moment = parsedate_to_datetime(str(value))
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+        moment.timestamp()  # a year the platform cannot hold is no date
+    except (TypeError, ValueError, IndexError, OverflowError, OSError):
+        return None
+    return moment
 
 
 def format_address(name: str, addr: str) -> str:
