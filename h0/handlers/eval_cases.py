@@ -193,12 +193,10 @@ def _private(case: Case, reply: HistoryMessage | None, private: EvalPrivacy) -> 
     if case.sent_path is not None and private.note(case.sent_path):
         return True
     keys = thread_keys(email.path, email.frontmatter) | (thread_keys("", reply.thread_fields()) if reply else set())
-    if private.gate.keys_private(keys, private.threads(keys)):
-        return True
     people = [email.facts.sender, *email.facts.to, *email.facts.cc]
     if reply is not None:
         people += [reply.sender, *(a for _, a in reply.recipients)]
-    return private.gate.mail_private(people)
+    return private.gate.message_private(keys, people, private.threads(keys))
 
 
 @dataclass(frozen=True, slots=True)
