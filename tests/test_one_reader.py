@@ -248,3 +248,42 @@ def test_a_date_header_is_read_one_way(header: str, expected: str | None) -> Non
         headers["Date"] = header
     shown = iso_date(Fetched(id="1", thread_id=None, headers=headers))
     assert (shown[:19] + "Z" if shown else None) == expected
+
+
+# -- the owner: only h0/mail/owner.py says who wrote a message ---------------------------------------------
+
+OWNER_ROOMS = ("h0/mail/", "h0/handlers/", "h0/drafting/", "h0/state/", "h0/followup/", "h0/triage/")
+# A label or folder name (a lower-case "sent" is a send's state or a note's status, H0's own word).
+SENT_WORDS = frozenset({"SENT", "Sent", "Sent Items", "Sent Mail", "Sent Messages"})
+
+
+def owner_decisions(source: str) -> list[int]:
+    """Lines that compare with a Sent label or folder name, or test membership in the owner's addresses."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        sent = any(isinstance(o, ast.Constant) and str(o.value).strip() in SENT_WORDS for o in operands)
+        own = any(
+            isinstance(o, ast.Call) and getattr(o.func, "id", getattr(o.func, "attr", "")) == "owner_addresses"
+            for o in node.comparators
+        )
+        if sent or own:
+            found.append(node.lineno)
+    return found
+
+
+def test_only_the_owner_authority_decides_from_a_sent_label_or_the_owners_address() -> None:
+    """Given the rooms that ask who wrote a message, when their sources are read, then none compares a
+    label or folder with SENT or a sender with the owner's addresses: they ask h0.mail.owner."""
+    offenders = {}
+    for path in sorted(H0.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == "h0/mail/owner.py" or not rel.startswith(OWNER_ROOMS):
+            continue
+        if lines := owner_decisions(path.read_text(encoding="utf-8")):
+            offenders[rel] = lines
+    assert offenders == {}, f"authorship decided outside h0/mail/owner.py: {offenders}"
+    assert owner_decisions('ok = "SENT" in labels\n') == [1]
+    assert owner_decisions("mine = sender in owner_addresses(settings)\n") == [1]

@@ -151,7 +151,7 @@ def _answered(vault: Vault, sent: Note) -> Note | None:
 def _from_history(vault: Vault, history: MailHistory | None, reply: HistoryMessage) -> Case | None:
     if history is None:
         return None
-    before = history.thread(reply.thread, before=reply.at, limit=1)
+    before = OwnerAuthority(history.state).vouched(history.thread(reply.thread, before=reply.at, limit=1))
     if not before or before[-1].outbound:
         return None  # it answers no one's email: the start of a conversation, or the owner writing again
     answered = before[-1]

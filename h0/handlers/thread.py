@@ -192,7 +192,7 @@ def kept_earlier(ctx: HandlerContext, thread_id: Any, received: Any) -> list[His
     except H0Error as error:
         logger.debug("thread history of {} not read ({})", thread_id, error.message)
         return []
-    keyed = [(m, thread_keys("", m.thread_fields())) for m in kept if m.note is None]
+    keyed = [(m, thread_keys("", m.thread_fields())) for m in OwnerAuthority(state).vouched(kept) if m.note is None]
     found = private_threads(ctx).private_keys(frozenset().union(*(keys for _, keys in keyed))) if keyed else None
     return [m for m, keys in keyed if not ctx.disclosure().keys_private(keys, found)]
 
