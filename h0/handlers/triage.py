@@ -64,6 +64,14 @@ def needs_triage(facts: NoteFacts) -> bool:
     return facts.status.word in TRIAGE_STATUSES
 
 
+def triage_email(path: str, ctx: HandlerContext) -> Outcome:
+    """Triage one email note (`triage_emails` with a batch of one)."""
+    result = triage_emails([path], ctx)[path]
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
 def triage_emails(
     paths: Sequence[str], ctx: HandlerContext, read: Mapping[str, Note] | None = None
 ) -> dict[str, Outcome | Exception]:

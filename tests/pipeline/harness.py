@@ -20,8 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from h0.config import Settings, load_settings
-from h0.handlers.context import HandlerContext, Outcome
-from h0.handlers.triage import triage_emails
 from h0.mcp.client import InProcessServer, ServerCommand
 from h0.mcp.servers import in_process_servers, mail_server, vault_server
 from h0.mcp.vault_server import daemon_filing_from_env
@@ -231,11 +229,3 @@ def events(vault_dir: Path, stream: str = "h0", event: str | None = None) -> lis
 
 def frontmatter(vault_dir: Path, rel: str) -> dict[str, Any]:
     return Vault(vault_dir).read_note(rel).frontmatter
-
-
-def triage_one(path: str, ctx: HandlerContext) -> Outcome:
-    """Triage one email note: `triage_emails` with a batch of one, its error raised."""
-    result = triage_emails([path], ctx)[path]
-    if isinstance(result, Exception):
-        raise result
-    return result

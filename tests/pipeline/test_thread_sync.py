@@ -16,6 +16,7 @@ from h0.config import load_settings
 from h0.handlers.context import HandlerContext, NoteOps
 from h0.handlers.ingest import ingest_new_mail
 from h0.handlers.send import send_approved_draft
+from h0.handlers.triage import triage_email
 from h0.mail import MailService
 from h0.mail.api import LocalMail
 from h0.triage import Triager, ensure_rules_file
@@ -24,7 +25,7 @@ from h0.vault import Vault
 from h0.vault.api import LocalVault
 from h0.vault.last_change import Arrival
 from tests.mail.conftest import gmail_settings_for
-from tests.pipeline.harness import frontmatter, triage_one
+from tests.pipeline.harness import frontmatter
 
 ORIGINAL = "<CA+friday-1@mail.example.com>"
 
@@ -94,7 +95,7 @@ def test_a_reply_in_the_thread_links_the_earlier_note_marks_the_draft_stale_and_
     assert ingest_new_mail(ctx).written == [f"Needs_Action/EMAIL_{first}.md"]
     first_note = frontmatter(vault_dir, f"Needs_Action/EMAIL_{first}.md")
     assert first_note["thread_id"] == first and "thread" not in first_note  # it starts the conversation
-    assert triage_one(f"Needs_Action/EMAIL_{first}.md", ctx).data["draft_path"] == f"Drafts/REPLY_EMAIL_{first}.md"
+    assert triage_email(f"Needs_Action/EMAIL_{first}.md", ctx).data["draft_path"] == f"Drafts/REPLY_EMAIL_{first}.md"
     draft = f"REPLY_EMAIL_{first}.md"
     assert "stale" not in frontmatter(vault_dir, f"Drafts/{draft}")
 
@@ -114,7 +115,7 @@ def test_a_reply_in_the_thread_links_the_earlier_note_marks_the_draft_stale_and_
     assert "Dana Rivera" in stale["stale_reason"] and "send_anyway" in stale["stale_reason"]
 
     # Triage of the reply sees the conversation, not one message.
-    triage_one(f"Needs_Action/EMAIL_{second}.md", ctx)
+    triage_email(f"Needs_Action/EMAIL_{second}.md", ctx)
     seen = ctx.triager.seen[-1]
     assert [m.text.strip() for m in seen.conversation] == ["Could we move the review to Friday?"]
     assert "Dana Rivera" in seen.conversation[0].sender and not seen.conversation[0].own
@@ -191,8 +192,8 @@ def test_a_draft_for_an_email_the_thread_already_moved_past_is_stale_from_the_st
         in_reply_to=ORIGINAL,
     )
     assert len(ingest_new_mail(ctx).written) == 2
-    older = triage_one(f"Needs_Action/EMAIL_{first}.md", ctx).data["draft_path"]
-    newer = triage_one(f"Needs_Action/EMAIL_{second}.md", ctx).data["draft_path"]
+    older = triage_email(f"Needs_Action/EMAIL_{first}.md", ctx).data["draft_path"]
+    newer = triage_email(f"Needs_Action/EMAIL_{second}.md", ctx).data["draft_path"]
     assert frontmatter(vault_dir, older)["stale"] is True
     assert frontmatter(vault_dir, older)["stale_since"] == f"[[EMAIL_{second}]]"
     assert "stale" not in frontmatter(vault_dir, newer)

@@ -13,11 +13,10 @@ import pytest
 from h0.config import load_settings
 from h0.errors import H0Error
 from h0.handlers.context import HandlerContext, NoteOps, Outcome
-from h0.handlers.triage import triage_emails
+from h0.handlers.triage import triage_email, triage_emails
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault, init_vault
 from h0.vault.api import Change, LocalVault
-from tests.pipeline.harness import triage_one
 
 DANA = "Dana Rivera <dana@example.com>"
 
@@ -109,7 +108,7 @@ def test_a_batch_decides_as_one_note_at_a_time_would(vault_dir: Path, tmp_path: 
             ),
         ]
         ctx = context(root, LocalVault(Vault(root)))
-        got = triage_emails(paths, ctx) if batch else {p: triage_one(p, ctx) for p in paths}
+        got = triage_emails(paths, ctx) if batch else {p: triage_email(p, ctx) for p in paths}
         outcomes[batch] = {p: (o.action, o.detail) for p, o in got.items()}
     assert outcomes[True] == outcomes[False]
     for rel in ("Drafts/REPLY_first.md", "Drafts/REPLY_second.md"):
@@ -141,7 +140,7 @@ def test_each_note_gets_its_own_answer_gone_corrupt_done_or_failed(vault_dir: Pa
     assert isinstance(results[blocked], H0Error)  # the pipeline logs it and retries this note only
     assert (vault_dir / blocked).read_bytes() == before  # never `awaiting_approval` without its draft
     with pytest.raises(H0Error):
-        triage_one(blocked, context(vault_dir, LocalVault(Vault(vault_dir))))
+        triage_email(blocked, context(vault_dir, LocalVault(Vault(vault_dir))))
 
 
 def test_an_email_the_human_edits_during_triage_keeps_the_edit_and_gets_the_decision(vault_dir: Path):
@@ -165,7 +164,7 @@ def test_given_a_later_email_typed_in_capitals_when_the_earlier_one_is_triaged_t
     first = email(vault_dir, "first", thread="t1", received="2026-11-21T09:00:00Z")
     later = vault_dir / email(vault_dir, "later", thread="t1", received="2026-11-21T10:00:00Z", status="done")
     later.write_text(later.read_text().replace("type: email", "type: Email"))
-    result = triage_one(first, context(vault_dir, LocalVault(Vault(vault_dir))))
+    result = triage_email(first, context(vault_dir, LocalVault(Vault(vault_dir))))
     assert result.action == "triaged"
     draft = Vault(vault_dir).read_note("Drafts/REPLY_first.md").frontmatter
     assert draft["stale"] is True and draft["stale_since"] == "[[later]]"
