@@ -19,6 +19,7 @@ from h0.vault.layout import NEEDS_ACTION
 from h0.vault.paths import PathResolver, link_key
 
 __all__ = [
+    "ADDRESS",
     "MAX_ID",
     "RECIPIENT_FIELDS",
     "addresses",
@@ -48,6 +49,13 @@ _TRUE = frozenset({"true", "yes", "y", "1", "on"})
 # address, and a plain name before an <address>. Anything else goes through email.utils.getaddresses.
 _BARE = re.compile(r"[^\s\"<>,;:()\\\[\]@]+@[^\s\"<>,;:()\\\[\]@]+")
 _NAMED = re.compile(r"([\w' -]*)<([^\s\"<>,;:()\\\[\]@]+@[^\s\"<>,;:()\\\[\]@]+)>\s*")
+
+
+# An address written in text (a People note's `email:`, a note's body): the one pattern of the vault.
+ADDRESS = re.compile(
+    r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+"
+)
 
 
 def flag(value: Any) -> bool:

@@ -22,17 +22,13 @@ from h0.vault.index.entities import note_keys
 from h0.vault.model import is_mail
 from h0.vault.note import MAX_NOTE_BYTES, content_hash
 from h0.vault.paths import link_key
+from h0.vault.values import ADDRESS, source_key
 from h0.vault.values import addresses as header_addresses
-from h0.vault.values import source_key
 
 # Frontmatter fields that say "this note is about this person": a People note.
 PERSON_FIELDS = ("email", "emails", "aliases")
 # Email notes' header fields: the note is about (from, to) these people too (the gate's mail fields).
 HEADER_FIELDS = MAIL_FIELDS
-ADDRESS = re.compile(
-    r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+"
-)
 WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]{1,200})(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 MAX_ADDRESSES = 200  # per note: a mailing list's archive need not fill the table
 MAX_LINKS = 500
