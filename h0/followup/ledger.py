@@ -39,6 +39,14 @@ class ThreadRow:
     gen: int = 0
 
 
+def _mark(db: sqlite3.Connection, threads: Sequence[str]) -> None:
+    """Mark these threads (created when new) for the next pass; `gen` says a pass's look at them is stale."""
+    db.executemany(
+        "INSERT INTO followup_threads (thread, dirty) VALUES (?, 1) ON CONFLICT(thread) DO UPDATE SET dirty = 1, gen = gen + 1",
+        [(t,) for t in threads],
+    )
+
+
 def _row_message(row: dict[str, Any]) -> Message:
     recipients = stored_recipients(row["recipients"])
     return Message(
@@ -111,11 +119,7 @@ class FollowupLedger:
                         ),
                     )
                 threads = sorted({m.thread for m in rows})
-                db.executemany(
-                    "INSERT INTO followup_threads (thread, dirty) VALUES (?, 1) "
-                    "ON CONFLICT(thread) DO UPDATE SET dirty = 1, gen = gen + 1",
-                    [(t,) for t in threads],
-                )
+                _mark(db, threads)
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
         return threads
@@ -128,11 +132,7 @@ class FollowupLedger:
             return
         try:
             with self.state.transaction() as db:
-                db.executemany(
-                    "INSERT INTO followup_threads (thread, dirty) VALUES (?, 1) "
-                    "ON CONFLICT(thread) DO UPDATE SET dirty = 1, gen = gen + 1",
-                    [(t,) for t in wanted],
-                )
+                _mark(db, wanted)
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
 
