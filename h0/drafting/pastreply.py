@@ -57,13 +57,7 @@ class PastReply:
 
 def addresses(*values: Any) -> tuple[str, ...]:
     """Lower-cased addresses from header-like values (strings or lists of them)."""
-    texts: list[str] = []
-    for value in values:
-        if isinstance(value, (list, tuple)):
-            texts += [str(v) for v in value if v]
-        elif value:
-            texts.append(str(value))
-    return tuple(dict.fromkeys(a.lower() for a in parsed_addresses(texts) if "@" in a))
+    return tuple(dict.fromkeys(a.lower() for value in values for a in parsed_addresses(value) if "@" in a))
 
 
 def epoch(value: Any) -> float:
