@@ -135,7 +135,8 @@ DATE_LEFT = {
     "h0/mail/providers/outlook_wire.py": "Graph's wire format (seven fraction digits), read where the wire is typed",
     "h0/retry.py": "an HTTP Retry-After date (RFC 9110), not a mail or note date",
     "h0/drafting/scheduling.py": "the sender's zone of a Date header (`-0000` says none), not a time",
-    "h0/calendar/": "the calendar's own ISO dates (its state, proposals, a date written in words)",
+    "h0/calendar/proposal.py": "a proposed slot must carry its offset to be compared as an instant (naive: not one)",
+    "h0/calendar/checks.py": "a day written in an email's words (`2026-05-12`), not a time",
 }
 
 
