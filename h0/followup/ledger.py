@@ -19,7 +19,7 @@ from typing import Any
 from h0.errors import InternalError
 from h0.followup.threads import Message
 from h0.state import StateDB
-from h0.state.history import stored_recipients
+from h0.state.history import stored_message
 
 CHUNK = 500  # ids per IN (…) clause
 SENDS_MARK = "followup_sends_epoch"  # meta: H0's own sends up to this sent_epoch are recorded
@@ -48,22 +48,13 @@ def _mark(db: sqlite3.Connection, threads: Sequence[str]) -> None:
 
 
 def _row_message(row: dict[str, Any]) -> Message:
-    recipients = stored_recipients(row["recipients"])
     return Message(
-        key=row["key"],
-        thread=row["thread"],
-        outbound=bool(row["outbound"]),
-        sender=row["sender"] or "",
-        recipients=recipients,
-        subject=row["subject"] or "",
-        at=float(row["at"]),
+        **stored_message(row),
         seen_at=float(row["seen_at"]),
-        provider_id=row["provider_id"],
         automated=row["automated"],
         list_address=row["list_address"],
         asks=None if row["asks"] is None else bool(row["asks"]),
         ask=row["ask"],
-        note=row["note"],
     )
 
 
