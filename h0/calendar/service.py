@@ -33,6 +33,7 @@ from h0.calendar.free import merged
 from h0.calendar.sources import Source, sources_for_settings
 from h0.config import Settings
 from h0.errors import H0Error
+from h0.vault.dates import read_time
 
 WINDOW_DAYS_AFTER = 62  # the expansion window: today (owner's zone) to this many days on
 _instances: dict[tuple[object, ...], OwnerCalendar] = {}
@@ -261,11 +262,8 @@ class OwnerCalendar:
         state = cache.state()
         if state.last_try_at is None or state.error is not None:
             return False
-        try:
-            tried = datetime.fromisoformat(state.last_try_at)
-        except ValueError:
-            return False
-        return (datetime.now(UTC) - tried).total_seconds() < self.refresh_seconds
+        tried = read_time(state.last_try_at)  # a file anyone can edit: a bad or naive time never raises
+        return tried is not None and (datetime.now(UTC) - tried).total_seconds() < self.refresh_seconds
 
     @staticmethod
     def _parsed(

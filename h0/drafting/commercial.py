@@ -33,7 +33,7 @@ from typing import Any
 
 from h0.drafting.knowledgenotes import KnowledgeNote, link_targets
 from h0.vault.model import NoteFacts, note_facts
-from h0.vault.person import ADDRESS
+from h0.vault.values import ADDRESS
 
 MAX_CURRENCY_MARKS = 1_000  # currency signs looked at in one text; more is taken for money
 MAX_LINKED_PEOPLE = 20  # links of a note looked up for its parties (each is one index look-up)

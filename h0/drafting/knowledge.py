@@ -40,7 +40,7 @@ from h0.vault.disclosure import Disclosure
 from h0.vault.index.about import MAX_ORGANISATION, organisations, rank
 from h0.vault.index.entities import note_keys, phrases, text_entities
 from h0.vault.paths import NOTE_SUFFIX, folder_key, link_key
-from h0.vault.person import ADDRESS
+from h0.vault.values import ADDRESS
 
 FULL_RESCAN_SECONDS = 300.0
 

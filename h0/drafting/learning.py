@@ -34,6 +34,7 @@ from h0.drafting.voice import profile_section
 from h0.errors import Conflict, H0Error, NotFound
 from h0.vault.api import Notes
 from h0.vault.audit import AuditLog, utcnow
+from h0.vault.dates import read_time
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DONE, DRAFTING_STREAM, LOGS
 from h0.vault.sendable import message_body
@@ -297,11 +298,7 @@ WEEKS = 8  # the dashboard's chart of the send-ready rate
 
 
 def _when(record: dict[str, Any]) -> dt.datetime | None:
-    try:
-        stamp = dt.datetime.fromisoformat(str(record.get("timestamp") or ""))
-    except ValueError:
-        return None
-    return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
+    return read_time(record.get("timestamp"))
 
 
 def _week_start(moment: dt.datetime) -> dt.datetime:

@@ -8,7 +8,6 @@ signature out).
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import time
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from h0.drafting.knowledgenotes import tokens
 from h0.drafting.replytext import ReplyParts, split_reply
 from h0.mail.incoming.htmltext import block_text
 from h0.state.history import HistoryMessage
+from h0.vault.dates import stamp_epoch
 from h0.vault.disclosure import thread_keys
 from h0.vault.draft_state import DraftState
 from h0.vault.model import Kind, NoteFacts
@@ -57,27 +57,12 @@ class PastReply:
 
 def addresses(*values: Any) -> tuple[str, ...]:
     """Lower-cased addresses from header-like values (strings or lists of them)."""
-    texts: list[str] = []
-    for value in values:
-        if isinstance(value, (list, tuple)):
-            texts += [str(v) for v in value if v]
-        elif value:
-            texts.append(str(value))
-    return tuple(dict.fromkeys(a.lower() for a in parsed_addresses(texts) if "@" in a))
+    return tuple(dict.fromkeys(a.lower() for value in values for a in parsed_addresses(value) if "@" in a))
 
 
 def epoch(value: Any) -> float:
-    """A frontmatter timestamp (a YAML datetime or ISO 8601 text) as epoch seconds; 0 when absent or unreadable."""
-    if isinstance(value, dt.datetime):
-        stamp = value
-    else:
-        try:
-            stamp = dt.datetime.fromisoformat(str(value or "").strip())  # 3.11 reads a trailing Z
-        except ValueError:
-            return 0.0
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=dt.UTC)
-    return stamp.timestamp()
+    """A frontmatter timestamp as epoch seconds (h0.vault.dates.stamp_epoch); 0 when absent or unreadable."""
+    return stamp_epoch(value) or 0.0
 
 
 def kept_reply(message: HistoryMessage) -> PastReply | None:

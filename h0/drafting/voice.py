@@ -116,10 +116,6 @@ class LearnedVoice:
     recipients: tuple[RecipientVoice, ...]
     private_people: int = 0  # private people whose replies were left out (not listed, not learned from)
 
-    def for_address(self, address: str) -> RecipientVoice | None:
-        key = address.strip().lower()
-        return next((r for r in self.recipients if r.address == key), None)
-
     def section(self) -> str:
         """The profile's learned section, as H0 writes it."""
         left_out = []

@@ -19,7 +19,7 @@ from typing import Any
 from h0.errors import InternalError
 from h0.followup.threads import Message
 from h0.state import StateDB
-from h0.state.history import stored_recipients
+from h0.state.history import stored_message
 
 CHUNK = 500  # ids per IN (…) clause
 SENDS_MARK = "followup_sends_epoch"  # meta: H0's own sends up to this sent_epoch are recorded
@@ -39,23 +39,22 @@ class ThreadRow:
     gen: int = 0
 
 
+def _mark(db: sqlite3.Connection, threads: Sequence[str]) -> None:
+    """Mark these threads (created when new) for the next pass; `gen` says a pass's look at them is stale."""
+    db.executemany(
+        "INSERT INTO followup_threads (thread, dirty) VALUES (?, 1) ON CONFLICT(thread) DO UPDATE SET dirty = 1, gen = gen + 1",
+        [(t,) for t in threads],
+    )
+
+
 def _row_message(row: dict[str, Any]) -> Message:
-    recipients = stored_recipients(row["recipients"])
     return Message(
-        key=row["key"],
-        thread=row["thread"],
-        outbound=bool(row["outbound"]),
-        sender=row["sender"] or "",
-        recipients=recipients,
-        subject=row["subject"] or "",
-        at=float(row["at"]),
+        **stored_message(row),
         seen_at=float(row["seen_at"]),
-        provider_id=row["provider_id"],
         automated=row["automated"],
         list_address=row["list_address"],
         asks=None if row["asks"] is None else bool(row["asks"]),
         ask=row["ask"],
-        note=row["note"],
     )
 
 
@@ -111,11 +110,7 @@ class FollowupLedger:
                         ),
                     )
                 threads = sorted({m.thread for m in rows})
-                db.executemany(
-                    "INSERT INTO followup_threads (thread, dirty) VALUES (?, 1) "
-                    "ON CONFLICT(thread) DO UPDATE SET dirty = 1, gen = gen + 1",
-                    [(t,) for t in threads],
-                )
+                _mark(db, threads)
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
         return threads
@@ -128,11 +123,7 @@ class FollowupLedger:
             return
         try:
             with self.state.transaction() as db:
-                db.executemany(
-                    "INSERT INTO followup_threads (thread, dirty) VALUES (?, 1) "
-                    "ON CONFLICT(thread) DO UPDATE SET dirty = 1, gen = gen + 1",
-                    [(t,) for t in wanted],
-                )
+                _mark(db, wanted)
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
 

@@ -16,13 +16,12 @@ from typing import Any
 
 from h0.followup.asks import AskJudge, Verdict, rules_verdict
 from h0.followup.threads import Message
-from h0.mail.headers import clean_address_header, clean_header_text
+from h0.mail.headers import clean_header_text, header_addresses
 from h0.mail.models import EmailFull
 from h0.mail.owner import is_sent_labels, message_key
 from h0.vault.dates import stamp_epoch
 from h0.vault.model import NoteFacts
 from h0.vault.sendable import message_body
-from h0.vault.values import named_addresses
 
 MAX_SUBJECT = 300
 MAX_NAME = 120
@@ -32,13 +31,8 @@ MAX_KEY = 1_000  # as h0.mail.owner.MAX_KEY
 
 def people(*values: Any) -> tuple[tuple[str, str], ...]:
     """(display name, lower-case address) of address headers or lists of them, each address once."""
-    texts: list[str] = []
-    for value in values:
-        if isinstance(value, (list, tuple)):
-            texts += [clean_address_header(v) for v in value if v]
-        elif value:
-            texts.append(clean_address_header(value))
-    return _people(named_addresses(texts))
+    items = [v for value in values for v in (value if isinstance(value, (list, tuple)) else [value]) if v]
+    return _people(pair for item in items for pair in header_addresses(item))
 
 
 def _people(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
@@ -51,7 +45,7 @@ def _people(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
 
 
 def _sender(value: Any) -> str:
-    found = named_addresses(clean_address_header(value or ""))
+    found = header_addresses(value or "")
     return found[0][1].strip().lower()[:320] if found else ""
 
 

@@ -9,7 +9,6 @@ stale trigger is harmless.
 
 from __future__ import annotations
 
-import builtins
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -27,7 +26,7 @@ from h0.retry import Again, Waits
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
-from h0.vault.api import Applied, Change, LocalVault, NoteRef, Notes, VaultAPI
+from h0.vault.api import LocalVault, NoteRef, Notes, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import LOGS
@@ -112,30 +111,15 @@ class EmailTriager(Protocol):
     def triage(self, email: EmailInput, context: ReplyContext | None = None) -> TriageOutcome: ...
 
 
-class NoteOps:
+class NoteOps(Notes):
     """What handlers do to notes: `Notes` over a `VaultAPI` (in the daemon: the vault server, with the
-    local vault as its fallback — h0.mcp.client.Fallback)."""
+    local vault as its fallback — h0.mcp.client.Fallback), with an update that survives a concurrent edit,
+    filing in a folder, and a listing of a folder that is not there as empty. `notes`: the plain verbs,
+    for code outside the handlers (learning, revision)."""
 
     def __init__(self, api: VaultAPI) -> None:
-        self.api = api
+        super().__init__(api)
         self.notes = Notes(api)
-
-    def read(self, path: str) -> Note:
-        return self.notes.read(path)
-
-    def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
-        return self.api.read_many(paths)
-
-    def write(
-        self,
-        path: str,
-        frontmatter: Mapping[str, Any],
-        body: str,
-        *,
-        if_match: str | None = None,
-        create_only: bool = False,
-    ) -> NoteRef:
-        return self.notes.write(path, frontmatter, body, if_match=if_match, create_only=create_only)
 
     def update(
         self,
@@ -144,37 +128,23 @@ class NoteOps:
         *,
         if_match: str | None = None,
         attempts: int = 3,
-        remove: tuple[str, ...] = (),
-    ) -> str:
-        """Merge `changes` into a note's frontmatter (keys in `remove` dropped; body untouched); returns the new hash.
+        remove: Sequence[str] = (),
+    ) -> NoteRef:
+        """Merge `changes` into a note's frontmatter (keys in `remove` dropped; body untouched).
 
         With `if_match`, a concurrent human edit makes the first attempt a Conflict; the
         merge is then made on the fresh note (the keys H0 sets win, the human's edit stays).
         """
         for attempt in range(attempts):
             try:
-                ref = self.notes.update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None)
+                return super().update(path, changes, remove=remove, if_match=if_match if attempt == 0 else None)
             except Conflict:
                 continue
-            return ref.hash
         raise Conflict(f"{path} kept changing; could not record {sorted(changes)}.", path=path)
 
     def patch(self, note: Note, changes: Mapping[str, Any]) -> str:
         """Merge `changes` into a note just read, guarded by the hash it was read with."""
-        return self.update(note.path, changes, if_match=note.hash)
-
-    def move(
-        self,
-        source: str,
-        destination: str,
-        *,
-        overwrite: bool = False,
-        rename_if_exists: bool = False,
-        set_frontmatter: Mapping[str, Any] | None = None,
-    ) -> Moved:
-        return self.notes.move(
-            source, destination, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
-        )
+        return self.update(note.path, changes, if_match=note.hash).hash
 
     def move_to_folder(self, source: str, folder: str, set_frontmatter: Mapping[str, Any] | None = None) -> Moved:
         """File a note in `folder` (as 'name (2).md'… if the name is taken), annotating it in the same call."""
@@ -193,10 +163,6 @@ class NoteOps:
             return self.api.list(directory, filter, recursive=recursive, limit=limit)
         except NotFound:
             return []
-
-    def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
-        """Each change's result, in order."""
-        return self.api.apply(changes)
 
 
 @dataclass

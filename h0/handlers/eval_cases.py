@@ -151,7 +151,7 @@ def _answered(vault: Vault, sent: Note) -> Note | None:
 def _from_history(vault: Vault, history: MailHistory | None, reply: HistoryMessage) -> Case | None:
     if history is None:
         return None
-    before = history.thread(reply.thread, before=reply.at, limit=1)
+    before = OwnerAuthority(history.state).vouched(history.thread(reply.thread, before=reply.at, limit=1))
     if not before or before[-1].outbound:
         return None  # it answers no one's email: the start of a conversation, or the owner writing again
     answered = before[-1]
@@ -193,12 +193,10 @@ def _private(case: Case, reply: HistoryMessage | None, private: EvalPrivacy) -> 
     if case.sent_path is not None and private.note(case.sent_path):
         return True
     keys = thread_keys(email.path, email.frontmatter) | (thread_keys("", reply.thread_fields()) if reply else set())
-    if private.gate.keys_private(keys, private.threads(keys)):
-        return True
     people = [email.facts.sender, *email.facts.to, *email.facts.cc]
     if reply is not None:
         people += [reply.sender, *(a for _, a in reply.recipients)]
-    return private.gate.mail_private(people)
+    return private.gate.message_private(keys, people, private.threads(keys))
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,20 +16,18 @@ files the email in Done/ as a sent reply would.
 
 from __future__ import annotations
 
-from typing import Any
-
 from h0.drafting import Drafting
 from h0.drafting.profile import fill_names
 from h0.drafting.register import local_voice
 from h0.drafting.replytext import strip_quoted
 from h0.drafting.replyvoice import owners_form
 from h0.drafting.voice import VOICE_WINDOW, language_of, voice_for
+from h0.handlers.reply import draft_head
 from h0.mail.compose.drafts import NEXT_STEP, REVISE_HINT
 from h0.mail.headers import clean_address_header, clean_header_text
 from h0.mail.incoming.htmltext import block_text, defuse_cutoff, disarm_reply, inert_inline
 from h0.vault import Note
 from h0.vault.api import Write
-from h0.vault.audit import note_timestamp
 from h0.vault.layout import DRAFTS
 from h0.vault.sendable import CUTOFF
 from h0.vault.values import named_addresses
@@ -123,16 +121,8 @@ def forward_draft(
     text = disarm_reply(defuse_cutoff(text))
     file_name = note.path.rsplit("/", 1)[-1]
     path = f"{DRAFTS}/FWD_{file_name}"
-    draft_fm: dict[str, Any] = {
-        "to": address,
-        "subject": forward_subject(facts.subject),
-        "status": "pending_approval",
-        "draft_id": f"FWD_{file_name[:-3]}",
-        "source": note.path,
-        "drafted_at": note_timestamp(),
-        "decision": "delegate",
-        "drafted_by": "rules",
-    }
+    draft_fm = draft_head(f"FWD_{file_name[:-3]}", note.path, address, forward_subject(facts.subject))
+    draft_fm |= {"decision": "delegate", "drafted_by": "rules"}
     body = (
         f"{text}\n\n{CUTOFF}\n"
         f"Forwarding [[{file_name[:-3]}]] to {inert_inline(name)} ({address})"

@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from email.utils import getaddresses
 from typing import Any
 
 from loguru import logger
@@ -52,7 +51,7 @@ from h0.handlers.thread import (
 )
 from h0.mail.api import MailAPI
 from h0.mail.compose.recipients import shown_sender
-from h0.mail.headers import clean_address_header, clean_header_text, format_address
+from h0.mail.headers import clean_address_header, clean_header_text, format_address, header_addresses
 from h0.mail.incoming.authresults import AUTH_METHODS
 from h0.mail.incoming.htmltext import defuse_cutoff, inert_block
 from h0.mail.incoming.sync_query import ingest_query as _query_without_label
@@ -325,9 +324,7 @@ def _text(value: Any) -> str:
 def _addresses(value: Any) -> list[str]:
     if not value:
         return []
-    return [
-        defuse_cutoff(format_address(name, addr)) for name, addr in getaddresses([clean_address_header(value)]) if addr
-    ]
+    return [defuse_cutoff(format_address(name, addr)) for name, addr in header_addresses(value)]
 
 
 def _subject(email: EmailFull) -> str:

@@ -90,6 +90,19 @@ def _only_from_headers(path: str, facts: NoteFacts, recipients: list[str]) -> No
         )
 
 
+def draft_head(draft_id: str, source: str, to: str, subject: str) -> dict[str, Any]:
+    """The frontmatter every draft H0 writes begins with: whom it goes to, its subject, waiting for the owner
+    (`status: pending_approval`), its id, the note it answers and when it was drafted."""
+    return {
+        "to": to,
+        "subject": subject,
+        "status": "pending_approval",
+        "draft_id": draft_id,
+        "source": source,
+        "drafted_at": note_timestamp(),
+    }
+
+
 def reply_draft(
     note: Note,
     decision: Any,
@@ -112,14 +125,7 @@ def reply_draft(
     cc, all_note = reply_all(facts, to, owner)
     name = note.path.rsplit("/", 1)[-1]
     draft_path = f"{DRAFTS}/REPLY_{name}"
-    draft_fm: dict[str, Any] = {
-        "to": to,
-        "subject": reply_subject(facts.subject),
-        "status": "pending_approval",
-        "draft_id": f"REPLY_{name[:-3]}",
-        "source": note.path,
-        "drafted_at": note_timestamp(),
-    }
+    draft_fm = draft_head(f"REPLY_{name[:-3]}", note.path, to, reply_subject(facts.subject))
     if cc:
         draft_fm["cc"] = ", ".join(cc)
     _only_from_headers(note.path, facts, [to, *cc])

@@ -26,12 +26,12 @@ from h0.handlers.llmwait import WAITING_DETAIL, gave_up, not_due_for, wait_for_m
 from h0.handlers.thread import private_in_thread
 from h0.vault.layout import DRAFTS
 from h0.vault.marks import WAIT_KEYS
-from h0.vault.paths import folder_key
+from h0.vault.paths import directly_in
 from h0.vault.sendable import message_changes
 
 
 def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
-    if folder_key(path.split("/", 1)[0]) != folder_key(DRAFTS) or path.count("/") != 1:
+    if not directly_in(path, DRAFTS):
         return Outcome(Action.SKIPPED, "revisions happen in Drafts/ only")
     note = ctx.read_note(path)
     if isinstance(note, Outcome):

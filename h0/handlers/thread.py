@@ -38,7 +38,7 @@ from h0.mail.models import EmailFull
 from h0.mail.owner import OwnerAuthority, message_key, note_message_key
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import Note
-from h0.vault.disclosure import NoteLike, note_parts, thread_keys
+from h0.vault.disclosure import NoteLike, thread_keys
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DRAFTS
 from h0.vault.private_threads import PrivateThreads, ScannedThreads
@@ -78,20 +78,9 @@ def private_threads(ctx: HandlerContext) -> PrivateThreads:
 
 
 def private_notes(ctx: HandlerContext, notes: Iterable[NoteLike]) -> Callable[[NoteLike], bool]:
-    """The gate's answer for each of these notes (a batch of emails and their threads' notes): private itself, or
-    sharing a thread key with a note private by itself — among these (as read now, their text included) or
-    anywhere in the vault (their keys asked once, of the index). When the vault cannot say, every one is private."""
-    notes = list(notes)
-    gate = ctx.disclosure()
-    parts = [note_parts(n) for n in notes]
-    found = private_threads(ctx).private_keys(frozenset().union(*(thread_keys(rel, fm or {}) for rel, fm, _ in parts)))
-    held = None if found is None else found | gate.private_keys(notes)
-
-    def private(note: NoteLike) -> bool:
-        rel, fm, body = note_parts(note)
-        return gate.own_private(rel, fm, body) or gate.keys_private(thread_keys(rel, fm or {}), held)
-
-    return private
+    """The gate's answer for each of these notes (`Disclosure.batch`), the vault's private threads asked of the
+    index (or a walk of the vault)."""
+    return ctx.disclosure().batch(notes, private_threads(ctx).private_keys)
 
 
 def private_in_thread(
@@ -203,7 +192,7 @@ def kept_earlier(ctx: HandlerContext, thread_id: Any, received: Any) -> list[His
     except H0Error as error:
         logger.debug("thread history of {} not read ({})", thread_id, error.message)
         return []
-    keyed = [(m, thread_keys("", m.thread_fields())) for m in kept if m.note is None]
+    keyed = [(m, thread_keys("", m.thread_fields())) for m in OwnerAuthority(state).vouched(kept) if m.note is None]
     found = private_threads(ctx).private_keys(frozenset().union(*(keys for _, keys in keyed))) if keyed else None
     return [m for m, keys in keyed if not ctx.disclosure().keys_private(keys, found)]
 

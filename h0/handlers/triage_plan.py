@@ -28,7 +28,7 @@ from h0.handlers.suspect import no_reply
 from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_emails
 from h0.mail.deception.known import Known
 from h0.mail.incoming.htmltext import block_text, inert_inline
-from h0.mail.owner import owner_addresses
+from h0.mail.owner import own_address, owner_addresses
 from h0.triage.llm import TRUNCATED_WARNING
 from h0.triage.models import DRAFTING_DECISIONS, EarlierMessage, EmailInput, ReplyContext, TriageOutcome
 from h0.triage.phishing import suspected_phishing
@@ -165,7 +165,7 @@ def plan_email(
         outcome = no_reply(outcome, suspicion.problem)
     elif outcome.decision.decision in DRAFTING_DECISIONS and note.facts.automated:
         outcome = _not_answered(outcome, f"Machine-made mail ({note.facts.automated})")
-    elif outcome.decision.decision in DRAFTING_DECISIONS and note.facts.sender in owner_addresses(ctx.settings):
+    elif outcome.decision.decision in DRAFTING_DECISIONS and own_address(ctx.settings, note.facts.sender):
         outcome = _not_answered(outcome, "Mail from your own address")
     decision = outcome.decision
     record = {

@@ -27,6 +27,7 @@ from typing import Any
 from h0.errors import H0Error, Refusal, refuse
 from h0.state import StateDB
 from h0.vault.copies import original_name
+from h0.vault.dates import read_time
 from h0.vault.paths import PathResolver
 
 RECENT_SEND_HOLD_S = 3600.0
@@ -95,12 +96,7 @@ def copy_of_sent(row: Mapping[str, Any], **details: Any) -> H0Error:
 
 def _shown(stamp: object, epoch: object) -> str:
     """'2026-11-28 10:10 UTC' from an ISO time or an epoch."""
-    when: dt.datetime | None = None
-    if isinstance(stamp, str):
-        try:
-            when = dt.datetime.fromisoformat(stamp)
-        except ValueError:
-            when = None
+    when = read_time(stamp)
     if when is None and isinstance(epoch, (int, float)):
         when = dt.datetime.fromtimestamp(epoch, dt.UTC)
     return f"{when.astimezone(dt.UTC):%Y-%m-%d %H:%M} UTC" if when is not None else "an earlier date"

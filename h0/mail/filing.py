@@ -18,7 +18,6 @@ stream, where the reports read the life of a note, whichever process filed it.
 
 from __future__ import annotations
 
-import datetime as dt
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -33,6 +32,7 @@ from h0.mail.sending import Outgoing
 from h0.state import StateDB
 from h0.vault import AuditLog, Note, Vault
 from h0.vault.audit import note_timestamp
+from h0.vault.dates import read_time
 from h0.vault.layout import DONE, LOGS
 from h0.vault.model import NoteFacts
 from h0.vault.sendable import CUTOFF
@@ -45,12 +45,7 @@ ERROR_KEYS = ("h0_error", "h0_error_code", "h0_error_at")
 
 def note_time(value: object) -> str:
     """The provider's send time, to the second (so it is a YAML timestamp), or now."""
-    if isinstance(value, str):
-        try:
-            return note_timestamp(dt.datetime.fromisoformat(value))
-        except ValueError:
-            pass
-    return note_timestamp()
+    return note_timestamp(read_time(value) if isinstance(value, str) else None)
 
 
 def send_record(

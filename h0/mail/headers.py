@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import binascii
 import contextlib
+import datetime as dt
 import re
 import secrets
 import unicodedata
@@ -35,7 +36,7 @@ from email.header import decode_header
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
-from email.utils import getaddresses
+from email.utils import getaddresses, parsedate_to_datetime
 
 from h0.errors import InvalidRequest
 from h0.mail.incoming.mimebounds import bounded_address_list
@@ -210,21 +211,28 @@ _HELD_WORD = re.compile(r"h0w([0-9a-f]{12})n([0-9]+)e")
 
 
 def clean_address_header(value: object) -> str:
-    """Mail in: an address list with every display name cleaned, rendered so any parser splits it alike.
+    """Mail in: an address list with every display name cleaned (`header_addresses`), rendered so any
+    parser splits it alike."""
+    return ", ".join(format_address(name, addr) for name, addr in header_addresses(value))
+
+
+def header_addresses(value: object) -> list[tuple[str, str]]:
+    """Mail in: (display name, address) of each mailbox an address header names, names cleaned — the one
+    reader of an address header's raw value (From, To, Cc, …).
 
     The list is split first, each encoded word one token whatever it holds, and only display
-    names are decoded: a comma or `<` inside an encoded word stays inside its name (quoted).
+    names are decoded: a comma or `<` inside an encoded word stays inside its name.
     Addresses are never decoded (an encoded word is not an address): controls, list
-    punctuation and the `=?` that opens an encoded word are dropped from them.
+    punctuation and the `=?` that opens an encoded word are dropped from them. A name without an
+    address is no mailbox (shown alone it could pass for one) and is left out.
     """
     text = bounded_address_list(remove_controls("" if value is None else str(value)))
-    rendered = []
+    found = []
     for name, addr in _mailboxes(text):
-        name = clean_header_text(name)
         addr = _ADDR_NO_WORD.sub("=", _ADDR_JUNK.sub("", addr))
-        if addr:  # a name without an address is no mailbox; shown alone it could pass for one
-            rendered.append(format_address(name, addr))
-    return ", ".join(rendered)
+        if addr:
+            found.append((clean_header_text(name), addr))
+    return found
 
 
 def _mailboxes(text: str) -> list[tuple[str, str]]:
@@ -256,6 +264,36 @@ def _mailboxes(text: str) -> list[tuple[str, str]]:
     except Exception:  # noqa: BLE001 - a parser error on hostile input is an empty list, not a crash
         return []
     return [(restore(name), restore(addr)) for name, addr in pairs]
+
+
+# What reads as an address to the eye inside a display name (`"ceo@bank.com" <evil@x.com>`).
+_SHOWN_ADDRESS = re.compile(r"[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+\.[^\s<>()\[\]\"',;:@]+")
+MAX_SHOWN_NAME = 800  # of a display name, what is looked at for addresses
+
+
+def addresses_shown(name: str) -> list[str]:
+    """The addresses a display name shows (lower-case, in order), compatibility forms counted (a fullwidth
+    ＠ is an @ to the eye): the one reader of that question, for the send path's check of a recipient and
+    the attack checks of a sender."""
+    shown = unicodedata.normalize("NFKC", name[:MAX_SHOWN_NAME])
+    if "@" not in shown:
+        return []
+    return [found.strip(".").casefold() for found in _SHOWN_ADDRESS.findall(shown)]
+
+
+def header_date(value: object) -> dt.datetime | None:
+    """Mail in: when a Date header (RFC 5322) says the message was written, as an aware datetime with the
+    header's own offset; `-0000` (zone not said) is UTC; None when the header is absent or unreadable. The
+    one reader of a Date header, for the fetched message's date and an import's."""
+    if not value:
+        return None
+    try:
+        moment = parsedate_to_datetime(str(value))
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+        moment.timestamp()  # a year the platform cannot hold is no date
+    except (TypeError, ValueError, IndexError, OverflowError, OSError):
+        return None
+    return moment
 
 
 def format_address(name: str, addr: str) -> str:

@@ -33,15 +33,14 @@ import re
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.message import Message as HeaderMessage
-from email.utils import getaddresses
 from enum import StrEnum
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from h0.errors import InternalError
-from h0.mail.headers import clean_address_header
+from h0.mail.headers import header_addresses
 from h0.state import StateDB
 from h0.vault.model import NoteFacts
 from h0.vault.values import addresses, named_addresses
@@ -50,6 +49,20 @@ if TYPE_CHECKING:
     from h0.config import Settings
     from h0.mail.providers.backend import Fetched
 
+
+class _Told(Protocol):
+    """A message as a recorder keeps it (a dataclass): its key and whether it was told the owner wrote it."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def outbound(self) -> bool: ...
+
+
+Told = TypeVar("Told", bound=_Told)
 MAX_KEY = 1_000
 MAX_ADDRESS = 320
 CHUNK = 500  # keys per IN (…) clause
@@ -127,7 +140,7 @@ def single_sender(headers: HeaderMessage) -> str | None:
     values = headers.get_all("From") or []
     if len(values) != 1:
         return None
-    found = [addr for _, addr in getaddresses([clean_address_header(str(values[0]))]) if addr]
+    found = [addr for _, addr in header_addresses(str(values[0]))]
     if len(found) != 1 or "@" not in found[0]:
         return None
     return found[0].strip().lower()[:MAX_ADDRESS]
@@ -168,6 +181,12 @@ def _takeout_sent(headers: HeaderMessage) -> bool:
     if len(values) != 1:
         return False  # Takeout writes one; a second came with the message, from whoever wrote it
     return any(label.strip().lower() == "sent" for label in str(values[0]).split(","))
+
+
+def own_address(settings: Settings, address: str) -> bool:
+    """Whether `address` is one of the owner's (`owner_addresses`): for addressing only (a reply to it would
+    go to the owner) — never evidence that the owner wrote a message, which anyone's From can claim."""
+    return address.strip().lower() in owner_addresses(settings)
 
 
 def owner_addresses(settings: Settings, learned: Iterable[str] = ()) -> frozenset[str]:
@@ -293,6 +312,13 @@ class OwnerAuthority:
                 if row["k"] in asked:
                     found.setdefault(row["k"], Evidence.H0_SEND)
         return found
+
+    def vouched(self, messages: Iterable[Told]) -> list[Told]:
+        """These messages (kept as history, or in the follow-up ledger) with `outbound` as this authority says —
+        never what their recorder was told (a label read at sync, an import's guess)."""
+        messages = list(messages)
+        mine = self.owned([m.key for m in messages])
+        return [replace(m, outbound=m.key in mine) for m in messages]
 
     def wrote(self, key: str) -> Evidence | None:
         """The evidence that the owner wrote the message with this key, None when there is none."""

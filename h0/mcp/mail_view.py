@@ -50,13 +50,15 @@ class MailView:
             return set()
         keyed = [(email.id, email_keys(email)) for email in emails]
         found = self._private_keys(frozenset().union(*(keys for _, keys in keyed)))
-        hidden = {message_id for message_id, keys in keyed if self.gate.keys_private(keys, found)}
         index = self.index(0.0)  # built by now: _private_keys waited for it
-        gate = self.gate.with_people(index.private_addresses) if index is not None else None
-        for email in emails:
+        if index is None:
+            return {email.id for email in emails}  # no one can tell whose mail is private: none is shown
+        gate = self.gate.with_people(index.private_addresses)
+        hidden = set()
+        for (message_id, keys), email in zip(keyed, emails):
             named = [email.sender, *((email.to, email.cc) if isinstance(email, EmailFull) else ())]
-            if gate is None or gate.mail_private(a for value in named for a in addresses(value)):
-                hidden.add(email.id)  # a private person's mail
+            if gate.message_private(keys, (a for value in named for a in addresses(value)), found):
+                hidden.add(message_id)
         return hidden
 
     def _private_keys(self, keys: frozenset[str]) -> frozenset[str]:

@@ -269,6 +269,35 @@ def user_state_root(home: Path | None = None) -> Path:
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
+# A note found by a walk: never through a symlink (the walk's own check may be raced).
+_NOTE_FLAGS = _READ_FLAGS | getattr(os, "O_NOFOLLOW", 0)
+
+
+def read_bounded(path: Path | str, limit: int) -> tuple[bytes | None, os.stat_result] | None:
+    """A note file's bytes, read at once, with its stat: the one careful reader of the vault's search and its
+    index. None when it is gone, unreadable, a symlink or not a regular file (a FIFO, socket or device is
+    never waited on); bytes None when it is larger than `limit` (nothing read).
+
+    os.open/fstat/os.read rather than open(): no FileIO/BufferedReader objects per note, and one exact-size
+    buffer (a fixed over-sized read buffer, shrunk afterwards, left the malloc heap fragmented: +5 MB of RSS
+    per search of a 50 MB vault)."""
+    try:
+        fd = os.open(path, _NOTE_FLAGS)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if info.st_size > limit:
+            return None, info
+        return os.read(fd, info.st_size), info  # a regular file: one read returns it all (less if it shrank)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def not_regular(path: Path | str) -> OSError:
     return OSError(errno.EINVAL, "not a regular file (a pipe, socket or device)", str(path))
 

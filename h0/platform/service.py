@@ -33,8 +33,6 @@ from h0.platform.service_spec import (
     settings_from_environment,
 )
 
-SUPPORTED = (LINUX, MACOS)
-
 
 @dataclass
 class Report:
@@ -44,8 +42,17 @@ class Report:
     ok: bool = True
 
 
-def backend_for(platform: str, *, home: Path | None = None, environ: Mapping[str, str] | None = None) -> Backend:
-    """The backend of `platform` (LINUX or MACOS), with its files under `home`."""
+def backend_for(
+    platform: str | None,
+    action: str,
+    *,
+    home: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    vault: Path | None = None,
+) -> Backend:
+    """The backend of `platform` (LINUX or MACOS; None: this machine's), with its files under `home`; on any
+    other OS, NotSupported saying what to do instead of `action`."""
+    platform = platform or current_platform()
     home = Path(home) if home is not None else Path.home()
     environ = os.environ if environ is None else environ
     if platform == LINUX:
@@ -56,7 +63,7 @@ def backend_for(platform: str, *, home: Path | None = None, environ: Mapping[str
         from h0.platform.service_launchd import LaunchAgent
 
         return LaunchAgent(home)
-    raise unsupported(platform, "install")
+    raise unsupported(platform, action, vault)
 
 
 def unsupported(platform: str, action: str, vault: Path | None = None) -> NotSupported:
@@ -102,12 +109,9 @@ def install(
 
     The service runs in `working_dir` (default: the current folder), so `./.env` and relative
     paths such as `token.json` resolve as when you run `h0 watch` there yourself."""
-    platform = platform or current_platform()
     environ = os.environ if environ is None else environ
     vault = Path(os.path.abspath(Path(vault).expanduser()))
-    if platform not in SUPPORTED:
-        raise unsupported(platform, "install", vault)
-    backend = backend_for(platform, home=home, environ=environ)
+    backend = backend_for(platform, "install", home=home, environ=environ, vault=vault)
     if not vault.is_dir():
         raise NotFound(
             f"the vault folder {vault} does not exist: pass --vault (or set VAULT_PATH) to your "
@@ -185,10 +189,7 @@ def uninstall(
 ) -> Report:
     """Stop the service, disable it and remove its definition; `purge` also removes the settings
     file or log folder install created."""
-    platform = platform or current_platform()
-    if platform not in SUPPORTED:
-        raise unsupported(platform, "uninstall")
-    backend = backend_for(platform, home=home, environ=environ)
+    backend = backend_for(platform, "uninstall", home=home, environ=environ)
     path = backend.definition_path
     installed = os.path.lexists(path)
     extras = [p for p in backend.purge_paths() if os.path.lexists(p)]
@@ -231,10 +232,7 @@ def status(
     environ: Mapping[str, str] | None = None,
 ) -> Report:
     """Whether the service is installed and running; `ok` only when it runs."""
-    platform = platform or current_platform()
-    if platform not in SUPPORTED:
-        raise unsupported(platform, "status")
-    backend = backend_for(platform, home=home, environ=environ)
+    backend = backend_for(platform, "status", home=home, environ=environ)
     if not os.path.lexists(backend.definition_path):
         return Report(
             [f"Not installed (no {backend.definition_path}); `h0 service install` runs `h0 watch` at login."], ok=False
@@ -252,10 +250,7 @@ def logs(
     environ: Mapping[str, str] | None = None,
 ) -> Report:
     """Show the service's last 100 log lines (and follow them), straight to this terminal."""
-    platform = platform or current_platform()
-    if platform not in SUPPORTED:
-        raise unsupported(platform, "logs")
-    step = backend_for(platform, home=home, environ=environ).logs(follow)
+    step = backend_for(platform, "logs", home=home, environ=environ).logs(follow)
     result = (runner or run_command)(step.argv, capture=False)
     if result.returncode in (126, 127) and result.stderr:
         raise ServiceCommandFailed(result.reason())

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +71,22 @@ class HeldWork:
     email: str
 
 
+def stored_message(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The columns every table of messages keeps (history, the follow-up ledger), read back as the message
+    models name them: its key, thread, whether it was told the owner wrote it, who, to whom, what, when."""
+    return {
+        "key": row["key"],
+        "thread": row["thread"],
+        "outbound": bool(row["outbound"]),
+        "sender": row["sender"] or "",
+        "recipients": stored_recipients(row["recipients"]),
+        "subject": row["subject"] or "",
+        "at": float(row["at"]),
+        "provider_id": row["provider_id"],
+        "note": row["note"],
+    }
+
+
 def stored_recipients(text: str | None) -> tuple[tuple[str, str], ...]:
     """A `recipients` column as written (JSON [[name, address], …]) read back; () when it cannot be."""
     try:
@@ -80,20 +96,8 @@ def stored_recipients(text: str | None) -> tuple[tuple[str, str], ...]:
 
 
 def _message(row: dict[str, Any]) -> HistoryMessage:
-    recipients = stored_recipients(row["recipients"])
     return HistoryMessage(
-        key=row["key"],
-        thread=row["thread"],
-        outbound=bool(row["outbound"]),
-        sender=row["sender"] or "",
-        recipients=recipients,
-        subject=row["subject"] or "",
-        at=float(row["at"]),
-        text=row["text"] or "",
-        signature=row["signature"] or "",
-        provider_id=row["provider_id"],
-        note=row["note"],
-        origin=row["origin"],
+        **stored_message(row), text=row["text"] or "", signature=row["signature"] or "", origin=row["origin"]
     )
 
 

@@ -68,28 +68,42 @@ def balanced_object(text: str) -> str | None:
     """The first balanced top-level `{…}` of `text` (strings and escapes respected), or None."""
     text = text[:MAX_SCAN_CHARS]
     start = text.find("{")
-    while start >= 0:
-        depth = 0
-        in_string = escaped = False
-        for index in range(start, len(text)):
-            ch = text[index]
-            if in_string:
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == '"':
-                    in_string = False
-            elif ch == '"':
-                in_string = True
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[start : index + 1]
-        return None  # the first object never closes: nothing later can be the answer's top level
-    return None
+    if start < 0:
+        return None
+    depth = 0
+    scan = JsonScan()
+    for index in range(start, len(text)):
+        ch = text[index]
+        if scan.code(ch) and ch in "{}":
+            depth += 1 if ch == "{" else -1
+            if depth == 0:
+                return text[start : index + 1]
+    return None  # the first object never closes: nothing later can be the answer's top level
+
+
+class JsonScan:
+    """Where a JSON-like text stands, a character at a time: in a string, or right after a backslash in
+    one. The one scanner of strings and escapes for the answer's readers (the balanced object, the closing
+    of a cut-off answer, h0.triage.prompt's repair of raw line breaks)."""
+
+    __slots__ = ("escaped", "in_string")
+
+    def __init__(self) -> None:
+        self.in_string = self.escaped = False
+
+    def code(self, ch: str) -> bool:
+        """Take `ch`; True when it stands outside a string (a string's own quotes count as outside)."""
+        if not self.in_string:
+            self.in_string = ch == '"'
+            return True
+        if self.escaped:
+            self.escaped = False
+        elif ch == '"':
+            self.in_string = False
+            return True
+        else:
+            self.escaped = ch == "\\"
+        return False
 
 
 def answer_json(text: str) -> str:
@@ -109,24 +123,17 @@ def closed_json(text: str) -> str | None:
         return None
     body = stripped[start:MAX_SCAN_CHARS]
     stack: list[str] = []
-    in_string = escaped = False
+    scan = JsonScan()
     for ch in body:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
+        if not scan.code(ch):
+            continue
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]" and stack:
             stack.pop()
-    if escaped:
+    if scan.escaped:
         body = body[:-1]
-    if in_string:
+    if scan.in_string:
         body += '"'
     body = body.rstrip()
     if stack and stack[-1] == "}":

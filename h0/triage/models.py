@@ -8,14 +8,13 @@ talked into saying, the most it can do is pick one of the five and write text a 
 from __future__ import annotations
 
 import re
-from email.utils import parseaddr
 from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from h0.vault.model import NoteFacts
-from h0.vault.values import flag
+from h0.vault.values import flag, named_addresses
 
 Decision = Literal["draft_reply", "archive", "needs_info", "urgent", "delegate"]
 DECISIONS: tuple[str, ...] = ("draft_reply", "archive", "needs_info", "urgent", "delegate")
@@ -241,8 +240,9 @@ class EmailInput(BaseModel):
 
     @cached_property
     def _parsed_sender(self) -> tuple[str, str]:
-        # parseaddr is slow next to the rules themselves; parse once per email.
-        return parseaddr(self.sender)
+        # Parsing is slow next to the rules themselves; parse once per email.
+        found = named_addresses(self.sender)
+        return found[0] if found else ("", "")
 
     @property
     def sender_name(self) -> str:

@@ -34,15 +34,16 @@ from __future__ import annotations
 
 import functools
 import re
-from email.utils import parseaddr
 
-from h0.mail.deception.known import Known, addresses_in, organisation, role_address
+from h0.mail.deception.known import Known, organisation, role_address
 from h0.mail.deception.linktext import linked_hosts
 from h0.mail.deception.lookalike import ascii_domain, shown
+from h0.mail.headers import addresses_shown
 from h0.mail.incoming.authresults import forged_sender
 from h0.triage.models import EmailInput
 from h0.triage.payment import payment_request
 from h0.vault.suspicion import AttackKind, Suspicion
+from h0.vault.values import named_addresses
 
 __all__ = ["SCAN_CHARS", "judged_hostile", "suspected_phishing"]
 
@@ -154,7 +155,7 @@ def _impostor(name: str, address: str, domain: str, email: EmailInput, known: Kn
 
 def _borrowed(name: str, address: str, domain: str, known: Known) -> Suspicion | None:
     """A known person's name — or an address the owner knows, written as the name — on a stranger's address."""
-    for written in addresses_in(name):
+    for written in addresses_shown(name):
         other = ascii_domain(written.rpartition("@")[2])
         if written != address and (known.knows_address(written) or known.knows_domain(other)):
             return Suspicion(
@@ -198,7 +199,8 @@ def _sender(sender: str) -> tuple[str, str]:
 
 
 def _parsed(sender: str) -> tuple[str, str]:
-    name, address = parseaddr(sender or "")
+    found = named_addresses(sender)
+    name, address = found[0] if found else ("", "")
     if "@" not in address:
         return " ".join(name.split()), ""
     local, _, host = address.rpartition("@")

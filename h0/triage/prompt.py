@@ -20,7 +20,7 @@ from pydantic_core import ErrorDetails
 from h0.calendar.hours import machine_zone
 from h0.mail.deception import visible
 from h0.mail.incoming.htmltext import disarm_reply
-from h0.triage.answertext import answer_json
+from h0.triage.answertext import JsonScan, answer_json
 from h0.triage.models import EmailInput, ReplyContext, TriageDecision, one_line
 
 MAX_BODY_CHARS = 12_000  # enough for any real message; keeps token bills and latency bounded
@@ -264,29 +264,19 @@ def _json_object(text: str) -> dict[str, Any]:
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
+_RAW = {"\n": "\\n", "\r": "", "\t": "\\t"}  # written raw inside a string: as JSON writes them
+
+
 def _repaired(text: str) -> Any:
     """The two mistakes small local models make most, repaired: line breaks written raw inside a
     string, and a comma before a closing brace. None when the text is still not JSON."""
     out: list[str] = []
-    in_string = escaped = False
+    scan = JsonScan()
     for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-            elif ch == "\n":
-                out.append("\\n")
-                continue
-            elif ch == "\r":
-                continue
-            elif ch == "\t":
-                out.append("\\t")
-                continue
-        elif ch == '"':
-            in_string = True
+        if scan.in_string and not scan.escaped and ch in _RAW:
+            out.append(_RAW[ch])
+            continue
+        scan.code(ch)
         out.append(ch)
     try:
         return json.loads(_TRAILING_COMMA.sub(r"\1", "".join(out)))

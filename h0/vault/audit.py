@@ -21,6 +21,7 @@ from typing import Any
 from h0.errors import InternalError
 from h0.platform.fs import full_fsync, not_regular, regular_file
 from h0.platform.locks import appending
+from h0.vault.dates import read_time
 
 SEVERITIES = ("debug", "info", "warning", "error", "critical")
 MAX_FIELD_CHARS = 4000
@@ -133,10 +134,7 @@ class AuditLog:
                     if event is not None and record.get("event") != event:
                         continue
                     if since is not None:
-                        try:
-                            stamp = dt.datetime.fromisoformat(str(record.get("timestamp", "")))
-                        except ValueError:
-                            continue
-                        if stamp < since:
+                        stamp = read_time(record.get("timestamp"))
+                        if stamp is None or stamp < since:
                             continue
                     yield record

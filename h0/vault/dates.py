@@ -22,7 +22,7 @@ from typing import Any
 
 from h0.errors import InvalidRequest
 
-__all__ = ["DATE_FIELDS", "EARLIEST", "LATEST", "date_problem", "in_range", "note_epoch", "stamp_epoch"]
+__all__ = ["DATE_FIELDS", "EARLIEST", "LATEST", "date_problem", "in_range", "note_epoch", "read_time", "stamp_epoch"]
 
 # A day after the epoch: local time of epoch 0 is before 1970 west of Greenwich, which some OSes refuse.
 EARLIEST = dt.datetime(1970, 1, 2, tzinfo=dt.UTC).timestamp()
@@ -79,6 +79,14 @@ def stamp_epoch(value: Any) -> float | None:
         return note_epoch(value, "date")
     except InvalidRequest:
         return None
+
+
+def read_time(value: Any) -> dt.datetime | None:
+    """A date-time H0 reads from a note or from its own records (the audit's `timestamp`, a provider's
+    send time, the send ledger's times) as an aware UTC datetime: `stamp_epoch`, so a time without an
+    offset is the owner's local time here too; None when absent, malformed or out of range."""
+    epoch = stamp_epoch(value)
+    return None if epoch is None else dt.datetime.fromtimestamp(epoch, dt.UTC)
 
 
 def date_problem(frontmatter: Mapping[str, Any]) -> InvalidRequest | None:

@@ -307,6 +307,29 @@ class Disclosure:
         read: private (fail closed). A message's people are asked of `address_private` besides."""
         return private_keys is None or not private_keys.isdisjoint(keys)
 
+    def message_private(self, keys: Iterable[str], people: Iterable[str], private_keys: frozenset[str] | None) -> bool:
+        """Whether a message that is not a note (a provider's message, a sent reply kept as history) is private:
+        its thread holds a private note (`keys_private`) or it is mail from or to a private person."""
+        return self.keys_private(keys, private_keys) or self.mail_private(people)
+
+    def batch(
+        self, notes: Iterable[NoteLike], vault_keys: Callable[[frozenset[str]], frozenset[str] | None]
+    ) -> Callable[[NoteLike], bool]:
+        """The answer for each of a batch of notes (emails and their threads' notes): private itself, or sharing
+        a thread key with a note private by itself — among these (as read now, their text included) or anywhere
+        in the vault (`vault_keys`, asked once for all their keys: h0.vault.private_threads). When the vault
+        cannot say (None), every one is private."""
+        notes = list(notes)
+        parts = [note_parts(n) for n in notes]
+        found = vault_keys(frozenset().union(*(thread_keys(rel, fm or {}) for rel, fm, _ in parts)))
+        held = None if found is None else found | self.private_keys(notes)
+
+        def private(note: NoteLike) -> bool:
+            rel, fm, body = note_parts(note)
+            return self.own_private(rel, fm, body) or self.keys_private(thread_keys(rel, fm or {}), held)
+
+        return private
+
     def shown(self, notes: Iterable[NoteLike]) -> list[NoteLike]:
         """The notes of one conversation that may be shown: private ones, and all of a private thread, left out."""
         notes = list(notes)

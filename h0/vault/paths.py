@@ -48,6 +48,11 @@ def folder_key(name: str) -> str:
     return nfc(name).casefold()
 
 
+def directly_in(path: str, folder: str) -> bool:
+    """Whether the vault path `path` names a note right in `folder` (not a sub-folder), as folders compare."""
+    return path.count("/") == 1 and folder_key(path.split("/", 1)[0]) == folder_key(folder)
+
+
 class PathResolver:
     """Confines paths to one vault root."""
 

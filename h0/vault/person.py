@@ -8,15 +8,13 @@ other names (`aliases`), the language to write to them in (`language: de`), thei
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from h0.vault.dates import stamp_epoch
-from h0.vault.values import listed, texts
+from h0.vault.values import ADDRESS, listed, texts
 
-ADDRESS = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
 ADDRESS_KEYS = ("email", "emails", "e-mail", "mail", "address", "addresses")
 ORGANISATION_KEYS = ("company", "organisation", "organization", "firma", "société", "societe", "employer")
 DATE_KEYS = ("date", "created")

@@ -9,12 +9,12 @@ only when it falls in a value, not in a key name.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from h0.errors import InvalidRequest
+from h0.platform.fs import read_bounded
 from h0.vault.note import MAX_NOTE_BYTES
 
 SNIPPET_CHARS = 160
@@ -27,16 +27,6 @@ class SearchHit:
     snippet: str
 
 
-# O_NONBLOCK: a FIFO named *.md that slipped past the caller's check must not block the open.
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-
-
 def _read(path: str | Path) -> bytes | None:
     read = read_file(path)
     return None if read is None else read[0]
@@ -44,25 +34,11 @@ def _read(path: str | Path) -> bytes | None:
 
 def read_file(path: str | Path) -> tuple[bytes, os.stat_result] | None:
     """A note's bytes as the search reads them, with the file's stat; None when it is unreadable, not a
-    regular file (a FIFO, socket or device is never read), or larger than MAX_NOTE_BYTES.
-
-    os.open/fstat/os.read rather than open(): no FileIO/BufferedReader objects per note,
-    and one exact-size buffer (a fixed over-sized read buffer, shrunk afterwards, left the
-    malloc heap fragmented: +5 MB of RSS per search of a 50 MB vault).
-    """
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError:
+    regular file, or larger than MAX_NOTE_BYTES (h0.platform.fs.read_bounded)."""
+    found = read_bounded(path, MAX_NOTE_BYTES)
+    if found is None or found[0] is None:
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_NOTE_BYTES:
-            return None
-        return os.read(fd, info.st_size), info  # a regular file: one read returns it all (less if it shrank)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return found[0], found[1]
 
 
 def check_query(query: object) -> str:

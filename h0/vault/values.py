@@ -19,6 +19,7 @@ from h0.vault.layout import NEEDS_ACTION
 from h0.vault.paths import PathResolver, link_key
 
 __all__ = [
+    "ADDRESS",
     "MAX_ID",
     "RECIPIENT_FIELDS",
     "addresses",
@@ -33,6 +34,7 @@ __all__ = [
     "recipient_lists",
     "source_key",
     "source_path",
+    "split_addresses",
     "texts",
     "word",
 ]
@@ -47,6 +49,13 @@ _TRUE = frozenset({"true", "yes", "y", "1", "on"})
 # address, and a plain name before an <address>. Anything else goes through email.utils.getaddresses.
 _BARE = re.compile(r"[^\s\"<>,;:()\\\[\]@]+@[^\s\"<>,;:()\\\[\]@]+")
 _NAMED = re.compile(r"([\w' -]*)<([^\s\"<>,;:()\\\[\]@]+@[^\s\"<>,;:()\\\[\]@]+)>\s*")
+
+
+# An address written in text (a People note's `email:`, a note's body): the one pattern of the vault.
+ADDRESS = re.compile(
+    r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+"
+)
 
 
 def flag(value: Any) -> bool:
@@ -110,12 +119,23 @@ def named_addresses(value: Any) -> list[tuple[str, str]]:
     """(display name as written, real address) for each address a header-like value names, in order.
 
     The one address parser of a note's values: a string ("a@x.com, Bo <b@y.org>"), a list of such strings,
-    or None. The send path splits recipients the same way (h0.mail.compose.addresses.parse_recipients), so a
-    report never shows fewer recipients than a message has."""
+    or None; each item's controls are cleaned first, then `split_addresses` reads them."""
     if value is None or value == "" or isinstance(value, (bool, dict)):
         return []
     items = value if isinstance(value, (list, tuple)) else [value]
-    written = [clean(item) for item in items if item is not None and not isinstance(item, (bool, dict, list))]
+    return split_addresses(
+        [clean(item) for item in items if item is not None and not isinstance(item, (bool, dict, list))]
+    )
+
+
+def split_addresses(written: list[str]) -> list[tuple[str, str]]:
+    """(display name, real address) for each address in these address-list texts, in order; a name
+    without an address is read as the address (`("", "name")`), an empty entry is dropped.
+
+    The one way H0 splits an address list, whatever it came from: a note's values (`named_addresses`),
+    a mail header once cleaned (h0.mail.headers.header_addresses), the settings' addresses, a draft's
+    recipients on the send path (h0.mail.compose.addresses.parse_recipients), so a report never shows
+    fewer recipients than a message has."""
     if len(written) == 1:
         text = written[0].strip()
         if _BARE.fullmatch(text):

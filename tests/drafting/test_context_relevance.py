@@ -22,6 +22,7 @@ import pytest
 from h0.drafting import Drafting
 from h0.drafting.past import SIMILAR_FLOOR, PastReplies
 from h0.drafting.service import indexed_knowledge
+from h0.mail.owner import Evidence, Observed, OwnerAuthority
 from h0.state import StateDB
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault.disclosure import Disclosure, folder_keys
@@ -72,7 +73,11 @@ def theirs(key: str, thread: str, text: str, day: int, who: tuple[str, str] = DA
 
 
 def history(root: Path, *messages: HistoryMessage) -> None:
-    MailHistory(StateDB.for_vault(root, Path(os.environ["H0_STATE_DIR"]))).commit(list(messages))
+    """Keep `messages` as an import does: the owner's among them with the import's evidence (h0.mail.owner)."""
+    state = StateDB.for_vault(root, Path(os.environ["H0_STATE_DIR"]))
+    MailHistory(state).commit(list(messages))
+    mine = [Observed(m.key, Evidence.IMPORT_SENT, "Sent.mbox", m.sender) for m in messages if m.outbound]
+    OwnerAuthority(state).record(mine)
 
 
 def test_the_owners_reply_in_the_thread_reaches_the_prompt_once_as_the_conversation(

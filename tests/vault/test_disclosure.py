@@ -126,3 +126,35 @@ def test_an_unparseable_notes_thread_keys_are_read_from_its_frontmatter_lines_on
     assert unparsed_thread_keys("Done/EMAIL_9.md", "thread_id: T-1\n") == frozenset()  # no frontmatter block
     assert unparsed_thread_keys("a.md", "---\nsubject: x\n") == frozenset()
     assert thread_keys("a.md", {"thread_id": "T-9"}) <= unparsed_thread_keys("a.md", "---\nthread_id: T-9\nx: : :\n")
+
+
+def test_a_message_that_is_not_a_note_is_private_by_its_thread_or_its_people_and_fails_closed():
+    """Given a provider's message (issue 42: one call for every consumer), then the gate hides it when its
+    thread holds a private note, when it is mail from or to a private person, and when the vault cannot say."""
+    gate = GATE.with_people(lambda: frozenset({"secret@example.com"}))
+    keys = thread_keys("", {"thread_id": "T1", "message_id": "m9"})
+    held = GATE.private_keys([("Done/EMAIL_1.md", {"type": "email", "thread_id": "T1", "private": True})])
+    assert gate.message_private(keys, ["a@example.com"], held)
+    assert gate.message_private(thread_keys("", {"thread_id": "T2"}), ["Secret@Example.com "], held)
+    assert gate.message_private(thread_keys("", {"thread_id": "T2"}), ["a@example.com"], None)
+    assert not gate.message_private(thread_keys("", {"thread_id": "T2"}), ["a@example.com"], held)
+
+
+def test_a_batch_of_notes_is_judged_with_one_question_to_the_vault():
+    """Given a batch (an email, a note of its thread private only elsewhere in the vault, an unrelated note),
+    then the vault is asked once for all their keys and each note gets the gate's answer; a vault that
+    cannot say makes every one private."""
+    asked: list[frozenset[str]] = []
+
+    def vault_keys(keys: frozenset[str]) -> frozenset[str]:
+        asked.append(keys)
+        return frozenset(k for k in keys if "T1" in k)  # a private note elsewhere holds thread T1
+
+    email = ("Needs_Action/EMAIL_1.md", {"type": "email", "thread_id": "T1"}, None)
+    other = ("Needs_Action/EMAIL_2.md", {"type": "email", "thread_id": "T2"}, None)
+    tagged = ("Notes/x.md", {"thread_id": "T3"}, "body with #private")
+    private = GATE.batch([email, other, tagged], vault_keys)
+    assert len(asked) == 1
+    assert [private(n) for n in (email, other, tagged)] == [True, False, True]
+    closed = GATE.batch([other], lambda _keys: None)
+    assert closed(other)

@@ -18,10 +18,9 @@ from h0.followup.threads import Assessment, Message, display_names
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup.pass_report import FollowupReport, day, days_to_wait, iso
-from h0.handlers.reply import reply_subject
+from h0.handlers.reply import draft_head, reply_subject
 from h0.handlers.thread import private_in_thread
 from h0.mail.incoming.htmltext import inert_inline
-from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 from h0.vault.sendable import CUTOFF
 
@@ -66,17 +65,10 @@ def open_followup(
         sign_off=sign_off,
         provider=judge.provider if isinstance(judge, LlmJudge) and model else None,
     )
-    drafted = note_timestamp()
-    draft_fm: dict[str, Any] = {
-        "to": ", ".join(addr for _, addr in a.waiting_on),
-        "subject": reply_subject(mine.subject),
-        "status": "pending_approval",
-        "draft_id": f"REPLY_{name[:-3]}",
-        "source": note_path,
-        "thread_id": mine.thread,
-        "drafted_at": drafted,
-        "follow_up": "draft",
-    }
+    to = ", ".join(addr for _, addr in a.waiting_on)
+    draft_fm = draft_head(f"REPLY_{name[:-3]}", note_path, to, reply_subject(mine.subject))
+    draft_fm |= {"thread_id": mine.thread, "follow_up": "draft"}
+    drafted = draft_fm["drafted_at"]
     if mine.provider_id:
         draft_fm["reply_to_message_id"] = mine.provider_id
     draft_body = (

@@ -28,7 +28,7 @@ is logged and costs that note, never the pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from loguru import logger
@@ -111,8 +111,8 @@ def _with_authorship(
     """The threads' messages with `outbound` as the owner's identity says (h0.mail.owner: the provider's sent
     mail, an import's, H0's own sends — never a From address), and the owner's addresses (for addressing)."""
     authority = OwnerAuthority(ledger.state)
-    mine = authority.owned([m.key for thread in messages.values() for m in thread])
-    checked = {t: [replace(m, outbound=m.key in mine) for m in thread] for t, thread in messages.items()}
+    vouched = iter(authority.vouched(m for thread in messages.values() for m in thread))
+    checked = {t: [next(vouched) for _ in thread] for t, thread in messages.items()}
     return checked, owner_addresses(ctx.settings, authority.senders())
 
 

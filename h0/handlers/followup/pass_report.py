@@ -46,15 +46,22 @@ def days_to_wait(ctx: HandlerContext) -> float:
 
 
 def update_note(
-    ctx: HandlerContext, path: str, changes: dict[str, Any], report: FollowupReport, remove: tuple[str, ...] = ()
+    ctx: HandlerContext,
+    path: str,
+    changes: dict[str, Any],
+    report: FollowupReport | None = None,
+    remove: tuple[str, ...] = (),
 ) -> bool:
+    """Write `changes` on a note of the pass (keys in `remove` dropped): False when it is gone or could not be
+    written (counted in `report` and logged; the next pass looks again)."""
     try:
         ctx.notes.update(path, changes, remove=remove)
         return True
     except NotFound:
         return False
     except H0Error as error:
-        report.failed += 1
+        if report is not None:
+            report.failed += 1
         logger.warning("follow-ups: {} could not be updated ({})", path, error.message)
         return False
 

@@ -10,12 +10,11 @@ error's message) and `snooze_error_code`, written once, cleared once fixed.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 from loguru import logger
 
-from h0.errors import H0Error, NotFound
 from h0.handlers.context import HandlerContext
+from h0.handlers.followup.pass_report import update_note
 from h0.vault.marks import SNOOZE
 from h0.vault.model import NoteFacts
 
@@ -26,30 +25,19 @@ def _iso(when: float) -> str:
     return dt.datetime.fromtimestamp(when, dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def _update(ctx: HandlerContext, path: str, changes: dict[str, Any], remove: tuple[str, ...] = ()) -> bool:
-    try:
-        ctx.notes.update(path, changes, remove=remove)
-        return True
-    except NotFound:
-        return False
-    except H0Error as error:
-        logger.warning("snooze: {} could not be updated ({})", path, error.message)
-        return False
-
-
 def check_snooze(ctx: HandlerContext, facts: NoteFacts, now: float) -> tuple[float | None, str]:
     """(the time the note is still snoozed until, or None; what happened: "", "woke" or "error")."""
     path, snooze = facts.path, facts.snooze
     if (error := snooze.problem) is not None:
         if snooze.error == error.message:
             return None, ""
-        if _update(ctx, path, {"snooze_error": error.message, "snooze_error_code": error.code}):
+        if update_note(ctx, path, {"snooze_error": error.message, "snooze_error_code": error.code}):
             ctx.audit.write("snooze_invalid", "warning", path=path, message=error.message, value=snooze.written)
             logger.warning("{}: {}", path, error.message)
             return None, "error"
         return None, ""
     if snooze.error:
-        _update(ctx, path, {}, remove=ERROR_KEYS)
+        update_note(ctx, path, {}, remove=ERROR_KEYS)
     if snooze.until is not None and snooze.until <= now:
         return None, "woke" if wake(ctx, path, f"its snooze ended ({snooze.written})", now) else ""
     return snooze.until, ""
@@ -57,7 +45,7 @@ def check_snooze(ctx: HandlerContext, facts: NoteFacts, now: float) -> tuple[flo
 
 def wake(ctx: HandlerContext, path: str, reason: str, now: float) -> bool:
     """Bring a snoozed note back now, saying why; False when it is gone or could not be changed."""
-    if not _update(
+    if not update_note(
         ctx, path, {"snooze_woke_at": _iso(now), "snooze_woke_reason": reason}, remove=(SNOOZE, *ERROR_KEYS)
     ):
         return False

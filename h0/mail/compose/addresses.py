@@ -14,17 +14,15 @@ frontmatter; a tool caller passes `allow_typo_domains=True`.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from email.headerregistry import Address
-from email.utils import getaddresses
 
 from email_validator import EmailNotValidError, validate_email
 
 from h0.errors import InvalidRequest
-from h0.mail.headers import check_header_text, decode_fully, hides_control
+from h0.mail.headers import addresses_shown, check_header_text, decode_fully, hides_control
+from h0.vault.values import split_addresses
 
 # Domains people mean, and the misspellings seen most in practice. The table catches the
 # famous ones exactly; `_near_miss` catches other one-letter slips of the long names.
@@ -158,23 +156,11 @@ def _one_edit_apart(a: str, b: str) -> bool:
     return False
 
 
-_ADDRESS_LIKE = re.compile(r"[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+\.[^\s<>()\[\]\"',;:@]+")
-
-
 def other_address_in_name(display_name: str, address: str) -> str | None:
-    """The address a display name shows, if it shows one other than `address` (`"ceo@bank.com" <evil@x.com>`).
-
-    Compatibility forms count (a fullwidth ＠ is an @ to the eye), case does not.
-    """
-    shown = unicodedata.normalize("NFKC", display_name)
-    if "@" not in shown:
-        return None
+    """The address a display name shows, if it shows one other than `address` (`"ceo@bank.com" <evil@x.com>`),
+    as h0.mail.headers.addresses_shown reads it."""
     real = address.strip().casefold()
-    candidates: list[str] = _ADDRESS_LIKE.findall(shown)
-    for candidate in candidates:
-        if candidate.strip(".").casefold() != real:
-            return candidate.strip(".")
-    return None
+    return next((shown for shown in addresses_shown(display_name) if shown != real), None)
 
 
 def parse_recipients(
@@ -200,9 +186,7 @@ def parse_recipients(
         refuse_line_breaks(field, item)
     addresses: list[Address] = []
     problems: list[dict[str, str]] = []
-    for name, addr in getaddresses(items):
-        if not addr and not name:
-            continue
+    for name, addr in split_addresses(items):
         checked = check_address(addr or name)
         posing = other_address_in_name(decode_fully(name), checked.normalized or addr) if addr else None
         if posing:

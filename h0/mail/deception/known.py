@@ -45,7 +45,6 @@ __all__ = [
     "MIN_EDIT_LABEL",
     "Known",
     "OwnerKnown",
-    "addresses_in",
     "name_key",
     "organisation",
     "role_address",
@@ -64,7 +63,6 @@ _ROLE = re.compile(
     r"postmaster|bounces?|info|support|service|news(?:letter)?|calendar(?:-notification)?|hostmaster|abuse)"
     r"(?:[-+._].*)?$|.*(?:no-?reply|do-?not-?reply).*$",
 )
-_ADDRESS = re.compile(r"[^\s<>\"'(),;:@]+@[^\s<>\"'(),;:@]+\.[^\s<>\"'(),;:@]+")
 
 
 def organisation(domain: str) -> tuple[str, str]:
@@ -100,11 +98,6 @@ def name_key(name: str) -> str:
     text = _PARENTHESIS.sub(" ", name[:MAX_NAME]).replace(".", " ")
     words = sorted(_WORD.findall(skeleton(text)))
     return " ".join(words) if len(words) >= 2 else ""
-
-
-def addresses_in(text: str) -> list[str]:
-    """The addresses written in a text (a display name that shows an address), lower-case."""
-    return [found.lower().strip(".") for found in _ADDRESS.findall(text[: MAX_NAME * 4])]
 
 
 def role_address(address: str) -> bool:

@@ -44,8 +44,9 @@ from __future__ import annotations
 
 import re
 from email.message import Message
-from email.utils import getaddresses
 from typing import Literal
+
+from h0.mail.headers import header_addresses
 
 Automated = Literal["auto_reply", "bounce", "list", "notification"]
 KINDS: tuple[str, ...] = ("auto_reply", "bounce", "list", "notification")
@@ -136,7 +137,7 @@ def _header(headers: Message, name: str) -> str:
 
 def _mailbox(headers: Message, name: str) -> str:
     """The local part of the header's (first) address, lower-case; "" when there is none."""
-    found = getaddresses([_header(headers, name)])
+    found = header_addresses(_header(headers, name))
     address = found[0][1] if found else ""
     return address.rpartition("@")[0].lower() if "@" in address else ""
 

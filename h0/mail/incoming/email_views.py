@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from email.utils import parsedate_to_datetime
 
+from h0.mail.headers import header_date
 from h0.mail.incoming.authresults import authentication_verdicts
 from h0.mail.incoming.automated import automated_kind, list_address
 from h0.mail.incoming.htmltext import html_to_text, truncate
@@ -20,14 +20,8 @@ def iso_date(fetched: Fetched) -> str | None:
     """When the message arrived (the provider's date, else its Date header), ISO 8601 UTC; None if unknown."""
     if fetched.internal_date_ms:
         return iso(dt.datetime.fromtimestamp(fetched.internal_date_ms / 1000, dt.UTC))
-    header = fetched.headers.get("Date")
-    if not header:
-        return None
-    try:
-        stamp = parsedate_to_datetime(str(header))
-    except (TypeError, ValueError):
-        return None
-    return iso(stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC))
+    stamp = header_date(fetched.headers.get("Date"))
+    return iso(stamp) if stamp is not None else None
 
 
 def header_text(fetched: Fetched, name: str) -> str:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import datetime as dt
-import email.utils
 import hashlib
 import os
 import stat
@@ -26,7 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from h0.errors import H0Error
-from h0.mail.headers import clean_header_text
+from h0.mail.headers import clean_header_text, header_date
 from h0.mail.incoming.mbox_stream import mbox_slices
 from h0.mail.providers.backend import Fetched
 from h0.mail.providers.imap_wire import fetched_from_raw
@@ -288,13 +286,5 @@ def export_labels(headers: Message) -> list[str]:
 
 
 def _date_ms(value: str) -> int | None:
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.UTC)
-    try:
-        return int(when.timestamp() * 1000)
-    except (OverflowError, OSError, ValueError):
-        return None
+    when = header_date(value)
+    return int(when.timestamp() * 1000) if when is not None else None

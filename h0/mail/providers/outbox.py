@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable
 from email.errors import HeaderParseError
 from email.headerregistry import Address
 from email.message import EmailMessage
-from email.utils import getaddresses
 from typing import TYPE_CHECKING
 
 from h0.errors import SendFailed
@@ -30,6 +29,7 @@ from h0.mail.owner import OwnerAuthority
 from h0.mail.providers.backend import MailSender, Sent
 from h0.platform.fileio import atomic_write
 from h0.vault.layout import OUTBOX
+from h0.vault.values import named_addresses
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -46,7 +46,7 @@ def owner_from(settings: Settings, *, name: str = "", sent_from: Iterable[str] =
     """The From of an outbox message (see the module's docstring): the owner's first known address, with
     its own display name or else `name`; OUTBOX_SENDER when no address of the owner is known."""
     written = [settings.smtp_from or "", settings.owner_emails, settings.smtp_user or "", settings.imap_user or ""]
-    found = [(shown, addr) for shown, addr in getaddresses(written) if "@" in addr]
+    found = [(shown, addr) for shown, addr in named_addresses(written) if "@" in addr]
     found += [("", addr) for addr in sorted(sent_from) if "@" in addr]
     for shown, addr in found:
         try:

@@ -23,17 +23,12 @@ property: every filter here does (`receivedDateTime ge …` first, 1900 when no 
 
 from __future__ import annotations
 
-import datetime as dt
-import re
-import shlex
 from dataclasses import dataclass, field
 
 from h0.errors import InvalidRequest
 from h0.mail.providers.outlook_wire import FOLDER_NAMES, graph_time, odata_text
+from h0.mail.providers.query_terms import TIME_TERMS, TimeBounds, terms
 
-_AGE = re.compile(r"([0-9]{1,5})([dwmy])")
-_DAYS = {"d": 1, "w": 7, "m": 31, "y": 366}
-_OPERATOR = re.compile(r"([A-Za-z_]+):(.*)", re.DOTALL)
 _FLAGS = {
     "is:unread": "isRead eq false",
     "is:read": "isRead eq true",
@@ -48,13 +43,11 @@ SUPPORTED = (
 
 
 @dataclass
-class GraphQuery:
+class GraphQuery(TimeBounds):
     folder: str | None = None  # a well-known folder name or a folder's display name; None: every folder
     filters: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
     exclude: set[str] = field(default_factory=set)  # categories left out (compared case-insensitively)
-    after_s: float | None = None
-    before_s: float | None = None
 
     def params(self, fields: str, top: int) -> dict[str, str]:
         """The listing's query parameters."""
@@ -79,16 +72,6 @@ def _refuse(term: str, why: str = "") -> InvalidRequest:
     )
 
 
-def _when(value: str, term: str) -> float:
-    if value.isdigit():
-        return float(value)
-    try:
-        day = dt.datetime.strptime(value.replace("-", "/"), "%Y/%m/%d").replace(tzinfo=dt.UTC)
-    except ValueError:
-        raise _refuse(term, " (a date is epoch seconds or yyyy/mm/dd)") from None
-    return day.timestamp()
-
-
 def _address(value: str, word: str) -> str:
     if "@" not in value or any(c.isspace() for c in value):
         raise _refuse(word, " (Graph filters on a whole address)")
@@ -97,65 +80,40 @@ def _address(value: str, word: str) -> str:
 
 def parse_query(query: str, *, now_s: float) -> GraphQuery:
     """`query` as a Graph listing; InvalidRequest for terms outside the subset."""
-    try:
-        words = shlex.split(query)
-    except ValueError:
-        raise _refuse(query, " (unbalanced quotes)") from None
     result = GraphQuery()
-    for word in words:
-        negated = word.startswith("-") and len(word) > 1
-        term = word[1:] if negated else word
-        lowered = term.lower()
-        if lowered in ("or", "and") or any(c in term for c in "{}()"):
-            if lowered == "and" and not negated:
-                continue
-            raise _refuse(word, " (OR, braces and parentheses are not mapped)")
+    for t in terms(query, _refuse):
+        lowered = t.term.lower()
         if lowered in _FLAGS:
-            if negated and lowered not in _NEGATED_FLAGS:
-                raise _refuse(word)
-            result.filters.append(_FLAGS[_NEGATED_FLAGS[lowered] if negated else lowered])
-            continue
-        match = _OPERATOR.fullmatch(term)
-        if match is None:
-            if negated:
-                raise _refuse(word)
-            result.words.append(term)
-            continue
-        name, value = match.group(1).lower(), match.group(2)
-        if not value:
-            raise _refuse(word, " (the term has no value)")
-        if name == "label" and negated:
-            result.exclude.add(value.casefold())
-        elif negated:
-            raise _refuse(word, " (only label: and is: can be negated)")
-        elif name == "label":
-            result.filters.append(f"categories/any(c:c eq {odata_text(value)})")
-        elif name == "in":
-            if result.folder is not None or value.lower() == "anywhere":
-                raise _refuse(word, " (one folder at a time)")
-            result.folder = FOLDER_NAMES.get(value.lower(), value)
-        elif name == "from":
-            result.filters.append(f"from/emailAddress/address eq {odata_text(_address(value, word))}")
-        elif name == "to":
-            result.filters.append(f"toRecipients/any(r:r/emailAddress/address eq {odata_text(_address(value, word))})")
-        elif name == "subject":
-            result.filters.append(f"contains(subject,{odata_text(value)})")
-        elif name == "rfc822msgid":
-            result.filters.append(f"internetMessageId eq {odata_text('<' + value.strip('<>') + '>')}")
-        elif name in ("after", "before", "newer_than", "older_than"):
-            if name in ("after", "before"):
-                bound = _when(value, word)
-            else:
-                age = _AGE.fullmatch(value.lower())
-                if age is None:
-                    raise _refuse(word, " (an age is a number and d, w, m or y)")
-                bound = now_s - int(age.group(1)) * _DAYS[age.group(2)] * 86400
-            if name in ("after", "newer_than"):
-                result.after_s = bound if result.after_s is None else max(result.after_s, bound)
-            else:
-                result.before_s = bound if result.before_s is None else min(result.before_s, bound)
+            if t.negated and lowered not in _NEGATED_FLAGS:
+                raise _refuse(t.word)
+            result.filters.append(_FLAGS[_NEGATED_FLAGS[lowered] if t.negated else lowered])
+        elif t.name is None:
+            if t.negated:
+                raise _refuse(t.word)
+            result.words.append(t.term)
+        elif t.name == "label" and t.negated:
+            result.exclude.add(t.value.casefold())
+        elif t.negated:
+            raise _refuse(t.word, " (only label: and is: can be negated)")
+        elif t.name == "label":
+            result.filters.append(f"categories/any(c:c eq {odata_text(t.value)})")
+        elif t.name == "in":
+            if result.folder is not None or t.value.lower() == "anywhere":
+                raise _refuse(t.word, " (one folder at a time)")
+            result.folder = FOLDER_NAMES.get(t.value.lower(), t.value)
+        elif t.name == "from":
+            result.filters.append(f"from/emailAddress/address eq {odata_text(_address(t.value, t.word))}")
+        elif t.name == "to":
+            address = odata_text(_address(t.value, t.word))
+            result.filters.append(f"toRecipients/any(r:r/emailAddress/address eq {address})")
+        elif t.name == "subject":
+            result.filters.append(f"contains(subject,{odata_text(t.value)})")
+        elif t.name == "rfc822msgid":
+            result.filters.append(f"internetMessageId eq {odata_text('<' + t.value.strip('<>') + '>')}")
+        elif t.name in TIME_TERMS:
+            result.narrow(t, now_s, _refuse)
         else:
-            raise _refuse(word)
+            raise _refuse(t.word)
     if result.words and (result.filters or result.after_s is not None or result.before_s is not None):
         raise _refuse(query, " (Graph searches words alone: without other terms but in:)")
     return result

@@ -14,11 +14,11 @@ import smtplib
 import socket
 import ssl
 from email.message import EmailMessage
-from email.utils import parseaddr
 from typing import TYPE_CHECKING, overload
 
 from h0.errors import AuthRequired, NotSupported, SendFailed
 from h0.mail.providers.backend import MailSender, Sent
+from h0.vault.values import addresses
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -64,7 +64,7 @@ class SmtpBackend(MailSender):
         problems = []
         if not self.host:
             problems.append("SMTP_HOST is not set")
-        if not self.sender or "@" not in parseaddr(self.sender)[1]:
+        if "@" not in (self.account(0) or ""):
             problems.append("set SMTP_FROM (or SMTP_USER) to the sending address")
         if self.user and not self.password and not self.oauth2:
             problems.append("SMTP_USER is set but SMTP_PASS is not")
@@ -73,7 +73,8 @@ class SmtpBackend(MailSender):
         return problems
 
     def account(self, timeout: float) -> str | None:
-        return (parseaddr(self.sender)[1] or None) if self.sender else None
+        found = addresses(self.sender)
+        return found[0] if found else None
 
     def _connect(self, timeout: float) -> smtplib.SMTP:
         """An authenticated session, or an error that says nothing was sent. With IMAP_AUTH=oauth2 a refused

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from h0.triage.providers.base import NO_KEY, Completion, Turn, classify, import_sdk
+from h0.triage.providers.base import NO_KEY, Completion, OverSdk, Turn, classify, import_sdk
 
 MAX_TOKENS = 2048  # the Messages API requires a cap; a triage answer with a draft fits easily
 
 
-class AnthropicProvider:
+class AnthropicProvider(OverSdk):
     def __init__(
         self, *, name: str, model: str, base_url: str, api_key: str | None, timeout: float, structured: str = "none"
     ) -> None:
@@ -47,13 +47,3 @@ class AnthropicProvider:
         if response.stop_reason == "refusal":
             return Completion(text=text, refusal=text.strip() or "the model declined to answer")
         return Completion(text=text, truncated=response.stop_reason == "max_tokens")
-
-    @property
-    def base_url(self) -> str:
-        return str(self._client.base_url)
-
-    def close(self) -> None:
-        self._client.close()
-
-    def __repr__(self) -> str:  # never the key
-        return f"AnthropicProvider(name={self.name!r}, model={self.model!r}, base_url={self.base_url!r})"

@@ -51,6 +51,25 @@ class ProviderError(Exception):
         self.status = status
 
 
+class OverSdk:
+    """What a provider over an SDK's client (`_client`) answers like every other: where its requests go,
+    closing, and a repr that never shows the key."""
+
+    name: str
+    model: str
+    _client: Any
+
+    @property
+    def base_url(self) -> str:
+        return str(self._client.base_url)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __repr__(self) -> str:  # never the key
+        return f"{type(self).__name__}(name={self.name!r}, model={self.model!r}, base_url={self.base_url!r})"
+
+
 class ChatProvider(Protocol):
     """A chat model behind an official SDK. Implementations must be safe to share across threads."""
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from loguru import logger
 
-from h0.triage.providers.base import NO_KEY, Completion, ProviderError, Turn, classify, import_sdk
+from h0.triage.providers.base import NO_KEY, Completion, OverSdk, ProviderError, Turn, classify, import_sdk
 
 MODES = ("json_schema", "json_object", "none")
 SCHEMA_NAME = "h0_answer"
@@ -26,7 +26,7 @@ SCHEMA_NAME = "h0_answer"
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "response format", "schema", "grammar")
 
 
-class OpenAICompatProvider:
+class OpenAICompatProvider(OverSdk):
     def __init__(
         self,
         *,
@@ -107,16 +107,6 @@ class OpenAICompatProvider:
         elif mode != "none":
             extra["response_format"] = {"type": "json_object"}
         return self._client.chat.completions.create(model=self.model, messages=messages, **extra)
-
-    @property
-    def base_url(self) -> str:
-        return str(self._client.base_url)
-
-    def close(self) -> None:
-        self._client.close()
-
-    def __repr__(self) -> str:  # never the key
-        return f"OpenAICompatProvider(name={self.name!r}, model={self.model!r}, base_url={self.base_url!r})"
 
 
 def _about_format(exc: Exception) -> bool:

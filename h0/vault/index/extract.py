@@ -15,34 +15,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from h0.errors import H0Error
+from h0.platform.fs import read_bounded
 from h0.vault import frontmatter
 from h0.vault.disclosure import MAIL_FIELDS, own_mark, thread_keys, unparsed_thread_keys
 from h0.vault.index.entities import note_keys
 from h0.vault.model import is_mail
 from h0.vault.note import MAX_NOTE_BYTES, content_hash
 from h0.vault.paths import link_key
+from h0.vault.values import ADDRESS, source_key
 from h0.vault.values import addresses as header_addresses
-from h0.vault.values import source_key
 
 # Frontmatter fields that say "this note is about this person": a People note.
 PERSON_FIELDS = ("email", "emails", "aliases")
 # Email notes' header fields: the note is about (from, to) these people too (the gate's mail fields).
 HEADER_FIELDS = MAIL_FIELDS
-ADDRESS = re.compile(
-    r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+"
-)
 WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]{1,200})(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 MAX_ADDRESSES = 200  # per note: a mailing list's archive need not fill the table
 MAX_LINKS = 500
 MAX_ENTITY_CHARS = 20_000  # of a note's body read for names and codes (its head says what it is about)
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,34 +80,19 @@ def read_note_file(abs_path: str, rel: str) -> Extracted | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    try:
-        fd = os.open(abs_path, _OPEN_FLAGS)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None  # swapped between lstat and open
-        signature = Signature.of(info)
-        if info.st_size > MAX_NOTE_BYTES:
-            return Extracted(
-                rel,
-                signature,
-                title=_title(rel),
-                private=own_mark(None),  # not read: private until it can be (the gate's rule)
-                problem=f"larger than {MAX_NOTE_BYTES // 1_048_576} MB",
-            )
-        chunks = []
-        remaining = MAX_NOTE_BYTES + 1
-        while remaining > 0 and (chunk := os.read(fd, min(remaining, 1 << 20))):
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return extract(rel, data, signature)
+    found = read_bounded(abs_path, MAX_NOTE_BYTES)
+    if found is None:
+        return None  # swapped for something else between lstat and open, or unreadable
+    data, info = found
+    if data is None:
+        return Extracted(
+            rel,
+            Signature.of(info),
+            title=_title(rel),
+            private=own_mark(None),  # not read: private until it can be (the gate's rule)
+            problem=f"larger than {MAX_NOTE_BYTES // 1_048_576} MB",
+        )
+    return extract(rel, data, Signature.of(info))
 
 
 def extract(rel: str, data: bytes, signature: Signature) -> Extracted:

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from h0.vault.index.db import VISIBLE, unpack
-from h0.vault.index.extract import ADDRESS, WIKILINK, read_note_file
+from h0.vault.index.extract import WIKILINK, read_note_file
 from h0.vault.index.gather import relative_path
 from h0.vault.paths import link_key
+from h0.vault.values import ADDRESS
 
 if TYPE_CHECKING:
     from h0.vault.index import VaultIndex
