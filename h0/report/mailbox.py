@@ -15,7 +15,6 @@ Nothing here comes from a note or a message: the address shown is the owner's ow
 
 from __future__ import annotations
 
-from email.utils import parseaddr
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +24,7 @@ from h0.mail.models import TokenState
 from h0.mail.owner import OwnerAuthority, SignedIn, plain_account
 from h0.report.fields import iso_epoch
 from h0.state import DB_FILE, StateDB, state_dir_for
+from h0.vault.values import split_addresses
 
 SYNC_COMMAND = "h0 watch"  # the daemon signs in and syncs at its first poll (`h0 ingest` once does too)
 
@@ -125,7 +125,7 @@ def _local(settings: Settings, state_db: StateDB | None) -> tuple[TokenState, st
         return "n/a", *_outbox_account(settings, state_db), None
     token = _xoauth2_state(settings) if settings.imap_auth == "oauth2" else "n/a"
     user = settings.imap_user if backend == "imap" else settings.smtp_user
-    address = next((a for a in (parseaddr(v or "")[1] for v in (settings.smtp_from, user)) if "@" in a), None)
+    address = next((a for a in (_address(v) for v in (settings.smtp_from, user)) if "@" in a), None)
     account = plain_account(address or user)
     host = settings.imap_host if backend == "imap" else settings.smtp_host
     return token, account, "settings" if account else None, plain_account(host)
@@ -147,7 +147,7 @@ def _outbox_account(settings: Settings, state_db: StateDB | None) -> tuple[str |
     sender = owner_from(settings, sent_from=senders)
     if sender == OUTBOX_SENDER:
         return None, None
-    address = plain_account(parseaddr(sender)[1])
+    address = plain_account(_address(sender))
     written = owner_from(settings) != OUTBOX_SENDER  # from the settings, else the owner's recorded sent mail
     return address, ("settings" if written else "owner") if address else None
 
@@ -175,3 +175,9 @@ def _auth_command(settings: Settings) -> str:
 
         return reauth_command(settings)
     return "h0 doctor"  # a password: check IMAP_USER / IMAP_PASS (SMTP_*), which `h0 doctor` tries
+
+
+def _address(written: str | None) -> str:
+    """The first address a setting's text names ("" when none), read by the one address reader."""
+    found = split_addresses([written or ""])
+    return found[0][1] if found else ""
