@@ -16,6 +16,27 @@ from pydantic import BaseModel, ConfigDict, Field
 TokenState = Literal["valid", "expired_refreshable", "missing", "revoked", "n/a"]
 
 
+class DirectSend(BaseModel):
+    """A free-content send as asked (the mail server's `send_email` tool, allowed only with ALLOW_UNAPPROVED_SEND):
+    one request from the tool through `MailService.send_email` to `OutgoingBuilder.direct_message`, which checks
+    every field (recipients, subject, body, attachments, ids) before anything is built."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    to: str | list[str]
+    subject: str
+    body: str
+    cc: str | list[str] | None = None
+    bcc: str | list[str] | None = None
+    html_body: str | None = None
+    attachments: list[str] | None = None
+    reply_to_message_id: str | None = None
+    thread_id: str | None = None
+    message_id: str | None = None
+    idempotency_key: str | None = None
+    allow_typo_domains: bool = False
+
+
 class SendEmailResult(BaseModel):
     message_id: str = Field(description="The provider's id of the sent message (Gmail message id).")
     thread_id: str | None = Field(description="The provider's thread id (Gmail threadId).")

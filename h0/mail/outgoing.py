@@ -41,6 +41,7 @@ from h0.mail.deception.linktext import check_link_texts
 from h0.mail.deception.lookalike import Correspondents, checked_recipients, confirmed_domains
 from h0.mail.deception.suspected import refuse_reply_to_suspect
 from h0.mail.filing import Approvals
+from h0.mail.models import DirectSend
 from h0.mail.owner import owner_addresses
 from h0.mail.providers.backend import MailSender, mailbox_of
 from h0.mail.sending import Outgoing
@@ -258,68 +259,63 @@ class OutgoingBuilder:
 
     # ------------------------------------------------------------------ free content (opt-in)
 
-    def direct_message(
-        self,
-        *,
-        to: str | Sequence[str],
-        subject: str,
-        body: str,
-        cc: str | Sequence[str] | None = None,
-        bcc: str | Sequence[str] | None = None,
-        html_body: str | None = None,
-        attachments: Sequence[str] | None = None,
-        reply_to_message_id: str | None = None,
-        thread_id: str | None = None,
-        message_id: str | None = None,
-        idempotency_key: str | None = None,
-        allow_typo_domains: bool = False,
-    ) -> Outgoing:
+    def direct_message(self, request: DirectSend) -> Outgoing:
+        """A free-content send's message, every field of the request checked first."""
         for name, value in (
-            ("reply_to_message_id", reply_to_message_id),
-            ("thread_id", thread_id),
-            ("idempotency_key", idempotency_key),
+            ("reply_to_message_id", request.reply_to_message_id),
+            ("thread_id", request.thread_id),
+            ("idempotency_key", request.idempotency_key),
         ):
             if value is not None:
                 refuse_line_breaks(name, value)
-        if idempotency_key is not None and not (0 < len(idempotency_key.strip()) <= MAX_KEY_CHARS):
+        if request.idempotency_key is not None and not (0 < len(request.idempotency_key.strip()) <= MAX_KEY_CHARS):
             raise InvalidRequest(f"idempotency_key must be 1–{MAX_KEY_CHARS} characters.", field="idempotency_key")
         recipients = [
-            parse_recipients(name, value, allow_typo_domains=allow_typo_domains)
-            for name, value in (("to", to), ("cc", cc), ("bcc", bcc))
+            parse_recipients(name, value, allow_typo_domains=request.allow_typo_domains)
+            for name, value in (("to", request.to), ("cc", request.cc), ("bcc", request.bcc))
         ]
         if not recipients[0]:
             raise InvalidRequest("At least one recipient is needed in 'to'.", field="to")
-        subject = check_subject(subject)
-        check_body(body)
-        check_link_texts(body, html_body)
-        files = load_attachments(self.resolver, list(attachments or []))
+        subject = check_subject(request.subject)
+        check_body(request.body)
+        check_link_texts(request.body, request.html_body)
+        files = load_attachments(self.resolver, list(request.attachments or []))
         content = json.dumps(
-            [[str(a) for a in r] for r in recipients]
-            + [subject, body, html_body, [[a.rel, a.sha256] for a in files], reply_to_message_id, thread_id],
+            [[str(a) for a in field] for field in recipients]
+            + [
+                subject,
+                request.body,
+                request.html_body,
+                [[a.rel, a.sha256] for a in files],
+                request.reply_to_message_id,
+                request.thread_id,
+            ],
             ensure_ascii=False,
         ).encode("utf-8")
         content_digest = hashlib.sha256(content).hexdigest()
         # A caller's key lives in its own namespace: it can never name an approved draft's send.
-        key = "d-" + self.state.mac("direct-key", idempotency_key or os.urandom(16).hex())[:40]
+        key = "d-" + self.state.mac("direct-key", request.idempotency_key or os.urandom(16).hex())[:40]
         rfc = None
-        if message_id:
-            rfc = normalize_message_id(message_id)
+        if request.message_id:
+            rfc = normalize_message_id(request.message_id)
             if rfc[1:].lower().startswith("h0."):
                 raise PermissionDenied(
                     "Message-IDs starting with 'h0.' are H0's own; choose another.", field="message_id"
                 )
         hints: list[str] = []
-        thread = self.replies.thread(reply_to_message_id, thread_id, subject, hints, check_newer=False)
+        thread = self.replies.thread(request.reply_to_message_id, request.thread_id, subject, hints, check_newer=False)
         to_list, cc_list, bcc_list = recipients
-        message = self._compose(to_list, cc_list, bcc_list, subject, body, html_body, files, key, thread, rfc=rfc)
+        message = self._compose(
+            to_list, cc_list, bcc_list, subject, request.body, request.html_body, files, key, thread, rfc=rfc
+        )
         return Outgoing(
             message=message,
             key=key,
             content_hash=content_digest,
             thread_id=thread[2],
-            audit={**self._audit_fields(message, body, files), "direct": True},
+            audit={**self._audit_fields(message, request.body, files), "direct": True},
             envelope=envelope(to_list, cc_list, bcc_list),
-            reply_to=reply_to_message_id,
+            reply_to=request.reply_to_message_id,
             hints=hints,
         )
 

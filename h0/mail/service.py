@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TypeVar
 
 from h0 import __version__
@@ -24,6 +24,7 @@ from h0.mail.incoming.email_views import email_full, email_summary, header_text,
 from h0.mail.incoming.sync import MailSync
 from h0.mail.models import (
     AckResult,
+    DirectSend,
     DraftCreated,
     EmailFull,
     EmailList,
@@ -118,22 +119,7 @@ class MailService:
         self.approvals.left(out.note_path)  # sent: the note's stay in Approved/ ends (filed now or on the next try)
         return result
 
-    def send_email(
-        self,
-        *,
-        to: str | Sequence[str],
-        subject: str,
-        body: str,
-        cc: str | Sequence[str] | None = None,
-        bcc: str | Sequence[str] | None = None,
-        html_body: str | None = None,
-        attachments: Sequence[str] | None = None,
-        reply_to_message_id: str | None = None,
-        thread_id: str | None = None,
-        message_id: str | None = None,
-        idempotency_key: str | None = None,
-        allow_typo_domains: bool = False,
-    ) -> SendEmailResult:
+    def send_email(self, request: DirectSend) -> SendEmailResult:
         """Free-content sending: refused unless the user opted in (ALLOW_UNAPPROVED_SEND)."""
         if not self.settings.allow_unapproved_send:
             raise PermissionDenied(
@@ -142,22 +128,7 @@ class MailService:
                 "ALLOW_UNAPPROVED_SEND=true to let any MCP client send (caps still apply).",
                 setting="ALLOW_UNAPPROVED_SEND",
             )
-        return self.sender.send(
-            self.builder.direct_message(
-                to=to,
-                subject=subject,
-                body=body,
-                cc=cc,
-                bcc=bcc,
-                html_body=html_body,
-                attachments=attachments,
-                reply_to_message_id=reply_to_message_id,
-                thread_id=thread_id,
-                message_id=message_id,
-                idempotency_key=idempotency_key,
-                allow_typo_domains=allow_typo_domains,
-            )
-        )
+        return self.sender.send(self.builder.direct_message(request))
 
     def create_draft(
         self,

@@ -24,6 +24,7 @@ from h0.errors import H0Error, Refusal, refuse
 from h0.mail import MailService
 from h0.mail.models import (
     AckResult,
+    DirectSend,
     DraftCreated,
     EmailFull,
     EmailList,
@@ -173,18 +174,20 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         create_draft instead. When allowed: refuses bad addresses, suspected domain typos, header injection,
         empty bodies, oversized or executable attachments; caps apply; every send is audited first."""
         return mail.send_email(
-            to=to,
-            subject=subject,
-            body=body,
-            cc=cc,
-            bcc=bcc,
-            html_body=html_body,
-            attachments=attachments,
-            reply_to_message_id=reply_to_message_id,
-            thread_id=thread_id,
-            message_id=message_id,
-            idempotency_key=idempotency_key,
-            allow_typo_domains=allow_typo_domains,
+            DirectSend(
+                to=to,
+                subject=subject,
+                body=body,
+                cc=cc,
+                bcc=bcc,
+                html_body=html_body,
+                attachments=attachments,
+                reply_to_message_id=reply_to_message_id,
+                thread_id=thread_id,
+                message_id=message_id,
+                idempotency_key=idempotency_key,
+                allow_typo_domains=allow_typo_domains,
+            )
         )
 
     @server.typed_tool(EmailList, annotations=REMOTE_READ, title="List emails")

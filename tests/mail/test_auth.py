@@ -13,6 +13,7 @@ import pytest
 
 from h0.errors import AuthRequired
 from h0.mail import MailService
+from h0.mail.models import DirectSend
 from h0.mail.providers.auth import REAUTH_MESSAGE, TokenStore
 from h0.mcp.mail_server import SERVER_NAME
 from tests.conftest import H0_BIN, ROOT, subprocess_env
@@ -25,7 +26,7 @@ def test_given_no_token_json_then_tools_answer_auth_required_and_nothing_is_sent
 ):
     service = MailService(gmail_settings_for(vault_dir, gmail, tmp_path / "absent.json"))
     with pytest.raises(AuthRequired) as caught:
-        service.send_email(to="bob@example.com", subject="S", body="b")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
     assert caught.value.message == REAUTH_MESSAGE
     assert "missing" in caught.value.details["reason"]
     assert gmail.sent == [] and service.backend.token_state() == "missing"
@@ -64,7 +65,7 @@ def test_given_a_revoked_refresh_token_then_auth_required_says_to_re_authenticat
     gmail.revoke_refresh_token()
     service = MailService(gmail_settings_for(vault_dir, gmail, token))
     with pytest.raises(AuthRequired) as caught:
-        service.send_email(to="bob@example.com", subject="S", body="b")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
     assert caught.value.message == "Run `h0 auth gmail` to re-authenticate"
     assert "revoked" in caught.value.details["reason"]
     assert gmail.sent == []

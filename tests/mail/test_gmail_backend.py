@@ -12,7 +12,7 @@ import pytest
 
 from h0.errors import Conflict, InternalError, InvalidRequest, McpUnavailable, NotFound, RateLimited, SendFailed
 from h0.mail import MailService
-from h0.mail.models import AttachmentMeta, EmailStatus
+from h0.mail.models import AttachmentMeta, DirectSend, EmailStatus
 from h0.mcp.mail_server import SERVER_NAME
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import audit_records, dead_pid, gmail_settings_for
@@ -23,12 +23,14 @@ def test_given_a_message_when_sent_then_gmail_receives_the_mime_and_the_audit_br
     service, gmail, vault_dir
 ):
     result = service.send_email(
-        to="Bob <bob@example.com>",
-        cc="carol@example.com",
-        bcc=["dan@example.com"],
-        subject="Quarterly report",
-        body="Numbers attached.\n",
-        html_body="<p>Numbers</p>",
+        DirectSend(
+            to="Bob <bob@example.com>",
+            cc="carol@example.com",
+            bcc=["dan@example.com"],
+            subject="Quarterly report",
+            body="Numbers attached.\n",
+            html_body="<p>Numbers</p>",
+        )
     )
     [sent] = gmail.sent
     assert result.message_id == sent.id and result.thread_id == sent.thread_id and result.backend == "gmail"
@@ -49,7 +51,7 @@ def test_given_the_audit_log_cannot_be_written_then_nothing_is_sent(service, gma
     (vault_dir / "Logs").rename(vault_dir / "Logs.moved")
     (vault_dir / "Logs").write_text("not a folder")
     with pytest.raises(InternalError):
-        service.send_email(to="bob@example.com", subject="S", body="b")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
     assert gmail.sent == []
 
 
@@ -58,7 +60,7 @@ def test_given_a_reply_then_it_threads_by_the_original_message_id_and_thread(ser
         subject="Question", message_id="<q1@example.com>", references="<q0@example.com>", thread_id="thread-77"
     )
     result = service.send_email(
-        to="ann@example.com", subject="Re: Question", body="Answer.", reply_to_message_id=original
+        DirectSend(to="ann@example.com", subject="Re: Question", body="Answer.", reply_to_message_id=original)
     )
     sent = gmail.sent[-1]
     assert sent.header("In-Reply-To") == "<q1@example.com>"
@@ -69,11 +71,11 @@ def test_given_a_reply_then_it_threads_by_the_original_message_id_and_thread(ser
 
 def test_given_a_reply_to_an_unknown_message_then_not_found_unless_a_thread_id_is_given(service, gmail):
     with pytest.raises(NotFound):
-        service.send_email(to="ann@example.com", subject="Re: x", body="b", reply_to_message_id="deadbeef")
+        service.send_email(DirectSend(to="ann@example.com", subject="Re: x", body="b", reply_to_message_id="deadbeef"))
     assert gmail.sent == []
     thread = gmail.message(gmail.add_message(subject="x", thread_id="t-1")).thread_id
     result = service.send_email(
-        to="ann@example.com", subject="Re: x", body="b", reply_to_message_id="deadbeef", thread_id=thread
+        DirectSend(to="ann@example.com", subject="Re: x", body="b", reply_to_message_id="deadbeef", thread_id=thread)
     )
     assert result.thread_id == "t-1" and "threaded by thread_id only" in result.hints[0]
 
@@ -85,7 +87,13 @@ def test_given_a_large_attachment_then_it_goes_as_a_media_upload(service, gmail,
     data = bytes(range(256)) * (14 * 1024)  # 3.5 MB, 4.8 MB as base64 MIME: over the JSON-body threshold
     (vault_dir / "Done" / "scan.bin").write_bytes(data)
     service.send_email(
-        to="bob@example.com", subject="Scan", body="see attached", attachments=["Done/scan.bin"], thread_id=thread_id
+        DirectSend(
+            to="bob@example.com",
+            subject="Scan",
+            body="see attached",
+            attachments=["Done/scan.bin"],
+            thread_id=thread_id,
+        )
     )
     sent = gmail.sent[-1]
     assert sent.metadata["upload"] == ("multipart" if thread_id else "media")
@@ -99,7 +107,7 @@ def test_given_a_mailbox_then_queries_select_like_gmail(service, gmail):
     read = gmail.add_message(subject="read one", labels=["INBOX"])
     client = gmail.add_message(subject="client mail", labels=["INBOX", "Clients"])
     archived = gmail.add_message(subject="archived", labels=["Clients"])
-    service.send_email(to="bob@example.com", subject="sent by me", body="b")
+    service.send_email(DirectSend(to="bob@example.com", subject="sent by me", body="b"))
 
     def ids(query: str) -> set[str]:
         return {e.id for e in service.list_emails(query, 50).emails}
@@ -163,7 +171,7 @@ def test_given_gmail_answers_429_then_one_request_and_rate_limited_with_retry_af
     a wait inside the call (whoever asked decides when: the daemon's work queue)."""
     gmail.fail_next(429, count=5, retry_after=7, path_contains="messages/send")
     with pytest.raises(RateLimited) as caught:
-        service.send_email(to="bob@example.com", subject="S", body="b")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
     assert caught.value.retry_after == 7 and caught.value.to_dict()["retry_after"] == 7
     assert gmail.sent == []
     assert len([p for m, p in gmail.requests if p.endswith("messages/send")]) == 1
@@ -184,12 +192,12 @@ def test_given_transient_429_and_5xx_then_each_call_is_one_attempt_and_the_next_
     gmail.fail_next(429, count=1, retry_after=0.01, path_contains="messages/send")
     gmail.fail_next(500, count=1, path_contains="messages/send")
     with pytest.raises(RateLimited):
-        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="k-1")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="k-1"))
     assert not [p for m, p in gmail.requests if m == "GET" and p.endswith("/messages")]
     with pytest.raises(SendFailed) as send_failed:
-        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="k-1")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="k-1"))
     assert send_failed.value.details["retryable"] is True
-    service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="k-1")
+    service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="k-1"))
     assert len(gmail.sent) == 1
     lookups = [p for m, p in gmail.requests if m == "GET" and p.endswith("/messages")]
     assert len(lookups) == 2, "before each send after a failed one, the Message-ID is looked up"
@@ -199,12 +207,12 @@ def test_given_the_connection_drops_after_gmail_took_the_send_then_it_is_not_rep
     """Given Gmail took the send and the connection dropped before its answer, Then H0 asks Gmail by
     Message-ID (rfc822msgid:) instead of sending again: it is there, so it was sent — once."""
     gmail.drop_next(path_contains="messages/send")
-    sent = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-1")
+    sent = service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="draft-1"))
     assert len(gmail.sent) == 1 and sent.message_id == gmail.sent[0].id and not sent.already_sent
     lookups = [p for m, p in gmail.requests if m == "GET" and p.endswith("/messages")]
     assert lookups, "the Message-ID was looked up after the dropped answer"
     # The caller retries with the same key: answered from the ledger, nothing sent again.
-    again = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-1")
+    again = service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="draft-1"))
     assert again.already_sent is True and again.message_id == gmail.sent[0].id
     assert len(gmail.sent) == 1
     [record] = audit_records(vault_dir, "email_sent")  # the one record of the send
@@ -218,11 +226,11 @@ def test_given_the_connection_drops_before_gmail_stored_the_send_then_the_outcom
     unknown (a search may lag the send): H0 says so and sends nothing more by itself, asked again or not."""
     gmail.lose_next(path_contains="messages/send")
     with pytest.raises(SendFailed) as caught:
-        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-2")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="draft-2"))
     assert caught.value.details["outcome"] == "unknown" and caught.value.details["provider_checked"] is True
     assert "Sent folder" in caught.value.message and gmail.sent == []
     with pytest.raises(SendFailed) as again:  # asked again: still not there, and still never sent blindly
-        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="draft-2")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="draft-2"))
     assert again.value.details["outcome"] == "unknown" and "no message with its Message-ID" in again.value.message
     assert gmail.sent == [] and audit_records(vault_dir, "email_sent") == []
 
@@ -230,7 +238,7 @@ def test_given_the_connection_drops_before_gmail_stored_the_send_then_the_outcom
 def test_given_gmail_refuses_a_recipient_then_send_failed_is_a_bounce(service, gmail):
     gmail.fail_next(400, message="Invalid To header", path_contains="messages/send")
     with pytest.raises(SendFailed) as caught:
-        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="k-bounce")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="k-bounce"))
     assert caught.value.details["bounce"] is True and caught.value.details["retryable"] is False
     status = service.email_status(caught.value.details["rfc822_message_id"])
     assert status.status == "bounced"
@@ -240,18 +248,18 @@ def test_given_the_hourly_cap_is_reached_then_rate_limited_even_after_a_restart(
     settings = gmail_settings_for(vault_dir, gmail, token_path, rate_limit_per_hour=2)
     service = MailService(settings)
     for i in range(2):
-        service.send_email(to="bob@example.com", subject=f"S{i}", body="b")
+        service.send_email(DirectSend(to="bob@example.com", subject=f"S{i}", body="b"))
     with pytest.raises(RateLimited) as caught:
-        service.send_email(to="bob@example.com", subject="S3", body="b")
+        service.send_email(DirectSend(to="bob@example.com", subject="S3", body="b"))
     assert 3500 < caught.value.retry_after <= 3600 and caught.value.details["window"] == "hourly"
     restarted = MailService(settings)
     with pytest.raises(RateLimited):
-        restarted.send_email(to="bob@example.com", subject="S3", body="b")
+        restarted.send_email(DirectSend(to="bob@example.com", subject="S3", body="b"))
     assert len(gmail.sent) == 2 and restarted.health(SERVER_NAME).sends_last_hour == 2
 
 
 def test_given_sent_mail_then_its_status_is_sent_until_a_bounce_report_arrives(service, gmail):
-    result = service.send_email(to="bob@example.com", subject="S", body="b")
+    result = service.send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
     assert service.email_status(result.message_id).status == "sent"
     assert service.email_status(result.rfc822_message_id).status == "sent"
     gmail.add_message(
@@ -268,7 +276,7 @@ def test_given_sent_mail_then_its_status_is_sent_until_a_bounce_report_arrives(s
 def _pending_attempt(service, pid: int, **message) -> str:
     """A send claimed in the state database by process `pid` whose outcome was never recorded
     (the process died mid-send); returns its Message-ID."""
-    out = service.builder.direct_message(**message)
+    out = service.builder.direct_message(DirectSend(**message))
     claim = service.state.claim_send(
         key=out.key, rfc822_message_id=out.rfc822_message_id, content_hash=out.content_hash, caps=(), in_flight_s=120.0
     )
@@ -284,7 +292,7 @@ def test_given_a_crash_after_gmail_sent_then_the_same_key_returns_already_sent(s
     message = {"to": "bob@example.com", "subject": "S", "body": "b", "idempotency_key": "draft-9"}
     rfc = _pending_attempt(service, dead_pid(), **message)
     gmail.add_message(message_id=rfc, labels=["SENT"], subject="S", thread_id="t-crash")
-    result = service.send_email(**message)
+    result = service.send_email(DirectSend(**message))
     assert result.already_sent is True and result.thread_id == "t-crash"
     assert gmail.sent == []
 
@@ -292,10 +300,10 @@ def test_given_a_crash_after_gmail_sent_then_the_same_key_returns_already_sent(s
 def test_given_a_crash_before_gmail_got_it_then_the_same_key_sends_once(service, gmail):
     message = {"to": "bob@example.com", "subject": "S", "body": "b", "idempotency_key": "draft-10"}
     rfc = _pending_attempt(service, dead_pid(), **message)
-    result = service.send_email(**message)
+    result = service.send_email(DirectSend(**message))
     assert result.already_sent is False and len(gmail.sent) == 1
     assert result.rfc822_message_id == rfc
-    assert service.send_email(**message).already_sent
+    assert service.send_email(DirectSend(**message)).already_sent
     assert len(gmail.sent) == 1
 
 
@@ -303,7 +311,7 @@ def test_given_another_live_process_is_sending_the_same_key_then_conflict_and_no
     message = {"to": "bob@example.com", "subject": "S", "body": "b", "idempotency_key": "draft-11"}
     _pending_attempt(service, os.getppid(), **message)
     with pytest.raises(Conflict):
-        service.send_email(**message)
+        service.send_email(DirectSend(**message))
     assert gmail.sent == []
 
 
@@ -322,7 +330,7 @@ def test_given_gmail_does_not_answer_then_health_check_still_answers_degraded(va
 
 
 def test_given_a_healthy_account_then_health_reports_it(service, gmail):
-    service.send_email(to="bob@example.com", subject="S", body="b")
+    service.send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
     health = service.health(SERVER_NAME)
     expected = {
         "status": "ok",
@@ -365,5 +373,5 @@ def test_fake_gmail_is_usable_on_its_own_with_the_plain_google_client(tmp_path: 
 def test_given_a_shutdown_then_new_sends_are_refused_as_unavailable_and_nothing_is_sent(service, gmail):
     assert service.shutdown(timeout=1) is True
     with pytest.raises(McpUnavailable) as caught:
-        service.send_email(to="bob@example.com", subject="S", body="b")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
     assert caught.value.details["retryable"] is True and gmail.sent == []

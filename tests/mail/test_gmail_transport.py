@@ -21,6 +21,7 @@ from typing import Self
 import pytest
 
 from h0.errors import InternalError, SendFailed
+from h0.mail.models import DirectSend
 from h0.mail.providers.gmail import GmailBackend
 from tests.fakes.fake_gmail import FakeGmail
 from tests.mail.conftest import gmail_settings_for
@@ -157,7 +158,7 @@ def test_given_the_server_hangs_up_after_reading_a_send_then_it_was_posted_once_
 def test_given_the_fake_gmail_drops_the_send_after_storing_it_then_one_post_and_one_message(service, gmail):
     """The transport never replays the POST; the service then asks Gmail by Message-ID and finds it sent."""
     gmail.drop_next(path_contains="messages/send")
-    sent = service.send_email(to="bob@example.com", subject="S", body="b")
+    sent = service.send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
     assert sent.message_id == gmail.sent[0].id
     assert [p for m, p in gmail.requests if m == "POST" and p.endswith("messages/send")] == [
         "/gmail/v1/users/me/messages/send"

@@ -19,6 +19,7 @@ from h0.errors import InvalidRequest, NotFound, SendFailed
 from h0.handlers.ingest import ingest_new_mail
 from h0.mail import MailService
 from h0.mail.api import LocalMail
+from h0.mail.models import DirectSend
 from h0.mail.providers.imap_connection import ImapConnection
 from h0.mail.providers.imap_idle import IdleWatcher
 from h0.mail.providers.imap_query import parse_query
@@ -348,11 +349,13 @@ def test_given_a_send_then_smtp_gets_it_once_and_sent_holds_a_settled_copy(vault
     original = service.backend.message_ids("subject:Question", 1)[0]
     assert original.endswith(f"-{incoming}")
     result = service.send_email(
-        to="ann@example.org",
-        subject="Re: Question",
-        body="Yes.",
-        reply_to_message_id=original,
-        idempotency_key="k-reply",
+        DirectSend(
+            to="ann@example.org",
+            subject="Re: Question",
+            body="Yes.",
+            reply_to_message_id=original,
+            idempotency_key="k-reply",
+        )
     )
     assert len(smtp_box.received) == 1
     wire = smtp_box.received[0].content.decode()
@@ -364,11 +367,13 @@ def test_given_a_send_then_smtp_gets_it_once_and_sent_holds_a_settled_copy(vault
     found = service.backend.find_sent(result.rfc822_message_id)
     assert found is not None and found.thread_id == "<q1@example.org>"
     again = service.send_email(
-        to="ann@example.org",
-        subject="Re: Question",
-        body="Yes.",
-        reply_to_message_id=original,
-        idempotency_key="k-reply",
+        DirectSend(
+            to="ann@example.org",
+            subject="Re: Question",
+            body="Yes.",
+            reply_to_message_id=original,
+            idempotency_key="k-reply",
+        )
     )
     assert again.already_sent is True and len(smtp_box.received) == 1
 
@@ -390,12 +395,16 @@ def test_given_a_crash_after_smtp_accepted_before_the_copy_was_settled_then_noth
 
     monkeypatch.setattr(SentCopy, "mark_sent", die)
     with pytest.raises(Crash):
-        first.send_email(to="bob@example.org", subject="Invoice", body="Attached.", idempotency_key="k-crash")
+        first.send_email(
+            DirectSend(to="bob@example.org", subject="Invoice", body="Attached.", idempotency_key="k-crash")
+        )
     monkeypatch.undo()
     assert len(smtp_box.received) == 1
     second = MailService(settings)
     with pytest.raises(SendFailed) as refused:
-        second.send_email(to="bob@example.org", subject="Invoice", body="Attached.", idempotency_key="k-crash")
+        second.send_email(
+            DirectSend(to="bob@example.org", subject="Invoice", body="Attached.", idempotency_key="k-crash")
+        )
     assert refused.value.details["outcome"] == "unknown"
     assert len(smtp_box.received) == 1
     first.close()
@@ -415,10 +424,12 @@ def test_given_a_crash_after_the_send_was_complete_then_the_sent_search_recovers
 
     monkeypatch.setattr(StateDB, "mark_sent", die)  # the process dies as it records the completed send
     with pytest.raises(Crash):
-        first.send_email(to="bob@example.org", subject="Report", body="Here.", idempotency_key="k-done")
+        first.send_email(DirectSend(to="bob@example.org", subject="Report", body="Here.", idempotency_key="k-done"))
     monkeypatch.undo()
     second = MailService(settings)
-    result = second.send_email(to="bob@example.org", subject="Report", body="Here.", idempotency_key="k-done")
+    result = second.send_email(
+        DirectSend(to="bob@example.org", subject="Report", body="Here.", idempotency_key="k-done")
+    )
     assert result.already_sent is True and len(smtp_box.received) == 1
     first.close()
     second.close()
@@ -435,11 +446,11 @@ def test_given_a_crash_before_the_copy_reached_sent_then_the_retry_sends_once(
 
     monkeypatch.setattr(ImapConnection, "run", die)  # the first IMAP call dies with the process
     with pytest.raises(Crash):
-        first.send_email(to="bob@example.org", subject="Plan", body="B.", idempotency_key="k-early")
+        first.send_email(DirectSend(to="bob@example.org", subject="Plan", body="B.", idempotency_key="k-early"))
     monkeypatch.undo()
     assert smtp_box.received == [] and imap.uids(sent_of(imap)) == []
     second = MailService(settings)
-    result = second.send_email(to="bob@example.org", subject="Plan", body="B.", idempotency_key="k-early")
+    result = second.send_email(DirectSend(to="bob@example.org", subject="Plan", body="B.", idempotency_key="k-early"))
     assert result.already_sent is False and len(smtp_box.received) == 1 and len(imap.uids(sent_of(imap))) == 1
     first.close()
     second.close()
@@ -447,7 +458,7 @@ def test_given_a_crash_before_the_copy_reached_sent_then_the_retry_sends_once(
 
 def test_given_smtp_refuses_the_recipient_then_the_sent_copy_is_removed(vault_dir, imap, service, smtp_box):
     with pytest.raises(SendFailed) as refused:
-        service.send_email(to="nobody@example.org", subject="Hi", body="x", idempotency_key="k-refused")
+        service.send_email(DirectSend(to="nobody@example.org", subject="Hi", body="x", idempotency_key="k-refused"))
     assert refused.value.details["outcome"] == "not_sent" and smtp_box.received == []
     assert imap.uids(sent_of(imap)) == []
 

@@ -11,6 +11,7 @@ import pytest
 from h0.config import load_settings
 from h0.errors import NotSupported
 from h0.mail import MailService
+from h0.mail.models import DirectSend
 from h0.mcp.mail_server import SERVER_NAME
 from tests.mail.conftest import DIRECT_SEND, dead_pid
 from tests.statedb import crash_edit
@@ -26,7 +27,9 @@ def emls(vault_dir: Path) -> list[Path]:
 
 
 def test_given_a_fresh_checkout_when_mail_is_sent_then_it_lands_in_outbox_as_eml(outbox, vault_dir):
-    result = outbox.send_email(to="bob@example.com", subject="Hello there", body="Hi Bob,\n", idempotency_key="d1")
+    result = outbox.send_email(
+        DirectSend(to="bob@example.com", subject="Hello there", body="Hi Bob,\n", idempotency_key="d1")
+    )
     [eml] = emls(vault_dir)
     assert result.backend == "outbox" and result.message_id == eml.stem
     parsed = BytesParser(policy=policy.default).parsebytes(eml.read_bytes())
@@ -47,25 +50,29 @@ def test_given_a_fresh_checkout_when_mail_is_sent_then_it_lands_in_outbox_as_eml
 def test_given_the_owners_address_is_known_then_the_eml_is_from_the_owner(vault_dir: Path, settings, expected):
     """The dry run shows what a real backend would send: the owner's From, not a placeholder."""
     service = MailService(load_settings(vault_path=vault_dir, **DIRECT_SEND, **settings))
-    service.send_email(to="bob@example.com", subject="Hello", body="Hi Bob,\n", idempotency_key="from1")
+    service.send_email(DirectSend(to="bob@example.com", subject="Hello", body="Hi Bob,\n", idempotency_key="from1"))
     [eml] = emls(vault_dir)
     assert BytesParser(policy=policy.default).parsebytes(eml.read_bytes())["From"] == expected
 
 
 def test_given_the_same_key_even_after_a_restart_then_one_eml_only(outbox, vault_dir):
-    first = outbox.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d2")
-    again = MailService(outbox.settings).send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d2")
+    first = outbox.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="d2"))
+    again = MailService(outbox.settings).send_email(
+        DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="d2")
+    )
     assert again.already_sent and again.message_id == first.message_id
     assert len(emls(vault_dir)) == 1
 
 
 def test_given_a_crash_after_the_eml_was_written_then_the_key_is_recognised(outbox, vault_dir):
-    first = outbox.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d3")
+    first = outbox.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="d3"))
     # Lose the outcome, as if the process died right after writing the file.
     assert crash_edit(
         outbox.state.path, "UPDATE sends SET state = 'pending', pid = ?, sent_epoch = NULL", (dead_pid(),)
     )
-    again = MailService(outbox.settings).send_email(to="bob@example.com", subject="S", body="b", idempotency_key="d3")
+    again = MailService(outbox.settings).send_email(
+        DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="d3")
+    )
     assert again.already_sent and again.message_id == first.message_id
     assert len(emls(vault_dir)) == 1
 
@@ -80,7 +87,7 @@ def test_given_the_outbox_then_reading_is_not_supported_and_health_says_nothing_
 
 def test_given_a_reply_on_the_outbox_then_it_is_written_without_in_reply_to_and_says_why(outbox):
     result = outbox.send_email(
-        to="bob@example.com", subject="Re: S", body="b", reply_to_message_id="18f0abc", thread_id="t1"
+        DirectSend(to="bob@example.com", subject="Re: S", body="b", reply_to_message_id="18f0abc", thread_id="t1")
     )
     assert result.thread_id == "t1"
     assert "cannot read the original" in result.hints[0]
@@ -174,7 +181,7 @@ def test_given_the_owners_name_in_the_profile_then_the_eml_is_from_it(vault_dir:
 
     service = mail_service(load_settings(vault_path=vault_dir, **DIRECT_SEND, **settings), daemon_child=False)
     write_profile_name(vault_dir, "Ann Owner")
-    service.send_email(to="bob@example.com", subject="Hello", body="Hi Bob,\n", idempotency_key="name1")
+    service.send_email(DirectSend(to="bob@example.com", subject="Hello", body="Hi Bob,\n", idempotency_key="name1"))
     assert eml_from(vault_dir) == expected
 
 
@@ -190,6 +197,6 @@ def test_given_no_address_set_but_the_owners_sent_mail_imported_then_the_eml_is_
     )
     write_profile_name(vault_dir, "Ann Owner")
     mail_service(settings, daemon_child=False).send_email(
-        to="bob@example.com", subject="Hello", body="Hi Bob,\n", idempotency_key="name2"
+        DirectSend(to="bob@example.com", subject="Hello", body="Hi Bob,\n", idempotency_key="name2")
     )
     assert eml_from(vault_dir) == "Ann Owner <ann@owner.example>"

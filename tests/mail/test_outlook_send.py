@@ -15,6 +15,7 @@ import pytest
 from h0.config import load_settings
 from h0.errors import AuthRequired, RateLimited, SendFailed
 from h0.mail import MailService
+from h0.mail.models import DirectSend
 from h0.mail.providers.outlook import OutlookBackend
 from tests.fakes.fake_authority import FakeAuthority
 from tests.fakes.fake_graph import FakeGraph
@@ -35,7 +36,7 @@ def test_a_reply_threads_by_the_original_and_lands_in_sent_items_once(service, g
     exactly one copy in Sent Items; "already sent" is then found there by internetMessageId."""
     original = graph.add_message(subject="Question", message_id="<q1@example.com>", sender="Ann <ann@example.com>")
     result = service.send_email(
-        to="ann@example.com", subject="Re: Question", body="Answer.", reply_to_message_id=original
+        DirectSend(to="ann@example.com", subject="Re: Question", body="Answer.", reply_to_message_id=original)
     )
     (sent,) = graph.sent
     assert sent.header("In-Reply-To") == "<q1@example.com>" and "<q1@example.com>" in sent.header("References")
@@ -55,18 +56,18 @@ def test_a_429_storm_on_send_is_answered_at_once_each_time_and_the_message_goes_
     graph.fail_next(429, count=3, retry_after=0.05, path_contains="/sendMail")
     for _ in range(3):
         with pytest.raises(RateLimited) as caught:
-            service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="storm-1")
+            service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="storm-1"))
         assert caught.value.retry_after == 0.05 and graph.sent == []
-    result = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="storm-1")
+    result = service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="storm-1"))
     assert len(graph.sent) == 1 and not result.already_sent
     assert len(audit_records(vault_dir, "send_failed")) == 3
 
 
 def test_an_answer_lost_after_graph_took_the_send_is_found_in_sent_items_not_sent_again(service, graph):
     graph.drop_next(path_contains="/sendMail")
-    result = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="drop-1")
+    result = service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="drop-1"))
     assert len(graph.sent) == 1 and result.message_id == graph.sent[0].id  # the Graph id, read from Sent Items
-    again = service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="drop-1")
+    again = service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="drop-1"))
     assert again.already_sent and len(graph.sent) == 1
 
 
@@ -79,7 +80,7 @@ def test_a_crash_after_graph_sent_is_already_sent_by_internet_message_id(service
     stranger_only = service.backend.find_sent(rfc)
     assert stranger_only is None
     graph.add_message(subject="S", message_id=rfc, folder="sentitems", is_read=True)
-    result = service.send_email(**message)
+    result = service.send_email(DirectSend(**message))
     assert result.already_sent is True and graph.sent == []
 
 
@@ -89,15 +90,15 @@ def test_a_revoked_refresh_token_mid_send_is_auth_required_naming_the_command_an
     """Hostile: the access token expires and the grant is revoked between two sends. The second send gets
     Graph's 401, msal's refresh is refused (invalid_grant): auth_required naming `h0 auth outlook`, nothing
     sent. After a new sign-in the same send goes, once."""
-    service.send_email(to="bob@example.com", subject="first", body="b", idempotency_key="r-1")
+    service.send_email(DirectSend(to="bob@example.com", subject="first", body="b", idempotency_key="r-1"))
     graph.expire_tokens()
     authority.revoke()
     with pytest.raises(AuthRequired) as caught:
-        service.send_email(to="bob@example.com", subject="second", body="b", idempotency_key="r-2")
+        service.send_email(DirectSend(to="bob@example.com", subject="second", body="b", idempotency_key="r-2"))
     assert "h0 auth outlook" in caught.value.message and len(graph.sent) == 1
     assert service.health("mail").token == "revoked"
     sign_in(service.settings)  # the owner runs `h0 auth outlook` again; the running server reads the new cache
-    result = service.send_email(to="bob@example.com", subject="second", body="b", idempotency_key="r-2")
+    result = service.send_email(DirectSend(to="bob@example.com", subject="second", body="b", idempotency_key="r-2"))
     assert not result.already_sent and [s.header("Subject") for s in graph.sent] == ["first", "second"]
 
 
@@ -109,7 +110,7 @@ def test_an_expired_access_token_is_refreshed_once_and_the_cache_rewritten_0600(
 ):
     before = json.loads(outlook_token.read_text())
     graph.expire_tokens()
-    service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="x-1")
+    service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="x-1"))
     assert authority.refreshes == 1 and len(graph.sent) == 1
     after = json.loads(outlook_token.read_text())
     assert after["AccessToken"] != before["AccessToken"]
@@ -139,7 +140,7 @@ def test_no_sign_in_is_auth_required_naming_the_command(vault_dir: Path, graph: 
     mail = MailService(settings.model_copy(update=DIRECT_SEND))
     try:
         with pytest.raises(AuthRequired) as caught:
-            mail.send_email(to="bob@example.com", subject="S", body="b")
+            mail.send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
         health = mail.health("mail")
     finally:
         mail.close()
@@ -155,10 +156,10 @@ def test_the_graph_sessions_of_worker_threads_that_ended_are_closed(service, gra
     import threading
 
     http = service.backend.http
-    service.send_email(to="bob@example.com", subject="main", body="b", idempotency_key="thread-main")
+    service.send_email(DirectSend(to="bob@example.com", subject="main", body="b", idempotency_key="thread-main"))
 
     def send(i: int) -> None:
-        service.send_email(to="bob@example.com", subject=f"t{i}", body="b", idempotency_key=f"thread-{i}")
+        service.send_email(DirectSend(to="bob@example.com", subject=f"t{i}", body="b", idempotency_key=f"thread-{i}"))
 
     for i in range(5):
         worker = threading.Thread(target=send, args=(i,))

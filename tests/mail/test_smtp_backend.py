@@ -21,6 +21,7 @@ from cryptography.x509.oid import NameOID
 from h0.config import load_settings
 from h0.errors import AuthRequired, NotSupported, SendFailed
 from h0.mail import MailService
+from h0.mail.models import DirectSend
 from h0.mcp.mail_server import SERVER_NAME
 from tests.mail.conftest import DIRECT_SEND, audit_records
 
@@ -160,7 +161,13 @@ def smtp(request, certificate, vault_dir: Path) -> Iterator[tuple[Mailbox, MailS
 def test_given_an_smtp_relay_with_tls_and_login_then_the_message_arrives_intact(smtp, vault_dir):
     mailbox, service = smtp
     result = service.send_email(
-        to="Bob <bob@example.com>", bcc="hidden@example.com", subject="Grüße", body="Héllo\n", html_body="<p>Héllo</p>"
+        DirectSend(
+            to="Bob <bob@example.com>",
+            bcc="hidden@example.com",
+            subject="Grüße",
+            body="Héllo\n",
+            html_body="<p>Héllo</p>",
+        )
     )
     [envelope] = mailbox.received
     assert envelope.mail_from == USER
@@ -174,7 +181,7 @@ def test_given_an_smtp_relay_with_tls_and_login_then_the_message_arrives_intact(
 def test_given_a_permanently_refused_recipient_then_send_failed_is_a_bounce(smtp):
     mailbox, service = smtp
     with pytest.raises(SendFailed) as caught:
-        service.send_email(to="nobody@example.com", subject="S", body="b")
+        service.send_email(DirectSend(to="nobody@example.com", subject="S", body="b"))
     assert caught.value.details["smtp_code"] == 550
     assert caught.value.details["bounce"] is True and caught.value.details["retryable"] is False
     assert mailbox.received == []
@@ -185,7 +192,7 @@ def test_given_a_temporary_refusal_then_it_is_answered_retryable_after_one_attem
     says at once that it may be tried again: the caller's work queue decides when."""
     _mailbox, service = smtp
     with pytest.raises(SendFailed) as caught:
-        service.send_email(to="busy@example.com", subject="S", body="b")
+        service.send_email(DirectSend(to="busy@example.com", subject="S", body="b"))
     assert caught.value.details["smtp_code"] == 451 and caught.value.details["retryable"] is True
     assert [r["event"] for r in audit_records(vault_dir)] == ["pre_send_audit", "send_failed"]
 
@@ -206,7 +213,7 @@ def test_given_wrong_credentials_then_auth_required_names_the_settings(certifica
             retry_delay_ms=1,
         )
         with pytest.raises(AuthRequired) as caught:
-            MailService(settings).send_email(to="bob@example.com", subject="S", body="b")
+            MailService(settings).send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
         assert "SMTP_PASS" in caught.value.message
     finally:
         controller.stop()
@@ -230,7 +237,7 @@ def test_given_an_untrusted_certificate_then_nothing_is_sent(certificate, vault_
             retry_delay_ms=1,
         )
         with pytest.raises(SendFailed) as caught:
-            MailService(settings).send_email(to="bob@example.com", subject="S", body="b")
+            MailService(settings).send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
         assert "TLS" in caught.value.message and mailbox.received == []
     finally:
         controller.stop()
@@ -240,11 +247,11 @@ def test_given_the_connection_dies_after_data_then_the_outcome_is_unknown_and_a_
     mailbox, service = smtp
     mailbox.drop_data = True
     with pytest.raises(SendFailed) as caught:
-        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="smtp-1")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="smtp-1"))
     assert caught.value.details["outcome"] == "unknown" and len(mailbox.received) == 1
     mailbox.drop_data = False
     with pytest.raises(SendFailed) as again:  # SMTP cannot be asked; the human checks Sent
-        service.send_email(to="bob@example.com", subject="S", body="b", idempotency_key="smtp-1")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="smtp-1"))
     assert again.value.details["outcome"] == "unknown" and "Sent folder" in again.value.message
     assert len(mailbox.received) == 1
 

@@ -25,6 +25,7 @@ from h0.mail.compose.drafts import parse_draft
 from h0.mail.compose.mime import compose
 from h0.mail.deception.visible import find_in_markdown, find_in_text
 from h0.mail.deception.visible_html import find_in_html
+from h0.mail.models import DirectSend
 from h0.vault.note import Note
 from h0.vault.sendable import CUTOFF, Sendable
 from tests.pipeline.harness import approve, events, frontmatter, outbox, running_daemon, wait_until, write_draft
@@ -286,7 +287,7 @@ def test_given_a_free_content_send_with_invisible_text_then_nothing_reaches_the_
     a hidden span, Then invalid_request and nothing reaches the provider."""
     for body, markup in (("Hi\u200bAnn\n", None), ("Hi Ann\n", "<p>Hi</p><p hidden>x</p>")):
         with pytest.raises(InvalidRequest):
-            mail.builder.direct_message(to="ann@example.com", subject="Hi", body=body, html_body=markup)
+            mail.builder.direct_message(DirectSend(to="ann@example.com", subject="Hi", body=body, html_body=markup))
     assert gmail.sent == []
 
 

@@ -17,6 +17,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from h0.errors import Conflict, InvalidRequest, NotFound, PermissionDenied
 from h0.mail import MailService
+from h0.mail.models import DirectSend
 from h0.vault import Vault
 from h0.vault.last_change import Arrival
 from tests.conftest import H0_BIN, subprocess_env
@@ -40,7 +41,7 @@ def test_given_default_settings_when_a_client_sends_free_content_then_permission
     mail: MailService, gmail: FakeGmail
 ):
     with pytest.raises(PermissionDenied) as refused:
-        mail.send_email(to="eve@example.com", subject="Hi", body="Wire the money.")
+        mail.send_email(DirectSend(to="eve@example.com", subject="Hi", body="Wire the money."))
     assert "create_draft" in refused.value.message and "ALLOW_UNAPPROVED_SEND" in refused.value.message
     assert gmail.sent == []
 
@@ -105,9 +106,9 @@ def test_given_a_caller_who_knows_a_draft_when_it_spends_a_guessed_key_first_the
         json.dumps(["d.md", ["bob@example.com"], [], [], "Lunch", "Thursday at noon?\n", [], None]).encode()
     ).hexdigest()[:32]
     for key in (naive, "d.md", "n-" + naive):
-        service.send_email(to="eve@example.com", subject="Lunch", body="Forged.", idempotency_key=key)
+        service.send_email(DirectSend(to="eve@example.com", subject="Lunch", body="Forged.", idempotency_key=key))
     with pytest.raises(PermissionDenied):
-        service.send_email(to="eve@example.com", subject="x", body="y", message_id=f"<h0.{naive}@h0.local>")
+        service.send_email(DirectSend(to="eve@example.com", subject="x", body="y", message_id=f"<h0.{naive}@h0.local>"))
     forged = len(gmail.sent)
     note_hash = approved(vault_dir)
     result = service.send_approved_draft("Approved/d.md", note_hash, Arrival("moved"))
@@ -119,9 +120,9 @@ def test_given_a_key_already_sent_when_other_content_reuses_it_then_conflict_not
     vault_dir: Path, gmail: FakeGmail, token_path: Path
 ):
     service = MailService(gmail_settings_for(vault_dir, gmail, token_path, allow_unapproved_send=True))
-    service.send_email(to="bob@example.com", subject="S", body="first", idempotency_key="k-1")
+    service.send_email(DirectSend(to="bob@example.com", subject="S", body="first", idempotency_key="k-1"))
     with pytest.raises(Conflict) as caught:
-        service.send_email(to="bob@example.com", subject="S", body="different", idempotency_key="k-1")
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="different", idempotency_key="k-1"))
     assert caught.value.details["reason"] == "key_content_mismatch"
     assert len(gmail.sent) == 1
 
