@@ -260,7 +260,12 @@ class H0Server(Server[Any]):
         the streams and which H0's serving loop calls)."""
         if transport != "stdio":
             raise ValueError(f"H0's servers speak stdio only, not {transport!r}")
-        anyio.run(self.run_stdio_async)
+        try:
+            anyio.run(self.run_stdio_async)
+        except* (BrokenPipeError, ConnectionResetError):
+            # The client went away while an answer was on its way (it was killed, or closed its end first):
+            # nobody is left to read, so the server stops as it would at the end of its input.
+            logger.info("mcp {}: the client closed its end of the pipe; stopping", self.name)
 
     async def run_stdio_async(self) -> None:
         """Serve stdin/stdout until the client closes them (see the module docstring)."""
