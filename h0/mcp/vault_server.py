@@ -121,7 +121,7 @@ def build_vault_server(
         path: Annotated[str, Field(description="Vault-relative path of the note, e.g. 'Drafts/reply.md'.")],
     ) -> NoteContent:
         """Read a note: its frontmatter (as JSON data), body, and a content hash for if_match."""
-        return _content(shown(vault.read_note(path)))
+        return _content(shown(vault.read_note(path, lent=_lent)))
 
     @server.typed_tool(NotesRead, annotations=READ_ONLY, title="Read several notes")
     def read_notes(
@@ -135,7 +135,7 @@ def build_vault_server(
         errors: list[ItemError] = []
         for path in paths:
             try:
-                notes.append(_content(shown(vault.read_note(path))))
+                notes.append(_content(shown(vault.read_note(path, lent=_lent))))
             except H0Error as error:
                 errors.append(item_error(path, error))
         return NotesRead(notes=notes, errors=errors)
@@ -307,6 +307,11 @@ def build_vault_server(
         return AddressNotes(
             address=address.strip().lower(), notes=index.notes_for_address(address, include_private=daemon_filing)[:500]
         )
+
+    def _lent(rel: str, digest: str) -> dict[str, Any] | None:
+        """The index's parse of these very bytes, when it holds it (a read is then no YAML parse at all)."""
+        index = live.ready()
+        return index.frontmatter_read(rel, digest) if index is not None else None
 
     def _index_or_wait() -> VaultIndex:
         index = live.wait(BUILD_WAIT_S)
