@@ -42,11 +42,10 @@ from h0.mcp.vault_models import (
     SearchResults,
     WrittenNote,
 )
-from h0.mcp.vault_view import ClientView
+from h0.mcp.vault_view import ClientView, GateNow
 from h0.mcp.vault_writes import Change, NoteWriter, item_error
 from h0.platform.watch import NATIVE
 from h0.vault import AuditLog, Vault
-from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
 from h0.vault.layout import LOGS
 from h0.vault.note import Note
@@ -100,16 +99,23 @@ def build_vault_server(
     if daemon_filing is None:
         daemon_filing = daemon_filing_from_env()
     vault = Vault(vault_root)
-    gate = Disclosure.for_vault(vault.root, private_folders)
+    gates = GateNow(vault.root, private_folders)  # the private folders as they are at each call
     # The daemon's own server: its index only when a tool asks (the daemon never does; h0.mcp.live_index).
-    live = LiveIndex(vault.root, state_dir, gate, watcher=watcher, lazy=daemon_filing)
+    live = LiveIndex(vault.root, state_dir, gates(), watcher=watcher, lazy=daemon_filing)
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
     guard = ApprovalGuard(vault.root, audit, daemon_filing=daemon_filing)
 
-    view = ClientView(gate, daemon_filing=daemon_filing, wait=lambda: _index_or_wait())
+    view = ClientView(gates, daemon_filing=daemon_filing, wait=lambda: _index_or_wait(judged=False))
     shown = view.shown
     writer = NoteWriter(
-        vault, guard, audit, live, state_dir, daemon_filing=daemon_filing, gate=view.gate, keys=view.private_keys
+        vault,
+        guard,
+        audit,
+        live,
+        state_dir,
+        daemon_filing=daemon_filing,
+        gate=lambda: view.gate,
+        keys=view.private_keys,
     )
     started = time.monotonic()
     server = H0Server("h0-vault", title="H0 vault", version=__version__, instructions=INSTRUCTIONS)
@@ -263,7 +269,7 @@ def build_vault_server(
         """Search note bodies and frontmatter values for a literal phrase; best matches first (BM25), with the
         line and snippet of each note's first match. Every note holding the phrase is found, page by page."""
         folder = _folder(directory)
-        index = live.get()
+        index = _judging_now(live.get())
         if index is not None:
             page = index.search(query, folder=folder, limit=limit, offset=offset, include_private=daemon_filing)
             hits, more = page.hits, page.more
@@ -313,12 +319,19 @@ def build_vault_server(
         index = live.ready()
         return index.frontmatter_read(rel, digest) if index is not None else None
 
-    def _index_or_wait() -> VaultIndex:
+    def _index_or_wait(*, judged: bool = True) -> VaultIndex:
         index = live.wait(BUILD_WAIT_S)
+        index = _judging_now(index) if judged else index
         if index is None:
             raise InternalError(
                 "The vault index is still being built; ask again in a few seconds.", retryable=True, retry_after=5
             )
+        return index
+
+    def _judging_now(index: VaultIndex | None) -> VaultIndex | None:
+        """The index, judging private folders as they are now (the owner may have edited the record)."""
+        if index is not None and not daemon_filing:
+            index.use_disclosure(gates())
         return index
 
     def _folder(directory: str) -> str:

@@ -12,12 +12,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import H0_BIN, subprocess_env
 
 pytestmark = pytest.mark.anyio
+
+EVENT_WAIT_S = 10.0  # a hang guard for the index's watcher to report an edit; the test waits for the answer
 
 
 def params(vault_dir: Path) -> StdioServerParameters:
@@ -85,3 +88,50 @@ async def test_a_note_made_private_between_two_reads_is_refused_at_the_second(va
         edit_in_place(notes / "mark.md", "private: on", "private: no")
         again = await read(client, "Notes/mark.md")
         assert again["frontmatter"] == {"kind": "plan", "private": "no"} and again["body"] == "The Atlas plan.\n"
+
+
+async def until_refused(client: Client, rel: str) -> dict[str, Any]:
+    """Read `rel` until it is refused (the index's watcher reports the edit that makes it private)."""
+    with anyio.fail_after(EVENT_WAIT_S):
+        while True:
+            result = await client.call_tool("read_note", {"path": rel})
+            if result.is_error:
+                return refusal(result)
+
+
+async def test_a_folder_recorded_private_or_a_private_person_counts_at_the_next_read(vault_dir: Path):
+    """Given a note and an email read once through a real vault server, when the note's folder is added to
+    `.h0/private-folders` (as the owner edits it), then the next read of the note is refused — no restart; and
+    when the sender's People note is marked private, the email is refused once the server hears of the edit."""
+    (vault_dir / ".h0").mkdir(exist_ok=True)
+    (vault_dir / ".h0/private-folders").write_text("# private folders\nDiary\n", encoding="utf-8")
+    (vault_dir / "Health").mkdir()
+    (vault_dir / "Health/check.md").write_text("---\nkind: plan\n---\nResults.\n", encoding="utf-8")
+    (vault_dir / "People").mkdir()
+    (vault_dir / "People/Dana.md").write_text("---\nemail: dana@clinic.example\n---\nDana.\n", encoding="utf-8")
+    (vault_dir / "Needs_Action/EMAIL_dana.md").write_text(
+        "---\ntype: email\nfrom: dana@clinic.example\nsubject: Your results\nstatus: pending\n---\nResults.\n",
+        encoding="utf-8",
+    )
+    async with Client(params(vault_dir)) as client:
+        await client.call_tool("search_notes", {"query": "Results"})
+        assert (await read(client, "Health/check.md"))["body"] == "Results.\n"
+        assert (await read(client, "Needs_Action/EMAIL_dana.md"))["frontmatter"]["from"] == "dana@clinic.example"
+
+        record = vault_dir / ".h0/private-folders"
+        record.write_text("# private folders\nDiary\nHealth\n", encoding="utf-8")
+        refused = refusal(await client.call_tool("read_note", {"path": "Health/check.md"}))
+        assert refused["error"] == "permission_denied" and refused["details"]["reason"] == "private"
+        listed = (await client.call_tool("list_notes", {"directory": "", "recursive": True})).structured_content
+        assert "Health/check.md" not in listed["notes"] and "Needs_Action/EMAIL_dana.md" in listed["notes"]
+        found = (await client.call_tool("search_notes", {"query": "Results"})).structured_content
+        assert [n["path"] for n in found["notes"]] == ["Needs_Action/EMAIL_dana.md"]
+        record.write_text("# private folders\nDiary\n", encoding="utf-8")
+        assert (await read(client, "Health/check.md"))["body"] == "Results.\n"  # the owner's call, both ways
+
+        (vault_dir / "People/Dana.md").write_text(
+            "---\nemail: dana@clinic.example\nprivate: true\n---\nDana.\n", encoding="utf-8"
+        )
+        refused = await until_refused(client, "Needs_Action/EMAIL_dana.md")
+        assert refused["error"] == "permission_denied" and refused["details"]["reason"] == "private"
+        assert "clinic" not in refused["message"]

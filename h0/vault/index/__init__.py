@@ -208,6 +208,15 @@ class VaultIndex:
         if again:
             self._reconcile()
 
+    def use_disclosure(self, disclosure: Disclosure) -> None:
+        """Judge private folders by this gate from the next answer on: the owner changed which folders are
+        private (`.h0/private-folders`), and a long-lived process must not answer by the record it started with."""
+        if disclosure.key == self.disclosure.key:
+            return
+        self.disclosure = disclosure
+        self.gate = disclosure.with_people(self.private_addresses)
+        self.privacy.use(disclosure)
+
     # ------------------------------------------------------------------ search
 
     def search(
