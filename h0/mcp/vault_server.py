@@ -105,17 +105,10 @@ def build_vault_server(
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
     guard = ApprovalGuard(vault.root, audit, daemon_filing=daemon_filing)
 
-    view = ClientView(gates, daemon_filing=daemon_filing, wait=lambda: _index_or_wait(judged=False))
+    view = ClientView(gates, daemon_filing=daemon_filing, wait=lambda: _index_or_wait())
     shown = view.shown
     writer = NoteWriter(
-        vault,
-        guard,
-        audit,
-        live,
-        state_dir,
-        daemon_filing=daemon_filing,
-        gate=lambda: view.gate,
-        keys=view.private_keys,
+        vault, guard, audit, live, state_dir, daemon_filing=daemon_filing, gate=view.gate, keys=view.private_keys
     )
     started = time.monotonic()
     server = H0Server("h0-vault", title="H0 vault", version=__version__, instructions=INSTRUCTIONS)
@@ -269,7 +262,7 @@ def build_vault_server(
         """Search note bodies and frontmatter values for a literal phrase; best matches first (BM25), with the
         line and snippet of each note's first match. Every note holding the phrase is found, page by page."""
         folder = _folder(directory)
-        index = _judging_now(live.get())
+        index = view.judging(live.get())
         if index is not None:
             page = index.search(query, folder=folder, limit=limit, offset=offset, include_private=daemon_filing)
             hits, more = page.hits, page.more
@@ -297,7 +290,7 @@ def build_vault_server(
         if (text is None) == (path is None):
             raise InvalidRequest("Give either text or path.", field="text")
         source = shown(vault.read_note(vault.resolve(path).rel)).path if path is not None else None
-        index = _index_or_wait()
+        index = view.index()
         found = index.related(text=text, path=source, limit=limit, include_private=False)
         return RelatedNotes(notes=[RelatedNote(path=r.path, score=r.score, why=r.why) for r in found])
 
@@ -309,7 +302,7 @@ def build_vault_server(
         then emails and notes that mention it. Private notes are left out."""
         if "@" not in address or len(address) > 320 or any(ch.isspace() for ch in address.strip()):
             raise InvalidRequest("address must be one email address, e.g. 'dana@example.com'.", field="address")
-        index = _index_or_wait()
+        index = view.index()
         return AddressNotes(
             address=address.strip().lower(), notes=index.notes_for_address(address, include_private=daemon_filing)[:500]
         )
@@ -319,19 +312,12 @@ def build_vault_server(
         index = live.ready()
         return index.frontmatter_read(rel, digest) if index is not None else None
 
-    def _index_or_wait(*, judged: bool = True) -> VaultIndex:
+    def _index_or_wait() -> VaultIndex:
         index = live.wait(BUILD_WAIT_S)
-        index = _judging_now(index) if judged else index
         if index is None:
             raise InternalError(
                 "The vault index is still being built; ask again in a few seconds.", retryable=True, retry_after=5
             )
-        return index
-
-    def _judging_now(index: VaultIndex | None) -> VaultIndex | None:
-        """The index, judging private folders as they are now (the owner may have edited the record)."""
-        if index is not None and not daemon_filing:
-            index.use_disclosure(gates())
         return index
 
     def _folder(directory: str) -> str:
@@ -355,9 +341,9 @@ def build_vault_server(
         vault,
         writer,
         shown=shown,
-        index=_index_or_wait,
+        index=view.index,
         watching=live.watching,
-        gate=view.gate,
+        gate=view.gate(),
         state_dir=state_dir,
         draft_tokens=draft_tokens,
         calendar=calendar,

@@ -83,7 +83,12 @@ class ClientView:
         index.use_disclosure(self.gates())
         return index
 
-    @property
+    def judging(self, index: VaultIndex | None) -> VaultIndex | None:
+        """`index` (when there is one), judging by the private folders of now."""
+        if index is not None:
+            index.use_disclosure(self.gates())
+        return index
+
     def gate(self) -> Disclosure:
         """The gate as it is now, knowing the private people the live index holds (waited for: fail closed)."""
         return self.gates().with_people(lambda: self.index().private_addresses())
