@@ -321,7 +321,7 @@ class VaultIndex:
         """The private people's addresses (lower-cased: only private People notes name them), whose mail is
         private (h0.vault.disclosure)."""
         self.sync(wait=False)
-        return self.privacy.current().addresses
+        return self.privacy.last().addresses  # as that sync left them
 
     def related(
         self, *, text: str | None = None, path: str | None = None, limit: int = 10, include_private: bool = False

@@ -58,6 +58,14 @@ class IndexPrivacy:
                 now = self._now = self._compute(version)
         return now
 
+    def last(self) -> Private:
+        """The private notes as the last `current()` found them (a query right after the index's sync, which ends
+        with one: no second look at the file's version), or as they are now when the gate's folders changed."""
+        now = self._now
+        if now is not None and now.folders == self.gate.key:
+            return now
+        return self.current()
+
     def use(self, gate: Disclosure) -> None:
         """Judge folders by this gate from the next answer on (the owner changed which folders are private)."""
         self.gate = gate
@@ -125,8 +133,9 @@ class IndexPrivacy:
         )
 
     def private_keys(self, keys: Iterable[str], besides: str | None = None) -> frozenset[str]:
-        """Those of these thread keys that a note private by itself holds (not the note at `besides`)."""
-        held = self.current().keys  # no query: the private notes' keys are kept with them
+        """Those of these thread keys that a note private by itself holds (not the note at `besides`), as of the
+        index's last sync (VaultIndex.private_keys syncs first)."""
+        held = self.last().keys  # no query: the private notes' keys are kept with them (the caller synced)
         return frozenset(key for key in keys if (paths := held.get(key)) and paths - {besides})
 
 
