@@ -343,7 +343,7 @@ def build_vault_server(
         shown=shown,
         index=view.index,
         watching=live.watching,
-        gate=view.gate(),
+        gate=view.gate,
         state_dir=state_dir,
         draft_tokens=draft_tokens,
         calendar=calendar,
