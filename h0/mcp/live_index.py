@@ -98,6 +98,11 @@ class LiveIndex:
             index.everything_changed()
         return index
 
+    def ready(self) -> VaultIndex | None:
+        """The index if it is open now; never starts, waits for or reconciles it (for a reader that only borrows
+        from it when it can: h0.vault.index.VaultIndex.frontmatter_read)."""
+        return self._index
+
     def wait(self, timeout: float) -> VaultIndex | None:
         """The index once ready, waiting up to `timeout` seconds for its first build."""
         if self._started and self._thread is None:

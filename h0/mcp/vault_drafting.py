@@ -34,17 +34,22 @@ def add_drafting_tools(
     shown: Callable[[Note], Note],
     index: Callable[[], VaultIndex],
     watching: Callable[[], bool],
-    gate: Disclosure,
+    gate: Callable[[], Disclosure],
     state_dir: Path | None,
     draft_tokens: int,
     calendar: OwnerCalendar | None = None,
 ) -> None:
     """Register draft_context and revise_draft on the vault server. `shown` refuses a private note,
-    `index` waits for the server's live index, `watching` says whether its watcher keeps it fresh."""
+    `index` waits for the server's live index, `watching` says whether its watcher keeps it fresh, `gate` is
+    the disclosure gate as it is now (the private folders of this call)."""
     drafting_box: list[Drafting] = []
 
     def drafting() -> Drafting:
-        """Drafting over the server's own live index (built once, when the index is ready)."""
+        """Drafting over the server's own live index (built when the index is ready, and again when the private
+        folders changed: its gate judges past replies and threads)."""
+        now = gate()
+        if drafting_box and drafting_box[0].disclosure.key != now.key:
+            drafting_box.clear()
         if not drafting_box:
             from h0.drafting import Drafting
             from h0.drafting.indexed import IndexKnowledge
@@ -54,7 +59,7 @@ def add_drafting_tools(
             drafting_box.append(
                 Drafting(
                     vault.root,
-                    disclosure=gate,
+                    disclosure=now,
                     budget_tokens=draft_tokens,
                     knowledge=knowledge,
                     sent_cache=sent_cache_path(vault.root, state_dir),

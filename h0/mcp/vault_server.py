@@ -42,11 +42,10 @@ from h0.mcp.vault_models import (
     SearchResults,
     WrittenNote,
 )
-from h0.mcp.vault_view import ClientView
+from h0.mcp.vault_view import ClientView, GateNow
 from h0.mcp.vault_writes import Change, NoteWriter, item_error
 from h0.platform.watch import NATIVE
 from h0.vault import AuditLog, Vault
-from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
 from h0.vault.layout import LOGS
 from h0.vault.note import Note
@@ -100,13 +99,13 @@ def build_vault_server(
     if daemon_filing is None:
         daemon_filing = daemon_filing_from_env()
     vault = Vault(vault_root)
-    gate = Disclosure.for_vault(vault.root, private_folders)
+    gates = GateNow(vault.root, private_folders)  # the private folders as they are at each call
     # The daemon's own server: its index only when a tool asks (the daemon never does; h0.mcp.live_index).
-    live = LiveIndex(vault.root, state_dir, gate, watcher=watcher, lazy=daemon_filing)
+    live = LiveIndex(vault.root, state_dir, gates(), watcher=watcher, lazy=daemon_filing)
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
     guard = ApprovalGuard(vault.root, audit, daemon_filing=daemon_filing)
 
-    view = ClientView(gate, daemon_filing=daemon_filing, wait=lambda: _index_or_wait())
+    view = ClientView(gates, daemon_filing=daemon_filing, wait=lambda: _index_or_wait())
     shown = view.shown
     writer = NoteWriter(
         vault, guard, audit, live, state_dir, daemon_filing=daemon_filing, gate=view.gate, keys=view.private_keys
@@ -121,7 +120,7 @@ def build_vault_server(
         path: Annotated[str, Field(description="Vault-relative path of the note, e.g. 'Drafts/reply.md'.")],
     ) -> NoteContent:
         """Read a note: its frontmatter (as JSON data), body, and a content hash for if_match."""
-        return _content(shown(vault.read_note(path)))
+        return _content(shown(vault.read_note(path, lent=_lent)))
 
     @server.typed_tool(NotesRead, annotations=READ_ONLY, title="Read several notes")
     def read_notes(
@@ -135,7 +134,7 @@ def build_vault_server(
         errors: list[ItemError] = []
         for path in paths:
             try:
-                notes.append(_content(shown(vault.read_note(path))))
+                notes.append(_content(shown(vault.read_note(path, lent=_lent))))
             except H0Error as error:
                 errors.append(item_error(path, error))
         return NotesRead(notes=notes, errors=errors)
@@ -263,7 +262,7 @@ def build_vault_server(
         """Search note bodies and frontmatter values for a literal phrase; best matches first (BM25), with the
         line and snippet of each note's first match. Every note holding the phrase is found, page by page."""
         folder = _folder(directory)
-        index = live.get()
+        index = view.judging(live.get())
         if index is not None:
             page = index.search(query, folder=folder, limit=limit, offset=offset, include_private=daemon_filing)
             hits, more = page.hits, page.more
@@ -291,7 +290,7 @@ def build_vault_server(
         if (text is None) == (path is None):
             raise InvalidRequest("Give either text or path.", field="text")
         source = shown(vault.read_note(vault.resolve(path).rel)).path if path is not None else None
-        index = _index_or_wait()
+        index = view.index()
         found = index.related(text=text, path=source, limit=limit, include_private=False)
         return RelatedNotes(notes=[RelatedNote(path=r.path, score=r.score, why=r.why) for r in found])
 
@@ -303,10 +302,15 @@ def build_vault_server(
         then emails and notes that mention it. Private notes are left out."""
         if "@" not in address or len(address) > 320 or any(ch.isspace() for ch in address.strip()):
             raise InvalidRequest("address must be one email address, e.g. 'dana@example.com'.", field="address")
-        index = _index_or_wait()
+        index = view.index()
         return AddressNotes(
             address=address.strip().lower(), notes=index.notes_for_address(address, include_private=daemon_filing)[:500]
         )
+
+    def _lent(rel: str, digest: str) -> dict[str, Any] | None:
+        """The index's parse of these very bytes, when it holds it (a read is then no YAML parse at all)."""
+        index = live.ready()
+        return index.frontmatter_read(rel, digest) if index is not None else None
 
     def _index_or_wait() -> VaultIndex:
         index = live.wait(BUILD_WAIT_S)
@@ -337,7 +341,7 @@ def build_vault_server(
         vault,
         writer,
         shown=shown,
-        index=_index_or_wait,
+        index=view.index,
         watching=live.watching,
         gate=view.gate,
         state_dir=state_dir,

@@ -90,11 +90,12 @@ class NoteWriter:
         state_dir: Path | None,
         *,
         daemon_filing: bool,
-        gate: Disclosure | None = None,
+        gate: Callable[[], Disclosure] | None = None,
         keys: Callable[[frozenset[str], str | None], frozenset[str]] = lambda keys, besides: frozenset(),
     ) -> None:
         self.vault = vault
-        self.gate = gate if gate is not None else Disclosure.for_vault(vault.root)
+        # The gate as it is at each change (the server's: the private folders of now, the index's private people).
+        self.gate = gate if gate is not None else lambda: Disclosure.for_vault(vault.root)
         self.private_keys = keys  # the thread keys a private note holds (the server's index answers)
         self.guard = guard
         self.audit = audit
@@ -257,7 +258,7 @@ class NoteWriter:
         if self.daemon_filing or before is None:
             return
         keys = thread_keys(before[0], before[1] or {}) | thread_keys(after[0], after[1] or {})
-        why = self.gate.unprivating(before, after, self.private_keys(keys, before[0]) if keys else frozenset())
+        why = self.gate().unprivating(before, after, self.private_keys(keys, before[0]) if keys else frozenset())
         if why is not None:
             raise PermissionDenied(
                 f"{why}. An MCP client cannot make a note less private; its owner can, in Obsidian.",

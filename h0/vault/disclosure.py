@@ -272,8 +272,9 @@ class Disclosure:
             return UNREADABLE
         if marked_private(frontmatter, body):
             return "its properties or tags mark it private (`private: true`, a `private` tag or `#private`)"
+        # The note's addresses are parsed only when there is a private person to look for (most vaults: none).
         mail = self.people is not None and any(frontmatter.get(name) for name in MAIL_FIELDS)
-        if mail and self.mail_private(mail_addresses(frontmatter)):
+        if mail and self.private_addresses() and self.mail_private(mail_addresses(frontmatter)):
             return "it is mail from or to a private person (only People notes marked private name the address)"
         return None
 

@@ -22,7 +22,7 @@ from h0.vault import frontmatter
 from h0.vault.filters import AnyOf
 from h0.vault.layout import NOTE_FOLDERS
 from h0.vault.listing import FrontmatterCache, Listing, list_folder, walk_notes
-from h0.vault.note import Note, content_hash, parse
+from h0.vault.note import Lent, Note, content_hash, parse
 from h0.vault.notefile import composed, read_note_bytes
 from h0.vault.paths import NOTE_SUFFIX, PathResolver, VaultPath
 from h0.vault.search import SearchHit, check_query, search_files
@@ -102,10 +102,11 @@ class Vault:
 
     # ------------------------------------------------------------------ read
 
-    def read_note(self, path: object) -> Note:
+    def read_note(self, path: object, *, lent: Lent | None = None) -> Note:
+        """The note at `path`, read carefully (h0.vault.notefile) and parsed (`lent`: h0.vault.note.parse)."""
         target = self.resolve(path)
         data, mtime_ns = self._read_bytes(target)
-        return parse(data, target.rel, mtime_ns)
+        return parse(data, target.rel, mtime_ns, lent=lent)
 
     @staticmethod
     def _read_bytes(target: VaultPath) -> tuple[bytes, int]:

@@ -118,3 +118,20 @@ async def test_the_drafting_tools_answer_over_a_real_stdio_process(staged: Path)
         got = (await client.call_tool("draft_context", {"path": "Needs_Action/EMAIL_t1.md"})).structured_content
         assert any(item["path"] == "Projects/Project Atlas.md" for item in got["items"])
         assert not any(secret in json.dumps(got) for secret in SECRETS)
+
+
+async def test_a_folder_recorded_private_leaves_draft_context_at_the_next_call(staged: Path):
+    """Given draft_context that draws on a note of Projects/, when the owner records Projects/ in
+    `.h0/private-folders` while the server runs, then the next draft_context names no note of it."""
+    async with Client(
+        build_vault_server(staged, private_folders=PRIVATE_FOLDERS, state_dir=Path(os.environ["H0_STATE_DIR"]))
+    ) as client:
+        got = (await client.call_tool("draft_context", {"path": "Needs_Action/EMAIL_t1.md"})).structured_content
+        assert any((item["path"] or "").startswith("Projects/") for item in got["items"]), got["items"]
+        record = staged / ".h0" / "private-folders"
+        record.parent.mkdir(exist_ok=True)
+        record.write_text("Projects\n", encoding="utf-8")
+        again = (await client.call_tool("draft_context", {"path": "Needs_Action/EMAIL_t1.md"})).structured_content
+        assert again is not None and again["items"]
+        assert not any((item["path"] or "").startswith("Projects/") for item in again["items"]), again["items"]
+        assert "Atlas Migration" not in json.dumps(again)

@@ -90,5 +90,5 @@ def test_the_index_and_the_vault_servers_view_never_cut_a_long_list_of_keys_shor
     many = frozenset({f"t:A-{i:04d}" for i in range(1200)} | {"t:T-marked"})
     assert max(many) == "t:T-marked"
     assert index.private_keys(many) == frozenset({"t:T-marked"})
-    view = ClientView(GATE, daemon_filing=False, wait=lambda: index)
+    view = ClientView(lambda: GATE, daemon_filing=False, wait=lambda: index)
     assert view.private_keys(many) == frozenset({"t:T-marked"})

@@ -28,12 +28,15 @@ that knows the private people this index holds.
 
 from __future__ import annotations
 
+import json
 import os
+import sqlite3
 import stat
 import threading
 import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from h0.errors import InvalidRequest
 from h0.platform.memory import release_free_memory
@@ -205,6 +208,15 @@ class VaultIndex:
         if again:
             self._reconcile()
 
+    def use_disclosure(self, disclosure: Disclosure) -> None:
+        """Judge private folders by this gate from the next answer on: the owner changed which folders are
+        private (`.h0/private-folders`), and a long-lived process must not answer by the record it started with."""
+        if disclosure.key == self.disclosure.key:
+            return
+        self.disclosure = disclosure
+        self.gate = disclosure.with_people(self.private_addresses)
+        self.privacy.use(disclosure)
+
     # ------------------------------------------------------------------ search
 
     def search(
@@ -309,7 +321,7 @@ class VaultIndex:
         """The private people's addresses (lower-cased: only private People notes name them), whose mail is
         private (h0.vault.disclosure)."""
         self.sync(wait=False)
-        return self.privacy.current().addresses
+        return self.privacy.last().addresses  # as that sync left them
 
     def related(
         self, *, text: str | None = None, path: str | None = None, limit: int = 10, include_private: bool = False
@@ -342,6 +354,21 @@ class VaultIndex:
             wanted,
         )
         return [(str(p), int(m), int(s), int(i), str(f)) for p, m, s, i, f in rows]
+
+    def frontmatter_read(self, path: str, digest: str) -> dict[str, Any] | None:
+        """The frontmatter the index read from the note at `path` when its bytes had this content hash
+        (h0.vault.note.content_hash), as JSON data; None when it holds no such read (another version of the
+        file, or one whose properties it could not read). A reader of those same bytes takes it instead of
+        parsing them again (h0.vault.note.parse's `lent`): equal hashes are equal bytes, whatever the file's
+        signature says. Never waits for a sync, never raises: a miss only means "parse it yourself"."""
+        try:
+            rows = self.db.rows(
+                "SELECT frontmatter FROM docs WHERE path = ? AND hash = ? AND problem IS NULL", (nfc(path), digest)
+            )
+            data = json.loads(rows[0][0]) if rows else None
+        except (Damaged, sqlite3.Error, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
 
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])

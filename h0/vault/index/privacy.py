@@ -28,6 +28,7 @@ class Private:
     """The index's private notes at one version of it."""
 
     version: tuple[int, int, int]
+    folders: tuple[tuple[str, ...], str | None]  # the gate's private folders it was worked out with (Disclosure.key)
     own: frozenset[int]  # private by themselves: marks, unreadable, folder, a private person's mail
     hidden: frozenset[int]  # those and every note of their threads
     paths: frozenset[str]  # the paths of `hidden`
@@ -46,16 +47,28 @@ class IndexPrivacy:
         self._lock = threading.Lock()
 
     def current(self) -> Private:
-        """The private notes as the index holds them now."""
+        """The private notes as the index holds them now, by the gate's private folders of now."""
         version = self.db.version()
         now = self._now
-        if now is not None and now.version == version:
+        if now is not None and now.version == version and now.folders == self.gate.key:
             return now
         with self._lock:
             now = self._now
-            if now is None or now.version != version:
+            if now is None or now.version != version or now.folders != self.gate.key:
                 now = self._now = self._compute(version)
         return now
+
+    def last(self) -> Private:
+        """The private notes as the last `current()` found them (a query right after the index's sync, which ends
+        with one: no second look at the file's version), or as they are now when the gate's folders changed."""
+        now = self._now
+        if now is not None and now.folders == self.gate.key:
+            return now
+        return self.current()
+
+    def use(self, gate: Disclosure) -> None:
+        """Judge folders by this gate from the next answer on (the owner changed which folders are private)."""
+        self.gate = gate
 
     def private(self, doc: int) -> bool:
         """Whether the row `doc` is private, as of the last `current()` (what the SQL function h0_private asks:
@@ -74,13 +87,14 @@ class IndexPrivacy:
         return paths
 
     def _compute(self, version: tuple[int, int, int]) -> Private:
+        gate = self.gate
         own: dict[int, str] = {
             int(doc): str(path) for doc, path in self.db.rows("SELECT id, path FROM docs WHERE private = 1")
         }
         for (top,) in self.db.rows("SELECT DISTINCT folder FROM docs"):
-            if self.gate.covers(str(top)):
+            if gate.covers(str(top)):
                 rows = self.db.rows("SELECT id, path FROM docs WHERE folder = ?", (top,))
-                own.update((int(doc), str(path)) for doc, path in rows if self.gate.never(str(path)))
+                own.update((int(doc), str(path)) for doc, path in rows if gate.never(str(path)))
         people = self.db.rows(
             "SELECT addresses.doc, addresses.address FROM docs JOIN addresses ON addresses.doc = docs.id "
             f"WHERE docs.person = 1 AND addresses.field IN ({_marks(PERSON_FIELDS)})",
@@ -114,11 +128,14 @@ class IndexPrivacy:
                     chunk,
                 )
             )
-        return Private(version, frozenset(own), frozenset(hidden), frozenset(hidden.values()), keys, addresses)
+        return Private(
+            version, gate.key, frozenset(own), frozenset(hidden), frozenset(hidden.values()), keys, addresses
+        )
 
     def private_keys(self, keys: Iterable[str], besides: str | None = None) -> frozenset[str]:
-        """Those of these thread keys that a note private by itself holds (not the note at `besides`)."""
-        held = self.current().keys  # no query: the private notes' keys are kept with them
+        """Those of these thread keys that a note private by itself holds (not the note at `besides`), as of the
+        index's last sync (VaultIndex.private_keys syncs first)."""
+        held = self.last().keys  # no query: the private notes' keys are kept with them (the caller synced)
         return frozenset(key for key in keys if (paths := held.get(key)) and paths - {besides})
 
 
