@@ -320,6 +320,9 @@ def test_an_index_file_deleted_truncated_or_corrupted_while_in_use_is_rebuilt_wi
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
     elif damage == "truncated":
+        other = sqlite3.connect(path)  # the log copied into the file first: its pages are only there
+        other.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        other.close()
         with open(path, "r+b") as handle:
             handle.truncate(100)
     else:
@@ -352,6 +355,43 @@ def test_two_processes_updating_the_index_at_once_leave_it_right(vault_dir: Path
     index = VaultIndex(vault_dir, db)
     assert index.count() == 120
     assert paths(index.search("atlas", limit=1000)) == scan(vault_dir, "atlas")
+
+
+def _newest_first_page(wal: Path, page_size: int) -> bytes:
+    """The newest copy of page 1 in an SQLite write-ahead log (a 32-byte header, then frames of a 24-byte
+    header, whose first 4 bytes are the page number, and the page)."""
+    data = wal.read_bytes()
+    found = b""
+    for at in range(32, len(data) - 24 - page_size + 1, 24 + page_size):
+        if int.from_bytes(data[at : at + 4], "big") == 1:
+            found = data[at + 24 : at + 24 + page_size]
+    assert found, "page 1 is in the log"
+    return found
+
+
+def test_another_process_checkpointing_the_index_is_not_taken_for_damage(
+    vault_dir: Path, tmp_path: Path, caplog_loguru
+):
+    """A checkpoint copies the log's pages into the file in page order: for an instant the file's header counts
+    pages the file does not hold yet. That file is whole (SQLite reads the rest from the log): not rebuilt."""
+    note(vault_dir, "Done/a.md", "atlas\n")
+    db = tmp_path / "index.db"
+    index = VaultIndex(vault_dir, db)
+    index.reconcile()
+    other = sqlite3.connect(db)  # another process's writes, left in the log (no checkpoint yet)
+    other.execute("PRAGMA wal_autocheckpoint = 0")
+    other.execute("CREATE TABLE IF NOT EXISTS filler (x BLOB)")
+    other.executemany("INSERT INTO filler VALUES (?)", [(os.urandom(2000),) for _ in range(40)])
+    other.commit()
+    page_size = other.execute("PRAGMA page_size").fetchone()[0]
+    first = _newest_first_page(Path(f"{db}-wal"), page_size)
+    assert int.from_bytes(first[28:32], "big") * page_size > db.stat().st_size  # the header counts pages to come
+    with open(db, "r+b") as handle:  # the checkpoint's first write: page 1, before the file grows
+        handle.write(first)
+    assert paths(index.search("atlas")) == {"Done/a.md"}
+    assert not [m for m in caplog_loguru if "rebuilding it" in m]
+    assert other.execute("SELECT count(*) FROM filler").fetchone() == (40,)  # the other process's rows still there
+    other.close()
 
 
 @pytest.mark.skipif(os.name == "nt" or os.geteuid() == 0, reason="root reads and writes everything")

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +166,7 @@ class IndexDB:
             pages = int.from_bytes(header[28:32], "big")
             valid_for = int.from_bytes(header[92:96], "big")
             changes = int.from_bytes(header[24:28], "big")
-            if valid_for == changes and size < page_size * pages:
+            if valid_for == changes and size < page_size * pages and not self._whole_to_sqlite():
                 return False
         try:
             self.db().execute("SELECT count(*) FROM meta").fetchone()
@@ -175,6 +175,19 @@ class IndexDB:
         if self.path is not None:
             self._whole = signature
         return True
+
+    def _whole_to_sqlite(self) -> bool:
+        """Whether a fresh connection (no page cache) reads the file as whole. A header that counts more pages
+        than the file holds is what a truncated file shows, and also, for an instant, what another process's
+        checkpoint shows: it copies the log's pages into the file in page order, the header first, before the
+        file has grown. SQLite reads through the log and tells the two apart; the index is rebuilt only when
+        it too finds the file damaged (deleting a whole index under another process would damage it)."""
+        try:
+            with closing(sqlite3.connect(str(self.path), timeout=5)) as fresh:
+                row = fresh.execute("PRAGMA quick_check(1)").fetchone()
+        except sqlite3.DatabaseError:
+            return False
+        return row is not None and row[0] == "ok"
 
     def version(self) -> tuple[int, int, int]:
         """What changes whenever the index does, in this process or another: (the file's generation, this
