@@ -160,6 +160,24 @@ def test_running_the_demo_then_resetting_it_leaves_the_checkout_clean(tmp_path: 
     assert git("status", "--porcelain", "--untracked-files=all") == ""
 
 
+def test_a_demo_cloned_again_at_the_same_path_sends_its_example_again(tmp_path: Path, capsys, monkeypatch):
+    """H0's ledger lives outside the vault, by the vault's path: a demo deleted and cloned again at the same
+    path would find its example 'already sent'. Its first run forgets the former demo's sends."""
+    root = skeleton(tmp_path / "demo")
+    monkeypatch.setenv("VAULT_PATH", str(root))
+    assert run(capsys, "sweep")[0] == EXIT_OK
+    approve_reply(root)
+    assert run(capsys, "sweep")[0] == EXIT_OK and len(outbox(root)) == 1
+    shutil.rmtree(root)
+    skeleton(root)  # the clone again, where the first one was
+    assert run(capsys, "sweep")[0] == EXIT_OK
+    approve_reply(root)
+    code, out, err = run(capsys, "sweep")
+    assert code == EXIT_OK, err
+    assert out.startswith("h0 sweep: 1 sent") and len(outbox(root)) == 1
+    assert frontmatter(root, "Done/reply-example-001.md")["status"] == "sent"
+
+
 # -- one email, one reply; approve sends -------------------------------------------------------
 
 

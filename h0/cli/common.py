@@ -90,7 +90,7 @@ def prepared(args: argparse.Namespace, command: str) -> Settings | None:
     except H0Error as exc:
         print(f"h0 {command}: {exc.message}", file=sys.stderr)
         return None
-    seed_demo_vault(root)
+    seed_demo_vault(root, settings)
     if using_bundled_vault(settings):
         print(
             f"h0 {command}: VAULT_PATH is not set: this runs on the demo vault bundled with H0 ({root}). Set "
@@ -100,15 +100,21 @@ def prepared(args: argparse.Namespace, command: str) -> Settings | None:
     return settings
 
 
-def seed_demo_vault(root: Path) -> None:
-    """In the demo vault, put its examples in place the first time it runs (h0.cli.demo.seed_demo)."""
+def seed_demo_vault(root: Path, settings: Settings) -> None:
+    """In the demo vault, put its examples in place the first time it runs (h0.cli.demo.seed_demo), and
+    forget the demo sends H0's state still holds for this path (a former clone's, recorded outside the vault:
+    the example would be answered "a copy of a reply already sent"), as `h0 demo reset` does and under its
+    rules (the outbox backend, no real send ever)."""
     from loguru import logger
 
-    from h0.cli.demo import seed_demo
+    from h0.cli.demo import forget_former_demo, seed_demo
 
     written = seed_demo(root)
     if written:
         logger.info("the demo vault's first run: put {} in place", ", ".join(written))
+        forgotten = forget_former_demo(root, settings)
+        if forgotten:
+            logger.info("the demo vault's first run: forgot {} send(s) a former demo at this path recorded", forgotten)
 
 
 def mail_ready(settings: Settings, command: str) -> bool:

@@ -261,6 +261,13 @@ def reset_demo(root: Path, settings: Settings) -> ResetReport:
     return report
 
 
+def forget_former_demo(root: Path, settings: Settings) -> int:
+    """At a fresh demo vault's first run: the sends H0's ledger still holds for this path (a former copy of
+    the demo, deleted and cloned again; the ledger lives outside the vault) forgotten, as `reset_demo` does,
+    and only where it may (`refusal`). How many were forgotten."""
+    return 0 if refusal(root, settings) is not None else _forget_sends(root, settings)
+
+
 def _files(folder: Path) -> list[os.DirEntry[str]]:
     """The files (and symlinks) directly in `folder`; subfolders are left alone."""
     try:

@@ -151,7 +151,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         settings = settings_for(args)
         setup_logging_for(settings)
         # Claude Code's servers from .mcp.json: the demo as `h0 watch` has it
-        seed_demo_vault(Path(settings.vault_path))
+        seed_demo_vault(Path(settings.vault_path), settings)
         # The same factory builds the servers the tests run in process (h0.mcp.servers). The mail stack only
         # for the mail server: a vault server never loads it.
         from h0.mcp.servers import mail_service, vault_server
