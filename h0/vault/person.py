@@ -40,11 +40,17 @@ class PersonFacts:
 
 def person_addresses(frontmatter: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """(address as written, the key that names it) for each address a People note names under one of
-    PERSON_ADDRESS_KEYS, in key order then as written; one string or a list of them, anything else ignored."""
+    PERSON_ADDRESS_KEYS in any case (`Email:`, `E-Mail:`, as `private:` is read), in key order then as written;
+    one string or a list of them, anything else ignored."""
+    values: dict[str, list[Any]] = {}
+    for key, value in frontmatter.items():
+        name = str(key).strip().casefold()
+        if name in PERSON_ADDRESS_KEYS:
+            values.setdefault(name, []).extend(listed(value))
     return tuple(
         (found, key)
         for key in PERSON_ADDRESS_KEYS
-        for value in listed(frontmatter.get(key))
+        for value in values.get(key, ())
         if isinstance(value, str)
         for found in ADDRESS.findall(value)
     )[:MAX_PERSON_ADDRESSES]

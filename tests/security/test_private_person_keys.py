@@ -40,6 +40,9 @@ def people_notes(vault_dir: Path) -> None:
         (people / f"Dr {key}.md").write_text(
             f"---\n{json.dumps(key)}: {json.dumps(value)}\nprivate: true\n---\nMy therapist.\n", encoding="utf-8"
         )
+    (people / "Dr Upper.md").write_text(  # a key in another case counts, as `private:` does
+        f"---\nE-Mail: {address('upper')}\nPrivate: yes\n---\nMy therapist.\n", encoding="utf-8"
+    )
     (people / "Sam.md").write_text("---\ne-mail: sam@team.example\n---\nA colleague.\n", encoding="utf-8")
 
 
@@ -56,7 +59,7 @@ def test_the_keys_tested_are_the_keys_read():
 
 async def test_given_a_private_people_note_under_each_key_then_read_note_refuses_their_mail(vault_dir: Path):
     people_notes(vault_dir)
-    for key in (*KEYS, "sam"):
+    for key in (*KEYS, "upper", "sam"):
         sender = "sam@team.example" if key == "sam" else address(key)
         (vault_dir / f"Needs_Action/EMAIL_{key}.md").write_text(
             f"---\ntype: email\nfrom: {sender}\nsubject: {SECRET}\nstatus: pending\n---\n{SECRET}\n", encoding="utf-8"
@@ -65,7 +68,10 @@ async def test_given_a_private_people_note_under_each_key_then_read_note_refuses
         command=H0_BIN, args=["mcp", "vault"], env=subprocess_env(VAULT_PATH=str(vault_dir), LOG_LEVEL="WARNING")
     )
     async with Client(params) as client:
-        answers = {key: await client.call_tool("read_note", {"path": f"Needs_Action/EMAIL_{key}.md"}) for key in KEYS}
+        answers = {
+            key: await client.call_tool("read_note", {"path": f"Needs_Action/EMAIL_{key}.md"})
+            for key in (*KEYS, "upper")
+        }
         public = await client.call_tool("read_note", {"path": "Needs_Action/EMAIL_sam.md"})
     assert [key for key, result in answers.items() if not refused(result)] == []
     assert not public.is_error and public.structured_content["frontmatter"]["from"] == "sam@team.example"
