@@ -38,10 +38,10 @@ from h0.mail.models import (
 )
 from h0.mail.sending import LOOK_AGAIN_S
 from h0.mcp.base import READ_ONLY, H0Server, current_client
+from h0.mcp.gate_now import GateNow
 from h0.mcp.live_index import LiveIndex
 from h0.mcp.mail_view import MailView
 from h0.mcp.vault_server import daemon_filing_from_env
-from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 
 SERVER_NAME = "h0-gmail"
@@ -77,9 +77,9 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         instructions=INSTRUCTIONS,
         answer_within=settings.mail_answer_seconds,
     )
-    gate = Disclosure.for_vault(settings.vault_path, settings.private_folders)
-    live = LiveIndex(settings.vault_path, settings.h0_state_dir, gate, watcher=settings.h0_watcher, lazy=True)
-    view = MailView(gate, trusted=mail.trusted_caller, index=live.wait)
+    gates = GateNow(settings.vault_path, settings.private_folders)  # the private folders as they are at each call
+    live = LiveIndex(settings.vault_path, settings.h0_state_dir, gates(), watcher=settings.h0_watcher, lazy=True)
+    view = MailView(gates, trusted=mail.trusted_caller, index=live.wait)
     if not mail.trusted_caller:
         server.on_start(live.start)
         server.on_stop(live.stop)

@@ -39,21 +39,20 @@ def email_keys(email: EmailSummary | EmailFull) -> frozenset[str]:
 
 
 class MailView:
-    def __init__(self, gate: Disclosure, *, trusted: bool, index: Callable[[float], VaultIndex | None]) -> None:
-        self.gate = gate
+    def __init__(
+        self, gates: Callable[[], Disclosure], *, trusted: bool, index: Callable[[float], VaultIndex | None]
+    ) -> None:
+        self.gates = gates  # the gate of the private folders as they are now (h0.mcp.gate_now.GateNow)
         self.trusted = trusted  # the daemon's own server: everything is shown
-        self.index = index  # the live index once built, waited for up to the given seconds; None: not available
+        self.wait = index  # the live index once built, waited for up to the given seconds; None: not available
 
     def private_ids(self, emails: Sequence[EmailSummary | EmailFull]) -> set[str]:
         """The ids of those of `emails` an MCP client may not see (one index look-up for all of them)."""
         if self.trusted or not emails:
             return set()
         keyed = [(email.id, email_keys(email)) for email in emails]
-        found = self._private_keys(frozenset().union(*(keys for _, keys in keyed)))
-        index = self.index(0.0)  # built by now: _private_keys waited for it
-        if index is None:
-            return {email.id for email in emails}  # no one can tell whose mail is private: none is shown
-        gate = self.gate.with_people(index.private_addresses)
+        index, found = self._judged(frozenset().union(*(keys for _, keys in keyed)))
+        gate = index.gate  # the private folders of now, knowing the index's private people
         hidden = set()
         for (message_id, keys), email in zip(keyed, emails):
             named = [email.sender, *((email.to, email.cc) if isinstance(email, EmailFull) else ())]
@@ -61,9 +60,12 @@ class MailView:
                 hidden.add(message_id)
         return hidden
 
-    def _private_keys(self, keys: frozenset[str]) -> frozenset[str]:
-        """Those of `keys` private notes hold, as the index says; when it cannot say, nothing is shown."""
-        index = self.index(INDEX_WAIT_S)
+    def _judged(self, keys: frozenset[str]) -> tuple[VaultIndex, frozenset[str]]:
+        """The live index, judging by the private folders of now (`.h0/private-folders` as it is at this call),
+        and those of `keys` private notes hold, as it says; when it cannot say, nothing is shown."""
+        index = self.wait(INDEX_WAIT_S)
+        if index is not None:
+            index.use_disclosure(self.gates())
         found = IndexThreads(index).private_keys(keys) if index is not None else None
         if found is None:
             raise InternalError(
@@ -72,7 +74,8 @@ class MailView:
                 retryable=True,
                 retry_after=5,
             )
-        return found
+        assert index is not None  # found is None without one
+        return index, found
 
     def listed(self, found: EmailList) -> EmailList:
         """list_emails' answer without the private emails (not counted: the vault's list_notes does the same)."""
@@ -107,7 +110,8 @@ class MailView:
         except NotSupported:  # no mailbox: the email's note (its path, its thread) holds its keys
             path, thread, _ = email_note(vault, message_id, backend)
             keys = thread_keys(path, {"type": "email", "thread_id": thread, "message_id": message_id})
-            if self.gate.keys_private(keys, self._private_keys(keys)):
+            index, found = self._judged(keys)
+            if index.gate.keys_private(keys, found):
                 raise _refusal(message_id) from None
             return
         self.shown(email)

@@ -23,6 +23,7 @@ from h0 import __version__
 from h0.calendar import OwnerCalendar
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound
 from h0.mcp.base import READ_ONLY, H0Server
+from h0.mcp.gate_now import GateNow
 from h0.mcp.live_index import BUILD_WAIT_S, LiveIndex
 from h0.mcp.vault_calendar import add_calendar_tools
 from h0.mcp.vault_drafting import add_drafting_tools
@@ -42,7 +43,7 @@ from h0.mcp.vault_models import (
     SearchResults,
     WrittenNote,
 )
-from h0.mcp.vault_view import ClientView, GateNow
+from h0.mcp.vault_view import ClientView
 from h0.mcp.vault_writes import Change, NoteWriter, item_error
 from h0.platform.watch import NATIVE
 from h0.vault import AuditLog, Vault

@@ -17,8 +17,8 @@ A note is private when
   says why, and each process says so once in its log, as an error);
 - it is under `Logs/` or a hidden folder (`.obsidian/`, `.h0/`, `.trash/`): never shown, whatever it holds;
 - it is mail from or to a private person: its `from`, `to`, `cc`, `bcc`, `reply_to` or `sender` names
-  an address that private People notes name (`email`, `emails`, `aliases`; each such note private by
-  a rule above) and no other People note does — the owner's therapist's mail is private like a
+  an address that private People notes name (h0.vault.person.person_addresses; each such note
+  private by a rule above) and no other People note does — the owner's therapist's mail is private like a
   private thread. A private note about someone who also has a public People note is a private note,
   not a private person; and the other side of a private email (its sender, the recipients of a
   private reply) is not a private person either: that email is private, their other mail is not.

@@ -1,7 +1,9 @@
 """What one of the owner's notes says about a person (a People note) and about itself, as drafting asks it.
 
-A People note names its person's addresses (`email`, `emails`, `e-mail`, `mail`, `address`, `addresses`),
-other names (`aliases`), the language to write to them in (`language: de`), their time zone
+A People note names its person's addresses under any of the keys people use (`email`, `emails`, `e-mail`,
+`mail`, `address`, `addresses`, and `aliases` when one holds an address): `person_addresses` is the one reader of
+them, which drafting (`PersonFacts`), the vault index's person rows and so the gate's private people all use. It
+names other names (`aliases`), the language to write to them in (`language: de`), their time zone
 (`timezone: Europe/Berlin`) and their organisation (`company` and the like); any note may date itself
 (`date`, `created`). Read once, never raising, by the note model's readers (h0.vault.values, h0.vault.dates).
 """
@@ -15,7 +17,9 @@ from typing import Any
 from h0.vault.dates import stamp_epoch
 from h0.vault.values import ADDRESS, listed, texts
 
-ADDRESS_KEYS = ("email", "emails", "e-mail", "mail", "address", "addresses")
+# Where a People note names its person's addresses, in the order they are read; an alias counts when it holds one.
+PERSON_ADDRESS_KEYS = ("email", "emails", "e-mail", "mail", "address", "addresses", "aliases")
+MAX_PERSON_ADDRESSES = 200  # a note naming more is a list, not a person
 ORGANISATION_KEYS = ("company", "organisation", "organization", "firma", "société", "societe", "employer")
 DATE_KEYS = ("date", "created")
 
@@ -34,18 +38,30 @@ class PersonFacts:
         return frozenset(a.lower() for a in self.addresses)
 
 
+def person_addresses(frontmatter: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(address as written, the key that names it) for each address a People note names under one of
+    PERSON_ADDRESS_KEYS in any case (`Email:`, `E-Mail:`, as `private:` is read), in key order then as written;
+    one string or a list of them, anything else ignored."""
+    values: dict[str, list[Any]] = {}
+    for key, value in frontmatter.items():
+        name = str(key).strip().casefold()
+        if name in PERSON_ADDRESS_KEYS:
+            values.setdefault(name, []).extend(listed(value))
+    return tuple(
+        (found, key)
+        for key in PERSON_ADDRESS_KEYS
+        for value in values.get(key, ())
+        if isinstance(value, str)
+        for found in ADDRESS.findall(value)
+    )[:MAX_PERSON_ADDRESSES]
+
+
 def person_facts(frontmatter: Mapping[str, Any]) -> PersonFacts:
     language = frontmatter.get("language")
     code = language.strip() if isinstance(language, str) else ""
     zone = frontmatter.get("timezone")
     return PersonFacts(
-        addresses=tuple(
-            found
-            for key in ADDRESS_KEYS
-            for value in listed(frontmatter.get(key))
-            if isinstance(value, str)
-            for found in ADDRESS.findall(value)
-        ),
+        addresses=tuple(found for found, _ in person_addresses(frontmatter)),
         aliases=texts(frontmatter.get("aliases"), 20),
         language=code[:2].lower() if 2 <= len(code) <= 5 and code[:2].isalpha() else None,
         timezone=zone.strip() if isinstance(zone, str) else "",

@@ -8,7 +8,7 @@ import os
 import time
 from pathlib import Path
 
-from h0.mcp.vault_view import RACY_NS, GateNow
+from h0.mcp.gate_now import RACY_NS, GateNow
 
 
 def later() -> int:

@@ -61,6 +61,7 @@ from h0.vault.index.privacy import IndexPrivacy
 from h0.vault.index.query import SearchPage, search_page
 from h0.vault.index.related import Related, related_notes
 from h0.vault.paths import link_key, nfc
+from h0.vault.person import PERSON_ADDRESS_KEYS
 from h0.vault.search import PhraseMatcher, check_query
 
 
@@ -258,12 +259,13 @@ class VaultIndex:
         return [row[0] for row in rows]
 
     def people(self) -> list[tuple[str, str]]:
-        """(the People note's name, an address it names in email/emails/aliases) for every People note, private
-        ones included: the attack checks compare a sender with them and show none of their words."""
+        """(the People note's name, an address it names: h0.vault.person.person_addresses) for every People note,
+        private ones included: the attack checks compare a sender with them and show none of their words."""
         self.sync()
         rows = self.db.rows(
             "SELECT DISTINCT docs.path, addresses.address FROM addresses JOIN docs ON docs.id = addresses.doc "
-            "WHERE docs.person = 1 AND addresses.field IN ('email', 'emails', 'aliases')"
+            f"WHERE docs.person = 1 AND addresses.field IN ({','.join('?' * len(PERSON_ADDRESS_KEYS))})",
+            PERSON_ADDRESS_KEYS,
         )
         return [(str(row[0]).rpartition("/")[2].removesuffix(".md"), str(row[1])) for row in rows]
 

@@ -22,11 +22,10 @@ from h0.vault.index.entities import note_keys
 from h0.vault.model import is_mail
 from h0.vault.note import MAX_NOTE_BYTES, content_hash
 from h0.vault.paths import link_key
+from h0.vault.person import PERSON_ADDRESS_KEYS, person_addresses
 from h0.vault.values import ADDRESS, source_key
 from h0.vault.values import addresses as header_addresses
 
-# Frontmatter fields that say "this note is about this person": a People note.
-PERSON_FIELDS = ("email", "emails", "aliases")
 # Email notes' header fields: the note is about (from, to) these people too (the gate's mail fields).
 HEADER_FIELDS = MAIL_FIELDS
 WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]{1,200})(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
@@ -125,14 +124,13 @@ def extract(rel: str, data: bytes, signature: Signature) -> Extracted:
     note.private = note.private or own_mark(data_fm, body)
     note.threads = sorted(thread_keys(rel, data_fm) | unparsed)
     addresses: dict[str, str] = {}
-    for name in PERSON_FIELDS:
-        for address in _addresses_in(data_fm.get(name)):
-            addresses.setdefault(address, name)
+    for address, name in person_addresses(data_fm):  # a People note: "this note is about this person"
+        addresses.setdefault(address.lower(), name)
     for name in HEADER_FIELDS:  # the real addresses: one shown in a display name ("ceo@bank.com" <x@evil>) is not
         for address in header_addresses(data_fm.get(name))[:MAX_ADDRESSES]:
             if ADDRESS.fullmatch(address):
                 addresses.setdefault(address.lower(), name)
-    note.person = any(name in PERSON_FIELDS for name in addresses.values())
+    note.person = any(name in PERSON_ADDRESS_KEYS for name in addresses.values())
     for match in addresses_in_text(body):
         if len(addresses) >= MAX_ADDRESSES:
             break
@@ -187,14 +185,3 @@ def _scalars(values: Iterable[Any], depth: int = 0) -> Iterable[str]:
                 yield from _scalars(value, depth + 1)
         elif value is not None:
             yield str(value)
-
-
-def _addresses_in(value: Any) -> list[str]:
-    texts = (
-        [value]
-        if isinstance(value, str)
-        else [v for v in value if isinstance(v, str)]
-        if isinstance(value, list)
-        else []
-    )
-    return [m.group().lower() for text in texts for m in ADDRESS.finditer(text)][:MAX_ADDRESSES]

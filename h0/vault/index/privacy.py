@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from h0.vault.disclosure import MAIL_FIELDS, Disclosure
 from h0.vault.index.db import IndexDB
+from h0.vault.person import PERSON_ADDRESS_KEYS  # where a People note names its person
 
-PERSON_FIELDS = ("email", "emails", "aliases")  # where a People note names its person (h0.vault.index.extract)
 CHUNK = 500  # values bound per query
 
 
@@ -97,8 +97,8 @@ class IndexPrivacy:
                 own.update((int(doc), str(path)) for doc, path in rows if gate.never(str(path)))
         people = self.db.rows(
             "SELECT addresses.doc, addresses.address FROM docs JOIN addresses ON addresses.doc = docs.id "
-            f"WHERE docs.person = 1 AND addresses.field IN ({_marks(PERSON_FIELDS)})",
-            PERSON_FIELDS,
+            f"WHERE docs.person = 1 AND addresses.field IN ({_marks(PERSON_ADDRESS_KEYS)})",
+            PERSON_ADDRESS_KEYS,
         )
         # A private person: every People note naming the address is private (a private note about someone who
         # also has a public People note is a private note, not a private person).

@@ -15,7 +15,9 @@ from __future__ import annotations
 # name (h0.vault.index.entities): every note's `entities` read again.
 # 8: a note whose properties cannot be read keeps the thread keys its lines name
 # (h0.vault.disclosure.unparsed_thread_keys), so its thread stays private.
-SCHEMA_VERSION = "8"
+# 9: a People note's addresses are read by the one reader (h0.vault.person.person_addresses): `e-mail`, `mail`,
+# `address` and `addresses` too, so such a note is a person (`docs.person`) and its private person is private.
+SCHEMA_VERSION = "9"
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 2_048  # SQLite's page cache per connection (the OS caches the file too): the server's memory
 
