@@ -35,7 +35,7 @@ from h0.errors import (
     SendFailed,
 )
 from h0.mail.headers import clean_header_text, clean_inbound_header
-from h0.mail.incoming.mimebounds import MAX_HEADER_FIELDS, MAX_MULTIPARTS
+from h0.mail.incoming.mimebounds import MAX_MULTIPARTS, check_header_fields
 from h0.mail.providers.auth import REAUTH_MESSAGE, refresh_failure
 from h0.mail.providers.backend import AttachmentInfo, ChangesUnreadable, Fetched
 from h0.mail.providers.gmail_transport import OutcomeUnknown, RequestNotSent
@@ -143,12 +143,7 @@ def headers_message(pairs: Iterable[dict[str, Any]]) -> EmailMessage:
     """A header-only EmailMessage of the cleaned values (names that are not RFC 5322 names dropped)."""
     lines = []
     pairs = list(pairs)
-    if len(pairs) > MAX_HEADER_FIELDS:
-        raise ParseError(
-            f"it has {len(pairs):,} header fields (more than {MAX_HEADER_FIELDS:,}): not read",
-            reason="mime_too_many_headers",
-            limit=MAX_HEADER_FIELDS,
-        )
+    check_header_fields(len(pairs))
     for pair in pairs:
         name, value = str(pair.get("name", "")), str(pair.get("value", ""))
         if _HEADER_NAME.fullmatch(name):
