@@ -31,11 +31,8 @@ from requests.adapters import HTTPAdapter
 
 from h0.errors import (
     AuthRequired,
-    Conflict,
     H0Error,
     InternalError,
-    InvalidRequest,
-    NotFound,
     PermissionDenied,
     RateLimited,
     SendFailed,
@@ -50,6 +47,7 @@ from h0.mail.providers.gmail_transport import (
     typed_failure,
 )
 from h0.mail.providers.outlook_auth import REAUTH_MESSAGE, MicrosoftSignIn, ca_bundle
+from h0.mail.providers.retry import http_refusal
 from h0.retry import retry_after
 
 DEFAULT_RETRY_AFTER_S = 1.0
@@ -90,19 +88,7 @@ def graph_error(status: int, headers: dict[str, str], body: Any, *, sending: boo
         return AuthRequired(REAUTH_MESSAGE, reason=f"Graph refused the access token: {message}", **details)
     if status == 403:
         return PermissionDenied(f"Graph refused: {message} (if H0 lacks a permission: {REAUTH_MESSAGE})", **details)
-    if status == 404:
-        return NotFound(f"Graph has no such item: {message}", **details)
-    if status == 409:
-        return Conflict(f"Graph reports a conflict: {message}", **details)
-    if status >= 500:
-        if sending:
-            return SendFailed(f"Graph answered {status} to the send: {message}", retryable=True, **details)
-        return InternalError(f"Graph answered {status}: {message}", retryable=True, **details)
-    if sending and lowered in _BOUNCE:
-        return SendFailed(f"Graph refused a recipient: {message}", retryable=False, bounce=True, **details)
-    if sending:
-        return SendFailed(f"Graph refused the message: {message}", retryable=False, **details)
-    return InvalidRequest(f"Graph refused the request: {message}", **details)
+    return http_refusal("Graph", status, message, sending=sending, bounce=lowered in _BOUNCE, details=details)
 
 
 def transport_error(exc: ConnectionError, *, sending: bool) -> H0Error:
