@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -36,6 +35,7 @@ from h0.drafting.replyvoice import FinishedReply, ReplyVoice, choose_voice, fini
 from h0.drafting.scheduling import scheduling_for_email
 from h0.errors import H0Error
 from h0.mail.owner import OwnerAuthority
+from h0.platform.fileio import FileSignature, file_signature
 from h0.state import StateDB
 from h0.state.history import MailHistory
 from h0.triage.models import ReplyContext
@@ -44,9 +44,6 @@ from h0.vault.disclosure import Disclosure
 from h0.vault.layout import DRAFTING_STREAM, LOGS, MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.model import NoteFacts
 from h0.vault.private_threads import IndexThreads, PrivateThreads, ScannedThreads
-
-# (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
-FileSignature = tuple[int, int, int] | None
 
 
 def _never() -> bool:
@@ -141,7 +138,7 @@ class Drafting:
 
     def profile(self) -> Profile:
         """The profile note as it is now (re-read only when its file changed)."""
-        signature = _signature(self.root / PROFILE_NOTE)
+        signature = file_signature(self.root / PROFILE_NOTE)
         cached = self._profile
         if cached is not None and cached[0] == signature:
             return cached[1]
@@ -150,7 +147,7 @@ class Drafting:
         return profile
 
     def memory(self) -> Memory:
-        signature = _signature(self.root / MEMORY_NOTE)
+        signature = file_signature(self.root / MEMORY_NOTE)
         cached = self._memory
         if cached is not None and cached[0] == signature:
             return cached[1]
@@ -317,11 +314,3 @@ def mail_history(root: Path, state_dir: Path | None) -> MailHistory | None:
     except H0Error as error:
         logger.warning("the mail history cannot be read ({}); past replies from the vault alone", error)
         return None
-
-
-def _signature(path: Path) -> FileSignature:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
