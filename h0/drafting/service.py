@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from loguru import logger
 
@@ -45,9 +46,26 @@ from h0.vault.layout import DRAFTING_STREAM, LOGS, MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.model import NoteFacts
 from h0.vault.private_threads import IndexThreads, PrivateThreads, ScannedThreads
 
+T = TypeVar("T")
+
 
 def _never() -> bool:
     return False
+
+
+class _ReadOnChange(Generic[T]):
+    """An owner's note as `load` reads it, read again only when its file changed (h0.platform.fileio's signature)."""
+
+    def __init__(self, path: Path, load: Callable[[], T]) -> None:
+        self.path, self.load = path, load
+        self._held: tuple[FileSignature, T] | None = None
+
+    def get(self) -> T:
+        signature = file_signature(self.path)
+        held = self._held
+        if held is None or held[0] != signature:
+            held = self._held = (signature, self.load())
+        return held[1]
 
 
 class Drafting:
@@ -83,8 +101,8 @@ class Drafting:
         self.past.watched_by(self.watched)
         self.log = AuditLog(self.root / LOGS, DRAFTING_STREAM)
         self._lock = threading.Lock()
-        self._profile: tuple[FileSignature, Profile] | None = None
-        self._memory: tuple[FileSignature, Memory] | None = None
+        self._profile = _ReadOnChange(self.root / PROFILE_NOTE, lambda: load_profile(self.root))
+        self._memory = _ReadOnChange(self.root / MEMORY_NOTE, lambda: load_memory(self.root))
         self._looked = threading.local()  # `looked_once` on this thread: contexts do not look at the vault again
 
     def people(self) -> list[tuple[str, str]]:
@@ -138,22 +156,11 @@ class Drafting:
 
     def profile(self) -> Profile:
         """The profile note as it is now (re-read only when its file changed)."""
-        signature = file_signature(self.root / PROFILE_NOTE)
-        cached = self._profile
-        if cached is not None and cached[0] == signature:
-            return cached[1]
-        profile = load_profile(self.root)
-        self._profile = (signature, profile)
-        return profile
+        return self._profile.get()
 
     def memory(self) -> Memory:
-        signature = file_signature(self.root / MEMORY_NOTE)
-        cached = self._memory
-        if cached is not None and cached[0] == signature:
-            return cached[1]
-        memory = load_memory(self.root)
-        self._memory = (signature, memory)
-        return memory
+        """The memory note as it is now (re-read only when its file changed)."""
+        return self._memory.get()
 
     def _freshen(self) -> None:
         freshen = getattr(self.knowledge, "freshen", None)
