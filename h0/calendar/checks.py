@@ -17,29 +17,8 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from h0.calendar.free import Slot
 from h0.calendar.phrases import WEEKDAYS
 from h0.calendar.proposal import Scheduling
+from h0.calendar.when import MONTH, MONTHS
 
-_MONTHS = {
-    name: index
-    for index, names in enumerate(
-        (
-            ("january", "januar", "jan", "janvier"),
-            ("february", "februar", "feb", "février"),
-            ("march", "märz", "mar", "mars"),
-            ("april", "apr", "avril"),
-            ("may", "mai"),
-            ("june", "juni", "jun", "juin"),
-            ("july", "juli", "jul", "juillet"),
-            ("august", "aug", "août"),
-            ("september", "sept", "sep", "septembre"),
-            ("october", "oktober", "oct", "okt", "octobre"),
-            ("november", "nov", "novembre"),
-            ("december", "dezember", "dec", "dez", "décembre"),
-        ),
-        1,
-    )
-    for name in names
-}
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _TIME = re.compile(
     r"(?<![\d:.])(?:(?P<h24>[01]?\d|2[0-3])[:.](?P<m24>[0-5]\d)(?:\s*(?P<ap1>[ap])\.?m\.?\b|\s*uhr\b)?"
     r"|(?P<h12>1[0-2]|0?[1-9])\s*(?P<ap2>[ap])\.?m\.?\b"
@@ -52,8 +31,8 @@ _DAY_WORDS = re.compile(
     r"\b(?P<weekday>" + "|".join(WEEKDAYS) + r")\b"
     r"|\b(?P<tomorrow>tomorrow|morgen|demain)\b|\b(?P<today>today|heute|aujourd['’]hui)\b"
     r"|\b(?P<iso>\d{4}-\d{2}-\d{2})\b"
-    rf"|\b(?P<d1>\d{{1,2}})(?:st|nd|rd|th|\.)?\s+(?:of\s+)?(?P<m1>{_MONTH})\b"
-    rf"|\b(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b",
+    rf"|\b(?P<d1>\d{{1,2}})(?:st|nd|rd|th|\.)?\s+(?:of\s+)?(?P<m1>{MONTH})\b"
+    rf"|\b(?P<m2>{MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b",
     re.IGNORECASE,
 )
 
@@ -180,7 +159,7 @@ def _day(words: re.Match[str], today: date) -> date | None:
         if words.group("iso"):
             return date.fromisoformat(words.group("iso"))
         day = int(words.group("d1") or words.group("d2"))
-        month = _MONTHS[(words.group("m1") or words.group("m2")).lower()]
+        month = MONTHS[(words.group("m1") or words.group("m2")).lower()]
         guess = date(today.year, month, day)
         return guess if guess >= today - timedelta(days=60) else date(today.year + 1, month, day)
     except (ValueError, KeyError):

@@ -63,7 +63,9 @@ _LONG_DAYS = {
     "thurs": "Thursday", "fri": "Friday", "mo": "Montag", "di": "Dienstag", "mi": "Mittwoch", "do": "Donnerstag",
     "fr": "Freitag", "lun": "lundi", "mar": "mardi", "mer": "mercredi", "jeu": "jeudi", "ven": "vendredi",
 }  # fmt: skip
-_MONTHS = {
+# Month names in English, German and French, and their short forms: the month's number (h0.calendar.checks
+# reads the dates a model wrote with the same words).
+MONTHS = {
     name: number
     for number, names in enumerate(
         (
@@ -76,12 +78,12 @@ _MONTHS = {
     )
     for name in names.split()
 }  # fmt: skip
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 # A date written out wins over a weekday: "Di., 24.11.", "9 décembre", "December 9th", "mercredi 9".
 _DATE = re.compile(
     r"\b(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4}|\d{2})?(?!\d)"
-    rf"|\b(?P<d1>\d{{1,2}})(?:\.|er|st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})\b\.?"
-    rf"|\b(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:h\b|uhr|[:.]\d|[ap]\.?m))"
+    rf"|\b(?P<d1>\d{{1,2}})(?:\.|er|st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{MONTH})\b\.?"
+    rf"|\b(?P<m2>{MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:h\b|uhr|[:.]\d|[ap]\.?m))"
     rf"|\b(?P<w>{_DAY}),?\s+(?:the\s+|den\s+|le\s+)?(?P<d3>\d{{1,2}})(?:\.|er|st|nd|rd|th)?(?!\s*(?:h\b|uhr|[:.]\d|[ap]\.?m))",
     re.IGNORECASE,
 )
@@ -190,7 +192,7 @@ def _written_day(match: re.Match[str], today: date) -> date | None:
             weekday = WEEKDAYS[found["w"].lower()]
             return next((d for d in matching if d.weekday() == weekday), matching[0] if matching else None)
         day = int(found["d"] or found["d1"] or found["d2"])
-        month = int(found["m"]) if found["m"] else _MONTHS[(found["m1"] or found["m2"]).lower().rstrip(".")]
+        month = int(found["m"]) if found["m"] else MONTHS[(found["m1"] or found["m2"]).lower().rstrip(".")]
         if found["y"]:
             year = int(found["y"]) + (2000 if len(found["y"]) == 2 else 0)
             return date(year, month, day)

@@ -18,8 +18,13 @@ from dataclasses import dataclass
 
 MAX_CHARS = 20_000
 
-_MONTHS: dict[str, int] = {}
-for _number, _names in enumerate(
+
+def _numbered(rows: tuple[str, ...], start: int = 0) -> dict[str, int]:
+    """Each word of each row (one thing's names in English, French and German) -> the row's number."""
+    return {name: number for number, names in enumerate(rows, start) for name in names.split()}
+
+
+_MONTHS = _numbered(
     (
         "january jan janvier janv januar jänner",
         "february feb février fevrier févr fevr februar",
@@ -35,13 +40,9 @@ for _number, _names in enumerate(
         "december dec décembre decembre dezember dez déc",
     ),
     start=1,
-):
-    for _name in _names.split():
-        _MONTHS[_name] = _number
+)
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
-
-_WEEKDAYS: dict[str, int] = {}
-for _number, _names in enumerate(
+_WEEKDAYS = _numbered(
     (
         "monday montag lundi",
         "tuesday dienstag mardi",
@@ -51,9 +52,7 @@ for _number, _names in enumerate(
         "saturday samstag sonnabend samedi",
         "sunday sonntag dimanche",
     )
-):
-    for _name in _names.split():
-        _WEEKDAYS[_name] = _number
+)
 
 # A number as people write it: grouped thousands ("1,100", "38.000", "24 000") with an optional decimal
 # part, or plain digits with one. Grouping is three digits after the mark: "1,10" is a decimal, "1,100" not.

@@ -131,28 +131,27 @@ def safe_lines(loaded: Loaded, lines: list[str], what: str) -> list[str]:
         text = line.strip()
         if not text:
             continue
-        if len(text) > MAX_LINE_CHARS:
-            loaded.problems.append(
-                InvalidRequest(
-                    f"{loaded.path}: a {what} line is {len(text)} characters (at most {MAX_LINE_CHARS}); H0 left it out: "
-                    f"“{text[:60]}…”",
-                    path=loaded.path,
-                    line=text[:200],
-                )
-            )
-            continue
-        if injected(text):
-            loaded.problems.append(
-                InvalidRequest(
-                    f"{loaded.path}: H0 left out a {what} line that reads like an instruction to the model rather than "
-                    f"something about you: “{text[:120]}”. Reword it as a fact or a habit if it is yours.",
-                    path=loaded.path,
-                    line=text[:200],
-                )
-            )
+        why = _left_out(text, what, loaded.path)
+        if why is not None:
+            loaded.problems.append(InvalidRequest(why, path=loaded.path, line=text[:200]))
             continue
         kept.append(text)
     return kept
+
+
+def _left_out(text: str, what: str, path: str) -> str | None:
+    """Why a line of an owner's note is left out of prompts (too long; reads like an order to the model), or None."""
+    if len(text) > MAX_LINE_CHARS:
+        return (
+            f"{path}: a {what} line is {len(text)} characters (at most {MAX_LINE_CHARS}); H0 left it out: "
+            f"“{text[:60]}…”"
+        )
+    if injected(text):
+        return (
+            f"{path}: H0 left out a {what} line that reads like an instruction to the model rather than "
+            f"something about you: “{text[:120]}”. Reword it as a fact or a habit if it is yours."
+        )
+    return None
 
 
 def section(body: str, heading: str) -> str:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from loguru import logger
 
@@ -36,6 +36,7 @@ from h0.drafting.replyvoice import FinishedReply, ReplyVoice, choose_voice, fini
 from h0.drafting.scheduling import scheduling_for_email
 from h0.errors import H0Error
 from h0.mail.owner import OwnerAuthority
+from h0.platform.fileio import FileSignature, file_signature
 from h0.state import StateDB
 from h0.state.history import MailHistory
 from h0.triage.models import ReplyContext
@@ -45,12 +46,26 @@ from h0.vault.layout import DRAFTING_STREAM, LOGS, MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.model import NoteFacts
 from h0.vault.private_threads import IndexThreads, PrivateThreads, ScannedThreads
 
-# (mtime_ns, size, inode) of a note's file, None when it cannot be stat'ed: re-read when it changes.
-FileSignature = tuple[int, int, int] | None
+T = TypeVar("T")
 
 
 def _never() -> bool:
     return False
+
+
+class _ReadOnChange(Generic[T]):
+    """An owner's note as `load` reads it, read again only when its file changed (h0.platform.fileio's signature)."""
+
+    def __init__(self, path: Path, load: Callable[[], T]) -> None:
+        self.path, self.load = path, load
+        self._held: tuple[FileSignature, T] | None = None
+
+    def get(self) -> T:
+        signature = file_signature(self.path)
+        held = self._held
+        if held is None or held[0] != signature:
+            held = self._held = (signature, self.load())
+        return held[1]
 
 
 class Drafting:
@@ -86,8 +101,8 @@ class Drafting:
         self.past.watched_by(self.watched)
         self.log = AuditLog(self.root / LOGS, DRAFTING_STREAM)
         self._lock = threading.Lock()
-        self._profile: tuple[FileSignature, Profile] | None = None
-        self._memory: tuple[FileSignature, Memory] | None = None
+        self._profile = _ReadOnChange(self.root / PROFILE_NOTE, lambda: load_profile(self.root))
+        self._memory = _ReadOnChange(self.root / MEMORY_NOTE, lambda: load_memory(self.root))
         self._looked = threading.local()  # `looked_once` on this thread: contexts do not look at the vault again
 
     def people(self) -> list[tuple[str, str]]:
@@ -141,22 +156,11 @@ class Drafting:
 
     def profile(self) -> Profile:
         """The profile note as it is now (re-read only when its file changed)."""
-        signature = _signature(self.root / PROFILE_NOTE)
-        cached = self._profile
-        if cached is not None and cached[0] == signature:
-            return cached[1]
-        profile = load_profile(self.root)
-        self._profile = (signature, profile)
-        return profile
+        return self._profile.get()
 
     def memory(self) -> Memory:
-        signature = _signature(self.root / MEMORY_NOTE)
-        cached = self._memory
-        if cached is not None and cached[0] == signature:
-            return cached[1]
-        memory = load_memory(self.root)
-        self._memory = (signature, memory)
-        return memory
+        """The memory note as it is now (re-read only when its file changed)."""
+        return self._memory.get()
 
     def _freshen(self) -> None:
         freshen = getattr(self.knowledge, "freshen", None)
@@ -317,11 +321,3 @@ def mail_history(root: Path, state_dir: Path | None) -> MailHistory | None:
     except H0Error as error:
         logger.warning("the mail history cannot be read ({}); past replies from the vault alone", error)
         return None
-
-
-def _signature(path: Path) -> FileSignature:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)

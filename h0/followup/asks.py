@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from loguru import logger
 
 from h0.drafting.replytext import strip_quoted
+from h0.mail.incoming.automated import REPLY_SUBJECT
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -90,7 +91,6 @@ _DEADLINE = re.compile(
 _FIRST_PERSON = re.compile(r"\b(i|i'll|i'm|i've|we|we'll|we're|ich|wir|je|j'|nous)(?=\b|')", re.IGNORECASE)
 # What may close a sentence after its "?": quotes, brackets, emphasis, and markup left in a note ("?</p>").
 _CLOSING = re.compile(r"(?:\s*</?[a-zA-Z][^<>]{0,40}>|[\s\"'”’»)\]*_])+$")
-_REPLY_SUBJECT = re.compile(r"^\s*(re|aw|antw|wg|fw|fwd|tr|réf|ref|rv)\s*(\[\d+\])?\s*:", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +141,7 @@ def rules_verdict(text: str, subject: str = "") -> Verdict:
         if asking(sentence):
             return Verdict(True, _clip(sentence))
     subject = " ".join(subject.split())
-    if subject.endswith("?") and not _REPLY_SUBJECT.match(subject):
+    if subject.endswith("?") and not REPLY_SUBJECT.match(subject):
         return Verdict(True, _clip(subject))
     return Verdict(False)
 

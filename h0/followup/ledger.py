@@ -10,7 +10,6 @@ fell due, not the number of threads.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any
 from h0.errors import InternalError
 from h0.followup.threads import Message
 from h0.state import StateDB
-from h0.state.history import stored_message
+from h0.state.history import message_columns, stored_message
 
 CHUNK = 500  # ids per IN (…) clause
 SENDS_MARK = "followup_sends_epoch"  # meta: H0's own sends up to this sent_epoch are recorded
@@ -93,14 +92,7 @@ class FollowupLedger:
                         "asks = coalesce(excluded.asks, asks), ask = coalesce(excluded.ask, ask), "
                         "note = coalesce(note, excluded.note)",
                         (
-                            m.key,
-                            m.provider_id,
-                            m.thread,
-                            int(m.outbound),
-                            m.sender,
-                            json.dumps([list(r) for r in m.recipients]),
-                            m.subject,
-                            m.at,
+                            *message_columns(m),
                             m.seen_at,
                             m.automated,
                             m.list_address,

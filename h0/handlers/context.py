@@ -29,8 +29,8 @@ from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import LocalVault, NoteRef, Notes, VaultAPI
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
-from h0.vault.layout import LOGS
-from h0.vault.paths import PathResolver
+from h0.vault.layout import DRAFTS, LOGS
+from h0.vault.paths import PathResolver, directly_in
 from h0.vault.values import inbox_source
 
 WAITS = Waits()  # the waits when no work queue runs (tests, one-off contexts); the queue has its own
@@ -355,6 +355,13 @@ class HandlerContext:
         except ParseError as exc:
             self.report(path, "read_error", "corrupt", exc.message, **self.error_fields(exc))
             return Outcome(Action.WAITING, "corrupt frontmatter")
+
+    def read_draft(self, path: str, elsewhere: str) -> Note | Outcome:
+        """The reply draft at `path`, directly in Drafts/ (`elsewhere`: why a note anywhere else is skipped), or
+        the Outcome a handler returns (`read_note`)."""
+        if not directly_in(path, DRAFTS):
+            return Outcome(Action.SKIPPED, elsewhere)
+        return self.read_note(path)
 
     def error_fields(self, error: H0Error) -> dict[str, Any]:
         return {"error": error.code, "message": error.message, "details": error.details or None}

@@ -28,7 +28,7 @@ from h0.vault import Note, Vault
 from h0.vault.layout import DRAFTS
 from h0.vault.marks import TEXT_HASH_KEY
 from h0.vault.model import NoteFacts, note_facts
-from h0.vault.paths import directly_in, nfc
+from h0.vault.paths import nfc
 from h0.vault.sendable import CUTOFF
 
 _TIME_QUESTION = re.compile(r"^- Which times suit you\?.*\n?", re.MULTILINE)
@@ -57,9 +57,7 @@ def reschedule_wanted(read: Callable[[], Note]) -> bool:
 
 
 def reschedule_draft(path: str, ctx: HandlerContext) -> Outcome:
-    if not directly_in(path, DRAFTS):
-        return Outcome(Action.SKIPPED, "proposed times are kept current in Drafts/ only")
-    note = ctx.read_note(path)
+    note = ctx.read_draft(path, "proposed times are kept current in Drafts/ only")
     if isinstance(note, Outcome):
         return note
     if not _waiting(note.facts):

@@ -24,16 +24,12 @@ from h0.errors import Conflict, H0Error, InternalError
 from h0.handlers.context import Action, HandlerContext, Outcome
 from h0.handlers.llmwait import WAITING_DETAIL, gave_up, not_due_for, wait_for_model
 from h0.handlers.thread import private_in_thread
-from h0.vault.layout import DRAFTS
 from h0.vault.marks import WAIT_KEYS
-from h0.vault.paths import directly_in
 from h0.vault.sendable import message_changes
 
 
 def revise_draft(path: str, ctx: HandlerContext) -> Outcome:
-    if not directly_in(path, DRAFTS):
-        return Outcome(Action.SKIPPED, "revisions happen in Drafts/ only")
-    note = ctx.read_note(path)
+    note = ctx.read_draft(path, "revisions happen in Drafts/ only")
     if isinstance(note, Outcome):
         return note
     instruction = revision_request(note.facts, note.body)

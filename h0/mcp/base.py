@@ -82,6 +82,13 @@ def _client_of(context: Any) -> str | None:
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
+def vault_write(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    """What a tool that changes notes declares: it writes, and only on this machine (no open world)."""
+    return ToolAnnotations(
+        read_only_hint=False, destructive_hint=destructive, idempotent_hint=idempotent, open_world_hint=False
+    )
+
+
 def success(model: BaseModel) -> CallToolResult:
     data = model.model_dump(mode="json", by_alias=True)
     return CallToolResult(

@@ -7,12 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from h0.calendar import OwnerCalendar
 from h0.errors import H0Error, InvalidRequest
-from h0.mcp.base import READ_ONLY, H0Server
+from h0.mcp.base import READ_ONLY, H0Server, vault_write
 from h0.mcp.vault_models import ContextEntry, DraftContextResult, RevisionQueued, SchedulingContext
 from h0.mcp.vault_writes import NoteWriter
 from h0.vault import Vault
@@ -126,9 +125,7 @@ def add_drafting_tools(
 
     @server.typed_tool(
         RevisionQueued,
-        annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-        ),
+        annotations=vault_write(destructive=False, idempotent=True),
         title="Ask H0 to revise a draft",
     )
     def revise_draft(

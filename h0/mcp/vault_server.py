@@ -16,13 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
-from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from h0 import __version__
 from h0.calendar import OwnerCalendar
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound
-from h0.mcp.base import READ_ONLY, H0Server
+from h0.mcp.base import READ_ONLY, H0Server, vault_write
 from h0.mcp.gate_now import GateNow
 from h0.mcp.live_index import BUILD_WAIT_S, LiveIndex
 from h0.mcp.vault_calendar import add_calendar_tools
@@ -142,9 +141,7 @@ def build_vault_server(
 
     @server.typed_tool(
         NoteContent,
-        annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
-        ),
+        annotations=vault_write(destructive=True, idempotent=True),
         title="Write a note",
     )
     def write_note(
@@ -161,9 +158,7 @@ def build_vault_server(
 
     @server.typed_tool(
         WrittenNote,
-        annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-        ),
+        annotations=vault_write(destructive=False, idempotent=True),
         title="Update a note's frontmatter",
     )
     def update_frontmatter(
@@ -212,9 +207,7 @@ def build_vault_server(
 
     @server.typed_tool(
         MoveResult,
-        annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-        ),
+        annotations=vault_write(destructive=False, idempotent=False),
         title="Move a note",
     )
     def move_note(
@@ -236,9 +229,7 @@ def build_vault_server(
 
     @server.typed_tool(
         ChangesApplied,
-        annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
-        ),
+        annotations=vault_write(destructive=True, idempotent=False),
         title="Apply several changes",
     )
     def apply_changes(

@@ -146,6 +146,20 @@ def atomic_write(
         fsync_dir(directory)
 
 
+# A file as it is now (modification time in ns, size, inode); None when it cannot be looked at. Equal
+# signatures: the file was not replaced or rewritten in between (what a cache re-reads on).
+FileSignature = tuple[int, int, int] | None
+
+
+def file_signature(path: Path) -> FileSignature:
+    """`path`'s FileSignature now (None if it does not exist or cannot be looked at)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 def is_temp_name(name: str | bytes) -> bool:
     """A name `atomic_write` gives its temp files (hidden, `.tmp`): never a note, nothing to watch. Bytes
     too: a watcher tells a raw name from the kernel before decoding it."""

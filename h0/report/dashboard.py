@@ -8,6 +8,7 @@ content is `h0.report.briefing`; the daemon's writer thread that keeps both curr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from h0.report.briefing import BRIEFINGS, collect_day, render_briefing
@@ -115,19 +116,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     approved_private = private["approved_not_yet_sent"]
     lines.append(heading("Approved, not sent yet", totals["approved_not_yet_sent"], len(approved) + approved_private))
     lines += (
-        table(
-            ("draft", "to", "subject", "why it waits"),
-            [
-                (
-                    md_link(a["path"]),
-                    md_recipients(a["recipients"]) + md_new(a),
-                    md_subject(a["subject"]),
-                    md_text(a["reason"], 200)
-                    + (f" (next try {local_time(a['retry_at'], seconds=True)})" if a["retry_at"] else ""),
-                )
-                for a in approved
-            ],
-        )
+        _drafts_table(approved, "why it waits", _why_it_waits)
         if approved
         else none_but_private("Nothing approved is waiting.", approved_private)
     )
@@ -150,18 +139,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
             )
         )
         lines += (
-            table(
-                ("draft", "to", "subject", "reason"),
-                [
-                    (
-                        md_link(r["path"]),
-                        md_recipients(r["recipients"]) + md_new(r),
-                        md_subject(r["subject"]),
-                        f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}",
-                    )
-                    for r in returned
-                ],
-            )
+            _drafts_table(returned, "reason", lambda r: f"{md_text(r['code'], 40)}: {md_text(r['reason'], 200)}")
             if returned
             else []
         )
@@ -211,6 +189,22 @@ def render_dashboard(status: dict[str, Any]) -> str:
     )
     lines += md_private(private["recent_errors"], "error")
     return "\n".join(lines) + "\n"
+
+
+def _drafts_table(drafts: list[dict[str, Any]], why: str, why_of: Callable[[dict[str, Any]], str]) -> list[str]:
+    """A table of drafts (approved and waiting, or returned): each one's link, recipients, subject, and `why`."""
+    return table(
+        ("draft", "to", "subject", why),
+        [
+            (md_link(d["path"]), md_recipients(d["recipients"]) + md_new(d), md_subject(d["subject"]), why_of(d))
+            for d in drafts
+        ],
+    )
+
+
+def _why_it_waits(approved: dict[str, Any]) -> str:
+    retry_at = approved["retry_at"]
+    return md_text(approved["reason"], 200) + (f" (next try {local_time(retry_at, seconds=True)})" if retry_at else "")
 
 
 def _mailbox_lines(mailbox: dict[str, Any] | None) -> list[str]:

@@ -16,7 +16,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from h0.errors import InternalError
 from h0.state.db import StateDB
@@ -69,6 +69,42 @@ class HeldWork:
     key: str
     at: float
     email: str
+
+
+class StoredMessage(Protocol):
+    """What every table of messages keeps of one (history's HistoryMessage, the follow-up ledger's Message)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def provider_id(self) -> str | None: ...
+    @property
+    def thread(self) -> str: ...
+    @property
+    def outbound(self) -> bool: ...
+    @property
+    def sender(self) -> str: ...
+    @property
+    def recipients(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def at(self) -> float: ...
+
+
+def message_columns(m: StoredMessage) -> tuple[Any, ...]:
+    """The first columns of every table of messages, in their order, as written (`stored_message` reads them
+    back): key, provider_id, thread, outbound, sender, recipients (JSON [[name, address], …]), subject, at."""
+    return (
+        m.key,
+        m.provider_id,
+        m.thread,
+        int(m.outbound),
+        m.sender,
+        json.dumps([list(r) for r in m.recipients]),
+        m.subject,
+        m.at,
+    )
 
 
 def stored_message(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -128,14 +164,7 @@ class MailHistory:
                     "INSERT OR IGNORE INTO history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         (
-                            m.key,
-                            m.provider_id,
-                            m.thread,
-                            int(m.outbound),
-                            m.sender,
-                            json.dumps([list(r) for r in m.recipients]),
-                            m.subject,
-                            m.at,
+                            *message_columns(m),
                             m.text,
                             m.signature or None,
                             m.note,

@@ -17,12 +17,12 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from loguru import logger
 
 from h0.errors import H0Error
+from h0.platform.fileio import FileSignature, file_signature
 from h0.state import StateDB
 from h0.vault.audit import AuditLog
 from h0.vault.control import (
@@ -42,21 +42,12 @@ from h0.vault.note import Note
 from h0.vault.store import Vault
 
 OUTSIDE = "outside H0's tools (in Obsidian or by another program)"
-_Signature = tuple[int, int, int] | None
 
 
 @dataclass(frozen=True, slots=True)
 class Seen:
-    signature: _Signature
+    signature: FileSignature
     hash: str | None
-
-
-def _signature(path: Path) -> _Signature:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 def proposals(vault: Vault) -> list[Proposal]:
@@ -116,7 +107,7 @@ class ControlWatch:
         written = self.vault.write_note(note, applied_frontmatter(proposal.frontmatter), proposal.body)
         os.unlink(self.vault.root / pending)
         self._record(written)
-        self._seen[note] = Seen(_signature(self.vault.root / note), written.hash)
+        self._seen[note] = Seen(file_signature(self.vault.root / note), written.hash)
         by = proposal.frontmatter.get(PROPOSED_BY)
         self.audit.write("control_note_confirmed", note=note, hash=written.hash, proposed_by=str(by) if by else None)
         logger.info("{}: the change you confirmed ({}) is in effect", note, by or "a proposal")
@@ -152,7 +143,7 @@ class ControlWatch:
 
     def _notice(self, note: str) -> None:
         path = self.vault.root / note
-        signature = _signature(path)
+        signature = file_signature(path)
         before = self._seen.get(note)
         if before is not None and before.signature == signature:
             return

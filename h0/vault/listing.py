@@ -91,7 +91,12 @@ def list_folder(
 
 
 def walk_notes(
-    folder: VaultPath, recursive: bool, *, stat: bool = True, ordered: bool = True
+    folder: VaultPath,
+    recursive: bool,
+    *,
+    stat: bool = True,
+    ordered: bool = True,
+    skip_top: frozenset[str] = frozenset(),
 ) -> Iterator[tuple[str, str, os.stat_result | None]]:
     """Yield (rel, absolute path as str, stat or None) for each note: a folder's notes sorted by
     name, then its sub-folders' (`ordered=False`: in the order the OS lists them).
@@ -100,7 +105,8 @@ def walk_notes(
     deepest notes unlisted) instead of exhausting Python's recursion. Only regular files are
     yielded (a FIFO, socket or device named *.md never is), and no symlink is followed.
     Plain strings, not Path objects: building a Path per note was a fifth of a warm
-    filtered listing. `stat=False` skips the per-note stat (DirEntry's d_type is enough).
+    filtered listing. `stat=False` skips the per-note stat (DirEntry's d_type is enough). `skip_top`:
+    casefolded names of `folder`'s own sub-folders not entered (the vault index leaves out Logs/).
     """
     stack: list[tuple[str, str, int]] = [(f"{folder.rel}/" if folder.rel else "", str(folder.abs), 0)]
     while stack:
@@ -121,7 +127,7 @@ def walk_notes(
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if recursive and depth < MAX_FOLDER_DEPTH:
+                    if recursive and depth < MAX_FOLDER_DEPTH and not (depth == 0 and name.casefold() in skip_top):
                         subfolders.append((f"{prefix}{name}/", entry.path, depth + 1))
                     continue
                 if not name.endswith(NOTE_SUFFIX) or not entry.is_file(follow_symlinks=False):

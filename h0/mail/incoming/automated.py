@@ -123,7 +123,9 @@ _RECEIPT_WORDS = re.compile(
     r"confirmation|abonnement|remboursement)\b",
     re.IGNORECASE,
 )
-_REPLY_SUBJECT = re.compile(r"^\s*(re|aw|antw|réf|ref|fw|fwd|wg|tr|rv)\s*(\[\d+\])?\s*:", re.IGNORECASE)
+# A reply's or a forward's subject ("Re:", "AW:", "Fwd:", "TR:", "Re[2]:"), in English, German and French
+# (h0.followup.asks asks it too: a question in such a subject is not this message's own).
+REPLY_SUBJECT = re.compile(r"^\s*(re|aw|antw|réf|ref|fw|fwd|wg|tr|rv)\s*(\[\d+\])?\s*:", re.IGNORECASE)
 _SPLIT = re.compile(r"[._+-]+")
 
 
@@ -158,7 +160,7 @@ def _receipt(subject: str, local: str) -> bool:
     """The words of a receipt in a subject that is not a reply's, from a role mailbox. From a mailbox people answer
     questions from (`info@`, `service@`, `hello@`), the subject must also name its number or say it confirms:
     "Quick question about your order" from `info@` is a person's."""
-    if not local or _REPLY_SUBJECT.match(subject) or _RECEIPT_WORDS.search(subject) is None:
+    if not local or REPLY_SUBJECT.match(subject) or _RECEIPT_WORDS.search(subject) is None:
         return False
     parts = [part for part in _SPLIT.split(local.lower()) if part]
     if parts and all(part in _TRANSACTIONAL or part.endswith(_ROLE_SUFFIXES) for part in parts):

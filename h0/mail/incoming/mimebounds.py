@@ -25,6 +25,7 @@ __all__ = [
     "MAX_HEADER_FIELDS",
     "MAX_MULTIPARTS",
     "bounded_address_list",
+    "check_header_fields",
     "check_raw",
 ]
 
@@ -45,13 +46,7 @@ def check_raw(raw: bytes) -> None:
             reason="mime_headers_too_large",
             limit=MAX_HEADER_BYTES,
         )
-    fields = sum(1 for _ in _FIELD_START.finditer(head))
-    if fields > MAX_HEADER_FIELDS:
-        raise ParseError(
-            f"it has {fields:,} header fields (more than {MAX_HEADER_FIELDS:,}): not read",
-            reason="mime_too_many_headers",
-            limit=MAX_HEADER_FIELDS,
-        )
+    check_header_fields(sum(1 for _ in _FIELD_START.finditer(head)))
     boundaries = sum(1 for _ in _BOUNDARY.finditer(raw))
     if boundaries > MAX_MULTIPARTS:
         raise ParseError(
@@ -59,6 +54,17 @@ def check_raw(raw: bytes) -> None:
             "that many is no real email): not read",
             reason="mime_too_many_parts",
             limit=MAX_MULTIPARTS,
+        )
+
+
+def check_header_fields(count: int) -> None:
+    """Refuse (ParseError) a message of `count` header fields past MAX_HEADER_FIELDS, however it was read (raw
+    bytes here, or a provider's list of headers: h0.mail.providers.gmail_wire)."""
+    if count > MAX_HEADER_FIELDS:
+        raise ParseError(
+            f"it has {count:,} header fields (more than {MAX_HEADER_FIELDS:,}): not read",
+            reason="mime_too_many_headers",
+            limit=MAX_HEADER_FIELDS,
         )
 
 

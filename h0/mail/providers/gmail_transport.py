@@ -38,7 +38,7 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 import httplib2
@@ -55,6 +55,7 @@ from urllib3.util.retry import Retry
 STALE_AFTER_S = 15.0
 NO_RETRIES = Retry(total=0, read=False, redirect=False)
 _IDEMPOTENT = frozenset({"GET", "HEAD"})
+T = TypeVar("T")
 # google-auth's AuthorizedSession has no annotations: it is a requests.Session, and typed as one here.
 _authorized_session: Callable[..., requests.Session] = AuthorizedSession
 # Raised by requests while preparing the request, before any connection is made.
@@ -204,44 +205,57 @@ def _httplib2_response(response: requests.Response) -> httplib2.Response:
     return result
 
 
-class ThreadSessions:
-    """A `SessionHttp` per thread for one set of credentials, all closed together.
+class PerThread(Generic[T]):
+    """One `T` (a holder of a requests session) per thread, made on the thread's first `get()`, all closed together.
 
-    Worker threads come and go (anyio retires idle ones): a thread's session lives as long as
-    the thread, and its connections are closed when it is collected.
+    Worker threads come and go (anyio retires idle ones): a thread's `T` lives as long as the thread, and its
+    session's connections are closed when it is collected. Gmail's `ThreadSessions` and Graph's
+    (h0.mail.providers.outlook_http.GraphHttp) are this.
     """
 
-    def __init__(self, credentials: Credentials, timeouts: Timeouts) -> None:
-        self.credentials = credentials
-        self.timeouts = timeouts
+    def __init__(self, make: Callable[[], T], session_of: Callable[[T], requests.Session]) -> None:
+        self._make = make
+        self._session_of = session_of
         self._local = threading.local()
-        self._all: weakref.WeakSet[SessionHttp] = weakref.WeakSet()
+        self._all: weakref.WeakSet[T] = weakref.WeakSet()
         self._lock = threading.Lock()
 
-    def get(self) -> SessionHttp:
-        """The calling thread's session."""
-        http = getattr(self._local, "http", None)
-        if http is None:
-            http = SessionHttp(self.credentials, self.timeouts)
-            weakref.finalize(http, http.session.close)
-            self._local.http = http
+    def get(self) -> T:
+        """The calling thread's `T`."""
+        held: T | None = getattr(self._local, "held", None)
+        if held is None:
+            held = self._local.held = self._make()
+            weakref.finalize(held, self._session_of(held).close)
             with self._lock:
-                self._all.add(http)
-        return http
+                self._all.add(held)
+        return held
 
     @property
     def count(self) -> int:
-        """How many threads have a session."""
+        """How many threads hold one (with its connections) now."""
         with self._lock:
             return len(self._all)
 
     def close(self) -> None:
         with self._lock:
             everything, self._all = list(self._all), weakref.WeakSet()
-        for http in everything:
+        for held in everything:
             with contextlib.suppress(OSError):  # a socket another thread is using; nothing to save
-                http.close()
+                self._session_of(held).close()
         self._local = threading.local()
+
+
+class ThreadSessions(PerThread[SessionHttp]):
+    """A `SessionHttp` per thread for one set of credentials, all closed together."""
+
+    def __init__(self, credentials: Credentials, timeouts: Timeouts) -> None:
+        super().__init__(lambda: SessionHttp(credentials, timeouts), _session_of)
+        self.credentials = credentials
+        self.timeouts = timeouts
+
+
+def _session_of(http: SessionHttp) -> requests.Session:
+    return http.session
 
 
 class NoHttp:

@@ -24,21 +24,19 @@ from googleapiclient.errors import HttpError
 
 from h0.errors import (
     AuthRequired,
-    Conflict,
     H0Error,
     InternalError,
-    InvalidRequest,
-    NotFound,
     ParseError,
     PermissionDenied,
     RateLimited,
     SendFailed,
 )
 from h0.mail.headers import clean_header_text, clean_inbound_header
-from h0.mail.incoming.mimebounds import MAX_HEADER_FIELDS, MAX_MULTIPARTS
+from h0.mail.incoming.mimebounds import MAX_MULTIPARTS, check_header_fields
 from h0.mail.providers.auth import REAUTH_MESSAGE, refresh_failure
 from h0.mail.providers.backend import AttachmentInfo, ChangesUnreadable, Fetched
 from h0.mail.providers.gmail_transport import OutcomeUnknown, RequestNotSent
+from h0.mail.providers.retry import http_refusal
 from h0.retry import retry_after
 
 _RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded", "limitExceeded"}
@@ -83,19 +81,8 @@ def map_http_error(exc: HttpError, *, sending: bool) -> H0Error:
         return AuthRequired(REAUTH_MESSAGE, reason="the token lacks the gmail.modify scope", **details)
     if status == 403:
         return PermissionDenied(f"Gmail refused: {message}", **details)
-    if status == 404:
-        return NotFound(f"Gmail has no such item: {message}", **details)
-    if status == 409:
-        return Conflict(f"Gmail reports a conflict: {message}", **details)
-    if status >= 500:
-        if sending:
-            return SendFailed(f"Gmail answered {status} to the send: {message}", retryable=True, **details)
-        return InternalError(f"Gmail answered {status}: {message}", retryable=True, **details)
-    if sending and any(hint in message.lower() for hint in _RECIPIENT_HINTS):
-        return SendFailed(f"Gmail refused a recipient: {message}", retryable=False, bounce=True, **details)
-    if sending:
-        return SendFailed(f"Gmail refused the message: {message}", retryable=False, **details)
-    return InvalidRequest(f"Gmail refused the request: {message}", **details)
+    bounce = any(hint in message.lower() for hint in _RECIPIENT_HINTS)
+    return http_refusal("Gmail", status, message, sending=sending, bounce=bounce, details=details)
 
 
 def map_transport_error(exc: BaseException, *, sending: bool) -> H0Error | None:
@@ -143,12 +130,7 @@ def headers_message(pairs: Iterable[dict[str, Any]]) -> EmailMessage:
     """A header-only EmailMessage of the cleaned values (names that are not RFC 5322 names dropped)."""
     lines = []
     pairs = list(pairs)
-    if len(pairs) > MAX_HEADER_FIELDS:
-        raise ParseError(
-            f"it has {len(pairs):,} header fields (more than {MAX_HEADER_FIELDS:,}): not read",
-            reason="mime_too_many_headers",
-            limit=MAX_HEADER_FIELDS,
-        )
+    check_header_fields(len(pairs))
     for pair in pairs:
         name, value = str(pair.get("name", "")), str(pair.get("value", ""))
         if _HEADER_NAME.fullmatch(name):

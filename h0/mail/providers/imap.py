@@ -258,20 +258,7 @@ class ImapBackend(MailSender, Mailbox):
                 )
             if uidnext - 1 <= last:
                 return Changes([], _cursor(validity, max(last, uidnext - 1)), complete=True)
-            uids = sorted(u for u in client.search(["UID", f"{last + 1}:*"]) if u > last)  # n:* always has one
-            taken = uids[:limit]
-            flags = client.get_flags(taken) if taken else {}
-            added = [
-                Added(
-                    message_id(INBOX, validity, u),
-                    _cursor(validity, u),
-                    tuple(labels_for(INBOX, flags.get(u, ()), None)),
-                )
-                for u in taken
-            ]
-            if len(uids) > limit:
-                return Changes(added, _cursor(validity, taken[-1]), complete=False)
-            return Changes(added, _cursor(validity, max([last, uidnext - 1, *uids])), complete=True)
+            return _listed_after(client, INBOX, validity, last, uidnext, limit, sent_folder=None)
 
         return self.connection.run("reading new mail", read)
 
@@ -292,20 +279,7 @@ class ImapBackend(MailSender, Mailbox):
                 return Changes([], _cursor(validity, max(last, uidnext - 1)), complete=True)
             if self.connection.select(client, folder) != validity:
                 return Changes([], now, complete=True)
-            uids = sorted(u for u in client.search(["UID", f"{last + 1}:*"]) if u > last)
-            taken = uids[:limit]
-            flags = client.get_flags(taken) if taken else {}
-            added = [
-                Added(
-                    message_id(folder, validity, u),
-                    _cursor(validity, u),
-                    tuple(labels_for(folder, flags.get(u, ()), folder)),
-                )
-                for u in taken
-            ]
-            if len(uids) > limit:
-                return Changes(added, _cursor(validity, taken[-1]), complete=False)
-            return Changes(added, _cursor(validity, max([last, uidnext - 1, *uids])), complete=True)
+            return _listed_after(client, folder, validity, last, uidnext, limit, sent_folder=folder)
 
         return self.connection.run("reading sent mail", read)
 
@@ -372,6 +346,27 @@ class ImapBackend(MailSender, Mailbox):
         from h0.mail.providers.auth import TokenStore
 
         return TokenStore(self.settings.gmail_token_path).problems()
+
+
+def _listed_after(
+    client: IMAPClient, folder: str, validity: int, last: int, uidnext: int, limit: int, *, sent_folder: str | None
+) -> Changes:
+    """The selected `folder`'s messages with a UID above `last`, oldest first, at most `limit`, with their flags as
+    labels (`sent_folder`: the account's Sent folder when it is the one read); the cursor moves past them."""
+    uids = sorted(u for u in client.search(["UID", f"{last + 1}:*"]) if u > last)  # n:* always has one
+    taken = uids[:limit]
+    flags = client.get_flags(taken) if taken else {}
+    added = [
+        Added(
+            message_id(folder, validity, u),
+            _cursor(validity, u),
+            tuple(labels_for(folder, flags.get(u, ()), sent_folder)),
+        )
+        for u in taken
+    ]
+    if len(uids) > limit:
+        return Changes(added, _cursor(validity, taken[-1]), complete=False)
+    return Changes(added, _cursor(validity, max([last, uidnext - 1, *uids])), complete=True)
 
 
 def _seconds(value: Any) -> float | None:

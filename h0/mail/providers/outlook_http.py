@@ -18,10 +18,7 @@ What it guarantees, as h0.mail.providers.gmail_transport does for Gmail:
 
 from __future__ import annotations
 
-import contextlib
-import threading
 import time
-import weakref
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,11 +28,8 @@ from requests.adapters import HTTPAdapter
 
 from h0.errors import (
     AuthRequired,
-    Conflict,
     H0Error,
     InternalError,
-    InvalidRequest,
-    NotFound,
     PermissionDenied,
     RateLimited,
     SendFailed,
@@ -45,11 +39,13 @@ from h0.mail.providers.gmail_transport import (
     NO_RETRIES,
     STALE_AFTER_S,
     OutcomeUnknown,
+    PerThread,
     RequestNotSent,
     Timeouts,
     typed_failure,
 )
 from h0.mail.providers.outlook_auth import REAUTH_MESSAGE, MicrosoftSignIn, ca_bundle
+from h0.mail.providers.retry import http_refusal
 from h0.retry import retry_after
 
 DEFAULT_RETRY_AFTER_S = 1.0
@@ -90,19 +86,7 @@ def graph_error(status: int, headers: dict[str, str], body: Any, *, sending: boo
         return AuthRequired(REAUTH_MESSAGE, reason=f"Graph refused the access token: {message}", **details)
     if status == 403:
         return PermissionDenied(f"Graph refused: {message} (if H0 lacks a permission: {REAUTH_MESSAGE})", **details)
-    if status == 404:
-        return NotFound(f"Graph has no such item: {message}", **details)
-    if status == 409:
-        return Conflict(f"Graph reports a conflict: {message}", **details)
-    if status >= 500:
-        if sending:
-            return SendFailed(f"Graph answered {status} to the send: {message}", retryable=True, **details)
-        return InternalError(f"Graph answered {status}: {message}", retryable=True, **details)
-    if sending and lowered in _BOUNCE:
-        return SendFailed(f"Graph refused a recipient: {message}", retryable=False, bounce=True, **details)
-    if sending:
-        return SendFailed(f"Graph refused the message: {message}", retryable=False, **details)
-    return InvalidRequest(f"Graph refused the request: {message}", **details)
+    return http_refusal("Graph", status, message, sending=sending, bounce=lowered in _BOUNCE, details=details)
 
 
 def transport_error(exc: ConnectionError, *, sending: bool) -> H0Error:
@@ -125,7 +109,7 @@ def transport_error(exc: ConnectionError, *, sending: bool) -> H0Error:
 
 class _ThreadSession:
     """One thread's session and its adapter; when the thread ends (anyio retires idle workers), this goes with it
-    and its connections are closed (the finalizer in `GraphHttp._session`)."""
+    and its connections are closed (h0.mail.providers.gmail_transport.PerThread)."""
 
     __slots__ = ("__weakref__", "adapter", "last_used", "session")
 
@@ -143,32 +127,23 @@ class GraphHttp:
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self.tokens = tokens
         self.timeouts = Timeouts.within(timeout)
-        self._local = threading.local()
-        self._all: weakref.WeakSet[_ThreadSession] = weakref.WeakSet()
-        self._lock = threading.Lock()
+        # Kept only by its thread: when the thread ends, its connections are closed, not left open till exit.
+        self._sessions = PerThread(self._new_session, _session_of)
 
-    def _session(self) -> _ThreadSession:
-        held: _ThreadSession | None = getattr(self._local, "held", None)
-        if held is None:
-            session = requests.Session()
-            adapter = HTTPAdapter(max_retries=NO_RETRIES)
-            session.mount("https://", adapter)
-            session.mount("http://", adapter)
-            session.trust_env = False  # the proxies are read once (below), not on every call
-            session.verify = ca_bundle()
-            session.proxies = requests.utils.get_environ_proxies(self.origin)
-            held = self._local.held = _ThreadSession(session, adapter)
-            # Kept only by its thread: when the thread ends, its connections are closed, not left open till exit.
-            weakref.finalize(held, session.close)
-            with self._lock:
-                self._all.add(held)
-        return held
+    def _new_session(self) -> _ThreadSession:
+        session = requests.Session()
+        adapter = HTTPAdapter(max_retries=NO_RETRIES)
+        session.mount("https://", adapter)
+        session.mount("http://", adapter)
+        session.trust_env = False  # the proxies are read once (below), not on every call
+        session.verify = ca_bundle()
+        session.proxies = requests.utils.get_environ_proxies(self.origin)
+        return _ThreadSession(session, adapter)
 
     @property
     def sessions(self) -> int:
         """How many threads hold a session (with its connections) now."""
-        with self._lock:
-            return len(self._all)
+        return self._sessions.count
 
     def url(self, path_or_url: str) -> str:
         """`path_or_url` under the endpoint: a path ("/me/…"), or a link Graph gave that stays under it."""
@@ -213,7 +188,7 @@ class GraphHttp:
         headers: dict[str, str],
         sending: bool,
     ) -> requests.Response:
-        held = self._session()
+        held = self._sessions.get()
         if method != "GET" and time.monotonic() - held.last_used > STALE_AFTER_S:
             held.adapter.close()  # an idle keep-alive connection a NAT may have dropped: a fresh one for this POST
         try:
@@ -273,9 +248,8 @@ class GraphHttp:
         return results
 
     def close(self) -> None:
-        with self._lock:
-            everything, self._all = list(self._all), weakref.WeakSet()
-        for held in everything:
-            with contextlib.suppress(OSError):  # a socket another thread is using; nothing to save
-                held.session.close()
-        self._local = threading.local()
+        self._sessions.close()
+
+
+def _session_of(held: _ThreadSession) -> requests.Session:
+    return held.session

@@ -12,7 +12,9 @@ at T" — so no tool call outlives its client's timeout; the one who asked decid
 
 from __future__ import annotations
 
-from h0.errors import H0Error, RateLimited
+from typing import Any
+
+from h0.errors import Conflict, H0Error, InternalError, InvalidRequest, NotFound, RateLimited, SendFailed
 
 
 def is_retryable(error: BaseException) -> bool:
@@ -20,3 +22,23 @@ def is_retryable(error: BaseException) -> bool:
     if isinstance(error, RateLimited):
         return True
     return isinstance(error, H0Error) and error.details.get("retryable") is True
+
+
+def http_refusal(
+    service: str, status: int, message: str, *, sending: bool, bounce: bool, details: dict[str, Any]
+) -> H0Error:
+    """An HTTP API's error answer (Gmail's, Graph's) past its own cases (throttling, sign-in, permission), as
+    the same typed error from every provider: 5xx retryable, a recipient refused (`bounce`) never."""
+    if status == 404:
+        return NotFound(f"{service} has no such item: {message}", **details)
+    if status == 409:
+        return Conflict(f"{service} reports a conflict: {message}", **details)
+    if status >= 500:
+        if sending:
+            return SendFailed(f"{service} answered {status} to the send: {message}", retryable=True, **details)
+        return InternalError(f"{service} answered {status}: {message}", retryable=True, **details)
+    if sending and bounce:
+        return SendFailed(f"{service} refused a recipient: {message}", retryable=False, bounce=True, **details)
+    if sending:
+        return SendFailed(f"{service} refused the message: {message}", retryable=False, **details)
+    return InvalidRequest(f"{service} refused the request: {message}", **details)

@@ -10,11 +10,13 @@ from pathlib import Path
 
 from loguru import logger
 
+from h0.errors import H0Error
+from h0.vault import listing
 from h0.vault.index.db import IndexDB, pack
 from h0.vault.index.extract import Extracted, Signature, read_note_file
 from h0.vault.layout import LOGS
 from h0.vault.listing import MAX_FOLDER_DEPTH
-from h0.vault.paths import NOTE_SUFFIX, nfc
+from h0.vault.paths import NOTE_SUFFIX, VaultPath, nfc
 
 INDEX_FILE = "index.db"
 BATCH = 500  # notes written per transaction while (re)building
@@ -125,29 +127,15 @@ def _extract_chunk(chunk: list[tuple[str, str]]) -> list[Extracted]:
 
 
 def walk_notes(root: Path) -> Iterator[tuple[str, str, os.stat_result]]:
-    """Every note the index holds: (vault-relative path, absolute path, lstat), regular files only,
-    no symlink followed, no hidden folder or Logs/, iteratively and at most MAX_FOLDER_DEPTH deep."""
-    stack: list[tuple[str, str, int]] = [("", str(root), 0)]
-    while stack:
-        prefix, directory, depth = stack.pop()
-        try:
-            with os.scandir(directory) as entries:
-                listed = list(entries)
-        except OSError:
-            continue
-        for entry in listed:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if depth < MAX_FOLDER_DEPTH and not (depth == 0 and name.casefold() in _SKIPPED_TOP):
-                        stack.append((f"{prefix}{name}/", entry.path, depth + 1))
-                    continue
-                if name.endswith(NOTE_SUFFIX) and entry.is_file(follow_symlinks=False):
-                    yield nfc(prefix + name), entry.path, entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
+    """Every note the index holds: (vault-relative path, absolute path, lstat), as h0.vault.listing.walk_notes
+    finds them (regular files only, no symlink followed, no hidden folder, at most MAX_FOLDER_DEPTH deep),
+    without Logs/ and in the order the OS lists them. A vault root that cannot be listed holds none."""
+    try:
+        for rel, abs_path, info in listing.walk_notes(VaultPath("", root), True, ordered=False, skip_top=_SKIPPED_TOP):
+            if info is not None:  # always, with `stat`
+                yield nfc(rel), abs_path, info
+    except H0Error:
+        return
 
 
 def relative_path(path: str, root: Path, prefix: str) -> str | None:

@@ -13,7 +13,7 @@ of thousands of notes costs a set look-up a note.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from h0.vault.disclosure import MAIL_FIELDS, Disclosure
@@ -104,33 +104,31 @@ class IndexPrivacy:
         # also has a public People note is a private note, not a private person).
         public = {str(address) for doc, address in people if doc not in own}
         addresses = frozenset(str(address) for doc, address in people if doc in own and str(address) not in public)
-        for chunk in _chunks(sorted(addresses)):
-            own.update(
-                (int(doc), str(path))
-                for doc, path in self.db.rows(
-                    "SELECT DISTINCT docs.id, docs.path FROM addresses JOIN docs ON docs.id = addresses.doc "
-                    f"WHERE addresses.address IN ({_marks(chunk)}) AND addresses.field IN ({_marks(MAIL_FIELDS)})",
-                    (*chunk, *MAIL_FIELDS),
-                )
-            )
+        own.update(self._docs_naming("addresses", "address", addresses, fields=MAIL_FIELDS))
         holders: dict[str, set[str]] = {}
         for chunk in _chunks(sorted(own)):
             for key, doc in self.db.rows(f"SELECT key, doc FROM threads WHERE doc IN ({_marks(chunk)})", chunk):
                 holders.setdefault(str(key), set()).add(own[int(doc)])
         keys = {key: frozenset(paths) for key, paths in holders.items()}
         hidden = dict(own)
-        for chunk in _chunks(sorted(keys)):
-            hidden.update(
-                (int(doc), str(path))
-                for doc, path in self.db.rows(
-                    "SELECT DISTINCT docs.id, docs.path FROM threads JOIN docs ON docs.id = threads.doc "
-                    f"WHERE threads.key IN ({_marks(chunk)})",
-                    chunk,
-                )
-            )
+        hidden.update(self._docs_naming("threads", "key", keys))
         return Private(
             version, gate.key, frozenset(own), frozenset(hidden), frozenset(hidden.values()), keys, addresses
         )
+
+    def _docs_naming(
+        self, table: str, column: str, values: Iterable[str], fields: Sequence[str] = ()
+    ) -> Iterator[tuple[int, str]]:
+        """(id, path) of each note with a row of `table` (addresses, threads) whose `column` is one of `values`
+        (and, for addresses, whose field is one of `fields`), asked a chunk of values at a time."""
+        field = f" AND {table}.field IN ({_marks(fields)})" if fields else ""
+        for chunk in _chunks(sorted(values)):
+            for doc, path in self.db.rows(
+                f"SELECT DISTINCT docs.id, docs.path FROM {table} JOIN docs ON docs.id = {table}.doc "
+                f"WHERE {table}.{column} IN ({_marks(chunk)}){field}",
+                (*chunk, *fields),
+            ):
+                yield int(doc), str(path)
 
     def private_keys(self, keys: Iterable[str], besides: str | None = None) -> frozenset[str]:
         """Those of these thread keys that a note private by itself holds (not the note at `besides`), as of the
