@@ -110,7 +110,8 @@ def test_ingest_tolerates_odd_mail_and_duplicate_deliveries_and_never_marks_read
 def test_gmail_429_then_5xx_the_draft_waits_and_is_sent_exactly_once(vault_dir, gmail, gmail_overrides):
     gmail.fail_next(429, count=3, retry_after=0.2, path_contains="messages/send")
     gmail.fail_next(503, count=3, path_contains="messages/send")
-    with running_daemon(vault_dir, **gmail_overrides):
+    # The queue's backoff flat (a second a failure, its floor): six failures in a row, not 1 + 2 + … + 32 s.
+    with running_daemon(vault_dir, **{**gmail_overrides, "retry_backoff_multiplier": 1.0}):
         write_draft(vault_dir, "Approved", "busy.md")
         assert wait_until(lambda: (vault_dir / "Done/busy.md").exists(), timeout=60)
     assert len(gmail.sent) == 1
