@@ -14,7 +14,8 @@ from loguru import logger
 
 from h0.drafting.learning import learn_from_filed, remember_sent
 from h0.errors import H0Error
-from h0.handlers.context import Action, HandlerContext, Outcome
+from h0.handlers.context import HandlerContext
+from h0.handlers.outcome import Action, Outcome
 from h0.handlers.thread import private_in_thread
 from h0.mail.models import EmailFull
 from h0.mail.owner import message_key

@@ -24,7 +24,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from h0.handlers.context import Action, HandlerContext, Outcome
+from h0.handlers.context import HandlerContext
+from h0.handlers.outcome import Action, Outcome
 from h0.triage.models import one_line
 from h0.vault import Note
 from h0.vault.api import Update

@@ -12,7 +12,8 @@ from __future__ import annotations
 from loguru import logger
 
 from h0.errors import H0Error, NotFound, ParseError
-from h0.handlers.context import Action, HandlerContext, Outcome
+from h0.handlers.context import HandlerContext
+from h0.handlers.outcome import Action, Outcome
 from h0.vault import Note
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, REJECTED

@@ -22,7 +22,8 @@ from h0.drafting.learning import text_hash
 from h0.drafting.revise import email_for
 from h0.drafting.scheduling import rescheduled, scheduling_for_email
 from h0.errors import Conflict, H0Error, NotFound
-from h0.handlers.context import Action, HandlerContext, Outcome
+from h0.handlers.context import HandlerContext
+from h0.handlers.outcome import Action, Outcome
 from h0.mail.incoming.htmltext import inert_inline
 from h0.vault import Note, Vault
 from h0.vault.layout import DRAFTS

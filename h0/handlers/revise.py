@@ -21,8 +21,9 @@ from loguru import logger
 
 from h0.drafting.revise import email_for, revision_request, rewrite
 from h0.errors import Conflict, H0Error, InternalError
-from h0.handlers.context import Action, HandlerContext, Outcome
+from h0.handlers.context import HandlerContext
 from h0.handlers.llmwait import WAITING_DETAIL, gave_up, not_due_for, wait_for_model
+from h0.handlers.outcome import Action, Outcome
 from h0.handlers.thread import private_in_thread
 from h0.vault.marks import WAIT_KEYS
 from h0.vault.sendable import message_changes

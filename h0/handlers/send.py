@@ -30,7 +30,8 @@ from typing import Any
 from loguru import logger
 
 from h0.errors import H0Error, InternalError, McpUnavailable, NotFound, Refusal, Then
-from h0.handlers.context import Action, HandlerContext, Outcome, OutcomeData
+from h0.handlers.context import HandlerContext
+from h0.handlers.outcome import Action, Outcome, OutcomeData
 from h0.handlers.reject import archive_rejected
 from h0.mail.compose.recipients import describe_recipients
 from h0.mail.filing import Filing

@@ -43,9 +43,10 @@ from loguru import logger
 
 from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
-from h0.handlers.context import Action, EmailTriager, HandlerContext, Outcome, OutcomeData
+from h0.handlers.context import EmailTriager, HandlerContext
 from h0.handlers.followup.record import mark_triaged
 from h0.handlers.llmwait import WAITING_DETAIL, not_due_for
+from h0.handlers.outcome import Action, Outcome, OutcomeData
 from h0.handlers.suspect import known_people
 from h0.handlers.thread import ThreadNote, private_notes, threads_of
 from h0.handlers.triage_plan import Plan, local_rules, plan_email

@@ -20,9 +20,10 @@ from h0.drafting.commercial import audience_of
 from h0.drafting.replytext import strip_quoted
 from h0.drafting.replyvoice import ReplyVoice
 from h0.followup.asks import with_asks
-from h0.handlers.context import EmailTriager, HandlerContext, Outcome
+from h0.handlers.context import EmailTriager, HandlerContext
 from h0.handlers.forward import forward_draft
 from h0.handlers.llmwait import gave_up, wait_for_model
+from h0.handlers.outcome import Outcome
 from h0.handlers.reply import reply_draft, reply_recipient
 from h0.handlers.suspect import no_reply
 from h0.handlers.thread import ThreadNote, conversation, kept_earlier, later_emails

@@ -19,8 +19,8 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
-from h0.handlers.context import Action, OutcomeData
 from h0.handlers.llmwait import WAITING_DETAIL
+from h0.handlers.outcome import Action, OutcomeData
 from h0.handlers.send import local_clock
 from h0.mail.compose.recipients import describe_recipients, recipient_lists
 from h0.printable import printable

@@ -26,8 +26,9 @@ from blinker import NamedSignal
 
 from h0.drafting.revise import drafts_asking_revision, revision_request
 from h0.errors import H0Error, ParseError
-from h0.handlers.context import HandlerContext, Outcome
+from h0.handlers.context import HandlerContext
 from h0.handlers.learn import learn_from_drafts
+from h0.handlers.outcome import Outcome
 from h0.handlers.reject import archive_rejected
 from h0.handlers.reschedule import reschedule_draft, reschedule_wanted, waiting_meeting_drafts
 from h0.handlers.revise import revise_draft

@@ -23,7 +23,8 @@ from blinker import NamedSignal
 from loguru import logger
 
 from h0.errors import H0Error, RateLimited
-from h0.handlers.context import Action, HandlerContext, Outcome
+from h0.handlers.context import HandlerContext
+from h0.handlers.outcome import Action, Outcome
 from h0.pipeline import routes, signals
 from h0.pipeline.pass_summary import PassTally
 from h0.pipeline.settle import SettleTracker

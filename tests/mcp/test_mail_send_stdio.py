@@ -20,7 +20,8 @@ import pytest
 
 from h0.config import load_settings
 from h0.errors import Conflict, InvalidRequest, NotFound, Refusal, Then, wording
-from h0.handlers.context import Action, HandlerContext
+from h0.handlers.context import HandlerContext
+from h0.handlers.outcome import Action
 from h0.handlers.send import send_approved_draft
 from h0.mcp.api import McpMail
 from h0.mcp.client import McpConnection, ServerCommand

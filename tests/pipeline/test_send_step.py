@@ -23,7 +23,8 @@ from h0.errors import (
     then_of,
 )
 from h0.handlers import send
-from h0.handlers.context import Action, HandlerContext, HandlerState
+from h0.handlers.context import HandlerContext, HandlerState
+from h0.handlers.outcome import Action
 from h0.handlers.send import ACTIONS, not_sent, send_approved_draft
 from h0.pipeline.workqueue import WorkQueue
 from h0.retry import Again, Waits
@@ -123,8 +124,8 @@ def _step_source() -> ast.Module:
 def test_the_send_step_reads_as_its_way_three_ways_out_and_one_hand_off():
     """The send step's shape, read from its source (as tests/test_layers.py reads imports): the handler returns
     at most three times (paused, not sent, sent), what becomes of a note it did not send is in its own module,
-    and of the handlers' room it uses only the context and, for a note the human rejected, the reject step —
-    no ping-pong between the room's modules."""
+    and of the handlers' room it uses only the context, the outcome it answers with and, for a note the human
+    rejected, the reject step — no ping-pong between the room's modules."""
     tree = _step_source()
     step = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "send_approved_draft")
     assert len([n for n in ast.walk(step) if isinstance(n, ast.Return)]) <= 3
@@ -133,7 +134,7 @@ def test_the_send_step_reads_as_its_way_three_ways_out_and_one_hand_off():
         for node in tree.body
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("h0.handlers.")
     }
-    assert from_handlers == {"h0.handlers.context", "h0.handlers.reject"}
+    assert from_handlers == {"h0.handlers.context", "h0.handlers.outcome", "h0.handlers.reject"}
 
 
 def test_every_answer_of_the_mail_server_has_one_action_and_nothing_else_does():

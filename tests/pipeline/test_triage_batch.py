@@ -12,7 +12,8 @@ import pytest
 
 from h0.config import load_settings
 from h0.errors import H0Error
-from h0.handlers.context import HandlerContext, NoteOps, Outcome
+from h0.handlers.context import HandlerContext, NoteOps
+from h0.handlers.outcome import Outcome
 from h0.handlers.triage import triage_email, triage_emails
 from h0.triage import Triager, ensure_rules_file
 from h0.vault import Vault, init_vault
