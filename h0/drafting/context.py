@@ -34,7 +34,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from email.utils import parseaddr
 from functools import partial
 from typing import Any
 
@@ -67,6 +66,7 @@ from h0.drafting.voice import Voice, voice_for
 from h0.triage.models import OwnerNote, ReplyContext, one_line
 from h0.triage.prompt import today_line
 from h0.vault.paths import link_key
+from h0.vault.values import split_addresses
 
 CHARS_PER_TOKEN = 4
 # kind: (cap per item, most items)
@@ -205,7 +205,8 @@ class _Budget:
 
 def recipient_of(address_or_header: str) -> tuple[str, str]:
     """(display name, lower-cased address) of a From/To value."""
-    name, address = parseaddr(address_or_header or "")
+    found = split_addresses([address_or_header or ""])  # the one reader of an address list (h0.vault.values)
+    name, address = found[0] if found else ("", "")
     return name.strip().strip("\"'"), (address or address_or_header or "").strip().lower()
 
 
