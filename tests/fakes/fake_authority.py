@@ -27,13 +27,15 @@ import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+
+from tests.fakes.loopback import LoopbackServer
 
 if TYPE_CHECKING:
     from tests.fakes.fake_graph import FakeGraph
@@ -74,7 +76,7 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
-class FakeAuthority:
+class FakeAuthority(LoopbackServer):
     """One tenant's sign-in for one user. Thread-safe; start() binds a free loopback port with TLS."""
 
     def __init__(
@@ -108,22 +110,8 @@ class FakeAuthority:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(self.ca_file, self._key_file)
         server.socket = context.wrap_socket(server.socket, server_side=True)
-        server.daemon_threads = True
-        self._server = server
-        threading.Thread(target=server.serve_forever, args=(0.05,), name="fake-authority", daemon=True).start()
+        self._serve(server, "fake-authority")
         return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def base(self) -> str:

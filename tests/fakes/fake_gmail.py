@@ -50,7 +50,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses, make_msgid
 from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.fakes.gmail_http import _REASONS, _STATUS_NAMES, RawReply, handler_for, split_related
@@ -65,6 +65,7 @@ from tests.fakes.gmail_resources import (
     search,
     thread_resource,
 )
+from tests.fakes.loopback import LoopbackServer
 
 CLIENT_ID = "fake-client-id.apps.googleusercontent.com"
 CLIENT_SECRET = "fake-client-secret"
@@ -103,7 +104,7 @@ class _Injected:
     rewrite: Any = None
 
 
-class FakeGmail:
+class FakeGmail(LoopbackServer):
     """One fake mailbox for one account. Thread-safe; start() binds a free loopback port."""
 
     def __init__(self, address: str = "h0.tester@gmail.com") -> None:
@@ -131,28 +132,12 @@ class FakeGmail:
         self._counter = 0
         self._lock = threading.RLock()
         self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
     def start(self) -> FakeGmail:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-gmail", daemon=True)
-        self._thread.start()
+        self._serve(ThreadingHTTPServer(("127.0.0.1", 0), handler_for(self)), "fake-gmail")
         return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def port(self) -> int:

@@ -36,7 +36,7 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses, make_msgid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from tests.fakes.graph_mailbox import (
@@ -52,6 +52,7 @@ from tests.fakes.graph_mailbox import (
     recipient,
     searched,
 )
+from tests.fakes.loopback import LoopbackServer
 
 MAX_BATCH = 20
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
@@ -82,7 +83,7 @@ class _Injected:
     seconds: float = 0.0
 
 
-class FakeGraph:
+class FakeGraph(LoopbackServer):
     """One fake mailbox for one account. Thread-safe; start() binds a free loopback port."""
 
     def __init__(self, address: str = "h0.tester@contoso.example", name: str = "H0 Tester") -> None:
@@ -109,22 +110,8 @@ class FakeGraph:
     # -- lifecycle -----------------------------------------------------------------------
 
     def start(self) -> FakeGraph:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-graph", daemon=True).start()
+        self._serve(ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self)), "fake-graph")
         return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def api_endpoint(self) -> str:
