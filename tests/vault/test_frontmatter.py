@@ -626,3 +626,27 @@ def test_what_render_writes_passes_the_full_bounds_check_and_reads_back_the_same
         return
     limits.check_bounds(text)
     assert fm.load(text) == data
+
+
+def test_a_long_running_process_does_not_grow_with_each_parse() -> None:
+    """ruamel's YAML object keeps one record per document it loaded (0.19: `doc_infos`), forever; the
+    daemon and the vault server parse frontmatter all day with one object per thread. 3,000 parses of
+    text only ruamel reads (a flow mapping) must leave memory where 300 parses left it."""
+    import gc
+    import tracemalloc
+
+    text = "tags: {a: 1, b: [x, y]}\nstatus: pending\n"
+    assert fm.load(text) == {"tags": {"a": 1, "b": ["x", "y"]}, "status": "pending"}
+    tracemalloc.start()
+    try:
+        for _ in range(300):
+            fm.load(text)
+        gc.collect()  # ruamel's C loader makes a class a load: garbage in cycles, not kept
+        settled, _ = tracemalloc.get_traced_memory()
+        for _ in range(3_000):
+            fm.load(text)
+        gc.collect()
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert after - settled < 32_000, f"{after - settled} bytes kept by 3,000 parses"

@@ -35,6 +35,10 @@ def load_checked(yaml_text: str) -> dict[str, Any]:
         raise ParseError("The frontmatter nests too deeply.") from None
     except Exception as exc:  # noqa: BLE001 - ruamel raises a few non-YAMLError types on odd input
         raise ParseError(f"The frontmatter could not be parsed ({type(exc).__name__}).") from None
+    finally:
+        # ruamel (0.19) keeps a record of every document a YAML object loaded; this one lives as long as
+        # its thread, which in the daemon and the vault server is all day.
+        LOCAL.safe.doc_infos.clear()
     if data is None:
         return {}
     if not isinstance(data, Mapping):
