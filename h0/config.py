@@ -182,6 +182,11 @@ class Settings(BaseSettings):
         """How often the daemon looks for new mail: OUTLOOK_POLL_SECONDS for Outlook, else GMAIL_POLL_SECONDS."""
         return self.outlook_poll_seconds if self.mail_backend == "outlook" else self.gmail_poll_seconds
 
+    @property
+    def calendar_configured(self) -> bool:
+        """Whether CALENDAR_ICS or CALDAV_URL names a source (h0.calendar.sources reads them)."""
+        return bool(self.calendar_ics.strip(", \t") or self.caldav_url)
+
     @field_validator("smtp_secure", mode="before")
     @classmethod
     def _smtp_secure_aliases(cls, value: object) -> object:

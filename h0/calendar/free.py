@@ -14,9 +14,12 @@ import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING
 
-from h0.calendar.events import Busy
 from h0.calendar.hours import OwnerHours
+
+if TYPE_CHECKING:
+    from h0.calendar.events import Busy  # the iCalendar parser loads only where a calendar is read
 
 STEP_MINUTES = 15  # slots start on the quarter hour
 LEAD_MINUTES = 60  # the earliest slot proposed starts at least this long from now

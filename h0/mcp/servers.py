@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from h0.calendar import OwnerCalendar
 from h0.config import Settings
 from h0.mcp.base import H0Server
 from h0.mcp.client import InProcessServer, ServerCommand
@@ -26,11 +25,17 @@ if TYPE_CHECKING:  # the mail stack is imported by the mail server only: ~8 MB o
 
 
 def vault_server(settings: Settings, *, daemon_child: bool) -> H0Server:
-    """The server `h0 mcp vault` serves: the settings' vault, calendar, state, privacy, watcher and draft budget."""
+    """The server `h0 mcp vault` serves: the settings' vault, calendar, state, privacy, watcher and draft budget.
+    The iCalendar stack (~4 MB of the server's memory) is imported only when a calendar is configured."""
+    calendar = None
+    if settings.calendar_configured:
+        from h0.calendar import OwnerCalendar
+
+        calendar = OwnerCalendar.for_settings(settings)
     return build_vault_server(
         settings.vault_path,
         daemon_filing=daemon_child,
-        calendar=OwnerCalendar.for_settings(settings),
+        calendar=calendar,
         state_dir=settings.h0_state_dir,
         private_folders=settings.private_folders,  # with the vault's own (h0.vault.disclosure)
         watcher=settings.h0_watcher,

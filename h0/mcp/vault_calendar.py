@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, Field
 
-from h0.calendar import OwnerCalendar
 from h0.calendar.free import free_slots as free_times
 from h0.drafting.profile import load_profile
 from h0.errors import InvalidRequest
 from h0.mcp.base import READ_ONLY, H0Server
+
+if TYPE_CHECKING:
+    from h0.calendar import OwnerCalendar
 
 MAX_RANGE_DAYS = 60
 MAX_SLOTS = 200

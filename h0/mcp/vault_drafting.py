@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from h0.calendar import OwnerCalendar
 from h0.errors import H0Error, InvalidRequest
 from h0.mcp.base import READ_ONLY, H0Server, vault_write
 from h0.mcp.vault_models import ContextEntry, DraftContextResult, RevisionQueued, SchedulingContext
@@ -22,6 +21,7 @@ from h0.vault.note import Note
 from h0.vault.paths import folder_key
 
 if TYPE_CHECKING:
+    from h0.calendar import OwnerCalendar
     from h0.drafting import Drafting
 
 

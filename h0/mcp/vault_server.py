@@ -14,12 +14,11 @@ import secrets
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from h0 import __version__
-from h0.calendar import OwnerCalendar
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound
 from h0.mcp.base import READ_ONLY, H0Server, vault_write
 from h0.mcp.gate_now import GateNow
@@ -49,6 +48,9 @@ from h0.vault import AuditLog, Vault
 from h0.vault.index import VaultIndex
 from h0.vault.layout import LOGS
 from h0.vault.note import Note
+
+if TYPE_CHECKING:
+    from h0.calendar import OwnerCalendar  # the iCalendar parser loads only when a calendar is configured
 
 INSTRUCTIONS = """\
 H0's Obsidian vault. Paths are vault-relative ('Needs_Action/EMAIL_1.md').
