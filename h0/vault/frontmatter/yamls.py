@@ -62,7 +62,7 @@ _Constructor.add_constructor("tag:yaml.org,2002:merge", _Constructor.construct_y
 _Constructor.add_constructor("tag:yaml.org,2002:value", _Constructor.construct_yaml_str)
 
 
-_MAX_RESOLVED = 16_384  # plain scalars whose type is kept (a vault repeats its statuses, senders, dates)
+_MAX_RESOLVED = 4_096  # plain scalars whose type is kept (a vault repeats its statuses, senders, dates)
 _MAX_RESOLVED_CHARS = 80  # longer ones (subjects, hashes) rarely repeat
 _resolved: dict[tuple[Any, str], Any] = {}
 
