@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from loguru import logger
 
@@ -110,7 +110,7 @@ class Pause(NamedTuple):
     """Why every send waits, and how long: "auth" (credentials missing or refused: the human must act) or "cap" (a
     send cap reached or the provider asking to slow down: it frees by itself at `resumes_at`, epoch seconds)."""
 
-    kind: str
+    kind: Literal["auth", "cap"]
     seconds: float
     reason: str
     setting: str | None = None
