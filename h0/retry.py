@@ -1,4 +1,5 @@
-"""How long to wait before trying again: one jittered exponential backoff and one Retry-After parser.
+"""How long to wait before trying again: one jittered exponential backoff, one Retry-After parser, the waits
+that are not a backoff (`Waits`, and `Unqueued` where no work queue runs), and how a wait is said.
 
 Every H0 retry — the mail backends, the LLM providers, the MCP client's reconnects, the
 pipeline's second look at an approved draft, the IMAP IDLE watcher — takes its delays from a
@@ -108,6 +109,27 @@ class Waits:
         if given is not None:
             return given
         return self.not_yet_s if why is Again.NOT_YET else None
+
+
+@dataclass(frozen=True, slots=True)
+class Unqueued:
+    """Who looks at a note again when no work queue runs (tests, one-off contexts): nobody retries a failure
+    (None), and the other waits are `Waits`' table (a pause for credentials or a send cap still lasts that long).
+    The daemon's work queue answers the same question with its backoff (h0.pipeline.workqueue)."""
+
+    waits: Waits = Waits()
+
+    def wait(self, path: str, why: Again, retry_after: float | None = None) -> float | None:
+        """The wait before `path` is looked at again for `why` (None: not retried)."""
+        return self.waits.wait(why, retry_after)
+
+
+def retry_words(seconds: float | None, one_pass: bool = False) -> str:
+    """When a note is looked at again, as a log line can truthfully say it (`one_pass`: the process exits after
+    this pass — `h0 sweep` — so the next pass is what looks again)."""
+    if one_pass:
+        return "the next `h0 sweep` or `h0 watch` retries"
+    return f"retry in {seconds:.0f}s" if seconds is not None else "not retried"
 
 
 def retry_after(value: str | None, *, now: float | None = None) -> float | None:

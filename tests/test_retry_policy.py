@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 
-from h0.retry import RETRY_AFTER_LIMIT_S, Backoff, requested_wait, retry_after
+from h0.retry import RETRY_AFTER_LIMIT_S, Again, Backoff, Unqueued, Waits, requested_wait, retry_after, retry_words
 
 NOW = 1_700_000_000.0  # a fixed clock for HTTP-dates
 
@@ -143,3 +143,22 @@ def test_given_response_headers_then_retry_after_ms_wins_and_garbage_falls_throu
     assert requested_wait({"retry-after-ms": "soon", "retry-after": "9"}) == 9.0
     assert requested_wait({"retry-after": http_date(NOW + 60)}, now=NOW) == 60.0
     assert requested_wait({}) is None
+
+
+def test_given_no_work_queue_then_a_failure_is_not_retried_and_the_other_waits_are_the_table():
+    """Without the daemon's queue (tests, one-off contexts) nobody retries a failure; a pause still lasts its time."""
+    unqueued = Unqueued(Waits(credentials_s=45.0))
+    assert unqueued.wait("Approved/a.md", Again.FAILED) is None
+    assert unqueued.wait("Approved/a.md", Again.FAILED, 7.0) == 7.0  # a failure that named its Retry-After
+    assert unqueued.wait("Approved/a.md", Again.CREDENTIALS) == 45.0
+    assert unqueued.wait("Approved/a.md", Again.SEND_CAP, 0.3) == 1.0
+    assert unqueued.wait("Approved/a.md", Again.NOT_YET) == 0.2
+
+
+def test_a_wait_is_said_as_this_process_will_keep_it():
+    assert retry_words(12.4) == "retry in 12s" and retry_words(None) == "not retried"
+    assert (
+        retry_words(12.4, one_pass=True)
+        == retry_words(None, one_pass=True)
+        == ("the next `h0 sweep` or `h0 watch` retries")
+    )

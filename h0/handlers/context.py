@@ -1,6 +1,7 @@
 """What every handler gets: note operations over a `VaultAPI` (MCP first, the local vault as fallback), the
-mail seam (`MailAPI`), the audit log, and a little memory of what was already reported or retried. Handlers
-see typed values only: `Note`, `NoteRef`, `Moved`, the mail models — never a tool's dict.
+mail seam (`MailAPI`), the audit log, who looks at a note again (the work queue), and a little memory: what
+was already reported, and the sending pause (`SendingPause`). Handlers see typed values only: `Note`,
+`NoteRef`, `Moved`, the mail models — never a tool's dict.
 
 Handlers are plain functions of (vault-relative path, HandlerContext) returning an
 `Outcome`. They re-read the note and decide from what is on disk now, so a duplicate or
@@ -9,11 +10,12 @@ stale trigger is harmless.
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from loguru import logger
 
@@ -22,29 +24,25 @@ from h0.drafting import Drafting
 from h0.errors import Conflict, H0Error, NotFound, ParseError
 from h0.handlers.outcome import Action, Outcome, OutcomeData
 from h0.mail.api import MailAPI
-from h0.retry import Again, Waits
+from h0.retry import Again, Unqueued, retry_words
 from h0.state import StateDB
 from h0.triage.models import EmailInput, ReplyContext, TriageOutcome
 from h0.vault import AuditLog, Moved, Note, Vault
 from h0.vault.api import LocalVault, NoteRef, Notes, VaultAPI
+from h0.vault.audit import note_timestamp
 from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import DRAFTS, LOGS
 from h0.vault.paths import PathResolver, directly_in
 from h0.vault.values import inbox_source
 
-WAITS = Waits()  # the waits when no work queue runs (tests, one-off contexts); the queue has its own
-
 
 class RetrySchedule(Protocol):
-    """Who looks at a note again, and when (the pipeline's work queue, which owns every wait)."""
+    """Who looks at a note again, and when: the pipeline's work queue, which owns every wait (without one,
+    h0.retry.Unqueued: a failure is not retried)."""
 
-    def next_delay(self, path: str) -> float:
-        """The wait before `path` is looked at again if its handler fails now."""
-        ...
-
-    def wait(self, path: str, why: Again, retry_after: float | None = None) -> float:
-        """The wait before `path` is looked at again for `why`."""
+    def wait(self, path: str, why: Again, retry_after: float | None = None) -> float | None:
+        """The wait before `path` is looked at again for `why` (None: nothing will look again)."""
         ...
 
 
@@ -108,19 +106,109 @@ class NoteOps(Notes):
             return []
 
 
+class Pause(NamedTuple):
+    """Why every send waits, and how long: "auth" (credentials missing or refused: the human must act) or "cap" (a
+    send cap reached or the provider asking to slow down: it frees by itself at `resumes_at`, epoch seconds)."""
+
+    kind: Literal["auth", "cap"]
+    seconds: float
+    reason: str
+    setting: str | None = None
+    resumes_at: float = 0.0
+
+
+@dataclass
+class SendingPause:
+    """Sending is paused: every send waits. One object the send step asks first (`waiting`), hands a send refused
+    for a pause (`begin`: it records it, says it once and answers), and tells when a send went (`ended`). It runs
+    on the work queue's clock (the daemon passes it): a test moves a fake one."""
+
+    clock: Callable[[], float] = time.monotonic
+    until: float = 0.0
+    reason: str = ""
+    kind: str = ""  # "auth" or "cap" (`Pause`)
+    facts: OutcomeData = field(default_factory=lambda: OutcomeData())  # a cap's setting and when it frees
+    said: tuple[str, str] = ("", "")  # (key, reason) of the pause last said; cleared when a send ends it
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def left(self) -> float:
+        """Seconds until sending resumes (0: it is not paused)."""
+        return max(0.0, self.until - self.clock())
+
+    def waiting(self) -> Outcome | None:
+        """What a draft approved while sending is paused gets: `paused`, without a word (the pause was said once
+        when it began). None: sending is not paused."""
+        with self.lock:
+            left = self.until - self.clock()
+            if left <= 0:
+                return None
+            data: OutcomeData = {"kind": self.kind, **self.facts}
+            return Outcome(Action.PAUSED, self.reason, retry_in=left, data=data)
+
+    def begin(self, path: str, error: H0Error, pause: Pause, facts: Mapping[str, Any], ctx: HandlerContext) -> Outcome:
+        """The send of `path` was refused for `pause`: every send waits `pause.seconds` from now. Recorded (a cap:
+        `send_deferred` for each draft it refuses, with when sending resumes; credentials: `sends_paused` when the
+        pause begins), said once in the log until a send ends it (a pause renewed by every look is not said
+        again), and answered: the refused draft `failed` (the send-failed report signal), looked at again then.
+        `facts`: the record's facts of the answer (the note's path, To, subject, the error)."""
+        cap = pause.kind == "cap"
+        key = f"cap {pause.setting or 'provider'}" if cap else f"auth {pause.reason}"
+        with self.lock:
+            now = self.clock()
+            began = self.until <= now
+            self.until, self.reason, self.kind = now + pause.seconds, pause.reason, pause.kind
+            self.facts = OutcomeData(setting=pause.setting, resumes_at=pause.resumes_at) if cap else OutcomeData()
+            say = self.said[0] != key
+            if say:
+                self.said = (key, pause.reason)
+        data: OutcomeData = {"error": error, "retry_in": pause.seconds}
+        if not cap:
+            if began:
+                ctx.audit.write("sends_paused", "error", reason=pause.reason, **facts)
+            if say:
+                logger.error(
+                    "sending paused: {} ({} and the drafts approved meanwhile wait in Approved/; vault work goes on)",
+                    pause.reason,
+                    path,
+                )
+            return Outcome(Action.FAILED, error.code, retry_in=pause.seconds, data=data, again=Again.CREDENTIALS)
+        resumes = note_timestamp(dt.datetime.fromtimestamp(pause.resumes_at, dt.UTC))
+        ctx.audit.write("send_deferred", "warning", retry_in=pause.seconds, resumes_at=resumes, **facts)
+        if say:
+            then = "the first `h0 sweep` or `h0 watch` after that sends them" if ctx.one_pass else "H0 sends them then"
+            logger.warning(
+                "sending paused: {}. {} and the drafts approved meanwhile wait in Approved/; {}.",
+                pause.reason,
+                path,
+                then,
+            )
+        else:
+            logger.debug("{}: waits for the send cap", path)
+        data |= {"kind": "cap", "setting": pause.setting, "resumes_at": pause.resumes_at}
+        return Outcome(Action.FAILED, error.code, retry_in=pause.seconds, data=data, again=Again.SEND_CAP)
+
+    def ended(self) -> str:
+        """A send went: the pause that was said is over — its reason ("" if none was said) — unless a pause began
+        while this send was under way (it took the cap's last slot): that one stays said."""
+        with self.lock:
+            if self.until > self.clock():
+                return ""
+            (_, reason), self.said = self.said, ("", "")
+            return reason
+
+
 @dataclass
 class HandlerState:
-    """In-memory bookkeeping shared by the handlers of one daemon."""
+    """In-memory bookkeeping shared by the handlers of one daemon: the problems already said, and the sending
+    pause (on the work queue's clock: `clock`)."""
 
     reported: dict[tuple[str, str], str] = field(default_factory=dict)
-    sends_paused_until: float = 0.0
-    pause_reason: str = ""
-    pause_kind: str = ""  # "auth" (needs the human: credentials, configuration) or "cap" (frees by itself)
-    pause_facts: OutcomeData = field(default_factory=lambda: OutcomeData())  # the cap's setting and when it frees
-    announced: tuple[str, str] = ("", "")  # (key, reason) of the pause last said; cleared when a send succeeds
     lock: threading.Lock = field(default_factory=threading.Lock)
-    # The sending pause runs on the work queue's clock (the daemon passes it): a test moves a fake one.
     clock: Callable[[], float] = time.monotonic
+    sending: SendingPause = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sending = SendingPause(self.clock)
 
     def succeeded(self, path: str) -> None:
         """`path` is done with: its problems may be said again should they come back."""
@@ -136,53 +224,18 @@ class HandlerState:
             self.reported[(path, code)] = version
             return True
 
-    def pause_sends(
-        self,
-        seconds: float,
-        reason: str,
-        kind: str = "auth",
-        *,
-        setting: str | None = None,
-        resumes_at: float | None = None,
-    ) -> bool:
-        """Pause sending; True if sends were not already paused (record it once per pause)."""
-        facts = OutcomeData()
-        if kind == "cap":
-            facts["setting"] = setting
-        if resumes_at is not None:
-            facts["resumes_at"] = resumes_at
-        with self.lock:
-            now = self.clock()
-            was_paused = self.sends_paused_until > now
-            self.sends_paused_until = now + seconds
-            self.pause_reason = reason
-            self.pause_kind = kind
-            self.pause_facts = facts
-            return not was_paused
-
-    def announce_pause(self, key: str, reason: str) -> bool:
-        """True the first time the pause `key` is to be said: a pause renewed by every retry
-        (credentials still missing, the cap still reached) is said once, until sending resumes."""
-        with self.lock:
-            if self.announced[0] == key:
-                return False
-            self.announced = (key, reason)
-            return True
-
-    def resumed(self) -> str:
-        """After a successful send: the reason of the pause that was said and is now over ("" if none)."""
-        with self.lock:
-            (_, reason), self.announced = self.announced, ("", "")
-            return reason
-
-    def sends_paused_for(self) -> float:
-        return max(0.0, self.sends_paused_until - self.clock())
-
     def sent(self, path: str) -> str:
-        """`path` was sent: its problems are forgotten, and the pause that was said ends ("" if none did) — not
-        one that began while this send was under way (it took the cap's last slot): that one stays said."""
+        """`path` was sent: its problems are forgotten, and the pause that was said ends ("" if none did)."""
         self.succeeded(path)
-        return self.resumed() if self.sends_paused_for() <= 0 else ""
+        return self.sending.ended()
+
+    # What the dashboard shows of the pause (h0.report.dashwriter).
+    def sends_paused_for(self) -> float:
+        return self.sending.left()
+
+    @property
+    def pause_reason(self) -> str:
+        return self.sending.reason
 
 
 def _unknown_arrival(path: str) -> Arrival:
@@ -209,8 +262,8 @@ class HandlerContext:
     # `h0 sweep`: the process exits after this pass, so nothing is retried in it; the next
     # sweep (or `h0 watch`) is what looks again, and log lines must say so.
     one_pass: bool = False
-    # Who retries a failure, and after how long (the daemon's work queue); None: nothing retries.
-    retries: RetrySchedule | None = None
+    # Who looks at a note again, and after how long: the daemon's work queue; without one, nobody retries a failure.
+    retries: RetrySchedule = field(default_factory=Unqueued)
     # Set when the daemon stops: a long batch (triage) leaves the notes it has not reached for the next start.
     stopping: threading.Event = field(default_factory=threading.Event)
     # Whether a watcher of this process reports every note of the vault changing (the daemon's native one), which
@@ -264,20 +317,11 @@ class HandlerContext:
 
     def retry_delay(self, path: str) -> float | None:
         """The wait before a failing `path` is looked at again (None: nothing will look again)."""
-        return self.wait(path, Again.FAILED)
-
-    def wait(self, path: str, why: Again, retry_after: float | None = None) -> float | None:
-        """When `path` is looked at again for `why`: the work queue's answer (to say it, or to pause
-        sending that long). Without a queue, `Waits`' table; a failure then is not retried (None)."""
-        if self.retries is not None:
-            return self.retries.wait(path, why, retry_after)
-        return WAITS.wait(why, retry_after)
+        return self.retries.wait(path, Again.FAILED)
 
     def retry_words(self, seconds: float | None) -> str:
-        """When a note is looked at again, as a log line can truthfully say it."""
-        if self.one_pass:
-            return "the next `h0 sweep` or `h0 watch` retries"
-        return f"retry in {seconds:.0f}s" if seconds is not None else "not retried"
+        """When a note is looked at again, as a log line of this process can truthfully say it."""
+        return retry_words(seconds, self.one_pass)
 
     def report(self, path: str, code: str, version: str, text: str, severity: str = "error", **fields: Any) -> None:
         """Log a problem with a note once per version of it (no log spam from retries)."""

@@ -4,17 +4,18 @@ The daemon does not read the note: its mail server reads it once, in the real Ap
 message from that read, sends it exactly once (claim in H0's state database, pre-send record, provider,
 the one `email_sent` record) and files that same read in Done/ (`status: sent`, the "Sent on … to …"
 line, the source email, the filing journal, `email_filed`: h0.mail.filing). Here, three ways out of the
-step: sending is paused; the note was sent (an Outcome from the typed result, which says where it was
-filed); or it was not, and the daemon does what the server's answer says (`H0Error.then`, decided once by
-the mail server, next to the refusal: h0.errors.then_of) — one function for each kind of answer, reached
-from one table (`ACTIONS`):
-- it stays in Approved/ (`_wait`): looked at again soon, retried after the queue's backoff, or every send
-  pauses, for a send cap or for credentials;
+step: sending is paused (the context's `SendingPause` answers); the note was sent (an Outcome from the typed
+result, which says where it was filed); or it was not, and the daemon does what the server's answer says
+(`H0Error.then`, decided once by the mail server, next to the refusal: h0.errors.then_of) — one function for
+each kind of answer, reached from one table (`ACTIONS`):
+- it stays in Approved/ (`_stay`): looked at again soon, retried after the queue's backoff, or every send
+  pauses, for a send cap or for credentials (`SendingPause.begin` records it, says it once and answers);
 - it leaves Approved/: back to Drafts/ with the reason written on it (`_back`: the human fixes it and approves
   again), or filed — in Done/ as a copy of a message already sent (`_file_copy`: a sync tool's copy,
   h0.mail.copies), in Done/ saying it may have been sent when nobody knows whether it went (`_file_unknown`),
   in Logs/failed/ when it bounced (`_file_bounce`);
-- the human rejected it: archived by the reject step (h0.handlers.reject), as a rejected draft anywhere.
+- the human rejected it: filed by the reject step (`_archive`: h0.handlers.reject.file_rejected), from what the
+  server read.
 Nothing here decides what a refusal means. A crash between send and filing is finished without a second
 send: a note still in Approved/ is answered "already sent" and filed, one moved but not marked by
 `finish_interrupted_filings` at the daemon's start. Only the mail server can send.
@@ -30,12 +31,12 @@ from typing import Any
 from loguru import logger
 
 from h0.errors import H0Error, InternalError, McpUnavailable, NotFound, Refusal, Then
-from h0.handlers.context import HandlerContext
+from h0.handlers.context import HandlerContext, Pause
 from h0.handlers.outcome import Action, Outcome, OutcomeData
-from h0.handlers.reject import archive_rejected
+from h0.handlers.reject import archive_rejected, file_rejected
 from h0.mail.compose.recipients import describe_recipients
 from h0.mail.filing import Filing
-from h0.retry import Again
+from h0.retry import Again, retry_words
 from h0.vault import Vault
 from h0.vault.audit import note_timestamp
 from h0.vault.layout import DONE, DRAFTS, FAILED
@@ -43,10 +44,12 @@ from h0.vault.layout import DONE, DRAFTS, FAILED
 
 def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     """The send step, straight: sending paused? → one call to the mail server, which reads, checks, sends and
-    files the note → an Outcome from its answer. Three ways out: paused, not sent (what the answer says becomes
-    of the note: `not_sent`), sent."""
-    if ctx.state.sends_paused_for() > 0:  # said once when the pause began; the drafts that wait meanwhile wait silently
-        return while_paused(path, ctx)
+    files the note → an Outcome from its answer. Three ways out: paused, not sent (the action its answer names:
+    `ACTIONS`), sent."""
+    paused = ctx.state.sending.waiting()  # said once when the pause began; drafts approved meanwhile wait silently
+    if paused is not None:
+        filed = archive_rejected(path, ctx)  # nothing is sent meanwhile: a draft the human rejected is filed now
+        return filed if filed.action in (Action.REJECTED, Action.GONE) else paused
     if ctx.mail is None:
         raise McpUnavailable("No mail server is configured.")
     started = time.perf_counter()
@@ -55,7 +58,7 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
         # human saw (docs/decisions.md, "One read per send").
         result = ctx.mail.send_approved_draft(path, None, ctx.arrival(path))
     except H0Error as error:
-        return not_sent(path, error, ctx)
+        return ACTIONS[error.then](path, error, ctx)
     elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     pause = ctx.state.sent(path)  # the pause this send ended, if one was said
     if pause:
@@ -78,27 +81,27 @@ def send_approved_draft(path: str, ctx: HandlerContext) -> Outcome:
     return Outcome(Action.SENT, done_path, data=data)
 
 
-def not_sent(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
-    """What becomes of an approved note the mail server did not send: the action its answer names."""
-    return ACTIONS[error.then](path, error, ctx)
-
-
-def while_paused(path: str, ctx: HandlerContext) -> Outcome:
-    """Sending is paused (said once when the pause began): the note waits in Approved/ without a word. Nothing
-    is sent meanwhile, so reading it costs no second read of a send: a draft the human rejected is filed now."""
-    filed = archive_rejected(path, ctx)
-    if filed.action in (Action.REJECTED, Action.GONE):
-        return filed
-    data: OutcomeData = {"kind": ctx.state.pause_kind, **ctx.state.pause_facts}
-    return Outcome(Action.PAUSED, ctx.state.pause_reason, retry_in=ctx.state.sends_paused_for(), data=data)
-
-
 def local_clock(epoch: float) -> str:
     """A moment in the near future as a person reads it here (local time): 14:05, or Tue 09:30 if not today."""
     when = dt.datetime.fromtimestamp(epoch).astimezone()
     if when.date() == dt.date.today():
         return when.strftime("%H:%M")
     return when.strftime("%a %H:%M")
+
+
+def _facts(path: str, error: H0Error) -> dict[str, Any]:
+    """What a record of an unsent note says: its path, its To and subject as the server's answer names them (the
+    daemon did not read the note), and the answer (its code, message and details, as `HandlerContext.error_fields`
+    gives any error)."""
+    details = error.details
+    return {
+        "path": path,
+        "to": details.get("to"),
+        "subject": details.get("subject"),
+        "error": error.code,
+        "message": error.message,
+        "details": details or None,
+    }
 
 
 # -- it stays in Approved/ ------------------------------------------------------------------------------------
@@ -112,78 +115,46 @@ _AGAIN = {
 }
 
 
-def _wait(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
+def _stay(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
     """Nothing was sent and the note stays in Approved/: the queue says when it is looked at again (a server's
     Retry-After is a fact it weighs). Still being written, changed since read, another process sending it: look
     again without a word. A try that failed (the provider, the mail server unreachable): said, then the queue's
-    backoff. Credentials missing or refused, or a send cap reached: every send pauses that long, said once."""
+    backoff. Credentials missing or refused, or a send cap reached: every send pauses that long (`SendingPause`)."""
     then = error.then
-    again = _AGAIN[then]
     value = error.details.get("retry_after")  # seconds, when the answer names a number
     named = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-    retry_in = ctx.wait(path, again, None if then is Then.PAUSE_FOR_CREDENTIALS else named)
+    retry_in = ctx.retries.wait(path, _AGAIN[then], None if then is Then.PAUSE_FOR_CREDENTIALS else named)
     if then is Then.LOOK_AGAIN:
         reason = error.refusal or error.code
-        logger.debug("{}: {} — looking again ({})", path, reason, ctx.retry_words(retry_in))
-        return Outcome(Action.WAITING, reason, retry_in=retry_in, again=again)
-    data: OutcomeData = {"error": error, "retry_in": retry_in}
-    facts = _named(path, error) | ctx.error_fields(error)
-    if then is Then.RETRY:
-        unreachable = error.code == "mcp_unavailable"
-        server: dict[str, Any] = {"server": "mail"} if unreachable else {}
-        event = "mcp_unavailable" if unreachable else "send_failed"
-        ctx.audit.write(event, "error", retry_in=retry_in, **server, **facts)
-        if unreachable:
-            logger.error(
-                "{}: the mail server is unavailable; the draft stays in Approved/ ({})", path, ctx.retry_words(retry_in)
-            )
-        else:
-            logger.error("{}: send failed ({}); {}", path, error.message, ctx.retry_words(retry_in))
-        return Outcome(
-            Action.FAILED, error.code, retry_in=retry_in, data=data, again=again if retry_in is not None else None
-        )
+        logger.debug("{}: {} — looking again ({})", path, reason, retry_words(retry_in, ctx.one_pass))
+        return Outcome(Action.WAITING, reason, retry_in=retry_in, again=Again.NOT_YET)
     if then is Then.PAUSE_FOR_CREDENTIALS:
-        if ctx.state.pause_sends(retry_in or 0.0, error.message):
-            ctx.audit.write("sends_paused", "error", reason=error.message, **facts)
-        if ctx.state.announce_pause(f"auth {error.message}", error.message):  # renewed every minute: said once
-            logger.error(
-                "sending paused: {} ({} and the drafts approved meanwhile wait in Approved/; vault work goes on)",
-                error.message,
-                path,
-            )
-        return Outcome(Action.FAILED, error.code, retry_in=retry_in, data=data, again=again)
-    # A send cap is reached (or the provider asks H0 to slow down): say which, and when sending resumes (local
-    # time). "failed" (the send-failed report signal) for the draft the cap refused; those approved meanwhile
-    # come back "paused" without a word.
-    retry_in = retry_in or 0.0
-    resumes_at = time.time() + retry_in
-    setting = error.details.get("setting")
-    if setting:
-        window, cap = error.details.get("window") or "", error.details.get("cap")
-        reason = f"the {window} send cap is reached ({setting}={cap}); sending resumes at {local_clock(resumes_at)}"
+        pause = Pause("auth", retry_in or 0.0, error.message)
+        return ctx.state.sending.begin(path, error, pause, _facts(path, error), ctx)
+    if then is Then.PAUSE_FOR_CAP:  # say which cap, and when sending resumes (local time)
+        seconds = retry_in or 0.0
+        resumes_at = time.time() + seconds
+        setting = error.details.get("setting")
+        if setting:
+            window, cap = error.details.get("window") or "", error.details.get("cap")
+            reason = f"the {window} send cap is reached ({setting}={cap})"
+        else:
+            reason = f"the mail provider asks H0 to slow down ({error.message})"
+        pause = Pause("cap", seconds, f"{reason}; sending resumes at {local_clock(resumes_at)}", setting, resumes_at)
+        return ctx.state.sending.begin(path, error, pause, _facts(path, error), ctx)
+    unreachable = error.code == "mcp_unavailable"
+    server: dict[str, Any] = {"server": "mail"} if unreachable else {}
+    event = "mcp_unavailable" if unreachable else "send_failed"
+    ctx.audit.write(event, "error", retry_in=retry_in, **server, **_facts(path, error))
+    words = retry_words(retry_in, ctx.one_pass)
+    if unreachable:
+        logger.error("{}: the mail server is unavailable; the draft stays in Approved/ ({})", path, words)
     else:
-        reason = (
-            f"the mail provider asks H0 to slow down ({error.message}); sending resumes at {local_clock(resumes_at)}"
-        )
-    resumes = note_timestamp(dt.datetime.fromtimestamp(resumes_at, dt.UTC))
-    ctx.audit.write("send_deferred", "warning", retry_in=retry_in, resumes_at=resumes, **facts)
-    ctx.state.pause_sends(retry_in, reason, "cap", setting=setting, resumes_at=resumes_at)
-    if ctx.state.announce_pause(f"cap {setting or 'provider'}", reason):
-        then_words = (
-            "the first `h0 sweep` or `h0 watch` after that sends them" if ctx.one_pass else "H0 sends them then"
-        )
-        logger.warning(
-            "sending paused: {}. {} and the drafts approved meanwhile wait in Approved/; {}.", reason, path, then_words
-        )
-    else:
-        logger.debug("{}: waits for the send cap", path)
-    data = {"error": error, "retry_in": retry_in, "kind": "cap", "setting": setting, "resumes_at": resumes_at}
-    return Outcome(Action.FAILED, error.code, retry_in=retry_in, again=again, data=data)
-
-
-def _named(path: str, error: H0Error) -> dict[str, Any]:
-    """The note's path, To and subject as the server's answer names them (the daemon did not read the note)."""
-    return {"path": path, "to": error.details.get("to"), "subject": error.details.get("subject")}
+        logger.error("{}: send failed ({}); {}", path, error.message, words)
+    again = Again.FAILED if retry_in is not None else None
+    return Outcome(
+        Action.FAILED, error.code, retry_in=retry_in, data={"error": error, "retry_in": retry_in}, again=again
+    )
 
 
 # -- it leaves Approved/ --------------------------------------------------------------------------------------
@@ -232,8 +203,7 @@ def _file_bounce(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
     """The provider refused the message for good: filed in Logs/failed/ with why."""
     record = {"status": "failed", "failed_at": note_timestamp(), "error": error.message}
     failed_path = ctx.notes.move(path, f"{FAILED}/", rename_if_exists=True, set_frontmatter=record).destination
-    facts = _named(path, error) | {"failed_path": failed_path} | ctx.error_fields(error)
-    ctx.audit.write("email_delivery_failed", "error", **facts)
+    ctx.audit.write("email_delivery_failed", "error", failed_path=failed_path, **_facts(path, error))
     logger.error("{}: delivery failed ({}); filed in {}", path, error.message, failed_path)
     return Outcome(Action.BOUNCED, failed_path, data={"error": error, "retry_in": None, "failed_path": failed_path})
 
@@ -258,8 +228,8 @@ def _file_copy(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
         ctx.report(path, "copy_not_filed", str(copy_of), text, **ctx.error_fields(move_error))
         return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None}, again=Again.FAILED)
     sent_at, outcome = error.details.get("sent_at"), error.details.get("outcome")
-    facts = _named(path, error) | {"done_path": done_path, "copy_of": copy_of, "sent_at": sent_at, "outcome": outcome}
-    ctx.audit.write("copy_filed", "warning", **facts, message=error.message)
+    facts = _facts(path, error) | {"done_path": done_path, "copy_of": copy_of, "sent_at": sent_at, "outcome": outcome}
+    ctx.audit.write("copy_filed", "warning", **facts)
     logger.warning("{}: a copy of {}, not sent — filed as {}", path, copy_of, done_path)
     ctx.state.succeeded(path)
     data: OutcomeData = {"done_path": done_path, "error": error, "copy_of": str(copy_of)}
@@ -297,18 +267,24 @@ def _file_unknown(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
             ctx.state_db.mark_filed(rfc, done_path)
         except H0Error as journal_error:
             logger.error("{}: filed as {} but not recorded: {}", path, done_path, journal_error.message)
-    facts = _named(path, error) | {"done_path": done_path, "message": text, "error": error.code}
+    facts = _facts(path, error) | {"done_path": done_path, "message": text, "error": error.code}
     ctx.audit.write("send_outcome_unknown", "error", **facts, rfc822_message_id=rfc, idempotency_key=key)
     logger.error("{}: the send's outcome is unknown — filed as {}: {}", path, done_path, error.message)
     ctx.state.succeeded(path)
     return Outcome(Action.FAILED, error.code, data={"error": error, "retry_in": None, "done_path": done_path})
 
 
+def _archive(path: str, error: H0Error, ctx: HandlerContext) -> Outcome:
+    """The human rejected it (`status: rejected`, as the mail server read it): never sent, filed by the reject step
+    with the email it answered as the answer names it (the daemon does not read the note again)."""
+    return file_rejected(path, ctx, error.details.get("source"))
+
+
 # One action for each answer of the mail server (h0.errors.Then): the whole of what the daemon does.
 ACTIONS: dict[Then, Callable[[str, H0Error, HandlerContext], Outcome]] = {
-    **dict.fromkeys(_AGAIN, _wait),
+    **dict.fromkeys(_AGAIN, _stay),
     **dict.fromkeys(_BACK_AS, _back),
-    Then.ARCHIVE: lambda path, _error, ctx: archive_rejected(path, ctx),  # the human rejected it: never sent
+    Then.ARCHIVE: _archive,
     Then.FILE_COPY: _file_copy,
     Then.FILE_UNKNOWN: _file_unknown,
     Then.FILE_BOUNCE: _file_bounce,

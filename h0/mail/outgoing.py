@@ -148,6 +148,7 @@ class OutgoingBuilder:
                 path=read.rel,
                 status=status.word,
                 state=status.state.value,
+                source=note.facts.source,  # a rejected note's email, for its filing: nobody reads the note again
             )
         # Written in place in Approved/ (the daemon saw no move): the settle period above is its rule.
         arrived = None if arrival.kind == "written" or self.fresh_s <= 0 else arrival_time(read.info, arrival.at)

@@ -211,3 +211,33 @@ def test_an_urgent_email_whose_reply_was_rejected_is_listed_for_the_rejection_wi
     page = render_dashboard(status)
     assert "you rejected the reply: [[Done/REPLY_EMAIL_u1]]" in page
     assert "[[evil" not in page and "reply drafted" not in page
+
+
+def test_given_rejected_notes_in_approved_when_swept_then_only_the_email_one_answers_is_marked(
+    vault_dir: Path, monkeypatch, capsys
+):
+    """Given `status: rejected` on notes in Approved/, when the sweep looks at them, then the mail server reads each
+    once and refuses it, its answer naming the note's `source:`; the send step files the note from that answer
+    (it does not read it again): the email one answers is back on the list, and a hostile source marks nothing."""
+    from h0.triage import ensure_rules_file
+
+    ensure_rules_file(vault_dir)
+    email(
+        vault_dir, "EMAIL_r5.md", sender="Ana <ana@example.com>", subject="Hi", body="Hi?", status="awaiting_approval"
+    )
+    write_draft(vault_dir, "Drafts", "other.md", status="awaiting_approval")
+    before = {p: p.read_bytes() for p in vault_dir.rglob("*.md") if p.name != "EMAIL_r5.md"}
+    write_draft(vault_dir, "Approved", "mine.md", to="ana@example.com", status="rejected", source="'[[EMAIL_r5]]'")
+    for index, source in enumerate(HOSTILE_SOURCES):
+        write_draft(vault_dir, "Approved", f"evil{index}.md", status="rejected", source=repr(source))
+    monkeypatch.setenv("VAULT_PATH", str(vault_dir))
+    assert main(["sweep"]) == 0
+    capsys.readouterr()
+    fm = frontmatter(vault_dir, "Needs_Action/EMAIL_r5.md")
+    assert fm["status"] == "rejected_reply" and fm["draft"] == "Done/mine.md"
+    for index in range(len(HOSTILE_SOURCES)):
+        assert frontmatter(vault_dir, f"Done/evil{index}.md")["decision"] == "rejected"
+    assert {p: p.read_bytes() for p in before} == before  # the rules, the other draft: byte for byte
+    rejected = {r["path"]: r.get("source") for r in events(vault_dir, event="draft_rejected")}
+    assert rejected.pop("Approved/mine.md") == "Needs_Action/EMAIL_r5.md" and set(rejected.values()) == {None}
+    assert not list((vault_dir / "Outbox").glob("*.eml"))
