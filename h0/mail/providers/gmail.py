@@ -17,20 +17,10 @@ from googleapiclient.http import MediaIoBaseUpload
 
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotFound
 from h0.mail.compose.addresses import refuse_line_breaks
-from h0.mail.compose.mime import raw_bytes
+from h0.mail.compose.mime import bare_message_id, raw_bytes
 from h0.mail.models import TokenState
 from h0.mail.providers.auth import TokenStore
-from h0.mail.providers.backend import (
-    Added,
-    Changes,
-    CursorExpired,
-    Fetched,
-    Label,
-    Mailbox,
-    MailSender,
-    Position,
-    Sent,
-)
+from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
 from h0.mail.providers.gmail_api import GmailApi, gmail_api
 from h0.mail.providers.gmail_batch import BATCH_LIMIT, BatchRunner, batch_uri
 from h0.mail.providers.gmail_transport import SessionHttp, ThreadSessions, Timeouts
@@ -55,10 +45,6 @@ MAX_THREAD_ID_CHARS = 256  # Gmail's are 16 hex digits; anything this long is no
 HISTORY_PAGE = 500  # history.list's largest page
 MAX_LIST_PAGE = 500  # messages.list's largest page
 BATCH_MODIFY_LIMIT = 1000  # messages.batchModify takes at most this many ids
-
-
-def _bare(message_id: str) -> str:
-    return message_id.strip().strip("<>")
 
 
 class GmailBackend(MailSender, Mailbox):
@@ -138,7 +124,7 @@ class GmailBackend(MailSender, Mailbox):
         return Sent(str(result["id"]), result.get("threadId"))
 
     def find_sent(self, rfc822_message_id: str) -> Sent | None:
-        query = f"rfc822msgid:{_bare(rfc822_message_id)} in:sent"
+        query = f"rfc822msgid:{bare_message_id(rfc822_message_id)} in:sent"
         result = self._execute(lambda api: api.messages.list(userId="me", q=query, maxResults=1))
         found = result.get("messages") or []
         return Sent(str(found[0]["id"]), found[0].get("threadId")) if found else None
@@ -146,7 +132,7 @@ class GmailBackend(MailSender, Mailbox):
     def find_bounce(self, rfc822_message_id: str) -> int | None:
         # Gmail's delivery-failure reports come from mailer-daemon and quote the original
         # headers, so a phrase search for the Message-ID finds them.
-        query = f'from:mailer-daemon "{_bare(rfc822_message_id)}"'
+        query = f'from:mailer-daemon "{bare_message_id(rfc822_message_id)}"'
         result = self._execute(lambda api: api.messages.list(userId="me", q=query, maxResults=1))
         found = result.get("messages") or []
         if not found:

@@ -27,17 +27,7 @@ from imapclient import IMAPClient
 
 from h0.errors import H0Error, InvalidRequest, NotFound
 from h0.mail.compose.addresses import refuse_line_breaks
-from h0.mail.providers.backend import (
-    Added,
-    Changes,
-    CursorExpired,
-    Fetched,
-    Label,
-    Mailbox,
-    MailSender,
-    Position,
-    Sent,
-)
+from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
 from h0.mail.providers.imap_connection import ImapConnection
 from h0.mail.providers.imap_labels import ImapLabels
 from h0.mail.providers.imap_query import SENT, ImapQuery, parse_query
