@@ -18,6 +18,7 @@ from h0.retry import requested_wait
 
 Role = Literal["user", "assistant"]
 Turn = tuple[Role, str]
+Schema = Mapping[str, Any]  # the JSON schema an answer must follow
 
 # Only a placeholder: local servers ignore the key, and the SDKs refuse to start without one.
 NO_KEY = "not-needed"
@@ -82,12 +83,7 @@ class ChatProvider(Protocol):
         ...
 
     def complete(
-        self,
-        system: str,
-        conversation: Sequence[Turn],
-        schema: Mapping[str, Any] | None = None,
-        *,
-        json_answer: bool = False,
+        self, system: str, conversation: Sequence[Turn], schema: Schema | None = None, *, json_answer: bool = False
     ) -> Completion:
         """Send the conversation; return the answer or raise ProviderError (never an SDK error).
         `schema`: the JSON schema the answer must follow, for servers that can enforce one. The server is
