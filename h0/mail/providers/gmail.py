@@ -21,6 +21,7 @@ from h0.mail.compose.mime import bare_message_id, raw_bytes
 from h0.mail.models import TokenState
 from h0.mail.providers.auth import TokenStore
 from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
+from h0.mail.providers.deadline import within
 from h0.mail.providers.gmail_api import GmailApi, gmail_api
 from h0.mail.providers.gmail_batch import BATCH_LIMIT, BatchRunner, batch_uri
 from h0.mail.providers.gmail_transport import SessionHttp, ThreadSessions, Timeouts
@@ -336,21 +337,15 @@ class GmailBackend(MailSender, Mailbox):
             api, pool = self._api()
         except H0Error:
             return None
-        box: dict[str, Any] = {}
 
-        def probe() -> None:
+        def profile() -> Any:
             http = SessionHttp(pool.credentials, Timeouts(timeout, timeout))
             try:
-                box["profile"] = api.users.getProfile(userId="me").execute(http=http, num_retries=0)
-            except Exception as exc:  # noqa: BLE001 - reported as "account unknown"; the tools report the details
-                box["error"] = exc
+                return api.users.getProfile(userId="me").execute(http=http, num_retries=0)
             finally:
                 http.close()
 
-        worker = threading.Thread(target=probe, name="gmail-health", daemon=True)
-        worker.start()
-        worker.join(timeout)
-        address = (box.get("profile") or {}).get("emailAddress")
+        address = (within(timeout, profile, "gmail-health") or {}).get("emailAddress")
         if address:
             self._account = str(address)
         return self._account

@@ -39,6 +39,7 @@ from h0.mail.compose.addresses import refuse_line_breaks
 from h0.mail.compose.mime import bare_message_id, raw_bytes
 from h0.mail.models import TokenState
 from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
+from h0.mail.providers.deadline import within
 from h0.mail.providers.outlook_auth import GRAPH_SCOPES, MicrosoftSignIn
 from h0.mail.providers.outlook_folders import Folders
 from h0.mail.providers.outlook_http import BATCH_LIMIT, GraphHttp
@@ -313,18 +314,7 @@ class OutlookBackend(MailSender, Mailbox):
         """The mailbox's address (`/me`), asked for at most `timeout` seconds."""
         if self._account:
             return self._account
-        box: dict[str, str] = {}
-
-        def probe() -> None:
-            try:
-                box["address"] = self._me()
-            except H0Error:
-                pass
-
-        worker = threading.Thread(target=probe, name="outlook-health", daemon=True)
-        worker.start()
-        worker.join(timeout)
-        return box.get("address")
+        return within(timeout, self._me, "outlook-health")
 
     def token_state(self) -> TokenState:
         return self.tokens.state()
