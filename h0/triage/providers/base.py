@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any, Literal, Protocol
 
 from h0.retry import requested_wait
+from h0.triage.models import one_line
 
 Role = Literal["user", "assistant"]
 Turn = tuple[Role, str]
@@ -128,5 +129,4 @@ def _short(exc: Exception) -> str:
     body = getattr(exc, "body", None)
     error = body.get("error") if isinstance(body, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
-    text = " ".join(str(message if isinstance(message, str) and message else exc).split())
-    return text if len(text) <= 300 else text[:299] + "…"
+    return one_line(str(message if isinstance(message, str) and message else exc), 300)
