@@ -38,7 +38,7 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 import httplib2
@@ -55,7 +55,7 @@ from urllib3.util.retry import Retry
 STALE_AFTER_S = 15.0
 NO_RETRIES = Retry(total=0, read=False, redirect=False)
 _IDEMPOTENT = frozenset({"GET", "HEAD"})
-T = TypeVar("T")
+T = TypeVar("T", bound="_HoldsSession")
 # google-auth's AuthorizedSession has no annotations: it is a requests.Session, and typed as one here.
 _authorized_session: Callable[..., requests.Session] = AuthorizedSession
 # Raised by requests while preparing the request, before any connection is made.
@@ -205,17 +205,20 @@ def _httplib2_response(response: requests.Response) -> httplib2.Response:
     return result
 
 
+class _HoldsSession(Protocol):
+    session: requests.Session
+
+
 class PerThread(Generic[T]):
-    """One `T` (a holder of a requests session) per thread, made on the thread's first `get()`, all closed together.
+    """One `T` (a holder of a requests `session`) per thread, made on the thread's first `get()`, all closed together.
 
     Worker threads come and go (anyio retires idle ones): a thread's `T` lives as long as the thread, and its
     session's connections are closed when it is collected. Gmail's `ThreadSessions` and Graph's
     (h0.mail.providers.outlook_http.GraphHttp) are this.
     """
 
-    def __init__(self, make: Callable[[], T], session_of: Callable[[T], requests.Session]) -> None:
+    def __init__(self, make: Callable[[], T]) -> None:
         self._make = make
-        self._session_of = session_of
         self._local = threading.local()
         self._all: weakref.WeakSet[T] = weakref.WeakSet()
         self._lock = threading.Lock()
@@ -225,7 +228,7 @@ class PerThread(Generic[T]):
         held: T | None = getattr(self._local, "held", None)
         if held is None:
             held = self._local.held = self._make()
-            weakref.finalize(held, self._session_of(held).close)
+            weakref.finalize(held, held.session.close)
             with self._lock:
                 self._all.add(held)
         return held
@@ -241,7 +244,7 @@ class PerThread(Generic[T]):
             everything, self._all = list(self._all), weakref.WeakSet()
         for held in everything:
             with contextlib.suppress(OSError):  # a socket another thread is using; nothing to save
-                self._session_of(held).close()
+                held.session.close()
         self._local = threading.local()
 
 
@@ -249,13 +252,9 @@ class ThreadSessions(PerThread[SessionHttp]):
     """A `SessionHttp` per thread for one set of credentials, all closed together."""
 
     def __init__(self, credentials: Credentials, timeouts: Timeouts) -> None:
-        super().__init__(lambda: SessionHttp(credentials, timeouts), _session_of)
+        super().__init__(lambda: SessionHttp(credentials, timeouts))
         self.credentials = credentials
         self.timeouts = timeouts
-
-
-def _session_of(http: SessionHttp) -> requests.Session:
-    return http.session
 
 
 class NoHttp:

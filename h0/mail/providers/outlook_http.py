@@ -128,7 +128,7 @@ class GraphHttp:
         self.tokens = tokens
         self.timeouts = Timeouts.within(timeout)
         # Kept only by its thread: when the thread ends, its connections are closed, not left open till exit.
-        self._sessions = PerThread(self._new_session, _session_of)
+        self._sessions = PerThread(self._new_session)
 
     def _new_session(self) -> _ThreadSession:
         session = requests.Session()
@@ -249,7 +249,3 @@ class GraphHttp:
 
     def close(self) -> None:
         self._sessions.close()
-
-
-def _session_of(held: _ThreadSession) -> requests.Session:
-    return held.session
