@@ -31,7 +31,6 @@ is authorised like any other, and Gmail applies its Authorization header to ever
 from __future__ import annotations
 
 import contextlib
-import os
 import ssl
 import threading
 import time
@@ -48,6 +47,8 @@ from google.auth.credentials import Credentials
 from google.auth.transport.requests import AuthorizedSession
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
+
+from h0.mail.providers.outlook_auth import ca_bundle
 
 # Keep-alive connections idle longer than this are closed before a POST: a peer that dropped
 # its end without telling us (a NAT timeout) would make the send "outcome unknown" for nothing.
@@ -95,6 +96,17 @@ class Timeouts:
         return cls(min(seconds, connect_cap), seconds)
 
 
+def unretried(session: requests.Session) -> HTTPAdapter:
+    """`session` as every H0 session to a mail API is: its adapter (returned) retries nothing, TLS is checked against
+    `ca_bundle()`, and the proxies are the caller's to set once (requests re-reads them each call: a fifth of its time)."""
+    adapter = HTTPAdapter(max_retries=NO_RETRIES)
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
+    session.trust_env = False
+    session.verify = ca_bundle()
+    return adapter
+
+
 class SessionHttp:
     """One thread's authorised connection to Gmail, shaped as googleapiclient's `http`."""
 
@@ -102,13 +114,7 @@ class SessionHttp:
         self.timeouts = timeouts
         # One refresh and re-send after a 401; a token refresh gets each request's timeouts too.
         self.session = _authorized_session(credentials, max_refresh_attempts=1)
-        self._adapter = HTTPAdapter(max_retries=NO_RETRIES)
-        self.session.mount("https://", self._adapter)
-        self.session.mount("http://", self._adapter)
-        # requests re-reads the proxy variables (and ~/.netrc) on every call, a fifth of its time
-        # here: read the environment once per session and host instead.
-        self.session.trust_env = False
-        self.session.verify = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
+        self._adapter = unretried(self.session)
         self._proxies: dict[str, dict[str, str]] = {}
         self._last_used = time.monotonic()
 

@@ -36,15 +36,15 @@ from h0.errors import (
 )
 from h0.mail.providers.backend import ChangesUnreadable, CursorExpired
 from h0.mail.providers.gmail_transport import (
-    NO_RETRIES,
     STALE_AFTER_S,
     OutcomeUnknown,
     PerThread,
     RequestNotSent,
     Timeouts,
     typed_failure,
+    unretried,
 )
-from h0.mail.providers.outlook_auth import REAUTH_MESSAGE, MicrosoftSignIn, ca_bundle
+from h0.mail.providers.outlook_auth import REAUTH_MESSAGE, MicrosoftSignIn
 from h0.mail.providers.retry import http_refusal
 from h0.retry import retry_after
 
@@ -132,11 +132,7 @@ class GraphHttp:
 
     def _new_session(self) -> _ThreadSession:
         session = requests.Session()
-        adapter = HTTPAdapter(max_retries=NO_RETRIES)
-        session.mount("https://", adapter)
-        session.mount("http://", adapter)
-        session.trust_env = False  # the proxies are read once (below), not on every call
-        session.verify = ca_bundle()
+        adapter = unretried(session)
         session.proxies = requests.utils.get_environ_proxies(self.origin)
         return _ThreadSession(session, adapter)
 
