@@ -22,15 +22,7 @@ from typing import Any
 from google.auth.exceptions import RefreshError, TransportError
 from googleapiclient.errors import HttpError
 
-from h0.errors import (
-    AuthRequired,
-    H0Error,
-    InternalError,
-    ParseError,
-    PermissionDenied,
-    RateLimited,
-    SendFailed,
-)
+from h0.errors import AuthRequired, H0Error, InternalError, ParseError, PermissionDenied, RateLimited, SendFailed
 from h0.mail.headers import clean_header_text, clean_inbound_header
 from h0.mail.incoming.mimebounds import MAX_MULTIPARTS, check_header_fields
 from h0.mail.providers.auth import REAUTH_MESSAGE, refresh_failure

@@ -26,14 +26,7 @@ from urllib.parse import urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 
-from h0.errors import (
-    AuthRequired,
-    H0Error,
-    InternalError,
-    PermissionDenied,
-    RateLimited,
-    SendFailed,
-)
+from h0.errors import AuthRequired, H0Error, InternalError, PermissionDenied, RateLimited, SendFailed
 from h0.mail.providers.backend import ChangesUnreadable, CursorExpired
 from h0.mail.providers.gmail_transport import (
     STALE_AFTER_S,
