@@ -565,3 +565,12 @@ def test_given_health_check_then_the_imap_login_is_confirmed(vault_dir, imap, se
     assert health.backend == "imap" and health.status == "ok", health.problems
     assert health.account == imap.user
     assert {"INBOX", sent_of(imap), "Archive"} <= set(service.backend.folders)
+
+
+@pytest.mark.parametrize("thread_id", ["", "   ", "<t@x>\r\nX-Evil: yes", "<t\u2028@x>", "t" * 1001])
+def test_given_a_malformed_thread_id_then_invalid_request_naming_the_field(service, thread_id):
+    """Given an empty, multi-line or overlong thread id, when its messages are read over IMAP, then
+    InvalidRequest names the field (nothing is searched for it)."""
+    with pytest.raises(InvalidRequest) as caught:
+        service.backend.thread_messages(thread_id)
+    assert caught.value.details["field"] == "thread_id"

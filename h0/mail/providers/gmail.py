@@ -16,7 +16,7 @@ from googleapiclient.errors import HttpError
 from googleapiclient.http import MediaIoBaseUpload
 
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotFound
-from h0.mail.compose.addresses import refuse_line_breaks
+from h0.mail.compose.addresses import checked_thread_id
 from h0.mail.compose.mime import bare_message_id, raw_bytes
 from h0.mail.models import TokenState
 from h0.mail.providers.auth import TokenStore
@@ -157,11 +157,7 @@ class GmailBackend(MailSender, Mailbox):
         return fetched_from_resource(self._get(message_id, "full"))
 
     def thread_messages(self, thread_id: str) -> list[Fetched]:
-        if not thread_id.strip():
-            raise InvalidRequest("thread_id is empty.", field="thread_id")
-        refuse_line_breaks("thread_id", thread_id)
-        if len(thread_id) > MAX_THREAD_ID_CHARS:
-            raise InvalidRequest(f"thread_id is longer than {MAX_THREAD_ID_CHARS} characters.", field="thread_id")
+        thread_id = checked_thread_id(thread_id, MAX_THREAD_ID_CHARS)
         result = self._execute(
             lambda api: api.threads.get(userId="me", id=thread_id, format="metadata", metadataHeaders=LIST_HEADERS)
         )

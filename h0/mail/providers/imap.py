@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from imapclient import IMAPClient
 
 from h0.errors import H0Error, InvalidRequest, NotFound
-from h0.mail.compose.addresses import refuse_line_breaks
+from h0.mail.compose.addresses import checked_thread_id
 from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
 from h0.mail.providers.deadline import within
 from h0.mail.providers.imap_connection import ImapConnection
@@ -190,12 +190,7 @@ class ImapBackend(MailSender, Mailbox):
 
     def thread_messages(self, thread_id: str) -> list[Fetched]:
         """The messages of INBOX and Sent whose Message-ID, References or In-Reply-To name the root."""
-        root = thread_id.strip()
-        if not root:
-            raise InvalidRequest("thread_id is empty.", field="thread_id")
-        refuse_line_breaks("thread_id", root)
-        if len(root) > MAX_THREAD_ID_CHARS:
-            raise InvalidRequest(f"thread_id is longer than {MAX_THREAD_ID_CHARS} characters.", field="thread_id")
+        root = checked_thread_id(thread_id, MAX_THREAD_ID_CHARS)
         criteria = [
             "OR",
             "HEADER",
