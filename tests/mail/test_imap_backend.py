@@ -22,7 +22,7 @@ from h0.mail.api import LocalMail
 from h0.mail.models import DirectSend
 from h0.mail.providers.imap_connection import ImapConnection
 from h0.mail.providers.imap_idle import IdleWatcher
-from h0.mail.providers.imap_query import parse_query
+from h0.mail.providers.imap_query import SUPPORTED, parse_query
 from h0.mail.providers.imap_send import SentCopy
 from h0.mail.providers.imap_wire import keyword
 from h0.mcp.mail_server import SERVER_NAME
@@ -506,6 +506,13 @@ def test_given_a_query_outside_the_subset_then_a_typed_invalid_request(query):
     with pytest.raises(InvalidRequest) as refused:
         parse_query(query, now_s=1_800_000_000)
     assert refused.value.details["field"] == "query"
+
+
+def test_given_a_term_outside_the_subset_then_the_refusal_names_it_and_what_imap_understands():
+    with pytest.raises(InvalidRequest) as refused:
+        parse_query("in:a in:b", now_s=0)
+    assert refused.value.message.startswith("The IMAP backend cannot search for 'in:b' (one folder at a time).")
+    assert refused.value.message.endswith(f"It understands: {SUPPORTED}.") and refused.value.details["term"] == "in:b"
 
 
 def test_given_gmail_terms_then_the_imap_criteria_are_the_documented_ones():
