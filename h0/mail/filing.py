@@ -114,15 +114,8 @@ class Filing:
             return result
         path = note.path
         if result.already_sent:  # nothing went out now: no `email_sent`; say why it is filed
-            self.audit.write(
-                "already_sent",
-                path=path,
-                note_hash=note.hash,
-                idempotency_key=result.idempotency_key,
-                message_id=result.message_id,
-                rfc822_message_id=result.rfc822_message_id,
-                backend=result.backend,
-            )
+            ids = result.model_dump(include={"idempotency_key", "message_id", "rfc822_message_id", "backend"})
+            self.audit.write("already_sent", path=path, note_hash=note.hash, **ids)
         try:
             done_path = self.vault.move_note(path, f"{DONE}/", rename_if_exists=True).destination
         except H0Error as error:

@@ -12,6 +12,7 @@ import datetime as dt
 import os
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 from h0 import __version__
@@ -264,35 +265,16 @@ class MailService:
         if row is not None:
             rfc = str(row["rfc822_message_id"])
             started = iso(dt.datetime.fromtimestamp(row["started_at"], dt.UTC))
+            answer = partial(EmailStatus, message_id=message_id, rfc822_message_id=rfc)
             if row["state"] == "sent":
                 bounced_ms = self._quietly(lambda: mailbox.find_bounce(rfc)) if mailbox else None
                 if bounced_ms:
                     stamp = iso(dt.datetime.fromtimestamp(bounced_ms / 1000, dt.UTC))
-                    return EmailStatus(
-                        message_id=message_id,
-                        rfc822_message_id=rfc,
-                        status="bounced",
-                        timestamp=stamp,
-                        error="a delivery-failure report arrived",
-                    )
-                return EmailStatus(
-                    message_id=message_id, rfc822_message_id=rfc, status="sent", timestamp=row["sent_at"]
-                )
+                    return answer(status="bounced", timestamp=stamp, error="a delivery-failure report arrived")
+                return answer(status="sent", timestamp=row["sent_at"])
             if row["state"] == "failed":
-                return EmailStatus(
-                    message_id=message_id,
-                    rfc822_message_id=rfc,
-                    status="bounced" if row["bounce"] else "failed",
-                    timestamp=started,
-                    error=row["reason"],
-                )
-            return EmailStatus(
-                message_id=message_id,
-                rfc822_message_id=rfc,
-                status="unknown",
-                timestamp=started,
-                error="the send's outcome was never confirmed",
-            )
+                return answer(status="bounced" if row["bounce"] else "failed", timestamp=started, error=row["reason"])
+            return answer(status="unknown", timestamp=started, error="the send's outcome was never confirmed")
         if mailbox is not None:
             try:
                 fetched = mailbox.get_message(message_id)

@@ -21,21 +21,7 @@ from pydantic import Field
 from h0 import __version__
 from h0.config import Settings
 from h0.errors import H0Error, Refusal, refuse
-from h0.mail import MailService
-from h0.mail.models import (
-    AckResult,
-    DirectSend,
-    DraftCreated,
-    EmailFull,
-    EmailList,
-    EmailStatus,
-    EmailValidation,
-    LabelResult,
-    MailHealth,
-    MessageMoved,
-    NewEmails,
-    SendEmailResult,
-)
+from h0.mail import MailService, models
 from h0.mail.sending import LOOK_AGAIN_S
 from h0.mcp.base import READ_ONLY, H0Server, current_client
 from h0.mcp.gate_now import GateNow
@@ -84,7 +70,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         server.on_start(live.start)
         server.on_stop(live.stop)
 
-    @server.typed_tool(SendEmailResult, annotations=SENDS, title="Send an approved draft", overrun=still_sending)
+    @server.typed_tool(models.SendEmailResult, annotations=SENDS, title="Send an approved draft", overrun=still_sending)
     def send_approved_draft(
         path: Annotated[str, Field(description="Vault path of the note in Approved/, e.g. 'Approved/reply.md'.")],
         note_hash: Annotated[
@@ -105,7 +91,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
             float | None,
             Field(description="When the note it was moved from last changed, epoch seconds (only H0's daemon)."),
         ] = None,
-    ) -> SendEmailResult:
+    ) -> models.SendEmailResult:
         """Send the note the human moved into Approved/, exactly as it was when you read it, and file it in Done/
         (status: sent; the answer's filed_as says where). The server re-reads the note and refuses (nothing sent)
         anything not in Approved/, not marked as awaiting sending, changed since `note_hash` or just before it
@@ -113,7 +99,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         second reply to one email."""
         return mail.send_approved_draft(path, note_hash, Arrival(arrival, arrived_at, source_changed_at))
 
-    @server.typed_tool(DraftCreated, annotations=DRAFTS, title="Create a draft")
+    @server.typed_tool(models.DraftCreated, annotations=DRAFTS, title="Create a draft")
     def create_draft(
         to: Annotated[str | list[str], Field(description="Recipient(s): 'a@x.com', 'A <a@x.com>, b@y.org' or a list.")],
         body: Annotated[str, Field(description="The plain-text message.")],
@@ -123,7 +109,7 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         reply_to_message_id: Annotated[
             str | None, Field(description="Provider id of the message answered: fills the thread fields.")
         ] = None,
-    ) -> DraftCreated:
+    ) -> models.DraftCreated:
         """Write a draft into Drafts/ for the human to review and approve. Nothing is sent: the human moves
         the note into Approved/ to send it. A reply to an email the owner keeps private is refused."""
         if reply_to_message_id:
@@ -139,7 +125,10 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         )
 
     @server.typed_tool(
-        SendEmailResult, annotations=SENDS, title="Send an email (free content; off by default)", overrun=still_sending
+        models.SendEmailResult,
+        annotations=SENDS,
+        title="Send an email (free content; off by default)",
+        overrun=still_sending,
     )
     def send_email(
         to: Annotated[str | list[str], Field(description="Recipient(s): 'a@x.com', 'A <a@x.com>, b@y.org' or a list.")],
@@ -169,12 +158,12 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         allow_typo_domains: Annotated[
             bool, Field(description="Send even if a domain looks like a typo of a popular one (gmial.com).")
         ] = False,
-    ) -> SendEmailResult:
+    ) -> models.SendEmailResult:
         """Send free content — refused (permission_denied) unless the user set ALLOW_UNAPPROVED_SEND; use
         create_draft instead. When allowed: refuses bad addresses, suspected domain typos, header injection,
         empty bodies, oversized or executable attachments; caps apply; every send is audited first."""
         return mail.send_email(
-            DirectSend(
+            models.DirectSend(
                 to=to,
                 subject=subject,
                 body=body,
@@ -190,28 +179,28 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
             )
         )
 
-    @server.typed_tool(EmailList, annotations=REMOTE_READ, title="List emails")
+    @server.typed_tool(models.EmailList, annotations=REMOTE_READ, title="List emails")
     def list_emails(
         query: Annotated[
             str, Field(description="Gmail search syntax, e.g. 'is:unread in:inbox', 'label:Clients'.")
         ] = "is:unread",
         max_results: Annotated[int, Field(ge=1, le=100, description="How many, newest first (1–100).")] = 10,
-    ) -> EmailList:
+    ) -> models.EmailList:
         """List messages matching a Gmail query: id, thread, subject, sender, date, snippet, labels. Emails the
         owner keeps private in the vault are left out."""
         return view.listed(mail.list_emails(query, max_results))
 
-    @server.typed_tool(NewEmails, annotations=SYNC, title="List new emails (H0's ingest)")
+    @server.typed_tool(models.NewEmails, annotations=SYNC, title="List new emails (H0's ingest)")
     def list_new_emails(
         max_results: Annotated[
             int, Field(ge=1, le=50, description="About how many (1–50; one change is never split).")
         ] = 25,
-    ) -> NewEmails:
+    ) -> models.NewEmails:
         """New mail since H0's last acknowledged sync, matching GMAIL_QUERY, not yet ingested: full messages, oldest
         first, and a cursor for ack_new_emails. Idle, this costs one Gmail history call. H0's ingest uses it."""
         return view.new(mail.list_new_emails(max_results))
 
-    @server.typed_tool(AckResult, annotations=LABELS, title="Acknowledge new emails (H0's ingest)")
+    @server.typed_tool(models.AckResult, annotations=LABELS, title="Acknowledge new emails (H0's ingest)")
     def ack_new_emails(
         cursor: Annotated[str, Field(description="The cursor list_new_emails returned with these emails.")],
         message_ids: Annotated[
@@ -220,52 +209,52 @@ def build_mail_server(settings: Settings, service: MailService | None = None) ->
         failed_ids: Annotated[
             list[str], Field(description="Ids that could not be handled: left unlabelled and tried again later.")
         ] = [],  # noqa: B006 — pydantic copies defaults
-    ) -> AckResult:
+    ) -> models.AckResult:
         """Label the handled messages GMAIL_INGESTED_LABEL, then move H0's sync cursor past them (never back)."""
         return mail.ack_new_emails(cursor, message_ids, failed_ids)
 
-    @server.typed_tool(EmailFull, annotations=REMOTE_READ, title="Read an email")
+    @server.typed_tool(models.EmailFull, annotations=REMOTE_READ, title="Read an email")
     def get_email(
         message_id: Annotated[str, Field(description="The provider's message id (from list_emails).")],
-    ) -> EmailFull:
+    ) -> models.EmailFull:
         """Read one message: headers, the body as plain text, attachment metadata (never their content). An email
         the owner keeps private in the vault is refused (permission_denied, reason "private")."""
         return view.shown(mail.get_email(message_id))
 
-    @server.typed_tool(MessageMoved, annotations=LABELS, title="Move an email")
+    @server.typed_tool(models.MessageMoved, annotations=LABELS, title="Move an email")
     def move_email(
         message_id: Annotated[str, Field(description="The provider's message id.")],
         destination_label: Annotated[
             str, Field(description="Label to move to, e.g. 'H0/Done' (created if missing) or 'INBOX'.")
         ],
-    ) -> MessageMoved:
+    ) -> models.MessageMoved:
         """Move a message: add the destination label and remove INBOX (Gmail has labels, not folders)."""
         return mail.move_email(message_id, destination_label)
 
-    @server.typed_tool(LabelResult, annotations=LABELS, title="Label an email")
+    @server.typed_tool(models.LabelResult, annotations=LABELS, title="Label an email")
     def add_label(
         message_id: Annotated[str, Field(description="The provider's message id.")],
         label_name: Annotated[str, Field(description="Label name, e.g. 'AI_PROCESSED'; created if missing.")],
-    ) -> LabelResult:
+    ) -> models.LabelResult:
         """Add a label to a message, creating the label first if it does not exist."""
         return mail.add_label(message_id, label_name)
 
-    @server.typed_tool(EmailValidation, annotations=READ_ONLY, title="Validate an address")
+    @server.typed_tool(models.EmailValidation, annotations=READ_ONLY, title="Validate an address")
     def validate_email(
         email: Annotated[str, Field(description="One address, e.g. 'bob@example.com'.")],
-    ) -> EmailValidation:
+    ) -> models.EmailValidation:
         """Check an address's syntax (RFC 5322, no DNS look-up) and common domain typos (gmial.com)."""
         return mail.validate_email(email)
 
-    @server.typed_tool(EmailStatus, annotations=REMOTE_READ, title="Status of a sent email")
+    @server.typed_tool(models.EmailStatus, annotations=REMOTE_READ, title="Status of a sent email")
     def get_email_status(
         message_id: Annotated[str, Field(description="Provider id from send_email, or the RFC 5322 Message-ID.")],
-    ) -> EmailStatus:
+    ) -> models.EmailStatus:
         """What became of a message H0 sent: sent, bounced, failed or unknown."""
         return mail.email_status(message_id)
 
-    @server.typed_tool(MailHealth, annotations=REMOTE_READ, title="Health check")
-    def health_check() -> MailHealth:
+    @server.typed_tool(models.MailHealth, annotations=REMOTE_READ, title="Health check")
+    def health_check() -> models.MailHealth:
         """Backend, account, token state, sends in the last hour/day and any problems (answers within 3 s)."""
         return mail.health(SERVER_NAME)
 

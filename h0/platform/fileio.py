@@ -12,6 +12,7 @@ import errno
 import itertools
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,22 @@ def _name_too_long(head: str, exc: OSError, shown: str | None, details: dict[str
         limit=DEFAULT_PATH_MAX,
         **details,
     )
+
+
+def write_secret(path: Path, text: str) -> None:
+    """A file that holds a long-lived secret (a token): owner-only, never half-written, its folder made."""
+    path = Path(path).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, text.encode("utf-8"), mode=0o600)
+
+
+def readable_by_others(path: Path) -> str | None:
+    """What to do about a secret's file other users can read; None when they cannot (or there is no file)."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
+    return f"{path} is readable by other users (mode {mode:o}); run: chmod 600 {path}" if mode & 0o077 else None
 
 
 def atomic_write(

@@ -53,8 +53,8 @@ class Triager:
     """Decides what to do with an email. Thread-safe; build once, share across workers."""
 
     def __init__(self, rules: RulesEngine, llm: LLMTriage | None = None) -> None:
-        self._rules = rules
-        self._llm = llm
+        self.rules = rules
+        self.llm = llm  # the model behind this triager (None for rules): drafting asks it for revisions and lessons
 
     @classmethod
     def from_settings(
@@ -94,33 +94,24 @@ class Triager:
     @property
     def provider_name(self) -> str:
         """`rules`, or the canonical LLM provider name (`openai`, `anthropic`, `ollama`, …)."""
-        return self._llm.provider.name if self._llm else RULES
+        return self.llm.provider.name if self.llm else RULES
 
     @property
     def model_name(self) -> str | None:
-        return self._llm.provider.model if self._llm else None
-
-    @property
-    def rules(self) -> RulesEngine:
-        return self._rules
-
-    @property
-    def llm(self) -> LLMTriage | None:
-        """The model behind this triager (None for rules): drafting asks it for revisions and lessons."""
-        return self._llm
+        return self.llm.provider.model if self.llm else None
 
     def triage(self, email: EmailInput, context: ReplyContext | None = None) -> TriageOutcome:
         """Decide; never raises for an email's content or a provider's failure. `context` (from
         h0.drafting): the owner's notes for the model and the reply's greeting and sign-off."""
-        if self._llm is None:
-            return self._rules.triage(email, context)
+        if self.llm is None:
+            return self.rules.triage(email, context)
         try:
-            return self._llm.triage(email, context)
+            return self.llm.triage(email, context)
         except Exception as exc:  # noqa: BLE001 - a bug must not stop a worker thread: rules still decide
             logger.opt(exception=exc).error(
                 "Triage via {} failed unexpectedly; the rules engine decides", self.provider_name
             )
-            outcome = self._rules.triage(email, context)
+            outcome = self.rules.triage(email, context)
             return outcome.model_copy(
                 update={
                     "provider": self.provider_name,
@@ -132,8 +123,8 @@ class Triager:
 
     def close(self) -> None:
         """Release the LLM client's connections (no-op for rules)."""
-        if self._llm is not None:
-            self._llm.close()
+        if self.llm is not None:
+            self.llm.close()
 
     def __enter__(self) -> Self:
         return self

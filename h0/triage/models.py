@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from h0.vault.model import NoteFacts
 from h0.vault.values import flag, named_addresses
@@ -141,20 +141,24 @@ def _text_list(value: Any) -> list[str]:
     return [str(value)]
 
 
+# What a note may hold where text belongs (None, a number, a list), read as that text without raising.
+Text = Annotated[str, BeforeValidator(_text)]
+TextList = Annotated[list[str], BeforeValidator(_text_list)]
+OptionalText = Annotated[
+    str | None, BeforeValidator(lambda value: None if value is None or value == "" else str(value))
+]
+Flag = Annotated[bool, BeforeValidator(flag)]  # the one reading of a yes/no (h0.vault.values)
+
+
 class EarlierMessage(BaseModel):
     """One message before the email in its conversation (oldest first in `EmailInput.conversation`)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
-    sender: str = ""
-    date: str = ""
-    text: str = ""
+    sender: Text = ""
+    date: Text = ""
+    text: Text = ""
     own: bool = False  # the owner's reply (H0 sent it), not a stranger's message
-
-    @field_validator("sender", "date", "text", mode="before")
-    @classmethod
-    def _as_text(cls, value: Any) -> str:
-        return _text(value)
 
 
 class EmailInput(BaseModel):
@@ -163,24 +167,24 @@ class EmailInput(BaseModel):
 
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
 
-    sender: str = Field(default="", alias="from")
-    to: list[str] = Field(default_factory=list)
-    cc: list[str] = Field(default_factory=list)
-    subject: str = ""
-    body: str = ""
-    received: str | None = None
-    labels: list[str] = Field(default_factory=list)
-    has_attachments: bool = False
-    attachment_names: list[str] = Field(default_factory=list)
-    message_id: str | None = None
+    sender: Text = Field(default="", alias="from")
+    to: TextList = Field(default_factory=list)
+    cc: TextList = Field(default_factory=list)
+    subject: Text = ""
+    body: Text = ""
+    received: OptionalText = None
+    labels: TextList = Field(default_factory=list)
+    has_attachments: Flag = False
+    attachment_names: TextList = Field(default_factory=list)
+    message_id: OptionalText = None
     conversation: list[EarlierMessage] = Field(default_factory=list)
     # The receiving provider's SPF/DKIM/DMARC verdicts (the note's `auth:`), each a lower-case word; None: unknown.
     auth: dict[str, str] | None = None
     # What the caller found out at the edge (h0.handlers.triage_plan): the kind of machine-made mail it is
     # ("" for a person's: h0.mail.incoming.automated), and the sentence of the sender's own words that asks the
     # owner something ("" when none: h0.followup.asks). The rules' `automated` and `asks` conditions.
-    automated: str = ""
-    asks: str = ""
+    automated: Text = ""
+    asks: Text = ""
 
     @model_validator(mode="before")
     @classmethod
@@ -190,32 +194,12 @@ class EmailInput(BaseModel):
             data = {**data, "has_attachments": True}
         return data
 
-    @field_validator("sender", "subject", "body", "automated", "asks", mode="before")
-    @classmethod
-    def _as_text(cls, value: Any) -> str:
-        return _text(value)
-
-    @field_validator("to", "cc", "labels", "attachment_names", mode="before")
-    @classmethod
-    def _as_list(cls, value: Any) -> list[str]:
-        return _text_list(value)
-
-    @field_validator("received", "message_id", mode="before")
-    @classmethod
-    def _optional_text(cls, value: Any) -> str | None:
-        return None if value is None or value == "" else str(value)
-
     @field_validator("auth", mode="before")
     @classmethod
     def _as_verdicts(cls, value: Any) -> dict[str, str] | None:
         if not isinstance(value, dict):
             return None
         return {str(k).strip().lower()[:16]: str(v).strip().lower()[:16] for k, v in list(value.items())[:8]}
-
-    @field_validator("has_attachments", mode="before")
-    @classmethod
-    def _as_bool(cls, value: Any) -> bool:
-        return flag(value)  # the one reading of a yes/no (h0.vault.values)
 
     @classmethod
     def from_note(cls, facts: NoteFacts, body: str) -> EmailInput:

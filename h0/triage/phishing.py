@@ -40,7 +40,7 @@ from h0.mail.deception.linktext import linked_hosts
 from h0.mail.deception.lookalike import ascii_domain, shown
 from h0.mail.headers import addresses_shown
 from h0.mail.incoming.authresults import forged_sender
-from h0.triage.models import EmailInput
+from h0.triage.models import EmailInput, one_line
 from h0.triage.payment import payment_request
 from h0.vault.suspicion import AttackKind, Suspicion
 from h0.vault.values import named_addresses
@@ -171,7 +171,7 @@ def _borrowed(name: str, address: str, domain: str, known: Known) -> Suspicion |
         return None
     return Suspicion(
         kind=AttackKind.DISPLAY_NAME,
-        reason=f"the name '{_short(name)}' is someone you know ({named[0]}), but {address} is not their address",
+        reason=f"the name '{one_line(name, 80)}' is someone you know ({named[0]}), but {address} is not their address",
         resembles=named[0].rpartition("@")[2],
     )
 
@@ -205,10 +205,6 @@ def _parsed(sender: str) -> tuple[str, str]:
         return " ".join(name.split()), ""
     local, _, host = address.rpartition("@")
     return " ".join(name.split()), f"{local.lower()}@{ascii_domain(host)}"
-
-
-def _short(name: str) -> str:
-    return name if len(name) <= 80 else name[:79] + "…"
 
 
 def _same_site(host: str, domain: str) -> bool:

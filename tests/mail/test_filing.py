@@ -111,3 +111,24 @@ def test_given_a_crash_after_the_rename_then_the_next_start_finishes_the_filing_
     assert recovered["recovered"] is True and recovered["done_path"] == "Done/reply.md"
     assert state.unfiled_sends(3600) == []
     assert Filing(Vault(vault_dir), state).finish_interrupted() == 0
+
+
+def test_given_a_sent_note_not_filed_when_approved_again_then_it_is_filed_as_already_sent_with_its_ids(
+    vault_dir: Path,
+):
+    settings = settings_for(vault_dir)
+    first = MailService(settings, MovedDuringSend(settings), trusted_caller=True)
+    sent = first.send_approved_draft(approve(vault_dir, "r.md", REPLY), None, Arrival("moved"))
+    os.rename(vault_dir / "Drafts/r.md", vault_dir / "Approved/r.md")
+
+    again = MailService(settings, trusted_caller=True).send_approved_draft("Approved/r.md", None, Arrival("moved"))
+
+    assert again.already_sent and again.filed_as == "Done/r.md"
+    assert len(list((vault_dir / "Outbox").glob("*.eml"))) == 1  # never sent twice
+    (record,) = records(vault_dir, "already_sent")
+    assert record["path"] == "Approved/r.md" and record["backend"] == "outbox"
+    assert (record["idempotency_key"], record["message_id"], record["rfc822_message_id"]) == (
+        sent.idempotency_key,
+        sent.message_id,
+        sent.rfc822_message_id,
+    )

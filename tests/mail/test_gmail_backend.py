@@ -233,6 +233,15 @@ def test_given_the_connection_drops_before_gmail_stored_the_send_then_the_outcom
         service.send_email(DirectSend(to="bob@example.com", subject="S", body="b", idempotency_key="draft-2"))
     assert again.value.details["outcome"] == "unknown" and "no message with its Message-ID" in again.value.message
     assert gmail.sent == [] and audit_records(vault_dir, "email_sent") == []
+    status = service.email_status(caught.value.details["rfc822_message_id"])
+    assert (status.status, status.error) == ("unknown", "the send's outcome was never confirmed")
+
+
+def test_given_gmail_answers_429_without_retry_after_then_rate_limited_for_one_second(service, gmail):
+    gmail.fail_next(429)
+    with pytest.raises(RateLimited) as caught:
+        service.list_emails("is:unread", 5)
+    assert caught.value.retry_after == 1.0 and "Gmail is rate limiting H0" in caught.value.message
 
 
 def test_given_gmail_refuses_a_recipient_then_send_failed_is_a_bounce(service, gmail):

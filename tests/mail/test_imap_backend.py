@@ -22,7 +22,7 @@ from h0.mail.api import LocalMail
 from h0.mail.models import DirectSend
 from h0.mail.providers.imap_connection import ImapConnection
 from h0.mail.providers.imap_idle import IdleWatcher
-from h0.mail.providers.imap_query import parse_query
+from h0.mail.providers.imap_query import SUPPORTED, parse_query
 from h0.mail.providers.imap_send import SentCopy
 from h0.mail.providers.imap_wire import keyword
 from h0.mcp.mail_server import SERVER_NAME
@@ -508,6 +508,13 @@ def test_given_a_query_outside_the_subset_then_a_typed_invalid_request(query):
     assert refused.value.details["field"] == "query"
 
 
+def test_given_a_term_outside_the_subset_then_the_refusal_names_it_and_what_imap_understands():
+    with pytest.raises(InvalidRequest) as refused:
+        parse_query("in:a in:b", now_s=0)
+    assert refused.value.message.startswith("The IMAP backend cannot search for 'in:b' (one folder at a time).")
+    assert refused.value.message.endswith(f"It understands: {SUPPORTED}.") and refused.value.details["term"] == "in:b"
+
+
 def test_given_gmail_terms_then_the_imap_criteria_are_the_documented_ones():
     q = parse_query('from:ann -subject:"big sale" is:unread label:H0/ingested in:Archive words', now_s=0)
     assert q.folder == "Archive"
@@ -565,3 +572,12 @@ def test_given_health_check_then_the_imap_login_is_confirmed(vault_dir, imap, se
     assert health.backend == "imap" and health.status == "ok", health.problems
     assert health.account == imap.user
     assert {"INBOX", sent_of(imap), "Archive"} <= set(service.backend.folders)
+
+
+@pytest.mark.parametrize("thread_id", ["", "   ", "<t@x>\r\nX-Evil: yes", "<t\u2028@x>", "t" * 1001])
+def test_given_a_malformed_thread_id_then_invalid_request_naming_the_field(service, thread_id):
+    """Given an empty, multi-line or overlong thread id, when its messages are read over IMAP, then
+    InvalidRequest names the field (nothing is searched for it)."""
+    with pytest.raises(InvalidRequest) as caught:
+        service.backend.thread_messages(thread_id)
+    assert caught.value.details["field"] == "thread_id"

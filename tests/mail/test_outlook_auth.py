@@ -144,3 +144,16 @@ def test_doctor_names_a_missing_permission_and_the_command(
     result = subprocess.run([H0_BIN, "doctor", "--no-servers"], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert "missing Mail.Send" in result.stdout and "h0 auth outlook" in result.stdout
+
+
+def test_a_token_cache_others_can_read_is_a_problem_naming_the_chmod(
+    vault_dir: Path, graph: FakeGraph, authority: FakeAuthority, tmp_path: Path
+):
+    settings = load_settings(**outlook_values(vault_dir, graph, authority, tmp_path / "t.json"))
+    sign_in(settings)
+    signed = MicrosoftSignIn.from_settings(settings)
+    assert signed.problems() == []
+    (tmp_path / "t.json").chmod(0o644)
+    assert signed.problems() == [
+        f"{tmp_path / 't.json'} is readable by other users (mode 644); run: chmod 600 {tmp_path / 't.json'}"
+    ]

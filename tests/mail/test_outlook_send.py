@@ -168,3 +168,11 @@ def test_the_graph_sessions_of_worker_threads_that_ended_are_closed(service, gra
     gc.collect()
     assert len(graph.sent) == 6
     assert http.sessions == 1
+
+
+def test_graph_throttling_without_retry_after_is_rate_limited_for_one_second(service, graph):
+    graph.fail_next(429, path_contains="/sendMail")
+    with pytest.raises(RateLimited) as caught:
+        service.send_email(DirectSend(to="bob@example.com", subject="S", body="b"))
+    assert caught.value.retry_after == 1.0 and "Microsoft Graph is throttling H0" in caught.value.message
+    assert graph.sent == []

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from h0.errors import InvalidRequest
 from h0.handlers.context import HandlerContext
 from h0.handlers.ingest import ingest_new_mail
 from h0.mail import MailService
 from h0.mail.api import LocalMail
 from h0.mail.owner import Evidence, OwnerAuthority
+from h0.mail.providers.outlook_query import SUPPORTED, parse_query
 from h0.vault import AuditLog, Vault
 from tests.fakes.fake_graph import FakeGraph
 
@@ -201,3 +203,13 @@ def test_labels_are_categories_and_archive_is_the_archive_folder(graph, service)
     assert "INBOX" in back.labels and graph.messages[message].folder == graph.well_known["inbox"]
     custom = service.move_email(message, "Receipts")
     assert graph.folders[graph.messages[message].folder]["displayName"] == "Receipts" and custom.labels
+
+
+def test_given_a_term_graph_cannot_filter_then_the_refusal_names_it_and_what_outlook_understands():
+    with pytest.raises(InvalidRequest) as refused:
+        parse_query("cc:ann@example.com", now_s=0)
+    assert (
+        refused.value.message
+        == f"The Outlook backend cannot search for 'cc:ann@example.com'. It understands: {SUPPORTED}."
+    )
+    assert refused.value.details == {"field": "query", "term": "cc:ann@example.com"}

@@ -21,6 +21,7 @@ from loguru import logger
 from h0.config import load_settings
 from h0.followup.asks import with_asks
 from h0.triage import EmailInput, TriageDecision, Triager
+from h0.triage.providers import ProviderError, build_provider
 from tests.triage.fake_llm import (
     ANTHROPIC_PATH,
     OPENAI_PATH,
@@ -239,6 +240,23 @@ def test_given_a_5xx_then_the_email_is_deferred_after_one_request(wire: Wire, fa
 
     assert outcome.fallback is True and outcome.attempts == 1 and len(fake.requests) == 1
     assert "HTTP 503" in (outcome.deferred or "")
+
+
+def test_given_a_long_multiline_error_then_the_provider_error_says_it_on_one_line_cut_at_300(
+    wire: Wire, fake: FakeLLM
+) -> None:
+    fake.queue(error_reply(503, "Overloaded\n  try later " + "x" * 400))
+    provider = build_provider(wire.name, model="fake-model", api_key=KEY, base_url=wire.base_url(fake), timeout=2.0)
+
+    try:
+        with pytest.raises(ProviderError) as caught:
+            provider.complete("Answer.", [("user", "Hello?")])
+    finally:
+        provider.close()
+
+    text = str(caught.value)
+    assert text.startswith("HTTP 503: ") and "Overloaded try later xxx" in text and "\n" not in text
+    assert text.endswith("x…") and len(text) == len("HTTP 503: ") + 300 and caught.value.transient
 
 
 def test_given_a_refusal_then_rules_decide_without_asking_again(wire: Wire, fake: FakeLLM, triager: Triager) -> None:

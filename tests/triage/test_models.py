@@ -60,6 +60,25 @@ def test_given_a_hand_written_note_with_odd_values_then_they_are_coerced_not_ref
     assert (email.sender, email.sender_address, email.sender_domain) == ("", "", "")
 
 
+def test_given_odd_values_given_directly_then_each_field_reads_them_as_its_kind() -> None:
+    email = EmailInput.model_validate(
+        {
+            "from": None,
+            "to": "a@example.com",
+            "cc": ["b@example.com", None, ""],
+            "body": ["one", "two"],
+            "received": "",
+            "message_id": 7,
+            "has_attachments": "yes",
+            "conversation": [{"sender": None, "date": 2024, "text": ["hi", None]}],
+        }
+    )
+    assert (email.sender, email.to, email.cc, email.body) == ("", ["a@example.com"], ["b@example.com"], "one, two")
+    assert email.received is None and email.message_id == "7" and email.has_attachments is True
+    earlier = email.conversation[0]
+    assert (earlier.sender, earlier.date, earlier.text) == ("", "2024", "hi")
+
+
 def test_given_model_style_decisions_then_they_normalise_to_the_five() -> None:
     decision = TriageDecision.model_validate(
         {

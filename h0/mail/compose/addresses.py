@@ -85,6 +85,18 @@ def refuse_line_breaks(field: str, value: str) -> None:
     check_header_text(field, value)
 
 
+def checked_thread_id(thread_id: str, limit: int) -> str:
+    """A provider thread id to look up: `thread_id` without surrounding spaces, or InvalidRequest when it is
+    empty, holds a line break (or another control character) or is longer than `limit`."""
+    root = thread_id.strip()
+    if not root:
+        raise InvalidRequest("thread_id is empty.", field="thread_id")
+    refuse_line_breaks("thread_id", root)
+    if len(root) > limit:
+        raise InvalidRequest(f"thread_id is longer than {limit} characters.", field="thread_id")
+    return root
+
+
 @dataclass(frozen=True, slots=True)
 class Checked:
     """One validated address: `normalized` is the form to use, `suggestion` a typo fix."""

@@ -41,6 +41,11 @@ def normalize_message_id(value: str) -> str:
     return f"<{match.group(1) or match.group(2)}>"
 
 
+def bare_message_id(message_id: str) -> str:
+    """'x@y' from '<x@y>' or 'x@y', as provider searches take it (Gmail's rfc822msgid:, Graph's filter)."""
+    return message_id.strip().strip("<>")
+
+
 def new_message_id() -> str:
     return make_msgid(idstring="h0", domain=MESSAGE_ID_DOMAIN)
 

@@ -51,9 +51,7 @@ def email_full(fetched: Fetched) -> EmailFull:
         body_format="plain" if fetched.text is not None else ("html" if fetched.html is not None else "none"),
         has_attachments=bool(fetched.attachments),
         attachment_names=[a.filename for a in fetched.attachments],
-        attachments=[
-            AttachmentMeta(filename=a.filename, mime_type=a.mime_type, size=a.size) for a in fetched.attachments
-        ],
+        attachments=[AttachmentMeta.model_validate(a, from_attributes=True) for a in fetched.attachments],
         labels=list(fetched.labels),
         authentication=authentication_verdicts(fetched.headers),
         automated=automated_kind(fetched.headers),

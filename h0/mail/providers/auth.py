@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +29,7 @@ from google.oauth2.credentials import Credentials
 
 from h0.errors import AuthRequired, InvalidRequest
 from h0.mail.models import TokenState
-from h0.platform.fileio import atomic_write
+from h0.platform.fileio import readable_by_others, write_secret
 
 GMAIL_SCOPES = ["https://www.googleapis.com/auth/gmail.modify"]
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
@@ -161,13 +160,8 @@ class TokenStore:
             return [f"no usable Gmail token at {self.path}: {REAUTH_MESSAGE}"]
         if state == "revoked":
             return [f"Google refused the refresh token (revoked, or a 7-day 'Testing' app token): {REAUTH_MESSAGE}"]
-        try:
-            mode = stat.S_IMODE(self.path.stat().st_mode)
-        except OSError:
-            return []
-        if mode & 0o077:
-            return [f"{self.path} is readable by other users (mode {mode:o}); run: chmod 600 {self.path}"]
-        return []
+        loose = readable_by_others(self.path)
+        return [loose] if loose else []
 
 
 def refresh_failure(exc: RefreshError) -> AuthRequired:
@@ -179,10 +173,7 @@ def refresh_failure(exc: RefreshError) -> AuthRequired:
 
 
 def write_token_file(path: Path, info: dict[str, Any]) -> None:
-    """token.json holds a long-lived secret: owner-only, and never half-written."""
-    path = Path(path).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, (json.dumps(info, indent=2) + "\n").encode("utf-8"), mode=0o600)
+    write_secret(path, json.dumps(info, indent=2) + "\n")
 
 
 def _parse_expiry(value: object) -> dt.datetime | None:

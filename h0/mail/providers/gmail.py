@@ -16,21 +16,12 @@ from googleapiclient.errors import HttpError
 from googleapiclient.http import MediaIoBaseUpload
 
 from h0.errors import AuthRequired, H0Error, InternalError, InvalidRequest, NotFound
-from h0.mail.compose.addresses import refuse_line_breaks
-from h0.mail.compose.mime import raw_bytes
+from h0.mail.compose.addresses import checked_thread_id
+from h0.mail.compose.mime import bare_message_id, raw_bytes
 from h0.mail.models import TokenState
 from h0.mail.providers.auth import TokenStore
-from h0.mail.providers.backend import (
-    Added,
-    Changes,
-    CursorExpired,
-    Fetched,
-    Label,
-    Mailbox,
-    MailSender,
-    Position,
-    Sent,
-)
+from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
+from h0.mail.providers.deadline import within
 from h0.mail.providers.gmail_api import GmailApi, gmail_api
 from h0.mail.providers.gmail_batch import BATCH_LIMIT, BatchRunner, batch_uri
 from h0.mail.providers.gmail_transport import SessionHttp, ThreadSessions, Timeouts
@@ -55,10 +46,6 @@ MAX_THREAD_ID_CHARS = 256  # Gmail's are 16 hex digits; anything this long is no
 HISTORY_PAGE = 500  # history.list's largest page
 MAX_LIST_PAGE = 500  # messages.list's largest page
 BATCH_MODIFY_LIMIT = 1000  # messages.batchModify takes at most this many ids
-
-
-def _bare(message_id: str) -> str:
-    return message_id.strip().strip("<>")
 
 
 class GmailBackend(MailSender, Mailbox):
@@ -138,7 +125,7 @@ class GmailBackend(MailSender, Mailbox):
         return Sent(str(result["id"]), result.get("threadId"))
 
     def find_sent(self, rfc822_message_id: str) -> Sent | None:
-        query = f"rfc822msgid:{_bare(rfc822_message_id)} in:sent"
+        query = f"rfc822msgid:{bare_message_id(rfc822_message_id)} in:sent"
         result = self._execute(lambda api: api.messages.list(userId="me", q=query, maxResults=1))
         found = result.get("messages") or []
         return Sent(str(found[0]["id"]), found[0].get("threadId")) if found else None
@@ -146,7 +133,7 @@ class GmailBackend(MailSender, Mailbox):
     def find_bounce(self, rfc822_message_id: str) -> int | None:
         # Gmail's delivery-failure reports come from mailer-daemon and quote the original
         # headers, so a phrase search for the Message-ID finds them.
-        query = f'from:mailer-daemon "{_bare(rfc822_message_id)}"'
+        query = f'from:mailer-daemon "{bare_message_id(rfc822_message_id)}"'
         result = self._execute(lambda api: api.messages.list(userId="me", q=query, maxResults=1))
         found = result.get("messages") or []
         if not found:
@@ -170,11 +157,7 @@ class GmailBackend(MailSender, Mailbox):
         return fetched_from_resource(self._get(message_id, "full"))
 
     def thread_messages(self, thread_id: str) -> list[Fetched]:
-        if not thread_id.strip():
-            raise InvalidRequest("thread_id is empty.", field="thread_id")
-        refuse_line_breaks("thread_id", thread_id)
-        if len(thread_id) > MAX_THREAD_ID_CHARS:
-            raise InvalidRequest(f"thread_id is longer than {MAX_THREAD_ID_CHARS} characters.", field="thread_id")
+        thread_id = checked_thread_id(thread_id, MAX_THREAD_ID_CHARS)
         result = self._execute(
             lambda api: api.threads.get(userId="me", id=thread_id, format="metadata", metadataHeaders=LIST_HEADERS)
         )
@@ -350,21 +333,15 @@ class GmailBackend(MailSender, Mailbox):
             api, pool = self._api()
         except H0Error:
             return None
-        box: dict[str, Any] = {}
 
-        def probe() -> None:
+        def profile() -> Any:
             http = SessionHttp(pool.credentials, Timeouts(timeout, timeout))
             try:
-                box["profile"] = api.users.getProfile(userId="me").execute(http=http, num_retries=0)
-            except Exception as exc:  # noqa: BLE001 - reported as "account unknown"; the tools report the details
-                box["error"] = exc
+                return api.users.getProfile(userId="me").execute(http=http, num_retries=0)
             finally:
                 http.close()
 
-        worker = threading.Thread(target=probe, name="gmail-health", daemon=True)
-        worker.start()
-        worker.join(timeout)
-        address = (box.get("profile") or {}).get("emailAddress")
+        address = (within(timeout, profile, "gmail-health") or {}).get("emailAddress")
         if address:
             self._account = str(address)
         return self._account

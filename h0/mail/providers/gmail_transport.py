@@ -31,14 +31,13 @@ is authorised like any other, and Gmail applies its Authorization header to ever
 from __future__ import annotations
 
 import contextlib
-import os
 import ssl
 import threading
 import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 import httplib2
@@ -49,13 +48,15 @@ from google.auth.transport.requests import AuthorizedSession
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
+from h0.mail.providers.outlook_auth import ca_bundle
+
 # Keep-alive connections idle longer than this are closed before a POST: a peer that dropped
 # its end without telling us (a NAT timeout) would make the send "outcome unknown" for nothing.
 # urllib3 already replaces a connection the server closed properly.
 STALE_AFTER_S = 15.0
 NO_RETRIES = Retry(total=0, read=False, redirect=False)
 _IDEMPOTENT = frozenset({"GET", "HEAD"})
-T = TypeVar("T")
+T = TypeVar("T", bound="_HoldsSession")
 # google-auth's AuthorizedSession has no annotations: it is a requests.Session, and typed as one here.
 _authorized_session: Callable[..., requests.Session] = AuthorizedSession
 # Raised by requests while preparing the request, before any connection is made.
@@ -95,6 +96,17 @@ class Timeouts:
         return cls(min(seconds, connect_cap), seconds)
 
 
+def unretried(session: requests.Session) -> HTTPAdapter:
+    """`session` as every H0 session to a mail API is: its adapter (returned) retries nothing, TLS is checked against
+    `ca_bundle()`, and the proxies are the caller's to set once (requests re-reads them each call: a fifth of its time)."""
+    adapter = HTTPAdapter(max_retries=NO_RETRIES)
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
+    session.trust_env = False
+    session.verify = ca_bundle()
+    return adapter
+
+
 class SessionHttp:
     """One thread's authorised connection to Gmail, shaped as googleapiclient's `http`."""
 
@@ -102,13 +114,7 @@ class SessionHttp:
         self.timeouts = timeouts
         # One refresh and re-send after a 401; a token refresh gets each request's timeouts too.
         self.session = _authorized_session(credentials, max_refresh_attempts=1)
-        self._adapter = HTTPAdapter(max_retries=NO_RETRIES)
-        self.session.mount("https://", self._adapter)
-        self.session.mount("http://", self._adapter)
-        # requests re-reads the proxy variables (and ~/.netrc) on every call, a fifth of its time
-        # here: read the environment once per session and host instead.
-        self.session.trust_env = False
-        self.session.verify = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
+        self._adapter = unretried(self.session)
         self._proxies: dict[str, dict[str, str]] = {}
         self._last_used = time.monotonic()
 
@@ -205,17 +211,20 @@ def _httplib2_response(response: requests.Response) -> httplib2.Response:
     return result
 
 
+class _HoldsSession(Protocol):
+    session: requests.Session
+
+
 class PerThread(Generic[T]):
-    """One `T` (a holder of a requests session) per thread, made on the thread's first `get()`, all closed together.
+    """One `T` (a holder of a requests `session`) per thread, made on the thread's first `get()`, all closed together.
 
     Worker threads come and go (anyio retires idle ones): a thread's `T` lives as long as the thread, and its
     session's connections are closed when it is collected. Gmail's `ThreadSessions` and Graph's
     (h0.mail.providers.outlook_http.GraphHttp) are this.
     """
 
-    def __init__(self, make: Callable[[], T], session_of: Callable[[T], requests.Session]) -> None:
+    def __init__(self, make: Callable[[], T]) -> None:
         self._make = make
-        self._session_of = session_of
         self._local = threading.local()
         self._all: weakref.WeakSet[T] = weakref.WeakSet()
         self._lock = threading.Lock()
@@ -225,7 +234,7 @@ class PerThread(Generic[T]):
         held: T | None = getattr(self._local, "held", None)
         if held is None:
             held = self._local.held = self._make()
-            weakref.finalize(held, self._session_of(held).close)
+            weakref.finalize(held, held.session.close)
             with self._lock:
                 self._all.add(held)
         return held
@@ -241,7 +250,7 @@ class PerThread(Generic[T]):
             everything, self._all = list(self._all), weakref.WeakSet()
         for held in everything:
             with contextlib.suppress(OSError):  # a socket another thread is using; nothing to save
-                self._session_of(held).close()
+                held.session.close()
         self._local = threading.local()
 
 
@@ -249,13 +258,9 @@ class ThreadSessions(PerThread[SessionHttp]):
     """A `SessionHttp` per thread for one set of credentials, all closed together."""
 
     def __init__(self, credentials: Credentials, timeouts: Timeouts) -> None:
-        super().__init__(lambda: SessionHttp(credentials, timeouts), _session_of)
+        super().__init__(lambda: SessionHttp(credentials, timeouts))
         self.credentials = credentials
         self.timeouts = timeouts
-
-
-def _session_of(http: SessionHttp) -> requests.Session:
-    return http.session
 
 
 class NoHttp:

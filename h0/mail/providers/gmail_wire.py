@@ -22,21 +22,13 @@ from typing import Any
 from google.auth.exceptions import RefreshError, TransportError
 from googleapiclient.errors import HttpError
 
-from h0.errors import (
-    AuthRequired,
-    H0Error,
-    InternalError,
-    ParseError,
-    PermissionDenied,
-    RateLimited,
-    SendFailed,
-)
+from h0.errors import AuthRequired, H0Error, InternalError, ParseError, PermissionDenied, SendFailed
 from h0.mail.headers import clean_header_text, clean_inbound_header
 from h0.mail.incoming.mimebounds import MAX_MULTIPARTS, check_header_fields
 from h0.mail.providers.auth import REAUTH_MESSAGE, refresh_failure
 from h0.mail.providers.backend import AttachmentInfo, ChangesUnreadable, Fetched
 from h0.mail.providers.gmail_transport import OutcomeUnknown, RequestNotSent
-from h0.mail.providers.retry import http_refusal
+from h0.mail.providers.retry import http_refusal, throttled
 from h0.retry import retry_after
 
 _RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "dailyLimitExceeded", "quotaExceeded", "limitExceeded"}
@@ -47,7 +39,6 @@ _RECIPIENT_HINTS = (
     "recipient address",
     "invalid recipient",
 )
-DEFAULT_RETRY_AFTER_S = 1.0
 _HEADER_NAME = re.compile(r"[!-9;-~]+")  # RFC 5322 ftext: printable ASCII but ':'
 
 
@@ -69,12 +60,7 @@ def map_http_error(exc: HttpError, *, sending: bool) -> H0Error:
     message, reason = _error_body(exc)
     details: dict[str, Any] = {"status": status, "gmail_reason": reason}
     if status == 429 or (status == 403 and reason in _RATE_REASONS):
-        wait = retry_after(exc.resp.get("retry-after"))
-        return RateLimited(
-            f"Gmail is rate limiting H0: {message}",
-            retry_after=wait if wait is not None else DEFAULT_RETRY_AFTER_S,
-            **details,
-        )
+        return throttled(f"Gmail is rate limiting H0: {message}", retry_after(exc.resp.get("retry-after")), details)
     if status == 401:
         return AuthRequired(REAUTH_MESSAGE, reason=f"Gmail rejected the access token: {message}", **details)
     if status == 403 and "scope" in message.lower():

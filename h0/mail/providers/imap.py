@@ -16,7 +16,6 @@ worker threads); a lost connection is reopened once at once, then left to the ca
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -26,18 +25,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from imapclient import IMAPClient
 
 from h0.errors import H0Error, InvalidRequest, NotFound
-from h0.mail.compose.addresses import refuse_line_breaks
-from h0.mail.providers.backend import (
-    Added,
-    Changes,
-    CursorExpired,
-    Fetched,
-    Label,
-    Mailbox,
-    MailSender,
-    Position,
-    Sent,
-)
+from h0.mail.compose.addresses import checked_thread_id
+from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
+from h0.mail.providers.deadline import within
 from h0.mail.providers.imap_connection import ImapConnection
 from h0.mail.providers.imap_labels import ImapLabels
 from h0.mail.providers.imap_query import SENT, ImapQuery, parse_query
@@ -200,12 +190,7 @@ class ImapBackend(MailSender, Mailbox):
 
     def thread_messages(self, thread_id: str) -> list[Fetched]:
         """The messages of INBOX and Sent whose Message-ID, References or In-Reply-To name the root."""
-        root = thread_id.strip()
-        if not root:
-            raise InvalidRequest("thread_id is empty.", field="thread_id")
-        refuse_line_breaks("thread_id", root)
-        if len(root) > MAX_THREAD_ID_CHARS:
-            raise InvalidRequest(f"thread_id is longer than {MAX_THREAD_ID_CHARS} characters.", field="thread_id")
+        root = checked_thread_id(thread_id, MAX_THREAD_ID_CHARS)
         criteria = [
             "OR",
             "HEADER",
@@ -304,24 +289,18 @@ class ImapBackend(MailSender, Mailbox):
 
     def account(self, timeout: float) -> str | None:
         """Log in on a separate connection (at most `timeout` s) and list the folders."""
-        box: dict[str, Any] = {}
 
-        def probe() -> None:
+        def folders() -> list[str]:
+            client = connect(self.settings, timeout=timeout)
             try:
-                client = connect(self.settings, timeout=timeout)
-                try:
-                    box["folders"] = [name for _, _, name in client.list_folders()]
-                finally:
-                    client.logout()
-            except Exception as exc:  # noqa: BLE001 — reported as "account unknown"
-                box["error"] = exc
+                return [name for _, _, name in client.list_folders()]
+            finally:
+                client.logout()
 
-        worker = threading.Thread(target=probe, name="imap-health", daemon=True)
-        worker.start()
-        worker.join(timeout)
-        if "folders" not in box:
+        found = within(timeout, folders, "imap-health")
+        if found is None:
             return None
-        self.folders = list(box["folders"])
+        self.folders = found
         return self.smtp.account(timeout) or self.user
 
     def problems(self) -> list[str]:

@@ -63,7 +63,6 @@ class IdleWatcher:
         self._client: IMAPClient | None = None
         self._lock = threading.Lock()
         self.connects = 0  # sessions opened (1 + reconnects)
-        self.wakeups = 0  # times on_new_mail was called
         self.renewals = 0  # IDLEs ended and reopened on the same connection
         self._idle_since = 0.0
         self.idling = threading.Event()  # set while an IDLE is open (tests and benchmarks wait on it)
@@ -89,7 +88,6 @@ class IdleWatcher:
             self._thread.join(timeout)
 
     def _wake(self) -> None:
-        self.wakeups += 1
         try:
             self.on_new_mail()
         except Exception:  # noqa: BLE001 — the watcher outlives a failing callback

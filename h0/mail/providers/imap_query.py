@@ -25,9 +25,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from h0.errors import InvalidRequest
 from h0.mail.providers.imap_wire import INBOX, keyword
-from h0.mail.providers.query_terms import TIME_TERMS, TimeBounds, terms
+from h0.mail.providers.query_terms import TIME_TERMS, Refuse, TimeBounds, terms
 
 SENT = "\\Sent"  # the folder marker for in:sent: the backend finds the real name
 _ADDRESS_TERMS = {"from": "FROM", "to": "TO", "cc": "CC", "bcc": "BCC", "subject": "SUBJECT"}
@@ -59,10 +58,7 @@ class ImapQuery(TimeBounds):  # the time bounds are exact on INTERNALDATE (IMAP 
         )
 
 
-def _refuse(term: str, why: str = "") -> InvalidRequest:
-    return InvalidRequest(
-        f"The IMAP backend cannot search for {term!r}{why}. It understands: {SUPPORTED}.", field="query", term=term
-    )
+_refuse = Refuse("IMAP", SUPPORTED)
 
 
 def _day(epoch_s: float) -> dt.date:

@@ -36,19 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound, SendFailed
 from h0.mail.compose.addresses import refuse_line_breaks
-from h0.mail.compose.mime import raw_bytes
+from h0.mail.compose.mime import bare_message_id, raw_bytes
 from h0.mail.models import TokenState
-from h0.mail.providers.backend import (
-    Added,
-    Changes,
-    CursorExpired,
-    Fetched,
-    Label,
-    Mailbox,
-    MailSender,
-    Position,
-    Sent,
-)
+from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
+from h0.mail.providers.deadline import within
 from h0.mail.providers.outlook_auth import GRAPH_SCOPES, MicrosoftSignIn
 from h0.mail.providers.outlook_folders import Folders
 from h0.mail.providers.outlook_http import BATCH_LIMIT, GraphHttp
@@ -76,10 +67,6 @@ START_MARGIN_S = 600.0  # a new delta starts this far back (clock skew): what it
 MAX_LIST_PAGE = 500
 MAX_SCANNED = 20_000  # messages one listing reads while leaving out excluded categories
 MAX_THREAD = 500
-
-
-def _bare(message_id: str) -> str:
-    return message_id.strip().strip("<>")
 
 
 class OutlookBackend(MailSender, Mailbox):
@@ -123,7 +110,7 @@ class OutlookBackend(MailSender, Mailbox):
 
     def find_sent(self, rfc822_message_id: str) -> Sent | None:
         """The message with this Message-ID in Sent Items (only there: a stranger can reuse a Message-ID)."""
-        bare = _bare(rfc822_message_id)
+        bare = bare_message_id(rfc822_message_id)
         refuse_line_breaks("rfc822_message_id", bare)
         params = {
             "$filter": f"internetMessageId eq {odata_text('<' + bare + '>')}",
@@ -327,18 +314,7 @@ class OutlookBackend(MailSender, Mailbox):
         """The mailbox's address (`/me`), asked for at most `timeout` seconds."""
         if self._account:
             return self._account
-        box: dict[str, str] = {}
-
-        def probe() -> None:
-            try:
-                box["address"] = self._me()
-            except H0Error:
-                pass
-
-        worker = threading.Thread(target=probe, name="outlook-health", daemon=True)
-        worker.start()
-        worker.join(timeout)
-        return box.get("address")
+        return within(timeout, self._me, "outlook-health")
 
     def token_state(self) -> TokenState:
         return self.tokens.state()

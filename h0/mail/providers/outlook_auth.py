@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from h0.errors import AuthRequired, InternalError
 from h0.mail.models import TokenState
-from h0.platform.fileio import atomic_write
+from h0.platform.fileio import readable_by_others, write_secret
 
 if TYPE_CHECKING:
     import msal
@@ -132,7 +131,7 @@ class MicrosoftSignIn:
         """The cache written back once msal changed it (a refresh): atomically, owner-only."""
         if not cache.has_state_changed:
             return
-        write_cache_file(self.path, cache.serialize())
+        write_secret(self.path, cache.serialize())
         cache.has_state_changed = False
         self._stamp = self._file_stamp()
 
@@ -271,13 +270,8 @@ class MicrosoftSignIn:
         missing = self.missing_scopes()
         if missing:
             found.append(f"the sign-in lacks the permission(s) {', '.join(missing)}: {REAUTH_MESSAGE}")
-        try:
-            mode = stat.S_IMODE(self.path.stat().st_mode)
-        except OSError:
-            return found
-        if mode & 0o077:
-            found.append(f"{self.path} is readable by other users (mode {mode:o}); run: chmod 600 {self.path}")
-        return found
+        loose = readable_by_others(self.path)
+        return [*found, loose] if loose else found
 
     # -- the one-time sign-in -------------------------------------------------------------
 
@@ -309,7 +303,7 @@ class MicrosoftSignIn:
                     "The sign-in did not complete: "
                     + str(result.get("error_description") or result.get("error") or "no token")[:300]
                 )
-            write_cache_file(self.path, cache.serialize())
+            write_secret(self.path, cache.serialize())
             self._cache, self._stamp, self.revoked = None, None, False
             claims = result.get("id_token_claims") or {}
             return str(claims.get("preferred_username") or self.account() or "your account")
@@ -322,10 +316,3 @@ def device_flow_prompt(flow: dict[str, Any]) -> str:
     shown = "".join(ch for ch in f"{uri} {code}" if ch.isprintable())
     url, _, code = shown.partition(" ")
     return f"To sign in, open {url} in any browser and enter the code {code}"
-
-
-def write_cache_file(path: Path, text: str) -> None:
-    """The token cache holds a long-lived secret: owner-only, and never half-written."""
-    path = Path(path).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text.encode("utf-8"), mode=0o600)

@@ -26,29 +26,21 @@ from urllib.parse import urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 
-from h0.errors import (
-    AuthRequired,
-    H0Error,
-    InternalError,
-    PermissionDenied,
-    RateLimited,
-    SendFailed,
-)
+from h0.errors import AuthRequired, H0Error, InternalError, PermissionDenied, SendFailed
 from h0.mail.providers.backend import ChangesUnreadable, CursorExpired
 from h0.mail.providers.gmail_transport import (
-    NO_RETRIES,
     STALE_AFTER_S,
     OutcomeUnknown,
     PerThread,
     RequestNotSent,
     Timeouts,
     typed_failure,
+    unretried,
 )
-from h0.mail.providers.outlook_auth import REAUTH_MESSAGE, MicrosoftSignIn, ca_bundle
-from h0.mail.providers.retry import http_refusal
+from h0.mail.providers.outlook_auth import REAUTH_MESSAGE, MicrosoftSignIn
+from h0.mail.providers.retry import http_refusal, throttled
 from h0.retry import retry_after
 
-DEFAULT_RETRY_AFTER_S = 1.0
 BATCH_LIMIT = 20  # requests one JSON $batch may carry
 IMMUTABLE_IDS = 'IdType="ImmutableId"'
 _THROTTLED = {429, 503, 509}
@@ -77,11 +69,7 @@ def graph_error(status: int, headers: dict[str, str], body: Any, *, sending: boo
         wait = retry_after({k.lower(): v for k, v in headers.items()}.get("retry-after"))
         if wait is None and status == 503:
             return InternalError(f"Graph is unavailable: {message}", retryable=True, **details)
-        return RateLimited(
-            f"Microsoft Graph is throttling H0: {message}",
-            retry_after=wait if wait is not None else DEFAULT_RETRY_AFTER_S,
-            **details,
-        )
+        return throttled(f"Microsoft Graph is throttling H0: {message}", wait, details)
     if status == 401:
         return AuthRequired(REAUTH_MESSAGE, reason=f"Graph refused the access token: {message}", **details)
     if status == 403:
@@ -128,15 +116,11 @@ class GraphHttp:
         self.tokens = tokens
         self.timeouts = Timeouts.within(timeout)
         # Kept only by its thread: when the thread ends, its connections are closed, not left open till exit.
-        self._sessions = PerThread(self._new_session, _session_of)
+        self._sessions = PerThread(self._new_session)
 
     def _new_session(self) -> _ThreadSession:
         session = requests.Session()
-        adapter = HTTPAdapter(max_retries=NO_RETRIES)
-        session.mount("https://", adapter)
-        session.mount("http://", adapter)
-        session.trust_env = False  # the proxies are read once (below), not on every call
-        session.verify = ca_bundle()
+        adapter = unretried(session)
         session.proxies = requests.utils.get_environ_proxies(self.origin)
         return _ThreadSession(session, adapter)
 
@@ -249,7 +233,3 @@ class GraphHttp:
 
     def close(self) -> None:
         self._sessions.close()
-
-
-def _session_of(held: _ThreadSession) -> requests.Session:
-    return held.session

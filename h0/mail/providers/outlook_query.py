@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from h0.errors import InvalidRequest
 from h0.mail.providers.outlook_wire import FOLDER_NAMES, graph_time, odata_text
-from h0.mail.providers.query_terms import TIME_TERMS, TimeBounds, terms
+from h0.mail.providers.query_terms import TIME_TERMS, Refuse, TimeBounds, terms
 
 _FLAGS = {
     "is:unread": "isRead eq false",
@@ -66,10 +65,7 @@ class GraphQuery(TimeBounds):
         return not self.exclude.intersection(c.casefold() for c in categories)
 
 
-def _refuse(term: str, why: str = "") -> InvalidRequest:
-    return InvalidRequest(
-        f"The Outlook backend cannot search for {term!r}{why}. It understands: {SUPPORTED}.", field="query", term=term
-    )
+_refuse = Refuse("Outlook", SUPPORTED)
 
 
 def _address(value: str, word: str) -> str:

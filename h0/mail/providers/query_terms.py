@@ -7,18 +7,28 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shlex
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from h0.errors import InvalidRequest
 
-__all__ = ["TIME_TERMS", "Term", "TimeBounds", "terms"]
+__all__ = ["TIME_TERMS", "Refuse", "Term", "TimeBounds", "terms"]
 
-Refuse = Callable[[str, str], InvalidRequest]
 TIME_TERMS = frozenset({"after", "before", "newer_than", "older_than"})
 _AGE = re.compile(r"([0-9]{1,5})([dwmy])")
 _DAYS = {"d": 1, "w": 7, "m": 31, "y": 366}
 _OPERATOR = re.compile(r"([A-Za-z_]+):(.*)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """How a backend refuses a term it does not map: an InvalidRequest naming the term and what it understands."""
+
+    backend: str
+    supported: str
+
+    def __call__(self, term: str, why: str = "") -> InvalidRequest:
+        words = f"The {self.backend} backend cannot search for {term!r}{why}. It understands: {self.supported}."
+        return InvalidRequest(words, field="query", term=term)
 
 
 @dataclass(frozen=True)

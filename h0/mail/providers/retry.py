@@ -1,7 +1,7 @@
 """Whether a provider's failure is worth trying again — as its typed error says; never when.
 
 What is retryable is decided where the failure is understood (the backend) and carried on the
-error: `RateLimited` (with the `retry_after` the provider named), or any H0Error with
+error: `RateLimited` (`throttled`: with the `retry_after` the provider named, else a second), or any H0Error with
 `details["retryable"] = True` (5xx, a connection refused before anything was sent, a read that
 timed out). A send whose outcome is unknown is never marked retryable.
 
@@ -16,12 +16,19 @@ from typing import Any
 
 from h0.errors import Conflict, H0Error, InternalError, InvalidRequest, NotFound, RateLimited, SendFailed
 
+DEFAULT_RETRY_AFTER_S = 1.0  # the wait after a provider's "slow down" that names none
+
 
 def is_retryable(error: BaseException) -> bool:
     """True when trying again later can help (the provider said so, or asked to slow down)."""
     if isinstance(error, RateLimited):
         return True
     return isinstance(error, H0Error) and error.details.get("retryable") is True
+
+
+def throttled(words: str, wait: float | None, details: dict[str, Any]) -> RateLimited:
+    """A provider's "slow down" (Gmail's 429, Graph's throttling) at the wait it named, else DEFAULT_RETRY_AFTER_S."""
+    return RateLimited(words, retry_after=wait if wait is not None else DEFAULT_RETRY_AFTER_S, **details)
 
 
 def http_refusal(

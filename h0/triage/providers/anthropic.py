@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from h0.triage.providers.base import NO_KEY, Completion, OverSdk, Turn, classify, import_sdk
+from h0.triage.providers.base import NO_KEY, Completion, OverSdk, Schema, Turn, classify, import_sdk
 
 MAX_TOKENS = 2048  # the Messages API requires a cap; a triage answer with a draft fits easily
 
@@ -24,12 +23,7 @@ class AnthropicProvider(OverSdk):
         self._client = anthropic.Anthropic(api_key=api_key or NO_KEY, base_url=base, timeout=timeout, max_retries=0)
 
     def complete(
-        self,
-        system: str,
-        conversation: Sequence[Turn],
-        schema: Mapping[str, Any] | None = None,
-        *,
-        json_answer: bool = False,
+        self, system: str, conversation: Sequence[Turn], schema: Schema | None = None, *, json_answer: bool = False
     ) -> Completion:
         # The Messages API has no JSON mode: the prompt asks for the object, h0.triage.prompt repairs
         # and validates it, and an invalid answer is asked for again.

@@ -15,9 +15,11 @@ from types import ModuleType
 from typing import Any, Literal, Protocol
 
 from h0.retry import requested_wait
+from h0.triage.models import one_line
 
 Role = Literal["user", "assistant"]
 Turn = tuple[Role, str]
+Schema = Mapping[str, Any]  # the JSON schema an answer must follow
 
 # Only a placeholder: local servers ignore the key, and the SDKs refuse to start without one.
 NO_KEY = "not-needed"
@@ -82,12 +84,7 @@ class ChatProvider(Protocol):
         ...
 
     def complete(
-        self,
-        system: str,
-        conversation: Sequence[Turn],
-        schema: Mapping[str, Any] | None = None,
-        *,
-        json_answer: bool = False,
+        self, system: str, conversation: Sequence[Turn], schema: Schema | None = None, *, json_answer: bool = False
     ) -> Completion:
         """Send the conversation; return the answer or raise ProviderError (never an SDK error).
         `schema`: the JSON schema the answer must follow, for servers that can enforce one. The server is
@@ -132,5 +129,4 @@ def _short(exc: Exception) -> str:
     body = getattr(exc, "body", None)
     error = body.get("error") if isinstance(body, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
-    text = " ".join(str(message if isinstance(message, str) and message else exc).split())
-    return text if len(text) <= 300 else text[:299] + "…"
+    return one_line(str(message if isinstance(message, str) and message else exc), 300)

@@ -13,12 +13,12 @@ JSON mode, then plain text, repaired and validated by the caller — and stays t
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from loguru import logger
 
-from h0.triage.providers.base import NO_KEY, Completion, OverSdk, ProviderError, Turn, classify, import_sdk
+from h0.triage.providers.base import NO_KEY, Completion, OverSdk, ProviderError, Schema, Turn, classify, import_sdk
 
 MODES = ("json_schema", "json_object", "none")
 SCHEMA_NAME = "h0_answer"
@@ -51,12 +51,7 @@ class OpenAICompatProvider(OverSdk):
         return MODES[self._mode]
 
     def complete(
-        self,
-        system: str,
-        conversation: Sequence[Turn],
-        schema: Mapping[str, Any] | None = None,
-        *,
-        json_answer: bool = False,
+        self, system: str, conversation: Sequence[Turn], schema: Schema | None = None, *, json_answer: bool = False
     ) -> Completion:
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         messages += [{"role": role, "content": text} for role, text in conversation]
@@ -97,7 +92,7 @@ class OpenAICompatProvider(OverSdk):
         # `reasoning_content` / `reasoning` beside it, and that is never the answer.
         return Completion(text=message.content or "", refusal=refusal, truncated=choice.finish_reason == "length")
 
-    def _create(self, messages: list[dict[str, Any]], mode: str, schema: Mapping[str, Any] | None) -> Any:
+    def _create(self, messages: list[dict[str, Any]], mode: str, schema: Schema | None) -> Any:
         extra: dict[str, Any] = {}
         if mode == "json_schema" and schema is not None:
             extra["response_format"] = {
