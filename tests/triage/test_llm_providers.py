@@ -259,6 +259,21 @@ def test_given_a_long_multiline_error_then_the_provider_error_says_it_on_one_lin
     assert text.endswith("x…") and len(text) == len("HTTP 503: ") + 300 and caught.value.transient
 
 
+def test_given_an_api_error_then_the_provider_error_says_the_apis_own_message(wire: Wire, fake: FakeLLM) -> None:
+    """Not the SDK's "Error code: 429 - {'error': {...}}" with the whole body: the message the API wrote (the
+    OpenAI SDK hands over the body's `error` already unwrapped, Anthropic's SDK the whole body)."""
+    fake.queue(error_reply(503, "Overloaded"))
+    provider = build_provider(wire.name, model="fake-model", api_key=KEY, base_url=wire.base_url(fake), timeout=2.0)
+
+    try:
+        with pytest.raises(ProviderError) as caught:
+            provider.complete("Answer.", [("user", "Hello?")])
+    finally:
+        provider.close()
+
+    assert str(caught.value) == "HTTP 503: Overloaded"
+
+
 def test_given_a_refusal_then_rules_decide_without_asking_again(wire: Wire, fake: FakeLLM, triager: Triager) -> None:
     fake.queue(wire.refusal(), wire.answer(decision_json("archive")))
 

@@ -125,8 +125,9 @@ def classify(exc: Exception, sdk: ModuleType) -> ProviderError:
 
 
 def _short(exc: Exception) -> str:
-    # Prefer the API's own `error.message` over the SDK's "Error code: 429 - {whole body}".
+    # Prefer the API's own `error.message` over the SDK's "Error code: 429 - {whole body}". Anthropic's SDK
+    # hands over the whole body ({"error": {"message": …}}), OpenAI's the body's `error` already unwrapped.
     body = getattr(exc, "body", None)
-    error = body.get("error") if isinstance(body, dict) else None
+    error = body.get("error", body) if isinstance(body, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
     return one_line(str(message if isinstance(message, str) and message else exc), 300)
