@@ -41,7 +41,7 @@ from h0.config import Settings
 from h0.errors import H0Error, InternalError, McpUnavailable, error_from_dict
 from h0.retry import Backoff
 from h0.vault import AuditLog
-from h0.vault.api import Applied, Change, VaultAPI
+from h0.vault.api import Applied, Change, ListQuery, VaultAPI
 from h0.vault.note import Note
 
 T = TypeVar("T")
@@ -312,15 +312,8 @@ class Fallback:
     def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
         return self._call("read_many", lambda api: api.read_many(paths))
 
-    def list(
-        self,
-        directory: str = "",
-        filter: str | Sequence[str] | None = None,
-        *,
-        recursive: bool = False,
-        limit: int | None = None,
-    ) -> list[str]:
-        return self._call("list", lambda api: api.list(directory, filter, recursive=recursive, limit=limit))
+    def list(self, query: ListQuery) -> list[str]:
+        return self._call("list", lambda api: api.list(query))
 
     def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         return self._call("apply", lambda api: api.apply(changes))
