@@ -108,15 +108,8 @@ class Profile:
 
     def summary(self) -> str:
         """The profile as a prompt shows it: who the owner is, how they write, standing facts."""
-        lines = []
-        if self.name:
-            lines.append(f"Name: {self.name}")
-        if self.role:
-            lines.append(f"Role: {self.role}")
-        if self.languages:
-            lines.append(f"Writes in: {', '.join(self.languages)}")
-        if self.tone:
-            lines.append(f"Tone: {self.tone}")
+        said = (("Name", self.name), ("Role", self.role), ("Writes in", ", ".join(self.languages)), ("Tone", self.tone))
+        lines = [f"{label}: {value}" for label, value in said if value]
         if self.facts:
             lines.append("Standing facts:")
             lines += [f"- {fact}" for fact in self.facts]
