@@ -85,7 +85,6 @@ MAX_PROPERTY_CHARS = 300
 # Bookkeeping, not facts: what Obsidian and H0 keep in a note's frontmatter for themselves.
 NOT_FACTS = frozenset({"type", "tags", "tag", "aliases", "alias", "private", "cssclasses", "cssclass", "publish"})
 WITHHELD = "its commercial facts left out: nobody they concern is on this email"
-ORDER = ("profile", "lessons", "person", "past_reply", "linked", "related", "similar_reply", "pending")
 THREAD_SLACK = 6  # more of the latest replies asked for: those of this very thread are left out
 RELATED_SLACK = 5  # more related notes asked for: those only about the email's people are left out
 SIMILAR_SLACK = 8  # more similar replies asked for: those outside the conversation's circle are left out
@@ -108,7 +107,6 @@ class DraftContext:
     """What one reply may draw on. `items` are in budget order; `omitted` names what did not fit."""
 
     recipient: str
-    recipient_name: str
     voice: Voice
     items: tuple[ContextItem, ...]
     omitted: tuple[str, ...] = ()
@@ -323,7 +321,6 @@ def assemble(
     used = budget_tokens * CHARS_PER_TOKEN - budget.left
     return DraftContext(
         address,
-        name,
         voice,
         tuple(budget.items),
         tuple(budget.omitted),

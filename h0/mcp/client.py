@@ -112,10 +112,6 @@ class McpConnection:
     def wait_ready(self, timeout: float) -> bool:
         return self._ready.wait(timeout)
 
-    @property
-    def connected(self) -> bool:
-        return self._ready.is_set()
-
     def close(self, timeout: float = 10.0) -> None:
         """Close the session (the SDK closes stdin, waits, then terminates the process)."""
         if self._closing:
