@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
 
@@ -179,14 +180,7 @@ class NoteWriter:
             src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
         )
         self._log(done, "note_moved", tool=tool, source=moved.source, destination=moved.destination, hash=moved.hash)
-        return MoveResult(
-            moved=True,
-            source=moved.source,
-            destination=moved.destination,
-            moved_hash=moved.moved_hash,
-            hash=moved.hash,
-            warning=moved.warning,
-        )
+        return MoveResult(moved=True, **asdict(moved))
 
     def apply_all(self, changes: list[Change]) -> ChangesApplied:
         """Each change as its own tool would make it, in order; one that fails is answered in its place."""
