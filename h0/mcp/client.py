@@ -332,12 +332,9 @@ class Fallback:
             logger.warning("mcp {}: {} unavailable, using the local fallback ({})", self.server, name, outage.message)
             try:
                 return verb(self._fallback)
-            except H0Error as err:
-                if err.code != "internal_error":
-                    raise  # the fallback gave a typed answer (e.g. not_found): that is not an outage
-                self._escalate(name, outage, err)
-                raise McpUnavailable(f"{name} failed over MCP and in the fallback: {err.message}", tool=name) from err
             except Exception as exc:
+                if isinstance(exc, H0Error) and exc.code != "internal_error":
+                    raise  # the fallback gave a typed answer (e.g. not_found): that is not an outage
                 self._escalate(name, outage, exc)
                 raise McpUnavailable(f"{name} failed over MCP and in the fallback: {exc}", tool=name) from exc
 
