@@ -307,17 +307,25 @@ def sent_cache_path(root: Path, state_dir: Path | None) -> Path | None:
 
 def owner_authority(root: Path, state_dir: Path | None) -> OwnerAuthority | None:
     """The owner's identity for this vault (None: no state database here — then no note is vouched for)."""
-    try:
-        return OwnerAuthority(StateDB.for_vault(Path(root), state_dir))
-    except H0Error as error:
-        logger.warning("the owner's identity cannot be read ({}); past replies from the vault are left out", error)
-        return None
+    return _over_state(
+        root,
+        state_dir,
+        OwnerAuthority,
+        "the owner's identity cannot be read ({}); past replies from the vault are left out",
+    )
 
 
 def mail_history(root: Path, state_dir: Path | None) -> MailHistory | None:
     """The mail kept as history for this vault (h0.state.history); None when the state folder cannot be opened."""
+    return _over_state(
+        root, state_dir, MailHistory, "the mail history cannot be read ({}); past replies from the vault alone"
+    )
+
+
+def _over_state(root: Path, state_dir: Path | None, reader: Callable[[StateDB], T], unread: str) -> T | None:
+    """`reader` over this vault's state database; None (and `unread` logged) when it cannot be opened."""
     try:
-        return MailHistory(StateDB.for_vault(Path(root), state_dir))
+        return reader(StateDB.for_vault(Path(root), state_dir))
     except H0Error as error:
-        logger.warning("the mail history cannot be read ({}); past replies from the vault alone", error)
+        logger.warning(unread, error)
         return None
