@@ -24,7 +24,7 @@ from h0.calendar.phrases import asks_to_meet
 from h0.config import Settings
 from h0.drafting.briefing import questions
 from h0.drafting.commercial import audience_of
-from h0.drafting.context import DraftContext, assemble
+from h0.drafting.context import Answering, DraftContext, assemble
 from h0.drafting.knowledge import VaultKnowledge
 from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.memory import Memory, load_memory
@@ -179,37 +179,17 @@ class Drafting:
         finally:
             self._looked.inside = False
 
-    def context(
-        self,
-        *,
-        reply_to: str,
-        sender: str,
-        subject: str,
-        body: str,
-        exclude: Sequence[str] = (),
-        also: Iterable[str] = (),
-        thread: frozenset[str] = frozenset(),
-        to_meet: bool = False,
-    ) -> DraftContext:
-        """Everything a reply to `reply_to` (and `also`) answering this email may draw on (h0.drafting.context);
-        `thread`: the email's thread keys (its conversation's own replies are never given as past replies);
-        `to_meet`: all the email asks is to meet."""
+    def context(self, asked: Answering) -> DraftContext:
+        """Everything the reply `asked` for may draw on (h0.drafting.context)."""
         if not getattr(self._looked, "inside", False):
             self._freshen()
         return assemble(
-            reply_to=reply_to,
-            sender=sender,
-            subject=subject,
-            body=body,
+            asked,
             profile=self.profile(),
             memory=self.memory(),
             knowledge=self.knowledge,
             past=self.past,
             budget_tokens=self.budget_tokens,
-            exclude=exclude,
-            audience=also,
-            thread=thread,
-            to_meet=to_meet,
         )
 
     def voice_context(self, reply_to: str | None, sender: str, text: str = "") -> ReplyContext:
@@ -261,14 +241,16 @@ class Drafting:
         repeated as notes; `audience`: who else the reply concerns (h0.drafting.commercial.audience_of)."""
         address = reply_to or email.sender
         context = self.context(
-            reply_to=address,
-            sender=email.sender_text,
-            subject=email.subject,
-            body=text,
-            exclude=exclude,
-            also=audience_of(email, (), ()) if audience is None else audience,
-            thread=email_thread_keys(email),
-            to_meet=only_to_meet(email.subject, text),
+            Answering(
+                reply_to=address,
+                sender=email.sender_text,
+                subject=email.subject,
+                body=text,
+                exclude=exclude,
+                audience=audience_of(email, (), ()) if audience is None else audience,
+                thread=email_thread_keys(email),
+                to_meet=only_to_meet(email.subject, text),
+            )
         )
         scheduling = scheduling_for_email(
             self.calendar, self.profile(), self.knowledge, email, text, address, datetime.now(UTC)
