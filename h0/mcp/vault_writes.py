@@ -225,14 +225,8 @@ class NoteWriter:
             change.set_frontmatter,
             done,
         )
-        return ChangeResult(
-            ok=True,
-            path=moved.destination,
-            hash=moved.hash,
-            source=moved.source,
-            moved_hash=moved.moved_hash,
-            warning=moved.warning,
-        )
+        # The move's own answer, its destination as where the note is now.
+        return ChangeResult(ok=True, path=moved.destination, **moved.model_dump(exclude={"moved", "destination"}))
 
     def _current(self, rel: str) -> Seen | None:
         """The note at `rel` as it is now (None: there is none; frontmatter None: it cannot be read, so it is
