@@ -122,12 +122,10 @@ class NoteWriter:
             proposal = self.proposals.propose(
                 tool, control, target, frontmatter, body, if_match, create_only, self.record.client()
             )
-            self._log(done, "note_written", tool=tool, path=proposal.path, hash=proposal.hash, proposal_for=control)
-            return proposal
+            return self._written(done, tool, proposal, proposal_for=control)
         frontmatter = {**frontmatter, **self._stamp(tool, target)}
         note = self.vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
-        self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
-        return note
+        return self._written(done, tool, note)
 
     def update(
         self,
@@ -150,12 +148,10 @@ class NoteWriter:
             proposal = self.proposals.propose_update(
                 tool, control, target, changes, remove, if_match, self.record.client()
             )
-            self._log(done, "note_written", tool=tool, path=proposal.path, hash=proposal.hash, proposal_for=control)
-            return proposal
+            return self._written(done, tool, proposal, proposal_for=control)
         changes = {**changes, **self._stamp(tool, target)}
         note = self.vault.update_frontmatter(target.rel, changes, remove=tuple(remove), if_match=if_match)
-        self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
-        return note
+        return self._written(done, tool, note)
 
     def move(
         self,
@@ -254,6 +250,11 @@ class NoteWriter:
                 tool=tool,
                 reason="private",
             )
+
+    def _written(self, done: Written | None, tool: str, note: Note, **proposal_for: str) -> Note:
+        """`note`, said written (`proposal_for`: the control note it proposes a change to)."""
+        self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash, **proposal_for)
+        return note
 
     def _log(self, done: Written | None, event: str, **fields: Any) -> None:
         """An audit line (and the record of who wrote what) now, or (in a batch) with the batch's others when it ends."""
