@@ -150,12 +150,18 @@ def _left_out(text: str, what: str, path: str) -> str | None:
 
 def section(body: str, heading: str) -> str:
     """The text under `## heading` (case-insensitive) up to the next heading of that level or higher."""
-    pattern = re.compile(rf"^##\s+{re.escape(heading)}\s*$", re.IGNORECASE | re.MULTILINE)
-    match = pattern.search(body)
+    found = section_span(body, heading)
+    return body[found[1] : found[2]] if found else ""
+
+
+def section_span(body: str, heading: str) -> tuple[int, int, int] | None:
+    """Where the section `## heading` (case-insensitive) is: its heading's start and end, and its own end (the
+    next heading of that level or higher, or the end of `body`); None when there is none."""
+    match = re.compile(rf"^##\s+{re.escape(heading)}\s*$", re.IGNORECASE | re.MULTILINE).search(body)
     if match is None:
-        return ""
+        return None
     nxt = re.compile(r"^#{1,2}\s", re.MULTILINE).search(body, match.end())
-    return body[match.end() : nxt.start() if nxt else len(body)]
+    return match.start(), match.end(), nxt.start() if nxt else len(body)
 
 
 def bullets(text: str) -> list[str]:
