@@ -321,33 +321,18 @@ class Fallback:
         except McpUnavailable as outage:
             if self._fallback is None:
                 raise
-            self._audit.write(
-                "mcp_fallback",
-                "warning",
-                server=self.server,
-                tool=name,
-                error=outage.message,
-                elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
-            )
+            said: dict[str, Any] = {"server": self.server, "tool": name, "error": outage.message}  # both records say it
+            elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+            self._audit.write("mcp_fallback", "warning", **said, elapsed_ms=elapsed_ms)
             logger.warning("mcp {}: {} unavailable, using the local fallback ({})", self.server, name, outage.message)
             try:
                 return verb(self._fallback)
             except Exception as exc:
                 if isinstance(exc, H0Error) and exc.code != "internal_error":
                     raise  # the fallback gave a typed answer (e.g. not_found): that is not an outage
-                self._escalate(name, outage, exc)
+                self._audit.write("mcp_escalation", "error", **said, fallback_error=f"{type(exc).__name__}: {exc}")
+                logger.error("mcp {}: {} failed over MCP and in the fallback: {}", self.server, name, exc)
                 raise McpUnavailable(f"{name} failed over MCP and in the fallback: {exc}", tool=name) from exc
-
-    def _escalate(self, name: str, outage: H0Error, exc: BaseException) -> None:
-        self._audit.write(
-            "mcp_escalation",
-            "error",
-            server=self.server,
-            tool=name,
-            error=outage.message,
-            fallback_error=f"{type(exc).__name__}: {exc}",
-        )
-        logger.error("mcp {}: {} failed over MCP and in the fallback: {}", self.server, name, exc)
 
 
 def with_fallback(primary: VaultAPI, fallback: VaultAPI | None, audit: AuditLog, server: str) -> Fallback:
