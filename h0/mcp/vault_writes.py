@@ -189,15 +189,7 @@ class NoteWriter:
                         results.append(self._apply(change, done))
                     except H0Error as error:
                         failed = item_error(change.source if isinstance(change, MoveChange) else change.path, error)
-                        results.append(
-                            ChangeResult(
-                                ok=False,
-                                path=failed.path,
-                                error=failed.error,
-                                message=failed.message,
-                                details=failed.details,
-                            )
-                        )
+                        results.append(ChangeResult(ok=False, **failed.model_dump()))
         finally:
             self.audit.write_many(done)
             self.record.record(done)
