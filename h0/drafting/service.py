@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from loguru import logger
 
@@ -31,7 +31,6 @@ from h0.drafting.memory import Memory, load_memory
 from h0.drafting.past import SENT_CACHE_FILE, PastReplies
 from h0.drafting.profile import Profile, load_profile
 from h0.drafting.relevance import email_thread_keys
-from h0.drafting.replylanguage import Asks
 from h0.drafting.replyvoice import FinishedReply, ReplyVoice, choose_voice, finish, person_language
 from h0.drafting.scheduling import scheduling_for_email
 from h0.errors import H0Error
@@ -45,6 +44,9 @@ from h0.vault.disclosure import Disclosure
 from h0.vault.layout import DRAFTING_STREAM, LOGS, MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.model import NoteFacts
 from h0.vault.private_threads import IndexThreads, PrivateThreads, ScannedThreads
+
+if TYPE_CHECKING:
+    from h0.triage.llm import LLMTriage
 
 T = TypeVar("T")
 
@@ -214,7 +216,7 @@ class Drafting:
         """The `language:` of this address's People note (h0.drafting.replyvoice.person_language)."""
         return person_language(self.knowledge, address)
 
-    def finish_reply(self, reply: str, chosen: ReplyVoice, llm: Asks | None = None) -> FinishedReply:
+    def finish_reply(self, reply: str, chosen: ReplyVoice, llm: LLMTriage | None = None) -> FinishedReply:
         """A model's reply made the owner's (h0.drafting.replyvoice.finish): greeting and sign-off, language, form."""
         return finish(self.profile(), reply, chosen, llm)
 
