@@ -125,11 +125,16 @@ _MOVES = re.compile(
     r"comme prévu|confirmer)\b",
     re.IGNORECASE,
 )
+# The words that open a question asking what, who, where, why, how or how many (English, German, French):
+# drafting's answer kinds ask them too (h0.drafting.vocabulary).
+QUESTION_WORDS = (
+    r"what|which|who|whom|whose|where|why|how|was|welche[rsnm]?|wer|wen|wem|wo|woher|wohin|warum|wieso|weshalb|"
+    r"wie|que|qu'|quel(?:le)?s?|qui|où|pourquoi|comment|combien"
+)
 # A question that asks who, what or how many (not when) is about a meeting, not for one: "Wie viele kommen zum
 # Termin am 9. Dezember?" — unless it proposes one: "How about a call on Thursday?", "Wie wäre es mit Freitag?".
 _ASKS_ABOUT = re.compile(
-    r"^\W*(?:\w+\W+){0,3}?(?:what|which|who|whom|where|why|how|was|welche[rsnm]?|wer|wen|wem|wo|warum|wieso|"
-    r"weshalb|wie|que|qu'|quel(?:le)?s?|qui|où|pourquoi|comment|combien)\b(?!\s+(?:about|time|day|slot|"
+    rf"^\W*(?:\w+\W+){{0,3}}?(?:{QUESTION_WORDS})\b(?!\s+(?:about|time|day|slot|"
     r"wäre|wär's|waere|dirais|diriez|works?|suits?))",
     re.IGNORECASE,
 )

@@ -26,7 +26,8 @@ from datetime import date, time, timedelta
 
 WEEKDAYS = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
-    "montag": 0, "dienstag": 1, "mittwoch": 2, "donnerstag": 3, "freitag": 4, "samstag": 5, "sonntag": 6,
+    "montag": 0, "dienstag": 1, "mittwoch": 2, "donnerstag": 3, "freitag": 4, "samstag": 5, "sonnabend": 5,
+    "sonntag": 6,
     "lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3, "vendredi": 4, "samedi": 5, "dimanche": 6,
 }  # fmt: skip
 # When each part of the day is, on the owner's clock: a proposed time lies wholly inside it.
@@ -63,16 +64,17 @@ _LONG_DAYS = {
     "thurs": "Thursday", "fri": "Friday", "mo": "Montag", "di": "Dienstag", "mi": "Mittwoch", "do": "Donnerstag",
     "fr": "Freitag", "lun": "lundi", "mar": "mardi", "mer": "mercredi", "jeu": "jeudi", "ven": "vendredi",
 }  # fmt: skip
-# Month names in English, German and French, and their short forms: the month's number (h0.calendar.checks
-# reads the dates a model wrote with the same words).
+# Month names in English, German and French, their short forms and their spellings without accents: the month's
+# number (h0.calendar.checks reads the dates a model wrote with the same words, h0.drafting.mailfacts the dates
+# of a message).
 MONTHS = {
     name: number
     for number, names in enumerate(
         (
-            "january januar janvier jan", "february februar février feb", "march märz mars mar", "april avril apr",
-            "may mai", "june juni juin jun", "july juli juillet jul", "august août aug",
-            "september septembre sept sep", "october oktober octobre oct okt", "november novembre nov",
-            "december dezember décembre dec dez",
+            "january januar jänner janvier jan janv", "february februar février fevrier feb févr fevr",
+            "march märz maerz mars mar mrz", "april avril apr avr", "may mai", "june juni juin jun",
+            "july juli juillet jul juil", "august août aout aug", "september septembre sept sep",
+            "october oktober octobre oct okt", "november novembre nov", "december dezember décembre decembre dec dez déc",
         ),
         1,
     )

@@ -60,6 +60,9 @@ class _SuggestingParser(argparse.ArgumentParser):
         super().error(message)
 
 
+VAULT_HELP = "the vault folder (default: VAULT_PATH)"
+
+
 @dataclass(frozen=True)
 class CommandDoc:
     """One command as the reference shows it: `service install`, what it does, its parser."""
@@ -76,9 +79,12 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     listed = docs if docs is not None else []
 
-    def add(name: str, handler: Command, help_text: str) -> argparse.ArgumentParser:
+    def add(name: str, handler: Command, help_text: str, *, vault: bool = True) -> argparse.ArgumentParser:
+        """The command `name`; with `vault`, its first option is --vault."""
         command = sub.add_parser(name, help=help_text, description=help_text)
         command.set_defaults(handler=handler)
+        if vault:
+            command.add_argument("--vault", help=VAULT_HELP)
         if name != "service":  # listed by its actions instead
             listed.append(CommandDoc(name, help_text, command))
         return command
@@ -87,15 +93,14 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
         "init",
         cmd_init,
         "Create H0's folders, H0_Rules.md and H0_Profile.md inside an existing vault (touches nothing that exists).",
+        vault=False,
     )
     init.add_argument("path", nargs="?", help="the vault folder (default: VAULT_PATH)")
 
     watch = add("watch", cmd_watch, "Run H0 in the foreground: triage new mail, send approved drafts.")
-    watch.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     watch.add_argument("--workers", type=_workers, default=4, help="parallel handlers (default: 4)")
 
     sweep = add("sweep", cmd_sweep, "One pass over the vault (send approved drafts, triage, archive), then exit.")
-    sweep.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     sweep.add_argument("--workers", type=_workers, default=4, help="parallel handlers (default: 4)")
     sweep.add_argument("-v", "--verbose", action="store_true", help="say what the pass does, line by line (stderr)")
     sweep.add_argument(
@@ -105,8 +110,7 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
         help="stop waiting for the pass after this many seconds (default: 600; exit 1)",
     )
 
-    ingest = add("ingest", cmd_ingest, "Look for new mail once (GMAIL_QUERY) and write it to Needs_Action/.")
-    ingest.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    add("ingest", cmd_ingest, "Look for new mail once (GMAIL_QUERY) and write it to Needs_Action/.")
 
     imp = add(
         "import",
@@ -116,7 +120,6 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
         "Ctrl-C stops it; the same command resumes.",
     )
     imp.add_argument("files", nargs="+", metavar="FILE", help=".eml files, .mbox mailboxes, or folders of them")
-    imp.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     imp.add_argument(
         "--as-notes", action="store_true", help="also file history (older mail, your sent mail) as notes in Done/"
     )
@@ -128,7 +131,6 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
         "The mailbox H0 is connected to and its sign-in, what needs you, drafts waiting, why approved drafts "
         "wait, send caps, recent sends and errors, daemon state (the data of H0_Dashboard.md).",
     )
-    status.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     status.add_argument("--json", action="store_true", help="machine-readable output")
 
     log = add(
@@ -137,7 +139,6 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
         "What H0 sent (oldest first, the newest last), or with NOTE that note's trail from ingest to filing.",
     )
     log.add_argument("note", nargs="?", metavar="NOTE", help="a note's path or name (Done/x.md, x, [[x]])")
-    log.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     log.add_argument("--since", metavar="DATE", help="from this local date (YYYY-MM-DD) or time")
     log.add_argument("--until", metavar="DATE", help="up to this local date (the whole day) or time")
     log.add_argument("--today", action="store_true", help="since midnight")
@@ -154,18 +155,19 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
         "How good would H0's drafts be on your own mail? Each reply you sent is hidden, drafted again "
         "from the email and the vault, and compared with what you sent; a table, and a report note in Logs/.",
     )
-    evaluate.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     evaluate.add_argument("--limit", type=int, default=20, help="your newest N replies (default: 20)")
     evaluate.add_argument("--model", help="draft with this model instead of LLM_MODEL (compare models)")
     evaluate.add_argument("--json", action="store_true", help="machine-readable output")
     evaluate.add_argument("--no-note", action="store_true", help="write no report note into Logs/")
 
     doctor = add("doctor", cmd_doctor, "Check configuration, vault, rules, mail backend and both MCP servers.")
-    doctor.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
     doctor.add_argument("--no-servers", action="store_true", help="skip starting the MCP servers")
 
     service = add(
-        "service", cmd_service, "Run `h0 watch` at login: a systemd user unit (Linux) or launchd agent (macOS)."
+        "service",
+        cmd_service,
+        "Run `h0 watch` at login: a systemd user unit (Linux) or launchd agent (macOS).",
+        vault=False,
     )
     service_common = _SuggestingParser(add_help=False)
     service_common.add_argument(
@@ -181,7 +183,7 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
     service_install = service_action(
         "install", "Write the unit/agent for `h0 watch --vault VAULT` and start it now and at every login."
     )
-    service_install.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
+    service_install.add_argument("--vault", help=VAULT_HELP)
     service_install.add_argument("--force", action="store_true", help="replace a unit/agent with different content")
     service_install.add_argument(
         "--dry-run", action="store_true", help="print what would be written and run; touch nothing"
@@ -197,13 +199,13 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
 
     mcp = add("mcp", cmd_mcp, "Run an MCP server on stdio (for Claude Code and H0 itself).")
     mcp.add_argument("server", choices=["vault", "gmail"], help="vault: notes; gmail: mail (any MAIL_BACKEND)")
-    mcp.add_argument("--vault", help="the vault folder (default: VAULT_PATH)")
 
     auth = add(
         "auth",
         cmd_auth,
         "Authorise H0 to use your mailbox once: Gmail (a browser consent; writes token.json) or Outlook and "
         "Microsoft 365 (a device code: a URL and a code to enter on any device; writes OUTLOOK_TOKEN_PATH).",
+        vault=False,
     )
     auth.add_argument("provider", choices=["gmail", "outlook"], help="the account to authorise")
     auth.add_argument("--credentials", help="gmail: OAuth client JSON (default: GMAIL_CREDENTIALS_PATH)")
@@ -219,7 +221,9 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
     auth.add_argument("--no-browser", action="store_true", help="print the URL instead of opening a browser")
     auth.add_argument("--port", type=int, default=0, help="local port for Google's redirect (default: any free one)")
 
-    demo = add("demo", cmd_demo, "The bundled demo vault: `h0 demo reset` puts its examples back as shipped.")
+    demo = add(
+        "demo", cmd_demo, "The bundled demo vault: `h0 demo reset` puts its examples back as shipped.", vault=False
+    )
     demo.add_argument(
         "action",
         choices=["reset"],

@@ -85,7 +85,6 @@ MAX_PROPERTY_CHARS = 300
 # Bookkeeping, not facts: what Obsidian and H0 keep in a note's frontmatter for themselves.
 NOT_FACTS = frozenset({"type", "tags", "tag", "aliases", "alias", "private", "cssclasses", "cssclass", "publish"})
 WITHHELD = "its commercial facts left out: nobody they concern is on this email"
-ORDER = ("profile", "lessons", "person", "past_reply", "linked", "related", "similar_reply", "pending")
 THREAD_SLACK = 6  # more of the latest replies asked for: those of this very thread are left out
 RELATED_SLACK = 5  # more related notes asked for: those only about the email's people are left out
 SIMILAR_SLACK = 8  # more similar replies asked for: those outside the conversation's circle are left out
@@ -108,7 +107,6 @@ class DraftContext:
     """What one reply may draw on. `items` are in budget order; `omitted` names what did not fit."""
 
     recipient: str
-    recipient_name: str
     voice: Voice
     items: tuple[ContextItem, ...]
     omitted: tuple[str, ...] = ()
@@ -210,31 +208,39 @@ def recipient_of(address_or_header: str) -> tuple[str, str]:
     return name.strip().strip("\"'"), (address or address_or_header or "").strip().lower()
 
 
+@dataclass(frozen=True, slots=True)
+class Answering:
+    """What a reply answers: an email from `sender` (a From header), the reply going to `reply_to` (an address).
+    `exclude`: vault paths given otherwise (the email's thread), never repeated as notes. `audience`: everyone
+    else the reply concerns (the others on the email, the people the owner wrote to in its thread; never the
+    owner): with `reply_to`, whom a note's commercial facts may be shown for. `thread`: the email's thread keys
+    (h0.vault.disclosure.thread_keys): a past reply holding one is of this conversation, which the prompt carries
+    already, and is never given again. `to_meet`: all the email asks is to meet (the calendar answers it;
+    h0.drafting.relevance.linked_for)."""
+
+    reply_to: str
+    sender: str
+    subject: str
+    body: str
+    exclude: Sequence[str] = ()
+    audience: Iterable[str] = ()
+    thread: frozenset[str] = frozenset()
+    to_meet: bool = False
+
+
 def assemble(
+    asked: Answering,
     *,
-    reply_to: str,
-    sender: str,
-    subject: str,
-    body: str,
     profile: Profile,
     memory: Memory,
     knowledge: KnowledgeSource,
     past: PastReplies,
     budget_tokens: int,
-    exclude: Sequence[str] = (),
-    audience: Iterable[str] = (),
-    thread: frozenset[str] = frozenset(),
-    to_meet: bool = False,
 ) -> DraftContext:
-    """The context of a reply to `reply_to` (an address) answering an email from `sender` (a From header).
-    `audience`: everyone else the reply concerns (the others on the email, the people the owner wrote to
-    in its thread; never the owner): with `reply_to`, whom a note's commercial facts may be shown for.
-    `thread`: the email's thread keys (h0.vault.disclosure.thread_keys): a past reply holding one is of this
-    conversation, which the prompt carries already, and is never given again. `to_meet`: all the email asks is to
-    meet (the calendar answers it; h0.drafting.relevance.linked_for)."""
+    """The context of the reply `asked` for, from the owner's profile, lessons, knowledge and past replies."""
     started = time.perf_counter()
-    name, sender_address = recipient_of(sender)
-    address = reply_to.strip().lower() or sender_address
+    name, sender_address = recipient_of(asked.sender)
+    address = asked.reply_to.strip().lower() or sender_address
     budget = _Budget(budget_tokens * CHARS_PER_TOKEN)
     summary = profile.summary()
     if summary:
@@ -242,9 +248,9 @@ def assemble(
     if memory.lessons:
         lessons = "\n".join(f"- {lesson.line}" for lesson in memory.lessons)
         budget.add("lessons", "[[H0_Memory]]", "lessons from your edits of earlier drafts", lessons, "H0_Memory.md")
-    seen: set[str] = set(exclude)
+    seen: set[str] = set(asked.exclude)
     conversation = {a for a in (address, sender_address) if a}
-    parties_on = frozenset({address, *(a.strip().lower() for a in audience if a and "@" in a)} - {""})
+    parties_on = frozenset({address, *(a.strip().lower() for a in asked.audience if a and "@" in a)} - {""})
 
     def shown(note: KnowledgeNote) -> tuple[str, str]:
         """The note's text for this reply, and what to add to why it is there (its money left out)."""
@@ -262,11 +268,11 @@ def assemble(
                 budget.add("person", note.link, why + withheld, text, note.path)
     # The owner's replies of this very conversation are in its thread already (h0.handlers.thread): never repeated.
     latest = past.to_address(address, CAPS["past_reply"][1] + THREAD_SLACK)
-    history = [r for r in latest if not (r.path is not None and r.path in seen) and not r.threads & thread]
+    history = [r for r in latest if not (r.path is not None and r.path in seen) and not r.threads & asked.thread]
     history = history[: CAPS["past_reply"][1]]
     for reply in history:
         budget.add("past_reply", reply.link, f"your reply to {address}", _reply_text(reply, reply.text), reply.path)
-    query = without_names(without_owner(f"{subject}\n{body}", profile.name), names_of(name, people))
+    query = without_names(without_owner(f"{asked.subject}\n{asked.body}", profile.name), names_of(name, people))
     query = without_signature_names(query, organisation_of(people))
     words = topic_words(query)
     hub = partial(is_hub, knowledge)
@@ -274,7 +280,11 @@ def assemble(
     for person in people:
         for target in person.links:
             target_note = knowledge.resolve_link(target)
-            if target_note is None or target_note.path in seen or not linked_for(target_note, words, to_meet, hub):
+            if (
+                target_note is None
+                or target_note.path in seen
+                or not linked_for(target_note, words, asked.to_meet, hub)
+            ):
                 continue
             seen.add(target_note.path)
             linked.append(target_note)
@@ -303,7 +313,7 @@ def assemble(
     for reply, score in past.similar(query, CAPS["similar_reply"][1] + SIMILAR_SLACK, exclude=history):
         if given >= CAPS["similar_reply"][1]:
             break
-        if (reply.path is not None and reply.path in seen) or reply.threads & thread:
+        if (reply.path is not None and reply.path in seen) or reply.threads & asked.thread:
             continue
         if circle is not None and not in_circle(reply, circle):
             continue  # someone else's conversation: the owner's replies to this person speak for them
@@ -323,7 +333,6 @@ def assemble(
     used = budget_tokens * CHARS_PER_TOKEN - budget.left
     return DraftContext(
         address,
-        name,
         voice,
         tuple(budget.items),
         tuple(budget.omitted),

@@ -167,9 +167,6 @@ class IndexKnowledge:
         )
         return int(rows[0][0]) if rows else 0
 
-    def note_count(self) -> int:
-        return self.index.count()
-
     def _note(self, rel: str) -> KnowledgeNote | None:
         """The note at `rel` as a prompt may show it, judged now; None for private, mail or unreadable ones."""
         if self.privacy.never(rel) or mail_folder(rel):

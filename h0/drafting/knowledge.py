@@ -145,10 +145,6 @@ class VaultKnowledge:
             entry = self._entries.get(path)
         return entry is not None and entry.kind == "private"
 
-    def note_count(self) -> int:
-        self.refresh()
-        return self._knowledge
-
     def people_around(self, path: str, most: int) -> int:
         """As the catalogue was last brought up to date (the context's look-ups just did)."""
         with self._lock:

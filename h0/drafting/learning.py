@@ -31,7 +31,7 @@ from loguru import logger
 from h0.drafting.memory import add_lessons, clean_lesson
 from h0.drafting.profile import with_learned
 from h0.drafting.voice import profile_section
-from h0.errors import Conflict, H0Error, NotFound
+from h0.errors import Conflict, H0Error
 from h0.vault.api import Notes
 from h0.vault.audit import AuditLog, utcnow
 from h0.vault.dates import read_time
@@ -115,12 +115,8 @@ def learn_from_filed(
     judges its thread too) — no lesson is drawn from a private reply. Returns the outcomes."""
     if private is None:
         private = drafting.disclosure.own_private
-    try:
-        paths = api.list(DONE, f"{LEARN_KEY}:pending", limit=limit)
-    except NotFound:
-        return []
     outcomes = []
-    for path in paths:
+    for path in api.list(DONE, f"{LEARN_KEY}:pending", limit=limit):
         try:
             outcome = _learn_one(api, drafting, llm, path, private)
         except H0Error as error:

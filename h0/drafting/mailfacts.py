@@ -16,43 +16,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from h0.calendar.when import MONTH, MONTHS, WEEKDAYS
+
 MAX_CHARS = 20_000
 
-
-def _numbered(rows: tuple[str, ...], start: int = 0) -> dict[str, int]:
-    """Each word of each row (one thing's names in English, French and German) -> the row's number."""
-    return {name: number for number, names in enumerate(rows, start) for name in names.split()}
-
-
-_MONTHS = _numbered(
-    (
-        "january jan janvier janv januar jänner",
-        "february feb février fevrier févr fevr februar",
-        "march mar mars märz maerz mrz",
-        "april apr avril avr",
-        "may mai",
-        "june jun juin juni",
-        "july jul juillet juil juli",
-        "august aug août aout",
-        "september sep sept septembre",
-        "october oct octobre oktober okt",
-        "november nov novembre",
-        "december dec décembre decembre dezember dez déc",
-    ),
-    start=1,
-)
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_WEEKDAYS = _numbered(
-    (
-        "monday montag lundi",
-        "tuesday dienstag mardi",
-        "wednesday mittwoch mercredi",
-        "thursday donnerstag jeudi",
-        "friday freitag vendredi",
-        "saturday samstag sonnabend samedi",
-        "sunday sonntag dimanche",
-    )
-)
 
 # A number as people write it: grouped thousands ("1,100", "38.000", "24 000") with an optional decimal
 # part, or plain digits with one. Grouping is three digits after the mark: "1,10" is a decimal, "1,100" not.
@@ -67,9 +34,9 @@ _CODE = re.compile(r"\b[A-Z]{2,10}-\d{1,10}\b|\b\d{4}-\d{2,6}\b(?!-)")
 _DOTTED_DATE = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(?:(\d{4}|\d{2})\b)?")
 _SLASH_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b")
 _DAY_MONTH = re.compile(
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s{{0,2}}(?:of\s)?({_MONTH})\.?(?![a-zäöüéû])", re.IGNORECASE
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s{{0,2}}(?:of\s)?({MONTH})\.?(?![a-zäöüéû])", re.IGNORECASE
 )
-_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s{{1,2}}(\d{{1,2}})(?:st|nd|rd|th)?\b(?![.:,]\d)", re.IGNORECASE)
+_MONTH_DAY = re.compile(rf"\b({MONTH})\.?\s{{1,2}}(\d{{1,2}})(?:st|nd|rd|th)?\b(?![.:,]\d)", re.IGNORECASE)
 _ORDINAL_DAY = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)\b"  # the 9th
     r"|\b(?:am|zum|vom|bis|ab|dem)\s(\d{1,2})\.(?!\d)"  # am 9., bis zum 9.
@@ -83,7 +50,7 @@ _TIME = re.compile(
     r"|\b(\d{1,2})\s?(?:uhr|h\b|heures?\b)",  # 14 Uhr, 15 h, 15 heures
     re.IGNORECASE,
 )
-_WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")(?:s\b|\w*)", re.IGNORECASE)
+_WEEKDAY = re.compile(r"\b(" + "|".join(WEEKDAYS) + r")(?:s\b|\w*)", re.IGNORECASE)
 _AMOUNT = re.compile(
     rf"(?:(?P<pre>{_CURRENCY})\s?(?P<a>{_NUMBER})|(?P<b>{_NUMBER})\s?(?:k\b\s?)?(?P<post>{_CURRENCY}))", re.IGNORECASE
 )
@@ -160,12 +127,12 @@ def _slashed(m: re.Match[str]) -> tuple[str, str] | None:
 
 
 def _day_month(m: re.Match[str]) -> tuple[str, str] | None:
-    value = _date(int(m.group(1)), _MONTHS[m.group(2).lower()])
+    value = _date(int(m.group(1)), MONTHS[m.group(2).lower()])
     return ("date", value) if value else None
 
 
 def _month_day(m: re.Match[str]) -> tuple[str, str] | None:
-    value = _date(int(m.group(2)), _MONTHS[m.group(1).lower()])
+    value = _date(int(m.group(2)), MONTHS[m.group(1).lower()])
     return ("date", value) if value else None
 
 
@@ -189,7 +156,7 @@ def _time(m: re.Match[str]) -> tuple[str, str] | None:
 
 
 def _weekday(m: re.Match[str]) -> tuple[str, str]:
-    return ("weekday", str(_WEEKDAYS[m.group(1).lower()]))
+    return ("weekday", str(WEEKDAYS[m.group(1).lower()]))
 
 
 def _amount(m: re.Match[str]) -> tuple[str, str]:

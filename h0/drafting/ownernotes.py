@@ -62,44 +62,41 @@ class Loaded:
 
 def load_control_note(root: Path, name: str) -> Loaded:
     """Read `name` at the vault's root within the bounds; never raises."""
+    loaded = Loaded(name)
+    try:
+        _read(loaded, Path(root) / name)
+    except H0Error as problem:
+        loaded.problems.append(problem)
+    return loaded
+
+
+def _read(loaded: Loaded, target: Path) -> None:
+    """`loaded` filled from `target`; a note H0 cannot use raises what is wrong (`whole`: H0 uses its defaults)."""
     from h0.vault.note import content_hash
 
-    loaded = Loaded(name)
-    target = Path(root) / name
+    name = loaded.path
     try:
         st = os.lstat(target)
     except FileNotFoundError:
-        return loaded
+        return
     except OSError as exc:
-        loaded.problems.append(
-            InvalidRequest(
-                f"{name} cannot be read ({exc.strerror or exc}); H0 uses its defaults.", path=name, whole=True
-            )
-        )
-        return loaded
+        raise _unreadable(name, exc) from exc
     loaded.exists = True
     if not os.path.isfile(target) or os.path.islink(target):
-        loaded.problems.append(
-            InvalidRequest(
-                f"{name} is not a plain note (a link or a folder); H0 uses its "
-                "defaults. Make it an ordinary Markdown file.",
-                path=name,
-                whole=True,
-            )
+        raise InvalidRequest(
+            f"{name} is not a plain note (a link or a folder); H0 uses its defaults. Make it an ordinary Markdown file.",
+            path=name,
+            whole=True,
         )
-        return loaded
     if st.st_size > MAX_NOTE_BYTES:
-        loaded.problems.append(
-            InvalidRequest(
-                f"{name} is {st.st_size / 1024:.0f} KiB; H0 reads notes like it up to {MAX_NOTE_BYTES // 1024} KiB, so it "
-                "uses its defaults until you shorten it.",
-                path=name,
-                size=st.st_size,
-                limit=MAX_NOTE_BYTES,
-                whole=True,
-            )
+        raise InvalidRequest(
+            f"{name} is {st.st_size / 1024:.0f} KiB; H0 reads notes like it up to {MAX_NOTE_BYTES // 1024} KiB, so it "
+            "uses its defaults until you shorten it.",
+            path=name,
+            size=st.st_size,
+            limit=MAX_NOTE_BYTES,
+            whole=True,
         )
-        return loaded
     try:
         with regular_file(target) as handle:
             data = handle.read(MAX_NOTE_BYTES + 1)
@@ -107,21 +104,18 @@ def load_control_note(root: Path, name: str) -> Loaded:
         parts = frontmatter.split(text)
         fm = frontmatter.load(parts.yaml)
     except OSError as exc:
-        loaded.problems.append(
-            InvalidRequest(
-                f"{name} cannot be read ({exc.strerror or exc}); H0 uses its defaults.", path=name, whole=True
-            )
-        )
-        return loaded
+        raise _unreadable(name, exc) from exc
     except H0Error as exc:
-        loaded.problems.append(
-            ParseError(f"{name}: {exc.message} H0 uses its defaults until it is fixed.", path=name, whole=True)
-        )
-        return loaded
-    loaded.frontmatter = fm
-    loaded.body = parts.body
-    loaded.hash = content_hash(data)
-    return loaded
+        raise ParseError(
+            f"{name}: {exc.message} H0 uses its defaults until it is fixed.", path=name, whole=True
+        ) from exc
+    loaded.frontmatter, loaded.body, loaded.hash = fm, parts.body, content_hash(data)
+
+
+def _unreadable(name: str, exc: OSError) -> InvalidRequest:
+    return InvalidRequest(
+        f"{name} cannot be read ({exc.strerror or exc}); H0 uses its defaults.", path=name, whole=True
+    )
 
 
 def safe_lines(loaded: Loaded, lines: list[str], what: str) -> list[str]:
@@ -156,12 +150,18 @@ def _left_out(text: str, what: str, path: str) -> str | None:
 
 def section(body: str, heading: str) -> str:
     """The text under `## heading` (case-insensitive) up to the next heading of that level or higher."""
-    pattern = re.compile(rf"^##\s+{re.escape(heading)}\s*$", re.IGNORECASE | re.MULTILINE)
-    match = pattern.search(body)
+    found = section_span(body, heading)
+    return body[found[1] : found[2]] if found else ""
+
+
+def section_span(body: str, heading: str) -> tuple[int, int, int] | None:
+    """Where the section `## heading` (case-insensitive) is: its heading's start and end, and its own end (the
+    next heading of that level or higher, or the end of `body`); None when there is none."""
+    match = re.compile(rf"^##\s+{re.escape(heading)}\s*$", re.IGNORECASE | re.MULTILINE).search(body)
     if match is None:
-        return ""
+        return None
     nxt = re.compile(r"^#{1,2}\s", re.MULTILINE).search(body, match.end())
-    return body[match.end() : nxt.start() if nxt else len(body)]
+    return match.start(), match.end(), nxt.start() if nxt else len(body)
 
 
 def bullets(text: str) -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.calendar.hours import OwnerHours, parse_hours
-from h0.drafting.ownernotes import Loaded, bullets, load_control_note, safe_lines, section
+from h0.drafting.ownernotes import Loaded, bullets, load_control_note, safe_lines, section, section_span
 from h0.errors import H0Error, InvalidRequest
 from h0.vault.layout import PROFILE_NOTE
 from h0.vault.profile_fields import PROSE_KEYS, profile_fields
@@ -108,15 +108,8 @@ class Profile:
 
     def summary(self) -> str:
         """The profile as a prompt shows it: who the owner is, how they write, standing facts."""
-        lines = []
-        if self.name:
-            lines.append(f"Name: {self.name}")
-        if self.role:
-            lines.append(f"Role: {self.role}")
-        if self.languages:
-            lines.append(f"Writes in: {', '.join(self.languages)}")
-        if self.tone:
-            lines.append(f"Tone: {self.tone}")
+        said = (("Name", self.name), ("Role", self.role), ("Writes in", ", ".join(self.languages)), ("Tone", self.tone))
+        lines = [f"{label}: {value}" for label, value in said if value]
         if self.facts:
             lines.append("Standing facts:")
             lines += [f"- {fact}" for fact in self.facts]
@@ -222,13 +215,11 @@ def render_learned(lines: list[str]) -> str:
 
 def with_learned(text: str, learned: str) -> str:
     """The profile's text with its learned section replaced by `learned` (appended when it has none)."""
-    pattern = re.compile(rf"^##\s+{re.escape(LEARNED_HEADING)}\s*$", re.IGNORECASE | re.MULTILINE)
-    match = pattern.search(text)
-    if match is None:
+    found = section_span(text, LEARNED_HEADING)
+    if found is None:
         return text.rstrip("\n") + "\n\n" + learned
-    nxt = re.compile(r"^#{1,2}\s", re.MULTILINE).search(text, match.end())
-    tail = text[nxt.start() :] if nxt else ""
-    return text[: match.start()] + learned + ("\n" + tail if tail else "")
+    tail = text[found[2] :]
+    return text[: found[0]] + learned + ("\n" + tail if tail else "")
 
 
 def ensure_profile_file(root: Path) -> bool:

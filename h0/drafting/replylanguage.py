@@ -11,13 +11,15 @@ one extra call per draft.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from h0.drafting.register import Form, address_form, address_words, language_name
 from h0.drafting.voice import language_of
 from h0.triage.prompt import AnswerInvalid, _json_object
+
+if TYPE_CHECKING:
+    from h0.triage.llm import LLMTriage
 
 REWRITE_SYSTEM = """\
 You rewrite an email reply for its author: into another language, or addressing its reader in
@@ -33,20 +35,6 @@ REWRITE_SCHEMA: dict[str, Any] = {
     "required": ["reply_body"],
     "additionalProperties": False,
 }
-
-
-class Asks(Protocol):
-    """What this module needs of a model (h0.triage.llm.LLMTriage.ask)."""
-
-    def ask(
-        self,
-        system: str,
-        message: str,
-        parse: Callable[[str | None], Any],
-        schema: Mapping[str, Any] | None = None,
-        correction: Callable[[str], str] = ...,
-        invalid_retries: int | None = None,
-    ) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +70,9 @@ def wrong_form(text: str, language: str | None, wanted: Form | None) -> Form | N
     return found if found is not None and found != wanted else None
 
 
-def in_language(body: str, wanted: str | None, llm: Asks | None, nonce: str, form: Form | None = None) -> InLanguage:
+def in_language(
+    body: str, wanted: str | None, llm: LLMTriage | None, nonce: str, form: Form | None = None
+) -> InLanguage:
     """`body` (the reply without greeting and sign-off) in `wanted`, addressing its reader in `form`: as it is,
     rewritten by one more call, or as it is with a flag."""
     found = mismatch(body, wanted)

@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from email.message import Message
+from typing import TYPE_CHECKING
 
 from h0.drafting.context import recipient_of
 from h0.drafting.knowledgenotes import KnowledgeSource
@@ -29,12 +30,15 @@ from h0.drafting.past import PastReplies
 from h0.drafting.pastreply import PastReply
 from h0.drafting.profile import Profile
 from h0.drafting.register import Form, address_form, address_words, formal_register, impersonal_greeting
-from h0.drafting.replylanguage import Asks, in_language
+from h0.drafting.replylanguage import in_language
 from h0.drafting.replytext import strip_quoted
 from h0.drafting.voice import VOICE_WINDOW, Voice, language_of, voice_for
 from h0.mail.incoming.automated import automated_kind
 from h0.triage.prompt import new_nonce
 from h0.vault.model import NoteFacts
+
+if TYPE_CHECKING:
+    from h0.triage.llm import LLMTriage
 
 _SQUASH = re.compile(r"[^0-9a-zà-ÿ]+")
 _DOMAIN_LIKE = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}$", re.IGNORECASE)
@@ -153,7 +157,7 @@ def _own_label(domain: str) -> str:
     return _SQUASH.sub("", labels[-1])
 
 
-def finish(profile: Profile, reply: str, chosen: ReplyVoice, llm: Asks | None = None) -> FinishedReply:
+def finish(profile: Profile, reply: str, chosen: ReplyVoice, llm: LLMTriage | None = None) -> FinishedReply:
     """A model's reply made the owner's: its greeting and sign-off replaced by the owner's (never doubled), in the
     reply's language and addressing the reader as decided — asked once more when it is not, else flagged."""
     names = [n for n in (profile.name, profile.signature) if n]

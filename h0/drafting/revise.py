@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from h0.drafting.context import DraftContext
+from h0.drafting.context import Answering, DraftContext
 from h0.drafting.grounding import CleanReply, clean_reply, grounding, notes_section
 from h0.drafting.instructions import instruction_line, without_instructions
 from h0.drafting.learning import text_hash, written_record
@@ -200,7 +200,7 @@ def rewrite(
     if email is not None:
         context = drafting.context_for_email(note_facts("", email[0]), email[1], to)
     elif to:
-        context = drafting.context(reply_to=to, sender=to, subject=facts.subject, body=current)
+        context = drafting.context(Answering(reply_to=to, sender=to, subject=facts.subject, body=current))
     if llm is None:
         return _not_revised(
             path,

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from loguru import logger
 
@@ -24,14 +24,13 @@ from h0.calendar.phrases import asks_to_meet
 from h0.config import Settings
 from h0.drafting.briefing import questions
 from h0.drafting.commercial import audience_of
-from h0.drafting.context import DraftContext, assemble
+from h0.drafting.context import Answering, DraftContext, assemble
 from h0.drafting.knowledge import VaultKnowledge
 from h0.drafting.knowledgenotes import KnowledgeSource
 from h0.drafting.memory import Memory, load_memory
 from h0.drafting.past import SENT_CACHE_FILE, PastReplies
 from h0.drafting.profile import Profile, load_profile
 from h0.drafting.relevance import email_thread_keys
-from h0.drafting.replylanguage import Asks
 from h0.drafting.replyvoice import FinishedReply, ReplyVoice, choose_voice, finish, person_language
 from h0.drafting.scheduling import scheduling_for_email
 from h0.errors import H0Error
@@ -45,6 +44,9 @@ from h0.vault.disclosure import Disclosure
 from h0.vault.layout import DRAFTING_STREAM, LOGS, MEMORY_NOTE, PROFILE_NOTE
 from h0.vault.model import NoteFacts
 from h0.vault.private_threads import IndexThreads, PrivateThreads, ScannedThreads
+
+if TYPE_CHECKING:
+    from h0.triage.llm import LLMTriage
 
 T = TypeVar("T")
 
@@ -179,37 +181,17 @@ class Drafting:
         finally:
             self._looked.inside = False
 
-    def context(
-        self,
-        *,
-        reply_to: str,
-        sender: str,
-        subject: str,
-        body: str,
-        exclude: Sequence[str] = (),
-        also: Iterable[str] = (),
-        thread: frozenset[str] = frozenset(),
-        to_meet: bool = False,
-    ) -> DraftContext:
-        """Everything a reply to `reply_to` (and `also`) answering this email may draw on (h0.drafting.context);
-        `thread`: the email's thread keys (its conversation's own replies are never given as past replies);
-        `to_meet`: all the email asks is to meet."""
+    def context(self, asked: Answering) -> DraftContext:
+        """Everything the reply `asked` for may draw on (h0.drafting.context)."""
         if not getattr(self._looked, "inside", False):
             self._freshen()
         return assemble(
-            reply_to=reply_to,
-            sender=sender,
-            subject=subject,
-            body=body,
+            asked,
             profile=self.profile(),
             memory=self.memory(),
             knowledge=self.knowledge,
             past=self.past,
             budget_tokens=self.budget_tokens,
-            exclude=exclude,
-            audience=also,
-            thread=thread,
-            to_meet=to_meet,
         )
 
     def voice_context(self, reply_to: str | None, sender: str, text: str = "") -> ReplyContext:
@@ -234,7 +216,7 @@ class Drafting:
         """The `language:` of this address's People note (h0.drafting.replyvoice.person_language)."""
         return person_language(self.knowledge, address)
 
-    def finish_reply(self, reply: str, chosen: ReplyVoice, llm: Asks | None = None) -> FinishedReply:
+    def finish_reply(self, reply: str, chosen: ReplyVoice, llm: LLMTriage | None = None) -> FinishedReply:
         """A model's reply made the owner's (h0.drafting.replyvoice.finish): greeting and sign-off, language, form."""
         return finish(self.profile(), reply, chosen, llm)
 
@@ -261,14 +243,16 @@ class Drafting:
         repeated as notes; `audience`: who else the reply concerns (h0.drafting.commercial.audience_of)."""
         address = reply_to or email.sender
         context = self.context(
-            reply_to=address,
-            sender=email.sender_text,
-            subject=email.subject,
-            body=text,
-            exclude=exclude,
-            also=audience_of(email, (), ()) if audience is None else audience,
-            thread=email_thread_keys(email),
-            to_meet=only_to_meet(email.subject, text),
+            Answering(
+                reply_to=address,
+                sender=email.sender_text,
+                subject=email.subject,
+                body=text,
+                exclude=exclude,
+                audience=audience_of(email, (), ()) if audience is None else audience,
+                thread=email_thread_keys(email),
+                to_meet=only_to_meet(email.subject, text),
+            )
         )
         scheduling = scheduling_for_email(
             self.calendar, self.profile(), self.knowledge, email, text, address, datetime.now(UTC)
@@ -307,17 +291,25 @@ def sent_cache_path(root: Path, state_dir: Path | None) -> Path | None:
 
 def owner_authority(root: Path, state_dir: Path | None) -> OwnerAuthority | None:
     """The owner's identity for this vault (None: no state database here — then no note is vouched for)."""
-    try:
-        return OwnerAuthority(StateDB.for_vault(Path(root), state_dir))
-    except H0Error as error:
-        logger.warning("the owner's identity cannot be read ({}); past replies from the vault are left out", error)
-        return None
+    return _over_state(
+        root,
+        state_dir,
+        OwnerAuthority,
+        "the owner's identity cannot be read ({}); past replies from the vault are left out",
+    )
 
 
 def mail_history(root: Path, state_dir: Path | None) -> MailHistory | None:
     """The mail kept as history for this vault (h0.state.history); None when the state folder cannot be opened."""
+    return _over_state(
+        root, state_dir, MailHistory, "the mail history cannot be read ({}); past replies from the vault alone"
+    )
+
+
+def _over_state(root: Path, state_dir: Path | None, reader: Callable[[StateDB], T], unread: str) -> T | None:
+    """`reader` over this vault's state database; None (and `unread` logged) when it cannot be opened."""
     try:
-        return MailHistory(StateDB.for_vault(Path(root), state_dir))
+        return reader(StateDB.for_vault(Path(root), state_dir))
     except H0Error as error:
-        logger.warning("the mail history cannot be read ({}); past replies from the vault alone", error)
+        logger.warning(unread, error)
         return None

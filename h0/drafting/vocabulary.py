@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import re
 
+from h0.calendar.phrases import QUESTION_WORDS
+
 
 def _stem(word: str) -> str:
     if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
@@ -146,11 +148,7 @@ _HOW_MUCH = re.compile(
 )
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 # A question that opens with one of these asks what, who, where, why or how: a date in it is not what it asks.
-_WH = re.compile(
-    r"^\W*(?:what|which|who|whom|whose|where|why|how|was|welche[rsnm]?|wer|wen|wem|wo|woher|wohin|warum|wieso|"
-    r"weshalb|wie|que|qu'|quel(?:le)?s?|qui|où|pourquoi|comment)\b",
-    re.IGNORECASE,
-)
+_WH = re.compile(rf"^\W*(?:{QUESTION_WORDS})\b", re.IGNORECASE)
 
 
 def answer_kind(question: str) -> str:

@@ -55,7 +55,7 @@ class EmailTriager(Protocol):
 class NoteOps(Notes):
     """What handlers do to notes: `Notes` over a `VaultAPI` (in the daemon: the vault server, with the
     local vault as its fallback — h0.mcp.client.Fallback), with an update that survives a concurrent edit,
-    filing in a folder, and a listing of a folder that is not there as empty. `notes`: the plain verbs,
+    and filing in a folder. `notes`: the plain verbs,
     for code outside the handlers (learning, revision)."""
 
     def __init__(self, api: VaultAPI) -> None:
@@ -90,20 +90,6 @@ class NoteOps(Notes):
     def move_to_folder(self, source: str, folder: str, set_frontmatter: Mapping[str, Any] | None = None) -> Moved:
         """File a note in `folder` (as 'name (2).md'… if the name is taken), annotating it in the same call."""
         return self.move(source, f"{folder}/", rename_if_exists=True, set_frontmatter=set_frontmatter)
-
-    def list(
-        self,
-        directory: str = "",
-        filter: str | Sequence[str] | None = None,
-        *,
-        recursive: bool = False,
-        limit: int | None = None,
-    ) -> list[str]:
-        """Paths of the notes of a folder matching any of the filters; none when the folder does not exist."""
-        try:
-            return self.api.list(directory, filter, recursive=recursive, limit=limit)
-        except NotFound:
-            return []
 
 
 class Pause(NamedTuple):

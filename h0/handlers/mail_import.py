@@ -65,17 +65,14 @@ class ImportReport:
     awaited: int = 0  # the owner's messages it found waiting for an answer (each a follow-up note and draft)
 
     def line(self) -> str:
-        parts = [f"{len(self.work)} new in Needs_Action/"]
-        if self.history:
-            parts.append(f"{self.history} kept as history ({self.sent} of them yours)")
-        if self.filed:
-            parts.append(f"{len(self.filed)} filed in Done/")
-        if self.duplicates:
-            parts.append(f"{self.duplicates} already imported")
-        if self.problems:
-            parts.append(f"{len(self.problems)} not imported")
-        if self.owed or self.awaited:
-            parts.append(f"replies owed: {self.owed}, awaited: {self.awaited}")
+        counted = (  # each part is said when its count is not zero
+            (self.history, f"{self.history} kept as history ({self.sent} of them yours)"),
+            (len(self.filed), f"{len(self.filed)} filed in Done/"),
+            (self.duplicates, f"{self.duplicates} already imported"),
+            (len(self.problems), f"{len(self.problems)} not imported"),
+            (self.owed or self.awaited, f"replies owed: {self.owed}, awaited: {self.awaited}"),
+        )
+        parts = [f"{len(self.work)} new in Needs_Action/"] + [said for count, said in counted if count]
         return "h0 import: " + ", ".join(parts)
 
 

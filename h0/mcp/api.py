@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from h0.errors import H0Error, InternalError, error_from_dict
 from h0.mail.models import AckResult, EmailFull, EmailList, LabelResult, NewEmails, SendEmailResult
-from h0.vault.api import MAX_BATCH, Applied, Change, Move, NoteRef, Update, Write
+from h0.vault.api import MAX_BATCH, Applied, Change, ListQuery, Move, NoteRef, Update, Write
 from h0.vault.last_change import Arrival
 from h0.vault.note import Note
 from h0.vault.store import Moved
@@ -114,17 +114,14 @@ class McpVault:
             _shaped(self.connection.name, "read_notes", build)
         return [found[path] for path in paths]
 
-    def list(
-        self,
-        directory: str = "",
-        filter: str | Sequence[str] | None = None,
-        *,
-        recursive: bool = False,
-        limit: int | None = None,
-    ) -> list[str]:
-        args: dict[str, Any] = {"directory": directory, "recursive": recursive, "limit": limit or LIST_LIMIT}
-        if filter is not None:
-            args["filter"] = filter if isinstance(filter, str) else list(filter)
+    def list(self, query: ListQuery) -> list[str]:
+        args: dict[str, Any] = {
+            "directory": query.directory,
+            "recursive": query.recursive,
+            "limit": query.limit or LIST_LIMIT,
+        }
+        if query.filter is not None:
+            args["filter"] = query.filter if isinstance(query.filter, str) else list(query.filter)
         data = self.connection.call("list_notes", args)
         return _shaped(self.connection.name, "list_notes", lambda: [_listed_path(item) for item in data["notes"]])
 

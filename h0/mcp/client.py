@@ -41,7 +41,7 @@ from h0.config import Settings
 from h0.errors import H0Error, InternalError, McpUnavailable, error_from_dict
 from h0.retry import Backoff
 from h0.vault import AuditLog
-from h0.vault.api import Applied, Change, VaultAPI
+from h0.vault.api import Applied, Change, ListQuery, VaultAPI
 from h0.vault.note import Note
 
 T = TypeVar("T")
@@ -111,10 +111,6 @@ class McpConnection:
 
     def wait_ready(self, timeout: float) -> bool:
         return self._ready.wait(timeout)
-
-    @property
-    def connected(self) -> bool:
-        return self._ready.is_set()
 
     def close(self, timeout: float = 10.0) -> None:
         """Close the session (the SDK closes stdin, waits, then terminates the process)."""
@@ -312,15 +308,8 @@ class Fallback:
     def read_many(self, paths: Sequence[str]) -> list[Note | H0Error]:
         return self._call("read_many", lambda api: api.read_many(paths))
 
-    def list(
-        self,
-        directory: str = "",
-        filter: str | Sequence[str] | None = None,
-        *,
-        recursive: bool = False,
-        limit: int | None = None,
-    ) -> list[str]:
-        return self._call("list", lambda api: api.list(directory, filter, recursive=recursive, limit=limit))
+    def list(self, query: ListQuery) -> list[str]:
+        return self._call("list", lambda api: api.list(query))
 
     def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         return self._call("apply", lambda api: api.apply(changes))
@@ -332,36 +321,18 @@ class Fallback:
         except McpUnavailable as outage:
             if self._fallback is None:
                 raise
-            self._audit.write(
-                "mcp_fallback",
-                "warning",
-                server=self.server,
-                tool=name,
-                error=outage.message,
-                elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
-            )
+            said: dict[str, Any] = {"server": self.server, "tool": name, "error": outage.message}  # both records say it
+            elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+            self._audit.write("mcp_fallback", "warning", **said, elapsed_ms=elapsed_ms)
             logger.warning("mcp {}: {} unavailable, using the local fallback ({})", self.server, name, outage.message)
             try:
                 return verb(self._fallback)
-            except H0Error as err:
-                if err.code != "internal_error":
-                    raise  # the fallback gave a typed answer (e.g. not_found): that is not an outage
-                self._escalate(name, outage, err)
-                raise McpUnavailable(f"{name} failed over MCP and in the fallback: {err.message}", tool=name) from err
             except Exception as exc:
-                self._escalate(name, outage, exc)
+                if isinstance(exc, H0Error) and exc.code != "internal_error":
+                    raise  # the fallback gave a typed answer (e.g. not_found): that is not an outage
+                self._audit.write("mcp_escalation", "error", **said, fallback_error=f"{type(exc).__name__}: {exc}")
+                logger.error("mcp {}: {} failed over MCP and in the fallback: {}", self.server, name, exc)
                 raise McpUnavailable(f"{name} failed over MCP and in the fallback: {exc}", tool=name) from exc
-
-    def _escalate(self, name: str, outage: H0Error, exc: BaseException) -> None:
-        self._audit.write(
-            "mcp_escalation",
-            "error",
-            server=self.server,
-            tool=name,
-            error=outage.message,
-            fallback_error=f"{type(exc).__name__}: {exc}",
-        )
-        logger.error("mcp {}: {} failed over MCP and in the fallback: {}", self.server, name, exc)
 
 
 def with_fallback(primary: VaultAPI, fallback: VaultAPI | None, audit: AuditLog, server: str) -> Fallback:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
 
@@ -121,12 +122,10 @@ class NoteWriter:
             proposal = self.proposals.propose(
                 tool, control, target, frontmatter, body, if_match, create_only, self.record.client()
             )
-            self._log(done, "note_written", tool=tool, path=proposal.path, hash=proposal.hash, proposal_for=control)
-            return proposal
+            return self._written(done, tool, proposal, proposal_for=control)
         frontmatter = {**frontmatter, **self._stamp(tool, target)}
         note = self.vault.write_note(target.rel, frontmatter, body, if_match=if_match, create_only=create_only)
-        self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
-        return note
+        return self._written(done, tool, note)
 
     def update(
         self,
@@ -149,12 +148,10 @@ class NoteWriter:
             proposal = self.proposals.propose_update(
                 tool, control, target, changes, remove, if_match, self.record.client()
             )
-            self._log(done, "note_written", tool=tool, path=proposal.path, hash=proposal.hash, proposal_for=control)
-            return proposal
+            return self._written(done, tool, proposal, proposal_for=control)
         changes = {**changes, **self._stamp(tool, target)}
         note = self.vault.update_frontmatter(target.rel, changes, remove=tuple(remove), if_match=if_match)
-        self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash)
-        return note
+        return self._written(done, tool, note)
 
     def move(
         self,
@@ -179,14 +176,7 @@ class NoteWriter:
             src.rel, dst.rel, overwrite=overwrite, rename_if_exists=rename_if_exists, set_frontmatter=set_frontmatter
         )
         self._log(done, "note_moved", tool=tool, source=moved.source, destination=moved.destination, hash=moved.hash)
-        return MoveResult(
-            moved=True,
-            source=moved.source,
-            destination=moved.destination,
-            moved_hash=moved.moved_hash,
-            hash=moved.hash,
-            warning=moved.warning,
-        )
+        return MoveResult(moved=True, **asdict(moved))
 
     def apply_all(self, changes: list[Change]) -> ChangesApplied:
         """Each change as its own tool would make it, in order; one that fails is answered in its place."""
@@ -199,15 +189,7 @@ class NoteWriter:
                         results.append(self._apply(change, done))
                     except H0Error as error:
                         failed = item_error(change.source if isinstance(change, MoveChange) else change.path, error)
-                        results.append(
-                            ChangeResult(
-                                ok=False,
-                                path=failed.path,
-                                error=failed.error,
-                                message=failed.message,
-                                details=failed.details,
-                            )
-                        )
+                        results.append(ChangeResult(ok=False, **failed.model_dump()))
         finally:
             self.audit.write_many(done)
             self.record.record(done)
@@ -231,14 +213,8 @@ class NoteWriter:
             change.set_frontmatter,
             done,
         )
-        return ChangeResult(
-            ok=True,
-            path=moved.destination,
-            hash=moved.hash,
-            source=moved.source,
-            moved_hash=moved.moved_hash,
-            warning=moved.warning,
-        )
+        # The move's own answer, its destination as where the note is now.
+        return ChangeResult(ok=True, path=moved.destination, **moved.model_dump(exclude={"moved", "destination"}))
 
     def _current(self, rel: str) -> Seen | None:
         """The note at `rel` as it is now (None: there is none; frontmatter None: it cannot be read, so it is
@@ -266,6 +242,11 @@ class NoteWriter:
                 tool=tool,
                 reason="private",
             )
+
+    def _written(self, done: Written | None, tool: str, note: Note, **proposal_for: str) -> Note:
+        """`note`, said written (`proposal_for`: the control note it proposes a change to)."""
+        self._log(done, "note_written", tool=tool, path=note.path, hash=note.hash, **proposal_for)
+        return note
 
     def _log(self, done: Written | None, event: str, **fields: Any) -> None:
         """An audit line (and the record of who wrote what) now, or (in a batch) with the batch's others when it ends."""

@@ -17,7 +17,7 @@ from h0.handlers.triage import needs_triage
 from h0.vault import Vault
 from h0.vault.approval import ApprovalFolder
 from h0.vault.layout import DRAFTS, NEEDS_ACTION
-from h0.vault.model import note_facts
+from h0.vault.model import NoteFacts, note_facts
 from h0.vault.paths import nfc
 
 
@@ -27,43 +27,29 @@ def approved_notes(vault: Vault) -> list[str]:
     return ApprovalFolder(vault.root).notes()
 
 
-def listed(folder: str, flt: str | None = None) -> Callable[[Vault], list[str]]:
-    """A finder for the notes of `folder` that match `flt` (notes that cannot be read too, except
-    in Drafts/, where an unreadable draft is the human's to fix, not H0's to file)."""
+def listed(
+    folder: str, flt: str | None = None, wanted: Callable[[NoteFacts], bool] | None = None
+) -> Callable[[Vault], list[str]]:
+    """A finder for the notes of `folder` that match `flt` and whose typed facts `wanted` holds (notes that cannot
+    be read too, except in Drafts/, where an unreadable draft is the human's to fix, not H0's to file)."""
 
     def find(vault: Vault) -> list[str]:
         try:
-            listing = vault.list_notes(folder, flt)
+            listing = vault.list_notes(folder, flt, with_frontmatter=wanted is not None)
         except H0Error:
             return []  # a missing folder has nothing to do
-        return [nfc(n.path) for n in listing.notes] + (
-            [nfc(s["path"]) for s in listing.skipped] if folder != DRAFTS else []
-        )
+        notes = [
+            n
+            for n in listing.notes
+            if wanted is None or (n.frontmatter is not None and wanted(note_facts(n.path, n.frontmatter)))
+        ]
+        return [nfc(n.path) for n in notes] + ([nfc(s["path"]) for s in listing.skipped] if folder != DRAFTS else [])
 
     return find
 
 
-def rejected_drafts(vault: Vault) -> list[str]:
-    """The drafts of Drafts/ whose status says rejected, in any case or spacing (the typed status of
-    h0.vault.draft_state: the sweep and the watcher agree on what a note says)."""
-    try:
-        listing = vault.list_notes(DRAFTS, with_frontmatter=True)
-    except H0Error:
-        return []
-    return [
-        nfc(n.path) for n in listing.notes if n.frontmatter is not None and note_facts(n.path, n.frontmatter).rejected
-    ]
-
-
-def untriaged_notes(vault: Vault) -> list[str]:
-    """The notes of Needs_Action/ triage has not decided, and those it cannot read (the handler
-    logs read_error once)."""
-    try:
-        listing = vault.list_notes(NEEDS_ACTION, with_frontmatter=True)
-    except H0Error:
-        return []
-    return [
-        nfc(n.path)
-        for n in listing.notes
-        if n.frontmatter is not None and needs_triage(note_facts(n.path, n.frontmatter))
-    ] + [nfc(s["path"]) for s in listing.skipped]
+# The drafts whose status says rejected, in any case or spacing (the typed status of h0.vault.draft_state: the
+# sweep and the watcher agree on what a note says).
+rejected_drafts = listed(DRAFTS, wanted=lambda facts: facts.rejected)
+# The notes of Needs_Action/ triage has not decided, and those it cannot read (the handler logs read_error once).
+untriaged_notes = listed(NEEDS_ACTION, wanted=needs_triage)

@@ -8,8 +8,9 @@ the server is unreachable. Each verb answers with the same types — `Note`, `No
 paths — and an item's failure is its typed `H0Error` in its place, never raised for the batch.
 
 `Notes` is the one client over the seam: a note at a time (`read`, `write`, `update`, `move`), each
-one verb with one item, its error raised. The changes are values (`Write`, `Update`, `Move`): a
-handler that writes a batch builds them and calls `apply` once.
+one verb with one item, its error raised (a listing of a folder that is not there is empty). The
+changes are values (`Write`, `Update`, `Move`): a handler that writes a batch builds them and calls
+`apply` once; so is a listing's query (`ListQuery`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from h0.errors import H0Error, InternalError
+from h0.errors import H0Error, InternalError, NotFound
 from h0.vault.note import Note
 from h0.vault.store import Moved, Vault
 
@@ -66,6 +67,17 @@ class Move:
     set_frontmatter: Mapping[str, Any] | None = field(default=None)
 
 
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    """Which notes to list: those of a folder (`recursive`: and of its sub-folders) matching any of the
+    'field:value' filters, at most `limit` of them."""
+
+    directory: str = ""
+    filter: str | Sequence[str] | None = None
+    recursive: bool = False
+    limit: int | None = None
+
+
 Change = Write | Update | Move
 Applied = NoteRef | Moved
 A = TypeVar("A", NoteRef, Moved)
@@ -80,15 +92,8 @@ class VaultAPI(Protocol):
         """Each note, or the error reading it raised, in the order asked."""
         ...
 
-    def list(
-        self,
-        directory: str = "",
-        filter: str | Sequence[str] | None = None,
-        *,
-        recursive: bool = False,
-        limit: int | None = None,
-    ) -> list[str]:
-        """Paths of the notes of a folder (sorted), matching any of the 'field:value' filters."""
+    def list(self, query: ListQuery) -> list[str]:
+        """Paths of the notes the query names (sorted)."""
         ...
 
     def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
@@ -111,15 +116,9 @@ class LocalVault:
                 results.append(error)
         return results
 
-    def list(
-        self,
-        directory: str = "",
-        filter: str | Sequence[str] | None = None,
-        *,
-        recursive: bool = False,
-        limit: int | None = None,
-    ) -> list[str]:
-        return [n.path for n in self.vault.list_notes(directory, filter, recursive=recursive, limit=limit).notes]
+    def list(self, query: ListQuery) -> list[str]:
+        listing = self.vault.list_notes(query.directory, query.filter, recursive=query.recursive, limit=query.limit)
+        return [n.path for n in listing.notes]
 
     def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         results: list[Applied | H0Error] = []
@@ -170,7 +169,11 @@ class Notes:
         recursive: bool = False,
         limit: int | None = None,
     ) -> list[str]:
-        return self.api.list(directory, filter, recursive=recursive, limit=limit)
+        """Paths of the notes of a folder matching any of the filters; none when the folder does not exist."""
+        try:
+            return self.api.list(ListQuery(directory, filter, recursive, limit))
+        except NotFound:
+            return []
 
     def apply(self, changes: Sequence[Change]) -> builtins.list[Applied | H0Error]:
         return self.api.apply(changes)

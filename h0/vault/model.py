@@ -28,10 +28,10 @@ and `problems` says why. No part of H0 outside h0/vault/ reads a raw key (tests/
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
@@ -70,6 +70,7 @@ __all__ = [
 # `needs_info` to the sweep, the reports and a listing's filter alike).
 WORD_FIELDS = frozenset({"type", "status", "decision", "priority", "follow_up", "awaiting"})
 _NOT_AUTOMATED = frozenset({"", "no", "false", "none", "null", "person"})
+R = TypeVar("R")
 
 
 class Kind(StrEnum):
@@ -82,6 +83,15 @@ class Kind(StrEnum):
 
 
 MAIL_KINDS = frozenset({Kind.EMAIL, Kind.SENT_EMAIL})
+
+
+def _on_first_use(reader: Callable[[Mapping[str, Any]], R]) -> cached_property[R]:
+    """A property of NoteFacts that `reader` reads from the raw frontmatter the first time it is asked."""
+
+    def read(facts: NoteFacts) -> R:
+        return reader(facts._raw)
+
+    return cached_property(read)
 
 
 class NoteFacts(BaseModel):
@@ -152,37 +162,15 @@ class NoteFacts(BaseModel):
         """(display name as written, address) of each `to:` and `cc:` recipient: whom a greeting names."""
         return tuple(named_addresses(self._raw.get("to")) + named_addresses(self._raw.get("cc")))
 
-    @cached_property
-    def stale(self) -> marks.Stale:
-        return marks.stale(self._raw)
-
-    @cached_property
-    def follow_up_marks(self) -> marks.FollowUp:
-        return marks.follow_up(self._raw)
-
-    @cached_property
-    def snooze(self) -> marks.Snooze:
-        return marks.snooze(self._raw)
-
-    @cached_property
-    def model_wait(self) -> marks.ModelWait:
-        return marks.model_wait(self._raw)
-
-    @cached_property
-    def returned(self) -> marks.Returned:
-        return marks.returned(self._raw)
-
-    @cached_property
-    def triage(self) -> marks.TriageMarks:
-        return marks.triage_marks(self._raw)
-
-    @cached_property
-    def revisions(self) -> marks.Revisions:
-        return marks.revisions(self._raw)
-
-    @cached_property
-    def email(self) -> marks.EmailMarks:
-        return marks.email_marks(self._raw)
+    # Read on first use, by idea (h0.vault.marks).
+    stale = _on_first_use(marks.stale)
+    follow_up_marks = _on_first_use(marks.follow_up)
+    snooze = _on_first_use(marks.snooze)
+    model_wait = _on_first_use(marks.model_wait)
+    returned = _on_first_use(marks.returned)
+    triage = _on_first_use(marks.triage_marks)
+    revisions = _on_first_use(marks.revisions)
+    email = _on_first_use(marks.email_marks)
 
     @property
     def rule_timeouts(self) -> tuple[str, ...]:

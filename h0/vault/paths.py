@@ -142,10 +142,6 @@ class PathResolver:
                 return False
         return True
 
-    def relative(self, absolute: Path) -> str:
-        """The vault-relative POSIX form of an absolute path inside the vault."""
-        return nfc(Path(os.path.abspath(absolute)).relative_to(self.root).as_posix())
-
     def _check_lengths(self, parts: list[str], raw: str) -> None:
         """Refuse what the kernel would refuse with ENAMETOOLONG, with the numbers, up front."""
         for part in parts:

@@ -101,9 +101,7 @@ def test_a_false_friend_is_read_in_the_senders_language(tmp_path):
 
 
 def context_of(*items: ContextItem, scheduling=None) -> DraftContext:
-    return DraftContext(
-        "dana@brightline.io", "Dana", Voice("Hi Dana,", "Best,", "profile"), items, scheduling=scheduling
-    )
+    return DraftContext("dana@brightline.io", Voice("Hi Dana,", "Best,", "profile"), items, scheduling=scheduling)
 
 
 def test_a_past_reply_answers_in_the_owners_own_words_never_with_its_date_alone():

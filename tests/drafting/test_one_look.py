@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from h0.drafting.context import Answering
 from h0.drafting.service import Drafting, indexed_knowledge
 from h0.vault import init_vault
 from h0.vault.disclosure import Disclosure
@@ -34,7 +35,7 @@ def person(root: Path, fact: str) -> None:
 
 
 def facts(drafting: Drafting) -> str:
-    context = drafting.context(reply_to=DANA, sender=DANA, subject="Friday", body="Can we meet on Friday?")
+    context = drafting.context(Answering(reply_to=DANA, sender=DANA, subject="Friday", body="Can we meet on Friday?"))
     return context.text()
 
 

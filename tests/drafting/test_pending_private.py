@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from h0.config import load_settings
+from h0.drafting.context import Answering
 from h0.drafting.indexed import IndexKnowledge
 from h0.drafting.service import Drafting
 from h0.vault.disclosure import Disclosure
@@ -45,7 +46,9 @@ def test_given_the_same_inbox_then_the_drafting_context_names_only_the_open_emai
     waiting(vault_dir)
     drafting = Drafting.build(load_settings(vault_path=vault_dir, private_folders="Journal"))
     context = drafting.context(
-        reply_to="dana@example.com", sender="Dana <dana@example.com>", subject="Lunch?", body="Lunch on Friday?"
+        Answering(
+            reply_to="dana@example.com", sender="Dana <dana@example.com>", subject="Lunch?", body="Lunch on Friday?"
+        )
     )
     text = "\n".join(f"{item.label} {item.why} {item.text}" for item in context.items)
     assert "ZQOPEN question" in text

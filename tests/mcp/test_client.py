@@ -84,7 +84,7 @@ class BrokenVault:
     def read_many(self, paths):
         raise OSError("disk on fire")
 
-    def list(self, directory="", filter=None, *, recursive=False, limit=None):
+    def list(self, query):
         raise OSError("disk on fire")
 
     def apply(self, changes):

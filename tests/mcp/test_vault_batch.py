@@ -13,7 +13,7 @@ from h0.mcp.api import McpVault
 from h0.mcp.client import McpConnection, ServerCommand
 from h0.mcp.vault_server import MAX_BATCH
 from h0.vault import AuditLog, Moved, Note, Vault
-from h0.vault.api import LocalVault, Move, NoteRef, Notes, Update, Write
+from h0.vault.api import ListQuery, LocalVault, Move, NoteRef, Notes, Update, Write
 from tests.conftest import subprocess_env
 from tests.mcp.conftest import error_of
 
@@ -171,7 +171,7 @@ def test_both_implementations_answer_the_same_typed_values(stdio_vault, kind):
     assert isinstance(updated, NoteRef) and updated.hash == notes.read(f"{folder}/a.md").hash != a.hash
     assert isinstance(moved, Moved) and moved.destination == f"{folder}/sub/draft.md" and moved.hash
 
-    assert api.list(folder, ["thread_id:t1", "status:done"], recursive=True) == [
+    assert api.list(ListQuery(folder, ("thread_id:t1", "status:done"), recursive=True)) == [
         f"{folder}/a.md",
         f"{folder}/sub/draft.md",
     ]
@@ -182,7 +182,7 @@ def test_both_implementations_answer_the_same_typed_values(stdio_vault, kind):
     with pytest.raises(Conflict):
         notes.write(f"{folder}/a.md", {}, "x", create_only=True)
     with pytest.raises(InvalidRequest):
-        api.list(folder, "no colon")
+        api.list(ListQuery(folder, "no colon"))
 
 
 class Answers:
