@@ -39,6 +39,7 @@ from h0.errors import InvalidRequest
 from h0.platform.fs import read_head, write_new
 from h0.state import DB_FILE, state_dir_for
 from h0.vault.layout import DONE, DRAFTS, FOLDERS, LOGS, MEMORY_NOTE, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX, PROFILE_NOTE
+from h0.vault.sender import SENDER_NOTE
 
 if TYPE_CHECKING:
     from h0.config import Settings
@@ -230,7 +231,7 @@ def reset_demo(root: Path, settings: Settings) -> ResetReport:
             if entry.name != KEEP and rel not in EXAMPLES:
                 _remove(entry, rel, report)
     for entry in _files(root / LOGS):
-        if entry.name.endswith(".jsonl"):
+        if entry.name.endswith(".jsonl") or f"{LOGS}/{entry.name}" == SENDER_NOTE:
             _remove(entry, f"{LOGS}/{entry.name}", report)
     for entry in _files(root / OUTBOX):
         if entry.name.endswith(".eml"):

@@ -14,6 +14,7 @@ from h0.cli.common import EXIT_FAILED, EXIT_USAGE, Command
 from h0.cli.evaluate import cmd_eval
 from h0.cli.readonly_commands import cmd_doctor, cmd_log, cmd_status
 from h0.cli.run_commands import cmd_import, cmd_ingest, cmd_mcp, cmd_sweep, cmd_watch
+from h0.cli.sending import cmd_sending
 from h0.cli.setup_commands import cmd_auth, cmd_demo, cmd_init, cmd_service
 
 
@@ -109,6 +110,13 @@ def build_parser(docs: list[CommandDoc] | None = None) -> argparse.ArgumentParse
         default=600.0,
         help="stop waiting for the pass after this many seconds (default: 600; exit 1)",
     )
+
+    sending = add(
+        "sending",
+        cmd_sending,
+        "Which computer sends this vault's approved drafts (one does, in a synced vault); 'take' moves it here.",
+    )
+    sending.add_argument("action", nargs="?", choices=["take"], help="take: send from this computer from now on")
 
     add("ingest", cmd_ingest, "Look for new mail once (GMAIL_QUERY) and write it to Needs_Action/.")
 

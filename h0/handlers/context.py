@@ -112,7 +112,7 @@ class SendingPause:
     clock: Callable[[], float] = time.monotonic
     until: float = 0.0
     reason: str = ""
-    kind: str = ""  # "auth" or "cap" (`Pause`)
+    kind: str = ""  # "auth" or "cap" (`Pause`), or "elsewhere" (`hold`: another computer sends)
     facts: OutcomeData = field(default_factory=lambda: OutcomeData())  # a cap's setting and when it frees
     said: tuple[str, str] = ("", "")  # (key, reason) of the pause last said; cleared when a send ends it
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -172,6 +172,18 @@ class SendingPause:
             logger.debug("{}: waits for the send cap", path)
         data |= {"kind": "cap", "setting": pause.setting, "resumes_at": pause.resumes_at}
         return Outcome(Action.FAILED, error.code, retry_in=pause.seconds, data=data, again=Again.SEND_CAP)
+
+    def hold(self, reason: str, seconds: float) -> None:
+        """Another computer sends this vault's drafts (h0.pipeline.sending_claim): every send waits `seconds`
+        from now, renewed by each look at the vault's claim while it holds; said there, not here."""
+        with self.lock:
+            self.until, self.reason, self.kind, self.facts = self.clock() + seconds, reason, "elsewhere", OutcomeData()
+
+    def release(self) -> None:
+        """This computer sends again: a hold for another computer's claim ends now (any other pause stays)."""
+        with self.lock:
+            if self.kind == "elsewhere":
+                self.until, self.reason, self.kind = 0.0, "", ""
 
     def ended(self) -> str:
         """A send went: the pause that was said is over — its reason ("" if none was said) — unless a pause began

@@ -32,10 +32,12 @@ from h0.pipeline import signals
 from h0.pipeline.lock import VaultLock
 from h0.pipeline.pass_summary import PassTally
 from h0.pipeline.routes import LEARN_JOB, reconcile
+from h0.pipeline.sending_claim import CHECK_SECONDS, SendingClaim
 from h0.pipeline.settle import MACHINE_CLOCKS, STABILITY_SECONDS, Clocks, SettleTracker
 from h0.pipeline.watcher import VaultWatcher
 from h0.pipeline.workers import INGEST_JOB, Workers
 from h0.pipeline.workqueue import WorkQueue, failure_backoff
+from h0.platform.machine import Machine
 from h0.platform.watch import NATIVE
 from h0.state import StateDB
 from h0.vault import AuditLog, Vault
@@ -87,6 +89,7 @@ class Daemon:
         companions: Sequence[CompanionStart] = (),
         servers: ServerTargets | None = None,
         clocks: Clocks = MACHINE_CLOCKS,  # what every wait runs on; a test passes clocks it moves
+        machine: Machine | None = None,  # the computer the vault's sending claim names (a test passes another)
     ) -> None:
         self.settings = settings
         self.root = Path(settings.vault_path)
@@ -95,6 +98,9 @@ class Daemon:
         backoff, tick = failure_backoff(settings.retry_delay_ms, settings.retry_backoff_multiplier), clocks.monotonic
         self.queue = WorkQueue(backoff=backoff, clock=tick)
         self.lock = VaultLock(self.root)
+        self.machine = machine or Machine.this()
+        self.wall = clocks.wall
+        self.sending: SendingClaim | None = None  # while running: this computer's part in the sending claim
         self.workers = workers
         self.sweep_interval = sweep_interval if sweep_interval is not None else settings.sweep_interval_seconds
         self.connect_servers = connect_servers
@@ -113,7 +119,7 @@ class Daemon:
         self._stop = threading.Event()
         self._overflowed = threading.Event()
         self._next_sweep = 0.0
-        self._periodic: list[tuple[float, float, Callable[[], None]]] = []
+        self._periodic: list[tuple[float, float, Callable[[], object]]] = []
         self.ingest = ingest
         self.last_ingest: IngestReport | None = None
         self.one_pass = False  # `h0 sweep`: set before start()
@@ -195,6 +201,11 @@ class Daemon:
             self._feeds_drafting = self.settings.h0_watcher == NATIVE
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
         self.companions = [c for start in self.companion_starts if (c := start(self)) is not None]
+        # One computer sends (h0.vault.sender): looked at before the first sweep can send anything.
+        self.sending = SendingClaim(self.vault, self.machine, self.ctx.state.sending, self.audit, wall=self.wall)
+        self.sending.resumed = lambda: self.sweep("sending resumes")
+        self.sending.look()
+        self.add_periodic(CHECK_SECONDS, self.sending.look, first_in=CHECK_SECONDS)
         self.control = ControlWatch(self.vault, self.audit, self.ctx.state_db, self.settings.approval_settle_seconds)
         self.control.check()  # a proposal confirmed while H0 was off takes effect before any email is triaged
         self.add_periodic(CONTROL_CHECK_SECONDS, self.control.check, first_in=CONTROL_CHECK_SECONDS)
@@ -249,7 +260,7 @@ class Daemon:
                 len(report.woke),
             )
 
-    def add_periodic(self, interval: float, task: Callable[[], None], *, first_in: float = 0.0) -> None:
+    def add_periodic(self, interval: float, task: Callable[[], object], *, first_in: float = 0.0) -> None:
         """Run `task` every `interval` seconds from the maintenance loop (e.g. mail ingest)."""
         self._periodic.append((time.monotonic() + first_in, interval, task))
 

@@ -11,6 +11,7 @@ from typing import Any
 from h0.config import Settings
 from h0.errors import H0Error
 from h0.mail.compose.recipients import recipient_lists
+from h0.platform.machine import Machine
 from h0.report.fields import SHOWN, iso_epoch
 from h0.state import DB_FILE, StateDB, state_dir_for
 from h0.vault import Vault
@@ -18,6 +19,7 @@ from h0.vault.audit import iso
 from h0.vault.last_change import settle_left
 from h0.vault.layout import APPROVED
 from h0.vault.model import NoteFacts, note_facts
+from h0.vault.sender import elsewhere, held_because, read_claim
 
 # A pause (auth required, SMTP not configured) lasts 60 s and is renewed, and logged again,
 # by the next attempt: one older than this without a newer one has ended.
@@ -50,6 +52,10 @@ def sending_state(
     paused_since = None
     if live is not None and live.get("paused_for", 0) > 0:
         paused_reason = live.get("pause_reason") or "sending is paused"
+    claim, when = read_claim(vault), dt.datetime.fromtimestamp(now, dt.UTC)
+    if elsewhere(claim, Machine.this(), when):  # another computer sends this vault's drafts (h0.vault.sender)
+        assert claim is not None  # `elsewhere` says so
+        paused_reason = held_because(claim, when)
     last_pause = next((r for r in reversed(records) if r.get("event") == "sends_paused"), None)
     last_send = next((r for r in reversed(records) if r.get("event") == "email_sent"), None)
     if last_pause is not None and daemon is not None:

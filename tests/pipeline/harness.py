@@ -25,6 +25,7 @@ from h0.mcp.servers import in_process_servers, mail_server, vault_server
 from h0.mcp.vault_server import daemon_filing_from_env
 from h0.pipeline.daemon import Daemon, ServerTargets, spawned_servers
 from h0.pipeline.settle import MACHINE_CLOCKS, Clocks
+from h0.platform.machine import Machine
 from h0.report.dashwriter import start_dashboard
 from h0.vault import AuditLog, Vault
 
@@ -99,6 +100,7 @@ def running_daemon(
     triager: Any = None,
     spawned: bool = False,
     clocks: Clocks = MACHINE_CLOCKS,
+    machine: Machine | None = None,
     **overrides: Any,
 ) -> Iterator[Daemon]:
     """A started daemon on `vault_dir`, its maintenance loop running; its servers in process unless `spawned`.
@@ -110,6 +112,7 @@ def running_daemon(
         companions=[start_dashboard],
         servers=spawned_servers if spawned else in_process_servers if clocks is MACHINE_CLOCKS else servers_on(clocks),
         clocks=clocks,
+        machine=machine,
     )
     daemon.start()
     stop = threading.Event()

@@ -1,0 +1,154 @@
+"""One computer sends a synced vault's drafts (h0.vault.sender, h0.pipeline.sending_claim).
+
+H0 remembers its sends on each computer, outside the vault, so a second computer running `h0 watch` on the
+same synced vault would send every approved draft again. The claim in Logs/H0_Sender.md — written into the
+vault, carried by the sync tool — names the one computer that sends. Here the other computer is a claim
+written as its daemon writes it (what the sync tool brings), a real daemon on a real directory is this one,
+and the outbox backend counts what is sent."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from h0.cli import main
+from h0.config import load_settings
+from h0.pipeline.daemon import Daemon
+from h0.platform.machine import MACHINE_ENV, Machine
+from h0.report.collect import collect_status
+from h0.report.text import render_status
+from h0.vault import Vault
+from h0.vault.sender import SENDER_NOTE, STALE_AFTER, read_claim, write_claim
+from tests.pipeline.harness import counting_sweeps, events, running_daemon, wait_until
+
+LAPTOP = Machine("laptop-5f1e", "Mara's laptop")
+DESKTOP = Machine("desktop-9a7c", "DESKTOP-MARA")
+NOW = dt.datetime.now(dt.UTC)
+
+
+def approve_new(vault_dir: Path, name: str) -> None:
+    (vault_dir / "Drafts" / name).write_text(f"---\nto: dana@example.com\nsubject: Lunch {name}\n---\nThursday?\n")
+    (vault_dir / "Drafts" / name).rename(vault_dir / "Approved" / name)
+
+
+@contextmanager
+def desktop_left_a_draft(vault_dir: Path) -> Iterator[Daemon]:
+    """The desktop's daemon, a draft approved and swept twice: what it did with it is the test's to say."""
+    with (
+        running_daemon(vault_dir, machine=DESKTOP, sweep_interval_seconds=0.3) as daemon,
+        counting_sweeps(daemon) as sweeps,
+    ):
+        approve_new(vault_dir, "lunch.md")
+        daemon.sweep("test")
+        assert sweeps(2)
+        yield daemon
+
+
+def sent(vault_dir: Path) -> int:
+    return len(list((vault_dir / "Outbox").glob("*.eml")))
+
+
+def status_text(vault_dir: Path) -> str:
+    return render_status(collect_status(load_settings(vault_path=vault_dir)))
+
+
+def test_given_another_computers_live_claim_then_drafts_wait_until_this_computer_takes_sending(
+    vault_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The laptop claimed sending (its claim synced in); the desktop's daemon sends nothing, says where the
+    drafts are sent from, and sends them at once when the owner runs `h0 sending take` on it."""
+    write_claim(Vault(vault_dir), LAPTOP, NOW)
+    with desktop_left_a_draft(vault_dir) as daemon:
+        assert sent(vault_dir) == 0 and (vault_dir / "Approved" / "lunch.md").exists()
+        assert [e["sent_from"] for e in events(vault_dir, event="sending_elsewhere")] == ["Mara's laptop"]
+        said = status_text(vault_dir)
+        assert "sent from Mara's laptop" in said and "h0 sending take" in said
+
+        os.environ[MACHINE_ENV] = "desktop-9a7c"  # `h0 sending take` on the desktop
+        try:
+            assert main(["sending", "take", "--vault", str(vault_dir)]) == 0
+        finally:
+            del os.environ[MACHINE_ENV]
+        assert "sends this vault's approved drafts from now on" in capsys.readouterr().out
+        assert daemon.sending is not None and daemon.sending.look() is True
+        assert wait_until(lambda: sent(vault_dir) == 1, timeout=30)
+    assert len(events(vault_dir, event="sending_elsewhere")) == 1, "said once, not at every look"
+
+
+def test_given_a_claim_not_refreshed_for_hours_then_this_computer_takes_it_and_sends(vault_dir: Path) -> None:
+    write_claim(Vault(vault_dir), LAPTOP, NOW - STALE_AFTER - dt.timedelta(minutes=5))
+    with running_daemon(vault_dir, machine=DESKTOP):
+        approve_new(vault_dir, "lunch.md")
+        assert wait_until(lambda: sent(vault_dir) == 1, timeout=30)
+    claim = read_claim(Vault(vault_dir))
+    assert claim is not None and claim.machine == DESKTOP.id and claim.host == "DESKTOP-MARA"
+    assert [e["stale_claim_of"] for e in events(vault_dir, event="sending_taken")] == ["Mara's laptop"]
+
+
+def test_given_the_sending_computer_when_another_takes_sending_then_it_stops_sending(vault_dir: Path) -> None:
+    """The desktop sends (its own claim); the owner takes sending on the laptop, whose claim the sync tool
+    brings: at its next look the desktop leaves approved drafts alone."""
+    with (
+        running_daemon(vault_dir, machine=DESKTOP, sweep_interval_seconds=0.3) as daemon,
+        counting_sweeps(daemon) as sweeps,
+    ):
+        approve_new(vault_dir, "first.md")
+        assert wait_until(lambda: sent(vault_dir) == 1, timeout=30)
+        mine = read_claim(Vault(vault_dir))
+        assert mine is not None and mine.names(DESKTOP)
+        write_claim(Vault(vault_dir), LAPTOP, dt.datetime.now(dt.UTC))
+        assert daemon.sending is not None and daemon.sending.look() is False
+        approve_new(vault_dir, "second.md")
+        daemon.sweep("test")
+        assert sweeps(2)
+        assert sent(vault_dir) == 1 and (vault_dir / "Approved" / "second.md").exists()
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "---\nmachine: [unclosed\n---\n",  # frontmatter that does not parse
+        "---\nhost: somewhere\n---\n",  # no machine named
+        "---\nmachine: ''\nhost: x\n---\n",
+        f"---\nmachine: laptop-5f1e\nhost: x\nseen: {(NOW - dt.timedelta(days=3)).year + 5}-01-01T00:00:00Z\n---\n",
+    ],
+    ids=["unparsable", "no-machine", "empty-machine", "seen-in-the-future"],
+)
+def test_given_a_claim_that_cannot_be_read_or_is_future_dated_then_this_computer_does_not_send(
+    vault_dir: Path, claim: str
+) -> None:
+    """Fail closed: a claim note an agent or a sync conflict mangled holds until it is fixed or taken."""
+    (vault_dir / SENDER_NOTE).write_text(claim)
+    with desktop_left_a_draft(vault_dir) as daemon:
+        assert sent(vault_dir) == 0
+        assert daemon.sending is not None and daemon.sending.elsewhere is not None
+    assert (vault_dir / SENDER_NOTE).read_text() == claim, "another computer's claim is never overwritten"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_given_a_fifo_named_as_the_claim_then_the_daemon_starts_and_does_not_send(vault_dir: Path) -> None:
+    os.mkfifo(vault_dir / SENDER_NOTE)
+    with running_daemon(vault_dir, machine=DESKTOP) as daemon:
+        assert daemon.sending is not None and daemon.sending.elsewhere is not None
+        assert "cannot be read" in status_text(vault_dir)
+
+
+def test_h0_sending_says_which_computer_sends(vault_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sending", "--vault", str(vault_dir)]) == 0
+    assert "No computer has claimed sending yet" in capsys.readouterr().out
+    write_claim(Vault(vault_dir), LAPTOP, NOW)
+    assert main(["sending", "--vault", str(vault_dir)]) == 0
+    assert "sent from Mara's laptop" in capsys.readouterr().out
+
+
+def test_this_machine_is_the_same_each_time_and_h0_machine_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(MACHINE_ENV, raising=False)
+    first = Machine.this()
+    assert first == Machine.this() and len(first.id) == 16 and first.name
+    monkeypatch.setenv(MACHINE_ENV, "studio-mac")
+    assert Machine.this() == Machine("studio-mac", "studio-mac")
