@@ -38,6 +38,21 @@ def _private_folders(settings: Settings, root: Path) -> list[Check]:
     return [Check(FAIL, "private folders", unreadable)] if unreadable else []
 
 
+def _sending(root: Path) -> list[Check]:
+    """Which computer sends this vault's drafts (h0.vault.sender): a warning when it is not this one."""
+    import datetime as dt
+
+    from h0.platform.machine import Machine
+    from h0.vault import Vault
+    from h0.vault.sender import elsewhere, held_because, read_claim
+
+    claim, now = read_claim(Vault(root)), dt.datetime.now(dt.UTC)
+    if elsewhere(claim, Machine.this(), now):
+        assert claim is not None  # `elsewhere` says so
+        return [Check(WARN, "approved drafts are not sent from this computer", held_because(claim, now))]
+    return []
+
+
 def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
     from h0.config import unknown_settings, using_bundled_vault, vault_unset
 
@@ -86,6 +101,7 @@ def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
         else Check(WARN, "no .obsidian/ folder", "open the vault in Obsidian to approve drafts by dragging them")
     )
     checks += _private_folders(settings, root)
+    checks += _sending(root)
     checks += _triage(settings)
     checks += _drafting(settings)
     checks += mail_checks(settings)

@@ -152,3 +152,17 @@ def test_this_machine_is_the_same_each_time_and_h0_machine_names_it(monkeypatch:
     assert first == Machine.this() and len(first.id) == 16 and first.name
     monkeypatch.setenv(MACHINE_ENV, "studio-mac")
     assert Machine.this() == Machine("studio-mac", "studio-mac")
+
+
+def test_h0_doctor_warns_when_another_computer_sends(vault_dir: Path) -> None:
+    import subprocess
+
+    from tests.conftest import H0_BIN, subprocess_env
+
+    args = [H0_BIN, "doctor", "--no-servers"]
+    env = subprocess_env(VAULT_PATH=str(vault_dir))
+    before = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
+    assert "not sent from this computer" not in before.stdout
+    write_claim(Vault(vault_dir), LAPTOP, NOW)
+    after = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
+    assert "! approved drafts are not sent from this computer — drafts are sent from Mara's laptop" in after.stdout
