@@ -26,6 +26,7 @@ from typing import Any
 
 from h0.errors import InternalError
 from h0.platform.fs import user_state_root
+from h0.state.binds import chunks, marks
 from h0.state.connection import DB_FILE
 from h0.state.ledger import SendLedger
 
@@ -172,11 +173,10 @@ class StateDB(SendLedger):
             ("rfc822", [v for v in dict.fromkeys(rfc822s) if v]),
         )
         for column, values in by_column:
-            for start in range(0, len(values), 500):
-                chunk = values[start : start + 500]
-                marks = ", ".join("?" * len(chunk))
+            for chunk in chunks(values):
                 rows = self._rows(
-                    f"SELECT {column} AS v FROM ingested WHERE source = ? AND {column} IN ({marks})", (source, *chunk)
+                    f"SELECT {column} AS v FROM ingested WHERE source = ? AND {column} IN ({marks(len(chunk))})",
+                    (source, *chunk),
                 )
                 found.update(row["v"] for row in rows)
         return found

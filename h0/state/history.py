@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from h0.errors import InternalError
+from h0.state.binds import chunks, marks
 from h0.state.db import StateDB
-
-CHUNK = 500  # keys per IN (…) clause
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,10 +216,8 @@ class MailHistory:
     def known(self, keys: Sequence[str]) -> set[str]:
         """Which of these keys history already keeps."""
         found: set[str] = set()
-        unique = list(dict.fromkeys(keys))
-        for start in range(0, len(unique), CHUNK):
-            chunk = unique[start : start + CHUNK]
-            rows = self.state.query(f"SELECT key FROM history WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+        for chunk in chunks(list(dict.fromkeys(keys))):
+            rows = self.state.query(f"SELECT key FROM history WHERE key IN ({marks(len(chunk))})", chunk)
             found.update(r["key"] for r in rows)
         return found
 
