@@ -583,7 +583,7 @@ def test_given_a_malformed_thread_id_then_invalid_request_naming_the_field(servi
     assert caught.value.details["field"] == "thread_id"
 
 
-@pytest.mark.parametrize("value", ["<m-1@h0.test>", "m-1@h0.test"])
+@pytest.mark.parametrize("value", ["<m-1@h0.test>", "m-1@h0.test", '" <m-1@h0.test> "'])
 def test_a_message_id_is_searched_for_in_its_angle_brackets_however_it_was_given(value: str):
     assert parse_query(f"rfc822msgid:{value}", now_s=0).criteria == ["HEADER", "Message-ID", "<m-1@h0.test>"]
 
