@@ -39,7 +39,6 @@ from enum import StrEnum
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from h0.errors import InternalError
 from h0.mail.headers import header_addresses
 from h0.state import StateDB
 from h0.state.binds import chunks, marks
@@ -231,7 +230,7 @@ class OwnerAuthority:
                     [(*row, at) for row in rows],
                 )
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.state.path}: {exc}") from exc
+            raise self.state.failure(exc) from exc
         return len(rows)
 
     def record_sent_mail(self, fetched: Iterable[Fetched], evidence: Evidence, source: str) -> int:
@@ -269,7 +268,7 @@ class OwnerAuthority:
             with self.state.transaction() as db:
                 db.execute(sql, args)
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.state.path}: {exc}") from exc
+            raise self.state.failure(exc) from exc
 
     # -- asking ------------------------------------------------------------------------------------
 

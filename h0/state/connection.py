@@ -51,7 +51,11 @@ class Database:
             db.executescript(SCHEMA)  # idempotent; executescript commits on its own
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path} cannot be opened: {exc}") from exc
+            raise self.failure(exc, opening=True) from exc
+
+    def failure(self, exc: sqlite3.Error, *, opening: bool = False, then: str = "") -> InternalError:
+        """The typed error for an sqlite error met on this database (`then`: what it means, "; nothing was sent")."""
+        return InternalError(f"H0's state database {self.path}{' cannot be opened' if opening else ''}: {exc}{then}")
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -68,20 +72,20 @@ class Database:
         try:
             return Transaction(self._db())
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path} cannot be opened: {exc}") from exc
+            raise self.failure(exc, opening=True) from exc
 
     def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         try:
             return [dict(row) for row in self._db().execute(sql, args).fetchall()]
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+            raise self.failure(exc) from exc
 
     def _write(self, sql: str, args: Sequence[Any]) -> int:
         try:
             with self._tx() as db:
                 return db.execute(sql, args).rowcount
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+            raise self.failure(exc) from exc
 
     def transaction(self) -> Transaction:
         """`with state.transaction() as db:` — one BEGIN IMMEDIATE transaction on this thread's connection

@@ -24,7 +24,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from h0.errors import InternalError
 from h0.platform.fs import user_state_root
 from h0.state.binds import chunks, marks
 from h0.state.connection import DB_FILE
@@ -80,7 +79,7 @@ class StateDB(SendLedger):
                     "SELECT attachments FROM approvals WHERE note_path = ? AND note_hash = ?", (note_path, note_hash)
                 ).fetchone()
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+            raise self.failure(exc) from exc
         recorded: dict[str, str] = json.loads(row[0])
         return recorded
 
@@ -100,7 +99,7 @@ class StateDB(SendLedger):
                 db.executemany("INSERT INTO note_writes VALUES (?, ?, ?, ?, ?, ?)", rows)
                 db.execute("DELETE FROM note_writes WHERE at < ?", (now - NOTE_WRITES_DAYS * 86400.0,))
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+            raise self.failure(exc) from exc
 
     def note_writes(self, name_key: str, since: float = 0.0) -> list[dict[str, Any]]:
         """The recorded writes of notes named `name_key` since `since`, oldest first."""
@@ -144,7 +143,7 @@ class StateDB(SendLedger):
                         (*changes.values(), time.time(), source),
                     )
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+            raise self.failure(exc) from exc
         row = self.mail_sync(source)
         assert row is not None
         return row
@@ -163,7 +162,7 @@ class StateDB(SendLedger):
             with self._tx() as db:
                 db.executemany("INSERT OR REPLACE INTO ingested VALUES (?, ?, ?, ?)", rows)
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+            raise self.failure(exc) from exc
 
     def ingested_among(self, source: str, message_ids: Sequence[str], rfc822s: Sequence[str] = ()) -> set[str]:
         """The provider ids and Message-IDs of these that H0 recorded as ingested from `source`."""
@@ -206,7 +205,7 @@ class StateDB(SendLedger):
                     (source, seq - DELTA_LINKS_KEPT, now - DELTA_LINKS_DAYS * 86400.0),
                 )
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+            raise self.failure(exc) from exc
         return seq
 
     def delta_link(self, source: str, seq: int) -> str | None:

@@ -18,7 +18,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from h0.errors import InternalError
 from h0.state.binds import chunks, marks
 from h0.state.db import StateDB
 
@@ -142,9 +141,6 @@ class MailHistory:
     def __init__(self, state: StateDB) -> None:
         self.state = state
 
-    def _error(self, exc: sqlite3.Error) -> InternalError:
-        return InternalError(f"H0's state database {self.state.path}: {exc}")
-
     # -- writing ----------------------------------------------------------------------------
 
     def commit(
@@ -186,7 +182,7 @@ class MailHistory:
                         (mark.file, mark.size, mark.mtime_ns, mark.head, mark.offset, int(mark.done), time.time()),
                     )
         except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+            raise self.state.failure(exc) from exc
         return int(added)
 
     def set_notes(self, notes: dict[str, str]) -> None:
@@ -198,7 +194,7 @@ class MailHistory:
                 db.executemany("UPDATE history SET note = ? WHERE key = ?", [(n, k) for k, n in notes.items()])
                 db.executemany("DELETE FROM import_work WHERE key = ?", [(k,) for k in notes])
         except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+            raise self.state.failure(exc) from exc
 
     def release(self, keys: Iterable[str]) -> None:
         """Held work that stays history (answered, or already a note elsewhere)."""
@@ -209,7 +205,7 @@ class MailHistory:
             with self.state.transaction() as db:
                 db.executemany("DELETE FROM import_work WHERE key = ?", rows)
         except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+            raise self.state.failure(exc) from exc
 
     # -- reading ----------------------------------------------------------------------------
 
