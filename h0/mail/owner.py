@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -222,15 +221,12 @@ class OwnerAuthority:
         if not rows:
             return 0
         at = time.time() if now is None else now
-        try:
-            with self.state.transaction() as db:
-                db.executemany(
-                    "INSERT INTO owner_messages VALUES (?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT(key) DO UPDATE SET note = coalesce(excluded.note, note)",
-                    [(*row, at) for row in rows],
-                )
-        except sqlite3.Error as exc:
-            raise self.state.failure(exc) from exc
+        with self.state.writing() as db:
+            db.executemany(
+                "INSERT INTO owner_messages VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET note = coalesce(excluded.note, note)",
+                [(*row, at) for row in rows],
+            )
         return len(rows)
 
     def record_sent_mail(self, fetched: Iterable[Fetched], evidence: Evidence, source: str) -> int:
@@ -264,11 +260,8 @@ class OwnerAuthority:
         )
 
     def _write_mailbox(self, sql: str, args: tuple[Any, ...]) -> None:
-        try:
-            with self.state.transaction() as db:
-                db.execute(sql, args)
-        except sqlite3.Error as exc:
-            raise self.state.failure(exc) from exc
+        with self.state.writing() as db:
+            db.execute(sql, args)
 
     # -- asking ------------------------------------------------------------------------------------
 

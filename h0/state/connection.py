@@ -7,7 +7,8 @@ import hashlib
 import hmac
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +82,16 @@ class Database:
             raise self.failure(exc) from exc
 
     def _write(self, sql: str, args: Sequence[Any]) -> int:
+        with self.writing() as db:
+            return db.execute(sql, args).rowcount
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """`with state.writing() as db:` — one BEGIN IMMEDIATE transaction, an sqlite error in it rolled back and
+        raised as this database's `failure`."""
         try:
             with self._tx() as db:
-                return db.execute(sql, args).rowcount
+                yield db
         except sqlite3.Error as exc:
             raise self.failure(exc) from exc
 

@@ -22,11 +22,13 @@ def test_given_a_file_that_is_no_database_when_opened_then_it_cannot_be_opened(t
 
 def test_given_tables_gone_underneath_when_read_or_written_then_each_store_says_the_same(tmp_path: Path):
     db = StateDB(tmp_path)
-    for table in ("history", "owner_messages", "ingested", "sends"):
+    for table in ("history", "import_work", "owner_messages", "ingested", "sends"):
         crash_edit(db.path, f"DROP TABLE {table}")
     said = rf"^H0's state database {db.path}: no such table: "
     with pytest.raises(InternalError, match=said + "history$"):
         MailHistory(db).known(["k"])
+    with pytest.raises(InternalError, match=said + "import_work$"):
+        MailHistory(db).release(["k"])
     with pytest.raises(InternalError, match=said + "owner_messages$"):
         OwnerAuthority(db).record([Observed("k", next(iter(Evidence)), "imap", "me@example.com")])
     with pytest.raises(InternalError, match=said + "ingested$"):
