@@ -187,16 +187,10 @@ class Settings(BaseSettings):
         """Whether CALENDAR_ICS or CALDAV_URL names a source (h0.calendar.sources reads them)."""
         return bool(self.calendar_ics.strip(", \t") or self.caldav_url)
 
-    @field_validator("smtp_secure", mode="before")
+    @field_validator("smtp_secure", "imap_secure", mode="before")
     @classmethod
-    def _smtp_secure_aliases(cls, value: object) -> object:
+    def _secure_aliases(cls, value: object) -> object:
         # The email contract spells it as a boolean: true = implicit TLS, false = STARTTLS.
-        text = str(value).strip().lower()
-        return {"true": "ssl", "1": "ssl", "tls": "ssl", "false": "starttls", "0": "starttls"}.get(text, text)
-
-    @field_validator("imap_secure", mode="before")
-    @classmethod
-    def _imap_secure_aliases(cls, value: object) -> object:
         text = str(value).strip().lower()
         return {"true": "ssl", "1": "ssl", "tls": "ssl", "false": "starttls", "0": "starttls"}.get(text, text)
 

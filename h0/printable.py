@@ -31,6 +31,13 @@ def printable(value: object, limit: int | None = None) -> str:
     return text
 
 
+def one_line(text: str, limit: int) -> str:
+    """`text` on one line: every run of whitespace (line breaks included) one space, none at either end; cut
+    to `limit` characters, an ellipsis last (no space before it). It escapes nothing: `printable` does."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
 def _escape(ch: str) -> str:
     if ch in _NAMED:
         return _NAMED[ch]

@@ -134,3 +134,20 @@ def test_given_a_fifo_named_env_then_h0_stops_without_waiting_for_a_writer(tmp_p
     monkeypatch.setenv("H0_ENV_FILE", str(tmp_path / ".env"))
     with pytest.raises(EnvFileError, match="is not a regular file"):
         load_settings()
+
+
+@pytest.mark.parametrize(
+    ("given", "read"),
+    [("true", "ssl"), ("1", "ssl"), (" TLS ", "ssl"), ("False", "starttls"), ("0", "starttls"), ("none", "none")],
+)
+def test_smtp_and_imap_security_take_the_same_words(tmp_path: Path, given: str, read: str):
+    settings = load_settings(vault_path=tmp_path, smtp_secure=given, imap_secure=given)
+    assert settings.smtp_secure == settings.imap_secure == read
+
+
+def test_an_unknown_security_word_is_refused_for_either(tmp_path: Path):
+    from pydantic import ValidationError
+
+    for field in ("smtp_secure", "imap_secure"):
+        with pytest.raises(ValidationError, match=field):
+            load_settings(vault_path=tmp_path, **{field: "yes please"})

@@ -33,6 +33,7 @@ from caldav.lib import error as caldav_error
 
 from h0.config import Settings
 from h0.errors import AuthRequired, H0Error, InvalidRequest, NotFound
+from h0.platform.deadline import Late, answer_within
 from h0.platform.fs import regular_file
 
 CALDAV_DAYS_BEFORE = 1
@@ -263,30 +264,12 @@ def _caldav_reader(url: str, user: str | None, password: str | None, timeout: fl
         return b"\n".join(chunks) if chunks else b"BEGIN:VCALENDAR\nVERSION:2.0\nEND:VCALENDAR\n"
 
     def read() -> bytes:
-        return _within(timeout, name, fetch)
+        try:
+            return answer_within(timeout, fetch, "h0-calendar-caldav")
+        except Late:
+            raise _late(name, timeout) from None
 
     return read
-
-
-def _within(seconds: float, name: str, work: Callable[[], bytes]) -> bytes:
-    """`work()` in a thread of its own, waited for at most `seconds`: the deadline of a library that keeps its
-    sockets to itself (the thread ends by the library's own socket timeouts; its answer is not waited for)."""
-    outcome: list[bytes | BaseException] = []
-
-    def run() -> None:
-        try:
-            outcome.append(work())
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller, who raises it
-            outcome.append(exc)
-
-    thread = threading.Thread(target=run, name="h0-calendar-caldav", daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if not outcome:
-        raise _late(name, seconds)
-    if isinstance(outcome[0], BaseException):
-        raise outcome[0]
-    return outcome[0]
 
 
 def _too_large(name: str, limit: int) -> CalendarTooLarge:

@@ -20,8 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from loguru import logger
 
@@ -54,7 +53,6 @@ class Case:
     label: str  # how a report names the reply: its note's path, or its date and subject
     sent_path: str | None = None  # its note in Done/ (None: a reply kept as history)
     key: str = ""  # its message key (h0.mail.owner.message_key)
-    sent_frontmatter: dict[str, Any] | None = field(default=None, repr=False)  # its note's, when it has one
 
 
 def find_cases(
@@ -128,7 +126,7 @@ def _from_note(vault: Vault, path: str) -> Case | None:
     if email is None:
         return None
     text = split_reply(message_body(note.body)).text  # the owner's words: quoted history cut
-    return Case(email, text, note.facts.sent_at or 0.0, path, path, note_message_key(note.facts), note.frontmatter)
+    return Case(email, text, note.facts.sent_at or 0.0, path, path, note_message_key(note.facts))
 
 
 def _answered(vault: Vault, sent: Note) -> Note | None:
@@ -158,9 +156,7 @@ def _from_history(vault: Vault, history: MailHistory | None, reply: HistoryMessa
     email = _email_note(vault, answered, reply)
     day = dt.datetime.fromtimestamp(reply.at, dt.UTC).strftime("%Y-%m-%d") if reply.at else "undated"
     label = reply.note or f"your sent mail of {day}, “{' '.join(reply.subject.split())[:60]}”"
-    own = vault.read_note(reply.note) if reply.note and vault.exists(reply.note) else None  # --as-notes: its note
-    frontmatter = own.frontmatter if own is not None else None
-    return Case(email, split_reply(reply.text).text, reply.at, label, reply.note, reply.key, frontmatter)
+    return Case(email, split_reply(reply.text).text, reply.at, label, reply.note, reply.key)
 
 
 def _email_note(vault: Vault, message: HistoryMessage, reply: HistoryMessage) -> Note:

@@ -26,7 +26,7 @@ from typing import Any
 
 from h0.handlers.context import HandlerContext
 from h0.handlers.outcome import Action, Outcome
-from h0.triage.models import one_line
+from h0.printable import one_line
 from h0.vault import Note
 from h0.vault.api import Update
 from h0.vault.marks import ATTEMPTS_KEY, RETRY_AT_KEY, SINCE_KEY, WAITING_KEY

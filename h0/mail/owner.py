@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -39,9 +38,9 @@ from enum import StrEnum
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from h0.errors import InternalError
 from h0.mail.headers import header_addresses
 from h0.state import StateDB
+from h0.state.binds import chunks, marks
 from h0.vault.model import NoteFacts
 from h0.vault.values import addresses, named_addresses
 
@@ -65,7 +64,6 @@ class _Told(Protocol):
 Told = TypeVar("Told", bound=_Told)
 MAX_KEY = 1_000
 MAX_ADDRESS = 320
-CHUNK = 500  # keys per IN (…) clause
 # Folder and file names that hold the owner's sent mail in exports (Thunderbird, Apple Mail, Outlook, Takeout).
 SENT_FOLDERS = frozenset({"sent", "sent mail", "sent items", "sent messages", "[gmail]/sent mail"})
 # Headers a receiving server adds when it takes a message in from elsewhere: the owner's sent copy has none.
@@ -200,12 +198,6 @@ def owner_addresses(settings: Settings, learned: Iterable[str] = ()) -> frozense
     return frozenset(found)
 
 
-def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
-    unique = list(dict.fromkeys(items))
-    for start in range(0, len(unique), CHUNK):
-        yield unique[start : start + CHUNK]
-
-
 class OwnerAuthority:
     """The record of what the owner wrote, in one vault's state database (thread-safe like the StateDB)."""
 
@@ -229,15 +221,12 @@ class OwnerAuthority:
         if not rows:
             return 0
         at = time.time() if now is None else now
-        try:
-            with self.state.transaction() as db:
-                db.executemany(
-                    "INSERT INTO owner_messages VALUES (?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT(key) DO UPDATE SET note = coalesce(excluded.note, note)",
-                    [(*row, at) for row in rows],
-                )
-        except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.state.path}: {exc}") from exc
+        with self.state.writing() as db:
+            db.executemany(
+                "INSERT INTO owner_messages VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET note = coalesce(excluded.note, note)",
+                [(*row, at) for row in rows],
+            )
         return len(rows)
 
     def record_sent_mail(self, fetched: Iterable[Fetched], evidence: Evidence, source: str) -> int:
@@ -271,11 +260,8 @@ class OwnerAuthority:
         )
 
     def _write_mailbox(self, sql: str, args: tuple[Any, ...]) -> None:
-        try:
-            with self.state.transaction() as db:
-                db.execute(sql, args)
-        except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.state.path}: {exc}") from exc
+        with self.state.writing() as db:
+            db.execute(sql, args)
 
     # -- asking ------------------------------------------------------------------------------------
 
@@ -292,20 +278,20 @@ class OwnerAuthority:
     def owned(self, keys: Sequence[str]) -> dict[str, Evidence]:
         """Which of these message keys (`message_key`) the owner wrote, with the evidence."""
         found: dict[str, Evidence] = {}
-        for chunk in _chunks([k for k in keys if k]):
-            marks = ", ".join("?" * len(chunk))
-            for row in self.state.query(f"SELECT key, evidence FROM owner_messages WHERE key IN ({marks})", chunk):
+        for chunk in chunks(list(dict.fromkeys(k for k in keys if k))):
+            listed = marks(len(chunk))
+            for row in self.state.query(f"SELECT key, evidence FROM owner_messages WHERE key IN ({listed})", chunk):
                 found[row["key"]] = Evidence(row["evidence"])
             asked = set(chunk)
             sent = self.state.query(
-                f"SELECT rfc822_message_id AS k FROM sends WHERE state = 'sent' AND rfc822_message_id IN ({marks})",
+                f"SELECT rfc822_message_id AS k FROM sends WHERE state = 'sent' AND rfc822_message_id IN ({listed})",
                 chunk,
             )
             ids = [k[3:] for k in chunk if k.startswith("id:")]  # messages without a Message-ID: by the provider's id
             if ids:
                 sent += self.state.query(
                     f"SELECT 'id:' || provider_message_id AS k FROM sends WHERE state = 'sent' AND "
-                    f"provider_message_id IN ({', '.join('?' * len(ids))})",
+                    f"provider_message_id IN ({marks(len(ids))})",
                     ids,
                 )
             for row in sent:
@@ -330,12 +316,12 @@ class OwnerAuthority:
         the same Message-ID (a copy, an agent's note) is not."""
         wanted = {path: key for path, key in notes if key}
         found: set[str] = set()
-        for chunk in _chunks(list(wanted.values())):
-            marks = ", ".join("?" * len(chunk))
+        for chunk in chunks(list(dict.fromkeys(wanted.values()))):
+            listed = marks(len(chunk))
             rows = self.state.query(
-                f"SELECT key, note FROM owner_messages WHERE note IS NOT NULL AND key IN ({marks}) UNION ALL "
+                f"SELECT key, note FROM owner_messages WHERE note IS NOT NULL AND key IN ({listed}) UNION ALL "
                 f"SELECT rfc822_message_id, filed_path FROM sends WHERE state = 'sent' AND filed_path IS NOT NULL "
-                f"AND rfc822_message_id IN ({marks})",
+                f"AND rfc822_message_id IN ({listed})",
                 [*chunk, *chunk],
             )
             found.update(r["note"] for r in rows if wanted.get(r["note"]) == r["key"])

@@ -29,6 +29,7 @@ from h0.pipeline import routes, signals
 from h0.pipeline.pass_summary import PassTally
 from h0.pipeline.settle import SettleTracker
 from h0.pipeline.workqueue import Job, WorkQueue
+from h0.retry import retry_words
 from h0.vault import AuditLog, Note, Vault
 
 INGEST_JOB = "@ingest"  # not a path: the queue's key for "look for new mail"
@@ -194,7 +195,7 @@ class Workers:
         retry_in = self.queue.failed(job, retryable=not self.one_pass, retry_after=retry_after)
         path = job.path
         self.tally.crashed(path)
-        again = "the next `h0 sweep` or `h0 watch` retries" if retry_in is None else f"retry in {retry_in:.0f}s"
+        again = retry_words(retry_in, self.one_pass)  # retry_in is None exactly when one_pass: not retryable
         if isinstance(exc, H0Error):
             if self.ctx.state.first_report(path, f"handler_{exc.code}", exc.message):
                 what = "looking for new mail" if path == INGEST_JOB else path

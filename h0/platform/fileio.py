@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from h0.errors import Conflict, H0Error, InternalError, InvalidRequest, NotFound, PermissionDenied
-from h0.platform.fs import fchmod, fsync_dir
+from h0.platform.fs import fchmod, fsync_dir, rename_noreplace
 
 DEFAULT_NAME_MAX = 255  # bytes in one file name: ext4, APFS, NTFS (in UTF-16 units) alike
 DEFAULT_PATH_MAX = 4096  # bytes in one path handed to the kernel (Linux PATH_MAX)
@@ -112,11 +112,13 @@ def _name_too_long(head: str, exc: OSError, shown: str | None, details: dict[str
     )
 
 
-def write_secret(path: Path, text: str) -> None:
-    """A file that holds a long-lived secret (a token): owner-only, never half-written, its folder made."""
+def write_secret(path: Path, text: str, *, replace: bool = True) -> None:
+    """A file that holds a long-lived secret (a token): owner-only from its creation, never half-written, its
+    folder made. `replace=False`: made only if there is none (FileExistsError if there is), so that of
+    several processes making it at once, one file wins and every one can read it."""
     path = Path(path).expanduser()
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text.encode("utf-8"), mode=0o600)
+    atomic_write(path, text.encode("utf-8"), mode=0o600, replace=replace)
 
 
 def readable_by_others(path: Path) -> str | None:
@@ -129,14 +131,21 @@ def readable_by_others(path: Path) -> str | None:
 
 
 def atomic_write(
-    path: Path, data: bytes, *, mode: int | None = None, durable: bool = True, sync_dir: bool = True
+    path: Path,
+    data: bytes,
+    *,
+    mode: int | None = None,
+    durable: bool = True,
+    sync_dir: bool = True,
+    replace: bool = True,
 ) -> None:
     """Write `data` to `path` so readers see the old file or the new one, never a part.
 
     The temp file lives in the same folder (same filesystem, so the rename is atomic),
     is fsynced before the rename, and the folder is fsynced after it (`sync_dir=False`: the
     caller fsyncs the folder itself, once for a batch of writes). A dot-prefixed,
-    `.tmp`-suffixed name keeps watchers and Obsidian from treating it as a note.
+    `.tmp`-suffixed name keeps watchers and Obsidian from treating it as a note. `replace=False`:
+    FileExistsError if `path` exists (renamed without replacing), the file there left as it is.
     """
     directory = path.parent
     tmp = directory / f".{_tmp_stem(path.name, directory)}.{secrets.token_hex(6)}.tmp"
@@ -154,7 +163,10 @@ def atomic_write(
                 os.fsync(fd)
         finally:
             os.close(fd)  # inside the guard: a close can report ENOSPC or EIO too
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            rename_noreplace(tmp, path)
     except BaseException:
         # A full disk, a vanished folder, Ctrl-C: the old file stays as it was, no temp left.
         _unlink_quietly(tmp)

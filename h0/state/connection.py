@@ -7,7 +7,8 @@ import hashlib
 import hmac
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,11 @@ class Database:
             db.executescript(SCHEMA)  # idempotent; executescript commits on its own
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path} cannot be opened: {exc}") from exc
+            raise self.failure(exc, opening=True) from exc
+
+    def failure(self, exc: sqlite3.Error, *, opening: bool = False, then: str = "") -> InternalError:
+        """The typed error for an sqlite error met on this database (`then`: what it means, "; nothing was sent")."""
+        return InternalError(f"H0's state database {self.path}{' cannot be opened' if opening else ''}: {exc}{then}")
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -68,20 +73,27 @@ class Database:
         try:
             return Transaction(self._db())
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path} cannot be opened: {exc}") from exc
+            raise self.failure(exc, opening=True) from exc
 
     def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         try:
             return [dict(row) for row in self._db().execute(sql, args).fetchall()]
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+            raise self.failure(exc) from exc
 
     def _write(self, sql: str, args: Sequence[Any]) -> int:
+        with self.writing() as db:
+            return db.execute(sql, args).rowcount
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """`with state.writing() as db:` — one BEGIN IMMEDIATE transaction, an sqlite error in it rolled back and
+        raised as this database's `failure`."""
         try:
             with self._tx() as db:
-                return db.execute(sql, args).rowcount
+                yield db
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+            raise self.failure(exc) from exc
 
     def transaction(self) -> Transaction:
         """`with state.transaction() as db:` — one BEGIN IMMEDIATE transaction on this thread's connection

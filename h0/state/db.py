@@ -18,14 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from h0.errors import InternalError
 from h0.platform.fs import user_state_root
+from h0.state.binds import chunks, marks
 from h0.state.connection import DB_FILE
 from h0.state.ledger import SendLedger
 
@@ -69,17 +68,14 @@ class StateDB(SendLedger):
     def first_seen_attachments(self, note_path: str, note_hash: str, hashes: dict[str, str]) -> dict[str, str]:
         """Record `hashes` as this approved note version's attachments unless already recorded;
         return what was recorded first."""
-        try:
-            with self._tx() as db:
-                db.execute(
-                    "INSERT OR IGNORE INTO approvals VALUES (?, ?, ?, ?)",
-                    (note_path, note_hash, json.dumps(hashes, sort_keys=True), time.time()),
-                )
-                row = db.execute(
-                    "SELECT attachments FROM approvals WHERE note_path = ? AND note_hash = ?", (note_path, note_hash)
-                ).fetchone()
-        except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+        with self.writing() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO approvals VALUES (?, ?, ?, ?)",
+                (note_path, note_hash, json.dumps(hashes, sort_keys=True), time.time()),
+            )
+            row = db.execute(
+                "SELECT attachments FROM approvals WHERE note_path = ? AND note_hash = ?", (note_path, note_hash)
+            ).fetchone()
         recorded: dict[str, str] = json.loads(row[0])
         return recorded
 
@@ -94,12 +90,9 @@ class StateDB(SendLedger):
         rows = [(key, path, now, digest, tool, client) for key, path, digest, tool, client in writes]
         if not rows:
             return
-        try:
-            with self._tx() as db:
-                db.executemany("INSERT INTO note_writes VALUES (?, ?, ?, ?, ?, ?)", rows)
-                db.execute("DELETE FROM note_writes WHERE at < ?", (now - NOTE_WRITES_DAYS * 86400.0,))
-        except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+        with self.writing() as db:
+            db.executemany("INSERT INTO note_writes VALUES (?, ?, ?, ?, ?, ?)", rows)
+            db.execute("DELETE FROM note_writes WHERE at < ?", (now - NOTE_WRITES_DAYS * 86400.0,))
 
     def note_writes(self, name_key: str, since: float = 0.0) -> list[dict[str, Any]]:
         """The recorded writes of notes named `name_key` since `since`, oldest first."""
@@ -130,20 +123,17 @@ class StateDB(SendLedger):
             raise ValueError(f"unknown mail_sync fields: {sorted(unknown)}")
         if "catch_up" in changes and changes["catch_up"] is not None:
             changes["catch_up"] = json.dumps(changes["catch_up"], sort_keys=True)
-        try:
-            with self._tx() as db:
-                db.execute("INSERT OR IGNORE INTO mail_sync (source, updated_at) VALUES (?, ?)", (source, time.time()))
-                stored = db.execute("SELECT cursor FROM mail_sync WHERE source = ?", (source,)).fetchone()[0]
-                if cursor is not None and (stored is None or int(cursor) > int(stored)):
-                    changes["cursor"] = str(int(cursor))
-                if changes:
-                    columns = ", ".join(f"{name} = ?" for name in changes)
-                    db.execute(
-                        f"UPDATE mail_sync SET {columns}, updated_at = ? WHERE source = ?",
-                        (*changes.values(), time.time(), source),
-                    )
-        except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+        with self.writing() as db:
+            db.execute("INSERT OR IGNORE INTO mail_sync (source, updated_at) VALUES (?, ?)", (source, time.time()))
+            stored = db.execute("SELECT cursor FROM mail_sync WHERE source = ?", (source,)).fetchone()[0]
+            if cursor is not None and (stored is None or int(cursor) > int(stored)):
+                changes["cursor"] = str(int(cursor))
+            if changes:
+                columns = ", ".join(f"{name} = ?" for name in changes)
+                db.execute(
+                    f"UPDATE mail_sync SET {columns}, updated_at = ? WHERE source = ?",
+                    (*changes.values(), time.time(), source),
+                )
         row = self.mail_sync(source)
         assert row is not None
         return row
@@ -158,11 +148,8 @@ class StateDB(SendLedger):
         rows = [(source, message_id, rfc822 or None, now) for message_id, rfc822 in messages]
         if not rows:
             return
-        try:
-            with self._tx() as db:
-                db.executemany("INSERT OR REPLACE INTO ingested VALUES (?, ?, ?, ?)", rows)
-        except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+        with self.writing() as db:
+            db.executemany("INSERT OR REPLACE INTO ingested VALUES (?, ?, ?, ?)", rows)
 
     def ingested_among(self, source: str, message_ids: Sequence[str], rfc822s: Sequence[str] = ()) -> set[str]:
         """The provider ids and Message-IDs of these that H0 recorded as ingested from `source`."""
@@ -172,11 +159,10 @@ class StateDB(SendLedger):
             ("rfc822", [v for v in dict.fromkeys(rfc822s) if v]),
         )
         for column, values in by_column:
-            for start in range(0, len(values), 500):
-                chunk = values[start : start + 500]
-                marks = ", ".join("?" * len(chunk))
+            for chunk in chunks(values):
                 rows = self._rows(
-                    f"SELECT {column} AS v FROM ingested WHERE source = ? AND {column} IN ({marks})", (source, *chunk)
+                    f"SELECT {column} AS v FROM ingested WHERE source = ? AND {column} IN ({marks(len(chunk))})",
+                    (source, *chunk),
                 )
                 found.update(row["v"] for row in rows)
         return found
@@ -196,17 +182,14 @@ class StateDB(SendLedger):
         """Keep `link` as the next cursor of `source` and return it; links kept more than DELTA_LINKS_KEPT
         cursors and DELTA_LINKS_DAYS ago go at the same time."""
         now = time.time() if now is None else now
-        try:
-            with self._tx() as db:
-                last = db.execute("SELECT MAX(seq) FROM delta_links WHERE source = ?", (source,)).fetchone()[0]
-                seq = int(last or 0) + 1
-                db.execute("INSERT INTO delta_links VALUES (?, ?, ?, ?)", (source, seq, link, now))
-                db.execute(
-                    "DELETE FROM delta_links WHERE source = ? AND seq < ? AND at < ?",
-                    (source, seq - DELTA_LINKS_KEPT, now - DELTA_LINKS_DAYS * 86400.0),
-                )
-        except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}") from exc
+        with self.writing() as db:
+            last = db.execute("SELECT MAX(seq) FROM delta_links WHERE source = ?", (source,)).fetchone()[0]
+            seq = int(last or 0) + 1
+            db.execute("INSERT INTO delta_links VALUES (?, ?, ?, ?)", (source, seq, link, now))
+            db.execute(
+                "DELETE FROM delta_links WHERE source = ? AND seq < ? AND at < ?",
+                (source, seq - DELTA_LINKS_KEPT, now - DELTA_LINKS_DAYS * 86400.0),
+            )
         return seq
 
     def delta_link(self, source: str, seq: int) -> str | None:

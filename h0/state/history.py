@@ -12,16 +12,13 @@ any moment (Ctrl-C, a full disk, a crash) resumes without a message lost or kept
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from h0.errors import InternalError
+from h0.state.binds import chunks, marks
 from h0.state.db import StateDB
-
-CHUNK = 500  # keys per IN (…) clause
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +140,6 @@ class MailHistory:
     def __init__(self, state: StateDB) -> None:
         self.state = state
 
-    def _error(self, exc: sqlite3.Error) -> InternalError:
-        return InternalError(f"H0's state database {self.state.path}: {exc}")
-
     # -- writing ----------------------------------------------------------------------------
 
     def commit(
@@ -157,70 +151,57 @@ class MailHistory:
     ) -> int:
         """Keep `messages` (a key kept before stays as it was), hold `hold` for the end of the pass and
         move the file's mark, in ONE transaction. Returns how many messages were new."""
-        try:
-            with self.state.transaction() as db:
-                before = db.total_changes
-                db.executemany(
-                    "INSERT OR IGNORE INTO history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            *message_columns(m),
-                            m.text,
-                            m.signature or None,
-                            m.note,
-                            m.origin,
-                        )
-                        for m in messages
-                    ],
-                )
-                added = db.total_changes - before
-                db.executemany(
-                    "INSERT OR IGNORE INTO history_to VALUES (?, ?, ?)",
-                    [(addr, m.key, m.at) for m in messages if m.outbound for _, addr in m.recipients],
-                )
-                db.executemany(
-                    "INSERT OR IGNORE INTO import_work VALUES (?, ?, ?)", [(h.key, h.at, h.email) for h in hold]
-                )
-                if mark is not None:
-                    db.execute(
-                        "INSERT OR REPLACE INTO import_files VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (mark.file, mark.size, mark.mtime_ns, mark.head, mark.offset, int(mark.done), time.time()),
+        with self.state.writing() as db:
+            before = db.total_changes
+            db.executemany(
+                "INSERT OR IGNORE INTO history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        *message_columns(m),
+                        m.text,
+                        m.signature or None,
+                        m.note,
+                        m.origin,
                     )
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+                    for m in messages
+                ],
+            )
+            added = db.total_changes - before
+            db.executemany(
+                "INSERT OR IGNORE INTO history_to VALUES (?, ?, ?)",
+                [(addr, m.key, m.at) for m in messages if m.outbound for _, addr in m.recipients],
+            )
+            db.executemany("INSERT OR IGNORE INTO import_work VALUES (?, ?, ?)", [(h.key, h.at, h.email) for h in hold])
+            if mark is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO import_files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (mark.file, mark.size, mark.mtime_ns, mark.head, mark.offset, int(mark.done), time.time()),
+                )
         return int(added)
 
     def set_notes(self, notes: dict[str, str]) -> None:
         """Record the note written for each of these keys, and release them from the held work."""
         if not notes:
             return
-        try:
-            with self.state.transaction() as db:
-                db.executemany("UPDATE history SET note = ? WHERE key = ?", [(n, k) for k, n in notes.items()])
-                db.executemany("DELETE FROM import_work WHERE key = ?", [(k,) for k in notes])
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        with self.state.writing() as db:
+            db.executemany("UPDATE history SET note = ? WHERE key = ?", [(n, k) for k, n in notes.items()])
+            db.executemany("DELETE FROM import_work WHERE key = ?", [(k,) for k in notes])
 
     def release(self, keys: Iterable[str]) -> None:
         """Held work that stays history (answered, or already a note elsewhere)."""
         rows = [(k,) for k in keys]
         if not rows:
             return
-        try:
-            with self.state.transaction() as db:
-                db.executemany("DELETE FROM import_work WHERE key = ?", rows)
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        with self.state.writing() as db:
+            db.executemany("DELETE FROM import_work WHERE key = ?", rows)
 
     # -- reading ----------------------------------------------------------------------------
 
     def known(self, keys: Sequence[str]) -> set[str]:
         """Which of these keys history already keeps."""
         found: set[str] = set()
-        unique = list(dict.fromkeys(keys))
-        for start in range(0, len(unique), CHUNK):
-            chunk = unique[start : start + CHUNK]
-            rows = self.state.query(f"SELECT key FROM history WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+        for chunk in chunks(list(dict.fromkeys(keys))):
+            rows = self.state.query(f"SELECT key FROM history WHERE key IN ({marks(len(chunk))})", chunk)
             found.update(r["key"] for r in rows)
         return found
 

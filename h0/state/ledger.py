@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from h0.errors import InternalError
 from h0.platform.proc import process_alive
 from h0.state.connection import Database
 
@@ -125,7 +124,7 @@ class SendLedger(Database):
                 )
                 return Claim("claimed")
         except sqlite3.Error as exc:
-            raise InternalError(f"H0's state database {self.path}: {exc}; nothing was sent") from exc
+            raise self.failure(exc, then="; nothing was sent") from exc
 
     @staticmethod
     def _answered(

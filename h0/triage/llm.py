@@ -21,9 +21,10 @@ from typing import Any, Generic, TypeVar
 
 from loguru import logger
 
+from h0.printable import one_line
 from h0.triage import safety
 from h0.triage.answertext import closed_json
-from h0.triage.models import EmailInput, ReplyContext, TriageDecision, TriageOutcome, one_line
+from h0.triage.models import EmailInput, ReplyContext, TriageDecision, TriageOutcome
 from h0.triage.prompt import (
     ANSWER_SCHEMA,
     SYSTEM_PROMPT,

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+# drafting/context.py still imports one_line from here; its owner moves that import to h0.printable.
+from h0.printable import one_line as one_line  # noqa: PLC0414
 from h0.vault.model import NoteFacts
 from h0.vault.values import flag, named_addresses
 
@@ -24,15 +26,8 @@ MAX_REASONING_CHARS = 300
 MAX_REPLY_CHARS = 20_000
 MAX_DELEGATE_CHARS = 200
 
-_WHITESPACE_RUN = re.compile(r"\s+")
 # C0/C1 controls except tab and newline: they have no place in a draft a human edits in Obsidian.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def one_line(text: str, limit: int) -> str:
-    """Collapse whitespace (newlines included) and cut to `limit` characters with an ellipsis."""
-    flat = _WHITESPACE_RUN.sub(" ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 MAX_QUESTIONS = 8

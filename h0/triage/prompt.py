@@ -20,8 +20,9 @@ from pydantic_core import ErrorDetails
 from h0.calendar.hours import machine_zone
 from h0.mail.deception import visible
 from h0.mail.incoming.htmltext import disarm_reply
+from h0.printable import one_line
 from h0.triage.answertext import JsonScan, answer_json
-from h0.triage.models import EmailInput, ReplyContext, TriageDecision, one_line
+from h0.triage.models import EmailInput, ReplyContext, TriageDecision
 
 MAX_BODY_CHARS = 12_000  # enough for any real message; keeps token bills and latency bounded
 MAX_CONVERSATION_CHARS = 8_000  # earlier messages of the thread, the most recent first to stay in

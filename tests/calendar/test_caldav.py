@@ -3,6 +3,8 @@ a wrong password is a typed error and the last good copy serves."""
 
 from __future__ import annotations
 
+import socket
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -12,7 +14,7 @@ from pydantic import SecretStr
 
 from h0.calendar.hours import parse_hours
 from h0.calendar.service import OwnerCalendar, cache_folder
-from h0.calendar.sources import sources_for_settings
+from h0.calendar.sources import CalendarUnavailable, sources_for_settings
 from h0.config import load_settings
 from h0.vault.profile_fields import profile_fields
 from tests.calendar.conftest import BERLIN_HOURS
@@ -73,3 +75,19 @@ def test_every_calendar_of_the_account_is_busy_time_and_a_bad_password_keeps_the
     assert review in [(b.start, b.end) for b in kept.busy]
     assert len(kept.problems) == 1 and "CALDAV_USER/CALDAV_PASSWORD" in kept.problems[0]
     assert PASSWORD not in kept.problems[0] and not failing.states()[0].ok
+
+
+def test_given_a_caldav_server_that_never_answers_when_read_then_unavailable_at_the_deadline(tmp_path: Path):
+    """The caldav library keeps its sockets to itself: H0 stops waiting for its thread at the deadline."""
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # the kernel accepts; nobody ever answers
+        settings = load_settings(
+            vault_path=tmp_path,
+            caldav_url=f"http://127.0.0.1:{silent.getsockname()[1]}/dav/",
+            caldav_user=USER,
+            caldav_password=PASSWORD,
+            calendar_timeout_seconds=0.2,
+        )
+        [source] = sources_for_settings(settings)
+        with pytest.raises(CalendarUnavailable, match=r"did not answer within 0\.2 s \(CALENDAR_TIMEOUT_SECONDS\)"):
+            source.read()
+        assert any(t.name == "h0-calendar-caldav" for t in threading.enumerate())  # left to end alone

@@ -581,3 +581,12 @@ def test_given_a_malformed_thread_id_then_invalid_request_naming_the_field(servi
     with pytest.raises(InvalidRequest) as caught:
         service.backend.thread_messages(thread_id)
     assert caught.value.details["field"] == "thread_id"
+
+
+@pytest.mark.parametrize("value", ["<m-1@h0.test>", "m-1@h0.test", '" <m-1@h0.test> "'])
+def test_a_message_id_is_searched_for_in_its_angle_brackets_however_it_was_given(value: str):
+    assert parse_query(f"rfc822msgid:{value}", now_s=0).criteria == ["HEADER", "Message-ID", "<m-1@h0.test>"]
+
+
+def test_a_word_with_a_colon_that_is_no_operator_is_searched_for_as_a_word():
+    assert parse_query("10:30", now_s=0).criteria == ["TEXT", "10:30"]

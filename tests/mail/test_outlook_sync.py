@@ -213,3 +213,8 @@ def test_given_a_term_graph_cannot_filter_then_the_refusal_names_it_and_what_out
         == f"The Outlook backend cannot search for 'cc:ann@example.com'. It understands: {SUPPORTED}."
     )
     assert refused.value.details == {"field": "query", "term": "cc:ann@example.com"}
+
+
+@pytest.mark.parametrize("value", ["<m-1@h0.test>", "m-1@h0.test", '" <m-1@h0.test> "'])
+def test_a_message_id_is_filtered_on_in_its_angle_brackets_however_it_was_given(value: str):
+    assert parse_query(f"rfc822msgid:{value}", now_s=0).filters == ["internetMessageId eq '<m-1@h0.test>'"]

@@ -41,7 +41,9 @@ def workers_for(vault_dir: Path, queue: WorkQueue, *, one_pass: bool = False) ->
     ), tally
 
 
-def test_given_no_mail_server_when_an_approved_draft_fails_then_the_queue_retries_it_after_its_backoff(vault_dir: Path):
+def test_given_no_mail_server_when_an_approved_draft_fails_then_the_queue_retries_it_after_its_backoff(
+    vault_dir: Path, caplog_loguru: list[str]
+):
     clock = FakeClock()
     queue = WorkQueue(clock=clock, backoff=Backoff(base=4.0, multiplier=2.0, jitter="none"))
     workers, tally = workers_for(vault_dir, queue)
@@ -57,10 +59,14 @@ def test_given_no_mail_server_when_an_approved_draft_fails_then_the_queue_retrie
     again = queue.get(timeout=0)
     assert again is not None and again.path == "Approved/wait.md" and again.attempt == 2
     assert [e["retry_in"] for e in events(vault_dir, event="handler_error")] == [4.0, 8.0]
+    (said,) = [m for m in caplog_loguru if m.startswith("Approved/wait.md failed")]  # said once, as retry_words says
+    assert said.endswith("; retry in 4s)")
     assert tally.counts()[FAILED] == 1 and (vault_dir / "Approved/wait.md").exists()
 
 
-def test_given_one_pass_when_a_handler_fails_then_nothing_retries_it_in_the_pass(vault_dir: Path):
+def test_given_one_pass_when_a_handler_fails_then_nothing_retries_it_in_the_pass(
+    vault_dir: Path, caplog_loguru: list[str]
+):
     clock = FakeClock()
     queue = WorkQueue(clock=clock)
     workers, _ = workers_for(vault_dir, queue, one_pass=True)
@@ -70,3 +76,5 @@ def test_given_one_pass_when_a_handler_fails_then_nothing_retries_it_in_the_pass
     clock.now += 3600
     assert queue.get(timeout=0) is None and queue.pending() == 0
     assert [e.get("retry_in") for e in events(vault_dir, event="handler_error")] == [None]  # None: not written
+    (said,) = [m for m in caplog_loguru if m.startswith("Approved/wait.md failed")]
+    assert said.endswith("; the next `h0 sweep` or `h0 watch` retries)")

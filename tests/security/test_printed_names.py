@@ -17,7 +17,7 @@ import pytest
 
 from h0.cli import main
 from h0.config import load_settings
-from h0.printable import printable
+from h0.printable import one_line, printable
 from h0.report.collect import AuditTail, collect_status
 from h0.report.dashboard import collect_day, md_link, md_text, render_briefing, render_dashboard
 from h0.report.privacy import report_view
@@ -73,6 +73,18 @@ def sweep_env(monkeypatch: pytest.MonkeyPatch, vault_dir: Path):
     monkeypatch.setenv("VAULT_PATH", str(vault_dir))
     monkeypatch.setenv("LOG_LEVEL", "INFO")
     return monkeypatch
+
+
+@pytest.mark.parametrize("text", ["a\nb", "a\r\n\tb", "a\u2028b", "a\x85b", "a\x1cb", " a  \u00a0 b\n"])
+def test_one_line_makes_every_run_of_whitespace_one_space(text: str):
+    assert one_line(text, 40) == "a b"
+
+
+def test_one_line_cuts_to_its_limit_with_an_ellipsis_and_no_space_before_it():
+    assert one_line("hidden text here", 8) == "hidden…"  # "hidden " cut, its space dropped
+    assert one_line("hiddentexthere", 8) == "hiddent…"
+    assert len(one_line("x" * 500, 40)) == 40
+    assert one_line("fits exactly", 12) == "fits exactly"
 
 
 def test_given_hostile_note_names_when_swept_then_no_output_obeys_them(vault_dir: Path, sweep_env, capsys):

@@ -46,6 +46,11 @@ def bare_message_id(message_id: str) -> str:
     return message_id.strip().strip("<>")
 
 
+def bracketed_message_id(message_id: str) -> str:
+    """'<x@y>' from 'x@y' or '<x@y>', as the Message-ID header holds it (IMAP's HEADER search, Graph's filter)."""
+    return f"<{bare_message_id(message_id)}>"
+
+
 def new_message_id() -> str:
     return make_msgid(idstring="h0", domain=MESSAGE_ID_DOMAIN)
 

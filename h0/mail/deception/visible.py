@@ -45,6 +45,7 @@ from h0.mail.deception.invisible_chars import (
     hidden_character,
     line_of,
 )
+from h0.printable import one_line
 
 # The kinds beyond characters (CONTROL, CHARACTER: h0.mail.deception.invisible_chars); `problems` reports them in `order`.
 COMMENT, REFERENCE, EMPTY_LINK, EMBED, HTML, MATH, ENTITY, FOLDED, BLOCK_ID, RENDERED = (
@@ -61,6 +62,7 @@ COMMENT, REFERENCE, EMPTY_LINK, EMBED, HTML, MATH, ENTITY, FOLDED, BLOCK_ID, REN
 )
 
 _AGAIN = "then approve again"
+EXCERPT = 40  # characters of the hidden text a problem shows
 
 # ------------------------------------------------------------------------------ Markdown
 
@@ -227,7 +229,7 @@ def _matches(pattern: re.Pattern[str], text: str, kind: str, *, whole_line: bool
         if whole_line:
             end = text.find("\n", m.start())
             what = text[m.start() : end if end != -1 else len(text)]
-        found.append(Invisible(kind, line_of(text, m.start()), short(what)))
+        found.append(Invisible(kind, line_of(text, m.start()), one_line(what, EXCERPT)))
     return found
 
 
@@ -238,10 +240,10 @@ def _html_in_markdown(text: str) -> list[Invisible]:
         names = {name.lower() for name in _ATTR_NAME.findall(attributes)}
         if tag in _PLAIN_TAGS and (not names or (tag == "a" and names == {"href"})):
             continue
-        found.append(Invisible(HTML, line_of(text, match.start()), short(match.group())))
+        found.append(Invisible(HTML, line_of(text, match.start()), one_line(match.group(), EXCERPT)))
     for match in _CLOSE_TAG.finditer(text):
         if match.group(1).lower() not in _PLAIN_TAGS:
-            found.append(Invisible(HTML, line_of(text, match.start()), short(match.group())))
+            found.append(Invisible(HTML, line_of(text, match.start()), one_line(match.group(), EXCERPT)))
     found += _matches(_OTHER_HTML, text, HTML)
     return found
 
@@ -256,7 +258,9 @@ def _math(text: str) -> list[Invisible]:
     for match, fence in spans:
         body = match.group(1)
         if _MATH_HIDING.search(body) or not _draws_something(body):
-            found.append(Invisible(MATH, line_of(text, match.start()), short(f"{fence}{body.strip()}{fence}")))
+            found.append(
+                Invisible(MATH, line_of(text, match.start()), one_line(f"{fence}{body.strip()}{fence}", EXCERPT))
+            )
     return found
 
 
@@ -276,11 +280,6 @@ def entities(text: str) -> list[Invisible]:
         ):
             found.append(Invisible(ENTITY, line_of(text, match.start()), match.group()))
     return found
-
-
-def short(text: str, limit: int = 40) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 # ------------------------------------------------------------------------------ in words
@@ -369,4 +368,4 @@ def problems(
     ]
 
 
-__all__ = ["Invisible", "entities", "find_in_markdown", "find_in_text", "lines", "problems", "short"]
+__all__ = ["Invisible", "entities", "find_in_markdown", "find_in_text", "lines", "problems"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from h0.mail.deception.invisible_chars import Invisible, find_in_text, line_of
-from h0.mail.deception.visible import COMMENT, HTML, entities, short
+from h0.mail.deception.visible import COMMENT, EXCERPT, HTML, entities
+from h0.printable import one_line
 
 _NEVER_SHOWN = frozenset(
     {
@@ -56,5 +57,5 @@ def find_in_html(markup: str) -> list[Invisible]:
         if style:
             hidden = hidden or bool(_HIDING_STYLE.search(next(g for g in style.groups() if g is not None)))
         if hidden:
-            found.append(Invisible(HTML, line_of(markup, match.start()), short(match.group())))
+            found.append(Invisible(HTML, line_of(markup, match.start()), one_line(match.group(), EXCERPT)))
     return sorted(found, key=lambda f: f.line)

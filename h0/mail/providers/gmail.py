@@ -21,7 +21,6 @@ from h0.mail.compose.mime import bare_message_id, raw_bytes
 from h0.mail.models import TokenState
 from h0.mail.providers.auth import TokenStore
 from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
-from h0.mail.providers.deadline import within
 from h0.mail.providers.gmail_api import GmailApi, gmail_api
 from h0.mail.providers.gmail_batch import BATCH_LIMIT, BatchRunner, batch_uri
 from h0.mail.providers.gmail_transport import SessionHttp, ThreadSessions, Timeouts
@@ -33,6 +32,7 @@ from h0.mail.providers.gmail_wire import (
     map_http_error,
     map_transport_error,
 )
+from h0.platform.deadline import within
 
 if TYPE_CHECKING:
     from h0.config import Settings

@@ -27,7 +27,6 @@ from imapclient import IMAPClient
 from h0.errors import H0Error, InvalidRequest, NotFound
 from h0.mail.compose.addresses import checked_thread_id
 from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
-from h0.mail.providers.deadline import within
 from h0.mail.providers.imap_connection import ImapConnection
 from h0.mail.providers.imap_labels import ImapLabels
 from h0.mail.providers.imap_query import SENT, ImapQuery, parse_query
@@ -43,6 +42,7 @@ from h0.mail.providers.imap_wire import (
     parse_id,
 )
 from h0.mail.providers.smtp import SmtpBackend
+from h0.platform.deadline import within
 
 if TYPE_CHECKING:
     from h0.config import Settings

@@ -25,6 +25,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from h0.mail.compose.mime import bracketed_message_id
 from h0.mail.providers.imap_wire import INBOX, keyword
 from h0.mail.providers.query_terms import TIME_TERMS, Refuse, TimeBounds, terms
 
@@ -80,7 +81,7 @@ def parse_query(query: str, *, now_s: float) -> ImapQuery:
         elif t.name == "label":
             criteria = ["KEYWORD", keyword(t.value)]
         elif t.name == "rfc822msgid":
-            criteria = ["HEADER", "Message-ID", f"<{t.value.strip('<>')}>"]
+            criteria = ["HEADER", "Message-ID", bracketed_message_id(t.value)]
         elif t.name == "in" and not t.negated:
             if folder_set or t.value.lower() == "anywhere":
                 raise _refuse(t.word, " (one folder at a time)" if folder_set else "")

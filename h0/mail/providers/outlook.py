@@ -39,7 +39,6 @@ from h0.mail.compose.addresses import refuse_line_breaks
 from h0.mail.compose.mime import bare_message_id, raw_bytes
 from h0.mail.models import TokenState
 from h0.mail.providers.backend import Added, Changes, CursorExpired, Fetched, Label, Mailbox, MailSender, Position, Sent
-from h0.mail.providers.deadline import within
 from h0.mail.providers.outlook_auth import GRAPH_SCOPES, MicrosoftSignIn
 from h0.mail.providers.outlook_folders import Folders
 from h0.mail.providers.outlook_http import BATCH_LIMIT, GraphHttp
@@ -55,6 +54,7 @@ from h0.mail.providers.outlook_wire import (
     graph_time,
     odata_text,
 )
+from h0.platform.deadline import within
 from h0.state import StateDB
 
 if TYPE_CHECKING:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from h0.mail.compose.mime import bracketed_message_id
 from h0.mail.providers.outlook_wire import FOLDER_NAMES, graph_time, odata_text
 from h0.mail.providers.query_terms import TIME_TERMS, Refuse, TimeBounds, terms
 
@@ -105,7 +106,7 @@ def parse_query(query: str, *, now_s: float) -> GraphQuery:
         elif t.name == "subject":
             result.filters.append(f"contains(subject,{odata_text(t.value)})")
         elif t.name == "rfc822msgid":
-            result.filters.append(f"internetMessageId eq {odata_text('<' + t.value.strip('<>') + '>')}")
+            result.filters.append(f"internetMessageId eq {odata_text(bracketed_message_id(t.value))}")
         elif t.name in TIME_TERMS:
             result.narrow(t, now_s, _refuse)
         else:

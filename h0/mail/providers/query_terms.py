@@ -16,7 +16,7 @@ __all__ = ["TIME_TERMS", "Refuse", "Term", "TimeBounds", "terms"]
 TIME_TERMS = frozenset({"after", "before", "newer_than", "older_than"})
 _AGE = re.compile(r"([0-9]{1,5})([dwmy])")
 _DAYS = {"d": 1, "w": 7, "m": 31, "y": 366}
-_OPERATOR = re.compile(r"([A-Za-z_]+):(.*)", re.DOTALL)
+_OPERATOR = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(.*)", re.DOTALL)  # rfc822msgid: has digits; 10:30 is a word
 
 
 @dataclass(frozen=True)

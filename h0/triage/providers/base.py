@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal, Protocol
 
+from h0.printable import one_line
 from h0.retry import requested_wait
-from h0.triage.models import one_line
 
 Role = Literal["user", "assistant"]
 Turn = tuple[Role, str]

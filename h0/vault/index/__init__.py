@@ -40,6 +40,7 @@ from typing import Any
 
 from h0.errors import InvalidRequest
 from h0.platform.memory import release_free_memory
+from h0.state.binds import marks
 from h0.vault.disclosure import Disclosure
 from h0.vault.index.about import About, notes_about, outside_folders
 from h0.vault.index.db import VISIBLE, Damaged, IndexDB
@@ -264,7 +265,7 @@ class VaultIndex:
         self.sync()
         rows = self.db.rows(
             "SELECT DISTINCT docs.path, addresses.address FROM addresses JOIN docs ON docs.id = addresses.doc "
-            f"WHERE docs.person = 1 AND addresses.field IN ({','.join('?' * len(PERSON_ADDRESS_KEYS))})",
+            f"WHERE docs.person = 1 AND addresses.field IN ({marks(len(PERSON_ADDRESS_KEYS))})",
             PERSON_ADDRESS_KEYS,
         )
         return [(str(row[0]).rpartition("/")[2].removesuffix(".md"), str(row[1])) for row in rows]
@@ -352,7 +353,7 @@ class VaultIndex:
         wanted = list(folders)
         rows = self.db.rows(
             "SELECT path, mtime_ns, size, ino, frontmatter FROM docs WHERE problem IS NULL "
-            f"AND folder IN ({','.join('?' * len(wanted))})",
+            f"AND folder IN ({marks(len(wanted))})",
             wanted,
         )
         return [(str(p), int(m), int(s), int(i), str(f)) for p, m, s, i, f in rows]

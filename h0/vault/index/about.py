@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from h0.state.binds import chunks, marks
 from h0.vault.index.db import VISIBLE
 from h0.vault.index.entities import (
     ENTITY,
@@ -91,7 +92,7 @@ def notes_about(
     skip = sorted({f.lower() for f in skip_folders if f})
     # The folder test first, on the index entries (`addresses.folder`, `entities.folder`: a sender's thousands of
     # emails are never read); the gate's (a Python function and a thread look-up a row) only for what is left.
-    outside = f" NOT IN ({','.join('?' * len(skip))})" if skip else ""
+    outside = f" NOT IN ({marks(len(skip))})" if skip else ""
 
     def where(folder: str) -> str:
         return (f" AND {folder}{outside}" if skip else "") + f" AND {VISIBLE}"
@@ -102,7 +103,7 @@ def notes_about(
     if wanted:
         hits, args = outside_folders(
             "SELECT doc, field, address FROM addresses",
-            f"address IN ({','.join('?' * len(wanted))}) AND field NOT IN ({','.join('?' * len(HEADER_FIELDS))})",
+            f"address IN ({marks(len(wanted))}) AND field NOT IN ({marks(len(HEADER_FIELDS))})",
             [*wanted, *HEADER_FIELDS],
             skip,
         )
@@ -127,17 +128,16 @@ def notes_about(
     if named:
         backlinks = index.db.rows(
             "SELECT DISTINCT docs.path, links.target FROM links JOIN docs ON docs.id = links.doc "
-            f"WHERE links.target IN ({','.join('?' * len(named))}){where('lower(docs.folder)')}",
+            f"WHERE links.target IN ({marks(len(named))}){where('lower(docs.folder)')}",
             (*named, *skip),
         )
     entities = text_entities(text)
     keys = looked_up(text, entities, index.names.current())
     rows: list[tuple[str, str, str]] = []
-    for start in range(0, len(keys), CHUNK):
-        chunk = keys[start : start + CHUNK]
+    for chunk in chunks(keys, CHUNK):
         rows += index.db.rows(
             "SELECT docs.path, entities.key, entities.kind FROM entities JOIN docs ON docs.id = entities.doc "
-            f"WHERE entities.key IN ({','.join('?' * len(chunk))}){where('entities.folder')}",
+            f"WHERE entities.key IN ({marks(len(chunk))}){where('entities.folder')}",
             (*chunk, *skip),
         )
     return rank(people, colleagues, backlinks, rows, entities, index.count(), limit)

@@ -19,6 +19,7 @@ from typing import Any
 
 from loguru import logger
 
+from h0.state.binds import chunks, marks
 from h0.vault.index.extract import Extracted, frontmatter_json
 from h0.vault.index.names import NAMES_SCHEMA
 from h0.vault.index.schema import BUSY_TIMEOUT_MS, CACHE_KIB, SCHEMA, SCHEMA_VERSION
@@ -211,11 +212,8 @@ class IndexDB:
     def signatures(self, paths: Sequence[str]) -> list[tuple[str, int, int, int]]:
         """(path, mtime_ns, size, ino) of those of `paths` the index holds."""
         found: list[tuple[str, int, int, int]] = []
-        for start in range(0, len(paths), 500):
-            chunk = paths[start : start + 500]
-            found += self.rows(
-                f"SELECT path, mtime_ns, size, ino FROM docs WHERE path IN ({','.join('?' * len(chunk))})", chunk
-            )
+        for chunk in chunks(paths):
+            found += self.rows(f"SELECT path, mtime_ns, size, ino FROM docs WHERE path IN ({marks(len(chunk))})", chunk)
         return found
 
     # ------------------------------------------------------------------ writes

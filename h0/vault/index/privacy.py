@@ -16,11 +16,10 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from h0.state.binds import chunks, marks
 from h0.vault.disclosure import MAIL_FIELDS, Disclosure
 from h0.vault.index.db import IndexDB
 from h0.vault.person import PERSON_ADDRESS_KEYS  # where a People note names its person
-
-CHUNK = 500  # values bound per query
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +96,7 @@ class IndexPrivacy:
                 own.update((int(doc), str(path)) for doc, path in rows if gate.never(str(path)))
         people = self.db.rows(
             "SELECT addresses.doc, addresses.address FROM docs JOIN addresses ON addresses.doc = docs.id "
-            f"WHERE docs.person = 1 AND addresses.field IN ({_marks(PERSON_ADDRESS_KEYS)})",
+            f"WHERE docs.person = 1 AND addresses.field IN ({marks(len(PERSON_ADDRESS_KEYS))})",
             PERSON_ADDRESS_KEYS,
         )
         # A private person: every People note naming the address is private (a private note about someone who
@@ -106,8 +105,8 @@ class IndexPrivacy:
         addresses = frozenset(str(address) for doc, address in people if doc in own and str(address) not in public)
         own.update(self._docs_naming("addresses", "address", addresses, fields=MAIL_FIELDS))
         holders: dict[str, set[str]] = {}
-        for chunk in _chunks(sorted(own)):
-            for key, doc in self.db.rows(f"SELECT key, doc FROM threads WHERE doc IN ({_marks(chunk)})", chunk):
+        for chunk in chunks(sorted(own)):
+            for key, doc in self.db.rows(f"SELECT key, doc FROM threads WHERE doc IN ({marks(len(chunk))})", chunk):
                 holders.setdefault(str(key), set()).add(own[int(doc)])
         keys = {key: frozenset(paths) for key, paths in holders.items()}
         hidden = dict(own)
@@ -121,11 +120,11 @@ class IndexPrivacy:
     ) -> Iterator[tuple[int, str]]:
         """(id, path) of each note with a row of `table` (addresses, threads) whose `column` is one of `values`
         (and, for addresses, whose field is one of `fields`), asked a chunk of values at a time."""
-        field = f" AND {table}.field IN ({_marks(fields)})" if fields else ""
-        for chunk in _chunks(sorted(values)):
+        field = f" AND {table}.field IN ({marks(len(fields))})" if fields else ""
+        for chunk in chunks(sorted(values)):
             for doc, path in self.db.rows(
                 f"SELECT DISTINCT docs.id, docs.path FROM {table} JOIN docs ON docs.id = {table}.doc "
-                f"WHERE {table}.{column} IN ({_marks(chunk)}){field}",
+                f"WHERE {table}.{column} IN ({marks(len(chunk))}){field}",
                 (*chunk, *fields),
             ):
                 yield int(doc), str(path)
@@ -135,12 +134,3 @@ class IndexPrivacy:
         index's last sync (VaultIndex.private_keys syncs first)."""
         held = self.last().keys  # no query: the private notes' keys are kept with them (the caller synced)
         return frozenset(key for key in keys if (paths := held.get(key)) and paths - {besides})
-
-
-def _marks(values: Sequence[object]) -> str:
-    return ",".join("?" * len(values))
-
-
-def _chunks(values: Sequence[object]) -> Iterable[list[object]]:
-    for start in range(0, len(values), CHUNK):
-        yield list(values[start : start + CHUNK])

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from h0.errors import InternalError
+from h0.state.binds import marks
 from h0.vault.index.db import VISIBLE, IndexDB
 from h0.vault.index.extract import Signature
 from h0.vault.search import PhraseMatcher, SearchHit, read_file
@@ -179,7 +180,7 @@ def ranked(
                 row[0]: tuple(row[1:])
                 for row in connection.execute(
                     f"SELECT docs.id, docs.path, docs.mtime_ns, docs.size, docs.ino FROM docs WHERE docs.id IN "
-                    f"({','.join('?' * len(ids))}) AND {where}",
+                    f"({marks(len(ids))}) AND {where}",
                     (*ids, *args),
                 )
             }

@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from h0.state.binds import marks
 from h0.vault.index.db import VISIBLE, unpack
 from h0.vault.index.extract import WIKILINK, read_note_file
 from h0.vault.index.gather import relative_path
@@ -235,7 +236,7 @@ def related_notes(
         ):
             add(rel, PERSON_WEIGHT if person else MENTION_WEIGHT, f"{'about' if person else 'names'} {address}")
     if links:
-        placeholders = ",".join("?" * len(links))
+        placeholders = marks(len(links))
         for (rel,) in index.db.rows(f"SELECT path FROM docs WHERE name IN ({placeholders}){private}", links):
             add(rel, LINK_WEIGHT, f"linked as [[{link_key(rel)}]]")
     if source_rel is not None:
@@ -289,7 +290,7 @@ def _telling_terms(index: VaultIndex, text: str) -> list[str]:
     counts = Counter(tokens)
     total = max(1, index.count())
     common = _COMMON if total >= MIN_VAULT else 1.0
-    placeholders = ",".join("?" * len(counts))
+    placeholders = marks(len(counts))
     frequency = dict(index.db.rows(f"SELECT term, doc FROM fts_vocab WHERE term IN ({placeholders})", list(counts)))
     scored = []
     for term, tf in counts.items():
