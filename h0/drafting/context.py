@@ -63,7 +63,8 @@ from h0.drafting.relevance import (
     without_signature_names,
 )
 from h0.drafting.voice import Voice, voice_for
-from h0.triage.models import OwnerNote, ReplyContext, one_line
+from h0.printable import one_line
+from h0.triage.models import OwnerNote, ReplyContext
 from h0.triage.prompt import today_line
 from h0.vault.paths import link_key
 from h0.vault.values import split_addresses

@@ -13,8 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-# drafting/context.py still imports one_line from here; its owner moves that import to h0.printable.
-from h0.printable import one_line as one_line  # noqa: PLC0414
+from h0.printable import one_line
 from h0.vault.model import NoteFacts
 from h0.vault.values import flag, named_addresses
 

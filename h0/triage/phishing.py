@@ -40,7 +40,8 @@ from h0.mail.deception.linktext import linked_hosts
 from h0.mail.deception.lookalike import ascii_domain, shown
 from h0.mail.headers import addresses_shown
 from h0.mail.incoming.authresults import forged_sender
-from h0.triage.models import EmailInput, one_line
+from h0.printable import one_line
+from h0.triage.models import EmailInput
 from h0.triage.payment import payment_request
 from h0.vault.suspicion import AttackKind, Suspicion
 from h0.vault.values import named_addresses
