@@ -34,7 +34,6 @@ from h0.vault.disclosure import Disclosure
 from h0.vault.last_change import Arrival
 from h0.vault.layout import DRAFTS, LOGS
 from h0.vault.paths import PathResolver, directly_in
-from h0.vault.values import inbox_source
 
 
 class RetrySchedule(Protocol):
@@ -350,9 +349,3 @@ class HandlerContext:
 
     def error_fields(self, error: H0Error) -> dict[str, Any]:
         return {"error": error.code, "message": error.message, "details": error.details or None}
-
-
-def source_note(value: object, ctx: HandlerContext) -> str | None:
-    """The email note a draft answers, as a path confined to Needs_Action/ (None otherwise): the one
-    rule is `h0.vault.values.inbox_source`, which the mail server's filing asks too."""
-    return inbox_source(ctx.paths, value)

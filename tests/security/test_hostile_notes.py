@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from h0.handlers.context import HandlerContext, source_note
 from h0.vault import Vault
+from h0.vault.values import inbox_source
 from tests.conftest import H0_BIN, subprocess_env
 from tests.pipeline.harness import (
     approve,
@@ -107,15 +107,14 @@ def test_given_a_source_outside_needs_action_when_the_reply_is_sent_then_nothing
 
 
 def test_given_source_spellings_of_an_email_note_then_they_resolve_inside_needs_action(vault_dir: Path):
-    vault = Vault(vault_dir)
-    ctx = HandlerContext.local(None, vault)
-    assert source_note("Needs_Action/EMAIL_1.md", ctx) == "Needs_Action/EMAIL_1.md"
-    assert source_note("[[EMAIL_1]]", ctx) == "Needs_Action/EMAIL_1.md"
-    assert source_note("[[Needs_Action/EMAIL_1|the email]]", ctx) == "Needs_Action/EMAIL_1.md"
-    assert source_note("Needs_Action/./EMAIL_1.md", ctx) == "Needs_Action/EMAIL_1.md"
+    paths = Vault(vault_dir).paths
+    assert inbox_source(paths, "Needs_Action/EMAIL_1.md") == "Needs_Action/EMAIL_1.md"
+    assert inbox_source(paths, "[[EMAIL_1]]") == "Needs_Action/EMAIL_1.md"
+    assert inbox_source(paths, "[[Needs_Action/EMAIL_1|the email]]") == "Needs_Action/EMAIL_1.md"
+    assert inbox_source(paths, "Needs_Action/./EMAIL_1.md") == "Needs_Action/EMAIL_1.md"
     (vault_dir / "Needs_Action/linked.md").symlink_to(vault_dir / "H0_Rules.md")
-    assert source_note("Needs_Action/linked.md", ctx) is None
-    assert source_note(["Needs_Action/EMAIL_1.md"], ctx) is None
+    assert inbox_source(paths, "Needs_Action/linked.md") is None
+    assert inbox_source(paths, ["Needs_Action/EMAIL_1.md"]) is None
 
 
 def test_given_an_h0_package_in_the_working_folder_then_the_servers_run_the_installed_h0(
