@@ -6,6 +6,9 @@ the notes it sent (or held, or saw bounce) into Done/, Drafts/ or Logs/failed/. 
 means what the path resolves to (`h0.vault.approval`: symlinks, `..`, case, Unicode), and —
 defensively, since it is Approved/ on macOS and Windows — any first folder that case-folds to
 `approved`. Each refusal is `permission_denied` with one audit line.
+
+Nor does any tool write, edit or move `Logs/H0_Sender.md`, the note that says which computer sends
+(h0.vault.sender): H0 writes it, and the owner moves sending with `h0 sending take`.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from typing import Any, NoReturn
 from h0.errors import PermissionDenied
 from h0.vault import AuditLog
 from h0.vault.approval import ApprovalFolder, same_directory
-from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED
+from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
 from h0.vault.paths import VaultPath, folder_key
+from h0.vault.sender import SENDER_NOTE
 
 DAEMON_FILING_FOLDERS = (DONE, DRAFTS, FAILED)  # sent, held or invalid, bounced
 _APPROVED_KEY = folder_key(APPROVED)
@@ -40,6 +44,10 @@ _DAEMON_FILING_ONLY = (
     "H0's daemon files notes from Approved/ only into Done/, Drafts/ or Logs/failed/; "
     "anything else is the human's move."
 )
+_SENDING_CLAIM = (
+    f"{SENDER_NOTE} says which computer sends this vault's drafts: H0 writes it, and the owner moves sending "
+    "with `h0 sending take`. No tool writes, edits or moves it."
+)
 _THROUGH_SYMLINK = (
     "This note is a symlink: H0 does not write through links (a write would replace the link "
     "with a copy). Write to the note it points to instead."
@@ -54,12 +62,22 @@ class ApprovalGuard:
         self.audit = audit
         self.daemon_filing = daemon_filing
         self.filing_folders = tuple(root / name for name in DAEMON_FILING_FOLDERS)
+        self.logs = root / LOGS
+
+    def is_sending_claim(self, target: VaultPath) -> bool:
+        """Whether `target` is the sending claim: by its path in any case, or by where it resolves to."""
+        name = SENDER_NOTE.rsplit("/", 1)[1].casefold()
+        return target.rel.casefold() == SENDER_NOTE.casefold() or (
+            target.abs.name.casefold() == name and same_directory(target.abs.parent, self.logs)
+        )
 
     def in_approval(self, target: VaultPath) -> bool:
         return folder_key(target.top) == _APPROVED_KEY or self.approval.contains(target.abs)
 
     def check_write(self, tool: str, target: VaultPath) -> None:
-        """write_note and update_frontmatter: never in Approved/, never through a symlink."""
+        """write_note and update_frontmatter: never in Approved/, never the sending claim, never through a symlink."""
+        if self.is_sending_claim(target):
+            self._refuse(tool, "sending_claim", _SENDING_CLAIM, target.rel)
         try:
             mode: int | None = os.lstat(target.abs).st_mode
         except OSError:
@@ -72,7 +90,11 @@ class ApprovalGuard:
             self._refuse(tool, "symlink", _THROUGH_SYMLINK, target.rel)
 
     def check_move(self, tool: str, src: VaultPath, dst: VaultPath) -> None:
-        """move_note (and a batch's moves): never into Approved/; out of it only as the daemon's own filing."""
+        """move_note (and a batch's moves): never into Approved/; out of it only as the daemon's own filing; never
+        the sending claim, from or onto."""
+        for end in (src, dst):
+            if self.is_sending_claim(end):
+                self._refuse(tool, "sending_claim", _SENDING_CLAIM, end.rel, source=src.rel)
         if self.in_approval(dst):
             self._refuse(tool, "into_approved", _INTO_APPROVED, dst.rel, source=src.rel)
         if not self.in_approval(src):

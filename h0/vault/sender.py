@@ -7,8 +7,9 @@ too), and refreshes it while it runs; a daemon on another computer that finds a 
 does not send (docs/synced-vaults.md). A claim not refreshed for `STALE_AFTER` is over: the computer that
 sent was switched off or stopped watching, and the next to look takes it.
 
-A claim names one computer, so whoever writes it — the owner, an agent through the vault server, a sync
-conflict — can move sending or stop it, never make two computers send. Unreadable, hostile or future-dated
+A claim names one computer, so whoever writes it — the owner, another program, a sync conflict — can move
+sending or stop it, never make two computers send; the vault server refuses every MCP write of it
+(h0.mcp.vault_guard). Unreadable, hostile or future-dated
 claims fail closed: a note that does not parse is somebody else's live claim until it is fixed or taken.
 """
 

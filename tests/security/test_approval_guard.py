@@ -379,3 +379,40 @@ async def test_a_real_h0_mcp_vault_process_refuses_symlinks_into_approved_and_fi
         moved = await daemons.call_tool("move_note", {"source": "Approved/d.md", "destination": "Done/"})
     assert not moved.is_error and moved.structured_content["destination"] == "Done/d.md"
     assert not approved_note.exists() and (vault_dir / "Done/d.md").read_text() == APPROVED_TEXT
+
+
+class TestTheSendingClaim:
+    """Logs/H0_Sender.md says which computer sends (h0.vault.sender): H0 writes it, `h0 sending take` moves it.
+    An agent's write could stop sending or move it to another computer — never double it — but it is still
+    not an agent's to write: every MCP write, edit or move of it is refused, case and spelling variants too."""
+
+    CLAIM = "---\ntype: h0_sender\nmachine: desk-1\nhost: DESK\nseen: 2026-11-28T10:00:00Z\n---\nH0 sends from DESK.\n"
+
+    @pytest.fixture(autouse=True)
+    def claim(self, vault_dir: Path):
+        (vault_dir / "Logs/H0_Sender.md").write_text(self.CLAIM)
+
+    @pytest.mark.parametrize("path", ["Logs/H0_Sender.md", "logs/h0_sender.md", "./Logs/../Logs/H0_Sender.md"])
+    async def test_writing_or_editing_it_is_refused(self, client, vault_dir: Path, path: str):
+        args = {"path": path, "frontmatter": {"machine": "agent-box", "host": "agent"}, "body": "b"}
+        await assert_refused(client, vault_dir, "write_note", args, "sending_claim")
+        await assert_refused(client, vault_dir, "update_frontmatter", {"path": path, "set": {"machine": "x"}})
+        assert (vault_dir / "Logs/H0_Sender.md").read_text() == self.CLAIM
+
+    async def test_moving_it_away_or_a_note_onto_it_is_refused(self, client, vault_dir: Path):
+        (vault_dir / "Drafts/d.md").write_text(DRAFT)
+        await assert_refused(client, vault_dir, "move_note", {"source": "Logs/H0_Sender.md", "destination": "Done/"})
+        await assert_refused(
+            client,
+            vault_dir,
+            "move_note",
+            {"source": "Drafts/d.md", "destination": "Logs/H0_Sender.md", "overwrite": True},
+            "sending_claim",
+        )
+        assert (vault_dir / "Logs/H0_Sender.md").read_text() == self.CLAIM
+
+    async def test_writing_it_when_there_is_none_is_refused(self, client, vault_dir: Path):
+        (vault_dir / "Logs/H0_Sender.md").unlink()
+        args = {"path": "Logs/H0_Sender.md", "frontmatter": {"machine": "agent-box"}, "body": "b"}
+        await assert_refused(client, vault_dir, "write_note", args, "sending_claim")
+        assert not (vault_dir / "Logs/H0_Sender.md").exists()
