@@ -38,7 +38,7 @@ def _private_folders(settings: Settings, root: Path) -> list[Check]:
     return [Check(FAIL, "private folders", unreadable)] if unreadable else []
 
 
-def _sending(root: Path) -> list[Check]:
+def _sending(root: Path, named: str) -> list[Check]:
     """Which computer sends this vault's drafts (h0.vault.sender): a warning when it is not this one."""
     import datetime as dt
 
@@ -47,7 +47,7 @@ def _sending(root: Path) -> list[Check]:
     from h0.vault.sender import elsewhere, held_because, read_claim
 
     claim, now = read_claim(Vault(root)), dt.datetime.now(dt.UTC)
-    if elsewhere(claim, Machine.this(), now):
+    if elsewhere(claim, Machine.this(named), now):
         assert claim is not None  # `elsewhere` says so
         return [Check(WARN, "approved drafts are not sent from this computer", held_because(claim, now))]
     return []
@@ -101,7 +101,7 @@ def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:
         else Check(WARN, "no .obsidian/ folder", "open the vault in Obsidian to approve drafts by dragging them")
     )
     checks += _private_folders(settings, root)
-    checks += _sending(root)
+    checks += _sending(root, settings.h0_machine)
     checks += _triage(settings)
     checks += _drafting(settings)
     checks += mail_checks(settings)

@@ -18,7 +18,7 @@ def cmd_sending(args: argparse.Namespace) -> int:
     settings = settings_for(args)
     if not h0_vault_exists(settings):
         return EXIT_FAILED
-    vault, machine, now = Vault(settings.vault_path), Machine.this(), dt.datetime.now(dt.UTC)
+    vault, machine, now = Vault(settings.vault_path), Machine.this(settings.h0_machine), dt.datetime.now(dt.UTC)
     if args.action == "take":
         try:
             write_claim(vault, machine, now)

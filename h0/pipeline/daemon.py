@@ -98,7 +98,7 @@ class Daemon:
         backoff, tick = failure_backoff(settings.retry_delay_ms, settings.retry_backoff_multiplier), clocks.monotonic
         self.queue = WorkQueue(backoff=backoff, clock=tick)
         self.lock = VaultLock(self.root)
-        self.machine = machine or Machine.this()
+        self.machine = machine or Machine.this(settings.h0_machine)
         self.wall = clocks.wall
         self.sending: SendingClaim | None = None  # while running: this computer's part in the sending claim
         self.workers = workers

@@ -2,19 +2,17 @@
 and differs between computers, and the name the owner knows it by.
 
 The id is a hash of what the OS says identifies the machine (Linux's /etc/machine-id, else the network card's
-address) and its host name; nothing is stored. `H0_MACHINE` names it outright (a container whose id changes at
-every start, or two vaults' daemons told apart on purpose): the name is then the id too.
+address) and its host name; nothing is stored. The H0_MACHINE setting names it outright (a container whose id
+changes at every start): the name is then the id too.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import socket
 import uuid
 from dataclasses import dataclass
 
-MACHINE_ENV = "H0_MACHINE"
 _MACHINE_ID_FILES = ("/etc/machine-id", "/var/lib/dbus/machine-id")
 
 
@@ -24,9 +22,9 @@ class Machine:
     name: str
 
     @classmethod
-    def this(cls) -> Machine:
-        """The computer this process runs on."""
-        named = os.environ.get(MACHINE_ENV, "").strip()
+    def this(cls, named: str = "") -> Machine:
+        """The computer this process runs on (`named`: the H0_MACHINE setting, when it is set)."""
+        named = named.strip()
         if named:
             return cls(named[:64], named[:64])
         host = socket.gethostname() or "this computer"

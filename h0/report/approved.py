@@ -53,7 +53,9 @@ def sending_state(
     if live is not None and live.get("paused_for", 0) > 0:
         paused_reason = live.get("pause_reason") or "sending is paused"
     claim, when = read_claim(vault), dt.datetime.fromtimestamp(now, dt.UTC)
-    if elsewhere(claim, Machine.this(), when):  # another computer sends this vault's drafts (h0.vault.sender)
+    if elsewhere(
+        claim, Machine.this(settings.h0_machine), when
+    ):  # another computer sends this vault's drafts (h0.vault.sender)
         assert claim is not None  # `elsewhere` says so
         paused_reason = held_because(claim, when)
     last_pause = next((r for r in reversed(records) if r.get("event") == "sends_paused"), None)

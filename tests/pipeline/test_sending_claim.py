@@ -19,7 +19,7 @@ import pytest
 from h0.cli import main
 from h0.config import load_settings
 from h0.pipeline.daemon import Daemon
-from h0.platform.machine import MACHINE_ENV, Machine
+from h0.platform.machine import Machine
 from h0.report.collect import collect_status
 from h0.report.text import render_status
 from h0.vault import Vault
@@ -69,11 +69,11 @@ def test_given_another_computers_live_claim_then_drafts_wait_until_this_computer
         said = status_text(vault_dir)
         assert "sent from Mara's laptop" in said and "h0 sending take" in said
 
-        os.environ[MACHINE_ENV] = "desktop-9a7c"  # `h0 sending take` on the desktop
+        os.environ["H0_MACHINE"] = "desktop-9a7c"  # `h0 sending take` on the desktop
         try:
             assert main(["sending", "take", "--vault", str(vault_dir)]) == 0
         finally:
-            del os.environ[MACHINE_ENV]
+            del os.environ["H0_MACHINE"]
         assert "sends this vault's approved drafts from now on" in capsys.readouterr().out
         assert daemon.sending is not None and daemon.sending.look() is True
         assert wait_until(lambda: sent(vault_dir) == 1, timeout=30)
@@ -147,11 +147,11 @@ def test_h0_sending_says_which_computer_sends(vault_dir: Path, capsys: pytest.Ca
 
 
 def test_this_machine_is_the_same_each_time_and_h0_machine_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(MACHINE_ENV, raising=False)
     first = Machine.this()
     assert first == Machine.this() and len(first.id) == 16 and first.name
-    monkeypatch.setenv(MACHINE_ENV, "studio-mac")
-    assert Machine.this() == Machine("studio-mac", "studio-mac")
+    assert Machine.this(" studio-mac ") == Machine("studio-mac", "studio-mac")
+    monkeypatch.setenv("H0_MACHINE", "studio-mac")
+    assert load_settings().h0_machine == "studio-mac"
 
 
 def test_h0_doctor_warns_when_another_computer_sends(vault_dir: Path) -> None:
