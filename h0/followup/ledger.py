@@ -15,12 +15,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from h0.errors import InternalError
 from h0.followup.threads import Message
 from h0.state import StateDB
 from h0.state.history import message_columns, stored_message
 
-CHUNK = 500  # ids per IN (…) clause
 SENDS_MARK = "followup_sends_epoch"  # meta: H0's own sends up to this sent_epoch are recorded
 
 
@@ -57,19 +55,11 @@ def _row_message(row: dict[str, Any]) -> Message:
     )
 
 
-def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
-    for start in range(0, len(items), CHUNK):
-        yield items[start : start + CHUNK]
-
-
 class FollowupLedger:
     """Thread-safe like the StateDB under it (one connection per thread)."""
 
     def __init__(self, state: StateDB) -> None:
         self.state = state
-
-    def _error(self, exc: sqlite3.Error) -> InternalError:
-        return InternalError(f"H0's state database {self.state.path}: {exc}")
 
     # -- recording ------------------------------------------------------------------------
 
@@ -80,31 +70,28 @@ class FollowupLedger:
         rows = [m for m in messages]
         if not rows:
             return []
-        try:
-            with self.state.transaction() as db:
-                for m in rows:
-                    db.execute(
-                        "INSERT INTO followup_messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                        "ON CONFLICT(key) DO UPDATE SET outbound = max(outbound, excluded.outbound), "
-                        "provider_id = coalesce(provider_id, excluded.provider_id), "
-                        "at = min(at, excluded.at), automated = coalesce(automated, excluded.automated), "
-                        "list_address = coalesce(list_address, excluded.list_address), "
-                        "asks = coalesce(excluded.asks, asks), ask = coalesce(excluded.ask, ask), "
-                        "note = coalesce(note, excluded.note)",
-                        (
-                            *message_columns(m),
-                            m.seen_at,
-                            m.automated,
-                            m.list_address,
-                            None if m.asks is None else int(m.asks),
-                            m.ask,
-                            m.note,
-                        ),
-                    )
-                threads = sorted({m.thread for m in rows})
-                _mark(db, threads)
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        with self.state.writing() as db:
+            for m in rows:
+                db.execute(
+                    "INSERT INTO followup_messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET outbound = max(outbound, excluded.outbound), "
+                    "provider_id = coalesce(provider_id, excluded.provider_id), "
+                    "at = min(at, excluded.at), automated = coalesce(automated, excluded.automated), "
+                    "list_address = coalesce(list_address, excluded.list_address), "
+                    "asks = coalesce(excluded.asks, asks), ask = coalesce(excluded.ask, ask), "
+                    "note = coalesce(note, excluded.note)",
+                    (
+                        *message_columns(m),
+                        m.seen_at,
+                        m.automated,
+                        m.list_address,
+                        None if m.asks is None else int(m.asks),
+                        m.ask,
+                        m.note,
+                    ),
+                )
+            threads = sorted({m.thread for m in rows})
+            _mark(db, threads)
         return threads
 
     def touch(self, threads: Sequence[str]) -> None:
@@ -113,21 +100,12 @@ class FollowupLedger:
         wanted = sorted({t for t in threads if t})
         if not wanted:
             return
-        try:
-            with self.state.transaction() as db:
-                _mark(db, wanted)
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        with self.state.writing() as db:
+            _mark(db, wanted)
 
     def known(self, keys: Sequence[str]) -> set[str]:
         """Which of these message keys are recorded."""
-        found: set[str] = set()
-        for chunk in _chunks(list(dict.fromkeys(keys))):
-            rows = self.state.query(
-                f"SELECT key FROM followup_messages WHERE key IN ({', '.join('?' * len(chunk))})", chunk
-            )
-            found.update(r["key"] for r in rows)
-        return found
+        return {r["key"] for r in self.state.query_in("SELECT key FROM followup_messages WHERE key IN ({})", keys)}
 
     # -- what needs a look ------------------------------------------------------------------
 
@@ -148,33 +126,25 @@ class FollowupLedger:
 
     def messages(self, threads: Sequence[str]) -> dict[str, list[Message]]:
         found: dict[str, list[Message]] = {t: [] for t in threads}
-        for chunk in _chunks(list(dict.fromkeys(threads))):
-            rows = self.state.query(
-                f"SELECT * FROM followup_messages WHERE thread IN ({', '.join('?' * len(chunk))}) ORDER BY at", chunk
-            )
-            for row in rows:
-                found.setdefault(row["thread"], []).append(_row_message(row))
+        for row in self.state.query_in("SELECT * FROM followup_messages WHERE thread IN ({}) ORDER BY at", threads):
+            found.setdefault(row["thread"], []).append(_row_message(row))
         return found
 
     def threads(self, threads: Sequence[str]) -> dict[str, ThreadRow]:
         found: dict[str, ThreadRow] = {}
-        for chunk in _chunks(list(dict.fromkeys(threads))):
-            rows = self.state.query(
-                f"SELECT * FROM followup_threads WHERE thread IN ({', '.join('?' * len(chunk))})", chunk
+        for row in self.state.query_in("SELECT * FROM followup_threads WHERE thread IN ({})", threads):
+            found[row["thread"]] = ThreadRow(
+                row["thread"],
+                bool(row["dirty"]),
+                row["due_at"],
+                row["state"] or "",
+                row["anchor"],
+                row["note"],
+                row["draft"],
+                None if row["override"] is None else bool(row["override"]),
+                row["checked_at"] or 0.0,
+                row["gen"],
             )
-            for row in rows:
-                found[row["thread"]] = ThreadRow(
-                    row["thread"],
-                    bool(row["dirty"]),
-                    row["due_at"],
-                    row["state"] or "",
-                    row["anchor"],
-                    row["note"],
-                    row["draft"],
-                    None if row["override"] is None else bool(row["override"]),
-                    row["checked_at"] or 0.0,
-                    row["gen"],
-                )
         return found
 
     def settle(self, rows: Iterable[ThreadRow], now: float) -> None:
@@ -183,15 +153,12 @@ class FollowupLedger:
         values = [(r.gen, r.due_at, r.state, r.anchor, r.note, r.draft, now, r.thread) for r in rows]
         if not values:
             return
-        try:
-            with self.state.transaction() as db:
-                db.executemany(
-                    "UPDATE followup_threads SET dirty = CASE WHEN gen = ? THEN 0 ELSE 1 END, due_at = ?, state = ?, "
-                    "anchor = ?, note = ?, draft = ?, checked_at = ? WHERE thread = ?",
-                    values,
-                )
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        with self.state.writing() as db:
+            db.executemany(
+                "UPDATE followup_threads SET dirty = CASE WHEN gen = ? THEN 0 ELSE 1 END, due_at = ?, state = ?, "
+                "anchor = ?, note = ?, draft = ?, checked_at = ? WHERE thread = ?",
+                values,
+            )
 
     def set_overrides(self, overrides: dict[str, bool | None]) -> list[str]:
         """The `awaiting:` a note of each thread says (None: none says); returns the threads whose word changed."""
@@ -204,13 +171,10 @@ class FollowupLedger:
             if t in current and current[t].override != v
         ]
         if changed:
-            try:
-                with self.state.transaction() as db:
-                    db.executemany(
-                        "UPDATE followup_threads SET override = ?, dirty = 1, gen = gen + 1 WHERE thread = ?", changed
-                    )
-            except sqlite3.Error as exc:
-                raise self._error(exc) from exc
+            with self.state.writing() as db:
+                db.executemany(
+                    "UPDATE followup_threads SET override = ?, dirty = 1, gen = gen + 1 WHERE thread = ?", changed
+                )
         return [t for _, t in changed]
 
     def overridden(self) -> set[str]:
@@ -220,15 +184,12 @@ class FollowupLedger:
     def last_heard(self, addresses: Sequence[str]) -> dict[str, float]:
         """When each of these people last wrote to the owner, in any thread (not the owner's mail, never an
         auto-reply, a bounce or other machine-made mail); a person never heard from is absent."""
-        found: dict[str, float] = {}
-        for chunk in _chunks(sorted(set(addresses))):
-            rows = self.state.query(
-                "SELECT sender, max(at) AS at FROM followup_messages WHERE outbound = 0 AND automated IS NULL "
-                f"AND sender IN ({', '.join('?' * len(chunk))}) GROUP BY sender",
-                chunk,
-            )
-            found.update({r["sender"]: float(r["at"]) for r in rows})
-        return found
+        rows = self.state.query_in(
+            "SELECT sender, max(at) AS at FROM followup_messages WHERE outbound = 0 AND automated IS NULL "
+            "AND sender IN ({}) GROUP BY sender",
+            sorted(set(addresses)),
+        )
+        return {r["sender"]: float(r["at"]) for r in rows}
 
     # -- the mailing lists seen ------------------------------------------------------------------
 
@@ -250,11 +211,8 @@ class FollowupLedger:
             return 0.0
 
     def set_sends_mark(self, epoch: float) -> None:
-        try:
-            with self.state.transaction() as db:
-                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (SENDS_MARK, repr(float(epoch))))
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        with self.state.writing() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (SENDS_MARK, repr(float(epoch))))
 
     def stats(self) -> dict[str, int]:
         """Counts for benchmarks and tests."""

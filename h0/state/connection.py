@@ -7,12 +7,13 @@ import hashlib
 import hmac
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from h0.errors import InternalError
+from h0.state.binds import chunks, marks
 from h0.state.schema import SCHEMA, SCHEMA_VERSION
 from h0.state.secret import SECRET_FILE, load_or_create_secret
 
@@ -103,6 +104,14 @@ class Database:
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Rows of a read, as dicts; an sqlite error is an InternalError."""
         return self._rows(sql, args)
+
+    def query_in(self, sql: str, values: Iterable[Any], *, before: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Rows of `sql` for each of `values` (repeats dropped, order kept): its one `{}` is an IN list, filled a
+        chunk at a time (h0.state.binds); `before`: arguments bound ahead of the list."""
+        rows: list[dict[str, Any]] = []
+        for chunk in chunks(list(dict.fromkeys(values))):
+            rows += self._rows(sql.format(marks(len(chunk))), (*before, *chunk))
+        return rows
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from h0.platform.fs import user_state_root
-from h0.state.binds import chunks, marks
 from h0.state.connection import DB_FILE
 from h0.state.ledger import SendLedger
 
@@ -154,17 +153,9 @@ class StateDB(SendLedger):
     def ingested_among(self, source: str, message_ids: Sequence[str], rfc822s: Sequence[str] = ()) -> set[str]:
         """The provider ids and Message-IDs of these that H0 recorded as ingested from `source`."""
         found: set[str] = set()
-        by_column = (
-            ("message_id", list(dict.fromkeys(message_ids))),
-            ("rfc822", [v for v in dict.fromkeys(rfc822s) if v]),
-        )
-        for column, values in by_column:
-            for chunk in chunks(values):
-                rows = self._rows(
-                    f"SELECT {column} AS v FROM ingested WHERE source = ? AND {column} IN ({marks(len(chunk))})",
-                    (source, *chunk),
-                )
-                found.update(row["v"] for row in rows)
+        for column, values in (("message_id", message_ids), ("rfc822", [v for v in rfc822s if v])):
+            sql = f"SELECT {column} AS v FROM ingested WHERE source = ? AND {column} IN ({{}})"
+            found.update(row["v"] for row in self.query_in(sql, values, before=(source,)))
         return found
 
     # ------------------------------------------------------------------ sent mail (a stream of its own)

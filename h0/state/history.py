@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from h0.state.binds import chunks, marks
 from h0.state.db import StateDB
 
 
@@ -199,11 +198,7 @@ class MailHistory:
 
     def known(self, keys: Sequence[str]) -> set[str]:
         """Which of these keys history already keeps."""
-        found: set[str] = set()
-        for chunk in chunks(list(dict.fromkeys(keys))):
-            rows = self.state.query(f"SELECT key FROM history WHERE key IN ({marks(len(chunk))})", chunk)
-            found.update(r["key"] for r in rows)
-        return found
+        return {r["key"] for r in self.state.query_in("SELECT key FROM history WHERE key IN ({})", keys)}
 
     def held(self, limit: int = 500) -> list[HeldWork]:
         """Recent mail an import holds, oldest first."""
