@@ -22,7 +22,6 @@ in the thread.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,6 +37,7 @@ from h0.mail.models import EmailFull
 from h0.mail.owner import OwnerAuthority, message_key, note_message_key
 from h0.state.history import HistoryMessage, MailHistory
 from h0.vault import Note
+from h0.vault.audit import epoch_timestamp
 from h0.vault.disclosure import NoteLike, thread_keys
 from h0.vault.draft_state import DraftState
 from h0.vault.layout import DRAFTS
@@ -259,4 +259,4 @@ def mark_stale_drafts(ctx: HandlerContext, notes: list[ThreadNote], email: Email
 
 
 def _iso(when: float) -> str:
-    return dt.datetime.fromtimestamp(when, dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z") if when else ""
+    return epoch_timestamp(when) if when else ""

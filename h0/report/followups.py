@@ -12,7 +12,6 @@ its section (`owed_private`, …), never listed.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -21,6 +20,7 @@ from h0.errors import H0Error
 from h0.followup.snooze import is_hidden
 from h0.followup.workdays import working_days_between
 from h0.vault import Vault
+from h0.vault.audit import epoch_timestamp
 from h0.vault.layout import DRAFTS, NEEDS_ACTION
 from h0.vault.model import note_facts
 
@@ -128,7 +128,9 @@ def collect_followups(
         elif facts.follow_up == "reply_owed":
             since = facts.follow_up_marks.reply_owed_since or facts.received or now
             owed.append(
-                OwedReply(path, facts.sender_text, facts.subject, _iso(since), working_days_between(since, now))
+                OwedReply(
+                    path, facts.sender_text, facts.subject, epoch_timestamp(since), working_days_between(since, now)
+                )
             )
         elif facts.follow_up == "reply_awaited" and facts.status.word == "awaiting_reply":
             since = facts.follow_up_marks.asked_at or now
@@ -137,7 +139,7 @@ def collect_followups(
                     path,
                     facts.follow_up_marks.awaiting_from,
                     facts.subject,
-                    _iso(since),
+                    epoch_timestamp(since),
                     working_days_between(since, now),
                     facts.follow_up_marks.draft or None,
                 )
@@ -150,10 +152,6 @@ def collect_followups(
     status.snoozed_total, status.hidden = len(hidden), frozenset(hidden)
     status.back = back[:shown]
     return status
-
-
-def _iso(when: float) -> str:
-    return dt.datetime.fromtimestamp(when, dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def age(days: int) -> str:

@@ -40,6 +40,11 @@ def note_timestamp(ts: dt.datetime | None = None) -> str:
     return (ts or utcnow()).astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
+def epoch_timestamp(epoch: float) -> str:
+    """`note_timestamp` of an epoch time (seconds)."""
+    return note_timestamp(dt.datetime.fromtimestamp(epoch, dt.UTC))
+
+
 def _clip(value: Any) -> Any:
     if isinstance(value, str) and len(value) > MAX_FIELD_CHARS:
         return value[:MAX_FIELD_CHARS] + f"… [{len(value) - MAX_FIELD_CHARS} more chars]"

@@ -17,10 +17,11 @@ from h0.followup.nudge import NudgeRequest, follow_up_text
 from h0.followup.threads import Assessment, Message, display_names
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup.pass_report import FollowupReport, day, days_to_wait, iso
+from h0.handlers.followup.pass_report import FollowupReport, day, days_to_wait
 from h0.handlers.reply import draft_head, reply_subject
 from h0.handlers.thread import private_in_thread
 from h0.mail.incoming.htmltext import inert_inline
+from h0.vault.audit import epoch_timestamp
 from h0.vault.layout import DONE, DRAFTS, NEEDS_ACTION
 from h0.vault.sendable import CUTOFF
 
@@ -84,7 +85,7 @@ def open_followup(
         "thread_id": mine.thread,
         "subject": mine.subject,
         "awaiting_from": [f"{n} <{addr}>" if n else addr for n, addr in a.waiting_on],
-        "asked_at": iso(mine.at),
+        "asked_at": epoch_timestamp(mine.at),
         "asked_message_id": mine.provider_id,
         "draft": draft_path,
         "created_at": drafted,
@@ -108,7 +109,7 @@ def open_followup(
         path=note_path,
         draft=draft_path,
         thread_id=mine.thread,
-        since=iso(mine.at),
+        since=epoch_timestamp(mine.at),
         waiting_on=[addr for _, addr in a.waiting_on],
     )
     logger.info("⧗ no answer from {} since {}: {} (follow-up drafted: {})", who, day(mine.at), note_path, draft_path)
@@ -124,7 +125,7 @@ def close_followup(ctx: HandlerContext, row: ThreadRow, a: Assessment, now: floa
         known = {addr: name for name, addr in (a.owner_last.recipients if a.owner_last else ()) if name}
         who = inert_inline(known.get(answer.sender) or answer.sender or "Someone")
         why = f"{who} answered on {day(answer.at)}{link}, so this follow-up is no longer needed"
-        outcome = {"follow_up": "answered", "answered_at": iso(answer.at)}
+        outcome = {"follow_up": "answered", "answered_at": epoch_timestamp(answer.at)}
         if answer.note:
             outcome["answered_by"] = f"[[{answer.note.rsplit('/', 1)[-1].removesuffix('.md')}]]"
     elif row.override is False:
@@ -138,7 +139,7 @@ def close_followup(ctx: HandlerContext, row: ThreadRow, a: Assessment, now: floa
             f"{who} wrote to you on {day(heard_at)} (in another conversation), after your message, so this "
             "follow-up is no longer needed"
         )
-        outcome = {"follow_up": "heard_from", "heard_at": iso(heard_at)}
+        outcome = {"follow_up": "heard_from", "heard_at": epoch_timestamp(heard_at)}
     else:
         when = day(a.owner_last.at) if a.owner_last else "since"
         why = f"You wrote again in this thread on {when}, so this follow-up is out of date"
@@ -168,7 +169,7 @@ def withdraw(ctx: HandlerContext, path: str, why: str, now: float, report: Follo
         return
     reason = f"{why}."
     moved = ctx.notes.move_to_folder(
-        path, DONE, {"status": "withdrawn", "withdrawn_reason": reason, "withdrawn_at": iso(now)}
+        path, DONE, {"status": "withdrawn", "withdrawn_reason": reason, "withdrawn_at": epoch_timestamp(now)}
     )
     ctx.audit.write("draft_withdrawn", path=path, done_path=moved.destination, reason=reason)
     logger.info("↶ withdrew {} (never sent): {}", path, reason)

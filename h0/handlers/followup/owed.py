@@ -30,7 +30,7 @@ from h0.errors import H0Error, NotFound
 from h0.followup.threads import Assessment, Message, is_owners, reply_needed
 from h0.followup.workdays import add_working_days
 from h0.handlers.context import HandlerContext
-from h0.handlers.followup.pass_report import FollowupReport, day, days_to_wait, iso, update_note
+from h0.handlers.followup.pass_report import FollowupReport, day, days_to_wait, update_note
 from h0.handlers.suspect import known_people
 from h0.mail.compose.recipients import shown_sender
 from h0.mail.deception.known import Known
@@ -38,6 +38,7 @@ from h0.mail.incoming.htmltext import block_text
 from h0.mail.owner import note_message_key
 from h0.triage.models import EmailInput
 from h0.triage.phishing import suspected_phishing
+from h0.vault.audit import epoch_timestamp
 from h0.vault.layout import DONE, DRAFTS
 from h0.vault.model import NoteFacts
 
@@ -131,10 +132,14 @@ def owed(
             if suspicion(path):
                 continue  # triage will flag it; never owed to an attacker
         if facts.follow_up != "reply_owed" and update_note(
-            ctx, path, {"follow_up": "reply_owed", "reply_owed_since": iso(received)}, report
+            ctx, path, {"follow_up": "reply_owed", "reply_owed_since": epoch_timestamp(received)}, report
         ):
             ctx.audit.write(
-                "reply_owed", path=path, since=iso(received), subject=facts.subject, sender=facts.sender_text
+                "reply_owed",
+                path=path,
+                since=epoch_timestamp(received),
+                subject=facts.subject,
+                sender=facts.sender_text,
             )
             logger.info("↩ reply owed: {} ({} since {})", path, shown_sender(facts.sender_text) or "?", day(received))
             report.owed.append(path)
@@ -152,7 +157,7 @@ def _not_owed(ctx: HandlerContext, path: str, facts: NoteFacts, report: Followup
 
 def _replied(ctx: HandlerContext, path: str, facts: NoteFacts, mine: Message, report: FollowupReport) -> None:
     """The owner answered in this thread outside H0 (their sent mail shows it): the email is done."""
-    when = iso(mine.at)
+    when = epoch_timestamp(mine.at)
     try:
         moved = ctx.notes.move_to_folder(path, DONE, {"status": "done", "follow_up": "replied", "replied_at": when})
     except NotFound:

@@ -66,10 +66,6 @@ def update_note(
         return False
 
 
-def iso(when: float) -> str:
-    return dt.datetime.fromtimestamp(when, dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
 def day(when: float) -> str:
     local = dt.datetime.fromtimestamp(when).astimezone()
     return f"{local:%a} {local.day} {local:%b} {local:%H:%M}"

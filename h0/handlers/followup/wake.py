@@ -9,20 +9,15 @@ error's message) and `snooze_error_code`, written once, cleared once fixed.
 
 from __future__ import annotations
 
-import datetime as dt
-
 from loguru import logger
 
 from h0.handlers.context import HandlerContext
 from h0.handlers.followup.pass_report import update_note
+from h0.vault.audit import epoch_timestamp
 from h0.vault.marks import SNOOZE
 from h0.vault.model import NoteFacts
 
 ERROR_KEYS = ("snooze_error", "snooze_error_code")
-
-
-def _iso(when: float) -> str:
-    return dt.datetime.fromtimestamp(when, dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def check_snooze(ctx: HandlerContext, facts: NoteFacts, now: float) -> tuple[float | None, str]:
@@ -46,7 +41,7 @@ def check_snooze(ctx: HandlerContext, facts: NoteFacts, now: float) -> tuple[flo
 def wake(ctx: HandlerContext, path: str, reason: str, now: float) -> bool:
     """Bring a snoozed note back now, saying why; False when it is gone or could not be changed."""
     if not update_note(
-        ctx, path, {"snooze_woke_at": _iso(now), "snooze_woke_reason": reason}, remove=(SNOOZE, *ERROR_KEYS)
+        ctx, path, {"snooze_woke_at": epoch_timestamp(now), "snooze_woke_reason": reason}, remove=(SNOOZE, *ERROR_KEYS)
     ):
         return False
     ctx.audit.write("note_unsnoozed", path=path, reason=reason)
