@@ -172,11 +172,12 @@ class SendingPause:
         data |= {"kind": "cap", "setting": pause.setting, "resumes_at": pause.resumes_at}
         return Outcome(Action.FAILED, error.code, retry_in=pause.seconds, data=data, again=Again.SEND_CAP)
 
-    def hold(self, reason: str, seconds: float) -> None:
-        """Another computer sends this vault's drafts (h0.pipeline.sending_claim): every send waits `seconds`
-        from now, renewed by each look at the vault's claim while it holds; said there, not here."""
+    def hold(self, reason: str, seconds: float, sent_from: str) -> None:
+        """Another computer (`sent_from`) sends this vault's drafts (h0.pipeline.sending_claim): every send waits
+        `seconds` from now, renewed by each look at the vault's claim while it holds; said there, not here."""
         with self.lock:
-            self.until, self.reason, self.kind, self.facts = self.clock() + seconds, reason, "elsewhere", OutcomeData()
+            self.until, self.reason, self.kind = self.clock() + seconds, reason, "elsewhere"
+            self.facts = OutcomeData(sent_from=sent_from)
 
     def release(self) -> None:
         """This computer sends again: a hold for another computer's claim ends now (any other pause stays)."""

@@ -23,7 +23,8 @@ class OutcomeData(TypedDict, total=False):
     elapsed_ms: float  # sent, revised
     error: H0Error  # failed, refused, held, bounced
     retry_in: float | None  # failed: when the pipeline looks again (None: not retried)
-    kind: str  # failed, paused: "cap" (frees by itself) or "auth" (needs the human)
+    kind: str  # failed, paused: "cap" (frees by itself), "auth" (needs the human), "elsewhere" (another computer sends)
+    sent_from: str  # paused, "elsewhere": the computer that sends this vault's drafts
     setting: str | None  # a send cap's setting (RATE_LIMIT_PER_HOUR, …)
     resumes_at: float  # a send cap: when sending resumes (epoch seconds)
     returned_to: str  # refused, held: where the draft went back to in Drafts/

@@ -10,7 +10,8 @@ the next sweep retries it), a bounce, sending paused because credentials are mis
 handler that crashed. Not failures: a draft refused and given back to Drafts/ with the
 reason on it (done as designed: only the human's edit can fix it, and it is on their list
 now), a send cap reached (a limit the human set, working; it frees by itself), a note still
-settling or being written (the next sweep takes it), a copy of a message already sent, filed in Done/
+settling or being written (the next sweep takes it), a draft left for the computer that sends this
+vault's drafts (h0.vault.sender), a copy of a message already sent, filed in Done/
 instead of sent (a sync tool's copy: counted, so that the owner hears of it).
 """
 
@@ -26,7 +27,7 @@ from h0.mail.compose.recipients import describe_recipients, recipient_lists
 from h0.printable import printable
 
 # Buckets, in the order the summary names them.
-SENT, COPIED, REFUSED, REJECTED, TRIAGED, RESCHEDULED, CAPPED, SETTLING, MODEL_WAIT, UNREADABLE, FAILED = (
+SENT, COPIED, REFUSED, REJECTED, TRIAGED, RESCHEDULED, CAPPED, ELSEWHERE, SETTLING, MODEL_WAIT, UNREADABLE, FAILED = (
     "sent",
     "copied",
     "refused",
@@ -34,6 +35,7 @@ SENT, COPIED, REFUSED, REJECTED, TRIAGED, RESCHEDULED, CAPPED, SETTLING, MODEL_W
     "triaged",
     "rescheduled",
     "capped",
+    "elsewhere",
     "settling",
     "model_wait",
     "unreadable",
@@ -51,6 +53,7 @@ class PassTally:
         self._sent: dict[str, dict[str, list[str]]] = {}  # path → its recipients, for the summary
         self._resumes_at: float | None = None
         self._cap_setting: str | None = None
+        self._sent_from: str | None = None  # the computer that sends this vault's drafts, when it is not this one
         self._lock = threading.Lock()
 
     def record(self, path: str, action: Action, detail: str = "", data: OutcomeData | None = None) -> None:
@@ -63,6 +66,8 @@ class PassTally:
             self._last[path] = bucket
             if bucket == SENT:
                 self._sent[path] = data.get("recipients") or recipient_lists(data.get("to"))
+            if bucket == ELSEWHERE:
+                self._sent_from = data.get("sent_from") or self._sent_from
             if bucket == CAPPED:
                 self._cap_setting = data.get("setting") or self._cap_setting
                 if isinstance(data.get("resumes_at"), (int, float)):
@@ -108,6 +113,7 @@ class PassTally:
             (TRIAGED, "triaged"),
             (RESCHEDULED, "with their proposed times updated from your calendar"),
             (CAPPED, self._capped_words()),
+            (ELSEWHERE, f"left in Approved/ (sent from {self._sent_from or 'another computer'})"),
             (SETTLING, "still settling (the next sweep sends them)"),
             (MODEL_WAIT, "waiting for the model (retried; `h0_waiting:` on the note says why)"),
             (UNREADABLE, "unreadable"),
@@ -147,7 +153,7 @@ def _bucket(action: Action, detail: str, data: OutcomeData) -> str | None:
         case Action.RESCHEDULED:
             return RESCHEDULED
         case Action.FAILED | Action.PAUSED:
-            return CAPPED if data.get("kind") == "cap" else FAILED
+            return {"cap": CAPPED, "elsewhere": ELSEWHERE}.get(str(data.get("kind")), FAILED)
         case Action.BOUNCED:
             return FAILED
         case Action.DEFERRED:

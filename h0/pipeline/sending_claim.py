@@ -81,7 +81,7 @@ class SendingClaim:
 
     def _yield_to(self, claim: Claim) -> None:
         reason = held_because(claim, self.now())
-        self.pause.hold(reason, HOLD_SECONDS)
+        self.pause.hold(reason, HOLD_SECONDS, claim.host)
         if self.elsewhere is None or self.elsewhere.machine != claim.machine:
             self.audit.write("sending_elsewhere", "warning", machine=self.machine.name, sent_from=claim.host)
             logger.warning("sending paused: {}", reason)

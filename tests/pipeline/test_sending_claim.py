@@ -166,3 +166,18 @@ def test_h0_doctor_warns_when_another_computer_sends(vault_dir: Path) -> None:
     write_claim(Vault(vault_dir), LAPTOP, NOW)
     after = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
     assert "! approved drafts are not sent from this computer — drafts are sent from Mara's laptop" in after.stdout
+
+
+def test_h0_sweep_on_a_computer_that_does_not_send_leaves_drafts_and_is_no_failure(vault_dir: Path) -> None:
+    """`h0 sweep` (a cron job, say) on the computer that does not send: the draft waits, the pass says so, and
+    the exit is not "work failed" — the other computer sends it."""
+    from tests.pipeline.harness import sweep_once
+
+    write_claim(Vault(vault_dir), LAPTOP, NOW)
+    (vault_dir / "Approved" / "lunch.md").write_text("---\nto: dana@example.com\nsubject: Lunch\n---\nThursday?\n")
+    old = NOW.timestamp() - 120
+    os.utime(vault_dir / "Approved" / "lunch.md", (old, old))
+    daemon = sweep_once(vault_dir, h0_machine=DESKTOP.id)
+    assert sent(vault_dir) == 0 and (vault_dir / "Approved" / "lunch.md").exists()
+    assert not daemon.tally.failed
+    assert daemon.tally.counts_line() == "h0 sweep: 1 left in Approved/ (sent from Mara's laptop)"
