@@ -242,10 +242,9 @@ def test_given_a_5xx_then_the_email_is_deferred_after_one_request(wire: Wire, fa
     assert "HTTP 503" in (outcome.deferred or "")
 
 
-def test_given_a_long_multiline_error_then_the_provider_error_says_it_on_one_line_cut_at_300(
-    wire: Wire, fake: FakeLLM
-) -> None:
-    fake.queue(error_reply(503, "Overloaded\n  try later " + "x" * 400))
+def provider_error(wire: Wire, fake: FakeLLM, message: str) -> ProviderError:
+    """What the provider raises when the server answers 503 with `message`."""
+    fake.queue(error_reply(503, message))
     provider = build_provider(wire.name, model="fake-model", api_key=KEY, base_url=wire.base_url(fake), timeout=2.0)
 
     try:
@@ -253,25 +252,23 @@ def test_given_a_long_multiline_error_then_the_provider_error_says_it_on_one_lin
             provider.complete("Answer.", [("user", "Hello?")])
     finally:
         provider.close()
+    return caught.value
 
-    text = str(caught.value)
+
+def test_given_a_long_multiline_error_then_the_provider_error_says_it_on_one_line_cut_at_300(
+    wire: Wire, fake: FakeLLM
+) -> None:
+    error = provider_error(wire, fake, "Overloaded\n  try later " + "x" * 400)
+
+    text = str(error)
     assert text.startswith("HTTP 503: ") and "Overloaded try later xxx" in text and "\n" not in text
-    assert text.endswith("x…") and len(text) == len("HTTP 503: ") + 300 and caught.value.transient
+    assert text.endswith("x…") and len(text) == len("HTTP 503: ") + 300 and error.transient
 
 
 def test_given_an_api_error_then_the_provider_error_says_the_apis_own_message(wire: Wire, fake: FakeLLM) -> None:
     """Not the SDK's "Error code: 429 - {'error': {...}}" with the whole body: the message the API wrote (the
     OpenAI SDK hands over the body's `error` already unwrapped, Anthropic's SDK the whole body)."""
-    fake.queue(error_reply(503, "Overloaded"))
-    provider = build_provider(wire.name, model="fake-model", api_key=KEY, base_url=wire.base_url(fake), timeout=2.0)
-
-    try:
-        with pytest.raises(ProviderError) as caught:
-            provider.complete("Answer.", [("user", "Hello?")])
-    finally:
-        provider.close()
-
-    assert str(caught.value) == "HTTP 503: Overloaded"
+    assert str(provider_error(wire, fake, "Overloaded")) == "HTTP 503: Overloaded"
 
 
 def test_given_a_refusal_then_rules_decide_without_asking_again(wire: Wire, fake: FakeLLM, triager: Triager) -> None:
