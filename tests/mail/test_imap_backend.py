@@ -348,15 +348,14 @@ def test_given_a_send_then_smtp_gets_it_once_and_sent_holds_a_settled_copy(vault
     incoming = imap.deliver(raw_message("Question", message_id="<q1@example.org>"))
     original = service.backend.message_ids("subject:Question", 1)[0]
     assert original.endswith(f"-{incoming}")
-    result = service.send_email(
-        DirectSend(
-            to="ann@example.org",
-            subject="Re: Question",
-            body="Yes.",
-            reply_to_message_id=original,
-            idempotency_key="k-reply",
-        )
+    request = DirectSend(
+        to="ann@example.org",
+        subject="Re: Question",
+        body="Yes.",
+        reply_to_message_id=original,
+        idempotency_key="k-reply",
     )
+    result = service.send_email(request)
     assert len(smtp_box.received) == 1
     wire = smtp_box.received[0].content.decode()
     assert "In-Reply-To: <q1@example.org>" in wire and "References: <q1@example.org>" in wire
@@ -366,15 +365,7 @@ def test_given_a_send_then_smtp_gets_it_once_and_sent_holds_a_settled_copy(vault
     assert "\\Draft" not in imap.flags(uid, sent_of(imap)) and "\\Seen" in imap.flags(uid, sent_of(imap))
     found = service.backend.find_sent(result.rfc822_message_id)
     assert found is not None and found.thread_id == "<q1@example.org>"
-    again = service.send_email(
-        DirectSend(
-            to="ann@example.org",
-            subject="Re: Question",
-            body="Yes.",
-            reply_to_message_id=original,
-            idempotency_key="k-reply",
-        )
-    )
+    again = service.send_email(request)  # the same request again: the ledger answers, SMTP is not asked
     assert again.already_sent is True and len(smtp_box.received) == 1
 
 

@@ -58,7 +58,7 @@ def status_text(vault_dir: Path) -> str:
 
 
 def test_given_another_computers_live_claim_then_drafts_wait_until_this_computer_takes_sending(
-    vault_dir: Path, capsys: pytest.CaptureFixture[str]
+    vault_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The laptop claimed sending (its claim synced in); the desktop's daemon sends nothing, says where the
     drafts are sent from, and sends them at once when the owner runs `h0 sending take` on it."""
@@ -69,11 +69,8 @@ def test_given_another_computers_live_claim_then_drafts_wait_until_this_computer
         said = status_text(vault_dir)
         assert "sent from Mara's laptop" in said and "h0 sending take" in said
 
-        os.environ["H0_MACHINE"] = "desktop-9a7c"  # `h0 sending take` on the desktop
-        try:
-            assert main(["sending", "take", "--vault", str(vault_dir)]) == 0
-        finally:
-            del os.environ["H0_MACHINE"]
+        monkeypatch.setenv("H0_MACHINE", "desktop-9a7c")  # `h0 sending take` on the desktop
+        assert main(["sending", "take", "--vault", str(vault_dir)]) == 0
         assert "sends this vault's approved drafts from now on" in capsys.readouterr().out
         assert daemon.sending is not None and daemon.sending.look() is True
         assert wait_until(lambda: sent(vault_dir) == 1, timeout=30)
