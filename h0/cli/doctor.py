@@ -44,13 +44,10 @@ def _sending(root: Path, named: str) -> list[Check]:
 
     from h0.platform.machine import Machine
     from h0.vault import Vault
-    from h0.vault.sender import elsewhere, held_because, read_claim
+    from h0.vault.sender import not_sent_here
 
-    claim, now = read_claim(Vault(root)), dt.datetime.now(dt.UTC)
-    if elsewhere(claim, Machine.this(named), now):
-        assert claim is not None  # `elsewhere` says so
-        return [Check(WARN, "approved drafts are not sent from this computer", held_because(claim, now))]
-    return []
+    why = not_sent_here(Vault(root), Machine.this(named), dt.datetime.now(dt.UTC))
+    return [Check(WARN, "approved drafts are not sent from this computer", why)] if why else []
 
 
 def run_checks(settings: Settings, *, servers: bool = True) -> list[Check]:

@@ -62,9 +62,9 @@ class SendingClaim:
         """Look at the claim and act on it; True when this computer sends."""
         now = self.now()
         claim = read_claim(self.vault)
-        if elsewhere(claim, self.machine, now):
-            assert claim is not None  # `elsewhere` says so
-            self._yield_to(claim)
+        holder = elsewhere(claim, self.machine, now)
+        if holder is not None:
+            self._yield_to(holder)
             return False
         if claim is None or not claim.names(self.machine) or claim.seen is None or now - claim.seen >= REFRESH_EVERY:
             write_claim(self.vault, self.machine, now)

@@ -45,9 +45,16 @@ class Claim:
         return self.machine == machine.id
 
 
-def elsewhere(claim: Claim | None, machine: Machine, now: dt.datetime) -> bool:
-    """Whether `claim` keeps `machine` from sending: another computer's (or nobody's readable) claim that holds."""
-    return claim is not None and not claim.names(machine) and claim.live(now)
+def elsewhere(claim: Claim | None, machine: Machine, now: dt.datetime) -> Claim | None:
+    """`claim` when it keeps `machine` from sending — another computer's (or nobody's readable) claim that
+    holds — else None."""
+    return claim if claim is not None and not claim.names(machine) and claim.live(now) else None
+
+
+def not_sent_here(vault: Vault, machine: Machine, now: dt.datetime) -> str | None:
+    """Why `machine` does not send this vault's drafts now (`held_because`), or None when it may."""
+    claim = elsewhere(read_claim(vault), machine, now)
+    return None if claim is None else held_because(claim, now)
 
 
 def held_because(claim: Claim, now: dt.datetime) -> str:
