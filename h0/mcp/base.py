@@ -57,15 +57,15 @@ from h0.platform.proc import thread_free_stdio
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
-# The MCP client whose tool call is running (its handshake's clientInfo), for the record of who
-# changed a note (h0.vault.last_change). Set per call; tools in worker threads see it (anyio copies the context).
-_CLIENT: ContextVar[str | None] = ContextVar("h0_mcp_client", default=None)
+# The request context of the tool call running, whose client (its handshake's clientInfo) is named in the record of
+# who changed a note (h0.vault.last_change). Set per call; tools in worker threads see it (anyio copies the context).
+_CALL: ContextVar[Any] = ContextVar("h0_mcp_call", default=None)
 MAX_CLIENT_CHARS = 80
 
 
 def current_client() -> str | None:
     """'name version' of the MCP client calling the current tool, as it introduced itself; None if unnamed."""
-    return _CLIENT.get()
+    return _client_of(_CALL.get())
 
 
 def _client_of(context: Any) -> str | None:
@@ -134,6 +134,8 @@ class _Registered:
     run: Callable[..., CallToolResult]
     inline: bool
     json_fields: frozenset[str]  # arguments that may arrive as JSON text (see _arguments)
+    names: frozenset[str]  # every argument it takes, by the name a client sends
+    fields: tuple[tuple[str, str], ...]  # (field of `arguments`, the function's parameter) of each
     overrun: Callable[[str, float], H0Error]  # the answer when it runs past the server's `answer_within`
 
 
@@ -195,16 +197,16 @@ class H0Server(Server[Any]):
         registered = self._tools.get(name)
         if registered is None:
             return failure(InvalidRequest(f"Unknown tool {name!r}.", tool=name))
-        unknown = _unknown_arguments(name, registered.arguments, arguments)
-        if unknown is not None:
-            return failure(unknown)
+        if not registered.names.issuperset(arguments):
+            return failure(_unknown_arguments(name, registered.arguments, arguments))
         try:
-            values = registered.arguments.model_validate(_arguments(registered, arguments))
+            given = _arguments(registered, arguments) if registered.json_fields & arguments.keys() else arguments
+            values = registered.arguments.model_validate(given)
         except ValidationError as exc:
             message, problems = _validation_message(exc)
             return failure(InvalidRequest(message, tool=name, problems=problems))
-        kwargs = {field.alias or key: getattr(values, key) for key, field in type(values).model_fields.items()}
-        token = _CLIENT.set(_client_of(context))
+        kwargs = {parameter: getattr(values, key) for key, parameter in registered.fields}
+        token = _CALL.set(context)
         try:
             if registered.inline:
                 return registered.run(**kwargs)
@@ -217,7 +219,7 @@ class H0Server(Server[Any]):
             logger.warning("tool {} still running after {:.1f} s: answered, it goes on", name, self.answer_within)
             return failure(registered.overrun(name, self.answer_within))
         finally:
-            _CLIENT.reset(token)
+            _CALL.reset(token)
 
     # ------------------------------------------------------------------ registration
 
@@ -258,8 +260,16 @@ class H0Server(Server[Any]):
                 output_schema=output.model_json_schema(mode="serialization"),
                 annotations=annotations,
             )
+            fields = tuple((key, field.alias or key) for key, field in arguments.model_fields.items())
             self._tools[fn.__name__] = _Registered(
-                tool, arguments, functools.wraps(fn)(run), inline, json_fields, overrun
+                tool,
+                arguments,
+                functools.wraps(fn)(run),
+                inline,
+                json_fields,
+                frozenset(parameter for _, parameter in fields),
+                fields,
+                overrun,
             )
             return run
 
@@ -288,13 +298,11 @@ class H0Server(Server[Any]):
             )
 
 
-def _unknown_arguments(tool: str, model: type[BaseModel], arguments: dict[str, Any]) -> InvalidRequest | None:
-    """An argument the tool does not take, named with the ones it does (and the likely intended one):
+def _unknown_arguments(tool: str, model: type[BaseModel], arguments: dict[str, Any]) -> InvalidRequest:
+    """The refusal of arguments the tool does not take, naming the ones it does (and the likely intended one):
     'Field required' for the right name alone would not tell a caller what it got wrong."""
     fields = {(field.alias or key): field for key, field in model.model_fields.items()}
     unknown = [key for key in arguments if key not in fields]
-    if not unknown:
-        return None
     takes = ", ".join(f"{key}{' (required)' if field.is_required() else ''}" for key, field in fields.items())
     hints = []
     for key in unknown:

@@ -107,7 +107,12 @@ def build_vault_server(
     audit = AuditLog(vault.root / LOGS, "vault_mcp")
     guard = ApprovalGuard(vault.root, audit, daemon_filing=daemon_filing)
 
-    view = ClientView(gates, daemon_filing=daemon_filing, wait=lambda: _index_or_wait())
+    def _lent(rel: str, digest: str) -> dict[str, Any] | None:
+        """The index's parse of these very bytes when it is open and holds it (the daemon's reads: never waited for)."""
+        index = live.ready()
+        return index.frontmatter_read(rel, digest) if index is not None else None
+
+    view = ClientView(gates, daemon_filing=daemon_filing, wait=lambda: _index_or_wait(), lend=_lent)
     shown = view.shown
     writer = NoteWriter(
         vault, guard, audit, live, state_dir, daemon_filing=daemon_filing, gate=view.gate, keys=view.private_keys
@@ -122,7 +127,7 @@ def build_vault_server(
         path: Annotated[str, Field(description="Vault-relative path of the note, e.g. 'Drafts/reply.md'.")],
     ) -> NoteContent:
         """Read a note: its frontmatter (as JSON data), body, and a content hash for if_match."""
-        return _content(shown(vault.read_note(path, lent=_lent)))
+        return _content(view.read(vault, path))
 
     @server.typed_tool(NotesRead, annotations=READ_ONLY, title="Read several notes")
     def read_notes(
@@ -136,7 +141,7 @@ def build_vault_server(
         errors: list[ItemError] = []
         for path in paths:
             try:
-                notes.append(_content(shown(vault.read_note(path, lent=_lent))))
+                notes.append(_content(view.read(vault, path)))
             except H0Error as error:
                 errors.append(item_error(path, error))
         return NotesRead(notes=notes, errors=errors)
@@ -300,11 +305,6 @@ def build_vault_server(
         return AddressNotes(
             address=address.strip().lower(), notes=index.notes_for_address(address, include_private=daemon_filing)[:500]
         )
-
-    def _lent(rel: str, digest: str) -> dict[str, Any] | None:
-        """The index's parse of these very bytes, when it holds it (a read is then no YAML parse at all)."""
-        index = live.ready()
-        return index.frontmatter_read(rel, digest) if index is not None else None
 
     def _index_or_wait() -> VaultIndex:
         index = live.wait(BUILD_WAIT_S)

@@ -6,16 +6,26 @@ server, whose one client is H0 on this machine, sees everything."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from h0.errors import PermissionDenied
-from h0.vault.disclosure import Disclosure, thread_keys
+from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
-from h0.vault.note import Note
+from h0.vault.note import Lent, Note
+from h0.vault.store import Vault
 
 
 class ClientView:
-    def __init__(self, gates: Callable[[], Disclosure], *, daemon_filing: bool, wait: Callable[[], VaultIndex]) -> None:
+    def __init__(
+        self,
+        gates: Callable[[], Disclosure],
+        *,
+        daemon_filing: bool,
+        wait: Callable[[], VaultIndex],
+        lend: Lent | None = None,
+    ) -> None:
         self.daemon_filing = daemon_filing
+        self.lend = lend  # the daemon's own reads: the index's parse when it is open, never waited for
         self.gates = gates  # the gate of the private folders as they are now (GateNow)
         self.wait = wait  # the live index, waited for (a retryable error when it takes too long)
 
@@ -40,16 +50,36 @@ class ClientView:
         answers; it is waited for)."""
         return self.index().private_keys(keys, besides=besides) if keys else frozenset()
 
+    def read(self, vault: Vault, path: object) -> Note:
+        """The note at `path`, read from disk, when an MCP client may see it; else permission_denied with the
+        reason. The index is brought up to date once, then lends its parse of these very bytes when it holds
+        them (no YAML parse) and, holding them, answers whether they are private as a listing does."""
+        if self.daemon_filing:
+            return vault.read_note(path, lent=self.lend)
+        index = self.index()
+        index.sync()
+        held = False
+
+        def lent(rel: str, digest: str) -> dict[str, Any] | None:
+            nonlocal held
+            data = index.frontmatter_read(rel, digest)
+            held = data is not None
+            return data
+
+        note = vault.read_note(path, lent=lent)
+        return self._judged(index, note, held)
+
     def shown(self, note: Note) -> Note:
         """The note, when an MCP client may see it; else permission_denied with the reason."""
         if self.daemon_filing:
             return note
-        # One look at the private folders and the index a read: the thread first (the index is brought up to
-        # date by that look-up), then the index's gate, which knows its private people, asked once.
         index = self.index()
-        keys = thread_keys(note.path, note.frontmatter)
-        private_keys = index.private_keys(keys, besides=note.path) if keys else frozenset()
-        why = index.gate.why(note.path, note.frontmatter, private_keys, note.body)
+        index.sync()
+        return self._judged(index, note, False)
+
+    @staticmethod
+    def _judged(index: VaultIndex, note: Note, held: bool) -> Note:
+        why = index.why_private(note.path, note.frontmatter, note.body, as_held=held)
         if why is not None:
             raise PermissionDenied(
                 f"{note.path} is private: {why}. H0 never shows it to an MCP client; only its owner can share it, in "

@@ -307,19 +307,28 @@ def open_regular(path: Path | str) -> int:
     have made (a note, a control note, a log, a setting) opens it here: a FIFO, socket or device under the
     file's name is refused (OSError EINVAL) instead of holding the caller — a pass, a report, a shutdown —
     until something writes to it. A device is refused before it is opened (opening some has effects)."""
-    mode = os.stat(path).st_mode
+    return open_regular_status(path)[0]
+
+
+def open_regular_status(path: Path | str, mode: int = 0) -> tuple[int, os.stat_result]:
+    """`open_regular`'s descriptor and the open file's status (its size and mtime, no second fstat). `mode`: the
+    file's mode as the caller just found it by lstat (a regular file), so it is not looked at again before the
+    open; 0: look."""
+    if not stat.S_ISREG(mode):
+        mode = os.stat(path).st_mode
     if stat.S_ISDIR(mode):
         raise IsADirectoryError(errno.EISDIR, "a folder, not a file", str(path))
     if not stat.S_ISREG(mode):
         raise not_regular(path)
     fd = os.open(path, _READ_FLAGS)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the look and the open
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # replaced between the look and the open
             raise not_regular(path)
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, info
 
 
 def regular_file(path: Path | str) -> BinaryIO:

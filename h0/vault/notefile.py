@@ -10,7 +10,7 @@ from typing import Any
 
 from h0.errors import Conflict, InvalidRequest, NotFound, ParseError
 from h0.platform.fileio import typed_os_error
-from h0.platform.fs import open_regular
+from h0.platform.fs import open_regular_status
 from h0.vault import frontmatter
 from h0.vault.note import MAX_NOTE_BYTES, content_hash, decode
 from h0.vault.paths import VaultPath
@@ -32,7 +32,7 @@ def read_note_bytes(target: VaultPath) -> tuple[bytes, int]:
     try:
         # A FIFO named *.md must not hold this thread (nor, for an inline tool, the server's event loop)
         # until something writes to it: h0.platform.fs refuses it without waiting.
-        fd = open_regular(target.abs)
+        fd, info = open_regular_status(target.where, target.mode)
     except FileNotFoundError:
         raise NotFound(f"No note at {target.rel}.", path=target.rel) from None
     except IsADirectoryError:
@@ -45,7 +45,6 @@ def read_note_bytes(target: VaultPath) -> tuple[bytes, int]:
             ) from None
         raise typed_os_error(exc, f"read {target.rel}", target.rel) from exc
     try:
-        info = os.fstat(fd)
         if info.st_size > MAX_NOTE_BYTES:
             raise InvalidRequest(
                 f"The note is {info.st_size / 1_048_576:.1f} MB; H0 handles notes up to "
@@ -54,12 +53,23 @@ def read_note_bytes(target: VaultPath) -> tuple[bytes, int]:
                 size=info.st_size,
                 limit=MAX_NOTE_BYTES,
             )
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
+        # One read of the size the file has, and one byte more: a regular file's short read is its end, so the
+        # usual note takes one read; one that grew since the fstat is read on, up to the bound.
+        data = os.read(fd, info.st_size + 1)
+        if len(data) <= info.st_size:
+            return data, info.st_mtime_ns
+        chunks = [data]
+        size = len(data)
+        while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_NOTE_BYTES:
+                raise InvalidRequest(
+                    f"The note grew past {MAX_NOTE_BYTES // 1_048_576} MB while it was read; H0 handles notes up "
+                    f"to {MAX_NOTE_BYTES // 1_048_576} MB.",
+                    path=target.rel,
+                    limit=MAX_NOTE_BYTES,
+                )
         return b"".join(chunks), info.st_mtime_ns
     except OSError as exc:  # EIO and the like, met after the open
         raise typed_os_error(exc, f"read {target.rel}", target.rel) from exc

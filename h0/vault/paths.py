@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import stat
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from h0.errors import InvalidRequest, PermissionDenied
@@ -18,10 +19,17 @@ _SHOWN_CHARS = 200
 
 @dataclass(frozen=True, slots=True)
 class VaultPath:
-    """A path proven to lie inside the vault: `rel` is POSIX and NFC, `abs` is on disk."""
+    """A path proven to lie inside the vault: `rel` is POSIX and NFC, `where` (and `abs`) is on disk. `mode`: the
+    file's type and mode as resolving it found it (a regular file, not a link), else 0: a reader that must refuse
+    a device before opening it need not look again."""
 
     rel: str
-    abs: Path
+    where: str
+    mode: int = field(default=0, compare=False)
+
+    @property
+    def abs(self) -> Path:
+        return Path(self.where)
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -59,6 +67,8 @@ class PathResolver:
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
         self.root_real = Path(os.path.realpath(self.root))
+        self._root_text = str(self.root)  # the hot path joins and stats strings: no pathlib parse per call
+        self._root_bytes = len(os.fsencode(self.root))
         try:
             root_stat = os.stat(self.root_real)
             self.root_identity: tuple[int, int] | None = (root_stat.st_dev, root_stat.st_ino)
@@ -88,16 +98,17 @@ class PathResolver:
                 path_chars=len(raw),
                 limit=self.path_max,
             )
-        text = nfc(raw.strip())
+        text = raw.strip()
+        text = text if text.isascii() else nfc(text)  # ASCII has one normal form
         if not text or text in (".", "/"):
             if allow_root:
-                return VaultPath("", self.root)
+                return VaultPath("", self._root_text)
             raise InvalidRequest("The path is empty.", path=_shown(raw))
 
         parts = self._relative_parts(text, raw)
         if not parts:
             if allow_root:
-                return VaultPath("", self.root)
+                return VaultPath("", self._root_text)
             raise InvalidRequest("The path names the vault root, not a note.", path=_shown(raw))
         if write and any(part.startswith(".") for part in parts):
             raise PermissionDenied(
@@ -108,39 +119,41 @@ class PathResolver:
 
         self._check_lengths(parts, raw)
         rel = "/".join(parts)
-        absolute = self.root.joinpath(*parts)
-        absolute = self._match_normalisation(absolute)
-        if not self._plainly_inside(absolute, len(parts)):
+        absolute = self._match_normalisation(os.path.join(self._root_text, *parts))
+        mode = self._plainly_inside(absolute, len(parts))
+        if mode is None:
             real = Path(os.path.realpath(absolute))
             if real != self.root_real and not real.is_relative_to(self.root_real):
                 raise PermissionDenied("The path resolves outside the vault (through a symlink).", path=_shown(raw))
-        return VaultPath(rel, absolute)
+        return VaultPath(rel, absolute, mode if mode is not None and stat.S_ISREG(mode) else 0)
 
-    def _plainly_inside(self, absolute: Path, depth: int) -> bool:
-        """True when `absolute` cannot lead outside the vault: the root is still the folder it
-        was (one stat: a root, or a folder above it, re-pointed elsewhere since is caught) and no
-        existing component below it is a symlink (one lstat each). Otherwise the caller checks
-        the whole real path — what a symlink anywhere always costs. Resolving the whole path on
-        every call was ~10 lstats, a tenth of a read_note."""
+    def _plainly_inside(self, absolute: str, depth: int) -> int | None:
+        """The mode of `absolute` (0 when it does not exist) when it cannot lead outside the vault: the root is
+        still the folder it was (one stat: a root, or a folder above it, re-pointed elsewhere since is caught)
+        and no existing component below it is a symlink (one lstat each). None otherwise: the caller checks
+        the whole real path — what a symlink anywhere always costs. Resolving the whole path on every call
+        was ~10 lstats, a tenth of a read_note."""
         try:
-            st = os.stat(self.root)
+            st = os.stat(self._root_text)
         except OSError:
-            return False
+            return None
         if (st.st_dev, st.st_ino) != self.root_identity:
-            return False
-        current = str(absolute)
+            return None
+        current = absolute
         below = []
         for _ in range(depth):  # the components below the root, deepest first
             below.append(current)
             current = os.path.dirname(current)
+        mode = 0
         for component in reversed(below):
             try:
                 info = os.lstat(component)
             except OSError:
-                return True  # absent from here down: nothing below can be a link
+                return 0  # absent from here down: nothing below can be a link
             if is_link(info):
-                return False
-        return True
+                return None
+            mode = info.st_mode
+        return mode
 
     def _check_lengths(self, parts: list[str], raw: str) -> None:
         """Refuse what the kernel would refuse with ENAMETOOLONG, with the numbers, up front."""
@@ -153,7 +166,7 @@ class PathResolver:
                     name_bytes=size,
                     limit=self.name_max,
                 )
-        total = len(os.fsencode(self.root)) + sum(len(part.encode("utf-8")) + 1 for part in parts)
+        total = self._root_bytes + sum(len(part.encode("utf-8")) + 1 for part in parts)
         if total >= self.path_max:  # PATH_MAX counts the terminating NUL
             raise InvalidRequest(
                 f"The path is {total} bytes ({len(parts)} levels deep); the file system allows "
@@ -165,15 +178,14 @@ class PathResolver:
             )
 
     def _relative_parts(self, text: str, raw: str) -> list[str]:
-        posix = PurePosixPath(text)
-        if posix.is_absolute():
+        if text.startswith("/"):
             absolute = Path(os.path.normpath(text))
             for base in (self.root, self.root_real):
                 if absolute == base or absolute.is_relative_to(base):
                     return list(absolute.relative_to(base).parts)
             raise PermissionDenied("Absolute paths must lie inside the vault.", path=_shown(raw))
         parts: list[str] = []
-        for part in posix.parts:
+        for part in text.split("/"):  # as PurePosixPath's parts of a relative path, without building one
             if part in ("", "."):
                 continue
             if part == "..":
@@ -189,20 +201,20 @@ class PathResolver:
         return parts
 
     @staticmethod
-    def _match_normalisation(absolute: Path) -> Path:
+    def _match_normalisation(absolute: str) -> str:
         """Find an existing file whose name differs only in Unicode normalisation (NFD on macOS).
 
         ASCII names have one form only; for others the decomposed spelling is checked
         directly — a directory scan per lookup would cost O(folder size) on every write.
         """
-        name = absolute.name
+        folder, name = os.path.split(absolute)
         # os.path.exists, not Path.exists: it answers False (never raises) on EACCES.
         if name.isascii() or os.path.exists(absolute):
             return absolute
         for form in ("NFD", "NFC"):
-            variant = absolute.with_name(unicodedata.normalize(form, name))
-            if variant.name != name and os.path.exists(variant):
-                return variant
+            variant = unicodedata.normalize(form, name)
+            if variant != name and os.path.exists(os.path.join(folder, variant)):
+                return os.path.join(folder, variant)
         return absolute
 
 

@@ -41,7 +41,7 @@ from typing import Any
 from h0.errors import InvalidRequest
 from h0.platform.memory import release_free_memory
 from h0.state.binds import marks
-from h0.vault.disclosure import Disclosure
+from h0.vault.disclosure import Disclosure, thread_keys
 from h0.vault.index.about import About, notes_about, outside_folders
 from h0.vault.index.db import VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
@@ -306,6 +306,19 @@ class VaultIndex:
             return frozenset()
         self.sync()
         return self.privacy.private_keys(wanted, besides)
+
+    def why_private(self, rel: str, frontmatter: dict[str, Any], body: str, *, as_held: bool) -> str | None:
+        """Why the note read at `rel` is private, in the gate's words; None when an MCP client may see it. Asked
+        right after a `sync`, of the index as that left it. `as_held`: the index holds these very bytes (its
+        frontmatter was lent by `frontmatter_read`). Then the index's own answer clears it, the one a listing
+        gives: it judged these bytes by the gate, their folder, thread and people by the index of now. A note
+        it hides, mail while there are private people (whose addresses the gate reads itself), and bytes it
+        does not hold are judged by the gate, with the private thread keys the index knows."""
+        private = self.privacy.last()
+        if as_held and nfc(rel) not in private.paths and not private.addresses:
+            return None
+        keys = thread_keys(rel, frontmatter)
+        return self.gate.why(rel, frontmatter, self.privacy.private_keys(keys, rel) if keys else frozenset(), body)
 
     def notes_at(self, path: str) -> list[str]:
         """The note the index holds at `path`, else the notes of that name wherever they are now (an email moves

@@ -131,7 +131,9 @@ def walk_notes(root: Path) -> Iterator[tuple[str, str, os.stat_result]]:
     finds them (regular files only, no symlink followed, no hidden folder, at most MAX_FOLDER_DEPTH deep),
     without Logs/ and in the order the OS lists them. A vault root that cannot be listed holds none."""
     try:
-        for rel, abs_path, info in listing.walk_notes(VaultPath("", root), True, ordered=False, skip_top=_SKIPPED_TOP):
+        for rel, abs_path, info in listing.walk_notes(
+            VaultPath("", str(root)), True, ordered=False, skip_top=_SKIPPED_TOP
+        ):
             if info is not None:  # always, with `stat`
                 yield nfc(rel), abs_path, info
     except H0Error:
