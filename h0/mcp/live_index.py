@@ -107,7 +107,8 @@ class LiveIndex:
         """The index once ready, waiting up to `timeout` seconds for its first build."""
         if self._started and self._thread is None:
             self._begin()
-        self._ready.wait(timeout)
+        if not self._ready.is_set():  # (a set Event's wait still takes its lock)
+            self._ready.wait(timeout)
         return self.get()
 
     def watching(self) -> bool:

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from h0 import __version__
 from h0.errors import H0Error, InternalError, InvalidRequest, NotFound
-from h0.mcp.base import READ_ONLY, H0Server, vault_write
+from h0.mcp.base import READ_ONLY, Dumped, H0Server, vault_write
 from h0.mcp.gate_now import GateNow
 from h0.mcp.live_index import BUILD_WAIT_S, LiveIndex
 from h0.mcp.vault_calendar import add_calendar_tools
@@ -125,9 +125,10 @@ def build_vault_server(
     @server.typed_tool(NoteContent, annotations=READ_ONLY, title="Read a note", inline=True)
     def read_note(
         path: Annotated[str, Field(description="Vault-relative path of the note, e.g. 'Drafts/reply.md'.")],
-    ) -> NoteContent:
+    ) -> Dumped:
         """Read a note: its frontmatter (as JSON data), body, and a content hash for if_match."""
-        return _content(view.read(vault, path))
+        note = view.read(vault, path)
+        return Dumped({"path": note.path, "frontmatter": note.frontmatter, "body": note.body, "hash": note.hash})
 
     @server.typed_tool(NotesRead, annotations=READ_ONLY, title="Read several notes")
     def read_notes(

@@ -6,7 +6,6 @@ server, whose one client is H0 on this machine, sees everything."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from h0.errors import PermissionDenied
 from h0.vault.disclosure import Disclosure
@@ -56,18 +55,9 @@ class ClientView:
         them (no YAML parse) and, holding them, answers whether they are private as a listing does."""
         if self.daemon_filing:
             return vault.read_note(path, lent=self.lend)
-        index = self.index()
-        index.sync()
-        held = False
-
-        def lent(rel: str, digest: str) -> dict[str, Any] | None:
-            nonlocal held
-            data = index.frontmatter_read(rel, digest)
-            held = data is not None
-            return data
-
-        note = vault.read_note(path, lent=lent)
-        return self._judged(index, note, held)
+        check = self.index().checking()
+        note = vault.read_note(path, lent=check.lend)
+        return _refused(note, check.why_private(note.path, note.frontmatter, note.body))
 
     def shown(self, note: Note) -> Note:
         """The note, when an MCP client may see it; else permission_denied with the reason."""
@@ -75,19 +65,7 @@ class ClientView:
             return note
         index = self.index()
         index.sync()
-        return self._judged(index, note, False)
-
-    @staticmethod
-    def _judged(index: VaultIndex, note: Note, held: bool) -> Note:
-        why = index.why_private(note.path, note.frontmatter, note.body, as_held=held)
-        if why is not None:
-            raise PermissionDenied(
-                f"{note.path} is private: {why}. H0 never shows it to an MCP client; only its owner can share it, in "
-                "Obsidian.",
-                path=note.path,
-                reason="private",
-            )
-        return note
+        return _refused(note, index.why_private(note.path, note.frontmatter, note.body, as_held=False))
 
     def listed(self, paths: Sequence[str]) -> list[str]:
         """Those of these listed notes an MCP client may see, in their order: the index's answer (a note it
@@ -95,3 +73,15 @@ class ClientView:
         if self.daemon_filing:
             return list(paths)
         return self.index().shown(paths)
+
+
+def _refused(note: Note, why: str | None) -> Note:
+    """The note, when it is not private (`why` None); else permission_denied with the reason."""
+    if why is not None:
+        raise PermissionDenied(
+            f"{note.path} is private: {why}. H0 never shows it to an MCP client; only its owner can share it, in "
+            "Obsidian.",
+            path=note.path,
+            reason="private",
+        )
+    return note

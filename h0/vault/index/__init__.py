@@ -38,6 +38,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic_core import from_json
+
 from h0.errors import InvalidRequest
 from h0.platform.memory import release_free_memory
 from h0.state.binds import marks
@@ -128,11 +130,12 @@ class VaultIndex:
         with self._lock:
             self._everything = True
 
-    def sync(self, *, wait: bool = True) -> None:
+    def sync(self, *, wait: bool = True, settle: bool = True) -> None:
         """Apply what `changed` and `everything_changed` reported, and rebuild a damaged index file.
         `wait=False`: when another thread is applying them already, go on with the index as it is
         (a reader that re-checks what it reads — drafting reads each note from disk — need not queue
-        behind a burst of writes)."""
+        behind a burst of writes). `settle=False`: leave finding the private notes of the index's version of
+        now to the caller's next look-up (`NoteCheck`: the version comes with the note's row)."""
         if not wait:
             if not self._sync_lock.acquire(blocking=False):
                 self.privacy.current()
@@ -151,7 +154,8 @@ class VaultIndex:
                     self._reconcile()
                 elif pending:
                     self._refresh(sorted(pending))
-                self.privacy.current()  # what every query's h0_private answers from
+                if settle:
+                    self.privacy.current()  # what every query's h0_private answers from
             except Damaged as exc:
                 self.db.rebuild_file(str(exc))
                 self._reconcile()
@@ -371,6 +375,11 @@ class VaultIndex:
         )
         return [(str(p), int(m), int(s), int(i), str(f)) for p, m, s, i, f in rows]
 
+    def checking(self) -> NoteCheck:
+        """A check of one note read from disk by this index, brought up to date first (`NoteCheck`)."""
+        self.sync(settle=False)
+        return NoteCheck(self)
+
     def frontmatter_read(self, path: str, digest: str) -> dict[str, Any] | None:
         """The frontmatter the index read from the note at `path` when its bytes had this content hash
         (h0.vault.note.content_hash), as JSON data; None when it holds no such read (another version of the
@@ -381,13 +390,52 @@ class VaultIndex:
             rows = self.db.rows(
                 "SELECT frontmatter FROM docs WHERE path = ? AND hash = ? AND problem IS NULL", (nfc(path), digest)
             )
-            data = json.loads(rows[0][0]) if rows else None
+            data = from_json(rows[0][0]) if rows else None
         except (Damaged, sqlite3.Error, ValueError):
             return None
         return data if isinstance(data, dict) else None
 
+    def held_read(self, path: str, digest: str) -> tuple[dict[str, Any] | None, tuple[int, int, int] | None]:
+        """`frontmatter_read`, and the index's version as that same look-up saw it (one read of the file); no
+        version when the look-up failed."""
+        try:
+            rows = self.db.rows(
+                "SELECT v.data_version, d.frontmatter FROM pragma_data_version() AS v "
+                "LEFT JOIN docs AS d ON d.path = ? AND d.hash = ? AND d.problem IS NULL",
+                (nfc(path), digest),
+            )
+            changed, text = rows[0]
+            data = from_json(text) if text is not None else None
+        except (Damaged, sqlite3.Error, ValueError, IndexError):
+            return None, None
+        return data if isinstance(data, dict) else None, self.db.versioned(int(changed))
+
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
+
+
+class NoteCheck:
+    """Whether a note read from disk is private, asked of an index brought up to date once (`VaultIndex.checking`):
+    `lend` is the note parser's `lent` (h0.vault.note.parse), which also tells whether the index holds these very
+    bytes, and sees the index's version in the same look-up; `why_private` then answers as
+    `VaultIndex.why_private` does."""
+
+    def __init__(self, index: VaultIndex) -> None:
+        self.index = index
+        self.held = False
+        self.version: tuple[int, int, int] | None = None
+
+    def lend(self, rel: str, digest: str) -> dict[str, Any] | None:
+        data, self.version = self.index.held_read(rel, digest)
+        self.held = data is not None
+        return data
+
+    def why_private(self, rel: str, frontmatter: dict[str, Any], body: str) -> str | None:
+        if self.version is None:
+            self.index.sync()  # not looked up (no properties) or the look-up failed: the usual way, damage rebuilt
+        else:
+            self.index.privacy.current(self.version)  # the private notes of the version the look-up saw
+        return self.index.why_private(rel, frontmatter, body, as_held=self.held)
 
 
 _shared: weakref.WeakValueDictionary[tuple[object, ...], VaultIndex] = weakref.WeakValueDictionary()

@@ -199,7 +199,11 @@ class IndexDB:
             if busy(exc):
                 raise
             raise Damaged(str(exc)) from exc
-        return self._generation, self.writes, changed
+        return self.versioned(changed)
+
+    def versioned(self, data_version: int) -> tuple[int, int, int]:
+        """The index's version (`version`) for SQLite's data_version as a query saw it (pragma_data_version())."""
+        return self._generation, self.writes, data_version
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:  # sqlite3.Row or tuples, by row_factory
         try:

@@ -45,9 +45,10 @@ class IndexPrivacy:
         self._paths: tuple[tuple[int, int, int], frozenset[str]] | None = None
         self._lock = threading.Lock()
 
-    def current(self) -> Private:
-        """The private notes as the index holds them now, by the gate's private folders of now."""
-        version = self.db.version()
+    def current(self, version: tuple[int, int, int] | None = None) -> Private:
+        """The private notes as the index holds them now, by the gate's private folders of now (`version`: the
+        index's version as a look-up just saw it, IndexDB.versioned; None: look)."""
+        version = self.db.version() if version is None else version
         now = self._now
         if now is not None and now.version == version and now.folders == self.gate.key:
             return now
