@@ -28,7 +28,6 @@ that knows the private people this index holds.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import stat
