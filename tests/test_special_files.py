@@ -20,8 +20,12 @@ from pathlib import Path
 
 import pytest
 
+from h0.errors import InvalidRequest
 from h0.pipeline.lock import daemon_holder
 from h0.platform.fs import open_regular, read_head, read_regular
+from h0.vault import Vault
+from h0.vault.notefile import read_note_bytes
+from h0.vault.paths import VaultPath
 from tests.conftest import H0_BIN, subprocess_env
 from tests.pipeline.harness import frontmatter, wait_until, write_draft
 
@@ -150,6 +154,29 @@ def test_the_careful_reader_refuses_every_kind_of_special_file_without_waiting(t
     with pytest.raises(OSError, match="larger than 10 bytes"):
         read_regular(big, 10)
     assert read_regular(big, 11) == b"x" * 11
+
+
+def test_a_note_swapped_for_a_fifo_after_it_was_resolved_is_refused_without_waiting(tmp_path: Path):
+    """Resolving a path finds it a regular file (its lstat), and the read then opens it without looking again:
+    a FIFO put in its place meanwhile is still refused at once (opened without waiting, checked once open)."""
+    vault = Vault(tmp_path)
+    (tmp_path / "Done").mkdir()
+    note = tmp_path / "Done" / "a.md"
+    note.write_text("---\ntitle: A\n---\nBody.\n", encoding="utf-8")
+    target = vault.resolve("Done/a.md")
+    assert target.mode and read_note_bytes(target)[0].startswith(b"---")
+    note.unlink()
+    os.mkfifo(note)
+    with pytest.raises(InvalidRequest, match="not a regular file"):
+        read_note_bytes(target)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_a_regular_file_longer_than_its_status_says_is_read_whole():
+    """One read of the size the status gives, and one byte more, takes a note whole; a file that holds more than
+    its status said (it grew since; /proc's files say 0) is read on to its end."""
+    data, _ = read_note_bytes(VaultPath("status", "/proc/self/status"))
+    assert data.startswith(b"Name:") and b"\nPid:" in data and len(data) > 200
 
 
 def test_given_a_fifo_in_approved_when_a_client_asks_to_send_it_then_it_is_refused_at_once(vault_dir: Path):

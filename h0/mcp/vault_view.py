@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from h0.errors import PermissionDenied
 from h0.vault.disclosure import Disclosure
 from h0.vault.index import VaultIndex
+from h0.vault.index.reads import why_private
 from h0.vault.note import Lent, Note
 from h0.vault.store import Vault
 
@@ -65,7 +66,7 @@ class ClientView:
             return note
         index = self.index()
         index.sync()
-        return _refused(note, index.why_private(note.path, note.frontmatter, note.body, as_held=False))
+        return _refused(note, why_private(index, note.path, note.frontmatter, note.body, as_held=False))
 
     def listed(self, paths: Sequence[str]) -> list[str]:
         """Those of these listed notes an MCP client may see, in their order: the index's answer (a note it

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import itertools
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -650,3 +651,61 @@ def test_a_long_running_process_does_not_grow_with_each_parse() -> None:
     finally:
         tracemalloc.stop()
     assert after - settled < 32_000, f"{after - settled} bytes kept by 3,000 parses"
+
+
+# A note's frontmatter block as the split has always found it: the closing line is the first line (from a line
+# start, MULTILINE) that is `---` or `...`, and CRLF is the note's line ending when one is in its first 4 KiB.
+_CLOSING_LINE = re.compile(r"^(---|\.\.\.)[ \t]*(?:\r?\n|$)", re.MULTILINE)
+
+
+def _split_as_specified(text: str) -> tuple[str, str | None, str, str, str] | str:
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    rest = text[len(bom) :]
+    newline = "\r\n" if "\r\n" in rest[:4096] else "\n"
+    opened = fm.text.OPEN.match(rest)
+    if not opened:
+        return newline, None, rest, "---", "---"
+    if not opened.group(1):
+        return "never closed"
+    closed = _CLOSING_LINE.search(rest, opened.end())
+    if not closed:
+        return "never closed"
+    return (
+        newline,
+        rest[opened.end() : closed.start()],
+        rest[closed.end() :],
+        rest[: opened.end()].rstrip("\r\n"),
+        closed.group(0).rstrip("\r\n"),
+    )
+
+
+def _split_now(text: str) -> tuple[str, str | None, str, str, str] | str:
+    try:
+        parts = fm.split(text)
+    except ParseError:
+        return "never closed"
+    return parts.newline, parts.yaml, parts.body, parts.open_line, parts.close_line
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["---", "...", "--- ", "---\t", "-- -", "a: 1", "", " ", "\r", "x---", "...."]), max_size=8
+    )
+)
+@example(["---", "---"])
+@example(["---", "a: 1", "... ", "body"])
+def test_the_split_finds_the_closing_line_and_line_ending_as_specified(lines):
+    for newline in ("\n", "\r\n", "\r"):
+        text = newline.join(lines)
+        assert _split_now(text) == _split_as_specified(text), repr(text)
+        assert _split_now(text + newline) == _split_as_specified(text + newline), repr(text)
+
+
+@pytest.mark.parametrize("at", [4093, 4094, 4095, 4096])
+def test_crlf_is_the_line_ending_when_one_starts_within_the_first_4_kib(at):
+    text = "---\na: 1\n---\n" + "x" * (at - 13) + "\r\n" + "tail\n"
+    assert text.index("\r\n") == at
+    assert fm.split(text).newline == ("\r\n" if at <= 4094 else "\n") == _split_as_specified(text)[0]
+    lone = "---\na: 1\n---\n" + "\r" * 5000 + "\n"  # CRs before the first CRLF is looked at past 4 KiB
+    assert fm.split(lone).newline == "\n" == _split_as_specified(lone)[0]

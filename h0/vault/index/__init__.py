@@ -42,7 +42,7 @@ from pydantic_core import from_json
 from h0.errors import InvalidRequest
 from h0.platform.memory import release_free_memory
 from h0.state.binds import marks
-from h0.vault.disclosure import Disclosure, thread_keys
+from h0.vault.disclosure import Disclosure
 from h0.vault.index.about import About, notes_about, outside_folders
 from h0.vault.index.db import VISIBLE, Damaged, IndexDB
 from h0.vault.index.extract import Extracted, Signature, read_note_file
@@ -61,6 +61,7 @@ from h0.vault.index.gather import (
 from h0.vault.index.names import NoteNames
 from h0.vault.index.privacy import IndexPrivacy
 from h0.vault.index.query import SearchPage, search_page
+from h0.vault.index.reads import NoteCheck
 from h0.vault.index.related import Related, related_notes
 from h0.vault.paths import link_key, nfc
 from h0.vault.person import PERSON_ADDRESS_KEYS
@@ -310,19 +311,6 @@ class VaultIndex:
         self.sync()
         return self.privacy.private_keys(wanted, besides)
 
-    def why_private(self, rel: str, frontmatter: dict[str, Any], body: str, *, as_held: bool) -> str | None:
-        """Why the note read at `rel` is private, in the gate's words; None when an MCP client may see it. Asked
-        right after a `sync`, of the index as that left it. `as_held`: the index holds these very bytes (its
-        frontmatter was lent by `frontmatter_read`). Then the index's own answer clears it, the one a listing
-        gives: it judged these bytes by the gate, their folder, thread and people by the index of now. A note
-        it hides, mail while there are private people (whose addresses the gate reads itself), and bytes it
-        does not hold are judged by the gate, with the private thread keys the index knows."""
-        private = self.privacy.last()
-        if as_held and nfc(rel) not in private.paths and not private.addresses:
-            return None
-        keys = thread_keys(rel, frontmatter)
-        return self.gate.why(rel, frontmatter, self.privacy.private_keys(keys, rel) if keys else frozenset(), body)
-
     def notes_at(self, path: str) -> list[str]:
         """The note the index holds at `path`, else the notes of that name wherever they are now (an email moves
         from Needs_Action/ to Done/, a draft from Approved/ to Done/); none when it holds neither."""
@@ -375,7 +363,7 @@ class VaultIndex:
         return [(str(p), int(m), int(s), int(i), str(f)) for p, m, s, i, f in rows]
 
     def checking(self) -> NoteCheck:
-        """A check of one note read from disk by this index, brought up to date first (`NoteCheck`)."""
+        """A check of one note read from disk by this index, brought up to date first (h0.vault.index.reads)."""
         self.sync(settle=False)
         return NoteCheck(self)
 
@@ -394,47 +382,8 @@ class VaultIndex:
             return None
         return data if isinstance(data, dict) else None
 
-    def held_read(self, path: str, digest: str) -> tuple[dict[str, Any] | None, tuple[int, int, int] | None]:
-        """`frontmatter_read`, and the index's version as that same look-up saw it (one read of the file); no
-        version when the look-up failed."""
-        try:
-            rows = self.db.rows(
-                "SELECT v.data_version, d.frontmatter FROM pragma_data_version() AS v "
-                "LEFT JOIN docs AS d ON d.path = ? AND d.hash = ? AND d.problem IS NULL",
-                (nfc(path), digest),
-            )
-            changed, text = rows[0]
-            data = from_json(text) if text is not None else None
-        except (Damaged, sqlite3.Error, ValueError, IndexError):
-            return None, None
-        return data if isinstance(data, dict) else None, self.db.versioned(int(changed))
-
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
-
-
-class NoteCheck:
-    """Whether a note read from disk is private, asked of an index brought up to date once (`VaultIndex.checking`):
-    `lend` is the note parser's `lent` (h0.vault.note.parse), which also tells whether the index holds these very
-    bytes, and sees the index's version in the same look-up; `why_private` then answers as
-    `VaultIndex.why_private` does."""
-
-    def __init__(self, index: VaultIndex) -> None:
-        self.index = index
-        self.held = False
-        self.version: tuple[int, int, int] | None = None
-
-    def lend(self, rel: str, digest: str) -> dict[str, Any] | None:
-        data, self.version = self.index.held_read(rel, digest)
-        self.held = data is not None
-        return data
-
-    def why_private(self, rel: str, frontmatter: dict[str, Any], body: str) -> str | None:
-        if self.version is None:
-            self.index.sync()  # not looked up (no properties) or the look-up failed: the usual way, damage rebuilt
-        else:
-            self.index.privacy.current(self.version)  # the private notes of the version the look-up saw
-        return self.index.why_private(rel, frontmatter, body, as_held=self.held)
 
 
 _shared: weakref.WeakValueDictionary[tuple[object, ...], VaultIndex] = weakref.WeakValueDictionary()
