@@ -69,6 +69,7 @@ class PathResolver:
         self.root_real = Path(os.path.realpath(self.root))
         self._root_text = str(self.root)  # the hot path joins and stats strings: no pathlib parse per call
         self._root_bytes = len(os.fsencode(self.root))
+        self._root_name = self.root.name
         try:
             root_stat = os.stat(self.root_real)
             self.root_identity: tuple[int, int] | None = (root_stat.st_dev, root_stat.st_ino)
@@ -119,7 +120,9 @@ class PathResolver:
 
         self._check_lengths(parts, raw)
         rel = "/".join(parts)
-        absolute = self._match_normalisation(os.path.join(self._root_text, *parts))
+        absolute = os.path.join(self._root_text, *parts)
+        if not text.isascii():  # ASCII names have one normal form only
+            absolute = self._match_normalisation(absolute)
         mode = self._plainly_inside(absolute, len(parts))
         if mode is None:
             real = Path(os.path.realpath(absolute))
@@ -139,11 +142,9 @@ class PathResolver:
             return None
         if (st.st_dev, st.st_ino) != self.root_identity:
             return None
-        current = absolute
-        below = []
-        for _ in range(depth):  # the components below the root, deepest first
-            below.append(current)
-            current = os.path.dirname(current)
+        below = [absolute]
+        for _ in range(depth - 1):  # the components below the root, deepest first
+            below.append(os.path.dirname(below[-1]))
         mode = 0
         for component in reversed(below):
             try:
@@ -157,6 +158,8 @@ class PathResolver:
 
     def _check_lengths(self, parts: list[str], raw: str) -> None:
         """Refuse what the kernel would refuse with ENAMETOOLONG, with the numbers, up front."""
+        if raw.isascii() and max(map(len, parts)) <= self.name_max and self._root_bytes + len(raw) + 1 < self.path_max:
+            return  # ASCII: a character a byte, and the path no longer than what was asked
         for part in parts:
             size = len(part.encode("utf-8"))
             if size > self.name_max:
@@ -196,7 +199,7 @@ class PathResolver:
             parts.append(part)
         # The spec's examples write "vault/Needs_Action/x.md": accept the vault's own name
         # as a prefix when no folder of that name exists inside the vault.
-        if len(parts) > 1 and parts[0] == self.root.name and not os.path.exists(self.root / parts[0]):
+        if len(parts) > 1 and parts[0] == self._root_name and not os.path.exists(self.root / parts[0]):
             parts = parts[1:]
         return parts
 
