@@ -377,7 +377,7 @@ class VaultIndex:
             rows = self.db.rows(
                 "SELECT frontmatter FROM docs WHERE path = ? AND hash = ? AND problem IS NULL", (nfc(path), digest)
             )
-            data = from_json(rows[0][0]) if rows else None
+            data = from_json(rows[0][0], cache_strings="keys") if rows else None
         except (Damaged, sqlite3.Error, ValueError):
             return None
         return data if isinstance(data, dict) else None

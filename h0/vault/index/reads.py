@@ -49,7 +49,8 @@ class NoteCheck:
                 (nfc(rel), digest),
             )
             changed, text = rows[0]
-            data = from_json(text) if text is not None else None
+            # Keys repeat from note to note (and are kept once); values mostly do not (a cache of them is memory).
+            data = from_json(text, cache_strings="keys") if text is not None else None
         except (Damaged, sqlite3.Error, ValueError, IndexError):
             return None  # no version: `why_private` brings the index up to date the usual way
         self.version = self.index.db.versioned(int(changed))
