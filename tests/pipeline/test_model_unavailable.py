@@ -9,6 +9,7 @@ note says why.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from h0.triage.rules import RulesEngine
 from h0.vault import Vault
 from h0.vault.marks import ATTEMPTS_KEY, RETRY_AT_KEY, SINCE_KEY, WAITING_KEY
 from tests.pipeline.harness import frontmatter, running_daemon, wait_until
-from tests.triage.fake_llm import FakeLLM, recorded
+from tests.triage.fake_llm import FakeLLM, Reply, Seen, recorded
 
 EMAIL = (
     "---\ntype: email\nstatus: pending\nmessage_id: m-1\nfrom: 'Dana Rivera <dana@example.com>'\n"
@@ -50,13 +51,22 @@ def model_triager(fake: FakeLLM, vault: Path) -> Triager:
 def test_503_twice_then_success_the_email_waits_pending_then_gets_the_models_draft(
     vault_dir: Path, fake: FakeLLM
 ) -> None:
-    fake.queue(*[recorded("ollama_503", status=503) for _ in range(2)], recorded("ollama_deepseek_r1"))
     seen_waiting: list[dict[str, object]] = []
+    first_wait_seen = threading.Event()
+
+    def answer(seen: Seen) -> Reply:
+        if len(fake.requests) == 2:  # the second look: asked only once the note showed its first wait
+            first_wait_seen.wait(4)
+            return recorded("ollama_503", status=503)
+        return recorded("ollama_deepseek_r1")
+
+    fake.queue(recorded("ollama_503", status=503)).respond_with(answer)
 
     def waiting() -> bool:
         fm = frontmatter(vault_dir, "Needs_Action/EMAIL_1.md")
         if fm.get(WAITING_KEY):
             seen_waiting.append(fm)
+            first_wait_seen.set()
         return bool(fm.get(WAITING_KEY))
 
     with running_daemon(vault_dir, triager=model_triager(fake, vault_dir)):
