@@ -92,8 +92,8 @@ def vault_write(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
 @dataclass(frozen=True, slots=True)
 class Dumped:
     """A tool's result already in its output model's JSON shape, built by the tool from values that are JSON data
-    already (a note read: its path, frontmatter, body and hash): answered as it is, with no model built and dumped
-    on the way (a fifth of a read_note's own work). The output schema is still the model's."""
+    already (a note read: its path, frontmatter, body and hash): answered as it is, with no model built, validated
+    and dumped on the way. The output schema is still the model's; the tool keeps to it (its tests validate it)."""
 
     data: dict[str, Any]
 
