@@ -1,9 +1,9 @@
 """What both H0 MCP servers share: typed results, typed errors, never a traceback.
 
 A tool is a plain function returning a pydantic model. `H0Server.typed_tool` wraps it so
-that success becomes a `CallToolResult` with `structured_content` (and the same JSON as
-text, for clients that read only text), and any `H0Error` becomes
-`{"error", "message", "details"}` in the text content with `is_error=True` and no
+that success becomes a CallToolResult (its wire form, `Answer`) with `structuredContent` (and the
+same JSON as text, for clients that read only text), and any `H0Error` becomes
+`{"error", "message", "details"}` in the text content with `isError` and no
 structured content — TypeScript-SDK clients such as Claude Code validate structured
 content against the output schema even on errors (typescript-sdk#1943).
 
@@ -39,7 +39,7 @@ import typing
 from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 import anyio.to_thread
@@ -47,7 +47,7 @@ from loguru import logger
 from mcp.server.lowlevel import Server
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
-from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool, ToolAnnotations
+from mcp_types import CallToolResult, ListToolsResult, Tool, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import to_json
 
@@ -98,20 +98,26 @@ class Dumped:
     data: dict[str, Any]
 
 
-def success(result: BaseModel | Dumped) -> CallToolResult:
+# A tool call's result in its wire form: a CallToolResult's JSON. The SDK's runner takes a handler's dict as it is
+# (mcp.server.context.HandlerResult) and checks it against the protocol's CallToolResult before it is sent, as it
+# checks a model; built here, it is not built as a model, dumped and copied on the way (~6 us of CPU a call).
+Answer = dict[str, Any]
+
+
+def success(result: BaseModel | Dumped) -> Answer:
     data = result.data if isinstance(result, Dumped) else result.model_dump(mode="json", by_alias=True)
-    return CallToolResult(
+    return {
         # pydantic-core's serializer: the same JSON as json.dumps(ensure_ascii=False), ~5x faster.
-        content=[TextContent(type="text", text=to_json(data).decode("utf-8"))],
-        structured_content=data,
-    )
+        "content": [{"type": "text", "text": to_json(data).decode("utf-8")}],
+        "structuredContent": data,
+        "isError": False,
+        "resultType": "complete",  # as CallToolResult's own dump: the protocol's eras each take what they know
+    }
 
 
-def failure(error: H0Error) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=json.dumps(error.to_dict(), ensure_ascii=False, default=str))],
-        is_error=True,
-    )
+def failure(error: H0Error) -> Answer:
+    text = json.dumps(error.to_dict(), ensure_ascii=False, default=str)
+    return {"content": [{"type": "text", "text": text}], "isError": True, "resultType": "complete"}
 
 
 def _validation_message(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]:
@@ -140,7 +146,7 @@ OVERRUN_RETRY_AFTER_S = 5.0
 class _Registered:
     tool: Tool  # as published by tools/list
     arguments: type[BaseModel]  # validates a call's arguments
-    run: Callable[..., CallToolResult]
+    run: Callable[..., Answer]
     inline: bool
     json_fields: frozenset[str]  # arguments that may arrive as JSON text (see _arguments)
     names: frozenset[str]  # every argument it takes, by the name a client sends
@@ -174,7 +180,8 @@ class H0Server(Server[Any]):
             title=title,
             instructions=instructions,
             on_list_tools=self._on_list_tools,
-            on_call_tool=self._on_call_tool,
+            # It answers the wire form (`Answer`), which the runner takes as it takes a model (HandlerResult).
+            on_call_tool=cast(Any, self._on_call_tool),
             lifespan=_lifespan,
         )
         # The SDK wraps every message in an OpenTelemetry span by default, a no-op until an exporter is installed;
@@ -194,13 +201,17 @@ class H0Server(Server[Any]):
     async def _on_list_tools(self, ctx: Any, params: Any) -> ListToolsResult:
         return ListToolsResult(tools=await self.list_tools())
 
-    async def _on_call_tool(self, ctx: Any, params: Any) -> CallToolResult:
-        return await self.call_tool(params.name, params.arguments or {}, ctx)
+    async def _on_call_tool(self, ctx: Any, params: Any) -> Answer:
+        return await self.answer(params.name, params.arguments or {}, ctx)
 
     async def list_tools(self) -> list[Tool]:
         return [registered.tool for registered in self._tools.values()]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
+        """`answer`, as the model a client reads (an in-process caller's: the daemon's tests, the CLI's probes)."""
+        return CallToolResult.model_validate(await self.answer(name, arguments, context))
+
+    async def answer(self, name: str, arguments: dict[str, Any], context: Any = None) -> Answer:
         """Validate the arguments, run the tool (on the loop if inline, else in a worker thread,
         with the calling client's name in `current_client`), answer its result or a typed error."""
         registered = self._tools.get(name)
@@ -240,7 +251,7 @@ class H0Server(Server[Any]):
         title: str | None = None,
         inline: bool = False,
         overrun: Callable[[str, float], H0Error] = still_running,
-    ) -> Callable[[Callable[..., ModelT | Dumped]], Callable[..., CallToolResult]]:
+    ) -> Callable[[Callable[..., ModelT | Dumped]], Callable[..., Answer]]:
         """Register a sync function returning `output` as a tool with an output schema.
 
         Its parameters (`Annotated[type, Field(description=…)]`, with defaults) are the input
@@ -250,8 +261,8 @@ class H0Server(Server[Any]):
         after the server's `answer_within` (it goes on).
         """
 
-        def decorate(fn: Callable[..., ModelT | Dumped]) -> Callable[..., CallToolResult]:
-            def run(*args: Any, **kwargs: Any) -> CallToolResult:
+        def decorate(fn: Callable[..., ModelT | Dumped]) -> Callable[..., Answer]:
+            def run(*args: Any, **kwargs: Any) -> Answer:
                 try:
                     return success(fn(*args, **kwargs))
                 except H0Error as err:

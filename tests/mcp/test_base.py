@@ -9,11 +9,12 @@ from typing import Annotated
 
 import pytest
 from mcp import Client
-from mcp_types import Implementation
+from mcp_types import CallToolResult, Implementation, TextContent
 from pydantic import BaseModel, Field
+from pydantic_core import to_json
 
 from h0.errors import NotFound
-from h0.mcp.base import H0Server, current_client
+from h0.mcp.base import Dumped, H0Server, current_client, failure, success
 
 
 class Echo(BaseModel):
@@ -111,3 +112,18 @@ async def test_a_misspelled_argument_is_named_with_the_arguments_the_tool_takes(
     )
     assert typo["details"]["unknown"] == ["itmes"] and typo["details"]["expected"] == ["items", "options"]
     assert "'force'" in stray["message"] and "path (required)" in stray["message"]
+
+
+def test_a_tools_answer_is_the_sdks_own_dump_of_the_result_model():
+    """The servers answer the wire form themselves (a dict the SDK's runner takes as it takes a model, and checks
+    against the protocol's CallToolResult): it is exactly what the SDK would have made of the model, for a result
+    with structured content, one answered as it is (`Dumped`), and a typed error."""
+    data = {"client": None, "items": ["a", "é"], "options": {"n": 2}}
+    as_model = CallToolResult(
+        content=[TextContent(type="text", text=to_json(data).decode())], structured_content=data
+    ).model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert success(Echo.model_validate(data)) == as_model == success(Dumped(data))
+    error = NotFound("No note at x.md.", path="x.md")
+    assert failure(error) == CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(error.to_dict(), ensure_ascii=False))], is_error=True
+    ).model_dump(by_alias=True, mode="json", exclude_none=True)
