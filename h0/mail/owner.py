@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from h0.mail.headers import header_addresses
 from h0.state import StateDB
-from h0.state.binds import chunks, marks
 from h0.vault.model import NoteFacts
 from h0.vault.values import addresses, named_addresses
 
@@ -277,26 +276,22 @@ class OwnerAuthority:
 
     def owned(self, keys: Sequence[str]) -> dict[str, Evidence]:
         """Which of these message keys (`message_key`) the owner wrote, with the evidence."""
-        found: dict[str, Evidence] = {}
-        for chunk in chunks(list(dict.fromkeys(k for k in keys if k))):
-            listed = marks(len(chunk))
-            for row in self.state.query(f"SELECT key, evidence FROM owner_messages WHERE key IN ({listed})", chunk):
-                found[row["key"]] = Evidence(row["evidence"])
-            asked = set(chunk)
-            sent = self.state.query(
-                f"SELECT rfc822_message_id AS k FROM sends WHERE state = 'sent' AND rfc822_message_id IN ({listed})",
-                chunk,
-            )
-            ids = [k[3:] for k in chunk if k.startswith("id:")]  # messages without a Message-ID: by the provider's id
-            if ids:
-                sent += self.state.query(
-                    f"SELECT 'id:' || provider_message_id AS k FROM sends WHERE state = 'sent' AND "
-                    f"provider_message_id IN ({marks(len(ids))})",
-                    ids,
-                )
-            for row in sent:
-                if row["k"] in asked:
-                    found.setdefault(row["k"], Evidence.H0_SEND)
+        asked = [k for k in dict.fromkeys(keys) if k]
+        found = {
+            row["key"]: Evidence(row["evidence"])
+            for row in self.state.query_in("SELECT key, evidence FROM owner_messages WHERE key IN ({})", asked)
+        }
+        sent = self.state.query_in(
+            "SELECT rfc822_message_id AS k FROM sends WHERE state = 'sent' AND rfc822_message_id IN ({})", asked
+        )
+        sent += self.state.query_in(  # messages without a Message-ID: by the provider's id
+            "SELECT 'id:' || provider_message_id AS k FROM sends WHERE state = 'sent' AND provider_message_id IN ({})",
+            [k[3:] for k in asked if k.startswith("id:")],
+        )
+        wanted = set(asked)
+        for row in sent:
+            if row["k"] in wanted:
+                found.setdefault(row["k"], Evidence.H0_SEND)
         return found
 
     def vouched(self, messages: Iterable[Told]) -> list[Told]:
@@ -315,17 +310,15 @@ class OwnerAuthority:
         filed when it sent the message, or wrote when it imported the owner's sent mail. Another note naming
         the same Message-ID (a copy, an agent's note) is not."""
         wanted = {path: key for path, key in notes if key}
-        found: set[str] = set()
-        for chunk in chunks(list(dict.fromkeys(wanted.values()))):
-            listed = marks(len(chunk))
-            rows = self.state.query(
-                f"SELECT key, note FROM owner_messages WHERE note IS NOT NULL AND key IN ({listed}) UNION ALL "
-                f"SELECT rfc822_message_id, filed_path FROM sends WHERE state = 'sent' AND filed_path IS NOT NULL "
-                f"AND rfc822_message_id IN ({listed})",
-                [*chunk, *chunk],
-            )
-            found.update(r["note"] for r in rows if wanted.get(r["note"]) == r["key"])
-        return found
+        rows = self.state.query_in(
+            "SELECT key, note FROM owner_messages WHERE note IS NOT NULL AND key IN ({})", wanted.values()
+        )
+        rows += self.state.query_in(
+            "SELECT rfc822_message_id AS key, filed_path AS note FROM sends WHERE state = 'sent' "
+            "AND filed_path IS NOT NULL AND rfc822_message_id IN ({})",
+            wanted.values(),
+        )
+        return {r["note"] for r in rows if wanted.get(r["note"]) == r["key"]}
 
     def senders(self) -> set[str]:
         """The addresses the owner's recorded sent mail came from (for addressing: see `owner_addresses`)."""
