@@ -208,7 +208,7 @@ class H0Server(Server[Any]):
         return [registered.tool for registered in self._tools.values()]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
-        """`answer`, as the model a client reads (an in-process caller's: the daemon's tests, the CLI's probes)."""
+        """`answer`, as the model an MCP client reads: for a caller in this process (tests drive a server so)."""
         return CallToolResult.model_validate(await self.answer(name, arguments, context))
 
     async def answer(self, name: str, arguments: dict[str, Any], context: Any = None) -> Answer:
