@@ -181,11 +181,6 @@ class WorkQueue:
         self._finish(job, delay, job.attempt + 1)
         return delay
 
-    def next_delay(self, path: str) -> float:
-        """How long after a failure now `path` would wait (the backoff for its attempt), for a handler
-        that says when it is looked at again; the retry is scheduled when the job ends `failed`."""
-        return self.wait(path, Again.FAILED)
-
     def wait(self, path: str, why: Again, retry_after: float | None = None) -> float:
         """When `path` is looked at again for `why` (the Retry-After a server named is a fact the
         policy weighs, not an order): `Waits`, or the backoff for the job's attempt after a failure."""
