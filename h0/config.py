@@ -120,7 +120,7 @@ class Settings(BaseSettings):
     # H0's own bookkeeping (send ledger, keys, caps, filing journal) and its per-installation
     # secret live outside the vault: default a per-user folder keyed by the vault (see h0.state).
     h0_state_dir: Path | None = None
-    # Which computer sends a synced vault's drafts (Logs/H0_Sender.md, h0.vault.sender): this computer's name
+    # Which computer sends a synced vault's drafts (Logs/H0_Sender.md, h0.vault.sending_computer): this computer's name
     # there. Empty: the OS's machine id and host name; set it where those change at every start (a container).
     h0_machine: str = Field(default="", max_length=64)
     # Loud opt-in: let any MCP client send free content with send_email (caps still apply).

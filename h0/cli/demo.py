@@ -39,7 +39,7 @@ from h0.errors import InvalidRequest
 from h0.platform.fs import read_head, write_new
 from h0.state import DB_FILE, state_dir_for
 from h0.vault.layout import DONE, DRAFTS, FOLDERS, LOGS, MEMORY_NOTE, NEEDS_ACTION, NOTE_FOLDERS, OUTBOX, PROFILE_NOTE
-from h0.vault.sender import SENDER_NOTE
+from h0.vault.sending_computer import SENDER_NOTE
 
 if TYPE_CHECKING:
     from h0.config import Settings

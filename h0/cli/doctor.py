@@ -39,12 +39,12 @@ def _private_folders(settings: Settings, root: Path) -> list[Check]:
 
 
 def _sending(root: Path, named: str) -> list[Check]:
-    """Which computer sends this vault's drafts (h0.vault.sender): a warning when it is not this one."""
+    """Which computer sends this vault's drafts (h0.vault.sending_computer): a warning when it is not this one."""
     import datetime as dt
 
     from h0.platform.machine import Machine
     from h0.vault import Vault
-    from h0.vault.sender import not_sent_here
+    from h0.vault.sending_computer import not_sent_here
 
     why = not_sent_here(Vault(root), Machine.this(named), dt.datetime.now(dt.UTC))
     return [Check(WARN, "approved drafts are not sent from this computer", why)] if why else []

@@ -1,5 +1,5 @@
 """`h0 sending`: which computer sends this vault's approved drafts; `h0 sending take` moves sending to this one
-(h0.vault.sender, docs/synced-vaults.md)."""
+(h0.vault.sending_computer, docs/synced-vaults.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from h0.cli.common import EXIT_FAILED, EXIT_OK, h0_vault_exists, settings_for
 from h0.errors import H0Error
 from h0.platform.machine import Machine
 from h0.vault import Vault
-from h0.vault.sender import SENDER_NOTE, read_claim, write_claim
+from h0.vault.sending_computer import SENDER_NOTE, read_claim, write_claim
 
 
 def cmd_sending(args: argparse.Namespace) -> int:

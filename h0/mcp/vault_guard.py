@@ -8,7 +8,7 @@ defensively, since it is Approved/ on macOS and Windows — any first folder tha
 `approved`. Each refusal is `permission_denied` with one audit line.
 
 Nor does any tool write, edit or move `Logs/H0_Sender.md`, the note that says which computer sends
-(h0.vault.sender): H0 writes it, and the owner moves sending with `h0 sending take`.
+(h0.vault.sending_computer): H0 writes it, and the owner moves sending with `h0 sending take`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from h0.vault import AuditLog
 from h0.vault.approval import ApprovalFolder, same_directory
 from h0.vault.layout import APPROVED, DONE, DRAFTS, FAILED, LOGS
 from h0.vault.paths import VaultPath, folder_key
-from h0.vault.sender import SENDER_NOTE
+from h0.vault.sending_computer import SENDER_NOTE
 
 DAEMON_FILING_FOLDERS = (DONE, DRAFTS, FAILED)  # sent, held or invalid, bounced
 _APPROVED_KEY = folder_key(APPROVED)

@@ -201,7 +201,7 @@ class Daemon:
             self._feeds_drafting = self.settings.h0_watcher == NATIVE
         self.audit.write("daemon_started", pid=os.getpid(), vault=str(self.root), backend=self.settings.mail_backend)
         self.companions = [c for start in self.companion_starts if (c := start(self)) is not None]
-        # One computer sends (h0.vault.sender): looked at before the first sweep can send anything.
+        # One computer sends (h0.vault.sending_computer): looked at before the first sweep can send anything.
         self.sending = SendingClaim(self.vault, self.machine, self.ctx.state.sending, self.audit, wall=self.wall)
         self.sending.resumed = lambda: self.sweep("sending resumes")
         self.sending.look()

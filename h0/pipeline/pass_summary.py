@@ -11,7 +11,7 @@ handler that crashed. Not failures: a draft refused and given back to Drafts/ wi
 reason on it (done as designed: only the human's edit can fix it, and it is on their list
 now), a send cap reached (a limit the human set, working; it frees by itself), a note still
 settling or being written (the next sweep takes it), a draft left for the computer that sends this
-vault's drafts (h0.vault.sender), a copy of a message already sent, filed in Done/
+vault's drafts (h0.vault.sending_computer), a copy of a message already sent, filed in Done/
 instead of sent (a sync tool's copy: counted, so that the owner hears of it).
 """
 

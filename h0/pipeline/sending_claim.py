@@ -1,4 +1,4 @@
-"""One computer sends: the daemon's part in the vault's sending claim (h0.vault.sender).
+"""One computer sends: the daemon's part in the vault's sending claim (h0.vault.sending_computer).
 
 At start, before the first sweep can send, and then every CHECK_SECONDS, the daemon looks at the claim. Its
 own, or none that holds: it claims (again, every REFRESH_EVERY) and sends. Another computer's that holds:
@@ -18,7 +18,7 @@ from h0.errors import H0Error
 from h0.handlers.context import SendingPause
 from h0.platform.machine import Machine
 from h0.vault import AuditLog, Vault
-from h0.vault.sender import REFRESH_EVERY, Claim, ago, elsewhere, held_because, read_claim, write_claim
+from h0.vault.sending_computer import REFRESH_EVERY, Claim, ago, elsewhere, held_because, read_claim, write_claim
 
 CHECK_SECONDS = 30.0  # how often the daemon looks at the claim (one small note)
 HOLD_SECONDS = 3 * CHECK_SECONDS  # how long a look at another computer's claim holds sending, unless renewed

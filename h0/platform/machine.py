@@ -1,4 +1,4 @@
-"""This computer, as the vault's sending claim names it (h0.vault.sender): an id that stays the same across runs
+"""This computer, as the vault's sending claim names it (h0.vault.sending_computer): an id that stays the same across runs
 and differs between computers, and the name the owner knows it by.
 
 The id is a hash of what the OS says identifies the machine (Linux's /etc/machine-id, else the network card's

@@ -19,7 +19,7 @@ from h0.vault.audit import iso
 from h0.vault.last_change import settle_left
 from h0.vault.layout import APPROVED
 from h0.vault.model import NoteFacts, note_facts
-from h0.vault.sender import not_sent_here
+from h0.vault.sending_computer import not_sent_here
 
 # A pause (auth required, SMTP not configured) lasts 60 s and is renewed, and logged again,
 # by the next attempt: one older than this without a newer one has ended.
@@ -52,7 +52,7 @@ def sending_state(
     paused_since = None
     if live is not None and live.get("paused_for", 0) > 0:
         paused_reason = live.get("pause_reason") or "sending is paused"
-    # Another computer sends this vault's drafts (h0.vault.sender): that says why they wait here.
+    # Another computer sends this vault's drafts (h0.vault.sending_computer): that says why they wait here.
     here = not_sent_here(vault, Machine.this(settings.h0_machine), dt.datetime.fromtimestamp(now, dt.UTC))
     paused_reason = here or paused_reason
     last_pause = next((r for r in reversed(records) if r.get("event") == "sends_paused"), None)

@@ -1,4 +1,4 @@
-"""One computer sends a synced vault's drafts (h0.vault.sender, h0.pipeline.sending_claim).
+"""One computer sends a synced vault's drafts (h0.vault.sending_computer, h0.pipeline.sending_claim).
 
 H0 remembers its sends on each computer, outside the vault, so a second computer running `h0 watch` on the
 same synced vault would send every approved draft again. The claim in Logs/H0_Sender.md — written into the
@@ -23,7 +23,7 @@ from h0.platform.machine import Machine
 from h0.report.collect import collect_status
 from h0.report.text import render_status
 from h0.vault import Vault
-from h0.vault.sender import SENDER_NOTE, STALE_AFTER, read_claim, write_claim
+from h0.vault.sending_computer import SENDER_NOTE, STALE_AFTER, read_claim, write_claim
 from tests.pipeline.harness import counting_sweeps, events, running_daemon, wait_until
 
 LAPTOP = Machine("laptop-5f1e", "Mara's laptop")

@@ -382,7 +382,7 @@ async def test_a_real_h0_mcp_vault_process_refuses_symlinks_into_approved_and_fi
 
 
 class TestTheSendingClaim:
-    """Logs/H0_Sender.md says which computer sends (h0.vault.sender): H0 writes it, `h0 sending take` moves it.
+    """Logs/H0_Sender.md says which computer sends (h0.vault.sending_computer): H0 writes it, `h0 sending take` moves it.
     An agent's write could stop sending or move it to another computer — never double it — but it is still
     not an agent's to write: every MCP write, edit or move of it is refused, case and spelling variants too."""
 
