@@ -101,3 +101,35 @@ def test_no_module_outside_the_vault_reads_a_raw_frontmatter_key_beyond_the_disp
     stale = {key for key in allowed if found[key] < allowed[key]}
     assert stale == set(), "ALLOWED names reads that are gone: lower their count"
     assert sum(allowed.values()) <= 10
+
+
+# The modules of h0/vault/ that read a note's raw keys: the model and the readers it is made of, and the two
+# that keep their own bookkeeping keys (a control note's proposal, the disclosure gate's thread keys, read by the
+# readers of h0.vault.values). Every other vault module is a consumer and asks the model, as modules outside do.
+VAULT_READERS = frozenset(
+    {
+        "control.py",  # a proposal's h0_confirm
+        "control_watch.py",  # a proposal's h0_proposed_by / h0_proposed_over / h0_error
+        "dates.py",
+        "disclosure.py",
+        "draft_state.py",
+        "marks.py",
+        "model.py",
+        "person.py",
+        "profile_fields.py",
+        "sendable.py",
+        "suspicion.py",
+    }
+)
+
+
+def test_inside_the_vault_only_the_model_and_its_readers_read_raw_keys():
+    """Given every module of h0/vault/, when their sources are read, then only VAULT_READERS read a raw
+    frontmatter key: a feature kept in h0/vault/ (the sending claim, approval, copies) asks `Note.facts`."""
+    readers = {
+        path.relative_to(VAULT).as_posix()
+        for path in sorted(VAULT.rglob("*.py"))
+        if raw_reads(path.read_text(encoding="utf-8"))
+    }
+    assert readers - VAULT_READERS == set(), "read these through the note model (h0.vault.model: Note.facts)"
+    assert VAULT_READERS - readers == set(), "VAULT_READERS names a module that reads no raw key any more"

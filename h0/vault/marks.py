@@ -4,7 +4,8 @@ The parts of `NoteFacts` (h0.vault.model) that only some consumers ask, each rea
 the note's frontmatter, never raising: a draft whose thread moved on (`Stale`), the follow-up pass's
 marks and the owner's snooze (`FollowUp`, `Snooze`), an email waiting for the model (`ModelWait`), a
 draft H0 gave back (`Returned`), triage's words on an email (`TriageMarks`), a draft's revisions
-(`Revisions`), and the headers ingest kept on an email (`EmailMarks`).
+(`Revisions`), the headers ingest kept on an email (`EmailMarks`), and which computer claims sending
+(`SendingClaim`, the claim note's: h0.vault.sending_computer).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from h0.errors import InvalidRequest
 from h0.vault.dates import date_problem, note_epoch, stamp_epoch
-from h0.vault.values import clean, count, flag, line, texts, word
+from h0.vault.values import clean, count, flag, identifier, line, texts, word
 
 SNOOZE = "snooze_until"
 SNOOZE_HOW = "write a date like 2026-05-12, or a date and time like 2026-05-12 09:00"
@@ -213,6 +214,19 @@ def email_marks(fm: Mapping[str, Any]) -> EmailMarks:
             else None
         ),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class SendingClaim:
+    """What the claim note `Logs/H0_Sender.md` says (h0.vault.sending_computer): which computer sends."""
+
+    machine: str  # `machine:`, the claiming computer's id ("" when absent or not one: nobody's claim)
+    host: str  # `host:`, its name as shown to the owner ("" when absent)
+    seen: float | None  # `seen:`, when it last said it sends, as an epoch; None when absent or unreadable
+
+
+def sending_claim(fm: Mapping[str, Any]) -> SendingClaim:
+    return SendingClaim(identifier(fm.get("machine")) or "", line(fm.get("host"), 64), stamp_epoch(fm.get("seen")))
 
 
 def rule_timeouts(fm: Mapping[str, Any]) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ of H0 that decides something from a note asks this model instead of reading the 
   `suspicion`, triage's suspected attack: h0.vault.suspicion); the identifiers (`message_id`, …) as clean text.
 
 What only some consumers ask is read on first use, by idea (h0.vault.marks): `stale`, `follow_up_marks`,
-`snooze`, `model_wait`, `returned`, `triage`, `revisions`, `email`, `rule_timeouts`. Each value is read by the one reader
+`snooze`, `model_wait`, `returned`, `triage`, `revisions`, `email`, `sending_claim`, `rule_timeouts`. Each value is read by the one reader
 of its kind (h0.vault.values: flag, addresses, words, identifiers; h0.vault.dates: dates, a time without
 an offset in the owner's zone). A draft's strict view, what it sends, is `h0.vault.sendable`.
 
@@ -171,6 +171,7 @@ class NoteFacts(BaseModel):
     triage = _on_first_use(marks.triage_marks)
     revisions = _on_first_use(marks.revisions)
     email = _on_first_use(marks.email_marks)
+    sending_claim = _on_first_use(marks.sending_claim)
 
     @property
     def rule_timeouts(self) -> tuple[str, ...]:

@@ -22,7 +22,6 @@ from h0.errors import H0Error, NotFound
 from h0.platform.machine import Machine
 from h0.printable import printable
 from h0.vault.audit import note_timestamp
-from h0.vault.dates import read_time
 from h0.vault.layout import LOGS
 from h0.vault.store import Vault
 
@@ -80,11 +79,11 @@ def read_claim(vault: Vault) -> Claim | None:
         return None
     except H0Error:
         return Claim("", "an unreadable Logs/H0_Sender.md", None)
-    machine, host = note.frontmatter.get("machine"), note.frontmatter.get("host")
-    if not isinstance(machine, str) or not machine.strip():
+    said = note.facts.sending_claim
+    if not said.machine:
         return Claim("", "an unreadable Logs/H0_Sender.md", None)
-    shown = printable(host if isinstance(host, str) else machine, limit=64) or machine[:64]
-    return Claim(machine.strip(), shown, read_time(note.frontmatter.get("seen")))
+    shown = printable(said.host or said.machine, limit=64) or said.machine[:64]
+    return Claim(said.machine, shown, None if said.seen is None else dt.datetime.fromtimestamp(said.seen, dt.UTC))
 
 
 def write_claim(vault: Vault, machine: Machine, now: dt.datetime) -> None:

@@ -130,7 +130,7 @@ _KEYS = [
     "draft", "h0_waiting", "h0_waiting_since", "h0_model_attempts", "h0_retry_at", "h0_error", "revisions", "h0",
     "h0_text_hash", "auth", "labels", "has_attachments", "attachment_names", "received", "aliases", "language",
     "timezone", "email", "company", "date", "working_hours", "meeting_minutes", "languages", "signature",
-    "h0_rule_timeouts", "attachments", "reply_to_message_id", "confirm_domains",
+    "h0_rule_timeouts", "attachments", "reply_to_message_id", "confirm_domains", "machine", "host", "seen",
 ]  # fmt: skip
 
 
@@ -143,7 +143,33 @@ def test_given_hostile_values_then_no_part_of_a_note_raises(frontmatter, body):
     facts = note.facts
     parts = (facts.stale, facts.follow_up_marks, facts.snooze, facts.model_wait, facts.returned, facts.triage)
     assert all(part is not None for part in (*parts, facts.revisions, facts.email, facts.rule_timeouts))
+    claim = facts.sending_claim
+    assert isinstance(claim.machine, str) and claim.machine == claim.machine.strip() and len(claim.host) <= 64
     assert isinstance(sendable(note).problems, tuple) and isinstance(facts.addressed, tuple)
     assert isinstance(person_facts(frontmatter).addresses, tuple)
     assert isinstance(profile_fields(frontmatter).working_hours, str)
     assert EmailInput.from_note(facts, body).body == body
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "machine", "host", "seen"),
+    [
+        (
+            {"machine": " 9f2c ", "host": "Mara's Mac", "seen": "2026-11-28T10:00:00Z"},
+            "9f2c",
+            "Mara's Mac",
+            1795860000.0,
+        ),
+        ({"machine": 1234, "host": "pi"}, "1234", "pi", None),  # YAML read the id as a number: still the id
+        ({"machine": ["9f2c"], "host": {"a": 1}, "seen": "yesterday"}, "", "", None),  # no computer: nobody's claim
+        # One line, bounded; a direction mark stays (h0.printable removes it where a name is shown).
+        ({"machine": True, "host": "x\u202e\n" + "y" * 100, "seen": 0}, "", "x\u202e " + "y" * 61, None),
+        ({}, "", "", None),
+    ],
+)
+def test_given_a_sending_claim_then_the_model_reads_which_computer_it_names(frontmatter, machine, host, seen):
+    """Given what the claim note Logs/H0_Sender.md may say, When the model reads it, Then it names one computer
+    by a clean identifier or none (h0.vault.sending_computer then holds sending everywhere: fail closed), its
+    name as one bounded line, and when it last said it sends as an epoch or None."""
+    claim = note_facts("Logs/H0_Sender.md", frontmatter).sending_claim
+    assert (claim.machine, claim.host, claim.seen) == (machine, host, seen)
