@@ -112,6 +112,12 @@ def build_vault_server(
         index = live.ready()
         return index.frontmatter_read(rel, digest) if index is not None else None
 
+    def _parse_at(rel: str) -> tuple[int, int, int, str] | None:
+        """The index's parse of the note at `rel` when it is open (a listing's, taken while the file is as read)."""
+        index = live.ready()
+        return index.parse_at(rel) if index is not None else None
+
+    vault.lend_parses_from(_parse_at)
     view = ClientView(gates, daemon_filing=daemon_filing, wait=lambda: _index_or_wait(), lend=_lent)
     shown = view.shown
     writer = NoteWriter(

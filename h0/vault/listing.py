@@ -9,7 +9,7 @@ import json
 import marshal
 import os
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,9 @@ from h0.vault.paths import NOTE_SUFFIX, VaultPath
 FRONTMATTER_PROBE = 16 * 1024
 _SIGNATURE = struct.Struct("<qq")  # (mtime_ns, size): a cached parse is valid while both are the same
 CACHE_LIMIT = 200_000
+# Another reader's parse of one note (the vault index's): (mtime_ns, size, inode, frontmatter JSON) as it read
+# the file, or None. Taken only while the file still has that signature.
+Lender = Callable[[str], tuple[int, int, int, str] | None]
 MAX_FOLDER_DEPTH = 128  # folders below a listed one; deeper notes are not listed (nor indexed, nor searched)
 
 
@@ -153,6 +156,16 @@ class FrontmatterCache:
     def __init__(self) -> None:
         self._notes: dict[str, bytes | tuple[bytes, ParseError]] = {}
         self._lent: dict[str, tuple[int, int, int, str]] = {}  # rel -> (mtime_ns, size, inode, frontmatter JSON)
+        self._lender: Lender | None = None
+
+    def lend_from(self, lender: Lender | None) -> None:
+        """Ask `lender` for a note's parse whenever one is missing (the vault server's live index: a first
+        filtered listing of 10,000 notes takes the index's parses instead of parsing each note's YAML)."""
+        self._lender = lender
+
+    def _lent_parse(self, rel: str) -> tuple[int, int, int, str] | None:
+        lent = self._lent.pop(rel, None)
+        return lent if lent is not None or self._lender is None else self._lender(rel)
 
     def lend(self, parses: Iterable[tuple[str, int, int, int, str]]) -> None:
         """Parses made elsewhere of these notes (the vault index's: the same parser's answer, as JSON), each
@@ -168,7 +181,7 @@ class FrontmatterCache:
                 return hit[_SIGNATURE.size :]
         elif hit is not None and hit[0] == signature:
             return hit[1]
-        lent = self._lent.pop(rel, None)
+        lent = self._lent_parse(rel)
         try:
             if lent is not None and lent[:3] == (st.st_mtime_ns, st.st_size, st.st_ino):
                 value: bytes | ParseError = marshal.dumps(json.loads(lent[3]))

@@ -21,7 +21,7 @@ from h0.platform.fs import fsync_dir, rename_noreplace
 from h0.vault import frontmatter
 from h0.vault.filters import AnyOf
 from h0.vault.layout import NOTE_FOLDERS
-from h0.vault.listing import FrontmatterCache, Listing, list_folder, walk_notes
+from h0.vault.listing import FrontmatterCache, Lender, Listing, list_folder, walk_notes
 from h0.vault.note import Lent, Note, content_hash, parse
 from h0.vault.notefile import composed, read_note_bytes
 from h0.vault.paths import NOTE_SUFFIX, PathResolver, VaultPath
@@ -320,6 +320,11 @@ class Vault:
         """Frontmatter parsed elsewhere (the vault index's rows: path, mtime_ns, size, inode, JSON), for the
         listings to take where a file is still as it was read (h0.vault.listing.FrontmatterCache.lend)."""
         self._frontmatter.lend(parses)
+
+    def lend_parses_from(self, lender: Lender | None) -> None:
+        """Ask `lender` (path -> the signature and frontmatter JSON another reader parsed) whenever a listing
+        lacks a note's parse (h0.vault.listing.FrontmatterCache.lend_from)."""
+        self._frontmatter.lend_from(lender)
 
     def list_notes(
         self,

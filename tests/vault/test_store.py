@@ -448,3 +448,41 @@ def test_a_listing_takes_the_index_s_parse_of_a_file_as_it_was_read_and_reads_a_
         "Needs_Action/b.md": {"status": "needs_info"},
     }
     assert [s["path"] for s in listing.skipped] == ["Needs_Action/c.md"]
+
+
+def test_a_listing_asks_the_index_for_each_parse_it_lacks_and_takes_it_only_while_the_file_is_as_read(
+    vault_dir: Path,
+):
+    """Given a listing asking the vault index note by note (the vault server's: `VaultIndex.parse_at`), then a
+    note whose file is still as the index read it lists the index's answer, one changed since or whose
+    frontmatter the index could not read is read from disk, and a note the index never saw is read too."""
+    from h0.vault.index import VaultIndex
+
+    put(vault_dir, "Needs_Action/a.md", "---\nstatus: pending\n---\nx\n")
+    put(vault_dir, "Needs_Action/b.md", "---\nstatus: pending\n---\nx\n")
+    put(vault_dir, "Needs_Action/c.md", "---\nstatus: [unclosed\n---\nx\n")
+    index = VaultIndex.open(vault_dir, vault_dir.parent / "state")
+    put(vault_dir, "Needs_Action/b.md", "---\nstatus: needs_info\n---\nchanged since\n")
+    put(vault_dir, "Needs_Action/d.md", "---\nstatus: new\n---\nx\n")
+    assert index.parse_at("Needs_Action/c.md") is None and index.parse_at("Needs_Action/d.md") is None
+    asked: list[str] = []
+
+    def lender(rel: str) -> tuple[int, int, int, str] | None:
+        asked.append(rel)
+        row = index.parse_at(rel)
+        # The index's row for a.md, marked so that the listing's answer says where it came from.
+        return None if row is None else (*row[:3], '{"status": "as lent"}' if rel.endswith("a.md") else row[3])
+
+    vault = Vault(vault_dir)
+    vault.lend_parses_from(lender)
+    listing = vault.list_notes("Needs_Action", with_frontmatter=True)
+    assert {n.path: n.frontmatter for n in listing.notes} == {
+        "Needs_Action/a.md": {"status": "as lent"},
+        "Needs_Action/b.md": {"status": "needs_info"},
+        "Needs_Action/d.md": {"status": "new"},
+    }
+    assert [s["path"] for s in listing.skipped] == ["Needs_Action/c.md"]
+    assert sorted(asked) == [f"Needs_Action/{name}.md" for name in "abcd"]
+    asked.clear()
+    vault.list_notes("Needs_Action", with_frontmatter=True)
+    assert asked == []  # each note, its problem too, is the listing's own cache now, while its file is the same
