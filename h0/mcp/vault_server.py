@@ -46,6 +46,7 @@ from h0.mcp.vault_writes import Change, NoteWriter, item_error
 from h0.platform.watch import NATIVE
 from h0.vault import AuditLog, Vault
 from h0.vault.index import VaultIndex
+from h0.vault.index.reads import parse_at
 from h0.vault.layout import LOGS
 from h0.vault.note import Note
 
@@ -115,7 +116,7 @@ def build_vault_server(
     def _parse_at(rel: str) -> tuple[int, int, int, str] | None:
         """The index's parse of the note at `rel` when it is open (a listing's, taken while the file is as read)."""
         index = live.ready()
-        return index.parse_at(rel) if index is not None else None
+        return parse_at(index, rel) if index is not None else None
 
     vault.lend_parses_from(_parse_at)
     view = ClientView(gates, daemon_filing=daemon_filing, wait=lambda: _index_or_wait(), lend=_lent)

@@ -453,10 +453,11 @@ def test_a_listing_takes_the_index_s_parse_of_a_file_as_it_was_read_and_reads_a_
 def test_a_listing_asks_the_index_for_each_parse_it_lacks_and_takes_it_only_while_the_file_is_as_read(
     vault_dir: Path,
 ):
-    """Given a listing asking the vault index note by note (the vault server's: `VaultIndex.parse_at`), then a
+    """Given a listing asking the vault index note by note (the vault server's: `h0.vault.index.reads.parse_at`), then a
     note whose file is still as the index read it lists the index's answer, one changed since or whose
     frontmatter the index could not read is read from disk, and a note the index never saw is read too."""
     from h0.vault.index import VaultIndex
+    from h0.vault.index.reads import parse_at
 
     put(vault_dir, "Needs_Action/a.md", "---\nstatus: pending\n---\nx\n")
     put(vault_dir, "Needs_Action/b.md", "---\nstatus: pending\n---\nx\n")
@@ -464,12 +465,12 @@ def test_a_listing_asks_the_index_for_each_parse_it_lacks_and_takes_it_only_whil
     index = VaultIndex.open(vault_dir, vault_dir.parent / "state")
     put(vault_dir, "Needs_Action/b.md", "---\nstatus: needs_info\n---\nchanged since\n")
     put(vault_dir, "Needs_Action/d.md", "---\nstatus: new\n---\nx\n")
-    assert index.parse_at("Needs_Action/c.md") is None and index.parse_at("Needs_Action/d.md") is None
+    assert parse_at(index, "Needs_Action/c.md") is None and parse_at(index, "Needs_Action/d.md") is None
     asked: list[str] = []
 
     def lender(rel: str) -> tuple[int, int, int, str] | None:
         asked.append(rel)
-        row = index.parse_at(rel)
+        row = parse_at(index, rel)
         # The index's row for a.md, marked so that the listing's answer says where it came from.
         return None if row is None else (*row[:3], '{"status": "as lent"}' if rel.endswith("a.md") else row[3])
 

@@ -382,18 +382,6 @@ class VaultIndex:
             return None
         return data if isinstance(data, dict) else None
 
-    def parse_at(self, path: str) -> tuple[int, int, int, str] | None:
-        """(mtime_ns, size, inode, frontmatter JSON) of the note at `path` as the index read it without a problem,
-        or None: one note's `parses`, for a listing to take while the file still has that signature. Never
-        waits for a sync, never raises."""
-        try:
-            rows = self.db.rows(
-                "SELECT mtime_ns, size, ino, frontmatter FROM docs WHERE path = ? AND problem IS NULL", (nfc(path),)
-            )
-        except (Damaged, sqlite3.Error):
-            return None
-        return (int(rows[0][0]), int(rows[0][1]), int(rows[0][2]), str(rows[0][3])) if rows else None
-
     def count(self) -> int:
         return int(self.db.rows("SELECT count(*) FROM docs")[0][0])
 

@@ -1,6 +1,7 @@
 """Whether a note read from disk may be shown to an MCP client, asked of the vault index: the vault server's
 `read_note` (h0.mcp.vault_view). The index lends its parse of those very bytes and, holding them, answers as a
-listing does; anything else the disclosure gate judges from the bytes just read."""
+listing does; anything else the disclosure gate judges from the bytes just read. And the parse a listing may
+take (`parse_at`)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,16 @@ class NoteCheck:
         else:
             self.index.privacy.current(self.version)  # the private notes of the version the look-up saw
         return why_private(self.index, rel, frontmatter, body, as_held=self.held)
+
+
+def parse_at(index: VaultIndex, path: str) -> tuple[int, int, int, str] | None:
+    """(mtime_ns, size, inode, frontmatter JSON) of the note at `path` as the index read it without a problem, or
+    None: one note's `VaultIndex.parses`, for a listing to take while the file still has that signature
+    (h0.vault.listing.FrontmatterCache.lend_from). Never waits for a sync, never raises."""
+    try:
+        rows = index.db.rows(
+            "SELECT mtime_ns, size, ino, frontmatter FROM docs WHERE path = ? AND problem IS NULL", (nfc(path),)
+        )
+    except (Damaged, sqlite3.Error):
+        return None
+    return (int(rows[0][0]), int(rows[0][1]), int(rows[0][2]), str(rows[0][3])) if rows else None
