@@ -123,6 +123,9 @@ class Settings(BaseSettings):
     # Which computer sends a synced vault's drafts (Logs/H0_Sender.md, h0.vault.sending_computer): this computer's name
     # there. Empty: the OS's machine id and host name; set it where those change at every start (a container).
     h0_machine: str = Field(default="", max_length=64)
+    # A claim this computer takes (another computer's gone stale, or its own after hours off) waits this long before
+    # it sends: longer than the sync tool takes to bring another computer's claim after a wake-up.
+    sending_claim_settle_seconds: float = Field(default=120.0, ge=0, le=86_400)
     # Loud opt-in: let any MCP client send free content with send_email (caps still apply).
     # Off by default: only a note the human moved into Approved/ can be sent.
     allow_unapproved_send: bool = False

@@ -19,18 +19,26 @@ def cmd_sending(args: argparse.Namespace) -> int:
     if not h0_vault_exists(settings):
         return EXIT_FAILED
     vault, machine, now = Vault(settings.vault_path), Machine.this(settings.h0_machine), dt.datetime.now(dt.UTC)
+    claim = read_claim(vault)
     if args.action == "take":
+        # Sending changes hands only after the other computer had time to see it (h0.vault.sending_computer).
+        ours = claim is not None and claim.names(machine) and claim.live(now)
+        begins = (
+            claim.sends_from
+            if ours and claim is not None
+            else (now + dt.timedelta(seconds=settings.sending_claim_settle_seconds)).replace(microsecond=0)
+        )
         try:
-            write_claim(vault, machine, now)
+            write_claim(vault, machine, now, begins)
         except H0Error as error:
             print(f"h0 sending: could not write {SENDER_NOTE}: {error.message}", file=sys.stderr)
             return EXIT_FAILED
+        start = "from now on" if begins is None or begins <= now else f"from {begins:%H:%M:%S} UTC"
         print(
-            f"This computer ({machine.name}) sends this vault's approved drafts from now on. H0 on another computer "
+            f"This computer ({machine.name}) sends this vault's approved drafts {start}. H0 on another computer "
             f"leaves them in Approved/ once the sync tool brings it {SENDER_NOTE} (it looks every 30 s)."
         )
         return EXIT_OK
-    claim = read_claim(vault)
     if claim is None:
         print("No computer has claimed sending yet: the first `h0 watch` or `h0 sweep` to run claims it.")
     elif not claim.machine:
@@ -39,5 +47,7 @@ def cmd_sending(args: argparse.Namespace) -> int:
         who = "this computer" if claim.names(machine) else claim.host
         seen = "" if claim.seen is None else f", last said {claim.seen.isoformat(timespec='minutes')}"
         state = "" if claim.live(now) else " — not for a while: the next H0 to run anywhere takes it"
+        begins = claim.settling(now)
+        state += "" if begins is None or not claim.live(now) else f"; it begins sending at {begins:%H:%M:%S} UTC"
         print(f"Approved drafts are sent from {who} ({claim.host}{seen}){state}.")
     return EXIT_OK

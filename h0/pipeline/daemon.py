@@ -203,7 +203,7 @@ class Daemon:
         self.companions = [c for start in self.companion_starts if (c := start(self)) is not None]
         # One computer sends (h0.vault.sending_computer): looked at before the first sweep can send anything.
         self.sending = SendingClaim(self.vault, self.machine, self.ctx.state.sending, self.audit, wall=self.wall)
-        self.sending.resumed = lambda: self.sweep("sending resumes")
+        self.sending.settle_for(self.settings.sending_claim_settle_seconds, lambda: self.sweep("sending resumes"))
         self.sending.look()
         self.add_periodic(CHECK_SECONDS, self.sending.look, first_in=CHECK_SECONDS)
         self.control = ControlWatch(self.vault, self.audit, self.ctx.state_db, self.settings.approval_settle_seconds)

@@ -223,10 +223,16 @@ class SendingClaim:
     machine: str  # `machine:`, the claiming computer's id ("" when absent or not one: nobody's claim)
     host: str  # `host:`, its name as shown to the owner ("" when absent)
     seen: float | None  # `seen:`, when it last said it sends, as an epoch; None when absent or unreadable
+    sends_from: float | None  # `sends_from:`, when its sending begins (a claim that changed hands settles first)
 
 
 def sending_claim(fm: Mapping[str, Any]) -> SendingClaim:
-    return SendingClaim(identifier(fm.get("machine")) or "", line(fm.get("host"), 64), stamp_epoch(fm.get("seen")))
+    return SendingClaim(
+        identifier(fm.get("machine")) or "",
+        line(fm.get("host"), 64),
+        stamp_epoch(fm.get("seen")),
+        stamp_epoch(fm.get("sends_from")),
+    )
 
 
 def rule_timeouts(fm: Mapping[str, Any]) -> tuple[str, ...]:

@@ -7,6 +7,13 @@ too), and refreshes it while it runs; a daemon on another computer that finds a 
 does not send (docs/synced-vaults.md). A claim not refreshed for `STALE_AFTER` is over: the computer that
 sent was switched off or stopped watching, and the next to look takes it.
 
+A claim that changes hands settles before it sends (`sends_from`): two computers waking together after a night
+off both find the claim stale and both take it, each before the sync tool has brought the other's; the
+sending begins only once the sync tool had time to bring a rival claim, and the one claim the vault keeps
+then names the one computer that sends. The very first claim of a vault sends at once (a first `h0 watch`
+sends what it is given); two computers that each start H0 for the first time within the sync tool's delay
+are the one case left (docs/synced-vaults.md).
+
 A claim names one computer, so whoever writes it — the owner, another program, a sync conflict — can move
 sending or stop it, never make two computers send; the vault server refuses every MCP write of it
 (h0.mcp.vault_guard). Unreadable, hostile or future-dated
@@ -35,6 +42,7 @@ class Claim:
     machine: str
     host: str
     seen: dt.datetime | None  # when the claiming computer last said it sends (None: unreadable)
+    sends_from: dt.datetime | None = None  # when its sending begins (None: at once, a claim older than settling)
 
     def live(self, now: dt.datetime) -> bool:
         """Whether the claim still holds: refreshed within STALE_AFTER (a time in the future counts as now)."""
@@ -42,6 +50,10 @@ class Claim:
 
     def names(self, machine: Machine) -> bool:
         return self.machine == machine.id
+
+    def settling(self, now: dt.datetime) -> dt.datetime | None:
+        """When the claimed computer begins sending, while that is still to come; None once it sends."""
+        return self.sends_from if self.sends_from is not None and self.sends_from > now else None
 
 
 def elsewhere(claim: Claim | None, machine: Machine, now: dt.datetime) -> Claim | None:
@@ -51,9 +63,22 @@ def elsewhere(claim: Claim | None, machine: Machine, now: dt.datetime) -> Claim 
 
 
 def not_sent_here(vault: Vault, machine: Machine, now: dt.datetime) -> str | None:
-    """Why `machine` does not send this vault's drafts now (`held_because`), or None when it may."""
-    claim = elsewhere(read_claim(vault), machine, now)
-    return None if claim is None else held_because(claim, now)
+    """Why `machine` does not send this vault's drafts now (`held_because`, `settles_because`), or None when it may."""
+    claim = read_claim(vault)
+    holder = elsewhere(claim, machine, now)
+    if holder is not None:
+        return held_because(holder, now)
+    start = claim.settling(now) if claim is not None and claim.names(machine) and claim.live(now) else None
+    return None if start is None else settles_because(start, now)
+
+
+def settles_because(start: dt.datetime, now: dt.datetime) -> str:
+    """Why this computer, whose claim is new, does not send yet: what `h0 status`, the dashboard and the log say."""
+    seconds = max(1, int((start - now).total_seconds()))
+    return (
+        f"this computer took sending and starts in {seconds} s ({start:%H:%M:%S} UTC), once another computer's "
+        "claim would have arrived through the sync tool"
+    )
 
 
 def held_because(claim: Claim, now: dt.datetime) -> str:
@@ -83,14 +108,22 @@ def read_claim(vault: Vault) -> Claim | None:
     if not said.machine:
         return Claim("", "an unreadable Logs/H0_Sender.md", None)
     shown = printable(said.host or said.machine, limit=64) or said.machine[:64]
-    return Claim(said.machine, shown, None if said.seen is None else dt.datetime.fromtimestamp(said.seen, dt.UTC))
+    seen, start = (None if at is None else dt.datetime.fromtimestamp(at, dt.UTC) for at in (said.seen, said.sends_from))
+    return Claim(said.machine, shown, seen, start)
 
 
-def write_claim(vault: Vault, machine: Machine, now: dt.datetime) -> None:
-    """Claim sending for `machine` as of `now` (the claim's `seen`)."""
+def write_claim(vault: Vault, machine: Machine, now: dt.datetime, sends_from: dt.datetime | None = None) -> None:
+    """Claim sending for `machine` as of `now` (the claim's `seen`), its sending beginning at `sends_from` (now
+    when None)."""
     vault.write_note(
         SENDER_NOTE,
-        {"type": "h0_sender", "machine": machine.id, "host": machine.name, "seen": note_timestamp(now)},
+        {
+            "type": "h0_sender",
+            "machine": machine.id,
+            "host": machine.name,
+            "seen": note_timestamp(now),
+            "sends_from": note_timestamp(sends_from or now),
+        },
         f"H0 sends this vault's approved drafts from **{machine.name}**, where `h0 watch` runs.\n\n"
         "H0 on another computer leaves approved drafts in Approved/ while this claim is fresh (it is refreshed "
         f"every {int(REFRESH_EVERY.total_seconds() // 60)} minutes). To send from another computer, run "

@@ -24,11 +24,12 @@ from h0.report.collect import collect_status
 from h0.report.text import render_status
 from h0.vault import Vault
 from h0.vault.sending_computer import SENDER_NOTE, STALE_AFTER, read_claim, write_claim
-from tests.pipeline.harness import counting_sweeps, events, running_daemon, wait_until
+from tests.pipeline.harness import FakeClocks, counting_sweeps, events, running_daemon, wait_until
 
 LAPTOP = Machine("laptop-5f1e", "Mara's laptop")
 DESKTOP = Machine("desktop-9a7c", "DESKTOP-MARA")
 NOW = dt.datetime.now(dt.UTC)
+SETTLE = 120.0  # SENDING_CLAIM_SETTLE_SECONDS's default
 
 
 def approve_new(vault_dir: Path, name: str) -> None:
@@ -70,6 +71,7 @@ def test_given_another_computers_live_claim_then_drafts_wait_until_this_computer
         assert "sent from Mara's laptop" in said and "h0 sending take" in said
 
         monkeypatch.setenv("H0_MACHINE", "desktop-9a7c")  # `h0 sending take` on the desktop
+        monkeypatch.setenv("SENDING_CLAIM_SETTLE_SECONDS", "0")  # the laptop is known to be off: at once
         assert main(["sending", "take", "--vault", str(vault_dir)]) == 0
         assert "sends this vault's approved drafts from now on" in capsys.readouterr().out
         assert daemon.sending is not None and daemon.sending.look() is True
@@ -77,14 +79,81 @@ def test_given_another_computers_live_claim_then_drafts_wait_until_this_computer
     assert len(events(vault_dir, event="sending_elsewhere")) == 1, "said once, not at every look"
 
 
-def test_given_a_claim_not_refreshed_for_hours_then_this_computer_takes_it_and_sends(vault_dir: Path) -> None:
-    write_claim(Vault(vault_dir), LAPTOP, NOW - STALE_AFTER - dt.timedelta(minutes=5))
-    with running_daemon(vault_dir, machine=DESKTOP):
+def test_given_h0_sending_take_then_sending_begins_once_the_other_computer_had_time_to_see_it(
+    vault_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The laptop sends; the owner takes sending on the desktop. The laptop may still send a draft approved
+    before the new claim reaches it, so the desktop's sending begins after the settle period, and not before."""
+    write_claim(Vault(vault_dir), LAPTOP, NOW)
+    monkeypatch.setenv("H0_MACHINE", "desktop-9a7c")
+    assert main(["sending", "take", "--vault", str(vault_dir)]) == 0
+    assert "sends this vault's approved drafts from " in capsys.readouterr().out
+    claim = read_claim(Vault(vault_dir))
+    assert claim is not None and claim.names(DESKTOP) and claim.sends_from is not None
+    assert SETTLE - 5 < (claim.sends_from - dt.datetime.now(dt.UTC)).total_seconds() <= SETTLE
+    assert main(["sending", "--vault", str(vault_dir)]) == 0
+    assert "it begins sending at" in capsys.readouterr().out
+    assert main(["sending", "take", "--vault", str(vault_dir)]) == 0  # again: the same start, not a later one
+    again = read_claim(Vault(vault_dir))
+    assert again is not None and again.sends_from == claim.sends_from
+
+
+@pytest.mark.parametrize("whose", [LAPTOP, DESKTOP], ids=["another-computers", "its-own-after-hours-off"])
+def test_given_a_claim_not_refreshed_for_hours_then_this_computer_takes_it_and_sends_once_it_settled(
+    vault_dir: Path, whose: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The claim went stale overnight (the laptop, or this desktop itself, was off). The desktop takes it, and
+    sends what waited once the settle period passed with no other computer's claim arriving."""
+    write_claim(Vault(vault_dir), whose, NOW - STALE_AFTER - dt.timedelta(minutes=5))
+    monkeypatch.setenv("H0_MACHINE", DESKTOP.id)  # `h0 status` on the desktop
+    clock = FakeClocks()
+    with (
+        running_daemon(vault_dir, machine=DESKTOP, clocks=clock.clocks, sweep_interval_seconds=0.3) as daemon,
+        counting_sweeps(daemon) as sweeps,
+    ):
         approve_new(vault_dir, "lunch.md")
+        daemon.sweep("test")
+        assert sweeps(2)
+        assert sent(vault_dir) == 0 and (vault_dir / "Approved" / "lunch.md").exists()
+        assert "this computer took sending and starts in" in status_text(vault_dir)
+        assert daemon.sending is not None and daemon.sending.look() is False
+        clock.advance(SETTLE)
+        assert daemon.sending.look() is True
         assert wait_until(lambda: sent(vault_dir) == 1, timeout=30)
     claim = read_claim(Vault(vault_dir))
     assert claim is not None and claim.machine == DESKTOP.id and claim.host == "DESKTOP-MARA"
-    assert [e["stale_claim_of"] for e in events(vault_dir, event="sending_taken")] == ["Mara's laptop"]
+    taken = [e["stale_claim_of"] for e in events(vault_dir, event="sending_taken")]
+    assert taken == (["Mara's laptop"] if whose == LAPTOP else [])
+    assert len(events(vault_dir, event="sending_settles")) == 1
+
+
+def test_given_two_computers_waking_together_then_the_claim_the_sync_tool_keeps_sends_and_the_other_never(
+    vault_dir: Path,
+) -> None:
+    """Both computers were off overnight; both find the laptop's claim stale and take it, each before the sync
+    tool brought the other's. The sync tool keeps the laptop's (it overwrites the desktop's, or makes it a
+    conflict copy): the desktop, still settling, yields, and the draft approved overnight is never sent here."""
+    write_claim(Vault(vault_dir), LAPTOP, NOW - STALE_AFTER - dt.timedelta(hours=8))
+    clock = FakeClocks()
+    with (
+        running_daemon(vault_dir, machine=DESKTOP, clocks=clock.clocks, sweep_interval_seconds=0.3) as daemon,
+        counting_sweeps(daemon) as sweeps,
+    ):
+        approve_new(vault_dir, "overnight.md")
+        daemon.sweep("test")
+        assert sweeps(2)
+        mine = (vault_dir / SENDER_NOTE).read_text()
+        (vault_dir / "Logs" / "H0_Sender.sync-conflict-20261128-080012-DSKTP01.md").write_text(mine)
+        laptop_woke = dt.datetime.fromtimestamp(clock.clocks.wall(), dt.UTC)
+        write_claim(Vault(vault_dir), LAPTOP, laptop_woke, laptop_woke + dt.timedelta(seconds=SETTLE))
+        assert daemon.sending is not None and daemon.sending.look() is False
+        daemon.sweep("test")
+        assert sweeps(4)
+        assert sent(vault_dir) == 0 and (vault_dir / "Approved" / "overnight.md").exists()
+        assert "sent from Mara's laptop" in status_text(vault_dir)
+        clock.advance(SETTLE)  # the desktop's own settle period is over: the laptop's claim still holds
+        assert daemon.sending.look() is False and daemon.sending.elsewhere is not None
+    assert sent(vault_dir) == 0
 
 
 def test_given_the_sending_computer_when_another_takes_sending_then_it_stops_sending(vault_dir: Path) -> None:
