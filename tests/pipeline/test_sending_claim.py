@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -38,16 +38,20 @@ def approve_new(vault_dir: Path, name: str) -> None:
 
 
 @contextmanager
-def desktop_left_a_draft(vault_dir: Path) -> Iterator[Daemon]:
-    """The desktop's daemon, a draft approved and swept twice: what it did with it is the test's to say."""
+def desktop_left_a_draft(
+    vault_dir: Path, clock: FakeClocks | None = None, name: str = "lunch.md"
+) -> Iterator[tuple[Daemon, Callable[[int], bool]]]:
+    """The desktop's daemon (on `clock`, when given), a draft approved and swept twice: what it did with it is
+    the test's to say. Yields the daemon and its sweeps' counter (`counting_sweeps`)."""
+    clocks = {} if clock is None else {"clocks": clock.clocks}
     with (
-        running_daemon(vault_dir, machine=DESKTOP, sweep_interval_seconds=0.3) as daemon,
+        running_daemon(vault_dir, machine=DESKTOP, sweep_interval_seconds=0.3, **clocks) as daemon,
         counting_sweeps(daemon) as sweeps,
     ):
-        approve_new(vault_dir, "lunch.md")
+        approve_new(vault_dir, name)
         daemon.sweep("test")
         assert sweeps(2)
-        yield daemon
+        yield daemon, sweeps
 
 
 def sent(vault_dir: Path) -> int:
@@ -64,7 +68,7 @@ def test_given_another_computers_live_claim_then_drafts_wait_until_this_computer
     """The laptop claimed sending (its claim synced in); the desktop's daemon sends nothing, says where the
     drafts are sent from, and sends them at once when the owner runs `h0 sending take` on it."""
     write_claim(Vault(vault_dir), LAPTOP, NOW)
-    with desktop_left_a_draft(vault_dir) as daemon:
+    with desktop_left_a_draft(vault_dir) as (daemon, _):
         assert sent(vault_dir) == 0 and (vault_dir / "Approved" / "lunch.md").exists()
         assert [e["sent_from"] for e in events(vault_dir, event="sending_elsewhere")] == ["Mara's laptop"]
         said = status_text(vault_dir)
@@ -107,13 +111,7 @@ def test_given_a_claim_not_refreshed_for_hours_then_this_computer_takes_it_and_s
     write_claim(Vault(vault_dir), whose, NOW - STALE_AFTER - dt.timedelta(minutes=5))
     monkeypatch.setenv("H0_MACHINE", DESKTOP.id)  # `h0 status` on the desktop
     clock = FakeClocks()
-    with (
-        running_daemon(vault_dir, machine=DESKTOP, clocks=clock.clocks, sweep_interval_seconds=0.3) as daemon,
-        counting_sweeps(daemon) as sweeps,
-    ):
-        approve_new(vault_dir, "lunch.md")
-        daemon.sweep("test")
-        assert sweeps(2)
+    with desktop_left_a_draft(vault_dir, clock) as (daemon, _):
         assert sent(vault_dir) == 0 and (vault_dir / "Approved" / "lunch.md").exists()
         assert "this computer took sending and starts in" in status_text(vault_dir)
         assert daemon.sending is not None and daemon.sending.look() is False
@@ -135,13 +133,7 @@ def test_given_two_computers_waking_together_then_the_claim_the_sync_tool_keeps_
     conflict copy): the desktop, still settling, yields, and the draft approved overnight is never sent here."""
     write_claim(Vault(vault_dir), LAPTOP, NOW - STALE_AFTER - dt.timedelta(hours=8))
     clock = FakeClocks()
-    with (
-        running_daemon(vault_dir, machine=DESKTOP, clocks=clock.clocks, sweep_interval_seconds=0.3) as daemon,
-        counting_sweeps(daemon) as sweeps,
-    ):
-        approve_new(vault_dir, "overnight.md")
-        daemon.sweep("test")
-        assert sweeps(2)
+    with desktop_left_a_draft(vault_dir, clock, "overnight.md") as (daemon, sweeps):
         mine = (vault_dir / SENDER_NOTE).read_text()
         (vault_dir / "Logs" / "H0_Sender.sync-conflict-20261128-080012-DSKTP01.md").write_text(mine)
         laptop_woke = dt.datetime.fromtimestamp(clock.clocks.wall(), dt.UTC)
@@ -190,7 +182,7 @@ def test_given_a_claim_that_cannot_be_read_or_is_future_dated_then_this_computer
 ) -> None:
     """Fail closed: a claim note an agent or a sync conflict mangled holds until it is fixed or taken."""
     (vault_dir / SENDER_NOTE).write_text(claim)
-    with desktop_left_a_draft(vault_dir) as daemon:
+    with desktop_left_a_draft(vault_dir) as (daemon, _):
         assert sent(vault_dir) == 0
         assert daemon.sending is not None and daemon.sending.elsewhere is not None
     assert (vault_dir / SENDER_NOTE).read_text() == claim, "another computer's claim is never overwritten"
