@@ -22,18 +22,16 @@ def cmd_sending(args: argparse.Namespace) -> int:
     claim = read_claim(vault)
     if args.action == "take":
         # Sending changes hands only after the other computer had time to see it (h0.vault.sending_computer).
+        settled = (now + dt.timedelta(seconds=settings.sending_claim_settle_seconds)).replace(microsecond=0)
         ours = claim is not None and claim.names(machine) and claim.live(now)
-        begins = (
-            claim.sends_from
-            if ours and claim is not None
-            else (now + dt.timedelta(seconds=settings.sending_claim_settle_seconds)).replace(microsecond=0)
-        )
+        # This computer's own claim keeps its start; a start later than a settle period (written by hand) is not kept.
+        begins = min(claim.sends_from or now, settled) if ours and claim is not None else settled
         try:
             write_claim(vault, machine, now, begins)
         except H0Error as error:
             print(f"h0 sending: could not write {SENDER_NOTE}: {error.message}", file=sys.stderr)
             return EXIT_FAILED
-        start = "from now on" if begins is None or begins <= now else f"from {begins:%H:%M:%S} UTC"
+        start = "from now on" if begins <= now else f"from {begins:%H:%M:%S} UTC"
         print(
             f"This computer ({machine.name}) sends this vault's approved drafts {start}. H0 on another computer "
             f"leaves them in Approved/ once the sync tool brings it {SENDER_NOTE} (it looks every 30 s)."
@@ -47,7 +45,7 @@ def cmd_sending(args: argparse.Namespace) -> int:
         who = "this computer" if claim.names(machine) else claim.host
         seen = "" if claim.seen is None else f", last said {claim.seen.isoformat(timespec='minutes')}"
         state = "" if claim.live(now) else " — not for a while: the next H0 to run anywhere takes it"
-        begins = claim.settling(now)
-        state += "" if begins is None or not claim.live(now) else f"; it begins sending at {begins:%H:%M:%S} UTC"
+        starts = claim.settling(now)
+        state += "" if starts is None or not claim.live(now) else f"; it begins sending at {starts:%H:%M:%S} UTC"
         print(f"Approved drafts are sent from {who} ({claim.host}{seen}){state}.")
     return EXIT_OK

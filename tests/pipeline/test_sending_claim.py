@@ -100,6 +100,12 @@ def test_given_h0_sending_take_then_sending_begins_once_the_other_computer_had_t
     assert main(["sending", "take", "--vault", str(vault_dir)]) == 0  # again: the same start, not a later one
     again = read_claim(Vault(vault_dir))
     assert again is not None and again.sends_from == claim.sends_from
+    far = dt.datetime(2099, 1, 1, tzinfo=dt.UTC)  # a start written by hand, years away: taking resets it
+    write_claim(Vault(vault_dir), DESKTOP, dt.datetime.now(dt.UTC), far)
+    assert main(["sending", "take", "--vault", str(vault_dir)]) == 0
+    reset = read_claim(Vault(vault_dir))
+    assert reset is not None and reset.sends_from is not None
+    assert reset.sends_from <= dt.datetime.now(dt.UTC) + dt.timedelta(seconds=SETTLE)
 
 
 @pytest.mark.parametrize("whose", [LAPTOP, DESKTOP], ids=["another-computers", "its-own-after-hours-off"])
