@@ -76,8 +76,8 @@ def settles_because(start: dt.datetime, now: dt.datetime) -> str:
     """Why this computer, whose claim is new, does not send yet: what `h0 status`, the dashboard and the log say."""
     seconds = max(1, int((start - now).total_seconds()))
     return (
-        f"this computer took sending and starts in {seconds} s ({start:%H:%M:%S} UTC), once another computer's "
-        "claim would have arrived through the sync tool"
+        f"sending starts here in {seconds} s ({start:%H:%M:%S} UTC): the claim was stale or changed hands, and the "
+        "sync tool is given time to bring what another computer claimed and sent meanwhile"
     )
 
 

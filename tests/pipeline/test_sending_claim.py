@@ -119,7 +119,7 @@ def test_given_a_claim_not_refreshed_for_hours_then_this_computer_takes_it_and_s
     clock = FakeClocks()
     with desktop_left_a_draft(vault_dir, clock) as (daemon, _):
         assert sent(vault_dir) == 0 and (vault_dir / "Approved" / "lunch.md").exists()
-        assert "this computer took sending and starts in" in status_text(vault_dir)
+        assert "sending starts here in" in status_text(vault_dir)
         assert daemon.sending is not None and daemon.sending.look() is False
         clock.advance(SETTLE)
         assert daemon.sending.look() is True
